@@ -1,0 +1,365 @@
+"""The user-facing API: ``grad``, ``value_and_grad``, ``jvp``, ``vjp``, ``differentiate``,
+``source`` and ``trace`` (JAX's names and semantics where they exist).
+
+>>> import numpy as np
+>>> def f(x1, x2):
+...     return np.log(x1) + x1 * x2 - np.sin(x2)
+>>> grad(f)(2.0, 5.0)
+5.5
+>>> grad(f, wrt=("x1", "x2"))(2.0, 5.0)
+(5.5, 1.7163378145367738)
+>>> jvp(f, (2.0, 5.0), (1.0, None))
+(11.652071455223084, 5.5)
+>>> value, pullback = vjp(f, 2.0, 5.0)
+>>> pullback(1.0)
+(5.5, 1.7163378145367738)
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import types
+from collections.abc import Callable, Sequence
+from typing import Any, Union
+
+import numpy as np
+
+from . import ir
+from .compile import load
+from .errors import (
+    NonDifferentiableError,
+    NonScalarOutputError,
+    ShapeMismatchError,
+    SourceLocation,
+    WrtError,
+)
+from .parse import unwrap
+from .transform import Derivative, derivative, guarded, lowered
+
+Wrt = Union[int, str, Sequence[Union[int, str]]]
+
+
+# -- arguments -----------------------------------------------------------------------------------
+def _params(fn: types.FunctionType) -> list[str]:
+    code = fn.__code__
+    return list(code.co_varnames[: code.co_argcount])
+
+
+def _def_loc(fn: types.FunctionType) -> SourceLocation:
+    import linecache
+
+    line = fn.__code__.co_firstlineno
+    return SourceLocation(fn.__code__.co_filename, line, 0, linecache.getline(fn.__code__.co_filename, line))
+
+
+def _wrt_names(fn: types.FunctionType, wrt: Wrt) -> tuple[tuple[str, ...], bool]:
+    """The parameter names ``wrt`` selects, and whether one (not a tuple) was asked for."""
+    params = _params(fn)
+    single = isinstance(wrt, (int, str))
+    items = [wrt] if single else list(wrt)  # type: ignore[list-item, arg-type]
+    names = []
+    for item in items:
+        if isinstance(item, bool) or not isinstance(item, (int, str)):
+            raise WrtError(f"wrt must be a parameter index, a name, or a tuple of those, not {item!r}",
+                           _def_loc(fn))
+        if isinstance(item, int):
+            if not -len(params) <= item < len(params):
+                raise WrtError(f"wrt={item}: {fn.__name__} has {len(params)} parameter(s) "
+                               f"({', '.join(params)})", _def_loc(fn), "use an index below that or a name")
+            names.append(params[item])
+        else:
+            if item not in params:
+                raise WrtError(f"wrt={item!r} names no parameter of {fn.__name__} ({', '.join(params)})",
+                               _def_loc(fn), "use one of the parameter names")
+            names.append(item)
+    if not names:
+        raise WrtError("wrt names no parameter", _def_loc(fn))
+    if len(set(names)) != len(names):
+        raise WrtError(f"wrt names a parameter twice: {names}", _def_loc(fn))
+    return tuple(names), single
+
+
+def _bind(fn: types.FunctionType, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+    if not kwargs and len(args) == fn.__code__.co_argcount:
+        return list(args)
+    bound = inspect.signature(fn).bind(*args, **kwargs)
+    bound.apply_defaults()
+    return list(bound.args)
+
+
+def _check_differentiable(fn: types.FunctionType, name: str, value: Any) -> None:
+    if isinstance(value, (bool, np.bool_)):
+        kind = "a boolean"
+    elif isinstance(value, float) or isinstance(value, np.floating):
+        return
+    elif isinstance(value, np.ndarray) and value.dtype.kind == "f":
+        return
+    elif isinstance(value, (int, np.integer)) or (isinstance(value, np.ndarray) and value.dtype.kind in "iub"):
+        kind = "an integer"
+    elif isinstance(value, (complex, np.complexfloating)) or (
+        isinstance(value, np.ndarray) and value.dtype.kind == "c"
+    ):
+        kind = "a complex number (not supported yet)"
+    else:
+        kind = f"a {type(value).__name__}"
+    raise NonDifferentiableError(
+        f"cannot differentiate {fn.__name__} with respect to `{name}`: it is {kind}",
+        _def_loc(fn),
+        "pass a float or a floating-point NumPy array (e.g. 3.0, not 3; np.asarray(v, float))",
+    )
+
+
+def _like(g: Any, x: Any, protected: Sequence[Any] = ()) -> Any:
+    """``g`` with the type, dtype and shape of ``x``, as a fresh array the caller may modify."""
+    if type(x) is float:
+        return float(g)
+    if isinstance(x, np.generic):
+        return x.dtype.type(g)
+    if isinstance(x, np.ndarray):
+        g = np.asarray(g)
+        if g.shape != x.shape:
+            g = np.broadcast_to(g, x.shape)
+        if g.dtype != x.dtype:
+            return g.astype(x.dtype)
+        if not g.flags.writeable or g is x or any(
+            isinstance(p, np.ndarray) and np.may_share_memory(g, p) for p in protected
+        ):
+            return g.copy()
+        return g
+    return g
+
+
+def _float_like(value: Any) -> bool:
+    return isinstance(value, (float, np.floating)) or (
+        isinstance(value, np.ndarray) and value.dtype.kind == "f"
+    )
+
+
+# -- derivative objects --------------------------------------------------------------------------
+class _Transformed:
+    """A derivative of ``f``: callable, and shows the code adgen generated for it."""
+
+    mode = "reverse"
+
+    def __init__(self, f: Callable[..., Any], wrt: Wrt) -> None:
+        self.fn = unwrap(f)
+        self.wrt, self.single = _wrt_names(self.fn, wrt)
+        functools.update_wrapper(self, f)
+
+    def derivative(self) -> Derivative:
+        return derivative(self.fn, self.mode, self.wrt)
+
+    @property
+    def source(self) -> str:
+        """The generated Python source of this derivative."""
+        return self.derivative().generated.source
+
+    def __repr__(self) -> str:
+        kind = type(self).__name__.lstrip("_").lower()
+        return f"<adgen {kind} of {self.fn.__qualname__} w.r.t. {', '.join(self.wrt)}>"
+
+
+class _ValueAndGrad(_Transformed):
+    def __call__(self, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
+        fn = self.fn
+        values = _bind(fn, args, kwargs)
+        params = _params(fn)
+        index = [params.index(w) for w in self.wrt]
+        for i in index:
+            _check_differentiable(fn, params[i], values[i])
+        compiled = self.derivative().compiled
+        try:
+            out, grads = compiled(*values, 1.0)
+        except Exception:
+            out = fn(*values)
+            _check_scalar(fn, out)
+            raise
+        _check_scalar(fn, out)
+        results = tuple(_like(g, values[i], values) for g, i in zip(grads, index))
+        return out, results[0] if self.single else results
+
+
+class _Grad(_ValueAndGrad):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        return super().__call__(*args, **kwargs)[1]
+
+
+def _check_scalar(fn: types.FunctionType, out: Any) -> None:
+    if np.ndim(out) != 0 or not np.isrealobj(out):
+        shape = np.shape(out)
+        raise NonScalarOutputError(
+            f"grad needs {fn.__name__} to return a real scalar; it returned "
+            + (f"an array of shape {shape}" if shape else f"a {type(out).__name__}"),
+            _def_loc(fn),
+            "reduce it to a scalar (e.g. np.sum), or use adgen.vjp / adgen.jvp for array results",
+        )
+
+
+def grad(f: Callable[..., Any], wrt: Wrt = 0) -> Callable[..., Any]:
+    """The gradient of a scalar function ``f`` w.r.t. the argument(s) ``wrt``.
+
+    ``wrt`` is a parameter index or name, or a tuple of those (then the result
+    is a tuple of gradients). Each gradient has its argument's type, dtype and
+    shape.
+    """
+    return _Grad(f, wrt)
+
+
+def value_and_grad(f: Callable[..., Any], wrt: Wrt = 0) -> Callable[..., tuple[Any, Any]]:
+    """Like :func:`grad`, but the function returns ``(f(*args), gradient)``."""
+    return _ValueAndGrad(f, wrt)
+
+
+def jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
+    """``(f(*primals), J . tangents)``; a ``None`` tangent holds that argument constant."""
+    fn = unwrap(f)
+    params = _params(fn)
+    primals = _bind(fn, tuple(primals), {})
+    tangents = list(tangents) + [None] * (len(primals) - len(tangents))
+    if len(tangents) != len(primals):
+        raise ShapeMismatchError(f"jvp: {len(tangents)} tangents for {len(primals)} primals", _def_loc(fn))
+    active = []
+    for p, x, t in zip(params, primals, tangents):
+        if t is None:
+            continue
+        _check_differentiable(fn, p, x)
+        if np.shape(t) != np.shape(x):
+            raise ShapeMismatchError(
+                f"jvp: the tangent of `{p}` has shape {np.shape(t)}, but `{p}` has shape {np.shape(x)}",
+                _def_loc(fn), "pass a tangent of the same shape as its primal",
+            )
+        active.append((p, t))
+    d = derivative(fn, "forward", tuple(p for p, _ in active))
+    out, out_dot = d.compiled(*primals, *[t for _, t in active])
+    return out, _like(out_dot, out, [*primals, *tangents])
+
+
+def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
+    """``(f(*primals), vjp_fn)``; ``vjp_fn(cotangent)`` returns one cotangent per primal.
+
+    Arguments that are not floating point (integers, flags) get ``None``.
+    ``vjp_fn`` runs the forward sweep again (the generated code is fused).
+    """
+    fn = unwrap(f)
+    params = _params(fn)
+    values = _bind(fn, primals, {})
+    wrt = tuple(p for p, x in zip(params, values) if _float_like(x))
+    out = fn(*values)
+    d = derivative(fn, "reverse", wrt) if wrt else None
+
+    def vjp_fn(cotangent: Any) -> tuple[Any, ...]:
+        if np.shape(cotangent) != np.shape(out):
+            raise ShapeMismatchError(
+                f"vjp: the cotangent has shape {np.shape(cotangent)}, but the result has shape {np.shape(out)}",
+                _def_loc(fn), "pass a cotangent of the result's shape",
+            )
+        grads: dict[str, Any] = {}
+        if d is not None:
+            _, gs = d.compiled(*values, cotangent)
+            grads = dict(zip(wrt, gs))
+        return tuple(
+            _like(grads[p], x, [*values, cotangent]) if p in grads else None for p, x in zip(params, values)
+        )
+
+    return out, vjp_fn
+
+
+def source(f: Callable[..., Any], mode: str = "reverse", wrt: Wrt = 0) -> str:
+    """The Python source adgen generates for ``f`` in ``mode`` w.r.t. ``wrt``."""
+    fn = unwrap(f)
+    names, _ = _wrt_names(fn, wrt)
+    return derivative(fn, mode, names).generated.source
+
+
+class Differentiable:
+    """A function decorated with :func:`differentiate`: calling it runs the original."""
+
+    def __init__(self, f: Callable[..., Any], wrt: Wrt, mode: str) -> None:
+        self.fn = unwrap(f)
+        self.default_wrt = wrt
+        self.default_mode = mode
+        functools.update_wrapper(self, f)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.fn(*args, **kwargs)
+
+    @property
+    def grad(self) -> Callable[..., Any]:
+        return grad(self.fn, self.default_wrt)
+
+    @property
+    def value_and_grad(self) -> Callable[..., tuple[Any, Any]]:
+        return value_and_grad(self.fn, self.default_wrt)
+
+    def jvp(self, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
+        return jvp(self.fn, primals, tangents)
+
+    def vjp(self, *primals: Any) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
+        return vjp(self.fn, *primals)
+
+    def source(self, mode: str | None = None, wrt: Wrt | None = None) -> str:
+        return source(self.fn, mode or self.default_mode, self.default_wrt if wrt is None else wrt)
+
+    def __repr__(self) -> str:
+        return f"<adgen.differentiate {self.fn.__qualname__}>"
+
+
+def differentiate(
+    f: Callable[..., Any] | None = None, *, wrt: Wrt = 0, mode: str = "reverse"
+) -> Any:
+    """Decorator: ``@differentiate`` or ``@differentiate(wrt=..., mode=...)``.
+
+    The decorated function runs unchanged; it gains ``.grad``,
+    ``.value_and_grad``, ``.jvp``, ``.vjp`` and ``.source(mode=...)``.
+    """
+    if mode not in ("forward", "reverse"):
+        raise ValueError(f"mode must be 'forward' or 'reverse', not {mode!r}")
+    if f is None:
+        return lambda g: Differentiable(g, wrt, mode)
+    return Differentiable(f, wrt, mode)
+
+
+# -- traces --------------------------------------------------------------------------------------
+class Trace:
+    """The three-address IR of a function; ``str()`` lists it like an evaluation trace.
+
+    With arguments, every binding also shows the value it takes.
+    """
+
+    def __init__(self, function: ir.Function, values: dict[str, Any] | None = None) -> None:
+        self.function = function
+        self.values = values
+
+    def __str__(self) -> str:
+        return ir.format_function(self.function, self.values)
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def trace(f: Callable[..., Any], *args: Any, **kwargs: Any) -> Trace:
+    """The IR of ``f``; given arguments, evaluated at them (like the AD survey's Table 2)."""
+    fn = unwrap(f)
+    function = lowered(fn)
+    if not args and not kwargs:
+        return Trace(function)
+    values = _bind(fn, args, kwargs)
+    return Trace(function, guarded(fn, "trace", lambda: _evaluate(function, values)))
+
+
+def _evaluate(function: ir.Function, args: list[Any]) -> dict[str, Any]:
+    """Run the IR's primal code and collect every local value."""
+    from .emit import CodeWriter
+    from .forward import Generated
+
+    w = CodeWriter()
+    w.open(f"def {function.name}_trace({', '.join(function.params)}):")
+    for stmt in function.body:
+        if isinstance(stmt, ir.Assign):
+            w.stmt(ir.stmt_to_ast(stmt))
+    w.line("return locals()")
+    w.close()
+    gen = Generated(f"{function.name}_trace", function.params, w.render())
+    result: dict[str, Any] = load(gen, function.free)(*args)
+    return result

@@ -1,0 +1,54 @@
+"""The derivative cache: one compiled derivative per (function, options), never stale.
+
+Entries hang off the function object (weakly: a deleted function frees them).
+Each entry remembers the code object it was made from and every outside name
+it resolved (globals, closure cells) with the object found; a lookup that
+finds any of them changed -- a notebook cell re-run redefining a helper, a
+global rebound -- rebuilds instead of serving old code.
+"""
+
+from __future__ import annotations
+
+import threading
+import types
+import weakref
+from collections.abc import Callable, Hashable
+from typing import Any, TypeVar
+
+from .parse import dependencies_unchanged
+
+T = TypeVar("T")
+
+_lock = threading.RLock()
+_entries: weakref.WeakKeyDictionary[types.FunctionType, dict[Hashable, tuple[Any, Any, list[Any], Any]]] = (
+    weakref.WeakKeyDictionary()
+)
+stats = {"hits": 0, "builds": 0}
+
+
+def cached(fn: types.FunctionType, key: Hashable, build: Callable[[], tuple[T, list[Any]]]) -> T:
+    """The value built for (fn, key), rebuilt if fn's code or anything it looked up changed.
+
+    ``build`` returns ``(value, seen)`` where ``seen`` lists the lookups made
+    (see :class:`adgen.parse.LiveScope`).
+    """
+    with _lock:
+        per_fn = _entries.setdefault(fn, {})
+        entry = per_fn.get(key)
+        if (
+            entry is not None
+            and entry[0] is fn.__code__
+            and entry[3] is fn.__defaults__
+            and dependencies_unchanged(entry[2])
+        ):
+            stats["hits"] += 1
+            return entry[1]  # type: ignore[no-any-return]
+        value, seen = build()
+        per_fn[key] = (fn.__code__, value, seen, fn.__defaults__)
+        stats["builds"] += 1
+        return value
+
+
+def clear() -> None:
+    with _lock:
+        _entries.clear()

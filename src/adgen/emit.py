@@ -1,0 +1,95 @@
+"""Write generated functions as Python source text (with :func:`ast.unparse`).
+
+:class:`CodeWriter` collects statements and comments with their indentation;
+the derivative of each original line is grouped under a comment quoting it.
+
+>>> w = CodeWriter()
+>>> w.open("def f_jvp(x, x_dot):")
+>>> w.source_comment(3, "    y = np.sin(x)  # first")
+>>> w.stmt(ast.parse("y = np.sin(x)").body[0])
+>>> w.close()
+>>> print(w.render(), end="")
+def f_jvp(x, x_dot):
+    # line 3: y = np.sin(x)  # first
+    y = np.sin(x)
+"""
+
+from __future__ import annotations
+
+import ast
+
+
+class _FixSlices(ast.NodeTransformer):
+    """Write slices outside ``x[...]`` as ``slice(a, b, c)`` (e.g. an index passed to a call)."""
+
+    def visit_Subscript(self, node: ast.Subscript) -> ast.Subscript:
+        node.value = self.visit(node.value)
+        index = node.slice
+        if isinstance(index, ast.Slice):
+            node.slice = self._slice_parts(index)
+        elif isinstance(index, ast.Tuple):
+            index.elts = [self._slice_parts(e) if isinstance(e, ast.Slice) else self.visit(e) for e in index.elts]
+        else:
+            node.slice = self.visit(index)
+        return node
+
+    def _slice_parts(self, node: ast.Slice) -> ast.Slice:
+        for field in ("lower", "upper", "step"):
+            part = getattr(node, field)
+            if part is not None:
+                setattr(node, field, self.visit(part))
+        return node
+
+    def visit_Slice(self, node: ast.Slice) -> ast.expr:
+        parts = [self.visit(p) if p is not None else ast.Constant(value=None) for p in (node.lower, node.upper, node.step)]
+        while len(parts) > 1 and isinstance(parts[-1], ast.Constant) and parts[-1].value is None:
+            parts.pop()
+        return ast.Call(func=ast.Name(id="slice", ctx=ast.Load()), args=parts, keywords=[])
+
+
+def unparse(node: ast.AST) -> str:
+    """Python source of a statement or expression, with slices made valid where they stand."""
+    fixed = _FixSlices().visit(node)
+    return ast.unparse(ast.fix_missing_locations(fixed))
+
+
+class CodeWriter:
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.depth = 0
+        self._last_comment: tuple[str, int] | None = None
+
+    def line(self, text: str) -> None:
+        self.lines.append("    " * self.depth + text if text else "")
+
+    def open(self, header: str) -> None:
+        self.line(header)
+        self.depth += 1
+        self._last_comment = None
+
+    def close(self) -> None:
+        self.depth -= 1
+        self._last_comment = None
+
+    def comment(self, text: str) -> None:
+        self.line("# " + _one_line(text))
+
+    def source_comment(self, lineno: int, text: str, prefix: str = "line") -> None:
+        """``# line N: <source>``, once for a run of statements from the same line."""
+        key = (prefix, lineno)
+        if self._last_comment == key:
+            return
+        self._last_comment = key
+        quoted = _one_line(text.strip())
+        self.line(f"# {prefix} {lineno}: {quoted}" if quoted else f"# {prefix} {lineno}")
+
+    def stmt(self, node: ast.stmt) -> None:
+        for text in unparse(node).splitlines():
+            self.line(text)
+
+    def render(self) -> str:
+        return "\n".join(self.lines) + "\n"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.replace("\r", " ").replace("\n", " ").split()) if "\n" in text else text

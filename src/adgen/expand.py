@@ -1,0 +1,131 @@
+"""Instantiate a rule's templates for one IR statement (shared by forward and reverse mode).
+
+Also decides where broadcasting needs care: a cotangent is reduced to its
+input's shape (``rt.unbroadcast``) and a tangent broadcast to the result's
+shape (``np.broadcast_to``) only where another operand could broadcast it.
+"""
+
+from __future__ import annotations
+
+import ast
+from . import ir
+from .errors import AdgenError, SourceLocation
+from .names import Namer
+from .rules.registry import Primitive
+
+
+class StatementRule:
+    """A statement's rule with the statement's atoms bound to the rule's parameters."""
+
+    def __init__(self, stmt: ir.Assign, namer: Namer, loc: SourceLocation) -> None:
+        self.stmt = stmt
+        self.prim: Primitive = stmt.prim
+        self.namer = namer
+        self.loc = loc
+        bound = self.prim.bind(stmt.args, stmt.kwargs)
+        self.atoms: dict[str, ir.Atom] = {**{k: ir.Const(v) for k, v in self.prim.defaults().items()}, **bound}
+        self.bindings: dict[str, ast.expr] = {k: ir.atom_to_ast(a) for k, a in self.atoms.items()}
+        if len(stmt.targets) == 1:
+            self.bindings["ans"] = ast.Name(id=stmt.targets[0], ctx=ast.Load())
+        self.target = stmt.targets[0]
+
+    @staticmethod
+    def varied_inputs(stmt: ir.Assign, varied: set[str]) -> list[str]:
+        """The variables in ``varied`` that this statement's differentiable parameters read."""
+        bound = stmt.prim.bind(stmt.args, stmt.kwargs)
+        return [
+            a.name
+            for p, a in bound.items()
+            if p in stmt.prim.diff_params and isinstance(a, ir.Var) and a.name in varied
+        ]
+
+    def active_params(self, active: set[str]) -> list[tuple[str, str]]:
+        """(parameter, variable) for each differentiable parameter bound to an active variable."""
+        out = []
+        for p in self.prim.diff_params:
+            atom = self.atoms.get(p)
+            if isinstance(atom, ir.Var) and atom.name in active:
+                out.append((p, atom.name))
+        return out
+
+    def _fresh(self, local: str) -> str:
+        return self.namer.fresh(f"{self.target}_{local}")
+
+    def expand(self, kind: str, param: str, seed: str) -> tuple[list[ast.stmt], ast.expr]:
+        template = (self.prim.jvp if kind == "jvp" else self.prim.vjp)[param]
+        try:
+            return template.expand(self.bindings, seed, self._fresh)
+        except ValueError:
+            raise AdgenError(
+                f"{self.prim.name}: the derivative needs constant values for its arguments "
+                f"({', '.join(p.name for p in self.prim.params if p.default is not p.empty)})",
+                self.loc,
+                "pass literal constants for these arguments",
+            ) from None
+
+    def _array_operands(self) -> dict[str, ir.Atom]:
+        """Operands that may carry a shape (anything but a Python scalar constant)."""
+        return {
+            p.name: a
+            for p in self.prim.params
+            if (a := self.atoms.get(p.name)) is not None and not _scalar_const(a)
+        }
+
+    def tangent_needs_broadcast(self, params: list[str]) -> bool:
+        """Could the sum of these parameters' tangent contributions miss the result's shape?"""
+        if not self.prim.elementwise:
+            return False
+        operands = self._array_operands()
+        covered: set[str] = set()
+        for p in params:
+            covered.add(p)
+            names = self.prim.jvp[p].free_names
+            if "ans" in names:
+                return False
+            covered |= names & set(operands)
+        return any(_differs(a, self.atoms, covered) for name, a in operands.items() if name not in covered)
+
+    def cotangent_needs_unbroadcast(self, param: str) -> bool:
+        if not self.prim.elementwise:
+            return False
+        mine = self.atoms[param]
+        return any(a != mine for name, a in self._array_operands().items() if name != param)
+
+
+def _differs(atom: ir.Atom, atoms: dict[str, ir.Atom], covered: set[str]) -> bool:
+    return all(atoms.get(c) != atom for c in covered)
+
+
+def _scalar_const(atom: ir.Atom) -> bool:
+    return isinstance(atom, ir.Const) and isinstance(atom.value, (int, float, bool)) or (
+        isinstance(atom, ir.Const) and atom.value is None
+    )
+
+
+def call(func: str, *args: ast.expr, **kwargs: ast.expr) -> ast.Call:
+    """``func(*args, **kwargs)`` as an AST node; ``func`` may be dotted (``np.broadcast_to``)."""
+    return ast.Call(
+        func=ast.parse(func, mode="eval").body,
+        args=list(args),
+        keywords=[ast.keyword(arg=k, value=v) for k, v in kwargs.items()],
+    )
+
+
+def name(n: str) -> ast.Name:
+    return ast.Name(id=n, ctx=ast.Load())
+
+
+def add(a: ast.expr, b: ast.expr) -> ast.expr:
+    if isinstance(b, ast.UnaryOp) and isinstance(b.op, ast.USub):
+        return ast.BinOp(left=a, op=ast.Sub(), right=b.operand)
+    return ast.BinOp(left=a, op=ast.Add(), right=b)
+
+
+def source_text(fn: ir.Function, line: int) -> str:
+    return fn.source_lines.get(line, "").strip()
+
+
+def loc_of(fn: ir.Function, line: int) -> SourceLocation:
+    text = fn.source_lines.get(line, "")
+    return SourceLocation(fn.filename, line, len(text) - len(text.lstrip()), text)
+

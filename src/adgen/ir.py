@@ -1,0 +1,276 @@
+"""The three-address intermediate representation.
+
+Every statement applies one primitive to *atoms* (names or constants) and binds
+one new name (or a tuple of names). Control flow stays structured: an
+:class:`If`, :class:`For` or :class:`While` holds blocks of statements, never
+jumps. Every statement remembers the line of the user's source it came from.
+
+Atoms:
+
+* :class:`Var`   -- a local name of the function (parameters and temporaries);
+* :class:`Const` -- a literal Python value (number, string, ``None``, ``...``);
+* :class:`Free`  -- a value from outside the function (a module global, a
+  closure cell), looked up by name in the namespace of the generated code;
+* :class:`Tup`   -- a tuple of atoms, e.g. ``(n, 3)`` or an index ``[i, j]``;
+* :class:`Slc`   -- a slice ``a:b:c`` of atoms (only inside an index).
+
+The text form (``str()``) is Python-like, one statement a line, with the
+source line it came from:
+
+>>> import numpy as np
+>>> from adgen.rules import lookup
+>>> stmt = Assign(("y",), lookup(np.sin), (Var("x"),), (), line=2)
+>>> print(format_stmt(stmt))
+y = np.sin(x)
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Union
+
+if TYPE_CHECKING:
+    from .rules.registry import Primitive
+
+
+@dataclass(frozen=True)
+class Var:
+    name: str
+
+
+@dataclass(frozen=True)
+class Const:
+    value: Any
+
+
+@dataclass(frozen=True)
+class Free:
+    name: str
+
+
+@dataclass(frozen=True)
+class Tup:
+    items: tuple[Atom, ...]
+
+
+@dataclass(frozen=True)
+class Slc:
+    lower: Atom
+    upper: Atom
+    step: Atom
+
+
+Atom = Union[Var, Const, Free, Tup, Slc]
+
+
+@dataclass
+class Assign:
+    """``targets = prim(*args, **kwargs)``; more than one target unpacks a tuple result."""
+
+    targets: tuple[str, ...]
+    prim: Primitive
+    args: tuple[Atom, ...]
+    kwargs: tuple[tuple[str, Atom], ...]
+    line: int
+
+
+@dataclass
+class Return:
+    value: Atom
+    line: int
+
+
+@dataclass
+class If:
+    test: Atom
+    body: list[Stmt]
+    orelse: list[Stmt]
+    line: int
+
+
+@dataclass
+class For:
+    target: str
+    iter: Atom
+    body: list[Stmt]
+    line: int
+
+
+@dataclass
+class While:
+    test_body: list[Stmt]
+    test: Atom
+    body: list[Stmt]
+    line: int
+
+
+Stmt = Union[Assign, Return, If, For, While]
+
+
+@dataclass
+class Function:
+    """A lowered function: parameters, body, and where it came from."""
+
+    name: str
+    params: list[str]
+    body: list[Stmt]
+    filename: str
+    firstlineno: int
+    source_lines: dict[int, str]
+    free: dict[str, Any] = field(default_factory=dict)
+    user_names: set[str] = field(default_factory=set)
+
+    def statements(self) -> Iterator[Stmt]:
+        """All statements, depth first, in source order."""
+        yield from _walk(self.body)
+
+    def __str__(self) -> str:
+        return format_function(self)
+
+
+def _walk(block: list[Stmt]) -> Iterator[Stmt]:
+    for stmt in block:
+        yield stmt
+        if isinstance(stmt, If):
+            yield from _walk(stmt.body)
+            yield from _walk(stmt.orelse)
+        elif isinstance(stmt, For):
+            yield from _walk(stmt.body)
+        elif isinstance(stmt, While):
+            yield from _walk(stmt.test_body)
+            yield from _walk(stmt.body)
+
+
+def atom_vars(atom: Atom) -> Iterator[str]:
+    """The local names an atom reads."""
+    if isinstance(atom, Var):
+        yield atom.name
+    elif isinstance(atom, Tup):
+        for item in atom.items:
+            yield from atom_vars(item)
+    elif isinstance(atom, Slc):
+        for part in (atom.lower, atom.upper, atom.step):
+            yield from atom_vars(part)
+
+
+def stmt_args(stmt: Assign) -> Iterator[Atom]:
+    yield from stmt.args
+    for _, value in stmt.kwargs:
+        yield value
+
+
+def atom_to_ast(atom: Atom) -> ast.expr:
+    """The Python expression for an atom."""
+    if isinstance(atom, (Var, Free)):
+        return ast.Name(id=atom.name, ctx=ast.Load())
+    if isinstance(atom, Const):
+        return const_to_ast(atom.value)
+    if isinstance(atom, Tup):
+        return ast.Tuple(elts=[atom_to_ast(a) for a in atom.items], ctx=ast.Load())
+    if isinstance(atom, Slc):
+        parts = [None if _is_none(p) else atom_to_ast(p) for p in (atom.lower, atom.upper, atom.step)]
+        return ast.Slice(lower=parts[0], upper=parts[1], step=parts[2])
+    raise TypeError(f"not an atom: {atom!r}")
+
+
+def _is_none(atom: Atom) -> bool:
+    return isinstance(atom, Const) and atom.value is None
+
+
+def const_to_ast(value: Any) -> ast.expr:
+    if isinstance(value, tuple):
+        return ast.Tuple(elts=[const_to_ast(v) for v in value], ctx=ast.Load())
+    if isinstance(value, slice):
+        return atom_to_ast(Slc(Const(value.start), Const(value.stop), Const(value.step)))
+    if isinstance(value, float) and value != value:
+        return ast.parse("float('nan')", mode="eval").body
+    if isinstance(value, float) and value in (float("inf"), float("-inf")):
+        return ast.parse(f"float('{value}')", mode="eval").body
+    if isinstance(value, (int, float, complex, str, bool, bytes)) or value is None or value is ...:
+        return ast.Constant(value=value)
+    raise TypeError(f"cannot write {value!r} as a constant")
+
+
+def stmt_to_ast(stmt: Stmt) -> ast.stmt:
+    """The primal Python statement (control-flow blocks without their bodies)."""
+    if isinstance(stmt, Assign):
+        value = stmt.prim.emit([atom_to_ast(a) for a in stmt.args], [(k, atom_to_ast(v)) for k, v in stmt.kwargs])
+        return assign(stmt.targets, value)
+    if isinstance(stmt, Return):
+        return ast.Return(value=atom_to_ast(stmt.value))
+    raise TypeError(f"no single-line form for {type(stmt).__name__}")
+
+
+def assign(targets: tuple[str, ...] | str, value: ast.expr) -> ast.Assign:
+    if isinstance(targets, str):
+        targets = (targets,)
+    if len(targets) == 1:
+        target: ast.expr = ast.Name(id=targets[0], ctx=ast.Store())
+    else:
+        target = ast.Tuple(elts=[ast.Name(id=t, ctx=ast.Store()) for t in targets], ctx=ast.Store())
+    return ast.Assign(targets=[target], value=value, lineno=0)
+
+
+def format_stmt(stmt: Stmt) -> str:
+    return ast.unparse(ast.fix_missing_locations(stmt_to_ast(stmt)))
+
+
+def format_block(block: list[Stmt], indent: str, out: list[tuple[str, int]]) -> None:
+    for stmt in block:
+        if isinstance(stmt, (Assign, Return)):
+            out.append((indent + format_stmt(stmt), stmt.line))
+        elif isinstance(stmt, If):
+            out.append((f"{indent}if {ast.unparse(atom_to_ast(stmt.test))}:", stmt.line))
+            format_block(stmt.body or [], indent + "    ", out)
+            if stmt.orelse:
+                out.append((f"{indent}else:", stmt.line))
+                format_block(stmt.orelse, indent + "    ", out)
+        elif isinstance(stmt, For):
+            it = ast.unparse(atom_to_ast(stmt.iter))
+            out.append((f"{indent}for {stmt.target} in {it}:", stmt.line))
+            format_block(stmt.body, indent + "    ", out)
+        elif isinstance(stmt, While):
+            out.append((f"{indent}while True:", stmt.line))
+            format_block(stmt.test_body, indent + "    ", out)
+            test = ast.unparse(atom_to_ast(stmt.test))
+            out.append((f"{indent}    if not {test}: break", stmt.line))
+            format_block(stmt.body, indent + "    ", out)
+
+
+def format_function(fn: Function, values: dict[str, Any] | None = None) -> str:
+    """The listing of a function: one statement a line, with its source line number.
+
+    With ``values`` (name -> value), each binding also shows the value computed,
+    like the evaluation traces of the AD survey.
+    """
+    rows: list[tuple[str, int]] = []
+    format_block(fn.body, "    ", rows)
+    header = f"def {fn.name}({', '.join(fn.params)}):"
+    width = max([len(header)] + [len(text) for text, _ in rows]) + 2
+    lines = [f"{header:<{width}}# {fn.filename}:{fn.firstlineno}"]
+    if values is not None:
+        for p in fn.params:
+            if p in values:
+                lines.append(f"    {p} = {_show(values[p])}")
+    for text, line in rows:
+        note = f"# line {line}"
+        if values is not None:
+            name = text.strip().split(" = ")[0]
+            if name in values and " = " in text:
+                note += f"  ->  {_show(values[name])}"
+        lines.append(f"{text:<{width}}{note}")
+    return "\n".join(lines)
+
+
+def _show(value: Any) -> str:
+    import numpy as np
+
+    if isinstance(value, np.ndarray) and value.ndim > 0:
+        if value.size <= 6:
+            return np.array2string(value, precision=4, separator=", ")
+        return f"array(shape={value.shape}, dtype={value.dtype})"
+    if isinstance(value, (float, np.floating)):
+        return f"{float(value):.6g}"
+    return repr(value)

@@ -1,0 +1,420 @@
+"""Lower a parsed function (gast) to the three-address IR.
+
+Each expression becomes a sequence of single-primitive statements whose
+temporaries are named after the variable being assigned (see
+:mod:`adgen.names`); a variable assigned twice gets a new name the second
+time, so every IR name is bound once in straight-line code. Every name the
+function reads from outside is resolved to a Python object here, so each call
+knows exactly which function it calls -- ``onp.sin``, ``from numpy import sin``
+and ``np.sin`` all become the same primitive.
+
+>>> import numpy as np
+>>> from adgen.parse import parse_function
+>>> def f(x1, x2):
+...     return np.log(x1) + x1 * x2 - np.sin(x2)
+>>> print(lower(parse_function(f)))  # doctest: +NORMALIZE_WHITESPACE
+def f(x1, x2):              # <doctest adgen.lower[2]>:1
+    out_1 = np.log(x1)      # line 2
+    out_2 = x1 * x2         # line 2
+    out_3 = out_1 + out_2   # line 2
+    out_4 = np.sin(x2)      # line 2
+    out = out_3 - out_4     # line 2
+    return out              # line 2
+"""
+
+from __future__ import annotations
+
+import types
+from typing import Any, NoReturn
+
+import gast
+
+from . import ir
+from .errors import NoRuleError, UnresolvedNameError, UnsupportedSyntaxError
+from .names import RESERVED, Namer
+from .parse import ParsedFunction
+from .rules import registry
+
+_SYNTAX_NAMES = {
+    gast.If: "`if` statements",
+    gast.For: "`for` loops",
+    gast.While: "`while` loops",
+    gast.With: "`with` blocks",
+    gast.Try: "`try` blocks",
+    gast.FunctionDef: "nested `def`",
+    gast.ClassDef: "class definitions",
+    gast.Global: "`global` statements",
+    gast.Nonlocal: "`nonlocal` statements",
+    gast.Delete: "`del` statements",
+    gast.Raise: "`raise` statements",
+    gast.Import: "imports inside the function",
+    gast.ImportFrom: "imports inside the function",
+    gast.Assert: "`assert` statements",
+    gast.AnnAssign: "annotated assignments",
+    gast.IfExp: "conditional expressions (`a if c else b`)",
+    gast.BoolOp: "`and` / `or`",
+    gast.Lambda: "`lambda` inside the function",
+    gast.ListComp: "list comprehensions",
+    gast.GeneratorExp: "generator expressions",
+    gast.DictComp: "dict comprehensions",
+    gast.SetComp: "set comprehensions",
+    gast.Dict: "dict literals",
+    gast.Set: "set literals",
+    gast.List: "list literals",
+    gast.Starred: "`*args` unpacking",
+    gast.Yield: "`yield`",
+    gast.Await: "`await`",
+    gast.JoinedStr: "f-strings",
+    gast.NamedExpr: "`:=`",
+}
+
+_HINTS = {
+    gast.If: "branching is not supported yet; use np.where(cond, a, b) for elementwise choices",
+    gast.For: "loops are not supported yet; write the computation with array operations",
+    gast.While: "loops are not supported yet; write the computation with array operations",
+    gast.IfExp: "use np.where(cond, a, b)",
+    gast.List: "use a tuple, or np.array((...)) outside the differentiated function",
+}
+
+
+class Lowerer:
+    def __init__(self, parsed: ParsedFunction) -> None:
+        self.parsed = parsed
+        self.node = parsed.node
+        self.params = [a.id for a in self.node.args.args]
+        local_names = {n.id for n in gast.walk(self.node) if isinstance(n, gast.Name)}
+        self.namer = Namer(local_names)
+        self.env: dict[str, ir.Atom] = {p: ir.Var(p) for p in self.params}
+        self.bound: set[str] = set(self.params)
+        self.free: dict[str, Any] = {}
+        self.block: list[ir.Stmt] = []
+        self.line = parsed.line(self.node)
+
+    # -- errors ---------------------------------------------------------------------------------
+    def refuse(self, node: Any, what: str, hint: str = "") -> NoReturn:
+        raise UnsupportedSyntaxError(f"adgen does not support {what}", self.parsed.loc(node), hint)
+
+    def refuse_node(self, node: Any) -> NoReturn:
+        kind = type(node)
+        what = _SYNTAX_NAMES.get(kind, f"`{kind.__name__}`")
+        self.refuse(node, what, _HINTS.get(kind, "rewrite this part with NumPy calls and arithmetic"))
+
+    # -- entry ----------------------------------------------------------------------------------
+    def lower(self) -> ir.Function:
+        args = self.node.args
+        for part, label in ((args.vararg, "*args"), (args.kwarg, "**kwargs")):
+            if part is not None:
+                self.refuse(self.node, f"`{label}` parameters", "list the parameters one by one")
+        if args.kwonlyargs or args.posonlyargs:
+            self.refuse(self.node, "keyword-only and positional-only parameters", "use plain parameters")
+        body = list(self.node.body)
+        if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant):
+            body = body[1:]  # docstring
+        returned = False
+        for stmt in body:
+            if returned:
+                self.refuse(stmt, "statements after `return`", "remove the unreachable code")
+            self.line = self.parsed.line(stmt)
+            returned = self.statement(stmt)
+        if not returned:
+            self.refuse(self.node, "functions without a `return`", "return the value to differentiate")
+        used = {name for name in self.namer.taken}
+        return ir.Function(
+            name=self.parsed.name,
+            params=self.params,
+            body=self.block,
+            filename=self.parsed.filename,
+            firstlineno=self.parsed.line(self.node),
+            source_lines=self.parsed.lines,
+            free=self.free,
+            user_names=used,
+        )
+
+    # -- statements -----------------------------------------------------------------------------
+    def statement(self, stmt: Any) -> bool:
+        """Lower one statement; True if it was a ``return``."""
+        if isinstance(stmt, gast.Assign):
+            if len(stmt.targets) != 1:
+                # a = b = expr: evaluate once, bind every target
+                atom = self.expr(stmt.value, None)
+                for target in stmt.targets:
+                    self.bind_target(target, atom)
+                return False
+            self.assign(stmt.targets[0], stmt.value)
+            return False
+        if isinstance(stmt, gast.AugAssign):
+            if not isinstance(stmt.target, gast.Name):
+                self.refuse(stmt, "augmented assignment to subscripts or attributes", "write y = y + v")
+            binop = gast.BinOp(left=gast.Name(id=stmt.target.id, ctx=gast.Load(), annotation=None, type_comment=None), op=stmt.op, right=stmt.value)
+            gast.copy_location(binop, stmt)
+            self.assign(stmt.target, binop)
+            return False
+        if isinstance(stmt, gast.Return):
+            if stmt.value is None:
+                self.refuse(stmt, "`return` without a value", "return the value to differentiate")
+            atom = self.expr(stmt.value, "out")
+            self.block.append(ir.Return(atom, self.line))
+            return True
+        if isinstance(stmt, gast.Pass):
+            return False
+        if isinstance(stmt, gast.Expr):
+            if isinstance(stmt.value, gast.Constant):
+                return False
+            self.refuse(stmt, "expression statements (calls made for their side effects)",
+                        "remove it, or move printing and I/O outside the differentiated function")
+        self.refuse_node(stmt)
+
+    def assign(self, target: Any, value: Any) -> None:
+        if isinstance(target, gast.Name):
+            name = self.new_name(target.id)
+            atom = self.expr(value, name)
+            self.bind(target.id, name, atom)
+        elif isinstance(target, gast.Tuple) and all(isinstance(t, gast.Name) for t in target.elts):
+            if isinstance(value, gast.Tuple) and len(value.elts) == len(target.elts):
+                atoms = [self.expr(v, None) for v in value.elts]
+                for t, a in zip(target.elts, atoms):
+                    self.env[t.id] = a
+                    self.bound.add(t.id)
+                return
+            atom = self.expr(value, None)
+            self.bind_target(target, atom)
+        else:
+            self.refuse(target, "assignments to subscripts and attributes",
+                        "build the array with np.where, np.concatenate or arithmetic instead")
+
+    def bind_target(self, target: Any, atom: ir.Atom) -> None:
+        if isinstance(target, gast.Name):
+            self.env[target.id] = atom
+            self.bound.add(target.id)
+            return
+        if isinstance(target, gast.Tuple) and all(isinstance(t, gast.Name) for t in target.elts):
+            if isinstance(atom, ir.Tup) and len(atom.items) == len(target.elts):
+                for t, a in zip(target.elts, atom.items):
+                    self.bind_target(t, a)
+                return
+            if isinstance(atom, ir.Var) and self.block and isinstance(self.block[-1], ir.Assign) \
+                    and self.block[-1].targets == (atom.name,):
+                names = tuple(self.new_name(t.id) for t in target.elts)
+                self.block[-1].targets = names
+                for t, n in zip(target.elts, names):
+                    self.env[t.id] = ir.Var(n)
+                    self.bound.add(t.id)
+                return
+        self.refuse(target, "this kind of unpacking", "unpack a tuple of the same length")
+
+    def new_name(self, user: str) -> str:
+        """The IR name for a new binding of the user's variable ``user``."""
+        if user not in self.bound and user not in RESERVED:
+            self.namer.reserve(user)
+            return user
+        return self.namer.fresh(user)
+
+    def bind(self, user: str, name: str, atom: ir.Atom) -> None:
+        self.bound.add(user)
+        if isinstance(atom, ir.Var) and atom.name == name:
+            self.env[user] = atom
+            return
+        # a plain copy (y = x, y = 2.0): the user's name now means that atom
+        self.env[user] = atom
+
+    # -- expressions ----------------------------------------------------------------------------
+    def emit(self, target: str | None, hint: str, prim: registry.Primitive, args: list[ir.Atom],
+             kwargs: list[tuple[str, ir.Atom]], node: Any) -> ir.Var:
+        try:
+            prim.bind(tuple(args), kwargs)
+        except TypeError as exc:
+            names = ", ".join(p.name for p in prim.params)
+            raise UnsupportedSyntaxError(
+                f"{prim.name}: these arguments do not fit adgen's rule ({exc})",
+                self.parsed.loc(node),
+                f"adgen's rule for {prim.name} takes ({names})",
+            ) from None
+        name = target if target is not None else self.namer.fresh(hint)
+        self.block.append(ir.Assign((name,), prim, tuple(args), tuple(kwargs), self.line))
+        return ir.Var(name)
+
+    def expr(self, node: Any, target: str | None, hint: str | None = None) -> ir.Atom:
+        """Lower an expression; its final operation binds ``target`` if given."""
+        hint = hint or target or "t"
+        if isinstance(node, gast.Constant):
+            return ir.Const(node.value)
+        if isinstance(node, gast.Name):
+            return self.name(node)
+        if isinstance(node, gast.Tuple):
+            return ir.Tup(tuple(self.expr(e, None, hint) for e in node.elts))
+        if isinstance(node, gast.BinOp):
+            fn = registry.BINOP_FUNCTIONS.get(type(node.op).__name__)
+            prim = registry.lookup(fn) if fn is not None else None
+            if prim is None:
+                self.refuse(node, f"the operator `{type(node.op).__name__}`")
+            left = self.expr(node.left, None, hint)
+            right = self.expr(node.right, None, hint)
+            return self.emit(target, hint, prim, [left, right], [], node)
+        if isinstance(node, gast.UnaryOp):
+            fn = registry.UNARYOP_FUNCTIONS.get(type(node.op).__name__)
+            prim = registry.lookup(fn) if fn is not None else None
+            if prim is None:
+                self.refuse(node, f"the operator `{type(node.op).__name__}`")
+            operand = self.expr(node.operand, None, hint)
+            if isinstance(operand, ir.Const) and isinstance(node.op, gast.USub):
+                return ir.Const(-operand.value)
+            return self.emit(target, hint, prim, [operand], [], node)
+        if isinstance(node, gast.Compare):
+            if len(node.ops) != 1:
+                self.refuse(node, "chained comparisons", "compare two values at a time")
+            fn = registry.COMPARE_FUNCTIONS.get(type(node.ops[0]).__name__)
+            prim = registry.lookup(fn) if fn is not None else None
+            if prim is None:
+                self.refuse(node, f"the comparison `{type(node.ops[0]).__name__}`")
+            left = self.expr(node.left, None, hint)
+            right = self.expr(node.comparators[0], None, hint)
+            return self.emit(target, hint, prim, [left, right], [], node)
+        if isinstance(node, gast.Call):
+            return self.call(node, target, hint)
+        if isinstance(node, gast.Attribute):
+            return self.attribute(node, target, hint)
+        if isinstance(node, gast.Subscript):
+            value = self.expr(node.value, None, hint)
+            index = self.index(node.slice, hint)
+            prim = registry.lookup(registry.operator.getitem)
+            assert prim is not None
+            return self.emit(target, hint, prim, [value, index], [], node)
+        self.refuse_node(node)
+
+    def index(self, node: Any, hint: str) -> ir.Atom:
+        if isinstance(node, gast.Slice):
+            parts = [ir.Const(None) if p is None else self.expr(p, None, hint)
+                     for p in (node.lower, node.upper, node.step)]
+            return ir.Slc(parts[0], parts[1], parts[2])
+        if isinstance(node, gast.Tuple):
+            return ir.Tup(tuple(self.index(e, hint) for e in node.elts))
+        return self.expr(node, None, hint)
+
+    def name(self, node: gast.Name) -> ir.Atom:
+        if node.id in self.env:
+            return self.env[node.id]
+        value = self.resolve(node)
+        if isinstance(value, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type)) \
+                or callable(value):
+            self.refuse(node, f"using the function or module `{node.id}` as a value",
+                        "call it, or pass its result")
+        name = node.id if node.id not in RESERVED else self.namer.fresh(node.id)
+        self.free[name] = value
+        return ir.Free(name)
+
+    def resolve(self, node: gast.Name) -> Any:
+        if node.id in self.bound or node.id in self.params:
+            return self.env[node.id]
+        try:
+            return self.parsed.scope.lookup(node.id)
+        except KeyError:
+            local = any(isinstance(n, gast.Name) and n.id == node.id and isinstance(n.ctx, gast.Store)
+                        for n in gast.walk(self.node))
+            if local:
+                raise UnresolvedNameError(f"`{node.id}` is used before it is assigned",
+                                          self.parsed.loc(node), "assign it first") from None
+            raise UnresolvedNameError(f"name `{node.id}` is not defined", self.parsed.loc(node),
+                                      "define it (or import it) before transforming the function") from None
+
+    def static_object(self, node: Any) -> tuple[bool, Any]:
+        """Resolve ``name`` or ``module.attr.attr`` to an object when it is not a local value."""
+        if isinstance(node, gast.Name):
+            if node.id in self.env:
+                return False, None
+            return True, self.resolve(node)
+        if isinstance(node, gast.Attribute):
+            ok, base = self.static_object(node.value)
+            if ok and isinstance(base, types.ModuleType):
+                try:
+                    return True, getattr(base, node.attr)
+                except AttributeError:
+                    raise UnresolvedNameError(
+                        f"module `{base.__name__}` has no attribute `{node.attr}`",
+                        self.parsed.loc(node), "check the spelling") from None
+            if ok:
+                return True, getattr(base, node.attr, None)
+        return False, None
+
+    def call(self, node: gast.Call, target: str | None, hint: str) -> ir.Atom:
+        func = node.func
+        args: list[ir.Atom] = []
+        ok, fn = self.static_object(func)
+        if not ok:
+            if isinstance(func, gast.Attribute):
+                method = registry.method_function(func.attr)
+                if method is None:
+                    self.refuse(func, f"the method `.{func.attr}()`",
+                                "call the NumPy function instead, e.g. np.sum(x) for x.sum()")
+                fn, pack = method
+                args.append(self.expr(func.value, None, hint))
+                rest = [self.expr(a, None, hint) for a in node.args]
+                if pack and len(rest) > 1:
+                    rest = [ir.Tup(tuple(rest))]
+                args.extend(rest)
+            else:
+                self.refuse(func, "calling a computed value")
+        else:
+            for a in node.args:
+                if isinstance(a, gast.Starred):
+                    self.refuse(a, "`*args` in calls", "pass the arguments one by one")
+                args.append(self.expr(a, None, hint))
+        kwargs: list[tuple[str, ir.Atom]] = []
+        for kw in node.keywords:
+            if kw.arg is None:
+                self.refuse(kw.value, "`**kwargs` in calls", "pass keyword arguments one by one")
+            kwargs.append((kw.arg, self.expr(kw.value, None, hint)))
+        prim = registry.lookup(fn)
+        if prim is None:
+            self.no_rule(func, fn)
+        return self.emit(target, hint, prim, args, kwargs, node)
+
+    def no_rule(self, node: Any, fn: Any) -> NoReturn:
+        label = _qualname(fn)
+        if isinstance(fn, types.FunctionType):
+            raise NoRuleError(
+                f"calls to other Python functions (`{label}`) are not differentiated yet",
+                self.parsed.loc(node),
+                "inline the helper's body, or register a rule for it with @adgen.rules.rule",
+            )
+        raise NoRuleError(
+            f"adgen has no derivative rule for `{label}`",
+            self.parsed.loc(node),
+            "register one with @adgen.rules.rule(...) (see docs/rules.md), or, if it has no "
+            "derivative, adgen.rules.nondifferentiable(...)",
+        )
+
+    def attribute(self, node: gast.Attribute, target: str | None, hint: str) -> ir.Atom:
+        ok, obj = self.static_object(node)
+        if ok:
+            base_ok, base = self.static_object(node.value)
+            if isinstance(obj, (types.ModuleType,)) or callable(obj):
+                self.refuse(node, f"using `{node.attr}` as a value", "call it, or pass its result")
+            alias = _module_alias(base) if base_ok else None
+            if alias is not None:
+                return ir.Free(f"{alias}.{node.attr}")
+            name = self.namer.fresh(node.attr)
+            self.free[name] = obj
+            return ir.Free(name)
+        prim = registry.lookup_attribute(node.attr)
+        if prim is None:
+            self.refuse(node, f"the attribute `.{node.attr}`", "use the NumPy function instead")
+        value = self.expr(node.value, None, hint)
+        return self.emit(target, hint, prim, [value], [], node)
+
+
+def _module_alias(module: Any) -> str | None:
+    for alias, mod in registry._SPELLING_MODULES:
+        if module is mod:
+            return alias
+    return None
+
+
+def _qualname(fn: Any) -> str:
+    module = getattr(fn, "__module__", None) or ""
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
+    return f"{module}.{name}" if module and module != "builtins" else name
+
+
+def lower(parsed: ParsedFunction) -> ir.Function:
+    """Lower a parsed function to IR (raising adgen errors that point at the source)."""
+    return Lowerer(parsed).lower()

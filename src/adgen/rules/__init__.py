@@ -1,0 +1,31 @@
+"""Derivative rules: the only part of adgen that knows NumPy.
+
+Each module registers rules for one family of functions; importing this
+package registers them all. See :mod:`adgen.rules.registry` for how a rule is
+written, and ``docs/rules.md`` for how to add one.
+"""
+
+from . import arithmetic, elementwise, linalg, mathmodule, nondiff, reductions  # noqa: F401
+from .registry import (
+    Primitive,
+    attribute_rule,
+    lookup,
+    lookup_attribute,
+    method_function,
+    nondifferentiable,
+    registered,
+    rule,
+    unary,
+)
+
+__all__ = [
+    "Primitive",
+    "attribute_rule",
+    "lookup",
+    "lookup_attribute",
+    "method_function",
+    "nondifferentiable",
+    "registered",
+    "rule",
+    "unary",
+]

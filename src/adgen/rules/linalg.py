@@ -1,0 +1,81 @@
+"""Products, transposes, reshapes and indexing."""
+
+import operator
+
+import numpy as np
+
+from .. import runtime as rt
+from .registry import attribute_rule, methods, rule
+
+
+@rule(np.matmul, operator.matmul)
+def matmul(x1, x2):
+    def jvp_x1(d1):
+        return d1 @ x2
+
+    def jvp_x2(d2):
+        return x1 @ d2
+
+    def vjp_x1(g):
+        return rt.matmul_vjp_a(g, x1, x2)
+
+    def vjp_x2(g):
+        return rt.matmul_vjp_b(g, x1, x2)
+
+
+@rule(np.dot)
+def dot(a, b):
+    def jvp_a(da):
+        return np.dot(da, b)
+
+    def jvp_b(db):
+        return np.dot(a, db)
+
+    def vjp_a(g):
+        return rt.dot_vjp_a(g, a, b)
+
+    def vjp_b(g):
+        return rt.dot_vjp_b(g, a, b)
+
+
+@rule(np.transpose)
+def transpose(a, axes=None):
+    def jvp(da):
+        if axes is None:
+            return np.transpose(da)
+        return np.transpose(da, axes)
+
+    def vjp(g):
+        if axes is None:
+            return np.transpose(g)
+        return np.transpose(g, np.argsort(axes))
+
+
+@attribute_rule("T")
+def attribute_t(a):
+    def jvp(da):
+        return np.transpose(da)
+
+    def vjp(g):
+        return np.transpose(g)
+
+
+@rule(np.reshape)
+def reshape(a, shape):
+    def jvp(da):
+        return np.reshape(da, shape)
+
+    def vjp(g):
+        return np.reshape(g, np.shape(a))
+
+
+@rule(operator.getitem)
+def getitem(a, index):
+    def jvp(da):
+        return da[index]
+
+    def vjp(g):
+        return rt.getitem_vjp(g, a, index)
+
+
+methods(dot=np.dot, transpose=np.transpose, reshape=np.reshape, pack=("transpose", "reshape"))

@@ -1,0 +1,541 @@
+"""The rule registry: each primitive's forward and reverse templates, in one place.
+
+A rule is an ordinary Python function whose parameters are the primitive's
+parameters (optionally preceded by ``ans``, the primal result) and whose body
+holds nested template functions:
+
+* ``jvp_<param>(d)`` returns the tangent contribution of ``param`` given its
+  tangent ``d`` (forward mode);
+* ``vjp_<param>(g)`` returns the cotangent contribution to ``param`` given the
+  result's cotangent ``g`` (reverse mode).
+
+With one differentiable parameter, ``jvp`` and ``vjp`` are enough. Parameters
+with a default value are *static* (``axis``, ``keepdims``...): when the call
+passes a constant they are substituted and ``if`` tests on them are decided
+at transform time. The template bodies are the code adgen emits, with the
+placeholders renamed to the names of the program being differentiated:
+
+>>> import numpy as np
+>>> from adgen.rules import lookup
+>>> prim = lookup(np.multiply)
+>>> prim.diff_params
+('x', 'y')
+>>> stmts, expr = prim.vjp["y"].expand(
+...     {"x": ast.Name("a"), "y": ast.Name("b")}, "out_bar", lambda base: base + "_1")
+>>> ast.unparse(expr)
+'out_bar * a'
+
+Templates may only use the names ``np``, ``math`` and ``rt`` (adgen.runtime)
+besides their parameters and their own locals; this is checked when the rule
+is registered, so a typo fails at import time, not in generated code.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import inspect
+import math
+import operator
+import textwrap
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .. import runtime as rt
+
+# The names a template (and every piece of generated code) may use for modules.
+TEMPLATE_GLOBALS: dict[str, Any] = {"np": np, "math": math, "rt": rt}
+
+# Modules whose functions can be spelled directly in generated code, by the
+# alias used there. More specific first.
+_SPELLING_MODULES: list[tuple[str, Any]] = [
+    ("np", np),
+    ("np.linalg", np.linalg),
+    ("math", math),
+]
+
+
+@dataclass
+class Template:
+    """One nested template function: its single argument and its body."""
+
+    arg: str
+    body: list[ast.stmt]
+    free_names: frozenset[str]
+    origin: str
+
+    def expand(
+        self,
+        bindings: dict[str, ast.expr],
+        inner: str,
+        fresh: Callable[[str], str],
+    ) -> tuple[list[ast.stmt], ast.expr]:
+        """Instantiate: returns the statements to emit and the expression of the result.
+
+        ``bindings`` maps the rule's parameters (and ``ans``) to expressions,
+        ``inner`` is the name the template's argument stands for, and ``fresh``
+        turns a template-local name into a new name of the generated program.
+        """
+        body = copy.deepcopy(self.body)
+        mapping: dict[str, ast.expr] = dict(bindings)
+        mapping[self.arg] = ast.Name(id=inner, ctx=ast.Load())
+        for local in sorted(_stored_names(body)):
+            if local not in mapping:
+                mapping[local] = ast.Name(id=fresh(local), ctx=ast.Load())
+        body = [_Substitute(mapping).visit(stmt) for stmt in body]
+        body = _fold_block(body)
+        for i, stmt in enumerate(body):
+            if isinstance(stmt, ast.Return):
+                body = body[: i + 1]
+                break
+        *stmts, last = body
+        if not isinstance(last, ast.Return) or last.value is None or any(
+            isinstance(n, ast.Return) for s in stmts for n in ast.walk(s)
+        ):
+            raise ValueError(f"{self.origin}: needs constant values for its static parameters")
+        return stmts, last.value
+
+
+class _Substitute(ast.NodeTransformer):
+    def __init__(self, mapping: dict[str, ast.expr]) -> None:
+        self.mapping = mapping
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        new = self.mapping.get(node.id)
+        if new is None:
+            return node
+        if isinstance(node.ctx, ast.Store):
+            assert isinstance(new, ast.Name), f"cannot assign to parameter {node.id}"
+            return ast.Name(id=new.id, ctx=ast.Store())
+        return copy.deepcopy(new)
+
+
+def _stored_names(body: list[ast.stmt]) -> set[str]:
+    names = set()
+    for stmt in body:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                names.add(node.id)
+    return names
+
+
+_STATIC_NODES = (
+    ast.Constant,
+    ast.Tuple,
+    ast.BoolOp,
+    ast.UnaryOp,
+    ast.Compare,
+    ast.BinOp,
+    ast.IfExp,
+    ast.Load,
+    ast.boolop,
+    ast.unaryop,
+    ast.cmpop,
+    ast.operator,
+)
+
+
+def static_value(node: ast.expr) -> tuple[bool, Any]:
+    """Evaluate an expression made only of constants; ``(False, None)`` if it is not one.
+
+    A variable is taken never to be the constant ``None`` (``v is None`` is False).
+    """
+    node = _NotNone().visit(copy.deepcopy(node))
+    if not all(isinstance(n, _STATIC_NODES) for n in ast.walk(node)):
+        return False, None
+    try:
+        code = compile(ast.fix_missing_locations(ast.Expression(body=node)), "<static>", "eval")
+        return True, eval(code, {"__builtins__": {}})
+    except Exception:
+        return False, None
+
+
+class _NotNone(ast.NodeTransformer):
+    def visit_Compare(self, node: ast.Compare) -> ast.expr:
+        if (
+            len(node.ops) == 1
+            and isinstance(node.ops[0], (ast.Is, ast.IsNot))
+            and isinstance(node.comparators[0], ast.Constant)
+            and node.comparators[0].value is None
+        ):
+            if isinstance(node.left, ast.Name):
+                return ast.Constant(value=isinstance(node.ops[0], ast.IsNot))
+            if isinstance(node.left, (ast.Constant, ast.Tuple)):
+                is_none = isinstance(node.left, ast.Constant) and node.left.value is None
+                return ast.Constant(value=is_none != isinstance(node.ops[0], ast.IsNot))
+        return node
+
+
+# Keyword arguments that say "the default" in calls templates make: dropped for readability.
+_NEUTRAL_KEYWORDS = {"axis": None, "keepdims": False}
+
+
+class _FoldExpr(ast.NodeTransformer):
+    def visit_IfExp(self, node: ast.IfExp) -> ast.expr:
+        self.generic_visit(node)
+        known, value = static_value(node.test)
+        if known:
+            return node.body if value else node.orelse
+        return node
+
+    def visit_BinOp(self, node: ast.BinOp) -> ast.expr:
+        self.generic_visit(node)
+        if isinstance(node.left, ast.Constant) and isinstance(node.right, ast.Constant):
+            known, value = static_value(node)
+            if known and isinstance(value, (int, float)) and not isinstance(value, bool):
+                return ast.Constant(value=value)
+        if isinstance(node.op, ast.Pow) and isinstance(node.right, ast.Constant) and node.right.value == 1:
+            return node.left
+        return node
+
+    def visit_Call(self, node: ast.Call) -> ast.expr:
+        self.generic_visit(node)
+        node.keywords = [
+            k
+            for k in node.keywords
+            if not (
+                k.arg in _NEUTRAL_KEYWORDS
+                and isinstance(k.value, ast.Constant)
+                and k.value.value is _NEUTRAL_KEYWORDS[k.arg]
+            )
+        ]
+        return node
+
+
+def _fold_block(body: list[ast.stmt]) -> list[ast.stmt]:
+    """Decide ``if`` statements and conditional expressions whose tests are constant."""
+    out: list[ast.stmt] = []
+    for stmt in body:
+        if isinstance(stmt, ast.If):
+            known, value = static_value(stmt.test)
+            if known:
+                out.extend(_fold_block(stmt.body if value else stmt.orelse))
+                continue
+            stmt.body = _fold_block(stmt.body) or [ast.Pass()]
+            stmt.orelse = _fold_block(stmt.orelse)
+        out.append(_FoldExpr().visit(stmt))
+    return out
+
+
+class Primitive:
+    """A function adgen knows: how to write a call to it, and its derivative templates."""
+
+    def __init__(
+        self,
+        name: str,
+        emitter: Callable[[list[ast.expr], list[tuple[str, ast.expr]]], ast.expr],
+        params: list[inspect.Parameter],
+        jvp: dict[str, Template],
+        vjp: dict[str, Template],
+        *,
+        elementwise: bool = False,
+        differentiable: bool = True,
+    ) -> None:
+        self.name = name
+        self.emitter = emitter
+        self.params = params
+        self.jvp = jvp
+        self.vjp = vjp
+        self.elementwise = elementwise
+        self.differentiable = differentiable
+        self.diff_params = tuple(p.name for p in params if p.name in jvp)
+
+    def __repr__(self) -> str:
+        return f"<primitive {self.name}>"
+
+    def emit(self, args: list[ast.expr], kwargs: list[tuple[str, ast.expr]]) -> ast.expr:
+        return self.emitter(args, kwargs)
+
+    def bind(self, args: tuple[Any, ...], kwargs: Iterable[tuple[str, Any]]) -> dict[str, Any]:
+        """Match a call's arguments to the rule's parameters (``TypeError`` if they do not fit)."""
+        sig = inspect.Signature(self.params)
+        bound = sig.bind(*args, **dict(kwargs))
+        return dict(bound.arguments)
+
+    def defaults(self) -> dict[str, Any]:
+        return {p.name: p.default for p in self.params if p.default is not inspect.Parameter.empty}
+
+
+_REGISTRY: dict[int, tuple[Any, Primitive]] = {}
+_ATTRIBUTES: dict[str, Primitive] = {}
+_METHODS: dict[str, tuple[Any, bool]] = {}
+
+
+def lookup(fn: Any) -> Primitive | None:
+    """The primitive registered for a Python object (by identity), or None."""
+    entry = _REGISTRY.get(id(fn))
+    if entry is not None and entry[0] is fn:
+        return entry[1]
+    return None
+
+
+def lookup_attribute(name: str) -> Primitive | None:
+    """The primitive for reading an attribute of an array value (``x.T``, ``x.shape``)."""
+    return _ATTRIBUTES.get(name)
+
+
+def method_function(name: str) -> tuple[Any, bool] | None:
+    """``(function, pack)`` for an array method (``x.sum(...)`` -> ``np.sum(x, ...)``), or None."""
+    return _METHODS.get(name)
+
+
+def registered() -> list[tuple[Any, Primitive]]:
+    return list(_REGISTRY.values())
+
+
+def spelling(fn: Any) -> str:
+    """How generated code names ``fn``: ``np.sin``, ``np.linalg.solve``, ``math.exp``, ``abs``."""
+    import builtins
+
+    name = getattr(fn, "__name__", None)
+    if name is None:
+        raise ValueError(f"cannot spell {fn!r}")
+    for alias, module in _SPELLING_MODULES:
+        if getattr(module, name, None) is fn:
+            return f"{alias}.{name}"
+    if getattr(builtins, name, None) is fn:
+        return name
+    raise ValueError(f"cannot spell {fn!r}: register it with an explicit spelling")
+
+
+def call_emitter(spelled: str) -> Callable[[list[ast.expr], list[tuple[str, ast.expr]]], ast.expr]:
+    func = ast.parse(spelled, mode="eval").body
+
+    def emit(args: list[ast.expr], kwargs: list[tuple[str, ast.expr]]) -> ast.expr:
+        return ast.Call(
+            func=copy.deepcopy(func),
+            args=args,
+            keywords=[ast.keyword(arg=k, value=v) for k, v in kwargs],
+        )
+
+    return emit
+
+
+_BINOPS: dict[Any, type[ast.operator]] = {
+    operator.add: ast.Add,
+    operator.sub: ast.Sub,
+    operator.mul: ast.Mult,
+    operator.truediv: ast.Div,
+    operator.floordiv: ast.FloorDiv,
+    operator.mod: ast.Mod,
+    operator.pow: ast.Pow,
+    operator.matmul: ast.MatMult,
+}
+_UNARYOPS: dict[Any, type[ast.unaryop]] = {
+    operator.neg: ast.USub,
+    operator.pos: ast.UAdd,
+    operator.not_: ast.Not,
+    operator.invert: ast.Invert,
+}
+_COMPARES: dict[Any, type[ast.cmpop]] = {
+    operator.lt: ast.Lt,
+    operator.le: ast.LtE,
+    operator.gt: ast.Gt,
+    operator.ge: ast.GtE,
+    operator.eq: ast.Eq,
+    operator.ne: ast.NotEq,
+}
+
+# By operator class name (``"Add"``), which gast and ast share.
+BINOP_FUNCTIONS = {op.__name__: fn for fn, op in _BINOPS.items()}
+UNARYOP_FUNCTIONS = {op.__name__: fn for fn, op in _UNARYOPS.items()}
+COMPARE_FUNCTIONS = {op.__name__: fn for fn, op in _COMPARES.items()}
+
+
+def syntax_emitter(fn: Any) -> Callable[[list[ast.expr], list[tuple[str, ast.expr]]], ast.expr] | None:
+    """Emitters for functions that Python writes as operators (``+``, ``-x``, ``<``, ``x[i]``)."""
+    if fn in _BINOPS:
+        op = _BINOPS[fn]
+        return lambda a, k: ast.BinOp(left=a[0], op=op(), right=a[1])
+    if fn in _UNARYOPS:
+        uop = _UNARYOPS[fn]
+        return lambda a, k: ast.UnaryOp(op=uop(), operand=a[0])
+    if fn in _COMPARES:
+        cop = _COMPARES[fn]
+        return lambda a, k: ast.Compare(left=a[0], ops=[cop()], comparators=[a[1]])
+    if fn is operator.getitem:
+        return lambda a, k: ast.Subscript(value=a[0], slice=a[1], ctx=ast.Load())
+    return None
+
+
+def _parse_rule(
+    fn: Callable[..., Any], fdef: ast.FunctionDef | None = None
+) -> tuple[list[inspect.Parameter], bool, dict[str, Template], dict[str, Template]]:
+    if fdef is None:
+        parsed = ast.parse(textwrap.dedent(inspect.getsource(fn))).body[0]
+        assert isinstance(parsed, ast.FunctionDef)
+        fdef = parsed
+    params = list(inspect.signature(fn).parameters.values())
+    has_ans = bool(params) and params[0].name == "ans"
+    if has_ans:
+        params = params[1:]
+    names = {p.name for p in params}
+    jvp: dict[str, Template] = {}
+    vjp: dict[str, Template] = {}
+    where = f"{inspect.getsourcefile(fn)}:{fn.__code__.co_firstlineno} ({fn.__name__})"
+    for node in fdef.body:
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            continue  # docstring
+        if not isinstance(node, ast.FunctionDef):
+            raise SyntaxError(f"{where}: a rule's body holds only jvp/vjp template functions")
+        kind, _, param = node.name.partition("_")
+        if kind not in ("jvp", "vjp"):
+            raise SyntaxError(f"{where}: unexpected template {node.name!r}")
+        if not param:
+            param = params[0].name
+        if param not in names:
+            raise SyntaxError(f"{where}: template {node.name!r} names no parameter")
+        if len(node.args.args) != 1 or not isinstance(node.body[-1], ast.Return):
+            raise SyntaxError(f"{where}: template {node.name!r} takes one argument and ends in return")
+        arg = node.args.args[0].arg
+        stored = _stored_names(node.body)
+        loaded = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        allowed = names | stored | {arg, "ans"} | set(TEMPLATE_GLOBALS)
+        unknown = loaded - allowed
+        if unknown or ("ans" in loaded and not has_ans):
+            raise SyntaxError(f"{where}: template {node.name!r} uses unknown names {sorted(unknown)}")
+        template = Template(arg, node.body, frozenset(loaded), f"{where} {node.name}")
+        (jvp if kind == "jvp" else vjp)[param] = template
+    if set(jvp) != set(vjp):
+        raise SyntaxError(f"{where}: every differentiable parameter needs both jvp and vjp")
+    return params, has_ans, jvp, vjp
+
+
+def rule(*fns: Any, elementwise: bool = False, name: str | None = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register forward and reverse templates for one or more functions (same semantics).
+
+    ``elementwise=True`` marks a broadcasting elementwise operation: adgen then
+    reduces each cotangent to its input's shape and broadcasts each tangent to
+    the result's shape where broadcasting can happen.
+    """
+
+    def register(rule_fn: Callable[..., Any]) -> Callable[..., Any]:
+        _register_parsed(fns, rule_fn, None, elementwise=elementwise, name=name)
+        return rule_fn
+
+    return register
+
+
+def _register_parsed(fns: tuple[Any, ...], rule_fn: Callable[..., Any], fdef: ast.FunctionDef | None,
+                     *, elementwise: bool, name: str | None) -> None:
+    params, _, jvp, vjp = _parse_rule(rule_fn, fdef)
+    for fn in fns:
+        emitter = syntax_emitter(fn) or call_emitter(spelling(fn))
+        prim = Primitive(name or _label(fn), emitter, params, jvp, vjp, elementwise=elementwise)
+        _REGISTRY[id(fn)] = (fn, prim)
+
+
+def unary(*fns: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register an elementwise function of one argument by its derivative.
+
+    The rule's body returns the derivative ``f'(x)`` (it may use ``ans``, the
+    value ``f(x)``); the tangent is then ``dx * f'(x)`` and the cotangent
+    ``g * f'(x)``:
+
+    >>> import numpy as np
+    >>> ast.unparse(lookup(np.tanh).jvp["x"].expand(
+    ...     {"x": ast.Name("u"), "ans": ast.Name("v")}, "u_dot", str)[1])
+    'u_dot * (1.0 - v * v)'
+    """
+
+    def register(rule_fn: Callable[..., Any]) -> Callable[..., Any]:
+        source = textwrap.dedent(inspect.getsource(rule_fn))
+        fdef = ast.parse(source).body[0]
+        assert isinstance(fdef, ast.FunctionDef)
+        body = [s for s in fdef.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+        *pre, last = body
+        assert isinstance(last, ast.Return) and last.value is not None
+        params = list(inspect.signature(rule_fn).parameters.values())
+        if params and params[0].name == "ans":
+            params = params[1:]
+        (param,) = params
+        templates = {}
+        for kind, arg in (("jvp", "d"), ("vjp", "g")):
+            seed = ast.Name(id=f"{arg}_seed", ctx=ast.Load())
+            product = _times(seed, copy.deepcopy(last.value))
+            inner = ast.FunctionDef(
+                name=f"{kind}_{param.name}",
+                args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=f"{arg}_seed")], kwonlyargs=[],
+                                   kw_defaults=[], defaults=[]),
+                body=[*copy.deepcopy(pre), ast.Return(value=product)],
+                decorator_list=[],
+            )
+            templates[kind] = inner
+        fdef.body = [templates["jvp"], templates["vjp"]]
+        fdef.decorator_list = []
+        ast.fix_missing_locations(fdef)
+        _register_parsed(fns, rule_fn, fdef, elementwise=False, name=None)
+        return rule_fn
+
+    return register
+
+
+def _times(seed: ast.expr, derivative: ast.expr) -> ast.expr:
+    """``seed * derivative``, written ``seed / e`` when the derivative is ``1.0 / e``."""
+    if isinstance(derivative, ast.BinOp) and isinstance(derivative.op, ast.Div):
+        num = derivative.left
+        if isinstance(num, ast.Constant) and num.value == 1:
+            return ast.BinOp(left=seed, op=ast.Div(), right=derivative.right)
+        if (
+            isinstance(num, ast.UnaryOp)
+            and isinstance(num.op, ast.USub)
+            and isinstance(num.operand, ast.Constant)
+            and num.operand.value == 1
+        ):
+            return ast.BinOp(left=ast.UnaryOp(op=ast.USub(), operand=seed), op=ast.Div(), right=derivative.right)
+    return ast.BinOp(left=seed, op=ast.Mult(), right=derivative)
+
+
+def attribute_rule(attr: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register templates for reading an attribute of an array value, e.g. ``x.T``."""
+
+    def register(rule_fn: Callable[..., Any]) -> Callable[..., Any]:
+        params, _, jvp, vjp = _parse_rule(rule_fn)
+
+        def emit(a: list[ast.expr], k: list[tuple[str, ast.expr]]) -> ast.expr:
+            return ast.Attribute(value=a[0], attr=attr, ctx=ast.Load())
+
+        _ATTRIBUTES[attr] = Primitive(f".{attr}", emit, params, jvp, vjp)
+        return rule_fn
+
+    return register
+
+
+def nondifferentiable(*fns: Any) -> None:
+    """Register functions whose results carry no derivative (comparisons, ``np.floor``...)."""
+    for fn in fns:
+        emitter = syntax_emitter(fn) or call_emitter(spelling(fn))
+        params = [inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL),
+                  inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD)]
+        _REGISTRY[id(fn)] = (fn, Primitive(_label(fn), emitter, params, {}, {}, differentiable=False))
+
+
+def nondifferentiable_attributes(*attrs: str) -> None:
+    for attr in attrs:
+        def emit(a: list[ast.expr], k: list[tuple[str, ast.expr]], attr: str = attr) -> ast.expr:
+            return ast.Attribute(value=a[0], attr=attr, ctx=ast.Load())
+
+        params = [inspect.Parameter("x", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+        _ATTRIBUTES[attr] = Primitive(f".{attr}", emit, params, {}, {}, differentiable=False)
+
+
+def methods(pack: tuple[str, ...] = (), **table: Any) -> None:
+    """Declare array methods as the functions they stand for: ``methods(sum=np.sum)``.
+
+    Methods named in ``pack`` take their trailing arguments as one tuple
+    (``x.reshape(2, 3)`` is ``np.reshape(x, (2, 3))``).
+    """
+    for name, fn in table.items():
+        _METHODS[name] = (fn, name in pack)
+
+
+def _label(fn: Any) -> str:
+    if fn in _BINOPS or fn in _UNARYOPS or fn in _COMPARES or fn is operator.getitem:
+        return fn.__name__
+    try:
+        return spelling(fn)
+    except ValueError:
+        return getattr(fn, "__name__", repr(fn))

@@ -1,0 +1,346 @@
+"""Small NumPy helpers called by adgen's generated derivative code.
+
+Every helper is a plain function of its arguments: no classes, no global state and no
+in-place mutation of the inputs (a helper may build a fresh array and write into it).
+They accept Python floats, NumPy scalars, 0-d arrays and n-d arrays, and they keep the
+floating dtype of their inputs (float32 stays float32).
+
+Naming: ``g`` is always the cotangent of the primal *output*; the helpers return the
+cotangent of one primal *input*.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+Axis = int | tuple[int, ...] | None
+
+__all__ = [
+    "dot_vjp_a",
+    "dot_vjp_b",
+    "getitem_vjp",
+    "matmul_vjp_a",
+    "matmul_vjp_b",
+    "mean_vjp",
+    "minmax_vjp",
+    "prod_vjp",
+    "unbroadcast",
+    "unreduce",
+]
+
+
+def _normalize_axes(axis: Axis, ndim: int) -> tuple[int, ...]:
+    """Return ``axis`` as a sorted tuple of non-negative axes of an ``ndim``-d array.
+
+    >>> _normalize_axes(None, 3), _normalize_axes(-1, 3), _normalize_axes((2, 0), 3)
+    ((0, 1, 2), (2,), (0, 2))
+    """
+    if axis is None:
+        return tuple(range(ndim))
+    axes = tuple(axis) if isinstance(axis, tuple) else (axis,)
+    out = []
+    for a in axes:
+        if not -ndim <= a < ndim:
+            raise ValueError(f"axis {a} is out of bounds for array of dimension {ndim}")
+        out.append(int(a) % ndim)
+    if len(set(out)) != len(out):
+        raise ValueError("repeated axis")
+    return tuple(sorted(out))
+
+
+def unbroadcast(g: ArrayLike, x: ArrayLike) -> ArrayLike:
+    """Sum the cotangent ``g`` of a broadcast result back down to ``np.shape(x)``.
+
+    Leading axes that broadcasting added are summed away; axes where ``x`` has size 1 are
+    summed with ``keepdims``. ``g`` itself is returned when the shapes already agree.
+
+    >>> g = np.ones((2, 3))
+    >>> unbroadcast(g, np.zeros(3)).tolist()
+    [2.0, 2.0, 2.0]
+    >>> unbroadcast(g, np.zeros((2, 1))).tolist()
+    [[3.0], [3.0]]
+    >>> float(unbroadcast(g, 1.0))
+    6.0
+    >>> unbroadcast(g, g) is g
+    True
+    """
+    x_shape = np.shape(x)
+    g_shape = np.shape(g)
+    if g_shape == x_shape:
+        return g
+    if not x_shape:
+        return np.sum(g)
+    extra = len(g_shape) - len(x_shape)
+    if extra < 0:  # ``g`` has fewer axes (e.g. a scalar zero cotangent): broadcast it up
+        return np.broadcast_to(g, x_shape)
+    if extra > 0:
+        g = np.sum(g, axis=tuple(range(extra)))
+    axes = tuple(
+        i for i, (n, m) in enumerate(zip(x_shape, np.shape(g), strict=True)) if n == 1 and m != 1
+    )
+    if axes:
+        g = np.sum(g, axis=axes, keepdims=True)
+    return g
+
+
+def unreduce(g: ArrayLike, x: ArrayLike, axis: Axis = None, keepdims: bool = False) -> NDArray[Any]:
+    """Broadcast ``g`` back to ``np.shape(x)``: the adjoint of ``np.sum(x, axis, keepdims)``.
+
+    Returns a read-only broadcast view.
+
+    >>> x = np.zeros((2, 3))
+    >>> unreduce(np.array([1.0, 2.0]), x, axis=-1).tolist()
+    [[1.0, 1.0, 1.0], [2.0, 2.0, 2.0]]
+    >>> unreduce(5.0, x).tolist()
+    [[5.0, 5.0, 5.0], [5.0, 5.0, 5.0]]
+    >>> unreduce(np.array([[1.0, 2.0, 3.0]]), x, axis=0, keepdims=True).tolist()
+    [[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]]
+    """
+    shape = np.shape(x)
+    if keepdims or axis is None:
+        return np.broadcast_to(g, shape)
+    return np.broadcast_to(np.expand_dims(g, _normalize_axes(axis, len(shape))), shape)
+
+
+def mean_vjp(g: ArrayLike, x: ArrayLike, axis: Axis = None, keepdims: bool = False) -> NDArray[Any]:
+    """Cotangent of ``np.mean(x, axis, keepdims)`` with respect to ``x``.
+
+    >>> mean_vjp(1.0, np.zeros(4)).tolist()
+    [0.25, 0.25, 0.25, 0.25]
+    >>> mean_vjp(np.array([3.0, 6.0]), np.zeros((2, 3)), axis=1).tolist()
+    [[1.0, 1.0, 1.0], [2.0, 2.0, 2.0]]
+    """
+    shape = np.shape(x)
+    count = 1
+    for a in _normalize_axes(axis, len(shape)):
+        count *= shape[a]
+    return unreduce(g, x, axis, keepdims) / count
+
+
+def _matmul_vjp_a_nd(g: NDArray[Any], a: NDArray[Any], b: NDArray[Any]) -> ArrayLike:
+    """Cotangent of ``a @ b`` w.r.t. ``a`` for the 1-D and batched (N-D) cases.
+
+    >>> _matmul_vjp_a_nd(np.ones(2), np.ones(3), np.ones((3, 2))).tolist()
+    [2.0, 2.0, 2.0]
+    """
+    if a.ndim == 1 and b.ndim == 1:  # inner product: scalar output
+        return g * b
+    if a.ndim == 1:  # (k,) @ (..., k, n) -> (..., n)
+        return unbroadcast(np.matmul(b, g[..., None])[..., 0], a)
+    if b.ndim == 1:  # (..., m, k) @ (k,) -> (..., m)
+        return unbroadcast(g[..., None] * b, a)
+    return unbroadcast(np.matmul(g, np.swapaxes(b, -1, -2)), a)
+
+
+def matmul_vjp_a(g: ArrayLike, a: ArrayLike, b: ArrayLike) -> ArrayLike:
+    """Cotangent of ``np.matmul(a, b)`` with respect to ``a``.
+
+    Handles 1-D operands and batched operands with broadcast batch dimensions.
+
+    >>> a = np.array([[1.0, 2.0], [3.0, 4.0]])
+    >>> b = np.array([[1.0, 0.0], [0.0, 2.0]])
+    >>> matmul_vjp_a(np.ones((2, 2)), a, b).tolist()
+    [[1.0, 2.0], [1.0, 2.0]]
+    >>> matmul_vjp_a(2.0, np.array([1.0, 2.0]), np.array([3.0, 4.0])).tolist()
+    [6.0, 8.0]
+    """
+    g, a, b = np.asarray(g), np.asarray(a), np.asarray(b)
+    if a.ndim == 2 and b.ndim == 2:
+        return g @ b.T
+    return _matmul_vjp_a_nd(g, a, b)
+
+
+def _matmul_vjp_b_nd(g: NDArray[Any], a: NDArray[Any], b: NDArray[Any]) -> ArrayLike:
+    """Cotangent of ``a @ b`` w.r.t. ``b`` for the 1-D and batched (N-D) cases.
+
+    >>> _matmul_vjp_b_nd(np.ones(2), np.ones((2, 3)), np.ones(3)).tolist()
+    [2.0, 2.0, 2.0]
+    """
+    if a.ndim == 1 and b.ndim == 1:  # inner product: scalar output
+        return g * a
+    if a.ndim == 1:  # (k,) @ (..., k, n) -> (..., n)
+        return unbroadcast(a[:, None] * g[..., None, :], b)
+    if b.ndim == 1:  # (..., m, k) @ (k,) -> (..., m)
+        return unbroadcast(np.matmul(np.swapaxes(a, -1, -2), g[..., None])[..., 0], b)
+    return unbroadcast(np.matmul(np.swapaxes(a, -1, -2), g), b)
+
+
+def matmul_vjp_b(g: ArrayLike, a: ArrayLike, b: ArrayLike) -> ArrayLike:
+    """Cotangent of ``np.matmul(a, b)`` with respect to ``b``.
+
+    Handles 1-D operands and batched operands with broadcast batch dimensions.
+
+    >>> a = np.array([[1.0, 2.0], [3.0, 4.0]])
+    >>> b = np.array([[1.0, 0.0], [0.0, 2.0]])
+    >>> matmul_vjp_b(np.ones((2, 2)), a, b).tolist()
+    [[4.0, 4.0], [6.0, 6.0]]
+    >>> matmul_vjp_b(np.ones((3, 2)), np.ones((3, 2, 4)), np.ones(4)).tolist()
+    [6.0, 6.0, 6.0, 6.0]
+    """
+    g, a, b = np.asarray(g), np.asarray(a), np.asarray(b)
+    if a.ndim == 2 and b.ndim == 2:
+        return a.T @ g
+    return _matmul_vjp_b_nd(g, a, b)
+
+
+def dot_vjp_a(g: ArrayLike, a: ArrayLike, b: ArrayLike) -> ArrayLike:
+    """Cotangent of ``np.dot(a, b)`` with respect to ``a``.
+
+    ``np.dot`` sums over the last axis of ``a`` and the second-to-last axis of ``b``
+    (the last axis when ``b`` is 1-D); with a scalar operand it is a plain product.
+
+    >>> dot_vjp_a(1.0, np.array([1.0, 2.0]), np.array([3.0, 4.0])).tolist()
+    [3.0, 4.0]
+    >>> dot_vjp_a(np.ones((2, 2)), np.eye(2), np.array([[1.0, 2.0], [3.0, 4.0]])).tolist()
+    [[3.0, 7.0], [3.0, 7.0]]
+    >>> dot_vjp_a(np.ones(3), 2.0, np.array([1.0, 2.0, 3.0])).tolist()
+    6.0
+    """
+    g, a, b = np.asarray(g), np.asarray(a), np.asarray(b)
+    if a.ndim == 2 and b.ndim == 2:
+        return g @ b.T
+    if a.ndim == 0 or b.ndim == 0:
+        return unbroadcast(g * b, a)
+    if b.ndim == 1:  # (..., k) . (k,) -> (...)
+        return np.multiply.outer(g, b)
+    # (..., k) . (j..., k, n) -> (..., j..., n): contract g's (j..., n) with b's (j..., n).
+    g_axes = list(range(a.ndim - 1, g.ndim))
+    b_axes = [*range(b.ndim - 2), b.ndim - 1]
+    return np.tensordot(g, b, axes=(g_axes, b_axes))
+
+
+def dot_vjp_b(g: ArrayLike, a: ArrayLike, b: ArrayLike) -> ArrayLike:
+    """Cotangent of ``np.dot(a, b)`` with respect to ``b``.
+
+    >>> dot_vjp_b(1.0, np.array([1.0, 2.0]), np.array([3.0, 4.0])).tolist()
+    [1.0, 2.0]
+    >>> dot_vjp_b(np.ones((2, 2)), np.array([[1.0, 2.0], [3.0, 4.0]]), np.eye(2)).tolist()
+    [[4.0, 4.0], [6.0, 6.0]]
+    >>> dot_vjp_b(np.ones(2), np.ones((2, 3)), np.ones(3)).tolist()
+    [2.0, 2.0, 2.0]
+    """
+    g, a, b = np.asarray(g), np.asarray(a), np.asarray(b)
+    if a.ndim == 2 and b.ndim == 2:
+        return a.T @ g
+    if a.ndim == 0 or b.ndim == 0:
+        return unbroadcast(g * a, b)
+    # Contract the leading (...) axes of a with the matching leading axes of g.
+    lead = list(range(a.ndim - 1))
+    gb = np.tensordot(a, g, axes=(lead, lead))  # shape (k, j..., n) or (k,)
+    if b.ndim == 1:
+        return gb
+    return np.moveaxis(gb, 0, -2)
+
+
+def _exclusive_prods(x: NDArray[Any]) -> NDArray[Any]:
+    """Product of all *other* entries along the last axis, without dividing.
+
+    Entry ``i`` is ``prod(x[..., :i]) * prod(x[..., i+1:])``, built from exclusive cumulative
+    products from the left and from the right, so zeros in ``x`` are handled exactly.
+
+    >>> _exclusive_prods(np.array([2.0, 0.0, 3.0, 4.0])).tolist()
+    [0.0, 24.0, 0.0, 0.0]
+    """
+    ones = np.ones(x.shape[:-1] + (1,), dtype=x.dtype)
+    left = np.concatenate([ones, np.cumprod(x[..., :-1], axis=-1)], axis=-1)
+    right = np.concatenate([np.cumprod(x[..., :0:-1], axis=-1)[..., ::-1], ones], axis=-1)
+    return left * right
+
+
+def prod_vjp(g: ArrayLike, x: ArrayLike, axis: Axis = None, keepdims: bool = False) -> NDArray[Any]:
+    """Cotangent of ``np.prod(x, axis, keepdims)`` with respect to ``x``.
+
+    Exact when ``x`` contains zeros (no division by ``x``): each entry receives ``g`` times
+    the product of the other entries it was multiplied with.
+
+    >>> prod_vjp(1.0, np.array([2.0, 3.0, 4.0])).tolist()
+    [12.0, 8.0, 6.0]
+    >>> prod_vjp(1.0, np.array([2.0, 0.0, 4.0])).tolist()
+    [0.0, 8.0, 0.0]
+    >>> prod_vjp(np.ones(2), np.array([[1.0, 2.0], [0.0, 5.0]]), axis=1).tolist()
+    [[2.0, 1.0], [5.0, 0.0]]
+    """
+    x = np.asarray(x)
+    g_full = unreduce(g, x, axis, keepdims)
+    axes = _normalize_axes(axis, x.ndim)
+    if x.size == 0:
+        return np.zeros(x.shape, dtype=np.result_type(g_full, x))
+    if axes == tuple(range(x.ndim)):  # full reduction: work on the raveled array
+        return g_full * _exclusive_prods(x.reshape(-1)).reshape(x.shape)
+    # Move the reduced axes to the end and flatten them into one.
+    kept = tuple(i for i in range(x.ndim) if i not in axes)
+    perm = kept + axes
+    xt = np.transpose(x, perm)
+    others = _exclusive_prods(xt.reshape(xt.shape[: len(kept)] + (-1,)))
+    return g_full * np.transpose(others.reshape(xt.shape), np.argsort(perm))
+
+
+def minmax_vjp(
+    g: ArrayLike, ans: ArrayLike, x: ArrayLike, axis: Axis = None, keepdims: bool = False
+) -> NDArray[Any]:
+    """Cotangent of ``np.max`` / ``np.min`` (primal result ``ans``) with respect to ``x``.
+
+    The cotangent goes to the entries equal to the extremum, split evenly among ties.
+    NaN extrema send the cotangent to the NaN entries.
+
+    >>> x = np.array([1.0, 3.0, 3.0, 2.0])
+    >>> minmax_vjp(1.0, np.max(x), x).tolist()
+    [0.0, 0.5, 0.5, 0.0]
+    >>> x = np.array([[1.0, 5.0], [4.0, 0.0]])
+    >>> minmax_vjp(np.array([10.0, 20.0]), np.min(x, axis=0), x, axis=0).tolist()
+    [[10.0, 0.0], [0.0, 20.0]]
+    """
+    x = np.asarray(x)
+    dtype = np.result_type(g, x)
+    if not np.issubdtype(dtype, np.inexact):
+        dtype = np.dtype(np.float64)
+    g = np.asarray(g, dtype=dtype)
+    axes = _normalize_axes(axis, x.ndim)
+    ans_full = unreduce(ans, x, axis, keepdims)
+    hit = x == ans_full
+    count = np.sum(hit, axis=axes, keepdims=True)
+    if not np.all(count):  # an extremum matched nothing: it must be NaN
+        hit = hit | (np.isnan(x) & np.isnan(ans_full))
+        count = np.sum(hit, axis=axes, keepdims=True)
+    return hit.astype(dtype) * (unreduce(g, x, axis, keepdims) / count.astype(dtype))
+
+
+def _is_basic_index(index: Any) -> bool:
+    """True when ``index`` uses only basic indexing (ints, slices, None, Ellipsis).
+
+    >>> _is_basic_index((0, slice(None), None, Ellipsis)), _is_basic_index([0, 0])
+    (True, False)
+    """
+    items = index if isinstance(index, tuple) else (index,)
+    for item in items:
+        if item is None or item is Ellipsis or isinstance(item, slice):
+            continue
+        if isinstance(item, (int, np.integer)) and not isinstance(item, (bool, np.bool_)):
+            continue
+        return False
+    return True
+
+
+def getitem_vjp(g: ArrayLike, x: ArrayLike, index: Any) -> NDArray[Any]:
+    """Cotangent of ``x[index]`` with respect to ``x``.
+
+    Returns a fresh array of ``x``'s shape holding ``g`` at ``index`` and zeros elsewhere.
+    Repeated integer indices accumulate.
+
+    >>> getitem_vjp(np.array([1.0, 2.0]), np.zeros(3), slice(1, None)).tolist()
+    [0.0, 1.0, 2.0]
+    >>> getitem_vjp(np.array([1.0, 2.0, 4.0]), np.zeros(3), np.array([0, 2, 0])).tolist()
+    [5.0, 0.0, 2.0]
+    """
+    dtype = np.result_type(x, g)
+    if not np.issubdtype(dtype, np.inexact):
+        dtype = np.dtype(np.float64)
+    out = np.zeros(np.shape(x), dtype=dtype)
+    if _is_basic_index(index):
+        out[index] = g
+    else:
+        np.add.at(out, index, g)
+    return out

@@ -1,0 +1,85 @@
+"""The pipeline, end to end: parse -> lower -> forward / reverse -> compile, cached.
+
+>>> import numpy as np
+>>> def f(x):
+...     return np.sum(np.sin(x) * x)
+>>> d = derivative(f, "reverse", ("x",))
+>>> d.compiled(np.array([0.0, 1.0]), 1.0)[1][0].round(4).tolist()
+[0.0, 1.3818]
+"""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from . import cache, ir
+from .compile import load
+from .errors import AdgenError, InternalError, SourceLocation
+from .forward import Generated, forward
+from .lower import lower
+from .parse import LiveScope, parse_function
+from .reverse import reverse
+
+MODES = ("forward", "reverse")
+
+
+@dataclass(frozen=True)
+class Derivative:
+    """A compiled derivative: the IR it came from, its source, and the function."""
+
+    function: ir.Function
+    generated: Generated
+    compiled: Callable[..., Any]
+    mode: str
+    wrt: tuple[str, ...]
+
+
+def _where(fn: types.FunctionType) -> SourceLocation:
+    return SourceLocation(fn.__code__.co_filename, fn.__code__.co_firstlineno)
+
+
+def guarded(fn: types.FunctionType, what: str, action: Callable[[], Any]) -> Any:
+    """Run ``action``; turn any non-adgen exception into an :class:`InternalError`."""
+    try:
+        return action()
+    except AdgenError:
+        raise
+    except RecursionError:
+        raise AdgenError(f"{fn.__qualname__} is too deeply nested to {what}", _where(fn),
+                         "split the expression into several statements") from None
+    except Exception as exc:  # pragma: no cover - reached only through adgen bugs
+        raise InternalError(
+            f"internal error while trying to {what} {fn.__qualname__}: {type(exc).__name__}: {exc}",
+            _where(fn),
+            "this is a bug in adgen; please report it with this function",
+        ) from exc
+
+
+def lowered(fn: types.FunctionType) -> ir.Function:
+    """The function's IR (cached; rebuilt when the function or a name it uses changes)."""
+
+    def build() -> tuple[ir.Function, list[Any]]:
+        scope = LiveScope(fn)
+        result = lower(parse_function(fn, scope))
+        return result, scope.seen
+
+    value: ir.Function = guarded(fn, "read", lambda: cache.cached(fn, ("ir",), build))
+    return value
+
+
+def derivative(fn: types.FunctionType, mode: str, wrt: tuple[str, ...]) -> Derivative:
+    """The compiled forward- or reverse-mode derivative of ``fn`` w.r.t. the parameters ``wrt``."""
+    if mode not in MODES:
+        raise ValueError(f"mode must be 'forward' or 'reverse', not {mode!r}")
+
+    def build() -> tuple[Derivative, list[Any]]:
+        scope = LiveScope(fn)
+        function = lower(parse_function(fn, scope))
+        gen = (forward if mode == "forward" else reverse)(function, list(wrt))
+        return Derivative(function, gen, load(gen, function.free), mode, wrt), scope.seen
+
+    value: Derivative = guarded(fn, "differentiate", lambda: cache.cached(fn, (mode, wrt), build))
+    return value
