@@ -370,7 +370,7 @@ class Lowerer:
 
     def no_rule(self, node: Any, fn: Any) -> NoReturn:
         label = _qualname(fn)
-        if isinstance(fn, types.FunctionType):
+        if isinstance(fn, types.FunctionType) or getattr(fn, "adgen_user_function", False):
             raise NoRuleError(
                 f"calls to other Python functions (`{label}`) are not differentiated yet",
                 self.parsed.loc(node),
