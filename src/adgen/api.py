@@ -8,7 +8,8 @@
 5.5
 >>> grad(f, wrt=("x1", "x2"))(2.0, 5.0)
 (5.5, 1.7163378145367738)
->>> jvp(f, (2.0, 5.0), (1.0, None))
+>>> value, tangent = jvp(f, (2.0, 5.0), (1.0, None))
+>>> float(value), float(tangent)
 (11.652071455223084, 5.5)
 >>> value, pullback = vjp(f, 2.0, 5.0)
 >>> pullback(1.0)
@@ -21,7 +22,7 @@ import functools
 import inspect
 import types
 from collections.abc import Callable, Sequence
-from typing import Any, Union
+from typing import Any
 
 import numpy as np
 
@@ -37,7 +38,7 @@ from .errors import (
 from .parse import unwrap
 from .transform import Derivative, derivative, guarded, lowered
 
-Wrt = Union[int, str, Sequence[Union[int, str]]]
+Wrt = int | str | Sequence[int | str]
 
 
 # -- arguments -----------------------------------------------------------------------------------
@@ -50,7 +51,9 @@ def _def_loc(fn: types.FunctionType) -> SourceLocation:
     import linecache
 
     line = fn.__code__.co_firstlineno
-    return SourceLocation(fn.__code__.co_filename, line, 0, linecache.getline(fn.__code__.co_filename, line))
+    return SourceLocation(
+        fn.__code__.co_filename, line, 0, linecache.getline(fn.__code__.co_filename, line)
+    )
 
 
 def _wrt_names(fn: types.FunctionType, wrt: Wrt) -> tuple[tuple[str, ...], bool]:
@@ -61,17 +64,26 @@ def _wrt_names(fn: types.FunctionType, wrt: Wrt) -> tuple[tuple[str, ...], bool]
     names = []
     for item in items:
         if isinstance(item, bool) or not isinstance(item, (int, str)):
-            raise WrtError(f"wrt must be a parameter index, a name, or a tuple of those, not {item!r}",
-                           _def_loc(fn))
+            raise WrtError(
+                f"wrt must be a parameter index, a name, or a tuple of those, not {item!r}",
+                _def_loc(fn),
+            )
         if isinstance(item, int):
             if not -len(params) <= item < len(params):
-                raise WrtError(f"wrt={item}: {fn.__name__} has {len(params)} parameter(s) "
-                               f"({', '.join(params)})", _def_loc(fn), "use an index below that or a name")
+                raise WrtError(
+                    f"wrt={item}: {fn.__name__} has {len(params)} parameter(s) "
+                    f"({', '.join(params)})",
+                    _def_loc(fn),
+                    "use an index below that or a name",
+                )
             names.append(params[item])
         else:
             if item not in params:
-                raise WrtError(f"wrt={item!r} names no parameter of {fn.__name__} ({', '.join(params)})",
-                               _def_loc(fn), "use one of the parameter names")
+                raise WrtError(
+                    f"wrt={item!r} names no parameter of {fn.__name__} ({', '.join(params)})",
+                    _def_loc(fn),
+                    "use one of the parameter names",
+                )
             names.append(item)
     if not names:
         raise WrtError("wrt names no parameter", _def_loc(fn))
@@ -95,7 +107,9 @@ def _check_differentiable(fn: types.FunctionType, name: str, value: Any) -> None
         return
     elif isinstance(value, np.ndarray) and value.dtype.kind == "f":
         return
-    elif isinstance(value, (int, np.integer)) or (isinstance(value, np.ndarray) and value.dtype.kind in "iub"):
+    elif isinstance(value, (int, np.integer)) or (
+        isinstance(value, np.ndarray) and value.dtype.kind in "iub"
+    ):
         kind = "an integer"
     elif isinstance(value, (complex, np.complexfloating)) or (
         isinstance(value, np.ndarray) and value.dtype.kind == "c"
@@ -122,8 +136,10 @@ def _like(g: Any, x: Any, protected: Sequence[Any] = ()) -> Any:
             g = np.broadcast_to(g, x.shape)
         if g.dtype != x.dtype:
             return g.astype(x.dtype)
-        if not g.flags.writeable or g is x or any(
-            isinstance(p, np.ndarray) and np.may_share_memory(g, p) for p in protected
+        if (
+            not g.flags.writeable
+            or g is x
+            or any(isinstance(p, np.ndarray) and np.may_share_memory(g, p) for p in protected)
         ):
             return g.copy()
         return g
@@ -145,7 +161,7 @@ class _Transformed:
     def __init__(self, f: Callable[..., Any], wrt: Wrt) -> None:
         self.fn = unwrap(f)
         self.wrt, self.single = _wrt_names(self.fn, wrt)
-        functools.update_wrapper(self, f)
+        functools.update_wrapper(self, f)  # type: ignore[arg-type]
 
     def derivative(self) -> Derivative:
         return derivative(self.fn, self.mode, self.wrt)
@@ -218,7 +234,9 @@ def jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) 
     primals = _bind(fn, tuple(primals), {})
     tangents = list(tangents) + [None] * (len(primals) - len(tangents))
     if len(tangents) != len(primals):
-        raise ShapeMismatchError(f"jvp: {len(tangents)} tangents for {len(primals)} primals", _def_loc(fn))
+        raise ShapeMismatchError(
+            f"jvp: {len(tangents)} tangents for {len(primals)} primals", _def_loc(fn)
+        )
     active = []
     for p, x, t in zip(params, primals, tangents):
         if t is None:
@@ -226,8 +244,10 @@ def jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) 
         _check_differentiable(fn, p, x)
         if np.shape(t) != np.shape(x):
             raise ShapeMismatchError(
-                f"jvp: the tangent of `{p}` has shape {np.shape(t)}, but `{p}` has shape {np.shape(x)}",
-                _def_loc(fn), "pass a tangent of the same shape as its primal",
+                f"jvp: the tangent of `{p}` has shape {np.shape(t)}, "
+                f"but `{p}` has shape {np.shape(x)}",
+                _def_loc(fn),
+                "pass a tangent of the same shape as its primal",
             )
         active.append((p, t))
     d = derivative(fn, "forward", tuple(p for p, _ in active))
@@ -251,15 +271,18 @@ def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], tupl
     def vjp_fn(cotangent: Any) -> tuple[Any, ...]:
         if np.shape(cotangent) != np.shape(out):
             raise ShapeMismatchError(
-                f"vjp: the cotangent has shape {np.shape(cotangent)}, but the result has shape {np.shape(out)}",
-                _def_loc(fn), "pass a cotangent of the result's shape",
+                f"vjp: the cotangent has shape {np.shape(cotangent)}, "
+                f"but the result has shape {np.shape(out)}",
+                _def_loc(fn),
+                "pass a cotangent of the result's shape",
             )
         grads: dict[str, Any] = {}
         if d is not None:
             _, gs = d.compiled(*values, cotangent)
             grads = dict(zip(wrt, gs))
         return tuple(
-            _like(grads[p], x, [*values, cotangent]) if p in grads else None for p, x in zip(params, values)
+            _like(grads[p], x, [*values, cotangent]) if p in grads else None
+            for p, x in zip(params, values)
         )
 
     return out, vjp_fn

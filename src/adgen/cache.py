@@ -20,9 +20,9 @@ from .parse import dependencies_unchanged
 T = TypeVar("T")
 
 _lock = threading.RLock()
-_entries: weakref.WeakKeyDictionary[types.FunctionType, dict[Hashable, tuple[Any, Any, list[Any], Any]]] = (
-    weakref.WeakKeyDictionary()
-)
+_entries: weakref.WeakKeyDictionary[
+    types.FunctionType, dict[Hashable, tuple[Any, Any, list[Any], Any]]
+] = weakref.WeakKeyDictionary()
 stats = {"hits": 0, "builds": 0}
 
 

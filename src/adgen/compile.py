@@ -7,7 +7,7 @@ traceback through generated code shows its lines. Nothing touches the disk.
 >>> from adgen.forward import Generated
 >>> fn = load(Generated("double", ["x"], "def double(x):\\n    return 2 * x\\n"), {})
 >>> fn(3.0), fn.__code__.co_filename
-(6.0, '<adgen double 5f1e5b9c>')
+(6.0, '<adgen double 0992f2f8>')
 >>> import inspect; print(inspect.getsource(fn), end="")
 def double(x):
     return 2 * x

@@ -28,7 +28,10 @@ class _FixSlices(ast.NodeTransformer):
         if isinstance(index, ast.Slice):
             node.slice = self._slice_parts(index)
         elif isinstance(index, ast.Tuple):
-            index.elts = [self._slice_parts(e) if isinstance(e, ast.Slice) else self.visit(e) for e in index.elts]
+            index.elts = [
+                self._slice_parts(e) if isinstance(e, ast.Slice) else self.visit(e)
+                for e in index.elts
+            ]
         else:
             node.slice = self.visit(index)
         return node
@@ -41,7 +44,10 @@ class _FixSlices(ast.NodeTransformer):
         return node
 
     def visit_Slice(self, node: ast.Slice) -> ast.expr:
-        parts = [self.visit(p) if p is not None else ast.Constant(value=None) for p in (node.lower, node.upper, node.step)]
+        parts = [
+            self.visit(p) if p is not None else ast.Constant(value=None)
+            for p in (node.lower, node.upper, node.step)
+        ]
         while len(parts) > 1 and isinstance(parts[-1], ast.Constant) and parts[-1].value is None:
             parts.pop()
         return ast.Call(func=ast.Name(id="slice", ctx=ast.Load()), args=parts, keywords=[])

@@ -8,10 +8,12 @@ shape (``np.broadcast_to``) only where another operand could broadcast it.
 from __future__ import annotations
 
 import ast
+
 from . import ir
 from .errors import AdgenError, SourceLocation
 from .names import Namer
 from .rules.registry import Primitive
+from .shapes import Classes, atom_class
 
 
 class StatementRule:
@@ -23,7 +25,10 @@ class StatementRule:
         self.namer = namer
         self.loc = loc
         bound = self.prim.bind(stmt.args, stmt.kwargs)
-        self.atoms: dict[str, ir.Atom] = {**{k: ir.Const(v) for k, v in self.prim.defaults().items()}, **bound}
+        self.atoms: dict[str, ir.Atom] = {
+            **{k: ir.Const(v) for k, v in self.prim.defaults().items()},
+            **bound,
+        }
         self.bindings: dict[str, ast.expr] = {k: ir.atom_to_ast(a) for k, a in self.atoms.items()}
         if len(stmt.targets) == 1:
             self.bindings["ans"] = ast.Name(id=stmt.targets[0], ctx=ast.Load())
@@ -63,43 +68,25 @@ class StatementRule:
                 "pass literal constants for these arguments",
             ) from None
 
-    def _array_operands(self) -> dict[str, ir.Atom]:
-        """Operands that may carry a shape (anything but a Python scalar constant)."""
-        return {
-            p.name: a
-            for p in self.prim.params
-            if (a := self.atoms.get(p.name)) is not None and not _scalar_const(a)
-        }
-
-    def tangent_needs_broadcast(self, params: list[str]) -> bool:
+    def tangent_needs_broadcast(self, params: list[str], classes: Classes) -> bool:
         """Could the sum of these parameters' tangent contributions miss the result's shape?"""
         if not self.prim.elementwise:
             return False
-        operands = self._array_operands()
-        covered: set[str] = set()
+        total: frozenset[str] = frozenset()
         for p in params:
-            covered.add(p)
             names = self.prim.jvp[p].free_names
             if "ans" in names:
                 return False
-            covered |= names & set(operands)
-        return any(_differs(a, self.atoms, covered) for name, a in operands.items() if name not in covered)
+            for q in {p} | (names & set(self.atoms)):
+                total |= atom_class(self.atoms[q], classes)
+        return total != classes.get(self.target, frozenset({self.target}))
 
-    def cotangent_needs_unbroadcast(self, param: str) -> bool:
+    def cotangent_needs_unbroadcast(self, param: str, classes: Classes) -> bool:
+        """Could the result (and so its cotangent) be larger than this operand?"""
         if not self.prim.elementwise:
             return False
-        mine = self.atoms[param]
-        return any(a != mine for name, a in self._array_operands().items() if name != param)
-
-
-def _differs(atom: ir.Atom, atoms: dict[str, ir.Atom], covered: set[str]) -> bool:
-    return all(atoms.get(c) != atom for c in covered)
-
-
-def _scalar_const(atom: ir.Atom) -> bool:
-    return isinstance(atom, ir.Const) and isinstance(atom.value, (int, float, bool)) or (
-        isinstance(atom, ir.Const) and atom.value is None
-    )
+        target = classes.get(self.target, frozenset({self.target}))
+        return atom_class(self.atoms[param], classes) != target
 
 
 def call(func: str, *args: ast.expr, **kwargs: ast.expr) -> ast.Call:
@@ -128,4 +115,3 @@ def source_text(fn: ir.Function, line: int) -> str:
 def loc_of(fn: ir.Function, line: int) -> SourceLocation:
     text = fn.source_lines.get(line, "")
     return SourceLocation(fn.filename, line, len(text) - len(text.lstrip()), text)
-

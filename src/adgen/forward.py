@@ -22,8 +22,7 @@ def f_jvp(x1, x2, x1_dot):
     out_3_dot = out_1_dot + out_2_dot
     out_4 = np.sin(x2)
     out = out_3 - out_4
-    out_dot = out_3_dot
-    return (out, out_dot)
+    return (out, out_3_dot)
 <BLANKLINE>
 """
 
@@ -38,6 +37,7 @@ from .emit import CodeWriter
 from .errors import UnsupportedSyntaxError
 from .expand import StatementRule, add, call, loc_of, name, source_text
 from .names import Namer
+from .shapes import broadcast_classes
 
 
 @dataclass
@@ -52,20 +52,24 @@ class Generated:
 def refuse_control_flow(fn: ir.Function, stmt: ir.Stmt, mode: str) -> None:
     if isinstance(stmt, (ir.If, ir.For, ir.While)):
         raise UnsupportedSyntaxError(
-            f"{mode} mode does not support control flow yet", loc_of(fn, stmt.line),
+            f"{mode} mode does not support control flow yet",
+            loc_of(fn, stmt.line),
             "use np.where for elementwise choices and array operations instead of loops",
         )
 
 
 def forward(fn: ir.Function, wrt: list[str]) -> Generated:
     namer = Namer(fn.user_names | set(fn.free))
+    classes = broadcast_classes(fn)
     active: set[str] = set(wrt)
     tangent = {p: namer.tangent(p) for p in wrt}
     gen_name = namer.claim(f"{fn.name}_jvp")
     params = fn.params + [tangent[p] for p in wrt]
     w = CodeWriter()
-    w.comment(f"adgen: forward mode (Jacobian-vector product) of {fn.name} "
-              f"({os.path.basename(fn.filename)}:{fn.firstlineno}) w.r.t. {', '.join(wrt)}")
+    w.comment(
+        f"adgen: forward mode (Jacobian-vector product) of {fn.name} "
+        f"({os.path.basename(fn.filename)}:{fn.firstlineno}) w.r.t. {', '.join(wrt)}"
+    )
     w.open(f"def {gen_name}({', '.join(params)}):")
     for stmt in fn.body:
         refuse_control_flow(fn, stmt, "forward")
@@ -76,7 +80,11 @@ def forward(fn: ir.Function, wrt: list[str]) -> Generated:
                 dot: ast.expr = name(tangent[value.name])
             else:
                 value_ast = ir.atom_to_ast(value)
-                dot = call("np.zeros_like", value_ast, dtype=call("np.result_type", ir.atom_to_ast(value), ast.Constant(0.0)))
+                dot = call(
+                    "np.zeros_like",
+                    value_ast,
+                    dtype=call("np.result_type", ir.atom_to_ast(value), ast.Constant(0.0)),
+                )
             w.stmt(ast.Return(value=ast.Tuple(elts=[ir.atom_to_ast(value), dot], ctx=ast.Load())))
             continue
         assert isinstance(stmt, ir.Assign)
@@ -88,8 +96,10 @@ def forward(fn: ir.Function, wrt: list[str]) -> Generated:
         if not inputs:
             continue
         if len(stmt.targets) != 1:
-            raise UnsupportedSyntaxError(f"{stmt.prim.name} with several results has no forward rule yet",
-                                         loc_of(fn, stmt.line))
+            raise UnsupportedSyntaxError(
+                f"{stmt.prim.name} with several results has no forward rule yet",
+                loc_of(fn, stmt.line),
+            )
         total: ast.expr | None = None
         for param, var in inputs:
             pre, expr = sr.expand("jvp", param, tangent[var])
@@ -98,9 +108,12 @@ def forward(fn: ir.Function, wrt: list[str]) -> Generated:
             total = expr if total is None else add(total, expr)
         assert total is not None
         target = stmt.targets[0]
-        if sr.tangent_needs_broadcast([p for p, _ in inputs]):
+        if sr.tangent_needs_broadcast([p for p, _ in inputs], classes):
             total = call("np.broadcast_to", total, call("np.shape", name(target)))
         active.add(target)
+        if isinstance(total, ast.Name):
+            tangent[target] = total.id  # no copy: the tangent *is* that value
+            continue
         tangent[target] = namer.tangent(target)
         w.stmt(ir.assign(tangent[target], total))
     w.close()

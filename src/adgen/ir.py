@@ -29,7 +29,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .rules.registry import Primitive
@@ -62,7 +62,7 @@ class Slc:
     step: Atom
 
 
-Atom = Union[Var, Const, Free, Tup, Slc]
+Atom = Var | Const | Free | Tup | Slc
 
 
 @dataclass
@@ -106,7 +106,7 @@ class While:
     line: int
 
 
-Stmt = Union[Assign, Return, If, For, While]
+Stmt = Assign | Return | If | For | While
 
 
 @dataclass
@@ -170,7 +170,9 @@ def atom_to_ast(atom: Atom) -> ast.expr:
     if isinstance(atom, Tup):
         return ast.Tuple(elts=[atom_to_ast(a) for a in atom.items], ctx=ast.Load())
     if isinstance(atom, Slc):
-        parts = [None if _is_none(p) else atom_to_ast(p) for p in (atom.lower, atom.upper, atom.step)]
+        parts = [
+            None if _is_none(p) else atom_to_ast(p) for p in (atom.lower, atom.upper, atom.step)
+        ]
         return ast.Slice(lower=parts[0], upper=parts[1], step=parts[2])
     raise TypeError(f"not an atom: {atom!r}")
 
@@ -196,7 +198,9 @@ def const_to_ast(value: Any) -> ast.expr:
 def stmt_to_ast(stmt: Stmt) -> ast.stmt:
     """The primal Python statement (control-flow blocks without their bodies)."""
     if isinstance(stmt, Assign):
-        value = stmt.prim.emit([atom_to_ast(a) for a in stmt.args], [(k, atom_to_ast(v)) for k, v in stmt.kwargs])
+        value = stmt.prim.emit(
+            [atom_to_ast(a) for a in stmt.args], [(k, atom_to_ast(v)) for k, v in stmt.kwargs]
+        )
         return assign(stmt.targets, value)
     if isinstance(stmt, Return):
         return ast.Return(value=atom_to_ast(stmt.value))

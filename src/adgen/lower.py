@@ -97,7 +97,9 @@ class Lowerer:
     def refuse_node(self, node: Any) -> NoReturn:
         kind = type(node)
         what = _SYNTAX_NAMES.get(kind, f"`{kind.__name__}`")
-        self.refuse(node, what, _HINTS.get(kind, "rewrite this part with NumPy calls and arithmetic"))
+        self.refuse(
+            node, what, _HINTS.get(kind, "rewrite this part with NumPy calls and arithmetic")
+        )
 
     # -- entry ----------------------------------------------------------------------------------
     def lower(self) -> ir.Function:
@@ -106,7 +108,9 @@ class Lowerer:
             if part is not None:
                 self.refuse(self.node, f"`{label}` parameters", "list the parameters one by one")
         if args.kwonlyargs or args.posonlyargs:
-            self.refuse(self.node, "keyword-only and positional-only parameters", "use plain parameters")
+            self.refuse(
+                self.node, "keyword-only and positional-only parameters", "use plain parameters"
+            )
         body = list(self.node.body)
         if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant):
             body = body[1:]  # docstring
@@ -117,7 +121,9 @@ class Lowerer:
             self.line = self.parsed.line(stmt)
             returned = self.statement(stmt)
         if not returned:
-            self.refuse(self.node, "functions without a `return`", "return the value to differentiate")
+            self.refuse(
+                self.node, "functions without a `return`", "return the value to differentiate"
+            )
         used = {name for name in self.namer.taken}
         return ir.Function(
             name=self.parsed.name,
@@ -144,8 +150,16 @@ class Lowerer:
             return False
         if isinstance(stmt, gast.AugAssign):
             if not isinstance(stmt.target, gast.Name):
-                self.refuse(stmt, "augmented assignment to subscripts or attributes", "write y = y + v")
-            binop = gast.BinOp(left=gast.Name(id=stmt.target.id, ctx=gast.Load(), annotation=None, type_comment=None), op=stmt.op, right=stmt.value)
+                self.refuse(
+                    stmt, "augmented assignment to subscripts or attributes", "write y = y + v"
+                )
+            binop = gast.BinOp(
+                left=gast.Name(
+                    id=stmt.target.id, ctx=gast.Load(), annotation=None, type_comment=None
+                ),
+                op=stmt.op,
+                right=stmt.value,
+            )
             gast.copy_location(binop, stmt)
             self.assign(stmt.target, binop)
             return False
@@ -160,8 +174,11 @@ class Lowerer:
         if isinstance(stmt, gast.Expr):
             if isinstance(stmt.value, gast.Constant):
                 return False
-            self.refuse(stmt, "expression statements (calls made for their side effects)",
-                        "remove it, or move printing and I/O outside the differentiated function")
+            self.refuse(
+                stmt,
+                "expression statements (calls made for their side effects)",
+                "remove it, or move printing and I/O outside the differentiated function",
+            )
         self.refuse_node(stmt)
 
     def assign(self, target: Any, value: Any) -> None:
@@ -179,8 +196,11 @@ class Lowerer:
             atom = self.expr(value, None)
             self.bind_target(target, atom)
         else:
-            self.refuse(target, "assignments to subscripts and attributes",
-                        "build the array with np.where, np.concatenate or arithmetic instead")
+            self.refuse(
+                target,
+                "assignments to subscripts and attributes",
+                "build the array with np.where, np.concatenate or arithmetic instead",
+            )
 
     def bind_target(self, target: Any, atom: ir.Atom) -> None:
         if isinstance(target, gast.Name):
@@ -192,8 +212,12 @@ class Lowerer:
                 for t, a in zip(target.elts, atom.items):
                     self.bind_target(t, a)
                 return
-            if isinstance(atom, ir.Var) and self.block and isinstance(self.block[-1], ir.Assign) \
-                    and self.block[-1].targets == (atom.name,):
+            if (
+                isinstance(atom, ir.Var)
+                and self.block
+                and isinstance(self.block[-1], ir.Assign)
+                and self.block[-1].targets == (atom.name,)
+            ):
                 names = tuple(self.new_name(t.id) for t in target.elts)
                 self.block[-1].targets = names
                 for t, n in zip(target.elts, names):
@@ -218,8 +242,15 @@ class Lowerer:
         self.env[user] = atom
 
     # -- expressions ----------------------------------------------------------------------------
-    def emit(self, target: str | None, hint: str, prim: registry.Primitive, args: list[ir.Atom],
-             kwargs: list[tuple[str, ir.Atom]], node: Any) -> ir.Var:
+    def emit(
+        self,
+        target: str | None,
+        hint: str,
+        prim: registry.Primitive,
+        args: list[ir.Atom],
+        kwargs: list[tuple[str, ir.Atom]],
+        node: Any,
+    ) -> ir.Var:
         try:
             prim.bind(tuple(args), kwargs)
         except TypeError as exc:
@@ -283,8 +314,10 @@ class Lowerer:
 
     def index(self, node: Any, hint: str) -> ir.Atom:
         if isinstance(node, gast.Slice):
-            parts = [ir.Const(None) if p is None else self.expr(p, None, hint)
-                     for p in (node.lower, node.upper, node.step)]
+            parts = [
+                ir.Const(None) if p is None else self.expr(p, None, hint)
+                for p in (node.lower, node.upper, node.step)
+            ]
             return ir.Slc(parts[0], parts[1], parts[2])
         if isinstance(node, gast.Tuple):
             return ir.Tup(tuple(self.index(e, hint) for e in node.elts))
@@ -294,10 +327,14 @@ class Lowerer:
         if node.id in self.env:
             return self.env[node.id]
         value = self.resolve(node)
-        if isinstance(value, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type)) \
-                or callable(value):
-            self.refuse(node, f"using the function or module `{node.id}` as a value",
-                        "call it, or pass its result")
+        if isinstance(
+            value, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type)
+        ) or callable(value):
+            self.refuse(
+                node,
+                f"using the function or module `{node.id}` as a value",
+                "call it, or pass its result",
+            )
         name = node.id if node.id not in RESERVED else self.namer.fresh(node.id)
         self.free[name] = value
         return ir.Free(name)
@@ -308,13 +345,21 @@ class Lowerer:
         try:
             return self.parsed.scope.lookup(node.id)
         except KeyError:
-            local = any(isinstance(n, gast.Name) and n.id == node.id and isinstance(n.ctx, gast.Store)
-                        for n in gast.walk(self.node))
+            local = any(
+                isinstance(n, gast.Name) and n.id == node.id and isinstance(n.ctx, gast.Store)
+                for n in gast.walk(self.node)
+            )
             if local:
-                raise UnresolvedNameError(f"`{node.id}` is used before it is assigned",
-                                          self.parsed.loc(node), "assign it first") from None
-            raise UnresolvedNameError(f"name `{node.id}` is not defined", self.parsed.loc(node),
-                                      "define it (or import it) before transforming the function") from None
+                raise UnresolvedNameError(
+                    f"`{node.id}` is used before it is assigned",
+                    self.parsed.loc(node),
+                    "assign it first",
+                ) from None
+            raise UnresolvedNameError(
+                f"name `{node.id}` is not defined",
+                self.parsed.loc(node),
+                "define it (or import it) before transforming the function",
+            ) from None
 
     def static_object(self, node: Any) -> tuple[bool, Any]:
         """Resolve ``name`` or ``module.attr.attr`` to an object when it is not a local value."""
@@ -330,7 +375,9 @@ class Lowerer:
                 except AttributeError:
                     raise UnresolvedNameError(
                         f"module `{base.__name__}` has no attribute `{node.attr}`",
-                        self.parsed.loc(node), "check the spelling") from None
+                        self.parsed.loc(node),
+                        "check the spelling",
+                    ) from None
             if ok:
                 return True, getattr(base, node.attr, None)
         return False, None
@@ -343,8 +390,11 @@ class Lowerer:
             if isinstance(func, gast.Attribute):
                 method = registry.method_function(func.attr)
                 if method is None:
-                    self.refuse(func, f"the method `.{func.attr}()`",
-                                "call the NumPy function instead, e.g. np.sum(x) for x.sum()")
+                    self.refuse(
+                        func,
+                        f"the method `.{func.attr}()`",
+                        "call the NumPy function instead, e.g. np.sum(x) for x.sum()",
+                    )
                 fn, pack = method
                 args.append(self.expr(func.value, None, hint))
                 rest = [self.expr(a, None, hint) for a in node.args]

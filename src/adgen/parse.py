@@ -134,9 +134,11 @@ def parse_function(fn: types.FunctionType, scope: Scope | None = None) -> Parsed
         ) from None
     start = max(start, 1)
     all_lines = linecache.getlines(filename)
-    absolute = {i + 1: text for i, text in enumerate(all_lines)} if all_lines else {
-        start + i: text for i, text in enumerate(lines)
-    }
+    absolute = (
+        {i + 1: text for i, text in enumerate(all_lines)}
+        if all_lines
+        else {start + i: text for i, text in enumerate(lines)}
+    )
     text = "".join(lines)
     dedented = textwrap.dedent(text)
     indent = _indent_width(lines)
@@ -186,7 +188,9 @@ def _find_def(tree: gast.Module, fn: types.FunctionType, start: int) -> gast.Fun
         line = start + (lambdas[1].lineno - 1 if len(lambdas) > 1 else 0)
         raise UnsupportedSyntaxError(
             "cannot tell which lambda on this line to differentiate",
-            SourceLocation(fn.__code__.co_filename, line, 0, linecache.getline(fn.__code__.co_filename, line)),
+            SourceLocation(
+                fn.__code__.co_filename, line, 0, linecache.getline(fn.__code__.co_filename, line)
+            ),
             hint="give the function a name with def",
         )
     lam = lambdas[0]
@@ -202,4 +206,3 @@ def _find_def(tree: gast.Module, fn: types.FunctionType, start: int) -> gast.Fun
         type_params=[],
     )
     return gast.copy_location(fdef, lam)
-

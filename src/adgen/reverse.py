@@ -23,13 +23,11 @@ def f_vjp(x1, x2, out_bar):
     out_4 = np.sin(x2)
     out = out_3 - out_4
     # adjoint of line 2: return np.log(x1) + x1 * x2 - np.sin(x2)
-    out_3_bar = out_bar
-    out_4_bar = -out_bar
+    out_4_bar = rt.unbroadcast(-out_bar, out_4)
     x2_bar = out_4_bar * np.cos(x2)
-    out_1_bar = out_3_bar
-    out_2_bar = out_3_bar
-    x1_bar = rt.unbroadcast(out_2_bar * x2, x1)
-    x2_bar = x2_bar + rt.unbroadcast(out_2_bar * x1, x2)
+    out_1_bar = rt.unbroadcast(out_bar, out_1)
+    x1_bar = rt.unbroadcast(out_bar * x2, x1)
+    x2_bar = x2_bar + rt.unbroadcast(out_bar * x1, x2)
     x1_bar = x1_bar + out_1_bar / x1
     return (out, (x1_bar, x2_bar))
 <BLANKLINE>
@@ -46,6 +44,7 @@ from .errors import UnsupportedSyntaxError
 from .expand import StatementRule, add, call, loc_of, name, source_text
 from .forward import Generated, refuse_control_flow
 from .names import Namer
+from .shapes import broadcast_classes
 
 
 def _activity(fn: ir.Function, wrt: list[str]) -> tuple[set[str], set[str]]:
@@ -67,56 +66,70 @@ def reverse(fn: ir.Function, wrt: list[str]) -> Generated:
     for stmt in fn.body:
         refuse_control_flow(fn, stmt, "reverse")
     namer = Namer(fn.user_names | set(fn.free))
+    classes = broadcast_classes(fn)
     varied, useful = _activity(fn, wrt)
     ret = next(s for s in fn.body if isinstance(s, ir.Return))
     if not isinstance(ret.value, (ir.Var, ir.Const, ir.Free)):
-        raise UnsupportedSyntaxError("reverse mode of a function returning a tuple is not supported yet",
-                                     loc_of(fn, ret.line), "differentiate one result at a time")
+        raise UnsupportedSyntaxError(
+            "reverse mode of a function returning a tuple is not supported yet",
+            loc_of(fn, ret.line),
+            "differentiate one result at a time",
+        )
     out_name = ret.value.name if isinstance(ret.value, ir.Var) else "out"
     seed = namer.adjoint(out_name)
     gen_name = namer.claim(f"{fn.name}_vjp")
     params = fn.params + [seed]
     w = CodeWriter()
-    w.comment(f"adgen: reverse mode (vector-Jacobian product) of {fn.name} "
-              f"({os.path.basename(fn.filename)}:{fn.firstlineno}) w.r.t. {', '.join(wrt)}")
+    w.comment(
+        f"adgen: reverse mode (vector-Jacobian product) of {fn.name} "
+        f"({os.path.basename(fn.filename)}:{fn.firstlineno}) w.r.t. {', '.join(wrt)}"
+    )
     w.open(f"def {gen_name}({', '.join(params)}):")
     for stmt in fn.body:
         w.source_comment(stmt.line, source_text(fn, stmt.line))
         if isinstance(stmt, ir.Assign):
             w.stmt(ir.stmt_to_ast(stmt))
-    has_adjoint: set[str] = set()
+    # var -> the name holding its adjoint so far (its own `v_bar`, or an alias of
+    # another adjoint when its only contribution so far was that name)
+    adjoint: dict[str, str] = {}
     if isinstance(ret.value, ir.Var) and ret.value.name in useful:
-        has_adjoint.add(ret.value.name)
+        adjoint[ret.value.name] = seed
 
     for stmt in reversed(fn.body):
         if not isinstance(stmt, ir.Assign) or not stmt.prim.differentiable:
             continue
-        if not has_adjoint.intersection(stmt.targets):
+        if not any(t in adjoint for t in stmt.targets):
             continue
         if len(stmt.targets) != 1:
-            raise UnsupportedSyntaxError(f"{stmt.prim.name} with several results has no reverse rule yet",
-                                         loc_of(fn, stmt.line))
+            raise UnsupportedSyntaxError(
+                f"{stmt.prim.name} with several results has no reverse rule yet",
+                loc_of(fn, stmt.line),
+            )
         sr = StatementRule(stmt, namer, loc_of(fn, stmt.line))
-        g = namer.adjoint(stmt.targets[0])
+        g = adjoint[stmt.targets[0]]
         for param, var in sr.active_params(useful):
             w.source_comment(stmt.line, source_text(fn, stmt.line), prefix="adjoint of line")
             pre, expr = sr.expand("vjp", param, g)
             for s in pre:
                 w.stmt(s)
-            if sr.cotangent_needs_unbroadcast(param):
+            if sr.cotangent_needs_unbroadcast(param, classes):
                 expr = call("rt.unbroadcast", expr, name(var))
-            bar = namer.adjoint(var)
-            if var in has_adjoint:
-                expr = add(name(bar), expr)
-            has_adjoint.add(var)
-            w.stmt(ir.assign(bar, expr))
+            if var in adjoint:
+                expr = add(name(adjoint[var]), expr)
+            elif isinstance(expr, ast.Name):
+                adjoint[var] = expr.id  # no copy: the adjoint *is* that value
+                continue
+            adjoint[var] = namer.adjoint(var)
+            w.stmt(ir.assign(adjoint[var], expr))
     grads: list[ast.expr] = []
     for p in wrt:
-        if p in has_adjoint:
-            grads.append(name(namer.adjoint(p)))
+        if p in adjoint:
+            grads.append(name(adjoint[p]))
         else:
             grads.append(call("np.zeros_like", name(p)))
-    result = ast.Tuple(elts=[ir.atom_to_ast(ret.value), ast.Tuple(elts=grads, ctx=ast.Load())], ctx=ast.Load())
+    result = ast.Tuple(
+        elts=[ir.atom_to_ast(ret.value), ast.Tuple(elts=grads, ctx=ast.Load())], ctx=ast.Load()
+    )
     w.stmt(ast.Return(value=result))
     w.close()
     return Generated(gen_name, params, w.render())

@@ -23,13 +23,13 @@ from .parse import unwrap
 
 def _as64(value: Any) -> Any:
     if isinstance(value, np.ndarray):
-        return value.astype(np.float64)
+        return np.asarray(value, dtype=np.float64)
     return float(value) if _float_like(value) else value
 
 
 def _random_like(rng: np.random.Generator, value: Any) -> Any:
     if isinstance(value, np.ndarray):
-        return rng.standard_normal(value.shape).astype(value.dtype)
+        return np.asarray(rng.standard_normal(value.shape), dtype=value.dtype)
     if isinstance(value, np.generic):
         return value.dtype.type(rng.standard_normal())
     return float(rng.standard_normal())
@@ -79,12 +79,16 @@ def check_grads(
             for i in wrt:
                 plus[i] = plus[i] + eps * _as64(tangents[i])
                 minus[i] = minus[i] - eps * _as64(tangents[i])
-            numeric = (np.asarray(fn(*plus), np.float64) - np.asarray(fn(*minus), np.float64)) / (2 * eps)
+            numeric = (np.asarray(fn(*plus), np.float64) - np.asarray(fn(*minus), np.float64)) / (
+                2 * eps
+            )
             scale = np.max(np.abs(numeric), initial=1.0)
-            if not np.allclose(np.asarray(out_dot, np.float64), numeric, rtol=rtol, atol=atol * scale):
+            if not np.allclose(
+                np.asarray(out_dot, np.float64), numeric, rtol=rtol, atol=atol * scale
+            ):
                 raise AssertionError(
-                    f"forward mode of {fn.__name__} w.r.t. {[names[i] for i in wrt]} disagrees with finite "
-                    f"differences:\n  adgen:   {np.asarray(out_dot)!r}\n  numeric: {numeric!r}"
+                    f"forward mode of {fn.__name__} w.r.t. {[names[i] for i in wrt]} disagrees "
+                    f"with finite differences:\n  adgen:   {np.asarray(out_dot)!r}\n  numeric: {numeric!r}"
                 )
         if "reverse" in modes:
             _, pullback = vjp(fn, *args_list)
@@ -97,6 +101,6 @@ def check_grads(
             scale = max(abs(lhs), abs(rhs), 1.0)
             if abs(lhs - rhs) > max(rtol * scale, atol):
                 raise AssertionError(
-                    f"reverse mode of {fn.__name__} disagrees with forward mode: <u, J v> = {lhs!r} "
-                    f"but <J^T u, v> = {rhs!r}"
+                    f"reverse mode of {fn.__name__} disagrees with forward mode: "
+                    f"<u, J v> = {lhs!r} but <J^T u, v> = {rhs!r}"
                 )

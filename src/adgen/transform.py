@@ -48,8 +48,11 @@ def guarded(fn: types.FunctionType, what: str, action: Callable[[], Any]) -> Any
     except AdgenError:
         raise
     except RecursionError:
-        raise AdgenError(f"{fn.__qualname__} is too deeply nested to {what}", _where(fn),
-                         "split the expression into several statements") from None
+        raise AdgenError(
+            f"{fn.__qualname__} is too deeply nested to {what}",
+            _where(fn),
+            "split the expression into several statements",
+        ) from None
     except Exception as exc:  # pragma: no cover - reached only through adgen bugs
         raise InternalError(
             f"internal error while trying to {what} {fn.__qualname__}: {type(exc).__name__}: {exc}",

@@ -105,7 +105,7 @@ def mod(x, y):
         return -g * np.floor(x / y)
 
 
-@rule(operator.neg, np.negative)
+@rule(operator.neg, np.negative, elementwise=True)
 def negative(x):
     def jvp(dx):
         return -dx
@@ -114,7 +114,7 @@ def negative(x):
         return -g
 
 
-@rule(operator.pos, np.positive)
+@rule(operator.pos, np.positive, elementwise=True)
 def positive(x):
     def jvp(dx):
         return dx
@@ -123,7 +123,7 @@ def positive(x):
         return g
 
 
-@rule(abs, np.absolute, np.fabs)
+@rule(abs, np.absolute, np.fabs, elementwise=True)
 def absolute(x):
     def jvp(dx):
         return dx * np.sign(x)
@@ -179,7 +179,7 @@ def where(condition, x, y):
 
 @rule(np.clip, elementwise=True)
 def clip(a, a_min, a_max):
-    """Inside [a_min, a_max] (bounds included) the derivative goes to ``a``, outside to the bound."""
+    """Inside [a_min, a_max] (bounds included) the derivative goes to ``a``; outside, to the bound."""
 
     def jvp_a(da):
         if a_min is None:

@@ -87,7 +87,7 @@ def reciprocal(ans, x):
     return -ans * ans
 
 
-@rule(np.log)
+@rule(np.log, elementwise=True)
 def log(x):
     def jvp(dx):
         return dx / x
@@ -96,7 +96,7 @@ def log(x):
         return g / x
 
 
-@rule(np.log2)
+@rule(np.log2, elementwise=True)
 def log2(x):
     def jvp(dx):
         return dx / (x * math.log(2.0))
@@ -105,7 +105,7 @@ def log2(x):
         return g / (x * math.log(2.0))
 
 
-@rule(np.log10)
+@rule(np.log10, elementwise=True)
 def log10(x):
     def jvp(dx):
         return dx / (x * math.log(10.0))
@@ -114,7 +114,7 @@ def log10(x):
         return g / (x * math.log(10.0))
 
 
-@rule(np.sqrt)
+@rule(np.sqrt, elementwise=True)
 def sqrt(ans, x):
     def jvp(dx):
         return dx / (2.0 * ans)

@@ -94,7 +94,7 @@ def erfc(x):
     return -2.0 / math.sqrt(math.pi) * math.exp(-x * x)
 
 
-@rule(math.sqrt)
+@rule(math.sqrt, elementwise=True)
 def sqrt(ans, x):
     def jvp(dx):
         return dx / (2.0 * ans)
@@ -103,7 +103,7 @@ def sqrt(ans, x):
         return g / (2.0 * ans)
 
 
-@rule(math.log)
+@rule(math.log, elementwise=True)
 def log(x, base=None):
     def jvp(dx):
         if base is None:
@@ -116,7 +116,7 @@ def log(x, base=None):
         return g / (x * math.log(base))
 
 
-@rule(math.log2)
+@rule(math.log2, elementwise=True)
 def log2(x):
     def jvp(dx):
         return dx / (x * math.log(2.0))
@@ -125,7 +125,7 @@ def log2(x):
         return g / (x * math.log(2.0))
 
 
-@rule(math.log10)
+@rule(math.log10, elementwise=True)
 def log10(x):
     def jvp(dx):
         return dx / (x * math.log(10.0))
@@ -134,7 +134,7 @@ def log10(x):
         return g / (x * math.log(10.0))
 
 
-@rule(math.pow)
+@rule(math.pow, elementwise=True)
 def pow_(ans, x, y):
     def jvp_x(dx):
         return dx * y * math.pow(x, y - 1.0)
@@ -149,7 +149,7 @@ def pow_(ans, x, y):
         return g * ans * math.log(x) if x > 0 else (0.0 if x == 0 else math.nan) * g
 
 
-@rule(math.fabs)
+@rule(math.fabs, elementwise=True)
 def fabs(x):
     def jvp(dx):
         return dx * math.copysign(1.0, x) if x != 0 else 0.0 * dx
@@ -158,7 +158,7 @@ def fabs(x):
         return g * math.copysign(1.0, x) if x != 0 else 0.0 * g
 
 
-@rule(math.atan2)
+@rule(math.atan2, elementwise=True)
 def atan2(y, x):
     def jvp_y(dy):
         return dy * x / (x * x + y * y)
@@ -173,7 +173,7 @@ def atan2(y, x):
         return -g * y / (x * x + y * y)
 
 
-@rule(math.hypot)
+@rule(math.hypot, elementwise=True)
 def hypot(ans, x, y):
     def jvp_x(dx):
         return dx * x / ans

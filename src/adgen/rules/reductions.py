@@ -31,7 +31,9 @@ def mean(a, axis=None, keepdims=False):
 @rule(np.prod)
 def prod(a, axis=None, keepdims=False):
     def jvp(da):
-        return np.sum(rt.prod_vjp(1.0, a, axis=axis, keepdims=keepdims) * da, axis=axis, keepdims=keepdims)
+        return np.sum(
+            rt.prod_vjp(1.0, a, axis=axis, keepdims=keepdims) * da, axis=axis, keepdims=keepdims
+        )
 
     def vjp(g):
         return rt.prod_vjp(g, a, axis=axis, keepdims=keepdims)
@@ -40,7 +42,11 @@ def prod(a, axis=None, keepdims=False):
 @rule(np.max, np.amax, np.min, np.amin)
 def extremum(ans, a, axis=None, keepdims=False):
     def jvp(da):
-        return np.sum(rt.minmax_vjp(1.0, ans, a, axis=axis, keepdims=keepdims) * da, axis=axis, keepdims=keepdims)
+        return np.sum(
+            rt.minmax_vjp(1.0, ans, a, axis=axis, keepdims=keepdims) * da,
+            axis=axis,
+            keepdims=keepdims,
+        )
 
     def vjp(g):
         return rt.minmax_vjp(g, ans, a, axis=axis, keepdims=keepdims)

@@ -92,8 +92,10 @@ class Template:
                 body = body[: i + 1]
                 break
         *stmts, last = body
-        if not isinstance(last, ast.Return) or last.value is None or any(
-            isinstance(n, ast.Return) for s in stmts for n in ast.walk(s)
+        if (
+            not isinstance(last, ast.Return)
+            or last.value is None
+            or any(isinstance(n, ast.Return) for s in stmts for n in ast.walk(s))
         ):
             raise ValueError(f"{self.origin}: needs constant values for its static parameters")
         return stmts, last.value
@@ -187,7 +189,11 @@ class _FoldExpr(ast.NodeTransformer):
             known, value = static_value(node)
             if known and isinstance(value, (int, float)) and not isinstance(value, bool):
                 return ast.Constant(value=value)
-        if isinstance(node.op, ast.Pow) and isinstance(node.right, ast.Constant) and node.right.value == 1:
+        if (
+            isinstance(node.op, ast.Pow)
+            and isinstance(node.right, ast.Constant)
+            and node.right.value == 1
+        ):
             return node.left
         return node
 
@@ -345,7 +351,9 @@ UNARYOP_FUNCTIONS = {op.__name__: fn for fn, op in _UNARYOPS.items()}
 COMPARE_FUNCTIONS = {op.__name__: fn for fn, op in _COMPARES.items()}
 
 
-def syntax_emitter(fn: Any) -> Callable[[list[ast.expr], list[tuple[str, ast.expr]]], ast.expr] | None:
+def syntax_emitter(
+    fn: Any,
+) -> Callable[[list[ast.expr], list[tuple[str, ast.expr]]], ast.expr] | None:
     """Emitters for functions that Python writes as operators (``+``, ``-x``, ``<``, ``x[i]``)."""
     if fn in _BINOPS:
         op = _BINOPS[fn]
@@ -389,14 +397,20 @@ def _parse_rule(
         if param not in names:
             raise SyntaxError(f"{where}: template {node.name!r} names no parameter")
         if len(node.args.args) != 1 or not isinstance(node.body[-1], ast.Return):
-            raise SyntaxError(f"{where}: template {node.name!r} takes one argument and ends in return")
+            raise SyntaxError(
+                f"{where}: template {node.name!r} takes one argument and ends in return"
+            )
         arg = node.args.args[0].arg
         stored = _stored_names(node.body)
-        loaded = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        loaded = {
+            n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+        }
         allowed = names | stored | {arg, "ans"} | set(TEMPLATE_GLOBALS)
         unknown = loaded - allowed
         if unknown or ("ans" in loaded and not has_ans):
-            raise SyntaxError(f"{where}: template {node.name!r} uses unknown names {sorted(unknown)}")
+            raise SyntaxError(
+                f"{where}: template {node.name!r} uses unknown names {sorted(unknown)}"
+            )
         template = Template(arg, node.body, frozenset(loaded), f"{where} {node.name}")
         (jvp if kind == "jvp" else vjp)[param] = template
     if set(jvp) != set(vjp):
@@ -404,7 +418,9 @@ def _parse_rule(
     return params, has_ans, jvp, vjp
 
 
-def rule(*fns: Any, elementwise: bool = False, name: str | None = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def rule(
+    *fns: Any, elementwise: bool = False, name: str | None = None
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register forward and reverse templates for one or more functions (same semantics).
 
     ``elementwise=True`` marks a broadcasting elementwise operation: adgen then
@@ -419,8 +435,14 @@ def rule(*fns: Any, elementwise: bool = False, name: str | None = None) -> Calla
     return register
 
 
-def _register_parsed(fns: tuple[Any, ...], rule_fn: Callable[..., Any], fdef: ast.FunctionDef | None,
-                     *, elementwise: bool, name: str | None) -> None:
+def _register_parsed(
+    fns: tuple[Any, ...],
+    rule_fn: Callable[..., Any],
+    fdef: ast.FunctionDef | None,
+    *,
+    elementwise: bool,
+    name: str | None,
+) -> None:
     params, _, jvp, vjp = _parse_rule(rule_fn, fdef)
     for fn in fns:
         emitter = syntax_emitter(fn) or call_emitter(spelling(fn))
@@ -445,7 +467,11 @@ def unary(*fns: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         source = textwrap.dedent(inspect.getsource(rule_fn))
         fdef = ast.parse(source).body[0]
         assert isinstance(fdef, ast.FunctionDef)
-        body = [s for s in fdef.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+        body = [
+            s
+            for s in fdef.body
+            if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
+        ]
         *pre, last = body
         assert isinstance(last, ast.Return) and last.value is not None
         params = list(inspect.signature(rule_fn).parameters.values())
@@ -458,8 +484,13 @@ def unary(*fns: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
             product = _times(seed, copy.deepcopy(last.value))
             inner = ast.FunctionDef(
                 name=f"{kind}_{param.name}",
-                args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=f"{arg}_seed")], kwonlyargs=[],
-                                   kw_defaults=[], defaults=[]),
+                args=ast.arguments(
+                    posonlyargs=[],
+                    args=[ast.arg(arg=f"{arg}_seed")],
+                    kwonlyargs=[],
+                    kw_defaults=[],
+                    defaults=[],
+                ),
                 body=[*copy.deepcopy(pre), ast.Return(value=product)],
                 decorator_list=[],
             )
@@ -467,7 +498,7 @@ def unary(*fns: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         fdef.body = [templates["jvp"], templates["vjp"]]
         fdef.decorator_list = []
         ast.fix_missing_locations(fdef)
-        _register_parsed(fns, rule_fn, fdef, elementwise=False, name=None)
+        _register_parsed(fns, rule_fn, fdef, elementwise=True, name=None)
         return rule_fn
 
     return register
@@ -485,7 +516,9 @@ def _times(seed: ast.expr, derivative: ast.expr) -> ast.expr:
             and isinstance(num.operand, ast.Constant)
             and num.operand.value == 1
         ):
-            return ast.BinOp(left=ast.UnaryOp(op=ast.USub(), operand=seed), op=ast.Div(), right=derivative.right)
+            return ast.BinOp(
+                left=ast.UnaryOp(op=ast.USub(), operand=seed), op=ast.Div(), right=derivative.right
+            )
     return ast.BinOp(left=seed, op=ast.Mult(), right=derivative)
 
 
@@ -508,13 +541,19 @@ def nondifferentiable(*fns: Any) -> None:
     """Register functions whose results carry no derivative (comparisons, ``np.floor``...)."""
     for fn in fns:
         emitter = syntax_emitter(fn) or call_emitter(spelling(fn))
-        params = [inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL),
-                  inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD)]
-        _REGISTRY[id(fn)] = (fn, Primitive(_label(fn), emitter, params, {}, {}, differentiable=False))
+        params = [
+            inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL),
+            inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD),
+        ]
+        _REGISTRY[id(fn)] = (
+            fn,
+            Primitive(_label(fn), emitter, params, {}, {}, differentiable=False),
+        )
 
 
 def nondifferentiable_attributes(*attrs: str) -> None:
     for attr in attrs:
+
         def emit(a: list[ast.expr], k: list[tuple[str, ast.expr]], attr: str = attr) -> ast.expr:
             return ast.Attribute(value=a[0], attr=attr, ctx=ast.Load())
 
