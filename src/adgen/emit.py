@@ -20,7 +20,15 @@ import ast
 
 
 class _FixSlices(ast.NodeTransformer):
-    """Write slices outside ``x[...]`` as ``slice(a, b, c)`` (e.g. an index passed to a call)."""
+    """Write slices outside ``x[...]`` as ``slice(a, b, c)`` (e.g. an index passed to a call).
+
+    >>> print(unparse(ast.parse("f(x[1:], (1:, ::2, :3))".replace("(1:, ::2, :3)", "y[1:, ::2, :3]"))))
+    f(x[1:], y[1:, ::2, :3])
+    >>> call = ast.Call(func=ast.Name("f"), args=[ast.Tuple([ast.Slice(ast.Constant(1)),
+    ...     ast.Slice(None, None, ast.Constant(2)), ast.Slice(None, ast.Constant(3))])], keywords=[])
+    >>> print(unparse(call))
+    f((slice(1, None), slice(None, None, 2), slice(3)))
+    """
 
     def visit_Subscript(self, node: ast.Subscript) -> ast.Subscript:
         node.value = self.visit(node.value)
@@ -48,9 +56,15 @@ class _FixSlices(ast.NodeTransformer):
             self.visit(p) if p is not None else ast.Constant(value=None)
             for p in (node.lower, node.upper, node.step)
         ]
-        while len(parts) > 1 and isinstance(parts[-1], ast.Constant) and parts[-1].value is None:
-            parts.pop()
+        if _is_none(parts[2]):
+            parts.pop()  # slice(a, b)
+            if _is_none(parts[0]):
+                parts.pop(0)  # slice(b)
         return ast.Call(func=ast.Name(id="slice", ctx=ast.Load()), args=parts, keywords=[])
+
+
+def _is_none(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
 
 
 def unparse(node: ast.AST) -> str:
