@@ -60,6 +60,10 @@ def _wrt_names(fn: types.FunctionType, wrt: Wrt) -> tuple[tuple[str, ...], bool]
     """The parameter names ``wrt`` selects, and whether one (not a tuple) was asked for."""
     params = _params(fn)
     single = isinstance(wrt, (int, str))
+    if not single and not isinstance(wrt, (tuple, list)):
+        raise WrtError(
+            f"wrt must be a parameter index, a name, or a tuple of those, not {wrt!r}", _def_loc(fn)
+        )
     items = [wrt] if single else list(wrt)  # type: ignore[list-item, arg-type]
     names = []
     for item in items:

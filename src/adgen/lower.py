@@ -437,7 +437,7 @@ class Lowerer:
         ok, obj = self.static_object(node)
         if ok:
             base_ok, base = self.static_object(node.value)
-            if isinstance(obj, (types.ModuleType,)) or callable(obj):
+            if isinstance(obj, types.ModuleType) or (callable(obj) and not isinstance(obj, type)):
                 self.refuse(node, f"using `{node.attr}` as a value", "call it, or pass its result")
             alias = _module_alias(base) if base_ok else None
             if alias is not None:
@@ -445,10 +445,10 @@ class Lowerer:
             name = self.namer.fresh(node.attr)
             self.free[name] = obj
             return ir.Free(name)
+        value = self.expr(node.value, None, hint)
         prim = registry.lookup_attribute(node.attr)
         if prim is None:
             self.refuse(node, f"the attribute `.{node.attr}`", "use the NumPy function instead")
-        value = self.expr(node.value, None, hint)
         return self.emit(target, hint, prim, [value], [], node)
 
 

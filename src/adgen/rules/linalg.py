@@ -60,6 +60,15 @@ def attribute_t(a):
         return np.transpose(g)
 
 
+@attribute_rule("real")
+def attribute_real(a):
+    def jvp(da):
+        return np.real(da)
+
+    def vjp(g):
+        return np.real(g)
+
+
 @rule(np.reshape)
 def reshape(a, shape):
     def jvp(da):

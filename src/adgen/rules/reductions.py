@@ -29,10 +29,10 @@ def mean(a, axis=None, keepdims=False):
 
 
 @rule(np.prod)
-def prod(a, axis=None, keepdims=False):
+def prod(ans, a, axis=None, keepdims=False):
     def jvp(da):
         return np.sum(
-            rt.prod_vjp(1.0, a, axis=axis, keepdims=keepdims) * da, axis=axis, keepdims=keepdims
+            rt.prod_vjp(np.ones_like(ans), a, axis=axis, keepdims=keepdims) * da, axis=axis, keepdims=keepdims
         )
 
     def vjp(g):
@@ -43,7 +43,7 @@ def prod(a, axis=None, keepdims=False):
 def extremum(ans, a, axis=None, keepdims=False):
     def jvp(da):
         return np.sum(
-            rt.minmax_vjp(1.0, ans, a, axis=axis, keepdims=keepdims) * da,
+            rt.minmax_vjp(np.ones_like(ans), ans, a, axis=axis, keepdims=keepdims) * da,
             axis=axis,
             keepdims=keepdims,
         )

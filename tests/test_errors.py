@@ -1,0 +1,242 @@
+"""Every refusal is an adgen error naming the user's file:line:column, with the line and a caret."""
+
+import importlib.util
+import textwrap
+
+import numpy as np
+import pytest
+
+import adgen
+
+SOURCE = '''\
+import numpy as np
+import numpy.fft
+
+
+def uses_with(x):
+    with open("f") as fh:
+        pass
+    return x
+
+
+def uses_loop(x):
+    s = 0.0
+    for i in range(3):
+        s = s + x
+    return s
+
+
+def uses_list(x):
+    return np.sum(np.array([x, x]))
+
+
+def uses_comprehension(x):
+    return sum([x * i for i in range(3)])
+
+
+def uses_fft(x):
+    return np.sum(np.fft.fft(x).real)
+
+
+def helper(x):
+    return x * 2.0
+
+
+def calls_helper(x):
+    return helper(x) + 1.0
+
+
+def undefined_name(x):
+    return x * not_defined_anywhere
+
+
+def used_before_assigned(x):
+    y = z + x
+    z = 1.0
+    return y
+
+
+def no_return(x):
+    y = x * 2.0
+
+
+def subscript_store(x):
+    x[0] = 1.0
+    return x
+
+
+def method_unknown(x):
+    return x.cumsum()
+
+
+def sum_with_dtype(x):
+    return np.sum(x, dtype=np.float32)
+
+
+def vector_valued(x):
+    return np.sin(x)
+
+
+def two_args(x, n):
+    return x * n
+'''
+
+
+@pytest.fixture(scope="module")
+def mod(tmp_path_factory):
+    path = tmp_path_factory.mktemp("errs") / "user_code.py"
+    path.write_text(SOURCE)
+    spec = importlib.util.spec_from_file_location("user_code", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def line_of(text):
+    return SOURCE.splitlines().index(text) + 1
+
+
+def refusal(fn, mode="reverse"):
+    with pytest.raises(adgen.AdgenError) as info:
+        adgen.source(fn, mode=mode)
+    return info.value
+
+
+@pytest.mark.parametrize(
+    "name, line, kind, words",
+    [
+        ("uses_with", '    with open("f") as fh:', adgen.UnsupportedSyntaxError, "`with` blocks"),
+        ("uses_loop", "    for i in range(3):", adgen.UnsupportedSyntaxError, "`for` loops"),
+        ("uses_list", "    return np.sum(np.array([x, x]))", adgen.UnsupportedSyntaxError, "list literals"),
+        ("uses_comprehension", "    return sum([x * i for i in range(3)])", adgen.UnsupportedSyntaxError,
+         "list comprehensions"),
+        ("uses_fft", "    return np.sum(np.fft.fft(x).real)", adgen.NoRuleError, "numpy.fft"),
+        ("calls_helper", "    return helper(x) + 1.0", adgen.NoRuleError, "other Python functions"),
+        ("undefined_name", "    return x * not_defined_anywhere", adgen.UnresolvedNameError,
+         "`not_defined_anywhere` is not defined"),
+        ("used_before_assigned", "    y = z + x", adgen.UnresolvedNameError, "before it is assigned"),
+        ("subscript_store", "    x[0] = 1.0", adgen.UnsupportedSyntaxError, "subscripts"),
+        ("method_unknown", "    return x.cumsum()", adgen.UnsupportedSyntaxError, "`.cumsum()`"),
+        ("sum_with_dtype", "    return np.sum(x, dtype=np.float32)", adgen.UnsupportedSyntaxError, "np.sum"),
+    ],
+)
+def test_refusal_names_file_line_column_and_shows_source(mod, name, line, kind, words):
+    err = refusal(getattr(mod, name))
+    assert isinstance(err, kind)
+    assert err.loc is not None and err.loc.filename == mod.__file__
+    assert err.loc.lineno == line_of(line)
+    text = str(err)
+    first, shown, caret = text.splitlines()[:3]
+    assert first.startswith(f"{mod.__file__}:{err.loc.lineno}:{err.loc.col + 1}: ")
+    assert words in first
+    assert shown.strip() == line.strip()
+    # the caret stands under the reported column of the shown line
+    assert caret.index("^") - 4 == err.loc.col
+    assert 0 <= err.loc.col < len(line)
+    assert "hint:" in text
+    assert err.one_line().count("\n") == 0
+
+
+def test_caret_points_at_the_construct(mod):
+    err = refusal(mod.uses_fft)
+    line = line_of("    return np.sum(np.fft.fft(x).real)")
+    assert (err.loc.lineno, err.loc.col) == (line, SOURCE.splitlines()[line - 1].index("np.fft.fft"))
+
+
+def test_no_rule_error_says_how_to_register_a_rule(mod):
+    err = refusal(mod.uses_fft)
+    assert "adgen.rules.rule" in err.hint and "nondifferentiable" in err.hint
+
+
+def test_function_without_return_is_refused(mod):
+    err = refusal(mod.no_return)
+    assert isinstance(err, adgen.UnsupportedSyntaxError) and "return" in err.message
+
+
+def test_grad_of_vector_valued_function_is_refused(mod):
+    with pytest.raises(adgen.NonScalarOutputError, match=r"shape \(3,\)") as info:
+        adgen.grad(mod.vector_valued)(np.ones(3))
+    assert info.value.loc.lineno == line_of("def vector_valued(x):")
+    assert "vjp" in info.value.hint
+
+
+@pytest.mark.parametrize("value", [3, True, np.arange(3), "s", [1.0, 2.0], 1j])
+def test_differentiating_wrt_a_non_float_is_refused(mod, value):
+    with pytest.raises(adgen.NonDifferentiableError, match="`x`"):
+        adgen.grad(mod.two_args)(value, 2.0)
+
+
+def test_integer_argument_not_differentiated_is_fine(mod):
+    assert adgen.grad(mod.two_args)(2.0, 3) == 3.0
+
+
+@pytest.mark.parametrize("wrt", [2, -3, "m", ("x", "x"), (), 1.5, None])
+def test_wrt_naming_no_parameter_is_refused(mod, wrt):
+    with pytest.raises(adgen.WrtError) as info:
+        adgen.grad(mod.two_args, wrt=wrt)
+    assert info.value.loc.filename == mod.__file__
+
+
+def test_source_unavailable_for_builtins_and_exec():
+    with pytest.raises(adgen.SourceUnavailableError):
+        adgen.grad(np.sin)
+    namespace = {}
+    exec("def f(x):\n    return x * x\n", namespace)
+    with pytest.raises(adgen.SourceUnavailableError, match="cannot read the source") as info:
+        adgen.grad(namespace["f"])(1.0)
+    assert "hint:" in str(info.value)
+
+
+def test_lambda_is_differentiable_when_alone_on_its_line():
+    square = lambda x: x * x  # noqa: E731
+    assert adgen.grad(square)(3.0) == 6.0
+
+
+def test_two_lambdas_on_one_line_are_refused_clearly():
+    pair = (lambda x: x * x, lambda x: x + x)  # noqa: E731
+    with pytest.raises(adgen.UnsupportedSyntaxError, match="which lambda"):
+        adgen.grad(pair[0])(3.0)
+
+
+def test_internal_errors_are_wrapped_with_the_function_location(monkeypatch, mod):
+    import adgen.reverse
+
+    def broken(*args):
+        raise KeyError("boom")
+
+    monkeypatch.setattr(adgen.transform, "reverse", broken)
+    adgen.cache.clear()
+    with pytest.raises(adgen.InternalError, match="internal error") as info:
+        adgen.source(mod.helper)
+    assert info.value.loc.filename == mod.__file__
+    adgen.cache.clear()
+
+
+def test_errors_form_one_hierarchy():
+    for cls in (
+        adgen.UnsupportedSyntaxError,
+        adgen.NoRuleError,
+        adgen.UnresolvedNameError,
+        adgen.NonDifferentiableError,
+        adgen.NonScalarOutputError,
+        adgen.WrtError,
+        adgen.ShapeMismatchError,
+        adgen.SourceUnavailableError,
+        adgen.InternalError,
+    ):
+        assert issubclass(cls, adgen.AdgenError)
+
+
+def test_error_message_layout():
+    err = adgen.UnsupportedSyntaxError(
+        "adgen does not support `with` blocks",
+        adgen.errors.SourceLocation("m.py", 3, 4, "    with x:\n"),
+        hint="move it out",
+    )
+    assert str(err) == textwrap.dedent(
+        """\
+        m.py:3:5: adgen does not support `with` blocks
+                with x:
+                ^
+            hint: move it out"""
+    )
