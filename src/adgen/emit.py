@@ -70,7 +70,7 @@ def _is_none(node: ast.expr) -> bool:
 def unparse(node: ast.AST) -> str:
     """Python source of a statement or expression, with slices made valid where they stand."""
     fixed = _FixSlices().visit(node)
-    return ast.unparse(ast.fix_missing_locations(fixed))
+    return ast.unparse(fixed)
 
 
 class CodeWriter:

@@ -67,6 +67,10 @@ class Template:
     free_names: frozenset[str]
     origin: str
 
+    def __post_init__(self) -> None:
+        # names the template assigns: each gets a fresh name when expanded
+        self.locals = sorted(_stored_names(self.body))
+
     def expand(
         self,
         bindings: dict[str, ast.expr],
@@ -79,14 +83,12 @@ class Template:
         ``inner`` is the name the template's argument stands for, and ``fresh``
         turns a template-local name into a new name of the generated program.
         """
-        body = copy.deepcopy(self.body)
         mapping: dict[str, ast.expr] = dict(bindings)
         mapping[self.arg] = ast.Name(id=inner, ctx=ast.Load())
-        for local in sorted(_stored_names(body)):
+        for local in self.locals:
             if local not in mapping:
                 mapping[local] = ast.Name(id=fresh(local), ctx=ast.Load())
-        body = [_Substitute(mapping).visit(stmt) for stmt in body]
-        body = _fold_block(body)
+        body = _fold_block([_substitute(stmt, mapping) for stmt in self.body])
         for i, stmt in enumerate(body):
             if isinstance(stmt, ast.Return):
                 body = body[: i + 1]
@@ -101,18 +103,26 @@ class Template:
         return stmts, last.value
 
 
-class _Substitute(ast.NodeTransformer):
-    def __init__(self, mapping: dict[str, ast.expr]) -> None:
-        self.mapping = mapping
-
-    def visit_Name(self, node: ast.Name) -> ast.expr:
-        new = self.mapping.get(node.id)
+def _substitute(node: Any, mapping: dict[str, ast.expr]) -> Any:
+    """A copy of ``node`` with the names in ``mapping`` replaced (one pass, no deepcopy)."""
+    if isinstance(node, ast.Name):
+        new = mapping.get(node.id)
+        ctx = getattr(node, "ctx", None) or ast.Load()
         if new is None:
-            return node
-        if isinstance(node.ctx, ast.Store):
+            return ast.Name(id=node.id, ctx=ctx)
+        if isinstance(ctx, ast.Store):
             assert isinstance(new, ast.Name), f"cannot assign to parameter {node.id}"
             return ast.Name(id=new.id, ctx=ast.Store())
-        return copy.deepcopy(new)
+        return _substitute(new, {})
+    if isinstance(node, ast.AST):
+        fields = {}
+        for field, value in ast.iter_fields(node):
+            if isinstance(value, list):
+                fields[field] = [_substitute(v, mapping) for v in value]
+            else:
+                fields[field] = _substitute(value, mapping)
+        return type(node)(**fields)
+    return node
 
 
 def _stored_names(body: list[ast.stmt]) -> set[str]:
@@ -145,6 +155,8 @@ def static_value(node: ast.expr) -> tuple[bool, Any]:
 
     A variable is taken never to be the constant ``None`` (``v is None`` is False).
     """
+    if isinstance(node, ast.Constant):
+        return True, node.value
     node = _NotNone().visit(copy.deepcopy(node))
     if not all(isinstance(n, _STATIC_NODES) for n in ast.walk(node)):
         return False, None
