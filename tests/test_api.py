@@ -257,7 +257,9 @@ def test_output_is_identical_across_processes():
     ).format(tests=os.path.dirname(__file__))
     env = {**os.environ, "PYTHONHASHSEED": "random"}
     runs = [
-        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+        )
         for _ in range(2)
     ]
     assert runs[0].stdout == runs[1].stdout

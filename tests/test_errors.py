@@ -8,7 +8,7 @@ import pytest
 
 import adgen
 
-SOURCE = '''\
+SOURCE = """\
 import numpy as np
 import numpy.fft
 
@@ -79,7 +79,7 @@ def vector_valued(x):
 
 def two_args(x, n):
     return x * n
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -107,17 +107,40 @@ def refusal(fn, mode="reverse"):
     [
         ("uses_with", '    with open("f") as fh:', adgen.UnsupportedSyntaxError, "`with` blocks"),
         ("uses_loop", "    for i in range(3):", adgen.UnsupportedSyntaxError, "`for` loops"),
-        ("uses_list", "    return np.sum(np.array([x, x]))", adgen.UnsupportedSyntaxError, "list literals"),
-        ("uses_comprehension", "    return sum([x * i for i in range(3)])", adgen.UnsupportedSyntaxError,
-         "list comprehensions"),
+        (
+            "uses_list",
+            "    return np.sum(np.array([x, x]))",
+            adgen.UnsupportedSyntaxError,
+            "list literals",
+        ),
+        (
+            "uses_comprehension",
+            "    return sum([x * i for i in range(3)])",
+            adgen.UnsupportedSyntaxError,
+            "list comprehensions",
+        ),
         ("uses_fft", "    return np.sum(np.fft.fft(x).real)", adgen.NoRuleError, "numpy.fft"),
         ("calls_helper", "    return helper(x) + 1.0", adgen.NoRuleError, "other Python functions"),
-        ("undefined_name", "    return x * not_defined_anywhere", adgen.UnresolvedNameError,
-         "`not_defined_anywhere` is not defined"),
-        ("used_before_assigned", "    y = z + x", adgen.UnresolvedNameError, "before it is assigned"),
+        (
+            "undefined_name",
+            "    return x * not_defined_anywhere",
+            adgen.UnresolvedNameError,
+            "`not_defined_anywhere` is not defined",
+        ),
+        (
+            "used_before_assigned",
+            "    y = z + x",
+            adgen.UnresolvedNameError,
+            "before it is assigned",
+        ),
         ("subscript_store", "    x[0] = 1.0", adgen.UnsupportedSyntaxError, "subscripts"),
         ("method_unknown", "    return x.cumsum()", adgen.UnsupportedSyntaxError, "`.cumsum()`"),
-        ("sum_with_dtype", "    return np.sum(x, dtype=np.float32)", adgen.UnsupportedSyntaxError, "np.sum"),
+        (
+            "sum_with_dtype",
+            "    return np.sum(x, dtype=np.float32)",
+            adgen.UnsupportedSyntaxError,
+            "np.sum",
+        ),
     ],
 )
 def test_refusal_names_file_line_column_and_shows_source(mod, name, line, kind, words):
@@ -140,7 +163,10 @@ def test_refusal_names_file_line_column_and_shows_source(mod, name, line, kind, 
 def test_caret_points_at_the_construct(mod):
     err = refusal(mod.uses_fft)
     line = line_of("    return np.sum(np.fft.fft(x).real)")
-    assert (err.loc.lineno, err.loc.col) == (line, SOURCE.splitlines()[line - 1].index("np.fft.fft"))
+    assert (err.loc.lineno, err.loc.col) == (
+        line,
+        SOURCE.splitlines()[line - 1].index("np.fft.fft"),
+    )
 
 
 def test_no_rule_error_says_how_to_register_a_rule(mod):

@@ -87,7 +87,9 @@ def programs(draw):
         elif kind == "index":
             if not shapes[a]:
                 continue
-            index = draw(st.sampled_from(["[1:]", "[::-1]", "[0]", "[..., 1:3]", "[None, :]", "[-1, ...]"]))
+            index = draw(
+                st.sampled_from(["[1:]", "[::-1]", "[0]", "[..., 1:3]", "[None, :]", "[-1, ...]"])
+            )
             try:
                 shape = np.zeros(shapes[a])[eval(index.replace("[", "np.s_[", 1))].shape
             except IndexError:

@@ -22,10 +22,11 @@ import ast
 class _FixSlices(ast.NodeTransformer):
     """Write slices outside ``x[...]`` as ``slice(a, b, c)`` (e.g. an index passed to a call).
 
-    >>> print(unparse(ast.parse("f(x[1:], (1:, ::2, :3))".replace("(1:, ::2, :3)", "y[1:, ::2, :3]"))))
+    >>> print(unparse(ast.parse("f(x[1:], y[1:, ::2, :3])")))
     f(x[1:], y[1:, ::2, :3])
-    >>> call = ast.Call(func=ast.Name("f"), args=[ast.Tuple([ast.Slice(ast.Constant(1)),
-    ...     ast.Slice(None, None, ast.Constant(2)), ast.Slice(None, ast.Constant(3))])], keywords=[])
+    >>> parts = [ast.Slice(ast.Constant(1)), ast.Slice(None, None, ast.Constant(2)),
+    ...          ast.Slice(None, ast.Constant(3))]
+    >>> call = ast.Call(func=ast.Name("f"), args=[ast.Tuple(parts)], keywords=[])
     >>> print(unparse(call))
     f((slice(1, None), slice(None, None, 2), slice(3)))
     """

@@ -121,6 +121,8 @@ class Function:
     source_lines: dict[int, str]
     free: dict[str, Any] = field(default_factory=dict)
     user_names: set[str] = field(default_factory=set)
+    # outside values that were Python numbers at transform time (they never broadcast)
+    scalars: set[str] = field(default_factory=set)
 
     def statements(self) -> Iterator[Stmt]:
         """All statements, depth first, in source order."""

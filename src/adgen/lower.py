@@ -87,6 +87,7 @@ class Lowerer:
         self.env: dict[str, ir.Atom] = {p: ir.Var(p) for p in self.params}
         self.bound: set[str] = set(self.params)
         self.free: dict[str, Any] = {}
+        self.scalars: set[str] = set()
         self.block: list[ir.Stmt] = []
         self.line = parsed.line(self.node)
 
@@ -134,6 +135,7 @@ class Lowerer:
             source_lines=self.parsed.lines,
             free=self.free,
             user_names=used,
+            scalars=self.scalars,
         )
 
     # -- statements -----------------------------------------------------------------------------
@@ -337,6 +339,11 @@ class Lowerer:
             )
         name = node.id if node.id not in RESERVED else self.namer.fresh(node.id)
         self.free[name] = value
+        return self.free_atom(name, value)
+
+    def free_atom(self, name: str, value: Any) -> ir.Free:
+        if isinstance(value, (int, float)):
+            self.scalars.add(name)
         return ir.Free(name)
 
     def resolve(self, node: gast.Name) -> Any:
@@ -378,8 +385,7 @@ class Lowerer:
                         self.parsed.loc(node),
                         "check the spelling",
                     ) from None
-            if ok:
-                return True, getattr(base, node.attr, None)
+            # an attribute of a value (W.T, W.shape) is computed by the program, not snapshot
         return False, None
 
     def call(self, node: gast.Call, target: str | None, hint: str) -> ir.Atom:
@@ -441,10 +447,10 @@ class Lowerer:
                 self.refuse(node, f"using `{node.attr}` as a value", "call it, or pass its result")
             alias = _module_alias(base) if base_ok else None
             if alias is not None:
-                return ir.Free(f"{alias}.{node.attr}")
+                return self.free_atom(f"{alias}.{node.attr}", obj)
             name = self.namer.fresh(node.attr)
             self.free[name] = obj
-            return ir.Free(name)
+            return self.free_atom(name, obj)
         value = self.expr(node.value, None, hint)
         prim = registry.lookup_attribute(node.attr)
         if prim is None:

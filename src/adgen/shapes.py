@@ -25,12 +25,15 @@ from __future__ import annotations
 from . import ir
 
 Classes = dict[str, frozenset[str]]
+SCALARS = "<scalars>"  # entry listing the outside names known to be Python numbers
 
 
 def atom_class(atom: ir.Atom, classes: Classes) -> frozenset[str]:
     """The broadcast class of an atom (empty for a scalar constant)."""
     if isinstance(atom, ir.Var):
         return classes.get(atom.name, frozenset({atom.name}))
+    if isinstance(atom, ir.Free) and atom.name in classes.get(SCALARS, frozenset()):
+        return frozenset()
     if isinstance(atom, ir.Free):
         return frozenset({"<global>" + atom.name})
     if isinstance(atom, ir.Const) and isinstance(atom.value, (int, float, bool)):
@@ -40,6 +43,7 @@ def atom_class(atom: ir.Atom, classes: Classes) -> frozenset[str]:
 
 def broadcast_classes(fn: ir.Function) -> Classes:
     classes: Classes = {p: frozenset({p}) for p in fn.params}
+    classes[SCALARS] = frozenset(fn.scalars)
     for stmt in fn.statements():
         if isinstance(stmt, ir.Assign):
             if stmt.prim.elementwise and len(stmt.targets) == 1:

@@ -88,7 +88,8 @@ def check_grads(
             ):
                 raise AssertionError(
                     f"forward mode of {fn.__name__} w.r.t. {[names[i] for i in wrt]} disagrees "
-                    f"with finite differences:\n  adgen:   {np.asarray(out_dot)!r}\n  numeric: {numeric!r}"
+                    f"with finite differences:\n  adgen:   {np.asarray(out_dot)!r}"
+                    f"\n  numeric: {numeric!r}"
                 )
         if "reverse" in modes:
             _, pullback = vjp(fn, *args_list)

@@ -179,7 +179,7 @@ def where(condition, x, y):
 
 @rule(np.clip, elementwise=True)
 def clip(a, a_min, a_max):
-    """Inside [a_min, a_max] (bounds included) the derivative goes to ``a``; outside, to the bound."""
+    """Inside [a_min, a_max] (bounds included) the derivative goes to ``a``, else to the bound."""
 
     def jvp_a(da):
         if a_min is None:

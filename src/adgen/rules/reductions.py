@@ -32,7 +32,9 @@ def mean(a, axis=None, keepdims=False):
 def prod(ans, a, axis=None, keepdims=False):
     def jvp(da):
         return np.sum(
-            rt.prod_vjp(np.ones_like(ans), a, axis=axis, keepdims=keepdims) * da, axis=axis, keepdims=keepdims
+            rt.prod_vjp(np.ones_like(ans), a, axis=axis, keepdims=keepdims) * da,
+            axis=axis,
+            keepdims=keepdims,
         )
 
     def vjp(g):
