@@ -266,3 +266,15 @@ def test_error_message_layout():
                 ^
             hint: move it out"""
     )
+
+
+def test_differentiated_value_in_a_parameter_without_derivative_is_refused():
+    def f(x, y):
+        return np.sum(np.where(y, x, 0.0))
+
+    with pytest.raises(adgen.NonDifferentiableError, match="argument `condition`") as info:
+        adgen.grad(f, wrt=1)(np.ones(2), np.ones(2))
+    assert info.value.loc.lineno == f.__code__.co_firstlineno + 1
+    with pytest.raises(adgen.NonDifferentiableError, match="argument `condition`"):
+        adgen.jvp(f, (np.ones(2), np.ones(2)), (None, np.ones(2)))
+    assert adgen.grad(f)(np.ones(2), np.ones(2)).tolist() == [1.0, 1.0]

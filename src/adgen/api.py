@@ -131,7 +131,7 @@ def _check_differentiable(fn: types.FunctionType, name: str, value: Any) -> None
 def _like(g: Any, x: Any, protected: Sequence[Any] = ()) -> Any:
     """``g`` with the type, dtype and shape of ``x``, as a fresh array the caller may modify."""
     if type(x) is float:
-        return float(g)
+        return g if type(g) is float else float(g)
     if isinstance(x, np.generic):
         return x.dtype.type(g)
     if isinstance(x, np.ndarray):
@@ -148,6 +148,26 @@ def _like(g: Any, x: Any, protected: Sequence[Any] = ()) -> Any:
             return g.copy()
         return g
     return g
+
+
+def _is_scalar(value: Any) -> bool:
+    kind = type(value)
+    if kind is float or kind is int:
+        return True
+    return isinstance(value, np.generic) or (isinstance(value, np.ndarray) and value.ndim == 0)
+
+
+_ALL_SCALAR: dict[tuple[str, ...], frozenset[str]] = {}
+
+
+def _scalars(params: list[str], values: Sequence[Any]) -> frozenset[str]:
+    """The parameters whose arguments are scalars (the code is specialised for them)."""
+    if all(type(v) is float for v in values):
+        key = tuple(params)
+        if key not in _ALL_SCALAR:
+            _ALL_SCALAR[key] = frozenset(params)
+        return _ALL_SCALAR[key]
+    return frozenset([p for p, v in zip(params, values) if _is_scalar(v)])
 
 
 def _float_like(value: Any) -> bool:
@@ -181,23 +201,29 @@ class _Transformed:
 
 
 class _ValueAndGrad(_Transformed):
+    def __init__(self, f: Callable[..., Any], wrt: Wrt) -> None:
+        super().__init__(f, wrt)
+        self.params = _params(self.fn)
+        self.index = [self.params.index(w) for w in self.wrt]
+
     def __call__(self, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         fn = self.fn
         values = _bind(fn, args, kwargs)
-        params = _params(fn)
-        index = [params.index(w) for w in self.wrt]
-        for i in index:
-            _check_differentiable(fn, params[i], values[i])
-        compiled = self.derivative().compiled
+        for i in self.index:
+            if type(values[i]) is not float:
+                _check_differentiable(fn, self.params[i], values[i])
+        compiled = derivative(fn, "reverse", self.wrt, _scalars(self.params, values)).compiled
         try:
             out, grads = compiled(*values, 1.0)
         except Exception:
             out = fn(*values)
             _check_scalar(fn, out)
             raise
-        _check_scalar(fn, out)
-        results = tuple(_like(g, values[i], values) for g, i in zip(grads, index))
-        return out, results[0] if self.single else results
+        if type(out) is not float:
+            _check_scalar(fn, out)
+        if self.single:
+            return out, _like(grads[0], values[self.index[0]], values)
+        return out, tuple([_like(g, values[i], values) for g, i in zip(grads, self.index)])
 
 
 class _Grad(_ValueAndGrad):
@@ -254,7 +280,7 @@ def jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) 
                 "pass a tangent of the same shape as its primal",
             )
         active.append((p, t))
-    d = derivative(fn, "forward", tuple(p for p, _ in active))
+    d = derivative(fn, "forward", tuple(p for p, _ in active), _scalars(params, primals))
     out, out_dot = d.compiled(*primals, *[t for _, t in active])
     return out, _like(out_dot, out, [*primals, *tangents])
 
@@ -270,7 +296,7 @@ def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], tupl
     values = _bind(fn, primals, {})
     wrt = tuple(p for p, x in zip(params, values) if _float_like(x))
     out = fn(*values)
-    d = derivative(fn, "reverse", wrt) if wrt else None
+    d = derivative(fn, "reverse", wrt, _scalars(params, values)) if wrt else None
 
     def vjp_fn(cotangent: Any) -> tuple[Any, ...]:
         if np.shape(cotangent) != np.shape(out):

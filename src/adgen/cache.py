@@ -26,25 +26,36 @@ _entries: weakref.WeakKeyDictionary[
 stats = {"hits": 0, "builds": 0}
 
 
+def lookup(fn: types.FunctionType, key: Hashable) -> Any:
+    """The value cached for (fn, key) if it is still valid, else None (no lock: reads only)."""
+    per_fn = _entries.get(fn)
+    entry = per_fn.get(key) if per_fn is not None else None
+    if (
+        entry is not None
+        and entry[0] is fn.__code__
+        and entry[3] is fn.__defaults__
+        and dependencies_unchanged(entry[2])
+    ):
+        stats["hits"] += 1
+        return entry[1]
+    return None
+
+
 def cached(fn: types.FunctionType, key: Hashable, build: Callable[[], tuple[T, list[Any]]]) -> T:
     """The value built for (fn, key), rebuilt if fn's code or anything it looked up changed.
 
     ``build`` returns ``(value, seen)`` where ``seen`` lists the lookups made
     (see :class:`adgen.parse.LiveScope`).
     """
+    hit = lookup(fn, key)
+    if hit is not None:
+        return hit  # type: ignore[no-any-return]
     with _lock:
-        per_fn = _entries.setdefault(fn, {})
-        entry = per_fn.get(key)
-        if (
-            entry is not None
-            and entry[0] is fn.__code__
-            and entry[3] is fn.__defaults__
-            and dependencies_unchanged(entry[2])
-        ):
-            stats["hits"] += 1
-            return entry[1]  # type: ignore[no-any-return]
+        hit = lookup(fn, key)  # another thread may have built it meanwhile
+        if hit is not None:
+            return hit  # type: ignore[no-any-return]
         value, seen = build()
-        per_fn[key] = (fn.__code__, value, seen, fn.__defaults__)
+        _entries.setdefault(fn, {})[key] = (fn.__code__, value, seen, fn.__defaults__)
         stats["builds"] += 1
         return value
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 
 from . import ir
-from .errors import AdgenError, SourceLocation
+from .errors import AdgenError, NonDifferentiableError, SourceLocation
 from .names import Namer
 from .rules.registry import Primitive
 from .shapes import Classes, atom_class
@@ -36,13 +36,8 @@ class StatementRule:
 
     @staticmethod
     def varied_inputs(stmt: ir.Assign, varied: set[str]) -> list[str]:
-        """The variables in ``varied`` that this statement's differentiable parameters read."""
-        bound = stmt.prim.bind(stmt.args, stmt.kwargs)
-        return [
-            a.name
-            for p, a in bound.items()
-            if p in stmt.prim.diff_params and isinstance(a, ir.Var) and a.name in varied
-        ]
+        """The variables in ``varied`` this statement reads (through any argument)."""
+        return [v for atom in ir.stmt_args(stmt) for v in ir.atom_vars(atom) if v in varied]
 
     def active_params(self, active: set[str]) -> list[tuple[str, str]]:
         """(parameter, variable) for each differentiable parameter bound to an active variable."""
@@ -52,6 +47,21 @@ class StatementRule:
             if isinstance(atom, ir.Var) and atom.name in active:
                 out.append((p, atom.name))
         return out
+
+    def refuse_nondifferentiable_inputs(self, active: set[str]) -> None:
+        """A differentiated value reaching a parameter the rule cannot differentiate is an error."""
+        for p in self.prim.params:
+            atom = self.atoms.get(p.name)
+            if p.name in self.prim.diff_params or atom is None:
+                continue
+            if any(v in active for v in ir.atom_vars(atom)):
+                raise NonDifferentiableError(
+                    f"adgen has no derivative of {self.prim.name} with respect to its argument "
+                    f"`{p.name}`, which depends on a differentiated input",
+                    self.loc,
+                    "compute that argument from values you do not differentiate, or register "
+                    "a rule that differentiates it (docs/rules.md)",
+                )
 
     def _fresh(self, local: str) -> str:
         return self.namer.fresh(f"{self.target}_{local}")

@@ -58,9 +58,9 @@ def refuse_control_flow(fn: ir.Function, stmt: ir.Stmt, mode: str) -> None:
         )
 
 
-def forward(fn: ir.Function, wrt: list[str]) -> Generated:
+def forward(fn: ir.Function, wrt: list[str], scalars: frozenset[str] = frozenset()) -> Generated:
     namer = Namer(fn.user_names | set(fn.free))
-    classes = broadcast_classes(fn)
+    classes = broadcast_classes(fn, scalars)
     active: set[str] = set(wrt)
     tangent = {p: namer.tangent(p) for p in wrt}
     gen_name = namer.claim(f"{fn.name}_jvp")
@@ -69,6 +69,7 @@ def forward(fn: ir.Function, wrt: list[str]) -> Generated:
     w.comment(
         f"adgen: forward mode (Jacobian-vector product) of {fn.name} "
         f"({os.path.basename(fn.filename)}:{fn.firstlineno}) w.r.t. {', '.join(wrt)}"
+        + (f"; for scalar {', '.join(p for p in fn.params if p in scalars)}" if scalars else "")
     )
     w.open(f"def {gen_name}({', '.join(params)}):")
     for stmt in fn.body:
@@ -92,6 +93,7 @@ def forward(fn: ir.Function, wrt: list[str]) -> Generated:
         if not stmt.prim.differentiable:
             continue
         sr = StatementRule(stmt, namer, loc_of(fn, stmt.line))
+        sr.refuse_nondifferentiable_inputs(active)
         inputs = sr.active_params(active)
         if not inputs:
             continue

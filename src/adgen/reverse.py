@@ -62,11 +62,11 @@ def _activity(fn: ir.Function, wrt: list[str]) -> tuple[set[str], set[str]]:
     return varied, useful
 
 
-def reverse(fn: ir.Function, wrt: list[str]) -> Generated:
+def reverse(fn: ir.Function, wrt: list[str], scalars: frozenset[str] = frozenset()) -> Generated:
     for stmt in fn.body:
         refuse_control_flow(fn, stmt, "reverse")
     namer = Namer(fn.user_names | set(fn.free))
-    classes = broadcast_classes(fn)
+    classes = broadcast_classes(fn, scalars)
     varied, useful = _activity(fn, wrt)
     ret = next(s for s in fn.body if isinstance(s, ir.Return))
     if not isinstance(ret.value, (ir.Var, ir.Const, ir.Free)):
@@ -83,6 +83,7 @@ def reverse(fn: ir.Function, wrt: list[str]) -> Generated:
     w.comment(
         f"adgen: reverse mode (vector-Jacobian product) of {fn.name} "
         f"({os.path.basename(fn.filename)}:{fn.firstlineno}) w.r.t. {', '.join(wrt)}"
+        + (f"; for scalar {', '.join(p for p in fn.params if p in scalars)}" if scalars else "")
     )
     w.open(f"def {gen_name}({', '.join(params)}):")
     for stmt in fn.body:
@@ -106,6 +107,7 @@ def reverse(fn: ir.Function, wrt: list[str]) -> Generated:
                 loc_of(fn, stmt.line),
             )
         sr = StatementRule(stmt, namer, loc_of(fn, stmt.line))
+        sr.refuse_nondifferentiable_inputs(varied)
         g = adjoint[stmt.targets[0]]
         for param, var in sr.active_params(useful):
             w.source_comment(stmt.line, source_text(fn, stmt.line), prefix="adjoint of line")

@@ -41,8 +41,9 @@ def atom_class(atom: ir.Atom, classes: Classes) -> frozenset[str]:
     return frozenset({repr(atom)})
 
 
-def broadcast_classes(fn: ir.Function) -> Classes:
-    classes: Classes = {p: frozenset({p}) for p in fn.params}
+def broadcast_classes(fn: ir.Function, scalars: frozenset[str] = frozenset()) -> Classes:
+    """Each local name's broadcast class; parameters in ``scalars`` are known to be scalars."""
+    classes: Classes = {p: frozenset() if p in scalars else frozenset({p}) for p in fn.params}
     classes[SCALARS] = frozenset(fn.scalars)
     for stmt in fn.statements():
         if isinstance(stmt, ir.Assign):

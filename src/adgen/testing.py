@@ -23,7 +23,7 @@ from .parse import unwrap
 
 def _as64(value: Any) -> Any:
     if isinstance(value, np.ndarray):
-        return np.asarray(value, dtype=np.float64)
+        return np.asarray(value, dtype=np.float64) if value.dtype.kind == "f" else value
     return float(value) if _float_like(value) else value
 
 

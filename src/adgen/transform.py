@@ -73,16 +73,27 @@ def lowered(fn: types.FunctionType) -> ir.Function:
     return value
 
 
-def derivative(fn: types.FunctionType, mode: str, wrt: tuple[str, ...]) -> Derivative:
-    """The compiled forward- or reverse-mode derivative of ``fn`` w.r.t. the parameters ``wrt``."""
+def derivative(
+    fn: types.FunctionType, mode: str, wrt: tuple[str, ...], scalars: frozenset[str] = frozenset()
+) -> Derivative:
+    """The compiled forward- or reverse-mode derivative of ``fn`` w.r.t. the parameters ``wrt``.
+
+    ``scalars`` names parameters known to be scalars (Python numbers, NumPy
+    scalars, 0-d arrays): the code is specialised for them, which lets it skip
+    broadcasting helpers entirely on scalar code.
+    """
+    key = (mode, wrt, scalars)
+    hit = cache.lookup(fn, key)
+    if hit is not None:
+        return hit  # type: ignore[no-any-return]
     if mode not in MODES:
         raise ValueError(f"mode must be 'forward' or 'reverse', not {mode!r}")
 
     def build() -> tuple[Derivative, list[Any]]:
         scope = LiveScope(fn)
         function = lower(parse_function(fn, scope))
-        gen = (forward if mode == "forward" else reverse)(function, list(wrt))
+        gen = (forward if mode == "forward" else reverse)(function, list(wrt), scalars)
         return Derivative(function, gen, load(gen, function.free), mode, wrt), scope.seen
 
-    value: Derivative = guarded(fn, "differentiate", lambda: cache.cached(fn, (mode, wrt), build))
+    value: Derivative = guarded(fn, "differentiate", lambda: cache.cached(fn, key, build))
     return value

@@ -48,7 +48,7 @@ def transpose(a, axes=None):
     def vjp(g):
         if axes is None:
             return np.transpose(g)
-        return np.transpose(g, np.argsort(axes))
+        return np.transpose(g, np.argsort(np.mod(axes, np.size(axes))))
 
 
 @attribute_rule("T")

@@ -96,24 +96,32 @@ def erfc(x):
 
 @rule(math.sqrt, elementwise=True)
 def sqrt(ans, x):
+    """At 0 the derivative is infinite: ``inf * dx`` (nan when dx is 0, as NumPy gives)."""
+
     def jvp(dx):
-        return dx / (2.0 * ans)
+        return dx / (2.0 * ans) if ans != 0.0 else dx * math.inf
 
     def vjp(g):
-        return g / (2.0 * ans)
+        return g / (2.0 * ans) if ans != 0.0 else g * math.inf
 
 
 @rule(math.log, elementwise=True)
-def log(x, base=None):
-    def jvp(dx):
+def log(ans, x, base=None):
+    def jvp_x(dx):
         if base is None:
             return dx / x
         return dx / (x * math.log(base))
 
-    def vjp(g):
+    def jvp_base(db):
+        return -db * ans / (base * math.log(base))
+
+    def vjp_x(g):
         if base is None:
             return g / x
         return g / (x * math.log(base))
+
+    def vjp_base(g):
+        return -g * ans / (base * math.log(base))
 
 
 @rule(math.log2, elementwise=True)
