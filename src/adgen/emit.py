@@ -79,6 +79,7 @@ class CodeWriter:
         self.lines: list[str] = []
         self.depth = 0
         self._last_comment: tuple[str, int] | None = None
+        self.reads: set[str] = set()  # every name the written statements mention
 
     def line(self, text: str) -> None:
         self.lines.append("    " * self.depth + text if text else "")
@@ -105,8 +106,14 @@ class CodeWriter:
         self.line(f"# {prefix} {lineno}: {quoted}" if quoted else f"# {prefix} {lineno}")
 
     def stmt(self, node: ast.stmt) -> None:
+        self.reads.update(n.id for n in ast.walk(node) if isinstance(n, ast.Name))
         for text in unparse(node).splitlines():
             self.line(text)
+
+    def extend(self, other: CodeWriter) -> None:
+        """Append another writer's lines (written at this writer's depth)."""
+        self.lines.extend(other.lines)
+        self.reads |= other.reads
 
     def render(self) -> str:
         return "\n".join(self.lines) + "\n"

@@ -6,7 +6,9 @@ vector-Jacobian product ``out_bar . J_x f``. Adjoints exist only for values
 that depend on a differentiated input *and* reach the result; the first
 contribution to an adjoint assigns it, later ones add to it (never in place,
 so no array the caller passed is ever written). Each original line's adjoint
-statements stand under a comment quoting it, in reverse order.
+statements stand under a comment quoting it, in reverse order. The forward
+sweep deletes each value the adjoint sweep does not read after its last use
+(scalars excepted), so only what the adjoint needs is kept.
 
 >>> import numpy as np
 >>> from adgen.parse import parse_function
@@ -20,8 +22,10 @@ def f_vjp(x1, x2, out_bar):
     out_1 = np.log(x1)
     out_2 = x1 * x2
     out_3 = out_1 + out_2
+    del out_2
     out_4 = np.sin(x2)
     out = out_3 - out_4
+    del out_3
     # adjoint of line 2: return np.log(x1) + x1 * x2 - np.sin(x2)
     out_4_bar = rt.unbroadcast(-out_bar, out_4)
     x2_bar = out_4_bar * np.cos(x2)
@@ -44,7 +48,7 @@ from .errors import UnsupportedSyntaxError
 from .expand import StatementRule, add, call, loc_of, name, source_text
 from .forward import Generated, refuse_control_flow
 from .names import Namer
-from .shapes import broadcast_classes
+from .shapes import Classes, broadcast_classes
 
 
 def _activity(fn: ir.Function, wrt: list[str]) -> tuple[set[str], set[str]]:
@@ -60,6 +64,32 @@ def _activity(fn: ir.Function, wrt: list[str]) -> tuple[set[str], set[str]]:
         if useful.intersection(s.targets) and s.prim.differentiable:
             useful.update(v for v in StatementRule.varied_inputs(s, varied))
     return varied, useful
+
+
+def _forward_sweep(w: CodeWriter, fn: ir.Function, keep: set[str], classes: Classes) -> None:
+    """The primal statements; each value the adjoint sweep does not read is deleted after its
+    last use (unless it is a scalar), so the sweep keeps only what the adjoint needs."""
+    body = [s for s in fn.body if isinstance(s, ir.Assign)]
+    last_use: dict[str, int] = {}
+    for i, stmt in enumerate(body):
+        for t in stmt.targets:
+            last_use[t] = i
+        for atom in ir.stmt_args(stmt):
+            for v in ir.atom_vars(atom):
+                last_use[v] = i
+    dead: dict[int, list[str]] = {}
+    for v, i in last_use.items():
+        if v not in keep and classes.get(v, frozenset({v})):
+            dead.setdefault(i, []).append(v)
+    for i, stmt in enumerate(body):
+        w.source_comment(stmt.line, source_text(fn, stmt.line))
+        w.stmt(ir.stmt_to_ast(stmt))
+        if i in dead:
+            names: list[ast.expr] = [ast.Name(id=v, ctx=ast.Del()) for v in sorted(dead[i])]
+            w.stmt(ast.Delete(targets=names))
+    ret = fn.body[-1]
+    if isinstance(ret, ir.Return) and ret.line != (body[-1].line if body else None):
+        w.source_comment(ret.line, source_text(fn, ret.line))
 
 
 def reverse(fn: ir.Function, wrt: list[str], scalars: frozenset[str] = frozenset()) -> Generated:
@@ -86,10 +116,8 @@ def reverse(fn: ir.Function, wrt: list[str], scalars: frozenset[str] = frozenset
         + (f"; for scalar {', '.join(p for p in fn.params if p in scalars)}" if scalars else "")
     )
     w.open(f"def {gen_name}({', '.join(params)}):")
-    for stmt in fn.body:
-        w.source_comment(stmt.line, source_text(fn, stmt.line))
-        if isinstance(stmt, ir.Assign):
-            w.stmt(ir.stmt_to_ast(stmt))
+    sweep = CodeWriter()  # the adjoint sweep, written first to learn what it reads
+    sweep.depth = w.depth
     # var -> the name holding its adjoint so far (its own `v_bar`, or an alias of
     # another adjoint when its only contribution so far was that name)
     adjoint: dict[str, str] = {}
@@ -110,10 +138,10 @@ def reverse(fn: ir.Function, wrt: list[str], scalars: frozenset[str] = frozenset
         sr.refuse_nondifferentiable_inputs(varied)
         g = adjoint[stmt.targets[0]]
         for param, var in sr.active_params(useful):
-            w.source_comment(stmt.line, source_text(fn, stmt.line), prefix="adjoint of line")
+            sweep.source_comment(stmt.line, source_text(fn, stmt.line), prefix="adjoint of line")
             pre, expr = sr.expand("vjp", param, g)
             for s in pre:
-                w.stmt(s)
+                sweep.stmt(s)
             if sr.cotangent_needs_unbroadcast(param, classes):
                 expr = call("rt.unbroadcast", expr, name(var))
             if var in adjoint:
@@ -122,7 +150,10 @@ def reverse(fn: ir.Function, wrt: list[str], scalars: frozenset[str] = frozenset
                 adjoint[var] = expr.id  # no copy: the adjoint *is* that value
                 continue
             adjoint[var] = namer.adjoint(var)
-            w.stmt(ir.assign(adjoint[var], expr))
+            sweep.stmt(ir.assign(adjoint[var], expr))
+    keep = sweep.reads | set(ir.atom_vars(ret.value)) | set(fn.params)
+    _forward_sweep(w, fn, keep, classes)
+    w.extend(sweep)
     grads: list[ast.expr] = []
     for p in wrt:
         if p in adjoint:
