@@ -278,3 +278,38 @@ def test_differentiated_value_in_a_parameter_without_derivative_is_refused():
     with pytest.raises(adgen.NonDifferentiableError, match="argument `condition`"):
         adgen.jvp(f, (np.ones(2), np.ones(2)), (None, np.ones(2)))
     assert adgen.grad(f)(np.ones(2), np.ones(2)).tolist() == [1.0, 1.0]
+
+
+def test_in_place_update_of_an_alias_or_argument_is_refused():
+    def alias(x):
+        a = x
+        a += 1.0
+        return np.sum(x * a)
+
+    def argument(x):
+        x *= 2.0
+        return np.sum(x)
+
+    def view(x):
+        y = x[1:]
+        y += 1.0
+        return np.sum(x)
+
+    for fn, why in ((alias, "also `x`"), (argument, "argument"), (view, "view")):
+        with pytest.raises(adgen.UnsupportedSyntaxError, match="in-place update") as info:
+            adgen.grad(fn)(np.ones(3))
+        assert why in info.value.message
+        assert "hint: write" in str(info.value)
+
+
+def test_in_place_update_of_a_fresh_value_is_differentiated():
+    def fresh(x):
+        y = x * 2.0
+        y += x
+        total = 0.0
+        total += np.sum(y * y)
+        return total
+
+    x = np.arange(3.0)
+    np.testing.assert_allclose(adgen.grad(fresh)(x), 18.0 * x)
+    assert fresh(x) == pytest.approx(np.sum(9 * x * x))

@@ -68,6 +68,17 @@ _SYNTAX_NAMES = {
     gast.NamedExpr: "`:=`",
 }
 
+_OPERATOR_TEXT = {
+    "Add": "+",
+    "Sub": "-",
+    "Mult": "*",
+    "Div": "/",
+    "Pow": "**",
+    "MatMult": "@",
+    "FloorDiv": "//",
+    "Mod": "%",
+}
+
 _HINTS = {
     gast.If: "branching is not supported yet; use np.where(cond, a, b) for elementwise choices",
     gast.For: "loops are not supported yet; write the computation with array operations",
@@ -87,6 +98,7 @@ class Lowerer:
         self.env: dict[str, ir.Atom] = {p: ir.Var(p) for p in self.params}
         self.bound: set[str] = set(self.params)
         self.free: dict[str, Any] = {}
+        self.producers: dict[str, registry.Primitive] = {}  # IR name -> primitive that made it
         self.scalars: set[str] = set()
         self.block: list[ir.Stmt] = []
         self.line = parsed.line(self.node)
@@ -155,6 +167,7 @@ class Lowerer:
                 self.refuse(
                     stmt, "augmented assignment to subscripts or attributes", "write y = y + v"
                 )
+            self.check_in_place(stmt)
             binop = gast.BinOp(
                 left=gast.Name(
                     id=stmt.target.id, ctx=gast.Load(), annotation=None, type_comment=None
@@ -182,6 +195,34 @@ class Lowerer:
                 "remove it, or move printing and I/O outside the differentiated function",
             )
         self.refuse_node(stmt)
+
+    def check_in_place(self, stmt: Any) -> None:
+        """``y += v`` updates an array in place; lowering it as ``y = y + v`` is right only when
+        no other name can see that array: refuse when ``y`` is a parameter, a global, a view
+        (slice, reshape, transpose) or another variable's value too."""
+        name = stmt.target.id
+        atom = self.env.get(name)
+        if atom is None or isinstance(atom, ir.Const):
+            return
+        if isinstance(atom, ir.Var):
+            prim = self.producers.get(atom.name)
+            shared = [u for u, a in self.env.items() if u != name and a == atom]
+            if prim is not None and not prim.view and not shared:
+                return
+            if shared:
+                why = f"it is also `{shared[0]}`"
+            elif prim is None:
+                why = "it is an argument passed by the caller"
+            else:
+                why = f"it is a view of another array (made by {prim.name})"
+        else:
+            why = "it is a global value"
+        self.refuse(
+            stmt,
+            f"in-place update of `{name}` ({why}; arrays would change in place)",
+            f"write `{name} = {name} {_OPERATOR_TEXT.get(type(stmt.op).__name__, '+')} ...` "
+            "to make a new value",
+        )
 
     def assign(self, target: Any, value: Any) -> None:
         if isinstance(target, gast.Name):
@@ -264,6 +305,7 @@ class Lowerer:
             ) from None
         name = target if target is not None else self.namer.fresh(hint)
         self.block.append(ir.Assign((name,), prim, tuple(args), tuple(kwargs), self.line))
+        self.producers[name] = prim
         return ir.Var(name)
 
     def expr(self, node: Any, target: str | None, hint: str | None = None) -> ir.Atom:

@@ -138,8 +138,11 @@ def reverse(fn: ir.Function, wrt: list[str], scalars: frozenset[str] = frozenset
         sr.refuse_nondifferentiable_inputs(varied)
         g = adjoint[stmt.targets[0]]
         for param, var in sr.active_params(useful):
-            sweep.source_comment(stmt.line, source_text(fn, stmt.line), prefix="adjoint of line")
             pre, expr = sr.expand("vjp", param, g)
+            if pre:
+                sweep.source_comment(
+                    stmt.line, source_text(fn, stmt.line), prefix="adjoint of line"
+                )
             for s in pre:
                 sweep.stmt(s)
             if sr.cotangent_needs_unbroadcast(param, classes):
@@ -150,6 +153,7 @@ def reverse(fn: ir.Function, wrt: list[str], scalars: frozenset[str] = frozenset
                 adjoint[var] = expr.id  # no copy: the adjoint *is* that value
                 continue
             adjoint[var] = namer.adjoint(var)
+            sweep.source_comment(stmt.line, source_text(fn, stmt.line), prefix="adjoint of line")
             sweep.stmt(ir.assign(adjoint[var], expr))
     keep = sweep.reads | set(ir.atom_vars(ret.value)) | set(fn.params)
     _forward_sweep(w, fn, keep, classes)

@@ -38,7 +38,7 @@ def dot(a, b):
         return rt.dot_vjp_b(g, a, b)
 
 
-@rule(np.transpose)
+@rule(np.transpose, view=True)
 def transpose(a, axes=None):
     def jvp(da):
         if axes is None:
@@ -69,7 +69,7 @@ def attribute_real(a):
         return np.real(g)
 
 
-@rule(np.reshape)
+@rule(np.reshape, view=True)
 def reshape(a, shape):
     def jvp(da):
         return np.reshape(da, shape)
@@ -78,7 +78,7 @@ def reshape(a, shape):
         return np.reshape(g, np.shape(a))
 
 
-@rule(operator.getitem)
+@rule(operator.getitem, view=True)
 def getitem(a, index):
     def jvp(da):
         return da[index]

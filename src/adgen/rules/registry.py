@@ -251,6 +251,7 @@ class Primitive:
         *,
         elementwise: bool = False,
         differentiable: bool = True,
+        view: bool = False,
     ) -> None:
         self.name = name
         self.emitter = emitter
@@ -259,6 +260,7 @@ class Primitive:
         self.vjp = vjp
         self.elementwise = elementwise
         self.differentiable = differentiable
+        self.view = view  # the result may share memory with an argument
         self.diff_params = tuple(p.name for p in params if p.name in jvp)
 
     def __repr__(self) -> str:
@@ -431,17 +433,19 @@ def _parse_rule(
 
 
 def rule(
-    *fns: Any, elementwise: bool = False, name: str | None = None
+    *fns: Any, elementwise: bool = False, name: str | None = None, view: bool = False
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register forward and reverse templates for one or more functions (same semantics).
 
     ``elementwise=True`` marks a broadcasting elementwise operation: adgen then
     reduces each cotangent to its input's shape and broadcasts each tangent to
-    the result's shape where broadcasting can happen.
+    the result's shape where broadcasting can happen. ``view=True`` marks a
+    function whose result may share memory with its argument (slicing,
+    reshaping), so adgen refuses in-place updates of that result.
     """
 
     def register(rule_fn: Callable[..., Any]) -> Callable[..., Any]:
-        _register_parsed(fns, rule_fn, None, elementwise=elementwise, name=name)
+        _register_parsed(fns, rule_fn, None, elementwise=elementwise, name=name, view=view)
         return rule_fn
 
     return register
@@ -454,11 +458,13 @@ def _register_parsed(
     *,
     elementwise: bool,
     name: str | None,
+    view: bool = False,
 ) -> None:
     params, _, jvp, vjp = _parse_rule(rule_fn, fdef)
     for fn in fns:
         emitter = syntax_emitter(fn) or call_emitter(spelling(fn))
-        prim = Primitive(name or _label(fn), emitter, params, jvp, vjp, elementwise=elementwise)
+        label = name or _label(fn)
+        prim = Primitive(label, emitter, params, jvp, vjp, elementwise=elementwise, view=view)
         _REGISTRY[id(fn)] = (fn, prim)
 
 
@@ -543,7 +549,7 @@ def attribute_rule(attr: str) -> Callable[[Callable[..., Any]], Callable[..., An
         def emit(a: list[ast.expr], k: list[tuple[str, ast.expr]]) -> ast.expr:
             return ast.Attribute(value=a[0], attr=attr, ctx=ast.Load())
 
-        _ATTRIBUTES[attr] = Primitive(f".{attr}", emit, params, jvp, vjp)
+        _ATTRIBUTES[attr] = Primitive(f".{attr}", emit, params, jvp, vjp, view=True)
         return rule_fn
 
     return register
