@@ -124,6 +124,13 @@ class Lowerer:
             self.refuse(
                 self.node, "keyword-only and positional-only parameters", "use plain parameters"
             )
+        for a in args.args:
+            if a.id in RESERVED:
+                self.refuse(
+                    a,
+                    f"a parameter named `{a.id}` (generated code uses that name for a module)",
+                    f"rename the parameter `{a.id}`",
+                )
         body = list(self.node.body)
         if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant):
             body = body[1:]  # docstring
