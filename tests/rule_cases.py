@@ -670,3 +670,251 @@ def kink_pow_zero_base(x, y):
 
 def kink_nondiff(x):
     return np.sum(np.floor(x) + np.sign(x) * 0.0 + x // 1.0)
+
+
+# --------------------------------------------------------------------------- copies, casts, shapes
+
+
+def case_ravel(x):
+    return np.ravel(x)
+
+
+def case_ravel_method(x):
+    return x.ravel()
+
+
+def case_flatten_method(x):
+    return x.flatten()
+
+
+def case_copy(x):
+    return np.copy(x)
+
+
+def case_copy_method(x):
+    return x.copy()
+
+
+def case_astype_float64(x):
+    return x.astype(np.float64)
+
+
+def case_astype_float32(x):
+    return x.astype(np.float32)
+
+
+def case_astype_string(x):
+    return x.astype("float64")
+
+
+def case_astype_like(x, y):
+    return x.astype(y.dtype) * y
+
+
+def case_astype_int(x):
+    return x.astype(np.int64) * x
+
+
+def case_astype_bool(x):
+    return x.astype(np.bool_) * x
+
+
+def case_squeeze(x):
+    return np.squeeze(x)
+
+
+def case_squeeze_axis0(x):
+    return np.squeeze(x, axis=0)
+
+
+def case_squeeze_method(x):
+    return x.squeeze()
+
+
+def case_squeeze_method_axis(x):
+    return x.squeeze(-1)
+
+
+def case_trace(x):
+    return np.trace(x)
+
+
+def case_trace_offset(x):
+    return np.trace(x, 1)
+
+
+def case_trace_negative_offset(x):
+    return np.trace(x, offset=-1)
+
+
+def case_trace_axes(x):
+    return np.trace(x, 0, 1, 2)
+
+
+def case_trace_axes_reversed(x):
+    return np.trace(x, -1, 2, 0)
+
+
+def case_trace_method(x):
+    return x.trace()
+
+
+def case_trace_method_offset(x):
+    return x.trace(1)
+
+
+def case_clip_method(x):
+    return x.clip(-0.5, 0.5)
+
+
+def case_clip_method_varying(x, lo, hi):
+    return x.clip(lo, hi)
+
+
+# --------------------------------------------------------------------------- Python builtins
+
+
+def case_builtin_float(x):
+    return float(x)
+
+
+def case_builtin_float_times(x):
+    return float(np.sum(x)) * x
+
+
+def case_builtin_max(x, y):
+    return max(x, y)
+
+
+def case_builtin_min(x, y):
+    return min(x, y)
+
+
+def case_builtin_sum(x):
+    return sum(x)
+
+
+def case_builtin_sum_start(x):
+    return sum(x, 1.0)
+
+
+def case_builtin_nondiff(x):
+    return x * len(x) + x * isinstance(x, np.ndarray) + int(x[0] > 0.0) + sum(range(3))
+
+
+# ------------------------------------------------- array methods and attributes, every form
+
+
+def method_T(x):
+    return x.T @ x
+
+
+def method_shape(x):
+    return x * x.shape[0] + x.ndim * x.size
+
+
+def method_dtype(x):
+    return np.sum(x.astype(x.dtype) ** 2)
+
+
+def method_sum(x):
+    return x.sum()
+
+
+def method_sum_axis(x):
+    return x.sum(0)
+
+
+def method_sum_axis_keepdims(x):
+    return x.sum(axis=1, keepdims=True)
+
+
+def method_mean(x):
+    return x.mean(axis=-1)
+
+
+def method_max(x):
+    return x.max(axis=0)
+
+
+def method_min(x):
+    return x.min()
+
+
+def method_prod(x):
+    return x.prod(1)
+
+
+def method_dot(x, y):
+    return x.dot(y)
+
+
+def method_reshape_args(x):
+    return x.reshape(2, 6)
+
+
+def method_reshape_tuple(x):
+    return x.reshape((2, 6))
+
+
+def method_reshape_flat(x):
+    return x.reshape(-1)
+
+
+def method_transpose_args(x):
+    return x.transpose(1, 0)
+
+
+def method_transpose_tuple(x):
+    return x.transpose((1, 0))
+
+
+def method_transpose(x):
+    return x.transpose()
+
+
+def method_ravel(x):
+    return x.ravel()
+
+
+def method_flatten(x):
+    return x.flatten()
+
+
+def method_copy(x):
+    return x.copy()
+
+
+def method_astype(x):
+    return x.astype(np.float64)
+
+
+def method_clip(x):
+    return x.clip(-0.5, 0.5)
+
+
+def method_trace(x):
+    return x.trace()
+
+
+def method_squeeze(x):
+    return x[None].squeeze()
+
+
+def method_squeeze_axis(x):
+    return x[:, None].squeeze(1)
+
+
+def method_chain(x):
+    return x.T.copy().reshape(4, 3).sum(axis=0).astype(np.float64).clip(-3.0, 3.0).max()
+
+
+# --------------------------------------------------------------------------- internal primitives
+
+
+def case_assign_rebound_in_branch(x):
+    # `y = x` is a real copy (the `assign` primitive) when y is rebound inside a block
+    y = x
+    if np.sum(x) > 100.0:
+        y = x * 2.0
+    return y

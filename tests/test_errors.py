@@ -23,6 +23,7 @@ def uses_loop(x):
     s = 0.0
     for i in range(3):
         s = s + x
+        break
     return s
 
 
@@ -106,7 +107,7 @@ def refusal(fn, mode="reverse"):
     "name, line, kind, words",
     [
         ("uses_with", '    with open("f") as fh:', adgen.UnsupportedSyntaxError, "`with` blocks"),
-        ("uses_loop", "    for i in range(3):", adgen.UnsupportedSyntaxError, "`for` loops"),
+        ("uses_loop", "        break", adgen.UnsupportedSyntaxError, "`break`"),
         (
             "uses_list",
             "    return np.sum(np.array([x, x]))",

@@ -137,3 +137,82 @@ def test_random_program_derivatives_agree(tmp_path, source, seed):
     program = load(tmp_path, source)
     # ties in max/maximum/clip/abs have no derivative; they have probability 0 here
     check_grads(program, x, y, s, rtol=1e-4, atol=1e-6)
+
+
+# -- programs with loops and branches ------------------------------------------------------------
+
+UPDATES = [
+    "{v} = {v} * 0.9 + {u}",
+    "{v} = np.tanh({v}) + {u} * 0.5",
+    "{v} = {v} - 0.1 * np.sin({u})",
+    "{v} += 0.2 * np.tanh({u})",
+    "{v} = {v} * (1.0 + 0.1 * np.cos({u}))",
+]
+CONDITIONS = ["np.sum({u}) > 0", "np.max({u}) > 0.2", "np.sum({u} * {u}) < 2.0"]
+
+
+@st.composite
+def control_flow_programs(draw):
+    shapes = {"x": (3, 4), "y": (4,), "s": ()}
+    lines = ["    a = x * 1.0", "    b = y * 1.0", "    c = s * 1.0"]
+    shapes.update({"a": (3, 4), "b": (4,), "c": ()})
+    state = ["a", "b", "c"]
+
+    def update(indent):
+        v = draw(st.sampled_from(state))
+        fits = [n for n in shapes if broadcast(shapes[n], shapes[v]) == shapes[v]]
+        u = draw(st.sampled_from(sorted(fits)))
+        return indent + draw(st.sampled_from(UPDATES)).format(v=v, u=u)
+
+    def condition():
+        u = draw(st.sampled_from(sorted(shapes)))
+        return draw(st.sampled_from(CONDITIONS)).format(u=u)
+
+    def block(indent, depth):
+        out = []
+        for _ in range(draw(st.integers(1, 3))):
+            kind = draw(
+                st.sampled_from(
+                    ["update", "update", "for", "if", "while"] if depth < 2 else ["update"]
+                )
+            )
+            if kind == "update":
+                out.append(update(indent))
+            elif kind == "for":
+                n = draw(st.integers(0, 3))
+                var = f"i{depth}"
+                out.append(f"{indent}for {var} in range({n}):")
+                out += block(indent + "    ", depth + 1)
+            elif kind == "if":
+                out.append(f"{indent}if {condition()}:")
+                out += block(indent + "    ", depth + 1)
+                if draw(st.booleans()):
+                    out.append(f"{indent}else:")
+                    out += block(indent + "    ", depth + 1)
+            else:
+                var = f"n{depth}"
+                out.append(f"{indent}{var} = 0")
+                out.append(f"{indent}while {var} < {draw(st.integers(0, 3))}:")
+                out += block(indent + "    ", depth + 1)
+                out.append(f"{indent}    {var} = {var} + 1")
+        return out
+
+    lines += block("    ", 0)
+    lines.append("    return np.sum(a * a) + np.sum(b) * c + np.sum(np.sin(a) * b)")
+    return "import numpy as np\n\n\ndef program(x, y, s):\n" + "\n".join(lines) + "\n"
+
+
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(source=control_flow_programs(), seed=st.integers(0, 2**16))
+def test_random_control_flow_program_derivatives_agree(tmp_path, source, seed):
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-1.0, 1.0, SHAPES["x"])
+    y = rng.uniform(-1.0, 1.0, SHAPES["y"])
+    s = float(rng.uniform(-1.0, 1.0))
+    program = load(tmp_path, source)
+    # conditions are continuous in the inputs but almost surely not at a switching point
+    check_grads(program, x, y, s, rtol=1e-4, atol=1e-6)

@@ -95,6 +95,7 @@ class Param:
     dtype: Any = np.float64
     ok: Callable[..., bool] | None = None
     xfail: str | None = None
+    check: dict[str, Any] | None = None  # extra check_grads options (eps for float32 results)
 
     def args(self) -> tuple[Any, ...]:
         rng = np.random.default_rng(zlib.crc32(self.id.encode()))
@@ -120,10 +121,11 @@ def _add(
     dtype: Any = np.float64,
     ok: Callable[..., bool] | None = None,
     xfail: dict[str, str] | None = None,
+    check: dict[str, Any] | None = None,
 ) -> None:
     pid = f"{name}-{label}"
     reason = (xfail or {}).get(label)
-    PARAMS.append(Param(pid, fn, shapes, doms, dtype, ok, reason))
+    PARAMS.append(Param(pid, fn, shapes, doms, dtype, ok, reason, check))
 
 
 # Shape families. ``None`` is a Python float, ``()`` a 0-d array.
@@ -472,6 +474,124 @@ shaped(
 shaped("reshape-method-(2,6)", rc.case_reshape_method, {"matrix": ((3, 4),)}, ANY)
 shaped("reshape-method-tuple-(6,-1)", rc.case_reshape_method_tuple, {"matrix": ((3, 4),)}, ANY)
 
+# --------------------------------------------------------------------------- copies, casts, shapes
+
+SHAPES = {"vector": ((4,),), "matrix": ((3, 4),), "3d": ((2, 3, 4),)}
+for _name, _fn in [
+    ("ravel", rc.case_ravel),
+    ("ravel-method", rc.case_ravel_method),
+    ("flatten-method", rc.case_flatten_method),
+    ("copy", rc.case_copy),
+    ("copy-method", rc.case_copy_method),
+    ("astype-float64", rc.case_astype_float64),
+    ("astype-string-float64", rc.case_astype_string),
+]:
+    shaped(_name, _fn, {"0d": ((),), **SHAPES}, ANY, f32=("matrix", "0d"))
+shaped("ravel", rc.case_ravel, {"scalar": (None,)}, ANY)
+shaped("copy", rc.case_copy, {"scalar": (None,)}, ANY)
+# a float32 result: finite differences need a larger step
+shaped(
+    "astype-float32",
+    rc.case_astype_float32,
+    {"vector": ((4,),), "matrix": ((3, 4),)},
+    ANY,
+    f32=("vector", "matrix"),
+    check={"eps": 1e-3, "rtol": 2e-3, "atol": 2e-3},
+)
+shaped(
+    "astype-like",
+    rc.case_astype_like,
+    {"matrix": ((3, 4), (3, 4)), "broadcast-(3,4)x(4,)": ((3, 4), (4,))},
+    ANY,
+    f32=("matrix",),
+)
+# a cast to an integer or bool dtype has derivative 0 (x * trunc(x) has derivative trunc(x))
+shaped(
+    "astype-int",
+    rc.case_astype_int,
+    {"0d": ((),), "vector": ((4,),), "matrix": ((3, 4),)},
+    Dom(-2.5, 2.5, avoid=(-2.0, -1.0, 0.0, 1.0, 2.0), gap=0.1),
+    f32=("matrix",),
+)
+shaped(
+    "astype-bool",
+    rc.case_astype_bool,
+    {"vector": ((4,),), "matrix": ((3, 4),)},
+    NONZERO,
+    f32=("matrix",),
+)
+SQUEEZABLE = {"(1,4)": ((1, 4),), "(3,1)": ((3, 1),), "(1,3,1)": ((1, 3, 1),), "(1,)": ((1,),)}
+shaped(
+    "squeeze",
+    rc.case_squeeze,
+    {**SQUEEZABLE, "0d": ((),), "matrix": ((3, 4),)},
+    ANY,
+    f32=("(1,3,1)",),
+)
+shaped("squeeze-axis0", rc.case_squeeze_axis0, {"(1,4)": ((1, 4),), "(1,3,1)": ((1, 3, 1),)}, ANY)
+shaped("squeeze-method", rc.case_squeeze_method, SQUEEZABLE, ANY, f32=("(1,4)",))
+shaped(
+    "squeeze-method-axis-neg1",
+    rc.case_squeeze_method_axis,
+    {"(3,1)": ((3, 1),), "(1,3,1)": ((1, 3, 1),)},
+    ANY,
+)
+TRACE = {"(3,4)": ((3, 4),), "(4,4)": ((4, 4),), "(4,3)": ((4, 3),), "(2,3,4)": ((2, 3, 4),)}
+shaped("trace", rc.case_trace, TRACE, ANY, f32=("(4,4)", "(2,3,4)"))
+shaped("trace-offset1", rc.case_trace_offset, TRACE, ANY, f32=("(3,4)",))
+shaped("trace-offset-neg1", rc.case_trace_negative_offset, TRACE, ANY)
+shaped("trace-axes-(1,2)", rc.case_trace_axes, {"(2,3,4)": ((2, 3, 4),)}, ANY, f32=("(2,3,4)",))
+shaped("trace-axes-(2,0)-offset-neg1", rc.case_trace_axes_reversed, {"(2,3,4)": ((2, 3, 4),)}, ANY)
+shaped("trace-method", rc.case_trace_method, TRACE, ANY, f32=("(4,4)",))
+shaped("trace-method-offset1", rc.case_trace_method_offset, {"(3,4)": ((3, 4),)}, ANY)
+shaped(
+    "clip-method",
+    rc.case_clip_method,
+    {"0d": ((),), "vector": ((4,),), "matrix": ((3, 4),)},
+    Dom(-1.5, 1.5, avoid=(-0.5, 0.5)),
+    f32=("matrix",),
+)
+shaped(
+    "clip-method-varying",
+    rc.case_clip_method_varying,
+    {
+        "matrix": ((3, 4), (3, 4), (3, 4)),
+        "broadcast-(3,4)x(3,1)x(4,)": ((3, 4), (3, 1), (4,)),
+        "broadcast-(3,4)xfloatxfloat": ((3, 4), None, None),
+    },
+    (Dom(-1.5, 1.5), Dom(-1.0, -0.2), Dom(0.2, 1.0)),
+    ok=clip_ok,
+    f32=("matrix",),
+)
+
+# --------------------------------------------------------------------------- Python builtins
+
+SCALARS = {"scalar": (None,), "0d": ((),), "float32-scalar": ("f32",)}
+shaped("builtin-float", rc.case_builtin_float, SCALARS, ANY, f32=("0d",))
+shaped(
+    "builtin-float-of-sum",
+    rc.case_builtin_float_times,
+    {"0d": ((),), **SHAPES},
+    ANY,
+    f32=("matrix",),
+)
+SCALAR_PAIRS = {
+    "scalar": (None, None),
+    "0d": ((), ()),
+    "float32-scalar": ("f32", "f32"),
+    "floatx0d": (None, ()),
+    "0dxfloat32-scalar": ((), "f32"),
+}
+for _name, _fn in [("builtin-max", rc.case_builtin_max), ("builtin-min", rc.case_builtin_min)]:
+    shaped(_name, _fn, SCALAR_PAIRS, ANY, ok=separated, f32=("0d",))
+shaped("builtin-sum", rc.case_builtin_sum, SHAPES, ANY, f32=("vector", "matrix"))
+shaped("builtin-sum-start", rc.case_builtin_sum_start, SHAPES, ANY)
+shaped("builtin-nondiff", rc.case_builtin_nondiff, {"vector": ((4,),)}, NONZERO, f32=("vector",))
+
+# --------------------------------------------------------------------------- internal primitives
+
+unary("assign", rc.case_assign_rebound_in_branch, ANY)
+
 # --------------------------------------------------------------------------- indexing
 
 VM = {"vector": ((4,),), "matrix": ((3, 4),)}
@@ -534,7 +654,7 @@ def test_rule(param: Param) -> None:
     with np.errstate(
         divide="raise", invalid="raise", over="raise"
     ):  # an inf/nan in the checked region means a bad domain or a bug
-        check_grads(param.fn, *args)
+        check_grads(param.fn, *args, **(param.check or {}))
 
 
 def _kind(value: Any) -> tuple[type, Any, tuple[int, ...]]:
@@ -851,3 +971,176 @@ def test_nondifferentiable_functions_have_zero_derivative() -> None:
     x = np.array([-1.3, 0.4, 2.7])
     np.testing.assert_array_equal(adgen.grad(rc.kink_nondiff)(x), np.zeros(3))
     assert adgen.jvp(rc.kink_nondiff, (x,), (np.ones(3),))[1] == 0.0
+
+
+# ------------------------------------------------- array methods and builtins, every form
+
+# (id, function, argument shapes): each method form of issue 3, checked in both modes.
+METHOD_FORMS = [
+    ("x.T", rc.method_T, ((3, 4),)),
+    ("x.shape-x.ndim-x.size", rc.method_shape, ((3, 4),)),
+    ("x.astype(x.dtype)", rc.method_dtype, ((3, 4),)),
+    ("x.sum()", rc.method_sum, ((3, 4),)),
+    ("x.sum(0)", rc.method_sum_axis, ((3, 4),)),
+    ("x.sum(axis=1,keepdims=True)", rc.method_sum_axis_keepdims, ((3, 4),)),
+    ("x.mean(axis=-1)", rc.method_mean, ((3, 4),)),
+    ("x.max(axis=0)", rc.method_max, ((3, 4),)),
+    ("x.min()", rc.method_min, ((3, 4),)),
+    ("x.prod(1)", rc.method_prod, ((3, 4),)),
+    ("x.dot(y)", rc.method_dot, ((3, 4), (4, 2))),
+    ("x.reshape(2,6)", rc.method_reshape_args, ((3, 4),)),
+    ("x.reshape((2,6))", rc.method_reshape_tuple, ((3, 4),)),
+    ("x.reshape(-1)", rc.method_reshape_flat, ((3, 4),)),
+    ("x.transpose(1,0)", rc.method_transpose_args, ((3, 4),)),
+    ("x.transpose((1,0))", rc.method_transpose_tuple, ((3, 4),)),
+    ("x.transpose()", rc.method_transpose, ((3, 4),)),
+    ("x.ravel()", rc.method_ravel, ((3, 4),)),
+    ("x.flatten()", rc.method_flatten, ((3, 4),)),
+    ("x.copy()", rc.method_copy, ((3, 4),)),
+    ("x.astype(np.float64)", rc.method_astype, ((3, 4),)),
+    ("x.clip(lo,hi)", rc.method_clip, ((3, 4),)),
+    ("x.trace()", rc.method_trace, ((4, 4),)),
+    ("x.squeeze()", rc.method_squeeze, ((3, 4),)),
+    ("x.squeeze(1)", rc.method_squeeze_axis, ((4,),)),
+    ("chain", rc.method_chain, ((3, 4),)),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, F32], ids=["float64", "float32"])
+@pytest.mark.parametrize(
+    ("fn", "shapes"), [pytest.param(fn, shapes, id=name) for name, fn, shapes in METHOD_FORMS]
+)
+def test_method_form(fn: Callable[..., Any], shapes: tuple[Any, ...], dtype: Any) -> None:
+    dom = Dom(-1.5, 1.5, avoid=(-0.5, 0.0, 0.5), gap=0.05)
+    rng = np.random.default_rng(zlib.crc32(fn.__name__.encode()))
+    args = [dom.draw(rng, s, dtype) for s in shapes]
+    check_grads(fn, *args)
+    out, pullback = adgen.vjp(fn, *args)
+    for a, ct in zip(args, pullback(np.ones_like(out)), strict=True):
+        assert _kind(ct) == _kind(a)
+
+
+def _raw_derivatives(fn: Callable[..., Any], *args: Any) -> tuple[Any, tuple[Any, ...]]:
+    """The generated code's own results (not cast by the API): forward tangent, cotangents."""
+    from adgen.api import _params, _scalars
+    from adgen.transform import derivative
+
+    params = _params(fn)
+    wrt = tuple(params)
+    scalars = _scalars(params, args)
+    out, out_dot = derivative(fn, "forward", wrt, scalars).compiled(*args, *args)
+    _, cts = derivative(fn, "reverse", wrt, scalars).compiled(*args, np.ones_like(out))
+    return out_dot, cts
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        rc.case_ravel_method,
+        rc.case_flatten_method,
+        rc.case_copy_method,
+        rc.case_copy,
+        rc.case_squeeze_method,
+        rc.case_trace_method,
+        rc.case_trace_axes,
+        rc.case_clip_method,
+        rc.case_astype_float32,
+        rc.case_builtin_sum,
+        rc.case_builtin_float_times,
+    ],
+    ids=lambda f: f.__name__,
+)
+def test_float32_stays_float32_inside_generated_code(fn: Callable[..., Any]) -> None:
+    x = _r(1, 3, 3, dtype=F32) if fn is not rc.case_trace_axes else _r(2, 3, 3, dtype=F32)
+    out_dot, (x_bar,) = _raw_derivatives(fn, x)
+    assert np.result_type(out_dot) == F32
+    assert np.result_type(x_bar) == F32
+    assert np.shape(x_bar) == x.shape
+
+
+def test_method_calls_are_emitted_as_method_calls() -> None:
+    src = adgen.source(rc.method_flatten, mode="forward") + adgen.source(rc.method_copy)
+    assert "x.flatten()" in src and "x.copy()" in src
+    src = adgen.source(rc.case_astype_float32, mode="forward")
+    assert "x.astype(np.float32)" in src
+    assert "x_dot, dtype=np.float32" in src and "np.issubdtype" not in src
+    assert "np.issubdtype" not in adgen.source(rc.case_astype_float32)
+
+
+def test_astype_to_integer_has_zero_derivative() -> None:
+    """Decided when the code is generated for a constant dtype, at run time otherwise."""
+    x = np.array([-1.7, 0.4, 2.3])
+    trunc = np.trunc(x)
+    np.testing.assert_array_equal(adgen.grad(lambda_free_int_sum)(x), trunc)
+    _, out_dot = adgen.jvp(rc.case_astype_int, (x,), (np.ones(3),))
+    np.testing.assert_array_equal(out_dot, trunc)
+    (ct,) = adgen.vjp(rc.case_astype_int, x)[1](np.ones(3))
+    np.testing.assert_array_equal(ct, trunc)
+    for mode in ("forward", "reverse"):
+        src = adgen.source(rc.case_astype_int, mode=mode)
+        assert "np.issubdtype" not in src and "np.asarray" not in src  # no cast of a derivative
+    # bool: the same
+    np.testing.assert_array_equal(adgen.grad(lambda_free_bool_sum)(x), np.ones(3))
+    # a dtype known only at run time: an integer array's dtype
+    ints = np.array([1, 2, 3])
+    (gx, gy) = adgen.vjp(rc.case_astype_like, x, ints)[1](np.ones(3))
+    np.testing.assert_array_equal(gx, np.zeros(3))
+    assert gy is None
+    _, out_dot = adgen.jvp(rc.case_astype_like, (x, ints), (np.ones(3), None))
+    np.testing.assert_array_equal(out_dot, np.zeros(3))
+    # ... and a float dtype known only at run time passes the derivative through
+    y = np.array([1.0, 2.0, 3.0], F32)
+    gx, gy = adgen.vjp(rc.case_astype_like, x, y)[1](np.ones(3, F32))
+    np.testing.assert_allclose(gx, y)
+    assert "np.issubdtype(" in adgen.source(rc.case_astype_like)
+
+
+def lambda_free_int_sum(x: Any) -> Any:
+    return np.sum(x.astype(np.int64) * x)
+
+
+def lambda_free_bool_sum(x: Any) -> Any:
+    return np.sum(x.astype(np.bool_) + x)
+
+
+def test_builtin_max_min_split_ties_evenly() -> None:
+    assert adgen.grad(rc.case_builtin_max, wrt=(0, 1))(2.0, 2.0) == (0.5, 0.5)
+    assert adgen.grad(rc.case_builtin_min, wrt=(0, 1))(2.0, 2.0) == (0.5, 0.5)
+    assert adgen.grad(rc.case_builtin_max, wrt=(0, 1))(3.0, 2.0) == (1.0, 0.0)
+    assert adgen.grad(rc.case_builtin_min, wrt=(0, 1))(3.0, 2.0) == (0.0, 1.0)
+    assert adgen.jvp(rc.case_builtin_max, (2.0, 2.0), (1.0, 3.0))[1] == 2.0
+    assert adgen.jvp(rc.case_builtin_min, (1.0, 2.0), (1.0, 3.0))[1] == 1.0
+
+
+def test_builtin_max_of_an_array_is_refused() -> None:
+    def f(x):
+        return max(x)
+
+    with pytest.raises(adgen.AdgenError, match="max"):
+        adgen.grad(f)(np.array([1.0, 2.0]))
+
+
+def test_float_cotangent_has_the_shape_and_dtype_of_its_argument() -> None:
+    for x in (np.array(0.5, F32), np.array(0.5), F32(0.5), 0.5):
+        _, (ct,) = _raw_derivatives(rc.case_builtin_float, x)
+        assert np.shape(ct) == np.shape(x) and np.result_type(ct) == np.result_type(x)
+        out_dot, _ = _raw_derivatives(rc.case_builtin_float, x)
+        assert type(out_dot) is float
+        assert adgen.grad(rc.case_builtin_float)(x) == 1.0
+
+
+def test_builtin_sum_is_a_sum_over_the_first_axis() -> None:
+    x = _r(3, 4)
+    np.testing.assert_array_equal(
+        adgen.vjp(rc.case_builtin_sum, x)[1](np.arange(4.0))[0],
+        np.broadcast_to(np.arange(4.0), (3, 4)),
+    )
+    np.testing.assert_allclose(adgen.jvp(rc.case_builtin_sum, (x,), (x,))[1], np.sum(x, axis=0))
+
+
+def test_builtin_sum_refuses_a_differentiated_start() -> None:
+    def f(x, s):
+        return sum(x, s)
+
+    with pytest.raises(adgen.NonDifferentiableError, match="start"):
+        adgen.grad(f, wrt=(0, 1))(np.ones(3), 1.0)

@@ -13,6 +13,7 @@ instantiated by :mod:`adgen.expand`) -> :mod:`adgen.emit` (source text) ->
 
 from . import rules
 from .api import Differentiable, Trace, differentiate, grad, jvp, source, trace, value_and_grad, vjp
+from .display import show
 from .errors import (
     AdgenError,
     InternalError,
@@ -45,6 +46,7 @@ __all__ = [
     "grad",
     "jvp",
     "rules",
+    "show",
     "source",
     "trace",
     "value_and_grad",

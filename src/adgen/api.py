@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from . import ir
+from . import display, ir
 from .compile import load
 from .errors import (
     NonDifferentiableError,
@@ -199,6 +199,12 @@ class _Transformed:
         kind = type(self).__name__.lstrip("_").lower()
         return f"<adgen {kind} of {self.fn.__qualname__} w.r.t. {', '.join(self.wrt)}>"
 
+    def _repr_html_(self) -> str:
+        return display.repr_html(lambda: self.source)
+
+    def _repr_markdown_(self) -> str:
+        return display.repr_markdown(lambda: self.source)
+
 
 class _ValueAndGrad(_Transformed):
     def __init__(self, f: Callable[..., Any], wrt: Wrt) -> None:
@@ -357,6 +363,12 @@ class Differentiable:
     def __repr__(self) -> str:
         return f"<adgen.differentiate {self.fn.__qualname__}>"
 
+    def _repr_html_(self) -> str:
+        return display.repr_html(self.source)
+
+    def _repr_markdown_(self) -> str:
+        return display.repr_markdown(self.source)
+
 
 def differentiate(
     f: Callable[..., Any] | None = None, *, wrt: Wrt = 0, mode: str = "reverse"
@@ -389,6 +401,16 @@ class Trace:
 
     def __repr__(self) -> str:
         return str(self)
+
+    def _repr_html_(self) -> str:
+        return display.repr_html(self.__str__)
+
+    def _repr_markdown_(self) -> str:
+        return display.repr_markdown(self.__str__)
+
+    def to_dot(self) -> str:
+        """The computation graph as Graphviz dot text (render with ``dot -Tsvg``)."""
+        return display.to_dot(self.function, self.values)
 
 
 def trace(f: Callable[..., Any], *args: Any, **kwargs: Any) -> Trace:

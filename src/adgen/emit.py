@@ -75,11 +75,11 @@ def unparse(node: ast.AST) -> str:
 
 
 class CodeWriter:
-    def __init__(self) -> None:
+    def __init__(self, depth: int = 0) -> None:
         self.lines: list[str] = []
-        self.depth = 0
+        self.depth = depth
         self._last_comment: tuple[str, int] | None = None
-        self.reads: set[str] = set()  # every name the written statements mention
+        self.reads: set[str] = set()  # every name the written statements read
 
     def line(self, text: str) -> None:
         self.lines.append("    " * self.depth + text if text else "")
@@ -106,7 +106,11 @@ class CodeWriter:
         self.line(f"# {prefix} {lineno}: {quoted}" if quoted else f"# {prefix} {lineno}")
 
     def stmt(self, node: ast.stmt) -> None:
-        self.reads.update(n.id for n in ast.walk(node) if isinstance(n, ast.Name))
+        self.reads.update(
+            n.id
+            for n in ast.walk(node)
+            if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store)
+        )
         for text in unparse(node).splitlines():
             self.line(text)
 

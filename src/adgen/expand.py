@@ -52,7 +52,7 @@ class StatementRule:
         """A differentiated value reaching a parameter the rule cannot differentiate is an error."""
         for p in self.prim.params:
             atom = self.atoms.get(p.name)
-            if p.name in self.prim.diff_params or atom is None:
+            if atom is None or (p.name in self.prim.diff_params and not isinstance(atom, ir.Tup)):
                 continue
             if any(v in active for v in ir.atom_vars(atom)):
                 raise NonDifferentiableError(
@@ -78,9 +78,20 @@ class StatementRule:
                 "pass literal constants for these arguments",
             ) from None
 
+    def _operands(self) -> int:
+        """How many arguments could carry a shape (not Python scalar constants)."""
+        return sum(
+            1
+            for p in self.prim.params
+            if (a := self.atoms.get(p.name)) is not None
+            and not (
+                isinstance(a, ir.Const) and isinstance(a.value, (int, float, bool, type(None)))
+            )
+        )
+
     def tangent_needs_broadcast(self, params: list[str], classes: Classes) -> bool:
         """Could the sum of these parameters' tangent contributions miss the result's shape?"""
-        if not self.prim.elementwise:
+        if not self.prim.elementwise or self._operands() <= 1:
             return False
         total: frozenset[str] = frozenset()
         for p in params:
@@ -88,15 +99,20 @@ class StatementRule:
             if "ans" in names:
                 return False
             for q in {p} | (names & set(self.atoms)):
+                if self.atoms[q] == ir.Var(self.target):
+                    return True  # the old value of a rebound name: shape unknown
                 total |= atom_class(self.atoms[q], classes)
         return total != classes.get(self.target, frozenset({self.target}))
 
     def cotangent_needs_unbroadcast(self, param: str, classes: Classes) -> bool:
         """Could the result (and so its cotangent) be larger than this operand?"""
-        if not self.prim.elementwise:
+        if not self.prim.elementwise or self._operands() <= 1:
             return False
         target = classes.get(self.target, frozenset({self.target}))
-        return atom_class(self.atoms[param], classes) != target
+        atom = self.atoms[param]
+        if atom == ir.Var(self.target):
+            return True  # `y = y + v`: the old y may have another shape than the new one
+        return atom_class(atom, classes) != target
 
 
 def call(func: str, *args: ast.expr, **kwargs: ast.expr) -> ast.Call:

@@ -33,6 +33,7 @@ import os
 from dataclasses import dataclass
 
 from . import ir
+from .analysis import Facts
 from .emit import CodeWriter
 from .errors import UnsupportedSyntaxError
 from .expand import StatementRule, add, call, loc_of, name, source_text
@@ -49,74 +50,166 @@ class Generated:
     source: str
 
 
-def refuse_control_flow(fn: ir.Function, stmt: ir.Stmt, mode: str) -> None:
-    if isinstance(stmt, (ir.If, ir.For, ir.While)):
-        raise UnsupportedSyntaxError(
-            f"{mode} mode does not support control flow yet",
-            loc_of(fn, stmt.line),
-            "use np.where for elementwise choices and array operations instead of loops",
-        )
+def while_header(stmt: ir.While) -> tuple[str | None, list[ir.Stmt]]:
+    """``while <expr>:`` when the test is one comparison; else None (``while True`` + break)."""
+    tb = stmt.test_body
+    if (
+        len(tb) == 1
+        and isinstance(tb[0], ir.Assign)
+        and not tb[0].prim.differentiable
+        and isinstance(stmt.test, ir.Var)
+        and tb[0].targets == (stmt.test.name,)
+    ):
+        return ast.unparse(ir.primal_expr(tb[0])), []
+    if not tb:
+        return ast.unparse(ir.atom_to_ast(stmt.test)), []
+    return None, tb
+
+
+def open_block(w: CodeWriter, stmt: ir.Stmt) -> None:
+    """Write the header of a block statement (its body follows at the next depth)."""
+    if isinstance(stmt, ir.If):
+        w.open(f"if {ast.unparse(ir.atom_to_ast(stmt.test))}:")
+        w.reads.update(ir.atom_vars(stmt.test))
+    elif isinstance(stmt, ir.For):
+        w.open(f"for {stmt.target} in {ast.unparse(ir.atom_to_ast(stmt.iter))}:")
+        w.reads.update(ir.atom_vars(stmt.iter))
+
+
+class _Forward:
+    def __init__(self, fn: ir.Function, wrt: list[str], scalars: frozenset[str]) -> None:
+        self.fn = fn
+        self.facts = Facts(fn, wrt)
+        self.namer = Namer(fn.user_names | set(fn.free))
+        self.classes = broadcast_classes(fn, scalars, self.facts.rebound)
+        # tangents only for values that depend on an input and reach the result
+        self.active = self.facts.useful | set(wrt)
+        self.tangent = {p: self.namer.tangent(p) for p in wrt}
+        self.multi_tangents = {self.namer.tangent(v) for v in self.facts.multi & self.active}
+        self.w = CodeWriter()
+
+    def tangent_of(self, var: str) -> str:
+        if var not in self.tangent:
+            self.tangent[var] = self.namer.tangent(var)
+        return self.tangent[var]
+
+    def block(self, block: list[ir.Stmt]) -> None:
+        w = self.w
+        for stmt in block:
+            if isinstance(stmt, ir.Assign):
+                w.source_comment(stmt.line, source_text(self.fn, stmt.line))
+                self.assign(stmt)
+            elif isinstance(stmt, (ir.If, ir.For)):
+                w.source_comment(stmt.line, source_text(self.fn, stmt.line))
+                open_block(w, stmt)
+                self.block(stmt.body) if stmt.body else w.line("pass")
+                w.close()
+                if isinstance(stmt, ir.If) and stmt.orelse:
+                    w.open("else:")
+                    self.block(stmt.orelse)
+                    w.close()
+            elif isinstance(stmt, ir.While):
+                w.source_comment(stmt.line, source_text(self.fn, stmt.line))
+                header, test_body = while_header(stmt)
+                if header is not None:
+                    w.open(f"while {header}:")
+                else:
+                    w.open("while True:")
+                    for s in test_body:
+                        assert isinstance(s, ir.Assign)
+                        w.stmt(ir.stmt_to_ast(s))
+                    w.open(f"if not {ast.unparse(ir.atom_to_ast(stmt.test))}:")
+                    w.line("break")
+                    w.close()
+                self.block(stmt.body) if stmt.body else w.line("pass")
+                w.close()
+            elif isinstance(stmt, ir.Return):
+                w.source_comment(stmt.line, source_text(self.fn, stmt.line))
+                value = stmt.value
+                if isinstance(value, ir.Var) and value.name in self.active:
+                    dot: ast.expr = name(self.tangent_of(value.name))
+                else:
+                    dot = call("rt.zeros_like", ir.atom_to_ast(value))
+                pair = ast.Tuple(elts=[ir.atom_to_ast(value), dot], ctx=ast.Load())
+                w.stmt(ast.Return(value=pair))
+
+    def assign(self, stmt: ir.Assign) -> None:
+        w, fn = self.w, self.fn
+        live = [t for t in stmt.targets if t in self.active]
+        reads = {v for a in ir.stmt_args(stmt) for v in ir.atom_vars(a)}
+        if not live or not reads.intersection(stmt.targets):
+            w.stmt(ir.stmt_to_ast(stmt))
+            if not live:
+                return
+            self.tangent_code(stmt, live, None)
+            return
+        # `y = f(y, ...)`: the tangent reads the old y and the new value: the primal goes to a
+        # temporary, the tangent is computed, then y is rebound
+        if len(stmt.targets) != 1:
+            raise UnsupportedSyntaxError(
+                f"{stmt.prim.name} with several results cannot rebind its own argument",
+                loc_of(fn, stmt.line),
+            )
+        new = self.namer.fresh(stmt.targets[0])
+        w.stmt(ir.assign(new, ir.primal_expr(stmt)))
+        self.tangent_code(stmt, live, new)
+        w.stmt(ir.assign(stmt.targets[0], name(new)))
+
+    def tangent_code(self, stmt: ir.Assign, live: list[str], new: str | None) -> None:
+        w, fn = self.w, self.fn
+        inputs: list[tuple[str, str]] = []
+        sr = None
+        if stmt.prim.differentiable:
+            sr = StatementRule(stmt, self.namer, loc_of(fn, stmt.line))
+            sr.refuse_nondifferentiable_inputs(self.active)
+            inputs = sr.active_params(self.active)
+        if not inputs:
+            # bound to a value without derivative here, but differentiated elsewhere
+            for t in live:
+                w.stmt(ir.assign(self.tangent_of(t), call("rt.zeros_like", name(t))))
+            return
+        assert sr is not None
+        if len(stmt.targets) != 1:
+            raise UnsupportedSyntaxError(
+                f"{stmt.prim.name} with several results has no forward rule yet",
+                loc_of(fn, stmt.line),
+            )
+        if new is not None:
+            sr.bindings["ans"] = name(new)
+        total: ast.expr | None = None
+        for param, var in inputs:
+            pre, expr = sr.expand("jvp", param, self.tangent_of(var))
+            for s in pre:
+                w.stmt(s)
+            total = expr if total is None else add(total, expr)
+        assert total is not None
+        target = stmt.targets[0]
+        if sr.tangent_needs_broadcast([p for p, _ in inputs], self.classes):
+            total = call("np.broadcast_to", total, call("np.shape", name(new or target)))
+        if (
+            isinstance(total, ast.Name)
+            and target not in self.facts.multi
+            and total.id not in self.multi_tangents
+        ):
+            self.tangent[target] = total.id  # no copy: the tangent *is* that value
+            return
+        w.stmt(ir.assign(self.tangent_of(target), total))
 
 
 def forward(fn: ir.Function, wrt: list[str], scalars: frozenset[str] = frozenset()) -> Generated:
-    namer = Namer(fn.user_names | set(fn.free))
-    classes = broadcast_classes(fn, scalars)
-    active: set[str] = set(wrt)
-    tangent = {p: namer.tangent(p) for p in wrt}
-    gen_name = namer.claim(f"{fn.name}_jvp")
-    params = fn.params + [tangent[p] for p in wrt]
-    w = CodeWriter()
+    gen = _Forward(fn, wrt, scalars)
+    params = fn.params + [gen.tangent[p] for p in wrt]
+    gen_name = gen.namer.claim(f"{fn.name}_jvp")
+    w = gen.w
     w.comment(
         f"adgen: forward mode (Jacobian-vector product) of {fn.name} "
         f"({os.path.basename(fn.filename)}:{fn.firstlineno}) w.r.t. {', '.join(wrt)}"
         + (f"; for scalar {', '.join(p for p in fn.params if p in scalars)}" if scalars else "")
     )
     w.open(f"def {gen_name}({', '.join(params)}):")
-    for stmt in fn.body:
-        refuse_control_flow(fn, stmt, "forward")
-        w.source_comment(stmt.line, source_text(fn, stmt.line))
-        if isinstance(stmt, ir.Return):
-            value = stmt.value
-            if isinstance(value, ir.Var) and value.name in active:
-                dot: ast.expr = name(tangent[value.name])
-            else:
-                value_ast = ir.atom_to_ast(value)
-                dot = call(
-                    "np.zeros_like",
-                    value_ast,
-                    dtype=call("np.result_type", ir.atom_to_ast(value), ast.Constant(0.0)),
-                )
-            w.stmt(ast.Return(value=ast.Tuple(elts=[ir.atom_to_ast(value), dot], ctx=ast.Load())))
-            continue
-        assert isinstance(stmt, ir.Assign)
-        w.stmt(ir.stmt_to_ast(stmt))
-        if not stmt.prim.differentiable:
-            continue
-        sr = StatementRule(stmt, namer, loc_of(fn, stmt.line))
-        sr.refuse_nondifferentiable_inputs(active)
-        inputs = sr.active_params(active)
-        if not inputs:
-            continue
-        if len(stmt.targets) != 1:
-            raise UnsupportedSyntaxError(
-                f"{stmt.prim.name} with several results has no forward rule yet",
-                loc_of(fn, stmt.line),
-            )
-        total: ast.expr | None = None
-        for param, var in inputs:
-            pre, expr = sr.expand("jvp", param, tangent[var])
-            for s in pre:
-                w.stmt(s)
-            total = expr if total is None else add(total, expr)
-        assert total is not None
-        target = stmt.targets[0]
-        if sr.tangent_needs_broadcast([p for p, _ in inputs], classes):
-            total = call("np.broadcast_to", total, call("np.shape", name(target)))
-        active.add(target)
-        if isinstance(total, ast.Name):
-            tangent[target] = total.id  # no copy: the tangent *is* that value
-            continue
-        tangent[target] = namer.tangent(target)
-        w.stmt(ir.assign(tangent[target], total))
+    for p in fn.params:
+        if p in gen.active and p not in wrt:  # rebound later from differentiated values
+            w.stmt(ir.assign(gen.tangent_of(p), call("rt.zeros_like", name(p))))
+    gen.block(fn.body)
     w.close()
     return Generated(gen_name, params, w.render())

@@ -197,6 +197,13 @@ def const_to_ast(value: Any) -> ast.expr:
     raise TypeError(f"cannot write {value!r} as a constant")
 
 
+def primal_expr(stmt: Assign) -> ast.expr:
+    """The right-hand side of an assignment: the primitive applied to its atoms."""
+    return stmt.prim.emit(
+        [atom_to_ast(a) for a in stmt.args], [(k, atom_to_ast(v)) for k, v in stmt.kwargs]
+    )
+
+
 def stmt_to_ast(stmt: Stmt) -> ast.stmt:
     """The primal Python statement (control-flow blocks without their bodies)."""
     if isinstance(stmt, Assign):

@@ -102,6 +102,14 @@ class Lowerer:
         self.scalars: set[str] = set()
         self.block: list[ir.Stmt] = []
         self.line = parsed.line(self.node)
+        # user variables assigned inside if/for/while: one IR name each (no renaming), so every
+        # path through the blocks leaves its value under the same name
+        self.multi: dict[str, str] = {}
+        for user in sorted(_assigned_in_blocks(self.node.body)):
+            self.multi[user] = user if user not in RESERVED else self.namer.fresh(user)
+            self.namer.reserve(self.multi[user])
+        self.depth = 0  # nesting depth of blocks being lowered
+        self.result: str | None = None  # the name `return` binds inside blocks
 
     # -- errors ---------------------------------------------------------------------------------
     def refuse(self, node: Any, what: str, hint: str = "") -> NoReturn:
@@ -134,16 +142,19 @@ class Lowerer:
         body = list(self.node.body)
         if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant):
             body = body[1:]  # docstring
-        returned = False
-        for stmt in body:
-            if returned:
-                self.refuse(stmt, "statements after `return`", "remove the unreachable code")
-            self.line = self.parsed.line(stmt)
-            returned = self.statement(stmt)
-        if not returned:
+        if not _always_returns(body):
             self.refuse(
-                self.node, "functions without a `return`", "return the value to differentiate"
+                self.node,
+                "functions that can end without a `return`",
+                "return the value to differentiate on every path",
             )
+        body = self.single_exit(body)
+        if any(isinstance(s, gast.If) for s in body) and not isinstance(body[-1], gast.Return):
+            # returns inside branches bind one result name; the function returns it at the end
+            self.result = self.namer.claim("out")
+        self.lower_block(body)
+        if self.result is not None:
+            self.block.append(ir.Return(ir.Var(self.result), self.line))
         used = {name for name in self.namer.taken}
         return ir.Function(
             name=self.parsed.name,
@@ -188,11 +199,44 @@ class Lowerer:
         if isinstance(stmt, gast.Return):
             if stmt.value is None:
                 self.refuse(stmt, "`return` without a value", "return the value to differentiate")
+            if self.result is not None:
+                atom = self.expr(stmt.value, self.result)
+                if atom != ir.Var(self.result):
+                    self.copy(self.result, atom)
+                return True
             atom = self.expr(stmt.value, "out")
             self.block.append(ir.Return(atom, self.line))
             return True
         if isinstance(stmt, gast.Pass):
             return False
+        if isinstance(stmt, gast.If):
+            test = self.expr(stmt.test, None, "cond")
+            body = self.sub_block(stmt.body)
+            orelse = self.sub_block(stmt.orelse)
+            self.block.append(ir.If(test, body, orelse, self.parsed.line(stmt)))
+            return False
+        if isinstance(stmt, gast.For):
+            self.lower_for(stmt)
+            return False
+        if isinstance(stmt, gast.While):
+            if stmt.orelse:
+                self.refuse(stmt, "`else` clauses on loops", "move that code after the loop")
+            line = self.parsed.line(stmt)
+            saved, self.block = self.block, []
+            test = self.expr(stmt.test, None, "cond")
+            test_body, self.block = self.block, saved
+            body = self.sub_block(stmt.body)
+            self.block.append(ir.While(test_body, test, body, line))
+            return False
+        if isinstance(stmt, (gast.Break, gast.Continue)):
+            word = "break" if isinstance(stmt, gast.Break) else "continue"
+            self.refuse(
+                stmt,
+                f"`{word}`",
+                "use a while loop whose condition says when to stop"
+                if word == "break"
+                else "put the rest of the loop body under an if",
+            )
         if isinstance(stmt, gast.Expr):
             if isinstance(stmt.value, gast.Constant):
                 return False
@@ -203,12 +247,151 @@ class Lowerer:
             )
         self.refuse_node(stmt)
 
+    def branch_value(self, node: Any, name: str, hint: str) -> list[ir.Stmt]:
+        """The block computing ``node`` into ``name`` (one branch of ``a if c else b``)."""
+        saved, self.block = self.block, []
+        self.depth += 1
+        atom = self.expr(node, name, hint)
+        if atom != ir.Var(name):
+            self.copy(name, atom)
+        self.depth -= 1
+        block, self.block = self.block, saved
+        return block
+
+    def lower_block(self, stmts: list[Any]) -> None:
+        for stmt in stmts:
+            self.line = self.parsed.line(stmt)
+            self.statement(stmt)
+
+    def sub_block(self, stmts: list[Any]) -> list[ir.Stmt]:
+        """Lower the statements of a nested block into their own IR block."""
+        saved, self.block = self.block, []
+        self.depth += 1
+        self.lower_block(stmts)
+        self.depth -= 1
+        block, self.block = self.block, saved
+        return block
+
+    def single_exit(self, stmts: list[Any]) -> list[Any]:
+        """Move the statements after an ``if`` that returns into its other branch, so every
+        ``return`` ends a path (early returns become structured branches)."""
+        out: list[Any] = []
+        for i, stmt in enumerate(stmts):
+            if isinstance(stmt, gast.Return):
+                if i + 1 < len(stmts):
+                    self.refuse(stmts[i + 1], "statements after `return`", "remove them")
+                out.append(stmt)
+                return out
+            if isinstance(stmt, gast.If) and _contains_return(stmt):
+                rest = stmts[i + 1 :]
+                stmt.body = self.single_exit(
+                    stmt.body + ([] if _always_returns(stmt.body) else rest)
+                )
+                orelse = stmt.orelse + ([] if _always_returns(stmt.orelse) else rest)
+                stmt.orelse = self.single_exit(orelse)
+                out.append(stmt)
+                return out
+            if isinstance(stmt, (gast.For, gast.While)) and _contains_return(stmt):
+                node = next(n for n in gast.walk(stmt) if isinstance(n, gast.Return))
+                self.refuse(
+                    node, "`return` inside a loop", "set a variable and return after the loop"
+                )
+            out.append(stmt)
+        return out
+
+    def lower_for(self, stmt: Any) -> None:
+        """``for`` over ``range(...)``; over an array or sequence (rows), ``enumerate`` and ``zip``
+        become a loop over ``range(len(...))`` that reads the items by index."""
+        if stmt.orelse:
+            self.refuse(stmt, "`else` clauses on loops", "move that code after the loop")
+        line = self.parsed.line(stmt)
+        it, target = stmt.iter, stmt.target
+        items: list[tuple[Any, ir.Atom]] = []  # (user target, sequence) read by index
+        if self.is_call_to(it, range):
+            r = self.expr(it, None, "loop")
+            if not isinstance(target, gast.Name):
+                self.refuse(target, "unpacking a range", "use one loop variable")
+            index = self.loop_variable(target.id)
+        else:
+            if self.is_call_to(it, enumerate):
+                if (
+                    not (isinstance(target, gast.Tuple) and len(target.elts) == 2)
+                    or len(it.args) != 1
+                ):
+                    self.refuse(
+                        target, "this form of enumerate", "write `for i, v in enumerate(x):`"
+                    )
+                counter, target = target.elts
+                if not isinstance(counter, gast.Name):
+                    self.refuse(counter, "unpacking the enumerate counter", "use a name")
+                index = self.loop_variable(counter.id)
+                seqs, targets = [self.expr(it.args[0], None, "seq")], [target]
+            elif self.is_call_to(it, zip):
+                if not (isinstance(target, gast.Tuple) and len(target.elts) == len(it.args)):
+                    self.refuse(target, "this form of zip", "unpack one name per sequence")
+                index = self.loop_variable(self.namer.fresh("k"))
+                seqs, targets = [self.expr(a, None, "seq") for a in it.args], list(target.elts)
+            else:
+                index = self.loop_variable(self.namer.fresh("k"))
+                seqs, targets = [self.expr(it, None, "seq")], [target]
+            length = self.call_prim(len, [seqs[0]], "n")
+            for seq in seqs[1:]:
+                length = self.call_prim(
+                    registry.np.minimum, [length, self.call_prim(len, [seq], "n")], "n"
+                )
+            r = self.call_prim(range, [length], "loop")
+            for t, seq in zip(targets, seqs):
+                if not isinstance(t, gast.Name):
+                    self.refuse(t, "nested unpacking in a for target", "unpack inside the loop")
+                items.append((t, seq))
+        saved, self.block = self.block, []
+        self.depth += 1
+        getitem = registry.lookup(registry.operator.getitem)
+        assert getitem is not None
+        for t, seq in items:
+            name = self.new_name(t.id)
+            self.block.append(ir.Assign((name,), getitem, (seq, ir.Var(index)), (), line))
+            self.producers[name] = getitem
+            self.bind(t.id, name, ir.Var(name))
+        self.lower_block(stmt.body)
+        self.depth -= 1
+        body, self.block = self.block, saved
+        self.block.append(ir.For(index, r, body, line))
+
+    def loop_variable(self, user: str) -> str:
+        name = self.multi.get(user, user)
+        self.namer.reserve(name)
+        self.env[user] = ir.Var(name)
+        self.bound.add(user)
+        return name
+
+    def is_call_to(self, node: Any, fn: Any) -> bool:
+        if not isinstance(node, gast.Call):
+            return False
+        ok, obj = self.static_object(node.func)
+        return ok and obj is fn
+
+    def call_prim(self, fn: Any, args: list[ir.Atom], hint: str) -> ir.Var:
+        prim = registry.lookup(fn)
+        assert prim is not None, fn
+        return self.emit(None, hint, prim, args, [], None)
+
+    def copy(self, name: str, atom: ir.Atom) -> None:
+        """``name = atom`` as a real statement (a name rebound inside blocks cannot alias)."""
+        prim = registry.lookup(registry.assign)
+        assert prim is not None
+        self.block.append(ir.Assign((name,), prim, (atom,), (), self.line))
+        self.producers[name] = prim
+
     def check_in_place(self, stmt: Any) -> None:
         """``y += v`` updates an array in place; lowering it as ``y = y + v`` is right only when
         no other name can see that array: refuse when ``y`` is a parameter, a global, a view
         (slice, reshape, transpose) or another variable's value too."""
         name = stmt.target.id
         atom = self.env.get(name)
+        if name in self.multi:
+            self.check_in_place_in_blocks(stmt, name)
+            return
         if atom is None or isinstance(atom, ir.Const):
             return
         if isinstance(atom, ir.Var):
@@ -231,6 +414,46 @@ class Lowerer:
             "to make a new value",
         )
 
+    def check_in_place_in_blocks(self, stmt: Any, name: str) -> None:
+        """For a variable rebound inside blocks the order of assignments is not known here, so
+        ``y += v`` is allowed only when *every* assignment to ``y`` makes a new value and no
+        statement could make another name share ``y``'s array."""
+        why = ""
+        if name in self.params:
+            why = "it is an argument passed by the caller"
+        for node in gast.walk(self.node):
+            if isinstance(node, (gast.Assign, gast.AugAssign)) and not why:
+                targets = node.targets if isinstance(node, gast.Assign) else [node.target]
+                stored = {n.id for t in targets for n in gast.walk(t) if isinstance(n, gast.Name)}
+                fresh = isinstance(node, gast.AugAssign) or self.fresh_value(node.value)
+                read = {n.id for n in gast.walk(node.value) if isinstance(n, gast.Name)}
+                if name in stored and not fresh:
+                    why = "it may be a view or another variable's array"
+                elif name in read and not fresh:
+                    why = "another variable may share its array"
+        if why:
+            self.refuse(
+                stmt,
+                f"in-place update of `{name}` ({why}; arrays would change in place)",
+                f"write `{name} = {name} {_OPERATOR_TEXT.get(type(stmt.op).__name__, '+')} ...` "
+                "to make a new value",
+            )
+
+    def fresh_value(self, node: Any) -> bool:
+        """Does this expression certainly make a new value (not a view or an alias)?"""
+        if isinstance(node, (gast.Constant, gast.BinOp, gast.UnaryOp, gast.Compare)):
+            return True
+        if isinstance(node, gast.IfExp):
+            return self.fresh_value(node.body) and self.fresh_value(node.orelse)
+        if isinstance(node, gast.Call):
+            ok, fn = self.static_object(node.func)
+            if not ok and isinstance(node.func, gast.Attribute):
+                method = registry.method_function(node.func.attr)
+                ok, fn = method is not None, method[0] if method else None
+            prim = registry.lookup(fn) if ok else None
+            return prim is not None and not prim.view
+        return False
+
     def assign(self, target: Any, value: Any) -> None:
         if isinstance(target, gast.Name):
             name = self.new_name(target.id)
@@ -239,9 +462,18 @@ class Lowerer:
         elif isinstance(target, gast.Tuple) and all(isinstance(t, gast.Name) for t in target.elts):
             if isinstance(value, gast.Tuple) and len(value.elts) == len(target.elts):
                 atoms = [self.expr(v, None) for v in value.elts]
+                if any(t.id in self.multi for t in target.elts):
+                    # evaluate every value before rebinding any name (a, b = b, a)
+                    held = []
+                    for a in atoms:
+                        if isinstance(a, ir.Var) and a.name in self.multi.values():
+                            temp = self.namer.fresh(a.name)
+                            self.copy(temp, a)
+                            a = ir.Var(temp)
+                        held.append(a)
+                    atoms = held
                 for t, a in zip(target.elts, atoms):
-                    self.env[t.id] = a
-                    self.bound.add(t.id)
+                    self.bind(t.id, self.new_name(t.id), a)
                 return
             atom = self.expr(value, None)
             self.bind_target(target, atom)
@@ -278,6 +510,8 @@ class Lowerer:
 
     def new_name(self, user: str) -> str:
         """The IR name for a new binding of the user's variable ``user``."""
+        if user in self.multi:
+            return self.multi[user]
         if user not in self.bound and user not in RESERVED:
             self.namer.reserve(user)
             return user
@@ -287,6 +521,11 @@ class Lowerer:
         self.bound.add(user)
         if isinstance(atom, ir.Var) and atom.name == name:
             self.env[user] = atom
+            return
+        if user in self.multi or (isinstance(atom, ir.Var) and atom.name in self.multi.values()):
+            # rebound inside blocks, or a copy of such a variable: a real copy, not an alias
+            self.copy(name, atom)
+            self.env[user] = ir.Var(name)
             return
         # a plain copy (y = x, y = 2.0): the user's name now means that atom
         self.env[user] = atom
@@ -353,6 +592,27 @@ class Lowerer:
             return self.emit(target, hint, prim, [left, right], [], node)
         if isinstance(node, gast.Call):
             return self.call(node, target, hint)
+        if isinstance(node, gast.IfExp):
+            test = self.expr(node.test, None, "cond")
+            name = target if target is not None else self.namer.fresh(hint)
+            body = self.branch_value(node.body, name, hint)
+            orelse = self.branch_value(node.orelse, name, hint)
+            self.block.append(ir.If(test, body, orelse, self.line))
+            return ir.Var(name)
+        if isinstance(node, gast.BoolOp):
+            # `a and b`: a if a is false, else b (`or` the other way round); b is evaluated only
+            # when needed, as in Python
+            name = target if target is not None else self.namer.fresh(hint)
+            first = self.expr(node.values[0], name, hint)
+            if first != ir.Var(name):
+                self.copy(name, first)
+            for value in node.values[1:]:
+                rest = self.branch_value(value, name, hint)
+                is_and = isinstance(node.op, gast.And)
+                self.block.append(
+                    ir.If(ir.Var(name), rest if is_and else [], [] if is_and else rest, self.line)
+                )
+            return ir.Var(name)
         if isinstance(node, gast.Attribute):
             return self.attribute(node, target, hint)
         if isinstance(node, gast.Subscript):
@@ -378,6 +638,9 @@ class Lowerer:
         if node.id in self.env:
             return self.env[node.id]
         value = self.resolve(node)
+        if any(value is t for t in (float, int, bool, complex)) and node.id == value.__name__:
+            self.free[node.id] = value  # a builtin type as a value: x.astype(float)
+            return ir.Free(node.id)
         if isinstance(
             value, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type)
         ) or callable(value):
@@ -505,6 +768,41 @@ class Lowerer:
         if prim is None:
             self.refuse(node, f"the attribute `.{node.attr}`", "use the NumPy function instead")
         return self.emit(target, hint, prim, [value], [], node)
+
+
+def _assigned_in_blocks(body: list[Any]) -> set[str]:
+    """User names assigned (or used as loop variables) inside if/for/while blocks."""
+    names: set[str] = set()
+
+    def stored(node: Any) -> set[str]:
+        return {
+            n.id
+            for n in gast.walk(node)
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)
+        }
+
+    for stmt in body:
+        if isinstance(stmt, (gast.If, gast.For, gast.While)):
+            names |= stored(stmt)
+    return names
+
+
+def _contains_return(node: Any) -> bool:
+    return any(isinstance(n, gast.Return) for n in gast.walk(node))
+
+
+def _always_returns(stmts: list[Any]) -> bool:
+    """Does every path through these statements end in a ``return``?"""
+    for stmt in stmts:
+        if isinstance(stmt, gast.Return):
+            return True
+        if (
+            isinstance(stmt, gast.If)
+            and _always_returns(stmt.body)
+            and _always_returns(stmt.orelse)
+        ):
+            return True
+    return False
 
 
 def _module_alias(module: Any) -> str | None:

@@ -10,6 +10,13 @@ statements stand under a comment quoting it, in reverse order. The forward
 sweep deletes each value the adjoint sweep does not read after its last use
 (scalars excepted), so only what the adjoint needs is kept.
 
+Control flow is replayed backwards: a branch is re-taken on its (restored)
+condition, a ``for`` loop runs over ``reversed(...)`` of its range, a ``while``
+loop runs as many times as the forward sweep counted. A name rebound inside a
+block whose old value the adjoint sweep reads is pushed on a stack (a Python
+list of references, no copies) before it is overwritten, and popped back when
+the adjoint sweep passes that assignment.
+
 >>> import numpy as np
 >>> from adgen.parse import parse_function
 >>> from adgen.lower import lower
@@ -40,133 +47,409 @@ def f_vjp(x1, x2, out_bar):
 from __future__ import annotations
 
 import ast
+import copy
 import os
 
 from . import ir
+from .analysis import Facts
 from .emit import CodeWriter
 from .errors import UnsupportedSyntaxError
 from .expand import StatementRule, add, call, loc_of, name, source_text
-from .forward import Generated, refuse_control_flow
+from .forward import Generated, open_block, while_header
 from .names import Namer
-from .shapes import Classes, broadcast_classes
+from .shapes import broadcast_classes
 
 
-def _activity(fn: ir.Function, wrt: list[str]) -> tuple[set[str], set[str]]:
-    """(depends on an input, and reaches the result) for straight-line code."""
-    varied = set(wrt)
-    assigns = [s for s in fn.body if isinstance(s, ir.Assign)]
-    for s in assigns:
-        if s.prim.differentiable and StatementRule.varied_inputs(s, varied):
-            varied.update(s.targets)
-    ret = next(s for s in fn.body if isinstance(s, ir.Return))
-    useful = set(ir.atom_vars(ret.value)) & varied
-    for s in reversed(assigns):
-        if useful.intersection(s.targets) and s.prim.differentiable:
-            useful.update(v for v in StatementRule.varied_inputs(s, varied))
-    return varied, useful
+def _assign(target: str, value: ast.expr) -> ast.stmt:
+    return ir.assign(target, value)
 
 
-def _forward_sweep(w: CodeWriter, fn: ir.Function, keep: set[str], classes: Classes) -> None:
-    """The primal statements; each value the adjoint sweep does not read is deleted after its
-    last use (unless it is a scalar), so the sweep keeps only what the adjoint needs."""
-    body = [s for s in fn.body if isinstance(s, ir.Assign)]
-    last_use: dict[str, int] = {}
-    for i, stmt in enumerate(body):
-        for t in stmt.targets:
-            last_use[t] = i
-        for atom in ir.stmt_args(stmt):
-            for v in ir.atom_vars(atom):
-                last_use[v] = i
-    dead: dict[int, list[str]] = {}
-    for v, i in last_use.items():
-        if v not in keep and classes.get(v, frozenset({v})):
-            dead.setdefault(i, []).append(v)
-    for i, stmt in enumerate(body):
-        w.source_comment(stmt.line, source_text(fn, stmt.line))
-        w.stmt(ir.stmt_to_ast(stmt))
-        if i in dead:
-            names: list[ast.expr] = [ast.Name(id=v, ctx=ast.Del()) for v in sorted(dead[i])]
-            w.stmt(ast.Delete(targets=names))
+class _Reverse:
+    """Writes one reverse-mode function; ``pushed`` names are saved before being overwritten."""
+
+    def __init__(
+        self,
+        fn: ir.Function,
+        wrt: list[str],
+        scalars: frozenset[str],
+        namer: Namer,
+        pushed: set[str],
+    ) -> None:
+        self.fn = fn
+        self.wrt = wrt
+        self.facts = Facts(fn, wrt)
+        self.classes = broadcast_classes(fn, scalars, self.facts.rebound)
+        self.namer = namer
+        self.pushed = pushed
+        self.stack = namer.claim("stack") if pushed or self._has_while() else "stack"
+        self.counters: dict[int, str] = {}
+        self.while_needed: dict[int, bool] = {}
+        # names bound for the first time at top level: nothing before reads their old value
+        self.first_binding: set[int] = set()
+        seen = set(fn.params)
+        for stmt in fn.body:
+            if isinstance(stmt, ir.Assign) and not seen.intersection(stmt.targets):
+                self.first_binding.add(id(stmt))
+            for s in _walk([stmt]):
+                if isinstance(s, ir.Assign):
+                    seen.update(s.targets)
+                elif isinstance(s, ir.For):
+                    seen.add(s.target)
+        # adjoints of names outside blocks: the name holding the adjoint so far
+        self.adjoint: dict[str, str] = {}
+        self.aliasable: set[str] = set()
+
+    def _has_while(self) -> bool:
+        return any(isinstance(s, ir.While) for s in self.fn.statements())
+
+    def bar(self, var: str) -> str:
+        return self.namer.adjoint(var)
+
+    def counter(self, stmt: ir.While) -> str:
+        if id(stmt) not in self.counters:
+            self.counters[id(stmt)] = self.namer.fresh("loop")
+        return self.counters[id(stmt)]
+
+    def saves(self, stmt: ir.Assign, target: str) -> bool:
+        return target in self.pushed and id(stmt) not in self.first_binding
+
+    # -- adjoint sweep -------------------------------------------------------------------------
+    def adjoint_block(self, block: list[ir.Stmt], w: CodeWriter) -> None:
+        fn = self.fn
+        for stmt in reversed(block):
+            if isinstance(stmt, ir.Assign):
+                self.adjoint_assign(stmt, w)
+            elif isinstance(stmt, ir.If):
+                body, orelse = CodeWriter(w.depth + 1), CodeWriter(w.depth + 1)
+                self.adjoint_block(stmt.body, body)
+                self.adjoint_block(stmt.orelse, orelse)
+                if body.lines or orelse.lines:
+                    w.source_comment(stmt.line, source_text(fn, stmt.line), "adjoint of line")
+                    open_block(w, stmt)
+                    w.extend(body) if body.lines else w.line("pass")
+                    w.close()
+                    if orelse.lines:
+                        w.open("else:")
+                        w.extend(orelse)
+                        w.close()
+            elif isinstance(stmt, ir.For):
+                body = CodeWriter(w.depth + 1)
+                self.adjoint_block(stmt.body, body)
+                if body.lines:
+                    w.source_comment(stmt.line, source_text(fn, stmt.line), "adjoint of line")
+                    it = ast.unparse(ir.atom_to_ast(stmt.iter))
+                    w.open(f"for {stmt.target} in reversed({it}):")
+                    w.reads.update(ir.atom_vars(stmt.iter))
+                    w.extend(body)
+                    w.close()
+                if stmt.target in self.pushed:
+                    w.stmt(_assign(stmt.target, self.pop()))
+            elif isinstance(stmt, ir.While):
+                body = CodeWriter(w.depth + 1)
+                self.adjoint_block(stmt.body, body)
+                self.while_needed[id(stmt)] = bool(body.lines)
+                if body.lines:
+                    w.source_comment(stmt.line, source_text(fn, stmt.line), "adjoint of line")
+                    count = self.counter(stmt)
+                    w.stmt(_assign(count, self.pop()))
+                    w.open(f"for _ in range({count}):")
+                    w.extend(body)
+                    w.close()
+
+    def pop(self) -> ast.expr:
+        return call(f"{self.stack}.pop")
+
+    def adjoint_assign(self, stmt: ir.Assign, w: CodeWriter) -> None:
+        fn, facts = self.fn, self.facts
+        t = stmt.targets[0]
+        useful = (
+            stmt.prim.differentiable
+            and any(x in facts.useful for x in stmt.targets)
+            and not facts.test_names.intersection(stmt.targets)
+        )
+        if useful and len(stmt.targets) != 1:
+            raise UnsupportedSyntaxError(
+                f"{stmt.prim.name} with several results has no reverse rule yet",
+                loc_of(fn, stmt.line),
+            )
+        saved = [x for x in stmt.targets if self.saves(stmt, x)]
+        managed = t in facts.managed
+        reset = managed and t in facts.multi and id(stmt) not in self.first_binding
+        if not useful and not saved and not reset:
+            return
+        comment = (stmt.line, source_text(fn, stmt.line), "adjoint of line")
+        if not useful:
+            w.source_comment(*comment)
+            for x in saved:
+                w.stmt(_assign(x, self.pop()))
+            if reset:
+                w.stmt(_assign(self.bar(t), call("rt.zeros_like", name(t))))
+            return
+        if managed:
+            g = self.bar(t)
+        elif t in self.adjoint:
+            g = self.adjoint[t]
+        else:
+            return  # no derivative reaches this value
+        sr = StatementRule(stmt, self.namer, loc_of(fn, stmt.line))
+        sr.refuse_nondifferentiable_inputs(facts.varied)
+        inputs = sr.active_params(facts.useful)
+        self_ref = any(v == t for _, v in inputs) or t in {
+            v for a in ir.stmt_args(stmt) for v in ir.atom_vars(a)
+        }
+        if not inputs and not saved and not reset:
+            return
+        w.source_comment(*comment)
+        if saved and self_ref:
+            # the old value is an argument: restore it first, keep the new one aside
+            g_saved = self.namer.fresh(self.bar(t))
+            w.stmt(_assign(g_saved, name(g)))
+            g = g_saved
+            if any("ans" in sr.prim.vjp[p].free_names for p, _ in inputs):
+                ans = self.namer.fresh(t)
+                w.stmt(_assign(ans, name(t)))
+                sr.bindings["ans"] = name(ans)
+            w.stmt(_assign(t, self.pop()))
+            # the old value's adjoint starts with this statement's contribution to it
+            fresh = {t} if reset else set()
+            self.contributions(sr, inputs, g, w, fresh)
+            if fresh:
+                w.stmt(_assign(self.bar(t), call("rt.zeros_like", name(t))))
+            return
+        fresh = set()
+        if reset and any(v == t for _, v in inputs) and not saved:
+            # `y = f(y)`: the old y's adjoint is this statement's contribution, written last
+            inputs = [iv for iv in inputs if iv[1] != t] + [iv for iv in inputs if iv[1] == t]
+            fresh = {t}
+            reset = False
+        self.contributions(sr, inputs, g, w, fresh)
+        for x in saved:
+            w.stmt(_assign(x, self.pop()))
+        if reset:
+            w.stmt(_assign(self.bar(t), call("rt.zeros_like", name(t))))
+
+    def contributions(
+        self,
+        sr: StatementRule,
+        inputs: list[tuple[str, str]],
+        g: str,
+        w: CodeWriter,
+        fresh: set[str] | None = None,
+    ) -> None:
+        """Add each input's share of ``g`` to its adjoint (names in ``fresh`` are assigned)."""
+        fresh = fresh if fresh is not None else set()
+        for param, var in inputs:
+            pre, expr = sr.expand("vjp", param, g)
+            for s in pre:
+                w.stmt(s)
+            if sr.cotangent_needs_unbroadcast(param, self.classes):
+                expr = call("rt.unbroadcast", expr, name(var))
+            if var in fresh:
+                fresh.discard(var)
+                w.stmt(_assign(self.bar(var), expr))
+                continue
+            if var in self.facts.managed:
+                w.stmt(_assign(self.bar(var), add(name(self.bar(var)), expr)))
+                continue
+            if var in self.adjoint:
+                expr = add(name(self.adjoint[var]), expr)
+            elif isinstance(expr, ast.Name) and expr.id in self.aliasable:
+                self.adjoint[var] = expr.id  # no copy: the adjoint *is* that value
+                self.aliasable.add(expr.id)
+                continue
+            self.adjoint[var] = self.bar(var)
+            self.aliasable.add(self.adjoint[var])
+            w.stmt(_assign(self.adjoint[var], expr))
+
+    # -- forward sweep -------------------------------------------------------------------------
+    def forward_block(
+        self, block: list[ir.Stmt], w: CodeWriter, dead: dict[int, list[str]]
+    ) -> None:
+        fn = self.fn
+        for i, stmt in enumerate(block):
+            w.source_comment(stmt.line, source_text(fn, stmt.line))
+            if isinstance(stmt, ir.Assign):
+                for x in stmt.targets:
+                    if self.saves(stmt, x):
+                        w.stmt(ast.Expr(value=call(f"{self.stack}.append", name(x))))
+                w.stmt(ir.stmt_to_ast(stmt))
+            elif isinstance(stmt, ir.If):
+                open_block(w, stmt)
+                self.forward_block(stmt.body, w, {}) if stmt.body else w.line("pass")
+                w.close()
+                if stmt.orelse:
+                    w.open("else:")
+                    self.forward_block(stmt.orelse, w, {})
+                    w.close()
+            elif isinstance(stmt, ir.For):
+                if stmt.target in self.pushed:
+                    w.stmt(ast.Expr(value=call(f"{self.stack}.append", name(stmt.target))))
+                open_block(w, stmt)
+                self.forward_block(stmt.body, w, {}) if stmt.body else w.line("pass")
+                w.close()
+            elif isinstance(stmt, ir.While):
+                needed = self.while_needed.get(id(stmt), False)
+                count = self.counter(stmt) if needed else ""
+                if needed:
+                    w.stmt(_assign(count, ast.Constant(0)))
+                header, test_body = while_header(stmt)
+                if header is not None:
+                    w.open(f"while {header}:")
+                else:
+                    w.open("while True:")
+                    for s in test_body:
+                        assert isinstance(s, ir.Assign)
+                        w.stmt(ir.stmt_to_ast(s))
+                    w.open(f"if not {ast.unparse(ir.atom_to_ast(stmt.test))}:")
+                    w.line("break")
+                    w.close()
+                self.forward_block(stmt.body, w, {}) if stmt.body else w.line("pass")
+                if needed:
+                    w.stmt(
+                        _assign(
+                            count, ast.BinOp(left=name(count), op=ast.Add(), right=ast.Constant(1))
+                        )
+                    )
+                w.close()
+                if needed:
+                    w.stmt(ast.Expr(value=call(f"{self.stack}.append", name(count))))
+            if i in dead:
+                names: list[ast.expr] = [ast.Name(id=v, ctx=ast.Del()) for v in sorted(dead[i])]
+                w.stmt(ast.Delete(targets=names))
+
+
+def _walk(block: list[ir.Stmt]) -> list[ir.Stmt]:
+    out: list[ir.Stmt] = []
+    for stmt in block:
+        out.append(stmt)
+        if isinstance(stmt, ir.If):
+            out += _walk(stmt.body) + _walk(stmt.orelse)
+        elif isinstance(stmt, ir.For):
+            out += _walk(stmt.body)
+        elif isinstance(stmt, ir.While):
+            out += _walk(stmt.test_body) + _walk(stmt.body)
+    return out
+
+
+def _names(stmt: ir.Stmt) -> set[str]:
+    """Every name a (compound) statement reads or binds."""
+    names: set[str] = set()
+    for s in _walk([stmt]):
+        if isinstance(s, ir.Assign):
+            names.update(s.targets)
+            for a in ir.stmt_args(s):
+                names.update(ir.atom_vars(a))
+        elif isinstance(s, ir.If):
+            names.update(ir.atom_vars(s.test))
+        elif isinstance(s, ir.For):
+            names.add(s.target)
+            names.update(ir.atom_vars(s.iter))
+        elif isinstance(s, ir.While):
+            names.update(ir.atom_vars(s.test))
+        elif isinstance(s, ir.Return):
+            names.update(ir.atom_vars(s.value))
+    return names
+
+
+def _sweep(
+    fn: ir.Function, wrt: list[str], scalars: frozenset[str], namer: Namer, pushed: set[str]
+) -> tuple[_Reverse, CodeWriter]:
+    gen = _Reverse(fn, wrt, scalars, namer, pushed)
     ret = fn.body[-1]
-    if isinstance(ret, ir.Return) and ret.line != (body[-1].line if body else None):
-        w.source_comment(ret.line, source_text(fn, ret.line))
+    assert isinstance(ret, ir.Return)
+    if isinstance(ret.value, ir.Var) and ret.value.name in gen.facts.useful:
+        seed = namer.adjoint(ret.value.name)
+        gen.adjoint[ret.value.name] = seed
+        gen.aliasable.add(seed)
+    sweep = CodeWriter(1)
+    gen.adjoint_block(fn.body, sweep)
+    return gen, sweep
 
 
 def reverse(fn: ir.Function, wrt: list[str], scalars: frozenset[str] = frozenset()) -> Generated:
-    for stmt in fn.body:
-        refuse_control_flow(fn, stmt, "reverse")
-    namer = Namer(fn.user_names | set(fn.free))
-    classes = broadcast_classes(fn, scalars)
-    varied, useful = _activity(fn, wrt)
-    ret = next(s for s in fn.body if isinstance(s, ir.Return))
+    ret = fn.body[-1]
+    assert isinstance(ret, ir.Return)
     if not isinstance(ret.value, (ir.Var, ir.Const, ir.Free)):
         raise UnsupportedSyntaxError(
             "reverse mode of a function returning a tuple is not supported yet",
             loc_of(fn, ret.line),
             "differentiate one result at a time",
         )
+    namer = Namer(fn.user_names | set(fn.free))
     out_name = ret.value.name if isinstance(ret.value, ir.Var) else "out"
     seed = namer.adjoint(out_name)
     gen_name = namer.claim(f"{fn.name}_vjp")
-    params = fn.params + [seed]
+    # first pass: save every rebound name, to learn which ones the adjoint sweep reads
+    facts = Facts(fn, wrt)
+    candidates = facts.multi - facts.test_names
+    probe, probe_sweep = _sweep(fn, wrt, scalars, copy.deepcopy(namer), candidates)
+    pushed = candidates & probe_sweep.reads
+    for stmt in fn.statements():
+        if isinstance(stmt, ir.While) and facts.test_names & probe_sweep.reads:
+            raise UnsupportedSyntaxError(
+                "reverse mode cannot replay this loop condition",
+                loc_of(fn, stmt.line),
+                "compute the condition into a variable inside the loop body",
+            )
+    gen, sweep = _sweep(fn, wrt, scalars, namer, pushed)
+
     w = CodeWriter()
     w.comment(
         f"adgen: reverse mode (vector-Jacobian product) of {fn.name} "
         f"({os.path.basename(fn.filename)}:{fn.firstlineno}) w.r.t. {', '.join(wrt)}"
         + (f"; for scalar {', '.join(p for p in fn.params if p in scalars)}" if scalars else "")
     )
-    w.open(f"def {gen_name}({', '.join(params)}):")
-    sweep = CodeWriter()  # the adjoint sweep, written first to learn what it reads
-    sweep.depth = w.depth
-    # var -> the name holding its adjoint so far (its own `v_bar`, or an alias of
-    # another adjoint when its only contribution so far was that name)
-    adjoint: dict[str, str] = {}
-    if isinstance(ret.value, ir.Var) and ret.value.name in useful:
-        adjoint[ret.value.name] = seed
-
-    for stmt in reversed(fn.body):
-        if not isinstance(stmt, ir.Assign) or not stmt.prim.differentiable:
-            continue
-        if not any(t in adjoint for t in stmt.targets):
-            continue
-        if len(stmt.targets) != 1:
-            raise UnsupportedSyntaxError(
-                f"{stmt.prim.name} with several results has no reverse rule yet",
-                loc_of(fn, stmt.line),
+    w.open(f"def {gen_name}({', '.join(fn.params + [seed])}):")
+    if gen.pushed or gen.counters:
+        w.stmt(_assign(gen.stack, ast.List(elts=[], ctx=ast.Load())))
+    unbound = sorted(
+        v
+        for v in gen.pushed
+        if v not in fn.params
+        and not any(
+            id(s) in gen.first_binding and v in s.targets
+            for s in fn.body
+            if isinstance(s, ir.Assign)
+        )
+    )
+    if unbound:
+        w.stmt(
+            ast.Assign(
+                targets=[ast.Name(id=v, ctx=ast.Store()) for v in unbound],
+                value=ast.Constant(None),
+                lineno=0,
             )
-        sr = StatementRule(stmt, namer, loc_of(fn, stmt.line))
-        sr.refuse_nondifferentiable_inputs(varied)
-        g = adjoint[stmt.targets[0]]
-        for param, var in sr.active_params(useful):
-            pre, expr = sr.expand("vjp", param, g)
-            if pre:
-                sweep.source_comment(
-                    stmt.line, source_text(fn, stmt.line), prefix="adjoint of line"
-                )
-            for s in pre:
-                sweep.stmt(s)
-            if sr.cotangent_needs_unbroadcast(param, classes):
-                expr = call("rt.unbroadcast", expr, name(var))
-            if var in adjoint:
-                expr = add(name(adjoint[var]), expr)
-            elif isinstance(expr, ast.Name):
-                adjoint[var] = expr.id  # no copy: the adjoint *is* that value
-                continue
-            adjoint[var] = namer.adjoint(var)
-            sweep.source_comment(stmt.line, source_text(fn, stmt.line), prefix="adjoint of line")
-            sweep.stmt(ir.assign(adjoint[var], expr))
-    keep = sweep.reads | set(ir.atom_vars(ret.value)) | set(fn.params)
-    _forward_sweep(w, fn, keep, classes)
+        )
+    keep = sweep.reads | set(ir.atom_vars(ret.value)) | set(fn.params) | facts.multi | facts.managed
+    last_use: dict[str, int] = {}
+    for i, stmt in enumerate(fn.body):
+        for v in _names(stmt):
+            last_use[v] = i
+    dead: dict[int, list[str]] = {}
+    for v, i in last_use.items():
+        if v not in keep and gen.classes.get(v, frozenset({v})):
+            dead.setdefault(i, []).append(v)
+    dead.pop(len(fn.body) - 1, None)
+    gen.forward_block(fn.body, w, dead)
+    value = ir.atom_to_ast(ret.value)
+    if isinstance(ret.value, ir.Var) and ret.value.name in gen.pushed:
+        # the adjoint sweep restores old values of this name: keep the result aside
+        kept = namer.fresh(ret.value.name)
+        w.stmt(_assign(kept, value))
+        value = name(kept)
+    for v in sorted(gen.facts.managed):
+        if not (isinstance(ret.value, ir.Var) and v == ret.value.name):
+            w.stmt(_assign(gen.bar(v), call("rt.zeros_like", name(v))))
     w.extend(sweep)
     grads: list[ast.expr] = []
     for p in wrt:
-        if p in adjoint:
-            grads.append(name(adjoint[p]))
+        if p in gen.facts.managed:
+            grads.append(name(gen.bar(p)))
+        elif p in gen.adjoint:
+            grads.append(name(gen.adjoint[p]))
         else:
             grads.append(call("np.zeros_like", name(p)))
-    result = ast.Tuple(
-        elts=[ir.atom_to_ast(ret.value), ast.Tuple(elts=grads, ctx=ast.Load())], ctx=ast.Load()
-    )
+    result = ast.Tuple(elts=[value, ast.Tuple(elts=grads, ctx=ast.Load())], ctx=ast.Load())
     w.stmt(ast.Return(value=result))
     w.close()
-    return Generated(gen_name, params, w.render())
+    return Generated(gen_name, fn.params + [seed], w.render())

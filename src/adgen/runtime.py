@@ -344,3 +344,20 @@ def getitem_vjp(g: ArrayLike, x: ArrayLike, index: Any) -> NDArray[Any]:
     else:
         np.add.at(out, index, g)
     return out
+
+
+def zeros_like(x: Any) -> Any:
+    """A zero derivative for ``x``: ``0.0`` for Python numbers (and for ``None``, a name not
+    yet bound), else zeros of ``x``'s shape in its floating dtype.
+
+    >>> zeros_like(3.0), zeros_like(None)
+    (0.0, 0.0)
+    >>> zeros_like(np.ones(2, dtype=np.float32)).dtype
+    dtype('float32')
+    >>> zeros_like(np.arange(2)).tolist()
+    [0.0, 0.0]
+    """
+    if x is None or isinstance(x, (bool, int, float)):
+        return 0.0
+    a = np.asarray(x)
+    return np.zeros(a.shape, dtype=a.dtype if a.dtype.kind in "fc" else np.float64)

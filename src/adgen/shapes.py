@@ -41,13 +41,22 @@ def atom_class(atom: ir.Atom, classes: Classes) -> frozenset[str]:
     return frozenset({repr(atom)})
 
 
-def broadcast_classes(fn: ir.Function, scalars: frozenset[str] = frozenset()) -> Classes:
-    """Each local name's broadcast class; parameters in ``scalars`` are known to be scalars."""
-    classes: Classes = {p: frozenset() if p in scalars else frozenset({p}) for p in fn.params}
+def broadcast_classes(
+    fn: ir.Function, scalars: frozenset[str] = frozenset(), multi: set[str] | None = None
+) -> Classes:
+    """Each local name's broadcast class; parameters in ``scalars`` are known to be scalars.
+
+    A name bound more than once (``multi``: rebound, or bound inside a loop or branch) may
+    change shape, so it gets a class of its own.
+    """
+    multi = multi or set()
+    classes: Classes = {
+        p: frozenset() if p in scalars and p not in multi else frozenset({p}) for p in fn.params
+    }
     classes[SCALARS] = frozenset(fn.scalars)
     for stmt in fn.statements():
         if isinstance(stmt, ir.Assign):
-            if stmt.prim.elementwise and len(stmt.targets) == 1:
+            if stmt.prim.elementwise and len(stmt.targets) == 1 and stmt.targets[0] not in multi:
                 cls: frozenset[str] = frozenset()
                 for atom in ir.stmt_args(stmt):
                     cls |= atom_class(atom, classes)

@@ -5,13 +5,23 @@ package registers them all. See :mod:`adgen.rules.registry` for how a rule is
 written, and ``docs/rules.md`` for how to add one.
 """
 
-from . import arithmetic, elementwise, linalg, mathmodule, nondiff, reductions  # noqa: F401
+from . import (  # noqa: F401
+    arithmetic,
+    arrays,
+    elementwise,
+    linalg,
+    mathmodule,
+    nondiff,
+    pybuiltins,
+    reductions,
+)
 from .registry import (
     Primitive,
     attribute_rule,
     lookup,
     lookup_attribute,
     method_function,
+    method_rule,
     nondifferentiable,
     registered,
     rule,
@@ -24,6 +34,7 @@ __all__ = [
     "lookup",
     "lookup_attribute",
     "method_function",
+    "method_rule",
     "nondifferentiable",
     "registered",
     "rule",

@@ -8,7 +8,18 @@ import operator
 
 import numpy as np
 
-from .registry import rule
+from .registry import assign, rule
+
+
+@rule(assign, elementwise=True, view=True)
+def assign_(x):
+    """``y = x`` (a copy of a name rebound inside control flow)."""
+
+    def jvp(dx):
+        return dx
+
+    def vjp(g):
+        return g
 
 
 @rule(operator.add, np.add, elementwise=True)

@@ -94,6 +94,7 @@ class Template:
                 body = body[: i + 1]
                 break
         *stmts, last = body
+        stmts = [ast.fix_missing_locations(s) for s in stmts]  # unparse reads their lineno
         if (
             not isinstance(last, ast.Return)
             or last.value is None
@@ -150,19 +151,56 @@ _STATIC_NODES = (
 )
 
 
+# NumPy functions a static test may call: pure questions about dtypes.
+_STATIC_CALLS = frozenset({"np.dtype", "np.issubdtype"})
+
+
+def _numpy_attribute(node: ast.AST) -> bool:
+    """``np`` or ``np.a.b`` (NumPy's dtypes and constants: ``np.float32``, ``np.inexact``)."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name) and node.id == "np"
+
+
+def _static_node(node: ast.AST) -> bool:
+    if isinstance(node, _STATIC_NODES) or _numpy_attribute(node):
+        return True
+    return (
+        isinstance(node, ast.Call)
+        and ast.unparse(node.func) in _STATIC_CALLS
+        and all(k.arg is not None for k in node.keywords)
+    )
+
+
+class _DottedNames(ast.NodeTransformer):
+    """The program's atoms name module attributes with dotted names (``np.float32``)."""
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        if "." in node.id:
+            return ast.parse(node.id, mode="eval").body
+        return node
+
+
 def static_value(node: ast.expr) -> tuple[bool, Any]:
     """Evaluate an expression made only of constants; ``(False, None)`` if it is not one.
 
     A variable is taken never to be the constant ``None`` (``v is None`` is False).
+    Attributes of ``np`` (dtypes such as ``np.float32``) are constants too, and
+    ``np.issubdtype`` / ``np.dtype`` may be called on constants:
+
+    >>> static_value(ast.parse("np.issubdtype(np.int64, np.inexact)", mode="eval").body)
+    (True, False)
+    >>> static_value(ast.parse("np.issubdtype(dtype, np.inexact)", mode="eval").body)
+    (False, None)
     """
     if isinstance(node, ast.Constant):
         return True, node.value
-    node = _NotNone().visit(copy.deepcopy(node))
-    if not all(isinstance(n, _STATIC_NODES) for n in ast.walk(node)):
+    node = _NotNone().visit(_DottedNames().visit(copy.deepcopy(node)))
+    if not all(_static_node(n) for n in ast.walk(node)):
         return False, None
     try:
         code = compile(ast.fix_missing_locations(ast.Expression(body=node)), "<static>", "eval")
-        return True, eval(code, {"__builtins__": {}})
+        return True, eval(code, {"__builtins__": {}, "np": np})
     except Exception:
         return False, None
 
@@ -365,6 +403,12 @@ UNARYOP_FUNCTIONS = {op.__name__: fn for fn, op in _UNARYOPS.items()}
 COMPARE_FUNCTIONS = {op.__name__: fn for fn, op in _COMPARES.items()}
 
 
+def assign(x: Any) -> Any:
+    """The identity: the primitive of ``y = x`` when ``y`` must be a real copy (a name rebound
+    inside if/for/while blocks cannot simply alias another)."""
+    return x
+
+
 def syntax_emitter(
     fn: Any,
 ) -> Callable[[list[ast.expr], list[tuple[str, ast.expr]]], ast.expr] | None:
@@ -378,6 +422,8 @@ def syntax_emitter(
     if fn in _COMPARES:
         cop = _COMPARES[fn]
         return lambda a, k: ast.Compare(left=a[0], ops=[cop()], comparators=[a[1]])
+    if fn is assign:
+        return lambda a, k: a[0]
     if fn is operator.getitem:
         return lambda a, k: ast.Subscript(value=a[0], slice=a[1], ctx=ast.Load())
     return None
@@ -555,6 +601,65 @@ def attribute_rule(attr: str) -> Callable[[Callable[..., Any]], Callable[..., An
     return register
 
 
+class ArrayMethod:
+    """The registry's stand-in for an array method that no NumPy function means exactly
+    (``x.astype(dtype)``, ``x.flatten()``, ``x.copy()``): calling it calls the method.
+
+    :func:`method_function` returns it for the method's name and :func:`lookup` finds its
+    primitive, so a method call lowers like a function call; generated code calls the method.
+    """
+
+    def __init__(self, name: str) -> None:
+        self.__name__ = name
+        self.__qualname__ = f"ndarray.{name}"
+
+    def __call__(self, obj: Any, *args: Any, **kwargs: Any) -> Any:
+        return getattr(obj, self.__name__)(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<array method .{self.__name__}()>"
+
+
+def method_emitter(
+    method: str,
+) -> Callable[[list[ast.expr], list[tuple[str, ast.expr]]], ast.expr]:
+    """Emit ``a.method(*rest, **kwargs)`` for the arguments ``[a, *rest]``."""
+
+    def emit(a: list[ast.expr], k: list[tuple[str, ast.expr]]) -> ast.expr:
+        return ast.Call(
+            func=ast.Attribute(value=a[0], attr=method, ctx=ast.Load()),
+            args=a[1:],
+            keywords=[ast.keyword(arg=key, value=v) for key, v in k],
+        )
+
+    return emit
+
+
+def method_rule(
+    method: str, *, view: bool = False
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register templates for an array method that is not a NumPy function, e.g. ``x.astype``.
+
+    The rule's first parameter is the array the method is called on; generated code calls
+    the method (``y = x.astype(np.float32)``). Methods that *are* a NumPy function are
+    declared with :func:`methods` instead.
+
+    >>> prim = lookup(method_function("astype")[0])
+    >>> ast.unparse(prim.emit([ast.Name("x"), ast.Name("np.float32")], []))
+    'x.astype(np.float32)'
+    """
+
+    def register(rule_fn: Callable[..., Any]) -> Callable[..., Any]:
+        params, _, jvp, vjp = _parse_rule(rule_fn)
+        stand_in = ArrayMethod(method)
+        prim = Primitive(f".{method}", method_emitter(method), params, jvp, vjp, view=view)
+        _REGISTRY[id(stand_in)] = (stand_in, prim)
+        _METHODS[method] = (stand_in, False)
+        return rule_fn
+
+    return register
+
+
 def nondifferentiable(*fns: Any) -> None:
     """Register functions whose results carry no derivative (comparisons, ``np.floor``...)."""
     for fn in fns:
@@ -590,6 +695,8 @@ def methods(pack: tuple[str, ...] = (), **table: Any) -> None:
 
 
 def _label(fn: Any) -> str:
+    if fn is assign:
+        return "assign"
     if fn in _BINOPS or fn in _UNARYOPS or fn in _COMPARES or fn is operator.getitem:
         return fn.__name__
     try:
