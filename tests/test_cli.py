@@ -395,8 +395,11 @@ def test_call_to_a_function_of_the_same_file(
         """,
     )
     code, out, err = run(capsys, path, "--function", "f")
-    assert (code, out) == (1, "")
-    assert_one_error_line(err, f"{path}:6:12: calls to other Python functions (`helper`)")
+    assert (code, err) == (0, "")
+    # the helper is inlined, under comments naming its lines
+    assert "# line 3 of helper: return x * x" in out
+    assert "# adjoint of line 3 of helper: return x * x" in out
+    compile(out, "cli-output", "exec")
 
 
 def test_syntax_error_in_the_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

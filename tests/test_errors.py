@@ -47,6 +47,12 @@ def calls_helper(x):
     return helper(x) + 1.0
 
 
+def recursive(x):
+    if x > 1.0:
+        return recursive(x / 2.0)
+    return x
+
+
 def undefined_name(x):
     return x * not_defined_anywhere
 
@@ -121,7 +127,12 @@ def refusal(fn, mode="reverse"):
             "list comprehensions",
         ),
         ("uses_fft", "    return np.sum(np.fft.fft(x).real)", adgen.NoRuleError, "numpy.fft"),
-        ("calls_helper", "    return helper(x) + 1.0", adgen.NoRuleError, "other Python functions"),
+        (
+            "recursive",
+            "        return recursive(x / 2.0)",
+            adgen.UnsupportedSyntaxError,
+            "recursive calls",
+        ),
         (
             "undefined_name",
             "    return x * not_defined_anywhere",

@@ -17,6 +17,7 @@ def f_jvp(x, x_dot):
 from __future__ import annotations
 
 import ast
+from typing import Any
 
 
 class _FixSlices(ast.NodeTransformer):
@@ -80,9 +81,20 @@ class CodeWriter:
         self.depth = depth
         self._last_comment: tuple[str, int] | None = None
         self.reads: set[str] = set()  # every name the written statements read
+        self._pending: tuple[Any, ...] | None = None
 
     def line(self, text: str) -> None:
+        if self._pending is not None:
+            pending, self._pending = self._pending, None
+            self.source_comment(*pending)
         self.lines.append("    " * self.depth + text if text else "")
+
+    def defer_comment(self, *args: Any) -> None:
+        """A :meth:`source_comment` written only if a line follows before :meth:`drop_comment`."""
+        self._pending = args
+
+    def drop_comment(self) -> None:
+        self._pending = None
 
     def open(self, header: str) -> None:
         self.line(header)
@@ -96,14 +108,17 @@ class CodeWriter:
     def comment(self, text: str) -> None:
         self.line("# " + _one_line(text))
 
-    def source_comment(self, lineno: int, text: str, prefix: str = "line") -> None:
+    def source_comment(
+        self, lineno: int, text: str, prefix: str = "line", label: str | None = None
+    ) -> None:
         """``# line N: <source>``, once for a run of statements from the same line."""
         key = (prefix, lineno)
         if self._last_comment == key:
             return
         self._last_comment = key
         quoted = _one_line(text.strip())
-        self.line(f"# {prefix} {lineno}: {quoted}" if quoted else f"# {prefix} {lineno}")
+        shown = label if label is not None else str(lineno)
+        self.line(f"# {prefix} {shown}: {quoted}" if quoted else f"# {prefix} {shown}")
 
     def stmt(self, node: ast.stmt) -> None:
         self.reads.update(

@@ -135,9 +135,19 @@ def add(a: ast.expr, b: ast.expr) -> ast.expr:
 
 
 def source_text(fn: ir.Function, line: int) -> str:
+    """The text of a source line (of the function, or of a function inlined into it)."""
+    if line in fn.origins:
+        return fn.origins[line].text.strip()
     return fn.source_lines.get(line, "").strip()
 
 
+def line_label(fn: ir.Function, line: int) -> str:
+    """How comments name a line: ``12``, or ``3 of helper`` for an inlined function's line."""
+    return fn.labels.get(line, str(line))
+
+
 def loc_of(fn: ir.Function, line: int) -> SourceLocation:
+    if line in fn.origins:
+        return fn.origins[line]
     text = fn.source_lines.get(line, "")
     return SourceLocation(fn.filename, line, len(text) - len(text.lstrip()), text)

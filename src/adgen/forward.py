@@ -36,7 +36,7 @@ from . import ir
 from .analysis import Facts
 from .emit import CodeWriter
 from .errors import UnsupportedSyntaxError
-from .expand import StatementRule, add, call, loc_of, name, source_text
+from .expand import StatementRule, add, call, line_label, loc_of, name, source_text
 from .names import Namer
 from .shapes import broadcast_classes
 
@@ -97,10 +97,14 @@ class _Forward:
         w = self.w
         for stmt in block:
             if isinstance(stmt, ir.Assign):
-                w.source_comment(stmt.line, source_text(self.fn, stmt.line))
+                w.source_comment(
+                    stmt.line, source_text(self.fn, stmt.line), label=line_label(self.fn, stmt.line)
+                )
                 self.assign(stmt)
             elif isinstance(stmt, (ir.If, ir.For)):
-                w.source_comment(stmt.line, source_text(self.fn, stmt.line))
+                w.source_comment(
+                    stmt.line, source_text(self.fn, stmt.line), label=line_label(self.fn, stmt.line)
+                )
                 open_block(w, stmt)
                 self.block(stmt.body) if stmt.body else w.line("pass")
                 w.close()
@@ -109,7 +113,9 @@ class _Forward:
                     self.block(stmt.orelse)
                     w.close()
             elif isinstance(stmt, ir.While):
-                w.source_comment(stmt.line, source_text(self.fn, stmt.line))
+                w.source_comment(
+                    stmt.line, source_text(self.fn, stmt.line), label=line_label(self.fn, stmt.line)
+                )
                 header, test_body = while_header(stmt)
                 if header is not None:
                     w.open(f"while {header}:")
@@ -124,7 +130,9 @@ class _Forward:
                 self.block(stmt.body) if stmt.body else w.line("pass")
                 w.close()
             elif isinstance(stmt, ir.Return):
-                w.source_comment(stmt.line, source_text(self.fn, stmt.line))
+                w.source_comment(
+                    stmt.line, source_text(self.fn, stmt.line), label=line_label(self.fn, stmt.line)
+                )
                 value = stmt.value
                 if isinstance(value, ir.Var) and value.name in self.active:
                     dot: ast.expr = name(self.tangent_of(value.name))

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from .errors import SourceLocation
     from .rules.registry import Primitive
 
 
@@ -123,6 +124,9 @@ class Function:
     user_names: set[str] = field(default_factory=set)
     # outside values that were Python numbers at transform time (they never broadcast)
     scalars: set[str] = field(default_factory=set)
+    # lines of inlined functions have keys of their own: how to show them, where they are
+    labels: dict[int, str] = field(default_factory=dict)
+    origins: dict[int, SourceLocation] = field(default_factory=dict)
 
     def statements(self) -> Iterator[Stmt]:
         """All statements, depth first, in source order."""
@@ -268,7 +272,7 @@ def format_function(fn: Function, values: dict[str, Any] | None = None) -> str:
             if p in values:
                 lines.append(f"    {p} = {_show(values[p])}")
     for text, line in rows:
-        note = f"# line {line}"
+        note = f"# line {fn.labels.get(line, line)}"
         if values is not None:
             name = text.strip().split(" = ")[0]
             if name in values and " = " in text:

@@ -30,9 +30,15 @@ from typing import Any, NoReturn
 import gast
 
 from . import ir
-from .errors import NoRuleError, UnresolvedNameError, UnsupportedSyntaxError
+from .errors import (
+    AdgenError,
+    NoRuleError,
+    SourceLocation,
+    UnresolvedNameError,
+    UnsupportedSyntaxError,
+)
 from .names import RESERVED, Namer
-from .parse import ParsedFunction
+from .parse import LiveScope, ParsedFunction, parse_function
 from .rules import registry
 
 _SYNTAX_NAMES = {
@@ -88,28 +94,93 @@ _HINTS = {
 }
 
 
+class LocalFunction:
+    """A nested ``def`` (or a lambda bound to a name) of the function being lowered."""
+
+    def __init__(self, node: Any, enclosing: Lowerer, defaults: dict[str, ir.Atom]) -> None:
+        self.node = node
+        self.enclosing = enclosing
+        self.defaults = defaults
+
+    def parsed(self, caller: Lowerer) -> ParsedFunction:
+        outer = self.enclosing.parsed
+        return ParsedFunction(
+            node=self.node,
+            name=self.node.name,
+            filename=outer.filename,
+            line_offset=outer.line_offset,
+            col_offset=outer.col_offset,
+            lines=outer.lines,
+            scope=outer.scope,
+        )
+
+
 class Lowerer:
-    def __init__(self, parsed: ParsedFunction) -> None:
+    def __init__(
+        self,
+        parsed: ParsedFunction,
+        parent: Lowerer | None = None,
+        fn: types.FunctionType | None = None,
+    ) -> None:
         self.parsed = parsed
         self.node = parsed.node
+        self.parent = parent
+        self.fn = fn
+        self.root: Lowerer = parent.root if parent is not None else self
         self.params = [a.id for a in self.node.args.args]
         local_names = {n.id for n in gast.walk(self.node) if isinstance(n, gast.Name)}
-        self.namer = Namer(local_names)
+        if parent is None:
+            self.namer = Namer(local_names)
+            self.free: dict[str, Any] = {}
+            # IR name -> primitive that made it
+            self.producers: dict[str, registry.Primitive] = {}
+            self.scalars: set[str] = set()
+            self.block: list[ir.Stmt] = []
+            # inlined functions' lines get keys of their own: key -> (label, location)
+            self.labels: dict[int, str] = {}
+            self.origins: dict[int, SourceLocation] = {}
+            self.inlining: list[Any] = []  # code objects being inlined (recursion check)
+            self.prefix = ""
+        else:
+            self.namer = parent.namer
+            self.free = parent.free
+            self.producers = parent.producers
+            self.scalars = parent.scalars
+            self.block = parent.block
+            self.prefix = f"{parsed.name}_"
         self.env: dict[str, ir.Atom] = {p: ir.Var(p) for p in self.params}
         self.bound: set[str] = set(self.params)
-        self.free: dict[str, Any] = {}
-        self.producers: dict[str, registry.Primitive] = {}  # IR name -> primitive that made it
-        self.scalars: set[str] = set()
-        self.block: list[ir.Stmt] = []
-        self.line = parsed.line(self.node)
+        self.line = self.key(self.node)
         # user variables assigned inside if/for/while: one IR name each (no renaming), so every
         # path through the blocks leaves its value under the same name
         self.multi: dict[str, str] = {}
         for user in sorted(_assigned_in_blocks(self.node.body)):
-            self.multi[user] = user if user not in RESERVED else self.namer.fresh(user)
-            self.namer.reserve(self.multi[user])
+            if parent is None:
+                self.multi[user] = user if user not in RESERVED else self.namer.fresh(user)
+                self.namer.reserve(self.multi[user])
+            else:
+                self.multi[user] = self.namer.claim(self.prefix + user)
         self.depth = 0  # nesting depth of blocks being lowered
         self.result: str | None = None  # the name `return` binds inside blocks
+        self.call_target: str | None = None  # for an inlined call: the caller's name
+        self.returned: ir.Atom | None = None
+        self.local_functions: dict[str, LocalFunction] = {}
+        self.enclosing: Lowerer | None = None  # the function a nested def is defined in
+
+    def key(self, node: Any) -> int:
+        """The line key of a node: its line number, or a key of its own in an inlined function."""
+        line = self.parsed.line(node)
+        if self.parent is None:
+            return line
+        root = self.root
+        label = f"{line} of {self.parsed.name}"
+        for k, existing in root.labels.items():
+            if existing == label and root.origins[k].filename == self.parsed.filename:
+                return k
+        k = 10_000_000 + len(root.labels)
+        root.labels[k] = label
+        root.origins[k] = self.parsed.loc(node)
+        return k
 
     # -- errors ---------------------------------------------------------------------------------
     def refuse(self, node: Any, what: str, hint: str = "") -> NoReturn:
@@ -166,11 +237,21 @@ class Lowerer:
             free=self.free,
             user_names=used,
             scalars=self.scalars,
+            labels=self.labels,
+            origins=self.origins,
         )
 
     # -- statements -----------------------------------------------------------------------------
     def statement(self, stmt: Any) -> bool:
         """Lower one statement; True if it was a ``return``."""
+        if (
+            isinstance(stmt, gast.Assign)
+            and isinstance(stmt.value, gast.Lambda)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], gast.Name)
+        ):
+            self.define_local_function(stmt.value, stmt, stmt.targets[0].id)
+            return False
         if isinstance(stmt, gast.Assign):
             if len(stmt.targets) != 1:
                 # a = b = expr: evaluate once, bind every target
@@ -204,16 +285,30 @@ class Lowerer:
                 if atom != ir.Var(self.result):
                     self.copy(self.result, atom)
                 return True
+            if self.parent is not None:  # an inlined call: the value goes to the caller
+                self.returned = self.expr(stmt.value, self.call_target, self.prefix + "out")
+                return True
             atom = self.expr(stmt.value, "out")
             self.block.append(ir.Return(atom, self.line))
             return True
         if isinstance(stmt, gast.Pass):
             return False
+        if isinstance(stmt, gast.FunctionDef):
+            self.define_local_function(stmt, stmt)
+            return False
+        if (
+            isinstance(stmt, gast.Assign)
+            and isinstance(stmt.value, gast.Lambda)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], gast.Name)
+        ):
+            self.define_local_function(stmt.value, stmt, stmt.targets[0].id)
+            return False
         if isinstance(stmt, gast.If):
             test = self.expr(stmt.test, None, "cond")
             body = self.sub_block(stmt.body)
             orelse = self.sub_block(stmt.orelse)
-            self.block.append(ir.If(test, body, orelse, self.parsed.line(stmt)))
+            self.block.append(ir.If(test, body, orelse, self.key(stmt)))
             return False
         if isinstance(stmt, gast.For):
             self.lower_for(stmt)
@@ -221,7 +316,7 @@ class Lowerer:
         if isinstance(stmt, gast.While):
             if stmt.orelse:
                 self.refuse(stmt, "`else` clauses on loops", "move that code after the loop")
-            line = self.parsed.line(stmt)
+            line = self.key(stmt)
             saved, self.block = self.block, []
             test = self.expr(stmt.test, None, "cond")
             test_body, self.block = self.block, saved
@@ -260,7 +355,7 @@ class Lowerer:
 
     def lower_block(self, stmts: list[Any]) -> None:
         for stmt in stmts:
-            self.line = self.parsed.line(stmt)
+            self.line = self.key(stmt)
             self.statement(stmt)
 
     def sub_block(self, stmts: list[Any]) -> list[ir.Stmt]:
@@ -304,7 +399,7 @@ class Lowerer:
         become a loop over ``range(len(...))`` that reads the items by index."""
         if stmt.orelse:
             self.refuse(stmt, "`else` clauses on loops", "move that code after the loop")
-        line = self.parsed.line(stmt)
+        line = self.key(stmt)
         it, target = stmt.iter, stmt.target
         items: list[tuple[Any, ir.Atom]] = []  # (user target, sequence) read by index
         if self.is_call_to(it, range):
@@ -512,6 +607,8 @@ class Lowerer:
         """The IR name for a new binding of the user's variable ``user``."""
         if user in self.multi:
             return self.multi[user]
+        if self.parent is not None:
+            return self.namer.claim(self.prefix + user)
         if user not in self.bound and user not in RESERVED:
             self.namer.reserve(user)
             return user
@@ -637,6 +734,10 @@ class Lowerer:
     def name(self, node: gast.Name) -> ir.Atom:
         if node.id in self.env:
             return self.env[node.id]
+        if node.id in self.local_functions:
+            self.refuse(node, f"using the local function `{node.id}` as a value", "call it")
+        if self.enclosing is not None and self.enclosing.sees(node.id):
+            return self.enclosing.name(node)
         value = self.resolve(node)
         if any(value is t for t in (float, int, bool, complex)) and node.id == value.__name__:
             self.free[node.id] = value  # a builtin type as a value: x.astype(float)
@@ -680,11 +781,23 @@ class Lowerer:
                 "define it (or import it) before transforming the function",
             ) from None
 
+    def sees(self, name: str) -> bool:
+        """Is ``name`` a local of this function (or of one it is nested in)?"""
+        return (
+            name in self.env
+            or name in self.local_functions
+            or (self.enclosing is not None and self.enclosing.sees(name))
+        )
+
     def static_object(self, node: Any) -> tuple[bool, Any]:
         """Resolve ``name`` or ``module.attr.attr`` to an object when it is not a local value."""
         if isinstance(node, gast.Name):
+            if node.id in self.local_functions:
+                return True, self.local_functions[node.id]
             if node.id in self.env:
                 return False, None
+            if self.enclosing is not None and self.enclosing.sees(node.id):
+                return self.enclosing.static_object(node)
             return True, self.resolve(node)
         if isinstance(node, gast.Attribute):
             ok, base = self.static_object(node.value)
@@ -733,8 +846,172 @@ class Lowerer:
             kwargs.append((kw.arg, self.expr(kw.value, None, hint)))
         prim = registry.lookup(fn)
         if prim is None:
+            if isinstance(fn, LocalFunction):
+                return self.inline(
+                    node, fn.parsed(self), None, fn.defaults, args, kwargs, target, fn.enclosing
+                )
+            if isinstance(fn, types.FunctionType) or (
+                getattr(fn, "adgen_user_function", False) and hasattr(fn, "node")
+            ):
+                parsed, defaults = self.callee(fn, node)
+                return self.inline(node, parsed, fn, defaults, args, kwargs, target, None)
             self.no_rule(func, fn)
         return self.emit(target, hint, prim, args, kwargs, node)
+
+    # -- calls to the user's own functions: inlined ---------------------------------------------
+    def callee(self, fn: Any, node: Any) -> tuple[ParsedFunction, dict[str, ir.Atom]]:
+        """Parse a called Python function; its default values become atoms."""
+        if isinstance(fn, types.FunctionType):
+            root_scope = self.root.parsed.scope
+            if isinstance(root_scope, LiveScope):
+                # the callee's lookups count as the caller's: redefining them is noticed
+                scope = LiveScope(fn, root_scope.seen, root_scope._keys)
+                scope._record("code", fn, "__code__", fn.__code__)
+            else:
+                scope = LiveScope(fn)
+            try:
+                parsed = parse_function(fn, scope)
+            except UnsupportedSyntaxError:
+                raise
+            except AdgenError as exc:
+                raise NoRuleError(
+                    f"cannot read the source of `{_qualname(fn)}`, called here ({exc.message})",
+                    self.parsed.loc(node),
+                    "register a derivative rule for it with @adgen.rules.rule",
+                ) from None
+            names = [a.id for a in parsed.node.args.args]
+            values = fn.__defaults__ or ()
+            defaults = {
+                p: self.value_atom(v, p) for p, v in zip(names[len(names) - len(values) :], values)
+            }
+            return parsed, defaults
+        parsed = ParsedFunction(
+            node=fn.node,
+            name=fn.node.name,
+            filename=fn.scope.filename,
+            line_offset=0,
+            col_offset=0,
+            lines=fn.scope.lines,
+            scope=fn.scope,
+        )
+        names = [a.id for a in fn.node.args.args]
+        defaults = {}
+        for p, d in zip(names[len(names) - len(fn.node.args.defaults) :], fn.node.args.defaults):
+            if not isinstance(d, gast.Constant):
+                self.refuse(d, "non-constant default values in a file read statically")
+            defaults[p] = ir.Const(d.value)
+        return parsed, defaults
+
+    def value_atom(self, value: Any, hint: str) -> ir.Atom:
+        """An atom for a Python value known at transform time (a default argument)."""
+        if value is None or isinstance(value, (bool, int, float, str)):
+            return ir.Const(value)
+        name = self.namer.fresh(hint)
+        self.free[name] = value
+        return self.free_atom(name, value)
+
+    def inline(
+        self,
+        node: Any,
+        parsed: ParsedFunction,
+        fn: Any,
+        defaults: dict[str, ir.Atom],
+        args: list[ir.Atom],
+        kwargs: list[tuple[str, ir.Atom]],
+        target: str | None,
+        enclosing: Lowerer | None,
+    ) -> ir.Atom:
+        """Lower a call to the user's own function by lowering its body in place."""
+        identity = fn.__code__ if isinstance(fn, types.FunctionType) else parsed.node
+        if any(identity is f for f in self.root.inlining):
+            self.refuse(
+                node,
+                f"recursive calls (`{parsed.name}` calls itself)",
+                "write the recursion as a loop",
+            )
+        if len(self.root.inlining) >= 50:
+            self.refuse(node, "calls nested more than 50 deep", "flatten the helpers")
+        sub = Lowerer(parsed, parent=self, fn=fn if isinstance(fn, types.FunctionType) else None)
+        sub.enclosing = enclosing
+        sub.call_target = target
+        sub.block = self.block
+        params = sub.params
+        if len(args) > len(params):
+            self.refuse(
+                node, f"calling `{parsed.name}` with {len(args)} arguments", "check the call"
+            )
+        bound = dict(zip(params, args))
+        for k, v in kwargs:
+            if k not in params or k in bound:
+                self.refuse(
+                    node, f"the argument `{k}` in this call of `{parsed.name}`", "check the call"
+                )
+            bound[k] = v
+        for p in params:
+            if p not in bound:
+                if p not in defaults:
+                    self.refuse(
+                        node, f"calling `{parsed.name}` without `{p}`", "pass every argument"
+                    )
+                bound[p] = defaults[p]
+        self.root.inlining.append(identity)
+        try:
+            return sub.lower_inlined(bound)
+        finally:
+            self.root.inlining.pop()
+
+    def lower_inlined(self, bound: dict[str, ir.Atom]) -> ir.Atom:
+        args = self.node.args
+        if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs:
+            self.refuse(self.node, "`*args`, `**kwargs` and keyword-only parameters", "list them")
+        for p, atom in bound.items():
+            if p in self.multi:
+                self.copy(self.multi[p], atom)
+                self.env[p] = ir.Var(self.multi[p])
+            else:
+                self.env[p] = atom
+        body = list(self.node.body)
+        if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant):
+            body = body[1:]
+        if not _always_returns(body):
+            self.refuse(self.node, "functions that can end without a `return`", "return a value")
+        body = self.single_exit(body)
+        if not isinstance(body[-1], gast.Return):
+            self.result = self.call_target or self.namer.claim(self.prefix + "out")
+        self.lower_block(body)
+        if self.result is not None:
+            return ir.Var(self.result)
+        assert self.returned is not None
+        return self.returned
+
+    def define_local_function(self, node: Any, stmt: Any, name: str | None = None) -> None:
+        """A nested ``def`` or a lambda bound to a name: inlined where it is called, seeing the
+        enclosing function's variables as they are at the call."""
+        if isinstance(node, gast.FunctionDef):
+            if node.decorator_list:
+                self.refuse(node, "decorators on nested functions", "define it without decorators")
+            name = node.name
+        else:
+            lam = node
+            ret = gast.Return(value=lam.body)
+            gast.copy_location(ret, lam.body)
+            node = gast.FunctionDef(
+                name=name,
+                args=lam.args,
+                body=[ret],
+                decorator_list=[],
+                returns=None,
+                type_comment=None,
+                type_params=[],
+            )
+            gast.copy_location(node, lam)
+        assert name is not None
+        defaults = {}
+        names = [a.id for a in node.args.args]
+        for p, d in zip(names[len(names) - len(node.args.defaults) :], node.args.defaults):
+            defaults[p] = self.expr(d, None, p)
+        self.local_functions[name] = LocalFunction(node, self, defaults)
+        self.bound.add(name)
 
     def no_rule(self, node: Any, fn: Any) -> NoReturn:
         label = _qualname(fn)

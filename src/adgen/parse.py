@@ -99,6 +99,8 @@ def dependencies_unchanged(seen: list[tuple[str, Any, str, Any]]) -> bool:
                 current = container.cell_contents
             except ValueError:
                 return False
+        elif kind == "code":
+            current = getattr(container, name)
         else:
             current = container.get(name, _MISSING)
         if current is not value:

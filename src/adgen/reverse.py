@@ -54,7 +54,7 @@ from . import ir
 from .analysis import Facts
 from .emit import CodeWriter
 from .errors import UnsupportedSyntaxError
-from .expand import StatementRule, add, call, loc_of, name, source_text
+from .expand import StatementRule, add, call, line_label, loc_of, name, source_text
 from .forward import Generated, open_block, while_header
 from .names import Namer
 from .shapes import broadcast_classes
@@ -124,7 +124,12 @@ class _Reverse:
                 self.adjoint_block(stmt.body, body)
                 self.adjoint_block(stmt.orelse, orelse)
                 if body.lines or orelse.lines:
-                    w.source_comment(stmt.line, source_text(fn, stmt.line), "adjoint of line")
+                    w.source_comment(
+                        stmt.line,
+                        source_text(fn, stmt.line),
+                        "adjoint of line",
+                        line_label(fn, stmt.line),
+                    )
                     open_block(w, stmt)
                     w.extend(body) if body.lines else w.line("pass")
                     w.close()
@@ -136,7 +141,12 @@ class _Reverse:
                 body = CodeWriter(w.depth + 1)
                 self.adjoint_block(stmt.body, body)
                 if body.lines:
-                    w.source_comment(stmt.line, source_text(fn, stmt.line), "adjoint of line")
+                    w.source_comment(
+                        stmt.line,
+                        source_text(fn, stmt.line),
+                        "adjoint of line",
+                        line_label(fn, stmt.line),
+                    )
                     it = ast.unparse(ir.atom_to_ast(stmt.iter))
                     w.open(f"for {stmt.target} in reversed({it}):")
                     w.reads.update(ir.atom_vars(stmt.iter))
@@ -149,7 +159,12 @@ class _Reverse:
                 self.adjoint_block(stmt.body, body)
                 self.while_needed[id(stmt)] = bool(body.lines)
                 if body.lines:
-                    w.source_comment(stmt.line, source_text(fn, stmt.line), "adjoint of line")
+                    w.source_comment(
+                        stmt.line,
+                        source_text(fn, stmt.line),
+                        "adjoint of line",
+                        line_label(fn, stmt.line),
+                    )
                     count = self.counter(stmt)
                     w.stmt(_assign(count, self.pop()))
                     w.open(f"for _ in range({count}):")
@@ -160,6 +175,12 @@ class _Reverse:
         return call(f"{self.stack}.pop")
 
     def adjoint_assign(self, stmt: ir.Assign, w: CodeWriter) -> None:
+        try:
+            self._adjoint_assign(stmt, w)
+        finally:
+            w.drop_comment()
+
+    def _adjoint_assign(self, stmt: ir.Assign, w: CodeWriter) -> None:
         fn, facts = self.fn, self.facts
         t = stmt.targets[0]
         useful = (
@@ -177,9 +198,14 @@ class _Reverse:
         reset = managed and t in facts.multi and id(stmt) not in self.first_binding
         if not useful and not saved and not reset:
             return
-        comment = (stmt.line, source_text(fn, stmt.line), "adjoint of line")
+        comment = (
+            stmt.line,
+            source_text(fn, stmt.line),
+            "adjoint of line",
+            line_label(fn, stmt.line),
+        )
         if not useful:
-            w.source_comment(*comment)
+            w.defer_comment(*comment)
             for x in saved:
                 w.stmt(_assign(x, self.pop()))
             if reset:
@@ -199,7 +225,7 @@ class _Reverse:
         }
         if not inputs and not saved and not reset:
             return
-        w.source_comment(*comment)
+        w.defer_comment(*comment)
         if saved and self_ref:
             # the old value is an argument: restore it first, keep the new one aside
             g_saved = self.namer.fresh(self.bar(t))
@@ -267,7 +293,7 @@ class _Reverse:
     ) -> None:
         fn = self.fn
         for i, stmt in enumerate(block):
-            w.source_comment(stmt.line, source_text(fn, stmt.line))
+            w.source_comment(stmt.line, source_text(fn, stmt.line), label=line_label(fn, stmt.line))
             if isinstance(stmt, ir.Assign):
                 for x in stmt.targets:
                     if self.saves(stmt, x):
