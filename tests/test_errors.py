@@ -145,7 +145,12 @@ def refusal(fn, mode="reverse"):
             adgen.UnresolvedNameError,
             "before it is assigned",
         ),
-        ("subscript_store", "    x[0] = 1.0", adgen.UnsupportedSyntaxError, "subscripts"),
+        (
+            "subscript_store",
+            "    x[0] = 1.0",
+            adgen.UnsupportedSyntaxError,
+            "argument passed by the caller",
+        ),
         ("method_unknown", "    return x.cumsum()", adgen.UnsupportedSyntaxError, "`.cumsum()`"),
         (
             "sum_with_dtype",

@@ -75,6 +75,8 @@ class Facts:
         self.rebound |= {s.target for s, _ in placed if isinstance(s, ir.For)}
         self.multi |= self.rebound
         assigns = [s for s, _ in placed if isinstance(s, ir.Assign)]
+        # arrays written in place (y[i] = v): their tangents and adjoints must be owned arrays
+        self.mutated = {s.targets[0] for s in assigns if s.prim.name == "setitem"}
         self.varied = set(wrt)
         changed = True
         while changed:

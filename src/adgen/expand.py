@@ -151,3 +151,17 @@ def loc_of(fn: ir.Function, line: int) -> SourceLocation:
         return fn.origins[line]
     text = fn.source_lines.get(line, "")
     return SourceLocation(fn.filename, line, len(text) - len(text.lstrip()), text)
+
+
+def owned(expr: ast.expr) -> ast.expr:
+    """``expr`` as an array nobody else holds (arithmetic makes one; anything else is copied),
+    for derivatives that are later written in place."""
+    if isinstance(expr, (ast.BinOp, ast.UnaryOp)):
+        return expr
+    if isinstance(expr, ast.Call) and ast.unparse(expr.func) in ("rt.zeros_like", "np.array"):
+        return expr
+    return call("np.array", expr)
+
+
+def subscript_store(base: str, index: ast.expr) -> ast.Subscript:
+    return ast.Subscript(value=name(base), slice=index, ctx=ast.Store())

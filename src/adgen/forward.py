@@ -36,7 +36,17 @@ from . import ir
 from .analysis import Facts
 from .emit import CodeWriter
 from .errors import UnsupportedSyntaxError
-from .expand import StatementRule, add, call, line_label, loc_of, name, source_text
+from .expand import (
+    StatementRule,
+    add,
+    call,
+    line_label,
+    loc_of,
+    name,
+    owned,
+    source_text,
+    subscript_store,
+)
 from .names import Namer
 from .shapes import broadcast_classes
 
@@ -143,6 +153,9 @@ class _Forward:
 
     def assign(self, stmt: ir.Assign) -> None:
         w, fn = self.w, self.fn
+        if stmt.prim.name == "setitem":
+            self.setitem(stmt)
+            return
         live = [t for t in stmt.targets if t in self.active]
         reads = {v for a in ir.stmt_args(stmt) for v in ir.atom_vars(a)}
         if not live or not reads.intersection(stmt.targets):
@@ -162,6 +175,19 @@ class _Forward:
         w.stmt(ir.assign(new, ir.primal_expr(stmt)))
         self.tangent_code(stmt, live, new)
         w.stmt(ir.assign(stmt.targets[0], name(new)))
+
+    def setitem(self, stmt: ir.Assign) -> None:
+        """``y[index] = v``: the tangent is written in place alongside."""
+        self.w.stmt(ir.stmt_to_ast(stmt))
+        y = stmt.targets[0]
+        if y not in self.active:
+            return
+        _, index, v = stmt.args
+        value: ast.expr = ast.Constant(0.0)
+        if isinstance(v, ir.Var) and v.name in self.active:
+            value = name(self.tangent_of(v.name))
+        store = subscript_store(self.tangent_of(y), ir.atom_to_ast(index))
+        self.w.stmt(ast.Assign(targets=[store], value=value, lineno=0))
 
     def tangent_code(self, stmt: ir.Assign, live: list[str], new: str | None) -> None:
         w, fn = self.w, self.fn
@@ -201,6 +227,8 @@ class _Forward:
         ):
             self.tangent[target] = total.id  # no copy: the tangent *is* that value
             return
+        if target in self.facts.mutated:
+            total = owned(total)
         w.stmt(ir.assign(self.tangent_of(target), total))
 
 

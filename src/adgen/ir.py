@@ -211,10 +211,11 @@ def primal_expr(stmt: Assign) -> ast.expr:
 def stmt_to_ast(stmt: Stmt) -> ast.stmt:
     """The primal Python statement (control-flow blocks without their bodies)."""
     if isinstance(stmt, Assign):
-        value = stmt.prim.emit(
-            [atom_to_ast(a) for a in stmt.args], [(k, atom_to_ast(v)) for k, v in stmt.kwargs]
-        )
-        return assign(stmt.targets, value)
+        if stmt.prim.name == "setitem":  # y[index] = v, written in place
+            base, index, value = (atom_to_ast(a) for a in stmt.args)
+            target = ast.Subscript(value=base, slice=index, ctx=ast.Store())
+            return ast.Assign(targets=[target], value=value, lineno=0)
+        return assign(stmt.targets, primal_expr(stmt))
     if isinstance(stmt, Return):
         return ast.Return(value=atom_to_ast(stmt.value))
     raise TypeError(f"no single-line form for {type(stmt).__name__}")

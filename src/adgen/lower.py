@@ -154,7 +154,7 @@ class Lowerer:
         # user variables assigned inside if/for/while: one IR name each (no renaming), so every
         # path through the blocks leaves its value under the same name
         self.multi: dict[str, str] = {}
-        for user in sorted(_assigned_in_blocks(self.node.body)):
+        for user in sorted(_assigned_in_blocks(self.node.body) | _written_in_place(self.node)):
             if parent is None:
                 self.multi[user] = user if user not in RESERVED else self.namer.fresh(user)
                 self.namer.reserve(self.multi[user])
@@ -246,6 +246,13 @@ class Lowerer:
         """Lower one statement; True if it was a ``return``."""
         if (
             isinstance(stmt, gast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], gast.Subscript)
+        ):
+            self.write_in_place(stmt, stmt.targets[0], stmt.value, None)
+            return False
+        if (
+            isinstance(stmt, gast.Assign)
             and isinstance(stmt.value, gast.Lambda)
             and len(stmt.targets) == 1
             and isinstance(stmt.targets[0], gast.Name)
@@ -260,6 +267,9 @@ class Lowerer:
                     self.bind_target(target, atom)
                 return False
             self.assign(stmt.targets[0], stmt.value)
+            return False
+        if isinstance(stmt, gast.AugAssign) and isinstance(stmt.target, gast.Subscript):
+            self.write_in_place(stmt, stmt.target, stmt.value, stmt.op)
             return False
         if isinstance(stmt, gast.AugAssign):
             if not isinstance(stmt.target, gast.Name):
@@ -477,6 +487,69 @@ class Lowerer:
         assert prim is not None
         self.block.append(ir.Assign((name,), prim, (atom,), (), self.line))
         self.producers[name] = prim
+
+    def write_in_place(self, stmt: Any, target: Any, value: Any, op: Any) -> None:
+        """``y[index] = v`` and ``y[index] += v``: an in-place write into an array the function
+        made itself (``np.zeros(...)``, ``x.copy()``, arithmetic results)."""
+        if not isinstance(target.value, gast.Name):
+            self.refuse(
+                target, "writing into an expression", "write `y[i, j] = v`, not `y[i][j] = v`"
+            )
+        name = target.value.id
+        if name not in self.env:
+            self.refuse(target.value, f"writing into `{name}`, which is not a local array", "")
+        self.check_owned(stmt, name, "write into")
+        base = self.env[name]
+        index = self.index(target.slice, name)
+        if op is None:
+            v = self.expr(value, None, name)
+        else:
+            getitem = registry.lookup(registry.operator.getitem)
+            fn = registry.BINOP_FUNCTIONS.get(type(op).__name__)
+            prim = registry.lookup(fn) if fn is not None else None
+            assert getitem is not None
+            if prim is None:
+                self.refuse(stmt, f"the operator `{type(op).__name__}`")
+            old = self.emit(None, name, getitem, [base, index], [], stmt)
+            rhs = self.expr(value, None, name)
+            v = self.emit(None, name, prim, [old, rhs], [], stmt)
+        ir_name = self.multi[name]
+        self.block.append(ir.Assign((ir_name,), registry.SETITEM, (base, index, v), (), self.line))
+        self.env[name] = ir.Var(ir_name)
+
+    def check_owned(self, stmt: Any, name: str, verb: str) -> None:
+        """Writing into ``name``'s array must not be seen through any other name: it must be
+        made inside the function, every binding a new array, and no name kept as a view."""
+        why = ""
+        if name in self.params:
+            why = "it is an argument passed by the caller"
+        for node in gast.walk(self.node):
+            if why:
+                break
+            if isinstance(node, (gast.Assign, gast.AugAssign)):
+                targets = node.targets if isinstance(node, gast.Assign) else [node.target]
+                stored = {
+                    n.id
+                    for t in targets
+                    if isinstance(t, (gast.Name, gast.Tuple))
+                    for n in gast.walk(t)
+                    if isinstance(n, gast.Name)
+                }
+                fresh = isinstance(node, gast.AugAssign) or self.fresh_value(node.value)
+                if name in stored and not fresh:
+                    why = "it may be a view of another array or another variable's array"
+                elif stored and not fresh and _views_of(node.value, name):
+                    kept = sorted(stored) or ["a name"]
+                    why = f"`{kept[0]}` keeps a view of it"
+            elif isinstance(node, gast.For) and _views_of(node.iter, name):
+                why = "a loop iterates over its rows"
+        if why:
+            self.refuse(
+                stmt,
+                f"in-place {verb} `{name}` ({why})",
+                f"make `{name}` a new array first (`{name} = {name}.copy()`), "
+                "or copy the slice you keep",
+            )
 
     def check_in_place(self, stmt: Any) -> None:
         """``y += v`` updates an array in place; lowering it as ``y = y + v`` is right only when
@@ -1062,6 +1135,40 @@ def _assigned_in_blocks(body: list[Any]) -> set[str]:
         if isinstance(stmt, (gast.If, gast.For, gast.While)):
             names |= stored(stmt)
     return names
+
+
+def _written_in_place(node: Any) -> set[str]:
+    """Names written through a subscript (``y[i] = v``, ``y[i] += v``)."""
+    names = set()
+    for n in gast.walk(node):
+        targets = (
+            n.targets
+            if isinstance(n, gast.Assign)
+            else [n.target]
+            if isinstance(n, gast.AugAssign)
+            else []
+        )
+        for t in targets:
+            if isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name):
+                names.add(t.value.id)
+    return names
+
+
+def _views_of(node: Any, name: str) -> bool:
+    """Could this expression's value share memory with ``name``'s array?"""
+    if isinstance(node, gast.Name):
+        return node.id == name
+    if isinstance(node, (gast.Subscript, gast.Attribute)):
+        return _views_of(node.value, name)
+    if isinstance(node, gast.Tuple):
+        return any(_views_of(e, name) for e in node.elts)
+    if isinstance(node, gast.IfExp):
+        return _views_of(node.body, name) or _views_of(node.orelse, name)
+    if isinstance(node, gast.Call):
+        if isinstance(node.func, gast.Attribute) and _views_of(node.func.value, name):
+            return True
+        return any(_views_of(a, name) for a in node.args)
+    return False
 
 
 def _contains_return(node: Any) -> bool:

@@ -54,7 +54,17 @@ from . import ir
 from .analysis import Facts
 from .emit import CodeWriter
 from .errors import UnsupportedSyntaxError
-from .expand import StatementRule, add, call, line_label, loc_of, name, source_text
+from .expand import (
+    StatementRule,
+    add,
+    call,
+    line_label,
+    loc_of,
+    name,
+    owned,
+    source_text,
+    subscript_store,
+)
 from .forward import Generated, open_block, while_header
 from .names import Namer
 from .shapes import broadcast_classes
@@ -180,8 +190,31 @@ class _Reverse:
         finally:
             w.drop_comment()
 
+    def adjoint_setitem(self, stmt: ir.Assign, w: CodeWriter) -> None:
+        """``y[index] = v`` backwards: v's cotangent is read from the written slots, which then
+        hold no derivative of the old y; the overwritten values are put back."""
+        fn, facts = self.fn, self.facts
+        y = stmt.targets[0]
+        _, index, v = stmt.args
+        w.defer_comment(
+            stmt.line, source_text(fn, stmt.line), "adjoint of line", line_label(fn, stmt.line)
+        )
+        index_ast = ir.atom_to_ast(index)
+        if y in facts.useful:
+            if isinstance(v, ir.Var) and v.name in facts.useful:
+                share = call("rt.written", name(self.bar(y)), index_ast)
+                self.accumulate(v.name, call("rt.unbroadcast", share, name(v.name)), w)
+            store = subscript_store(self.bar(y), ir.atom_to_ast(index))
+            w.stmt(ast.Assign(targets=[store], value=ast.Constant(0.0), lineno=0))
+        if self.saves(stmt, y):
+            restore = subscript_store(y, ir.atom_to_ast(index))
+            w.stmt(ast.Assign(targets=[restore], value=self.pop(), lineno=0))
+
     def _adjoint_assign(self, stmt: ir.Assign, w: CodeWriter) -> None:
         fn, facts = self.fn, self.facts
+        if stmt.prim.name == "setitem":
+            self.adjoint_setitem(stmt, w)
+            return
         t = stmt.targets[0]
         useful = (
             stmt.prim.differentiable
@@ -272,20 +305,26 @@ class _Reverse:
                 expr = call("rt.unbroadcast", expr, name(var))
             if var in fresh:
                 fresh.discard(var)
+                if var in self.facts.mutated:
+                    expr = owned(expr)
                 w.stmt(_assign(self.bar(var), expr))
                 continue
-            if var in self.facts.managed:
-                w.stmt(_assign(self.bar(var), add(name(self.bar(var)), expr)))
-                continue
-            if var in self.adjoint:
-                expr = add(name(self.adjoint[var]), expr)
-            elif isinstance(expr, ast.Name) and expr.id in self.aliasable:
-                self.adjoint[var] = expr.id  # no copy: the adjoint *is* that value
-                self.aliasable.add(expr.id)
-                continue
-            self.adjoint[var] = self.bar(var)
-            self.aliasable.add(self.adjoint[var])
-            w.stmt(_assign(self.adjoint[var], expr))
+            self.accumulate(var, expr, w)
+
+    def accumulate(self, var: str, expr: ast.expr, w: CodeWriter) -> None:
+        """Add a contribution to ``var``'s adjoint (the first one assigns it, outside blocks)."""
+        if var in self.facts.managed:
+            w.stmt(_assign(self.bar(var), add(name(self.bar(var)), expr)))
+            return
+        if var in self.adjoint:
+            expr = add(name(self.adjoint[var]), expr)
+        elif isinstance(expr, ast.Name) and expr.id in self.aliasable:
+            self.adjoint[var] = expr.id  # no copy: the adjoint *is* that value
+            self.aliasable.add(expr.id)
+            return
+        self.adjoint[var] = self.bar(var)
+        self.aliasable.add(self.adjoint[var])
+        w.stmt(_assign(self.adjoint[var], expr))
 
     # -- forward sweep -------------------------------------------------------------------------
     def forward_block(
@@ -296,7 +335,14 @@ class _Reverse:
             w.source_comment(stmt.line, source_text(fn, stmt.line), label=line_label(fn, stmt.line))
             if isinstance(stmt, ir.Assign):
                 for x in stmt.targets:
-                    if self.saves(stmt, x):
+                    if self.saves(stmt, x) and stmt.prim.name == "setitem":
+                        # an in-place write: save (a copy of) the values it overwrites
+                        region = ast.Subscript(
+                            value=name(x), slice=ir.atom_to_ast(stmt.args[1]), ctx=ast.Load()
+                        )
+                        saved = call(f"{self.stack}.append", call("np.copy", region))
+                        w.stmt(ast.Expr(value=saved))
+                    elif self.saves(stmt, x):
                         w.stmt(ast.Expr(value=call(f"{self.stack}.append", name(x))))
                 w.stmt(ir.stmt_to_ast(stmt))
             elif isinstance(stmt, ir.If):
@@ -466,6 +512,8 @@ def reverse(fn: ir.Function, wrt: list[str], scalars: frozenset[str] = frozenset
     for v in sorted(gen.facts.managed):
         if not (isinstance(ret.value, ir.Var) and v == ret.value.name):
             w.stmt(_assign(gen.bar(v), call("rt.zeros_like", name(v))))
+        elif v in gen.facts.mutated:  # the caller's cotangent is never written into
+            w.stmt(_assign(gen.bar(v), call("np.array", name(gen.bar(v)))))
     w.extend(sweep)
     grads: list[ast.expr] = []
     for p in wrt:

@@ -361,3 +361,26 @@ def zeros_like(x: Any) -> Any:
         return 0.0
     a = np.asarray(x)
     return np.zeros(a.shape, dtype=a.dtype if a.dtype.kind in "fc" else np.float64)
+
+
+def written(g: Any, index: Any) -> Any:
+    """The cotangent of ``v`` in ``y[index] = v``: ``g[index]``, except that where an integer
+    index array names an element more than once only the last write (the one that stays)
+    gets it.
+
+    >>> written(np.array([1.0, 2.0, 3.0]), 1).tolist()
+    2.0
+    >>> written(np.array([1.0, 2.0, 3.0]), np.array([0, 2, 0])).tolist()
+    [0.0, 3.0, 1.0]
+    """
+    g = np.asarray(g)
+    picked = np.copy(g[index])  # a copy: the caller zeroes those slots of g next
+    if _is_basic_index(index) or isinstance(index, np.ndarray) and index.dtype == bool:
+        return picked
+    positions = np.arange(g.size).reshape(g.shape)[index]
+    flat = np.ravel(positions)
+    # keep the last occurrence of each position
+    _, last_from_end = np.unique(flat[::-1], return_index=True)
+    keep = np.zeros(flat.shape, dtype=bool)
+    keep[flat.size - 1 - last_from_end] = True
+    return np.where(keep.reshape(np.shape(positions)), picked, 0.0)

@@ -317,6 +317,21 @@ class Primitive:
         return {p.name: p.default for p in self.params if p.default is not inspect.Parameter.empty}
 
 
+def _setitem_emitter(a: list[ast.expr], k: list[tuple[str, ast.expr]]) -> ast.expr:
+    raise TypeError("y[index] = v is a statement")
+
+
+def _positional(*names: str) -> list[inspect.Parameter]:
+    return [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in names]
+
+
+# `y[index] = v`: an in-place write. Its IR form binds y again (y is a "new value" after the
+# write); forward and reverse mode give it derivative code of its own (tangent written in
+# place; overwritten values saved and restored; the cotangent of v read from the written slots).
+SETITEM = Primitive("setitem", _setitem_emitter, _positional("a", "index", "v"), {}, {}, view=True)
+SETITEM.diff_params = ("a", "v")
+
+
 _REGISTRY: dict[int, tuple[Any, Primitive]] = {}
 _ATTRIBUTES: dict[str, Primitive] = {}
 _METHODS: dict[str, tuple[Any, bool]] = {}
