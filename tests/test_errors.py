@@ -19,12 +19,12 @@ def uses_with(x):
     return x
 
 
-def uses_loop(x):
-    s = 0.0
-    for i in range(3):
-        s = s + x
-        break
-    return s
+def uses_try(x):
+    try:
+        y = x * 2.0
+    except ValueError:
+        y = x
+    return y
 
 
 def uses_list(x):
@@ -113,7 +113,7 @@ def refusal(fn, mode="reverse"):
     "name, line, kind, words",
     [
         ("uses_with", '    with open("f") as fh:', adgen.UnsupportedSyntaxError, "`with` blocks"),
-        ("uses_loop", "        break", adgen.UnsupportedSyntaxError, "`break`"),
+        ("uses_try", "    try:", adgen.UnsupportedSyntaxError, "`try` blocks"),
         (
             "uses_list",
             "    return np.sum(np.array([x, x]))",

@@ -142,6 +142,8 @@ def test_random_program_derivatives_agree(tmp_path, source, seed):
 # -- programs with loops and branches ------------------------------------------------------------
 
 UPDATES = [
+    "{v} = {v} * 0.9 + helper({u})",
+    "{v} = {v} + 0.1 * np.sum(buf)",
     "{v} = {v} * 0.9 + {u}",
     "{v} = np.tanh({v}) + {u} * 0.5",
     "{v} = {v} - 0.1 * np.sin({u})",
@@ -154,7 +156,7 @@ CONDITIONS = ["np.sum({u}) > 0", "np.max({u}) > 0.2", "np.sum({u} * {u}) < 2.0"]
 @st.composite
 def control_flow_programs(draw):
     shapes = {"x": (3, 4), "y": (4,), "s": ()}
-    lines = ["    a = x * 1.0", "    b = y * 1.0", "    c = s * 1.0"]
+    lines = ["    a = x * 1.0", "    b = y * 1.0", "    c = s * 1.0", "    buf = np.zeros(4)"]
     shapes.update({"a": (3, 4), "b": (4,), "c": ()})
     state = ["a", "b", "c"]
 
@@ -173,16 +175,25 @@ def control_flow_programs(draw):
         for _ in range(draw(st.integers(1, 3))):
             kind = draw(
                 st.sampled_from(
-                    ["update", "update", "for", "if", "while"] if depth < 2 else ["update"]
+                    ["update", "update", "for", "if", "while", "write"]
+                    if depth < 2
+                    else ["update", "write"]
                 )
             )
-            if kind == "update":
+            if kind == "write":
+                u = draw(st.sampled_from(sorted(shapes)))
+                slot = draw(st.integers(0, 3))
+                out.append(f"{indent}buf[{slot}] = buf[{slot}] * 0.5 + np.sum(np.sin({u}))")
+            elif kind == "update":
                 out.append(update(indent))
             elif kind == "for":
                 n = draw(st.integers(0, 3))
                 var = f"i{depth}"
                 out.append(f"{indent}for {var} in range({n}):")
                 out += block(indent + "    ", depth + 1)
+                if draw(st.booleans()):
+                    out.append(f"{indent}    if {condition()}:")
+                    out.append(f"{indent}        break")
             elif kind == "if":
                 out.append(f"{indent}if {condition()}:")
                 out += block(indent + "    ", depth + 1)
@@ -198,8 +209,11 @@ def control_flow_programs(draw):
         return out
 
     lines += block("    ", 0)
-    lines.append("    return np.sum(a * a) + np.sum(b) * c + np.sum(np.sin(a) * b)")
-    return "import numpy as np\n\n\ndef program(x, y, s):\n" + "\n".join(lines) + "\n"
+    lines.append(
+        "    return np.sum(a * a) + np.sum(b) * c + np.sum(np.sin(a) * b) + np.sum(buf * buf)"
+    )
+    helper = "def helper(u):\n    return np.tanh(u) * 0.5\n\n\n"
+    return "import numpy as np\n\n\n" + helper + "def program(x, y, s):\n" + "\n".join(lines) + "\n"
 
 
 @settings(

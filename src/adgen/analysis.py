@@ -65,7 +65,7 @@ class Facts:
             elif isinstance(stmt, ir.For):
                 self.multi.add(stmt.target)
             if isinstance(stmt, ir.While):
-                for s in stmt.test_body:
+                for s, _ in _block_statements(stmt.test_body, True):
                     if isinstance(s, ir.Assign):
                         self.test_names.update(s.targets)
         # bound by several statements (or a loop header, or a parameter rebound): shape unknown

@@ -131,9 +131,7 @@ class _Forward:
                     w.open(f"while {header}:")
                 else:
                     w.open("while True:")
-                    for s in test_body:
-                        assert isinstance(s, ir.Assign)
-                        w.stmt(ir.stmt_to_ast(s))
+                    self.block(test_body)
                     w.open(f"if not {ast.unparse(ir.atom_to_ast(stmt.test))}:")
                     w.line("break")
                     w.close()

@@ -153,6 +153,9 @@ class Lowerer:
         self.line = self.key(self.node)
         # user variables assigned inside if/for/while: one IR name each (no renaming), so every
         # path through the blocks leaves its value under the same name
+        if not getattr(self.node, "adgen_structured", False):
+            self.node.body = _structure_jumps(self.node.body, self.namer)
+            self.node.adgen_structured = True
         self.multi: dict[str, str] = {}
         for user in sorted(_assigned_in_blocks(self.node.body) | _written_in_place(self.node)):
             if parent is None:
@@ -318,7 +321,7 @@ class Lowerer:
             test = self.expr(stmt.test, None, "cond")
             body = self.sub_block(stmt.body)
             orelse = self.sub_block(stmt.orelse)
-            self.block.append(ir.If(test, body, orelse, self.key(stmt)))
+            self.add_if(test, body, orelse, self.key(stmt))
             return False
         if isinstance(stmt, gast.For):
             self.lower_for(stmt)
@@ -351,6 +354,20 @@ class Lowerer:
                 "remove it, or move printing and I/O outside the differentiated function",
             )
         self.refuse_node(stmt)
+
+    def add_if(
+        self, test: ir.Atom, body: list[ir.Stmt], orelse: list[ir.Stmt], line: int
+    ) -> None:
+        """Append an ``If``; a test the branches rebind is first copied, so the branch taken
+        can be told again when reverse mode replays the ``if``."""
+        if isinstance(test, ir.Var):
+            inside = ir.Function("", [], body + orelse, "", 0, {})
+            bound = {t for s in inside.statements() if isinstance(s, ir.Assign) for t in s.targets}
+            if test.name in bound:
+                taken = self.namer.fresh("taken")
+                self.copy(taken, test)
+                test = ir.Var(taken)
+        self.block.append(ir.If(test, body, orelse, line))
 
     def branch_value(self, node: Any, name: str, hint: str) -> list[ir.Stmt]:
         """The block computing ``node`` into ``name`` (one branch of ``a if c else b``)."""
@@ -767,7 +784,7 @@ class Lowerer:
             name = target if target is not None else self.namer.fresh(hint)
             body = self.branch_value(node.body, name, hint)
             orelse = self.branch_value(node.orelse, name, hint)
-            self.block.append(ir.If(test, body, orelse, self.line))
+            self.add_if(test, body, orelse, self.line)
             return ir.Var(name)
         if isinstance(node, gast.BoolOp):
             # `a and b`: a if a is false, else b (`or` the other way round); b is evaluated only
@@ -779,9 +796,7 @@ class Lowerer:
             for value in node.values[1:]:
                 rest = self.branch_value(value, name, hint)
                 is_and = isinstance(node.op, gast.And)
-                self.block.append(
-                    ir.If(ir.Var(name), rest if is_and else [], [] if is_and else rest, self.line)
-                )
+                self.add_if(ir.Var(name), rest if is_and else [], [] if is_and else rest, self.line)
             return ir.Var(name)
         if isinstance(node, gast.Attribute):
             return self.attribute(node, target, hint)
@@ -1135,6 +1150,94 @@ def _assigned_in_blocks(body: list[Any]) -> set[str]:
         if isinstance(stmt, (gast.If, gast.For, gast.While)):
             names |= stored(stmt)
     return names
+
+
+def _name(id_: str, store: bool = False) -> Any:
+    ctx = gast.Store() if store else gast.Load()
+    return gast.Name(id=id_, ctx=ctx, annotation=None, type_comment=None)
+
+
+def _set_flag(flag: str, value: bool, where: Any) -> Any:
+    stmt = gast.Assign(
+        targets=[_name(flag, True)], value=gast.Constant(value=value, kind=None), type_comment=None
+    )
+    return gast.copy_location(stmt, where)
+
+
+def _jumps(stmts: list[Any], kind: type) -> bool:
+    """Does this loop body hold a ``break``/``continue`` of its own (not of a nested loop)?"""
+    for stmt in stmts:
+        if isinstance(stmt, kind):
+            return True
+        if isinstance(stmt, gast.If) and (_jumps(stmt.body, kind) or _jumps(stmt.orelse, kind)):
+            return True
+    return False
+
+
+def _structure_jumps(stmts: list[Any], namer: Namer) -> list[Any]:
+    """Rewrite ``break`` and ``continue`` as flags guarding the rest of the loop body, so loops
+    stay structured (a ``for`` loop keeps running its remaining iterations as no-ops after a
+    ``break``; a ``while`` loop stops, as its condition tests the flag first)."""
+    out = []
+    for stmt in stmts:
+        if isinstance(stmt, gast.If):
+            stmt.body = _structure_jumps(stmt.body, namer)
+            stmt.orelse = _structure_jumps(stmt.orelse, namer)
+        elif isinstance(stmt, (gast.For, gast.While)):
+            body = _structure_jumps(stmt.body, namer)
+            brk = namer.fresh("broke") if _jumps(body, gast.Break) else None
+            cont = namer.fresh("skipped") if _jumps(body, gast.Continue) else None
+            if brk or cont:
+                body = _guard(body, brk, cont)
+                if cont:
+                    body = [_set_flag(cont, False, stmt), *body]
+                if brk and isinstance(stmt, gast.For):
+                    guard = gast.UnaryOp(op=gast.Not(), operand=_name(brk))
+                    body = [gast.copy_location(gast.If(test=guard, body=body, orelse=[]), stmt)]
+                elif brk:
+                    stmt.test = gast.BoolOp(
+                        op=gast.And(),
+                        values=[gast.UnaryOp(op=gast.Not(), operand=_name(brk)), stmt.test],
+                    )
+                    gast.copy_location(stmt.test, stmt)
+                if brk:
+                    out.append(_set_flag(brk, False, stmt))
+            stmt.body = body
+        out.append(stmt)
+    return out
+
+
+def _guard(stmts: list[Any], brk: str | None, cont: str | None) -> list[Any]:
+    """``break``/``continue`` set their flag; the statements after one run only if unset."""
+    out: list[Any] = []
+    for i, stmt in enumerate(stmts):
+        if isinstance(stmt, gast.Break):
+            assert brk is not None
+            out.append(_set_flag(brk, True, stmt))
+            return out
+        if isinstance(stmt, gast.Continue):
+            assert cont is not None
+            out.append(_set_flag(cont, True, stmt))
+            return out
+        if isinstance(stmt, gast.If) and (
+            _jumps([stmt], gast.Break) or _jumps([stmt], gast.Continue)
+        ):
+            stmt.body = _guard(stmt.body, brk, cont)
+            stmt.orelse = _guard(stmt.orelse, brk, cont)
+            out.append(stmt)
+            rest = stmts[i + 1 :]
+            if rest:
+                flags = [_name(f) for f in (brk, cont) if f]
+                test = flags[0] if len(flags) == 1 else gast.BoolOp(op=gast.Or(), values=flags)
+                guard = gast.UnaryOp(op=gast.Not(), operand=test)
+                out.append(
+                    gast.copy_location(
+                        gast.If(test=guard, body=_guard(rest, brk, cont), orelse=[]), stmt
+                    )
+                )
+            return out
+        out.append(stmt)
+    return out
 
 
 def _written_in_place(node: Any) -> set[str]:

@@ -369,9 +369,7 @@ class _Reverse:
                     w.open(f"while {header}:")
                 else:
                     w.open("while True:")
-                    for s in test_body:
-                        assert isinstance(s, ir.Assign)
-                        w.stmt(ir.stmt_to_ast(s))
+                    self.forward_block(test_body, w, {})
                     w.open(f"if not {ast.unparse(ir.atom_to_ast(stmt.test))}:")
                     w.line("break")
                     w.close()
@@ -454,8 +452,12 @@ def reverse(fn: ir.Function, wrt: list[str], scalars: frozenset[str] = frozenset
     # first pass: save every rebound name, to learn which ones the adjoint sweep reads
     facts = Facts(fn, wrt)
     candidates = facts.multi - facts.test_names
-    probe, probe_sweep = _sweep(fn, wrt, scalars, copy.deepcopy(namer), candidates)
-    pushed = candidates & probe_sweep.reads
+    pushed = set(candidates)
+    for _ in range(5):  # saving fewer names can make a restore unnecessary: iterate
+        probe, probe_sweep = _sweep(fn, wrt, scalars, copy.deepcopy(namer), pushed)
+        if candidates & probe_sweep.reads == pushed:
+            break
+        pushed = candidates & probe_sweep.reads
     for stmt in fn.statements():
         if isinstance(stmt, ir.While) and facts.test_names & probe_sweep.reads:
             raise UnsupportedSyntaxError(

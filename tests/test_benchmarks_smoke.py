@@ -1,0 +1,123 @@
+"""Smoke test of the benchmark suite (``benchmarks/``): tiny sizes, correctness only.
+
+Every problem's hand-written gradient is checked against central differences,
+adgen's gradient (where adgen supports the problem) against the hand-written
+one, and the runner must produce a table. No timing is asserted.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import adgen  # noqa: E402
+from benchmarks import harness  # noqa: E402
+from benchmarks.problems import PROBLEMS, Problem  # noqa: E402
+
+FAST_TOOLS = ["primal", "hand-written", "adgen", "adgen-jvp"]
+
+
+def central_differences(problem: Problem, args: tuple[Any, ...], eps: float = 1e-6) -> list[Any]:
+    """The gradient of ``problem.primal`` w.r.t. ``problem.wrt`` by central differences."""
+    grads: list[Any] = []
+    for i in problem.wrt:
+        a = args[i]
+        if np.ndim(a) == 0:
+            plus, minus = list(args), list(args)
+            plus[i], minus[i] = a + eps, a - eps
+            grads.append((problem.primal(*plus) - problem.primal(*minus)) / (2 * eps))
+            continue
+        g = np.zeros_like(a)
+        for j in np.ndindex(a.shape):
+            plus, minus = list(args), list(args)
+            plus[i], minus[i] = a.copy(), a.copy()
+            plus[i][j] += eps
+            minus[i][j] -= eps
+            g[j] = (problem.primal(*plus) - problem.primal(*minus)) / (2 * eps)
+        grads.append(g)
+    return grads
+
+
+@pytest.mark.parametrize("name", list(PROBLEMS))
+def test_hand_written_gradient_matches_central_differences(name: str) -> None:
+    problem = PROBLEMS[name]
+    args = problem.inputs("tiny", 0)
+    value, grads = problem.hand(*args)
+    assert value == pytest.approx(float(problem.primal(*args)), rel=1e-12, abs=1e-12)
+    for got, want in zip(grads, central_differences(problem, args), strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", list(PROBLEMS))
+def test_adgen_gradient_matches_hand_written(name: str) -> None:
+    problem = PROBLEMS[name]
+    args = problem.inputs("tiny", 0)
+    value, grads = problem.hand(*args)
+    try:
+        got_value, got = adgen.value_and_grad(problem.primal, wrt=problem.wrt)(*args)
+    except adgen.AdgenError as exc:
+        assert problem.uses_loops, f"adgen should support {name}: {exc}"
+        pytest.skip(f"adgen does not support {name} yet: {harness.first_line(exc)}")
+    assert got_value == pytest.approx(value, rel=1e-10, abs=1e-12)
+    for g, want in zip(got, grads, strict=True):
+        np.testing.assert_allclose(g, want, rtol=1e-8, atol=1e-10)
+
+
+def test_runner_produces_a_table() -> None:
+    report = harness.run_suite(
+        tools=FAST_TOOLS, size="tiny", repeats=1, min_sample=0.0, extras=False, log=lambda _: None
+    )
+    assert {r.problem for r in report.rows} == set(PROBLEMS)
+    assert len(report.rows) == len(PROBLEMS) * len(FAST_TOOLS)
+    for row in report.rows:
+        assert not row.status.startswith(("MISMATCH", "error")), row
+        if row.status in ("ok", "reference"):
+            assert row.seconds is not None and row.x_primal is not None
+        else:
+            assert row.status.startswith("unsupported: ") and row.seconds is None
+    text = harness.table(report.rows)
+    assert text.splitlines()[0].startswith("| problem | size | tool | time |")
+    assert text.count("\n") == len(report.rows) + 1
+
+
+def test_run_script_writes_results(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from benchmarks import run
+
+    assert run.main(["--tiny", "--problems", "helmholtz", "--tools", *FAST_TOOLS,
+                     "--out", str(tmp_path)]) == 0  # fmt: skip
+    text = (tmp_path / "results.md").read_text(encoding="utf-8")
+    assert "| helmholtz | tiny | adgen |" in text
+    assert "first call, helmholtz/tiny" in text
+    assert "| helmholtz | tiny | adgen |" in capsys.readouterr().out
+
+
+def test_unsupported_tools_are_recorded_not_raised() -> None:
+    def with_loop(x):  # noqa: ANN001, ANN202
+        for _ in range(3):
+            x = x * 2.0
+        while x > 100.0:
+            x = x / 2.0
+        return x
+
+    problem = Problem(
+        name="loop",
+        description="control flow",
+        primal=with_loop,
+        hand=lambda x: (with_loop(x), (8.0,)),
+        wrt=(0,),
+        inputs=lambda size, seed: (1.5,),
+        sizes=("tiny",),
+        quick="tiny",
+        uses_loops=True,
+    )
+    rows = harness.run_problem(problem, "tiny", FAST_TOOLS, 1, 0.0, log=lambda _: None)
+    adgen_row = next(r for r in rows if r.tool == "adgen")
+    assert adgen_row.status == "ok" or adgen_row.status.startswith("unsupported: ")
