@@ -86,6 +86,40 @@ def vector_valued(x):
 
 def two_args(x, n):
     return x * n
+
+
+def uses_yield(x):
+    yield x
+
+
+def uses_class(x):
+    class Box:
+        pass
+
+    return x
+
+
+COUNTER = 0
+
+
+def uses_global(x):
+    global COUNTER
+    COUNTER = COUNTER + 1
+    return x
+
+
+def uses_del(x):
+    y = x * 2.0
+    del y
+    return x
+
+
+def uses_eval(x):
+    return eval("x * 2")
+
+
+def calls_computed_function(x, funcs):
+    return funcs[0](x)
 """
 
 
@@ -112,6 +146,17 @@ def refusal(fn, mode="reverse"):
 @pytest.mark.parametrize(
     "name, line, kind, words",
     [
+        ("uses_yield", "    yield x", adgen.UnsupportedSyntaxError, "`yield`"),
+        ("uses_class", "    class Box:", adgen.UnsupportedSyntaxError, "class definitions"),
+        ("uses_global", "    global COUNTER", adgen.UnsupportedSyntaxError, "`global`"),
+        ("uses_del", "    del y", adgen.UnsupportedSyntaxError, "`del`"),
+        ("uses_eval", '    return eval("x * 2")', adgen.NoRuleError, "`eval`"),
+        (
+            "calls_computed_function",
+            "    return funcs[0](x)",
+            adgen.UnsupportedSyntaxError,
+            "calling a computed value",
+        ),
         ("uses_with", '    with open("f") as fh:', adgen.UnsupportedSyntaxError, "`with` blocks"),
         ("uses_try", "    try:", adgen.UnsupportedSyntaxError, "`try` blocks"),
         (
@@ -330,3 +375,16 @@ def test_in_place_update_of_a_fresh_value_is_differentiated():
     x = np.arange(3.0)
     np.testing.assert_allclose(adgen.grad(fresh)(x), 18.0 * x)
     assert fresh(x) == pytest.approx(np.sum(9 * x * x))
+
+
+def test_assert_is_kept_and_not_differentiated():
+    def checked(x):
+        assert x.ndim == 1, "x must be a vector"
+        return np.sum(np.sin(x))
+
+    np.testing.assert_allclose(adgen.grad(checked)(np.ones(2)), np.cos(np.ones(2)))
+    code = [ln for ln in adgen.source(checked).splitlines() if not ln.strip().startswith("#")]
+    assert any(ln.strip().startswith("assert check_") for ln in code)
+    assert not any("must be a vector" in ln for ln in code)  # only quoted in comments
+    with pytest.raises(AssertionError, match="x must be a vector"):
+        adgen.grad(checked)(np.ones((2, 2)))

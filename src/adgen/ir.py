@@ -211,6 +211,8 @@ def primal_expr(stmt: Assign) -> ast.expr:
 def stmt_to_ast(stmt: Stmt) -> ast.stmt:
     """The primal Python statement (control-flow blocks without their bodies)."""
     if isinstance(stmt, Assign):
+        if stmt.prim.name == "assert":
+            return ast.Assert(test=atom_to_ast(stmt.args[0]), msg=None)
         if stmt.prim.name == "setitem":  # y[index] = v, written in place
             base, index, value = (atom_to_ast(a) for a in stmt.args)
             target = ast.Subscript(value=base, slice=index, ctx=ast.Store())

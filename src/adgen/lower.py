@@ -213,6 +213,9 @@ class Lowerer:
                     f"a parameter named `{a.id}` (generated code uses that name for a module)",
                     f"rename the parameter `{a.id}`",
                 )
+        for n in gast.walk(self.node):
+            if isinstance(n, (gast.Yield, gast.YieldFrom)):
+                self.refuse(n, "`yield` (generators)", "return a value; build a list or array")
         body = list(self.node.body)
         if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant):
             body = body[1:]  # docstring
@@ -306,6 +309,11 @@ class Lowerer:
             return True
         if isinstance(stmt, gast.Pass):
             return False
+        if isinstance(stmt, gast.Assert):
+            # kept (the check still runs), never differentiated; the message is not copied
+            test = self.expr(stmt.test, None, "check")
+            self.block.append(ir.Assign((), registry.ASSERT, (test,), (), self.line))
+            return False
         if isinstance(stmt, gast.FunctionDef):
             self.define_local_function(stmt, stmt)
             return False
@@ -355,9 +363,7 @@ class Lowerer:
             )
         self.refuse_node(stmt)
 
-    def add_if(
-        self, test: ir.Atom, body: list[ir.Stmt], orelse: list[ir.Stmt], line: int
-    ) -> None:
+    def add_if(self, test: ir.Atom, body: list[ir.Stmt], orelse: list[ir.Stmt], line: int) -> None:
         """Append an ``If``; a test the branches rebind is first copied, so the branch taken
         can be told again when reverse mode replays the ``if``."""
         if isinstance(test, ir.Var):
@@ -921,7 +927,11 @@ class Lowerer:
                     rest = [ir.Tup(tuple(rest))]
                 args.extend(rest)
             else:
-                self.refuse(func, "calling a computed value")
+                self.refuse(
+                    func,
+                    "calling a computed value",
+                    "call a function by its name (adgen must know which function it is)",
+                )
         else:
             for a in node.args:
                 if isinstance(a, gast.Starred):

@@ -212,6 +212,8 @@ class _Reverse:
 
     def _adjoint_assign(self, stmt: ir.Assign, w: CodeWriter) -> None:
         fn, facts = self.fn, self.facts
+        if not stmt.targets:  # assert: nothing to undo
+            return
         if stmt.prim.name == "setitem":
             self.adjoint_setitem(stmt, w)
             return
@@ -499,9 +501,17 @@ def reverse(fn: ir.Function, wrt: list[str], scalars: frozenset[str] = frozenset
     for i, stmt in enumerate(fn.body):
         for v in _names(stmt):
             last_use[v] = i
+    # values worth freeing: results of differentiable operations (a comparison's bool or a
+    # shape is not worth a `del` line)
+    worth = {
+        t
+        for s in fn.statements()
+        if isinstance(s, ir.Assign) and s.prim.differentiable
+        for t in s.targets
+    }
     dead: dict[int, list[str]] = {}
     for v, i in last_use.items():
-        if v not in keep and gen.classes.get(v, frozenset({v})):
+        if v not in keep and v in worth and gen.classes.get(v, frozenset({v})):
             dead.setdefault(i, []).append(v)
     dead.pop(len(fn.body) - 1, None)
     gen.forward_block(fn.body, w, dead)

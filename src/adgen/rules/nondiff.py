@@ -56,6 +56,12 @@ nondifferentiable(
     np.logical_and,
     np.logical_or,
     np.logical_not,
+    np.all,
+    np.any,
+    np.isclose,
+    np.allclose,
+    np.array_equal,
+    np.count_nonzero,
 )
 nondifferentiable_attributes("shape", "ndim", "size", "dtype")
 methods(argmax=np.argmax, argmin=np.argmin)

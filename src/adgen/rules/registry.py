@@ -332,6 +332,10 @@ SETITEM = Primitive("setitem", _setitem_emitter, _positional("a", "index", "v"),
 SETITEM.diff_params = ("a", "v")
 
 
+# `assert test`: kept in the generated code (forward sweep / primal), never differentiated.
+ASSERT = Primitive("assert", _setitem_emitter, _positional("test"), {}, {}, differentiable=False)
+
+
 _REGISTRY: dict[int, tuple[Any, Primitive]] = {}
 _ATTRIBUTES: dict[str, Primitive] = {}
 _METHODS: dict[str, tuple[Any, bool]] = {}
