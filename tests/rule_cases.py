@@ -918,3 +918,34 @@ def case_assign_rebound_in_branch(x):
     if np.sum(x) > 100.0:
         y = x * 2.0
     return y
+
+
+# -- functions of a sequence of arrays -----------------------------------------------------------
+
+
+def case_np_array_of_scalars(x, y):
+    return np.array([x, -y * x, 2.0])
+
+
+def case_stack_axis0(a, b):
+    return np.stack((a, b * 2.0, a))
+
+
+def case_stack_axis_last(a, b):
+    return np.stack([a, np.sin(b)], axis=-1)
+
+
+def case_concatenate(a, b):
+    return np.concatenate((a, b * b, a))
+
+
+def case_concatenate_axis1(a, b):
+    return np.concatenate([a, b], axis=1)
+
+
+def case_hstack(a, b):
+    return np.hstack((a, b, a * b))
+
+
+def case_vstack(a, b):
+    return np.vstack([a, b * 3.0])

@@ -28,7 +28,9 @@ def uses_try(x):
 
 
 def uses_list(x):
-    return np.sum(np.array([x, x]))
+    xs = [x]
+    xs.append(x)
+    return np.sum(np.array(xs))
 
 
 def uses_comprehension(x):
@@ -161,9 +163,9 @@ def refusal(fn, mode="reverse"):
         ("uses_try", "    try:", adgen.UnsupportedSyntaxError, "`try` blocks"),
         (
             "uses_list",
-            "    return np.sum(np.array([x, x]))",
+            "    xs.append(x)",
             adgen.UnsupportedSyntaxError,
-            "list literals",
+            "growing a list with `.append()`",
         ),
         (
             "uses_comprehension",

@@ -592,6 +592,19 @@ shaped("builtin-nondiff", rc.case_builtin_nondiff, {"vector": ((4,),)}, NONZERO,
 
 unary("assign", rc.case_assign_rebound_in_branch, ANY)
 
+# --------------------------------------------------------------------------- sequences
+
+shaped("np-array-of-scalars", rc.case_np_array_of_scalars, {"scalar": ((), ())}, ANY)
+for _name, _fn, _table in [
+    ("stack-axis0", rc.case_stack_axis0, {"vector": ((4,), (4,)), "matrix": ((2, 3), (2, 3))}),
+    ("stack-axis-1", rc.case_stack_axis_last, {"vector": ((4,), (4,)), "matrix": ((2, 3), (2, 3))}),
+    ("concatenate", rc.case_concatenate, {"vector": ((2,), (3,)), "matrix": ((2, 3), (1, 3))}),
+    ("concatenate-axis1", rc.case_concatenate_axis1, {"matrix": ((2, 3), (2, 1))}),
+    ("hstack", rc.case_hstack, {"vector": ((3,), (3,)), "matrix": ((2, 3), (2, 3))}),
+    ("vstack", rc.case_vstack, {"vector": ((3,), (3,)), "matrix": ((2, 3), (1, 3))}),
+]:
+    shaped(_name, _fn, _table, ANY, f32=("vector",))
+
 # --------------------------------------------------------------------------- indexing
 
 VM = {"vector": ((4,),), "matrix": ((3, 4),)}

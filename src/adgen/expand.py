@@ -48,10 +48,45 @@ class StatementRule:
                 out.append((p, atom.name))
         return out
 
+    def sequence_elements(self, active: set[str]) -> list[tuple[int, str]]:
+        """For a sequence rule: (position, variable) of each element that is differentiated."""
+        seq = self.atoms.get(self.prim.sequence or "")
+        if not isinstance(seq, ir.Tup):
+            return []
+        items = enumerate(seq.items)
+        return [(k, a.name) for k, a in items if isinstance(a, ir.Var) and a.name in active]
+
+    def sequence_tangents(self, tangent: dict[str, str], active: set[str]) -> ast.expr:
+        """The tuple of the elements' tangents (zeros for the others)."""
+        seq = self.atoms[self.prim.sequence or ""]
+        assert isinstance(seq, ir.Tup)
+        parts: list[ast.expr] = [
+            name(tangent[a.name])
+            if isinstance(a, ir.Var) and a.name in active
+            else call("rt.zeros_like", ir.atom_to_ast(a))
+            for a in seq.items
+        ]
+        return ast.Tuple(elts=parts, ctx=ast.Load())
+
     def refuse_nondifferentiable_inputs(self, active: set[str]) -> None:
         """A differentiated value reaching a parameter the rule cannot differentiate is an error."""
         for p in self.prim.params:
             atom = self.atoms.get(p.name)
+            if p.name == self.prim.sequence and isinstance(atom, ir.Tup):
+                nested = [a for a in atom.items if not isinstance(a, (ir.Var, ir.Const, ir.Free))]
+                if any(v in active for a in nested for v in ir.atom_vars(a)):
+                    raise NonDifferentiableError(
+                        f"{self.prim.name} of nested sequences of differentiated values",
+                        self.loc,
+                        "build the rows first, then stack them: np.stack((row1, row2))",
+                    )
+                continue
+            if p.name == self.prim.sequence and isinstance(atom, ir.Var) and atom.name in active:
+                raise NonDifferentiableError(
+                    f"{self.prim.name} of a list built elsewhere (not yet differentiated)",
+                    self.loc,
+                    "pass the elements directly: np.stack((a, b, c))",
+                )
             if atom is None or (p.name in self.prim.diff_params and not isinstance(atom, ir.Tup)):
                 continue
             if any(v in active for v in ir.atom_vars(atom)):
@@ -66,7 +101,9 @@ class StatementRule:
     def _fresh(self, local: str) -> str:
         return self.namer.fresh(f"{self.target}_{local}")
 
-    def expand(self, kind: str, param: str, seed: str) -> tuple[list[ast.stmt], ast.expr]:
+    def expand(
+        self, kind: str, param: str, seed: str | ast.expr
+    ) -> tuple[list[ast.stmt], ast.expr]:
         template = (self.prim.jvp if kind == "jvp" else self.prim.vjp)[param]
         try:
             return template.expand(self.bindings, seed, self._fresh)

@@ -195,6 +195,18 @@ class _Forward:
             sr = StatementRule(stmt, self.namer, loc_of(fn, stmt.line))
             sr.refuse_nondifferentiable_inputs(self.active)
             inputs = sr.active_params(self.active)
+            if stmt.prim.sequence and sr.sequence_elements(self.active):
+                for _, var in sr.sequence_elements(self.active):
+                    self.tangent_of(var)
+                parts = sr.sequence_tangents(self.tangent, self.active)
+                pre, packed = sr.expand("jvp", stmt.prim.sequence, parts)
+                for s in pre:
+                    w.stmt(s)
+                target = stmt.targets[0]
+                if target in self.facts.mutated:
+                    packed = owned(packed)
+                w.stmt(ir.assign(self.tangent_of(target), packed))
+                return
         if not inputs:
             # bound to a value without derivative here, but differentiated elsewhere
             for t in live:

@@ -356,6 +356,18 @@ class Lowerer:
         if isinstance(stmt, gast.Expr):
             if isinstance(stmt.value, gast.Constant):
                 return False
+            call = stmt.value
+            if (
+                isinstance(call, gast.Call)
+                and isinstance(call.func, gast.Attribute)
+                and call.func.attr in ("append", "extend", "insert")
+            ):
+                self.refuse(
+                    stmt,
+                    f"growing a list with `.{call.func.attr}()` (not yet)",
+                    "preallocate an array (y = np.zeros(n)) and write y[i] = v, "
+                    "or stack the values you have: np.stack((a, b))",
+                )
             self.refuse(
                 stmt,
                 "expression statements (calls made for their side effects)",
@@ -652,7 +664,12 @@ class Lowerer:
             self.bind(target.id, name, atom)
         elif isinstance(target, gast.Tuple) and all(isinstance(t, gast.Name) for t in target.elts):
             if isinstance(value, gast.Tuple) and len(value.elts) == len(target.elts):
-                atoms = [self.expr(v, None) for v in value.elts]
+                # every value is computed before any name is rebound (a, b = b, a); values for
+                # names not rebound in blocks are computed straight into their new names
+                atoms = [
+                    self.expr(v, None if t.id in self.multi else self.new_name(t.id), t.id)
+                    for t, v in zip(target.elts, value.elts)
+                ]
                 if any(t.id in self.multi for t in target.elts):
                     # evaluate every value before rebinding any name (a, b = b, a)
                     held = []
@@ -754,7 +771,8 @@ class Lowerer:
             return ir.Const(node.value)
         if isinstance(node, gast.Name):
             return self.name(node)
-        if isinstance(node, gast.Tuple):
+        if isinstance(node, (gast.Tuple, gast.List)):
+            # a list literal is a tuple here: it is only read (np.array([a, b]), np.zeros([2, 3]))
             return ir.Tup(tuple(self.expr(e, None, hint) for e in node.elts))
         if isinstance(node, gast.BinOp):
             fn = registry.BINOP_FUNCTIONS.get(type(node.op).__name__)

@@ -255,6 +255,20 @@ class _Reverse:
         sr = StatementRule(stmt, self.namer, loc_of(fn, stmt.line))
         sr.refuse_nondifferentiable_inputs(facts.varied)
         inputs = sr.active_params(facts.useful)
+        if stmt.prim.sequence:
+            w.defer_comment(*comment)
+            template = stmt.prim.vjp[stmt.prim.sequence]
+            for k, var in sr.sequence_elements(facts.useful):
+                sr.bindings[template.extra[0]] = ast.Constant(k)
+                pre, expr = sr.expand("vjp", stmt.prim.sequence, g)
+                for s in pre:
+                    w.stmt(s)
+                self.accumulate(var, expr, w)  # the part has the element's own shape
+            for x in saved:
+                w.stmt(_assign(x, self.pop()))
+            if reset:
+                w.stmt(_assign(self.bar(t), call("rt.zeros_like", name(t))))
+            return
         self_ref = any(v == t for _, v in inputs) or t in {
             v for a in ir.stmt_args(stmt) for v in ir.atom_vars(a)
         }

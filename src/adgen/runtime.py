@@ -384,3 +384,18 @@ def written(g: Any, index: Any) -> Any:
     keep = np.zeros(flat.shape, dtype=bool)
     keep[flat.size - 1 - last_from_end] = True
     return np.where(keep.reshape(np.shape(positions)), picked, 0.0)
+
+
+def concatenated_part(g: Any, arrays: Any, k: int, axis: int = 0, at_least_2d: bool = False) -> Any:
+    """The part of ``g`` (the cotangent of ``np.concatenate(arrays, axis)``) that came from
+    ``arrays[k]``.
+
+    >>> concatenated_part(np.arange(5.0), (np.ones(2), np.ones(3)), 1).tolist()
+    [2.0, 3.0, 4.0]
+    """
+    shapes = [np.shape(np.atleast_2d(a) if at_least_2d else a) for a in arrays]
+    sizes = [s[axis] for s in shapes]
+    start = sum(sizes[:k])
+    index = [slice(None)] * np.ndim(g)
+    index[axis] = slice(start, start + sizes[k])
+    return np.asarray(g)[tuple(index)]

@@ -13,7 +13,8 @@ a constant (``np.float32``, ``"int64"``), and at run time otherwise (``x.astype(
 
 import numpy as np
 
-from .registry import method_rule, methods, rule
+from .. import runtime as rt
+from .registry import method_rule, methods, rule, sequence_rule
 
 
 @rule(np.ravel, view=True)
@@ -98,3 +99,49 @@ def method_astype(ans, a, dtype):
 
 
 methods(ravel=np.ravel, squeeze=np.squeeze, clip=np.clip, trace=np.trace)
+
+
+# -- functions of a sequence of arrays: np.array((a, b)), np.stack, np.concatenate ------------
+@sequence_rule(np.stack, sequence="arrays")
+def stack(arrays, axis=0):
+    def jvp(parts):
+        return np.stack(parts, axis=axis)
+
+    def vjp(g, k):
+        return np.take(g, k, axis=axis)
+
+
+@sequence_rule(np.array, sequence="object")
+def array(object):  # noqa: A002 - NumPy's parameter name
+    def jvp(parts):
+        return np.array(parts)
+
+    def vjp(g, k):
+        return g[k]
+
+
+@sequence_rule(np.concatenate, sequence="arrays")
+def concatenate(arrays, axis=0):
+    def jvp(parts):
+        return np.concatenate(parts, axis=axis)
+
+    def vjp(g, k):
+        return rt.concatenated_part(g, arrays, k, axis)
+
+
+@sequence_rule(np.hstack, sequence="tup")
+def hstack(tup):
+    def jvp(parts):
+        return np.hstack(parts)
+
+    def vjp(g, k):
+        return rt.concatenated_part(g, tup, k, 0 if np.ndim(tup[0]) <= 1 else 1)
+
+
+@sequence_rule(np.vstack, sequence="tup")
+def vstack(tup):
+    def jvp(parts):
+        return np.vstack(parts)
+
+    def vjp(g, k):
+        return np.reshape(rt.concatenated_part(g, tup, k, 0, at_least_2d=True), np.shape(tup[k]))

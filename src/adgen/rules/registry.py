@@ -66,6 +66,7 @@ class Template:
     body: list[ast.stmt]
     free_names: frozenset[str]
     origin: str
+    extra: tuple[str, ...] = ()  # more placeholders (a sequence rule's element index)
 
     def __post_init__(self) -> None:
         # names the template assigns: each gets a fresh name when expanded
@@ -74,7 +75,7 @@ class Template:
     def expand(
         self,
         bindings: dict[str, ast.expr],
-        inner: str,
+        inner: str | ast.expr,
         fresh: Callable[[str], str],
     ) -> tuple[list[ast.stmt], ast.expr]:
         """Instantiate: returns the statements to emit and the expression of the result.
@@ -84,7 +85,7 @@ class Template:
         turns a template-local name into a new name of the generated program.
         """
         mapping: dict[str, ast.expr] = dict(bindings)
-        mapping[self.arg] = ast.Name(id=inner, ctx=ast.Load())
+        mapping[self.arg] = ast.Name(id=inner, ctx=ast.Load()) if isinstance(inner, str) else inner
         for local in self.locals:
             if local not in mapping:
                 mapping[local] = ast.Name(id=fresh(local), ctx=ast.Load())
@@ -299,6 +300,7 @@ class Primitive:
         self.elementwise = elementwise
         self.differentiable = differentiable
         self.view = view  # the result may share memory with an argument
+        self.sequence: str | None = None  # the parameter taking a sequence of arrays
         self.diff_params = tuple(p.name for p in params if p.name in jvp)
 
     def __repr__(self) -> str:
@@ -449,7 +451,7 @@ def syntax_emitter(
 
 
 def _parse_rule(
-    fn: Callable[..., Any], fdef: ast.FunctionDef | None = None
+    fn: Callable[..., Any], fdef: ast.FunctionDef | None = None, sequence: str | None = None
 ) -> tuple[list[inspect.Parameter], bool, dict[str, Template], dict[str, Template]]:
     if fdef is None:
         parsed = ast.parse(textwrap.dedent(inspect.getsource(fn))).body[0]
@@ -475,22 +477,24 @@ def _parse_rule(
             param = params[0].name
         if param not in names:
             raise SyntaxError(f"{where}: template {node.name!r} names no parameter")
-        if len(node.args.args) != 1 or not isinstance(node.body[-1], ast.Return):
+        nargs = 2 if (sequence == param and kind == "vjp") else 1
+        if len(node.args.args) != nargs or not isinstance(node.body[-1], ast.Return):
             raise SyntaxError(
-                f"{where}: template {node.name!r} takes one argument and ends in return"
+                f"{where}: template {node.name!r} takes {nargs} argument(s) and ends in return"
             )
         arg = node.args.args[0].arg
+        extra = tuple(a.arg for a in node.args.args[1:])
         stored = _stored_names(node.body)
         loaded = {
             n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
         }
-        allowed = names | stored | {arg, "ans"} | set(TEMPLATE_GLOBALS)
+        allowed = names | stored | {arg, "ans", *extra} | set(TEMPLATE_GLOBALS)
         unknown = loaded - allowed
         if unknown or ("ans" in loaded and not has_ans):
             raise SyntaxError(
                 f"{where}: template {node.name!r} uses unknown names {sorted(unknown)}"
             )
-        template = Template(arg, node.body, frozenset(loaded), f"{where} {node.name}")
+        template = Template(arg, node.body, frozenset(loaded), f"{where} {node.name}", extra)
         (jvp if kind == "jvp" else vjp)[param] = template
     if set(jvp) != set(vjp):
         raise SyntaxError(f"{where}: every differentiable parameter needs both jvp and vjp")
@@ -603,6 +607,23 @@ def _times(seed: ast.expr, derivative: ast.expr) -> ast.expr:
                 left=ast.UnaryOp(op=ast.USub(), operand=seed), op=ast.Div(), right=derivative.right
             )
     return ast.BinOp(left=seed, op=ast.Mult(), right=derivative)
+
+
+def sequence_rule(*fns: Any, sequence: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register a function whose parameter ``sequence`` takes a tuple or list of arrays
+    (``np.stack((a, b))``). ``jvp(parts)`` gets the tuple of the elements' tangents (zeros for
+    constant elements); ``vjp(g, k)`` returns the cotangent of element ``k`` (a constant)."""
+
+    def register(rule_fn: Callable[..., Any]) -> Callable[..., Any]:
+        params, _, jvp, vjp = _parse_rule(rule_fn, None, sequence)
+        for fn in fns:
+            emitter = syntax_emitter(fn) or call_emitter(spelling(fn))
+            prim = Primitive(name=_label(fn), emitter=emitter, params=params, jvp=jvp, vjp=vjp)
+            prim.sequence = sequence
+            _REGISTRY[id(fn)] = (fn, prim)
+        return rule_fn
+
+    return register
 
 
 def attribute_rule(attr: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
