@@ -497,3 +497,30 @@ def test_path_without_return_is_refused():
 
     with pytest.raises(adgen.UnsupportedSyntaxError, match="without a `return`"):
         adgen.grad(f)(1.0)
+
+
+def scalar_becomes_array_in_loop(a, v):
+    y = a
+    for i in range(3):
+        y = y * v + a
+    return np.sum(y)
+
+
+def test_scalar_argument_rebound_to_an_array_keeps_shapes_right():
+    # a is a Python float (the code is specialised for a scalar a); y starts as that scalar
+    # and becomes an array: its adjoint must be reduced back to a scalar for a
+    v = np.array([0.5, -1.0, 2.0])
+    check_grads(scalar_becomes_array_in_loop, 0.7, v)
+    g = adgen.grad(scalar_becomes_array_in_loop)(0.7, v)
+    assert type(g) is float
+    assert g == pytest.approx(np.sum(v**3 + v**2 + v + 1.0))
+
+
+def test_scalar_loop_code_uses_no_array_helpers():
+    src = adgen.transform.derivative(
+        adgen.parse.unwrap(loop_euler_integration),
+        "reverse",
+        ("x0", "v0", "k"),
+        frozenset({"x0", "v0", "k"}),
+    ).generated.source
+    assert "rt." not in src and "np." not in src  # plain float arithmetic only

@@ -126,6 +126,19 @@ class StatementRule:
             )
         )
 
+    def result_class(self, classes: Classes) -> frozenset[str]:
+        """The broadcast class of this statement's result: its operands' classes together.
+
+        Computed from the statement itself, so it holds even when the result's name is
+        rebound elsewhere (a name read back from a loop has a class of its own).
+        """
+        cls: frozenset[str] = frozenset()
+        for p in self.prim.params:
+            atom = self.atoms.get(p.name)
+            if atom is not None:
+                cls |= atom_class(atom, classes)
+        return cls
+
     def tangent_needs_broadcast(self, params: list[str], classes: Classes) -> bool:
         """Could the sum of these parameters' tangent contributions miss the result's shape?"""
         if not self.prim.elementwise or self._operands() <= 1:
@@ -136,20 +149,14 @@ class StatementRule:
             if "ans" in names:
                 return False
             for q in {p} | (names & set(self.atoms)):
-                if self.atoms[q] == ir.Var(self.target):
-                    return True  # the old value of a rebound name: shape unknown
                 total |= atom_class(self.atoms[q], classes)
-        return total != classes.get(self.target, frozenset({self.target}))
+        return total != self.result_class(classes)
 
     def cotangent_needs_unbroadcast(self, param: str, classes: Classes) -> bool:
         """Could the result (and so its cotangent) be larger than this operand?"""
         if not self.prim.elementwise or self._operands() <= 1:
             return False
-        target = classes.get(self.target, frozenset({self.target}))
-        atom = self.atoms[param]
-        if atom == ir.Var(self.target):
-            return True  # `y = y + v`: the old y may have another shape than the new one
-        return atom_class(atom, classes) != target
+        return atom_class(self.atoms[param], classes) != self.result_class(classes)
 
 
 def call(func: str, *args: ast.expr, **kwargs: ast.expr) -> ast.Call:
@@ -202,3 +209,11 @@ def owned(expr: ast.expr) -> ast.expr:
 
 def subscript_store(base: str, index: ast.expr) -> ast.Subscript:
     return ast.Subscript(value=name(base), slice=index, ctx=ast.Store())
+
+
+def zero_like(var: str, classes: Classes) -> ast.expr:
+    """A zero derivative for ``var``: ``0.0`` when it is provably a scalar, else
+    ``rt.zeros_like(var)`` (zeros of its shape)."""
+    if classes.get(var) == frozenset():
+        return ast.Constant(0.0)
+    return call("rt.zeros_like", name(var))

@@ -46,6 +46,7 @@ from .expand import (
     owned,
     source_text,
     subscript_store,
+    zero_like,
 )
 from .names import Namer
 from .shapes import broadcast_classes
@@ -210,7 +211,7 @@ class _Forward:
         if not inputs:
             # bound to a value without derivative here, but differentiated elsewhere
             for t in live:
-                w.stmt(ir.assign(self.tangent_of(t), call("rt.zeros_like", name(t))))
+                w.stmt(ir.assign(self.tangent_of(t), zero_like(t, self.classes)))
             return
         assert sr is not None
         if len(stmt.targets) != 1:
@@ -255,7 +256,7 @@ def forward(fn: ir.Function, wrt: list[str], scalars: frozenset[str] = frozenset
     w.open(f"def {gen_name}({', '.join(params)}):")
     for p in fn.params:
         if p in gen.active and p not in wrt:  # rebound later from differentiated values
-            w.stmt(ir.assign(gen.tangent_of(p), call("rt.zeros_like", name(p))))
+            w.stmt(ir.assign(gen.tangent_of(p), zero_like(p, gen.classes)))
     gen.block(fn.body)
     w.close()
     return Generated(gen_name, params, w.render())

@@ -64,6 +64,7 @@ from .expand import (
     owned,
     source_text,
     subscript_store,
+    zero_like,
 )
 from .forward import Generated, open_block, while_header
 from .names import Namer
@@ -244,7 +245,7 @@ class _Reverse:
             for x in saved:
                 w.stmt(_assign(x, self.pop()))
             if reset:
-                w.stmt(_assign(self.bar(t), call("rt.zeros_like", name(t))))
+                w.stmt(_assign(self.bar(t), zero_like(t, self.classes)))
             return
         if managed:
             g = self.bar(t)
@@ -267,7 +268,7 @@ class _Reverse:
             for x in saved:
                 w.stmt(_assign(x, self.pop()))
             if reset:
-                w.stmt(_assign(self.bar(t), call("rt.zeros_like", name(t))))
+                w.stmt(_assign(self.bar(t), zero_like(t, self.classes)))
             return
         self_ref = any(v == t for _, v in inputs) or t in {
             v for a in ir.stmt_args(stmt) for v in ir.atom_vars(a)
@@ -289,7 +290,7 @@ class _Reverse:
             fresh = {t} if reset else set()
             self.contributions(sr, inputs, g, w, fresh)
             if fresh:
-                w.stmt(_assign(self.bar(t), call("rt.zeros_like", name(t))))
+                w.stmt(_assign(self.bar(t), zero_like(t, self.classes)))
             return
         fresh = set()
         if reset and any(v == t for _, v in inputs) and not saved:
@@ -301,7 +302,7 @@ class _Reverse:
         for x in saved:
             w.stmt(_assign(x, self.pop()))
         if reset:
-            w.stmt(_assign(self.bar(t), call("rt.zeros_like", name(t))))
+            w.stmt(_assign(self.bar(t), zero_like(t, self.classes)))
 
     def contributions(
         self,
@@ -537,7 +538,7 @@ def reverse(fn: ir.Function, wrt: list[str], scalars: frozenset[str] = frozenset
         value = name(kept)
     for v in sorted(gen.facts.managed):
         if not (isinstance(ret.value, ir.Var) and v == ret.value.name):
-            w.stmt(_assign(gen.bar(v), call("rt.zeros_like", name(v))))
+            w.stmt(_assign(gen.bar(v), zero_like(v, gen.classes)))
         elif v in gen.facts.mutated:  # the caller's cotangent is never written into
             w.stmt(_assign(gen.bar(v), call("np.array", name(gen.bar(v)))))
     w.extend(sweep)

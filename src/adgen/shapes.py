@@ -47,23 +47,71 @@ def broadcast_classes(
     """Each local name's broadcast class; parameters in ``scalars`` are known to be scalars.
 
     A name bound more than once (``multi``: rebound, or bound inside a loop or branch) may
-    change shape, so it gets a class of its own.
+    change shape, so it gets a class of its own -- unless every value ever bound to it is a
+    scalar (an empty class), which a fixed point over all its bindings proves: then it is a
+    scalar too. Loop counters over ``range`` are integers, so scalars.
     """
     multi = multi or set()
+    scalar_names = {p for p in fn.params if p in scalars} | {
+        s.target for s in fn.statements() if isinstance(s, ir.For)
+    }
+    scalar_names |= multi - set(fn.params)  # optimistic start for rebound names
+    while True:
+        classes = _classes(fn, scalars, multi, scalar_names)
+        widened = set()
+        for stmt in fn.statements():
+            if isinstance(stmt, ir.Assign) and multi.intersection(stmt.targets):
+                for t in stmt.targets:
+                    if (
+                        t in scalar_names
+                        and t in multi
+                        and _bound_class(stmt, classes) != frozenset()
+                    ):
+                        widened.add(t)
+        if not widened:
+            return classes
+        scalar_names -= widened
+
+
+def _bound_class(stmt: ir.Assign, classes: Classes) -> frozenset[str] | None:
+    """The class of the value an assignment binds (None: not known from its operands)."""
+    if stmt.prim.name == "setitem":
+        return atom_class(stmt.args[0], classes)  # writing into an array keeps its shape
+    if not stmt.prim.differentiable and stmt.prim.name in ("len", "int", "range"):
+        return frozenset()
+    if not stmt.prim.elementwise or len(stmt.targets) != 1:
+        return None
+    cls: frozenset[str] = frozenset()
+    for atom in ir.stmt_args(stmt):
+        cls |= atom_class(atom, classes)
+    return cls
+
+
+def _classes(
+    fn: ir.Function, scalars: frozenset[str], multi: set[str], scalar_names: set[str]
+) -> Classes:
     classes: Classes = {
-        p: frozenset() if p in scalars and p not in multi else frozenset({p}) for p in fn.params
+        p: frozenset() if p in scalar_names and (p not in multi or p in scalars) else frozenset({p})
+        for p in fn.params
     }
     classes[SCALARS] = frozenset(fn.scalars)
+    for name in scalar_names:
+        classes.setdefault(name, frozenset())
     for stmt in fn.statements():
         if isinstance(stmt, ir.Assign):
-            if stmt.prim.elementwise and len(stmt.targets) == 1 and stmt.targets[0] not in multi:
-                cls: frozenset[str] = frozenset()
-                for atom in ir.stmt_args(stmt):
-                    cls |= atom_class(atom, classes)
-                classes[stmt.targets[0]] = cls
-            else:
-                for t in stmt.targets:
+            bound = _bound_class(stmt, classes)
+            for t in stmt.targets:
+                if t in multi:
+                    classes[t] = frozenset() if t in scalar_names else frozenset({t})
+                elif bound is not None:
+                    classes[t] = bound
+                else:
                     classes[t] = frozenset({t})
         elif isinstance(stmt, ir.For):
-            classes[stmt.target] = frozenset({stmt.target})
+            classes[stmt.target] = frozenset()
     return classes
+
+
+def is_scalar(name: str, classes: Classes) -> bool:
+    """Is this local name provably a scalar (its class is empty)?"""
+    return classes.get(name) == frozenset()
