@@ -385,3 +385,39 @@ def test_check_grads_passes_on_correct_code_and_catches_a_wrong_derivative(monke
         check_grads(f, x)
     with pytest.raises(AssertionError, match="reverse mode"):
         check_grads(f, x, modes=("reverse",))
+
+
+def array_and_scalar(x):
+    a = np.sin(x) * 2.0
+    return a, np.sum(a * x), 3.0
+
+
+def test_jvp_and_vjp_of_tuple_results(rng):
+    x = rng.uniform(0.5, 1.5, 3)
+    out, pullback = adgen.vjp(array_and_scalar, x)
+    assert isinstance(out, tuple) and len(out) == 3
+    ct = (rng.standard_normal(3), 0.7, 2.0)
+    (gx,) = pullback(ct)
+    expected = 2.0 * np.cos(x) * ct[0] + 0.7 * (2.0 * np.cos(x) * x + 2.0 * np.sin(x))
+    np.testing.assert_allclose(gx, expected, rtol=1e-12)
+    v = rng.standard_normal(3)
+    value, tangent = adgen.jvp(array_and_scalar, (x,), (v,))
+    assert isinstance(tangent, tuple) and len(tangent) == 3
+    np.testing.assert_allclose(tangent[0], 2.0 * np.cos(x) * v)
+    assert tangent[2] == 0.0
+    # <u, J v> = <J^T u, v> across all results
+    lhs = np.sum(ct[0] * tangent[0]) + ct[1] * tangent[1]
+    assert lhs == pytest.approx(np.sum(gx * v))
+
+
+def test_tuple_result_cotangent_structure_is_checked(rng):
+    _, pullback = adgen.vjp(array_and_scalar, np.ones(3))
+    with pytest.raises(adgen.ShapeMismatchError, match="tuple of 3 cotangents"):
+        pullback(np.ones(3))
+    with pytest.raises(adgen.ShapeMismatchError, match="cotangent 0 has shape"):
+        pullback((np.ones(2), 1.0, 1.0))
+
+
+def test_grad_of_tuple_result_is_refused():
+    with pytest.raises(adgen.NonScalarOutputError, match="tuple of 3 values"):
+        adgen.grad(array_and_scalar)(np.ones(3))

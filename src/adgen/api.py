@@ -238,6 +238,13 @@ class _Grad(_ValueAndGrad):
 
 
 def _check_scalar(fn: types.FunctionType, out: Any) -> None:
+    if isinstance(out, tuple):
+        raise NonScalarOutputError(
+            f"grad needs {fn.__name__} to return a real scalar; it returned a tuple of "
+            f"{len(out)} values",
+            _def_loc(fn),
+            "differentiate one result, or use adgen.vjp / adgen.jvp for tuple results",
+        )
     if np.ndim(out) != 0 or not np.isrealobj(out):
         shape = np.shape(out)
         raise NonScalarOutputError(
@@ -288,7 +295,10 @@ def jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) 
         active.append((p, t))
     d = derivative(fn, "forward", tuple(p for p, _ in active), _scalars(params, primals))
     out, out_dot = d.compiled(*primals, *[t for _, t in active])
-    return out, _like(out_dot, out, [*primals, *tangents])
+    protected = [*primals, *tangents]
+    if isinstance(out, tuple):
+        return out, tuple(_like(t, o, protected) for t, o in zip(out_dot, out))
+    return out, _like(out_dot, out, protected)
 
 
 def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
@@ -305,7 +315,24 @@ def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], tupl
     d = derivative(fn, "reverse", wrt, _scalars(params, values)) if wrt else None
 
     def vjp_fn(cotangent: Any) -> tuple[Any, ...]:
-        if np.shape(cotangent) != np.shape(out):
+        if isinstance(out, tuple):
+            if not isinstance(cotangent, (tuple, list)) or len(cotangent) != len(out):
+                raise ShapeMismatchError(
+                    f"vjp: {fn.__name__} returns a tuple of {len(out)} values; pass a tuple of "
+                    f"{len(out)} cotangents",
+                    _def_loc(fn),
+                    "one cotangent per result, each of its result's shape",
+                )
+            for k, (c, o) in enumerate(zip(cotangent, out)):
+                if np.shape(c) != np.shape(o):
+                    raise ShapeMismatchError(
+                        f"vjp: cotangent {k} has shape {np.shape(c)}, but result {k} has "
+                        f"shape {np.shape(o)}",
+                        _def_loc(fn),
+                        "pass a cotangent of each result's shape",
+                    )
+            cotangent = tuple(cotangent)
+        elif np.shape(cotangent) != np.shape(out):
             raise ShapeMismatchError(
                 f"vjp: the cotangent has shape {np.shape(cotangent)}, "
                 f"but the result has shape {np.shape(out)}",
@@ -316,9 +343,9 @@ def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], tupl
         if d is not None:
             _, gs = d.compiled(*values, cotangent)
             grads = dict(zip(wrt, gs))
+        protected = [*values, *(cotangent if isinstance(cotangent, tuple) else (cotangent,))]
         return tuple(
-            _like(grads[p], x, [*values, cotangent]) if p in grads else None
-            for p, x in zip(params, values)
+            _like(grads[p], x, protected) if p in grads else None for p, x in zip(params, values)
         )
 
     return out, vjp_fn

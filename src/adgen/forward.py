@@ -143,10 +143,14 @@ class _Forward:
                     stmt.line, source_text(self.fn, stmt.line), label=line_label(self.fn, stmt.line)
                 )
                 value = stmt.value
-                if isinstance(value, ir.Var) and value.name in self.active:
-                    dot: ast.expr = name(self.tangent_of(value.name))
-                else:
-                    dot = call("rt.zeros_like", ir.atom_to_ast(value))
+                items = value.items if isinstance(value, ir.Tup) else (value,)
+                dots: list[ast.expr] = [
+                    name(self.tangent_of(a.name))
+                    if isinstance(a, ir.Var) and a.name in self.active
+                    else call("rt.zeros_like", ir.atom_to_ast(a))
+                    for a in items
+                ]
+                dot = ast.Tuple(elts=dots, ctx=ast.Load()) if isinstance(value, ir.Tup) else dots[0]
                 pair = ast.Tuple(elts=[ir.atom_to_ast(value), dot], ctx=ast.Load())
                 w.stmt(ast.Return(value=pair))
 

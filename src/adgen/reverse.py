@@ -444,11 +444,18 @@ def _sweep(
     gen = _Reverse(fn, wrt, scalars, namer, pushed)
     ret = fn.body[-1]
     assert isinstance(ret, ir.Return)
+    sweep = CodeWriter(1)
     if isinstance(ret.value, ir.Var) and ret.value.name in gen.facts.useful:
         seed = namer.adjoint(ret.value.name)
         gen.adjoint[ret.value.name] = seed
         gen.aliasable.add(seed)
-    sweep = CodeWriter(1)
+    elif isinstance(ret.value, ir.Tup):
+        # one cotangent per result: out_bar[k] seeds the adjoint of the k-th result
+        seed = namer.adjoint("out")
+        for k, atom in enumerate(ret.value.items):
+            if isinstance(atom, ir.Var) and atom.name in gen.facts.useful:
+                part = ast.Subscript(value=name(seed), slice=ast.Constant(k), ctx=ast.Load())
+                gen.accumulate(atom.name, part, sweep)
     gen.adjoint_block(fn.body, sweep)
     return gen, sweep
 
@@ -456,11 +463,12 @@ def _sweep(
 def reverse(fn: ir.Function, wrt: list[str], scalars: frozenset[str] = frozenset()) -> Generated:
     ret = fn.body[-1]
     assert isinstance(ret, ir.Return)
-    if not isinstance(ret.value, (ir.Var, ir.Const, ir.Free)):
+    results = ret.value.items if isinstance(ret.value, ir.Tup) else (ret.value,)
+    if not all(isinstance(a, (ir.Var, ir.Const, ir.Free)) for a in results):
         raise UnsupportedSyntaxError(
-            "reverse mode of a function returning a tuple is not supported yet",
+            "reverse mode of a function returning nested tuples",
             loc_of(fn, ret.line),
-            "differentiate one result at a time",
+            "return a flat tuple of values",
         )
     namer = Namer(fn.user_names | set(fn.free))
     out_name = ret.value.name if isinstance(ret.value, ir.Var) else "out"
@@ -530,12 +538,18 @@ def reverse(fn: ir.Function, wrt: list[str], scalars: frozenset[str] = frozenset
             dead.setdefault(i, []).append(v)
     dead.pop(len(fn.body) - 1, None)
     gen.forward_block(fn.body, w, dead)
-    value = ir.atom_to_ast(ret.value)
-    if isinstance(ret.value, ir.Var) and ret.value.name in gen.pushed:
-        # the adjoint sweep restores old values of this name: keep the result aside
-        kept = namer.fresh(ret.value.name)
-        w.stmt(_assign(kept, value))
-        value = name(kept)
+    parts: list[ast.expr] = []
+    for atom in results:
+        part = ir.atom_to_ast(atom)
+        if isinstance(atom, ir.Var) and atom.name in gen.pushed:
+            # the adjoint sweep restores old values of this name: keep the result aside (a
+            # copy if the sweep puts old values back into the array itself)
+            kept = namer.fresh(atom.name)
+            held = call("np.copy", part) if atom.name in gen.facts.mutated else part
+            w.stmt(_assign(kept, held))
+            part = name(kept)
+        parts.append(part)
+    value = ast.Tuple(elts=parts, ctx=ast.Load()) if isinstance(ret.value, ir.Tup) else parts[0]
     for v in sorted(gen.facts.managed):
         if not (isinstance(ret.value, ir.Var) and v == ret.value.name):
             w.stmt(_assign(gen.bar(v), zero_like(v, gen.classes)))
