@@ -29,12 +29,12 @@ def uses_try(x):
 
 def uses_list(x):
     xs = [x]
-    xs.append(x)
+    xs.extend([x])
     return np.sum(np.array(xs))
 
 
 def uses_comprehension(x):
-    return sum([x * i for i in range(3)])
+    return sum(x * i for i in range(3))
 
 
 def uses_fft(x):
@@ -163,15 +163,15 @@ def refusal(fn, mode="reverse"):
         ("uses_try", "    try:", adgen.UnsupportedSyntaxError, "`try` blocks"),
         (
             "uses_list",
-            "    xs.append(x)",
+            "    xs.extend([x])",
             adgen.UnsupportedSyntaxError,
-            "growing a list with `.append()`",
+            "growing a list with `.extend()`",
         ),
         (
             "uses_comprehension",
-            "    return sum([x * i for i in range(3)])",
+            "    return sum(x * i for i in range(3))",
             adgen.UnsupportedSyntaxError,
-            "list comprehensions",
+            "generator expressions",
         ),
         ("uses_fft", "    return np.sum(np.fft.fft(x).real)", adgen.NoRuleError, "numpy.fft"),
         (

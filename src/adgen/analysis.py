@@ -76,7 +76,9 @@ class Facts:
         self.multi |= self.rebound
         assigns = [s for s, _ in placed if isinstance(s, ir.Assign)]
         # arrays written in place (y[i] = v): their tangents and adjoints must be owned arrays
-        self.mutated = {s.targets[0] for s in assigns if s.prim.name == "setitem"}
+        self.mutated = {s.targets[0] for s in assigns if s.prim.name in ("setitem", "append")}
+        # lists built with xs = [] and xs.append(v): their derivatives are lists too
+        self.lists = {s.targets[0] for s in assigns if s.prim.name in ("list", "append")}
         self.varied = set(wrt)
         changed = True
         while changed:

@@ -81,12 +81,8 @@ class StatementRule:
                         "build the rows first, then stack them: np.stack((row1, row2))",
                     )
                 continue
-            if p.name == self.prim.sequence and isinstance(atom, ir.Var) and atom.name in active:
-                raise NonDifferentiableError(
-                    f"{self.prim.name} of a list built elsewhere (not yet differentiated)",
-                    self.loc,
-                    "pass the elements directly: np.stack((a, b, c))",
-                )
+            if p.name == self.prim.sequence and isinstance(atom, ir.Var):
+                continue  # a list the function built: its derivative is a list too
             if atom is None or (p.name in self.prim.diff_params and not isinstance(atom, ir.Tup)):
                 continue
             if any(v in active for v in ir.atom_vars(atom)):

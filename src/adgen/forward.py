@@ -159,6 +159,20 @@ class _Forward:
         if stmt.prim.name == "setitem":
             self.setitem(stmt)
             return
+        if stmt.prim.name == "append":
+            w.stmt(ir.stmt_to_ast(stmt))
+            xs = stmt.targets[0]
+            if xs in self.active:
+                v = stmt.args[1]
+                if isinstance(v, ir.Var) and v.name in self.active:
+                    part: ast.expr = name(self.tangent_of(v.name))
+                else:
+                    part = call("rt.zeros_like", ir.atom_to_ast(v))
+                method = ast.Attribute(
+                    value=name(self.tangent_of(xs)), attr="append", ctx=ast.Load()
+                )
+                w.stmt(ast.Expr(value=ast.Call(func=method, args=[part], keywords=[])))
+            return
         live = [t for t in stmt.targets if t in self.active]
         reads = {v for a in ir.stmt_args(stmt) for v in ir.atom_vars(a)}
         if not live or not reads.intersection(stmt.targets):
@@ -200,6 +214,20 @@ class _Forward:
             sr = StatementRule(stmt, self.namer, loc_of(fn, stmt.line))
             sr.refuse_nondifferentiable_inputs(self.active)
             inputs = sr.active_params(self.active)
+            seq_atom = sr.atoms.get(stmt.prim.sequence or "")
+            if (
+                stmt.prim.sequence
+                and isinstance(seq_atom, ir.Var)
+                and seq_atom.name in self.facts.lists
+                and seq_atom.name in self.active
+            ):
+                pre, packed = sr.expand(
+                    "jvp", stmt.prim.sequence, name(self.tangent_of(seq_atom.name))
+                )
+                for s in pre:
+                    w.stmt(s)
+                w.stmt(ir.assign(self.tangent_of(stmt.targets[0]), packed))
+                return
             if stmt.prim.sequence and sr.sequence_elements(self.active):
                 for _, var in sr.sequence_elements(self.active):
                     self.tangent_of(var)

@@ -213,6 +213,11 @@ def stmt_to_ast(stmt: Stmt) -> ast.stmt:
     if isinstance(stmt, Assign):
         if stmt.prim.name == "assert":
             return ast.Assert(test=atom_to_ast(stmt.args[0]), msg=None)
+        if stmt.prim.name == "append":  # xs.append(v), in place
+            method = ast.Attribute(value=atom_to_ast(stmt.args[0]), attr="append", ctx=ast.Load())
+            return ast.Expr(
+                value=ast.Call(func=method, args=[atom_to_ast(stmt.args[1])], keywords=[])
+            )
         if stmt.prim.name == "setitem":  # y[index] = v, written in place
             base, index, value = (atom_to_ast(a) for a in stmt.args)
             target = ast.Subscript(value=base, slice=index, ctx=ast.Store())

@@ -360,6 +360,16 @@ class Lowerer:
             if (
                 isinstance(call, gast.Call)
                 and isinstance(call.func, gast.Attribute)
+                and call.func.attr == "append"
+                and isinstance(call.func.value, gast.Name)
+                and len(call.args) == 1
+                and not call.keywords
+            ):
+                self.append(stmt, call.func.value.id, call.args[0])
+                return False
+            if (
+                isinstance(call, gast.Call)
+                and isinstance(call.func, gast.Attribute)
                 and call.func.attr in ("append", "extend", "insert")
             ):
                 self.refuse(
@@ -523,6 +533,75 @@ class Lowerer:
         self.block.append(ir.Assign((name,), prim, (atom,), (), self.line))
         self.producers[name] = prim
 
+    def append(self, stmt: Any, name: str, value: Any) -> None:
+        """``xs.append(v)`` onto a list the function made (``xs = []``)."""
+        if name not in self.env:
+            self.refuse(stmt, f"appending to `{name}`, which is not a local list", "")
+        self.check_owned(stmt, name, "append to")
+        v = self.expr(value, None, name)
+        ir_name = self.multi[name]
+        self.block.append(
+            ir.Assign((ir_name,), registry.APPEND, (self.env[name], v), (), self.line)
+        )
+        self.env[name] = ir.Var(ir_name)
+
+    def new_list(self, name: str, items: list[Any]) -> None:
+        """``xs = [a, b]`` for a list later appended to: a real list."""
+        ir_name = self.new_name(name)
+        atoms = [self.expr(e, None, name) for e in items]
+        self.block.append(ir.Assign((ir_name,), registry.LIST_NEW, (), (), self.line))
+        self.producers[ir_name] = registry.LIST_NEW
+        for a in atoms:
+            self.block.append(
+                ir.Assign((ir_name,), registry.APPEND, (ir.Var(ir_name), a), (), self.line)
+            )
+        self.bound.add(name)
+        self.env[name] = ir.Var(ir_name)
+
+    def comprehension(self, node: Any, target: str | None, hint: str) -> ir.Atom:
+        """``[f(x) for x in seq if c]`` is a loop appending to a new list."""
+        if len(node.generators) != 1:
+            self.refuse(node, "comprehensions with several `for`", "write the loops out")
+        gen = node.generators[0]
+        if getattr(gen, "is_async", 0):
+            self.refuse(node, "async comprehensions")
+        # the comprehension's variables are its own: fresh names
+        renames = {
+            n.id: self.namer.fresh(n.id) for n in gast.walk(gen.target) if isinstance(n, gast.Name)
+        }
+        for fresh_name in renames.values():
+            self.multi[fresh_name] = fresh_name
+        parts = [node.elt, *gen.ifs]
+        for part in [gen.target, *parts]:
+            for n in gast.walk(part):
+                if isinstance(n, gast.Name) and n.id in renames:
+                    n.id = renames[n.id]
+        result = target if target is not None else self.namer.fresh(hint)
+        user = self.namer.fresh("items") if target is None else target
+        self.multi[user] = result
+        append = gast.Expr(
+            value=gast.Call(
+                func=gast.Attribute(value=_name(user), attr="append", ctx=gast.Load()),
+                args=[node.elt],
+                keywords=[],
+            )
+        )
+        gast.copy_location(append, node)
+        gast.copy_location(append.value, node)
+        body: list[Any] = [append]
+        for cond in reversed(gen.ifs):
+            body = [gast.copy_location(gast.If(test=cond, body=body, orelse=[]), node)]
+        loop = gast.copy_location(
+            gast.For(target=gen.target, iter=gen.iter, body=body, orelse=[], type_comment=None),
+            node,
+        )
+        self.block.append(ir.Assign((result,), registry.LIST_NEW, (), (), self.line))
+        self.producers[result] = registry.LIST_NEW
+        self.env[user] = ir.Var(result)
+        self.bound.add(user)
+        self.lower_for(loop)
+        return ir.Var(result)
+
     def write_in_place(self, stmt: Any, target: Any, value: Any, op: Any) -> None:
         """``y[index] = v`` and ``y[index] += v``: an in-place write into an array the function
         made itself (``np.zeros(...)``, ``x.copy()``, arithmetic results)."""
@@ -644,7 +723,9 @@ class Lowerer:
 
     def fresh_value(self, node: Any) -> bool:
         """Does this expression certainly make a new value (not a view or an alias)?"""
-        if isinstance(node, (gast.Constant, gast.BinOp, gast.UnaryOp, gast.Compare)):
+        if isinstance(node, (gast.Constant, gast.BinOp, gast.UnaryOp, gast.Compare, gast.List)):
+            return True
+        if isinstance(node, gast.ListComp):
             return True
         if isinstance(node, gast.IfExp):
             return self.fresh_value(node.body) and self.fresh_value(node.orelse)
@@ -658,6 +739,13 @@ class Lowerer:
         return False
 
     def assign(self, target: Any, value: Any) -> None:
+        if (
+            isinstance(target, gast.Name)
+            and isinstance(value, gast.List)
+            and target.id in _appended(self.node)
+        ):
+            self.new_list(target.id, value.elts)
+            return
         if isinstance(target, gast.Name):
             name = self.new_name(target.id)
             atom = self.expr(value, name)
@@ -803,6 +891,8 @@ class Lowerer:
             return self.emit(target, hint, prim, [left, right], [], node)
         if isinstance(node, gast.Call):
             return self.call(node, target, hint)
+        if isinstance(node, gast.ListComp):
+            return self.comprehension(node, target, hint)
         if isinstance(node, gast.IfExp):
             test = self.expr(node.test, None, "cond")
             name = target if target is not None else self.namer.fresh(hint)
@@ -1269,8 +1359,8 @@ def _guard(stmts: list[Any], brk: str | None, cont: str | None) -> list[Any]:
 
 
 def _written_in_place(node: Any) -> set[str]:
-    """Names written through a subscript (``y[i] = v``, ``y[i] += v``)."""
-    names = set()
+    """Names written through a subscript (``y[i] = v``, ``y[i] += v``) or appended to."""
+    names = set(_appended(node))
     for n in gast.walk(node):
         targets = (
             n.targets
@@ -1283,6 +1373,19 @@ def _written_in_place(node: Any) -> set[str]:
             if isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name):
                 names.add(t.value.id)
     return names
+
+
+def _appended(node: Any) -> set[str]:
+    """Names of lists grown with ``xs.append(v)``."""
+    return {
+        n.value.func.value.id
+        for n in gast.walk(node)
+        if isinstance(n, gast.Expr)
+        and isinstance(n.value, gast.Call)
+        and isinstance(n.value.func, gast.Attribute)
+        and n.value.func.attr == "append"
+        and isinstance(n.value.func.value, gast.Name)
+    }
 
 
 def _views_of(node: Any, name: str) -> bool:

@@ -211,12 +211,40 @@ class _Reverse:
             restore = subscript_store(y, ir.atom_to_ast(index))
             w.stmt(ast.Assign(targets=[restore], value=self.pop(), lineno=0))
 
+    def adjoint_append(self, stmt: ir.Assign, w: CodeWriter) -> None:
+        """``xs.append(v)`` backwards: the last element's cotangent goes to ``v``; the list
+        loses its last element again (if an adjoint reads it)."""
+        fn, facts = self.fn, self.facts
+        xs = stmt.targets[0]
+        v = stmt.args[1]
+        w.defer_comment(
+            stmt.line, source_text(fn, stmt.line), "adjoint of line", line_label(fn, stmt.line)
+        )
+        if xs in facts.useful:
+            last = self.namer.fresh(f"{xs}_last")
+            split = call("rt.split_last", name(self.bar(xs)))
+            targets = ast.Tuple(
+                elts=[
+                    ast.Name(id=self.bar(xs), ctx=ast.Store()),
+                    ast.Name(id=last, ctx=ast.Store()),
+                ],
+                ctx=ast.Store(),
+            )
+            w.stmt(ast.Assign(targets=[targets], value=split, lineno=0))
+            if isinstance(v, ir.Var) and v.name in facts.useful:
+                self.accumulate(v.name, name(last), w)
+        if xs in self.pushed:
+            w.stmt(ast.Expr(value=call(f"{xs}.pop")))
+
     def _adjoint_assign(self, stmt: ir.Assign, w: CodeWriter) -> None:
         fn, facts = self.fn, self.facts
         if not stmt.targets:  # assert: nothing to undo
             return
         if stmt.prim.name == "setitem":
             self.adjoint_setitem(stmt, w)
+            return
+        if stmt.prim.name == "append":
+            self.adjoint_append(stmt, w)
             return
         t = stmt.targets[0]
         useful = (
@@ -256,11 +284,38 @@ class _Reverse:
         sr = StatementRule(stmt, self.namer, loc_of(fn, stmt.line))
         sr.refuse_nondifferentiable_inputs(facts.varied)
         inputs = sr.active_params(facts.useful)
+        seq_atom = sr.atoms.get(stmt.prim.sequence or "")
+        if stmt.prim.sequence and isinstance(seq_atom, ir.Var) and seq_atom.name in facts.lists:
+            w.defer_comment(*comment)
+            if seq_atom.name in facts.useful:
+                template = stmt.prim.vjp[stmt.prim.sequence]
+                k = self.namer.fresh("k")
+                sr.bindings[template.extra[0]] = name(k)
+                pre, expr = sr.expand("vjp", stmt.prim.sequence, g)
+                if pre:
+                    raise UnsupportedSyntaxError(
+                        f"reverse mode of {stmt.prim.name} of a list", loc_of(fn, stmt.line)
+                    )
+                count = call("range", call("len", name(seq_atom.name)))
+                parts = ast.ListComp(
+                    elt=expr,
+                    generators=[
+                        ast.comprehension(
+                            target=ast.Name(id=k, ctx=ast.Store()), iter=count, ifs=[], is_async=0
+                        )
+                    ],
+                )
+                self.accumulate(seq_atom.name, parts, w)
+            for x in saved:
+                w.stmt(_assign(x, self.pop()))
+            if reset:
+                w.stmt(_assign(self.bar(t), zero_like(t, self.classes)))
+            return
         if stmt.prim.sequence:
             w.defer_comment(*comment)
             template = stmt.prim.vjp[stmt.prim.sequence]
-            for k, var in sr.sequence_elements(facts.useful):
-                sr.bindings[template.extra[0]] = ast.Constant(k)
+            for position, var in sr.sequence_elements(facts.useful):
+                sr.bindings[template.extra[0]] = ast.Constant(position)
                 pre, expr = sr.expand("vjp", stmt.prim.sequence, g)
                 for s in pre:
                     w.stmt(s)
@@ -330,6 +385,15 @@ class _Reverse:
 
     def accumulate(self, var: str, expr: ast.expr, w: CodeWriter) -> None:
         """Add a contribution to ``var``'s adjoint (the first one assigns it, outside blocks)."""
+        if var in self.facts.lists:
+            bar = self.bar(var)
+            if var not in self.facts.managed and var not in self.adjoint:
+                self.adjoint[var] = bar
+                w.stmt(_assign(bar, call("list", expr)))
+                return
+            w.stmt(_assign(bar, call("rt.accumulate", name(self.adjoint.get(var, bar)), expr)))
+            self.adjoint[var] = bar
+            return
         if var in self.facts.managed:
             w.stmt(_assign(self.bar(var), add(name(self.bar(var)), expr)))
             return
@@ -359,7 +423,7 @@ class _Reverse:
                         )
                         saved = call(f"{self.stack}.append", call("np.copy", region))
                         w.stmt(ast.Expr(value=saved))
-                    elif self.saves(stmt, x):
+                    elif self.saves(stmt, x) and stmt.prim.name != "append":
                         w.stmt(ast.Expr(value=call(f"{self.stack}.append", name(x))))
                 w.stmt(ir.stmt_to_ast(stmt))
             elif isinstance(stmt, ir.If):

@@ -335,6 +335,10 @@ def getitem_vjp(g: ArrayLike, x: ArrayLike, index: Any) -> NDArray[Any]:
     >>> getitem_vjp(np.array([1.0, 2.0, 4.0]), np.zeros(3), np.array([0, 2, 0])).tolist()
     [5.0, 0.0, 2.0]
     """
+    if isinstance(x, list):  # an element of a list the function built
+        out_list = zeros_like(x)
+        out_list[index] = g
+        return out_list
     dtype = np.result_type(x, g)
     if not np.issubdtype(dtype, np.inexact):
         dtype = np.dtype(np.float64)
@@ -359,6 +363,8 @@ def zeros_like(x: Any) -> Any:
     """
     if x is None or isinstance(x, (bool, int, float)):
         return 0.0
+    if isinstance(x, list):
+        return [zeros_like(e) for e in x]
     a = np.asarray(x)
     return np.zeros(a.shape, dtype=a.dtype if a.dtype.kind in "fc" else np.float64)
 
@@ -399,3 +405,25 @@ def concatenated_part(g: Any, arrays: Any, k: int, axis: int = 0, at_least_2d: b
     index = [slice(None)] * np.ndim(g)
     index[axis] = slice(start, start + sizes[k])
     return np.asarray(g)[tuple(index)]
+
+
+def accumulate(a: Any, b: Any) -> Any:
+    """``a + b`` for derivatives, elementwise when ``a`` is the derivative of a list.
+
+    >>> accumulate([1.0, np.ones(2)], [2.0, np.ones(2)])[1].tolist()
+    [2.0, 2.0]
+    >>> accumulate(1.0, 2.0)
+    3.0
+    """
+    if isinstance(a, list):
+        return [accumulate(x, y) for x, y in zip(a, b)]
+    return a + b
+
+
+def split_last(xs: Any) -> tuple[Any, Any]:
+    """``(xs[:-1], xs[-1])``: the derivative of a list without its last element, and that one.
+
+    >>> split_last([1.0, 2.0, 3.0])
+    ([1.0, 2.0], 3.0)
+    """
+    return xs[:-1], xs[-1]

@@ -334,6 +334,13 @@ SETITEM = Primitive("setitem", _setitem_emitter, _positional("a", "index", "v"),
 SETITEM.diff_params = ("a", "v")
 
 
+# `xs = []` and `xs.append(v)`: a list the function builds (then stacks, sums, indexes).
+LIST_NEW = Primitive(
+    "list", lambda a, k: ast.List(elts=[], ctx=ast.Load()), [], {}, {}, differentiable=False
+)
+APPEND = Primitive("append", _setitem_emitter, _positional("a", "v"), {}, {}, view=True)
+APPEND.diff_params = ("a", "v")
+
 # `assert test`: kept in the generated code (forward sweep / primal), never differentiated.
 ASSERT = Primitive("assert", _setitem_emitter, _positional("test"), {}, {}, differentiable=False)
 
