@@ -126,3 +126,91 @@ def test_appending_to_an_argument_is_refused():
 
     with pytest.raises(adgen.UnsupportedSyntaxError, match="append to `acc`"):
         adgen.grad(f)(1.0, [])
+
+
+# -- dicts, lists and tuples as arguments --------------------------------------------------------
+
+
+def mlp_with_params_dict(params, x, y):
+    h = np.tanh(x @ params["W1"] + params["b1"])
+    out = h @ params["W2"]
+    return np.mean((out - y) ** 2)
+
+
+def layers_in_a_list(ws, x):
+    for w in ws:
+        x = np.tanh(x @ w)
+    return np.sum(x * x)
+
+
+def nested_tree(p, x):
+    a, (b, c) = p["pair"][0], p["pair"][1]
+    return np.sum(a * x + b * c) + p["scale"] * np.sum(x)
+
+
+def test_gradient_of_a_params_dict_is_a_dict(rng):
+    params = {
+        "W1": rng.standard_normal((3, 4)),
+        "b1": np.zeros(4),
+        "W2": rng.standard_normal((4, 1)),
+    }
+    x, y = rng.standard_normal((5, 3)), rng.standard_normal((5, 1))
+    g = adgen.grad(mlp_with_params_dict)(params, x, y)
+    assert isinstance(g, dict) and list(g) == ["W1", "b1", "W2"]
+    assert all(g[k].shape == params[k].shape for k in params)
+    # against central differences, key by key
+    eps = 1e-6
+    for k in params:
+        for idx in np.ndindex(params[k].shape):
+            plus = {kk: vv.copy() for kk, vv in params.items()}
+            minus = {kk: vv.copy() for kk, vv in params.items()}
+            plus[k][idx] += eps
+            minus[k][idx] -= eps
+            numeric = (mlp_with_params_dict(plus, x, y) - mlp_with_params_dict(minus, x, y)) / (
+                2 * eps
+            )
+            assert g[k][idx] == pytest.approx(numeric, abs=1e-7)
+
+
+def test_gradient_of_a_list_of_arrays_is_a_list(rng):
+    ws = [rng.standard_normal((3, 3)) * 0.5 for _ in range(3)]
+    x = rng.standard_normal(3)
+    g = adgen.grad(layers_in_a_list)(ws, x)
+    assert isinstance(g, list) and len(g) == 3
+    v = [rng.standard_normal((3, 3)) for _ in range(3)]
+    eps = 1e-6
+    numeric = (
+        layers_in_a_list([w + eps * d for w, d in zip(ws, v)], x)
+        - layers_in_a_list([w - eps * d for w, d in zip(ws, v)], x)
+    ) / (2 * eps)
+    assert sum(np.sum(gi * vi) for gi, vi in zip(g, v)) == pytest.approx(numeric, rel=1e-6)
+
+
+def test_nested_tree_jvp_and_vjp_keep_the_structure():
+    p = {"pair": (np.array([1.0, 2.0]), (0.5, np.array([3.0, -1.0]))), "scale": 2.0}
+    x = np.array([0.3, 0.7])
+    out, pullback = adgen.vjp(nested_tree, p, x)
+    gp, gx = pullback(1.0)
+    assert isinstance(gp, dict) and isinstance(gp["pair"], tuple)
+    np.testing.assert_allclose(gp["pair"][0], x)
+    assert gp["pair"][1][0] == pytest.approx(2.0)  # d/db sum(b * c) = sum(c)
+    np.testing.assert_allclose(gp["pair"][1][1], [0.5, 0.5])
+    assert gp["scale"] == pytest.approx(1.0)
+    np.testing.assert_allclose(gx, p["pair"][0] + 2.0)
+    tangent = {"pair": (np.ones(2), (1.0, np.zeros(2))), "scale": 0.0}
+    _, t = adgen.jvp(nested_tree, (p, x), (tangent, None))
+    assert t == pytest.approx(np.sum(x) + np.sum(p["pair"][1][1]))
+
+
+def test_tree_tangent_of_the_wrong_structure_is_refused():
+    p = {"pair": (np.ones(2), (1.0, np.ones(2))), "scale": 1.0}
+    with pytest.raises(adgen.ShapeMismatchError, match="structure of `p`"):
+        adgen.jvp(nested_tree, (p, np.ones(2)), ({"scale": 1.0}, None))
+
+
+def test_unknown_key_of_a_dict_argument_is_refused():
+    def f(params):
+        return params["missing"] * 2.0
+
+    with pytest.raises(adgen.UnsupportedSyntaxError, match="its keys: 'a'"):
+        adgen.grad(f)({"a": 1.0})

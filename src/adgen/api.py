@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from . import display, ir
+from . import display, ir, trees
 from .compile import load
 from .errors import (
     NonDifferentiableError,
@@ -206,6 +206,41 @@ class _Transformed:
         return display.repr_markdown(lambda: self.source)
 
 
+class _Flat:
+    """A call's arguments with the dict/list/tuple ones flattened into their leaves."""
+
+    def __init__(self, params: list[str], values: Sequence[Any]) -> None:
+        self.structure: dict[str, trees.Desc] = {}
+        self.names: list[str] = []
+        self.values: list[Any] = []
+        self.spans: dict[str, tuple[int, int]] = {}
+        for p, v in zip(params, values):
+            desc = trees.describe(v) if isinstance(v, (dict, list, tuple)) else trees.LEAF
+            if trees.is_tree(desc):
+                self.structure[p] = desc
+                names, leaves = trees.leaf_names(p, desc), trees.flatten(v, desc)
+            else:
+                names, leaves = [p], [v]
+            self.spans[p] = (len(self.names), len(self.names) + len(names))
+            self.names += names
+            self.values += leaves
+        self.key = tuple(sorted(self.structure.items()))
+
+    def leaves(self, param: str) -> list[str]:
+        start, stop = self.spans[param]
+        return self.names[start:stop]
+
+    def leaf_values(self, param: str) -> list[Any]:
+        start, stop = self.spans[param]
+        return self.values[start:stop]
+
+    def regroup(self, param: str, per_leaf: list[Any]) -> Any:
+        """Per-leaf results back in the argument's structure."""
+        if param in self.structure:
+            return trees.unflatten(self.structure[param], per_leaf)
+        return per_leaf[0]
+
+
 class _ValueAndGrad(_Transformed):
     def __init__(self, f: Callable[..., Any], wrt: Wrt) -> None:
         super().__init__(f, wrt)
@@ -215,21 +250,30 @@ class _ValueAndGrad(_Transformed):
     def __call__(self, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         fn = self.fn
         values = _bind(fn, args, kwargs)
-        for i in self.index:
-            if type(values[i]) is not float:
-                _check_differentiable(fn, self.params[i], values[i])
-        compiled = derivative(fn, "reverse", self.wrt, _scalars(self.params, values)).compiled
+        flat = _Flat(self.params, values)
+        wrt = tuple(leaf for w in self.wrt for leaf in flat.leaves(w))
+        for leaf, value in zip(flat.names, flat.values):
+            if leaf in wrt and type(value) is not float:
+                _check_differentiable(fn, leaf, value)
+        scalars = _scalars(flat.names, flat.values)
+        compiled = derivative(fn, "reverse", wrt, scalars, flat.key).compiled
         try:
-            out, grads = compiled(*values, 1.0)
+            out, grads = compiled(*flat.values, 1.0)
         except Exception:
             out = fn(*values)
             _check_scalar(fn, out)
             raise
         if type(out) is not float:
             _check_scalar(fn, out)
-        if self.single:
-            return out, _like(grads[0], values[self.index[0]], values)
-        return out, tuple([_like(g, values[i], values) for g, i in zip(grads, self.index)])
+        by_leaf = dict(zip(wrt, grads))
+        results = []
+        for w in self.wrt:
+            leaves = [
+                _like(by_leaf[n], v, flat.values)
+                for n, v in zip(flat.leaves(w), flat.leaf_values(w))
+            ]
+            results.append(flat.regroup(w, leaves))
+        return out, results[0] if self.single else tuple(results)
 
 
 class _Grad(_ValueAndGrad):
@@ -271,7 +315,10 @@ def value_and_grad(f: Callable[..., Any], wrt: Wrt = 0) -> Callable[..., tuple[A
 
 
 def jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
-    """``(f(*primals), J . tangents)``; a ``None`` tangent holds that argument constant."""
+    """``(f(*primals), J . tangents)``; a ``None`` tangent holds that argument constant.
+
+    A dict, list or tuple argument takes a tangent of the same structure.
+    """
     fn = unwrap(f)
     params = _params(fn)
     primals = _bind(fn, tuple(primals), {})
@@ -280,22 +327,35 @@ def jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) 
         raise ShapeMismatchError(
             f"jvp: {len(tangents)} tangents for {len(primals)} primals", _def_loc(fn)
         )
-    active = []
-    for p, x, t in zip(params, primals, tangents):
+    flat = _Flat(params, primals)
+    active: list[tuple[str, Any]] = []
+    for p, t in zip(params, tangents):
         if t is None:
             continue
-        _check_differentiable(fn, p, x)
-        if np.shape(t) != np.shape(x):
-            raise ShapeMismatchError(
-                f"jvp: the tangent of `{p}` has shape {np.shape(t)}, "
-                f"but `{p}` has shape {np.shape(x)}",
-                _def_loc(fn),
-                "pass a tangent of the same shape as its primal",
-            )
-        active.append((p, t))
-    d = derivative(fn, "forward", tuple(p for p, _ in active), _scalars(params, primals))
-    out, out_dot = d.compiled(*primals, *[t for _, t in active])
-    protected = [*primals, *tangents]
+        if p in flat.structure:
+            if trees.describe(t) != flat.structure[p]:
+                raise ShapeMismatchError(
+                    f"jvp: the tangent of `{p}` does not have the structure of `{p}`",
+                    _def_loc(fn),
+                    "pass a tangent with the same keys / lengths as its primal",
+                )
+            leaf_tangents = trees.flatten(t, flat.structure[p])
+        else:
+            leaf_tangents = [t]
+        for leaf, x, lt in zip(flat.leaves(p), flat.leaf_values(p), leaf_tangents):
+            _check_differentiable(fn, leaf, x)
+            if np.shape(lt) != np.shape(x):
+                raise ShapeMismatchError(
+                    f"jvp: the tangent of `{leaf}` has shape {np.shape(lt)}, "
+                    f"but `{leaf}` has shape {np.shape(x)}",
+                    _def_loc(fn),
+                    "pass a tangent of the same shape as its primal",
+                )
+            active.append((leaf, lt))
+    scalars = _scalars(flat.names, flat.values)
+    d = derivative(fn, "forward", tuple(n for n, _ in active), scalars, flat.key)
+    out, out_dot = d.compiled(*flat.values, *[t for _, t in active])
+    protected = [*flat.values, *(t for _, t in active)]
     if isinstance(out, tuple):
         return out, tuple(_like(t, o, protected) for t, o in zip(out_dot, out))
     return out, _like(out_dot, out, protected)
@@ -304,15 +364,18 @@ def jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) 
 def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
     """``(f(*primals), vjp_fn)``; ``vjp_fn(cotangent)`` returns one cotangent per primal.
 
-    Arguments that are not floating point (integers, flags) get ``None``.
-    ``vjp_fn`` runs the forward sweep again (the generated code is fused).
+    Arguments that are not floating point (integers, flags) get ``None``; a dict, list or
+    tuple argument gets its cotangents in the same structure. ``vjp_fn`` runs the forward
+    sweep again (the generated code is fused).
     """
     fn = unwrap(f)
     params = _params(fn)
     values = _bind(fn, primals, {})
-    wrt = tuple(p for p, x in zip(params, values) if _float_like(x))
+    flat = _Flat(params, values)
+    wrt = tuple(n for n, x in zip(flat.names, flat.values) if _float_like(x))
     out = fn(*values)
-    d = derivative(fn, "reverse", wrt, _scalars(params, values)) if wrt else None
+    scalars = _scalars(flat.names, flat.values)
+    d = derivative(fn, "reverse", wrt, scalars, flat.key) if wrt else None
 
     def vjp_fn(cotangent: Any) -> tuple[Any, ...]:
         if isinstance(out, tuple):
@@ -341,12 +404,17 @@ def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], tupl
             )
         grads: dict[str, Any] = {}
         if d is not None:
-            _, gs = d.compiled(*values, cotangent)
+            _, gs = d.compiled(*flat.values, cotangent)
             grads = dict(zip(wrt, gs))
-        protected = [*values, *(cotangent if isinstance(cotangent, tuple) else (cotangent,))]
-        return tuple(
-            _like(grads[p], x, protected) if p in grads else None for p, x in zip(params, values)
-        )
+        protected = [*flat.values, *(cotangent if isinstance(cotangent, tuple) else (cotangent,))]
+        results = []
+        for p in params:
+            leaves = [
+                _like(grads[n], x, protected) if n in grads else None
+                for n, x in zip(flat.leaves(p), flat.leaf_values(p))
+            ]
+            results.append(flat.regroup(p, leaves))
+        return tuple(results)
 
     return out, vjp_fn
 

@@ -57,13 +57,21 @@ class Tup:
 
 
 @dataclass(frozen=True)
+class Dct:
+    """A dict with string keys known when the function is transformed (a tree argument)."""
+
+    keys: tuple[str, ...]
+    values: tuple[Atom, ...]
+
+
+@dataclass(frozen=True)
 class Slc:
     lower: Atom
     upper: Atom
     step: Atom
 
 
-Atom = Var | Const | Free | Tup | Slc
+Atom = Var | Const | Free | Tup | Slc | Dct
 
 
 @dataclass
@@ -159,6 +167,9 @@ def atom_vars(atom: Atom) -> Iterator[str]:
     elif isinstance(atom, Slc):
         for part in (atom.lower, atom.upper, atom.step):
             yield from atom_vars(part)
+    elif isinstance(atom, Dct):
+        for value in atom.values:
+            yield from atom_vars(value)
 
 
 def stmt_args(stmt: Assign) -> Iterator[Atom]:
@@ -175,6 +186,9 @@ def atom_to_ast(atom: Atom) -> ast.expr:
         return const_to_ast(atom.value)
     if isinstance(atom, Tup):
         return ast.Tuple(elts=[atom_to_ast(a) for a in atom.items], ctx=ast.Load())
+    if isinstance(atom, Dct):
+        keys: list[ast.expr | None] = [ast.Constant(value=k) for k in atom.keys]
+        return ast.Dict(keys=keys, values=[atom_to_ast(a) for a in atom.values])
     if isinstance(atom, Slc):
         parts = [
             None if _is_none(p) else atom_to_ast(p) for p in (atom.lower, atom.upper, atom.step)

@@ -29,7 +29,7 @@ from typing import Any, NoReturn
 
 import gast
 
-from . import ir
+from . import ir, trees
 from .errors import (
     AdgenError,
     NoRuleError,
@@ -121,6 +121,7 @@ class Lowerer:
         parsed: ParsedFunction,
         parent: Lowerer | None = None,
         fn: types.FunctionType | None = None,
+        structure: dict[str, trees.Desc] | None = None,
     ) -> None:
         self.parsed = parsed
         self.node = parsed.node
@@ -150,6 +151,27 @@ class Lowerer:
             self.prefix = f"{parsed.name}_"
         self.env: dict[str, ir.Atom] = {p: ir.Var(p) for p in self.params}
         self.bound: set[str] = set(self.params)
+        # the IR function's parameters: tree arguments are flattened into their leaves
+        self.flat_params = list(self.params)
+        if structure:
+            self.flat_params = []
+            for p in self.params:
+                desc = structure.get(p, trees.LEAF)
+                if not trees.is_tree(desc):
+                    self.flat_params.append(p)
+                    continue
+                leaves = trees.leaf_names(p, desc)
+                for leaf in leaves:
+                    if leaf in local_names or leaf in self.params or leaves.count(leaf) > 1:
+                        self.refuse(
+                            self.node,
+                            f"a dict/list/tuple argument `{p}` whose leaf `{leaf}` clashes "
+                            "with another name",
+                            f"rename `{leaf}` in the function, or the keys of `{p}`",
+                        )
+                    self.namer.reserve(leaf)
+                self.flat_params.extend(leaves)
+                self.env[p] = _tree_atom(desc, iter(leaves))
         self.line = self.key(self.node)
         # user variables assigned inside if/for/while: one IR name each (no renaming), so every
         # path through the blocks leaves its value under the same name
@@ -235,7 +257,7 @@ class Lowerer:
         used = {name for name in self.namer.taken}
         return ir.Function(
             name=self.parsed.name,
-            params=self.params,
+            params=self.flat_params,
             body=self.block,
             filename=self.parsed.filename,
             firstlineno=self.parsed.line(self.node),
@@ -304,7 +326,7 @@ class Lowerer:
             if self.parent is not None:  # an inlined call: the value goes to the caller
                 self.returned = self.expr(stmt.value, self.call_target, self.prefix + "out")
                 return True
-            atom = self.expr(stmt.value, "out")
+            atom = self.expr(stmt.value, self.namer.claim("out") if "out" in self.bound else "out")
             self.block.append(ir.Return(atom, self.line))
             return True
         if isinstance(stmt, gast.Pass):
@@ -484,6 +506,9 @@ class Lowerer:
             else:
                 index = self.loop_variable(self.namer.fresh("k"))
                 seqs, targets = [self.expr(it, None, "seq")], [target]
+            if all(isinstance(seq, ir.Tup) for seq in seqs):
+                self.unroll(stmt, index, seqs, targets)
+                return
             length = self.call_prim(len, [seqs[0]], "n")
             for seq in seqs[1:]:
                 length = self.call_prim(
@@ -507,6 +532,26 @@ class Lowerer:
         self.depth -= 1
         body, self.block = self.block, saved
         self.block.append(ir.For(index, r, body, line))
+
+    def unroll(self, stmt: Any, index: str, seqs: list[ir.Atom], targets: list[Any]) -> None:
+        """A loop over sequences known when transforming (a tuple or list argument, a
+        literal): one copy of the body per item, each binding the items directly."""
+        line = self.key(stmt)
+        length = min(len(seq.items) for seq in seqs if isinstance(seq, ir.Tup))
+        for k in range(length):
+            self.copy(index, ir.Const(k))
+            for t, seq in zip(targets, seqs):
+                assert isinstance(seq, ir.Tup)
+                if not isinstance(t, gast.Name):
+                    self.refuse(t, "nested unpacking in a for target", "unpack inside the loop")
+                self.bind(t.id, self.new_name(t.id), seq.items[k])
+            block, self.block = self.block, []
+            self.depth += 1
+            self.lower_block(stmt.body)
+            self.depth -= 1
+            body, self.block = self.block, block
+            # the body stands in a block, as the loop's body would (its names are rebound)
+            self.block.append(ir.If(ir.Const(True), body, [], line))
 
     def loop_variable(self, user: str) -> str:
         name = self.multi.get(user, user)
@@ -773,6 +818,9 @@ class Lowerer:
                 return
             atom = self.expr(value, None)
             self.bind_target(target, atom)
+        elif isinstance(target, gast.Tuple):
+            # nested unpacking: a, (b, c) = ...
+            self.bind_target(target, self.expr(value, None))
         else:
             self.refuse(
                 target,
@@ -782,14 +830,14 @@ class Lowerer:
 
     def bind_target(self, target: Any, atom: ir.Atom) -> None:
         if isinstance(target, gast.Name):
-            self.env[target.id] = atom
-            self.bound.add(target.id)
+            self.bind(target.id, self.new_name(target.id), atom)
             return
-        if isinstance(target, gast.Tuple) and all(isinstance(t, gast.Name) for t in target.elts):
-            if isinstance(atom, ir.Tup) and len(atom.items) == len(target.elts):
+        if isinstance(target, gast.Tuple) and isinstance(atom, ir.Tup):
+            if len(atom.items) == len(target.elts):
                 for t, a in zip(target.elts, atom.items):
                     self.bind_target(t, a)
                 return
+        if isinstance(target, gast.Tuple) and all(isinstance(t, gast.Name) for t in target.elts):
             if (
                 isinstance(atom, ir.Var)
                 and self.block
@@ -917,6 +965,22 @@ class Lowerer:
         if isinstance(node, gast.Subscript):
             value = self.expr(node.value, None, hint)
             index = self.index(node.slice, hint)
+            if isinstance(value, ir.Dct):
+                if not (isinstance(index, ir.Const) and index.value in value.keys):
+                    known = ", ".join(repr(k) for k in value.keys)
+                    self.refuse(
+                        node.slice,
+                        f"this key of a dict argument (its keys: {known})",
+                        "index it with one of its keys, written as a string literal",
+                    )
+                return value.values[value.keys.index(index.value)]
+            if (
+                isinstance(value, ir.Tup)
+                and isinstance(index, ir.Const)
+                and type(index.value) is int
+                and -len(value.items) <= index.value < len(value.items)
+            ):
+                return value.items[index.value]
             prim = registry.lookup(registry.operator.getitem)
             assert prim is not None
             return self.emit(target, hint, prim, [value, index], [], node)
@@ -1436,6 +1500,18 @@ def _qualname(fn: Any) -> str:
     return f"{module}.{name}" if module and module != "builtins" else name
 
 
-def lower(parsed: ParsedFunction) -> ir.Function:
-    """Lower a parsed function to IR (raising adgen errors that point at the source)."""
-    return Lowerer(parsed).lower()
+def lower(parsed: ParsedFunction, structure: dict[str, trees.Desc] | None = None) -> ir.Function:
+    """Lower a parsed function to IR (raising adgen errors that point at the source).
+
+    ``structure`` gives the shape of tree arguments (dicts, lists, tuples of arrays): their
+    leaves become parameters of their own.
+    """
+    return Lowerer(parsed, structure=structure).lower()
+
+
+def _tree_atom(desc: trees.Desc, leaves: Any) -> ir.Atom:
+    if not trees.is_tree(desc):
+        return ir.Var(next(leaves))
+    if desc[0] == "dict":
+        return ir.Dct(tuple(desc[1]), tuple(_tree_atom(d, leaves) for d in desc[2]))
+    return ir.Tup(tuple(_tree_atom(d, leaves) for d in desc[1]))

@@ -74,15 +74,21 @@ def lowered(fn: types.FunctionType) -> ir.Function:
 
 
 def derivative(
-    fn: types.FunctionType, mode: str, wrt: tuple[str, ...], scalars: frozenset[str] = frozenset()
+    fn: types.FunctionType,
+    mode: str,
+    wrt: tuple[str, ...],
+    scalars: frozenset[str] = frozenset(),
+    structure: tuple[tuple[str, Any], ...] = (),
 ) -> Derivative:
     """The compiled forward- or reverse-mode derivative of ``fn`` w.r.t. the parameters ``wrt``.
 
     ``scalars`` names parameters known to be scalars (Python numbers, NumPy
     scalars, 0-d arrays): the code is specialised for them, which lets it skip
-    broadcasting helpers entirely on scalar code.
+    broadcasting helpers entirely on scalar code. ``structure`` gives the shape of
+    arguments that are dicts, lists or tuples (see :mod:`adgen.trees`); ``wrt`` and
+    ``scalars`` then name their leaves.
     """
-    key = (mode, wrt, scalars)
+    key = (mode, wrt, scalars, structure)
     hit = cache.lookup(fn, key)
     if hit is not None:
         return hit  # type: ignore[no-any-return]
@@ -91,7 +97,7 @@ def derivative(
 
     def build() -> tuple[Derivative, list[Any]]:
         scope = LiveScope(fn)
-        function = lower(parse_function(fn, scope))
+        function = lower(parse_function(fn, scope), dict(structure) or None)
         gen = (forward if mode == "forward" else reverse)(function, list(wrt), scalars)
         return Derivative(function, gen, load(gen, function.free), mode, wrt), scope.seen
 
