@@ -464,7 +464,7 @@ class Lowerer:
                 out.append(stmt)
                 return out
             if isinstance(stmt, (gast.For, gast.While)) and _contains_return(stmt):
-                node = next(n for n in gast.walk(stmt) if isinstance(n, gast.Return))
+                node = _find_return(stmt)
                 self.refuse(
                     node, "`return` inside a loop", "set a variable and return after the loop"
                 )
@@ -1470,7 +1470,20 @@ def _views_of(node: Any, name: str) -> bool:
 
 
 def _contains_return(node: Any) -> bool:
-    return any(isinstance(n, gast.Return) for n in gast.walk(node))
+    """Does this statement hold a ``return`` of its own (not one of a nested ``def``)?"""
+    return _find_return(node) is not None
+
+
+def _find_return(node: Any) -> Any:
+    if isinstance(node, gast.Return):
+        return node
+    if isinstance(node, (gast.FunctionDef, gast.Lambda)):
+        return None
+    for child in gast.iter_child_nodes(node):
+        found = _find_return(child)
+        if found is not None:
+            return found
+    return None
 
 
 def _always_returns(stmts: list[Any]) -> bool:
