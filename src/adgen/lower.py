@@ -339,14 +339,6 @@ class Lowerer:
         if isinstance(stmt, gast.FunctionDef):
             self.define_local_function(stmt, stmt)
             return False
-        if (
-            isinstance(stmt, gast.Assign)
-            and isinstance(stmt.value, gast.Lambda)
-            and len(stmt.targets) == 1
-            and isinstance(stmt.targets[0], gast.Name)
-        ):
-            self.define_local_function(stmt.value, stmt, stmt.targets[0].id)
-            return False
         if isinstance(stmt, gast.If):
             test = self.expr(stmt.test, None, "cond")
             body = self.sub_block(stmt.body)
