@@ -263,15 +263,14 @@ class _ValueAndGrad(_Transformed):
             out = fn(*values)
             _check_scalar(fn, out)
             raise
-        if type(out) is not float:
+        if type(out) is not float and type(out) is not np.float64:
             _check_scalar(fn, out)
         by_leaf = dict(zip(wrt, grads))
         results = []
         for w in self.wrt:
-            leaves = [
-                _like(by_leaf[n], v, flat.values)
-                for n, v in zip(flat.leaves(w), flat.leaf_values(w))
-            ]
+            # every cotangent derives from the seed 1.0, so none can be an input array: only
+            # read-only views need a copy (no aliasing check against the arguments)
+            leaves = [_like(by_leaf[n], v) for n, v in zip(flat.leaves(w), flat.leaf_values(w))]
             results.append(flat.regroup(w, leaves))
         return out, results[0] if self.single else tuple(results)
 

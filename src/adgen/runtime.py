@@ -67,8 +67,13 @@ def unbroadcast(g: ArrayLike, x: ArrayLike) -> ArrayLike:
     >>> unbroadcast(g, g) is g
     True
     """
-    x_shape = np.shape(x)
-    g_shape = np.shape(g)
+    # attribute access first: this runs once per broadcasting operation, often on scalars
+    x_shape = getattr(x, "shape", None)
+    g_shape = getattr(g, "shape", None)
+    if x_shape is None:
+        x_shape = np.shape(x)
+    if g_shape is None:
+        g_shape = np.shape(g)
     if g_shape == x_shape:
         return g
     if not x_shape:
@@ -99,7 +104,13 @@ def unreduce(g: ArrayLike, x: ArrayLike, axis: Axis = None, keepdims: bool = Fal
     >>> unreduce(np.array([[1.0, 2.0, 3.0]]), x, axis=0, keepdims=True).tolist()
     [[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]]
     """
-    shape = np.shape(x)
+    shape = getattr(x, "shape", None)
+    if shape is None:
+        shape = np.shape(x)
+    if not shape:  # a scalar: nothing was reduced
+        return g
+    if axis is None and not keepdims:
+        return np.full(shape, g, dtype=np.result_type(g, x))
     if keepdims or axis is None:
         return np.broadcast_to(g, shape)
     return np.broadcast_to(np.expand_dims(g, _normalize_axes(axis, len(shape))), shape)
@@ -150,6 +161,8 @@ def matmul_vjp_a(g: ArrayLike, a: ArrayLike, b: ArrayLike) -> ArrayLike:
     g, a, b = np.asarray(g), np.asarray(a), np.asarray(b)
     if a.ndim == 2 and b.ndim == 2:
         return g @ b.T
+    if a.ndim == 2 and b.ndim == 1:  # matrix @ vector
+        return np.multiply.outer(g, b)
     return _matmul_vjp_a_nd(g, a, b)
 
 
@@ -183,6 +196,8 @@ def matmul_vjp_b(g: ArrayLike, a: ArrayLike, b: ArrayLike) -> ArrayLike:
     g, a, b = np.asarray(g), np.asarray(a), np.asarray(b)
     if a.ndim == 2 and b.ndim == 2:
         return a.T @ g
+    if a.ndim == 2 and b.ndim == 1:  # matrix @ vector
+        return g @ a
     return _matmul_vjp_b_nd(g, a, b)
 
 
@@ -202,6 +217,10 @@ def dot_vjp_a(g: ArrayLike, a: ArrayLike, b: ArrayLike) -> ArrayLike:
     g, a, b = np.asarray(g), np.asarray(a), np.asarray(b)
     if a.ndim == 2 and b.ndim == 2:
         return g @ b.T
+    if a.ndim == 1 and b.ndim == 1:  # an inner product
+        return g * b
+    if a.ndim == 1 and b.ndim == 2:  # (k,) . (k, n) -> (n,)
+        return b @ g
     if a.ndim == 0 or b.ndim == 0:
         return unbroadcast(g * b, a)
     if b.ndim == 1:  # (..., k) . (k,) -> (...)
@@ -225,6 +244,12 @@ def dot_vjp_b(g: ArrayLike, a: ArrayLike, b: ArrayLike) -> ArrayLike:
     g, a, b = np.asarray(g), np.asarray(a), np.asarray(b)
     if a.ndim == 2 and b.ndim == 2:
         return a.T @ g
+    if a.ndim == 1 and b.ndim == 1:  # an inner product
+        return g * a
+    if a.ndim == 2 and b.ndim == 1:  # (m, k) . (k,) -> (m,)
+        return g @ a
+    if a.ndim == 1 and b.ndim == 2:  # (k,) . (k, n) -> (n,)
+        return np.multiply.outer(a, g)
     if a.ndim == 0 or b.ndim == 0:
         return unbroadcast(g * a, b)
     # Contract the leading (...) axes of a with the matching leading axes of g.
