@@ -108,7 +108,7 @@ def unreduce(g: ArrayLike, x: ArrayLike, axis: Axis = None, keepdims: bool = Fal
     if shape is None:
         shape = np.shape(x)
     if not shape:  # a scalar: nothing was reduced
-        return np.asarray(g)
+        return g  # type: ignore[return-value]
     if axis is None and not keepdims:
         return np.full(shape, g, dtype=np.result_type(g, x))
     if keepdims or axis is None:
