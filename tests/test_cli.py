@@ -6,6 +6,8 @@ as a subprocess to check the real entry point, exit codes and streams.
 
 from __future__ import annotations
 
+import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -17,7 +19,7 @@ import pytest
 
 import adgen
 from adgen import runtime
-from adgen.cli import main
+from adgen.cli import highlight, main, use_color
 from adgen.errors import UnresolvedNameError
 from adgen.static import Opaque, StaticScope, UserFunction
 
@@ -453,9 +455,12 @@ def test_bad_usage_exits_2_subprocess() -> None:
 def test_help_shows_examples_and_exit_codes(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "--help")
     assert code == 0
-    assert out.count("python -m adgen model.py") == 3
+    assert out.count("python -m adgen model.py") == 4
+    assert "--output build/" in out and "adgen_runtime.py" in out
+    assert "--color {auto,always,never}" in out and "NO_COLOR" in out
     for status in ("0  ", "1  ", "2  "):
         assert status in out.split("exit status:")[1]
+    assert "--output cannot make" in out.split("exit status:")[1].replace("\n    ", "")
 
 
 def test_internal_errors_are_one_line(
@@ -475,3 +480,106 @@ def test_internal_errors_are_one_line(
     code, _, err = run(capsys, str(EXAMPLE))
     assert code == 1
     assert_one_error_line(err, "adgen: internal error: RuntimeError: boom second line")
+
+
+# -- colour ----------------------------------------------------------------------------------------
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def test_color_always_and_never(capsys: pytest.CaptureFixture[str]) -> None:
+    code, plain, _ = run(capsys, str(EXAMPLE), "--color", "never")
+    assert code == 0 and "\x1b" not in plain
+    code, colored, _ = run(capsys, str(EXAMPLE), "--color", "always")
+    assert code == 0
+    assert "\x1b[" in colored
+    assert ANSI.sub("", colored) == plain  # colour only adds escapes
+    comment = next(line for line in colored.splitlines() if "# line 15" in line)
+    assert comment.strip().startswith("\x1b[02m") or comment.strip().startswith("\x1b[2m")  # dim
+    assert re.search(r"\x1b\[0?1mdef\b", colored)  # keywords bold
+    code, ir_colored, _ = run(capsys, str(EXAMPLE), "--ir", "--colour", "always")
+    assert code == 0 and "\x1b[" in ir_colored
+
+
+def test_color_auto_needs_a_terminal_without_no_color(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.delenv("TERM", raising=False)
+    code, out, _ = run(capsys, str(EXAMPLE))  # captured: not a terminal
+    assert code == 0 and "\x1b" not in out
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    code, out, _ = run(capsys, str(EXAMPLE))
+    assert code == 0 and "\x1b[" in out
+    monkeypatch.setenv("NO_COLOR", "1")
+    code, out, _ = run(capsys, str(EXAMPLE))
+    assert code == 0 and "\x1b" not in out
+    code, out, _ = run(capsys, str(EXAMPLE), "--color", "always")  # the flag wins
+    assert "\x1b[" in out
+
+    class Stream:
+        def __init__(self, tty: bool) -> None:
+            self.tty = tty
+
+        def isatty(self) -> bool:
+            return self.tty
+
+    monkeypatch.delenv("NO_COLOR")
+    assert use_color("auto", Stream(True)) and not use_color("auto", Stream(False))
+    assert not use_color("never", Stream(True))
+    monkeypatch.setenv("NO_COLOR", "")  # empty: unset, as no-color.org says
+    assert use_color("auto", Stream(True))
+    monkeypatch.setenv("TERM", "dumb")
+    assert not use_color("auto", Stream(True))
+
+
+def test_color_without_pygments(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "pygments", None)  # import pygments raises ImportError
+    code = "# line 2: if x > 1:\ndef f(x):\n    return np.sum(x, axis=None) * 2.5  # 'end'\n"
+    colored = highlight(code)
+    assert ANSI.sub("", colored) == code
+    assert "\x1b[2m# line 2: if x > 1:\x1b[0m" in colored  # a comment is dim, keywords in it too
+    assert "\x1b[1mdef\x1b[0m" in colored and "\x1b[1mreturn\x1b[0m" in colored
+    assert "\x1b[1mNone\x1b[0m" in colored and "\x1b[36m2.5\x1b[0m" in colored
+
+
+def test_color_never_when_piped_or_no_color_subprocess(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "TERM")}
+    piped = subprocess.run(
+        [sys.executable, "-m", "adgen", str(EXAMPLE)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert piped.returncode == 0 and "def f_vjp" in piped.stdout
+    assert "\x1b" not in piped.stdout
+    if not hasattr(os, "openpty"):
+        return
+    for extra, colored in (({}, True), ({"NO_COLOR": "1"}, False)):
+        leader, follower = os.openpty()
+        try:
+            proc = subprocess.run(
+                [sys.executable, "-m", "adgen", str(EXAMPLE)],
+                stdout=follower,
+                stderr=subprocess.PIPE,
+                env={**env, **extra},
+                timeout=120,
+            )
+            os.close(follower)
+            follower = -1
+            chunks = []
+            while True:
+                try:
+                    chunk = os.read(leader, 65536)
+                except OSError:  # EIO: the terminal was closed and drained
+                    break
+                if not chunk:
+                    break
+                chunks.append(chunk)
+        finally:
+            os.close(leader)
+            if follower != -1:
+                os.close(follower)
+        out = b"".join(chunks).decode()
+        assert proc.returncode == 0 and "def" in out and "f_vjp" in out
+        assert ("\x1b[" in out) is colored, extra

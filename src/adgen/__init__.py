@@ -26,6 +26,7 @@ from .errors import (
     UnsupportedSyntaxError,
     WrtError,
 )
+from .export import export as export
 
 __version__ = "0.1.0"
 
@@ -43,6 +44,7 @@ __all__ = [
     "UnsupportedSyntaxError",
     "WrtError",
     "differentiate",
+    "export",
     "grad",
     "jvp",
     "rules",

@@ -91,9 +91,9 @@ class Facts:
                     changed = True
         self.useful = {v for v in _returned(fn) if v in self.varied}
         changed = True
-        while changed:
+        while changed:  # information flows backwards: walk the statements in reverse
             changed = False
-            for s in assigns:
+            for s in reversed(assigns):
                 if s.prim.differentiable and self.useful.intersection(s.targets):
                     new = {v for v in _args(s) if v in self.varied} - self.useful
                     if new:

@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+import ast
 import functools
 import inspect
 import types
@@ -288,7 +289,10 @@ def _check_scalar(fn: types.FunctionType, out: Any) -> None:
             _def_loc(fn),
             "differentiate one result, or use adgen.vjp / adgen.jvp for tuple results",
         )
-    if np.ndim(out) != 0 or not np.isrealobj(out):
+    numeric = isinstance(out, (int, float, np.number)) or (
+        isinstance(out, np.ndarray) and out.dtype.kind in "biuf"
+    )
+    if np.ndim(out) != 0 or not numeric or isinstance(out, (complex, np.complexfloating)):
         shape = np.shape(out)
         raise NonScalarOutputError(
             f"grad needs {fn.__name__} to return a real scalar; it returned "
@@ -520,13 +524,34 @@ def trace(f: Callable[..., Any], *args: Any, **kwargs: Any) -> Trace:
 def _evaluate(function: ir.Function, args: list[Any]) -> dict[str, Any]:
     """Run the IR's primal code and collect every local value."""
     from .emit import CodeWriter
-    from .forward import Generated
+    from .forward import Generated, open_block, while_header
+
+    def block(stmts: list[ir.Stmt]) -> None:
+        for stmt in stmts:
+            if isinstance(stmt, ir.Assign):
+                w.stmt(ir.stmt_to_ast(stmt))
+            elif isinstance(stmt, (ir.If, ir.For)):
+                open_block(w, stmt)
+                block(stmt.body) if stmt.body else w.line("pass")
+                w.close()
+                if isinstance(stmt, ir.If) and stmt.orelse:
+                    w.open("else:")
+                    block(stmt.orelse)
+                    w.close()
+            elif isinstance(stmt, ir.While):
+                header, test_body = while_header(stmt)
+                w.open(f"while {header}:" if header is not None else "while True:")
+                if header is None:
+                    block(test_body)
+                    w.open(f"if not {ast.unparse(ir.atom_to_ast(stmt.test))}:")
+                    w.line("break")
+                    w.close()
+                block(stmt.body) if stmt.body else w.line("pass")
+                w.close()
 
     w = CodeWriter()
     w.open(f"def {function.name}_trace({', '.join(function.params)}):")
-    for stmt in function.body:
-        if isinstance(stmt, ir.Assign):
-            w.stmt(ir.stmt_to_ast(stmt))
+    block(function.body)
     w.line("return locals()")
     w.close()
     gen = Generated(f"{function.name}_trace", function.params, w.render())

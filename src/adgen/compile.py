@@ -32,7 +32,8 @@ def pseudo_filename(gen: Generated) -> str:
 def load(gen: Generated, free: dict[str, Any]) -> Callable[..., Any]:
     """Compile ``gen`` with the module aliases and the function's free values in scope."""
     filename = pseudo_filename(gen)
-    linecache.cache[filename] = (len(gen.source), None, gen.source.splitlines(True), filename)
+    lines = [line + "\n" for line in gen.source.split("\n")][:-1] if gen.source else []
+    linecache.cache[filename] = (len(gen.source), None, lines, filename)
     code = compile(gen.source, filename, "exec")
     namespace: dict[str, Any] = {"__name__": "adgen.generated", **TEMPLATE_GLOBALS, **free}
     exec(code, namespace)

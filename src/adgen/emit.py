@@ -76,9 +76,11 @@ def unparse(node: ast.AST) -> str:
 
 
 class CodeWriter:
-    def __init__(self, depth: int = 0) -> None:
+    def __init__(self, depth: int = 0, text: bool = True) -> None:
         self.lines: list[str] = []
         self.depth = depth
+        # text=False: a dry run that only learns which names are read (no source is written)
+        self.text = text
         self._last_comment: tuple[str, int] | None = None
         self.reads: set[str] = set()  # every name the written statements read
         self._pending: tuple[Any, ...] | None = None
@@ -126,6 +128,9 @@ class CodeWriter:
             for n in ast.walk(node)
             if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store)
         )
+        if not self.text:
+            self.line("...")
+            return
         for text in unparse(node).splitlines():
             self.line(text)
 
@@ -138,5 +143,10 @@ class CodeWriter:
         return "\n".join(self.lines) + "\n"
 
 
+_LINE_BREAKS = str.maketrans({c: " " for c in "\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"})
+
+
 def _one_line(text: str) -> str:
-    return " ".join(text.replace("\r", " ").replace("\n", " ").split()) if "\n" in text else text
+    """Text safe inside a ``#`` comment: no character that Python or an editor treats as a
+    line break."""
+    return text.translate(_LINE_BREAKS)

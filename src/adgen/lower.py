@@ -56,6 +56,10 @@ _SYNTAX_NAMES = {
     gast.Import: "imports inside the function",
     gast.ImportFrom: "imports inside the function",
     gast.Assert: "`assert` statements",
+    gast.Match: "`match` statements",
+    gast.AsyncFunctionDef: "`async def`",
+    gast.AsyncFor: "`async for`",
+    gast.AsyncWith: "`async with`",
     gast.AnnAssign: "annotated assignments",
     gast.IfExp: "conditional expressions (`a if c else b`)",
     gast.BoolOp: "`and` / `or`",
@@ -92,6 +96,10 @@ _HINTS = {
     gast.IfExp: "use np.where(cond, a, b)",
     gast.List: "use a tuple, or np.array((...)) outside the differentiated function",
 }
+
+
+# how deep calls to the user's functions may nest (each is inlined)
+MAX_INLINE_DEPTH = 256
 
 
 class LocalFunction:
@@ -1061,7 +1069,11 @@ class Lowerer:
             ok, base = self.static_object(node.value)
             if ok and isinstance(base, types.ModuleType):
                 try:
-                    return True, getattr(base, node.attr)
+                    value = getattr(base, node.attr)
+                    scope = self.root.parsed.scope
+                    if isinstance(scope, LiveScope):  # `hm.SCALE`: rebinding it is noticed
+                        scope._record("attr", base, node.attr, value)
+                    return True, value
                 except AttributeError:
                     raise UnresolvedNameError(
                         f"module `{base.__name__}` has no attribute `{node.attr}`",
@@ -1128,7 +1140,8 @@ class Lowerer:
             if isinstance(root_scope, LiveScope):
                 # the callee's lookups count as the caller's: redefining them is noticed
                 scope = LiveScope(fn, root_scope.seen, root_scope._keys)
-                scope._record("code", fn, "__code__", fn.__code__)
+                scope._record("attr", fn, "__code__", fn.__code__)
+                scope._record("attr", fn, "__defaults__", fn.__defaults__)
             else:
                 scope = LiveScope(fn)
             try:
@@ -1191,8 +1204,10 @@ class Lowerer:
                 f"recursive calls (`{parsed.name}` calls itself)",
                 "write the recursion as a loop",
             )
-        if len(self.root.inlining) >= 50:
-            self.refuse(node, "calls nested more than 50 deep", "flatten the helpers")
+        if len(self.root.inlining) >= MAX_INLINE_DEPTH:
+            self.refuse(
+                node, f"calls nested more than {MAX_INLINE_DEPTH} deep", "flatten the helpers"
+            )
         sub = Lowerer(parsed, parent=self, fn=fn if isinstance(fn, types.FunctionType) else None)
         sub.enclosing = enclosing
         sub.call_target = target

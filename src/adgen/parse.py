@@ -11,8 +11,11 @@ them changed.
 from __future__ import annotations
 
 import builtins
+import importlib.util
 import inspect
 import linecache
+import os
+import sys
 import textwrap
 import types
 from dataclasses import dataclass, field
@@ -99,8 +102,8 @@ def dependencies_unchanged(seen: list[tuple[str, Any, str, Any]]) -> bool:
                 current = container.cell_contents
             except ValueError:
                 return False
-        elif kind == "code":
-            current = getattr(container, name)
+        elif kind in ("attr", "code"):
+            current = getattr(container, name, _MISSING)
         else:
             current = container.get(name, _MISSING)
         if current is not value:
@@ -123,9 +126,42 @@ def unwrap(fn: Any) -> types.FunctionType:
     return fn
 
 
+def _file_changed_since_import(fn: types.FunctionType) -> bool:
+    """Was the function's file edited after its module was imported (without a reload)?
+
+    The module's bytecode cache records the source's modification time and size when it
+    was compiled; if the file on disk no longer matches, its text is not the running code.
+    """
+    filename = fn.__code__.co_filename
+    module = sys.modules.get(fn.__module__ or "")
+    cached = getattr(module, "__cached__", None)
+    if not cached or getattr(module, "__file__", None) != filename or sys.dont_write_bytecode:
+        return False
+    try:
+        with open(cached, "rb") as fh:
+            header = fh.read(16)
+        stat = os.stat(filename)
+    except OSError:
+        return False
+    if len(header) < 16 or header[:4] != importlib.util.MAGIC_NUMBER:
+        return False
+    if int.from_bytes(header[4:8], "little") != 0:  # a hash-based cache: not comparable
+        return False
+    mtime = int.from_bytes(header[8:12], "little")
+    size = int.from_bytes(header[12:16], "little")
+    return (int(stat.st_mtime) & 0xFFFFFFFF, stat.st_size & 0xFFFFFFFF) != (mtime, size)
+
+
 def parse_function(fn: types.FunctionType, scope: Scope | None = None) -> ParsedFunction:
     """Parse a live function's source into a gast ``FunctionDef``."""
     filename = fn.__code__.co_filename
+    if _file_changed_since_import(fn):
+        raise SourceUnavailableError(
+            f"{filename} changed since {fn.__qualname__} was imported: its text is not the "
+            "code that runs",
+            SourceLocation(filename, fn.__code__.co_firstlineno),
+            "reload the module (importlib.reload) or re-run the cell, then differentiate again",
+        )
     try:
         lines, start = inspect.getsourcelines(fn)
     except (OSError, TypeError) as exc:
@@ -179,6 +215,18 @@ def _find_def(tree: gast.Module, fn: types.FunctionType, start: int) -> gast.Fun
         for node in tree.body:
             if isinstance(node, gast.FunctionDef) and node.name == fn.__name__:
                 return node
+            if isinstance(node, gast.AsyncFunctionDef) and node.name == fn.__name__:
+                line = start + node.lineno - 1
+                raise UnsupportedSyntaxError(
+                    "adgen does not support `async def`",
+                    SourceLocation(
+                        fn.__code__.co_filename,
+                        line,
+                        0,
+                        linecache.getline(fn.__code__.co_filename, line),
+                    ),
+                    "differentiate an ordinary function",
+                )
         for node in gast.walk(tree):
             if isinstance(node, gast.FunctionDef) and node.name == fn.__name__:
                 return node

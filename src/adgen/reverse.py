@@ -68,7 +68,7 @@ from .expand import (
 )
 from .forward import Generated, open_block, while_header
 from .names import Namer
-from .shapes import broadcast_classes
+from .shapes import Classes, broadcast_classes
 
 
 def _assign(target: str, value: ast.expr) -> ast.stmt:
@@ -85,11 +85,13 @@ class _Reverse:
         scalars: frozenset[str],
         namer: Namer,
         pushed: set[str],
+        facts: Facts,
+        classes: Classes,
     ) -> None:
         self.fn = fn
         self.wrt = wrt
-        self.facts = Facts(fn, wrt)
-        self.classes = broadcast_classes(fn, scalars, self.facts.rebound)
+        self.facts = facts
+        self.classes = classes
         self.namer = namer
         self.pushed = pushed
         self.stack = namer.claim("stack") if pushed or self._has_while() else "stack"
@@ -131,7 +133,7 @@ class _Reverse:
             if isinstance(stmt, ir.Assign):
                 self.adjoint_assign(stmt, w)
             elif isinstance(stmt, ir.If):
-                body, orelse = CodeWriter(w.depth + 1), CodeWriter(w.depth + 1)
+                body, orelse = CodeWriter(w.depth + 1, w.text), CodeWriter(w.depth + 1, w.text)
                 self.adjoint_block(stmt.body, body)
                 self.adjoint_block(stmt.orelse, orelse)
                 if body.lines or orelse.lines:
@@ -149,7 +151,7 @@ class _Reverse:
                         w.extend(orelse)
                         w.close()
             elif isinstance(stmt, ir.For):
-                body = CodeWriter(w.depth + 1)
+                body = CodeWriter(w.depth + 1, w.text)
                 self.adjoint_block(stmt.body, body)
                 if body.lines:
                     w.source_comment(
@@ -166,7 +168,7 @@ class _Reverse:
                 if stmt.target in self.pushed:
                     w.stmt(_assign(stmt.target, self.pop()))
             elif isinstance(stmt, ir.While):
-                body = CodeWriter(w.depth + 1)
+                body = CodeWriter(w.depth + 1, w.text)
                 self.adjoint_block(stmt.body, body)
                 self.while_needed[id(stmt)] = bool(body.lines)
                 if body.lines:
@@ -503,12 +505,19 @@ def _names(stmt: ir.Stmt) -> set[str]:
 
 
 def _sweep(
-    fn: ir.Function, wrt: list[str], scalars: frozenset[str], namer: Namer, pushed: set[str]
+    fn: ir.Function,
+    wrt: list[str],
+    scalars: frozenset[str],
+    namer: Namer,
+    pushed: set[str],
+    facts: Facts,
+    classes: Classes,
+    text: bool = True,
 ) -> tuple[_Reverse, CodeWriter]:
-    gen = _Reverse(fn, wrt, scalars, namer, pushed)
+    gen = _Reverse(fn, wrt, scalars, namer, pushed, facts, classes)
     ret = fn.body[-1]
     assert isinstance(ret, ir.Return)
-    sweep = CodeWriter(1)
+    sweep = CodeWriter(1, text)
     if isinstance(ret.value, ir.Var) and ret.value.name in gen.facts.useful:
         seed = namer.adjoint(ret.value.name)
         gen.adjoint[ret.value.name] = seed
@@ -540,10 +549,11 @@ def reverse(fn: ir.Function, wrt: list[str], scalars: frozenset[str] = frozenset
     gen_name = namer.claim(f"{fn.name}_vjp")
     # first pass: save every rebound name, to learn which ones the adjoint sweep reads
     facts = Facts(fn, wrt)
+    classes = broadcast_classes(fn, scalars, facts.rebound)
     candidates = facts.multi - facts.test_names
     pushed = set(candidates)
     for _ in range(5):  # saving fewer names can make a restore unnecessary: iterate
-        probe, probe_sweep = _sweep(fn, wrt, scalars, copy.deepcopy(namer), pushed)
+        probe, probe_sweep = _sweep(fn, wrt, scalars, copy.deepcopy(namer), pushed, facts, classes)
         if candidates & probe_sweep.reads == pushed:
             break
         pushed = candidates & probe_sweep.reads
@@ -554,7 +564,7 @@ def reverse(fn: ir.Function, wrt: list[str], scalars: frozenset[str] = frozenset
                 loc_of(fn, stmt.line),
                 "compute the condition into a variable inside the loop body",
             )
-    gen, sweep = _sweep(fn, wrt, scalars, namer, pushed)
+    gen, sweep = _sweep(fn, wrt, scalars, namer, pushed, facts, classes)
 
     w = CodeWriter()
     w.comment(

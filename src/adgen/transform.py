@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import sys
 import types
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -43,7 +44,10 @@ def _where(fn: types.FunctionType) -> SourceLocation:
 
 def guarded(fn: types.FunctionType, what: str, action: Callable[[], Any]) -> Any:
     """Run ``action``; turn any non-adgen exception into an :class:`InternalError`."""
+    limit = sys.getrecursionlimit()
     try:
+        # lowering recurses through nested expressions and inlined calls
+        sys.setrecursionlimit(max(limit, 20_000))
         return action()
     except AdgenError:
         raise
@@ -59,6 +63,8 @@ def guarded(fn: types.FunctionType, what: str, action: Callable[[], Any]) -> Any
             _where(fn),
             "this is a bug in adgen; please report it with this function",
         ) from exc
+    finally:
+        sys.setrecursionlimit(limit)
 
 
 def lowered(fn: types.FunctionType) -> ir.Function:

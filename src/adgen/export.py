@@ -1,0 +1,298 @@
+"""Standalone derivative modules: generated code written to a file that needs only NumPy.
+
+A module written by ``python -m adgen FILE --output DIR`` or by :func:`export`
+holds one derivative function (``loss_vjp``, ``loss_jvp``) and starts with a
+docstring saying what it is and a header importing ``math``, ``numpy as np``
+and ``adgen_runtime as rt``. ``adgen_runtime.py`` -- a verbatim copy of
+:mod:`adgen.runtime`, which imports nothing but NumPy -- is written next to it,
+so the directory runs on a machine where adgen is not installed. Outside values
+the derivative reads (module-level constants, closure values) are written into
+the module as Python literals; anything that has no literal (an array, an
+object) is refused rather than pickled.
+
+>>> print(value_source(0.1), value_source((2, "a", None)), value_source(float("-inf")))
+0.1 (2, 'a', None) -math.inf
+>>> value_source(object()) is None
+True
+
+Files are written atomically: into a temporary file of the same directory,
+then moved into place with :func:`os.replace`, so a reader never sees half a
+module and a failed write leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+import os
+import tempfile
+import textwrap
+import types
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from . import runtime
+from .errors import AdgenError, InternalError, SourceLocation
+from .forward import Generated
+
+__all__ = ["RUNTIME_MODULE", "export", "module_source", "runtime_source", "value_source"]
+
+#: The name the runtime helpers are written under (``DIR/adgen_runtime.py``).
+RUNTIME_MODULE = "adgen_runtime"
+
+_MODE_TEXT = {
+    "reverse": "reverse-mode derivative (vector-Jacobian product)",
+    "forward": "forward-mode derivative (Jacobian-vector product)",
+}
+
+
+# -- values --------------------------------------------------------------------------------------
+def value_source(value: Any) -> str | None:
+    """Python source that evaluates to ``value`` in a generated module, or None if it has none.
+
+    Numbers (also NumPy scalars), strings, bytes, None, and tuples, lists and
+    dicts of those are written as literals; ``inf``/``nan`` as ``math.inf``/
+    ``math.nan``; NumPy and ``math`` types and functions by their name
+    (``np.float32``). Arrays, sets and other objects give None.
+    """
+    if value is None or isinstance(value, (bool, int, str, bytes)):
+        return repr(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "math.nan"
+        if math.isinf(value):
+            return "math.inf" if value > 0 else "-math.inf"
+        return repr(value)
+    if isinstance(value, complex):
+        return f"complex({value_source(value.real)}, {value_source(value.imag)})"
+    if isinstance(value, np.generic) and not isinstance(value, np.ndarray):
+        kind = type(value).__name__
+        item = value.item()
+        inner = value_source(item) if isinstance(item, (bool, int, float, complex)) else None
+        if inner is None or getattr(np, kind, None) is not type(value):
+            return None
+        return f"np.{kind}({inner})"
+    if isinstance(value, (tuple, list)):
+        items = [value_source(v) for v in value]
+        if any(item is None for item in items):
+            return None
+        if isinstance(value, list):
+            return "[" + ", ".join(items) + "]"  # type: ignore[arg-type]
+        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"  # type: ignore[arg-type]
+    if isinstance(value, dict):
+        pairs = [(value_source(k), value_source(v)) for k, v in value.items()]
+        if any(k is None or v is None for k, v in pairs):
+            return None
+        return "{" + ", ".join(f"{k}: {v}" for k, v in pairs) + "}"
+    name = getattr(value, "__name__", None)
+    if isinstance(name, str) and not isinstance(value, np.ndarray):
+        for alias, module in (("np", np), ("math", math)):
+            if getattr(module, name, None) is value:
+                return f"{alias}.{name}"
+    return None
+
+
+def is_builtin(name: str, value: Any) -> bool:
+    """``name`` is the builtin ``value`` (``float`` as in ``x.astype(float)``): no definition."""
+    return hasattr(builtins, name) and getattr(builtins, name) is value
+
+
+# -- the module ----------------------------------------------------------------------------------
+def runtime_source() -> str:
+    """The source of :mod:`adgen.runtime`, verbatim (it imports NumPy only)."""
+    text = Path(runtime.__file__).read_text(encoding="utf-8")
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith(("import adgen", "from adgen", "from .")):
+            raise InternalError(f"adgen/runtime.py imports adgen ({stripped!r}); cannot copy it")
+    return text
+
+
+def _docstring_text(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+
+
+def module_source(
+    gen: Generated,
+    primal: str,
+    params: Sequence[str],
+    mode: str,
+    wrt: Sequence[str],
+    origin: str,
+    definitions: Iterable[tuple[str, str]],
+    regenerate: str,
+) -> str:
+    """The text of a standalone module holding the generated function ``gen``.
+
+    ``primal`` and ``params`` are the differentiated function's name and
+    parameters, ``origin`` is where it was defined (``model.py:12``),
+    ``definitions`` the ``(name, source)`` of each outside value the code reads,
+    and ``regenerate`` says how to write the module again.
+    """
+    from . import __version__
+
+    call = f"{gen.name}({', '.join(gen.params)})"
+    value = f"{primal}({', '.join(params)})"
+    if mode == "reverse":
+        returns = (
+            f"{call} returns ({value}, grads): the value, and a tuple with out_bar times "
+            f"the derivative of {primal} w.r.t. each of {', '.join(wrt)}, shaped like it."
+        )
+    else:
+        tangents = ", ".join(gen.params[len(params) :])
+        returns = (
+            f"{call} returns ({value}, tangent): the value, and its derivative in the "
+            f"direction {tangents}."
+        )
+    doc = (
+        f"{gen.name}: {_MODE_TEXT[mode]} of `{primal}` w.r.t. {', '.join(wrt)}.\n\n"
+        f"{textwrap.fill(returns, 88)}\n\n"
+        f"Generated by adgen {__version__} from {origin}. Do not edit: {regenerate}\n"
+        f"Needs only NumPy and {RUNTIME_MODULE}.py (adgen's runtime helpers, written next "
+        "to this file).\n"
+    )
+    parts = [
+        f'"""{_docstring_text(doc)}"""\n',
+        "import math\n\nimport numpy as np\n\nimport adgen_runtime as rt\n",
+        f'__all__ = ["{gen.name}"]\n',
+    ]
+    defs = list(definitions)
+    if defs:
+        lines = [f"# values {primal} reads from outside the function, as adgen found them"]
+        lines += [f"{name} = {source}" for name, source in defs]
+        parts.append("\n".join(lines) + "\n")
+    parts.append("\n" + gen.source.rstrip("\n") + "\n")
+    return "\n".join(parts)
+
+
+# -- writing -------------------------------------------------------------------------------------
+def write_atomic(path: str | os.PathLike[str], text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file of the same directory."""
+    target = os.fspath(path)
+    directory = os.path.dirname(target) or "."
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(target)}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it private; be an ordinary file
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def write_modules(directory: str, modules: Sequence[tuple[str, str]]) -> list[str]:
+    """Write ``(file name, text)`` pairs and the runtime into ``directory``; the paths written.
+
+    Raises :class:`~adgen.errors.AdgenError` when the directory cannot be made
+    or written.
+    """
+    runtime_text = runtime_source()
+    try:
+        os.makedirs(directory, exist_ok=True)
+        written = []
+        for filename, text in [*modules, (f"{RUNTIME_MODULE}.py", runtime_text)]:
+            path = os.path.join(directory, filename)
+            write_atomic(path, text)
+            written.append(path)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        where = exc.filename if isinstance(exc.filename, str) else directory
+        raise AdgenError(f"{where}: cannot write the module ({reason})") from None
+    return written
+
+
+# -- live functions ------------------------------------------------------------------------------
+def _definitions(
+    free: dict[str, Any], refuse: Callable[[str, Any], AdgenError]
+) -> list[tuple[str, str]]:
+    out = []
+    for name, value in free.items():
+        if "." in name or is_builtin(name, value):
+            continue
+        source = value_source(value)
+        if source is None:
+            raise refuse(name, value)
+        out.append((name, source))
+    return out
+
+
+def export(
+    f: Callable[..., Any],
+    path_or_dir: str | os.PathLike[str],
+    mode: str = "reverse",
+    wrt: int | str | Sequence[int | str] = 0,
+) -> Path:
+    """Write the derivative of ``f`` as a standalone module; return the module's path.
+
+    ``path_or_dir`` is a ``.py`` file to write, or a directory (created if
+    needed) that gets ``<name>_vjp.py`` / ``<name>_jvp.py``. ``adgen_runtime.py``
+    is written next to the module. The module needs only NumPy:
+
+        >>> import adgen, numpy as np
+        >>> def loss(w, x):                        # doctest: +SKIP
+        ...     return np.sum(np.tanh(x * w))
+        >>> adgen.export(loss, "build")            # doctest: +SKIP
+        PosixPath('build/loss_vjp.py')
+
+    and ``from loss_vjp import loss_vjp`` then gives ``loss_vjp(w, x, out_bar)``.
+    Outside values ``f`` reads are written as literals when they are numbers,
+    strings, None or tuples of those; a NumPy array (or any other object) is
+    refused with an :class:`~adgen.errors.AdgenError`: pass it as an argument.
+    """
+    from .api import _wrt_names
+    from .parse import unwrap
+    from .transform import derivative
+
+    if mode not in _MODE_TEXT:
+        raise ValueError(f"mode must be 'forward' or 'reverse', not {mode!r}")
+    fn: types.FunctionType = unwrap(f)
+    names, _ = _wrt_names(fn, wrt)
+    d = derivative(fn, mode, names)
+    code = fn.__code__
+    where = SourceLocation(code.co_filename, code.co_firstlineno)
+
+    def refuse(name: str, value: Any) -> AdgenError:
+        if isinstance(value, np.ndarray):
+            what = f"a NumPy array (shape {value.shape}, {value.dtype})"
+        else:
+            what = f"a {type(value).__name__}"
+        return AdgenError(
+            f"{fn.__qualname__} reads the outside value `{name}`, {what}; adgen.export writes "
+            "only numbers, strings, None and tuples of those into a module (it never pickles)",
+            where,
+            f"pass `{name}` to {fn.__name__} as an argument",
+        )
+
+    definitions = _definitions(d.function.free, refuse)
+    target = os.fspath(path_or_dir)
+    if target.endswith(".py") and not os.path.isdir(target):
+        directory, filename = os.path.dirname(target) or ".", os.path.basename(target)
+    else:
+        directory, filename = target, f"{d.generated.name}.py"
+    if filename[:-3] == RUNTIME_MODULE:
+        raise AdgenError(f"{target}: {RUNTIME_MODULE}.py is the runtime's file; choose another")
+    text = module_source(
+        d.generated,
+        fn.__name__,
+        list(d.function.params),
+        mode,
+        names,
+        f"{os.path.basename(code.co_filename)}:{code.co_firstlineno}",
+        definitions,
+        "regenerate it with adgen.export(...).",
+    )
+    written = write_modules(directory, [(filename, text)])
+    return Path(written[0])
