@@ -177,15 +177,68 @@ def test_inlined_helper_is_shown_under_its_own_lines():
     assert "# adjoint of line 49: return square(x) + square(np.sin(x))\n    # adjoint" not in src
 
 
-def test_recursion_is_refused_with_the_callers_line():
-    def fact(n, x):
-        if n > 0:
-            return x * fact(n - 1, x)
+def power(x, n):
+    if n == 0:
         return 1.0
+    return x * power(x, n - 1)
+
+
+def fib_like(x, n):
+    if n <= 1:
+        return x
+    return np.sin(fib_like(x, n - 1)) + fib_like(x * 0.5, n - 2)
+
+
+def tree_sum(v, lo, hi):
+    if hi - lo == 1:
+        return v[lo] * v[lo]
+    mid = (lo + hi) // 2
+    return tree_sum(v, lo, mid) + tree_sum(v, mid, hi)
+
+
+def recursion_inside_a_loop(x):
+    s = 0.0
+    for k in range(3):
+        s = s + power(x + k, k + 1)
+    return s
+
+
+@pytest.mark.parametrize(
+    "fn, args",
+    [
+        (power, (1.5, 4)),
+        (power, (1.5, 0)),
+        (fib_like, (0.7, 5)),
+        (tree_sum, (np.array([0.3, -0.4, 0.8, 1.1, 0.2]), 0, 5)),
+        (recursion_inside_a_loop, (0.4,)),
+    ],
+    ids=["power-4", "power-0", "fib-like", "tree-sum", "in-a-loop"],
+)
+def test_recursion_both_modes_match_finite_differences(fn, args):
+    check_grads(fn, *args)
+    value, _ = adgen.vjp(fn, *args)
+    np.testing.assert_allclose(value, fn(*args), rtol=1e-12)
+
+
+def test_recursive_call_uses_the_callees_own_derivative():
+    assert adgen.grad(power)(1.5, 4) == pytest.approx(4 * 1.5**3)
+    src = adgen.source(power)
+    assert "_vjp_" in src  # the recursive call's adjoint calls power's own reverse mode
+    assert "_jvp_" in adgen.source(power, mode="forward")
+
+
+def test_recursion_of_a_nested_function_is_refused_with_the_callers_line():
+    def outer(x):
+        def fact(n, y):
+            if n > 0:
+                return y * fact(n - 1, y)
+            return 1.0
+
+        return fact(3, x)
 
     with pytest.raises(adgen.UnsupportedSyntaxError, match="recursive calls") as info:
-        adgen.grad(fact, wrt=1)(3, 2.0)
-    assert info.value.loc.lineno == fact.__code__.co_firstlineno + 2
+        adgen.grad(outer)(2.0)
+    assert info.value.loc.lineno == outer.__code__.co_firstlineno + 3
 
 
 def test_local_function_used_as_a_value_is_refused():

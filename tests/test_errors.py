@@ -175,12 +175,6 @@ def refusal(fn, mode="reverse"):
         ),
         ("uses_fft", "    return np.sum(np.fft.fft(x).real)", adgen.NoRuleError, "numpy.fft"),
         (
-            "recursive",
-            "        return recursive(x / 2.0)",
-            adgen.UnsupportedSyntaxError,
-            "recursive calls",
-        ),
-        (
             "undefined_name",
             "    return x * not_defined_anywhere",
             adgen.UnresolvedNameError,

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 from . import ir
 from .analysis import Facts
+from .calls import LazyDerivative
 from .emit import CodeWriter
 from .errors import UnsupportedSyntaxError
 from .expand import (
@@ -159,6 +160,9 @@ class _Forward:
         if stmt.prim.name == "setitem":
             self.setitem(stmt)
             return
+        if stmt.prim.user_fn is not None:
+            self.user_call(stmt)
+            return
         if stmt.prim.name == "append":
             w.stmt(ir.stmt_to_ast(stmt))
             xs = stmt.targets[0]
@@ -192,6 +196,29 @@ class _Forward:
         w.stmt(ir.assign(new, ir.primal_expr(stmt)))
         self.tangent_code(stmt, live, new)
         w.stmt(ir.assign(stmt.targets[0], name(new)))
+
+    def user_call(self, stmt: ir.Assign) -> None:
+        """A call kept as a call (recursion): ``y, y_dot = h_jvp(*args, *tangents)``."""
+        t = stmt.targets[0]
+        params = [p.name for p in stmt.prim.params]
+        active = [
+            (p, a.name)
+            for p, a in zip(params, stmt.args)
+            if isinstance(a, ir.Var) and a.name in self.active
+        ]
+        if t not in self.active or not active:
+            self.w.stmt(ir.stmt_to_ast(stmt))
+            if t in self.active:
+                self.w.stmt(ir.assign(self.tangent_of(t), zero_like(t, self.classes)))
+            return
+        wrt = tuple(p for p, _ in active)
+        jvp_name = self.namer.fresh(f"{stmt.prim.name}_jvp")
+        self.fn.free[jvp_name] = LazyDerivative(stmt.prim.user_fn, "forward", wrt)
+        args = [ir.atom_to_ast(a) for a in stmt.args]
+        args += [name(self.tangent_of(v)) for _, v in active]
+        pair: list[ast.expr] = [ast.Name(t, ast.Store()), ast.Name(self.tangent_of(t), ast.Store())]
+        targets = ast.Tuple(elts=pair, ctx=ast.Store())
+        self.w.stmt(ast.Assign(targets=[targets], value=call(jvp_name, *args), lineno=0))
 
     def setitem(self, stmt: ir.Assign) -> None:
         """``y[index] = v``: the tangent is written in place alongside."""

@@ -149,6 +149,7 @@ class Lowerer:
             self.labels: dict[int, str] = {}
             self.origins: dict[int, SourceLocation] = {}
             self.inlining: list[Any] = []  # code objects being inlined (recursion check)
+            self.callee_names: dict[Any, str] = {}  # functions called, not inlined: their names
             self.prefix = ""
         else:
             self.namer = parent.namer
@@ -1199,11 +1200,14 @@ class Lowerer:
         """Lower a call to the user's own function by lowering its body in place."""
         identity = fn.__code__ if isinstance(fn, types.FunctionType) else parsed.node
         if any(identity is f for f in self.root.inlining):
-            self.refuse(
-                node,
-                f"recursive calls (`{parsed.name}` calls itself)",
-                "write the recursion as a loop",
-            )
+            if not isinstance(fn, types.FunctionType):
+                self.refuse(
+                    node,
+                    f"recursive calls of `{parsed.name}` here (a nested or statically read "
+                    "function)",
+                    "make it a module-level function, or write the recursion as a loop",
+                )
+            return self.recursive_call(node, fn, parsed, defaults, args, kwargs)
         if len(self.root.inlining) >= MAX_INLINE_DEPTH:
             self.refuse(
                 node, f"calls nested more than {MAX_INLINE_DEPTH} deep", "flatten the helpers"
@@ -1236,6 +1240,41 @@ class Lowerer:
             return sub.lower_inlined(bound)
         finally:
             self.root.inlining.pop()
+
+    def recursive_call(
+        self,
+        node: Any,
+        fn: types.FunctionType,
+        parsed: ParsedFunction,
+        defaults: dict[str, ir.Atom],
+        args: list[ir.Atom],
+        kwargs: list[tuple[str, ir.Atom]],
+    ) -> ir.Atom:
+        """A call that would inline a function into itself: kept as a call, whose derivative is
+        the function's own generated derivative (see :mod:`adgen.calls`)."""
+        params = [a.id for a in parsed.node.args.args]
+        if parsed.node.args.vararg or parsed.node.args.kwarg or parsed.node.args.kwonlyargs:
+            self.refuse(node, "recursive calls of functions with *args or keyword-only parameters")
+        bound = dict(zip(params, args))
+        for k, v in kwargs:
+            if k not in params or k in bound:
+                self.refuse(node, f"the argument `{k}` in this call of `{parsed.name}`")
+            bound[k] = v
+        for p in params:
+            if p not in bound:
+                if p not in defaults:
+                    self.refuse(node, f"calling `{parsed.name}` without `{p}`", "pass each one")
+                bound[p] = defaults[p]
+        spelled = self.root.callee_names.get(fn)
+        if spelled is None:
+            spelled = self.namer.claim(fn.__name__)
+            self.root.callee_names[fn] = spelled
+            self.free[spelled] = fn
+        prim = registry.user_call(spelled, fn, params)
+        name = self.namer.fresh(f"{parsed.name}_out")
+        self.block.append(ir.Assign((name,), prim, tuple(bound[p] for p in params), (), self.line))
+        self.producers[name] = prim
+        return ir.Var(name)
 
     def lower_inlined(self, bound: dict[str, ir.Atom]) -> ir.Atom:
         args = self.node.args

@@ -52,6 +52,7 @@ import os
 
 from . import ir
 from .analysis import Facts
+from .calls import LazyDerivative
 from .emit import CodeWriter
 from .errors import UnsupportedSyntaxError
 from .expand import (
@@ -213,6 +214,39 @@ class _Reverse:
             restore = subscript_store(y, ir.atom_to_ast(index))
             w.stmt(ast.Assign(targets=[restore], value=self.pop(), lineno=0))
 
+    def adjoint_user_call(self, stmt: ir.Assign, w: CodeWriter) -> None:
+        """A call kept as a call (recursion), backwards: the callee's own reverse-mode function
+        (it recomputes the callee's forward sweep) gives each argument its share."""
+        fn, facts = self.fn, self.facts
+        t = stmt.targets[0]
+        saved = [x for x in stmt.targets if self.saves(stmt, x)]
+        reset = t in facts.managed and t in facts.multi and id(stmt) not in self.first_binding
+        w.defer_comment(
+            stmt.line, source_text(fn, stmt.line), "adjoint of line", line_label(fn, stmt.line)
+        )
+        g = self.bar(t) if t in facts.managed else self.adjoint.get(t)
+        params = [p.name for p in stmt.prim.params]
+        active = [
+            (p, a.name)
+            for p, a in zip(params, stmt.args)
+            if isinstance(a, ir.Var) and a.name in facts.useful
+        ]
+        if g is not None and t in facts.useful and active:
+            wrt = tuple(p for p, _ in active)
+            vjp_name = self.namer.fresh(f"{stmt.prim.name}_vjp")
+            self.fn.free[vjp_name] = LazyDerivative(stmt.prim.user_fn, "reverse", wrt)
+            shares = self.namer.fresh(f"{t}_shares")
+            result = call(vjp_name, *[ir.atom_to_ast(a) for a in stmt.args], name(g))
+            part = ast.Subscript(value=result, slice=ast.Constant(1), ctx=ast.Load())
+            w.stmt(_assign(shares, part))
+            for k, (_, var) in enumerate(active):
+                share = ast.Subscript(value=name(shares), slice=ast.Constant(k), ctx=ast.Load())
+                self.accumulate(var, share, w)
+        for x in saved:
+            w.stmt(_assign(x, self.pop()))
+        if reset:
+            w.stmt(_assign(self.bar(t), zero_like(t, self.classes)))
+
     def adjoint_append(self, stmt: ir.Assign, w: CodeWriter) -> None:
         """``xs.append(v)`` backwards: the last element's cotangent goes to ``v``; the list
         loses its last element again (if an adjoint reads it)."""
@@ -247,6 +281,9 @@ class _Reverse:
             return
         if stmt.prim.name == "append":
             self.adjoint_append(stmt, w)
+            return
+        if stmt.prim.user_fn is not None:
+            self.adjoint_user_call(stmt, w)
             return
         t = stmt.targets[0]
         useful = (

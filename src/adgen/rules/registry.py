@@ -301,6 +301,7 @@ class Primitive:
         self.differentiable = differentiable
         self.view = view  # the result may share memory with an argument
         self.sequence: str | None = None  # the parameter taking a sequence of arrays
+        self.user_fn: Any = None  # for a call to the user's own function (not inlined)
         self.diff_params = tuple(p.name for p in params if p.name in jvp)
 
     def __repr__(self) -> str:
@@ -343,6 +344,15 @@ APPEND.diff_params = ("a", "v")
 
 # `assert test`: kept in the generated code (forward sweep / primal), never differentiated.
 ASSERT = Primitive("assert", _setitem_emitter, _positional("test"), {}, {}, differentiable=False)
+
+
+def user_call(spelled: str, fn: Any, params: list[str]) -> Primitive:
+    """The primitive of a call to the user's own function that is not inlined (recursion):
+    forward and reverse mode call its generated derivatives."""
+    prim = Primitive(spelled, call_emitter(spelled), _positional(*params), {}, {})
+    prim.diff_params = tuple(params)
+    prim.user_fn = fn
+    return prim
 
 
 _REGISTRY: dict[int, tuple[Any, Primitive]] = {}
