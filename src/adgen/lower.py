@@ -681,6 +681,8 @@ class Lowerer:
         """Writing into ``name``'s array must not be seen through any other name: it must be
         made inside the function, every binding a new array, and no name kept as a view."""
         why = ""
+        # a list's items are not views of it: only another name for the list itself matters
+        lists = verb == "append to"
         if name in self.params:
             why = "it is an argument passed by the caller"
         for node in gast.walk(self.node):
@@ -698,10 +700,10 @@ class Lowerer:
                 fresh = isinstance(node, gast.AugAssign) or self.fresh_value(node.value)
                 if name in stored and not fresh:
                     why = "it may be a view of another array or another variable's array"
-                elif stored and not fresh and _views_of(node.value, name):
+                elif stored and not fresh and _views_of(node.value, name, lists):
                     kept = sorted(stored) or ["a name"]
                     why = f"`{kept[0]}` keeps a view of it"
-            elif isinstance(node, gast.For) and _views_of(node.iter, name):
+            elif isinstance(node, gast.For) and not lists and _views_of(node.iter, name):
                 why = "a loop iterates over its rows"
         if why:
             self.refuse(
@@ -1119,6 +1121,8 @@ class Lowerer:
             if kw.arg is None:
                 self.refuse(kw.value, "`**kwargs` in calls", "pass keyword arguments one by one")
             kwargs.append((kw.arg, self.expr(kw.value, None, hint)))
+        if fn is registry.np.array and args and isinstance(args[0], ir.Tup):
+            args[0] = self.array_rows(args[0], node, hint)
         prim = registry.lookup(fn)
         if prim is None:
             if isinstance(fn, LocalFunction):
@@ -1329,6 +1333,19 @@ class Lowerer:
         self.local_functions[name] = LocalFunction(node, self, defaults)
         self.bound.add(name)
 
+    def array_rows(self, seq: ir.Tup, node: Any, hint: str) -> ir.Tup:
+        """``np.array([[a, b], [c, d]])``: each nested row becomes an array first."""
+        prim = registry.lookup(registry.np.array)
+        assert prim is not None
+        items: list[ir.Atom] = []
+        for item in seq.items:
+            if isinstance(item, ir.Tup) and any(True for _ in ir.atom_vars(item)):
+                inner = self.array_rows(item, node, hint)
+                items.append(self.emit(None, hint, prim, [inner], [], node))
+            else:
+                items.append(item)
+        return ir.Tup(tuple(items))
+
     def no_rule(self, node: Any, fn: Any) -> NoReturn:
         label = _qualname(fn)
         if isinstance(fn, types.FunctionType) or getattr(fn, "adgen_user_function", False):
@@ -1498,12 +1515,13 @@ def _appended(node: Any) -> set[str]:
     }
 
 
-def _views_of(node: Any, name: str) -> bool:
-    """Could this expression's value share memory with ``name``'s array?"""
+def _views_of(node: Any, name: str, whole_only: bool = False) -> bool:
+    """Could this expression's value share memory with ``name``'s array? (``whole_only``:
+    only the object itself counts, not its items -- for lists.)"""
     if isinstance(node, gast.Name):
         return node.id == name
     if isinstance(node, (gast.Subscript, gast.Attribute)):
-        return _views_of(node.value, name)
+        return not whole_only and _views_of(node.value, name)
     if isinstance(node, gast.Tuple):
         return any(_views_of(e, name) for e in node.elts)
     if isinstance(node, gast.IfExp):
