@@ -384,3 +384,21 @@ def test_assert_is_kept_and_not_differentiated():
     assert not any("must be a vector" in ln for ln in code)  # only quoted in comments
     with pytest.raises(AssertionError, match="x must be a vector"):
         adgen.grad(checked)(np.ones((2, 2)))
+
+
+def _matmul_helper(a, b):
+    return a @ b
+
+
+def test_error_inside_derivative_code_names_the_users_line():
+    def f(x, W):
+        y = np.tanh(x)
+        z = _matmul_helper(y, W)
+        return np.sum(z)
+
+    with pytest.raises(adgen.DerivativeError, match="ValueError while computing") as info:
+        adgen.jvp(f, (np.ones(3), np.ones((2, 2))), (np.ones(3), None))
+    loc = info.value.loc
+    assert loc.lineno == _matmul_helper.__code__.co_firstlineno + 1
+    assert loc.text.strip() == "return a @ b"
+    assert isinstance(info.value.__cause__, ValueError)

@@ -16,6 +16,7 @@ from .api import Differentiable, Trace, differentiate, grad, jvp, source, trace,
 from .display import show
 from .errors import (
     AdgenError,
+    DerivativeError,
     InternalError,
     NonDifferentiableError,
     NonScalarOutputError,
@@ -32,6 +33,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AdgenError",
+    "DerivativeError",
     "Differentiable",
     "InternalError",
     "NoRuleError",

@@ -30,6 +30,7 @@ import numpy as np
 from . import display, ir, trees
 from .compile import load
 from .errors import (
+    AdgenError,
     NonDifferentiableError,
     NonScalarOutputError,
     ShapeMismatchError,
@@ -37,7 +38,7 @@ from .errors import (
     WrtError,
 )
 from .parse import unwrap
-from .transform import Derivative, derivative, guarded, lowered
+from .transform import Derivative, derivative, guarded, lowered, run
 
 Wrt = int | str | Sequence[int | str]
 
@@ -257,13 +258,15 @@ class _ValueAndGrad(_Transformed):
             if leaf in wrt and type(value) is not float:
                 _check_differentiable(fn, leaf, value)
         scalars = _scalars(flat.names, flat.values)
-        compiled = derivative(fn, "reverse", wrt, scalars, flat.key).compiled
+        d = derivative(fn, "reverse", wrt, scalars, flat.key)
         try:
-            out, grads = compiled(*flat.values, 1.0)
-        except Exception:
-            out = fn(*values)
-            _check_scalar(fn, out)
+            out, grads = d.compiled(*flat.values, 1.0)
+        except AdgenError:
             raise
+        except Exception:
+            out = fn(*values)  # an error of the function itself shows as the user's own
+            _check_scalar(fn, out)
+            out, grads = run(d, *flat.values, 1.0)
         if type(out) is not float and type(out) is not np.float64:
             _check_scalar(fn, out)
         by_leaf = dict(zip(wrt, grads))
@@ -357,7 +360,7 @@ def jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) 
             active.append((leaf, lt))
     scalars = _scalars(flat.names, flat.values)
     d = derivative(fn, "forward", tuple(n for n, _ in active), scalars, flat.key)
-    out, out_dot = d.compiled(*flat.values, *[t for _, t in active])
+    out, out_dot = run(d, *flat.values, *[t for _, t in active])
     protected = [*flat.values, *(t for _, t in active)]
     if isinstance(out, tuple):
         return out, tuple(_like(t, o, protected) for t, o in zip(out_dot, out))
@@ -407,7 +410,7 @@ def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], tupl
             )
         grads: dict[str, Any] = {}
         if d is not None:
-            _, gs = d.compiled(*flat.values, cotangent)
+            _, gs = run(d, *flat.values, cotangent)
             grads = dict(zip(wrt, gs))
         protected = [*flat.values, *(cotangent if isinstance(cotangent, tuple) else (cotangent,))]
         results = []

@@ -89,5 +89,11 @@ class ShapeMismatchError(AdgenError):
     """A tangent or cotangent does not have the shape of the value it belongs to."""
 
 
+class DerivativeError(AdgenError):
+    """Running derivative code failed (a shape mismatch, a domain error...): the message
+    names the user's line whose derivative was being computed; the original exception is
+    chained (``__cause__``)."""
+
+
 class InternalError(AdgenError):
     """A bug in adgen itself: the message says which function and line was being transformed."""

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 import types
 from collections.abc import Callable
@@ -18,7 +19,7 @@ from typing import Any
 
 from . import cache, ir
 from .compile import load
-from .errors import AdgenError, InternalError, SourceLocation
+from .errors import AdgenError, DerivativeError, InternalError, SourceLocation
 from .forward import Generated, forward
 from .lower import lower
 from .parse import LiveScope, parse_function
@@ -109,3 +110,49 @@ def derivative(
 
     value: Derivative = guarded(fn, "differentiate", lambda: cache.cached(fn, key, build))
     return value
+
+
+_COMMENT = re.compile(r"^\s*# (?:adjoint of )?line (.+?): ")
+
+
+def locate(d: Derivative, generated_line: int) -> SourceLocation | None:
+    """The user's line whose derivative stands at this line of the generated source."""
+    lines = d.generated.source.splitlines()
+    for text in reversed(lines[: max(generated_line - 1, 0)]):
+        match = _COMMENT.match(text)
+        if match is None:
+            continue
+        label = match.group(1)
+        fn = d.function
+        if label.isdigit():
+            line = int(label)
+            raw = fn.source_lines.get(line, "")
+            return SourceLocation(fn.filename, line, len(raw) - len(raw.lstrip()), raw)
+        for key, known in fn.labels.items():
+            if known == label:
+                return fn.origins[key]
+        return None
+    return None
+
+
+def run(d: Derivative, *args: Any) -> Any:
+    """Call compiled derivative code; a failure inside it names the user's line."""
+    try:
+        return d.compiled(*args)
+    except AdgenError:
+        raise
+    except Exception as exc:
+        filename = d.compiled.__code__.co_filename
+        tb, line = exc.__traceback__, None
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == filename:
+                line = tb.tb_lineno
+            tb = tb.tb_next
+        loc = locate(d, line) if line is not None else None
+        if loc is None:
+            raise
+        raise DerivativeError(
+            f"{type(exc).__name__} while computing the derivative of this line: {exc}",
+            loc,
+            "adgen.source(f) shows the generated code; check the shapes and values on this line",
+        ) from exc
