@@ -12,7 +12,20 @@ instantiated by :mod:`adgen.expand`) -> :mod:`adgen.emit` (source text) ->
 """
 
 from . import rules
-from .api import Differentiable, Trace, differentiate, grad, jvp, source, trace, value_and_grad, vjp
+from .api import (
+    Differentiable,
+    Trace,
+    differentiate,
+    grad,
+    jacfwd,
+    jacobian,
+    jacrev,
+    jvp,
+    source,
+    trace,
+    value_and_grad,
+    vjp,
+)
 from .display import show
 from .errors import (
     AdgenError,
@@ -48,6 +61,9 @@ __all__ = [
     "differentiate",
     "export",
     "grad",
+    "jacfwd",
+    "jacobian",
+    "jacrev",
     "jvp",
     "rules",
     "show",

@@ -244,10 +244,13 @@ class _Flat:
 
 
 class _ValueAndGrad(_Transformed):
-    def __init__(self, f: Callable[..., Any], wrt: Wrt) -> None:
+    def __init__(self, f: Callable[..., Any], wrt: Wrt, has_aux: bool = False) -> None:
         super().__init__(f, wrt)
         self.params = _params(self.fn)
         self.index = [self.params.index(w) for w in self.wrt]
+        self.has_aux = has_aux
+        if has_aux:
+            self.mode = "reverse_aux"
 
     def __call__(self, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         fn = self.fn
@@ -258,15 +261,17 @@ class _ValueAndGrad(_Transformed):
             if leaf in wrt and type(value) is not float:
                 _check_differentiable(fn, leaf, value)
         scalars = _scalars(flat.names, flat.values)
-        d = derivative(fn, "reverse", wrt, scalars, flat.key)
+        d = derivative(fn, self.mode, wrt, scalars, flat.key)
         try:
             out, grads = d.compiled(*flat.values, 1.0)
         except AdgenError:
             raise
         except Exception:
             out = fn(*values)  # an error of the function itself shows as the user's own
-            _check_scalar(fn, out)
+            _check_scalar(fn, out[0] if self.has_aux else out)
             out, grads = run(d, *flat.values, 1.0)
+        if self.has_aux:
+            out, aux = out
         if type(out) is not float and type(out) is not np.float64:
             _check_scalar(fn, out)
         by_leaf = dict(zip(wrt, grads))
@@ -276,12 +281,18 @@ class _ValueAndGrad(_Transformed):
             # read-only views need a copy (no aliasing check against the arguments)
             leaves = [_like(by_leaf[n], v) for n, v in zip(flat.leaves(w), flat.leaf_values(w))]
             results.append(flat.regroup(w, leaves))
-        return out, results[0] if self.single else tuple(results)
+        gradient = results[0] if self.single else tuple(results)
+        if self.has_aux:
+            return (out, aux), gradient
+        return out, gradient
 
 
 class _Grad(_ValueAndGrad):
     def __call__(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
-        return super().__call__(*args, **kwargs)[1]
+        value, gradient = super().__call__(*args, **kwargs)
+        if self.has_aux:
+            return gradient, value[1]
+        return gradient
 
 
 def _check_scalar(fn: types.FunctionType, out: Any) -> None:
@@ -305,19 +316,23 @@ def _check_scalar(fn: types.FunctionType, out: Any) -> None:
         )
 
 
-def grad(f: Callable[..., Any], wrt: Wrt = 0) -> Callable[..., Any]:
+def grad(f: Callable[..., Any], wrt: Wrt = 0, has_aux: bool = False) -> Callable[..., Any]:
     """The gradient of a scalar function ``f`` w.r.t. the argument(s) ``wrt``.
 
     ``wrt`` is a parameter index or name, or a tuple of those (then the result
     is a tuple of gradients). Each gradient has its argument's type, dtype and
-    shape.
+    shape. With ``has_aux=True`` ``f`` returns ``(value, aux)`` and the function returns
+    ``(gradient, aux)``.
     """
-    return _Grad(f, wrt)
+    return _Grad(f, wrt, has_aux)
 
 
-def value_and_grad(f: Callable[..., Any], wrt: Wrt = 0) -> Callable[..., tuple[Any, Any]]:
-    """Like :func:`grad`, but the function returns ``(f(*args), gradient)``."""
-    return _ValueAndGrad(f, wrt)
+def value_and_grad(
+    f: Callable[..., Any], wrt: Wrt = 0, has_aux: bool = False
+) -> Callable[..., tuple[Any, Any]]:
+    """Like :func:`grad`, but the function returns ``(f(*args), gradient)`` (with
+    ``has_aux=True``: ``((value, aux), gradient)``)."""
+    return _ValueAndGrad(f, wrt, has_aux)
 
 
 def jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
@@ -423,6 +438,89 @@ def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], tupl
         return tuple(results)
 
     return out, vjp_fn
+
+
+def _jacobian(f: Callable[..., Any], wrt: Wrt, mode: str) -> Callable[..., Any]:
+    fn = unwrap(f)
+    names, single = _wrt_names(fn, wrt)
+    params = _params(fn)
+
+    def jac(*args: Any, **kwargs: Any) -> Any:
+        values = _bind(fn, args, kwargs)
+        flat = _Flat(params, values)
+        for w in names:
+            if w in flat.structure:
+                raise NonDifferentiableError(
+                    f"jacobians w.r.t. the dict/list/tuple argument `{w}` are not supported yet",
+                    _def_loc(fn),
+                    "pass the arrays as separate arguments",
+                )
+            _check_differentiable(fn, w, values[params.index(w)])
+        scalars = _scalars(flat.names, flat.values)
+        use = mode
+        if use == "auto":
+            out_size = np.size(fn(*values))
+            in_size = sum(np.size(values[params.index(w)]) for w in names)
+            use = "reverse" if out_size < in_size else "forward"
+        results = []
+        if use == "forward":
+            for w in names:
+                x = values[params.index(w)]
+                d = derivative(fn, "forward", (w,), scalars, flat.key)
+                columns, out = [], None
+                for e in np.eye(np.size(x), dtype=np.result_type(x, 0.0)):
+                    out, t = run(d, *flat.values, e.reshape(np.shape(x)) if np.ndim(x) else e[0])
+                    columns.append(np.asarray(t, dtype=np.result_type(t, 0.0)))
+                if out is None:
+                    out = fn(*values)
+                stacked = np.stack(columns, axis=-1) if columns else np.zeros(np.shape(out) + (0,))
+                results.append(stacked.reshape(np.shape(out) + np.shape(x)))
+        else:
+            out = fn(*values)
+            if isinstance(out, tuple):
+                raise NonScalarOutputError(
+                    "jacrev needs one array result, not a tuple", _def_loc(fn), "use vjp"
+                )
+            d = derivative(fn, "reverse", tuple(names), scalars, flat.key)
+            rows: list[list[Any]] = [[] for _ in names]
+            basis = np.eye(np.size(out), dtype=np.result_type(out, 0.0))
+            for e in basis:
+                seed = e.reshape(np.shape(out)) if np.ndim(out) else e[0]
+                _, grads = run(d, *flat.values, seed)
+                for k, g in enumerate(grads):
+                    rows[k].append(np.asarray(g, dtype=np.result_type(g, 0.0)))
+            for k, w in enumerate(names):
+                x = values[params.index(w)]
+                stacked = np.stack([np.broadcast_to(r, np.shape(x)) for r in rows[k]])
+                results.append(stacked.reshape(np.shape(out) + np.shape(x)))
+        return results[0] if single else tuple(results)
+
+    functools.update_wrapper(jac, f)
+    return jac
+
+
+def jacfwd(f: Callable[..., Any], wrt: Wrt = 0) -> Callable[..., Any]:
+    """The Jacobian of ``f`` by forward mode (one JVP per input element); its shape is
+    ``out.shape + in.shape``.
+
+    >>> import numpy as np
+    >>> def f(x):
+    ...     return np.sin(x) * x[0]
+    >>> jacfwd(f)(np.array([0.0, 1.0])).round(3).tolist()
+    [[0.0, 0.0], [0.841, 0.0]]
+    """
+    return _jacobian(f, wrt, "forward")
+
+
+def jacrev(f: Callable[..., Any], wrt: Wrt = 0) -> Callable[..., Any]:
+    """The Jacobian of ``f`` by reverse mode (one VJP per output element)."""
+    return _jacobian(f, wrt, "reverse")
+
+
+def jacobian(f: Callable[..., Any], wrt: Wrt = 0) -> Callable[..., Any]:
+    """The Jacobian of ``f``: reverse mode when the result has fewer elements than the inputs,
+    forward mode otherwise."""
+    return _jacobian(f, wrt, "auto")
 
 
 def source(f: Callable[..., Any], mode: str = "reverse", wrt: Wrt = 0) -> str:

@@ -910,6 +910,12 @@ class Lowerer:
             return ir.Const(node.value)
         if isinstance(node, gast.Name):
             return self.name(node)
+        if isinstance(node, gast.Dict) and all(
+            isinstance(k, gast.Constant) and isinstance(k.value, str) for k in node.keys
+        ):
+            # a dict with string keys is read by key (params["W"]) or returned (aux values)
+            keys = tuple(k.value for k in node.keys)
+            return ir.Dct(keys, tuple(self.expr(v, None, hint) for v in node.values))
         if isinstance(node, (gast.Tuple, gast.List)):
             # a list literal is a tuple here: it is only read (np.array([a, b]), np.zeros([2, 3]))
             return ir.Tup(tuple(self.expr(e, None, hint) for e in node.elts))

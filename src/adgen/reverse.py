@@ -508,6 +508,14 @@ class _Reverse:
                 w.stmt(ast.Delete(targets=names))
 
 
+class _Rename(ast.NodeTransformer):
+    def __init__(self, names: dict[str, ast.expr]) -> None:
+        self.names = names
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        return self.names.get(node.id, node)
+
+
 def _walk(block: list[ir.Stmt]) -> list[ir.Stmt]:
     out: list[ir.Stmt] = []
     for stmt in block:
@@ -550,6 +558,8 @@ def _sweep(
     facts: Facts,
     classes: Classes,
     text: bool = True,
+    aux: bool = False,
+    seed: str = "",
 ) -> tuple[_Reverse, CodeWriter]:
     gen = _Reverse(fn, wrt, scalars, namer, pushed, facts, classes)
     ret = fn.body[-1]
@@ -559,9 +569,12 @@ def _sweep(
         seed = namer.adjoint(ret.value.name)
         gen.adjoint[ret.value.name] = seed
         gen.aliasable.add(seed)
+    elif aux and isinstance(ret.value, ir.Tup):
+        head = ret.value.items[0]
+        if isinstance(head, ir.Var) and head.name in gen.facts.useful:
+            gen.accumulate(head.name, name(seed), sweep)
     elif isinstance(ret.value, ir.Tup):
         # one cotangent per result: out_bar[k] seeds the adjoint of the k-th result
-        seed = namer.adjoint("out")
         for k, atom in enumerate(ret.value.items):
             if isinstance(atom, ir.Var) and atom.name in gen.facts.useful:
                 part = ast.Subscript(value=name(seed), slice=ast.Constant(k), ctx=ast.Load())
@@ -570,10 +583,22 @@ def _sweep(
     return gen, sweep
 
 
-def reverse(fn: ir.Function, wrt: list[str], scalars: frozenset[str] = frozenset()) -> Generated:
+def reverse(
+    fn: ir.Function, wrt: list[str], scalars: frozenset[str] = frozenset(), aux: bool = False
+) -> Generated:
+    """``aux=True``: the function returns ``(value, aux)``; only ``value`` is differentiated
+    (the cotangent passed is ``value``'s) and ``aux`` is returned as it is."""
     ret = fn.body[-1]
     assert isinstance(ret, ir.Return)
+    if aux and not (isinstance(ret.value, ir.Tup) and len(ret.value.items) == 2):
+        raise UnsupportedSyntaxError(
+            "has_aux=True needs the function to return a pair (value, aux)",
+            loc_of(fn, ret.line),
+            "return value, aux",
+        )
     results = ret.value.items if isinstance(ret.value, ir.Tup) else (ret.value,)
+    if aux:
+        results = results[:1]
     if not all(isinstance(a, (ir.Var, ir.Const, ir.Free)) for a in results):
         raise UnsupportedSyntaxError(
             "reverse mode of a function returning nested tuples",
@@ -581,8 +606,10 @@ def reverse(fn: ir.Function, wrt: list[str], scalars: frozenset[str] = frozenset
             "return a flat tuple of values",
         )
     namer = Namer(fn.user_names | set(fn.free))
-    out_name = ret.value.name if isinstance(ret.value, ir.Var) else "out"
-    seed = namer.adjoint(out_name)
+    if isinstance(ret.value, ir.Var):
+        seed = namer.adjoint(ret.value.name)
+    else:  # a tuple (or constant) result: a cotangent name no variable's adjoint can take
+        seed = namer.claim("out_bar")
     gen_name = namer.claim(f"{fn.name}_vjp")
     # first pass: save every rebound name, to learn which ones the adjoint sweep reads
     facts = Facts(fn, wrt)
@@ -601,7 +628,7 @@ def reverse(fn: ir.Function, wrt: list[str], scalars: frozenset[str] = frozenset
                 loc_of(fn, stmt.line),
                 "compute the condition into a variable inside the loop body",
             )
-    gen, sweep = _sweep(fn, wrt, scalars, namer, pushed, facts, classes)
+    gen, sweep = _sweep(fn, wrt, scalars, namer, pushed, facts, classes, aux=aux, seed=seed)
 
     w = CodeWriter()
     w.comment(
@@ -649,18 +676,14 @@ def reverse(fn: ir.Function, wrt: list[str], scalars: frozenset[str] = frozenset
             dead.setdefault(i, []).append(v)
     dead.pop(len(fn.body) - 1, None)
     gen.forward_block(fn.body, w, dead)
-    parts: list[ast.expr] = []
-    for atom in results:
-        part = ir.atom_to_ast(atom)
-        if isinstance(atom, ir.Var) and atom.name in gen.pushed:
-            # the adjoint sweep restores old values of this name: keep the result aside (a
-            # copy if the sweep puts old values back into the array itself)
-            kept = namer.fresh(atom.name)
-            held = call("np.copy", part) if atom.name in gen.facts.mutated else part
-            w.stmt(_assign(kept, held))
-            part = name(kept)
-        parts.append(part)
-    value = ast.Tuple(elts=parts, ctx=ast.Load()) if isinstance(ret.value, ir.Tup) else parts[0]
+    # the adjoint sweep restores old values of saved names: keep the results aside (a copy if
+    # the sweep puts old values back into the array itself)
+    kept: dict[str, ast.expr] = {}
+    for var in sorted(set(ir.atom_vars(ret.value)) & gen.pushed):
+        held = call("np.copy", name(var)) if var in gen.facts.mutated else name(var)
+        kept[var] = name(namer.fresh(var))
+        w.stmt(_assign(kept[var].id, held))  # type: ignore[attr-defined]
+    value = _Rename(kept).visit(ir.atom_to_ast(ret.value))
     for v in sorted(gen.facts.managed):
         if not (isinstance(ret.value, ir.Var) and v == ret.value.name):
             w.stmt(_assign(gen.bar(v), zero_like(v, gen.classes)))

@@ -25,7 +25,7 @@ from .lower import lower
 from .parse import LiveScope, parse_function
 from .reverse import reverse
 
-MODES = ("forward", "reverse")
+MODES = ("forward", "reverse", "reverse_aux")
 
 
 @dataclass(frozen=True)
@@ -105,7 +105,10 @@ def derivative(
     def build() -> tuple[Derivative, list[Any]]:
         scope = LiveScope(fn)
         function = lower(parse_function(fn, scope), dict(structure) or None)
-        gen = (forward if mode == "forward" else reverse)(function, list(wrt), scalars)
+        if mode == "forward":
+            gen = forward(function, list(wrt), scalars)
+        else:
+            gen = reverse(function, list(wrt), scalars, aux=mode == "reverse_aux")
         return Derivative(function, gen, load(gen, function.free), mode, wrt), scope.seen
 
     value: Derivative = guarded(fn, "differentiate", lambda: cache.cached(fn, key, build))
