@@ -1,0 +1,26 @@
+"""Every example script runs and prints what it promises."""
+
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"
+
+
+@pytest.mark.parametrize(
+    "script, expected",
+    [
+        ("logistic_regression.py", "training accuracy"),
+        ("print_source.py", "def f_vjp(x1, x2, out_bar):"),
+        ("mlp_training.py", "epoch 200"),
+        ("fit_spring.py", "fitted k = 4.000"),
+    ],
+)
+def test_example_runs(script, expected):
+    result = subprocess.run(
+        [sys.executable, str(EXAMPLES / script)], capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    assert expected in result.stdout
