@@ -18,7 +18,6 @@
 
 from __future__ import annotations
 
-import ast
 import functools
 import inspect
 import types
@@ -625,7 +624,7 @@ def trace(f: Callable[..., Any], *args: Any, **kwargs: Any) -> Trace:
 def _evaluate(function: ir.Function, args: list[Any]) -> dict[str, Any]:
     """Run the IR's primal code and collect every local value."""
     from .emit import CodeWriter
-    from .forward import Generated, open_block, while_header
+    from .forward import Generated, open_block, open_while
 
     def block(stmts: list[ir.Stmt]) -> None:
         for stmt in stmts:
@@ -640,13 +639,7 @@ def _evaluate(function: ir.Function, args: list[Any]) -> dict[str, Any]:
                     block(stmt.orelse)
                     w.close()
             elif isinstance(stmt, ir.While):
-                header, test_body = while_header(stmt)
-                w.open(f"while {header}:" if header is not None else "while True:")
-                if header is None:
-                    block(test_body)
-                    w.open(f"if not {ast.unparse(ir.atom_to_ast(stmt.test))}:")
-                    w.line("break")
-                    w.close()
+                open_while(w, stmt, block)
                 block(stmt.body) if stmt.body else w.line("pass")
                 w.close()
 

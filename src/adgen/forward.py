@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import ast
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from . import ir
@@ -76,6 +77,21 @@ def while_header(stmt: ir.While) -> tuple[str | None, list[ir.Stmt]]:
     if not tb:
         return ast.unparse(ir.atom_to_ast(stmt.test)), []
     return None, tb
+
+
+def open_while(w: CodeWriter, stmt: ir.While, test_block: Callable[[list[ir.Stmt]], None]) -> None:
+    """Write the header of a ``while`` loop: ``while <test>:``, or ``while True:`` followed by
+    the statements computing the test (written by ``test_block``) and ``if not test: break``.
+    The body follows at the next depth."""
+    header, test_body = while_header(stmt)
+    if header is not None:
+        w.open(f"while {header}:")
+        return
+    w.open("while True:")
+    test_block(test_body)
+    w.open(f"if not {ast.unparse(ir.atom_to_ast(stmt.test))}:")
+    w.line("break")
+    w.close()
 
 
 def open_block(w: CodeWriter, stmt: ir.Stmt) -> None:
@@ -128,15 +144,7 @@ class _Forward:
                 w.source_comment(
                     stmt.line, source_text(self.fn, stmt.line), label=line_label(self.fn, stmt.line)
                 )
-                header, test_body = while_header(stmt)
-                if header is not None:
-                    w.open(f"while {header}:")
-                else:
-                    w.open("while True:")
-                    self.block(test_body)
-                    w.open(f"if not {ast.unparse(ir.atom_to_ast(stmt.test))}:")
-                    w.line("break")
-                    w.close()
+                open_while(w, stmt, self.block)
                 self.block(stmt.body) if stmt.body else w.line("pass")
                 w.close()
             elif isinstance(stmt, ir.Return):

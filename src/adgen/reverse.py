@@ -67,7 +67,7 @@ from .expand import (
     subscript_store,
     zero_like,
 )
-from .forward import Generated, open_block, while_header
+from .forward import Generated, open_block, open_while
 from .names import Namer
 from .shapes import Classes, broadcast_classes
 
@@ -185,6 +185,14 @@ class _Reverse:
                     w.extend(body)
                     w.close()
 
+    def restore(self, w: CodeWriter, t: str, saved: list[str], reset: bool) -> None:
+        """After an assignment's adjoint: put back the values it overwrote, and start the
+        adjoint of ``t``'s previous value from zero."""
+        for x in saved:
+            w.stmt(_assign(x, self.pop()))
+        if reset:
+            w.stmt(_assign(self.bar(t), zero_like(t, self.classes)))
+
     def pop(self) -> ast.expr:
         return call(f"{self.stack}.pop")
 
@@ -242,10 +250,7 @@ class _Reverse:
             for k, (_, var) in enumerate(active):
                 share = ast.Subscript(value=name(shares), slice=ast.Constant(k), ctx=ast.Load())
                 self.accumulate(var, share, w)
-        for x in saved:
-            w.stmt(_assign(x, self.pop()))
-        if reset:
-            w.stmt(_assign(self.bar(t), zero_like(t, self.classes)))
+        self.restore(w, t, saved, reset)
 
     def adjoint_append(self, stmt: ir.Assign, w: CodeWriter) -> None:
         """``xs.append(v)`` backwards: the last element's cotangent goes to ``v``; the list
@@ -309,10 +314,7 @@ class _Reverse:
         )
         if not useful:
             w.defer_comment(*comment)
-            for x in saved:
-                w.stmt(_assign(x, self.pop()))
-            if reset:
-                w.stmt(_assign(self.bar(t), zero_like(t, self.classes)))
+            self.restore(w, t, saved, reset)
             return
         if managed:
             g = self.bar(t)
@@ -345,10 +347,7 @@ class _Reverse:
                     ],
                 )
                 self.accumulate(seq_atom.name, parts, w)
-            for x in saved:
-                w.stmt(_assign(x, self.pop()))
-            if reset:
-                w.stmt(_assign(self.bar(t), zero_like(t, self.classes)))
+            self.restore(w, t, saved, reset)
             return
         if stmt.prim.sequence:
             w.defer_comment(*comment)
@@ -359,10 +358,7 @@ class _Reverse:
                 for s in pre:
                     w.stmt(s)
                 self.accumulate(var, expr, w)  # the part has the element's own shape
-            for x in saved:
-                w.stmt(_assign(x, self.pop()))
-            if reset:
-                w.stmt(_assign(self.bar(t), zero_like(t, self.classes)))
+            self.restore(w, t, saved, reset)
             return
         self_ref = any(v == t for _, v in inputs) or t in {
             v for a in ir.stmt_args(stmt) for v in ir.atom_vars(a)
@@ -393,10 +389,7 @@ class _Reverse:
             fresh = {t}
             reset = False
         self.contributions(sr, inputs, g, w, fresh)
-        for x in saved:
-            w.stmt(_assign(x, self.pop()))
-        if reset:
-            w.stmt(_assign(self.bar(t), zero_like(t, self.classes)))
+        self.restore(w, t, saved, reset)
 
     def contributions(
         self,
@@ -484,15 +477,7 @@ class _Reverse:
                 count = self.counter(stmt) if needed else ""
                 if needed:
                     w.stmt(_assign(count, ast.Constant(0)))
-                header, test_body = while_header(stmt)
-                if header is not None:
-                    w.open(f"while {header}:")
-                else:
-                    w.open("while True:")
-                    self.forward_block(test_body, w, {})
-                    w.open(f"if not {ast.unparse(ir.atom_to_ast(stmt.test))}:")
-                    w.line("break")
-                    w.close()
+                open_while(w, stmt, lambda block: self.forward_block(block, w, {}))
                 self.forward_block(stmt.body, w, {}) if stmt.body else w.line("pass")
                 if needed:
                     w.stmt(
