@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import pytest
 import rule_cases as rc  # tests/ is on sys.path (pytest's rootdir-based import)
+from registry_cases import case_function, registry_cases
 
 import adgen
 from adgen import ir
@@ -776,7 +777,10 @@ def _attribute_names() -> set[str]:
 
 
 def _checked_functions() -> list[Callable[..., Any]]:
-    return list({id(p.fn): p.fn for p in PARAMS if p.xfail is None}.values())
+    """The hand-written cases here and the cases made from the registry's examples."""
+    fns = {id(p.fn): p.fn for p in PARAMS if p.xfail is None}
+    fns.update({id(f): f for f in map(case_function, registry_cases())})
+    return list(fns.values())
 
 
 def test_every_registered_function_has_a_case() -> None:
@@ -784,7 +788,7 @@ def test_every_registered_function_has_a_case() -> None:
     used = _used_primitives(_checked_functions())
     missing = sorted(p.name for _, p in registered() if p.differentiable and id(p) not in used)
     assert not missing, (
-        f"registered functions with no passing case in tests/test_rules.py: {missing}"
+        f"registered functions with no case in tests/test_rules.py and no example: {missing}"
     )
 
 

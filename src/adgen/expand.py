@@ -32,6 +32,10 @@ class StatementRule:
         self.bindings: dict[str, ast.expr] = {k: ir.atom_to_ast(a) for k, a in self.atoms.items()}
         if len(stmt.targets) == 1:
             self.bindings["ans"] = ast.Name(id=stmt.targets[0], ctx=ast.Load())
+        elif self.prim.outputs is not None:  # several results: ans is their tuple
+            self.bindings["ans"] = ast.Tuple(
+                elts=[ast.Name(id=t, ctx=ast.Load()) for t in stmt.targets], ctx=ast.Load()
+            )
         self.target = stmt.targets[0]
 
     @staticmethod

@@ -281,6 +281,9 @@ class _Forward:
                 w.stmt(ir.assign(self.tangent_of(t), zero_like(t, self.classes)))
             return
         assert sr is not None
+        if stmt.prim.outputs is not None:
+            self.several_tangents(stmt, sr, inputs, live)
+            return
         if len(stmt.targets) != 1:
             raise UnsupportedSyntaxError(
                 f"{stmt.prim.name} with several results has no forward rule yet",
@@ -308,6 +311,39 @@ class _Forward:
         if target in self.facts.mutated:
             total = owned(total)
         w.stmt(ir.assign(self.tangent_of(target), total))
+
+
+    def several_tangents(
+        self, stmt: ir.Assign, sr: StatementRule, inputs: list[tuple[str, str]], live: list[str]
+    ) -> None:
+        """A function with several results: each template returns a tuple of tangents (one
+        per result); the results nobody differentiates get no tangent code."""
+        w = self.w
+        parts: list[list[ast.expr]] = []
+        for param, var in inputs:
+            pre, expr = sr.expand("jvp", param, self.tangent_of(var))
+            for s in pre:
+                w.stmt(s)
+            if isinstance(expr, ast.Tuple) and len(expr.elts) == len(stmt.targets):
+                parts.append(list(expr.elts))
+                continue
+            held = self.namer.fresh(f"{stmt.targets[0]}_dots")
+            w.stmt(ir.assign(held, expr))
+            parts.append(
+                [
+                    ast.Subscript(value=name(held), slice=ast.Constant(k), ctx=ast.Load())
+                    for k in range(len(stmt.targets))
+                ]
+            )
+        for k, target in enumerate(stmt.targets):
+            if target not in live:
+                continue
+            total = parts[0][k]
+            for more in parts[1:]:
+                total = add(total, more[k])
+            if target in self.facts.mutated:
+                total = owned(total)
+            w.stmt(ir.assign(self.tangent_of(target), total))
 
 
 def forward(fn: ir.Function, wrt: list[str], scalars: frozenset[str] = frozenset()) -> Generated:

@@ -569,8 +569,10 @@ class Lowerer:
 
     def call_prim(self, fn: Any, args: list[ir.Atom], hint: str) -> ir.Var:
         prim = registry.lookup(fn)
-        assert prim is not None, fn
-        return self.emit(None, hint, prim, args, [], None)
+        assert prim is not None and prim.outputs is None, fn
+        out = self.emit(None, hint, prim, args, [], None)
+        assert isinstance(out, ir.Var)
+        return out
 
     def copy(self, name: str, atom: ir.Atom) -> None:
         """``name = atom`` as a real statement (a name rebound inside blocks cannot alias)."""
@@ -888,7 +890,7 @@ class Lowerer:
         args: list[ir.Atom],
         kwargs: list[tuple[str, ir.Atom]],
         node: Any,
-    ) -> ir.Var:
+    ) -> ir.Atom:
         try:
             prim.bind(tuple(args), kwargs)
         except TypeError as exc:
@@ -898,10 +900,44 @@ class Lowerer:
                 self.parsed.loc(node),
                 f"adgen's rule for {prim.name} takes ({names})",
             ) from None
+        if prim.outputs is not None:
+            return self.emit_several(hint, prim, args, kwargs, node)
         name = target if target is not None else self.namer.fresh(hint)
         self.block.append(ir.Assign((name,), prim, tuple(args), tuple(kwargs), self.line))
         self.producers[name] = prim
         return ir.Var(name)
+
+    def emit_several(
+        self,
+        hint: str,
+        prim: registry.Primitive,
+        args: list[ir.Atom],
+        kwargs: list[tuple[str, ir.Atom]],
+        node: Any,
+    ) -> ir.Tup:
+        """A function with several results binds one name each; the call's value is their
+        tuple (unpacked, indexed with constants or returned like any tuple)."""
+        bound = prim.bind(tuple(args), kwargs)
+        static = prim.defaults()
+        for key, atom in bound.items():
+            known, value = _constant(atom)
+            if known:
+                static[key] = value
+        try:
+            count = prim.count_outputs(static)
+        except (KeyError, TypeError, ValueError):
+            count = None
+        if count is None:
+            self.refuse(
+                node,
+                f"{prim.name} with arguments that decide its number of results at run time",
+                "pass those arguments as constants",
+            )
+        names = tuple(self.namer.fresh(hint) for _ in range(count))
+        self.block.append(ir.Assign(names, prim, tuple(args), tuple(kwargs), self.line))
+        for n in names:
+            self.producers[n] = prim
+        return ir.Tup(tuple(ir.Var(n) for n in names))
 
     def expr(self, node: Any, target: str | None, hint: str | None = None) -> ir.Atom:
         """Lower an expression; its final operation binds ``target`` if given."""
@@ -1598,3 +1634,14 @@ def _tree_atom(desc: trees.Desc, leaves: Any) -> ir.Atom:
     if desc[0] == "dict":
         return ir.Dct(tuple(desc[1]), tuple(_tree_atom(d, leaves) for d in desc[2]))
     return ir.Tup(tuple(_tree_atom(d, leaves) for d in desc[1]))
+
+
+def _constant(atom: ir.Atom) -> tuple[bool, Any]:
+    """The Python value of an atom made only of constants (a number, a tuple of numbers)."""
+    if isinstance(atom, ir.Const):
+        return True, atom.value
+    if isinstance(atom, ir.Tup):
+        values = [_constant(a) for a in atom.items]
+        if all(known for known, _ in values):
+            return True, tuple(v for _, v in values)
+    return False, None

@@ -188,7 +188,7 @@ class _Reverse:
     def restore(self, w: CodeWriter, t: str, saved: list[str], reset: bool) -> None:
         """After an assignment's adjoint: put back the values it overwrote, and start the
         adjoint of ``t``'s previous value from zero."""
-        for x in saved:
+        for x in reversed(saved):  # pushed in order, so popped in reverse
             w.stmt(_assign(x, self.pop()))
         if reset:
             w.stmt(_assign(self.bar(t), zero_like(t, self.classes)))
@@ -252,6 +252,35 @@ class _Reverse:
                 self.accumulate(var, share, w)
         self.restore(w, t, saved, reset)
 
+    def adjoint_several(self, stmt: ir.Assign, w: CodeWriter, useful: bool) -> None:
+        """A function with several results, backwards: the templates get the tuple of the
+        results' cotangents (zeros for results no derivative reaches)."""
+        fn, facts = self.fn, self.facts
+        w.defer_comment(
+            stmt.line, source_text(fn, stmt.line), "adjoint of line", line_label(fn, stmt.line)
+        )
+        parts: list[ast.expr] = []
+        reached = False
+        for x in stmt.targets:
+            g = self.bar(x) if x in facts.managed else self.adjoint.get(x)
+            if g is None or x not in facts.useful:
+                parts.append(zero_like(x, self.classes))
+            else:
+                parts.append(name(g))
+                reached = True
+        if useful and reached:
+            sr = StatementRule(stmt, self.namer, loc_of(fn, stmt.line))
+            sr.refuse_nondifferentiable_inputs(facts.varied)
+            inputs = sr.active_params(facts.useful)
+            if inputs:  # templates index the tuple: (a_bar, b_bar)[1] is folded to b_bar
+                self.contributions(sr, inputs, ast.Tuple(elts=parts, ctx=ast.Load()), w)
+        saved = [x for x in stmt.targets if self.saves(stmt, x)]
+        for x in reversed(saved):
+            w.stmt(_assign(x, self.pop()))
+        for x in stmt.targets:
+            if x in facts.managed and x in facts.multi and id(stmt) not in self.first_binding:
+                w.stmt(_assign(self.bar(x), zero_like(x, self.classes)))
+
     def adjoint_append(self, stmt: ir.Assign, w: CodeWriter) -> None:
         """``xs.append(v)`` backwards: the last element's cotangent goes to ``v``; the list
         loses its last element again (if an adjoint reads it)."""
@@ -296,6 +325,9 @@ class _Reverse:
             and any(x in facts.useful for x in stmt.targets)
             and not facts.test_names.intersection(stmt.targets)
         )
+        if stmt.prim.outputs is not None:
+            self.adjoint_several(stmt, w, useful)
+            return
         if useful and len(stmt.targets) != 1:
             raise UnsupportedSyntaxError(
                 f"{stmt.prim.name} with several results has no reverse rule yet",
@@ -395,7 +427,7 @@ class _Reverse:
         self,
         sr: StatementRule,
         inputs: list[tuple[str, str]],
-        g: str,
+        g: str | ast.expr,
         w: CodeWriter,
         fresh: set[str] | None = None,
     ) -> None:

@@ -6,6 +6,7 @@ import numpy as np
 
 from .. import runtime as rt
 from .registry import attribute_rule, methods, rule
+from .samples import INVERTIBLE, example
 
 
 @rule(np.matmul, operator.matmul)
@@ -88,3 +89,26 @@ def getitem(a, index):
 
 
 methods(dot=np.dot, transpose=np.transpose, reshape=np.reshape, pack=("transpose", "reshape"))
+
+
+@rule(
+    np.linalg.slogdet,
+    outputs=2,
+    domain=INVERTIBLE,
+    examples=[
+        example("np.linalg.slogdet(a)[1]", a=(3, 3), f32=True),
+        example("np.linalg.slogdet(a)[1]", a=(2, 3, 3)),
+        example("np.linalg.slogdet(a)[0] * np.linalg.slogdet(a)[1]", a=(3, 3)),
+    ],
+)
+def slogdet(ans, a):
+    """``(sign, log|det a|)``: the sign is piecewise constant; d log|det a| = tr(a⁻¹ da)."""
+
+    def jvp(da):
+        return (
+            np.zeros_like(ans[0]),
+            np.trace(np.linalg.solve(a, da), axis1=-2, axis2=-1),
+        )
+
+    def vjp(g):
+        return np.expand_dims(g[1], (-2, -1)) * np.swapaxes(np.linalg.inv(a), -1, -2)

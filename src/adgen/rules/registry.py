@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 
 from .. import runtime as rt
+from .samples import Domain, Example
 
 # The names a template (and every piece of generated code) may use for modules.
 TEMPLATE_GLOBALS: dict[str, Any] = {"np": np, "math": math, "rt": rt}
@@ -248,6 +249,18 @@ class _FoldExpr(ast.NodeTransformer):
             return node.left
         return node
 
+    def visit_Subscript(self, node: ast.Subscript) -> ast.expr:
+        # (a, b)[1] -> b: a function with several results passes tuples of names
+        self.generic_visit(node)
+        if (
+            isinstance(node.value, ast.Tuple)
+            and isinstance(node.slice, ast.Constant)
+            and type(node.slice.value) is int
+            and -len(node.value.elts) <= node.slice.value < len(node.value.elts)
+        ):
+            return node.value.elts[node.slice.value]
+        return node
+
     def visit_Call(self, node: ast.Call) -> ast.expr:
         self.generic_visit(node)
         node.keywords = [
@@ -302,6 +315,11 @@ class Primitive:
         self.view = view  # the result may share memory with an argument
         self.sequence: str | None = None  # the parameter taking a sequence of arrays
         self.user_fn: Any = None  # for a call to the user's own function (not inlined)
+        # a function with several results (np.linalg.slogdet): how many, from its static
+        # arguments; its templates take and return tuples, one item per result
+        self.outputs: int | Callable[[dict[str, Any]], int] | None = None
+        self.examples: tuple[Example, ...] = ()  # what the registry-driven tests check
+        self.domain: Domain | None = None  # where its inputs are drawn from in those tests
         self.diff_params = tuple(p.name for p in params if p.name in jvp)
 
     def __repr__(self) -> str:
@@ -318,6 +336,13 @@ class Primitive:
 
     def defaults(self) -> dict[str, Any]:
         return {p.name: p.default for p in self.params if p.default is not inspect.Parameter.empty}
+
+    def count_outputs(self, static: dict[str, Any]) -> int | None:
+        """How many results a call has (None: one, not a tuple); ``static`` maps parameter
+        names to the constant values of the call (defaults included)."""
+        if self.outputs is None or isinstance(self.outputs, int):
+            return self.outputs
+        return self.outputs(static)
 
 
 def _setitem_emitter(a: list[ast.expr], k: list[tuple[str, ast.expr]]) -> ast.expr:
@@ -519,7 +544,13 @@ def _parse_rule(
 
 
 def rule(
-    *fns: Any, elementwise: bool = False, name: str | None = None, view: bool = False
+    *fns: Any,
+    elementwise: bool = False,
+    name: str | None = None,
+    view: bool = False,
+    outputs: int | Callable[[dict[str, Any]], int] | None = None,
+    examples: Iterable[Example] = (),
+    domain: Domain | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register forward and reverse templates for one or more functions (same semantics).
 
@@ -528,10 +559,29 @@ def rule(
     the result's shape where broadcasting can happen. ``view=True`` marks a
     function whose result may share memory with its argument (slicing,
     reshaping), so adgen refuses in-place updates of that result.
+
+    ``outputs`` declares a function with several results (``sign, logdet =
+    np.linalg.slogdet(a)``): their number, or a function of the call's constant
+    arguments giving it. Its ``jvp`` templates then return a tuple of tangents (one
+    per result) and ``ans`` and its ``vjp`` templates' argument are tuples.
+
+    ``examples`` (see :mod:`adgen.rules.samples`) are the calls the test suite checks
+    the rule on, with inputs drawn from ``domain``; an elementwise rule of one or two
+    arguments is also checked over scalar, vector, matrix and broadcasting shapes.
     """
 
     def register(rule_fn: Callable[..., Any]) -> Callable[..., Any]:
-        _register_parsed(fns, rule_fn, None, elementwise=elementwise, name=name, view=view)
+        _register_parsed(
+            fns,
+            rule_fn,
+            None,
+            elementwise=elementwise,
+            name=name,
+            view=view,
+            outputs=outputs,
+            examples=tuple(examples),
+            domain=domain,
+        )
         return rule_fn
 
     return register
@@ -545,21 +595,29 @@ def _register_parsed(
     elementwise: bool,
     name: str | None,
     view: bool = False,
+    outputs: int | Callable[[dict[str, Any]], int] | None = None,
+    examples: tuple[Example, ...] = (),
+    domain: Domain | None = None,
 ) -> None:
     params, _, jvp, vjp = _parse_rule(rule_fn, fdef)
     for fn in fns:
         emitter = syntax_emitter(fn) or call_emitter(spelling(fn))
         label = name or _label(fn)
         prim = Primitive(label, emitter, params, jvp, vjp, elementwise=elementwise, view=view)
+        prim.outputs = outputs
+        prim.examples = examples
+        prim.domain = domain
         _REGISTRY[id(fn)] = (fn, prim)
 
 
-def unary(*fns: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def unary(
+    *fns: Any, domain: Domain | None = None, examples: Iterable[Example] = ()
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register an elementwise function of one argument by its derivative.
 
     The rule's body returns the derivative ``f'(x)`` (it may use ``ans``, the
     value ``f(x)``); the tangent is then ``dx * f'(x)`` and the cotangent
-    ``g * f'(x)``:
+    ``g * f'(x)``. ``domain`` is where the tests draw its argument from:
 
     >>> import numpy as np
     >>> ast.unparse(lookup(np.tanh).jvp["x"].expand(
@@ -602,7 +660,15 @@ def unary(*fns: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         fdef.body = [templates["jvp"], templates["vjp"]]
         fdef.decorator_list = []
         ast.fix_missing_locations(fdef)
-        _register_parsed(fns, rule_fn, fdef, elementwise=True, name=None)
+        _register_parsed(
+            fns,
+            rule_fn,
+            fdef,
+            elementwise=True,
+            name=None,
+            examples=tuple(examples),
+            domain=domain,
+        )
         return rule_fn
 
     return register
@@ -626,7 +692,9 @@ def _times(seed: ast.expr, derivative: ast.expr) -> ast.expr:
     return ast.BinOp(left=seed, op=ast.Mult(), right=derivative)
 
 
-def sequence_rule(*fns: Any, sequence: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def sequence_rule(
+    *fns: Any, sequence: str, examples: Iterable[Example] = (), domain: Domain | None = None
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register a function whose parameter ``sequence`` takes a tuple or list of arrays
     (``np.stack((a, b))``). ``jvp(parts)`` gets the tuple of the elements' tangents (zeros for
     constant elements); ``vjp(g, k)`` returns the cotangent of element ``k`` (a constant)."""
@@ -637,6 +705,8 @@ def sequence_rule(*fns: Any, sequence: str) -> Callable[[Callable[..., Any]], Ca
             emitter = syntax_emitter(fn) or call_emitter(spelling(fn))
             prim = Primitive(name=_label(fn), emitter=emitter, params=params, jvp=jvp, vjp=vjp)
             prim.sequence = sequence
+            prim.examples = tuple(examples)
+            prim.domain = domain
             _REGISTRY[id(fn)] = (fn, prim)
         return rule_fn
 

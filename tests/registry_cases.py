@@ -1,0 +1,177 @@
+"""Test cases made from the rule registry itself: no list to edit when a rule is added.
+
+Each differentiable primitive contributes
+
+* one case per ``example(...)`` it was registered with (``adgen.rules.samples``), and
+* for an elementwise rule of one or two arguments registered with a ``domain``, one
+  case per shape family: Python float, 0-d, vector, matrix, broadcasting pairs, float32.
+
+adgen differentiates functions by reading their source, so the cases are written as
+plain ``def``s into a module file (under pytest's temporary directory) and imported.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+import tempfile
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from adgen.rules import registered
+from adgen.rules.registry import spelling
+from adgen.rules.samples import ANY, Arg, Domain, Example, draw
+
+F32 = np.float32
+
+UNARY_FAMILIES: dict[str, tuple[Any, ...]] = {
+    "float": (None,),
+    "0d": ((),),
+    "vector": ((4,),),
+    "matrix": ((3, 4),),
+}
+BINARY_FAMILIES: dict[str, tuple[Any, ...]] = {
+    "float": (None, None),
+    "0d": ((), ()),
+    "vector": ((4,), (4,)),
+    "matrix": ((3, 4), (3, 4)),
+    "(3,1)x(1,4)": ((3, 1), (1, 4)),
+    "(3,4)x(4,)": ((3, 4), (4,)),
+    "(4,)x(3,4)": ((4,), (3, 4)),
+    "floatx(3,4)": (None, (3, 4)),
+    "(3,4)xfloat": ((3, 4), None),
+    "0dx(3,4)": ((), (3, 4)),
+}
+F32_FAMILIES = {"matrix", "(3,1)x(1,4)"}
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    rule: str  # the primitive's name
+    call: str
+    args: tuple[tuple[str, Arg], ...]
+    domain: Domain | tuple[Domain, ...] | None
+    dtype: Any
+    twice: bool
+    tolerance: float | None
+
+    def draw_args(self) -> tuple[Any, ...]:
+        rng = np.random.default_rng(zlib.crc32(self.id.encode()))
+        out = []
+        for k, (_, arg) in enumerate(self.args):
+            dom = arg.domain
+            if dom is None:
+                dom = self.domain[k] if isinstance(self.domain, tuple) else self.domain
+            out.append(draw(dom or ANY, rng, arg.shape, self.dtype))
+        return tuple(out)
+
+    def function_name(self) -> str:
+        return "case_" + re.sub(r"\W", "_", self.id)[:60] + f"_{zlib.crc32(self.id.encode()):x}"
+
+
+def _shape_label(args: tuple[tuple[str, Arg], ...]) -> str:
+    def one(s: Any) -> str:
+        return "float" if s is None else str(tuple(s)).replace(" ", "")
+
+    return "x".join(one(a.shape) for _, a in args)
+
+
+def _from_example(prim: Any, ex: Example) -> list[Case]:
+    label = f"{ex.call} [{_shape_label(ex.args)}]"
+    cases = [
+        Case(label, prim.name, ex.call, ex.args, prim.domain, np.float64, ex.twice, ex.tolerance)
+    ]
+    if ex.f32:
+        cases.append(
+            Case(
+                label + " float32",
+                prim.name,
+                ex.call,
+                ex.args,
+                prim.domain,
+                F32,
+                ex.twice,
+                ex.tolerance,
+            )
+        )
+    return cases
+
+
+def _families(fn: Any, prim: Any) -> list[Case]:
+    params = [p.name for p in prim.params if p.default is p.empty]
+    if not prim.elementwise or prim.domain is None or len(params) not in (1, 2):
+        return []
+    table = UNARY_FAMILIES if len(params) == 1 else BINARY_FAMILIES
+    names = ("x", "y")[: len(params)]
+    call = f"{spelling(fn)}({', '.join(names)})"
+    out = []
+    for label, shapes in table.items():
+        args = tuple((n, Arg(s)) for n, s in zip(names, shapes, strict=True))
+        for dtype in (np.float64, F32) if label in F32_FAMILIES else (np.float64,):
+            suffix = " float32" if dtype is F32 else ""
+            out.append(
+                Case(
+                    f"{call} [{label}]{suffix}",
+                    prim.name,
+                    call,
+                    args,
+                    prim.domain,
+                    dtype,
+                    True,
+                    None,
+                )
+            )
+    return out
+
+
+def registry_cases() -> list[Case]:
+    """Every case the registry asks for, in a stable order."""
+    cases: list[Case] = []
+    seen: set[str] = set()
+    for fn, prim in registered():
+        if not prim.differentiable:
+            continue
+        for case in [
+            *_families(fn, prim),
+            *(c for ex in prim.examples for c in _from_example(prim, ex)),
+        ]:
+            if case.id not in seen:
+                seen.add(case.id)
+                cases.append(case)
+    return cases
+
+
+_MODULE: Any = None
+
+
+def case_module() -> Any:
+    """The module holding one function per case (written once per process)."""
+    global _MODULE
+    if _MODULE is not None:
+        return _MODULE
+    lines = ["import math", "", "import numpy as np", ""]
+    if any("scipy" in c.call for c in registry_cases()):
+        lines += ["import scipy.special", ""]
+    for case in registry_cases():
+        params = ", ".join(n for n, _ in case.args)
+        lines += ["", f"def {case.function_name()}({params}):", f"    return {case.call}", ""]
+    folder = Path(tempfile.mkdtemp(prefix="adgen_registry_cases_"))
+    path = folder / "adgen_registry_cases.py"
+    path.write_text("\n".join(lines))
+    spec = importlib.util.spec_from_file_location("adgen_registry_cases", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["adgen_registry_cases"] = module
+    spec.loader.exec_module(module)
+    _MODULE = module
+    return module
+
+
+def case_function(case: Case) -> Any:
+    return getattr(case_module(), case.function_name())

@@ -1,0 +1,61 @@
+"""Every rule registered with examples or a domain, checked straight from the registry.
+
+A rule module declares what its rule is checked on (``examples=``, ``domain=``; see
+``adgen.rules.samples``); ``registry_cases.py`` turns that into functions and this file
+checks each one: forward mode against central finite differences, reverse mode against
+forward mode, and cotangents with the type, shape and dtype of their argument. Adding a
+rule adds its tests -- there is no list here to edit.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from registry_cases import Case, case_function, registry_cases
+
+import adgen
+from adgen.testing import check_grads
+
+CASES = registry_cases()
+
+
+def _params(cases: list[Case]) -> list[Any]:
+    return [pytest.param(c, id=c.id) for c in cases]
+
+
+def test_case_ids_are_unique() -> None:
+    ids = [c.id for c in CASES]
+    assert len(ids) == len(set(ids))
+
+
+@pytest.mark.parametrize("case", _params(CASES))
+def test_registered_rule(case: Case) -> None:
+    args = case.draw_args()
+    tol = {} if case.tolerance is None else {"rtol": case.tolerance, "atol": case.tolerance}
+    if case.dtype is np.float32:
+        tol.setdefault("rtol", 2e-3)
+        tol.setdefault("atol", 2e-3)
+    # an inf or nan in the checked region means a bad domain or a bug
+    with np.errstate(divide="raise", invalid="raise", over="raise"):
+        check_grads(case_function(case), *args, **tol)
+
+
+def _kind(value: Any) -> tuple[type, Any, tuple[int, ...]]:
+    return type(value), getattr(value, "dtype", None), np.shape(value)
+
+
+@pytest.mark.parametrize("case", _params(CASES))
+def test_registered_rule_cotangent_types(case: Case) -> None:
+    args = case.draw_args()
+    out, pullback = adgen.vjp(case_function(case), *args)
+    seed = np.ones_like(out) if isinstance(out, np.ndarray) else type(out)(1.0)
+    cotangents = pullback(seed)
+    for a, ct in zip(args, cotangents, strict=True):
+        if isinstance(a, (float, np.floating)) or (
+            isinstance(a, np.ndarray) and a.dtype.kind == "f"
+        ):
+            assert _kind(ct) == _kind(a), (_kind(ct), _kind(a))
+        else:
+            assert ct is None
