@@ -331,8 +331,13 @@ class Primitive:
     def bind(self, args: tuple[Any, ...], kwargs: Iterable[tuple[str, Any]]) -> dict[str, Any]:
         """Match a call's arguments to the rule's parameters (``TypeError`` if they do not fit)."""
         sig = inspect.Signature(self.params)
-        bound = sig.bind(*args, **dict(kwargs))
-        return dict(bound.arguments)
+        bound = dict(sig.bind(*args, **dict(kwargs)).arguments)
+        for p in self.params:  # `*operands`: one tuple atom (np.einsum("ij,jk", a, b))
+            if p.kind is p.VAR_POSITIONAL and p.name in bound and self.differentiable:
+                from ..ir import Tup
+
+                bound[p.name] = Tup(tuple(bound[p.name]))
+        return bound
 
     def defaults(self) -> dict[str, Any]:
         return {p.name: p.default for p in self.params if p.default is not inspect.Parameter.empty}
