@@ -41,6 +41,7 @@ from .errors import (
     WrtError,
 )
 from .export import export as export
+from .rules.listing import supported
 
 __version__ = "0.1.0"
 
@@ -68,6 +69,7 @@ __all__ = [
     "rules",
     "show",
     "source",
+    "supported",
     "trace",
     "value_and_grad",
     "vjp",

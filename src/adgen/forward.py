@@ -312,7 +312,6 @@ class _Forward:
             total = owned(total)
         w.stmt(ir.assign(self.tangent_of(target), total))
 
-
     def several_tangents(
         self, stmt: ir.Assign, sr: StatementRule, inputs: list[tuple[str, str]], live: list[str]
     ) -> None:

@@ -1,0 +1,171 @@
+"""What adgen can differentiate, read from the registry (so the list cannot drift).
+
+:func:`supported` lists the functions by the names users write; :func:`markdown`
+renders ``docs/supported.md`` (``python docs/make_supported.py``; a test fails when
+the page and the registry disagree).
+
+>>> "np.sin" in supported()
+True
+>>> "np.floor" in supported("nondifferentiable")
+True
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+import operator
+from typing import Any
+
+import numpy as np
+
+from .registry import (
+    _ATTRIBUTES,
+    _BINOPS,
+    _COMPARES,
+    _METHODS,
+    _UNARYOPS,
+    ArrayMethod,
+    Primitive,
+    registered,
+    spelling,
+)
+
+# Modules searched for the names a function goes by, most specific first.
+_MODULES: list[tuple[str, Any]] = [("np.linalg", np.linalg), ("np", np), ("math", math)]
+try:  # SciPy is optional: its rules exist only when it is installed
+    import scipy.special
+
+    _MODULES.insert(0, ("scipy.special", scipy.special))
+except ImportError:  # pragma: no cover - depends on the environment
+    pass
+
+_SYMBOLS = {
+    "add": "x + y",
+    "sub": "x - y",
+    "mul": "x * y",
+    "truediv": "x / y",
+    "floordiv": "x // y",
+    "mod": "x % y",
+    "pow": "x ** y",
+    "matmul": "x @ y",
+    "neg": "-x",
+    "pos": "+x",
+    "invert": "~x",
+    "not_": "not x",
+    "getitem": "x[index]",
+    "lt": "x < y",
+    "le": "x <= y",
+    "gt": "x > y",
+    "ge": "x >= y",
+    "eq": "x == y",
+    "ne": "x != y",
+}
+
+
+def names_of(fn: Any) -> list[str]:
+    """Every name under which users reach ``fn`` (``np.abs`` and ``np.absolute``...)."""
+    if fn in _BINOPS or fn in _UNARYOPS or fn in _COMPARES or fn is operator.getitem:
+        return [_SYMBOLS.get(fn.__name__, fn.__name__)]
+    if isinstance(fn, ArrayMethod):
+        return [f"x.{fn.__name__}()"]
+    out = []
+    for alias, module in _MODULES:
+        for attr in sorted(vars(module)):
+            if not attr.startswith("_") and vars(module)[attr] is fn:
+                out.append(f"{alias}.{attr}")
+    label = str(getattr(fn, "__name__", ""))
+    if label and getattr(builtins, label, None) is fn:
+        out.append(label)
+    return out
+
+
+def _entries(kind: str) -> list[tuple[str, Any, Primitive]]:
+    want = kind == "differentiable"
+    out = []
+    for fn, prim in registered():
+        if prim.differentiable != want or prim.name == "assign" or isinstance(fn, ArrayMethod):
+            continue  # methods such as x.astype() are listed with the array methods
+        out += [(name, fn, prim) for name in names_of(fn)]
+    return sorted(out, key=lambda e: e[0])
+
+
+def supported(kind: str = "differentiable") -> list[str]:
+    """The names of the functions adgen differentiates (``kind="differentiable"``: forward
+    and reverse rules) or knows to have a zero derivative (``"nondifferentiable"``)."""
+    if kind not in ("differentiable", "nondifferentiable"):
+        raise ValueError("kind is 'differentiable' or 'nondifferentiable'")
+    return [name for name, _, _ in _entries(kind)]
+
+
+def library_count() -> int:
+    """How many distinct NumPy and SciPy functions have forward and reverse rules."""
+    fns = {
+        id(fn) for name, fn, _ in _entries("differentiable") if name.startswith(("np.", "scipy."))
+    }
+    return len(fns)
+
+
+def _methods() -> list[str]:
+    out = []
+    for method, (fn, _) in sorted(_METHODS.items()):
+        prim = next((p for f, p in registered() if f is fn), None)
+        if prim is not None and prim.differentiable:
+            target = "" if isinstance(fn, ArrayMethod) else spelling(fn)
+            out.append(f"`x.{method}(...)`" + (f" (as `{target}`)" if target else ""))
+    out += [f"`x.{a}`" for a, p in sorted(_ATTRIBUTES.items()) if p.differentiable]
+    return out
+
+
+def markdown() -> str:
+    """The text of ``docs/supported.md``."""
+    diff = _entries("differentiable")
+    groups: dict[str, list[str]] = {}
+    for name, _, prim in diff:
+        if name.startswith(("np.", "scipy.")):
+            group = name.rsplit(".", 1)[0]
+        elif name.startswith("math."):
+            group = "math"
+        elif " " in name or name.startswith(("-", "+", "x")):
+            group = "operators"
+        else:
+            group = "builtins"
+        label = f"`{name}`" + (" (several results)" if prim.outputs is not None else "")
+        groups.setdefault(group, []).append(label)
+    lines = [
+        "# Supported functions",
+        "",
+        "<!-- generated from the rule registry by `python docs/make_supported.py`; do not edit -->",
+        "",
+        f"adgen has forward- **and** reverse-mode rules for **{library_count()} NumPy and SciPy "
+        "functions**, listed below by the names you write (aliases of one function are listed "
+        "under each name). Each is checked by tests generated from the registry "
+        "(`tests/test_registry_rules.py`, `tests/test_rules.py`) against finite differences "
+        "over scalar, vector, matrix, batched and broadcasting shapes and float32.",
+        "",
+        "A call to a function that is not listed here (and is not your own Python function, "
+        "which adgen reads and differentiates) is refused with `adgen.NoRuleError`, naming "
+        "the file and line; see [rules.md](rules.md) to register a rule.",
+        "",
+    ]
+    order = sorted(groups, key=lambda g: (not g.startswith("np"), not g.startswith("scipy"), g))
+    for group in order:
+        title = {
+            "operators": "Python operators",
+            "builtins": "Python builtins",
+            "math": "The `math` module",
+        }.get(group, f"`{group}`")
+        lines += [f"## {title} ({len(groups[group])})", "", ", ".join(groups[group]), ""]
+    methods = _methods()
+    lines += [f"## Array methods and attributes ({len(methods)})", "", ", ".join(methods), ""]
+    nondiff = sorted({f"`{n}`" for n, _, _ in _entries("nondifferentiable")})
+    lines += [
+        f"## Zero derivative ({len(nondiff)})",
+        "",
+        "Piecewise-constant or integer-valued: their results carry no derivative and "
+        "generate no derivative code.",
+        "",
+        ", ".join(nondiff),
+        "",
+    ]
+    return "\n".join(lines)
