@@ -524,3 +524,28 @@ def test_scalar_loop_code_uses_no_array_helpers():
         frozenset({"x0", "v0", "k"}),
     ).generated.source
     assert "rt." not in src and "np." not in src  # plain float arithmetic only
+
+
+def stack_rebinds_its_element(b):
+    s = b
+    for _ in range(2):
+        s = np.stack((s, 3.0 * s))
+    return np.sum(s)
+
+
+def concatenate_rebinds_its_element_with_a_branch(b, c):
+    s = b
+    for i in range(3):
+        if i % 2 == 0:
+            s = np.concatenate((s * c, np.sin(s)))
+        else:
+            s = s * 2.0
+    return np.sum(s * s)
+
+
+def test_sequence_call_that_rebinds_its_own_element_in_a_loop():
+    # regression: the adjoint of `s = np.stack((s, 3 * s))` went to the new s, not the old one
+    b = np.array([1.0, 2.0])
+    assert np.allclose(adgen.grad(stack_rebinds_its_element)(b), [16.0, 16.0])
+    assert adgen.jvp(stack_rebinds_its_element, (b,), (np.ones(2),))[1] == pytest.approx(32.0)
+    check_grads(concatenate_rebinds_its_element_with_a_branch, np.array([0.3, -0.4]), 0.8)

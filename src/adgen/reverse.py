@@ -384,6 +384,18 @@ class _Reverse:
         if stmt.prim.sequence:
             w.defer_comment(*comment)
             template = stmt.prim.vjp[stmt.prim.sequence]
+            if (saved or reset) and t in {v for a in ir.stmt_args(stmt) for v in ir.atom_vars(a)}:
+                # `s = np.stack((s, 2 * s))` in a loop: the shares go to the *old* s, so the
+                # new value's adjoint is set aside and the old value (and adjoint) come first
+                g_saved = self.namer.fresh(self.bar(t))
+                w.stmt(_assign(g_saved, name(g)))
+                g = g_saved
+                if "ans" in template.free_names:
+                    ans = self.namer.fresh(t)
+                    w.stmt(_assign(ans, name(t)))
+                    sr.bindings["ans"] = name(ans)
+                self.restore(w, t, saved, reset)
+                saved, reset = [], False
             for position, var in sr.sequence_elements(facts.useful):
                 sr.bindings[template.extra[0]] = ast.Constant(position)
                 pre, expr = sr.expand("vjp", stmt.prim.sequence, g)
