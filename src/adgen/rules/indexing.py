@@ -1,0 +1,1 @@
+"""Indexing functions (placeholder)."""
