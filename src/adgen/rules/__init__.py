@@ -8,7 +8,9 @@ written, and ``docs/rules.md`` for how to add one.
 from . import (  # noqa: F401
     arithmetic,
     arrays,
+    contractions,
     elementwise,
+    indexing,
     linalg,
     mathmodule,
     nondiff,

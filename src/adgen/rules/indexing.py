@@ -1,0 +1,130 @@
+"""Indexing functions: ``np.take``, ``np.take_along_axis``, ``np.compress``, ``np.extract``,
+``np.select`` and ``np.choose``.
+
+Conventions:
+
+* Index arrays, masks and conditions are not differentiated (they are piecewise constant).
+* An element picked several times (``np.take(a, [0, 0])``, ``np.take_along_axis`` with
+  repeated indices) receives the *sum* of the cotangents of its copies (``np.add.at``), as
+  plain indexing ``x[[0, 0]]`` does.
+* ``np.select``: the derivative follows the first condition that holds, like the value; where
+  none holds the result is ``default``, a constant, and the derivative is 0 (a differentiated
+  ``default`` is refused).
+* ``np.choose``: the derivative goes to the chosen array, with ``mode="wrap"``/``"clip"``
+  applied to the index first.
+* ``np.put_along_axis`` (in place) is not registered.
+"""
+
+import numpy as np
+
+from .. import runtime as rt
+from .registry import rule, sequence_rule
+from .samples import example
+
+
+@rule(
+    np.take,
+    examples=[
+        example("np.take(a, [0, 2, 0, 3])", a=(4,), f32=True),
+        example("np.take(a, [[1, 1], [0, 5]])", a=(2, 3)),
+        example("np.take(a, [2, 0, 2], axis=1)", a=(2, 3, 2), f32=True),
+        example("np.take(a, 1, axis=0)", a=(3, 2)),
+        example("np.take(a, [-1, 4, 5], axis=-1, mode='wrap')", a=(2, 3)),
+        example("np.take(a, [-1, 4, 1], mode='clip')", a=(3,)),
+    ],
+)
+def take(a, indices, axis=None, mode="raise"):
+    def jvp(da):
+        if mode == "raise":
+            return np.take(da, indices, axis=axis)
+        return np.take(da, indices, axis=axis, mode=mode)
+
+    def vjp(g):
+        return rt.take_vjp(g, a, indices, axis, mode)
+
+
+@rule(
+    np.take_along_axis,
+    examples=[
+        example("np.take_along_axis(a, np.array([[0, 0, 2], [1, 2, 2]]), 1)", a=(2, 3), f32=True),
+        example("np.take_along_axis(a, np.array([[1], [0], [1]]), axis=-1)", a=(3, 2)),
+        example("np.take_along_axis(a, np.array([[[0, 0]], [[1, 0]]]), 1)", a=(2, 3, 2)),
+        example("np.take_along_axis(a, np.array([3, 0, 3]), None)", a=(2, 2)),
+    ],
+)
+def take_along_axis(arr, indices, axis=-1):
+    def jvp(da):
+        return np.take_along_axis(da, indices, axis)
+
+    def vjp(g):
+        return rt.take_along_axis_vjp(g, arr, indices, axis)
+
+
+@rule(
+    np.compress,
+    examples=[
+        example("np.compress([True, False, True], a, axis=1)", a=(2, 3), f32=True),
+        example("np.compress([False, True], a, axis=0)", a=(3, 2)),
+        example("np.compress([1, 0, 1, 1], a)", a=(2, 3)),
+    ],
+)
+def compress(condition, a, axis=None):
+    def jvp_a(da):
+        return np.compress(condition, da, axis=axis)
+
+    def vjp_a(g):
+        return rt.take_vjp(g, a, np.flatnonzero(condition), axis)
+
+
+@rule(
+    np.extract,
+    examples=[
+        example("np.extract(a > 0.2, a)", a=(3, 4), f32=True),
+        example("np.extract([1, 0, 0, 1], a)", a=(2, 2)),
+    ],
+)
+def extract(condition, arr):
+    def jvp_arr(da):
+        return np.extract(condition, da)
+
+    def vjp_arr(g):
+        return rt.take_vjp(g, arr, np.flatnonzero(condition))
+
+
+@sequence_rule(
+    np.select,
+    sequence="choicelist",
+    examples=[
+        example("np.select([a > 0.5, a < -0.5], [a, a * a], 1.0)", a=(3, 4), f32=True),
+        example("np.select([a > 0.0, a < 0.5], [a * b, b])", a=(3, 4), b=(4,)),
+        example("np.select([np.array([True, False, True])], [a])", a=(2, 3)),
+    ],
+)
+def select(condlist, choicelist, default=0):
+    def jvp_choicelist(parts):
+        return np.select(condlist, parts, 0.0)
+
+    def vjp_choicelist(g, k):
+        return rt.select_vjp(g, condlist, choicelist, k)
+
+
+@sequence_rule(
+    np.choose,
+    sequence="choices",
+    examples=[
+        example("np.choose(np.array([0, 1, 1, 0]), [a, b])", a=(4,), b=(4,), f32=True),
+        example(
+            "np.choose(np.array([[0, 2, 1], [2, 1, 0]]), (a, b, c))", a=(3,), b=(2, 3), c=(2, 3)
+        ),
+        example("np.choose(np.array([0, 3, -1]), [a, b], mode='wrap')", a=(3,), b=(3,)),
+        example("np.choose(np.array([0, 3, -1]), [a, b], mode='clip')", a=(3,), b=(3,)),
+    ],
+)
+def choose(a, choices, mode="raise"):
+    def jvp_choices(parts):
+        if mode == "raise":
+            return np.choose(a, parts)
+        return np.choose(a, parts, mode=mode)
+
+    def vjp_choices(g, k):
+        return rt.choose_vjp(g, a, choices, k, mode)
