@@ -572,11 +572,15 @@ def pad(array, pad_width, mode="constant", constant_values=0):
     def jvp(d):
         if mode == "constant":
             return np.pad(d, pad_width)
-        return np.pad(d, pad_width, mode=rt.copying_pad_mode(mode))
+        if mode == "edge" or mode == "reflect" or mode == "symmetric" or mode == "wrap":
+            return np.pad(d, pad_width, mode=mode)
+        return np.pad(d, pad_width, mode=rt.copying_pad_mode(mode))  # raises
 
     def vjp(g):
         if mode == "constant":
             return g[rt.pad_interior(np.shape(array), pad_width)]
+        if mode == "edge" or mode == "reflect" or mode == "symmetric" or mode == "wrap":
+            return rt.gathered_vjp(g, array, np.pad(rt.source_index(array), pad_width, mode=mode))
         return rt.gathered_vjp(
             g, array, np.pad(rt.source_index(array), pad_width, mode=rt.copying_pad_mode(mode))
         )
