@@ -44,6 +44,16 @@ __all__ = [
     "tensordot_vjp_a",
     "tensordot_vjp_b",
     "vecdot_vjp",
+    # shaping helpers
+    "column_stack_part",
+    "copying_pad_mode",
+    "dstack_part",
+    "gathered_vjp",
+    "inserted_tangent",
+    "inserted_values_vjp",
+    "pad_interior",
+    "rollaxis_destination",
+    "source_index",
 ]
 
 
@@ -878,3 +888,154 @@ def choose_vjp(g: Any, a: Any, choices: Any, k: int, mode: str = "raise") -> Any
     if isinstance(x, (float, int)):
         return float(r)
     return np.asarray(r)
+# -- shaping helpers --
+# Functions that copy entries of an array into a new shape (np.tile, np.repeat, np.pad,
+# np.diag, np.insert...) are differentiated by applying the very same function to an array
+# of *source indices*: each entry of the result then names the entry of the input it was
+# copied from (0 for entries copied from nowhere), and the cotangent of the input sums the
+# result's cotangent over the entries copied from it.
+
+
+def source_index(x: ArrayLike) -> NDArray[Any]:
+    """Integer array of ``x``'s shape numbering its entries from 1 (row-major order).
+
+    >>> source_index(np.zeros((2, 2))).tolist()
+    [[1, 2], [3, 4]]
+    >>> source_index(2.0).shape
+    ()
+    """
+    shape = np.shape(x)
+    size = int(np.prod(shape, dtype=np.int64))
+    return np.arange(1, size + 1, dtype=np.int64).reshape(shape)
+
+
+def gathered_vjp(g: ArrayLike, x: ArrayLike, taken: ArrayLike) -> NDArray[Any]:
+    """Cotangent of a result that copies entries of ``x``: ``taken`` (of the result's shape)
+    holds, for each entry of the result, ``k`` if it is a copy of entry ``k - 1`` of
+    ``x.ravel()`` and 0 if it comes from elsewhere. Copies accumulate.
+
+    >>> x = np.zeros(2)
+    >>> gathered_vjp(np.array([1.0, 2.0, 4.0]), x, np.repeat(source_index(x), [2, 1])).tolist()
+    [3.0, 4.0]
+    >>> gathered_vjp(np.array([1.0, 2.0, 4.0]), x, np.array([0, 2, 0])).tolist()
+    [0.0, 2.0]
+    """
+    shape = np.shape(x)
+    size = int(np.prod(shape, dtype=np.int64))
+    dtype = np.result_type(g, x)
+    if not np.issubdtype(dtype, np.inexact):
+        dtype = np.dtype(np.float64)
+    taken = np.ravel(taken)
+    g = np.broadcast_to(g, np.shape(taken) if np.ndim(g) == 0 else np.shape(g))
+    g = np.ravel(g)
+    hit = taken > 0
+    sums = np.bincount(taken[hit] - 1, weights=g[hit], minlength=size)
+    return sums.astype(dtype, copy=False).reshape(shape)
+
+
+def rollaxis_destination(ndim: int, axis: int, start: int = 0) -> int:
+    """Where ``np.rollaxis(a, axis, start)`` puts ``axis`` (``a`` has ``ndim`` axes), so
+    that the roll equals ``np.moveaxis(a, axis, destination)``.
+
+    >>> rollaxis_destination(3, 2, 0), rollaxis_destination(3, 0, 3), rollaxis_destination(3, 1, 2)
+    (0, 2, 1)
+    """
+    axis = int(axis) % ndim
+    start = int(start)
+    if start < 0:
+        start += ndim
+    if axis < start:
+        start -= 1
+    return start
+
+
+def _part_along(g: Any, widths: list[int], k: int, axis: int) -> Any:
+    """The ``k``-th block of ``g`` along ``axis`` when it is cut into blocks of ``widths``."""
+    start = sum(widths[:k])
+    index = [slice(None)] * np.ndim(g)
+    index[axis] = slice(start, start + widths[k])
+    return np.asarray(g)[tuple(index)]
+
+
+def dstack_part(g: Any, tup: Any, k: int) -> Any:
+    """The cotangent of ``tup[k]`` in ``np.dstack(tup)`` (cotangent ``g``).
+
+    >>> dstack_part(np.arange(6.0).reshape(1, 2, 3), (np.ones(2), np.ones((1, 2, 2))), 1).tolist()
+    [[[1.0, 2.0], [4.0, 5.0]]]
+    """
+    widths = [np.shape(np.atleast_3d(a))[2] for a in tup]
+    return np.reshape(_part_along(g, widths, k, 2), np.shape(tup[k]))
+
+
+def column_stack_part(g: Any, tup: Any, k: int) -> Any:
+    """The cotangent of ``tup[k]`` in ``np.column_stack(tup)`` (cotangent ``g``): 1-d
+    arrays are columns.
+
+    >>> column_stack_part(np.arange(6.0).reshape(2, 3), (np.ones(2), np.ones((2, 2))), 0).tolist()
+    [0.0, 3.0]
+    """
+    widths = [1 if np.ndim(a) < 2 else np.shape(a)[1] for a in tup]
+    return np.reshape(_part_along(g, widths, k, 1), np.shape(tup[k]))
+
+
+def pad_interior(shape: tuple[int, ...], pad_width: Any) -> tuple[slice, ...]:
+    """The index of the original array inside ``np.pad(x, pad_width)`` for ``x`` of ``shape``.
+
+    >>> pad_interior((3, 2), ((1, 2), (0, 1)))
+    (slice(1, 4, None), slice(0, 2, None))
+    >>> pad_interior((3,), 2)
+    (slice(2, 5, None),)
+    """
+    widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (len(shape), 2))
+    return tuple(slice(int(b), int(b) + n) for (b, _), n in zip(widths, shape, strict=True))
+
+
+_COPYING_PAD_MODES = ("edge", "reflect", "symmetric", "wrap")
+
+
+def copying_pad_mode(mode: Any) -> str:
+    """``mode`` itself if ``np.pad`` fills the border with copies of entries (``'edge'``,
+    ``'reflect'``, ``'symmetric'``, ``'wrap'``); other modes (statistics, ramps, callables)
+    have no derivative rule and raise ``NotImplementedError``.
+
+    >>> copying_pad_mode("wrap")
+    'wrap'
+    """
+    if isinstance(mode, str) and mode in _COPYING_PAD_MODES:
+        return mode
+    modes = ", ".join(map(repr, _COPYING_PAD_MODES))
+    raise NotImplementedError(
+        f"adgen differentiates np.pad in modes 'constant', {modes} only, not {mode!r}"
+    )
+
+
+def inserted_tangent(arr: Any, obj: Any, dvalues: Any, axis: Any = None) -> Any:
+    """Tangent of ``np.insert(arr, obj, values, axis)`` from the tangent of ``values``: zero
+    when ``arr`` is not floating (``np.insert`` casts ``values`` to ``arr``'s dtype).
+
+    >>> inserted_tangent(np.zeros(2), 1, 5.0).tolist()
+    [0.0, 5.0, 0.0]
+    >>> inserted_tangent(np.arange(2), 1, 5.0).tolist()
+    [0.0, 0.0, 0.0]
+    """
+    if not np.issubdtype(np.result_type(arr), np.inexact):
+        return np.zeros(np.shape(np.insert(arr, obj, 0, axis=axis)), dtype=np.result_type(dvalues))
+    return np.insert(
+        np.zeros(np.shape(arr), dtype=np.result_type(dvalues)), obj, dvalues, axis=axis
+    )
+
+
+def inserted_values_vjp(g: Any, arr: Any, obj: Any, values: Any, axis: Any = None) -> Any:
+    """Cotangent of ``values`` in ``np.insert(arr, obj, values, axis)`` (cotangent ``g``):
+    ``g`` summed over the slots each value was broadcast to; zero when ``arr`` is not
+    floating.
+
+    >>> inserted_values_vjp(np.arange(4.0), np.zeros(2), 1, np.zeros(2)).tolist()
+    [1.0, 2.0]
+    >>> float(inserted_values_vjp(np.arange(5.0).reshape(1, 5), np.zeros((1, 3)), [0, 2], 1.0, 1))
+    3.0
+    """
+    if not np.issubdtype(np.result_type(arr), np.inexact):
+        return gathered_vjp(np.zeros_like(g), values, np.zeros(np.shape(g), dtype=np.int64))
+    slots = np.insert(np.zeros(np.shape(arr), dtype=np.int64), obj, source_index(values), axis=axis)
+    return gathered_vjp(g, values, slots)

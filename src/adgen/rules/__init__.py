@@ -16,6 +16,7 @@ from . import (  # noqa: F401
     nondiff,
     pybuiltins,
     reductions,
+    shaping,
 )
 from .registry import (
     Primitive,
