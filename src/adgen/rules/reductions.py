@@ -1,7 +1,24 @@
-"""Reductions with ``axis`` and ``keepdims``.
+"""Reductions, scans and statistics (``axis`` / ``keepdims`` / ``ddof`` where NumPy has them).
 
-``max``/``min`` split the derivative evenly between tied extrema;
-``prod`` is exact when the input holds zeros (no division by x).
+Conventions where the derivative is not defined (tested with exact values in
+``tests/test_rules_reductions_more.py``):
+
+* ``max``/``min``, ``nanmax``/``nanmin`` and ``ptp`` split the derivative evenly between tied
+  extrema (a constant slice has ``ptp`` derivative 0).
+* ``median``, ``quantile``, ``percentile`` (and the ``nan`` variants) and ``sort``: tied entries
+  share evenly the derivative of the run of order statistics they occupy (``median([1, 2, 2])``
+  gives ``[0, 0.5, 0.5]``; ``sort([2, 1, 2])`` gives each 2.0 the average of the two slots).
+  Quantiles use NumPy's default linear method; ``q`` is not differentiated.
+* ``std`` / ``nanstd`` of a slice whose entries are all equal: derivative 0 (the two-entry
+  ``std`` is ``abs``, whose derivative at 0 is 0), whatever rounding leaves in the mean.
+* ``prod``, ``nanprod``, ``cumprod``, ``nancumprod``, ``cumulative_prod`` are exact when the
+  input holds zeros (products and sums only, no division by x).
+* ``nan*`` functions: NaN entries get a zero derivative (``nanprod``/``nancumprod`` read them
+  as 1, the others leave them out).
+
+Calls using arguments these rules do not model (``out=``, ``dtype=``, ``np.average(...,
+returned=True)``, ``quantile(..., method=...)``, ``cov(..., fweights=...)``) do not match the
+rule's parameters and are refused.
 """
 
 import numpy as np
@@ -100,18 +117,21 @@ def var(ans, a, axis=None, *, ddof=0, keepdims=False):
     ],
 )
 def std(ans, a, axis=None, *, ddof=0, keepdims=False):
-    """d std = Σ (a - mean) da / ((n - ddof) std); 0 where the standard deviation is 0."""
+    """d std = Σ (a - mean) da / ((n - ddof) std); 0 where all entries of a slice are equal
+    (zero variance), rounding errors in the mean notwithstanding."""
 
     def jvp(da):
         return (
-            (ans != 0)
+            (np.ptp(a, axis=axis, keepdims=keepdims) != 0)
             * np.sum((a - np.mean(a, axis=axis, keepdims=True)) * da, axis=axis, keepdims=keepdims)
             / ((np.size(a) // np.size(ans) - ddof) * (ans + (ans == 0)))
         )
 
     def vjp(g):
         return rt.unreduce(
-            (ans != 0) * g / ((np.size(a) // np.size(ans) - ddof) * (ans + (ans == 0))),
+            (np.ptp(a, axis=axis, keepdims=keepdims) != 0)
+            * g
+            / ((np.size(a) // np.size(ans) - ddof) * (ans + (ans == 0))),
             a,
             axis=axis,
             keepdims=keepdims,
@@ -290,11 +310,14 @@ def nanvar(a, axis=None, *, ddof=0, keepdims=False):
     ],
 )
 def nanstd(ans, a, axis=None, *, ddof=0, keepdims=False):
-    """0 where the standard deviation is 0, like ``np.std``."""
+    """0 where the entries that are not NaN are all equal, like ``np.std``."""
 
     def jvp(da):
         return (
-            (ans != 0)
+            (
+                np.nanmax(a, axis=axis, keepdims=keepdims)
+                != np.nanmin(a, axis=axis, keepdims=keepdims)
+            )
             * np.sum(
                 np.where(np.isnan(a), 0.0, (a - np.nanmean(a, axis=axis, keepdims=True)) * da),
                 axis=axis,
@@ -316,7 +339,10 @@ def nanstd(ans, a, axis=None, *, ddof=0, keepdims=False):
             np.isnan(a),
             0.0,
             rt.unreduce(
-                (ans != 0)
+                (
+                    np.nanmax(a, axis=axis, keepdims=keepdims)
+                    != np.nanmin(a, axis=axis, keepdims=keepdims)
+                )
                 * g
                 / (
                     (
