@@ -14,6 +14,7 @@ from . import (  # noqa: F401
     nondiff,
     pybuiltins,
     reductions,
+    special,
 )
 from .registry import (
     Primitive,

@@ -55,8 +55,19 @@ TEMPLATE_GLOBALS: dict[str, Any] = {"np": np, "math": math, "rt": rt}
 _SPELLING_MODULES: list[tuple[str, Any]] = [
     ("np", np),
     ("np.linalg", np.linalg),
+    ("np.random", np.random),
     ("math", math),
 ]
+
+# SciPy is optional: when it is installed, generated code may call ``scipy.special.<name>``.
+try:
+    import scipy
+    import scipy.special
+except ImportError:  # pragma: no cover - depends on the environment
+    pass
+else:
+    TEMPLATE_GLOBALS["scipy"] = scipy
+    _SPELLING_MODULES.append(("scipy.special", scipy.special))
 
 
 @dataclass
