@@ -17,6 +17,7 @@ from . import (  # noqa: F401
     pybuiltins,
     reductions,
     shaping,
+    special,
 )
 from .registry import (
     Primitive,

@@ -1,10 +1,35 @@
-"""Functions whose results carry no derivative: comparisons, rounding, shapes, constructors."""
+"""Functions whose results carry no derivative: comparisons, rounding, shapes, constructors.
+
+Their derivative is exactly zero wherever it exists (piecewise-constant functions, index
+and boolean results, constructors from constants). Some functions whose results are
+constant in *some* arguments only are registered with rules that refuse a differentiated
+value where it would matter, never a silent zero:
+
+* ``np.bincount(x, weights)`` is differentiated w.r.t. ``weights`` (a scatter-add);
+* ``np.random.normal(loc, scale)``, ``uniform(low, high)``, ``choice(a)``,
+  ``permutation(x)`` draw constants, but a sample depends on those arguments (a
+  reparameterisation adgen does not guess), so a differentiated argument is refused:
+  write ``loc + scale * np.random.standard_normal(shape)`` instead.
+
+Not registered on purpose: ``np.unique`` (its values are a differentiable function of
+its input), ``np.histogram`` (its bin edges follow the data range).
+"""
 
 import operator
+from typing import Any
 
 import numpy as np
 
-from .registry import methods, nondifferentiable, nondifferentiable_attributes
+from .registry import (
+    lookup,
+    method_function,
+    method_rule,
+    methods,
+    nondifferentiable,
+    nondifferentiable_attributes,
+    rule,
+)
+from .samples import example
 
 nondifferentiable(
     operator.lt,
@@ -62,6 +87,179 @@ nondifferentiable(
     np.allclose,
     np.array_equal,
     np.count_nonzero,
+    # rounding, signs and classification
+    np.around,
+    np.spacing,
+    np.signbit,
+    np.isneginf,
+    np.isposinf,
+    np.iscomplex,
+    np.isreal,
+    np.iscomplexobj,
+    np.isrealobj,
+    np.isscalar,
+    np.array_equiv,
+    np.isin,
+    # indices and searching
+    np.nanargmax,
+    np.nanargmin,
+    np.argpartition,
+    np.lexsort,
+    np.searchsorted,
+    np.digitize,
+    np.nonzero,
+    np.flatnonzero,
+    np.argwhere,
+    np.indices,
+    np.unravel_index,
+    np.ravel_multi_index,
+    np.tril_indices,
+    np.triu_indices,
+    np.tril_indices_from,
+    np.triu_indices_from,
+    np.diag_indices,
+    np.diag_indices_from,
+    # constructors from constants
+    np.logspace,
+    np.geomspace,
+    np.tri,
+    # logical and bitwise operations, integer arithmetic
+    np.logical_xor,
+    np.bitwise_and,
+    np.bitwise_or,
+    np.bitwise_xor,
+    np.invert,
+    np.left_shift,
+    np.right_shift,
+    np.gcd,
+    np.lcm,
+    # dtypes
+    np.result_type,
+    np.promote_types,
+    np.can_cast,
+    np.issubdtype,
+    # random numbers that take only shapes (and a seed)
+    np.random.seed,
+    np.random.rand,
+    np.random.randn,
+    np.random.randint,
+    np.random.random,
+    np.random.random_sample,
+    np.random.standard_normal,
+    np.random.default_rng,
 )
 nondifferentiable_attributes("shape", "ndim", "size", "dtype")
-methods(argmax=np.argmax, argmin=np.argmin)
+methods(
+    argmax=np.argmax,
+    argmin=np.argmin,
+    argsort=np.argsort,
+    argpartition=np.argpartition,
+    nonzero=np.nonzero,
+    searchsorted=np.searchsorted,
+)
+
+
+@rule(
+    np.bincount,
+    examples=[
+        example("np.bincount(np.array([0, 2, 2, 1]), weights=w)", w=(4,), f32=True),
+        example("np.bincount(np.array([3, 0, 3]), w, minlength=6) * 2.0", w=(3,)),
+    ],
+)
+def bincount(ans, x, weights=None, minlength=0):
+    """Counts of ``x`` (no derivative) or sums of ``weights`` per bin: linear in ``weights``.
+
+    NumPy returns float64 sums whatever the weights' dtype; the cotangent keeps theirs."""
+
+    def jvp_weights(dw):
+        return np.bincount(x, weights=dw, minlength=np.size(ans))
+
+    def vjp_weights(g):
+        return g[x].astype(np.result_type(weights))
+
+
+# Samplers whose result depends on an argument: a differentiated argument is refused
+# (no templates), constant arguments are fine.
+@rule(np.random.normal, examples=[example("x + 0.0 * np.random.normal(1.0, 2.0, 3)", x=(3,))])
+def random_normal(loc=0.0, scale=1.0, size=None):
+    """A sample from N(loc, scale^2): refused when loc or scale is differentiated."""
+
+
+@rule(np.random.uniform, examples=[example("x * np.random.uniform(1.0, 1.0, size=(2, 3))", x=(3,))])
+def random_uniform(low=0.0, high=1.0, size=None):
+    """A sample from U(low, high): refused when low or high is differentiated."""
+
+
+@rule(np.random.choice, examples=[example("x + 0.0 * np.random.choice(4, size=3)", x=(3,))])
+def random_choice(a, size=None, replace=True, p=None):
+    """Samples of ``a``'s elements: refused when ``a`` or ``p`` is differentiated."""
+
+
+@rule(
+    np.random.permutation,
+    examples=[example("x + 0.0 * np.random.permutation(3)", x=(3,))],
+)
+def random_permutation(x):
+    """A shuffled copy of ``x`` (or of ``arange(x)``): refused when ``x`` is differentiated."""
+
+
+# Methods of a random generator (``rng = np.random.default_rng(0)``; ``rng.normal(size=3)``):
+# generated code calls the method; no derivative, and a differentiated argument is refused.
+@method_rule("normal")
+def generator_normal(rng, loc=0.0, scale=1.0, size=None):
+    """``rng.normal(loc, scale, size)``."""
+
+
+@method_rule("uniform")
+def generator_uniform(rng, low=0.0, high=1.0, size=None):
+    """``rng.uniform(low, high, size)``."""
+
+
+@method_rule("standard_normal")
+def generator_standard_normal(rng, size=None, dtype=None, out=None):
+    """``rng.standard_normal(size)``."""
+
+
+@method_rule("random")
+def generator_random(rng, size=None, dtype=None, out=None):
+    """``rng.random(size)``."""
+
+
+@method_rule("integers")
+def generator_integers(rng, low, high=None, size=None, dtype=None, endpoint=False):
+    """``rng.integers(low, high, size)``."""
+
+
+@method_rule("choice")
+def generator_choice(rng, a, size=None, replace=True, p=None, axis=0, shuffle=True):
+    """``rng.choice(a, size)``: refused when ``a`` or ``p`` is differentiated."""
+
+
+@method_rule("permutation")
+def generator_permutation(rng, x, axis=0):
+    """``rng.permutation(x)``: refused when ``x`` is differentiated."""
+
+
+def _method_examples(method: str, *examples: Any) -> None:
+    stand_in = method_function(method)
+    assert stand_in is not None
+    prim = lookup(stand_in[0])
+    assert prim is not None
+    prim.examples = examples
+
+
+_method_examples(
+    "normal", example("x + 0.0 * np.random.default_rng(0).normal(1.0, 2.0, size=3)", x=(3,))
+)
+_method_examples(
+    "uniform", example("x * np.random.default_rng(1).uniform(2.0, 2.0, size=3)", x=(3,))
+)
+_method_examples(
+    "standard_normal", example("x + 0.0 * np.random.default_rng(2).standard_normal(3)", x=(3,))
+)
+_method_examples("random", example("x + 0.0 * np.random.default_rng(3).random((2, 3))", x=(3,)))
+_method_examples("integers", example("x * np.random.default_rng(4).integers(1, 2, size=3)", x=(3,)))
+_method_examples("choice", example("x + 0.0 * np.random.default_rng(5).choice(4, size=3)", x=(3,)))
+_method_examples(
+    "permutation", example("x + 0.0 * np.random.default_rng(6).permutation(3)", x=(3,))
+)

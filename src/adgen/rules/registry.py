@@ -55,8 +55,19 @@ TEMPLATE_GLOBALS: dict[str, Any] = {"np": np, "math": math, "rt": rt}
 _SPELLING_MODULES: list[tuple[str, Any]] = [
     ("np", np),
     ("np.linalg", np.linalg),
+    ("np.random", np.random),
     ("math", math),
 ]
+
+# SciPy is optional: when it is installed, generated code may call ``scipy.special.<name>``.
+try:
+    import scipy
+    import scipy.special
+except ImportError:  # pragma: no cover - depends on the environment
+    pass
+else:
+    TEMPLATE_GLOBALS["scipy"] = scipy
+    _SPELLING_MODULES.append(("scipy.special", scipy.special))
 
 
 @dataclass
@@ -319,7 +330,8 @@ class Primitive:
         # arguments; its templates take and return tuples, one item per result
         self.outputs: int | Callable[[dict[str, Any]], int] | None = None
         self.examples: tuple[Example, ...] = ()  # what the registry-driven tests check
-        self.domain: Domain | None = None  # where its inputs are drawn from in those tests
+        # where its inputs are drawn from in those tests (one per argument for a tuple)
+        self.domain: Domain | tuple[Domain, ...] | None = None
         self.diff_params = tuple(p.name for p in params if p.name in jvp)
 
     def __repr__(self) -> str:
@@ -555,7 +567,7 @@ def rule(
     view: bool = False,
     outputs: int | Callable[[dict[str, Any]], int] | None = None,
     examples: Iterable[Example] = (),
-    domain: Domain | None = None,
+    domain: Domain | tuple[Domain, ...] | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register forward and reverse templates for one or more functions (same semantics).
 
@@ -602,7 +614,7 @@ def _register_parsed(
     view: bool = False,
     outputs: int | Callable[[dict[str, Any]], int] | None = None,
     examples: tuple[Example, ...] = (),
-    domain: Domain | None = None,
+    domain: Domain | tuple[Domain, ...] | None = None,
 ) -> None:
     params, _, jvp, vjp = _parse_rule(rule_fn, fdef)
     for fn in fns:
