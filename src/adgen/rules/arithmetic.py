@@ -22,7 +22,7 @@ import numpy as np
 
 from .. import runtime as rt
 from .registry import assign, rule
-from .samples import ANY, NONZERO, POSITIVE, Domain, example
+from .samples import ANY, NONZERO, POSITIVE, Arg, Domain, example
 
 
 @rule(assign, elementwise=True, view=True)
@@ -393,3 +393,53 @@ def copysign(ans, x1, x2):
 
     def vjp_x2(g):
         return rt.zeros_like(x2)
+
+
+@rule(
+    divmod,
+    np.divmod,
+    elementwise=True,
+    outputs=2,
+    examples=[
+        example("np.divmod(x, y)[1]", x=(3, 4), y=Arg((4,), NONZERO), f32=True),
+        example("np.divmod(x, y)[1]", x=(3, 1), y=Arg((1, 4), NONZERO)),
+        example("np.divmod(x, y)[0] + np.divmod(x, y)[1]", x=(3, 4), y=Arg(None, NONZERO)),
+        example("divmod(x, y)[1]", x=None, y=Arg(None, NONZERO)),
+        example("divmod(x, y)[1] * x", x=(4,), y=Arg((), NONZERO)),
+        example("np.divmod(x, np.full((3, 4), 0.7))[1]", x=(4,)),
+    ],
+)
+def divmod_(ans, x1, x2):
+    """(q, r) = (x1 // x2, x1 % x2): q is piecewise constant, r = x1 - q x2 with ``ans[0]`` as q."""
+
+    def jvp_x1(dx1):
+        return (rt.zeros_like(ans[0]), dx1 + rt.zeros_like(ans[1]))
+
+    def jvp_x2(dx2):
+        return (rt.zeros_like(ans[0]), -dx2 * ans[0])
+
+    def vjp_x1(g):
+        return g[1]
+
+    def vjp_x2(g):
+        return -g[1] * ans[0]
+
+
+@rule(
+    np.ldexp,
+    elementwise=True,
+    examples=[
+        example("np.ldexp(x, 3)", x=(3, 4), f32=True),
+        example("np.ldexp(x, np.arange(4) - 2)", x=(3, 4)),
+        example("np.ldexp(x, np.arange(12).reshape(3, 4) - 5)", x=(4,)),
+        example("np.ldexp(x, -1)", x=None),
+    ],
+)
+def ldexp(x1, x2):
+    """x1 * 2**x2 with integer exponents ``x2`` (not differentiated)."""
+
+    def jvp_x1(dx1):
+        return np.ldexp(dx1, x2)
+
+    def vjp_x1(g):
+        return np.ldexp(g, x2)

@@ -16,6 +16,7 @@ import math
 
 import numpy as np
 
+from .. import runtime as rt
 from .registry import nondifferentiable, rule, unary
 from .samples import ANY, NONZERO, UNIT, Arg, Domain, example
 
@@ -217,3 +218,107 @@ def conjugate(x):
 
 # real input: the imaginary part is constantly 0, its derivative exactly 0
 nondifferentiable(np.imag, np.isreal, np.iscomplex, np.signbit)
+
+
+@rule(
+    np.modf,
+    elementwise=True,
+    outputs=2,
+    examples=[
+        example(
+            "np.modf(x)[0]",
+            x=Arg((3, 4), Domain(-2.5, 2.5, avoid=(-2.0, -1.0, 1.0, 2.0))),
+            f32=True,
+        ),
+        example(
+            "np.modf(x)[0] * np.modf(x)[1] + np.modf(x)[0]",
+            x=Arg((5,), Domain(-2.5, 2.5, avoid=(-2.0, -1.0, 1.0, 2.0))),
+        ),
+        example("np.modf(x)[0]", x=Arg(None, Domain(0.1, 0.9))),
+    ],
+)
+def modf(ans, x):
+    """(fractional part, integral part): derivatives 1 and 0."""
+
+    def jvp(dx):
+        return (dx, rt.zeros_like(ans[1]))
+
+    def vjp(g):
+        return g[0]
+
+
+_KNOTS = Domain(-1.4, 1.4, avoid=(-1.0, -0.5, 0.0, 0.5, 1.0))
+
+
+@rule(
+    np.interp,
+    examples=[
+        example("np.interp(x, np.linspace(-1.0, 1.0, 5), fp)", x=Arg((7,), _KNOTS), fp=(5,)),
+        example(
+            "np.interp(x, np.linspace(-1.0, 1.0, 5), fp, left=-3.0, right=3.0)",
+            x=Arg((3, 4), _KNOTS),
+            fp=(5,),
+            f32=True,
+        ),
+        example(
+            "np.interp(x, np.linspace(-1.0, 1.0, 5), fp, right=0.0)", x=Arg(None, _KNOTS), fp=(5,)
+        ),
+        example("np.interp(x, [-1.0, 0.0, 1.0], fp)", x=Arg((2, 3), _KNOTS), fp=(3,)),
+        example(
+            "np.interp(x, [0.0, 0.5], [1.0, -2.0])",
+            x=Arg((4,), Domain(-0.4, 0.9, avoid=(0.0, 0.5))),
+        ),
+    ],
+)
+def interp(x, xp, fp, left=None, right=None):
+    """Piecewise linear in ``x`` (``xp`` increasing, not differentiated): the slope of the
+    segment holding ``x`` (at an inner knot the right one, at ``xp[-1]`` the last one; 0
+    outside the knots); linear in ``fp``. ``period`` is not supported."""
+
+    def jvp_x(dx):
+        return dx * rt.interp_slope(x, xp, fp)
+
+    def jvp_fp(dfp):
+        return np.interp(
+            x, xp, dfp, left=None if left is None else 0.0, right=None if right is None else 0.0
+        )
+
+    def vjp_x(g):
+        return g * rt.interp_slope(x, xp, fp)
+
+    def vjp_fp(g):
+        return rt.interp_vjp_fp(g, x, xp, fp, left=left, right=right)
+
+
+@rule(
+    np.polyval,
+    examples=[
+        example("np.polyval(p, x)", p=(4,), x=(5,)),
+        example("np.polyval(p, x)", p=(3,), x=(3, 4), f32=True),
+        example("np.polyval(p, x)", p=(4,), x=None),
+        example("np.polyval(p, x)", p=(1,), x=(3,)),
+        example("np.polyval(p, x)", p=(3, 2, 1), x=(4,)),
+        example("np.polyval([1.0, -2.0, 0.5], x)", x=(2, 3)),
+    ],
+)
+def polyval(p, x):
+    """Linear in the coefficients ``p`` (highest power first); in ``x`` the derivative
+    polynomial. Coefficients of more than one axis broadcast with ``x`` as in NumPy."""
+
+    def jvp_p(dp):
+        return np.polyval(dp, x)
+
+    def jvp_x(dx):
+        return dx * rt.polyval_dx(p, x)
+
+    def vjp_p(g):
+        return rt.polyval_vjp_p(g, p, x)
+
+    def vjp_x(g):
+        return rt.unbroadcast(g * rt.polyval_dx(p, x), x)
+
+
+# piecewise constant: derivative 0 (where it exists)
+nondifferentiable(np.heaviside)
+if hasattr(np, "fix"):
+    nondifferentiable(np.fix)
