@@ -157,7 +157,7 @@ def absolute(x):
         return g * np.sign(x)
 
 
-@rule(np.maximum, elementwise=True)
+@rule(np.maximum, elementwise=True, domain=ANY)
 def maximum(x, y):
     def jvp_x(dx):
         return np.where(x > y, dx, np.where(x == y, 0.5 * dx, 0.0))
@@ -172,7 +172,7 @@ def maximum(x, y):
         return np.where(y > x, g, np.where(x == y, 0.5 * g, 0.0))
 
 
-@rule(np.minimum, elementwise=True)
+@rule(np.minimum, elementwise=True, domain=ANY)
 def minimum(x, y):
     def jvp_x(dx):
         return np.where(x < y, dx, np.where(x == y, 0.5 * dx, 0.0))

@@ -18,85 +18,85 @@ import numpy as np
 
 from .. import runtime as rt
 from .registry import nondifferentiable, rule, unary
-from .samples import ANY, NONZERO, UNIT, Arg, Domain, example
+from .samples import ANY, NONZERO, POSITIVE, UNIT, Arg, Domain, example
 
 
-@unary(np.sin)
+@unary(np.sin, domain=ANY)
 def sin(x):
     return np.cos(x)
 
 
-@unary(np.cos)
+@unary(np.cos, domain=ANY)
 def cos(x):
     return -np.sin(x)
 
 
-@unary(np.tan)
+@unary(np.tan, domain=Domain(-1.2, 1.2))
 def tan(ans, x):
     return 1.0 + ans * ans
 
 
-@unary(np.arcsin)
+@unary(np.arcsin, domain=UNIT)
 def arcsin(x):
     return 1.0 / np.sqrt(1.0 - x * x)
 
 
-@unary(np.arccos)
+@unary(np.arccos, domain=UNIT)
 def arccos(x):
     return -1.0 / np.sqrt(1.0 - x * x)
 
 
-@unary(np.arctan)
+@unary(np.arctan, domain=ANY)
 def arctan(x):
     return 1.0 / (1.0 + x * x)
 
 
-@unary(np.sinh)
+@unary(np.sinh, domain=ANY)
 def sinh(x):
     return np.cosh(x)
 
 
-@unary(np.cosh)
+@unary(np.cosh, domain=ANY)
 def cosh(x):
     return np.sinh(x)
 
 
-@unary(np.tanh)
+@unary(np.tanh, domain=ANY)
 def tanh(ans, x):
     return 1.0 - ans * ans
 
 
-@unary(np.exp)
+@unary(np.exp, domain=ANY)
 def exp(ans, x):
     return ans
 
 
-@unary(np.exp2)
+@unary(np.exp2, domain=ANY)
 def exp2(ans, x):
     return ans * math.log(2.0)
 
 
-@unary(np.expm1)
+@unary(np.expm1, domain=ANY)
 def expm1(ans, x):
     return ans + 1.0
 
 
-@unary(np.log1p)
+@unary(np.log1p, domain=Domain(-0.5, 2.0))
 def log1p(x):
     return 1.0 / (1.0 + x)
 
 
-@unary(np.square)
+@unary(np.square, domain=ANY)
 def square(x):
     return 2.0 * x
 
 
-@unary(np.reciprocal)
+@unary(np.reciprocal, domain=NONZERO)
 def reciprocal(ans, x):
     return -ans * ans
 
 
-@rule(np.log, elementwise=True)
+@rule(np.log, elementwise=True, domain=POSITIVE)
 def log(x):
     def jvp(dx):
         return dx / x
@@ -105,7 +105,7 @@ def log(x):
         return g / x
 
 
-@rule(np.log2, elementwise=True)
+@rule(np.log2, elementwise=True, domain=POSITIVE)
 def log2(x):
     def jvp(dx):
         return dx / (x * math.log(2.0))
@@ -114,7 +114,7 @@ def log2(x):
         return g / (x * math.log(2.0))
 
 
-@rule(np.log10, elementwise=True)
+@rule(np.log10, elementwise=True, domain=POSITIVE)
 def log10(x):
     def jvp(dx):
         return dx / (x * math.log(10.0))
@@ -123,7 +123,7 @@ def log10(x):
         return g / (x * math.log(10.0))
 
 
-@rule(np.sqrt, elementwise=True)
+@rule(np.sqrt, elementwise=True, domain=POSITIVE)
 def sqrt(ans, x):
     def jvp(dx):
         return dx / (2.0 * ans)
