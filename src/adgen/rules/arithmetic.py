@@ -2,13 +2,27 @@
 
 Conventions at kinks: ``abs`` has derivative 0 at 0 (``np.sign``);
 ``maximum``/``minimum`` split the derivative evenly between tied operands.
+
+``fmax``/``fmin`` do the same at ties; where one operand is NaN the other (the one
+returned) gets the whole derivative, and where both are NaN the first one does.
+``copysign(x, y)`` = ``|x| sign(y)`` has derivative ``sign(x) * copysign(1, y)`` in
+``x`` -- 0 at ``x == 0``, like ``abs`` -- and 0 in ``y`` (piecewise constant).
+``fmod(x, y)`` = ``x - q y`` with ``q`` the truncated quotient the result was computed
+with (``rint((x - fmod(x, y)) / y)``, so at a jump the derivative is that of the piece
+the result lies on); likewise ``divmod`` uses its own quotient. ``hypot`` at ``(0, 0)``
+has derivative 0 in both arguments (as ``abs`` at 0); ``arctan2`` at ``(0, 0)`` gives
+NaN (no derivative there); across its branch cut (``x1 == 0``, ``x2 < 0``) it jumps and
+the derivative is the smooth one of either side. ``float_power`` follows ``power``:
+w.r.t. the exponent, the log is taken at 1 where the base is 0.
 """
 
 import operator
 
 import numpy as np
 
+from .. import runtime as rt
 from .registry import assign, rule
+from .samples import ANY, NONZERO, POSITIVE, Arg, Domain, example
 
 
 @rule(assign, elementwise=True, view=True)
@@ -143,7 +157,7 @@ def absolute(x):
         return g * np.sign(x)
 
 
-@rule(np.maximum, elementwise=True)
+@rule(np.maximum, elementwise=True, domain=ANY)
 def maximum(x, y):
     def jvp_x(dx):
         return np.where(x > y, dx, np.where(x == y, 0.5 * dx, 0.0))
@@ -158,7 +172,7 @@ def maximum(x, y):
         return np.where(y > x, g, np.where(x == y, 0.5 * g, 0.0))
 
 
-@rule(np.minimum, elementwise=True)
+@rule(np.minimum, elementwise=True, domain=ANY)
 def minimum(x, y):
     def jvp_x(dx):
         return np.where(x < y, dx, np.where(x == y, 0.5 * dx, 0.0))
@@ -217,3 +231,215 @@ def clip(a, a_min, a_max):
 
     def vjp_a_max(g):
         return np.where(a > a_max, g, 0.0)
+
+
+@rule(np.logaddexp, elementwise=True, domain=Domain(-3.0, 3.0))
+def logaddexp(ans, x1, x2):
+    def jvp_x1(dx1):
+        return dx1 * np.exp(x1 - ans)
+
+    def jvp_x2(dx2):
+        return dx2 * np.exp(x2 - ans)
+
+    def vjp_x1(g):
+        return g * np.exp(x1 - ans)
+
+    def vjp_x2(g):
+        return g * np.exp(x2 - ans)
+
+
+@rule(np.logaddexp2, elementwise=True, domain=Domain(-3.0, 3.0))
+def logaddexp2(ans, x1, x2):
+    def jvp_x1(dx1):
+        return dx1 * np.exp2(x1 - ans)
+
+    def jvp_x2(dx2):
+        return dx2 * np.exp2(x2 - ans)
+
+    def vjp_x1(g):
+        return g * np.exp2(x1 - ans)
+
+    def vjp_x2(g):
+        return g * np.exp2(x2 - ans)
+
+
+@rule(np.arctan2, elementwise=True, domain=NONZERO)
+def arctan2(x1, x2):
+    """d atan2(y, x) = (x dy - y dx) / (x^2 + y^2): NaN at (0, 0)."""
+
+    def jvp_x1(dx1):
+        return dx1 * x2 / (x1 * x1 + x2 * x2)
+
+    def jvp_x2(dx2):
+        return -(dx2 * x1 / (x1 * x1 + x2 * x2))
+
+    def vjp_x1(g):
+        return g * x2 / (x1 * x1 + x2 * x2)
+
+    def vjp_x2(g):
+        return -(g * x1 / (x1 * x1 + x2 * x2))
+
+
+@rule(np.hypot, elementwise=True, domain=ANY)
+def hypot(ans, x1, x2):
+    """x1 / hypot(x1, x2); 0 at (0, 0), where ``ans == 0`` (and so ``x1 == 0``)."""
+
+    def jvp_x1(dx1):
+        return dx1 * x1 / np.where(ans == 0, 1.0, ans)
+
+    def jvp_x2(dx2):
+        return dx2 * x2 / np.where(ans == 0, 1.0, ans)
+
+    def vjp_x1(g):
+        return g * x1 / np.where(ans == 0, 1.0, ans)
+
+    def vjp_x2(g):
+        return g * x2 / np.where(ans == 0, 1.0, ans)
+
+
+@rule(np.fmax, elementwise=True, domain=ANY)
+def fmax(x1, x2):
+    """Like ``maximum`` (ties split evenly); a NaN operand leaves the derivative to the other."""
+
+    def jvp_x1(dx1):
+        return np.where((x1 > x2) | np.isnan(x2), dx1, np.where(x1 == x2, 0.5 * dx1, 0.0))
+
+    def jvp_x2(dx2):
+        return np.where(
+            (x2 > x1) | (np.isnan(x1) & ~np.isnan(x2)), dx2, np.where(x1 == x2, 0.5 * dx2, 0.0)
+        )
+
+    def vjp_x1(g):
+        return np.where((x1 > x2) | np.isnan(x2), g, np.where(x1 == x2, 0.5 * g, 0.0))
+
+    def vjp_x2(g):
+        return np.where(
+            (x2 > x1) | (np.isnan(x1) & ~np.isnan(x2)), g, np.where(x1 == x2, 0.5 * g, 0.0)
+        )
+
+
+@rule(np.fmin, elementwise=True, domain=ANY)
+def fmin(x1, x2):
+    """Like ``minimum`` (ties split evenly); a NaN operand leaves the derivative to the other."""
+
+    def jvp_x1(dx1):
+        return np.where((x1 < x2) | np.isnan(x2), dx1, np.where(x1 == x2, 0.5 * dx1, 0.0))
+
+    def jvp_x2(dx2):
+        return np.where(
+            (x2 < x1) | (np.isnan(x1) & ~np.isnan(x2)), dx2, np.where(x1 == x2, 0.5 * dx2, 0.0)
+        )
+
+    def vjp_x1(g):
+        return np.where((x1 < x2) | np.isnan(x2), g, np.where(x1 == x2, 0.5 * g, 0.0))
+
+    def vjp_x2(g):
+        return np.where(
+            (x2 < x1) | (np.isnan(x1) & ~np.isnan(x2)), g, np.where(x1 == x2, 0.5 * g, 0.0)
+        )
+
+
+@rule(np.fmod, elementwise=True, domain=NONZERO)
+def fmod(ans, x1, x2):
+    """x1 - q x2 with q the (truncated) quotient the result was computed with."""
+
+    def jvp_x1(dx1):
+        return dx1
+
+    def jvp_x2(dx2):
+        return -dx2 * np.rint((x1 - ans) / x2)
+
+    def vjp_x1(g):
+        return g
+
+    def vjp_x2(g):
+        return -g * np.rint((x1 - ans) / x2)
+
+
+@rule(
+    np.float_power,
+    elementwise=True,
+    domain=POSITIVE,
+    examples=[example("np.float_power(x, 3.0)", x=(3, 4), f32=True)],
+)
+def float_power(ans, x1, x2):
+    """``power`` computed in float64; w.r.t. the exponent the log is taken at 1 where x1 == 0."""
+
+    def jvp_x1(dx1):
+        return dx1 * x2 * np.float_power(x1, x2 - 1)
+
+    def jvp_x2(dx2):
+        return dx2 * ans * np.log(np.where(x1 == 0, 1.0, x1))
+
+    def vjp_x1(g):
+        return g * x2 * np.float_power(x1, x2 - 1)
+
+    def vjp_x2(g):
+        return g * ans * np.log(np.where(x1 == 0, 1.0, x1))
+
+
+@rule(np.copysign, elementwise=True, domain=NONZERO)
+def copysign(ans, x1, x2):
+    """|x1| with the sign of x2: ``sign(x1) * copysign(1, x2)`` in x1 (0 at x1 == 0), 0 in x2."""
+
+    def jvp_x1(dx1):
+        return dx1 * np.sign(x1) * np.copysign(1.0, x2)
+
+    def jvp_x2(dx2):
+        return rt.zeros_like(ans)
+
+    def vjp_x1(g):
+        return g * np.sign(x1) * np.copysign(1.0, x2)
+
+    def vjp_x2(g):
+        return rt.zeros_like(x2)
+
+
+@rule(
+    divmod,
+    np.divmod,
+    elementwise=True,
+    outputs=2,
+    examples=[
+        example("np.divmod(x, y)[1]", x=(3, 4), y=Arg((4,), NONZERO), f32=True),
+        example("np.divmod(x, y)[1]", x=(3, 1), y=Arg((1, 4), NONZERO)),
+        example("np.divmod(x, y)[0] + np.divmod(x, y)[1]", x=(3, 4), y=Arg(None, NONZERO)),
+        example("divmod(x, y)[1]", x=None, y=Arg(None, NONZERO)),
+        example("divmod(x, y)[1] * x", x=(4,), y=Arg((), NONZERO)),
+        example("np.divmod(x, np.full((3, 4), 0.7))[1]", x=(4,)),
+    ],
+)
+def divmod_(ans, x1, x2):
+    """(q, r) = (x1 // x2, x1 % x2): q is piecewise constant, r = x1 - q x2 with ``ans[0]`` as q."""
+
+    def jvp_x1(dx1):
+        return (rt.zeros_like(ans[0]), dx1 + rt.zeros_like(ans[1]))
+
+    def jvp_x2(dx2):
+        return (rt.zeros_like(ans[0]), -dx2 * ans[0])
+
+    def vjp_x1(g):
+        return g[1]
+
+    def vjp_x2(g):
+        return -g[1] * ans[0]
+
+
+@rule(
+    np.ldexp,
+    elementwise=True,
+    examples=[
+        example("np.ldexp(x, 3)", x=(3, 4), f32=True),
+        example("np.ldexp(x, np.arange(4) - 2)", x=(3, 4)),
+        example("np.ldexp(x, np.arange(12).reshape(3, 4) - 5)", x=(4,)),
+        example("np.ldexp(x, -1)", x=None),
+    ],
+)
+def ldexp(x1, x2):
+    """x1 * 2**x2 with integer exponents ``x2`` (not differentiated)."""
+
+    def jvp_x1(dx1):
+        return np.ldexp(dx1, x2)
+
+    def vjp_x1(g):
+        return np.ldexp(g, x2)
