@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import runtime as rt
 from .registry import attribute_rule, methods, rule
-from .samples import INVERTIBLE, example
+from .samples import INVERTIBLE, SPD, SYMMETRIC, Arg, example
 
 
 @rule(np.matmul, operator.matmul)
@@ -112,3 +112,194 @@ def slogdet(ans, a):
 
     def vjp(g):
         return np.expand_dims(g[1], (-2, -1)) * np.swapaxes(np.linalg.inv(a), -1, -2)
+
+
+# -- np.linalg: inverses, solves, determinants and factorizations -----------------------------
+# All accept stacks of matrices (..., n, n); matrix transposes are np.swapaxes(., -1, -2).
+
+
+@rule(
+    np.linalg.inv,
+    domain=INVERTIBLE,
+    examples=[
+        example("np.linalg.inv(a)", a=(3, 3), f32=True),
+        example("np.linalg.inv(a)", a=(2, 2, 2)),
+        example("np.sum(np.linalg.inv(a) ** 2)", a=(4, 4)),
+    ],
+)
+def inv(ans, a):
+    """d(a⁻¹) = -a⁻¹ da a⁻¹."""
+
+    def jvp(da):
+        return -(ans @ da @ ans)
+
+    def vjp(g):
+        return -(np.swapaxes(ans, -1, -2) @ g @ np.swapaxes(ans, -1, -2))
+
+
+@rule(
+    np.linalg.solve,
+    examples=[
+        example("np.linalg.solve(a, b)", a=Arg((3, 3), INVERTIBLE), b=(3,), f32=True),
+        example("np.linalg.solve(a, b)", a=Arg((3, 3), INVERTIBLE), b=(3, 2), f32=True),
+        example("np.linalg.solve(a, b)", a=Arg((2, 3, 3), INVERTIBLE), b=(3,)),
+        example("np.linalg.solve(a, b)", a=Arg((2, 3, 3), INVERTIBLE), b=(3, 2)),
+        example("np.linalg.solve(a, b)", a=Arg((3, 3), INVERTIBLE), b=(2, 3, 1)),
+    ],
+)
+def solve(ans, a, b):
+    """x = a⁻¹ b. NumPy 2: a 1-d ``b`` is one vector (for every matrix of a stack ``a``);
+    otherwise ``b`` is a (stack of) matrices. dx = a⁻¹ (db - da x)."""
+
+    def jvp_a(da):
+        xm = ans[..., None] if np.ndim(b) == 1 else ans
+        dxm = -np.linalg.solve(a, da @ xm)
+        return dxm[..., 0] if np.ndim(b) == 1 else dxm
+
+    def jvp_b(db):
+        return np.linalg.solve(a, db)
+
+    def vjp_a(g):
+        xm = ans[..., None] if np.ndim(b) == 1 else ans
+        gm = g[..., None] if np.ndim(b) == 1 else g
+        return rt.unbroadcast(
+            -(np.linalg.solve(np.swapaxes(a, -1, -2), gm) @ np.swapaxes(xm, -1, -2)), a
+        )
+
+    def vjp_b(g):
+        gm = g[..., None] if np.ndim(b) == 1 else g
+        gbm = np.linalg.solve(np.swapaxes(a, -1, -2), gm)
+        return rt.unbroadcast(gbm[..., 0] if np.ndim(b) == 1 else gbm, b)
+
+
+@rule(
+    np.linalg.det,
+    domain=INVERTIBLE,
+    examples=[
+        example("np.linalg.det(a)", a=(3, 3), f32=True),
+        example("np.linalg.det(a)", a=(2, 3, 3)),
+        example("np.linalg.det(a) ** 2", a=(1, 1)),
+    ],
+)
+def det(ans, a):
+    """d det a = det a · tr(a⁻¹ da) (invertible ``a``; not claimed at singular matrices)."""
+
+    def jvp(da):
+        return ans * np.trace(np.linalg.solve(a, da), axis1=-2, axis2=-1)
+
+    def vjp(g):
+        return np.expand_dims(g * ans, (-2, -1)) * np.swapaxes(np.linalg.inv(a), -1, -2)
+
+
+@rule(
+    np.linalg.cholesky,
+    domain=SPD,
+    examples=[
+        example("np.linalg.cholesky(a)", a=(3, 3), f32=True),
+        example("np.linalg.cholesky(a)", a=(2, 3, 3)),
+        example("np.linalg.cholesky(a, upper=True)", a=(3, 3), f32=True),
+        example("np.sum(np.linalg.cholesky(a) ** 2)", a=(4, 4)),
+    ],
+)
+def cholesky(ans, a, upper=False):
+    """``a = L Lᵀ``. NumPy reads only the lower triangle of ``a`` (the upper one with
+    ``upper=True``), so the derivative w.r.t. the other triangle is 0: the tangent is
+    symmetrized from the triangle read, and the cotangent lives on that triangle.
+    dL = L Φ(L⁻¹ dA L⁻ᵀ), Φ = lower triangle with the diagonal halved."""
+
+    def jvp(da):
+        low = np.swapaxes(ans, -1, -2) if upper else ans
+        if upper:
+            ds = np.triu(da) + np.swapaxes(np.triu(da, 1), -1, -2)
+        else:
+            ds = np.tril(da) + np.swapaxes(np.tril(da, -1), -1, -2)
+        x = np.linalg.solve(low, np.swapaxes(np.linalg.solve(low, ds), -1, -2))
+        dlow = low @ (np.tril(x) - 0.5 * (x * np.eye(np.shape(a)[-1], dtype=x.dtype)))
+        return np.swapaxes(dlow, -1, -2) if upper else dlow
+
+    def vjp(g):
+        low = np.swapaxes(ans, -1, -2) if upper else ans
+        glow = np.swapaxes(g, -1, -2) if upper else g
+        eye = np.eye(np.shape(a)[-1], dtype=low.dtype)
+        p = np.swapaxes(low, -1, -2) @ glow
+        p = np.tril(p) - 0.5 * (p * eye)
+        y = np.linalg.solve(np.swapaxes(low, -1, -2), p)
+        s = np.swapaxes(np.linalg.solve(np.swapaxes(low, -1, -2), np.swapaxes(y, -1, -2)), -1, -2)
+        s = s + np.swapaxes(s, -1, -2)
+        if upper:
+            return np.triu(s) - 0.5 * (s * eye)
+        return np.tril(s) - 0.5 * (s * eye)
+
+
+@rule(
+    np.linalg.eigh,
+    outputs=2,
+    domain=SYMMETRIC,
+    examples=[
+        example("np.linalg.eigh(a)[0]", a=(3, 3), f32=True),
+        example("np.linalg.eigh(a)[1] ** 2", a=(3, 3), f32=True),
+        example("np.linalg.eigh(a, UPLO='U')[1] ** 2", a=(3, 3)),
+        example(
+            "(np.linalg.eigh(a)[1] * np.linalg.eigh(a)[0][..., None, :] ** 3) "
+            "@ np.transpose(np.linalg.eigh(a)[1], (0, 2, 1))",
+            a=(2, 3, 3),
+        ),
+        example("np.linalg.eigh(a)[0] * np.sum(np.linalg.eigh(a)[1] ** 2, axis=0)", a=(4, 4)),
+    ],
+)
+def eigh(ans, a, UPLO="L"):  # noqa: N803 - NumPy's parameter name
+    """``w, v = eigh(a)`` (ascending ``w``, distinct eigenvalues). NumPy reads one triangle
+    (``UPLO``), so the tangent is symmetrized from it and the cotangent lives on it.
+    With M = vᵀ dA v: dw = diag(M), dv = v (F ∘ M), F_ij = 1 / (w_j - w_i) off the diagonal.
+    Eigenvectors are defined up to sign: differentiate sign-invariant functions of them."""
+
+    def jvp(da):
+        if UPLO in ("U", "u"):
+            ds = np.triu(da) + np.swapaxes(np.triu(da, 1), -1, -2)
+        else:
+            ds = np.tril(da) + np.swapaxes(np.tril(da, -1), -1, -2)
+        w = ans[0]
+        v = ans[1]
+        eye = np.eye(np.shape(a)[-1], dtype=w.dtype)
+        f = (1.0 - eye) / (w[..., None, :] - w[..., :, None] + eye)
+        m = np.swapaxes(v, -1, -2) @ ds @ v
+        return (np.sum(m * eye, axis=-1), v @ (f * m))
+
+    def vjp(g):
+        w = ans[0]
+        v = ans[1]
+        eye = np.eye(np.shape(a)[-1], dtype=w.dtype)
+        f = (1.0 - eye) / (w[..., None, :] - w[..., :, None] + eye)
+        inner = f * (np.swapaxes(v, -1, -2) @ g[1]) + g[0][..., None] * eye
+        s = v @ inner @ np.swapaxes(v, -1, -2)
+        if UPLO in ("U", "u"):
+            return np.triu(s) + np.triu(np.swapaxes(s, -1, -2), 1)
+        return np.tril(s) + np.tril(np.swapaxes(s, -1, -2), -1)
+
+
+@rule(
+    np.linalg.eigvalsh,
+    domain=SYMMETRIC,
+    examples=[
+        example("np.linalg.eigvalsh(a)", a=(3, 3), f32=True),
+        example("np.linalg.eigvalsh(a, UPLO='U')", a=(3, 3)),
+        example("np.linalg.eigvalsh(a)", a=(2, 4, 4)),
+    ],
+)
+def eigvalsh(a, UPLO="L"):  # noqa: N803 - NumPy's parameter name
+    """Eigenvalues of the symmetric matrix read from one triangle: dw_i = v_iᵀ dA v_i."""
+
+    def jvp(da):
+        if UPLO in ("U", "u"):
+            ds = np.triu(da) + np.swapaxes(np.triu(da, 1), -1, -2)
+        else:
+            ds = np.tril(da) + np.swapaxes(np.tril(da, -1), -1, -2)
+        v = np.linalg.eigh(a, UPLO)[1]
+        return np.sum(v * (ds @ v), axis=-2)
+
+    def vjp(g):
+        v = np.linalg.eigh(a, UPLO)[1]
+        s = (v * g[..., None, :]) @ np.swapaxes(v, -1, -2)
+        if UPLO in ("U", "u"):
+            return np.triu(s) + np.triu(np.swapaxes(s, -1, -2), 1)
+        return np.tril(s) + np.tril(np.swapaxes(s, -1, -2), -1)
