@@ -27,6 +27,7 @@ __all__ = [
     "mean_vjp",
     "minmax_vjp",
     "prod_vjp",
+    "require_square",
     "unbroadcast",
     "unreduce",
 ]
@@ -452,3 +453,23 @@ def split_last(xs: Any) -> tuple[Any, Any]:
     ([1.0, 2.0], 3.0)
     """
     return xs[:-1], xs[-1]
+
+
+# -- np.linalg helpers --
+
+
+def require_square(a: Any, what: str) -> None:
+    """Raise ``ValueError`` unless ``a`` is a (stack of) square matrices: derivative code of
+    ``what`` holds only for square inputs there (it is checked when that code runs).
+
+    >>> require_square(np.eye(2), "np.linalg.svd with full_matrices=True")
+    >>> require_square(np.ones((3, 2)), "np.linalg.svd")
+    Traceback (most recent call last):
+    ...
+    ValueError: adgen: the derivative of np.linalg.svd needs square matrices, not shape (3, 2)
+    """
+    shape = np.shape(a)
+    if len(shape) < 2 or shape[-1] != shape[-2]:
+        raise ValueError(
+            f"adgen: the derivative of {what} needs square matrices, not shape {shape}"
+        )

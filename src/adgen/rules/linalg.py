@@ -303,3 +303,97 @@ def eigvalsh(a, UPLO="L"):  # noqa: N803 - NumPy's parameter name
         if UPLO in ("U", "u"):
             return np.triu(s) + np.triu(np.swapaxes(s, -1, -2), 1)
         return np.tril(s) + np.tril(np.swapaxes(s, -1, -2), -1)
+
+
+def _svd_outputs(static):
+    return 3 if static["compute_uv"] else 1
+
+
+@rule(
+    np.linalg.svd,
+    outputs=_svd_outputs,
+    examples=[
+        example("np.linalg.svd(a, compute_uv=False)", a=(3, 3), f32=True),
+        example("np.linalg.svd(a, compute_uv=False)", a=(2, 4, 3)),
+        example("np.linalg.svd(a, full_matrices=False)[1]", a=(2, 3)),
+        example("np.linalg.svd(a, full_matrices=False)[0] ** 2", a=(4, 3), f32=True),
+        example("np.linalg.svd(a, full_matrices=False)[2] ** 2", a=(2, 4)),
+        example(
+            "np.linalg.svd(a)[0] * np.linalg.svd(a)[2] * np.linalg.svd(a)[1][..., None] ** 2",
+            a=(2, 3, 3),
+        ),
+        example(
+            "np.linalg.svd(a, full_matrices=False)[0] @ np.linalg.svd(a, full_matrices=False)[2]",
+            a=(3, 2),
+        ),
+        example("np.linalg.svd(a, hermitian=True)[2] ** 2", a=Arg((3, 3), SYMMETRIC)),
+        example("np.linalg.svd(a, compute_uv=False, hermitian=True)", a=Arg((3, 3), SYMMETRIC)),
+    ],
+)
+def svd(ans, a, full_matrices=True, compute_uv=True, hermitian=False):
+    """``u, s, vh = svd(a)`` for distinct nonzero singular values (not claimed elsewhere).
+    With ``full_matrices=True`` (the default) ``a`` must be square (the extra columns of a
+    full ``u`` or ``vh`` are not unique; checked at run time). ``compute_uv=False`` has one
+    result, ``s``: ds_i = u_iᵀ da v_i. ``hermitian=True`` reads the lower triangle of ``a``
+    (NumPy calls eigh), so the tangent is symmetrized from it and the cotangent lives on it.
+    Singular vectors are defined up to sign: differentiate sign-invariant functions."""
+
+    def jvp(da):
+        if hermitian:
+            dm = np.tril(da) + np.swapaxes(np.tril(da, -1), -1, -2)
+        else:
+            dm = da
+        if not compute_uv:
+            u, _, vh = np.linalg.svd(a, full_matrices=False, hermitian=hermitian)
+            return (np.sum(u * (dm @ np.swapaxes(vh, -1, -2)), axis=-2),)
+        if full_matrices:
+            rt.require_square(a, "np.linalg.svd with full_matrices=True")
+        u = ans[0]
+        s = ans[1]
+        v = np.swapaxes(ans[2], -1, -2)
+        eye = np.eye(np.shape(s)[-1], dtype=s.dtype)
+        sq = s * s
+        f = (1.0 - eye) / (sq[..., None, :] - sq[..., :, None] + eye)
+        dp = np.swapaxes(u, -1, -2) @ dm @ v
+        dpt = np.swapaxes(dp, -1, -2)
+        du = (
+            u @ (f * (dp * s[..., None, :] + s[..., :, None] * dpt))
+            + (dm @ v - u @ dp) / s[..., None, :]
+        )
+        dv = (
+            v @ (f * (s[..., :, None] * dp + dpt * s[..., None, :]))
+            + (np.swapaxes(dm, -1, -2) @ u - v @ dpt) / s[..., None, :]
+        )
+        return (du, np.sum(dp * eye, axis=-1), np.swapaxes(dv, -1, -2))
+
+    def vjp(g):
+        if not compute_uv:
+            u, _, vh = np.linalg.svd(a, full_matrices=False, hermitian=hermitian)
+            ga = (u * g[0][..., None, :]) @ vh
+        else:
+            if full_matrices:
+                rt.require_square(a, "np.linalg.svd with full_matrices=True")
+            u = ans[0]
+            s = ans[1]
+            vh = ans[2]
+            v = np.swapaxes(vh, -1, -2)
+            gu = g[0]
+            gv = np.swapaxes(g[2], -1, -2)
+            ut = np.swapaxes(u, -1, -2)
+            gvt = g[2]
+            eye = np.eye(np.shape(s)[-1], dtype=s.dtype)
+            sq = s * s
+            f = (1.0 - eye) / (sq[..., None, :] - sq[..., :, None] + eye)
+            inner = (
+                g[1][..., None] * eye
+                + (f * (ut @ gu - np.swapaxes(gu, -1, -2) @ u)) * s[..., None, :]
+                + s[..., :, None] * (f * (vh @ gv - gvt @ v))
+            )
+            ga = (
+                u @ inner @ vh
+                + ((gu - u @ (ut @ gu)) / s[..., None, :]) @ vh
+                + (u / s[..., None, :]) @ (gvt - (gvt @ v) @ vh)
+            )
+        if hermitian:
+            return np.tril(ga) + np.tril(np.swapaxes(ga, -1, -2), -1)
+        return ga
