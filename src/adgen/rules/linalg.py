@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import runtime as rt
 from .registry import attribute_rule, methods, rule
-from .samples import INVERTIBLE, SPD, SYMMETRIC, Arg, example
+from .samples import INVERTIBLE, SPD, SYMMETRIC, Arg, Domain, example
 
 
 @rule(np.matmul, operator.matmul)
@@ -397,3 +397,108 @@ def svd(ans, a, full_matrices=True, compute_uv=True, hermitian=False):
         if hermitian:
             return np.tril(ga) + np.tril(np.swapaxes(ga, -1, -2), -1)
         return ga
+
+
+# -- norms: np.linalg.norm, vector_norm, matrix_norm -------------------------------------------
+# Conventions at kinks (see rt.norm_grad): derivative 0 where the norm is 0 (like JAX's
+# 2-norm), sign(0) = 0 for 1-norms, ties of max/min-type norms share evenly, the nuclear norm
+# takes u vᵀ over the nonzero singular values only.
+
+
+@rule(
+    np.linalg.norm,
+    examples=[
+        example("np.linalg.norm(x)", x=(4,), f32=True),
+        example("np.linalg.norm(x)", x=(2, 3, 2)),
+        example("np.linalg.norm(x, axis=1, keepdims=True)", x=(3, 4), f32=True),
+        example("np.linalg.norm(x, ord=1, axis=0)", x=(3, 4)),
+        example("np.linalg.norm(x, ord=np.inf, axis=-1)", x=(2, 3, 4)),
+        example("np.linalg.norm(x, ord=-np.inf)", x=(5,)),
+        example("np.linalg.norm(x, ord=3)", x=(4,), f32=True),
+        example("np.linalg.norm(x, ord=0.5, axis=1)", x=Arg((2, 3), Domain(0.3, 1.5))),
+        example("np.linalg.norm(x, ord=2)", x=(4,)),
+        example("np.linalg.norm(x, ord='fro', axis=(0, 2), keepdims=True)", x=(3, 2, 4)),
+        example("np.linalg.norm(x, ord='nuc')", x=(3, 4), f32=True),
+        example("np.linalg.norm(x, ord=2)", x=(4, 3)),
+        example("np.linalg.norm(x, ord=-2, axis=(1, 2))", x=(2, 3, 3)),
+        example("np.linalg.norm(x, ord=1)", x=(3, 3)),
+        example("np.linalg.norm(x, ord=-np.inf, axis=(2, 0))", x=(3, 4, 2)),
+    ],
+)
+def norm(ans, x, ord=None, axis=None, keepdims=False):  # noqa: A002 - NumPy's parameter name
+    """``ord=None``: the 2-norm (Frobenius) over ``axis`` (all axes by default), d‖x‖ =
+    xᵀdx / ‖x‖, 0 at x = 0. Other orders, vector or matrix, per ``rt.norm_grad``."""
+
+    def jvp(dx):
+        if ord is None:
+            return np.sum(x * dx, axis=axis, keepdims=keepdims) / np.where(ans == 0, 1, ans)
+        return np.sum(rt.norm_grad(ans, x, ord, axis, keepdims) * dx, axis=axis, keepdims=keepdims)
+
+    def vjp(g):
+        if ord is None:
+            return rt.unreduce(g / np.where(ans == 0, 1, ans), x, axis, keepdims) * x
+        return rt.unreduce(g, x, axis, keepdims) * rt.norm_grad(ans, x, ord, axis, keepdims)
+
+
+if hasattr(np.linalg, "vector_norm"):
+
+    @rule(
+        np.linalg.vector_norm,
+        examples=[
+            example("np.linalg.vector_norm(x)", x=(3, 4), f32=True),
+            example("np.linalg.vector_norm(x, axis=(0, 2), keepdims=True)", x=(2, 3, 2)),
+            example("np.linalg.vector_norm(x, ord=1, axis=-1)", x=(3, 4)),
+            example("np.linalg.vector_norm(x, ord=np.inf)", x=(3, 4), f32=True),
+            example("np.linalg.vector_norm(x, ord=4, axis=0)", x=(3, 2)),
+        ],
+    )
+    def vector_norm(ans, x, *, axis=None, keepdims=False, ord=2):  # noqa: A002
+        """Vector norms over ``axis`` (all axes, flattened, by default)."""
+
+        def jvp(dx):
+            if ord == 2:
+                return np.sum(x * dx, axis=axis, keepdims=keepdims) / np.where(ans == 0, 1, ans)
+            return np.sum(
+                rt.norm_grad(ans, x, ord, axis, keepdims, "vector") * dx,
+                axis=axis,
+                keepdims=keepdims,
+            )
+
+        def vjp(g):
+            if ord == 2:
+                return rt.unreduce(g / np.where(ans == 0, 1, ans), x, axis, keepdims) * x
+            return rt.unreduce(g, x, axis, keepdims) * rt.norm_grad(
+                ans, x, ord, axis, keepdims, "vector"
+            )
+
+
+if hasattr(np.linalg, "matrix_norm"):
+
+    @rule(
+        np.linalg.matrix_norm,
+        examples=[
+            example("np.linalg.matrix_norm(x)", x=(3, 4), f32=True),
+            example("np.linalg.matrix_norm(x, keepdims=True)", x=(2, 3, 3)),
+            example("np.linalg.matrix_norm(x, ord='nuc')", x=(2, 3, 2)),
+            example("np.linalg.matrix_norm(x, ord=2)", x=(3, 3), f32=True),
+            example("np.linalg.matrix_norm(x, ord=np.inf)", x=(2, 3, 4)),
+        ],
+    )
+    def matrix_norm(ans, x, *, keepdims=False, ord="fro"):  # noqa: A002
+        """Matrix norms over the last two axes."""
+
+        def jvp(dx):
+            if ord == "fro":
+                return np.sum(x * dx, axis=(-2, -1), keepdims=keepdims) / np.where(ans == 0, 1, ans)
+            return np.sum(
+                rt.norm_grad(ans, x, ord, None, keepdims, "matrix") * dx,
+                axis=(-2, -1),
+                keepdims=keepdims,
+            )
+
+        def vjp(g):
+            if ord == "fro":
+                return rt.unreduce(g / np.where(ans == 0, 1, ans), x, (-2, -1), keepdims) * x
+            return rt.unreduce(g, x, (-2, -1), keepdims) * rt.norm_grad(
+                ans, x, ord, None, keepdims, "matrix"
+            )
