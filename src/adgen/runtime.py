@@ -24,11 +24,14 @@ __all__ = [
     "getitem_vjp",
     "matmul_vjp_a",
     "matmul_vjp_b",
+    "matrix_power_jvp",
+    "matrix_power_vjp",
     "mean_vjp",
     "minmax_vjp",
     "norm_grad",
     "prod_vjp",
     "require_square",
+    "require_tall",
     "unbroadcast",
     "unreduce",
 ]
@@ -557,3 +560,68 @@ def norm_grad(
     else:
         raise ValueError(f"invalid norm order {ord!r} for matrices")
     return np.asarray(np.moveaxis(gm, (-2, -1), axes), dtype=dtype)
+
+
+def require_tall(a: Any, what: str) -> None:
+    """Raise ``ValueError`` unless ``a`` is a (stack of) matrices with at least as many rows
+    as columns: derivative code of ``what`` holds only for those.
+
+    >>> require_tall(np.ones((3, 2)), "np.linalg.qr")
+    """
+    shape = np.shape(a)
+    if len(shape) < 2 or shape[-2] < shape[-1]:
+        raise ValueError(
+            f"adgen: the derivative of {what} needs matrices with rows >= columns, not shape "
+            f"{shape}"
+        )
+
+
+def _powers(a: NDArray[Any], n: int) -> list[NDArray[Any]]:
+    """``[a**0, a**1, ..., a**(n-1)]`` (matrix powers, stacked over leading axes)."""
+    eye = np.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape)
+    out = [eye]
+    for _ in range(n - 1):
+        out.append(out[-1] @ a)
+    return out
+
+
+def matrix_power_jvp(a: Any, n: int, da: Any) -> NDArray[Any]:
+    """Tangent of ``np.linalg.matrix_power(a, n)``: ``Σ_k aᵏ da aⁿ⁻¹⁻ᵏ`` (``a⁻¹`` and its
+    tangent ``-a⁻¹ da a⁻¹`` for ``n < 0``; zeros for ``n == 0``).
+
+    >>> matrix_power_jvp(np.eye(2) * 2.0, 2, np.eye(2)).tolist()
+    [[4.0, 0.0], [0.0, 4.0]]
+    """
+    a = np.asarray(a)
+    da = np.asarray(da, dtype=np.result_type(a, da))
+    if n == 0:
+        return np.zeros(np.broadcast_shapes(a.shape, da.shape), dtype=da.dtype)
+    if n < 0:
+        inv = np.linalg.inv(a)
+        return matrix_power_jvp(inv, -n, -(inv @ da @ inv))
+    pw = _powers(a, n)
+    out = pw[0] @ da @ pw[n - 1]
+    for k in range(1, n):
+        out = out + pw[k] @ da @ pw[n - 1 - k]
+    return out
+
+
+def matrix_power_vjp(g: Any, a: Any, n: int) -> NDArray[Any]:
+    """Cotangent of ``np.linalg.matrix_power(a, n)`` w.r.t. ``a``.
+
+    >>> matrix_power_vjp(np.ones((2, 2)), np.eye(2), 2).tolist()
+    [[2.0, 2.0], [2.0, 2.0]]
+    """
+    a = np.asarray(a)
+    g = np.asarray(g, dtype=np.result_type(a, g))
+    if n == 0:
+        return np.zeros(a.shape, dtype=g.dtype)
+    if n < 0:
+        inv = np.linalg.inv(a)
+        gi = matrix_power_vjp(g, inv, -n)
+        return -(np.swapaxes(inv, -1, -2) @ gi @ np.swapaxes(inv, -1, -2))
+    pt = [np.swapaxes(p, -1, -2) for p in _powers(a, n)]
+    out = pt[0] @ g @ pt[n - 1]
+    for k in range(1, n):
+        out = out + pt[k] @ g @ pt[n - 1 - k]
+    return out

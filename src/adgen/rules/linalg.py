@@ -502,3 +502,115 @@ if hasattr(np.linalg, "matrix_norm"):
             return rt.unreduce(g, x, (-2, -1), keepdims) * rt.norm_grad(
                 ans, x, ord, None, keepdims, "matrix"
             )
+
+
+# -- QR, pseudo-inverse, powers, least squares -------------------------------------------------
+
+
+def _qr_outputs(static):
+    return {"reduced": 2, "r": 1}[static["mode"]]
+
+
+@rule(
+    np.linalg.qr,
+    outputs=_qr_outputs,
+    examples=[
+        example("np.linalg.qr(a)[0]", a=(3, 3), f32=True),
+        example("np.linalg.qr(a)[1]", a=(4, 3), f32=True),
+        example("np.linalg.qr(a)[0] * np.linalg.qr(a)[1][..., :1, :]", a=(2, 4, 2)),
+        example("np.linalg.qr(a, mode='r')", a=(3, 2)),
+    ],
+)
+def qr(ans, a, mode="reduced"):
+    """``q, r = qr(a)`` for ``a`` (m, n) with m >= n and full column rank (m < n is refused
+    when the derivative runs); ``mode='r'`` returns ``r`` alone; 'complete' and 'raw' are
+    refused. With X = qᵀ da r⁻¹ and Ω = tril(X, -1) - tril(X, -1)ᵀ:
+    dr = (X - Ω) r, dq = da r⁻¹ - q (X - Ω)."""
+
+    def jvp(da):
+        rt.require_tall(a, "np.linalg.qr")
+        if mode == "r":
+            q, r = np.linalg.qr(a)
+        else:
+            q = ans[0]
+            r = ans[1]
+        dar = np.swapaxes(np.linalg.solve(np.swapaxes(r, -1, -2), np.swapaxes(da, -1, -2)), -1, -2)
+        x = np.swapaxes(q, -1, -2) @ dar
+        low = np.tril(x, -1)
+        x = x - low + np.swapaxes(low, -1, -2)
+        if mode == "r":
+            return (x @ r,)
+        return (dar - q @ x, x @ r)
+
+    def vjp(g):
+        rt.require_tall(a, "np.linalg.qr")
+        if mode == "r":
+            q, r = np.linalg.qr(a)
+            gq = np.zeros_like(q)
+            gr = g[0]
+        else:
+            q = ans[0]
+            r = ans[1]
+            gq = g[0]
+            gr = g[1]
+        m = r @ np.swapaxes(gr, -1, -2) - np.swapaxes(gq, -1, -2) @ q
+        low = np.tril(m, -1)
+        b = gq + q @ (np.tril(m) + np.swapaxes(low, -1, -2))
+        return np.swapaxes(np.linalg.solve(r, np.swapaxes(b, -1, -2)), -1, -2)
+
+
+@rule(
+    np.linalg.pinv,
+    examples=[
+        example("np.linalg.pinv(a)", a=(3, 2), f32=True),
+        example("np.linalg.pinv(a)", a=(2, 4)),
+        example("np.linalg.pinv(a)", a=Arg((2, 3, 3), INVERTIBLE)),
+        example("np.linalg.pinv(a, hermitian=True)", a=Arg((3, 3), SYMMETRIC)),
+    ],
+)
+def pinv(ans, a, rcond=None, hermitian=False):
+    """Pseudo-inverse of a full-rank ``a`` (not claimed at rank-deficient inputs, where it
+    jumps): with P = a⁺, dP = -P da P + P Pᵀ daᵀ (I - a P) + (I - P a) daᵀ Pᵀ P.
+    ``hermitian=True`` reads the lower triangle of ``a`` (as NumPy's eigh does)."""
+
+    def jvp(da):
+        if hermitian:
+            dm = np.tril(da) + np.swapaxes(np.tril(da, -1), -1, -2)
+        else:
+            dm = da
+        p = ans
+        pt = np.swapaxes(p, -1, -2)
+        dmt = np.swapaxes(dm, -1, -2)
+        return (
+            -(p @ dm @ p) + p @ (pt @ dmt - (pt @ dmt @ a) @ p) + (dmt - p @ (a @ dmt)) @ (pt @ p)
+        )
+
+    def vjp(g):
+        p = ans
+        pt = np.swapaxes(p, -1, -2)
+        gt = np.swapaxes(g, -1, -2)
+        ga = -(pt @ g @ pt) + (gt - a @ (p @ gt)) @ (p @ pt) + (pt @ p) @ (gt - (gt @ p) @ a)
+        if hermitian:
+            return np.tril(ga) + np.tril(np.swapaxes(ga, -1, -2), -1)
+        return ga
+
+
+@rule(
+    np.linalg.matrix_power,
+    examples=[
+        example("np.linalg.matrix_power(a, 3)", a=(3, 3), f32=True),
+        example("np.linalg.matrix_power(a, 1)", a=(2, 2)),
+        example("np.linalg.matrix_power(a, 0) + a", a=(2, 2)),
+        example("np.linalg.matrix_power(a, -2)", a=Arg((2, 3, 3), INVERTIBLE), f32=True),
+        example("np.linalg.matrix_power(a, 4)", a=(2, 2, 2)),
+    ],
+)
+def matrix_power(a, n):
+    """a**n for an integer ``n`` (not differentiated): d(aⁿ) = Σ_k aᵏ da aⁿ⁻¹⁻ᵏ; for n < 0
+    the same with a⁻¹ and d(a⁻¹) = -a⁻¹ da a⁻¹; n = 0 gives the identity (derivative 0)."""
+
+    def jvp(da):
+        return rt.matrix_power_jvp(a, n, da)
+
+    def vjp(g):
+        return rt.matrix_power_vjp(g, a, n)
