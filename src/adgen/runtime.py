@@ -19,6 +19,7 @@ from numpy.typing import ArrayLike, NDArray
 Axis = int | tuple[int, ...] | None
 
 __all__ = [
+    "diagonal_vjp",
     "dot_vjp_a",
     "dot_vjp_b",
     "getitem_vjp",
@@ -624,4 +625,22 @@ def matrix_power_vjp(g: Any, a: Any, n: int) -> NDArray[Any]:
     out = pt[0] @ g @ pt[n - 1]
     for k in range(1, n):
         out = out + pt[k] @ g @ pt[n - 1 - k]
+    return out
+
+
+def diagonal_vjp(g: Any, x: Any, offset: int = 0) -> NDArray[Any]:
+    """Cotangent of ``np.linalg.diagonal(x, offset=offset)`` (the last two axes) w.r.t. ``x``:
+    zeros of ``x``'s shape with ``g`` on that diagonal.
+
+    >>> diagonal_vjp(np.array([1.0, 2.0]), np.zeros((2, 3)), 1).tolist()
+    [[0.0, 1.0, 0.0], [0.0, 0.0, 2.0]]
+    """
+    x = np.asarray(x)
+    dtype = np.result_type(x, g)
+    if not np.issubdtype(dtype, np.inexact):
+        dtype = np.dtype(np.float64)
+    out = np.zeros(x.shape, dtype=dtype)
+    n, m = x.shape[-2:]
+    rows = np.arange(max(0, -offset), min(n, m - offset))
+    out[..., rows, rows + offset] = g
     return out

@@ -614,3 +614,143 @@ def matrix_power(a, n):
 
     def vjp(g):
         return rt.matrix_power_vjp(g, a, n)
+
+
+@rule(
+    np.linalg.lstsq,
+    outputs=4,
+    examples=[
+        example("np.linalg.lstsq(a, b)[0]", a=(4, 2), b=(4,), f32=True),
+        example("np.linalg.lstsq(a, b)[0]", a=(2, 3), b=(2, 2)),
+        example("np.linalg.lstsq(a, b, rcond=None)[1]", a=(4, 3), b=(4, 2), f32=True),
+        example("np.linalg.lstsq(a, b)[1] * np.linalg.lstsq(a, b)[0][0]", a=(3, 2), b=(3,)),
+        example("np.linalg.lstsq(a, b)[3] ** 2", a=(3, 2), b=(3,)),
+        example("np.linalg.lstsq(a, b)[0]", a=Arg((3, 3), INVERTIBLE), b=(3, 2)),
+    ],
+)
+def lstsq(ans, a, b, rcond=None):
+    """``x, residuals, rank, s = lstsq(a, b)`` for a full-rank ``a`` (not claimed at
+    rank-deficient inputs): x = a⁺ b, with the derivative of the pseudo-inverse; the
+    residuals (present when m > n) ‖b - a x‖² have d = 2 eᵀ(db - da x), e = b - a x;
+    the rank is an integer (no derivative); s are the singular values of ``a``."""
+
+    def jvp_a(da):
+        p = np.linalg.pinv(a)
+        bm = np.reshape(b, (np.shape(b)[0], -1))
+        xm = np.reshape(ans[0], (np.shape(ans[0])[0], -1))
+        e = bm - a @ xm
+        dat = np.swapaxes(da, -1, -2)
+        ptx = np.swapaxes(p, -1, -2) @ xm
+        dx = -(p @ (da @ xm)) + p @ (np.swapaxes(p, -1, -2) @ (dat @ e)) + dat @ ptx
+        dx = dx - p @ (a @ (dat @ ptx))
+        u, _, vh = np.linalg.svd(a, full_matrices=False)
+        return (
+            np.reshape(dx, np.shape(ans[0])),
+            -2.0 * np.sum(e * (da @ xm), axis=0) if np.size(ans[1]) else np.zeros_like(ans[1]),
+            np.zeros_like(ans[3], shape=()),
+            np.sum(u * (da @ np.swapaxes(vh, -1, -2)), axis=-2),
+        )
+
+    def jvp_b(db):
+        p = np.linalg.pinv(a)
+        bm = np.reshape(b, (np.shape(b)[0], -1))
+        xm = np.reshape(ans[0], (np.shape(ans[0])[0], -1))
+        dbm = np.reshape(db, np.shape(bm))
+        return (
+            np.reshape(p @ dbm, np.shape(ans[0])),
+            2.0 * np.sum((bm - a @ xm) * dbm, axis=0) if np.size(ans[1]) else np.zeros_like(ans[1]),
+            np.zeros_like(ans[3], shape=()),
+            np.zeros_like(ans[3]),
+        )
+
+    def vjp_a(g):
+        p = np.linalg.pinv(a)
+        pt = np.swapaxes(p, -1, -2)
+        bm = np.reshape(b, (np.shape(b)[0], -1))
+        xm = np.reshape(ans[0], (np.shape(ans[0])[0], -1))
+        e = bm - a @ xm
+        gx = np.reshape(g[0], np.shape(xm))
+        gxt = np.swapaxes(gx, -1, -2)
+        u, _, vh = np.linalg.svd(a, full_matrices=False)
+        ga = (
+            -(pt @ gx @ np.swapaxes(xm, -1, -2))
+            + e @ (gxt @ p @ pt)
+            + (pt @ xm) @ (gxt - (gxt @ p) @ a)
+            + (u * g[3][..., None, :]) @ vh
+        )
+        if np.size(ans[1]):
+            ga = ga - 2.0 * (e * g[1]) @ np.swapaxes(xm, -1, -2)
+        return ga
+
+    def vjp_b(g):
+        p = np.linalg.pinv(a)
+        bm = np.reshape(b, (np.shape(b)[0], -1))
+        xm = np.reshape(ans[0], (np.shape(ans[0])[0], -1))
+        gb = np.swapaxes(p, -1, -2) @ np.reshape(g[0], np.shape(xm))
+        if np.size(ans[1]):
+            gb = gb + 2.0 * (bm - a @ xm) * g[1]
+        return np.reshape(gb, np.shape(b))
+
+
+# -- NumPy 2's array-API spellings over the last two axes -------------------------------------
+
+if hasattr(np.linalg, "trace"):
+
+    @rule(
+        np.linalg.trace,
+        examples=[
+            example("np.linalg.trace(x)", x=(3, 3), f32=True),
+            example("np.linalg.trace(x, offset=1)", x=(2, 3, 4)),
+            example("np.linalg.trace(x, offset=-1)", x=(4, 3)),
+        ],
+    )
+    def linalg_trace(x, *, offset=0, dtype=None):
+        """Sum of the ``offset`` diagonal of the last two axes."""
+
+        def jvp(dx):
+            return np.linalg.trace(dx, offset=offset, dtype=dtype)
+
+        def vjp(g):
+            eye = np.eye(np.shape(x)[-2], np.shape(x)[-1], k=offset, dtype=x.dtype)
+            return np.expand_dims(np.asarray(g, dtype=x.dtype), (-2, -1)) * eye
+
+
+if hasattr(np.linalg, "diagonal"):
+
+    @rule(
+        np.linalg.diagonal,
+        view=True,
+        examples=[
+            example("np.linalg.diagonal(x)", x=(3, 3), f32=True),
+            example("np.linalg.diagonal(x, offset=1)", x=(2, 3, 4)),
+            example("np.linalg.diagonal(x, offset=-2) * 2.0", x=(4, 3)),
+        ],
+    )
+    def linalg_diagonal(x, *, offset=0):
+        """The ``offset`` diagonal of the last two axes; its cotangent is written back there."""
+
+        def jvp(dx):
+            return np.linalg.diagonal(dx, offset=offset)
+
+        def vjp(g):
+            return rt.diagonal_vjp(g, x, offset)
+
+
+if hasattr(np.linalg, "matrix_transpose"):
+
+    @rule(
+        np.linalg.matrix_transpose,
+        view=True,
+        examples=[
+            example("np.linalg.matrix_transpose(x)", x=(3, 2), f32=True),
+            example("np.linalg.matrix_transpose(x) * x[..., :1, :1]", x=(2, 3, 3)),
+        ],
+    )
+    def matrix_transpose(x):
+        """Swaps the last two axes."""
+
+        def jvp(dx):
+            return np.swapaxes(dx, -1, -2)
+
+        def vjp(g):
+            return np.swapaxes(g, -1, -2)
