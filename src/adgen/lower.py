@@ -914,9 +914,10 @@ class Lowerer:
         args: list[ir.Atom],
         kwargs: list[tuple[str, ir.Atom]],
         node: Any,
-    ) -> ir.Tup:
+    ) -> ir.Tup | ir.Var:
         """A function with several results binds one name each; the call's value is their
-        tuple (unpacked, indexed with constants or returned like any tuple)."""
+        tuple (unpacked, indexed with constants or returned like any tuple). A count of 1
+        (from ``outputs`` and the call's constants) is a single result, not a tuple."""
         bound = prim.bind(tuple(args), kwargs)
         static = prim.defaults()
         for key, atom in bound.items():
@@ -937,6 +938,8 @@ class Lowerer:
         self.block.append(ir.Assign(names, prim, tuple(args), tuple(kwargs), self.line))
         for n in names:
             self.producers[n] = prim
+        if count == 1:  # one result, not a tuple: np.linalg.svd(a, compute_uv=False)
+            return ir.Var(names[0])
         return ir.Tup(tuple(ir.Var(n) for n in names))
 
     def expr(self, node: Any, target: str | None, hint: str | None = None) -> ir.Atom:

@@ -19,6 +19,7 @@ from numpy.typing import ArrayLike, NDArray
 Axis = int | tuple[int, ...] | None
 
 __all__ = [
+    "diagonal_vjp",
     "dot_vjp_a",
     "dot_vjp_b",
     "getitem_vjp",
@@ -26,11 +27,16 @@ __all__ = [
     "interp_vjp_fp",
     "matmul_vjp_a",
     "matmul_vjp_b",
+    "matrix_power_jvp",
+    "matrix_power_vjp",
     "mean_vjp",
     "minmax_vjp",
     "polyval_dx",
     "polyval_vjp_p",
+    "norm_grad",
     "prod_vjp",
+    "require_square",
+    "require_tall",
     "unbroadcast",
     "unreduce",
     "choose_vjp",
@@ -1718,4 +1724,187 @@ def polyval_vjp_p(g: Any, p: Any, x: Any) -> NDArray[Any]:
     for k in range(n - 1, -1, -1):
         out[k] = unbroadcast(g * power, p_a[k])
         power = power * x
+# -- np.linalg helpers --
+
+
+def require_square(a: Any, what: str) -> None:
+    """Raise ``ValueError`` unless ``a`` is a (stack of) square matrices: derivative code of
+    ``what`` holds only for square inputs there (it is checked when that code runs).
+
+    >>> require_square(np.eye(2), "np.linalg.svd with full_matrices=True")
+    >>> require_square(np.ones((3, 2)), "np.linalg.svd")
+    Traceback (most recent call last):
+    ...
+    ValueError: adgen: the derivative of np.linalg.svd needs square matrices, not shape (3, 2)
+    """
+    shape = np.shape(a)
+    if len(shape) < 2 or shape[-1] != shape[-2]:
+        raise ValueError(
+            f"adgen: the derivative of {what} needs square matrices, not shape {shape}"
+        )
+
+
+def _norm_axes(ndim: int, ord: Any, axis: Axis, kind: str) -> tuple[tuple[int, ...], bool]:
+    """The axes a norm reduces and whether it is a matrix norm (NumPy's rules)."""
+    if kind == "matrix":
+        return _normalize_axes((-2, -1), ndim), True
+    axes = _normalize_axes(axis, ndim)
+    if kind == "vector":
+        return axes, False
+    if axis is None:
+        return axes, ord is not None and ndim == 2
+    return axes, len(axes) == 2
+
+
+def norm_grad(
+    ans: Any, x: Any, ord: Any = None, axis: Axis = None, keepdims: bool = False, kind: str = "norm"
+) -> NDArray[Any]:
+    """The derivative of each norm in ``ans`` w.r.t. the entries of ``x`` it reduces (shape
+    of ``x``): the norm's tangent is ``np.sum(norm_grad(...) * dx, axis, keepdims)`` and its
+    cotangent ``unreduce(g, x, axis, keepdims) * norm_grad(...)``.
+
+    ``kind`` is ``"norm"`` (``np.linalg.norm``), ``"vector"`` (``np.linalg.vector_norm``,
+    several axes flattened) or ``"matrix"`` (``np.linalg.matrix_norm``, the last two axes).
+    Conventions where the norm has a kink: 0 for a zero norm (every ord); ``sign(0) = 0``
+    for the 1-norms; ties of the ``inf`` / ``-inf`` / matrix 1 and inf norms share the
+    derivative evenly; the matrix 2 / -2 norms take the first / last singular pair NumPy
+    returns; the nuclear norm takes ``u vᵀ`` over the singular values above the rank
+    tolerance of ``np.linalg.matrix_rank`` (the least-norm subgradient).
+
+    >>> norm_grad(5.0, np.array([3.0, -4.0])).tolist()
+    [0.6, -0.8]
+    >>> norm_grad(0.0, np.zeros(2)).tolist()
+    [0.0, 0.0]
+    >>> norm_grad(2.0, np.array([2.0, -2.0, 1.0]), np.inf).tolist()
+    [0.5, -0.5, 0.0]
+    """
+    x = np.asarray(x)
+    dtype = x.dtype if x.dtype.kind == "f" else np.dtype(np.float64)
+    x = x.astype(dtype, copy=False)
+    axes, matrix = _norm_axes(x.ndim, ord, axis, kind)
+    r = np.asarray(ans, dtype=dtype)
+    if not keepdims:
+        r = np.expand_dims(r, axes)
+    safe = np.where(r == 0, 1, r)
+    if not matrix:
+        if ord is None or ord == 2:
+            out = x / safe
+        elif ord == 0:
+            out = np.zeros_like(x)
+        elif ord == 1:
+            out = np.sign(x)
+        elif ord in (np.inf, -np.inf):
+            hit = (np.abs(x) == r).astype(dtype)
+            out = np.sign(x) * hit / np.sum(hit, axis=axes, keepdims=True)
+        else:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                out = np.sign(x) * (np.abs(x) / safe) ** (ord - 1)
+        return np.asarray(out, dtype=dtype)
+    if ord is None or ord == "fro":
+        return np.asarray(x / safe, dtype=dtype)
+    if kind != "matrix" and axis is not None:  # (row axis, column axis), in that order
+        axes = tuple(int(a) % x.ndim for a in axis)  # type: ignore[union-attr]
+    xm = np.moveaxis(x, axes, (-2, -1))
+    if ord in (1, -1, np.inf, -np.inf):
+        along = -2 if ord in (1, -1) else -1  # column sums (1) or row sums (inf)
+        sums = np.sum(np.abs(xm), axis=along, keepdims=True)
+        best = np.max(sums, axis=-1 if along == -2 else -2, keepdims=True)
+        if ord in (-1, -np.inf):
+            best = np.min(sums, axis=-1 if along == -2 else -2, keepdims=True)
+        hit = (sums == best).astype(dtype)
+        gm = np.sign(xm) * hit / np.sum(hit, axis=(-2, -1), keepdims=True)
+    elif ord in (2, -2, "nuc"):
+        u, s, vh = np.linalg.svd(xm, full_matrices=False)
+        if ord == "nuc":
+            tol = s[..., :1] * max(xm.shape[-2:]) * np.finfo(dtype).eps
+            gm = (u * (s > tol)[..., None, :]) @ vh
+        else:
+            k = 0 if ord == 2 else -1
+            gm = u[..., :, k, None] * vh[..., k, None, :]
+            gm = gm * (s[..., :1, None] > 0)
+    else:
+        raise ValueError(f"invalid norm order {ord!r} for matrices")
+    return np.asarray(np.moveaxis(gm, (-2, -1), axes), dtype=dtype)
+
+
+def require_tall(a: Any, what: str) -> None:
+    """Raise ``ValueError`` unless ``a`` is a (stack of) matrices with at least as many rows
+    as columns: derivative code of ``what`` holds only for those.
+
+    >>> require_tall(np.ones((3, 2)), "np.linalg.qr")
+    """
+    shape = np.shape(a)
+    if len(shape) < 2 or shape[-2] < shape[-1]:
+        raise ValueError(
+            f"adgen: the derivative of {what} needs matrices with rows >= columns, not shape "
+            f"{shape}"
+        )
+
+
+def _powers(a: NDArray[Any], n: int) -> list[NDArray[Any]]:
+    """``[a**0, a**1, ..., a**(n-1)]`` (matrix powers, stacked over leading axes)."""
+    eye = np.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape)
+    out = [eye]
+    for _ in range(n - 1):
+        out.append(out[-1] @ a)
+    return out
+
+
+def matrix_power_jvp(a: Any, n: int, da: Any) -> NDArray[Any]:
+    """Tangent of ``np.linalg.matrix_power(a, n)``: ``Σ_k aᵏ da aⁿ⁻¹⁻ᵏ`` (``a⁻¹`` and its
+    tangent ``-a⁻¹ da a⁻¹`` for ``n < 0``; zeros for ``n == 0``).
+
+    >>> matrix_power_jvp(np.eye(2) * 2.0, 2, np.eye(2)).tolist()
+    [[4.0, 0.0], [0.0, 4.0]]
+    """
+    a = np.asarray(a)
+    da = np.asarray(da, dtype=np.result_type(a, da))
+    if n == 0:
+        return np.zeros(np.broadcast_shapes(a.shape, da.shape), dtype=da.dtype)
+    if n < 0:
+        inv = np.linalg.inv(a)
+        return matrix_power_jvp(inv, -n, -(inv @ da @ inv))
+    pw = _powers(a, n)
+    out = pw[0] @ da @ pw[n - 1]
+    for k in range(1, n):
+        out = out + pw[k] @ da @ pw[n - 1 - k]
+    return out
+
+
+def matrix_power_vjp(g: Any, a: Any, n: int) -> NDArray[Any]:
+    """Cotangent of ``np.linalg.matrix_power(a, n)`` w.r.t. ``a``.
+
+    >>> matrix_power_vjp(np.ones((2, 2)), np.eye(2), 2).tolist()
+    [[2.0, 2.0], [2.0, 2.0]]
+    """
+    a = np.asarray(a)
+    g = np.asarray(g, dtype=np.result_type(a, g))
+    if n == 0:
+        return np.zeros(a.shape, dtype=g.dtype)
+    if n < 0:
+        inv = np.linalg.inv(a)
+        gi = matrix_power_vjp(g, inv, -n)
+        return -(np.swapaxes(inv, -1, -2) @ gi @ np.swapaxes(inv, -1, -2))
+    pt = [np.swapaxes(p, -1, -2) for p in _powers(a, n)]
+    out = pt[0] @ g @ pt[n - 1]
+    for k in range(1, n):
+        out = out + pt[k] @ g @ pt[n - 1 - k]
+    return out
+
+
+def diagonal_vjp(g: Any, x: Any, offset: int = 0) -> NDArray[Any]:
+    """Cotangent of ``np.linalg.diagonal(x, offset=offset)`` (the last two axes) w.r.t. ``x``:
+    zeros of ``x``'s shape with ``g`` on that diagonal.
+
+    >>> diagonal_vjp(np.array([1.0, 2.0]), np.zeros((2, 3)), 1).tolist()
+    [[0.0, 1.0, 0.0], [0.0, 0.0, 2.0]]
+    """
+    x = np.asarray(x)
+    dtype = np.result_type(x, g)
+    if not np.issubdtype(dtype, np.inexact):
+        dtype = np.dtype(np.float64)
+    out = np.zeros(x.shape, dtype=dtype)
+    n, m = x.shape[-2:]
+    rows = np.arange(max(0, -offset), min(n, m - offset))
+    out[..., rows, rows + offset] = g
     return out

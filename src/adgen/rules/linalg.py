@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import runtime as rt
 from .registry import attribute_rule, methods, rule
-from .samples import INVERTIBLE, example
+from .samples import INVERTIBLE, SPD, SYMMETRIC, Arg, Domain, example
 
 
 @rule(np.matmul, operator.matmul)
@@ -112,3 +112,645 @@ def slogdet(ans, a):
 
     def vjp(g):
         return np.expand_dims(g[1], (-2, -1)) * np.swapaxes(np.linalg.inv(a), -1, -2)
+
+
+# -- np.linalg: inverses, solves, determinants and factorizations -----------------------------
+# All accept stacks of matrices (..., n, n); matrix transposes are np.swapaxes(., -1, -2).
+
+
+@rule(
+    np.linalg.inv,
+    domain=INVERTIBLE,
+    examples=[
+        example("np.linalg.inv(a)", a=(3, 3), f32=True),
+        example("np.linalg.inv(a)", a=(2, 2, 2)),
+        example("np.sum(np.linalg.inv(a) ** 2)", a=(4, 4)),
+    ],
+)
+def inv(ans, a):
+    """d(a⁻¹) = -a⁻¹ da a⁻¹."""
+
+    def jvp(da):
+        return -(ans @ da @ ans)
+
+    def vjp(g):
+        return -(np.swapaxes(ans, -1, -2) @ g @ np.swapaxes(ans, -1, -2))
+
+
+@rule(
+    np.linalg.solve,
+    examples=[
+        example("np.linalg.solve(a, b)", a=Arg((3, 3), INVERTIBLE), b=(3,), f32=True),
+        example("np.linalg.solve(a, b)", a=Arg((3, 3), INVERTIBLE), b=(3, 2), f32=True),
+        example("np.linalg.solve(a, b)", a=Arg((2, 3, 3), INVERTIBLE), b=(3,)),
+        example("np.linalg.solve(a, b)", a=Arg((2, 3, 3), INVERTIBLE), b=(3, 2)),
+        example("np.linalg.solve(a, b)", a=Arg((3, 3), INVERTIBLE), b=(2, 3, 1)),
+    ],
+)
+def solve(ans, a, b):
+    """x = a⁻¹ b. NumPy 2: a 1-d ``b`` is one vector (for every matrix of a stack ``a``);
+    otherwise ``b`` is a (stack of) matrices. dx = a⁻¹ (db - da x)."""
+
+    def jvp_a(da):
+        xm = ans[..., None] if np.ndim(b) == 1 else ans
+        dxm = -np.linalg.solve(a, da @ xm)
+        return dxm[..., 0] if np.ndim(b) == 1 else dxm
+
+    def jvp_b(db):
+        return np.linalg.solve(a, db)
+
+    def vjp_a(g):
+        xm = ans[..., None] if np.ndim(b) == 1 else ans
+        gm = g[..., None] if np.ndim(b) == 1 else g
+        return rt.unbroadcast(
+            -(np.linalg.solve(np.swapaxes(a, -1, -2), gm) @ np.swapaxes(xm, -1, -2)), a
+        )
+
+    def vjp_b(g):
+        gm = g[..., None] if np.ndim(b) == 1 else g
+        gbm = np.linalg.solve(np.swapaxes(a, -1, -2), gm)
+        return rt.unbroadcast(gbm[..., 0] if np.ndim(b) == 1 else gbm, b)
+
+
+@rule(
+    np.linalg.det,
+    domain=INVERTIBLE,
+    examples=[
+        example("np.linalg.det(a)", a=(3, 3), f32=True),
+        example("np.linalg.det(a)", a=(2, 3, 3)),
+        example("np.linalg.det(a) ** 2", a=(1, 1)),
+    ],
+)
+def det(ans, a):
+    """d det a = det a · tr(a⁻¹ da) (invertible ``a``; not claimed at singular matrices)."""
+
+    def jvp(da):
+        return ans * np.trace(np.linalg.solve(a, da), axis1=-2, axis2=-1)
+
+    def vjp(g):
+        return np.expand_dims(g * ans, (-2, -1)) * np.swapaxes(np.linalg.inv(a), -1, -2)
+
+
+@rule(
+    np.linalg.cholesky,
+    domain=SPD,
+    examples=[
+        example("np.linalg.cholesky(a)", a=(3, 3), f32=True),
+        example("np.linalg.cholesky(a)", a=(2, 3, 3)),
+        example("np.linalg.cholesky(a, upper=True)", a=(3, 3), f32=True),
+        example("np.sum(np.linalg.cholesky(a) ** 2)", a=(4, 4)),
+    ],
+)
+def cholesky(ans, a, upper=False):
+    """``a = L Lᵀ``. NumPy reads only the lower triangle of ``a`` (the upper one with
+    ``upper=True``), so the derivative w.r.t. the other triangle is 0: the tangent is
+    symmetrized from the triangle read, and the cotangent lives on that triangle.
+    dL = L Φ(L⁻¹ dA L⁻ᵀ), Φ = lower triangle with the diagonal halved."""
+
+    def jvp(da):
+        low = np.swapaxes(ans, -1, -2) if upper else ans
+        if upper:
+            ds = np.triu(da) + np.swapaxes(np.triu(da, 1), -1, -2)
+        else:
+            ds = np.tril(da) + np.swapaxes(np.tril(da, -1), -1, -2)
+        x = np.linalg.solve(low, np.swapaxes(np.linalg.solve(low, ds), -1, -2))
+        dlow = low @ (np.tril(x) - 0.5 * (x * np.eye(np.shape(a)[-1], dtype=x.dtype)))
+        return np.swapaxes(dlow, -1, -2) if upper else dlow
+
+    def vjp(g):
+        low = np.swapaxes(ans, -1, -2) if upper else ans
+        glow = np.swapaxes(g, -1, -2) if upper else g
+        eye = np.eye(np.shape(a)[-1], dtype=low.dtype)
+        p = np.swapaxes(low, -1, -2) @ glow
+        p = np.tril(p) - 0.5 * (p * eye)
+        y = np.linalg.solve(np.swapaxes(low, -1, -2), p)
+        s = np.swapaxes(np.linalg.solve(np.swapaxes(low, -1, -2), np.swapaxes(y, -1, -2)), -1, -2)
+        s = s + np.swapaxes(s, -1, -2)
+        if upper:
+            return np.triu(s) - 0.5 * (s * eye)
+        return np.tril(s) - 0.5 * (s * eye)
+
+
+@rule(
+    np.linalg.eigh,
+    outputs=2,
+    domain=SYMMETRIC,
+    examples=[
+        example("np.linalg.eigh(a)[0]", a=(3, 3), f32=True),
+        example("np.linalg.eigh(a)[1] ** 2", a=(3, 3), f32=True),
+        example("np.linalg.eigh(a, UPLO='U')[1] ** 2", a=(3, 3)),
+        example(
+            "(np.linalg.eigh(a)[1] * np.linalg.eigh(a)[0][..., None, :] ** 3) "
+            "@ np.transpose(np.linalg.eigh(a)[1], (0, 2, 1))",
+            a=(2, 3, 3),
+        ),
+        example("np.linalg.eigh(a)[0] * np.sum(np.linalg.eigh(a)[1] ** 2, axis=0)", a=(4, 4)),
+    ],
+)
+def eigh(ans, a, UPLO="L"):  # noqa: N803 - NumPy's parameter name
+    """``w, v = eigh(a)`` (ascending ``w``, distinct eigenvalues). NumPy reads one triangle
+    (``UPLO``), so the tangent is symmetrized from it and the cotangent lives on it.
+    With M = vᵀ dA v: dw = diag(M), dv = v (F ∘ M), F_ij = 1 / (w_j - w_i) off the diagonal.
+    Eigenvectors are defined up to sign: differentiate sign-invariant functions of them."""
+
+    def jvp(da):
+        if UPLO in ("U", "u"):
+            ds = np.triu(da) + np.swapaxes(np.triu(da, 1), -1, -2)
+        else:
+            ds = np.tril(da) + np.swapaxes(np.tril(da, -1), -1, -2)
+        w = ans[0]
+        v = ans[1]
+        eye = np.eye(np.shape(a)[-1], dtype=w.dtype)
+        f = (1.0 - eye) / (w[..., None, :] - w[..., :, None] + eye)
+        m = np.swapaxes(v, -1, -2) @ ds @ v
+        return (np.sum(m * eye, axis=-1), v @ (f * m))
+
+    def vjp(g):
+        w = ans[0]
+        v = ans[1]
+        eye = np.eye(np.shape(a)[-1], dtype=w.dtype)
+        f = (1.0 - eye) / (w[..., None, :] - w[..., :, None] + eye)
+        inner = f * (np.swapaxes(v, -1, -2) @ g[1]) + g[0][..., None] * eye
+        s = v @ inner @ np.swapaxes(v, -1, -2)
+        if UPLO in ("U", "u"):
+            return np.triu(s) + np.triu(np.swapaxes(s, -1, -2), 1)
+        return np.tril(s) + np.tril(np.swapaxes(s, -1, -2), -1)
+
+
+@rule(
+    np.linalg.eigvalsh,
+    domain=SYMMETRIC,
+    examples=[
+        example("np.linalg.eigvalsh(a)", a=(3, 3), f32=True),
+        example("np.linalg.eigvalsh(a, UPLO='U')", a=(3, 3)),
+        example("np.linalg.eigvalsh(a)", a=(2, 4, 4)),
+    ],
+)
+def eigvalsh(a, UPLO="L"):  # noqa: N803 - NumPy's parameter name
+    """Eigenvalues of the symmetric matrix read from one triangle: dw_i = v_iᵀ dA v_i."""
+
+    def jvp(da):
+        if UPLO in ("U", "u"):
+            ds = np.triu(da) + np.swapaxes(np.triu(da, 1), -1, -2)
+        else:
+            ds = np.tril(da) + np.swapaxes(np.tril(da, -1), -1, -2)
+        v = np.linalg.eigh(a, UPLO)[1]
+        return np.sum(v * (ds @ v), axis=-2)
+
+    def vjp(g):
+        v = np.linalg.eigh(a, UPLO)[1]
+        s = (v * g[..., None, :]) @ np.swapaxes(v, -1, -2)
+        if UPLO in ("U", "u"):
+            return np.triu(s) + np.triu(np.swapaxes(s, -1, -2), 1)
+        return np.tril(s) + np.tril(np.swapaxes(s, -1, -2), -1)
+
+
+def _svd_outputs(static):
+    return 3 if static["compute_uv"] else 1
+
+
+@rule(
+    np.linalg.svd,
+    outputs=_svd_outputs,
+    examples=[
+        example("np.linalg.svd(a, compute_uv=False)", a=(3, 3), f32=True),
+        example("np.linalg.svd(a, compute_uv=False)", a=(2, 4, 3)),
+        example("np.linalg.svd(a, full_matrices=False)[1]", a=(2, 3)),
+        example("np.linalg.svd(a, full_matrices=False)[0] ** 2", a=(4, 3), f32=True),
+        example("np.linalg.svd(a, full_matrices=False)[2] ** 2", a=(2, 4)),
+        example(
+            "np.linalg.svd(a)[0] * np.linalg.svd(a)[2] * np.linalg.svd(a)[1][..., None] ** 2",
+            a=(2, 3, 3),
+        ),
+        example(
+            "np.linalg.svd(a, full_matrices=False)[0] @ np.linalg.svd(a, full_matrices=False)[2]",
+            a=(3, 2),
+        ),
+        example("np.linalg.svd(a, hermitian=True)[2] ** 2", a=Arg((3, 3), SYMMETRIC)),
+        example("np.linalg.svd(a, compute_uv=False, hermitian=True)", a=Arg((3, 3), SYMMETRIC)),
+    ],
+)
+def svd(ans, a, full_matrices=True, compute_uv=True, hermitian=False):
+    """``u, s, vh = svd(a)`` for distinct nonzero singular values (not claimed elsewhere).
+    With ``full_matrices=True`` (the default) ``a`` must be square (the extra columns of a
+    full ``u`` or ``vh`` are not unique; checked at run time). ``compute_uv=False`` has one
+    result, ``s``: ds_i = u_iᵀ da v_i. ``hermitian=True`` reads the lower triangle of ``a``
+    (NumPy calls eigh), so the tangent is symmetrized from it and the cotangent lives on it.
+    Singular vectors are defined up to sign: differentiate sign-invariant functions."""
+
+    def jvp(da):
+        if hermitian:
+            dm = np.tril(da) + np.swapaxes(np.tril(da, -1), -1, -2)
+        else:
+            dm = da
+        if not compute_uv:
+            u, _, vh = np.linalg.svd(a, full_matrices=False, hermitian=hermitian)
+            return (np.sum(u * (dm @ np.swapaxes(vh, -1, -2)), axis=-2),)
+        if full_matrices:
+            rt.require_square(a, "np.linalg.svd with full_matrices=True")
+        u = ans[0]
+        s = ans[1]
+        v = np.swapaxes(ans[2], -1, -2)
+        eye = np.eye(np.shape(s)[-1], dtype=s.dtype)
+        sq = s * s
+        f = (1.0 - eye) / (sq[..., None, :] - sq[..., :, None] + eye)
+        dp = np.swapaxes(u, -1, -2) @ dm @ v
+        dpt = np.swapaxes(dp, -1, -2)
+        du = (
+            u @ (f * (dp * s[..., None, :] + s[..., :, None] * dpt))
+            + (dm @ v - u @ dp) / s[..., None, :]
+        )
+        dv = (
+            v @ (f * (s[..., :, None] * dp + dpt * s[..., None, :]))
+            + (np.swapaxes(dm, -1, -2) @ u - v @ dpt) / s[..., None, :]
+        )
+        return (du, np.sum(dp * eye, axis=-1), np.swapaxes(dv, -1, -2))
+
+    def vjp(g):
+        if not compute_uv:
+            u, _, vh = np.linalg.svd(a, full_matrices=False, hermitian=hermitian)
+            ga = (u * g[0][..., None, :]) @ vh
+        else:
+            if full_matrices:
+                rt.require_square(a, "np.linalg.svd with full_matrices=True")
+            u = ans[0]
+            s = ans[1]
+            vh = ans[2]
+            v = np.swapaxes(vh, -1, -2)
+            gu = g[0]
+            gv = np.swapaxes(g[2], -1, -2)
+            ut = np.swapaxes(u, -1, -2)
+            gvt = g[2]
+            eye = np.eye(np.shape(s)[-1], dtype=s.dtype)
+            sq = s * s
+            f = (1.0 - eye) / (sq[..., None, :] - sq[..., :, None] + eye)
+            inner = (
+                g[1][..., None] * eye
+                + (f * (ut @ gu - np.swapaxes(gu, -1, -2) @ u)) * s[..., None, :]
+                + s[..., :, None] * (f * (vh @ gv - gvt @ v))
+            )
+            ga = (
+                u @ inner @ vh
+                + ((gu - u @ (ut @ gu)) / s[..., None, :]) @ vh
+                + (u / s[..., None, :]) @ (gvt - (gvt @ v) @ vh)
+            )
+        if hermitian:
+            return np.tril(ga) + np.tril(np.swapaxes(ga, -1, -2), -1)
+        return ga
+
+
+# -- norms: np.linalg.norm, vector_norm, matrix_norm -------------------------------------------
+# Conventions at kinks (see rt.norm_grad): derivative 0 where the norm is 0 (like JAX's
+# 2-norm), sign(0) = 0 for 1-norms, ties of max/min-type norms share evenly, the nuclear norm
+# takes u vᵀ over the nonzero singular values only.
+
+
+@rule(
+    np.linalg.norm,
+    examples=[
+        example("np.linalg.norm(x)", x=(4,), f32=True),
+        example("np.linalg.norm(x)", x=(2, 3, 2)),
+        example("np.linalg.norm(x, axis=1, keepdims=True)", x=(3, 4), f32=True),
+        example("np.linalg.norm(x, ord=1, axis=0)", x=(3, 4)),
+        example("np.linalg.norm(x, ord=np.inf, axis=-1)", x=(2, 3, 4)),
+        example("np.linalg.norm(x, ord=-np.inf)", x=(5,)),
+        example("np.linalg.norm(x, ord=3)", x=(4,), f32=True),
+        example("np.linalg.norm(x, ord=0.5, axis=1)", x=Arg((2, 3), Domain(0.3, 1.5))),
+        example("np.linalg.norm(x, ord=2)", x=(4,)),
+        example("np.linalg.norm(x, ord='fro', axis=(0, 2), keepdims=True)", x=(3, 2, 4)),
+        example("np.linalg.norm(x, ord='nuc')", x=(3, 4), f32=True),
+        example("np.linalg.norm(x, ord=2)", x=(4, 3)),
+        example("np.linalg.norm(x, ord=-2, axis=(1, 2))", x=(2, 3, 3)),
+        example("np.linalg.norm(x, ord=1)", x=(3, 3)),
+        example("np.linalg.norm(x, ord=-np.inf, axis=(2, 0))", x=(3, 4, 2)),
+    ],
+)
+def norm(ans, x, ord=None, axis=None, keepdims=False):  # noqa: A002 - NumPy's parameter name
+    """``ord=None``: the 2-norm (Frobenius) over ``axis`` (all axes by default), d‖x‖ =
+    xᵀdx / ‖x‖, 0 at x = 0. Other orders, vector or matrix, per ``rt.norm_grad``."""
+
+    def jvp(dx):
+        if ord is None:
+            return np.sum(x * dx, axis=axis, keepdims=keepdims) / np.where(ans == 0, 1, ans)
+        return np.sum(rt.norm_grad(ans, x, ord, axis, keepdims) * dx, axis=axis, keepdims=keepdims)
+
+    def vjp(g):
+        if ord is None:
+            return rt.unreduce(g / np.where(ans == 0, 1, ans), x, axis, keepdims) * x
+        return rt.unreduce(g, x, axis, keepdims) * rt.norm_grad(ans, x, ord, axis, keepdims)
+
+
+if hasattr(np.linalg, "vector_norm"):
+
+    @rule(
+        np.linalg.vector_norm,
+        examples=[
+            example("np.linalg.vector_norm(x)", x=(3, 4), f32=True),
+            example("np.linalg.vector_norm(x, axis=(0, 2), keepdims=True)", x=(2, 3, 2)),
+            example("np.linalg.vector_norm(x, ord=1, axis=-1)", x=(3, 4)),
+            example("np.linalg.vector_norm(x, ord=np.inf)", x=(3, 4), f32=True),
+            example("np.linalg.vector_norm(x, ord=4, axis=0)", x=(3, 2)),
+        ],
+    )
+    def vector_norm(ans, x, *, axis=None, keepdims=False, ord=2):  # noqa: A002
+        """Vector norms over ``axis`` (all axes, flattened, by default)."""
+
+        def jvp(dx):
+            if ord == 2:
+                return np.sum(x * dx, axis=axis, keepdims=keepdims) / np.where(ans == 0, 1, ans)
+            return np.sum(
+                rt.norm_grad(ans, x, ord, axis, keepdims, "vector") * dx,
+                axis=axis,
+                keepdims=keepdims,
+            )
+
+        def vjp(g):
+            if ord == 2:
+                return rt.unreduce(g / np.where(ans == 0, 1, ans), x, axis, keepdims) * x
+            return rt.unreduce(g, x, axis, keepdims) * rt.norm_grad(
+                ans, x, ord, axis, keepdims, "vector"
+            )
+
+
+if hasattr(np.linalg, "matrix_norm"):
+
+    @rule(
+        np.linalg.matrix_norm,
+        examples=[
+            example("np.linalg.matrix_norm(x)", x=(3, 4), f32=True),
+            example("np.linalg.matrix_norm(x, keepdims=True)", x=(2, 3, 3)),
+            example("np.linalg.matrix_norm(x, ord='nuc')", x=(2, 3, 2)),
+            example("np.linalg.matrix_norm(x, ord=2)", x=(3, 3), f32=True),
+            example("np.linalg.matrix_norm(x, ord=np.inf)", x=(2, 3, 4)),
+        ],
+    )
+    def matrix_norm(ans, x, *, keepdims=False, ord="fro"):  # noqa: A002
+        """Matrix norms over the last two axes."""
+
+        def jvp(dx):
+            if ord == "fro":
+                return np.sum(x * dx, axis=(-2, -1), keepdims=keepdims) / np.where(ans == 0, 1, ans)
+            return np.sum(
+                rt.norm_grad(ans, x, ord, None, keepdims, "matrix") * dx,
+                axis=(-2, -1),
+                keepdims=keepdims,
+            )
+
+        def vjp(g):
+            if ord == "fro":
+                return rt.unreduce(g / np.where(ans == 0, 1, ans), x, (-2, -1), keepdims) * x
+            return rt.unreduce(g, x, (-2, -1), keepdims) * rt.norm_grad(
+                ans, x, ord, None, keepdims, "matrix"
+            )
+
+
+# -- QR, pseudo-inverse, powers, least squares -------------------------------------------------
+
+
+def _qr_outputs(static):
+    return {"reduced": 2, "r": 1}[static["mode"]]
+
+
+@rule(
+    np.linalg.qr,
+    outputs=_qr_outputs,
+    examples=[
+        example("np.linalg.qr(a)[0]", a=(3, 3), f32=True),
+        example("np.linalg.qr(a)[1]", a=(4, 3), f32=True),
+        example("np.linalg.qr(a)[0] * np.linalg.qr(a)[1][..., :1, :]", a=(2, 4, 2)),
+        example("np.linalg.qr(a, mode='r')", a=(3, 2)),
+    ],
+)
+def qr(ans, a, mode="reduced"):
+    """``q, r = qr(a)`` for ``a`` (m, n) with m >= n and full column rank (m < n is refused
+    when the derivative runs); ``mode='r'`` returns ``r`` alone; 'complete' and 'raw' are
+    refused. With X = qᵀ da r⁻¹ and Ω = tril(X, -1) - tril(X, -1)ᵀ:
+    dr = (X - Ω) r, dq = da r⁻¹ - q (X - Ω)."""
+
+    def jvp(da):
+        rt.require_tall(a, "np.linalg.qr")
+        if mode == "r":
+            q, r = np.linalg.qr(a)
+        else:
+            q = ans[0]
+            r = ans[1]
+        dar = np.swapaxes(np.linalg.solve(np.swapaxes(r, -1, -2), np.swapaxes(da, -1, -2)), -1, -2)
+        x = np.swapaxes(q, -1, -2) @ dar
+        low = np.tril(x, -1)
+        x = x - low + np.swapaxes(low, -1, -2)
+        if mode == "r":
+            return (x @ r,)
+        return (dar - q @ x, x @ r)
+
+    def vjp(g):
+        rt.require_tall(a, "np.linalg.qr")
+        if mode == "r":
+            q, r = np.linalg.qr(a)
+            gq = np.zeros_like(q)
+            gr = g[0]
+        else:
+            q = ans[0]
+            r = ans[1]
+            gq = g[0]
+            gr = g[1]
+        m = r @ np.swapaxes(gr, -1, -2) - np.swapaxes(gq, -1, -2) @ q
+        low = np.tril(m, -1)
+        b = gq + q @ (np.tril(m) + np.swapaxes(low, -1, -2))
+        return np.swapaxes(np.linalg.solve(r, np.swapaxes(b, -1, -2)), -1, -2)
+
+
+@rule(
+    np.linalg.pinv,
+    examples=[
+        example("np.linalg.pinv(a)", a=(3, 2), f32=True),
+        example("np.linalg.pinv(a)", a=(2, 4)),
+        example("np.linalg.pinv(a)", a=Arg((2, 3, 3), INVERTIBLE)),
+        example("np.linalg.pinv(a, hermitian=True)", a=Arg((3, 3), SYMMETRIC)),
+    ],
+)
+def pinv(ans, a, rcond=None, hermitian=False):
+    """Pseudo-inverse of a full-rank ``a`` (not claimed at rank-deficient inputs, where it
+    jumps): with P = a⁺, dP = -P da P + P Pᵀ daᵀ (I - a P) + (I - P a) daᵀ Pᵀ P.
+    ``hermitian=True`` reads the lower triangle of ``a`` (as NumPy's eigh does)."""
+
+    def jvp(da):
+        if hermitian:
+            dm = np.tril(da) + np.swapaxes(np.tril(da, -1), -1, -2)
+        else:
+            dm = da
+        p = ans
+        pt = np.swapaxes(p, -1, -2)
+        dmt = np.swapaxes(dm, -1, -2)
+        return (
+            -(p @ dm @ p) + p @ (pt @ dmt - (pt @ dmt @ a) @ p) + (dmt - p @ (a @ dmt)) @ (pt @ p)
+        )
+
+    def vjp(g):
+        p = ans
+        pt = np.swapaxes(p, -1, -2)
+        gt = np.swapaxes(g, -1, -2)
+        ga = -(pt @ g @ pt) + (gt - a @ (p @ gt)) @ (p @ pt) + (pt @ p) @ (gt - (gt @ p) @ a)
+        if hermitian:
+            return np.tril(ga) + np.tril(np.swapaxes(ga, -1, -2), -1)
+        return ga
+
+
+@rule(
+    np.linalg.matrix_power,
+    examples=[
+        example("np.linalg.matrix_power(a, 3)", a=(3, 3), f32=True),
+        example("np.linalg.matrix_power(a, 1)", a=(2, 2)),
+        example("np.linalg.matrix_power(a, 0) + a", a=(2, 2)),
+        example("np.linalg.matrix_power(a, -2)", a=Arg((2, 3, 3), INVERTIBLE), f32=True),
+        example("np.linalg.matrix_power(a, 4)", a=(2, 2, 2)),
+    ],
+)
+def matrix_power(a, n):
+    """a**n for an integer ``n`` (not differentiated): d(aⁿ) = Σ_k aᵏ da aⁿ⁻¹⁻ᵏ; for n < 0
+    the same with a⁻¹ and d(a⁻¹) = -a⁻¹ da a⁻¹; n = 0 gives the identity (derivative 0)."""
+
+    def jvp(da):
+        return rt.matrix_power_jvp(a, n, da)
+
+    def vjp(g):
+        return rt.matrix_power_vjp(g, a, n)
+
+
+@rule(
+    np.linalg.lstsq,
+    outputs=4,
+    examples=[
+        example("np.linalg.lstsq(a, b)[0]", a=(4, 2), b=(4,), f32=True),
+        example("np.linalg.lstsq(a, b)[0]", a=(2, 3), b=(2, 2)),
+        example("np.linalg.lstsq(a, b, rcond=None)[1]", a=(4, 3), b=(4, 2), f32=True),
+        example("np.linalg.lstsq(a, b)[1] * np.linalg.lstsq(a, b)[0][0]", a=(3, 2), b=(3,)),
+        example("np.linalg.lstsq(a, b)[3] ** 2", a=(3, 2), b=(3,)),
+        example("np.linalg.lstsq(a, b)[0]", a=Arg((3, 3), INVERTIBLE), b=(3, 2)),
+    ],
+)
+def lstsq(ans, a, b, rcond=None):
+    """``x, residuals, rank, s = lstsq(a, b)`` for a full-rank ``a`` (not claimed at
+    rank-deficient inputs): x = a⁺ b, with the derivative of the pseudo-inverse; the
+    residuals (present when m > n) ‖b - a x‖² have d = 2 eᵀ(db - da x), e = b - a x;
+    the rank is an integer (no derivative); s are the singular values of ``a``."""
+
+    def jvp_a(da):
+        p = np.linalg.pinv(a)
+        bm = np.reshape(b, (np.shape(b)[0], -1))
+        xm = np.reshape(ans[0], (np.shape(ans[0])[0], -1))
+        e = bm - a @ xm
+        dat = np.swapaxes(da, -1, -2)
+        ptx = np.swapaxes(p, -1, -2) @ xm
+        dx = -(p @ (da @ xm)) + p @ (np.swapaxes(p, -1, -2) @ (dat @ e)) + dat @ ptx
+        dx = dx - p @ (a @ (dat @ ptx))
+        u, _, vh = np.linalg.svd(a, full_matrices=False)
+        return (
+            np.reshape(dx, np.shape(ans[0])),
+            -2.0 * np.sum(e * (da @ xm), axis=0) if np.size(ans[1]) else np.zeros_like(ans[1]),
+            np.zeros_like(ans[3], shape=()),
+            np.sum(u * (da @ np.swapaxes(vh, -1, -2)), axis=-2),
+        )
+
+    def jvp_b(db):
+        p = np.linalg.pinv(a)
+        bm = np.reshape(b, (np.shape(b)[0], -1))
+        xm = np.reshape(ans[0], (np.shape(ans[0])[0], -1))
+        dbm = np.reshape(db, np.shape(bm))
+        return (
+            np.reshape(p @ dbm, np.shape(ans[0])),
+            2.0 * np.sum((bm - a @ xm) * dbm, axis=0) if np.size(ans[1]) else np.zeros_like(ans[1]),
+            np.zeros_like(ans[3], shape=()),
+            np.zeros_like(ans[3]),
+        )
+
+    def vjp_a(g):
+        p = np.linalg.pinv(a)
+        pt = np.swapaxes(p, -1, -2)
+        bm = np.reshape(b, (np.shape(b)[0], -1))
+        xm = np.reshape(ans[0], (np.shape(ans[0])[0], -1))
+        e = bm - a @ xm
+        gx = np.reshape(g[0], np.shape(xm))
+        gxt = np.swapaxes(gx, -1, -2)
+        u, _, vh = np.linalg.svd(a, full_matrices=False)
+        ga = (
+            -(pt @ gx @ np.swapaxes(xm, -1, -2))
+            + e @ (gxt @ p @ pt)
+            + (pt @ xm) @ (gxt - (gxt @ p) @ a)
+            + (u * g[3][..., None, :]) @ vh
+        )
+        if np.size(ans[1]):
+            ga = ga - 2.0 * (e * g[1]) @ np.swapaxes(xm, -1, -2)
+        return ga
+
+    def vjp_b(g):
+        p = np.linalg.pinv(a)
+        bm = np.reshape(b, (np.shape(b)[0], -1))
+        xm = np.reshape(ans[0], (np.shape(ans[0])[0], -1))
+        gb = np.swapaxes(p, -1, -2) @ np.reshape(g[0], np.shape(xm))
+        if np.size(ans[1]):
+            gb = gb + 2.0 * (bm - a @ xm) * g[1]
+        return np.reshape(gb, np.shape(b))
+
+
+# -- NumPy 2's array-API spellings over the last two axes -------------------------------------
+
+if hasattr(np.linalg, "trace"):
+
+    @rule(
+        np.linalg.trace,
+        examples=[
+            example("np.linalg.trace(x)", x=(3, 3), f32=True),
+            example("np.linalg.trace(x, offset=1)", x=(2, 3, 4)),
+            example("np.linalg.trace(x, offset=-1)", x=(4, 3)),
+        ],
+    )
+    def linalg_trace(x, *, offset=0, dtype=None):
+        """Sum of the ``offset`` diagonal of the last two axes."""
+
+        def jvp(dx):
+            return np.linalg.trace(dx, offset=offset, dtype=dtype)
+
+        def vjp(g):
+            eye = np.eye(np.shape(x)[-2], np.shape(x)[-1], k=offset, dtype=x.dtype)
+            return np.expand_dims(np.asarray(g, dtype=x.dtype), (-2, -1)) * eye
+
+
+if hasattr(np.linalg, "diagonal"):
+
+    @rule(
+        np.linalg.diagonal,
+        view=True,
+        examples=[
+            example("np.linalg.diagonal(x)", x=(3, 3), f32=True),
+            example("np.linalg.diagonal(x, offset=1)", x=(2, 3, 4)),
+            example("np.linalg.diagonal(x, offset=-2) * 2.0", x=(4, 3)),
+        ],
+    )
+    def linalg_diagonal(x, *, offset=0):
+        """The ``offset`` diagonal of the last two axes; its cotangent is written back there."""
+
+        def jvp(dx):
+            return np.linalg.diagonal(dx, offset=offset)
+
+        def vjp(g):
+            return rt.diagonal_vjp(g, x, offset)
+
+
+if hasattr(np.linalg, "matrix_transpose"):
+
+    @rule(
+        np.linalg.matrix_transpose,
+        view=True,
+        examples=[
+            example("np.linalg.matrix_transpose(x)", x=(3, 2), f32=True),
+            example("np.linalg.matrix_transpose(x) * x[..., :1, :1]", x=(2, 3, 3)),
+        ],
+    )
+    def matrix_transpose(x):
+        """Swaps the last two axes."""
+
+        def jvp(dx):
+            return np.swapaxes(dx, -1, -2)
+
+        def vjp(g):
+            return np.swapaxes(g, -1, -2)
