@@ -75,7 +75,7 @@ def subscript_store(x):
 
 
 def method_unknown(x):
-    return x.cumsum()
+    return x.tolist()
 
 
 def sum_with_dtype(x):
@@ -192,7 +192,7 @@ def refusal(fn, mode="reverse"):
             adgen.UnsupportedSyntaxError,
             "argument passed by the caller",
         ),
-        ("method_unknown", "    return x.cumsum()", adgen.UnsupportedSyntaxError, "`.cumsum()`"),
+        ("method_unknown", "    return x.tolist()", adgen.UnsupportedSyntaxError, "`.tolist()`"),
         (
             "sum_with_dtype",
             "    return np.sum(x, dtype=np.float32)",

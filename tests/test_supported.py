@@ -67,3 +67,7 @@ def test_library_count_counts_distinct_functions() -> None:
     objects = {id(_resolve(n)) for n in names}  # np.abs and np.absolute count once
     assert None not in map(_resolve, names)
     assert listing.library_count() == len(objects) < len(names)
+
+
+def test_at_least_180_numpy_and_scipy_functions_have_both_rules() -> None:
+    assert listing.library_count() >= 180

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 # Names the generated code binds to modules; a user's variable never gets them.
-RESERVED = frozenset({"np", "math", "rt"})
+RESERVED = frozenset({"np", "math", "rt", "scipy"})  # module names generated code uses
 
 
 class Namer:

@@ -634,11 +634,6 @@ def einsum_vjp(g: Any, operands: tuple[Any, ...], k: int, optimize: Any) -> NDAr
     return np.moveaxis(r, list(range(n_ell, n_ell + len(pre))), list(range(len(pre))))
 
 
-def _float_dtype(x: Any) -> Any:
-    dtype = np.asarray(x).dtype
-    return dtype if dtype.kind == "f" else np.dtype(np.float64)
-
-
 def _tensordot_axes(axes: Any, na: int) -> tuple[list[int], list[int]]:
     if isinstance(axes, (int, np.integer)):
         return list(range(na - int(axes), na)), list(range(int(axes)))
@@ -920,6 +915,8 @@ def choose_vjp(g: Any, a: Any, choices: Any, k: int, mode: str = "raise") -> Any
     if isinstance(x, (float, int)):
         return float(r)
     return np.asarray(r)
+
+
 # -- shaping helpers --
 # Functions that copy entries of an array into a new shape (np.tile, np.repeat, np.pad,
 # np.diag, np.insert...) are differentiated by applying the very same function to an array
@@ -1071,6 +1068,8 @@ def inserted_values_vjp(g: Any, arr: Any, obj: Any, values: Any, axis: Any = Non
         return gathered_vjp(np.zeros_like(g), values, np.zeros(np.shape(g), dtype=np.int64))
     slots = np.insert(np.zeros(np.shape(arr), dtype=np.int64), obj, source_index(values), axis=axis)
     return gathered_vjp(g, values, slots)
+
+
 # -- reductions, scans and statistics helpers --
 
 
@@ -1623,6 +1622,8 @@ def diff_jvp(
         zeros = np.zeros(shape, dtype=d.dtype)
         parts = [zeros, *parts] if where == 0 else [*parts, zeros]
     return np.diff(np.concatenate(parts, axis=ax), n=n, axis=ax)
+
+
 # -- elementwise helpers --
 
 
@@ -1724,6 +1725,9 @@ def polyval_vjp_p(g: Any, p: Any, x: Any) -> NDArray[Any]:
     for k in range(n - 1, -1, -1):
         out[k] = unbroadcast(g * power, p_a[k])
         power = power * x
+    return out
+
+
 # -- np.linalg helpers --
 
 

@@ -35,6 +35,18 @@ def _random_like(rng: np.random.Generator, value: Any) -> Any:
     return float(rng.standard_normal())
 
 
+def _parts(value: Any) -> list[Any]:
+    """A function's result as a list of arrays (a tuple result is several)."""
+    return list(value) if isinstance(value, tuple) else [value]
+
+
+def _cotangent_like(rng: np.random.Generator, out: Any) -> Any:
+    u = _random_like(rng, np.asarray(out) if np.ndim(out) else out)
+    if isinstance(out, np.ndarray) and out.ndim == 0:
+        u = np.asarray(u, dtype=out.dtype)
+    return u
+
+
 def _vdot(a: Any, b: Any) -> float:
     return float(np.sum(np.asarray(a, dtype=np.float64) * np.asarray(b, dtype=np.float64)))
 
@@ -79,25 +91,26 @@ def check_grads(
             for i in wrt:
                 plus[i] = plus[i] + eps * _as64(tangents[i])
                 minus[i] = minus[i] - eps * _as64(tangents[i])
-            numeric = (np.asarray(fn(*plus), np.float64) - np.asarray(fn(*minus), np.float64)) / (
-                2 * eps
-            )
-            scale = np.max(np.abs(numeric), initial=1.0)
-            if not np.allclose(
-                np.asarray(out_dot, np.float64), numeric, rtol=rtol, atol=atol * scale
+            numeric = [
+                (np.asarray(p, np.float64) - np.asarray(m, np.float64)) / (2 * eps)
+                for p, m in zip(_parts(fn(*plus)), _parts(fn(*minus)), strict=True)
+            ]
+            adgen_dot = [np.asarray(d, np.float64) for d in _parts(out_dot)]
+            scale = max((np.max(np.abs(n), initial=1.0) for n in numeric), default=1.0)
+            if not all(
+                np.allclose(d, n, rtol=rtol, atol=atol * scale)
+                for d, n in zip(adgen_dot, numeric, strict=True)
             ):
                 raise AssertionError(
                     f"forward mode of {fn.__name__} w.r.t. {[names[i] for i in wrt]} disagrees "
-                    f"with finite differences:\n  adgen:   {np.asarray(out_dot)!r}"
+                    f"with finite differences:\n  adgen:   {adgen_dot!r}"
                     f"\n  numeric: {numeric!r}"
                 )
         if "reverse" in modes:
             _, pullback = vjp(fn, *args_list)
-            u = _random_like(rng, np.asarray(out) if np.ndim(out) else out)
-            if isinstance(out, np.ndarray) and out.ndim == 0:
-                u = np.asarray(u, dtype=out.dtype)
-            cotangents = pullback(u)
-            lhs = _vdot(u, out_dot)
+            us = [_cotangent_like(rng, o) for o in _parts(out)]
+            cotangents = pullback(tuple(us) if isinstance(out, tuple) else us[0])
+            lhs = sum(_vdot(u, d) for u, d in zip(us, _parts(out_dot), strict=True))
             rhs = sum(_vdot(cotangents[i], tangents[i]) for i in wrt)
             scale = max(abs(lhs), abs(rhs), 1.0)
             if abs(lhs - rhs) > max(rtol * scale, atol):
