@@ -301,7 +301,7 @@ def nd_like(x):
         x * np.zeros_like(x)
         + x * np.ones_like(x)
         + x * np.full_like(x, 2.0)
-        + x * (np.empty_like(x) * 0.0)
+        + x * np.zeros_like(np.empty_like(x))  # empty_like's garbage may be NaN
     )
 
 

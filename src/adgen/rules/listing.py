@@ -136,6 +136,7 @@ def markdown() -> str:
         "# Supported functions",
         "",
         "<!-- generated from the rule registry by `python docs/make_supported.py`; do not edit -->",
+        f"<!-- with NumPy {np.__version__} -->",
         "",
         f"adgen has forward- **and** reverse-mode rules for **{library_count()} NumPy and SciPy "
         "functions**, listed below by the names you write (aliases of one function are listed "
