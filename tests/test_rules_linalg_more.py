@@ -132,6 +132,26 @@ def test_eig_is_refused():
         adgen.grad(uses_eig)(np.eye(2))
 
 
+def svd_flagged(a, flag):
+    return np.sum(np.linalg.svd(a, compute_uv=flag))
+
+
+def qr_complete(a):
+    q, r = np.linalg.qr(a, mode="complete")
+    return np.sum(r)
+
+
+def test_a_result_count_known_only_at_run_time_is_refused_by_name():
+    # regression: the default compute_uv=True was assumed for a variable flag
+    with pytest.raises(adgen.UnsupportedSyntaxError, match="`compute_uv` known only at run"):
+        adgen.grad(svd_flagged)(np.eye(2) * 2.0, False)
+
+
+def test_an_unsupported_form_of_a_several_result_function_is_refused():
+    with pytest.raises(adgen.UnsupportedSyntaxError, match="this form has no rule"):
+        adgen.grad(qr_complete)(np.eye(2) * 2.0)
+
+
 def test_full_svd_of_non_square_is_refused_when_it_runs():
     with pytest.raises(adgen.AdgenError, match="square"):
         adgen.grad(svd_full)(np.arange(6.0).reshape(3, 2) + np.eye(3, 2))

@@ -919,21 +919,31 @@ class Lowerer:
         tuple (unpacked, indexed with constants or returned like any tuple). A count of 1
         (from ``outputs`` and the call's constants) is a single result, not a tuple."""
         bound = prim.bind(tuple(args), kwargs)
-        static = prim.defaults()
+        # the constants of the call, and defaults of what it does not pass: an argument
+        # passed as a variable is missing, so a count that needs it fails (never the default)
+        static = {k: v for k, v in prim.defaults().items() if k not in bound}
+        varying: list[str] = []
         for key, atom in bound.items():
             known, value = _constant(atom)
             if known:
                 static[key] = value
+            else:
+                varying.append(key)
         try:
             count = prim.count_outputs(static)
-        except (KeyError, TypeError, ValueError):
+        except KeyError as exc:
+            if exc.args and exc.args[0] in varying:
+                self.refuse(
+                    node,
+                    f"{prim.name} with `{exc.args[0]}` known only at run time (it decides "
+                    "the number of results)",
+                    f"pass `{exc.args[0]}` as a constant",
+                )
+            count = None
+        except (TypeError, ValueError):
             count = None
         if count is None:
-            self.refuse(
-                node,
-                f"{prim.name} with arguments that decide its number of results at run time",
-                "pass those arguments as constants",
-            )
+            self.refuse(node, f"{prim.name} with these arguments (this form has no rule)")
         names = tuple(self.namer.fresh(hint) for _ in range(count))
         self.block.append(ir.Assign(names, prim, tuple(args), tuple(kwargs), self.line))
         for n in names:
