@@ -133,6 +133,11 @@ def unbroadcast(g: ArrayLike, x: ArrayLike) -> ArrayLike:
         g_shape = np.shape(g)
     if g_shape == x_shape:
         return g
+    return _unbroadcast_to(g, g_shape, x_shape)
+
+
+def _unbroadcast_to(g: ArrayLike, g_shape: tuple[int, ...], x_shape: tuple[int, ...]) -> Any:
+    """:func:`unbroadcast` once the shapes are known to differ."""
     if not x_shape:
         return np.sum(g)
     extra = len(g_shape) - len(x_shape)
@@ -515,8 +520,7 @@ def split_last(xs: Any) -> tuple[Any, Any]:
 
 
 def _sum_to(g: Any, shape: tuple[int, ...]) -> NDArray[Any]:
-    """Sum (or broadcast) ``g`` to ``shape``: leading extra axes and axes where ``shape`` has
-    size 1 are summed, missing ones broadcast.
+    """Sum (or broadcast) ``g`` to ``shape``, like :func:`unbroadcast`, always an array.
 
     >>> _sum_to(np.ones((2, 3)), (1, 3)).tolist()
     [[2.0, 2.0, 2.0]]
@@ -524,13 +528,8 @@ def _sum_to(g: Any, shape: tuple[int, ...]) -> NDArray[Any]:
     (2, 3)
     """
     g = np.asarray(g)
-    extra = g.ndim - len(shape)
-    if extra > 0:
-        g = np.sum(g, axis=tuple(range(extra)))
-    if g.ndim == len(shape):
-        axes = tuple(i for i, (n, m) in enumerate(zip(shape, g.shape)) if n == 1 and m != 1)
-        if axes:
-            g = np.sum(g, axis=axes, keepdims=True)
+    if g.shape != shape:
+        g = np.asarray(_unbroadcast_to(g, g.shape, shape))
     return np.broadcast_to(g, shape)
 
 
