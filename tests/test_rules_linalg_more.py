@@ -169,3 +169,28 @@ def test_solve_norm_eigvalsh_in_loop_and_branch(steps):
     numeric = (power_loop(a + eps * e, steps) - power_loop(a - eps * e, steps)) / (2 * eps)
     assert np.isclose(np.sum(grad * e), numeric, rtol=1e-6)
     assert np.isclose(adgen.jvp(power_loop, (a, steps), (e, None))[1], numeric, rtol=1e-6)
+
+
+def gaussian_terms(x, cov):
+    sign, logdet = np.linalg.slogdet(cov)
+    w, v = np.linalg.eigh(cov)
+    return 0.5 * logdet + x @ np.linalg.solve(cov, x) + np.sum(w) * sign
+
+
+def qr_iterations(a):
+    s = a
+    for _ in range(2):
+        s, r = np.linalg.qr(s)  # rebinds its own argument inside a loop
+        s = s + r
+    return np.sum(s * s)
+
+
+def test_several_results_take_the_users_names_in_generated_code():
+    src = adgen.source(gaussian_terms, wrt=(0, 1))
+    assert "sign, logdet = np.linalg.slogdet(cov)" in src
+    assert "w, v = np.linalg.eigh(cov)" in src
+    check_grads(gaussian_terms, np.array([0.3, -0.2]), np.array([[2.0, 0.3], [0.3, 1.5]]))
+
+
+def test_several_results_rebinding_their_own_argument_in_a_loop():
+    check_grads(qr_iterations, np.array([[2.0, 0.3], [0.1, 1.5]]))

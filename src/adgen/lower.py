@@ -837,6 +837,25 @@ class Lowerer:
         if isinstance(target, gast.Name):
             self.bind(target.id, self.new_name(target.id), atom)
             return
+        if (
+            isinstance(target, gast.Tuple)
+            and isinstance(atom, ir.Tup)
+            and all(isinstance(t, gast.Name) for t in target.elts)
+            and self.block
+            and isinstance(self.block[-1], ir.Assign)
+            and self.block[-1].targets == tuple(getattr(a, "name", None) for a in atom.items)
+            and not {self.multi.get(t.id) for t in target.elts}.intersection(
+                v for a in ir.stmt_args(self.block[-1]) for v in ir.atom_vars(a)
+            )
+        ):
+            # `sign, logdet = np.linalg.slogdet(a)`: the results take the user's names
+            names = tuple(self.new_name(t.id) for t in target.elts)
+            for old, new in zip(self.block[-1].targets, names):
+                self.producers[new] = self.producers.pop(old)
+            self.block[-1].targets = names
+            for t, n in zip(target.elts, names):
+                self.bind(t.id, n, ir.Var(n))
+            return
         if isinstance(target, gast.Tuple) and isinstance(atom, ir.Tup):
             if len(atom.items) == len(target.elts):
                 for t, a in zip(target.elts, atom.items):
