@@ -112,8 +112,15 @@ def uses_global(x):
 
 def uses_del(x):
     y = x * 2.0
-    del y
+    if x > 0:
+        del y
     return x
+
+
+def reads_after_del(x):
+    gone = x * 2.0
+    del gone
+    return gone
 
 
 def uses_eval(x):
@@ -151,7 +158,8 @@ def refusal(fn, mode="reverse"):
         ("uses_yield", "    yield x", adgen.UnsupportedSyntaxError, "`yield`"),
         ("uses_class", "    class Box:", adgen.UnsupportedSyntaxError, "class definitions"),
         ("uses_global", "    global COUNTER", adgen.UnsupportedSyntaxError, "`global`"),
-        ("uses_del", "    del y", adgen.UnsupportedSyntaxError, "`del`"),
+        ("uses_del", "        del y", adgen.UnsupportedSyntaxError, "`del`"),
+        ("reads_after_del", "    return gone", adgen.UnsupportedSyntaxError, "after `del gone`"),
         ("uses_eval", '    return eval("x * 2")', adgen.NoRuleError, "`eval`"),
         (
             "calls_computed_function",

@@ -76,9 +76,11 @@ class Facts:
         self.multi |= self.rebound
         assigns = [s for s, _ in placed if isinstance(s, ir.Assign)]
         # arrays written in place (y[i] = v): their tangents and adjoints must be owned arrays
-        self.mutated = {s.targets[0] for s in assigns if s.prim.name in ("setitem", "append")}
+        self.mutated = {
+            s.targets[0] for s in assigns if s.prim.name in ("setitem", "append", "pop")
+        }
         # lists built with xs = [] and xs.append(v): their derivatives are lists too
-        self.lists = {s.targets[0] for s in assigns if s.prim.name in ("list", "append")}
+        self.lists = {s.targets[0] for s in assigns if s.prim.name in ("list", "append", "pop")}
         self.varied = set(wrt)
         changed = True
         while changed:

@@ -36,6 +36,8 @@ from .errors import (
     SourceLocation,
     WrtError,
 )
+from .forward import Generated
+from .names import Namer
 from .parse import unwrap
 from .transform import Derivative, derivative, guarded, lowered, run
 
@@ -179,14 +181,27 @@ def _float_like(value: Any) -> bool:
 
 # -- derivative objects --------------------------------------------------------------------------
 class _Transformed:
-    """A derivative of ``f``: callable, and shows the code adgen generated for it."""
+    """A derivative of ``f``: callable, and shows the code adgen generated for it.
+
+    When ``f`` is itself a derivative (``grad(grad(f))``), ``fn`` is the plain Python
+    function standing for it (:meth:`_ValueAndGrad.adgen_function`), looked up again on
+    every use so that a change to the inner function is never missed.
+    """
 
     mode = "reverse"
 
     def __init__(self, f: Callable[..., Any], wrt: Wrt) -> None:
-        self.fn = unwrap(f)
-        self.wrt, self.single = _wrt_names(self.fn, wrt)
-        functools.update_wrapper(self, f)  # type: ignore[arg-type]
+        # name and docstring of f, not its attributes (f may be another derivative object)
+        functools.update_wrapper(self, f, updated=())  # type: ignore[arg-type]
+        self.f = f
+        fn = unwrap(f)
+        self.wrt, self.single = _wrt_names(fn, wrt)
+        self._fixed = None if hasattr(f, "adgen_function") else fn
+        self._made: tuple[Callable[..., Any], types.FunctionType] | None = None
+
+    @property
+    def fn(self) -> types.FunctionType:
+        return self._fixed if self._fixed is not None else unwrap(self.f)
 
     def derivative(self) -> Derivative:
         return derivative(self.fn, self.mode, self.wrt)
@@ -285,6 +300,14 @@ class _ValueAndGrad(_Transformed):
             return (out, aux), gradient
         return out, gradient
 
+    def adgen_function(self) -> types.FunctionType:
+        """A plain Python function computing what this object computes, by calling adgen's
+        generated reverse-mode code: adgen reads its source like any other function's, so
+        ``grad(grad(f))``, ``jvp(grad(f), ...)`` and a function calling ``grad(f)`` are
+        differentiated through the generated code (never through ``f`` itself).
+        """
+        return _as_function(self, isinstance(self, _Grad))
+
 
 class _Grad(_ValueAndGrad):
     def __call__(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
@@ -292,6 +315,38 @@ class _Grad(_ValueAndGrad):
         if self.has_aux:
             return gradient, value[1]
         return gradient
+
+
+def _as_function(t: _ValueAndGrad, only_grad: bool) -> types.FunctionType:
+    """The function behind :meth:`_ValueAndGrad.adgen_function`: its source calls the
+    compiled ``<f>_vjp`` (not specialised for scalars: it is called with any values)."""
+    fn = t.fn
+    d = derivative(fn, t.mode, t.wrt)
+    if t._made is not None and t._made[0] is d.compiled:
+        return t._made[1]
+    params = _params(fn)
+    namer = Namer(params + [d.generated.name])
+    bars = [namer.adjoint(w) for w in t.wrt]
+    out, aux = namer.claim("out"), namer.claim("aux")
+    value = f"({out}, {aux})" if t.has_aux else out
+    grads = bars[0] if t.single else f"({', '.join(bars)})"
+    if only_grad:
+        result = f"{grads}, {aux}" if t.has_aux else grads
+    else:
+        result = f"{value}, {grads}"
+    kind = "gradient" if only_grad else "value and gradient"
+    name = f"{fn.__name__}_{'grad' if only_grad else 'value_and_grad'}"
+    source = (
+        f"# adgen: the {kind} of {fn.__qualname__} w.r.t. {', '.join(t.wrt)}\n"
+        f"def {name}({', '.join(params)}):\n"
+        f"    {value}, ({', '.join(bars)},) = {d.generated.name}({', '.join(params)}, 1.0)\n"
+        f"    return {result}\n"
+    )
+    wrapper = load(Generated(name, params, source), {d.generated.name: d.compiled})
+    assert isinstance(wrapper, types.FunctionType)
+    wrapper.__defaults__ = fn.__defaults__
+    t._made = (d.compiled, wrapper)
+    return wrapper
 
 
 def _check_scalar(fn: types.FunctionType, out: Any) -> None:
@@ -440,11 +495,11 @@ def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], tupl
 
 
 def _jacobian(f: Callable[..., Any], wrt: Wrt, mode: str) -> Callable[..., Any]:
-    fn = unwrap(f)
-    names, single = _wrt_names(fn, wrt)
-    params = _params(fn)
+    names, single = _wrt_names(unwrap(f), wrt)
 
     def jac(*args: Any, **kwargs: Any) -> Any:
+        fn = unwrap(f)  # again: f may be a derivative whose function changed (grad of f)
+        params = _params(fn)
         values = _bind(fn, args, kwargs)
         flat = _Flat(params, values)
         for w in names:
@@ -494,7 +549,10 @@ def _jacobian(f: Callable[..., Any], wrt: Wrt, mode: str) -> Callable[..., Any]:
                 results.append(stacked.reshape(np.shape(out) + np.shape(x)))
         return results[0] if single else tuple(results)
 
-    functools.update_wrapper(jac, f)
+    functools.update_wrapper(jac, f, updated=())
+    jac.adgen_refuse = (  # type: ignore[attr-defined]
+        f"adgen.{'jacfwd' if mode == 'forward' else 'jacrev' if mode == 'reverse' else 'jacobian'}"
+    )
     return jac
 
 
@@ -520,6 +578,100 @@ def jacobian(f: Callable[..., Any], wrt: Wrt = 0) -> Callable[..., Any]:
     """The Jacobian of ``f``: reverse mode when the result has fewer elements than the inputs,
     forward mode otherwise."""
     return _jacobian(f, wrt, "auto")
+
+
+def hessian(f: Callable[..., Any], wrt: int | str = 0) -> Callable[..., Any]:
+    """The Hessian of a scalar function ``f`` w.r.t. one argument: forward mode over the
+    reverse-mode code (one Hessian-vector product per input element); its shape is
+    ``x.shape + x.shape``.
+
+    >>> import numpy as np
+    >>> def f(x):
+    ...     return x[0] ** 2 * x[1] + np.sin(x[1])
+    >>> hessian(f)(np.array([1.0, 0.0])).tolist()
+    [[0.0, 2.0], [2.0, 0.0]]
+    """
+    fn = unwrap(f)
+    if not isinstance(wrt, (int, str)) or isinstance(wrt, bool):
+        raise WrtError(
+            f"hessian takes one argument to differentiate by, not {wrt!r}",
+            _def_loc(fn),
+            "pass a single index or name (gather several arrays into one)",
+        )
+    return jacfwd(grad(f, wrt), wrt)
+
+
+def hvp(f: Callable[..., Any], wrt: int | str = 0) -> Callable[..., Any]:
+    """``hvp(f, wrt)(*args, v)``: the Hessian of scalar ``f`` w.r.t. argument ``wrt`` times
+    ``v`` (of that argument's shape), without forming the Hessian: forward mode over the
+    reverse-mode code, at about the cost of two gradients.
+
+    >>> import numpy as np
+    >>> def f(x):
+    ...     return np.sum(x ** 3)
+    >>> hvp(f)(np.array([1.0, 2.0]), np.array([1.0, 1.0])).tolist()
+    [6.0, 12.0]
+    """
+    fn = unwrap(f)
+    (name,), single = _wrt_names(fn, wrt)
+    if not single:
+        raise WrtError(
+            f"hvp takes one argument to differentiate by, not {wrt!r}",
+            _def_loc(fn),
+            "pass a single index or name",
+        )
+    index = _params(fn).index(name)
+    g = grad(f, wrt)
+
+    def product(*args: Any) -> Any:
+        if len(args) <= index:
+            raise ShapeMismatchError(
+                f"hvp: pass {fn.__name__}'s arguments and then the vector v",
+                _def_loc(fn),
+                "call hvp(f)(*args, v)",
+            )
+        *primals, v = args
+        if np.shape(v) != np.shape(primals[index]):
+            raise ShapeMismatchError(
+                f"hvp: v has shape {np.shape(v)}, but `{name}` has shape "
+                f"{np.shape(primals[index])}",
+                _def_loc(fn),
+                "pass v of the argument's shape",
+            )
+        tangents: list[Any] = [None] * len(primals)
+        tangents[index] = v
+        return jvp(g, primals, tangents)[1]
+
+    functools.update_wrapper(product, f, updated=())
+    product.adgen_refuse = "adgen.hvp"  # type: ignore[attr-defined]
+    return product
+
+
+def laplacian(f: Callable[..., Any], wrt: int | str = 0) -> Callable[..., Any]:
+    """The Laplacian of scalar ``f`` w.r.t. one argument: the trace of its Hessian, the sum
+    of the second derivatives along each input element (one Hessian-vector product each).
+
+    >>> import numpy as np
+    >>> def f(x):
+    ...     return np.sum(x ** 2) + x[0] * x[1]
+    >>> float(laplacian(f)(np.array([1.0, 2.0, 3.0])))
+    6.0
+    """
+    product = hvp(f, wrt)
+    (name,), _ = _wrt_names(unwrap(f), wrt)
+    index = _params(unwrap(f)).index(name)
+
+    def trace(*args: Any) -> Any:
+        x = args[index]
+        total = 0.0
+        for k, e in enumerate(np.eye(np.size(x), dtype=np.result_type(x, 0.0))):
+            column = product(*args, e.reshape(np.shape(x)) if np.ndim(x) else e[0])
+            total = total + np.ravel(column)[k]
+        return total
+
+    functools.update_wrapper(trace, f, updated=())
+    trace.adgen_refuse = "adgen.laplacian"  # type: ignore[attr-defined]
+    return trace
 
 
 def source(f: Callable[..., Any], mode: str = "reverse", wrt: Wrt = 0) -> str:

@@ -163,6 +163,18 @@ class _Forward:
                 pair = ast.Tuple(elts=[ir.atom_to_ast(value), dot], ctx=ast.Load())
                 w.stmt(ast.Return(value=pair))
 
+    def pop(self, stmt: ir.Assign) -> None:
+        """``v = xs.pop()``: the tangent list holds one tangent per item (zeros for items with
+        none), so it is popped alongside -- into ``v``'s tangent, or dropped."""
+        w = self.w
+        w.stmt(ir.stmt_to_ast(stmt))
+        xs, v = stmt.targets
+        taken = call(f"{self.tangent_of(xs)}.pop") if xs in self.active else None
+        if v in self.active:
+            w.stmt(ir.assign(self.tangent_of(v), taken or zero_like(v, self.classes)))
+        elif taken is not None:
+            w.stmt(ast.Expr(value=taken))
+
     def assign(self, stmt: ir.Assign) -> None:
         w, fn = self.w, self.fn
         if stmt.prim.name == "setitem":
@@ -184,6 +196,9 @@ class _Forward:
                     value=name(self.tangent_of(xs)), attr="append", ctx=ast.Load()
                 )
                 w.stmt(ast.Expr(value=ast.Call(func=method, args=[part], keywords=[])))
+            return
+        if stmt.prim.name == "pop":
+            self.pop(stmt)
             return
         live = [t for t in stmt.targets if t in self.active]
         reads = {v for a in ir.stmt_args(stmt) for v in ir.atom_vars(a)}

@@ -232,6 +232,9 @@ def stmt_to_ast(stmt: Stmt) -> ast.stmt:
             return ast.Expr(
                 value=ast.Call(func=method, args=[atom_to_ast(stmt.args[1])], keywords=[])
             )
+        if stmt.prim.name == "pop":  # v = xs.pop(), in place
+            method = ast.Attribute(value=atom_to_ast(stmt.args[0]), attr="pop", ctx=ast.Load())
+            return assign(stmt.targets[1], ast.Call(func=method, args=[], keywords=[]))
         if stmt.prim.name == "setitem":  # y[index] = v, written in place
             base, index, value = (atom_to_ast(a) for a in stmt.args)
             target = ast.Subscript(value=base, slice=index, ctx=ast.Store())

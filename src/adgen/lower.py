@@ -24,14 +24,16 @@ def f(x1, x2):              # <doctest adgen.lower[2]>:1
 
 from __future__ import annotations
 
+import ast
 import types
 from typing import Any, NoReturn
 
 import gast
 
-from . import ir, trees
+from . import ir, nested, trees
 from .errors import (
     AdgenError,
+    InternalError,
     NoRuleError,
     SourceLocation,
     UnresolvedNameError,
@@ -51,7 +53,7 @@ _SYNTAX_NAMES = {
     gast.ClassDef: "class definitions",
     gast.Global: "`global` statements",
     gast.Nonlocal: "`nonlocal` statements",
-    gast.Delete: "`del` statements",
+    gast.Delete: "`del` statements (other than `del name` at a function's top level)",
     gast.Raise: "`raise` statements",
     gast.Import: "imports inside the function",
     gast.ImportFrom: "imports inside the function",
@@ -121,6 +123,14 @@ class LocalFunction:
             lines=outer.lines,
             scope=outer.scope,
         )
+
+
+class LocalDerivative:
+    """``g = adgen.grad(F, wrt)`` inside the function: ``g(args)`` is a nested derivative."""
+
+    def __init__(self, kind: str, maker: Any) -> None:
+        self.kind = kind
+        self.maker = maker
 
 
 class Lowerer:
@@ -195,6 +205,7 @@ class Lowerer:
             else:
                 self.multi[user] = self.namer.claim(self.prefix + user)
         self.depth = 0  # nesting depth of blocks being lowered
+        self.deleted: set[str] = set()  # names unbound by `del` (reading them again is refused)
         self.result: str | None = None  # the name `return` binds inside blocks
         self.call_target: str | None = None  # for an inlined call: the caller's name
         self.returned: ir.Atom | None = None
@@ -290,6 +301,18 @@ class Lowerer:
             return False
         if (
             isinstance(stmt, gast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], gast.Name)
+            and isinstance(stmt.value, gast.Call)
+        ):
+            ok, maker = self.static_object(stmt.value.func)
+            kind = nested.entry_points().get(maker) if ok else None
+            if kind in ("grad", "value_and_grad"):  # g = adgen.grad(lambda y: ...)
+                self.local_functions[stmt.targets[0].id] = LocalDerivative(kind, stmt.value)
+                self.bound.add(stmt.targets[0].id)
+                return False
+        if (
+            isinstance(stmt, gast.Assign)
             and isinstance(stmt.value, gast.Lambda)
             and len(stmt.targets) == 1
             and isinstance(stmt.targets[0], gast.Name)
@@ -339,6 +362,15 @@ class Lowerer:
             self.block.append(ir.Return(atom, self.line))
             return True
         if isinstance(stmt, gast.Pass):
+            return False
+        if (
+            isinstance(stmt, gast.Delete)
+            and self.depth == 0
+            and all(isinstance(t, gast.Name) and t.id in self.env for t in stmt.targets)
+        ):
+            # `del x` of a local at the function's top level (adgen's own reverse-mode code
+            # frees memory that way): nothing to differentiate; reading x afterwards is refused
+            self.deleted.update(t.id for t in stmt.targets)
             return False
         if isinstance(stmt, gast.Assert):
             # kept (the check still runs), never differentiated; the message is not copied
@@ -472,6 +504,20 @@ class Lowerer:
             out.append(stmt)
         return out
 
+    def reversed_range(self, it: Any) -> ir.Atom | None:
+        """The range of ``reversed(range(...))`` or ``reversed(r)`` with ``r = range(...)``."""
+        if not (self.is_call_to(it, reversed) and len(it.args) == 1 and not it.keywords):
+            return None
+        arg = it.args[0]
+        if self.is_call_to(arg, range):
+            return self.expr(arg, None, "loop")
+        if isinstance(arg, gast.Name) and arg.id in self.env:
+            atom = self.env[arg.id]
+            made = self.producers.get(atom.name) if isinstance(atom, ir.Var) else None
+            if made is registry.lookup(range):
+                return atom
+        return None
+
     def lower_for(self, stmt: Any) -> None:
         """``for`` over ``range(...)``; over an array or sequence (rows), ``enumerate`` and ``zip``
         become a loop over ``range(len(...))`` that reads the items by index."""
@@ -480,8 +526,12 @@ class Lowerer:
         line = self.key(stmt)
         it, target = stmt.iter, stmt.target
         items: list[tuple[Any, ir.Atom]] = []  # (user target, sequence) read by index
-        if self.is_call_to(it, range):
-            r = self.expr(it, None, "loop")
+        backwards = self.reversed_range(it)
+        if self.is_call_to(it, range) or backwards is not None:
+            if backwards is not None:  # for i in reversed(range(n)): a range too
+                r = self.emit(None, "loop", registry.REVERSED, [backwards], [], it)
+            else:
+                r = self.expr(it, None, "loop")
             if not isinstance(target, gast.Name):
                 self.refuse(target, "unpacking a range", "use one loop variable")
             index = self.loop_variable(target.id)
@@ -593,6 +643,17 @@ class Lowerer:
         )
         self.env[name] = ir.Var(ir_name)
 
+    def pop(self, node: Any, name: str, target: str | None, hint: str) -> ir.Atom:
+        """``xs.pop()`` from a list the function made: the last item, taken off the list (adgen's
+        own reverse-mode code restores saved values this way)."""
+        self.check_owned(node, name, "pop from")
+        ir_name = self.multi[name]
+        v = target if target is not None else self.namer.fresh(hint)
+        self.block.append(ir.Assign((ir_name, v), registry.POP, (self.env[name],), (), self.line))
+        self.env[name] = ir.Var(ir_name)
+        self.producers[v] = registry.POP
+        return ir.Var(v)
+
     def new_list(self, name: str, items: list[Any]) -> None:
         """``xs = [a, b]`` for a list later appended to: a real list."""
         ir_name = self.new_name(name)
@@ -684,7 +745,7 @@ class Lowerer:
         made inside the function, every binding a new array, and no name kept as a view."""
         why = ""
         # a list's items are not views of it: only another name for the list itself matters
-        lists = verb == "append to"
+        lists = verb in ("append to", "pop from")
         if name in self.params:
             why = "it is an argument passed by the caller"
         for node in gast.walk(self.node):
@@ -1075,6 +1136,8 @@ class Lowerer:
         return self.expr(node, None, hint)
 
     def name(self, node: gast.Name) -> ir.Atom:
+        if node.id in self.deleted:
+            self.refuse(node, f"reading `{node.id}` after `del {node.id}`", "remove the `del`")
         if node.id in self.env:
             return self.env[node.id]
         if node.id in self.local_functions:
@@ -1162,6 +1225,13 @@ class Lowerer:
 
     def call(self, node: gast.Call, target: str | None, hint: str) -> ir.Atom:
         func = node.func
+        if isinstance(func, gast.Call):  # adgen.grad(lambda y: x * y)(2.0): nested AD
+            ok, maker = self.static_object(func.func)
+            kind = nested.entry_points().get(maker) if ok else None
+            if kind in ("grad", "value_and_grad"):
+                return self.nested_grad(node, kind, func, node.args, node.keywords)
+        if _is_pop(node) and func.value.id in self.env and func.value.id in self.multi:
+            return self.pop(node, func.value.id, target, hint)
         args: list[ir.Atom] = []
         ok, fn = self.static_object(func)
         if not ok:
@@ -1197,7 +1267,19 @@ class Lowerer:
             kwargs.append((kw.arg, self.expr(kw.value, None, hint)))
         if fn is registry.np.array and args and isinstance(args[0], ir.Tup):
             args[0] = self.array_rows(args[0], node, hint)
+        if isinstance(fn, LocalDerivative):
+            return self.nested_grad(node, fn.kind, fn.maker, node.args, node.keywords)
+        if ok and nested.entry_points().get(fn) == "jvp":
+            return self.nested_jvp(node)
         prim = registry.lookup(fn)
+        if prim is None and hasattr(fn, "adgen_function"):
+            fn = self.derivative_function(fn)
+        if prim is None and getattr(fn, "adgen_refuse", None) is not None:
+            self.refuse(
+                func,
+                f"differentiating through the function {fn.adgen_refuse} returns",
+                "call adgen.grad / adgen.jvp inside instead, or differentiate f itself",
+            )
         if prim is None:
             if isinstance(fn, LocalFunction):
                 return self.inline(
@@ -1211,7 +1293,158 @@ class Lowerer:
             self.no_rule(func, fn)
         return self.emit(target, hint, prim, args, kwargs, node)
 
+    # -- adgen called inside the function: nested derivatives ----------------------------------
+    def nested_function(self, node: Any, f: Any) -> tuple[Any, list[str]]:
+        """The ``def`` of the lambda or local function ``f`` differentiated inside, and the
+        outer variables it reads (they become extra parameters of its lifted form)."""
+        if not isinstance(self.root.parsed.scope, LiveScope):
+            self.refuse(node, "adgen.grad / adgen.jvp inside a function read statically")
+        if isinstance(f, gast.Lambda):
+            fdef = nested.as_def(f, "lam")
+        elif isinstance(f, gast.Name) and isinstance(self.local_functions.get(f.id), LocalFunction):
+            fdef = self.local_functions[f.id].node
+        else:
+            self.refuse(
+                f,
+                "differentiating this function inside another",
+                "pass a lambda, a nested def or a module-level function",
+            )
+        if fdef.args.defaults or fdef.args.vararg or fdef.args.kwarg or fdef.args.kwonlyargs:
+            self.refuse(fdef, "defaults, *args or **kwargs on a function differentiated inside")
+        captured = [c for c in nested.free_names(fdef) if self.sees(c)]
+        for c in captured:
+            lowerer: Lowerer | None = self
+            while lowerer is not None:
+                if c in lowerer.local_functions:
+                    self.refuse(
+                        f,
+                        f"a function differentiated inside that calls the local function `{c}`",
+                        "make that helper a module-level function",
+                    )
+                lowerer = lowerer.enclosing
+        return fdef, captured
+
+    def nested_wrt(self, node: Any, params: list[str], wrt: Any) -> tuple[list[str], bool]:
+        ok, value = (True, 0) if wrt is None else _literal(wrt)
+        single = isinstance(value, (int, str)) and not isinstance(value, bool)
+        items = [value] if single else value
+        if not ok or not isinstance(items, (list, tuple)) or not items:
+            self.refuse(node, "this `wrt`", "write wrt as an integer, a name, or a tuple of those")
+        names = []
+        for item in items:
+            if (
+                isinstance(item, int)
+                and not isinstance(item, bool)
+                and -len(params) <= item < len(params)
+            ):
+                names.append(params[item])
+            elif isinstance(item, str) and item in params:
+                names.append(item)
+            else:
+                self.refuse(node, f"wrt={item!r} here", f"the parameters are {', '.join(params)}")
+        return names, single
+
+    def nested_grad(
+        self, node: Any, kind: str, maker: gast.Call, call_args: list[Any], keywords: list[Any]
+    ) -> ir.Atom:
+        """``adgen.grad(F, wrt)(args)`` (or value_and_grad) inside the differentiated function:
+        F's generated reverse-mode code, inlined (see :mod:`adgen.nested`)."""
+        if keywords or any(isinstance(a, gast.Starred) for a in call_args):
+            self.refuse(node, "keyword or starred arguments here", "pass the arguments in order")
+        wrt_node = maker.args[1] if len(maker.args) > 1 else None
+        for kw in maker.keywords:
+            if kw.arg == "wrt":
+                wrt_node = kw.value
+            elif kw.arg == "has_aux":
+                ok, aux = _literal(kw.value)
+                if not ok or aux:
+                    self.refuse(kw.value, "has_aux inside a differentiated function")
+            else:
+                self.refuse(kw.value, f"the argument `{kw.arg}` here")
+        if len(maker.args) < 1 or len(maker.args) > 2:
+            self.refuse(maker, f"this call of adgen.{kind}", f"write adgen.{kind}(f, wrt)")
+        f = maker.args[0]
+        ok, obj = self.static_object(f)
+        if ok and (isinstance(obj, types.FunctionType) or hasattr(obj, "adgen_function")):
+            # a module-level function (or derivative): no outer variables to capture
+            from . import api
+
+            ok_wrt, wrt = (True, 0) if wrt_node is None else _literal(wrt_node)
+            if not ok_wrt:
+                self.refuse(wrt_node, "this `wrt`", "write wrt as a constant")
+            made = (api.grad if kind == "grad" else api.value_and_grad)(obj, wrt)
+            fn = self.derivative_function(made)
+            parsed, defaults = self.callee(fn, node)
+            args = [self.expr(a, None, "arg") for a in call_args]
+            return self.inline(node, parsed, fn, defaults, args, [], None, None)
+        fdef, captured = self.nested_function(node, f)
+        params = [a.id for a in fdef.args.args]
+        wrt, single = self.nested_wrt(wrt_node or maker, params, wrt_node)
+        if len(call_args) != len(params):
+            self.refuse(node, f"calling it with {len(call_args)} arguments", "check the call")
+        args = [self.expr(a, None, "arg") for a in call_args]
+        outer = [
+            self.name(gast.Name(id=c, ctx=gast.Load(), annotation=None, type_comment=None))
+            for c in captured
+        ]
+        code = nested.derivative_code(nested.lifted(fdef, captured, self.parsed), "reverse", wrt)
+        assert isinstance(code, types.FunctionType)
+        parsed, defaults = self.callee(code, node)
+        result = self.inline(
+            node, parsed, code, defaults, args + outer + [ir.Const(1.0)], [], None, None
+        )
+        if not (isinstance(result, ir.Tup) and isinstance(result.items[1], ir.Tup)):
+            raise InternalError("nested reverse-mode code did not return (value, gradients)")
+        value, grads = result.items[0], result.items[1].items
+        gradient: ir.Atom = grads[0] if single else ir.Tup(tuple(grads))
+        return gradient if kind == "grad" else ir.Tup((value, gradient))
+
+    def nested_jvp(self, node: gast.Call) -> ir.Atom:
+        """``adgen.jvp(F, (a, b), (ta, tb))`` inside the differentiated function: F's generated
+        forward-mode code, inlined; ``None`` tangents hold arguments constant."""
+        if len(node.args) != 3 or node.keywords:
+            self.refuse(
+                node, "this call of adgen.jvp", "write adgen.jvp(f, (args...), (tangents...))"
+            )
+        f, primals, tangents = node.args
+        for part in (primals, tangents):
+            if not isinstance(part, (gast.Tuple, gast.List)):
+                self.refuse(part, "primals or tangents that are not written as a tuple here")
+        fdef, captured = self.nested_function(node, f)
+        params = [a.id for a in fdef.args.args]
+        if len(primals.elts) != len(params) or len(tangents.elts) > len(params):
+            self.refuse(node, "primals or tangents that do not match the parameters")
+        wrt = [
+            p
+            for p, t in zip(params, tangents.elts)
+            if not (isinstance(t, gast.Constant) and t.value is None)
+        ]
+        args = [self.expr(a, None, "arg") for a in primals.elts]
+        dots = [
+            self.expr(t, None, "tangent")
+            for t in tangents.elts
+            if not (isinstance(t, gast.Constant) and t.value is None)
+        ]
+        outer = [
+            self.name(gast.Name(id=c, ctx=gast.Load(), annotation=None, type_comment=None))
+            for c in captured
+        ]
+        code = nested.derivative_code(nested.lifted(fdef, captured, self.parsed), "forward", wrt)
+        assert isinstance(code, types.FunctionType)
+        parsed, defaults = self.callee(code, node)
+        return self.inline(node, parsed, code, defaults, args + outer + dots, [], None, None)
+
     # -- calls to the user's own functions: inlined ---------------------------------------------
+    def derivative_function(self, obj: Any) -> types.FunctionType:
+        """A call of an adgen derivative (``g = adgen.grad(f)`` called as ``g(x)``): the plain
+        function computing it, whose source calls adgen's generated code, is inlined -- so
+        the derivative is taken through the generated code, never through ``f``."""
+        fn: types.FunctionType = obj.adgen_function()
+        root_scope = self.root.parsed.scope
+        if isinstance(root_scope, LiveScope):
+            root_scope._record("adgen", obj, "adgen_function", fn)
+        return fn
+
     def callee(self, fn: Any, node: Any) -> tuple[ParsedFunction, dict[str, ir.Atom]]:
         """Parse a called Python function; its default values become atoms."""
         if isinstance(fn, types.FunctionType):
@@ -1576,9 +1809,17 @@ def _written_in_place(node: Any) -> set[str]:
     return names
 
 
+def _literal(node: Any) -> tuple[bool, Any]:
+    """``(True, value)`` for a literal written in the source (``1``, ``"x"``, ``(0, 1)``)."""
+    try:
+        return True, ast.literal_eval(gast.gast_to_ast(node))
+    except (ValueError, TypeError, SyntaxError):
+        return False, None
+
+
 def _appended(node: Any) -> set[str]:
-    """Names of lists grown with ``xs.append(v)``."""
-    return {
+    """Names of lists grown with ``xs.append(v)`` or shrunk with ``xs.pop()``."""
+    grown = {
         n.value.func.value.id
         for n in gast.walk(node)
         if isinstance(n, gast.Expr)
@@ -1587,6 +1828,19 @@ def _appended(node: Any) -> set[str]:
         and n.value.func.attr == "append"
         and isinstance(n.value.func.value, gast.Name)
     }
+    return grown | {n.func.value.id for n in gast.walk(node) if _is_pop(n)}
+
+
+def _is_pop(node: Any) -> bool:
+    """``xs.pop()`` (the last item, taken off the list)."""
+    return (
+        isinstance(node, gast.Call)
+        and isinstance(node.func, gast.Attribute)
+        and node.func.attr == "pop"
+        and isinstance(node.func.value, gast.Name)
+        and not node.args
+        and not node.keywords
+    )
 
 
 def _views_of(node: Any, name: str, whole_only: bool = False) -> bool:
@@ -1601,6 +1855,8 @@ def _views_of(node: Any, name: str, whole_only: bool = False) -> bool:
     if isinstance(node, gast.IfExp):
         return _views_of(node.body, name) or _views_of(node.orelse, name)
     if isinstance(node, gast.Call):
+        if whole_only and _is_pop(node):
+            return False  # an item of the list, not the list
         if isinstance(node.func, gast.Attribute) and _views_of(node.func.value, name):
             return True
         return any(_views_of(a, name) for a in node.args)

@@ -104,6 +104,11 @@ def dependencies_unchanged(seen: list[tuple[str, Any, str, Any]]) -> bool:
                 return False
         elif kind in ("attr", "code"):
             current = getattr(container, name, _MISSING)
+        elif kind == "adgen":  # a derivative object called: the function standing for it now
+            try:
+                current = container.adgen_function()
+            except Exception:
+                return False
         else:
             current = container.get(name, _MISSING)
         if current is not value:
@@ -114,7 +119,19 @@ def dependencies_unchanged(seen: list[tuple[str, Any, str, Any]]) -> bool:
 def unwrap(fn: Any) -> types.FunctionType:
     """The plain Python function behind ``fn`` (adgen wrappers, functools.wraps)."""
     seen = 0
-    while not isinstance(fn, types.FunctionType) and hasattr(fn, "__wrapped__") and seen < 100:
+    refused = getattr(fn, "adgen_refuse", None)
+    if refused is not None:  # a function adgen.jacfwd & co. return: not differentiable (yet)
+        raise SourceUnavailableError(
+            f"adgen cannot differentiate the function {refused} returns",
+            hint="differentiate the function itself: adgen.hessian(f), adgen.jacfwd(adgen.grad(f))",
+        )
+    while not isinstance(fn, types.FunctionType) and seen < 100:
+        make = getattr(fn, "adgen_function", None)
+        if make is not None:  # an adgen derivative: the function that computes it, not `f`
+            fn = make()
+            break
+        if not hasattr(fn, "__wrapped__"):
+            break
         fn = fn.__wrapped__
         seen += 1
     if not isinstance(fn, types.FunctionType):

@@ -306,6 +306,24 @@ class _Reverse:
         if xs in self.pushed:
             w.stmt(ast.Expr(value=call(f"{xs}.pop")))
 
+    def adjoint_pop(self, stmt: ir.Assign, w: CodeWriter) -> None:
+        """``v = xs.pop()`` backwards: v's cotangent goes back onto the list's cotangent (where
+        the adjoint of the ``xs.append`` that put the item there takes it); the item goes
+        back onto the list (if an adjoint reads it) and v gets its old value again."""
+        fn, facts = self.fn, self.facts
+        xs, v = stmt.targets
+        w.defer_comment(
+            stmt.line, source_text(fn, stmt.line), "adjoint of line", line_label(fn, stmt.line)
+        )
+        if xs in facts.useful:
+            g = self.bar(v) if v in facts.managed else self.adjoint.get(v)
+            item = name(g) if g is not None and v in facts.useful else zero_like(v, self.classes)
+            w.stmt(ast.Expr(value=call(f"{self.bar(xs)}.append", item)))
+        if xs in self.pushed:
+            w.stmt(ast.Expr(value=call(f"{xs}.append", name(v))))
+        reset = v in facts.managed and v in facts.multi and id(stmt) not in self.first_binding
+        self.restore(w, v, [v] if self.saves(stmt, v) else [], reset)
+
     def _adjoint_assign(self, stmt: ir.Assign, w: CodeWriter) -> None:
         fn, facts = self.fn, self.facts
         if not stmt.targets:  # assert: nothing to undo
@@ -315,6 +333,9 @@ class _Reverse:
             return
         if stmt.prim.name == "append":
             self.adjoint_append(stmt, w)
+            return
+        if stmt.prim.name == "pop":
+            self.adjoint_pop(stmt, w)
             return
         if stmt.prim.user_fn is not None:
             self.adjoint_user_call(stmt, w)
@@ -499,7 +520,9 @@ class _Reverse:
                         )
                         saved = call(f"{self.stack}.append", call("np.copy", region))
                         w.stmt(ast.Expr(value=saved))
-                    elif self.saves(stmt, x) and stmt.prim.name != "append":
+                    elif self.saves(stmt, x) and not (
+                        stmt.prim.name in ("append", "pop") and x == stmt.targets[0]
+                    ):  # a list changed in place is not saved (its adjoint undoes the change)
                         w.stmt(ast.Expr(value=call(f"{self.stack}.append", name(x))))
                 w.stmt(ir.stmt_to_ast(stmt))
             elif isinstance(stmt, ir.If):

@@ -384,6 +384,12 @@ LIST_NEW = Primitive(
 APPEND = Primitive("append", _setitem_emitter, _positional("a", "v"), {}, {}, view=True)
 APPEND.diff_params = ("a", "v")
 
+# `v = xs.pop()`: the last item of such a list, taken off it. Its IR form binds the list again
+# and the item: targets (xs, v). Forward mode pops the tangent list alongside; reverse mode
+# appends v's cotangent to the list's cotangent (the adjoint of xs.append(v) takes it off).
+POP = Primitive("pop", _setitem_emitter, _positional("a"), {}, {})
+POP.diff_params = ("a",)
+
 # `assert test`: kept in the generated code (forward sweep / primal), never differentiated.
 ASSERT = Primitive("assert", _setitem_emitter, _positional("test"), {}, {}, differentiable=False)
 
@@ -481,6 +487,21 @@ _COMPARES: dict[Any, type[ast.cmpop]] = {
 BINOP_FUNCTIONS = {op.__name__: fn for fn, op in _BINOPS.items()}
 UNARYOP_FUNCTIONS = {op.__name__: fn for fn, op in _UNARYOPS.items()}
 COMPARE_FUNCTIONS = {op.__name__: fn for fn, op in _COMPARES.items()}
+
+
+# `for i in reversed(range(...))` (adgen's reverse-mode loops): only ever applied to a range,
+# by lowering itself -- it is not registered, so reversed() of values is refused. It is written
+# `r[::-1]`: a range again, which the adjoint of that loop can reverse once more.
+def _reversed_emitter(a: list[ast.expr], k: list[tuple[str, ast.expr]]) -> ast.expr:
+    backwards = ast.Slice(
+        lower=None, upper=None, step=ast.UnaryOp(op=ast.USub(), operand=ast.Constant(1))
+    )
+    return ast.Subscript(value=a[0], slice=backwards, ctx=ast.Load())
+
+
+REVERSED = Primitive(
+    "reversed", _reversed_emitter, _positional("seq"), {}, {}, differentiable=False
+)
 
 
 def assign(x: Any) -> Any:
