@@ -158,6 +158,8 @@ def case_module() -> Any:
     lines = ["import math", "", "import numpy as np", ""]
     if any("scipy" in c.call for c in registry_cases()):
         lines += ["import scipy.special", ""]
+    if any("rt." in c.call for c in registry_cases()):  # rules of adgen's own helpers
+        lines += ["from adgen import runtime as rt", ""]
     for case in registry_cases():
         params = ", ".join(n for n, _ in case.args)
         lines += ["", f"def {case.function_name()}({params}):", f"    return {case.call}", ""]

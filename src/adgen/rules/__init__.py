@@ -6,6 +6,7 @@ written, and ``docs/rules.md`` for how to add one.
 """
 
 from . import (  # noqa: F401
+    adjoints,
     arithmetic,
     arrays,
     contractions,

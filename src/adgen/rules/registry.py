@@ -57,6 +57,7 @@ _SPELLING_MODULES: list[tuple[str, Any]] = [
     ("np.linalg", np.linalg),
     ("np.random", np.random),
     ("math", math),
+    ("rt", rt),  # adgen's own helpers: second derivatives differentiate generated code
 ]
 
 # SciPy is optional: when it is installed, generated code may call ``scipy.special.<name>``.

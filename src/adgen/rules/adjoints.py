@@ -1,0 +1,376 @@
+"""Derivatives of adgen's own runtime helpers (``rt.*`` in generated code).
+
+Second derivatives differentiate the code adgen generated (a Hessian is forward mode over
+the reverse-mode code), and that code calls :mod:`adgen.runtime`. The rules here make those
+calls differentiable again instead of having adgen read the helpers' source.
+
+Conventions:
+
+* A ``*_vjp`` helper is linear in its cotangent ``g``: its tangent is the helper applied to
+  ``dg``, and its cotangent is the transpose of that linear map (a NumPy function, or one
+  of the ``rt`` helpers of the section "derivatives of the helpers").
+* Arguments that only give a shape (``x`` in ``rt.unbroadcast(g, x)``) have derivative 0.
+* The masks of ``np.max``/``np.min`` (``rt.minmax_vjp``) are piecewise constant in the
+  array and its extremum: derivative 0 there, like ``np.sign``.
+* ``rt.zeros_like`` is a constant.
+* Helpers not registered here are refused by name (``NoRuleError``), never guessed.
+"""
+
+import numpy as np
+
+from .. import runtime as rt
+from .registry import nondifferentiable, rule
+from .samples import DISTINCT, Arg, example
+
+# ``slice(1, None)``: generated code passes indices as values (``rt.getitem_vjp(g, x,
+# (slice(None), None))``); a slice object carries no derivative.
+nondifferentiable(rt.zeros_like, slice)
+
+
+# -- broadcasting and reductions ---------------------------------------------------------------
+@rule(
+    rt.unbroadcast,
+    examples=[
+        example("rt.unbroadcast(g, x)", g=(3, 4), x=(4,)),
+        example("rt.unbroadcast(g, x)", g=(3, 4), x=(3, 1), f32=True),
+        example("rt.unbroadcast(g, x)", g=(2, 3), x=()),
+        example("rt.unbroadcast(g, x)", g=(4,), x=(2, 4)),
+        example("rt.unbroadcast(g, x)", g=(2, 3), x=(2, 3)),
+    ],
+)
+def unbroadcast(ans, g, x):
+    """Linear in ``g`` (a sum to ``x``'s shape); ``x`` only gives the shape."""
+
+    def jvp_g(dg):
+        return rt.unbroadcast(dg, x)
+
+    def jvp_x(dx):
+        return rt.zeros_like(ans)
+
+    def vjp_g(c):
+        return rt.rebroadcast(c, g)
+
+    def vjp_x(c):
+        return rt.zeros_like(x)
+
+
+@rule(
+    rt.rebroadcast,
+    examples=[
+        example("rt.rebroadcast(c, g)", c=(4,), g=(3, 4)),
+        example("rt.rebroadcast(c, g)", c=(3, 1), g=(3, 4)),
+        example("rt.rebroadcast(c, g)", c=(2, 4), g=(4,)),
+        example("rt.rebroadcast(c, g)", c=(3, 4), g=(1, 4)),
+    ],
+)
+def rebroadcast(ans, c, g):
+    """Linear in ``c`` (broadcast or summed to ``g``'s shape, its own transpose's mirror)."""
+
+    def jvp_c(dc):
+        return rt.rebroadcast(dc, g)
+
+    def jvp_g(dg):
+        return rt.zeros_like(ans)
+
+    def vjp_c(h):
+        return rt.rebroadcast(h, c)
+
+    def vjp_g(h):
+        return rt.zeros_like(g)
+
+
+@rule(
+    rt.unreduce,
+    examples=[
+        example("rt.unreduce(g, x)", g=(), x=(3, 4)),
+        example("rt.unreduce(g, x, axis=0)", g=(4,), x=(3, 4), f32=True),
+        example("rt.unreduce(g, x, axis=(0, 2), keepdims=True)", g=(1, 3, 1), x=(2, 3, 4)),
+        example("rt.unreduce(g, x, axis=-1)", g=(2, 3), x=(2, 3, 4)),
+    ],
+)
+def unreduce(ans, g, x, axis=None, keepdims=False):
+    """``g`` broadcast back over the reduced axes: the transpose is ``np.sum``."""
+
+    def jvp_g(dg):
+        return rt.unreduce(dg, x, axis=axis, keepdims=keepdims)
+
+    def jvp_x(dx):
+        return rt.zeros_like(ans)
+
+    def vjp_g(c):
+        return rt.rebroadcast(np.sum(c, axis=axis, keepdims=keepdims), g)
+
+    def vjp_x(c):
+        return rt.zeros_like(x)
+
+
+@rule(
+    rt.mean_vjp,
+    examples=[
+        example("rt.mean_vjp(g, x)", g=(), x=(3, 4)),
+        example("rt.mean_vjp(g, x, axis=1)", g=(3,), x=(3, 4), f32=True),
+        example("rt.mean_vjp(g, x, axis=0, keepdims=True)", g=(1, 4), x=(3, 4)),
+    ],
+)
+def mean_vjp(ans, g, x, axis=None, keepdims=False):
+    """``g`` spread evenly over the reduced axes: the transpose is ``np.mean``."""
+
+    def jvp_g(dg):
+        return rt.mean_vjp(dg, x, axis=axis, keepdims=keepdims)
+
+    def jvp_x(dx):
+        return rt.zeros_like(ans)
+
+    def vjp_g(c):
+        return rt.rebroadcast(np.mean(c, axis=axis, keepdims=keepdims), g)
+
+    def vjp_x(c):
+        return rt.zeros_like(x)
+
+
+@rule(
+    rt.minmax_vjp,
+    examples=[
+        example("rt.minmax_vjp(g, np.max(x), x)", g=(), x=Arg((3, 4), DISTINCT)),
+        example("rt.minmax_vjp(g, np.min(x, axis=0), x, axis=0)", g=(4,), x=Arg((3, 4), DISTINCT)),
+        example(
+            "rt.minmax_vjp(g, np.max(x, axis=1, keepdims=True), x, axis=1, keepdims=True)",
+            g=(3, 1),
+            x=Arg((3, 4), DISTINCT),
+        ),
+    ],
+)
+def minmax_vjp(g, extremum, x, axis=None, keepdims=False):
+    """Linear in ``g``; the mask of the extrema is piecewise constant in ``x`` and the
+    extremum (derivative 0 there, as for ``np.sign``)."""
+
+    def jvp_g(dg):
+        return rt.minmax_vjp(dg, extremum, x, axis=axis, keepdims=keepdims)
+
+    def jvp_extremum(de):
+        return rt.zeros_like(x)
+
+    def jvp_x(dx):
+        return rt.zeros_like(x)
+
+    def vjp_g(c):
+        return rt.rebroadcast(
+            np.sum(
+                rt.minmax_vjp(1.0, extremum, x, axis=axis, keepdims=keepdims) * c,
+                axis=axis,
+                keepdims=keepdims,
+            ),
+            g,
+        )
+
+    def vjp_extremum(c):
+        return rt.zeros_like(extremum)
+
+    def vjp_x(c):
+        return rt.zeros_like(x)
+
+
+# -- indexing and writes -----------------------------------------------------------------------
+@rule(
+    rt.getitem_vjp,
+    examples=[
+        example("rt.getitem_vjp(g, x, (slice(1, None), slice(None, None, 2)))", g=(2, 2), x=(3, 4)),
+        example("rt.getitem_vjp(g, x, np.array([0, 2, 0]))", g=(3, 4), x=(3, 4), f32=True),
+        example("rt.getitem_vjp(g, x, 1)", g=(4,), x=(3, 4)),
+        example("rt.getitem_vjp(g, x, (slice(None), None))", g=(4, 1), x=(4,)),
+    ],
+)
+def getitem_vjp(ans, g, x, index):
+    """``g`` put at ``index`` (copies accumulating): the transpose reads ``c[index]``."""
+
+    def jvp_g(dg):
+        return rt.getitem_vjp(dg, x, index)
+
+    def jvp_x(dx):
+        return rt.zeros_like(ans)
+
+    def vjp_g(c):
+        return rt.rebroadcast(c[index], g)
+
+    def vjp_x(c):
+        return rt.zeros_like(x)
+
+
+@rule(
+    rt.written,
+    examples=[
+        example("rt.written(g, np.array([0, 2, 0, 1]))", g=(3, 2), f32=True),
+        example("rt.written(g, (slice(1, None), 0))", g=(3, 2)),
+    ],
+)
+def written(ans, g, index):
+    """``g[index]`` with repeated writes masked: the transpose is :func:`rt.written_vjp`."""
+
+    def jvp(dg):
+        return rt.written(dg, index)
+
+    def vjp(c):
+        return rt.written_vjp(c, g, index)
+
+
+@rule(
+    rt.written_vjp,
+    examples=[
+        example("rt.written_vjp(c, g, np.array([0, 2, 0, 1]))", c=(4, 2), g=(3, 2)),
+        example("rt.written_vjp(c, g, (slice(1, None), 0))", c=(2,), g=(3, 2)),
+    ],
+)
+def written_vjp(ans, c, g, index):
+    """Linear in ``c``, the transpose of :func:`rt.written`; ``g`` only gives the shape."""
+
+    def jvp_c(dc):
+        return rt.written_vjp(dc, g, index)
+
+    def jvp_g(dg):
+        return rt.zeros_like(ans)
+
+    def vjp_c(h):
+        return rt.rebroadcast(rt.written(h, index), c)
+
+    def vjp_g(h):
+        return rt.zeros_like(g)
+
+
+# -- contractions ------------------------------------------------------------------------------
+# ``rt.matmul_vjp_a(g, a, b)`` is the cotangent of ``a @ b`` w.r.t. ``a``: bilinear in
+# (g, b), independent of a's values, and <c, matmul_vjp_a(g, a, b)> = <g, c @ b> for any c
+# shaped like a. So its transpose in g is ``c @ b`` and its derivative in b, paired with c,
+# is ``matmul_vjp_b(g, c, b)``. The same holds for ``np.dot``.
+_MATMUL_EXAMPLES = [
+    ((2, 4), (2, 3), (3, 4)),
+    ((4,), (3,), (3, 4)),
+    ((2,), (2, 3), (3,)),
+    ((), (3,), (3,)),
+    ((2, 2, 4), (2, 2, 3), (3, 4)),
+]
+
+
+@rule(
+    rt.matmul_vjp_a,
+    examples=[
+        example("rt.matmul_vjp_a(g, a, b)", g=gs, a=as_, b=bs, f32=gs == (2, 4))
+        for gs, as_, bs in _MATMUL_EXAMPLES
+    ],
+)
+def matmul_vjp_a(ans, g, a, b):
+    """Bilinear in (``g``, ``b``); ``a`` only gives the shape."""
+
+    def jvp_g(dg):
+        return rt.matmul_vjp_a(dg, a, b)
+
+    def jvp_a(da):
+        return rt.zeros_like(ans)
+
+    def jvp_b(db):
+        return rt.matmul_vjp_a(g, a, db)
+
+    def vjp_g(c):
+        return np.matmul(c, b)
+
+    def vjp_a(c):
+        return rt.zeros_like(a)
+
+    def vjp_b(c):
+        return rt.matmul_vjp_b(g, c, b)
+
+
+@rule(
+    rt.matmul_vjp_b,
+    examples=[
+        example("rt.matmul_vjp_b(g, a, b)", g=gs, a=as_, b=bs, f32=gs == (2, 4))
+        for gs, as_, bs in _MATMUL_EXAMPLES
+    ],
+)
+def matmul_vjp_b(ans, g, a, b):
+    """Bilinear in (``g``, ``a``); ``b`` only gives the shape."""
+
+    def jvp_g(dg):
+        return rt.matmul_vjp_b(dg, a, b)
+
+    def jvp_a(da):
+        return rt.matmul_vjp_b(g, da, b)
+
+    def jvp_b(db):
+        return rt.zeros_like(ans)
+
+    def vjp_g(c):
+        return np.matmul(a, c)
+
+    def vjp_a(c):
+        return rt.matmul_vjp_a(g, a, c)
+
+    def vjp_b(c):
+        return rt.zeros_like(b)
+
+
+_DOT_EXAMPLES = [
+    ((2, 4), (2, 3), (3, 4)),
+    ((4,), (3,), (3, 4)),
+    ((2,), (2, 3), (3,)),
+    ((), (3,), (3,)),
+    ((3,), (), (3,)),
+    ((2, 2, 4), (2, 3), (2, 3, 4)),
+]
+
+
+@rule(
+    rt.dot_vjp_a,
+    examples=[
+        example("rt.dot_vjp_a(g, a, b)", g=gs, a=as_, b=bs, f32=gs == (2, 4))
+        for gs, as_, bs in _DOT_EXAMPLES
+    ],
+)
+def dot_vjp_a(ans, g, a, b):
+    """Bilinear in (``g``, ``b``); ``a`` only gives the shape."""
+
+    def jvp_g(dg):
+        return rt.dot_vjp_a(dg, a, b)
+
+    def jvp_a(da):
+        return rt.zeros_like(ans)
+
+    def jvp_b(db):
+        return rt.dot_vjp_a(g, a, db)
+
+    def vjp_g(c):
+        return np.dot(c, b)
+
+    def vjp_a(c):
+        return rt.zeros_like(a)
+
+    def vjp_b(c):
+        return rt.dot_vjp_b(g, c, b)
+
+
+@rule(
+    rt.dot_vjp_b,
+    examples=[
+        example("rt.dot_vjp_b(g, a, b)", g=gs, a=as_, b=bs, f32=gs == (2, 4))
+        for gs, as_, bs in _DOT_EXAMPLES
+    ],
+)
+def dot_vjp_b(ans, g, a, b):
+    """Bilinear in (``g``, ``a``); ``b`` only gives the shape."""
+
+    def jvp_g(dg):
+        return rt.dot_vjp_b(dg, a, b)
+
+    def jvp_a(da):
+        return rt.dot_vjp_b(g, da, b)
+
+    def jvp_b(db):
+        return rt.zeros_like(ans)
+
+    def vjp_g(c):
+        return np.dot(a, c)
+
+    def vjp_a(c):
+        return rt.dot_vjp_a(g, a, c)
+
+    def vjp_b(c):
+        return rt.zeros_like(b)
