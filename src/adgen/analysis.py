@@ -82,12 +82,17 @@ class Facts:
         # lists built with xs = [] and xs.append(v): their derivatives are lists too
         self.lists = {s.targets[0] for s in assigns if s.prim.name in ("list", "append", "pop")}
         self.varied = set(wrt)
+        # in adgen's own reverse-mode code every pop restores the value its target had when it
+        # was pushed; a pop elsewhere may move any value, so there it varies with the list
+        restores = fn.filename.startswith("<adgen ")
         changed = True
         while changed:
             changed = False
             for s in assigns:
                 if not s.prim.differentiable or any(t in self.test_names for t in s.targets):
                     continue
+                if s.prim.name == "pop" and restores and s.kwargs:
+                    continue  # v = stack.pop() puts back v's own saved value: v stays as it was
                 if any(v in self.varied for v in _args(s)) and not set(s.targets) <= self.varied:
                     self.varied.update(s.targets)
                     changed = True

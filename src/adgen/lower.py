@@ -31,6 +31,7 @@ from typing import Any, NoReturn
 import gast
 
 from . import ir, nested, trees
+from . import runtime as rt
 from .errors import (
     AdgenError,
     InternalError,
@@ -131,6 +132,18 @@ class LocalDerivative:
     def __init__(self, kind: str, maker: Any) -> None:
         self.kind = kind
         self.maker = maker
+
+
+class LocalPullback:
+    """``out, pullback = adgen.vjp(F, *primals)`` inside the function: ``pullback(ct)``."""
+
+    def __init__(
+        self, lifted: ParsedFunction, params: list[str], captured: list[str], args: list[ir.Atom]
+    ) -> None:
+        self.lifted = lifted
+        self.params = params
+        self.captured = captured
+        self.args = args
 
 
 class Lowerer:
@@ -313,6 +326,18 @@ class Lowerer:
                 return False
         if (
             isinstance(stmt, gast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], gast.Tuple)
+            and len(stmt.targets[0].elts) == 2
+            and all(isinstance(t, gast.Name) for t in stmt.targets[0].elts)
+            and isinstance(stmt.value, gast.Call)
+        ):
+            ok, maker = self.static_object(stmt.value.func)
+            if ok and nested.entry_points().get(maker) == "vjp":  # out, pb = adgen.vjp(F, x)
+                self.nested_vjp(stmt.value, *stmt.targets[0].elts)
+                return False
+        if (
+            isinstance(stmt, gast.Assign)
             and isinstance(stmt.value, gast.Lambda)
             and len(stmt.targets) == 1
             and isinstance(stmt.targets[0], gast.Name)
@@ -410,6 +435,9 @@ class Lowerer:
             )
         if isinstance(stmt, gast.Expr):
             if isinstance(stmt.value, gast.Constant):
+                return False
+            if _is_pop(stmt.value) and stmt.value.func.value.id in self.multi:
+                self.pop(stmt.value, stmt.value.func.value.id, None, "dropped")  # xs.pop()
                 return False
             call = stmt.value
             if (
@@ -514,7 +542,7 @@ class Lowerer:
         if isinstance(arg, gast.Name) and arg.id in self.env:
             atom = self.env[arg.id]
             made = self.producers.get(atom.name) if isinstance(atom, ir.Var) else None
-            if made is registry.lookup(range):
+            if made is not None and made in (registry.lookup(range), registry.lookup(rt.backwards)):
                 return atom
         return None
 
@@ -528,8 +556,10 @@ class Lowerer:
         items: list[tuple[Any, ir.Atom]] = []  # (user target, sequence) read by index
         backwards = self.reversed_range(it)
         if self.is_call_to(it, range) or backwards is not None:
-            if backwards is not None:  # for i in reversed(range(n)): a range too
-                r = self.emit(None, "loop", registry.REVERSED, [backwards], [], it)
+            if backwards is not None:  # for i in reversed(range(n)): rt.backwards, a range
+                prim = registry.lookup(rt.backwards)
+                assert prim is not None
+                r = self.emit(None, "loop", prim, [backwards], [], it)
             else:
                 r = self.expr(it, None, "loop")
             if not isinstance(target, gast.Name):
@@ -649,7 +679,12 @@ class Lowerer:
         self.check_owned(node, name, "pop from")
         ir_name = self.multi[name]
         v = target if target is not None else self.namer.fresh(hint)
-        self.block.append(ir.Assign((ir_name, v), registry.POP, (self.env[name],), (), self.line))
+        # `v = xs.pop()` binds a name (in adgen's reverse code: puts back v's saved value);
+        # `y[i] = xs.pop()` or `f(xs.pop())` goes through a temporary
+        named = (("named", ir.Const(True)),) if target is not None else ()
+        self.block.append(
+            ir.Assign((ir_name, v), registry.POP, (self.env[name],), named, self.line)
+        )
         self.env[name] = ir.Var(ir_name)
         self.producers[v] = registry.POP
         return ir.Var(v)
@@ -744,6 +779,11 @@ class Lowerer:
         """Writing into ``name``'s array must not be seen through any other name: it must be
         made inside the function, every binding a new array, and no name kept as a view."""
         why = ""
+        if self.parsed.filename.startswith("<adgen ") and name not in self.params:
+            # adgen's own reverse-mode code: its temporaries may be views of arrays it writes
+            # later, but every overwritten slot is saved and put back before an adjoint reads
+            # such a view again -- the generated code has the meaning of its values
+            return
         # a list's items are not views of it: only another name for the list itself matters
         lists = verb in ("append to", "pop from")
         if name in self.params:
@@ -1234,6 +1274,15 @@ class Lowerer:
             return self.pop(node, func.value.id, target, hint)
         args: list[ir.Atom] = []
         ok, fn = self.static_object(func)
+        if ok and nested.entry_points().get(fn) == "jvp":
+            return self.nested_jvp(node)
+        if ok and nested.entry_points().get(fn) is not None:
+            self.refuse(
+                node,
+                "this use of adgen inside a differentiated function",
+                "call adgen.grad(f)(x), adgen.value_and_grad(f)(x), adgen.jvp(f, (x,), (t,)) "
+                "or out, pullback = adgen.vjp(f, x) there",
+            )
         if not ok:
             if isinstance(func, gast.Attribute):
                 method = registry.method_function(func.attr)
@@ -1267,10 +1316,18 @@ class Lowerer:
             kwargs.append((kw.arg, self.expr(kw.value, None, hint)))
         if fn is registry.np.array and args and isinstance(args[0], ir.Tup):
             args[0] = self.array_rows(args[0], node, hint)
+        if isinstance(fn, LocalPullback):
+            if len(node.args) != 1 or node.keywords:
+                self.refuse(node, "this call of a pullback", "pass one cotangent")
+            ct = self.expr(node.args[0], None, "ct")
+            code = nested.derivative_code(fn.lifted, "reverse", fn.params)
+            outer = self.outer_values(fn.captured)
+            result = self.inline_code(node, code, fn.args + outer + [ct])
+            if not (isinstance(result, ir.Tup) and isinstance(result.items[1], ir.Tup)):
+                raise InternalError("nested reverse-mode code did not return (value, cotangents)")
+            return result.items[1]
         if isinstance(fn, LocalDerivative):
             return self.nested_grad(node, fn.kind, fn.maker, node.args, node.keywords)
-        if ok and nested.entry_points().get(fn) == "jvp":
-            return self.nested_jvp(node)
         prim = registry.lookup(fn)
         if prim is None and hasattr(fn, "adgen_function"):
             fn = self.derivative_function(fn)
@@ -1279,6 +1336,15 @@ class Lowerer:
                 func,
                 f"differentiating through the function {fn.adgen_refuse} returns",
                 "call adgen.grad / adgen.jvp inside instead, or differentiate f itself",
+            )
+        if prim is None and getattr(fn, "__module__", None) == rt.__name__:
+            # adgen's own helpers are differentiated by their rules only (rules/adjoints.py),
+            # never by reading their source
+            raise NoRuleError(
+                f"adgen cannot differentiate its helper rt.{fn.__name__} again (yet)",
+                self.parsed.loc(func),
+                "differentiate in another order (e.g. forward mode over reverse mode: "
+                "adgen.jvp of adgen.grad, adgen.hessian)",
             )
         if prim is None:
             if isinstance(fn, LocalFunction):
@@ -1294,9 +1360,9 @@ class Lowerer:
         return self.emit(target, hint, prim, args, kwargs, node)
 
     # -- adgen called inside the function: nested derivatives ----------------------------------
-    def nested_function(self, node: Any, f: Any) -> tuple[Any, list[str]]:
-        """The ``def`` of the lambda or local function ``f`` differentiated inside, and the
-        outer variables it reads (they become extra parameters of its lifted form)."""
+    def nested_function(self, node: Any, f: Any) -> tuple[ParsedFunction, list[str], list[str]]:
+        """The function ``f`` differentiated inside: its lifted form (the outer variables it
+        reads become extra parameters), its own parameters, and those outer variables."""
         if not isinstance(self.root.parsed.scope, LiveScope):
             self.refuse(node, "adgen.grad / adgen.jvp inside a function read statically")
         if isinstance(f, gast.Lambda):
@@ -1304,11 +1370,15 @@ class Lowerer:
         elif isinstance(f, gast.Name) and isinstance(self.local_functions.get(f.id), LocalFunction):
             fdef = self.local_functions[f.id].node
         else:
-            self.refuse(
-                f,
-                "differentiating this function inside another",
-                "pass a lambda, a nested def or a module-level function",
-            )
+            ok, obj = self.static_object(f)
+            if not (ok and isinstance(obj, types.FunctionType)):
+                self.refuse(
+                    f,
+                    "differentiating this function inside another",
+                    "pass a lambda, a nested def or a module-level function",
+                )
+            parsed, _ = self.callee(obj, f)  # module-level: reads no outer variables
+            return parsed, [a.id for a in parsed.node.args.args], []
         if fdef.args.defaults or fdef.args.vararg or fdef.args.kwarg or fdef.args.kwonlyargs:
             self.refuse(fdef, "defaults, *args or **kwargs on a function differentiated inside")
         captured = [c for c in nested.free_names(fdef) if self.sees(c)]
@@ -1322,7 +1392,20 @@ class Lowerer:
                         "make that helper a module-level function",
                     )
                 lowerer = lowerer.enclosing
-        return fdef, captured
+        params = [a.id for a in fdef.args.args]
+        return nested.lifted(fdef, captured, self.parsed), params, captured
+
+    def outer_values(self, captured: list[str]) -> list[ir.Atom]:
+        return [
+            self.name(gast.Name(id=c, ctx=gast.Load(), annotation=None, type_comment=None))
+            for c in captured
+        ]
+
+    def inline_code(self, node: Any, code: Any, args: list[ir.Atom]) -> ir.Atom:
+        """Inline adgen-generated code (a nested derivative) called with ``args``."""
+        assert isinstance(code, types.FunctionType)
+        parsed, defaults = self.callee(code, node)
+        return self.inline(node, parsed, code, defaults, args, [], None, None)
 
     def nested_wrt(self, node: Any, params: list[str], wrt: Any) -> tuple[list[str], bool]:
         ok, value = (True, 0) if wrt is None else _literal(wrt)
@@ -1377,27 +1460,36 @@ class Lowerer:
             parsed, defaults = self.callee(fn, node)
             args = [self.expr(a, None, "arg") for a in call_args]
             return self.inline(node, parsed, fn, defaults, args, [], None, None)
-        fdef, captured = self.nested_function(node, f)
-        params = [a.id for a in fdef.args.args]
+        lifted, params, captured = self.nested_function(node, f)
         wrt, single = self.nested_wrt(wrt_node or maker, params, wrt_node)
         if len(call_args) != len(params):
             self.refuse(node, f"calling it with {len(call_args)} arguments", "check the call")
         args = [self.expr(a, None, "arg") for a in call_args]
-        outer = [
-            self.name(gast.Name(id=c, ctx=gast.Load(), annotation=None, type_comment=None))
-            for c in captured
-        ]
-        code = nested.derivative_code(nested.lifted(fdef, captured, self.parsed), "reverse", wrt)
-        assert isinstance(code, types.FunctionType)
-        parsed, defaults = self.callee(code, node)
-        result = self.inline(
-            node, parsed, code, defaults, args + outer + [ir.Const(1.0)], [], None, None
-        )
+        code = nested.derivative_code(lifted, "reverse", wrt)
+        result = self.inline_code(node, code, args + self.outer_values(captured) + [ir.Const(1.0)])
         if not (isinstance(result, ir.Tup) and isinstance(result.items[1], ir.Tup)):
             raise InternalError("nested reverse-mode code did not return (value, gradients)")
         value, grads = result.items[0], result.items[1].items
         gradient: ir.Atom = grads[0] if single else ir.Tup(tuple(grads))
         return gradient if kind == "grad" else ir.Tup((value, gradient))
+
+    def nested_vjp(self, node: gast.Call, out: Any, pullback: Any) -> None:
+        """``out, pullback = adgen.vjp(F, *primals)`` inside the differentiated function: out
+        is F's value; calling ``pullback(ct)`` inlines F's generated reverse-mode code."""
+        if len(node.args) < 2 or node.keywords:
+            self.refuse(node, "this call of adgen.vjp", "write adgen.vjp(f, *primals)")
+        if any(isinstance(a, gast.Starred) for a in node.args):
+            self.refuse(node, "starred arguments here", "pass the primals one by one")
+        lifted, params, captured = self.nested_function(node, node.args[0])
+        if len(node.args) - 1 != len(params):
+            self.refuse(node, f"passing {len(node.args) - 1} primals for {len(params)} parameters")
+        args = [self.expr(a, None, "arg") for a in node.args[1:]]
+        value = self.inline(
+            node, lifted, None, {}, args + self.outer_values(captured), [], None, None
+        )
+        self.bind_target(out, value)
+        self.local_functions[pullback.id] = LocalPullback(lifted, params, captured, args)
+        self.bound.add(pullback.id)
 
     def nested_jvp(self, node: gast.Call) -> ir.Atom:
         """``adgen.jvp(F, (a, b), (ta, tb))`` inside the differentiated function: F's generated
@@ -1410,8 +1502,7 @@ class Lowerer:
         for part in (primals, tangents):
             if not isinstance(part, (gast.Tuple, gast.List)):
                 self.refuse(part, "primals or tangents that are not written as a tuple here")
-        fdef, captured = self.nested_function(node, f)
-        params = [a.id for a in fdef.args.args]
+        lifted, params, captured = self.nested_function(node, f)
         if len(primals.elts) != len(params) or len(tangents.elts) > len(params):
             self.refuse(node, "primals or tangents that do not match the parameters")
         wrt = [
@@ -1425,14 +1516,10 @@ class Lowerer:
             for t in tangents.elts
             if not (isinstance(t, gast.Constant) and t.value is None)
         ]
-        outer = [
-            self.name(gast.Name(id=c, ctx=gast.Load(), annotation=None, type_comment=None))
-            for c in captured
-        ]
-        code = nested.derivative_code(nested.lifted(fdef, captured, self.parsed), "forward", wrt)
-        assert isinstance(code, types.FunctionType)
-        parsed, defaults = self.callee(code, node)
-        return self.inline(node, parsed, code, defaults, args + outer + dots, [], None, None)
+        if not wrt:
+            self.refuse(tangents, "adgen.jvp with every tangent None", "pass a tangent")
+        code = nested.derivative_code(lifted, "forward", wrt)
+        return self.inline_code(node, code, args + self.outer_values(captured) + dots)
 
     # -- calls to the user's own functions: inlined ---------------------------------------------
     def derivative_function(self, obj: Any) -> types.FunctionType:

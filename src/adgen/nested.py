@@ -30,7 +30,12 @@ def entry_points() -> dict[Any, str]:
     """The adgen functions recognised when called inside a differentiated function."""
     from . import api
 
-    return {api.grad: "grad", api.value_and_grad: "value_and_grad", api.jvp: "jvp"}
+    return {
+        api.grad: "grad",
+        api.value_and_grad: "value_and_grad",
+        api.jvp: "jvp",
+        api.vjp: "vjp",
+    }
 
 
 def as_def(node: Any, name: str) -> Any:

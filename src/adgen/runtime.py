@@ -19,6 +19,7 @@ from numpy.typing import ArrayLike, NDArray
 Axis = int | tuple[int, ...] | None
 
 __all__ = [
+    "backwards",
     "diagonal_vjp",
     "dot_vjp_a",
     "dot_vjp_b",
@@ -1969,3 +1970,18 @@ def written_vjp(c: ArrayLike, g: ArrayLike, index: Any) -> NDArray[Any]:
     if keep is not None:
         c = np.where(keep, c, 0.0)
     return getitem_vjp(c, g, index)
+
+
+# -- loops of generated code --
+
+
+def backwards(r: range) -> range:
+    """``reversed(r)`` as a range again (``r[::-1]``): reverse-mode code runs its loops
+    backwards with it, and code differentiated again can reverse them once more.
+
+    >>> list(backwards(range(1, 4)))
+    [3, 2, 1]
+    """
+    if not isinstance(r, range):
+        raise TypeError(f"rt.backwards takes a range, not {type(r).__name__}")
+    return r[::-1]

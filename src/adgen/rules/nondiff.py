@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import runtime as rt
 from .registry import (
     lookup,
     method_function,
@@ -263,3 +264,7 @@ _method_examples("choice", example("x + 0.0 * np.random.default_rng(5).choice(4,
 _method_examples(
     "permutation", example("x + 0.0 * np.random.default_rng(6).permutation(3)", x=(3,))
 )
+
+# reverse-mode loops run over rt.backwards(range): integers, no derivative (a non-range
+# argument fails when it runs)
+nondifferentiable(rt.backwards)

@@ -490,21 +490,6 @@ UNARYOP_FUNCTIONS = {op.__name__: fn for fn, op in _UNARYOPS.items()}
 COMPARE_FUNCTIONS = {op.__name__: fn for fn, op in _COMPARES.items()}
 
 
-# `for i in reversed(range(...))` (adgen's reverse-mode loops): only ever applied to a range,
-# by lowering itself -- it is not registered, so reversed() of values is refused. It is written
-# `r[::-1]`: a range again, which the adjoint of that loop can reverse once more.
-def _reversed_emitter(a: list[ast.expr], k: list[tuple[str, ast.expr]]) -> ast.expr:
-    backwards = ast.Slice(
-        lower=None, upper=None, step=ast.UnaryOp(op=ast.USub(), operand=ast.Constant(1))
-    )
-    return ast.Subscript(value=a[0], slice=backwards, ctx=ast.Load())
-
-
-REVERSED = Primitive(
-    "reversed", _reversed_emitter, _positional("seq"), {}, {}, differentiable=False
-)
-
-
 def assign(x: Any) -> Any:
     """The identity: the primitive of ``y = x`` when ``y`` must be a real copy (a name rebound
     inside if/for/while blocks cannot simply alias another)."""
