@@ -177,3 +177,37 @@ def case_module() -> Any:
 
 def case_function(case: Case) -> Any:
     return getattr(case_module(), case.function_name())
+
+
+def reverse_wrapper(case: Case) -> Any:
+    """``(*args, out_bar) -> (out, grad_1, ..., grad_n)``: a function of the case module that
+    calls the reverse-mode code adgen generated for the case (``(*args, out_bar) -> (out,
+    (grad_1, ...))``), flattening its result, so that code can be differentiated again.
+
+    Every argument of a registry case is a float or a float array, so each has a gradient.
+    """
+    from adgen import transform
+
+    module = case_module()
+    name = case.function_name() + "_rev"
+    if hasattr(module, name):
+        return getattr(module, name)
+    fn = case_function(case)
+    params = [n for n, _ in case.args]
+    compiled = transform.derivative(fn, "reverse", tuple(params)).compiled
+    setattr(module, "_compiled_" + name, compiled)
+    grads = ", ".join(f"res[1][{k}]" for k in range(len(params)))
+    source = "\n".join(
+        [
+            "",
+            f"def {name}({', '.join([*params, 'out_bar'])}):",
+            f"    res = _compiled_{name}({', '.join([*params, 'out_bar'])})",
+            f"    return (res[0], {grads})",
+            "",
+        ]
+    )
+    path = Path(module.__file__).with_name(f"adgen_registry_rev_{name}.py")
+    path.write_text(source)
+    namespace = module.__dict__
+    exec(compile(source, str(path), "exec"), namespace)
+    return namespace[name]

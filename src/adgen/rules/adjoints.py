@@ -138,6 +138,7 @@ def mean_vjp(ans, g, x, axis=None, keepdims=False):
             g=(3, 1),
             x=Arg((3, 4), DISTINCT),
         ),
+        example("rt.minmax_vjp(g, np.max(x, axis=1), x, axis=1)", g=(3,), x=Arg((3, 4), DISTINCT)),
     ],
 )
 def minmax_vjp(g, extremum, x, axis=None, keepdims=False):
@@ -156,7 +157,8 @@ def minmax_vjp(g, extremum, x, axis=None, keepdims=False):
     def vjp_g(c):
         return rt.rebroadcast(
             np.sum(
-                rt.minmax_vjp(1.0, extremum, x, axis=axis, keepdims=keepdims) * c,
+                rt.minmax_vjp(np.ones_like(extremum), extremum, x, axis=axis, keepdims=keepdims)
+                * c,
                 axis=axis,
                 keepdims=keepdims,
             ),
@@ -168,6 +170,31 @@ def minmax_vjp(g, extremum, x, axis=None, keepdims=False):
 
     def vjp_x(c):
         return rt.zeros_like(x)
+
+
+@rule(
+    rt.prod_vjp,
+    examples=[
+        example("rt.prod_vjp(g, np.array([2.0, 0.0, 4.0]))", g=()),
+        example("rt.prod_vjp(g, np.array([[1.0, 2.0, 0.5], [0.0, 3.0, -1.0]]), axis=1)", g=(2,)),
+    ],
+)
+def prod_vjp(g, x, axis=None, keepdims=False):
+    """Linear in ``g``. Its derivative in ``x`` (products of all the entries but two) has no
+    rule yet: a differentiated ``x`` is refused by name."""
+
+    def jvp_g(dg):
+        return rt.prod_vjp(dg, x, axis=axis, keepdims=keepdims)
+
+    def vjp_g(c):
+        return rt.rebroadcast(
+            np.sum(
+                rt.prod_vjp(np.ones_like(g), x, axis=axis, keepdims=keepdims) * c,
+                axis=axis,
+                keepdims=keepdims,
+            ),
+            g,
+        )
 
 
 # -- indexing and writes -----------------------------------------------------------------------
