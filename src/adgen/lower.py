@@ -1097,6 +1097,30 @@ class Lowerer:
         self.free[name] = value
         return self.free_atom(name, value)
 
+    def outside_name(self, preferred: str, obj: Any) -> str:
+        """The name generated code gives an object a user's rule calls (one name per object)."""
+        for key, value in self.free.items():
+            if value is obj and key.isidentifier():
+                return key
+        if preferred not in self.free and self.root.names_global(preferred, obj):
+            self.free[preferred] = obj  # the program calls it by this name too
+            return preferred
+        name = self.namer.claim(preferred)
+        while name in self.free:
+            name = self.namer.fresh(preferred)
+        self.free[name] = obj
+        return name
+
+    def names_global(self, name: str, obj: Any) -> bool:
+        """Does ``name`` mean ``obj`` everywhere in this function (never a local of it)?"""
+        for n in gast.walk(self.node):
+            if isinstance(n, gast.Name) and n.id == name and not isinstance(n.ctx, gast.Load):
+                return False
+        try:
+            return self.parsed.scope.lookup(name) is obj
+        except KeyError:
+            return False
+
     def free_atom(self, name: str, value: Any) -> ir.Free:
         if isinstance(value, (int, float)):
             self.scalars.add(name)
@@ -1198,6 +1222,8 @@ class Lowerer:
         if fn is registry.np.array and args and isinstance(args[0], ir.Tup):
             args[0] = self.array_rows(args[0], node, hint)
         prim = registry.lookup(fn)
+        if prim is not None:
+            prim = prim.localize(self.outside_name)  # a user's rule: name its function, helpers
         if prim is None:
             if isinstance(fn, LocalFunction):
                 return self.inline(

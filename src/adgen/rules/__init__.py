@@ -28,8 +28,10 @@ from .registry import (
     method_rule,
     nondifferentiable,
     registered,
+    registrations,
     rule,
     unary,
+    unregister,
 )
 
 __all__ = [
@@ -41,6 +43,8 @@ __all__ = [
     "method_rule",
     "nondifferentiable",
     "registered",
+    "registrations",
     "rule",
     "unary",
+    "unregister",
 ]
