@@ -606,3 +606,34 @@ def test_stop_gradient_is_the_identity() -> None:
     a = np.ones(3)
     assert adgen.stop_gradient(a) is a
     assert adgen.stop_gradient(2.5) == 2.5
+
+
+# --------------------------------------------------------------------------- the function itself
+
+
+def test_differentiating_a_function_with_a_rule_uses_the_rule() -> None:
+    """adgen.grad(fn) of a function with a rule uses the rule, as calls of it do."""
+    adgen.defrule(weird, jvp=wrong_jvp, vjp=wrong_vjp)
+    assert adgen.grad(weird)(0.3) == 2.0
+    assert adgen.jvp(weird, (0.3,), (1.5,)) == (pytest.approx(np.sin(0.3)), 3.0)
+    assert "wrong_vjp(" in adgen.source(weird)
+    adgen.unregister(weird)
+    assert adgen.grad(weird)(0.3) == pytest.approx(np.cos(0.3))
+
+
+def test_differentiating_a_custom_derivative_directly() -> None:
+    sc = adgen.custom_derivative(softclip)
+    sc.defvjp(softclip_vjp)
+    x = np.array([0.2, -0.5])
+    g = adgen.grad(lambda_free_sum(sc))(x)
+    np.testing.assert_allclose(g, 5.0 * (1.0 - np.tanh(x) ** 2) / 2.0)
+    assert adgen.grad(sc)(0.2, 0.0, 5.0) == pytest.approx(5.0 * (1.0 - np.tanh(0.2) ** 2) / 2.0)
+    with pytest.raises(adgen.NoRuleError, match=r"@softclip\.defjvp"):
+        adgen.jvp(sc, (0.2,), (1.0,))
+
+
+def lambda_free_sum(sc: Any) -> Callable[..., Any]:
+    def total(x):
+        return np.sum(sc(x, hi=5.0))
+
+    return total

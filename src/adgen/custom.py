@@ -35,6 +35,7 @@ import ast
 import functools
 import inspect
 import linecache
+import types
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar, overload
 
@@ -97,6 +98,43 @@ def unregister(fn: Any) -> bool:
     ``with adgen.rules.registrations():``, which restores the registry on exit.
     """
     return registry.unregister(fn)
+
+
+# function with a rule -> (that function, the one-line function calling it)
+_CALLERS: dict[int, tuple[Any, types.FunctionType]] = {}
+
+
+def through_rule(fn: Any) -> types.FunctionType | None:
+    """For a function with a rule of the user's (not a NumPy function), a plain function of the
+    same parameters that calls it, so that ``adgen.grad(fn)`` uses the rule rather than the
+    body; None for any other object. Made once per function (its derivatives are cached)."""
+    prim = registry.lookup(fn)
+    if prim is None or prim.callee is None:
+        return None
+    hit = _CALLERS.get(id(fn))
+    if hit is not None and hit[0] is fn:
+        return hit[1]
+    from .compile import load
+    from .forward import Generated
+
+    params = _plain_parameters(fn)
+    name = registry._identifier(fn)
+    callee = f"{name}_fn"
+    free: dict[str, Any] = {callee: fn}
+    signature = []
+    for i, p in enumerate(params):
+        if p.default is inspect.Parameter.empty:
+            signature.append(p.name)
+        else:
+            free[f"_adgen_default_{i}"] = p.default
+            signature.append(f"{p.name}=_adgen_default_{i}")
+    names = ", ".join(p.name for p in params)
+    text = f"def {name}({', '.join(signature)}):\n    return {callee}({names})\n"
+    caller = load(Generated(name, [p.name for p in params], text), free)
+    assert isinstance(caller, types.FunctionType)
+    caller.__doc__ = getattr(fn, "__doc__", None)  # (no __wrapped__: inspect would follow it)
+    _CALLERS[id(fn)] = (fn, caller)
+    return caller
 
 
 def _where(obj: Any) -> SourceLocation | None:
@@ -276,12 +314,14 @@ class CustomDerivative(Generic[F]):
     derivative functions (signatures as in :func:`defrule`); each returns its argument.
     """
 
+    # (The state lives in underscored attributes: functools.update_wrapper, which adgen's
+    # own wrappers apply to the function they differentiate, copies instance attributes.)
     def __init__(self, fn: F, wrt: Sequence[str] | None = None) -> None:
         functools.update_wrapper(self, fn)
-        self.fn = fn
-        self.wrt = wrt
-        self.jvp: Callable[..., Any] | None = None
-        self.vjp: Callable[..., Any] | None = None
+        self._custom_fn = fn
+        self._custom_wrt = wrt
+        self._custom_jvp: Callable[..., Any] | None = None
+        self._custom_vjp: Callable[..., Any] | None = None
         params = _plain_parameters(fn)
         # declared, no derivative yet: both modes refused, naming what to add
         refusals = {
@@ -313,22 +353,37 @@ class CustomDerivative(Generic[F]):
         prim.callee = callee
         registry._store(self, prim)
 
+    @property
+    def fn(self) -> F:
+        """The function itself."""
+        return self._custom_fn
+
+    @property
+    def jvp(self) -> Callable[..., Any] | None:
+        """The forward-mode derivative given with :meth:`defjvp`, if any."""
+        return self._custom_jvp
+
+    @property
+    def vjp(self) -> Callable[..., Any] | None:
+        """The reverse-mode derivative given with :meth:`defvjp`, if any."""
+        return self._custom_vjp
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.fn(*args, **kwargs)
+        return self._custom_fn(*args, **kwargs)
 
     def __repr__(self) -> str:
-        return f"<custom_derivative {_label(self.fn)}>"
+        return f"<custom_derivative {_label(self._custom_fn)}>"
 
     def defjvp(self, jvp: Callable[..., T]) -> Callable[..., T]:
         """Register ``jvp(*args, *tangents) -> tangent`` (decorator; returns ``jvp``)."""
-        self.jvp = jvp
-        defrule(self, jvp=jvp, vjp=self.vjp, wrt=self.wrt)
+        defrule(self, jvp=jvp, vjp=self._custom_vjp, wrt=self._custom_wrt)
+        self._custom_jvp = jvp
         return jvp
 
     def defvjp(self, vjp: Callable[..., T]) -> Callable[..., T]:
         """Register ``vjp(g, *args) -> cotangent(s)`` (decorator; returns ``vjp``)."""
-        self.vjp = vjp
-        defrule(self, jvp=self.jvp, vjp=vjp, wrt=self.wrt)
+        defrule(self, jvp=self._custom_jvp, vjp=vjp, wrt=self._custom_wrt)
+        self._custom_vjp = vjp
         return vjp
 
 

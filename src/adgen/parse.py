@@ -112,9 +112,20 @@ def dependencies_unchanged(seen: list[tuple[str, Any, str, Any]]) -> bool:
 
 
 def unwrap(fn: Any) -> types.FunctionType:
-    """The plain Python function behind ``fn`` (adgen wrappers, functools.wraps)."""
+    """The plain Python function behind ``fn`` (adgen wrappers, functools.wraps).
+
+    A function with a rule of its own (``adgen.defrule``, ``@adgen.custom_derivative``...)
+    is differentiated through that rule: a one-line function calling it stands for it.
+    """
+    from .custom import through_rule
+
     seen = 0
-    while not isinstance(fn, types.FunctionType) and hasattr(fn, "__wrapped__") and seen < 100:
+    while (
+        not isinstance(fn, types.FunctionType) and hasattr(fn, "__wrapped__") and seen < 100
+    ) or through_rule(fn) is not None:
+        caller = through_rule(fn)
+        if caller is not None:
+            return caller
         fn = fn.__wrapped__
         seen += 1
     if not isinstance(fn, types.FunctionType):

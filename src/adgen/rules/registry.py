@@ -25,9 +25,13 @@ placeholders renamed to the names of the program being differentiated:
 >>> ast.unparse(expr)
 'out_bar * a'
 
-Templates may only use the names ``np``, ``math`` and ``rt`` (adgen.runtime)
-besides their parameters and their own locals; this is checked when the rule
-is registered, so a typo fails at import time, not in generated code.
+adgen's own templates may only use the names ``np``, ``math`` and ``rt``
+(adgen.runtime) besides their parameters and their own locals; this is checked
+when the rule is registered, so a typo fails at import time, not in generated
+code. A user's rule (one defined outside adgen, e.g. ``@adgen.rule(my_fn)``)
+may also name what its module defines; those names are resolved when it is
+registered and given collision-free names in generated code
+(:meth:`Primitive.localize`). See :mod:`adgen.custom` for the user-facing forms.
 """
 
 from __future__ import annotations
@@ -711,6 +715,11 @@ def rule(
     ``examples`` (see :mod:`adgen.rules.samples`) are the calls the test suite checks
     the rule on, with inputs drawn from ``domain``; an elementwise rule of one or two
     arguments is also checked over scalar, vector, matrix and broadcasting shapes.
+
+    For a user's own function (``adgen.rule`` is this decorator), the rule's parameters
+    must be the function's; generated code calls the function by name, its templates may
+    use the helpers of the rule's module, and one mode may be left out (it is then refused
+    where the function is called). Registering again replaces the rule.
     """
 
     def register(rule_fn: Callable[..., Any]) -> Callable[..., Any]:
