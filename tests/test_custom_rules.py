@@ -637,3 +637,26 @@ def lambda_free_sum(sc: Any) -> Callable[..., Any]:
         return np.sum(sc(x, hi=5.0))
 
     return total
+
+
+def sg_then_write(x):
+    y = adgen.stop_gradient(x)
+    y[0] = 0.0
+    return np.sum(y * x)
+
+
+def rule_then_write(x):
+    y = weird(x)
+    y[0] = 0.0
+    return np.sum(y)
+
+
+def test_no_in_place_writes_into_results_that_may_alias_an_argument() -> None:
+    """stop_gradient returns its argument itself; a user's function may too."""
+    x = np.array([1.0, 2.0])
+    with pytest.raises(adgen.UnsupportedSyntaxError):
+        adgen.grad(sg_then_write)(x)
+    adgen.defrule(weird, jvp=wrong_jvp, vjp=wrong_vjp)
+    with pytest.raises(adgen.UnsupportedSyntaxError):
+        adgen.grad(rule_then_write)(x)
+    np.testing.assert_array_equal(x, [1.0, 2.0])

@@ -300,7 +300,8 @@ def defrule(
                     ),
                 )
     emitter, callee = registry._emitter(fn)
-    prim = Primitive(_label(fn), emitter, params, jvps, vjps)
+    # view: the function may return (a view of) its argument, so no in-place writes into it
+    prim = Primitive(_label(fn), emitter, params, jvps, vjps, view=True)
     prim.callee = callee
     prim.helpers = helpers
     registry._store(fn, prim)
@@ -349,6 +350,7 @@ class CustomDerivative(Generic[F]):
             params,
             {p: refusals["jvp"] for p in diff},
             {p: refusals["vjp"] for p in diff},
+            view=True,
         )
         prim.callee = callee
         registry._store(self, prim)

@@ -758,7 +758,9 @@ def _register_parsed(
         if callee is not None:
             _check_signature(fn, rule_fn, params)
         label = name or _label(fn)
-        prim = Primitive(label, emitter, params, jvp, vjp, elementwise=elementwise, view=view)
+        # a user's function may return (a view of) its argument: no in-place writes into it
+        user_view = view or callee is not None
+        prim = Primitive(label, emitter, params, jvp, vjp, elementwise=elementwise, view=user_view)
         prim.outputs = outputs
         prim.examples = examples
         prim.domain = domain
@@ -992,6 +994,7 @@ def nondifferentiable(*fns: Any) -> None:
         ]
         prim = Primitive(_label(fn), emitter, params, {}, {}, differentiable=False)
         prim.callee = callee
+        prim.view = callee is not None  # a user's function may return its argument
         _store(fn, prim)
 
 
