@@ -29,6 +29,14 @@ from .api import (
     value_and_grad,
     vjp,
 )
+from .custom import (
+    CustomDerivative,
+    custom_derivative,
+    defrule,
+    nondifferentiable,
+    stop_gradient,
+    unregister,
+)
 from .display import show
 from .errors import (
     AdgenError,
@@ -37,6 +45,7 @@ from .errors import (
     NonDifferentiableError,
     NonScalarOutputError,
     NoRuleError,
+    RuleError,
     ShapeMismatchError,
     SourceUnavailableError,
     UnresolvedNameError,
@@ -45,15 +54,18 @@ from .errors import (
 )
 from .export import export as export
 from .rules.listing import supported
+from .rules.registry import rule
 
 __version__ = "0.1.0"
 
 __all__ = [
     "AdgenError",
+    "CustomDerivative",
     "DerivativeError",
     "Differentiable",
     "InternalError",
     "NoRuleError",
+    "RuleError",
     "NonDifferentiableError",
     "NonScalarOutputError",
     "ShapeMismatchError",
@@ -62,6 +74,8 @@ __all__ = [
     "UnresolvedNameError",
     "UnsupportedSyntaxError",
     "WrtError",
+    "custom_derivative",
+    "defrule",
     "differentiate",
     "export",
     "grad",
@@ -72,11 +86,15 @@ __all__ = [
     "jacrev",
     "jvp",
     "laplacian",
+    "nondifferentiable",
+    "rule",
     "rules",
     "show",
     "source",
+    "stop_gradient",
     "supported",
     "trace",
+    "unregister",
     "value_and_grad",
     "vjp",
 ]

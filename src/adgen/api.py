@@ -200,7 +200,7 @@ class _Transformed:
         self._made: tuple[Callable[..., Any], types.FunctionType] | None = None
 
     @property
-    def fn(self) -> types.FunctionType:
+    def fn(self) -> Any:  # a types.FunctionType (mypy reads a FunctionType property as a method)
         return self._fixed if self._fixed is not None else unwrap(self.f)
 
     def derivative(self) -> Derivative:

@@ -73,6 +73,11 @@ class NoRuleError(AdgenError):
     """A called function has no derivative rule registered."""
 
 
+class RuleError(AdgenError):
+    """A derivative rule cannot be registered as written (a template names an unknown
+    helper, a jvp/vjp function does not fit the function's parameters...)."""
+
+
 class NonDifferentiableError(AdgenError):
     """A derivative was requested through an argument that has none (integer, boolean, string)."""
 

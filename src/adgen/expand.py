@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 
 from . import ir
-from .errors import AdgenError, NonDifferentiableError, SourceLocation
+from .errors import AdgenError, NonDifferentiableError, NoRuleError, SourceLocation
 from .names import Namer
 from .rules.registry import Primitive
 from .shapes import Classes, atom_class
@@ -105,6 +105,13 @@ class StatementRule:
         self, kind: str, param: str, seed: str | ast.expr
     ) -> tuple[list[ast.stmt], ast.expr]:
         template = (self.prim.jvp if kind == "jvp" else self.prim.vjp)[param]
+        if template.refusal is not None:  # a user's rule defines the other mode only
+            mode, other = ("forward", "reverse") if kind == "jvp" else ("reverse", "forward")
+            raise NoRuleError(
+                f"no {mode}-mode derivative of `{self.prim.name}`: {template.refusal}",
+                self.loc,
+                f"{other} mode works with the rule as it is",
+            )
         try:
             return template.expand(self.bindings, seed, self._fresh)
         except ValueError:

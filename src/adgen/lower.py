@@ -222,7 +222,7 @@ class Lowerer:
         self.result: str | None = None  # the name `return` binds inside blocks
         self.call_target: str | None = None  # for an inlined call: the caller's name
         self.returned: ir.Atom | None = None
-        self.local_functions: dict[str, LocalFunction] = {}
+        self.local_functions: dict[str, LocalFunction | LocalDerivative | LocalPullback] = {}
         self.enclosing: Lowerer | None = None  # the function a nested def is defined in
 
     def key(self, node: Any) -> int:
@@ -1200,6 +1200,30 @@ class Lowerer:
         self.free[name] = value
         return self.free_atom(name, value)
 
+    def outside_name(self, preferred: str, obj: Any) -> str:
+        """The name generated code gives an object a user's rule calls (one name per object)."""
+        for key, value in self.free.items():
+            if value is obj and key.isidentifier():
+                return key
+        if preferred not in self.free and self.root.names_global(preferred, obj):
+            self.free[preferred] = obj  # the program calls it by this name too
+            return preferred
+        name = self.namer.claim(preferred)
+        while name in self.free:
+            name = self.namer.fresh(preferred)
+        self.free[name] = obj
+        return name
+
+    def names_global(self, name: str, obj: Any) -> bool:
+        """Does ``name`` mean ``obj`` everywhere in this function (never a local of it)?"""
+        for n in gast.walk(self.node):
+            if isinstance(n, gast.Name) and n.id == name and not isinstance(n.ctx, gast.Load):
+                return False
+        try:
+            return self.parsed.scope.lookup(name) is obj
+        except KeyError:
+            return False
+
     def free_atom(self, name: str, value: Any) -> ir.Free:
         if isinstance(value, (int, float)):
             self.scalars.add(name)
@@ -1346,6 +1370,8 @@ class Lowerer:
                 "differentiate in another order (e.g. forward mode over reverse mode: "
                 "adgen.jvp of adgen.grad, adgen.hessian)",
             )
+        if prim is not None:
+            prim = prim.localize(self.outside_name)  # a user's rule: name its function, helpers
         if prim is None:
             if isinstance(fn, LocalFunction):
                 return self.inline(
@@ -1367,8 +1393,10 @@ class Lowerer:
             self.refuse(node, "adgen.grad / adgen.jvp inside a function read statically")
         if isinstance(f, gast.Lambda):
             fdef = nested.as_def(f, "lam")
-        elif isinstance(f, gast.Name) and isinstance(self.local_functions.get(f.id), LocalFunction):
-            fdef = self.local_functions[f.id].node
+        elif isinstance(f, gast.Name) and isinstance(
+            local := self.local_functions.get(f.id), LocalFunction
+        ):
+            fdef = local.node
         else:
             ok, obj = self.static_object(f)
             if not (ok and isinstance(obj, types.FunctionType)):

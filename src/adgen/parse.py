@@ -117,7 +117,13 @@ def dependencies_unchanged(seen: list[tuple[str, Any, str, Any]]) -> bool:
 
 
 def unwrap(fn: Any) -> types.FunctionType:
-    """The plain Python function behind ``fn`` (adgen wrappers, functools.wraps)."""
+    """The plain Python function behind ``fn`` (adgen wrappers, functools.wraps).
+
+    A function with a rule of its own (``adgen.defrule``, ``@adgen.custom_derivative``...)
+    is differentiated through that rule: a one-line function calling it stands for it.
+    """
+    from .custom import through_rule
+
     seen = 0
     refused = getattr(fn, "adgen_refuse", None)
     if refused is not None:  # a function adgen.jacfwd & co. return: not differentiable (yet)
@@ -125,7 +131,12 @@ def unwrap(fn: Any) -> types.FunctionType:
             f"adgen cannot differentiate the function {refused} returns",
             hint="differentiate the function itself: adgen.hessian(f), adgen.jacfwd(adgen.grad(f))",
         )
-    while not isinstance(fn, types.FunctionType) and seen < 100:
+    while seen < 100:
+        caller = through_rule(fn)
+        if caller is not None:
+            return caller
+        if isinstance(fn, types.FunctionType):
+            break
         make = getattr(fn, "adgen_function", None)
         if make is not None:  # an adgen derivative: the function that computes it, not `f`
             fn = make()

@@ -29,8 +29,10 @@ from .registry import (
     method_rule,
     nondifferentiable,
     registered,
+    registrations,
     rule,
     unary,
+    unregister,
 )
 
 __all__ = [
@@ -42,6 +44,8 @@ __all__ = [
     "method_rule",
     "nondifferentiable",
     "registered",
+    "registrations",
     "rule",
     "unary",
+    "unregister",
 ]

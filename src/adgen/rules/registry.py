@@ -25,26 +25,34 @@ placeholders renamed to the names of the program being differentiated:
 >>> ast.unparse(expr)
 'out_bar * a'
 
-Templates may only use the names ``np``, ``math`` and ``rt`` (adgen.runtime)
-besides their parameters and their own locals; this is checked when the rule
-is registered, so a typo fails at import time, not in generated code.
+adgen's own templates may only use the names ``np``, ``math`` and ``rt``
+(adgen.runtime) besides their parameters and their own locals; this is checked
+when the rule is registered, so a typo fails at import time, not in generated
+code. A user's rule (one defined outside adgen, e.g. ``@adgen.rule(my_fn)``)
+may also name what its module defines; those names are resolved when it is
+registered and given collision-free names in generated code
+(:meth:`Primitive.localize`). See :mod:`adgen.custom` for the user-facing forms.
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
 import copy
 import inspect
+import linecache
 import math
 import operator
+import sys
 import textwrap
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from .. import runtime as rt
+from ..errors import InternalError, RuleError, SourceLocation
 from .samples import Domain, Example
 
 # The names a template (and every piece of generated code) may use for modules.
@@ -80,10 +88,23 @@ class Template:
     free_names: frozenset[str]
     origin: str
     extra: tuple[str, ...] = ()  # more placeholders (a sequence rule's element index)
+    # set for a mode a user's rule does not define: expanding it is refused with this text
+    refusal: str | None = None
 
     def __post_init__(self) -> None:
         # names the template assigns: each gets a fresh name when expanded
         self.locals = sorted(_stored_names(self.body))
+
+    def renamed(self, names: dict[str, str]) -> Template:
+        """A copy whose outside names (a user's helpers) are renamed as ``names`` says."""
+        if all(old == new for old, new in names.items()):
+            return self
+        mapping: dict[str, ast.expr] = {
+            old: ast.Name(id=new, ctx=ast.Load()) for old, new in names.items()
+        }
+        body = [_substitute(stmt, mapping) for stmt in self.body]
+        free = frozenset(names.get(n, n) for n in self.free_names)
+        return Template(self.arg, body, free, self.origin, self.extra, self.refusal)
 
     def expand(
         self,
@@ -334,9 +355,34 @@ class Primitive:
         # where its inputs are drawn from in those tests (one per argument for a tuple)
         self.domain: Domain | tuple[Domain, ...] | None = None
         self.diff_params = tuple(p.name for p in params if p.name in jvp)
+        # Outside objects generated code must name (rules for the user's own functions): the
+        # function called (when no module spells it) and the objects the templates name
+        # beyond np, math and rt (name in the templates -> object). Lowering gives them names
+        # in the generated function's namespace with :meth:`localize`.
+        self.callee: Any = None
+        self.helpers: dict[str, Any] = {}
 
     def __repr__(self) -> str:
         return f"<primitive {self.name}>"
+
+    def localize(self, claim: Callable[[str, Any], str]) -> Primitive:
+        """This primitive as one generated function writes it.
+
+        ``claim(preferred, obj)`` returns the name the generated code uses for ``obj`` (and
+        puts it in that code's namespace); the emitted call and the templates use those
+        names, so a helper never collides with a variable of the program. Primitives that
+        name no outside object are returned unchanged.
+        """
+        if self.callee is None and not self.helpers:
+            return self
+        new = copy.copy(self)
+        new.callee, new.helpers = None, {}
+        if self.callee is not None:
+            new.emitter = call_emitter(claim(_identifier(self.callee), self.callee))
+        names = {key: claim(key, obj) for key, obj in self.helpers.items()}
+        new.jvp = {p: t.renamed(names) for p, t in self.jvp.items()}
+        new.vjp = {p: t.renamed(names) for p, t in self.vjp.items()}
+        return new
 
     def emit(self, args: list[ast.expr], kwargs: list[tuple[str, ast.expr]]) -> ast.expr:
         return self.emitter(args, kwargs)
@@ -517,8 +563,19 @@ def syntax_emitter(
 
 
 def _parse_rule(
-    fn: Callable[..., Any], fdef: ast.FunctionDef | None = None, sequence: str | None = None
+    fn: Callable[..., Any],
+    fdef: ast.FunctionDef | None = None,
+    sequence: str | None = None,
+    outside: dict[str, Any] | None = None,
 ) -> tuple[list[inspect.Parameter], bool, dict[str, Template], dict[str, Template]]:
+    """Read a rule function's templates.
+
+    For a user's rule, ``outside`` is a dict: names the templates use beyond their
+    parameters, locals, ``np``, ``math`` and ``rt`` are then resolved in the rule's module
+    (closure cells, globals, builtins) when it is registered and recorded there; and a rule
+    may define one mode only (the other is refused when asked for). adgen's own rules may
+    use only ``np``, ``math`` and ``rt`` and must define both modes.
+    """
     if fdef is None:
         parsed = ast.parse(textwrap.dedent(inspect.getsource(fn))).body[0]
         assert isinstance(parsed, ast.FunctionDef)
@@ -530,41 +587,114 @@ def _parse_rule(
     names = {p.name for p in params}
     jvp: dict[str, Template] = {}
     vjp: dict[str, Template] = {}
-    where = f"{inspect.getsourcefile(fn)}:{fn.__code__.co_firstlineno} ({fn.__name__})"
+    filename = inspect.getsourcefile(fn) or fn.__code__.co_filename
+    first = fn.__code__.co_firstlineno
+    where = f"{filename}:{first} ({fn.__name__})"
+
+    def fail(message: str, node: ast.AST | None = None, hint: str = "") -> RuleError:
+        line = first + getattr(node, "lineno", 1) - 1
+        col = getattr(node, "col_offset", 0)
+        text = linecache.getline(filename, line)
+        if text:  # the column is relative to the dedented source
+            col += len(text) - len(text.lstrip())
+        loc = SourceLocation(filename, line, col, text)
+        return RuleError(f"rule {fn.__name__}: {message}", loc, hint)
+
+    resolve = _resolver(fn)
     for node in fdef.body:
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
             continue  # docstring
         if not isinstance(node, ast.FunctionDef):
-            raise SyntaxError(f"{where}: a rule's body holds only jvp/vjp template functions")
+            raise fail("a rule's body holds only jvp/vjp template functions", node)
         kind, _, param = node.name.partition("_")
         if kind not in ("jvp", "vjp"):
-            raise SyntaxError(f"{where}: unexpected template {node.name!r}")
+            raise fail(
+                f"unexpected template {node.name!r}", node, "name it jvp_<param>/vjp_<param>"
+            )
         if not param:
+            if not params:
+                raise fail(f"template {node.name!r}, but the rule has no parameter", node)
             param = params[0].name
         if param not in names:
-            raise SyntaxError(f"{where}: template {node.name!r} names no parameter")
+            raise fail(f"template {node.name!r} names no parameter", node)
         nargs = 2 if (sequence == param and kind == "vjp") else 1
         if len(node.args.args) != nargs or not isinstance(node.body[-1], ast.Return):
-            raise SyntaxError(
-                f"{where}: template {node.name!r} takes {nargs} argument(s) and ends in return"
-            )
+            raise fail(f"template {node.name!r} takes {nargs} argument(s) and ends in return", node)
         arg = node.args.args[0].arg
         extra = tuple(a.arg for a in node.args.args[1:])
         stored = _stored_names(node.body)
-        loaded = {
-            n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
-        }
-        allowed = names | stored | {arg, "ans", *extra} | set(TEMPLATE_GLOBALS)
-        unknown = loaded - allowed
-        if unknown or ("ans" in loaded and not has_ans):
-            raise SyntaxError(
-                f"{where}: template {node.name!r} uses unknown names {sorted(unknown)}"
-            )
-        template = Template(arg, node.body, frozenset(loaded), f"{where} {node.name}", extra)
+        loaded = [
+            n for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+        ]
+        allowed = names | stored | {arg, *extra} | set(TEMPLATE_GLOBALS)
+        for n in loaded:
+            if n.id == "ans" and not has_ans:
+                raise fail(
+                    f"template {node.name!r} uses `ans`",
+                    n,
+                    "make `ans` the rule's first parameter to receive the primal result",
+                )
+            if n.id in allowed or n.id == "ans":
+                continue
+            found, value = resolve(n.id) if outside is not None else (False, None)
+            if not found:
+                hint = (
+                    "define or import it in the rule's module before the rule"
+                    if outside is not None
+                    else "adgen's own templates use only np, math and rt"
+                )
+                raise fail(f"template {node.name!r} uses the unknown name `{n.id}`", n, hint)
+            assert outside is not None
+            outside[n.id] = value
+        free = frozenset(n.id for n in loaded)
+        template = Template(arg, node.body, free, f"{where} {node.name}", extra)
         (jvp if kind == "jvp" else vjp)[param] = template
     if set(jvp) != set(vjp):
-        raise SyntaxError(f"{where}: every differentiable parameter needs both jvp and vjp")
+        if outside is None:
+            raise fail("every differentiable parameter needs both jvp and vjp")
+        for have, lack, mode in ((jvp, vjp, "reverse"), (vjp, jvp, "forward")):
+            for param in set(have) - set(lack):
+                kind = "vjp" if mode == "reverse" else "jvp"
+                lack[param] = Template(
+                    "g",
+                    [ast.Return(value=ast.Constant(value=None))],
+                    frozenset(),
+                    f"{where} {kind}_{param}",
+                    refusal=(
+                        f"its rule {fn.__name__} ({filename}:{first}) has no {mode}-mode "
+                        f"template for `{param}`: add `{kind}_{param}` to it"
+                    ),
+                )
     return params, has_ans, jvp, vjp
+
+
+def _resolver(fn: Callable[..., Any]) -> Callable[[str], tuple[bool, Any]]:
+    """Look a name up as the rule function's body would: closure cells, globals, builtins."""
+    import builtins
+
+    code = getattr(fn, "__code__", None)
+    cells = dict(zip(code.co_freevars if code else (), getattr(fn, "__closure__", None) or ()))
+    module_globals = getattr(fn, "__globals__", {})
+
+    def resolve(name: str) -> tuple[bool, Any]:
+        if name in cells:
+            try:
+                return True, cells[name].cell_contents
+            except ValueError:  # an empty cell: assigned after the rule
+                return False, None
+        if name in module_globals:
+            return True, module_globals[name]
+        if hasattr(builtins, name):
+            return True, getattr(builtins, name)
+        return False, None
+
+    return resolve
+
+
+def _is_user_rule(rule_fn: Any) -> bool:
+    """A rule written outside adgen (its templates may name the module's helpers)."""
+    module = getattr(rule_fn, "__module__", None) or ""
+    return not (module == "adgen" or module.startswith("adgen."))
 
 
 def rule(
@@ -592,6 +722,11 @@ def rule(
     ``examples`` (see :mod:`adgen.rules.samples`) are the calls the test suite checks
     the rule on, with inputs drawn from ``domain``; an elementwise rule of one or two
     arguments is also checked over scalar, vector, matrix and broadcasting shapes.
+
+    For a user's own function (``adgen.rule`` is this decorator), the rule's parameters
+    must be the function's; generated code calls the function by name, its templates may
+    use the helpers of the rule's module, and one mode may be left out (it is then refused
+    where the function is called). Registering again replaces the rule.
     """
 
     def register(rule_fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -623,15 +758,57 @@ def _register_parsed(
     examples: tuple[Example, ...] = (),
     domain: Domain | tuple[Domain, ...] | None = None,
 ) -> None:
-    params, _, jvp, vjp = _parse_rule(rule_fn, fdef)
+    outside: dict[str, Any] | None = {} if _is_user_rule(rule_fn) else None
+    params, _, jvp, vjp = _parse_rule(rule_fn, fdef, outside=outside)
     for fn in fns:
-        emitter = syntax_emitter(fn) or call_emitter(spelling(fn))
+        emitter, callee = _emitter(fn)
+        if callee is not None:
+            _check_signature(fn, rule_fn, params)
         label = name or _label(fn)
-        prim = Primitive(label, emitter, params, jvp, vjp, elementwise=elementwise, view=view)
+        # a user's function may return (a view of) its argument: no in-place writes into it
+        user_view = view or callee is not None
+        prim = Primitive(label, emitter, params, jvp, vjp, elementwise=elementwise, view=user_view)
         prim.outputs = outputs
         prim.examples = examples
         prim.domain = domain
-        _REGISTRY[id(fn)] = (fn, prim)
+        prim.callee = callee
+        prim.helpers = dict(outside or {})
+        _store(fn, prim)
+
+
+def _check_signature(fn: Any, rule_fn: Any, params: list[inspect.Parameter]) -> None:
+    """A rule for the user's own function takes the function's parameters (same names, same
+    defaults): calls are matched to the rule's parameters, then run with the function's."""
+    try:
+        own = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return
+    same = [p.name for p in own] == [p.name for p in params] and all(
+        a.default is b.default or _same_default(a.default, b.default)
+        for a, b in zip(own, params, strict=True)
+    )
+    if not same:
+        code = rule_fn.__code__
+        where = SourceLocation(
+            code.co_filename,
+            code.co_firstlineno,
+            0,
+            linecache.getline(code.co_filename, code.co_firstlineno),
+        )
+        wanted = ", ".join(str(p) for p in own)
+        raise RuleError(
+            f"rule {rule_fn.__name__} for {_label(fn)}: its parameters "
+            f"({', '.join(str(p) for p in params)}) differ from the function's ({wanted})",
+            where,
+            f"write it as def {rule_fn.__name__}({wanted}) (optionally with `ans` first)",
+        )
+
+
+def _same_default(a: Any, b: Any) -> bool:
+    try:
+        return bool(type(a) is type(b) and a == b)
+    except Exception:
+        return False
 
 
 def unary(
@@ -812,17 +989,98 @@ def method_rule(
 
 
 def nondifferentiable(*fns: Any) -> None:
-    """Register functions whose results carry no derivative (comparisons, ``np.floor``...)."""
+    """Register functions whose results carry no derivative (comparisons, ``np.floor``...).
+
+    A function of the user's own (no module spells it) is called by name in generated code.
+    """
     for fn in fns:
-        emitter = syntax_emitter(fn) or call_emitter(spelling(fn))
+        emitter, callee = _emitter(fn)
         params = [
             inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL),
             inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD),
         ]
-        _REGISTRY[id(fn)] = (
-            fn,
-            Primitive(_label(fn), emitter, params, {}, {}, differentiable=False),
-        )
+        prim = Primitive(_label(fn), emitter, params, {}, {}, differentiable=False)
+        prim.callee = callee
+        prim.view = callee is not None  # a user's function may return its argument
+        _store(fn, prim)
+
+
+def _emitter(
+    fn: Any,
+) -> tuple[Callable[[list[ast.expr], list[tuple[str, ast.expr]]], ast.expr], Any]:
+    """How a call of ``fn`` is written, and the object to name in generated code if no module
+    spells it (the user's own function; see :meth:`Primitive.localize`)."""
+    syntax = syntax_emitter(fn)
+    if syntax is not None:
+        return syntax, None
+    try:
+        return call_emitter(spelling(fn)), None
+    except ValueError:
+        if not callable(fn):
+            raise
+
+    def unnamed(a: list[ast.expr], k: list[tuple[str, ast.expr]]) -> ast.expr:
+        raise InternalError(f"a call of {_label(fn)} was emitted before it was given a name")
+
+    return unnamed, fn
+
+
+def _identifier(obj: Any) -> str:
+    """A readable Python name for an object generated code calls (``<lambda>`` -> ``fn``)."""
+    import keyword
+
+    name = getattr(obj, "__name__", "")
+    if isinstance(name, str) and name.isidentifier() and not keyword.iskeyword(name):
+        return name
+    return "fn"
+
+
+def _store(fn: Any, prim: Primitive) -> None:
+    _REGISTRY[id(fn)] = (fn, prim)
+    _changed()
+
+
+def _changed() -> None:
+    """The registry changed: derivatives compiled before may use the old rules."""
+    cache = sys.modules.get("adgen.cache")
+    if cache is not None:
+        cache.clear()
+
+
+def unregister(fn: Any) -> bool:
+    """Forget the rule registered for ``fn`` (a user's rule, or ``nondifferentiable``); True if
+    there was one. Calls of a plain Python function are then inlined again."""
+    entry = _REGISTRY.get(id(fn))
+    if entry is None or entry[0] is not fn:
+        return False
+    del _REGISTRY[id(fn)]
+    _changed()
+    return True
+
+
+@contextlib.contextmanager
+def registrations() -> Iterator[None]:
+    """Rules registered inside the ``with`` block are forgotten when it ends (and rules they
+    replaced come back): for tests and experiments.
+
+    >>> def twice(x):
+    ...     return 2 * x
+    >>> with registrations():
+    ...     nondifferentiable(twice)
+    ...     lookup(twice) is not None
+    True
+    >>> lookup(twice) is None
+    True
+    """
+    tables: list[dict[Any, Any]] = [_REGISTRY, _ATTRIBUTES, _METHODS]
+    saved = [dict(table) for table in tables]
+    try:
+        yield
+    finally:
+        for table, old in zip(tables, saved, strict=True):
+            table.clear()
+            table.update(old)
+        _changed()
 
 
 def nondifferentiable_attributes(*attrs: str) -> None:
