@@ -26,6 +26,7 @@ from .api import (
     value_and_grad,
     vjp,
 )
+from .checkpointing import checkpoint
 from .display import show
 from .errors import (
     AdgenError,
@@ -59,6 +60,7 @@ __all__ = [
     "UnresolvedNameError",
     "UnsupportedSyntaxError",
     "WrtError",
+    "checkpoint",
     "differentiate",
     "export",
     "grad",

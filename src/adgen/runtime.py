@@ -16,9 +16,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .checkpointing import checkpoint_every
+
 Axis = int | tuple[int, ...] | None
 
 __all__ = [
+    "checkpoint_every",
     "diagonal_vjp",
     "dot_vjp_a",
     "dot_vjp_b",
