@@ -10,8 +10,6 @@ same; peak memory is O(sqrt(n)) snapshots plus one segment's saved values.
 
 >>> list(checkpoint(range(3)))
 [0, 1, 2]
->>> checkpoint_every(10), checkpoint_every(16), checkpoint_every(0), checkpoint_every(10, 4)
-(4, 4, 1, 4)
 """
 
 from __future__ import annotations
@@ -38,7 +36,11 @@ def checkpoint(iterable: T, every: int | None = None) -> T:
 
 def checkpoint_every(n: int, every: int | None = None) -> int:
     """Segment length of a checkpointed loop of ``n`` iterations: ``every`` if given (a
-    positive integer), else ``ceil(sqrt(n))`` (at least 1)."""
+    positive integer), else ``ceil(sqrt(n))`` (at least 1).
+
+    >>> checkpoint_every(10), checkpoint_every(16), checkpoint_every(0), checkpoint_every(10, 4)
+    (4, 4, 1, 4)
+    """
     if every is None:
         return math.isqrt(n - 1) + 1 if n > 1 else 1
     try:

@@ -521,7 +521,9 @@ class _Reverse:
                     w.open("else:")
                     self.forward_block(stmt.orelse, w, {})
                     w.close()
-            elif isinstance(stmt, ir.For) and self.checkpoint_needed.get(id(stmt), False):
+            elif (
+                isinstance(stmt, ir.For) and self.checkpoint_needed.get(id(stmt)) and not self.plain
+            ):
                 self.forward_checkpointed(stmt, w)
             elif isinstance(stmt, ir.For):
                 if stmt.target in self.pushed:
@@ -549,7 +551,6 @@ class _Reverse:
                 names: list[ast.expr] = [ast.Name(id=v, ctx=ast.Del()) for v in sorted(dead[i])]
                 w.stmt(ast.Delete(targets=names))
 
-
     # -- checkpointed loops ------------------------------------------------------------------
     def adjoint_checkpointed(self, stmt: ir.For, w: CodeWriter) -> None:
         """The adjoint of ``for i in adgen.checkpoint(range(n)):``, segment by segment.
@@ -575,10 +576,8 @@ class _Reverse:
             w.source_comment(
                 stmt.line, source_text(fn, stmt.line), "adjoint of line", line_label(fn, stmt.line)
             )
-            w.comment(
-                "checkpointed loop, segments last to first: restore the segment's snapshot, run "
-                "its iterations again saving values, then their adjoints in reverse"
-            )
+            w.comment("checkpointed loop, one segment at a time, last first: restore its snapshot,")
+            w.comment("run its iterations again saving values, then their adjoints in reverse")
             w.stmt(_assign(every, self.segment_length(stmt)))
             w.open(f"for {start} in reversed(range(0, len({it}), {every})):")
             if snapshot:
@@ -613,10 +612,8 @@ class _Reverse:
         snapshot = self.snapshot_names(stmt)
         carried = _carried(stmt)
         it = ast.unparse(ir.atom_to_ast(stmt.iter))
-        w.comment(
-            "checkpointed loop: no values saved per iteration, only a snapshot of the values "
-            f"it changes every {every} iterations"
-        )
+        w.comment("checkpointed loop: nothing saved per iteration, only a snapshot of the values")
+        w.comment(f"it changes at the start of each segment of {every} iterations")
         w.stmt(_assign(every, self.segment_length(stmt)))
         if stmt.target in self.pushed:
             w.stmt(ast.Expr(value=call(f"{self.stack}.append", name(stmt.target))))
@@ -655,7 +652,7 @@ class _Reverse:
     def segment_length(self, stmt: ir.For) -> ast.expr:
         """``rt.checkpoint_every(len(loop), every)``: computed again in the adjoint sweep from
         the loop's own (restored) values, so a checkpointed loop may stand in another loop."""
-        args = [call("len", ir.atom_to_ast(stmt.iter))]
+        args: list[ast.expr] = [call("len", ir.atom_to_ast(stmt.iter))]
         if stmt.every is not None:
             args.append(ir.atom_to_ast(stmt.every))
         return call("rt.checkpoint_every", *args)
