@@ -34,21 +34,21 @@ import adgen  # noqa: E402
 
 def euler(x, steps):
     """``steps`` Euler steps of dx/dt = tanh(x) - x^3 + 0.05 cos(3x); the squared norm."""
-    for i in range(steps):
+    for _ in range(steps):
         x = x + 0.001 * (np.tanh(x) - x * x * x + 0.05 * np.cos(3.0 * x))
     return np.sum(x * x)
 
 
 def euler_checkpointed(x, steps):
     """:func:`euler` with its loop checkpointed (segments of about sqrt(steps) steps)."""
-    for i in adgen.checkpoint(range(steps)):
+    for _ in adgen.checkpoint(range(steps)):
         x = x + 0.001 * (np.tanh(x) - x * x * x + 0.05 * np.cos(3.0 * x))
     return np.sum(x * x)
 
 
 def euler_every_1000(x, steps):
     """:func:`euler` checkpointed with segments of 1000 steps."""
-    for i in adgen.checkpoint(range(steps), every=1000):
+    for _ in adgen.checkpoint(range(steps), every=1000):
         x = x + 0.001 * (np.tanh(x) - x * x * x + 0.05 * np.cos(3.0 * x))
     return np.sum(x * x)
 

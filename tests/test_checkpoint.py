@@ -162,6 +162,27 @@ def read_after_loop(x, n):
     return np.sum(x * y)
 
 
+def over_enumerate(x, W):
+    for i, w in adgen.checkpoint(enumerate(W)):
+        x = np.tanh(w * x) + 0.1 * i
+    return np.sum(x)
+
+
+def in_comprehension(x, n):
+    ys = [np.sin(x * i) for i in adgen.checkpoint(range(n))]
+    return np.sum(np.stack(ys)) + np.sum(x)
+
+
+def _steps(x, n, k):
+    for i in adgen.checkpoint(range(n), every=k):
+        x = np.sin(x) + 0.5 * x
+    return x
+
+
+def via_helper(x, n, k):
+    return np.sum(_steps(x, n, k))
+
+
 # -- the same functions without the marker -------------------------------------------------------
 
 
@@ -225,6 +246,10 @@ for k in (1, 2, 3, 5, 20):
 for size in (0, 1, 5, 11):
     CASES.append((bound_from_data, (_x(size),), (0,)))
     CASES.append((over_rows, (_x(), _x(size * 4).reshape(size, 4)), (0, 1)))
+for size in (0, 1, 6):
+    CASES.append((over_enumerate, (_x(), _x(size * 4).reshape(size, 4)), (0, 1)))
+for n in (1, 2, 5):
+    CASES.append((in_comprehension, (_x(), n), (0,)))
 for m, n in ((0, 3), (1, 0), (2, 3), (3, 5)):
     CASES.append((inside_outer_loop, (_x(), m, n), (0,)))
     CASES.append((nested_checkpoints, (_x(), m, n), (0,)))
@@ -270,6 +295,31 @@ def test_against_finite_differences(
 ) -> None:
     fn, args, wrt = case
     check_grads(fn, *args, wrt=wrt)
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 8])
+def test_inside_an_inlined_helper(k: int, unmarked: Callable[[Any], Any]) -> None:
+    x = _x()
+    got = adgen.grad(via_helper)(x, 8, k)
+    assert np.array_equal(got, adgen.grad(unmarked(every_positional))(x, 8, k))
+
+
+def test_exported_module_runs_without_adgen(tmp_path: Path) -> None:
+    path = adgen.export(array_state, tmp_path)
+    spec = importlib.util.spec_from_file_location("exported_array_state", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    import sys
+
+    sys.path.insert(0, str(tmp_path))
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(tmp_path))
+    x = _x()
+    value, (g,) = module.array_state_vjp(x, 9, 1.0)
+    assert np.array_equal(g, adgen.grad(array_state)(x, 9))
+    assert value == array_state(x, 9)
 
 
 def test_the_marker_returns_its_iterable() -> None:

@@ -14,9 +14,11 @@ same; peak memory is O(sqrt(n)) snapshots plus one segment's saved values.
 
 from __future__ import annotations
 
-import math
-import operator
 from typing import TypeVar
+
+from .runtime import checkpoint_every
+
+__all__ = ["checkpoint", "checkpoint_every"]
 
 T = TypeVar("T")
 
@@ -32,23 +34,3 @@ def checkpoint(iterable: T, every: int | None = None) -> T:
     if every is not None:
         checkpoint_every(1, every)  # the same check the derivative makes
     return iterable
-
-
-def checkpoint_every(n: int, every: int | None = None) -> int:
-    """Segment length of a checkpointed loop of ``n`` iterations: ``every`` if given (a
-    positive integer), else ``ceil(sqrt(n))`` (at least 1).
-
-    >>> checkpoint_every(10), checkpoint_every(16), checkpoint_every(0), checkpoint_every(10, 4)
-    (4, 4, 1, 4)
-    """
-    if every is None:
-        return math.isqrt(n - 1) + 1 if n > 1 else 1
-    try:
-        k = operator.index(every)
-    except TypeError:
-        raise TypeError(
-            f"adgen.checkpoint: every= must be a positive integer, got {every!r}"
-        ) from None
-    if k < 1:
-        raise ValueError(f"adgen.checkpoint: every= must be a positive integer, got {k}")
-    return k

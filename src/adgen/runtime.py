@@ -11,12 +11,12 @@ cotangent of one primal *input*.
 
 from __future__ import annotations
 
+import math
+import operator
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-
-from .checkpointing import checkpoint_every
 
 Axis = int | tuple[int, ...] | None
 
@@ -1914,3 +1914,26 @@ def diagonal_vjp(g: Any, x: Any, offset: int = 0) -> NDArray[Any]:
     rows = np.arange(max(0, -offset), min(n, m - offset))
     out[..., rows, rows + offset] = g
     return out
+
+
+# --------------------------------------------------------------------------- checkpointing
+
+
+def checkpoint_every(n: int, every: int | None = None) -> int:
+    """Segment length of a checkpointed loop of ``n`` iterations: ``every`` if given (a
+    positive integer), else ``ceil(sqrt(n))`` (at least 1).
+
+    >>> checkpoint_every(10), checkpoint_every(16), checkpoint_every(0), checkpoint_every(10, 4)
+    (4, 4, 1, 4)
+    """
+    if every is None:
+        return math.isqrt(n - 1) + 1 if n > 1 else 1
+    try:
+        k = operator.index(every)
+    except TypeError:
+        raise TypeError(
+            f"adgen.checkpoint: every= must be a positive integer, got {every!r}"
+        ) from None
+    if k < 1:
+        raise ValueError(f"adgen.checkpoint: every= must be a positive integer, got {k}")
+    return k
