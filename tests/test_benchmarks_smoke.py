@@ -121,3 +121,14 @@ def test_unsupported_tools_are_recorded_not_raised() -> None:
     rows = harness.run_problem(problem, "tiny", FAST_TOOLS, 1, 0.0, log=lambda _: None)
     adgen_row = next(r for r in rows if r.tool == "adgen")
     assert adgen_row.status == "ok" or adgen_row.status.startswith("unsupported: ")
+
+
+def test_checkpointing_benchmark_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    from benchmarks import checkpointing
+
+    results = checkpointing.measure(steps=40, size=5, repeat=1)  # also checks the gradients
+    assert [r.variant for r in results] == list(checkpointing.VARIANTS)
+    assert all(r.peak_bytes > 0 and r.seconds > 0 for r in results)
+    assert checkpointing.main(["--steps", "30", "--size", "3", "--repeat", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "| plain loop |" in out and "| checkpoint (sqrt n) |" in out

@@ -29,6 +29,7 @@ from .api import (
     value_and_grad,
     vjp,
 )
+from .checkpointing import checkpoint
 from .custom import (
     CustomDerivative,
     custom_derivative,
@@ -74,6 +75,7 @@ __all__ = [
     "UnresolvedNameError",
     "UnsupportedSyntaxError",
     "WrtError",
+    "checkpoint",
     "custom_derivative",
     "defrule",
     "differentiate",

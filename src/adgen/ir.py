@@ -105,6 +105,10 @@ class For:
     iter: Atom
     body: list[Stmt]
     line: int
+    # ``for i in adgen.checkpoint(range(n), every=k):``: reverse mode recomputes the loop
+    # segment by segment from snapshots instead of saving every iteration (``every``: k)
+    checkpoint: bool = False
+    every: Atom | None = None
 
 
 @dataclass

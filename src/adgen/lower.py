@@ -32,6 +32,7 @@ import gast
 
 from . import ir, nested, trees
 from . import runtime as rt
+from .checkpointing import checkpoint
 from .errors import (
     AdgenError,
     InternalError,
@@ -553,6 +554,7 @@ class Lowerer:
             self.refuse(stmt, "`else` clauses on loops", "move that code after the loop")
         line = self.key(stmt)
         it, target = stmt.iter, stmt.target
+        checkpointed, every_node, it = self.checkpoint_marker(it)
         items: list[tuple[Any, ir.Atom]] = []  # (user target, sequence) read by index
         backwards = self.reversed_range(it)
         if self.is_call_to(it, range) or backwards is not None:
@@ -588,6 +590,12 @@ class Lowerer:
                 index = self.loop_variable(self.namer.fresh("k"))
                 seqs, targets = [self.expr(it, None, "seq")], [target]
             if all(isinstance(seq, ir.Tup) for seq in seqs):
+                if checkpointed:
+                    self.refuse(
+                        stmt.iter,
+                        "adgen.checkpoint on a loop over a tuple or list (it is unrolled)",
+                        "checkpoint a loop over range(...) or an array",
+                    )
                 self.unroll(stmt, index, seqs, targets)
                 return
             length = self.call_prim(len, [seqs[0]], "n")
@@ -600,6 +608,9 @@ class Lowerer:
                 if not isinstance(t, gast.Name):
                     self.refuse(t, "nested unpacking in a for target", "unpack inside the loop")
                 items.append((t, seq))
+        every = self.expr(every_node, None, "every") if every_node is not None else None
+        if isinstance(every, ir.Const) and every.value is None:
+            every = None
         saved, self.block = self.block, []
         self.depth += 1
         getitem = registry.lookup(registry.operator.getitem)
@@ -612,7 +623,25 @@ class Lowerer:
         self.lower_block(stmt.body)
         self.depth -= 1
         body, self.block = self.block, saved
-        self.block.append(ir.For(index, r, body, line))
+        self.block.append(ir.For(index, r, body, line, checkpointed, every))
+
+    def checkpoint_marker(self, it: Any) -> tuple[bool, Any, Any]:
+        """``adgen.checkpoint(iterable, every=k)`` as a loop's iterable: (marked, the node of
+        k or None, the iterable)."""
+        if not self.is_call_to(it, checkpoint):
+            return False, None, it
+        every = it.args[1:] + [kw.value for kw in it.keywords if kw.arg == "every"]
+        if len(it.args) < 1 or len(every) > 1 or any(kw.arg != "every" for kw in it.keywords):
+            self.refuse(
+                it,
+                "this form of adgen.checkpoint",
+                "write `for i in adgen.checkpoint(range(n)):` or "
+                "`adgen.checkpoint(range(n), every=k)`",
+            )
+        inner = it.args[0]
+        if self.is_call_to(inner, checkpoint):
+            self.refuse(inner, "adgen.checkpoint of adgen.checkpoint", "mark the loop once")
+        return True, (every[0] if every else None), inner
 
     def unroll(self, stmt: Any, index: str, seqs: list[ir.Atom], targets: list[Any]) -> None:
         """A loop over sequences known when transforming (a tuple or list argument, a
@@ -1306,6 +1335,12 @@ class Lowerer:
                 "this use of adgen inside a differentiated function",
                 "call adgen.grad(f)(x), adgen.value_and_grad(f)(x), adgen.jvp(f, (x,), (t,)) "
                 "or out, pullback = adgen.vjp(f, x) there",
+            )
+        if ok and fn is checkpoint:
+            self.refuse(
+                node,
+                "adgen.checkpoint here",
+                "it marks a `for` loop: write `for i in adgen.checkpoint(range(n)):`",
             )
         if not ok:
             if isinstance(func, gast.Attribute):

@@ -112,6 +112,15 @@ class _Reverse:
         # adjoints of names outside blocks: the name holding the adjoint so far
         self.adjoint: dict[str, str] = {}
         self.aliasable: set[str] = set()
+        # checkpointed loops (see adjoint_checkpointed): the list of their snapshots, whether
+        # each one needs its adjoint, its (segment length, segment start, segment) names,
+        # every name some snapshot restores, and whether the primal runs without saving
+        checkpointed = any(isinstance(s, ir.For) and s.checkpoint for s in fn.statements())
+        self.snapshots = namer.claim("snapshots") if checkpointed else "snapshots"
+        self.checkpoint_needed: dict[int, bool] = {}
+        self.checkpoint_names: dict[int, tuple[str, str, str]] = {}
+        self.restored: set[str] = set()
+        self.plain = False
 
     def _has_while(self) -> bool:
         return any(isinstance(s, ir.While) for s in self.fn.statements())
@@ -151,6 +160,8 @@ class _Reverse:
                         w.open("else:")
                         w.extend(orelse)
                         w.close()
+            elif isinstance(stmt, ir.For) and stmt.checkpoint:
+                self.adjoint_checkpointed(stmt, w)
             elif isinstance(stmt, ir.For):
                 body = CodeWriter(w.depth + 1, w.text)
                 self.adjoint_block(stmt.body, body)
@@ -533,6 +544,10 @@ class _Reverse:
                     w.open("else:")
                     self.forward_block(stmt.orelse, w, {})
                     w.close()
+            elif (
+                isinstance(stmt, ir.For) and self.checkpoint_needed.get(id(stmt)) and not self.plain
+            ):
+                self.forward_checkpointed(stmt, w)
             elif isinstance(stmt, ir.For):
                 if stmt.target in self.pushed:
                     w.stmt(ast.Expr(value=call(f"{self.stack}.append", name(stmt.target))))
@@ -558,6 +573,189 @@ class _Reverse:
             if i in dead:
                 names: list[ast.expr] = [ast.Name(id=v, ctx=ast.Del()) for v in sorted(dead[i])]
                 w.stmt(ast.Delete(targets=names))
+
+    # -- checkpointed loops ------------------------------------------------------------------
+    def adjoint_checkpointed(self, stmt: ir.For, w: CodeWriter) -> None:
+        """The adjoint of ``for i in adgen.checkpoint(range(n)):``, segment by segment.
+
+        The forward sweep (:meth:`forward_checkpointed`) ran the loop without saving anything
+        but a snapshot of the values the loop changes at the start of each segment of
+        ``every`` iterations. Going back, each segment, last first: restore its snapshot, run
+        its iterations again saving values as usual (the ordinary forward sweep of the body),
+        then run their ordinary adjoints in reverse. Every segment leaves the values as its
+        snapshot had them, so each iteration's adjoint sees exactly what it would have seen
+        without checkpointing and the gradient is the same.
+        """
+        fn = self.fn
+        segment_depth = w.depth + 2
+        body = CodeWriter(segment_depth, w.text)
+        self.adjoint_block(stmt.body, body)
+        needed = self.checkpoint_needed[id(stmt)] = bool(body.lines)
+        if needed:
+            every, start, segment = self.segment_names(stmt)
+            snapshot = self.snapshot_names(stmt)
+            self.restored.update(snapshot)
+            it = ast.unparse(ir.atom_to_ast(stmt.iter))
+            w.source_comment(
+                stmt.line, source_text(fn, stmt.line), "adjoint of line", line_label(fn, stmt.line)
+            )
+            w.comment("checkpointed loop, one segment at a time, last first: restore its snapshot,")
+            w.comment("run its iterations again saving values, then their adjoints in reverse")
+            w.stmt(_assign(every, self.segment_length(stmt)))
+            w.open(f"for {start} in reversed(range(0, len({it}), {every})):")
+            if snapshot:
+                w.stmt(_assign_names(snapshot, call(f"{self.snapshots}.pop")))
+            bounds = ast.BinOp(left=name(start), op=ast.Add(), right=name(every))
+            part = ast.Slice(lower=name(start), upper=bounds, step=None)
+            w.stmt(
+                _assign(
+                    segment,
+                    ast.Subscript(value=ir.atom_to_ast(stmt.iter), slice=part, ctx=ast.Load()),
+                )
+            )
+            # the recomputation reads the snapshot and values the loop does not change: only
+            # the latter must be kept (or saved) for it
+            reads = set(w.reads)
+            w.open(f"for {stmt.target} in {segment}:")
+            self.forward_block(stmt.body, w, {}) if stmt.body else w.line("pass")
+            w.close()
+            w.reads = reads | _reads(stmt.body) - _bound(stmt.body) - {stmt.target}
+            w.reads.update(ir.atom_vars(stmt.iter))
+            w.open(f"for {stmt.target} in reversed({segment}):")
+            w.extend(body)
+            w.close()
+            w.close()
+        if stmt.target in self.pushed:
+            w.stmt(_assign(stmt.target, self.pop()))
+
+    def forward_checkpointed(self, stmt: ir.For, w: CodeWriter) -> None:
+        """A checkpointed loop in the forward sweep: the primal iterations, saving nothing but
+        a snapshot (a copy where the loop writes into an array) at each segment's start."""
+        every, start, segment = self.segment_names(stmt)
+        snapshot = self.snapshot_names(stmt)
+        carried = _carried(stmt)
+        it = ast.unparse(ir.atom_to_ast(stmt.iter))
+        w.comment("checkpointed loop: nothing saved per iteration, only a snapshot of the values")
+        w.comment(f"it changes at the start of each segment of {every} iterations")
+        w.stmt(_assign(every, self.segment_length(stmt)))
+        if stmt.target in self.pushed:
+            w.stmt(ast.Expr(value=call(f"{self.stack}.append", name(stmt.target))))
+        w.open(f"for {start} in range(0, len({it}), {every}):")
+        w.reads.update(ir.atom_vars(stmt.iter))
+        if snapshot:
+            parts: list[ast.expr] = []
+            for v in snapshot:
+                if v in carried and v in self.facts.lists:
+                    parts.append(call("list", name(v)))
+                elif v in carried and v in self.facts.mutated:
+                    parts.append(call("np.copy", name(v)))
+                else:
+                    parts.append(name(v))
+            saved = parts[0] if len(parts) == 1 else ast.Tuple(elts=parts, ctx=ast.Load())
+            w.stmt(ast.Expr(value=call(f"{self.snapshots}.append", saved)))
+        w.open(f"for {stmt.target} in {it}[{start}:{start} + {every}]:")
+        pushed, while_needed, plain = self.pushed, self.while_needed, self.plain
+        self.pushed, self.while_needed, self.plain = set(), {}, True
+        try:
+            self.forward_block(stmt.body, w, {}) if stmt.body else w.line("pass")
+        finally:
+            self.pushed, self.while_needed, self.plain = pushed, while_needed, plain
+        w.close()
+        w.close()
+
+    def segment_names(self, stmt: ir.For) -> tuple[str, str, str]:
+        if id(stmt) not in self.checkpoint_names:
+            self.checkpoint_names[id(stmt)] = (
+                self.namer.fresh("every"),
+                self.namer.fresh("start"),
+                self.namer.fresh("segment"),
+            )
+        return self.checkpoint_names[id(stmt)]
+
+    def segment_length(self, stmt: ir.For) -> ast.expr:
+        """``rt.checkpoint_every(len(loop), every)``: computed again in the adjoint sweep from
+        the loop's own (restored) values, so a checkpointed loop may stand in another loop."""
+        args: list[ast.expr] = [call("len", ir.atom_to_ast(stmt.iter))]
+        if stmt.every is not None:
+            args.append(ir.atom_to_ast(stmt.every))
+        return call("rt.checkpoint_every", *args)
+
+    def snapshot_names(self, stmt: ir.For) -> list[str]:
+        """What a snapshot holds: the names the loop changes whose value at a segment's start
+        matters, i.e. that an iteration reads before writing or that the adjoint sweep reads
+        (and would otherwise have saved)."""
+        bound = _bound(stmt.body)
+        return sorted(((self.pushed & bound) | _carried(stmt)) - {stmt.target})
+
+
+def _assign_names(targets: list[str], value: ast.expr) -> ast.stmt:
+    """``a = value`` or ``(a, b) = value``."""
+    if len(targets) == 1:
+        return _assign(targets[0], value)
+    store = ast.Tuple(elts=[ast.Name(id=t, ctx=ast.Store()) for t in targets], ctx=ast.Store())
+    return ast.Assign(targets=[store], value=value, lineno=0)
+
+
+def _bound(block: list[ir.Stmt]) -> set[str]:
+    """Every name a block binds (assignments and loop variables, nested blocks included)."""
+    names: set[str] = set()
+    for s in _walk(block):
+        if isinstance(s, ir.Assign):
+            names.update(s.targets)
+        elif isinstance(s, ir.For):
+            names.add(s.target)
+    return names
+
+
+def _reads(block: list[ir.Stmt]) -> set[str]:
+    """Every name a block reads (nested blocks included)."""
+    names: set[str] = set()
+    for s in _walk(block):
+        if isinstance(s, ir.Assign):
+            for a in ir.stmt_args(s):
+                names.update(ir.atom_vars(a))
+        elif isinstance(s, ir.If):
+            names.update(ir.atom_vars(s.test))
+        elif isinstance(s, ir.For):
+            names.update(ir.atom_vars(s.iter))
+            if s.every is not None:
+                names.update(ir.atom_vars(s.every))
+        elif isinstance(s, ir.While):
+            names.update(ir.atom_vars(s.test))
+    return names
+
+
+def _carried(loop: ir.For) -> set[str]:
+    """Names the loop body binds that an iteration may read before binding them: their
+    values flow from one iteration to the next (an in-place write ``y[i] = v`` reads y)."""
+    bound = _bound(loop.body)
+    carried: set[str] = set()
+
+    def read(names: set[str], defined: set[str]) -> None:
+        carried.update((names & bound) - defined)
+
+    def visit(block: list[ir.Stmt], defined: set[str]) -> set[str]:
+        defined = set(defined)
+        for s in block:
+            if isinstance(s, ir.Assign):
+                read({v for a in ir.stmt_args(s) for v in ir.atom_vars(a)}, defined)
+                defined.update(s.targets)
+            elif isinstance(s, ir.If):
+                read(set(ir.atom_vars(s.test)), defined)
+                defined = visit(s.body, defined) & visit(s.orelse, defined)
+            elif isinstance(s, ir.For):  # the body may not run: what it binds is not defined
+                read(set(ir.atom_vars(s.iter)), defined)
+                if s.every is not None:
+                    read(set(ir.atom_vars(s.every)), defined)
+                visit(s.body, defined | {s.target})
+            elif isinstance(s, ir.While):  # the test runs at least once, the body maybe not
+                defined = visit(s.test_body, defined)
+                read(set(ir.atom_vars(s.test)), defined)
+                visit(s.body, defined)
+        return defined
+
+    visit(loop.body, {loop.target})
+    return carried
 
 
 class _Rename(ast.NodeTransformer):
@@ -691,9 +889,11 @@ def reverse(
     w.open(f"def {gen_name}({', '.join(fn.params + [seed])}):")
     if gen.pushed or gen.counters:
         w.stmt(_assign(gen.stack, ast.List(elts=[], ctx=ast.Load())))
+    if any(gen.checkpoint_needed.values()):
+        w.stmt(_assign(gen.snapshots, ast.List(elts=[], ctx=ast.Load())))
     unbound = sorted(
         v
-        for v in gen.pushed
+        for v in gen.pushed | gen.restored
         if v not in fn.params
         and not any(
             id(s) in gen.first_binding and v in s.targets
@@ -731,7 +931,7 @@ def reverse(
     # the adjoint sweep restores old values of saved names: keep the results aside (a copy if
     # the sweep puts old values back into the array itself)
     kept: dict[str, ast.expr] = {}
-    for var in sorted(set(ir.atom_vars(ret.value)) & gen.pushed):
+    for var in sorted(set(ir.atom_vars(ret.value)) & (gen.pushed | gen.restored)):
         held = call("np.copy", name(var)) if var in gen.facts.mutated else name(var)
         kept[var] = name(namer.fresh(var))
         w.stmt(_assign(kept[var].id, held))  # type: ignore[attr-defined]

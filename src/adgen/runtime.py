@@ -11,6 +11,8 @@ cotangent of one primal *input*.
 
 from __future__ import annotations
 
+import math
+import operator
 from typing import Any
 
 import numpy as np
@@ -20,6 +22,7 @@ Axis = int | tuple[int, ...] | None
 
 __all__ = [
     "backwards",
+    "checkpoint_every",
     "diagonal_vjp",
     "dot_vjp_a",
     "dot_vjp_b",
@@ -1985,3 +1988,26 @@ def backwards(r: range) -> range:
     if not isinstance(r, range):
         raise TypeError(f"rt.backwards takes a range, not {type(r).__name__}")
     return r[::-1]
+
+
+# --------------------------------------------------------------------------- checkpointing
+
+
+def checkpoint_every(n: int, every: int | None = None) -> int:
+    """Segment length of a checkpointed loop of ``n`` iterations: ``every`` if given (a
+    positive integer), else ``ceil(sqrt(n))`` (at least 1).
+
+    >>> checkpoint_every(10), checkpoint_every(16), checkpoint_every(0), checkpoint_every(10, 4)
+    (4, 4, 1, 4)
+    """
+    if every is None:
+        return math.isqrt(n - 1) + 1 if n > 1 else 1
+    try:
+        k = operator.index(every)
+    except TypeError:
+        raise TypeError(
+            f"adgen.checkpoint: every= must be a positive integer, got {every!r}"
+        ) from None
+    if k < 1:
+        raise ValueError(f"adgen.checkpoint: every= must be a positive integer, got {k}")
+    return k
