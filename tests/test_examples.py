@@ -16,6 +16,7 @@ EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"
         ("print_source.py", "def f_vjp(x1, x2, out_bar):"),
         ("mlp_training.py", "epoch 200"),
         ("fit_spring.py", "fitted k = 4.000"),
+        ("newton.py", "minimum at [1. 1. 1.]"),
     ],
 )
 def test_example_runs(script, expected):
