@@ -375,3 +375,27 @@ def test_hessian_of_in_place_code(fn):
     expected = central(g, x)
     assert np.allclose(adgen.hessian(fn)(x), expected, rtol=1e-5, atol=1e-7)
     assert np.allclose(adgen.jacrev(g)(x), expected, rtol=1e-5, atol=1e-7)  # reverse over reverse
+
+
+# -- first-order bugs found while writing this (regressions) ---------------------------------
+def test_list_index_picks_rows_not_one_element():
+    def f(x):
+        return np.sum(x[[0, 2, 0]])
+
+    x = np.arange(27.0).reshape(3, 3, 3)
+    value, gradient = adgen.value_and_grad(f)(x)
+    assert value == f(x) == 270.0
+    expected = np.zeros_like(x)
+    expected[0] = 2.0
+    expected[2] = 1.0
+    assert np.array_equal(gradient, expected)
+
+
+def test_forward_mode_of_nested_tuple_results():
+    def f(x):
+        y = x * 2.0
+        return (x, (y,))
+
+    value, tangent = adgen.jvp(f, (1.5,), (1.0,))
+    assert value == (1.5, (3.0,))
+    assert tangent == (1.0, (2.0,))

@@ -248,11 +248,6 @@ def test_prod_second_order_is_refused_not_wrong() -> None:
         adgen.jvp(rev, (np.array([1.0, 2.0, 3.0]), 1.0), (np.ones(3), 0.0))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="core (forward.py): a tangent of a nested tuple result is returned as zeros "
-    "(`return (x, (y,))` gives `rt.zeros_like((y,))`)",
-)
 def test_forward_mode_of_nested_tuple_results() -> None:
     x = np.array([0.3, -0.5])
     v = np.array([1.0, 2.0])

@@ -152,16 +152,18 @@ class _Forward:
                     stmt.line, source_text(self.fn, stmt.line), label=line_label(self.fn, stmt.line)
                 )
                 value = stmt.value
-                items = value.items if isinstance(value, ir.Tup) else (value,)
-                dots: list[ast.expr] = [
-                    name(self.tangent_of(a.name))
-                    if isinstance(a, ir.Var) and a.name in self.active
-                    else call("rt.zeros_like", ir.atom_to_ast(a))
-                    for a in items
-                ]
-                dot = ast.Tuple(elts=dots, ctx=ast.Load()) if isinstance(value, ir.Tup) else dots[0]
-                pair = ast.Tuple(elts=[ir.atom_to_ast(value), dot], ctx=ast.Load())
+                pair = ast.Tuple(
+                    elts=[ir.atom_to_ast(value), self.result_tangent(value)], ctx=ast.Load()
+                )
                 w.stmt(ast.Return(value=pair))
+
+    def result_tangent(self, atom: ir.Atom) -> ast.expr:
+        """The tangent of a returned value, tuple by tuple (``(x, (y,))`` -> ``(x_dot, (y_dot,))``)."""
+        if isinstance(atom, ir.Tup):
+            return ast.Tuple(elts=[self.result_tangent(a) for a in atom.items], ctx=ast.Load())
+        if isinstance(atom, ir.Var) and atom.name in self.active:
+            return name(self.tangent_of(atom.name))
+        return call("rt.zeros_like", ir.atom_to_ast(atom))
 
     def pop(self, stmt: ir.Assign) -> None:
         """``v = xs.pop()``: the tangent list holds one tangent per item (zeros for items with

@@ -1202,6 +1202,10 @@ class Lowerer:
             return ir.Slc(parts[0], parts[1], parts[2])
         if isinstance(node, gast.Tuple):
             return ir.Tup(tuple(self.index(e, hint) for e in node.elts))
+        if isinstance(node, gast.List):
+            # x[[0, 2, 0]] picks rows 0, 2, 0 (an integer array), it is not x[0, 2, 0]
+            rows = ir.Tup(tuple(self.expr(e, None, hint) for e in node.elts))
+            return self.call_prim(registry.np.array, [rows], hint)
         return self.expr(node, None, hint)
 
     def name(self, node: gast.Name) -> ir.Atom:
