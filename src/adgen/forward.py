@@ -158,7 +158,7 @@ class _Forward:
                 w.stmt(ast.Return(value=pair))
 
     def result_tangent(self, atom: ir.Atom) -> ast.expr:
-        """The tangent of a returned value, tuple by tuple (``(x, (y,))`` -> ``(x_dot, (y_dot,))``)."""
+        """A returned value's tangent, tuple by tuple: ``(x, (y,))`` -> ``(x_dot, (y_dot,))``."""
         if isinstance(atom, ir.Tup):
             return ast.Tuple(elts=[self.result_tangent(a) for a in atom.items], ctx=ast.Load())
         if isinstance(atom, ir.Var) and atom.name in self.active:
