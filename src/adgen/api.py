@@ -674,11 +674,14 @@ def laplacian(f: Callable[..., Any], wrt: int | str = 0) -> Callable[..., Any]:
     return trace
 
 
-def source(f: Callable[..., Any], mode: str = "reverse", wrt: Wrt = 0) -> str:
-    """The Python source adgen generates for ``f`` in ``mode`` w.r.t. ``wrt``."""
+def source(
+    f: Callable[..., Any], mode: str = "reverse", wrt: Wrt = 0, optimize: bool = True
+) -> str:
+    """The Python source adgen generates for ``f`` in ``mode`` w.r.t. ``wrt``
+    (``optimize=False``: without the IR optimizer, :mod:`adgen.optimize`)."""
     fn = unwrap(f)
     names, _ = _wrt_names(fn, wrt)
-    return derivative(fn, mode, names).generated.source
+    return derivative(fn, mode, names, optimized=optimize).generated.source
 
 
 class Differentiable:

@@ -26,6 +26,7 @@ from .errors import AdgenError, InternalError, SourceLocation
 from .export import is_builtin, module_source, value_source, write_modules
 from .forward import Generated, forward
 from .lower import lower
+from .optimize import optimize
 from .reverse import reverse
 from .static import (
     MODES,
@@ -45,7 +46,7 @@ examples:
   python -m adgen model.py --function loss --mode forward --wrt w,1
       forward-mode code of loss w.r.t. its parameter w and its second parameter
   python -m adgen model.py --function loss --ir
-      the three-address IR of loss
+      the three-address IR of loss (as optimized; add --no-optimize for the IR as lowered)
   python -m adgen model.py --output build/
       write build/loss_vjp.py (one module per function) and build/adgen_runtime.py;
       they need only NumPy: `from loss_vjp import loss_vjp` with build/ on sys.path
@@ -101,7 +102,16 @@ def build_parser() -> argparse.ArgumentParser:
         "default: the decorator's wrt, else 0 (the first parameter)",
     )
     parser.add_argument(
-        "--ir", action="store_true", help="print the three-address IR instead of derivative code"
+        "--ir",
+        action="store_true",
+        help="print the three-address IR that is differentiated instead of derivative code",
+    )
+    parser.add_argument(
+        "--no-optimize",
+        dest="optimize",
+        action="store_false",
+        help="skip the IR optimizer (constant folding, common subexpressions, dead code); "
+        "the derivative then follows the source statement by statement",
     )
     parser.add_argument(
         "--output",
@@ -171,6 +181,7 @@ def compile_file(
     mode: str | None = None,
     wrt: Wrt | None = None,
     show_ir: bool = False,
+    optimized: bool = True,
 ) -> list[str]:
     """The texts the command line prints for ``path``, in file order.
 
@@ -179,7 +190,7 @@ def compile_file(
     scope = StaticScope.from_path(path)
     texts = []
     for node, settings in _targets(scope, path, functions):
-        function = _lowered(scope, node)
+        function = _lowered(scope, node, optimized)
         if show_ir:
             texts.append(ir.format_function(function) + "\n")
         else:
@@ -193,6 +204,7 @@ def export_file(
     functions: Sequence[str] = (),
     mode: str | None = None,
     wrt: Wrt | None = None,
+    optimized: bool = True,
 ) -> list[str]:
     """Write one standalone module per selected function of ``path`` into ``directory``.
 
@@ -202,7 +214,7 @@ def export_file(
     scope = StaticScope.from_path(path)
     modules = []
     for node, settings in _targets(scope, path, functions):
-        function = _lowered(scope, node)
+        function = _lowered(scope, node, optimized)
         generated, chosen_mode, names = _derive(scope, node, function, settings, mode, wrt)
         definitions = _static_definitions(scope, node, function)
         argv = ["python -m adgen", os.path.basename(path), "--function", node.name]
@@ -221,11 +233,12 @@ def export_file(
     return write_modules(directory, modules)
 
 
-def _lowered(scope: StaticScope, node: gast.FunctionDef) -> ir.Function:
+def _lowered(scope: StaticScope, node: gast.FunctionDef, optimized: bool = True) -> ir.Function:
     stub = stand_in(scope.filename, node)
 
     def lowered() -> ir.Function:
-        return lower(parse_file_function(scope.filename, node, scope))
+        function = lower(parse_file_function(scope.filename, node, scope))
+        return optimize(function) if optimized else function
 
     function: ir.Function = guarded(stub, "read", lowered)
     return function
@@ -370,9 +383,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     try:
         if args.output is not None:
-            paths = export_file(args.file, args.output, args.function, args.mode, args.wrt)
+            paths = export_file(
+                args.file, args.output, args.function, args.mode, args.wrt, args.optimize
+            )
         else:
-            texts = compile_file(args.file, args.function, args.mode, args.wrt, args.ir)
+            texts = compile_file(
+                args.file, args.function, args.mode, args.wrt, args.ir, args.optimize
+            )
     except InternalError as exc:
         _error(f"adgen: internal error: {exc.one_line()}")
         return 1

@@ -143,6 +143,188 @@ class CodeWriter:
         return "\n".join(self.lines) + "\n"
 
 
+def free_dead_names(source: str) -> str:
+    """Add ``del`` lines to a generated function so each value it makes is freed after its last
+    use at the function's top level, not only when the function returns: a reverse sweep then
+    holds only the arrays it still needs.
+
+    Only names assigned at the top level before that use are deleted (a name assigned in a
+    branch might be unbound), never parameters, and never names the code deletes itself. One
+    ``del`` line closes each group of lines (the code under one ``# line ...`` comment).
+
+    >>> print(free_dead_names(
+    ...     "def f_vjp(x, g):\\n"
+    ...     "    a = x * 2.0\\n"
+    ...     "    b = a + 1.0\\n"
+    ...     "    for i in range(3):\\n"
+    ...     "        b = b * a\\n"
+    ...     "    c = b - 1.0\\n"
+    ...     "    return (c, g * a)\\n"
+    ... ), end="")
+    def f_vjp(x, g):
+        a = x * 2.0
+        b = a + 1.0
+        for i in range(3):
+            b = b * a
+        c = b - 1.0
+        del b
+        return (c, g * a)
+    """
+    tree = ast.parse(source)
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef):
+        return source
+    fn = tree.body[0]
+    params = {a.arg for a in fn.args.args}
+    defined: dict[str, int] = {}
+    last_read: dict[str, int] = {}
+    deleted: set[str] = set()
+    for i, stmt in enumerate(fn.body):
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name):
+                if isinstance(node.ctx, ast.Load):
+                    last_read[node.id] = i
+                elif isinstance(node.ctx, ast.Del):
+                    deleted.add(node.id)
+        if isinstance(stmt, ast.Assign):
+            for target in stmt.targets:
+                for node in ast.walk(target):
+                    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                        defined.setdefault(node.id, i)
+    dead: dict[int, list[str]] = {}
+    end = len(fn.body) - 1
+    for var, i in last_read.items():
+        if var in params or var in deleted or var not in defined or i >= end:
+            continue
+        if defined[var] <= i:
+            dead.setdefault(i, []).append(var)
+    if not dead:
+        return source
+    lines = source.split("\n")
+    indent = " " * fn.body[0].col_offset
+    # one `del` line closing each group of lines (before the next `# line ...` comment)
+    last = fn.body[end].lineno - 1
+    at: dict[int, list[str]] = {}
+    for i, names in dead.items():
+        after = fn.body[i].end_lineno
+        assert after is not None
+        while after < last and not lines[after].startswith(indent + "#"):
+            after += 1
+        at.setdefault(after, []).extend(names)
+    for after in sorted(at, reverse=True):
+        rows: list[str] = []
+        for var in sorted(at[after]):
+            if rows and len(rows[-1]) + len(var) + 2 <= 99:
+                rows[-1] += f", {var}"
+            else:
+                rows.append(f"{indent}del {var}")
+        lines[after:after] = rows
+    return "\n".join(lines)
+
+
+# helpers whose second argument gives only a shape (and dtype)
+_SHAPE_ONLY = ("rt.unbroadcast", "rt.unreduce")
+
+
+def keep_shapes_only(source: str) -> str:
+    """In a straight-line reverse-mode function, keep only the shape and dtype (``rt.Like``)
+    of a forward value whose adjoint code reads nothing else of it, so the array itself can
+    be freed after the forward sweep (see :func:`free_dead_names`).
+
+    >>> print(keep_shapes_only(
+    ...     "def f_vjp(x, out_bar):\\n"
+    ...     "    y = x * 2.0\\n"
+    ...     "    s = y * 3.0\\n"
+    ...     "    out = np.sum(s)\\n"
+    ...     "    # adjoint of line 4: return np.sum(s)\\n"
+    ...     "    s_bar = rt.unreduce(out_bar, s)\\n"
+    ...     "    return (out, (s_bar * 6.0,))\\n"
+    ... ), end="")
+    def f_vjp(x, out_bar):
+        y = x * 2.0
+        s = y * 3.0
+        s_like = rt.Like(s)
+        out = np.sum(s)
+        # adjoint of line 4: return np.sum(s)
+        s_bar = rt.unreduce(out_bar, s_like)
+        return (out, (s_bar * 6.0,))
+    """
+    tree = ast.parse(source)
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef):
+        return source
+    fn = tree.body[0]
+    if not all(isinstance(s, (ast.Assign, ast.Return, ast.Delete, ast.Expr)) for s in fn.body):
+        return source
+    lines = source.split("\n")
+    indent = " " * fn.body[0].col_offset
+    marker = indent + "# adjoint of "
+    start = next((i + 1 for i, text in enumerate(lines) if text.startswith(marker)), None)
+    if start is None:
+        return source
+    params = {a.arg for a in fn.args.args}
+    made: dict[str, ast.Assign] = {}
+    other_reads: set[str] = set()
+    shape_reads: dict[str, list[ast.Call]] = {}
+    bindings: dict[str, int] = {}
+    for stmt in fn.body:
+        if isinstance(stmt, ast.Assign):
+            for target in stmt.targets:
+                for n in ast.walk(target):
+                    if isinstance(n, ast.Name):
+                        bindings[n.id] = bindings.get(n.id, 0) + 1
+        if stmt.lineno < start:  # the forward sweep: what it reads is freed after it anyway
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+                if isinstance(stmt.targets[0], ast.Name):
+                    made.setdefault(stmt.targets[0].id, stmt)
+            continue
+        shape_args: set[int] = set()
+        if not isinstance(stmt, ast.Return):
+            for node in ast.walk(stmt):
+                if (
+                    isinstance(node, ast.Call)
+                    and ast.unparse(node.func) in _SHAPE_ONLY
+                    and len(node.args) >= 2
+                    and isinstance(node.args[1], ast.Name)
+                ):
+                    shape_reads.setdefault(node.args[1].id, []).append(node)
+                    shape_args.add(id(node.args[1]))
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name) and id(node) not in shape_args:
+                other_reads.add(node.id)
+    chosen = [
+        v
+        for v in shape_reads
+        if v in made and v not in params and v not in other_reads and bindings.get(v) == 1
+    ]
+    if not chosen:
+        return source
+    from .names import Namer
+
+    namer = Namer(n.id for n in ast.walk(tree) if isinstance(n, ast.Name))
+    edits: dict[int, tuple[int, list[str]]] = {}  # first line -> (last line, new lines)
+    for v in chosen:
+        like = namer.like(v)
+        for call in shape_reads[v]:
+            call.args[1] = ast.Name(id=like, ctx=ast.Load())
+        binding = made[v]
+        end = binding.end_lineno
+        assert end is not None
+        keep = lines[binding.lineno - 1 : end]
+        edits[binding.lineno] = (end, keep + [f"{indent}{like} = rt.Like({v})"])
+    for stmt in fn.body:
+        if stmt.lineno > start and any(
+            isinstance(n, ast.Name) and n.id in {namer.like(v) for v in chosen}
+            for n in ast.walk(stmt)
+        ):
+            end = stmt.end_lineno
+            assert end is not None
+            text = unparse(stmt)
+            edits[stmt.lineno] = (end, [indent + t for t in text.splitlines()])
+    for first in sorted(edits, reverse=True):
+        last, new = edits[first]
+        lines[first - 1 : last] = new
+    return "\n".join(lines)
+
+
 _LINE_BREAKS = str.maketrans({c: " " for c in "\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"})
 
 

@@ -9,6 +9,7 @@ temporary of ``t = ...``  ``<t>_<k>`` (result: ``t``)     ``y_1``, ``y_2``
 temporary of ``return``   ``out_<k>`` (result: ``out``)   ``out_1``
 tangent (forward mode)    ``<name>_dot``                 ``y_dot``
 adjoint (reverse mode)    ``<name>_bar``                 ``y_bar``
+shape kept for reverse    ``<name>_like``                ``y_like``
 template local            ``<target>_<local>``           ``y_mask``
 derivative function       ``<function>_jvp/_vjp``        ``loss_vjp``
 ========================  =============================  ==================
@@ -70,3 +71,7 @@ class Namer:
 
     def adjoint(self, name: str) -> str:
         return self._derive(name, "bar")
+
+    def like(self, name: str) -> str:
+        """What reverse mode keeps of a value whose adjoint needs only its shape and dtype."""
+        return self._derive(name, "like")

@@ -53,7 +53,7 @@ import os
 from . import ir
 from .analysis import Facts
 from .calls import LazyDerivative
-from .emit import CodeWriter
+from .emit import CodeWriter, free_dead_names, keep_shapes_only
 from .errors import UnsupportedSyntaxError
 from .expand import (
     StatementRule,
@@ -482,7 +482,11 @@ class _Reverse:
             for s in pre:
                 w.stmt(s)
             if sr.cotangent_needs_unbroadcast(param, self.classes):
-                expr = call("rt.unbroadcast", expr, name(var))
+                if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
+                    # sum, then negate (the same numbers; the negation on the smaller array)
+                    expr.operand = call("rt.unbroadcast", expr.operand, name(var))
+                else:
+                    expr = call("rt.unbroadcast", expr, name(var))
             if var in fresh:
                 fresh.discard(var)
                 if var in self.facts.mutated:
@@ -953,4 +957,4 @@ def reverse(
     result = ast.Tuple(elts=[value, ast.Tuple(elts=grads, ctx=ast.Load())], ctx=ast.Load())
     w.stmt(ast.Return(value=result))
     w.close()
-    return Generated(gen_name, fn.params + [seed], w.render())
+    return Generated(gen_name, fn.params + [seed], free_dead_names(keep_shapes_only(w.render())))

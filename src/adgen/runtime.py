@@ -160,6 +160,23 @@ def _unbroadcast_to(g: ArrayLike, g_shape: tuple[int, ...], x_shape: tuple[int, 
     return g
 
 
+class Like:
+    """The shape and dtype of an array, kept instead of the array where reverse mode needs
+    only those (``rt.unbroadcast(g, x)``, ``rt.unreduce(g, x)``), so the array can be freed.
+
+    >>> like = Like(np.zeros((2, 3), dtype=np.float32))
+    >>> like.shape, like.dtype, unbroadcast(np.ones((4, 2, 3)), like).shape
+    ((2, 3), dtype('float32'), (2, 3))
+    """
+
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, x: ArrayLike) -> None:
+        self.shape = np.shape(x)
+        dtype = getattr(x, "dtype", None)
+        self.dtype = np.result_type(x) if dtype is None else dtype
+
+
 def unreduce(g: ArrayLike, x: ArrayLike, axis: Axis = None, keepdims: bool = False) -> NDArray[Any]:
     """Broadcast ``g`` back to ``np.shape(x)``: the adjoint of ``np.sum(x, axis, keepdims)``.
 
@@ -179,7 +196,7 @@ def unreduce(g: ArrayLike, x: ArrayLike, axis: Axis = None, keepdims: bool = Fal
     if not shape:  # a scalar: nothing was reduced
         return g  # type: ignore[return-value]
     if axis is None and not keepdims:
-        return np.full(shape, g, dtype=np.result_type(g, x))
+        return np.full(shape, g, dtype=np.result_type(g, x.dtype if type(x) is Like else x))
     if keepdims or axis is None:
         return np.broadcast_to(g, shape)
     return np.broadcast_to(np.expand_dims(g, _normalize_axes(axis, len(shape))), shape)

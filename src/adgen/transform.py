@@ -22,6 +22,7 @@ from .compile import load
 from .errors import AdgenError, DerivativeError, InternalError, SourceLocation
 from .forward import Generated, forward
 from .lower import lower
+from .optimize import optimize
 from .parse import LiveScope, parse_function
 from .reverse import reverse
 
@@ -86,6 +87,7 @@ def derivative(
     wrt: tuple[str, ...],
     scalars: frozenset[str] = frozenset(),
     structure: tuple[tuple[str, Any], ...] = (),
+    optimized: bool = True,
 ) -> Derivative:
     """The compiled forward- or reverse-mode derivative of ``fn`` w.r.t. the parameters ``wrt``.
 
@@ -93,9 +95,10 @@ def derivative(
     scalars, 0-d arrays): the code is specialised for them, which lets it skip
     broadcasting helpers entirely on scalar code. ``structure`` gives the shape of
     arguments that are dicts, lists or tuples (see :mod:`adgen.trees`); ``wrt`` and
-    ``scalars`` then name their leaves.
+    ``scalars`` then name their leaves. ``optimized=False`` differentiates the IR as
+    lowered, without :mod:`adgen.optimize`'s passes.
     """
-    key = (mode, wrt, scalars, structure)
+    key = (mode, wrt, scalars, structure) if optimized else (mode, wrt, scalars, structure, 0)
     hit = cache.lookup(fn, key)
     if hit is not None:
         return hit  # type: ignore[no-any-return]
@@ -105,6 +108,8 @@ def derivative(
     def build() -> tuple[Derivative, list[Any]]:
         scope = LiveScope(fn)
         function = lower(parse_function(fn, scope), dict(structure) or None)
+        if optimized:
+            function = optimize(function)
         if mode == "forward":
             gen = forward(function, list(wrt), scalars)
         else:

@@ -25,6 +25,8 @@ from .samples import DISTINCT, Arg, example
 # ``slice(1, None)``: generated code passes indices as values (``rt.getitem_vjp(g, x,
 # (slice(None), None))``); a slice object carries no derivative.
 nondifferentiable(rt.zeros_like, slice)
+# ``rt.Like(x)``: the shape and dtype reverse mode keeps of x (see adgen.emit.keep_shapes_only)
+nondifferentiable(rt.Like)
 
 
 # -- broadcasting and reductions ---------------------------------------------------------------

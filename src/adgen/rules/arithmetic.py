@@ -21,7 +21,7 @@ import operator
 import numpy as np
 
 from .. import runtime as rt
-from .registry import assign, rule
+from .registry import assign, rule, square_product
 from .samples import ANY, NONZERO, POSITIVE, Arg, Domain, example
 
 
@@ -79,6 +79,18 @@ def multiply(x, y):
 
     def vjp_y(g):
         return g * x
+
+
+@rule(square_product, elementwise=True, name="self_mul")
+def self_multiply(x):
+    """``x * x`` (the optimizer's form of a product of a value with itself): the two
+    contributions ``dx * x + x * dx`` are one product doubled, bit for bit."""
+
+    def jvp(dx):
+        return dx * x * 2.0
+
+    def vjp(g):
+        return g * x * 2.0
 
 
 @rule(operator.truediv, np.divide, np.true_divide, elementwise=True)

@@ -542,6 +542,12 @@ def assign(x: Any) -> Any:
     return x
 
 
+def square_product(x: Any) -> Any:
+    """``x * x``, written so: the primitive the optimizer gives a product of a value with
+    itself (same primal, a derivative with one product fewer)."""
+    return x * x
+
+
 def syntax_emitter(
     fn: Any,
 ) -> Callable[[list[ast.expr], list[tuple[str, ast.expr]]], ast.expr] | None:
@@ -557,6 +563,8 @@ def syntax_emitter(
         return lambda a, k: ast.Compare(left=a[0], ops=[cop()], comparators=[a[1]])
     if fn is assign:
         return lambda a, k: a[0]
+    if fn is square_product:
+        return lambda a, k: ast.BinOp(left=a[0], op=ast.Mult(), right=a[0])
     if fn is operator.getitem:
         return lambda a, k: ast.Subscript(value=a[0], slice=a[1], ctx=ast.Load())
     return None

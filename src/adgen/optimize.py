@@ -1,0 +1,475 @@
+"""The IR optimizer: sound rewrites of a lowered function before it is differentiated.
+
+Every pass keeps the function's values bit for bit (IEEE floats, NaNs, array shapes and
+dtypes), and its derivatives too, except as noted for self-products:
+
+* **constant folding** -- an operation on Python numbers only (literals and globals that
+  were numbers when the function was read) is computed once, when the function is
+  transformed; only results that are Python numbers are folded (never a NumPy scalar,
+  whose arithmetic differs from a float's);
+* **common-subexpression elimination** -- an operation repeated on the same values reuses
+  the first result (only where that result dominates the repeat and neither it nor its
+  operands can have changed in between);
+* **copy propagation** -- a name bound once to a copy of another is replaced by it;
+* **self-products** -- ``x * x`` is marked as a square: the primal stays ``x * x``, but its
+  derivative is ``dx * x * 2.0`` (one product fewer). That is bit for bit ``dx * x + x * dx``;
+  only where it is added to another contribution to the same derivative can the sum round
+  differently (``g + 2t`` rather than ``(g + t) + t``: one rounding fewer);
+* **dead-code elimination** -- an operation whose result nothing reads is dropped.
+
+Functions that write into arrays or lists (``y[i] = ...``, ``xs.append``) are left as they
+are apart from constant folding and dead-code elimination: names there may alias one another.
+
+Only operations known to be pure are touched: a differentiable NumPy/Python primitive
+registered by adgen (not the user's own rules, calls or random samplers).
+
+>>> from adgen.parse import parse_function
+>>> from adgen.lower import lower
+>>> import numpy as np
+>>> def f(x, y):
+...     a = np.sin(x) * y
+...     b = np.sin(x) * y
+...     unused = np.cos(x)
+...     scale = (1.0 + 2.0) * 0.5
+...     return a * b * scale + x * x
+>>> function = lower(parse_function(f))
+>>> print(function)  # doctest: +NORMALIZE_WHITESPACE
+def f(x, y):             # <doctest adgen.optimize[3]>:1
+    a_1 = np.sin(x)      # line 2
+    a = a_1 * y          # line 2
+    b_1 = np.sin(x)      # line 3
+    b = b_1 * y          # line 3
+    unused = np.cos(x)   # line 4
+    scale_1 = 1.0 + 2.0  # line 5
+    scale = scale_1 * 0.5  # line 5
+    out_1 = a * b        # line 6
+    out_2 = out_1 * scale  # line 6
+    out_3 = x * x        # line 6
+    out = out_2 + out_3  # line 6
+    return out           # line 6
+>>> print(optimize(function))  # doctest: +NORMALIZE_WHITESPACE
+def f(x, y):           # <doctest adgen.optimize[3]>:1
+    a_1 = np.sin(x)    # line 2
+    a = a_1 * y        # line 2
+    out_1 = a * a      # line 6
+    out_2 = out_1 * 1.5  # line 6
+    out_3 = x * x      # line 6
+    out = out_2 + out_3  # line 6
+    return out         # line 6
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import math
+import warnings
+from typing import Any
+
+from . import ir
+from .rules import registry
+from .rules.registry import TEMPLATE_GLOBALS, Primitive
+
+# writes into arrays or lists: with them, two names may hold one object
+_MUTATING = frozenset({"setitem", "append", "pop"})
+
+
+def optimize(fn: ir.Function) -> ir.Function:
+    """A copy of ``fn`` with the passes above applied (``fn`` itself is not changed)."""
+    out = copy.copy(fn)
+    out.body = copy.deepcopy(fn.body, memo=_share_primitives(fn))
+    mutating = any(isinstance(s, ir.Assign) and s.prim.name in _MUTATING for s in out.statements())
+    _fold_constants(out)
+    if not mutating:
+        renames = _common_subexpressions(out)
+        _rename(out, renames)
+        _self_products(out)
+    _dead_code(out)
+    return out
+
+
+def _share_primitives(fn: ir.Function) -> dict[int, Any]:
+    """A deepcopy memo that keeps primitives (and what atoms hold) shared, not copied."""
+    memo: dict[int, Any] = {}
+    for stmt in fn.statements():
+        if isinstance(stmt, ir.Assign):
+            memo[id(stmt.prim)] = stmt.prim
+            for atom in ir.stmt_args(stmt):
+                _share_consts(atom, memo)
+        elif isinstance(stmt, ir.Return):
+            _share_consts(stmt.value, memo)
+    return memo
+
+
+def _share_consts(atom: ir.Atom, memo: dict[int, Any]) -> None:
+    if isinstance(atom, ir.Const):
+        memo[id(atom)] = atom
+    elif isinstance(atom, ir.Tup):
+        for item in atom.items:
+            _share_consts(item, memo)
+
+
+def pure(prim: Primitive) -> bool:
+    """Can a call of this primitive be computed once, moved or dropped?"""
+    return (
+        prim.differentiable
+        and prim.name not in _MUTATING
+        and prim.user_fn is None
+        and prim.callee is None
+        and not prim.helpers
+        and prim.sequence is None
+    )
+
+
+# --- where names are bound and read --------------------------------------------------
+
+
+def _events(block: list[ir.Stmt], out: list[tuple[str, str, object]]) -> None:
+    """(kind, name, statement) in execution order: "read" and "bind" events."""
+    for stmt in block:
+        if isinstance(stmt, ir.Assign):
+            for atom in ir.stmt_args(stmt):
+                out.extend(("read", v, stmt) for v in ir.atom_vars(atom))
+            out.extend(("bind", t, stmt) for t in stmt.targets)
+        elif isinstance(stmt, ir.Return):
+            out.extend(("read", v, stmt) for v in ir.atom_vars(stmt.value))
+        elif isinstance(stmt, ir.If):
+            out.extend(("read", v, stmt) for v in ir.atom_vars(stmt.test))
+            _events(stmt.body, out)
+            _events(stmt.orelse, out)
+        elif isinstance(stmt, ir.For):
+            out.extend(("read", v, stmt) for v in ir.atom_vars(stmt.iter))
+            if stmt.every is not None:
+                out.extend(("read", v, stmt) for v in ir.atom_vars(stmt.every))
+            out.append(("bind", stmt.target, stmt))
+            _events(stmt.body, out)
+        elif isinstance(stmt, ir.While):
+            _events(stmt.test_body, out)
+            out.extend(("read", v, stmt) for v in ir.atom_vars(stmt.test))
+            _events(stmt.body, out)
+
+
+def _reads(fn: ir.Function) -> set[str]:
+    events: list[tuple[str, str, object]] = []
+    _events(fn.body, events)
+    return {name for kind, name, _ in events if kind == "read"}
+
+
+def _bound_anywhere(block: list[ir.Stmt]) -> set[str]:
+    names: set[str] = set()
+    for stmt in ir._walk(block):
+        if isinstance(stmt, ir.Assign):
+            names.update(stmt.targets)
+        elif isinstance(stmt, ir.For):
+            names.add(stmt.target)
+    return names
+
+
+# --- constant folding ----------------------------------------------------------------
+
+
+def _number(atom: ir.Atom, fn: ir.Function) -> tuple[bool, Any]:
+    if isinstance(atom, ir.Const) and type(atom.value) in (int, float, bool):
+        return True, atom.value
+    if isinstance(atom, ir.Free) and atom.name in fn.scalars:
+        value = fn.free.get(atom.name)
+        if type(value) in (int, float, bool):
+            return True, value
+    return False, None
+
+
+def _fold_constants(fn: ir.Function) -> None:
+    """Replace operations on Python numbers by their value (names bound once only)."""
+    counts = _binding_counts(fn)
+    known: dict[str, Any] = {}
+    namespace = {**TEMPLATE_GLOBALS, **fn.free}
+
+    def atom(a: ir.Atom) -> ir.Atom:
+        if isinstance(a, ir.Var) and a.name in known:
+            return ir.Const(known[a.name])
+        if isinstance(a, ir.Tup):
+            return ir.Tup(tuple(atom(i) for i in a.items))
+        if isinstance(a, ir.Slc):
+            return ir.Slc(atom(a.lower), atom(a.upper), atom(a.step))
+        if isinstance(a, ir.Dct):
+            return ir.Dct(a.keys, tuple(atom(v) for v in a.values))
+        return a
+
+    def block(stmts: list[ir.Stmt]) -> list[ir.Stmt]:
+        kept: list[ir.Stmt] = []
+        for stmt in stmts:
+            if isinstance(stmt, ir.Assign):
+                stmt.args = tuple(atom(a) for a in stmt.args)
+                stmt.kwargs = tuple((k, atom(v)) for k, v in stmt.kwargs)
+                value = _fold(stmt, fn, namespace)
+                if value is not None and counts.get(stmt.targets[0]) == 1:
+                    known[stmt.targets[0]] = value[0]
+                    continue
+            elif isinstance(stmt, ir.Return):
+                stmt.value = atom(stmt.value)
+            elif isinstance(stmt, ir.If):
+                stmt.test = atom(stmt.test)
+                stmt.body = block(stmt.body)
+                stmt.orelse = block(stmt.orelse)
+            elif isinstance(stmt, ir.For):
+                stmt.iter = atom(stmt.iter)
+                stmt.body = block(stmt.body)
+            elif isinstance(stmt, ir.While):
+                stmt.test_body = block(stmt.test_body)
+                stmt.test = atom(stmt.test)
+                stmt.body = block(stmt.body)
+            kept.append(stmt)
+        return kept
+
+    fn.body = block(fn.body)
+
+
+def _fold(stmt: ir.Assign, fn: ir.Function, namespace: dict[str, Any]) -> tuple[Any] | None:
+    """``(value,)`` when the statement computes a Python number from Python numbers."""
+    if len(stmt.targets) != 1 or not pure(stmt.prim) or stmt.prim.name == "assign":
+        return None
+    for a in ir.stmt_args(stmt):
+        known, _ = _number(a, fn)
+        if not known:
+            return None
+    expr = ast.Expression(body=ir.primal_expr(stmt))
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            value = eval(compile(ast.fix_missing_locations(expr), "<fold>", "eval"), namespace)
+    except Exception:  # the program's own error: left for it to raise when it runs
+        return None
+    if type(value) not in (int, float, bool):
+        return None
+    if type(value) is float and not math.isfinite(value):
+        return None  # keep inf/nan where the user can see them made
+    if type(value) is int and abs(value) > 2**62:
+        return None
+    return (value,)
+
+
+def _binding_counts(fn: ir.Function) -> dict[str, int]:
+    counts = {p: 1 for p in fn.params}
+    for stmt in fn.statements():
+        names = stmt.targets if isinstance(stmt, ir.Assign) else ()
+        if isinstance(stmt, ir.For):
+            names = (stmt.target,)
+        for t in names:
+            counts[t] = counts.get(t, 0) + 1
+    return counts
+
+
+# --- common subexpressions and copies ------------------------------------------------
+
+
+def _key(stmt: ir.Assign) -> str:
+    return stmt.prim.name + "|" + ast.unparse(ast.fix_missing_locations(ir.primal_expr(stmt)))
+
+
+def _common_subexpressions(fn: ir.Function) -> dict[str, str]:
+    """Names whose statement repeats (or copies) an earlier one: name -> the earlier name.
+
+    The statements are removed; the caller renames the uses. A repeat counts only where the
+    earlier result is available: bound in the same block or one enclosing it, and neither it
+    nor anything it was computed from bound again since (or anywhere in a block in between).
+    """
+    counts = _binding_counts(fn)
+    events: list[tuple[str, str, object]] = []
+    _events(fn.body, events)
+    first_bind: dict[str, int] = {}
+    first_read: dict[str, int] = {}
+    for pos, (kind, name, _) in enumerate(events):
+        table = first_bind if kind == "bind" else first_read
+        table.setdefault(name, pos)
+    renames: dict[str, str] = {}
+
+    def replace(name: str) -> str:
+        while name in renames:
+            name = renames[name]
+        return name
+
+    def removable(target: str) -> bool:
+        # bound once, never read before that binding (not even by an earlier loop iteration)
+        return (
+            counts.get(target) == 1
+            and target not in fn.params
+            and first_read.get(target, len(events)) > first_bind.get(target, -1)
+        )
+
+    def block(stmts: list[ir.Stmt], table: dict[str, str]) -> list[ir.Stmt]:
+        kept: list[ir.Stmt] = []
+        for stmt in stmts:
+            if isinstance(stmt, ir.Assign):
+                stmt.args = tuple(_renamed(a, replace) for a in stmt.args)
+                stmt.kwargs = tuple((k, _renamed(v, replace)) for k, v in stmt.kwargs)
+                if len(stmt.targets) == 1 and pure(stmt.prim):
+                    target = stmt.targets[0]
+                    source = _copied(stmt)
+                    if source is not None and counts.get(source) == 1 and removable(target):
+                        renames[target] = source
+                        continue
+                    key = _key(stmt)
+                    earlier = table.get(key)
+                    if earlier is not None and removable(target) and counts.get(earlier) == 1:
+                        renames[target] = earlier
+                        continue
+                    _forget(table, stmt.targets)
+                    if counts.get(target) == 1:
+                        table[key] = target
+                    kept.append(stmt)
+                    continue
+                _forget(table, stmt.targets)
+                kept.append(stmt)
+                continue
+            if isinstance(stmt, ir.Return):
+                stmt.value = _renamed(stmt.value, replace)
+            elif isinstance(stmt, ir.If):
+                stmt.test = _renamed(stmt.test, replace)
+                inner = _without(table, _bound_anywhere(stmt.body) | _bound_anywhere(stmt.orelse))
+                stmt.body = block(stmt.body, dict(inner))
+                stmt.orelse = block(stmt.orelse, dict(inner))
+                _forget(table, _bound_anywhere(stmt.body) | _bound_anywhere(stmt.orelse))
+            elif isinstance(stmt, ir.For):
+                stmt.iter = _renamed(stmt.iter, replace)
+                if stmt.every is not None:
+                    stmt.every = _renamed(stmt.every, replace)
+                changed = _bound_anywhere(stmt.body) | {stmt.target}
+                stmt.body = block(stmt.body, _without(table, changed))
+                _forget(table, changed)
+            elif isinstance(stmt, ir.While):
+                changed = _bound_anywhere(stmt.test_body) | _bound_anywhere(stmt.body)
+                stmt.test_body = block(stmt.test_body, _without(table, changed))
+                stmt.test = _renamed(stmt.test, replace)
+                stmt.body = block(stmt.body, _without(table, changed))
+                _forget(table, changed)
+            kept.append(stmt)
+        return kept
+
+    fn.body = block(fn.body, {})
+    return {name: replace(name) for name in renames}
+
+
+def _copied(stmt: ir.Assign) -> str | None:
+    """The name a statement copies (``y = x``), if it is such a copy."""
+    if stmt.prim.name == "assign" and len(stmt.args) == 1 and isinstance(stmt.args[0], ir.Var):
+        return stmt.args[0].name
+    return None
+
+
+def _forget(table: dict[str, str], names: set[str] | tuple[str, ...]) -> None:
+    """Drop the entries computed from, or held by, any of these names."""
+    names = set(names)
+    for key, holder in list(table.items()):
+        if holder in names or _mentions(key, names):
+            del table[key]
+
+
+def _without(table: dict[str, str], names: set[str]) -> dict[str, str]:
+    inner = dict(table)
+    _forget(inner, names)
+    return inner
+
+
+def _mentions(key: str, names: set[str]) -> bool:
+    text = key.split("|", 1)[1]
+    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(ast.parse(text)))
+
+
+def _renamed(atom: ir.Atom, replace: Any) -> ir.Atom:
+    if isinstance(atom, ir.Var):
+        return ir.Var(replace(atom.name))
+    if isinstance(atom, ir.Tup):
+        return ir.Tup(tuple(_renamed(a, replace) for a in atom.items))
+    if isinstance(atom, ir.Slc):
+        return ir.Slc(
+            _renamed(atom.lower, replace),
+            _renamed(atom.upper, replace),
+            _renamed(atom.step, replace),
+        )
+    if isinstance(atom, ir.Dct):
+        return ir.Dct(atom.keys, tuple(_renamed(v, replace) for v in atom.values))
+    return atom
+
+
+def _rename(fn: ir.Function, renames: dict[str, str]) -> None:
+    """Apply ``renames`` to every read (CSE renamed reads in order; this catches the rest)."""
+    if not renames:
+        return
+
+    def replace(name: str) -> str:
+        return renames.get(name, name)
+
+    for stmt in fn.statements():
+        if isinstance(stmt, ir.Assign):
+            stmt.args = tuple(_renamed(a, replace) for a in stmt.args)
+            stmt.kwargs = tuple((k, _renamed(v, replace)) for k, v in stmt.kwargs)
+        elif isinstance(stmt, ir.Return):
+            stmt.value = _renamed(stmt.value, replace)
+        elif isinstance(stmt, ir.If):
+            stmt.test = _renamed(stmt.test, replace)
+        elif isinstance(stmt, ir.For):
+            stmt.iter = _renamed(stmt.iter, replace)
+        elif isinstance(stmt, ir.While):
+            stmt.test = _renamed(stmt.test, replace)
+
+
+# --- self-products ---------------------------------------------------------------------
+
+
+def _self_products(fn: ir.Function) -> None:
+    """``y = x * x`` -> the SQUARE primitive: same primal text, cheaper derivative."""
+    for stmt in fn.statements():
+        if (
+            isinstance(stmt, ir.Assign)
+            and stmt.prim.name == "mul"
+            and stmt.prim.callee is None
+            and len(stmt.args) == 2
+            and not stmt.kwargs
+            and isinstance(stmt.args[0], ir.Var)
+            and stmt.args[0] == stmt.args[1]
+        ):
+            stmt.prim, stmt.args = _square(), stmt.args[:1]
+
+
+def _square() -> Primitive:
+    prim = registry.lookup(registry.square_product)
+    assert prim is not None
+    return prim
+
+
+# --- dead code -------------------------------------------------------------------------
+
+
+def _dead_code(fn: ir.Function) -> None:
+    """Drop pure operations whose results nothing reads, until none is left."""
+    while _drop_unread(fn, _reads(fn)):
+        pass
+
+
+def _drop_unread(fn: ir.Function, reads: set[str]) -> bool:
+    removed = False
+
+    def block(stmts: list[ir.Stmt]) -> list[ir.Stmt]:
+        nonlocal removed
+        kept: list[ir.Stmt] = []
+        for stmt in stmts:
+            if (
+                isinstance(stmt, ir.Assign)
+                and pure(stmt.prim)
+                and not any(t in reads for t in stmt.targets)
+            ):
+                removed = True
+                continue
+            if isinstance(stmt, ir.If):
+                stmt.body = block(stmt.body)
+                stmt.orelse = block(stmt.orelse)
+            elif isinstance(stmt, ir.For):
+                stmt.body = block(stmt.body)
+            elif isinstance(stmt, ir.While):
+                stmt.test_body = block(stmt.test_body)
+                stmt.body = block(stmt.body)
+            kept.append(stmt)
+        return kept
+
+    fn.body = block(fn.body)
+    return removed
