@@ -11,6 +11,10 @@ dtypes), and its derivatives too, except as noted for self-products:
   the first result (only where that result dominates the repeat and neither it nor its
   operands can have changed in between);
 * **copy propagation** -- a name bound once to a copy of another is replaced by it;
+* **loop-invariant code motion** -- an operation in a ``for`` loop's body that reads
+  nothing the loop changes is computed once before the loop, under ``if len(r) > 0:`` (so a
+  loop that runs zero times still computes nothing); reverse mode then neither recomputes
+  nor saves it per iteration, and adds its derivative up once;
 * **self-products** -- ``x * x`` is marked as a square: the primal stays ``x * x``, but its
   derivative is ``dx * x * 2.0`` (one product fewer). That is bit for bit ``dx * x + x * dx``;
   only where it is added to another contribution to the same derivative can the sum round
@@ -63,6 +67,7 @@ from __future__ import annotations
 import ast
 import copy
 import math
+import operator
 import warnings
 from typing import Any
 
@@ -81,6 +86,7 @@ def optimize(fn: ir.Function) -> ir.Function:
     mutating = any(isinstance(s, ir.Assign) and s.prim.name in _MUTATING for s in out.statements())
     _fold_constants(out)
     if not mutating:
+        _hoist_invariants(out)
         renames = _common_subexpressions(out)
         _rename(out, renames)
         _self_products(out)
@@ -257,6 +263,81 @@ def _binding_counts(fn: ir.Function) -> dict[str, int]:
         for t in names:
             counts[t] = counts.get(t, 0) + 1
     return counts
+
+
+# --- loop-invariant code motion -----------------------------------------------------
+
+
+def _hoist_invariants(fn: ir.Function) -> None:
+    """Move loop-invariant operations of ``for`` bodies before the loop, under a guard."""
+    from .names import Namer
+
+    counts = _binding_counts(fn)
+    events: list[tuple[str, str, object]] = []
+    _events(fn.body, events)
+    bind_at: dict[str, int] = {}
+    read_at: dict[str, int] = {}
+    for pos, (kind, var, _) in enumerate(events):
+        (bind_at if kind == "bind" else read_at).setdefault(var, pos)
+    taken = set(fn.params) | set(counts) | set(fn.free) | _reads(fn)
+    namer = Namer(taken)
+
+    def block(stmts: list[ir.Stmt]) -> list[ir.Stmt]:
+        out: list[ir.Stmt] = []
+        for stmt in stmts:
+            if isinstance(stmt, ir.If):
+                stmt.body = block(stmt.body)
+                stmt.orelse = block(stmt.orelse)
+            elif isinstance(stmt, ir.While):
+                stmt.test_body = block(stmt.test_body)
+                stmt.body = block(stmt.body)
+            elif isinstance(stmt, ir.For):
+                stmt.body = block(stmt.body)
+                if not stmt.checkpoint:
+                    out.extend(_hoisted(stmt, counts, bind_at, read_at, namer))
+            out.append(stmt)
+        return out
+
+    fn.body = block(fn.body)
+
+
+def _hoisted(
+    loop: ir.For,
+    counts: dict[str, int],
+    bind_at: dict[str, int],
+    read_at: dict[str, int],
+    namer: Any,
+) -> list[ir.Stmt]:
+    """Take the invariant statements out of ``loop``'s body; return the guarded block."""
+    varying = _bound_anywhere(loop.body) | {loop.target}
+    moved: list[ir.Stmt] = []
+    kept: list[ir.Stmt] = []
+    for stmt in loop.body:
+        if (
+            isinstance(stmt, ir.Assign)
+            and len(stmt.targets) == 1
+            and pure(stmt.prim)
+            and stmt.prim.name != "assign"
+            and counts.get(stmt.targets[0]) == 1
+            and read_at.get(stmt.targets[0], 1 << 60) > bind_at.get(stmt.targets[0], -1)
+            and not any(v in varying for a in ir.stmt_args(stmt) for v in ir.atom_vars(a))
+        ):
+            moved.append(stmt)
+            varying.discard(stmt.targets[0])
+            continue
+        kept.append(stmt)
+    if not moved:
+        return []
+    loop.body = kept
+    count, nonempty = namer.fresh("loop"), namer.fresh("loop")
+    length = registry.lookup(len)
+    greater = registry.lookup(operator.gt)
+    assert length is not None and greater is not None
+    return [
+        ir.Assign((count,), length, (loop.iter,), (), loop.line),
+        ir.Assign((nonempty,), greater, (ir.Var(count), ir.Const(0)), (), loop.line),
+        ir.If(ir.Var(nonempty), moved, [], loop.line),
+    ]
 
 
 # --- common subexpressions and copies ------------------------------------------------

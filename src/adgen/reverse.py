@@ -76,6 +76,70 @@ def _assign(target: str, value: ast.expr) -> ast.stmt:
     return ir.assign(target, value)
 
 
+def _iteration_local(fn: ir.Function, facts: Facts) -> dict[int, set[str]]:
+    """For each plain ``for`` loop (by id), the values local to one iteration: bound once,
+    directly in the loop's body, and read only by later statements directly in that body.
+    Each iteration's adjoint sweep then meets every contribution to such a value's adjoint
+    unconditionally, after none from another iteration."""
+    counts: dict[str, int] = {p: 1 for p in fn.params}
+    for s in fn.statements():
+        for t in (
+            s.targets
+            if isinstance(s, ir.Assign)
+            else ((s.target,) if isinstance(s, ir.For) else ())
+        ):
+            counts[t] = counts.get(t, 0) + 1
+    where: dict[int, tuple[int, int]] = {}  # statement -> (its loop, its place in the body)
+    loops = [
+        s
+        for s in fn.statements()
+        if isinstance(s, ir.For)
+        and not s.checkpoint
+        and not any(isinstance(c, ir.For) and c.checkpoint for c in _walk(s.body))
+    ]
+    inside_checkpoint = {
+        id(c)
+        for s in fn.statements()
+        if isinstance(s, ir.For) and s.checkpoint
+        for c in _walk(s.body)
+    }
+    candidates: dict[str, tuple[int, int]] = {}
+    for loop in loops:
+        if id(loop) in inside_checkpoint:
+            continue
+        for k, s in enumerate(loop.body):
+            where[id(s)] = (id(loop), k)
+            if isinstance(s, ir.Assign) and len(s.targets) == 1:
+                t = s.targets[0]
+                if (
+                    counts.get(t) == 1
+                    and t in facts.managed
+                    and t not in facts.lists
+                    and t not in facts.mutated
+                ):
+                    candidates[t] = (id(loop), k)
+    for s in fn.statements():
+        if isinstance(s, ir.Assign):
+            reads = {v for a in ir.stmt_args(s) for v in ir.atom_vars(a)}
+        elif isinstance(s, ir.Return):
+            reads = set(ir.atom_vars(s.value))
+        elif isinstance(s, ir.If):
+            reads = set(ir.atom_vars(s.test))
+        elif isinstance(s, ir.For):
+            reads = set(ir.atom_vars(s.iter))
+        else:
+            reads = set(ir.atom_vars(s.test))
+        for v in reads & set(candidates):
+            loop_id, k = candidates[v]
+            at = where.get(id(s))
+            if not isinstance(s, ir.Assign) or at is None or at[0] != loop_id or at[1] <= k:
+                del candidates[v]
+    local: dict[int, set[str]] = {}
+    for v, (loop_id, _) in candidates.items():
+        local.setdefault(loop_id, set()).add(v)
+    return local
+
+
 class _Reverse:
     """Writes one reverse-mode function; ``pushed`` names are saved before being overwritten."""
 
@@ -121,6 +185,11 @@ class _Reverse:
         self.checkpoint_names: dict[int, tuple[str, str, str]] = {}
         self.restored: set[str] = set()
         self.plain = False
+        # iteration-local values of plain for loops (see _iteration_local): their adjoint's
+        # first contribution in each iteration assigns it; `started` holds those written so far
+        self.local = _iteration_local(fn, facts)
+        self.local_names = set().union(*self.local.values()) if self.local else set()
+        self.started: set[str] = set()
 
     def _has_while(self) -> bool:
         return any(isinstance(s, ir.While) for s in self.fn.statements())
@@ -164,6 +233,7 @@ class _Reverse:
                 self.adjoint_checkpointed(stmt, w)
             elif isinstance(stmt, ir.For):
                 body = CodeWriter(w.depth + 1, w.text)
+                self.started -= self.local.get(id(stmt), set())
                 self.adjoint_block(stmt.body, body)
                 if body.lines:
                     w.source_comment(
@@ -201,7 +271,7 @@ class _Reverse:
         adjoint of ``t``'s previous value from zero."""
         for x in reversed(saved):  # pushed in order, so popped in reverse
             w.stmt(_assign(x, self.pop()))
-        if reset:
+        if reset and t not in self.local_names:
             w.stmt(_assign(self.bar(t), zero_like(t, self.classes)))
 
     def pop(self) -> ast.expr:
@@ -507,6 +577,12 @@ class _Reverse:
             self.adjoint[var] = bar
             return
         if var in self.facts.managed:
+            if var in self.local_names and var not in self.started:
+                # the first contribution of this iteration: nothing else was added since the
+                # value was made, so it is assigned (no reset to zeros is needed either)
+                self.started.add(var)
+                w.stmt(_assign(self.bar(var), expr))
+                return
             w.stmt(_assign(self.bar(var), add(name(self.bar(var)), expr)))
             return
         if var in self.adjoint:
@@ -941,6 +1017,8 @@ def reverse(
         w.stmt(_assign(kept[var].id, held))  # type: ignore[attr-defined]
     value = _Rename(kept).visit(ir.atom_to_ast(ret.value))
     for v in sorted(gen.facts.managed):
+        if v in gen.local_names:
+            continue  # each iteration assigns it before anything reads it
         if not (isinstance(ret.value, ir.Var) and v == ret.value.name):
             w.stmt(_assign(gen.bar(v), zero_like(v, gen.classes)))
         elif v in gen.facts.mutated:  # the caller's cotangent is never written into
