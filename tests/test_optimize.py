@@ -217,3 +217,58 @@ def test_optimized_derivatives_equal_unoptimized_ones(tmp_path, source):
                 np.testing.assert_allclose(a, b, rtol=1e-14, atol=1e-300, err_msg=source)
         else:
             assert same_bits(results[0], results[1]), source
+
+
+def test_loop_invariant_work_moves_before_the_loop_under_a_guard():
+    def f(w, x, n):
+        s = 0.0
+        for t in range(n):
+            a = w[:3] * 2.0  # reads nothing the loop changes
+            s = s + np.sum(a * x) * t
+        return s
+
+    src = code(adgen.source(f))
+    loop = src.index("for t in ")
+    assert src.index("w[:3]") < loop and "if loop_" in src[:loop]
+    w, x = np.arange(5.0), np.array([1.0, -2.0, 0.5])
+    for n in (0, 1, 4):
+        expected = np.zeros(5)
+        expected[:3] = 2.0 * x * sum(range(n))
+        np.testing.assert_array_equal(adgen.grad(f)(w, x, n), expected)
+        check = adgen.jvp(f, (w, x, n), (np.ones(5), None, None))[1]
+        assert check == pytest.approx(expected.sum())
+
+
+def test_a_loop_that_runs_zero_times_computes_none_of_its_invariants():
+    def f(x, xs):
+        s = 0.0
+        for i in range(len(xs)):
+            first = xs[0]  # would raise IndexError outside the loop when xs is empty
+            s = s + x * first
+        return s
+
+    assert adgen.grad(f)(2.0, []) == 0.0
+    assert adgen.grad(f)(2.0, [3.0, 3.0]) == 6.0
+
+
+def test_values_local_to_an_iteration_get_no_zero_reset_in_the_reverse_loop():
+    def f(x, n):
+        for i in range(n):
+            a = np.sin(x)
+            b = a * 1.5
+            x = b + 0.25 * x
+        return np.sum(x)
+
+    src = code(adgen.source(f))
+    sweep = src[src.index("reversed(") :]
+    assert "zeros_like(a)" not in sweep and "zeros_like(b)" not in sweep
+    x = np.array([0.2, -0.4])
+    for n in (0, 1, 5):
+        g = adgen.grad(f)(x, n)
+        expected = np.ones(2)
+        for k in range(n):  # chain rule backwards through the iterations
+            xk = x.copy()
+            for _ in range(n - 1 - k):
+                xk = np.sin(xk) * 1.5 + 0.25 * xk
+            expected = expected * (1.5 * np.cos(xk) + 0.25)
+        np.testing.assert_allclose(g, expected, rtol=1e-12)
