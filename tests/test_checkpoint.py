@@ -335,7 +335,8 @@ def test_generated_code_saves_snapshots_not_iterations() -> None:
     forward, adjoint = text.split("# adjoint of line", 1)
     assert "snapshots.append(" in forward and "stack.append" not in forward
     assert "rt.checkpoint_every(len(loop_1))" in forward
-    assert "snapshots.pop()" in adjoint and "stack.append(x)" in adjoint
+    # the recomputed segment saves each iteration's values (one tuple an iteration)
+    assert "snapshots.pop()" in adjoint and "stack.append((x_1, x_2, x_3, x))" in adjoint
     assert "checkpointed loop" in forward and "checkpointed loop" in adjoint
 
 

@@ -272,3 +272,29 @@ def test_values_local_to_an_iteration_get_no_zero_reset_in_the_reverse_loop():
                 xk = np.sin(xk) * 1.5 + 0.25 * xk
             expected = expected * (1.5 * np.cos(xk) + 0.25)
         np.testing.assert_allclose(g, expected, rtol=1e-12)
+
+
+def _half_tanh(u):
+    return np.tanh(u) * 0.5
+
+
+def test_names_made_by_the_optimizer_never_collide_with_derivative_names():
+    # found by the random control-flow programs: the loop guard's names and reverse mode's
+    # while-loop counter were both called loop_2
+    def f(x, y):
+        a = x * 1.0
+        n0 = 0
+        while n0 < 1:
+            for i1 in range(2):
+                a = a * 0.9 + _half_tanh(y)
+            n0 = n0 + 1
+        return np.sum(a * a)
+
+    x, y = np.full(3, 0.3), np.array([0.1, 0.2, -0.4])
+    a = x.copy()
+    for _ in range(2):
+        a = a * 0.9 + np.tanh(y) * 0.5
+    np.testing.assert_allclose(adgen.grad(f)(x, y), 2 * a * 0.81, rtol=1e-12)
+    np.testing.assert_allclose(
+        adgen.grad(f, wrt=1)(x, y), 2 * a * (0.9 + 1.0) * 0.5 * (1 - np.tanh(y) ** 2), rtol=1e-12
+    )

@@ -321,7 +321,7 @@ def _as_function(t: _ValueAndGrad, only_grad: bool) -> types.FunctionType:
     """The function behind :meth:`_ValueAndGrad.adgen_function`: its source calls the
     compiled ``<f>_vjp`` (not specialised for scalars: it is called with any values)."""
     fn = t.fn
-    d = derivative(fn, t.mode, t.wrt)
+    d = derivative(fn, t.mode, t.wrt, batched=False)  # its source is read again
     if t._made is not None and t._made[0] is d.compiled:
         return t._made[1]
     params = _params(fn)

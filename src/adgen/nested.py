@@ -126,5 +126,5 @@ def derivative_code(
     if mode == "forward":
         gen = forward(function, wrt, frozenset())
     else:
-        gen = reverse(function, wrt, frozenset())
+        gen = reverse(function, wrt, frozenset(), batch=False)  # inlined, read again
     return load(gen, function.free)

@@ -83,6 +83,7 @@ def optimize(fn: ir.Function) -> ir.Function:
     """A copy of ``fn`` with the passes above applied (``fn`` itself is not changed)."""
     out = copy.copy(fn)
     out.body = copy.deepcopy(fn.body, memo=_share_primitives(fn))
+    out.user_names = set(fn.user_names)  # names made here are added (derivative code avoids them)
     mutating = any(isinstance(s, ir.Assign) and s.prim.name in _MUTATING for s in out.statements())
     _fold_constants(out)
     if not mutating:
@@ -279,7 +280,7 @@ def _hoist_invariants(fn: ir.Function) -> None:
     read_at: dict[str, int] = {}
     for pos, (kind, var, _) in enumerate(events):
         (bind_at if kind == "bind" else read_at).setdefault(var, pos)
-    taken = set(fn.params) | set(counts) | set(fn.free) | _reads(fn)
+    taken = set(fn.params) | set(counts) | set(fn.free) | _reads(fn) | fn.user_names
     namer = Namer(taken)
 
     def block(stmts: list[ir.Stmt]) -> list[ir.Stmt]:
@@ -299,6 +300,7 @@ def _hoist_invariants(fn: ir.Function) -> None:
         return out
 
     fn.body = block(fn.body)
+    fn.user_names |= namer.taken
 
 
 def _hoisted(

@@ -53,7 +53,7 @@ import os
 from . import ir
 from .analysis import Facts
 from .calls import LazyDerivative
-from .emit import CodeWriter, free_dead_names, keep_shapes_only
+from .emit import CodeWriter, batch_saves, free_dead_names, keep_shapes_only
 from .errors import UnsupportedSyntaxError
 from .expand import (
     StatementRule,
@@ -914,10 +914,16 @@ def _sweep(
 
 
 def reverse(
-    fn: ir.Function, wrt: list[str], scalars: frozenset[str] = frozenset(), aux: bool = False
+    fn: ir.Function,
+    wrt: list[str],
+    scalars: frozenset[str] = frozenset(),
+    aux: bool = False,
+    batch: bool = True,
 ) -> Generated:
     """``aux=True``: the function returns ``(value, aux)``; only ``value`` is differentiated
-    (the cotangent passed is ``value``'s) and ``aux`` is returned as it is."""
+    (the cotangent passed is ``value``'s) and ``aux`` is returned as it is. ``batch=False``
+    keeps one save per value in loops (:func:`adgen.emit.batch_saves` packs them into tuples,
+    which adgen cannot differentiate again: code meant for higher order is not batched)."""
     ret = fn.body[-1]
     assert isinstance(ret, ir.Return)
     if aux and not (isinstance(ret.value, ir.Tup) and len(ret.value.items) == 2):
@@ -1035,4 +1041,5 @@ def reverse(
     result = ast.Tuple(elts=[value, ast.Tuple(elts=grads, ctx=ast.Load())], ctx=ast.Load())
     w.stmt(ast.Return(value=result))
     w.close()
-    return Generated(gen_name, fn.params + [seed], free_dead_names(keep_shapes_only(w.render())))
+    text = batch_saves(w.render(), gen.stack) if batch else w.render()
+    return Generated(gen_name, fn.params + [seed], free_dead_names(keep_shapes_only(text)))

@@ -88,6 +88,7 @@ def derivative(
     scalars: frozenset[str] = frozenset(),
     structure: tuple[tuple[str, Any], ...] = (),
     optimized: bool = True,
+    batched: bool = True,
 ) -> Derivative:
     """The compiled forward- or reverse-mode derivative of ``fn`` w.r.t. the parameters ``wrt``.
 
@@ -96,9 +97,12 @@ def derivative(
     broadcasting helpers entirely on scalar code. ``structure`` gives the shape of
     arguments that are dicts, lists or tuples (see :mod:`adgen.trees`); ``wrt`` and
     ``scalars`` then name their leaves. ``optimized=False`` differentiates the IR as
-    lowered, without :mod:`adgen.optimize`'s passes.
+    lowered, without :mod:`adgen.optimize`'s passes. ``batched=False`` is for code adgen
+    will differentiate again: reverse mode then saves loop values one by one.
     """
-    key = (mode, wrt, scalars, structure) if optimized else (mode, wrt, scalars, structure, 0)
+    key: tuple[Any, ...] = (mode, wrt, scalars, structure)
+    if not optimized or not batched:
+        key += (optimized, batched)
     hit = cache.lookup(fn, key)
     if hit is not None:
         return hit  # type: ignore[no-any-return]
@@ -113,7 +117,7 @@ def derivative(
         if mode == "forward":
             gen = forward(function, list(wrt), scalars)
         else:
-            gen = reverse(function, list(wrt), scalars, aux=mode == "reverse_aux")
+            gen = reverse(function, list(wrt), scalars, aux=mode == "reverse_aux", batch=batched)
         return Derivative(function, gen, load(gen, function.free), mode, wrt), scope.seen
 
     value: Derivative = guarded(fn, "differentiate", lambda: cache.cached(fn, key, build))
