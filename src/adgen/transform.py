@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from . import cache, ir
+from . import cache, diskcache, ir
 from .compile import load
 from .errors import AdgenError, DerivativeError, InternalError, SourceLocation
 from .forward import Generated, forward
@@ -105,11 +105,16 @@ def derivative(
     def build() -> tuple[Derivative, list[Any]]:
         scope = LiveScope(fn)
         function = lower(parse_function(fn, scope), dict(structure) or None)
-        if mode == "forward":
-            gen = forward(function, list(wrt), scalars)
-        else:
-            gen = reverse(function, list(wrt), scalars, aux=mode == "reverse_aux")
-        return Derivative(function, gen, load(gen, function.free), mode, wrt), scope.seen
+
+        def make() -> Generated:
+            if mode == "forward":
+                return forward(function, list(wrt), scalars)
+            return reverse(function, list(wrt), scalars, aux=mode == "reverse_aux")
+
+        gen, compiled = diskcache.generated(
+            fn, function, scope.seen, key, make, lambda g: load(g, function.free)
+        )
+        return Derivative(function, gen, compiled, mode, wrt), scope.seen
 
     value: Derivative = guarded(fn, "differentiate", lambda: cache.cached(fn, key, build))
     return value
