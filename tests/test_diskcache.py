@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -120,6 +121,12 @@ def test_second_process_reads_the_entry(project: Path, tmp_path: Path) -> None:
     assert second["source"] == first["source"]
     x = np.array([0.5, 1.0, 2.0])
     np.testing.assert_allclose(first["grad"], (np.cos(x) * x + np.sin(x)) * 3.0)
+    # The same files in another directory (a notebook kernel's cells live in a directory
+    # named after its process id): generated code names only the file, so it is a hit.
+    moved = tmp_path / "elsewhere"
+    shutil.copytree(project, moved)
+    third = run(moved, cache_dir)
+    assert third["stats"]["hits"] == 1 and third["grad"] == first["grad"]
     # no temporary file is left behind by the atomic write
     assert not [p for p in cache_dir.rglob("*") if p.name.startswith(".tmp-")]
 

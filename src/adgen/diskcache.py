@@ -14,8 +14,8 @@ The key is a SHA-256 over everything the generated text depends on:
 
 * the options of the derivative (the in-memory cache key: mode, ``wrt``, scalar and
   tree specialisation);
-* the function itself: module, qualified name, file, first line, source text, a digest
-  of its code object, its default values;
+* the function itself: module, qualified name, file name, first line, source text, a
+  digest of its code object, its default values;
 * every outside name the function and the functions inlined into it resolved while
   being read (the list :class:`adgen.parse.LiveScope` records, which the in-memory
   cache re-checks on every call): each with a fingerprint of the object found --
@@ -133,7 +133,9 @@ def _code_digest(code: types.CodeType) -> str:
     h = hashlib.sha256()
     parts: list[Any] = [
         getattr(code, "co_qualname", code.co_name),
-        code.co_filename,
+        # the file's name, not its directory: generated code names files by their base name,
+        # and a notebook kernel's cells live in a directory named after its process id
+        os.path.basename(code.co_filename),
         code.co_firstlineno,
         code.co_argcount,
         code.co_kwonlyargcount,
@@ -339,7 +341,7 @@ def key(
             np.__version__,
             _canonical(options),
             fingerprint(fn),
-            fn.__code__.co_filename,
+            os.path.basename(fn.__code__.co_filename),
             fn.__code__.co_firstlineno,
             [[kind, _container(kind, c), name, fingerprint(v)] for kind, c, name, v in seen],
             function.name,
