@@ -17,6 +17,7 @@ EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"
         ("mlp_training.py", "epoch 200"),
         ("fit_spring.py", "fitted k = 4.000"),
         ("newton.py", "minimum at [1. 1. 1.]"),
+        ("helmholtz.py", "adgen's gradient matches the hand-written gradient"),
     ],
 )
 def test_example_runs(script, expected):

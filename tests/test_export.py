@@ -437,3 +437,81 @@ def test_value_source_round_trips() -> None:
     assert value_source(np.float32) == "np.float32" and value_source(math.pi) == repr(math.pi)
     for refused in (np.ones(2), np.array(1.0), {1, 2}, object(), (1, np.ones(1)), print):
         assert value_source(refused) is None
+
+
+# -- modules that call scipy.special --------------------------------------------------------------
+SCIPY_SAMPLE = """\
+import numpy as np
+import scipy.special
+from scipy.special import expit
+
+import adgen
+
+
+@adgen.differentiate
+def log_gamma_mix(x):
+    return np.sum(scipy.special.gammaln(x) * x + expit(x))
+
+
+@adgen.differentiate(mode="forward")
+def erf_sum(x):
+    return np.sum(scipy.special.erf(x))
+"""
+
+
+try:
+    import scipy.special as special
+except ImportError:  # pragma: no cover - SciPy is a test extra
+    special = None
+
+
+def _log_gamma_mix(x):
+    return np.sum(special.gammaln(x) * x + special.expit(x))
+
+
+def test_exported_modules_import_scipy_special(tmp_path: Path) -> None:
+    """Generated code spells `scipy.special.gammaln(...)` (and its derivative `psi`): the module
+    imports scipy.special, and says it needs SciPy."""
+    pytest.importorskip("scipy.special")
+    source = tmp_path / "special_model.py"
+    source.write_text(SCIPY_SAMPLE)
+    out = tmp_path / "cli"
+    assert main([str(source), "--output", str(out)]) == 0
+    path = export(_log_gamma_mix, tmp_path / "api")
+    for module in (out / "log_gamma_mix_vjp.py", out / "erf_sum_jvp.py", path):
+        text = module.read_text()
+        assert "\nimport numpy as np\nimport scipy.special\n\nimport adgen_runtime as rt\n" in text
+        assert "Needs only NumPy and SciPy, and adgen_runtime.py" in text
+    no_scipy = (out / "adgen_runtime.py").read_text()
+    assert "import scipy" not in no_scipy
+
+    x = np.array([0.7, 1.5, 3.0])
+    got = run_standalone(
+        out,
+        """
+        from log_gamma_mix_vjp import log_gamma_mix_vjp
+        from erf_sum_jvp import erf_sum_jvp
+        x = np.array([0.7, 1.5, 3.0])
+        result = [log_gamma_mix_vjp(x, 1.0), erf_sum_jvp(x, np.ones(3))]
+        """,
+    )
+    model = load_file(source)
+    value, x_bar = adgen.value_and_grad(model.log_gamma_mix)(x)
+    close(got[0], (value, (x_bar,)))
+    close(got[1], adgen.jvp(model.erf_sum, (x,), (np.ones(3),)))
+    got_api = run_standalone(
+        tmp_path / "api",
+        """
+        from _log_gamma_mix_vjp import _log_gamma_mix_vjp
+        result = _log_gamma_mix_vjp(np.array([0.7, 1.5, 3.0]), 1.0)
+        """,
+    )
+    value, x_bar = adgen.value_and_grad(_log_gamma_mix)(x)
+    close(got_api, (value, (x_bar,)))
+
+
+def test_modules_without_scipy_do_not_import_it(tmp_path: Path) -> None:
+    path = export(live_loss, tmp_path / "gen")
+    text = path.read_text()
+    assert "scipy" not in text
+    assert "Needs only NumPy, and adgen_runtime.py" in text

@@ -11,7 +11,7 @@ instantiated by :mod:`adgen.expand`) -> :mod:`adgen.emit` (source text) ->
 :mod:`adgen.compile` and :mod:`adgen.cache`; :mod:`adgen.api` is what users call.
 """
 
-from . import rules
+from . import rules, testing
 from .api import (
     Differentiable,
     Trace,
@@ -95,6 +95,7 @@ __all__ = [
     "source",
     "stop_gradient",
     "supported",
+    "testing",
     "trace",
     "unregister",
     "value_and_grad",

@@ -49,7 +49,7 @@ examples:
       the three-address IR of loss (as optimized; add --no-optimize for the IR as lowered)
   python -m adgen model.py --output build/
       write build/loss_vjp.py (one module per function) and build/adgen_runtime.py;
-      they need only NumPy: `from loss_vjp import loss_vjp` with build/ on sys.path
+      they need only NumPy (and SciPy for scipy.special): `from loss_vjp import loss_vjp`
 
 The file is only read, never run: imports of numpy, math, scipy, operator and
 adgen are resolved, module-level literals are known by value, and any other

@@ -143,13 +143,14 @@ class CodeWriter:
         return "\n".join(self.lines) + "\n"
 
 
-def free_dead_names(source: str) -> str:
+def free_dead_names(source: str, scalars: frozenset[str] = frozenset()) -> str:
     """Add ``del`` lines to a generated function so each value it makes is freed after its last
     use at the function's top level, not only when the function returns: a reverse sweep then
     holds only the arrays it still needs.
 
     Only names assigned at the top level before that use are deleted (a name assigned in a
-    branch might be unbound), never parameters, and never names the code deletes itself. One
+    branch might be unbound), never parameters, never names known to hold scalars (freeing
+    them saves nothing), and never names the code deletes itself. One
     ``del`` line closes each group of lines (the code under one ``# line ...`` comment).
 
     >>> print(free_dead_names(
@@ -193,7 +194,7 @@ def free_dead_names(source: str) -> str:
     dead: dict[int, list[str]] = {}
     end = len(fn.body) - 1
     for var, i in last_read.items():
-        if var in params or var in deleted or var not in defined or i >= end:
+        if var in params or var in deleted or var not in defined or i >= end or var in scalars:
             continue
         if defined[var] <= i:
             dead.setdefault(i, []).append(var)
@@ -225,7 +226,7 @@ def free_dead_names(source: str) -> str:
 _SHAPE_ONLY = ("rt.unbroadcast", "rt.unreduce")
 
 
-def keep_shapes_only(source: str) -> str:
+def keep_shapes_only(source: str, scalars: frozenset[str] = frozenset()) -> str:
     """In a straight-line reverse-mode function, keep only the shape and dtype (``rt.Like``)
     of a forward value whose adjoint code reads nothing else of it, so the array itself can
     be freed after the forward sweep (see :func:`free_dead_names`).
@@ -293,7 +294,11 @@ def keep_shapes_only(source: str) -> str:
     chosen = [
         v
         for v in shape_reads
-        if v in made and v not in params and v not in other_reads and bindings.get(v) == 1
+        if v in made
+        and v not in params
+        and v not in other_reads
+        and bindings.get(v) == 1
+        and v not in scalars
     ]
     if not chosen:
         return source

@@ -1042,4 +1042,8 @@ def reverse(
     w.stmt(ast.Return(value=result))
     w.close()
     text = batch_saves(w.render(), gen.stack) if batch else w.render()
-    return Generated(gen_name, fn.params + [seed], free_dead_names(keep_shapes_only(text)))
+    # names provably holding scalars (and their adjoints): nothing to free or shrink
+    scalar = {v for v, cls in gen.classes.items() if cls == frozenset()}
+    small = frozenset(scalar | {gen.bar(v) for v in scalar})
+    text = free_dead_names(keep_shapes_only(text, small), small)
+    return Generated(gen_name, fn.params + [seed], text)

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from . import cache, ir
+from . import cache, diskcache, ir
 from .compile import load
 from .errors import AdgenError, DerivativeError, InternalError, SourceLocation
 from .forward import Generated, forward
@@ -114,11 +114,16 @@ def derivative(
         function = lower(parse_function(fn, scope), dict(structure) or None)
         if optimized:
             function = optimize(function)
-        if mode == "forward":
-            gen = forward(function, list(wrt), scalars)
-        else:
-            gen = reverse(function, list(wrt), scalars, aux=mode == "reverse_aux", batch=batched)
-        return Derivative(function, gen, load(gen, function.free), mode, wrt), scope.seen
+
+        def make() -> Generated:
+            if mode == "forward":
+                return forward(function, list(wrt), scalars)
+            return reverse(function, list(wrt), scalars, aux=mode == "reverse_aux", batch=batched)
+
+        gen, compiled = diskcache.generated(
+            fn, function, scope.seen, key, make, lambda g: load(g, function.free)
+        )
+        return Derivative(function, gen, compiled, mode, wrt), scope.seen
 
     value: Derivative = guarded(fn, "differentiate", lambda: cache.cached(fn, key, build))
     return value

@@ -8,6 +8,8 @@ the page and the registry disagree).
 True
 >>> "np.floor" in supported("nondifferentiable")
 True
+>>> "adgen.stop_gradient" in supported("nondifferentiable")
+True
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import builtins
 import math
 import operator
+import sys
 from typing import Any
 
 import numpy as np
@@ -70,7 +73,11 @@ def names_of(fn: Any) -> list[str]:
     if isinstance(fn, ArrayMethod):
         return [f"x.{fn.__name__}()"]
     out = []
-    for alias, module in _MODULES:
+    modules = list(_MODULES)
+    own = sys.modules.get("adgen")  # adgen's own functions (adgen.stop_gradient)
+    if own is not None:
+        modules.append(("adgen", own))
+    for alias, module in modules:
         for attr in sorted(vars(module)):
             if not attr.startswith("_") and vars(module)[attr] is fn:
                 out.append(f"{alias}.{attr}")
