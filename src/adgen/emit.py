@@ -315,10 +315,10 @@ def keep_shapes_only(source: str, scalars: frozenset[str] = frozenset()) -> str:
         assert end is not None
         keep = lines[binding.lineno - 1 : end]
         edits[binding.lineno] = (end, keep + [f"{indent}{like} = rt.Like({v})"])
+    likes = {namer.like(v) for v in chosen}
     for stmt in fn.body:
         if stmt.lineno > start and any(
-            isinstance(n, ast.Name) and n.id in {namer.like(v) for v in chosen}
-            for n in ast.walk(stmt)
+            isinstance(n, ast.Name) and n.id in likes for n in ast.walk(stmt)
         ):
             end = stmt.end_lineno
             assert end is not None

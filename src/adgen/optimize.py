@@ -379,7 +379,7 @@ def _common_subexpressions(fn: ir.Function) -> dict[str, str]:
             and first_read.get(target, len(events)) > first_bind.get(target, -1)
         )
 
-    def block(stmts: list[ir.Stmt], table: dict[str, str]) -> list[ir.Stmt]:
+    def block(stmts: list[ir.Stmt], table: Table) -> list[ir.Stmt]:
         kept: list[ir.Stmt] = []
         for stmt in stmts:
             if isinstance(stmt, ir.Assign):
@@ -392,13 +392,15 @@ def _common_subexpressions(fn: ir.Function) -> dict[str, str]:
                         renames[target] = source
                         continue
                     key = _key(stmt)
-                    earlier = table.get(key)
+                    entry = table.get(key)
+                    earlier = entry[0] if entry is not None else None
                     if earlier is not None and removable(target) and counts.get(earlier) == 1:
                         renames[target] = earlier
                         continue
                     _forget(table, stmt.targets)
                     if counts.get(target) == 1:
-                        table[key] = target
+                        reads = frozenset(v for a in ir.stmt_args(stmt) for v in ir.atom_vars(a))
+                        table[key] = (target, reads)
                     kept.append(stmt)
                     continue
                 _forget(table, stmt.targets)
@@ -439,23 +441,22 @@ def _copied(stmt: ir.Assign) -> str | None:
     return None
 
 
-def _forget(table: dict[str, str], names: set[str] | tuple[str, ...]) -> None:
+# an available operation: its key -> (the name holding its result, the names it read)
+Table = dict[str, tuple[str, frozenset[str]]]
+
+
+def _forget(table: Table, names: set[str] | tuple[str, ...]) -> None:
     """Drop the entries computed from, or held by, any of these names."""
     names = set(names)
-    for key, holder in list(table.items()):
-        if holder in names or _mentions(key, names):
+    for key, (holder, reads) in list(table.items()):
+        if holder in names or not reads.isdisjoint(names):
             del table[key]
 
 
-def _without(table: dict[str, str], names: set[str]) -> dict[str, str]:
+def _without(table: Table, names: set[str]) -> Table:
     inner = dict(table)
     _forget(inner, names)
     return inner
-
-
-def _mentions(key: str, names: set[str]) -> bool:
-    text = key.split("|", 1)[1]
-    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(ast.parse(text)))
 
 
 def _renamed(atom: ir.Atom, replace: Any) -> ir.Atom:
