@@ -912,6 +912,11 @@ def method_chain(x):
 # --------------------------------------------------------------------------- internal primitives
 
 
+def case_self_product(x):
+    # `x * x`: the optimizer's square (same primal, derivative 2 x dx)
+    return x * x
+
+
 def case_assign_rebound_in_branch(x):
     # `y = x` is a real copy (the `assign` primitive) when y is rebound inside a block
     y = x

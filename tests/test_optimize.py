@@ -1,5 +1,6 @@
-"""The IR optimizer (adgen.optimize): each pass, where it must not apply, and bit-for-bit
-equality of optimized and unoptimized derivatives on random programs."""
+"""The IR optimizer (adgen.optimize): each pass, where it must not apply, and agreement of
+optimized and unoptimized code on random programs (values bit for bit, derivatives up to
+rounding)."""
 
 import importlib.util
 import itertools
@@ -205,18 +206,12 @@ def test_optimized_derivatives_equal_unoptimized_ones(tmp_path, source):
                 results.append(d.compiled(x, y, s, np.ones_like(x), np.full_like(y, 0.5)))
             else:
                 results.append(d.compiled(x, y, s, 1.0))
-        optimized = derivative(program, mode, ("x", "y")).function
-        squares = any(
-            getattr(st, "prim", None) is not None and st.prim.name == "self_mul"
-            for st in optimized.statements()
-        )
-        assert same_bits(results[0][0], results[1][0]), source  # the value: always exact
-        if squares:  # 2t added once where the plain code adds t twice: one rounding apart
-            parts = [r[1] if isinstance(r[1], tuple) else (r[1],) for r in results]
-            for a, b in zip(*parts):
-                np.testing.assert_allclose(a, b, rtol=1e-14, atol=1e-300, err_msg=source)
-        else:
-            assert same_bits(results[0], results[1]), source
+        assert same_bits(results[0][0], results[1][0]), source  # the value: exact
+        # derivatives: a value computed once for several uses sums their contributions
+        # first ((a + b) c, not a c + b c), so they agree up to rounding
+        parts = [r[1] if isinstance(r[1], tuple) else (r[1],) for r in results]
+        for a, b in zip(*parts):
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-13, err_msg=source)
 
 
 def test_loop_invariant_work_moves_before_the_loop_under_a_guard():

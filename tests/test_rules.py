@@ -27,6 +27,7 @@ from registry_cases import case_function, registry_cases
 
 import adgen
 from adgen import ir
+from adgen.optimize import optimize
 from adgen.rules import lookup_attribute, registered
 from adgen.rules import registry as _registry
 from adgen.testing import check_grads
@@ -592,6 +593,7 @@ shaped("builtin-nondiff", rc.case_builtin_nondiff, {"vector": ((4,),)}, NONZERO,
 # --------------------------------------------------------------------------- internal primitives
 
 unary("assign", rc.case_assign_rebound_in_branch, ANY)
+unary("self-product", rc.case_self_product, ANY)
 
 # --------------------------------------------------------------------------- sequences
 
@@ -764,9 +766,11 @@ def test_grad_has_type_dtype_and_shape_of_argument(
 def _used_primitives(fns: list[Callable[..., Any]]) -> set[int]:
     used = set()
     for fn in fns:
-        for stmt in adgen.trace(fn).function.statements():
-            if isinstance(stmt, ir.Assign):
-                used.add(id(stmt.prim))
+        lowered = adgen.trace(fn).function
+        for function in (lowered, optimize(lowered)):  # x * x is a square once optimized
+            for stmt in function.statements():
+                if isinstance(stmt, ir.Assign):
+                    used.add(id(stmt.prim))
     return used
 
 

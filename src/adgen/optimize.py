@@ -1,7 +1,9 @@
 """The IR optimizer: sound rewrites of a lowered function before it is differentiated.
 
 Every pass keeps the function's values bit for bit (IEEE floats, NaNs, array shapes and
-dtypes), and its derivatives too, except as noted for self-products:
+dtypes). Derivatives are the same up to rounding: where one value now feeds several uses
+(common subexpressions, self-products), its adjoint sums their contributions before the
+chain rule applies, ``(a + b) * c`` rather than ``a * c + b * c``:
 
 * **constant folding** -- an operation on Python numbers only (literals and globals that
   were numbers when the function was read) is computed once, when the function is
@@ -16,9 +18,7 @@ dtypes), and its derivatives too, except as noted for self-products:
   loop that runs zero times still computes nothing); reverse mode then neither recomputes
   nor saves it per iteration, and adds its derivative up once;
 * **self-products** -- ``x * x`` is marked as a square: the primal stays ``x * x``, but its
-  derivative is ``dx * x * 2.0`` (one product fewer). That is bit for bit ``dx * x + x * dx``;
-  only where it is added to another contribution to the same derivative can the sum round
-  differently (``g + 2t`` rather than ``(g + t) + t``: one rounding fewer);
+  derivative is ``dx * x * 2.0`` (one product fewer; bit for bit ``dx * x + x * dx``);
 * **dead-code elimination** -- an operation whose result nothing reads is dropped.
 
 Functions that write into arrays or lists (``y[i] = ...``, ``xs.append``) are left as they

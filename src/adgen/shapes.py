@@ -79,6 +79,13 @@ def _bound_class(stmt: ir.Assign, classes: Classes) -> frozenset[str] | None:
         return atom_class(stmt.args[0], classes)  # writing into an array keeps its shape
     if not stmt.prim.differentiable and stmt.prim.name in ("len", "int", "range"):
         return frozenset()
+    if stmt.prim.full_reduction and len(stmt.targets) == 1:  # np.sum(x): one number
+        bound = stmt.prim.bind(stmt.args, stmt.kwargs)
+        axis, keepdims = bound.get("axis"), bound.get("keepdims")
+        if (axis is None or axis == ir.Const(None)) and (
+            keepdims is None or keepdims == ir.Const(False)
+        ):
+            return frozenset()
     if not stmt.prim.elementwise or len(stmt.targets) != 1:
         return None
     cls: frozenset[str] = frozenset()

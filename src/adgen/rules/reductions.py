@@ -24,7 +24,7 @@ rule's parameters and are refused.
 import numpy as np
 
 from .. import runtime as rt
-from .registry import methods, rule
+from .registry import methods, reductions, rule
 from .samples import DISTINCT, POSITIVE, Arg, example
 
 
@@ -73,6 +73,7 @@ def extremum(ans, a, axis=None, keepdims=False):
 
 
 methods(sum=np.sum, mean=np.mean, prod=np.prod, max=np.max, min=np.min)
+reductions(np.sum, np.mean, np.prod, np.max, np.amax, np.min, np.amin)
 
 
 # -- variance and standard deviation -----------------------------------------------------------

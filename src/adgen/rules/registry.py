@@ -361,6 +361,8 @@ class Primitive:
         # in the generated function's namespace with :meth:`localize`.
         self.callee: Any = None
         self.helpers: dict[str, Any] = {}
+        # a reduction whose result is one number when called without axis and keepdims
+        self.full_reduction = False
 
     def __repr__(self) -> str:
         return f"<primitive {self.name}>"
@@ -1099,6 +1101,15 @@ def nondifferentiable_attributes(*attrs: str) -> None:
 
         params = [inspect.Parameter("x", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
         _ATTRIBUTES[attr] = Primitive(f".{attr}", emit, params, {}, {}, differentiable=False)
+
+
+def reductions(*fns: Any) -> None:
+    """Declare reductions: called with ``axis=None`` and no ``keepdims`` they return one
+    number, which lets adgen treat the result as a scalar (no broadcasting helpers)."""
+    for fn in fns:
+        prim = lookup(fn)
+        assert prim is not None, fn
+        prim.full_reduction = True
 
 
 def methods(pack: tuple[str, ...] = (), **table: Any) -> None:
