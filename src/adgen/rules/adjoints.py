@@ -25,6 +25,8 @@ from .samples import DISTINCT, Arg, example
 # ``slice(1, None)``: generated code passes indices as values (``rt.getitem_vjp(g, x,
 # (slice(None), None))``); a slice object carries no derivative.
 nondifferentiable(rt.zeros_like, slice)
+# a mask (np.select's "no condition holds"): piecewise constant
+nondifferentiable(rt.select_otherwise)
 
 
 # -- broadcasting and reductions ---------------------------------------------------------------
