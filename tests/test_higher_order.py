@@ -399,3 +399,12 @@ def test_forward_mode_of_nested_tuple_results():
     value, tangent = adgen.jvp(f, (1.5,), (1.0,))
     assert value == (1.5, (3.0,))
     assert tangent == (1.0, (2.0,))
+
+
+def test_hessian_and_grad_of_grad_of_a_lambda():
+    # the wrapper adgen writes around a lambda's gradient needs a valid Python name
+    f = lambda v: np.sum(np.sin(v) * v)  # noqa: E731
+    x = np.array([0.3, -0.8])
+    expected = np.diag(2 * np.cos(x) - x * np.sin(x))
+    assert np.allclose(adgen.hessian(f)(x), expected, rtol=1e-12, atol=1e-12)
+    assert np.allclose(adgen.jacfwd(adgen.grad(f))(x), expected, rtol=1e-12, atol=1e-12)

@@ -81,6 +81,17 @@ class Facts:
         }
         # lists built with xs = [] and xs.append(v): their derivatives are lists too
         self.lists = {s.targets[0] for s in assigns if s.prim.name in ("list", "append", "pop")}
+        grown = True
+        while grown:  # ys = xs (a copy statement) makes ys that list too
+            copies = {
+                s.targets[0]
+                for s in assigns
+                if s.prim.name == "assign"
+                and isinstance(s.args[0], ir.Var)
+                and s.args[0].name in self.lists
+            }
+            grown = not copies <= self.lists
+            self.lists |= copies
         self.varied = set(wrt)
         # in adgen's own reverse-mode code every pop restores the value its target had when it
         # was pushed; a pop elsewhere may move any value, so there it varies with the list

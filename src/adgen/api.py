@@ -335,7 +335,8 @@ def _as_function(t: _ValueAndGrad, only_grad: bool) -> types.FunctionType:
     else:
         result = f"{value}, {grads}"
     kind = "gradient" if only_grad else "value and gradient"
-    name = f"{fn.__name__}_{'grad' if only_grad else 'value_and_grad'}"
+    base = fn.__name__ if fn.__name__.isidentifier() else "fn"  # a lambda: <lambda>
+    name = f"{base}_{'grad' if only_grad else 'value_and_grad'}"
     source = (
         f"# adgen: the {kind} of {fn.__qualname__} w.r.t. {', '.join(t.wrt)}\n"
         f"def {name}({', '.join(params)}):\n"

@@ -266,7 +266,10 @@ class _Forward:
             sr = StatementRule(stmt, self.namer, loc_of(fn, stmt.line))
             sr.refuse_nondifferentiable_inputs(self.active)
             inputs = sr.active_params(self.active)
+            if new is not None:
+                sr.bindings["ans"] = name(new)
             seq_atom = sr.atoms.get(stmt.prim.sequence or "")
+            packed: ast.expr | None = None
             if (
                 stmt.prim.sequence
                 and isinstance(seq_atom, ir.Var)
@@ -278,15 +281,22 @@ class _Forward:
                 )
                 for s in pre:
                     w.stmt(s)
-                w.stmt(ir.assign(self.tangent_of(stmt.targets[0]), packed))
-                return
-            if stmt.prim.sequence and sr.sequence_elements(self.active):
+            elif stmt.prim.sequence and sr.sequence_elements(self.active):
                 for _, var in sr.sequence_elements(self.active):
                     self.tangent_of(var)
                 parts = sr.sequence_tangents(self.tangent, self.active)
                 pre, packed = sr.expand("jvp", stmt.prim.sequence, parts)
                 for s in pre:
                     w.stmt(s)
+            if packed is not None:
+                # the sequence's tangent, plus those of the rule's other differentiable
+                # parameters (np.select's default)
+                for param, var in inputs:
+                    if param != stmt.prim.sequence:
+                        pre, expr = sr.expand("jvp", param, self.tangent_of(var))
+                        for s in pre:
+                            w.stmt(s)
+                        packed = add(packed, expr)
                 target = stmt.targets[0]
                 if target in self.facts.mutated:
                     packed = owned(packed)
@@ -306,8 +316,6 @@ class _Forward:
                 f"{stmt.prim.name} with several results has no forward rule yet",
                 loc_of(fn, stmt.line),
             )
-        if new is not None:
-            sr.bindings["ans"] = name(new)
         total: ast.expr | None = None
         for param, var in inputs:
             pre, expr = sr.expand("jvp", param, self.tangent_of(var))

@@ -371,7 +371,7 @@ class Lowerer:
                 right=stmt.value,
             )
             gast.copy_location(binop, stmt)
-            self.assign(stmt.target, binop)
+            self.assign(stmt.target, binop, augmented=True)
             return False
         if isinstance(stmt, gast.Return):
             if stmt.value is None:
@@ -731,6 +731,97 @@ class Lowerer:
         self.bound.add(name)
         self.env[name] = ir.Var(ir_name)
 
+    # -- list concatenation ---------------------------------------------------------------
+    # `xs + [v]` of lists: a list literal is a tuple atom (its items), a list the function
+    # builds (`xs = []`, appends, comprehensions) a variable. A concatenation with at least one
+    # such list is a new list built by appends -- the items of a list variable copied by a loop
+    # that reads them by index -- so its derivatives are those of appends and indexing.
+    # `xs = xs + [v]` (and `xs += [v]`) on a list no other name sees appends in place.
+
+    def is_list(self, atom: ir.Atom | None) -> bool:
+        """Is this atom a list the function builds (``xs = []``, appends, a comprehension)?"""
+        return isinstance(atom, ir.Var) and self.producers.get(atom.name) is registry.LIST_NEW
+
+    def concatenation(self, parts: list[ir.Atom], target: str | None, hint: str) -> ir.Atom | None:
+        """``a + b`` of sequences: a tuple atom when both are literals (items known), a new list
+        when one is a list variable; None when they are not both sequences (numbers, arrays)."""
+        if not all(isinstance(p, ir.Tup) or self.is_list(p) for p in parts):
+            return None
+        if all(isinstance(p, ir.Tup) for p in parts):
+            return ir.Tup(tuple(a for p in parts if isinstance(p, ir.Tup) for a in p.items))
+        result = target if target is not None else self.namer.fresh(hint)
+        self.build_list(result, parts)
+        return ir.Var(result)
+
+    def build_list(self, result: str, parts: list[ir.Atom]) -> None:
+        """``result = [*parts[0], *parts[1], ...]`` as a new list, appended item by item."""
+        # a part that is the list being rebound is read through a copy made first
+        parts = [self.copied_list(p) if p == ir.Var(result) else p for p in parts]
+        self.block.append(ir.Assign((result,), registry.LIST_NEW, (), (), self.line))
+        self.producers[result] = registry.LIST_NEW
+        for p in parts:
+            self.extend_list(result, p)
+
+    def copied_list(self, part: ir.Atom) -> ir.Var:
+        copy = self.namer.fresh("items")
+        self.build_list(copy, [part])
+        return ir.Var(copy)
+
+    def extend_list(self, result: str, part: ir.Atom) -> None:
+        """Append the items of ``part`` (a tuple atom, or a list variable read by index in a
+        loop) to the list ``result``."""
+        if isinstance(part, ir.Tup):
+            for a in part.items:
+                self.block.append(
+                    ir.Assign((result,), registry.APPEND, (ir.Var(result), a), (), self.line)
+                )
+            return
+        if part == ir.Var(result):  # xs += xs: read the items through a copy
+            part = self.copied_list(part)
+        n = self.call_prim(len, [part], "n")
+        loop = self.call_prim(range, [n], "loop")
+        k, item = self.namer.fresh("k"), self.namer.fresh("item")
+        getitem = registry.lookup(registry.operator.getitem)
+        assert getitem is not None
+        self.producers[item] = getitem
+        body: list[ir.Stmt] = [
+            ir.Assign((item,), getitem, (part, ir.Var(k)), (), self.line),
+            ir.Assign((result,), registry.APPEND, (ir.Var(result), ir.Var(item)), (), self.line),
+        ]
+        self.block.append(ir.For(k, loop, body, self.line))
+
+    def assign_concatenation(self, name: str, value: Any, augmented: bool) -> None:
+        """``xs = a + b`` where a or b is a list literal: ``xs`` is a real list (it may be
+        appended to later). ``xs = xs + [v]`` and ``xs += [v]`` append in place when no other
+        name sees the list; ``xs += [v]`` on a list another name sees is refused (Python
+        extends that list)."""
+        ir_name = self.multi[name]
+        left = self.expr(value.left, None, name)
+        right = self.expr(value.right, None, name)
+        sequences = all(isinstance(p, ir.Tup) or self.is_list(p) for p in (left, right))
+        if not sequences:
+            add = registry.lookup(registry.operator.add)
+            assert add is not None
+            self.bind(name, ir_name, self.emit(ir_name, name, add, [left, right], [], value))
+            return
+        old = self.env.get(name)
+        if (
+            isinstance(value.left, gast.Name)
+            and value.left.id == name
+            and self.is_list(old)
+            and old == ir.Var(ir_name)
+        ):
+            why = self.ownership_problem(name, "append to")
+            if augmented and why:
+                self.check_owned(value, name, "extend")
+            if not why:
+                self.extend_list(ir_name, right)
+                self.bound.add(name)
+                return
+        self.build_list(ir_name, [left, right])
+        self.env[name] = ir.Var(ir_name)
+        self.bound.add(name)
+
     def comprehension(self, node: Any, target: str | None, hint: str) -> ir.Atom:
         """``[f(x) for x in seq if c]`` is a loop appending to a new list."""
         if len(node.generators) != 1:
@@ -807,14 +898,26 @@ class Lowerer:
     def check_owned(self, stmt: Any, name: str, verb: str) -> None:
         """Writing into ``name``'s array must not be seen through any other name: it must be
         made inside the function, every binding a new array, and no name kept as a view."""
+        why = self.ownership_problem(name, verb)
+        if why:
+            self.refuse(
+                stmt,
+                f"in-place {verb} `{name}` ({why})",
+                f"make `{name}` a new array first (`{name} = {name}.copy()`), "
+                "or copy the slice you keep",
+            )
+
+    def ownership_problem(self, name: str, verb: str) -> str:
+        """Why writing into ``name``'s array (or list) could be seen through another name
+        ("" if it cannot)."""
         why = ""
         if self.parsed.filename.startswith("<adgen ") and name not in self.params:
             # adgen's own reverse-mode code: its temporaries may be views of arrays it writes
             # later, but every overwritten slot is saved and put back before an adjoint reads
             # such a view again -- the generated code has the meaning of its values
-            return
+            return ""
         # a list's items are not views of it: only another name for the list itself matters
-        lists = verb in ("append to", "pop from")
+        lists = verb in ("append to", "pop from", "extend")
         if name in self.params:
             why = "it is an argument passed by the caller"
         for node in gast.walk(self.node):
@@ -837,13 +940,7 @@ class Lowerer:
                     why = f"`{kept[0]}` keeps a view of it"
             elif isinstance(node, gast.For) and not lists and _views_of(node.iter, name):
                 why = "a loop iterates over its rows"
-        if why:
-            self.refuse(
-                stmt,
-                f"in-place {verb} `{name}` ({why})",
-                f"make `{name}` a new array first (`{name} = {name}.copy()`), "
-                "or copy the slice you keep",
-            )
+        return why
 
     def check_in_place(self, stmt: Any) -> None:
         """``y += v`` updates an array in place; lowering it as ``y = y + v`` is right only when
@@ -918,13 +1015,21 @@ class Lowerer:
             return prim is not None and not prim.view
         return False
 
-    def assign(self, target: Any, value: Any) -> None:
+    def assign(self, target: Any, value: Any, augmented: bool = False) -> None:
         if (
             isinstance(target, gast.Name)
             and isinstance(value, gast.List)
             and target.id in _appended(self.node)
         ):
             self.new_list(target.id, value.elts)
+            return
+        if (
+            isinstance(target, gast.Name)
+            and isinstance(value, gast.BinOp)
+            and isinstance(value.op, gast.Add)
+            and target.id in _concatenated(self.node)
+        ):
+            self.assign_concatenation(target.id, value, augmented)
             return
         if isinstance(target, gast.Name):
             name = self.new_name(target.id)
@@ -1124,6 +1229,10 @@ class Lowerer:
                 self.refuse(node, f"the operator `{type(node.op).__name__}`")
             left = self.expr(node.left, None, hint)
             right = self.expr(node.right, None, hint)
+            if isinstance(node.op, gast.Add):
+                joined = self.concatenation([left, right], target, hint)
+                if joined is not None:
+                    return joined
             return self.emit(target, hint, prim, [left, right], [], node)
         if isinstance(node, gast.UnaryOp):
             fn = registry.UNARYOP_FUNCTIONS.get(type(node.op).__name__)
@@ -1982,7 +2091,31 @@ def _appended(node: Any) -> set[str]:
         and n.value.func.attr == "append"
         and isinstance(n.value.func.value, gast.Name)
     }
-    return grown | {n.func.value.id for n in gast.walk(node) if _is_pop(n)}
+    return grown | {n.func.value.id for n in gast.walk(node) if _is_pop(n)} | _concatenated(node)
+
+
+def _concatenated(node: Any) -> set[str]:
+    """Names bound to a list concatenation with a list literal (``xs = xs + [v]``,
+    ``ys = [v] + xs``, ``xs += [v]``): real lists, grown by appends."""
+    names = set()
+    for n in gast.walk(node):
+        if (
+            isinstance(n, gast.Assign)
+            and len(n.targets) == 1
+            and isinstance(n.targets[0], gast.Name)
+            and isinstance(n.value, gast.BinOp)
+            and isinstance(n.value.op, gast.Add)
+            and (isinstance(n.value.left, gast.List) or isinstance(n.value.right, gast.List))
+        ):
+            names.add(n.targets[0].id)
+        elif (
+            isinstance(n, gast.AugAssign)
+            and isinstance(n.target, gast.Name)
+            and isinstance(n.op, gast.Add)
+            and isinstance(n.value, gast.List)
+        ):
+            names.add(n.target.id)
+    return names
 
 
 def _is_pop(node: Any) -> bool:

@@ -460,6 +460,22 @@ class _Reverse:
         sr.refuse_nondifferentiable_inputs(facts.varied)
         inputs = sr.active_params(facts.useful)
         seq_atom = sr.atoms.get(stmt.prim.sequence or "")
+        # a sequence rule's other differentiable parameters (np.select's default)
+        others = [(p, v) for p, v in inputs if p != stmt.prim.sequence]
+        if stmt.prim.sequence and (saved or reset) and t in _args_of(stmt):
+            # `s = np.stack((s, 2 * s))` in a loop: the shares go to the *old* s, so the new
+            # value's adjoint is set aside and the old value (and adjoint) come first
+            w.defer_comment(*comment)
+            g_saved = self.namer.fresh(self.bar(t))
+            w.stmt(_assign(g_saved, name(g)))
+            g = g_saved
+            templates = [stmt.prim.vjp[stmt.prim.sequence]] + [stmt.prim.vjp[p] for p, _ in others]
+            if any("ans" in tp.free_names for tp in templates):
+                ans = self.namer.fresh(t)
+                w.stmt(_assign(ans, name(t)))
+                sr.bindings["ans"] = name(ans)
+            self.restore(w, t, saved, reset)
+            saved, reset = [], False
         if stmt.prim.sequence and isinstance(seq_atom, ir.Var) and seq_atom.name in facts.lists:
             w.defer_comment(*comment)
             if seq_atom.name in facts.useful:
@@ -481,29 +497,19 @@ class _Reverse:
                     ],
                 )
                 self.accumulate(seq_atom.name, parts, w)
+            self.contributions(sr, others, g, w)
             self.restore(w, t, saved, reset)
             return
         if stmt.prim.sequence:
             w.defer_comment(*comment)
             template = stmt.prim.vjp[stmt.prim.sequence]
-            if (saved or reset) and t in {v for a in ir.stmt_args(stmt) for v in ir.atom_vars(a)}:
-                # `s = np.stack((s, 2 * s))` in a loop: the shares go to the *old* s, so the
-                # new value's adjoint is set aside and the old value (and adjoint) come first
-                g_saved = self.namer.fresh(self.bar(t))
-                w.stmt(_assign(g_saved, name(g)))
-                g = g_saved
-                if "ans" in template.free_names:
-                    ans = self.namer.fresh(t)
-                    w.stmt(_assign(ans, name(t)))
-                    sr.bindings["ans"] = name(ans)
-                self.restore(w, t, saved, reset)
-                saved, reset = [], False
             for position, var in sr.sequence_elements(facts.useful):
                 sr.bindings[template.extra[0]] = ast.Constant(position)
                 pre, expr = sr.expand("vjp", stmt.prim.sequence, g)
                 for s in pre:
                     w.stmt(s)
                 self.accumulate(var, expr, w)  # the part has the element's own shape
+            self.contributions(sr, others, g, w)
             self.restore(w, t, saved, reset)
             return
         self_ref = any(v == t for _, v in inputs) or t in {
@@ -766,6 +772,11 @@ class _Reverse:
         (and would otherwise have saved)."""
         bound = _bound(stmt.body)
         return sorted(((self.pushed & bound) | _carried(stmt)) - {stmt.target})
+
+
+def _args_of(stmt: ir.Assign) -> set[str]:
+    """The names a statement reads."""
+    return {v for a in ir.stmt_args(stmt) for v in ir.atom_vars(a)}
 
 
 def _assign_names(targets: list[str], value: ast.expr) -> ast.stmt:

@@ -921,6 +921,18 @@ def select_vjp(g: Any, condlist: Any, choicelist: Any, k: int) -> Any:
     return np.asarray(r)
 
 
+def select_otherwise(condlist: Any) -> Any:
+    """Where no condition of ``np.select(condlist, ...)`` holds (where it takes ``default``).
+
+    >>> select_otherwise([np.array([1, 0, 0]), np.array([0, 0, 1])]).tolist()
+    [False, True, False]
+    """
+    none = ~np.asarray(condlist[0], dtype=bool)
+    for c in condlist[1:]:
+        none = none & ~np.asarray(c, dtype=bool)
+    return none
+
+
 def choose_vjp(g: Any, a: Any, choices: Any, k: int, mode: str = "raise") -> Any:
     """Cotangent of ``np.choose(a, choices, mode=mode)`` with respect to ``choices[k]``.
 

@@ -27,6 +27,8 @@ from .samples import DISTINCT, Arg, example
 nondifferentiable(rt.zeros_like, slice)
 # ``rt.Like(x)``: the shape and dtype reverse mode keeps of x (see adgen.emit.keep_shapes_only)
 nondifferentiable(rt.Like)
+# a mask (np.select's "no condition holds"): piecewise constant
+nondifferentiable(rt.select_otherwise)
 
 
 # -- broadcasting and reductions ---------------------------------------------------------------

@@ -8,8 +8,8 @@ Conventions:
   repeated indices) receives the *sum* of the cotangents of its copies (``np.add.at``), as
   plain indexing ``x[[0, 0]]`` does.
 * ``np.select``: the derivative follows the first condition that holds, like the value; where
-  none holds the result is ``default``, a constant, and the derivative is 0 (a differentiated
-  ``default`` is refused).
+  none holds the result is ``default`` and so is the derivative (``default`` may be a
+  differentiated value, broadcast like the choices).
 * ``np.choose``: the derivative goes to the chosen array, with ``mode="wrap"``/``"clip"``
   applied to the index first.
 * ``np.put_along_axis`` (in place) is not registered.
@@ -98,14 +98,23 @@ def extract(condition, arr):
         example("np.select([a > 0.5, a < -0.5], [a, a * a], 1.0)", a=(3, 4), f32=True),
         example("np.select([a > 0.0, a < 0.5], [a * b, b])", a=(3, 4), b=(4,)),
         example("np.select([np.array([True, False, True])], [a])", a=(2, 3)),
+        example("np.select([a > 0.3, a < -0.3], [a * a, np.sin(a)], b)", a=(3, 4), b=(4,)),
+        example("np.select([a > 0.0], [a], b * b)", a=(2, 3), b=(), f32=True),
+        example("np.select([a > 0.0, a < -0.5], [b, 2.0], a)", a=(3, 4), b=(3, 1)),
     ],
 )
-def select(condlist, choicelist, default=0):
+def select(ans, condlist, choicelist, default=0):
     def jvp_choicelist(parts):
         return np.select(condlist, parts, 0.0)
 
+    def jvp_default(dd):
+        return np.broadcast_to(np.where(rt.select_otherwise(condlist), dd, 0.0), np.shape(ans))
+
     def vjp_choicelist(g, k):
         return rt.select_vjp(g, condlist, choicelist, k)
+
+    def vjp_default(g):
+        return rt.unbroadcast(np.where(rt.select_otherwise(condlist), g, 0.0), default)
 
 
 @sequence_rule(
