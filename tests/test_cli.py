@@ -583,3 +583,29 @@ def test_color_never_when_piped_or_no_color_subprocess(tmp_path: Path) -> None:
         out = b"".join(chunks).decode()
         assert proc.returncode == 0 and "def" in out and "f_vjp" in out
         assert ("\x1b[" in out) is colored, extra
+
+
+def test_no_optimize_flag_shows_the_code_as_lowered(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(
+        tmp_path,
+        """
+        import numpy as np
+
+        def loss(x):
+            unused = np.cosh(x)
+            return np.sum(np.sin(x) * np.sin(x))
+        """,
+    )
+    for flags, sins, cosh in (((), 1, 0), (("--no-optimize",), 2, 1)):
+        code, ir_text, err = run(capsys, path, "--function", "loss", "--ir", *flags)
+        assert (code, err) == (0, "")
+        assert ir_text.count("= np.sin(x)") == sins and ir_text.count("np.cosh") == cosh
+        code, out, err = run(capsys, path, "--function", "loss", *flags)
+        assert (code, err) == (0, "")
+        x = np.array([0.3, -1.2])
+        _, (x_bar,) = load(out)["loss_vjp"](x, 1.0)
+        np.testing.assert_allclose(x_bar, 2 * np.sin(x) * np.cos(x), rtol=1e-12)
+    code, out, _ = run(capsys, "--help")
+    assert code == 0 and "--no-optimize" in out
