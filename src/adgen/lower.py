@@ -718,6 +718,15 @@ class Lowerer:
         self.producers[v] = registry.POP
         return ir.Var(v)
 
+    def list_names(self, finder: Any) -> set[str]:
+        """``finder(self.node)``, computed once per function (it walks the whole function)."""
+        memo = self.__dict__.setdefault("_list_names", {})
+        key = (finder, id(self.node))
+        if key not in memo:
+            memo[key] = finder(self.node)
+        result: set[str] = memo[key]
+        return result
+
     def new_list(self, name: str, items: list[Any]) -> None:
         """``xs = [a, b]`` for a list later appended to: a real list."""
         ir_name = self.new_name(name)
@@ -1019,7 +1028,7 @@ class Lowerer:
         if (
             isinstance(target, gast.Name)
             and isinstance(value, gast.List)
-            and target.id in _appended(self.node)
+            and target.id in self.list_names(_appended)
         ):
             self.new_list(target.id, value.elts)
             return
@@ -1027,7 +1036,7 @@ class Lowerer:
             isinstance(target, gast.Name)
             and isinstance(value, gast.BinOp)
             and isinstance(value.op, gast.Add)
-            and target.id in _concatenated(self.node)
+            and target.id in self.list_names(_concatenated)
         ):
             self.assign_concatenation(target.id, value, augmented)
             return

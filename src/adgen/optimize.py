@@ -392,15 +392,14 @@ def _common_subexpressions(fn: ir.Function) -> dict[str, str]:
                         renames[target] = source
                         continue
                     key = _key(stmt)
-                    entry = table.get(key)
-                    earlier = entry[0] if entry is not None else None
+                    earlier = table.get(key)
                     if earlier is not None and removable(target) and counts.get(earlier) == 1:
                         renames[target] = earlier
                         continue
                     _forget(table, stmt.targets)
                     if counts.get(target) == 1:
                         reads = frozenset(v for a in ir.stmt_args(stmt) for v in ir.atom_vars(a))
-                        table[key] = (target, reads)
+                        table.add(key, target, reads)
                     kept.append(stmt)
                     continue
                 _forget(table, stmt.targets)
@@ -411,8 +410,8 @@ def _common_subexpressions(fn: ir.Function) -> dict[str, str]:
             elif isinstance(stmt, ir.If):
                 stmt.test = _renamed(stmt.test, replace)
                 inner = _without(table, _bound_anywhere(stmt.body) | _bound_anywhere(stmt.orelse))
-                stmt.body = block(stmt.body, dict(inner))
-                stmt.orelse = block(stmt.orelse, dict(inner))
+                stmt.body = block(stmt.body, inner.copy())
+                stmt.orelse = block(stmt.orelse, inner.copy())
                 _forget(table, _bound_anywhere(stmt.body) | _bound_anywhere(stmt.orelse))
             elif isinstance(stmt, ir.For):
                 stmt.iter = _renamed(stmt.iter, replace)
@@ -430,7 +429,7 @@ def _common_subexpressions(fn: ir.Function) -> dict[str, str]:
             kept.append(stmt)
         return kept
 
-    fn.body = block(fn.body, {})
+    fn.body = block(fn.body, Table())
     return {name: replace(name) for name in renames}
 
 
@@ -441,20 +440,38 @@ def _copied(stmt: ir.Assign) -> str | None:
     return None
 
 
-# an available operation: its key -> (the name holding its result, the names it read)
-Table = dict[str, tuple[str, frozenset[str]]]
+class Table:
+    """Available operations: key -> the name holding the result, indexed by every name the
+    entry depends on (its holder and its operands) so forgetting a name is cheap."""
+
+    def __init__(self) -> None:
+        self.entries: dict[str, str] = {}
+        self.index: dict[str, set[str]] = {}
+
+    def get(self, key: str) -> str | None:
+        return self.entries.get(key)
+
+    def add(self, key: str, holder: str, reads: frozenset[str]) -> None:
+        self.entries[key] = holder
+        for name in reads | {holder}:
+            self.index.setdefault(name, set()).add(key)
+
+    def copy(self) -> Table:
+        new = Table()
+        new.entries = dict(self.entries)
+        new.index = {name: set(keys) for name, keys in self.index.items()}
+        return new
 
 
 def _forget(table: Table, names: set[str] | tuple[str, ...]) -> None:
     """Drop the entries computed from, or held by, any of these names."""
-    names = set(names)
-    for key, (holder, reads) in list(table.items()):
-        if holder in names or not reads.isdisjoint(names):
-            del table[key]
+    for name in names:
+        for key in table.index.pop(name, ()):
+            table.entries.pop(key, None)
 
 
 def _without(table: Table, names: set[str]) -> Table:
-    inner = dict(table)
+    inner = table.copy()
     _forget(inner, names)
     return inner
 
