@@ -74,3 +74,23 @@ def test_ranges_of_constants_still_work() -> None:
     np.testing.assert_allclose(
         adgen.grad(ranges_of_constants)(x), np.linspace(0.0, 1.0, 3) + np.arange(3) + 2.0
     )
+
+
+def tanh_helper(u):
+    return np.tanh(u)
+
+
+def write_then_method(x, s):
+    w = np.copy(x)
+    w[:, 0] = s
+    v = tanh_helper(x)
+    m = v.mean()
+    return m + np.sum(w)
+
+
+def test_method_call_after_an_in_place_write() -> None:
+    # the check that an array written in place has no other name read every statement of
+    # the function, and `v.mean()` of a local bound *after* the write raised "`v` is used
+    # before it is assigned"
+    x = np.array([[0.5, -1.0], [2.0, 0.25]])
+    check_grads(write_then_method, x, 0.5)
