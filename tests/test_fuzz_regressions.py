@@ -94,3 +94,25 @@ def test_method_call_after_an_in_place_write() -> None:
     # before it is assigned"
     x = np.array([[0.5, -1.0], [2.0, 0.25]])
     check_grads(write_then_method, x, 0.5)
+
+
+def rank_one_svd(v):
+    a = np.tanh(np.resize(v, (4, 3)))  # four equal rows: two zero singular values
+    return np.sum(np.linalg.svd(a, full_matrices=False)[0] ** 2 * np.arange(3.0))
+
+
+def repeated_eigenvalues(s):
+    a = np.eye(3) * s
+    return np.sum(np.linalg.eigh(a)[1] ** 4)
+
+
+@pytest.mark.parametrize(
+    ("fn", "arg"), [(rank_one_svd, np.array([0.3, -0.7, 0.9])), (repeated_eigenvalues, 2.0)]
+)
+def test_vectors_at_repeated_values_are_refused(fn, arg) -> None:
+    # the singular/eigenvectors are not unique at repeated (or, for svd, zero) values; the
+    # formulas divide by the gaps and returned numbers of size 1e15 without a word
+    with pytest.raises(adgen.DerivativeError, match="needs distinct"):
+        adgen.grad(fn)(arg)
+    with pytest.raises(adgen.DerivativeError, match="needs distinct"):
+        adgen.jvp(fn, (arg,), (np.ones_like(arg),))
