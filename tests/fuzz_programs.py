@@ -228,6 +228,7 @@ class Writer:
         self.helpers: list[str] = []  # source of each helper function
         self.helper_kinds: list[tuple[str, int, bool]] = []  # name, arity, returns a pair
         self.features: set[str] = set()
+        self.depth = 0  # nesting of the statement being written
 
     # small pieces
 
@@ -264,6 +265,7 @@ class Writer:
         if depth < 2:
             kinds += ["if", "for", "while"]
         kind = self.pick(kinds)
+        self.depth = depth
         if kind in ("if", "for", "while"):
             return getattr(self, "block_" + kind)(scope, indent, depth)
         made = getattr(self, "stmt_" + kind)(scope)
@@ -458,7 +460,9 @@ class Writer:
         )
         b = self.pick(same)
         p, q = self.fresh(), self.fresh()
-        form = self.pick(["pack", "swap", "index"])
+        # a tuple kept under one name (`pair = (a, b)`) inside a block is refused by adgen
+        # with a clear error (see test_fuzz_regressions.py): only outside blocks
+        form = self.pick(["pack", "swap", "index"] if self.depth == 0 else ["pack", "swap"])
         if form == "pack":
             lines = [f"{p}, {q} = {b} * {self.const()}, np.sin({a}) + {b}"]
         elif form == "swap":
@@ -609,11 +613,9 @@ class Writer:
         tanh = "math.tanh" if shape is None else "np.tanh"
         forms = [
             f"{target} = 0.75 * {target} + 0.25 * {tanh}({u})",
-            # += writes into an array (adgen refuses it unless it sees the array is new):
-            # only on Python floats the program computed
-            f"{target} += 0.125 * {tanh}({u})"
-            if shape is None and target.startswith("t")
-            else f"{target} = {target} - 0.125 * {tanh}({u})",
+            # not `+=`: adgen refuses it where another name may share the value (it cannot
+            # tell a Python float from an array there); in-place writes are `write`'s
+            f"{target} = {target} - 0.125 * {tanh}({u})",
             f"{target} = {tanh}({target}) + {self.const()} * {u}",
         ]
         if loop_var:

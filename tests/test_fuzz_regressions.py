@@ -116,3 +116,18 @@ def test_vectors_at_repeated_values_are_refused(fn, arg) -> None:
         adgen.grad(fn)(arg)
     with pytest.raises(adgen.DerivativeError, match="needs distinct"):
         adgen.jvp(fn, (arg,), (np.ones_like(arg),))
+
+
+def tuple_in_branch(x, s):
+    if s > 0.0:
+        pair = (s, np.cos(s))
+        x = x + (pair[1] - pair[0])
+    return np.sum(x)
+
+
+def test_tuple_bound_inside_a_block_is_refused_clearly() -> None:
+    # was: "adgen has no derivative of assign with respect to its argument `x`" (the name
+    # of a parameter of adgen's internal copy rule, not of the user's function)
+    with pytest.raises(adgen.NonDifferentiableError, match="tuple of differentiated") as info:
+        adgen.grad(tuple_in_branch, wrt=1)(np.ones(2), 0.5)
+    assert info.value.loc is not None and "pair = (s, np.cos(s))" in info.value.loc.text
