@@ -178,12 +178,17 @@ def _examples() -> list[RegistryExample]:
                 if dom is None:
                     dom = prim.domain[k] if isinstance(prim.domain, tuple) else prim.domain
                 args.append((arg.shape, dom or ANY))
-            values = [draw(d, rng, s) for s, d in args]
-            env = {**namespace, **{f"_a{k}": v for k, v in enumerate(values)}}
-            try:
-                result = eval(call.format(*(f"_a{k}" for k in range(len(values)))), env)
-            except Exception:  # pragma: no cover - an example that needs more context
+            results = []
+            for _ in range(3):  # a result whose shape depends on the values (np.extract) is
+                values = [draw(d, rng, s) for s, d in args]  # left out: shapes are static here
+                env = {**namespace, **{f"_a{k}": v for k, v in enumerate(values)}}
+                try:
+                    results.append(eval(call.format(*(f"_a{k}" for k in range(len(values)))), env))
+                except Exception:  # pragma: no cover - an example that needs more context
+                    break
+            if len(results) < 3 or len({np.shape(r) for r in results}) > 1:
                 continue
+            result = results[0]
             if not isinstance(result, (np.ndarray, np.floating, float)):
                 continue
             if np.result_type(result).kind != "f" or np.size(result) > 64:
