@@ -5,7 +5,7 @@ assignments over scalars, vectors and matrices (broadcasting included),
 drawing from arithmetic, elementwise functions, reductions with axis and
 keepdims, products and slicing. Each is checked with ``check_grads``:
 forward mode against central differences, reverse against forward.
-Set ADGEN_FUZZ_EXAMPLES to run more of them.
+Set ADGEN_FUZZ_EXAMPLES to run more of them (tests/test_fuzz.py is the larger fuzzer).
 """
 
 import importlib.util
@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from adgen.testing import check_grads
 
 EXAMPLES = int(os.environ.get("ADGEN_FUZZ_EXAMPLES", "40"))
+IN_CI = os.environ.get("CI", "").lower() in ("true", "1")  # a fixed sequence: reproducible
 SHAPES = {"x": (3, 4), "y": (4,), "s": ()}
 
 # elementwise templates: the result has the (broadcast) shape of the operands
@@ -126,6 +127,8 @@ def load(tmp_path, source):
 @settings(
     max_examples=EXAMPLES,
     deadline=None,
+    derandomize=IN_CI,
+    database=None if IN_CI else settings.default.database,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(source=programs(), seed=st.integers(0, 2**16))
@@ -219,6 +222,8 @@ def control_flow_programs(draw):
 @settings(
     max_examples=EXAMPLES,
     deadline=None,
+    derandomize=IN_CI,
+    database=None if IN_CI else settings.default.database,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(source=control_flow_programs(), seed=st.integers(0, 2**16))

@@ -510,19 +510,80 @@ def test_complex_argument_is_refused() -> None:
         adgen.jvp(complex_argument, (np.array([1.0 + 2.0j]),), (np.ones(1),))
 
 
+COMPLEX_UNIT = 1.0 + 2.0j
+
+
 def complex_inside(x):
     return np.sum(np.abs(x.astype(complex) * (1.0 + 1.0j)))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="core: complex intermediates (x.astype(complex)) are not refused; the gradient "
-    "drops imaginary parts (ComplexWarning) and is wrong",
+def complex_literal(x):
+    return np.sum(np.abs(x * 1j))
+
+
+def complex_dtype(x):
+    return np.sum(np.abs(np.asarray(x, dtype=np.complex128) * 2.0))
+
+
+def complex_dtype_name(x):
+    return np.sum(np.abs(x.astype("complex64")))
+
+
+def complex_scalar_type(x):
+    z = np.complex128(2.0) * x
+    return np.sum(np.real(z))
+
+
+def complex_global(x):
+    return np.sum(np.real(x * COMPLEX_UNIT))
+
+
+def complex_builtin(x):
+    return complex(x[0], 1.0).real
+
+
+def complex_via_variable(x):
+    c = 1.0 + 1.0j
+    y = x * 2.0
+    for _ in range(2):
+        y = y * c
+    return np.sum(np.abs(y))
+
+
+@pytest.mark.parametrize(
+    ("fn", "line"),
+    [
+        (complex_inside, "x.astype(complex)"),
+        (complex_literal, "x * 1j"),
+        (complex_dtype, "dtype=np.complex128"),
+        (complex_dtype_name, 'astype("complex64")'),
+        (complex_scalar_type, "np.complex128(2.0) * x"),
+        (complex_global, "x * COMPLEX_UNIT"),
+        (complex_builtin, "complex(x[0], 1.0)"),
+        (complex_via_variable, "y = y * c"),
+    ],
 )
-def test_complex_intermediate_is_refused_or_right() -> None:
+def test_complex_intermediate_is_refused(fn, line) -> None:
+    """A complex value made from (or meeting) a differentiated one is refused at its line:
+    adgen's rules drop imaginary parts (np.abs(x.astype(complex) * (1 + 1j)) had gradient
+    0), so no complex intermediate is differentiated."""
     x = np.array([1.5, -2.0])
-    try:
-        g = adgen.grad(complex_inside)(x)
-    except adgen.AdgenError:
-        return  # refused: fine
-    np.testing.assert_allclose(g, math.sqrt(2.0) * np.sign(x))  # else it must be right
+    for run in (
+        lambda: adgen.grad(fn)(x),
+        lambda: adgen.jvp(fn, (x,), (np.ones(2),)),
+        lambda: adgen.hessian(fn)(x),
+    ):
+        with pytest.raises(adgen.NonDifferentiableError, match="complex") as info:
+            run()
+        assert info.value.loc is not None and info.value.loc.filename == __file__
+        assert line in info.value.loc.text
+
+
+def complex_constant_apart(x):
+    c = np.complex128(2.0) + 1.0j
+    return np.sum(x) * np.abs(c) + np.real(c)
+
+
+def test_complex_values_apart_from_derivatives_are_fine() -> None:
+    x = np.array([1.5, -2.0])
+    np.testing.assert_allclose(adgen.grad(complex_constant_apart)(x), [math.sqrt(5.0)] * 2)

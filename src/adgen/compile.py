@@ -20,8 +20,13 @@ import linecache
 from collections.abc import Callable
 from typing import Any
 
+from .errors import LimitError
 from .forward import Generated
 from .rules.registry import TEMPLATE_GLOBALS
+
+# the longest derivative code adgen compiles (lines): beyond it compiling takes minutes and
+# gigabytes; such a function is better split, or written with loops instead of unrolled
+MAX_LINES = 400_000
 
 
 def pseudo_filename(gen: Generated) -> str:
@@ -34,7 +39,23 @@ def load(gen: Generated, free: dict[str, Any]) -> Callable[..., Any]:
     filename = pseudo_filename(gen)
     lines = [line + "\n" for line in gen.source.split("\n")][:-1] if gen.source else []
     linecache.cache[filename] = (len(gen.source), None, lines, filename)
-    code = compile(gen.source, filename, "exec")
+    if len(lines) > MAX_LINES:
+        raise LimitError(
+            f"the code adgen wrote for {gen.name} has {len(lines)} lines, more than "
+            f"adgen compiles ({MAX_LINES})",
+            hint="split the function, or write repeated statements as a loop",
+        )
+    try:
+        code = compile(gen.source, filename, "exec")
+    except (SyntaxError, RecursionError, MemoryError) as exc:
+        # "too many statically nested blocks": Python compiles at most 20 nested loops and
+        # branches, and a helper inlined in a loop nests its own blocks inside the caller's
+        raise LimitError(
+            f"Python cannot compile the code adgen wrote for {gen.name}: "
+            f"{type(exc).__name__}: {getattr(exc, 'msg', exc)}",
+            hint="nest fewer loops and branches (a helper's count inside its caller's) or "
+            "split long expressions into statements",
+        ) from exc
     namespace: dict[str, Any] = {"__name__": "adgen.generated", **TEMPLATE_GLOBALS, **free}
     exec(code, namespace)
     fn: Callable[..., Any] = namespace[gen.name]

@@ -100,5 +100,11 @@ class DerivativeError(AdgenError):
     chained (``__cause__``)."""
 
 
+class LimitError(AdgenError):
+    """The function (with the helpers inlined into it) is beyond a limit of adgen or of
+    Python: expressions nested too deeply, loops and branches nested more than Python
+    compiles (20 levels), or derivative code longer than ``adgen.compile.MAX_LINES``."""
+
+
 class InternalError(AdgenError):
     """A bug in adgen itself: the message says which function and line was being transformed."""

@@ -89,6 +89,15 @@ class StatementRule:
                 continue  # a list the function built: its derivative is a list too
             if atom is None or (p.name in self.prim.diff_params and not isinstance(atom, ir.Tup)):
                 continue
+            if any(v in active for v in ir.atom_vars(atom)) and self.prim.name == "assign":
+                # `pair = (a, b)` where `pair` keeps one name across an if/for/while block
+                raise NonDifferentiableError(
+                    "adgen does not differentiate a tuple of differentiated values bound to a "
+                    "name that an if/for/while block (re)assigns",
+                    self.loc,
+                    "unpack it into separate names (`a, b = ...`), or build the tuple after "
+                    "the block",
+                )
             if any(v in active for v in ir.atom_vars(atom)):
                 raise NonDifferentiableError(
                     f"adgen has no derivative of {self.prim.name} with respect to its argument "

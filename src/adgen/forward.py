@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from . import ir
 from .analysis import Facts
 from .calls import LazyDerivative
+from .complexvalues import refuse_complex
 from .emit import CodeWriter
 from .errors import UnsupportedSyntaxError
 from .expand import (
@@ -108,6 +109,7 @@ class _Forward:
     def __init__(self, fn: ir.Function, wrt: list[str], scalars: frozenset[str]) -> None:
         self.fn = fn
         self.facts = Facts(fn, wrt)
+        refuse_complex(fn, self.facts.varied)
         self.namer = Namer(fn.user_names | set(fn.free))
         self.classes = broadcast_classes(fn, scalars, self.facts.rebound)
         # tangents only for values that depend on an input and reach the result

@@ -1016,7 +1016,10 @@ class Lowerer:
         if isinstance(node, gast.IfExp):
             return self.fresh_value(node.body) and self.fresh_value(node.orelse)
         if isinstance(node, gast.Call):
-            ok, fn = self.static_object(node.func)
+            try:
+                ok, fn = self.static_object(node.func)
+            except UnresolvedNameError:  # `v.mean()` of a local bound later in the function
+                ok, fn = False, None  # (check_owned reads every statement, not only past ones)
             if not ok and isinstance(node.func, gast.Attribute):
                 method = registry.method_function(node.func.attr)
                 ok, fn = method is not None, method[0] if method else None

@@ -53,6 +53,7 @@ import os
 from . import ir
 from .analysis import Facts
 from .calls import LazyDerivative
+from .complexvalues import refuse_complex
 from .emit import CodeWriter, batch_saves, free_dead_names, keep_shapes_only
 from .errors import UnsupportedSyntaxError
 from .expand import (
@@ -960,6 +961,7 @@ def reverse(
     gen_name = namer.claim(f"{fn.name}_vjp")
     # first pass: save every rebound name, to learn which ones the adjoint sweep reads
     facts = Facts(fn, wrt)
+    refuse_complex(fn, facts.varied)
     classes = broadcast_classes(fn, scalars, facts.rebound)
     candidates = facts.multi - facts.test_names
     pushed = set(candidates)

@@ -39,6 +39,7 @@ __all__ = [
     "polyval_vjp_p",
     "norm_grad",
     "prod_vjp",
+    "distinct",
     "require_square",
     "require_tall",
     "unbroadcast",
@@ -1878,6 +1879,33 @@ def require_tall(a: Any, what: str) -> None:
             f"adgen: the derivative of {what} needs matrices with rows >= columns, not shape "
             f"{shape}"
         )
+
+
+def distinct(values: Any, what: str, nonzero: bool = False) -> Any:
+    """``values`` (eigen- or singular values, over the last axis), after checking that no two
+    coincide to working precision (and, with ``nonzero``, that none is zero): the vectors of
+    ``what`` are not unique otherwise, their derivative does not exist, and the formulas,
+    which divide by the gaps, would return huge meaningless numbers. Raises ``ValueError``.
+
+    >>> distinct(np.array([1.0, 2.0]), "np.linalg.eigh").tolist()
+    [1.0, 2.0]
+    >>> distinct(np.array([1.0, 1.0, 3.0]), "np.linalg.eigh")
+    Traceback (most recent call last):
+    ...
+    ValueError: adgen: the derivative of np.linalg.eigh needs distinct values, got [1. 1. 3.]
+    """
+    v = np.asarray(values)
+    if v.ndim == 0 or v.shape[-1] == 0:
+        return values
+    scale = np.max(np.abs(v), axis=-1, keepdims=True)
+    tol = 1e-9 * np.where(scale > 0, scale, 1.0)
+    bad = np.any(np.diff(np.sort(v, axis=-1), axis=-1) <= tol, axis=-1)
+    if nonzero:
+        bad = bad | np.any(np.abs(v) <= tol, axis=-1)
+    if np.any(bad):
+        kind = "distinct nonzero" if nonzero else "distinct"
+        raise ValueError(f"adgen: the derivative of {what} needs {kind} values, got {v}")
+    return values
 
 
 def _powers(a: NDArray[Any], n: int) -> list[NDArray[Any]]:

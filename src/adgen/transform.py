@@ -19,7 +19,7 @@ from typing import Any
 
 from . import cache, diskcache, ir
 from .compile import load
-from .errors import AdgenError, DerivativeError, InternalError, SourceLocation
+from .errors import AdgenError, DerivativeError, InternalError, LimitError, SourceLocation
 from .forward import Generated, forward
 from .lower import lower
 from .optimize import optimize
@@ -51,10 +51,14 @@ def guarded(fn: types.FunctionType, what: str, action: Callable[[], Any]) -> Any
         # lowering recurses through nested expressions and inlined calls
         sys.setrecursionlimit(max(limit, 20_000))
         return action()
+    except LimitError as exc:
+        if exc.loc is None:  # raised where the user's function is not known: name it
+            raise LimitError(exc.message, _where(fn), exc.hint) from exc.__cause__
+        raise
     except AdgenError:
         raise
     except RecursionError:
-        raise AdgenError(
+        raise LimitError(
             f"{fn.__qualname__} is too deeply nested to {what}",
             _where(fn),
             "split the expression into several statements",
@@ -168,8 +172,14 @@ def run(d: Derivative, *args: Any) -> Any:
         loc = locate(d, line) if line is not None else None
         if loc is None:
             raise
+        hint = "adgen.source(f) shows the generated code; check the shapes and values on this line"
+        if isinstance(exc, RecursionError):
+            hint = (
+                "the derivative of a recursive call needs more stack than the call itself: "
+                "write the recursion as a loop, or raise sys.setrecursionlimit"
+            )
         raise DerivativeError(
             f"{type(exc).__name__} while computing the derivative of this line: {exc}",
             loc,
-            "adgen.source(f) shows the generated code; check the shapes and values on this line",
+            hint,
         ) from exc

@@ -33,6 +33,23 @@ nondifferentiable(rt.select_otherwise)
 
 # -- broadcasting and reductions ---------------------------------------------------------------
 @rule(
+    rt.distinct,
+    examples=[
+        example('rt.distinct(w, "np.linalg.eigh") ** 2', w=Arg((4,), DISTINCT)),
+        example('rt.distinct(w, "np.linalg.svd", nonzero=True) * w', w=Arg((2, 3), DISTINCT)),
+    ],
+)
+def distinct(values, what, nonzero=False):
+    """The values themselves (after a check that raises at repeated values): identity."""
+
+    def jvp_values(d):
+        return d
+
+    def vjp_values(g):
+        return g
+
+
+@rule(
     rt.unbroadcast,
     examples=[
         example("rt.unbroadcast(g, x)", g=(3, 4), x=(4,)),

@@ -6,6 +6,9 @@ constant in *some* arguments only are registered with rules that refuse a differ
 value where it would matter, never a silent zero:
 
 * ``np.bincount(x, weights)`` is differentiated w.r.t. ``weights`` (a scatter-add);
+* ``np.full(shape, fill_value)`` and ``np.full_like(a, fill_value)`` w.r.t. ``fill_value``;
+* ``np.arange``, ``np.linspace``, ``np.logspace`` and ``np.geomspace`` make their values
+  from their arguments, so a differentiated ``start``, ``stop`` or ``step`` is refused;
 * ``np.random.normal(loc, scale)``, ``uniform(low, high)``, ``choice(a)``,
   ``permutation(x)`` draw constants, but a sample depends on those arguments (a
   reparameterisation adgen does not guess), so a differentiated argument is refused:
@@ -64,13 +67,9 @@ nondifferentiable(
     np.zeros,
     np.ones,
     np.empty,
-    np.full,
     np.zeros_like,
     np.ones_like,
     np.empty_like,
-    np.full_like,
-    np.arange,
-    np.linspace,
     np.eye,
     np.identity,
     np.greater,
@@ -121,8 +120,6 @@ nondifferentiable(
     np.diag_indices,
     np.diag_indices_from,
     # constructors from constants
-    np.logspace,
-    np.geomspace,
     np.tri,
     # logical and bitwise operations, integer arithmetic
     np.logical_xor,
@@ -134,6 +131,12 @@ nondifferentiable(
     np.right_shift,
     np.gcd,
     np.lcm,
+    # complex numbers: constants only (a differentiated argument is refused by
+    # adgen.complexvalues before any rule is looked at)
+    complex,
+    np.complex128,
+    np.complex64,
+    np.clongdouble,
     # dtypes
     np.result_type,
     np.promote_types,
@@ -177,6 +180,81 @@ def bincount(ans, x, weights=None, minlength=0):
 
     def vjp_weights(g):
         return g[x].astype(np.result_type(weights))
+
+
+@rule(
+    np.full,
+    examples=[
+        example("np.full((2, 3), s) * a", s=None, a=(3,)),
+        example("np.full((2, 3), v)", v=(3,)),
+    ],
+)
+def full(ans, shape, fill_value, dtype=None, order="C"):
+    """An array of ``shape`` filled with ``fill_value`` (broadcast): linear in it."""
+
+    def jvp_fill_value(d):
+        return (
+            rt.zeros_like(ans) + d if np.issubdtype(ans.dtype, np.floating) else rt.zeros_like(ans)
+        )
+
+    def vjp_fill_value(g):
+        return (
+            rt.unbroadcast(g, fill_value)
+            if np.issubdtype(ans.dtype, np.floating)
+            else rt.zeros_like(fill_value)
+        )
+
+
+@rule(
+    np.full_like,
+    examples=[
+        example("np.full_like(a, s) * a", a=(3,), s=None),
+        example("np.full_like(a, v)", a=(2, 3), v=(3,)),
+    ],
+)
+def full_like(ans, a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    """``a``'s shape (or ``shape``) filled with ``fill_value``: linear in it, constant in
+    ``a``."""
+
+    def jvp_a(da):
+        return rt.zeros_like(ans)
+
+    def vjp_a(g):
+        return rt.zeros_like(a)
+
+    def jvp_fill_value(d):
+        return (
+            rt.zeros_like(ans) + d if np.issubdtype(ans.dtype, np.floating) else rt.zeros_like(ans)
+        )
+
+    def vjp_fill_value(g):
+        return (
+            rt.unbroadcast(g, fill_value)
+            if np.issubdtype(ans.dtype, np.floating)
+            else rt.zeros_like(fill_value)
+        )
+
+
+# Ranges made from their arguments: the values depend on start/stop/step (the length
+# only on the integer count), so a differentiated argument is refused (no templates).
+@rule(np.arange, examples=[example("x * np.arange(1.0, 2.5, 0.5)", x=(3,))])
+def arange(start, stop=None, step=None, dtype=None):
+    """``np.arange(...)``: refused when start, stop or step is differentiated."""
+
+
+@rule(np.linspace, examples=[example("x * np.linspace(0.0, 1.0, 3)", x=(3,))])
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+    """``np.linspace(start, stop, num)``: refused when start or stop is differentiated."""
+
+
+@rule(np.logspace, examples=[example("x * np.logspace(0.0, 1.0, 3)", x=(3,))])
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    """``np.logspace(start, stop, num)``: refused when start, stop or base is differentiated."""
+
+
+@rule(np.geomspace, examples=[example("x * np.geomspace(1.0, 8.0, 3)", x=(3,))])
+def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    """``np.geomspace(start, stop, num)``: refused when start or stop is differentiated."""
 
 
 # Samplers whose result depends on an argument: a differentiated argument is refused
