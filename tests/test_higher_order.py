@@ -104,14 +104,16 @@ def test_second_derivative_with_control_flow_both_ways(fn, x):
     assert adgen.jvp(g, (x,), (1.0,))[1] == pytest.approx(expected, rel=1e-5, abs=1e-7)
 
 
-def test_third_derivative_through_a_loop_is_refused_not_guessed():
-    """The second-order code of a loop keeps lists of cotangents (rt.split_last); adgen has
-    no rule for that helper yet, so a third pass is refused by name, in either mode."""
-    g2 = adgen.grad(adgen.grad(loop_branch))
-    with pytest.raises(adgen.NoRuleError, match="rt.split_last"):
-        adgen.grad(g2)(0.4)
-    with pytest.raises(adgen.NoRuleError, match="rt.split_last"):
-        adgen.jvp(g2, (0.4,), (1.0,))
+@pytest.mark.parametrize("fn", [loop_branch, while_loop, in_place], ids=lambda f: f.__name__)
+def test_third_derivative_through_control_flow_both_ways(fn):
+    """The second-order code of a loop keeps lists of cotangents (rt.split_last,
+    rt.accumulate); those helpers have rules, so a third pass works in either mode (more in
+    tests/test_third_order.py, against exact Taylor coefficients)."""
+    g2 = adgen.grad(adgen.grad(fn))
+    x = 0.7
+    expected = central(g2, x)
+    assert adgen.grad(g2)(x) == pytest.approx(expected, rel=1e-5, abs=1e-6)
+    assert adgen.jvp(g2, (x,), (1.0,))[1] == pytest.approx(expected, rel=1e-5, abs=1e-6)
 
 
 # -- hessians and hessian-vector products ---------------------------------------------------

@@ -141,6 +141,17 @@ def test_growing_in_place_appends_and_copies_only_when_needed():
     assert "item" in kept  # ys sees the old list: xs + [...] is a new list
 
 
+@pytest.mark.parametrize("fn", [grown_then_stacked, prepended, extended_in_place])
+def test_list_concatenation_second_order(fn):
+    # forward over reverse against central differences of the exact gradient
+    x = V
+    hess = adgen.hessian(lambda v: fn(v))(x)
+    g = adgen.grad(fn)
+    eps = 1e-6
+    numeric = np.stack([(g(x + eps * e) - g(x - eps * e)) / (2 * eps) for e in np.eye(3)])
+    np.testing.assert_allclose(hess, numeric, rtol=1e-5, atol=1e-7)
+
+
 def test_extending_a_list_another_name_sees_is_refused():
     def f(x):
         xs = [x]

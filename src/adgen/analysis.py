@@ -80,13 +80,19 @@ class Facts:
             s.targets[0] for s in assigns if s.prim.name in ("setitem", "append", "pop")
         }
         # lists built with xs = [] and xs.append(v): their derivatives are lists too
-        self.lists = {s.targets[0] for s in assigns if s.prim.name in ("list", "append", "pop")}
+        # (and so are the results of adgen's own list helpers, rt.accumulate, rt.split_last)
+        self.lists = {
+            s.targets[0]
+            for s in assigns
+            if s.targets and (s.prim.name in ("list", "append", "pop") or s.prim.lists)
+        }
         grown = True
-        while grown:  # ys = xs (a copy statement) makes ys that list too
+        while grown:  # ys = xs and rt.zeros_like(xs) of a list are lists too
             copies = {
                 s.targets[0]
                 for s in assigns
-                if s.prim.name == "assign"
+                if s.prim.name in ("assign", "rt.zeros_like")
+                and s.args
                 and isinstance(s.args[0], ir.Var)
                 and s.args[0].name in self.lists
             }

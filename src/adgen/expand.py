@@ -213,14 +213,17 @@ def loc_of(fn: ir.Function, line: int) -> SourceLocation:
     return SourceLocation(fn.filename, line, len(text) - len(text.lstrip()), text)
 
 
-def owned(expr: ast.expr) -> ast.expr:
+def owned(expr: ast.expr, is_list: bool = False) -> ast.expr:
     """``expr`` as an array nobody else holds (arithmetic makes one; anything else is copied),
-    for derivatives that are later written in place."""
+    for derivatives that are later written in place; a list of derivatives (appended to
+    later) is copied as a list."""
+    if is_list:
+        return call("list", expr)
     if isinstance(expr, (ast.BinOp, ast.UnaryOp)):
         return expr
-    if isinstance(expr, ast.Call) and ast.unparse(expr.func) in ("rt.zeros_like", "np.array"):
+    if isinstance(expr, ast.Call) and ast.unparse(expr.func) in ("rt.zeros_like", "np.copy"):
         return expr
-    return call("np.array", expr)
+    return call("np.copy", expr)
 
 
 def subscript_store(base: str, index: ast.expr) -> ast.Subscript:

@@ -301,7 +301,7 @@ class _Forward:
                         packed = add(packed, expr)
                 target = stmt.targets[0]
                 if target in self.facts.mutated:
-                    packed = owned(packed)
+                    packed = owned(packed, target in self.facts.lists)
                 w.stmt(ir.assign(self.tangent_of(target), packed))
                 return
         if not inputs:
@@ -323,7 +323,7 @@ class _Forward:
             pre, expr = sr.expand("jvp", param, self.tangent_of(var))
             for s in pre:
                 w.stmt(s)
-            total = expr if total is None else add(total, expr)
+            total = expr if total is None else self.sum(stmt, total, expr)
         assert total is not None
         target = stmt.targets[0]
         if sr.tangent_needs_broadcast([p for p, _ in inputs], self.classes):
@@ -336,8 +336,16 @@ class _Forward:
             self.tangent[target] = total.id  # no copy: the tangent *is* that value
             return
         if target in self.facts.mutated:
-            total = owned(total)
+            total = owned(total, target in self.facts.lists)
         w.stmt(ir.assign(self.tangent_of(target), total))
+
+    @staticmethod
+    def sum(stmt: ir.Assign, total: ast.expr, part: ast.expr) -> ast.expr:
+        """Two tangent contributions added: item by item for a list of derivatives (``+``
+        would concatenate the lists)."""
+        if stmt.prim.lists:
+            return call("rt.accumulate", total, part)
+        return add(total, part)
 
     def several_tangents(
         self, stmt: ir.Assign, sr: StatementRule, inputs: list[tuple[str, str]], live: list[str]
@@ -366,9 +374,9 @@ class _Forward:
                 continue
             total = parts[0][k]
             for more in parts[1:]:
-                total = add(total, more[k])
+                total = self.sum(stmt, total, more[k]) if k == 0 else add(total, more[k])
             if target in self.facts.mutated:
-                total = owned(total)
+                total = owned(total, target in self.facts.lists)
             w.stmt(ir.assign(self.tangent_of(target), total))
 
 

@@ -220,6 +220,7 @@ class Lowerer:
                 self.multi[user] = self.namer.claim(self.prefix + user)
         self.depth = 0  # nesting depth of blocks being lowered
         self.deleted: set[str] = set()  # names unbound by `del` (reading them again is refused)
+        self.ranges: set[str] = set()  # slices of ranges (r[a:b]): ranges too
         self.result: str | None = None  # the name `return` binds inside blocks
         self.call_target: str | None = None  # for an inlined call: the caller's name
         self.returned: ir.Atom | None = None
@@ -542,8 +543,7 @@ class Lowerer:
             return self.expr(arg, None, "loop")
         if isinstance(arg, gast.Name) and arg.id in self.env:
             atom = self.env[arg.id]
-            made = self.producers.get(atom.name) if isinstance(atom, ir.Var) else None
-            if made is not None and made in (registry.lookup(range), registry.lookup(rt.backwards)):
+            if self.is_range(atom):
                 return atom
         return None
 
@@ -1171,7 +1171,18 @@ class Lowerer:
         name = target if target is not None else self.namer.fresh(hint)
         self.block.append(ir.Assign((name,), prim, tuple(args), tuple(kwargs), self.line))
         self.producers[name] = prim
+        if prim is registry.lookup(registry.operator.getitem) and self.is_range(args[0]):
+            if isinstance(args[1], ir.Slc):  # r[a:b] of a range is a range
+                self.ranges.add(name)
         return ir.Var(name)
+
+    def is_range(self, atom: ir.Atom) -> bool:
+        """Is this atom a range (``range(...)``, ``rt.backwards(...)``, a slice of one)?"""
+        if not isinstance(atom, ir.Var):
+            return False
+        made = self.producers.get(atom.name)
+        ranges = (registry.lookup(range), registry.lookup(rt.backwards))
+        return (made is not None and made in ranges) or atom.name in self.ranges
 
     def emit_several(
         self,

@@ -350,18 +350,44 @@ class _Reverse:
             else:
                 parts.append(name(g))
                 reached = True
-        if useful and reached:
-            sr = StatementRule(stmt, self.namer, loc_of(fn, stmt.line))
-            sr.refuse_nondifferentiable_inputs(facts.varied)
-            inputs = sr.active_params(facts.useful)
-            if inputs:  # templates index the tuple: (a_bar, b_bar)[1] is folded to b_bar
-                self.contributions(sr, inputs, ast.Tuple(elts=parts, ctx=ast.Load()), w)
         saved = [x for x in stmt.targets if self.saves(stmt, x)]
+        resets = [
+            x
+            for x in stmt.targets
+            if x in facts.managed and x in facts.multi and id(stmt) not in self.first_binding
+        ]
+        sr = StatementRule(stmt, self.namer, loc_of(fn, stmt.line))
+        inputs = sr.active_params(facts.useful) if useful and reached else []
+        if useful and reached:
+            sr.refuse_nondifferentiable_inputs(facts.varied)
+        rebinds = [v for _, v in inputs if v in stmt.targets]
+        if inputs and rebinds:
+            # `xs, last = rt.split_last(xs)`: the shares go to the *old* xs. Hold the new
+            # values' cotangents (and the results, if a template reads them), put the old
+            # values back, then the old value's adjoint starts with its share.
+            held: list[ast.expr] = []
+            for x, part in zip(stmt.targets, parts, strict=True):
+                h = self.namer.fresh(self.bar(x))
+                w.stmt(_assign(h, part))
+                held.append(name(h))
+            if any("ans" in stmt.prim.vjp[p].free_names for p, _ in inputs):
+                ans = self.namer.fresh(f"{stmt.targets[0]}_results")
+                w.stmt(_assign(ans, sr.bindings["ans"]))
+                sr.bindings["ans"] = name(ans)
+            for x in reversed(saved):
+                w.stmt(_assign(x, self.pop()))
+            fresh = {v for v in rebinds if v in resets}
+            for x in resets:
+                if x not in fresh:
+                    w.stmt(_assign(self.bar(x), zero_like(x, self.classes)))
+            self.contributions(sr, inputs, ast.Tuple(elts=held, ctx=ast.Load()), w, fresh)
+            return
+        if inputs:  # templates index the tuple: (a_bar, b_bar)[1] is folded to b_bar
+            self.contributions(sr, inputs, ast.Tuple(elts=parts, ctx=ast.Load()), w)
         for x in reversed(saved):
             w.stmt(_assign(x, self.pop()))
-        for x in stmt.targets:
-            if x in facts.managed and x in facts.multi and id(stmt) not in self.first_binding:
-                w.stmt(_assign(self.bar(x), zero_like(x, self.classes)))
+        for x in resets:
+            w.stmt(_assign(self.bar(x), zero_like(x, self.classes)))
 
     def adjoint_append(self, stmt: ir.Assign, w: CodeWriter) -> None:
         """``xs.append(v)`` backwards: the last element's cotangent goes to ``v``; the list
@@ -477,7 +503,9 @@ class _Reverse:
                 sr.bindings["ans"] = name(ans)
             self.restore(w, t, saved, reset)
             saved, reset = [], False
-        if stmt.prim.sequence and isinstance(seq_atom, ir.Var) and seq_atom.name in facts.lists:
+        if stmt.prim.sequence and isinstance(seq_atom, ir.Var):
+            # a list the function built (its cotangent is a list), or an array whose items
+            # (rows) are the elements: np.array(y), np.stack(y)
             w.defer_comment(*comment)
             if seq_atom.name in facts.useful:
                 template = stmt.prim.vjp[stmt.prim.sequence]
@@ -489,7 +517,7 @@ class _Reverse:
                         f"reverse mode of {stmt.prim.name} of a list", loc_of(fn, stmt.line)
                     )
                 count = call("range", call("len", name(seq_atom.name)))
-                parts = ast.ListComp(
+                parts: ast.expr = ast.ListComp(
                     elt=expr,
                     generators=[
                         ast.comprehension(
@@ -497,6 +525,8 @@ class _Reverse:
                         )
                     ],
                 )
+                if seq_atom.name not in facts.lists:
+                    parts = call("rt.items_vjp", parts, name(seq_atom.name))
                 self.accumulate(seq_atom.name, parts, w)
             self.contributions(sr, others, g, w)
             self.restore(w, t, saved, reset)
@@ -567,7 +597,7 @@ class _Reverse:
             if var in fresh:
                 fresh.discard(var)
                 if var in self.facts.mutated:
-                    expr = owned(expr)
+                    expr = owned(expr, var in self.facts.lists)
                 w.stmt(_assign(self.bar(var), expr))
                 continue
             self.accumulate(var, expr, w)
@@ -691,7 +721,10 @@ class _Reverse:
             w.stmt(_assign(every, self.segment_length(stmt)))
             w.open(f"for {start} in reversed(range(0, len({it}), {every})):")
             if snapshot:
-                w.stmt(_assign_names(snapshot, call(f"{self.snapshots}.pop")))
+                # one entry per name, popped in reverse (generated code stays in the subset
+                # adgen differentiates again: no tuple unpacking of a popped value)
+                for v in reversed(snapshot):
+                    w.stmt(_assign(v, call(f"{self.snapshots}.pop")))
             bounds = ast.BinOp(left=name(start), op=ast.Add(), right=name(every))
             part = ast.Slice(lower=name(start), upper=bounds, step=None)
             w.stmt(
@@ -738,8 +771,8 @@ class _Reverse:
                     parts.append(call("np.copy", name(v)))
                 else:
                     parts.append(name(v))
-            saved = parts[0] if len(parts) == 1 else ast.Tuple(elts=parts, ctx=ast.Load())
-            w.stmt(ast.Expr(value=call(f"{self.snapshots}.append", saved)))
+            for part in parts:
+                w.stmt(ast.Expr(value=call(f"{self.snapshots}.append", part)))
         w.open(f"for {stmt.target} in {it}[{start}:{start} + {every}]:")
         pushed, while_needed, plain = self.pushed, self.while_needed, self.plain
         self.pushed, self.while_needed, self.plain = set(), {}, True
@@ -778,14 +811,6 @@ class _Reverse:
 def _args_of(stmt: ir.Assign) -> set[str]:
     """The names a statement reads."""
     return {v for a in ir.stmt_args(stmt) for v in ir.atom_vars(a)}
-
-
-def _assign_names(targets: list[str], value: ast.expr) -> ast.stmt:
-    """``a = value`` or ``(a, b) = value``."""
-    if len(targets) == 1:
-        return _assign(targets[0], value)
-    store = ast.Tuple(elts=[ast.Name(id=t, ctx=ast.Store()) for t in targets], ctx=ast.Store())
-    return ast.Assign(targets=[store], value=value, lineno=0)
 
 
 def _bound(block: list[ir.Stmt]) -> set[str]:
@@ -1041,7 +1066,7 @@ def reverse(
         if not (isinstance(ret.value, ir.Var) and v == ret.value.name):
             w.stmt(_assign(gen.bar(v), zero_like(v, gen.classes)))
         elif v in gen.facts.mutated:  # the caller's cotangent is never written into
-            w.stmt(_assign(gen.bar(v), call("np.array", name(gen.bar(v)))))
+            w.stmt(_assign(gen.bar(v), call("np.copy", name(gen.bar(v)))))
     w.extend(sweep)
     grads: list[ast.expr] = []
     for p in wrt:

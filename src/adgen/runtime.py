@@ -390,6 +390,53 @@ def prod_vjp(g: ArrayLike, x: ArrayLike, axis: Axis = None, keepdims: bool = Fal
     return g_full * np.transpose(others.reshape(xt.shape), np.argsort(perm))
 
 
+def _exclusive_prods_hvp(x: NDArray[Any], w: NDArray[Any]) -> NDArray[Any]:
+    """Along the last axis, entry ``i`` of ``H w`` for ``H`` the Hessian of the product:
+    ``sum over j != i of w[j] * prod(x[k] for k not in (i, j))``. The exclusive products of
+    :func:`_exclusive_prods` in dual numbers (value, derivative along ``w``): no division.
+    """
+    n = x.shape[-1]
+    left, dleft = np.ones(x.shape[:-1], dtype=x.dtype), np.zeros(x.shape[:-1], dtype=x.dtype)
+    lefts, dlefts = [], []
+    for i in range(n):
+        lefts.append(left)
+        dlefts.append(dleft)
+        left, dleft = left * x[..., i], dleft * x[..., i] + left * w[..., i]
+    right, dright = np.ones(x.shape[:-1], dtype=x.dtype), np.zeros(x.shape[:-1], dtype=x.dtype)
+    out = [np.zeros(x.shape[:-1], dtype=x.dtype)] * n
+    for i in reversed(range(n)):
+        out[i] = dlefts[i] * right + lefts[i] * dright
+        right, dright = right * x[..., i], dright * x[..., i] + right * w[..., i]
+    return np.stack(out, axis=-1) if n else np.zeros(x.shape, dtype=x.dtype)
+
+
+def prod_hvp(x: ArrayLike, w: ArrayLike, axis: Axis = None) -> NDArray[Any]:
+    """The Hessian of ``np.prod(x, axis)`` (one per reduced group) times ``w`` (shaped like
+    ``x``): entry ``i`` is the sum over the other entries ``j`` of its group of ``w[j]``
+    times the product of the entries other than ``i`` and ``j``. Exact with zeros in ``x``.
+
+    >>> prod_hvp(np.array([2.0, 3.0, 4.0]), np.array([1.0, 0.0, 0.0])).tolist()
+    [0.0, 4.0, 3.0]
+    >>> prod_hvp(np.array([[1.0, 2.0], [0.0, 5.0]]), np.ones((2, 2)), axis=1).tolist()
+    [[1.0, 1.0], [1.0, 1.0]]
+    """
+    x = np.asarray(x)
+    dtype = np.result_type(x, w, 1.0)
+    x = x.astype(dtype, copy=False)
+    w = np.broadcast_to(np.asarray(w, dtype=dtype), x.shape)
+    axes = _normalize_axes(axis, x.ndim)
+    if x.size == 0:
+        return np.zeros(x.shape, dtype=dtype)
+    if axes == tuple(range(x.ndim)):
+        return _exclusive_prods_hvp(x.reshape(-1), w.reshape(-1)).reshape(x.shape)
+    kept = tuple(i for i in range(x.ndim) if i not in axes)
+    perm = kept + axes
+    xt, wt = np.transpose(x, perm), np.transpose(w, perm)
+    flat = xt.shape[: len(kept)] + (-1,)
+    out = _exclusive_prods_hvp(xt.reshape(flat), wt.reshape(flat))
+    return np.transpose(out.reshape(xt.shape), np.argsort(perm))
+
+
 def minmax_vjp(
     g: ArrayLike, ans: ArrayLike, x: ArrayLike, axis: Axis = None, keepdims: bool = False
 ) -> NDArray[Any]:
@@ -519,6 +566,25 @@ def concatenated_part(g: Any, arrays: Any, k: int, axis: int = 0, at_least_2d: b
     return np.asarray(g)[tuple(index)]
 
 
+def concatenated_part_vjp(
+    c: Any, g: Any, arrays: Any, k: int, axis: int = 0, at_least_2d: bool = False
+) -> Any:
+    """The transpose of :func:`concatenated_part` in ``g``: zeros shaped like ``g`` with ``c``
+    where ``arrays[k]``'s part lies.
+
+    >>> concatenated_part_vjp(np.ones(3), np.zeros(5), (np.ones(2), np.ones(3)), 1).tolist()
+    [0.0, 0.0, 1.0, 1.0, 1.0]
+    """
+    shapes = [np.shape(np.atleast_2d(a) if at_least_2d else a) for a in arrays]
+    sizes = [s[axis] for s in shapes]
+    start = sum(sizes[:k])
+    index = [slice(None)] * np.ndim(g)
+    index[axis] = slice(start, start + sizes[k])
+    out = np.zeros(np.shape(g), dtype=np.result_type(g, c, 1.0))
+    out[tuple(index)] = c
+    return out
+
+
 def accumulate(a: Any, b: Any) -> Any:
     """``a + b`` for derivatives, elementwise when ``a`` is the derivative of a list.
 
@@ -539,6 +605,48 @@ def split_last(xs: Any) -> tuple[Any, Any]:
     ([1.0, 2.0], 3.0)
     """
     return xs[:-1], xs[-1]
+
+
+def items_vjp(parts: Any, xs: Any) -> Any:
+    """The cotangent of an array passed where a sequence of arrays goes (``np.stack(y)``
+    stacks ``y``'s rows) from the cotangents of its items: stacked back into ``y``'s shape.
+
+    >>> items_vjp([np.ones(2), np.zeros(2)], np.arange(4.0).reshape(2, 2)).tolist()
+    [[1.0, 1.0], [0.0, 0.0]]
+    """
+    a = np.asarray(xs)
+    dtype = a.dtype if a.dtype.kind in "fc" else np.dtype(np.float64)
+    if not len(parts):
+        return np.zeros(a.shape, dtype=dtype)
+    return np.stack([np.asarray(p) for p in parts]).astype(dtype, copy=False).reshape(a.shape)
+
+
+def as_list(d: Any) -> list[Any]:
+    """``list(d)``: the tangent of ``list(x)`` (generated code calls ``list`` by this name
+    inside rule templates, which name only ``np``, ``math`` and ``rt``)."""
+    return list(d)
+
+
+def list_vjp(g: Any, iterable: Any) -> Any:
+    """The cotangent of ``list(iterable)``: a list for a list, the rows stacked back for an
+    array (``list(a)`` is the list of ``a``'s rows).
+
+    >>> list_vjp([1.0, 2.0], np.zeros(2)).tolist(), list_vjp([1.0, 2.0], [0.0, 0.0])
+    ([1.0, 2.0], [1.0, 2.0])
+    """
+    if isinstance(iterable, list):
+        return list(g)
+    return items_vjp(g, iterable)
+
+
+def join_last(rest: Any, last: Any) -> list[Any]:
+    """``[*rest, last]``: the derivative of a list from that of all its items but the last
+    and that of the last (the inverse of :func:`split_last`).
+
+    >>> join_last([1.0, 2.0], 3.0)
+    [1.0, 2.0, 3.0]
+    """
+    return [*rest, last]
 
 
 # -- contractions and indexing helpers --

@@ -19,7 +19,7 @@ Conventions:
 import numpy as np
 
 from .. import runtime as rt
-from .registry import nondifferentiable, rule
+from .registry import nondifferentiable, rule, sequence_rule
 from .samples import DISTINCT, Arg, example
 
 # ``slice(1, None)``: generated code passes indices as values (``rt.getitem_vjp(g, x,
@@ -29,6 +29,9 @@ nondifferentiable(rt.zeros_like, slice)
 nondifferentiable(rt.Like)
 # a mask (np.select's "no condition holds"): piecewise constant
 nondifferentiable(rt.select_otherwise)
+# a checkpointed loop's segment length (an integer); integers numbering an array's entries
+# (they depend on its shape only); an axis number
+nondifferentiable(rt.checkpoint_every, rt.source_index, rt.rollaxis_destination)
 
 
 # -- broadcasting and reductions ---------------------------------------------------------------
@@ -198,14 +201,24 @@ def minmax_vjp(g, extremum, x, axis=None, keepdims=False):
     examples=[
         example("rt.prod_vjp(g, np.array([2.0, 0.0, 4.0]))", g=()),
         example("rt.prod_vjp(g, np.array([[1.0, 2.0, 0.5], [0.0, 3.0, -1.0]]), axis=1)", g=(2,)),
+        example("rt.prod_vjp(g, x)", g=(), x=(4,)),
+        example("rt.prod_vjp(g, x, axis=1)", g=(2,), x=(2, 3), f32=True),
+        example("rt.prod_vjp(g, x, axis=(0, 2), keepdims=True)", g=(1, 3, 1), x=(2, 3, 2)),
     ],
 )
 def prod_vjp(g, x, axis=None, keepdims=False):
-    """Linear in ``g``. Its derivative in ``x`` (products of all the entries but two) has no
-    rule yet: a differentiated ``x`` is refused by name."""
+    """Linear in ``g``. In ``x`` it is ``g`` times the gradient of the product, whose
+    derivative is the product's Hessian (``rt.prod_hvp``: products of all the entries but
+    two, symmetric, so it is its own transpose)."""
 
     def jvp_g(dg):
         return rt.prod_vjp(dg, x, axis=axis, keepdims=keepdims)
+
+    def jvp_x(dx):
+        return rt.unreduce(g, x, axis=axis, keepdims=keepdims) * rt.prod_hvp(x, dx, axis=axis)
+
+    def vjp_x(c):
+        return rt.prod_hvp(x, c * rt.unreduce(g, x, axis=axis, keepdims=keepdims), axis=axis)
 
     def vjp_g(c):
         return rt.rebroadcast(
@@ -216,6 +229,24 @@ def prod_vjp(g, x, axis=None, keepdims=False):
             ),
             g,
         )
+
+
+@rule(
+    rt.prod_hvp,
+    examples=[
+        example("rt.prod_hvp(np.array([2.0, 0.0, 4.0, 0.5]), w)", w=(4,)),
+        example("rt.prod_hvp(np.array([[1.0, 2.0, 0.5], [0.0, 3.0, -1.0]]), w, axis=1)", w=(2, 3)),
+    ],
+)
+def prod_hvp(x, w, axis=None):
+    """Linear and self-adjoint in ``w``. Its derivative in ``x`` (products of all the entries
+    but three) has no rule: a differentiated ``x`` is refused by name (fourth order)."""
+
+    def jvp_w(dw):
+        return rt.prod_hvp(x, dw, axis=axis)
+
+    def vjp_w(c):
+        return rt.prod_hvp(x, c, axis=axis)
 
 
 # -- indexing and writes -----------------------------------------------------------------------
@@ -282,6 +313,184 @@ def written_vjp(ans, c, g, index):
 
     def vjp_g(h):
         return rt.zeros_like(g)
+
+
+@rule(
+    rt.take_vjp,
+    examples=[
+        example("rt.take_vjp(g, a, np.array([0, 2, 0]))", g=(3,), a=(4,)),
+        example("rt.take_vjp(g, a, np.array([1, 1]), 1)", g=(2, 2, 3), a=(2, 3, 3), f32=True),
+        example("rt.take_vjp(g, a, np.array([-1, 4]), 0, 'wrap')", g=(2, 2), a=(3, 2)),
+        example("rt.take_vjp(g, a, np.array([-1, 4]), None, 'clip')", g=(2,), a=(2, 2)),
+        example("rt.take_vjp(g, a, 1, 0)", g=(3,), a=(2, 3)),
+    ],
+)
+def take_vjp(ans, g, a, indices, axis=None, mode="raise"):
+    """``g`` scattered to ``indices`` (copies adding up): the transpose takes them again;
+    ``a`` only gives the shape."""
+
+    def jvp_g(dg):
+        return rt.take_vjp(dg, a, indices, axis, mode)
+
+    def jvp_a(da):
+        return rt.zeros_like(ans)
+
+    def vjp_g(c):
+        return rt.rebroadcast(np.take(c, indices, axis=axis, mode=mode), g)
+
+    def vjp_a(c):
+        return rt.zeros_like(a)
+
+
+# ``rt.concatenated_part(g, arrays, k, axis)`` is the slice of ``g`` that came from
+# ``arrays[k]``: linear in ``g``; the arrays only give the sizes.
+@sequence_rule(
+    rt.concatenated_part,
+    sequence="arrays",
+    examples=[
+        example("rt.concatenated_part(g, (a, b), 1)", g=(5, 3), a=(2, 3), b=(3, 3)),
+        example("rt.concatenated_part(g, (a, b, a), 0, 1)", g=(2, 7), a=(2, 2), b=(2, 3)),
+        example("rt.concatenated_part(g, (a, b), 1, 0, True)", g=(2, 4), a=(4,), b=(1, 4)),
+    ],
+)
+def concatenated_part(ans, g, arrays, k, axis=0, at_least_2d=False):
+    def jvp_g(dg):
+        return rt.concatenated_part(dg, arrays, k, axis, at_least_2d)
+
+    def jvp_arrays(parts):
+        return rt.zeros_like(ans)
+
+    def vjp_g(c):
+        return rt.concatenated_part_vjp(c, g, arrays, k, axis, at_least_2d)
+
+    def vjp_arrays(c, j):
+        return rt.zeros_like(arrays[j])
+
+
+@sequence_rule(
+    rt.concatenated_part_vjp,
+    sequence="arrays",
+    examples=[
+        example(
+            "rt.concatenated_part_vjp(c, g, (a, b), 1)", c=(3, 3), g=(5, 3), a=(2, 3), b=(3, 3)
+        ),
+        example(
+            "rt.concatenated_part_vjp(c, g, (a, b), 0, 1)", c=(2, 2), g=(2, 5), a=(2, 2), b=(2, 3)
+        ),
+    ],
+)
+def concatenated_part_vjp(ans, c, g, arrays, k, axis=0, at_least_2d=False):
+    def jvp_c(dc):
+        return rt.concatenated_part_vjp(dc, g, arrays, k, axis, at_least_2d)
+
+    def jvp_g(dg):
+        return rt.zeros_like(ans)
+
+    def jvp_arrays(parts):
+        return rt.zeros_like(ans)
+
+    def vjp_c(h):
+        return rt.concatenated_part(h, arrays, k, axis, at_least_2d)
+
+    def vjp_g(h):
+        return rt.zeros_like(g)
+
+    def vjp_arrays(h, j):
+        return rt.zeros_like(arrays[j])
+
+
+# -- lists of derivatives ----------------------------------------------------------------------
+# Reverse-mode code of a loop keeps Python lists: the stack of saved values, and the lists of
+# cotangents of lists (``xs_bar``). These helpers are linear; their tangents and cotangents are
+# lists too (``lists=True``: several contributions are summed item by item, not concatenated).
+@rule(rt.accumulate, lists=True)
+def accumulate(a, b):
+    """``a + b`` item by item: linear, the identity on each argument."""
+
+    def jvp_a(da):
+        return da
+
+    def jvp_b(db):
+        return db
+
+    def vjp_a(g):
+        return g
+
+    def vjp_b(g):
+        return g
+
+
+@rule(rt.split_last, outputs=2, lists=True)
+def split_last(xs):
+    """``(xs[:-1], xs[-1])``: linear; the transpose joins the two cotangents again."""
+
+    def jvp(dxs):
+        return rt.split_last(dxs)
+
+    def vjp(g):
+        return rt.join_last(g[0], g[1])
+
+
+@rule(rt.join_last, lists=True)
+def join_last(rest, last):
+    """``[*rest, last]``: linear in each part (the other part's items are zero)."""
+
+    def jvp_rest(drest):
+        return rt.join_last(drest, rt.zeros_like(last))
+
+    def jvp_last(dlast):
+        return rt.join_last(rt.zeros_like(rest), dlast)
+
+    def vjp_rest(g):
+        return g[:-1]
+
+    def vjp_last(g):
+        return g[-1]
+
+
+@sequence_rule(rt.items_vjp, sequence="parts")
+def items_vjp(ans, parts, xs):
+    """Linear in the cotangents of the items; ``xs`` only gives the shape."""
+
+    def jvp_parts(dparts):
+        return rt.items_vjp(dparts, xs)
+
+    def jvp_xs(d):
+        return rt.zeros_like(ans)
+
+    def vjp_parts(g, k):
+        return g[k]
+
+    def vjp_xs(g):
+        return rt.zeros_like(xs)
+
+
+@rule(list, rt.as_list, lists=True)
+def builtin_list(iterable):
+    """A copy of a list (of derivatives), or the list of an array's rows."""
+
+    def jvp(d):
+        return rt.as_list(d)
+
+    def vjp(g):
+        return rt.list_vjp(g, iterable)
+
+
+@sequence_rule(rt.list_vjp, sequence="g")
+def list_vjp(ans, g, iterable):
+    """Linear in ``g``; ``iterable`` only gives the structure."""
+
+    def jvp_g(dg):
+        return rt.list_vjp(dg, iterable)
+
+    def jvp_iterable(d):
+        return rt.zeros_like(ans)
+
+    def vjp_g(c, k):
+        return c[k]
+
+    def vjp_iterable(c):
+        return rt.zeros_like(iterable)
 
 
 # -- contractions ------------------------------------------------------------------------------

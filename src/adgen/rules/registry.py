@@ -346,6 +346,10 @@ class Primitive:
         self.elementwise = elementwise
         self.differentiable = differentiable
         self.view = view  # the result may share memory with an argument
+        # the result (the first, for several) is a list of derivatives -- adgen's own list
+        # helpers (rt.accumulate, rt.split_last): tangent contributions are summed item by
+        # item (rt.accumulate), never with `+`, which would concatenate
+        self.lists = False
         self.sequence: str | None = None  # the parameter taking a sequence of arrays
         self.user_fn: Any = None  # for a call to the user's own function (not inlined)
         # a function with several results (np.linalg.slogdet): how many, from its static
@@ -715,6 +719,7 @@ def rule(
     outputs: int | Callable[[dict[str, Any]], int] | None = None,
     examples: Iterable[Example] = (),
     domain: Domain | tuple[Domain, ...] | None = None,
+    lists: bool = False,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register forward and reverse templates for one or more functions (same semantics).
 
@@ -737,6 +742,10 @@ def rule(
     must be the function's; generated code calls the function by name, its templates may
     use the helpers of the rule's module, and one mode may be left out (it is then refused
     where the function is called). Registering again replaces the rule.
+
+    ``lists=True`` marks a function whose result (the first, for several) is a Python list
+    of derivatives (adgen's own ``rt.accumulate``): several tangent contributions are then
+    summed item by item, and adjoints of the result accumulate item by item.
     """
 
     def register(rule_fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -750,6 +759,7 @@ def rule(
             outputs=outputs,
             examples=tuple(examples),
             domain=domain,
+            lists=lists,
         )
         return rule_fn
 
@@ -767,6 +777,7 @@ def _register_parsed(
     outputs: int | Callable[[dict[str, Any]], int] | None = None,
     examples: tuple[Example, ...] = (),
     domain: Domain | tuple[Domain, ...] | None = None,
+    lists: bool = False,
 ) -> None:
     outside: dict[str, Any] | None = {} if _is_user_rule(rule_fn) else None
     params, _, jvp, vjp = _parse_rule(rule_fn, fdef, outside=outside)
@@ -781,6 +792,7 @@ def _register_parsed(
         prim.outputs = outputs
         prim.examples = examples
         prim.domain = domain
+        prim.lists = lists
         prim.callee = callee
         prim.helpers = dict(outside or {})
         _store(fn, prim)
