@@ -241,11 +241,16 @@ def product(x):
     return np.prod(x)
 
 
-def test_prod_second_order_is_refused_not_wrong() -> None:
-    """``rt.prod_vjp`` has no rule with respect to ``x`` yet: a refusal naming it."""
+def test_prod_second_order_through_its_reverse_code() -> None:
+    """``rt.prod_vjp`` has a rule in ``x`` (was refused): H_ij = prod / (x_i x_j), 0 on the
+    diagonal, checked as a Hessian-vector product of the generated reverse code."""
     rev = transform.derivative(product, "reverse", ("x",)).compiled
-    with pytest.raises(adgen.AdgenError, match="prod_vjp"):
-        adgen.jvp(rev, (np.array([1.0, 2.0, 3.0]), 1.0), (np.ones(3), 0.0))
+    x, v = np.array([1.5, 2.0, -3.0]), np.array([1.0, -0.5, 2.0])
+    p = np.prod(x)
+    hessian = p / np.outer(x, x)
+    np.fill_diagonal(hessian, 0.0)
+    _, (_, (hv,)) = adgen.jvp(rev, (x, 1.0), (v, 0.0))
+    _close(hv, hessian @ v)
 
 
 def test_forward_mode_of_nested_tuple_results() -> None:
