@@ -27,21 +27,28 @@ the adjoint sweep passes that assignment.
 def f_vjp(x1, x2, out_bar):
     # line 2: return np.log(x1) + x1 * x2 - np.sin(x2)
     out_1 = np.log(x1)
+    out_1_like = rt.Like(out_1)
     out_2 = x1 * x2
     out_3 = out_1 + out_2
     del out_2
     out_4 = np.sin(x2)
+    out_4_like = rt.Like(out_4)
     out = out_3 - out_4
     del out_3
+    del out_1, out_4
     # adjoint of line 2: return np.log(x1) + x1 * x2 - np.sin(x2)
-    out_4_bar = rt.unbroadcast(-out_bar, out_4)
+    out_4_bar = -rt.unbroadcast(out_bar, out_4_like)
     x2_bar = out_4_bar * np.cos(x2)
-    out_1_bar = rt.unbroadcast(out_bar, out_1)
+    out_1_bar = rt.unbroadcast(out_bar, out_1_like)
     x1_bar = rt.unbroadcast(out_bar * x2, x1)
     x2_bar = x2_bar + rt.unbroadcast(out_bar * x1, x2)
     x1_bar = x1_bar + out_1_bar / x1
+    del out_1_bar, out_1_like, out_4_bar, out_4_like
     return (out, (x1_bar, x2_bar))
 <BLANKLINE>
+
+Values whose adjoint needs only their shape are kept as ``rt.Like`` (shape and dtype), and
+``del`` lines free each array after its last use (:mod:`adgen.emit`).
 """
 
 from __future__ import annotations

@@ -17,7 +17,9 @@ constant contributes nothing. This lets the generated code skip
 ...     return np.sum(a + x * y)
 >>> classes = broadcast_classes(lower(parse_function(f)))
 >>> sorted(classes["a"]), sorted(classes["out_2"]), sorted(classes["out"])
-(['x'], ['x', 'y'], ['out'])
+(['x'], ['x', 'y'], [])
+
+(``np.sum`` without an axis is one number: its class is empty, like a scalar's.)
 """
 
 from __future__ import annotations
