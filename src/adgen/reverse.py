@@ -1002,7 +1002,30 @@ def reverse(
         if candidates & probe_sweep.reads == pushed:
             break
         pushed = candidates & probe_sweep.reads
+    readers: dict[str, int] = {}
     for stmt in fn.statements():
+        if isinstance(stmt, ir.Assign):
+            for v in {v for a in ir.stmt_args(stmt) for v in ir.atom_vars(a)}:
+                readers[v] = readers.get(v, 0) + 1
+    for stmt in fn.statements():
+        if (
+            fn.filename.startswith("<adgen ")  # the user's lists are checked when lowering
+            and isinstance(stmt, ir.Assign)
+            and stmt.prim.name == "assign"
+            and isinstance(stmt.args[0], ir.Var)
+            and stmt.args[0].name in facts.lists
+            and readers.get(stmt.args[0].name, 0) > 1  # not a temporary read only here
+            and {stmt.targets[0], stmt.args[0].name} & facts.mutated
+            and {stmt.targets[0], stmt.args[0].name} & facts.useful
+        ):
+            # one list object under two names, changed in place (adgen's own code, where
+            # lists are not checked for aliases): the adjoint would treat them as two lists
+            raise UnsupportedSyntaxError(
+                "reverse mode of a list bound to a second name "
+                f"(`{stmt.targets[0]} = {stmt.args[0].name}`) and changed in place",
+                loc_of(fn, stmt.line),
+                "differentiate in another order (forward mode over this code: adgen.jvp)",
+            )
         if isinstance(stmt, ir.While) and facts.test_names & probe_sweep.reads:
             raise UnsupportedSyntaxError(
                 "reverse mode cannot replay this loop condition",
