@@ -12,6 +12,8 @@ import operator  # noqa: F401  (operators are reached through Python syntax)
 
 import numpy as np
 
+from adgen import runtime as rt
+
 # A module-level integer index array (a free value, not an argument).
 IDX = np.array([0, 2, 0])
 
@@ -910,6 +912,19 @@ def method_chain(x):
 
 
 # --------------------------------------------------------------------------- internal primitives
+
+
+def case_list_helpers(x):
+    # the list helpers of adgen's own higher-order code, called directly
+    xs = list(x)  # the rows
+    rest, last = rt.split_last(xs)
+    ys = rt.join_last(rest, last * 2.0)
+    zs = rt.accumulate(ys, rt.as_list(x))
+    return np.stack(zs) + rt.items_vjp([np.sin(r) for r in xs], x)
+
+
+def case_list_vjp(x):
+    return np.stack(rt.list_vjp([np.cos(r) for r in x], x)) * 3.0
 
 
 def case_self_product(x):

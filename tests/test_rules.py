@@ -594,6 +594,8 @@ shaped("builtin-nondiff", rc.case_builtin_nondiff, {"vector": ((4,),)}, NONZERO,
 
 unary("assign", rc.case_assign_rebound_in_branch, ANY)
 unary("self-product", rc.case_self_product, ANY)
+shaped("list-helpers", rc.case_list_helpers, {"matrix": ((3, 2),)}, ANY)
+shaped("list-vjp", rc.case_list_vjp, {"matrix": ((3, 2),)}, ANY)
 
 # --------------------------------------------------------------------------- sequences
 
