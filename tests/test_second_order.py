@@ -241,11 +241,16 @@ def product(x):
     return np.prod(x)
 
 
-def test_prod_second_order_is_refused_not_wrong() -> None:
-    """``rt.prod_vjp`` has no rule with respect to ``x`` yet: a refusal naming it."""
+def test_prod_second_order_forward_over_reverse_exact() -> None:
+    """``rt.prod_vjp`` in ``x`` (``rt.prod_hvp``): the Hessian of a product, zeros included:
+    H[i, j] is the product of the entries other than i and j (0 on the diagonal)."""
     rev = transform.derivative(product, "reverse", ("x",)).compiled
-    with pytest.raises(adgen.AdgenError, match="prod_vjp"):
-        adgen.jvp(rev, (np.array([1.0, 2.0, 3.0]), 1.0), (np.ones(3), 0.0))
+    x, v = np.array([1.5, 0.0, 3.0, -2.0]), np.array([1.0, -2.0, 0.5, 4.0])
+    hess = np.array(
+        [[0.0 if i == j else np.prod(np.delete(x, [i, j])) for j in range(4)] for i in range(4)]
+    )
+    _, (_, (dx,)) = adgen.jvp(rev, (x, 1.0), (v, 0.0))
+    _close(dx, hess @ v)
 
 
 def test_forward_mode_of_nested_tuple_results() -> None:
