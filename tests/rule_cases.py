@@ -969,3 +969,19 @@ def case_hstack(a, b):
 
 def case_vstack(a, b):
     return np.vstack([a, b * 3.0])
+
+
+def case_list_helpers(x):
+    # adgen's helpers for lists of derivatives (second-order code of loops calls them)
+    xs = []
+    xs.append(np.sin(x))
+    xs.append(x * x)
+    xs.append(np.cos(x) * 2.0)
+    ys = list(xs)
+    ys = rt.accumulate(ys, xs)
+    rest, last = rt.split_last(ys)
+    zs = rt.join_last(rest, last * 3.0)
+    ws = rt.as_list(zs)
+    us = rt.list_vjp(ws, xs)
+    a = rt.items_vjp(us, np.stack(xs))
+    return a * a + np.stack(us)

@@ -762,6 +762,10 @@ def test_grad_has_type_dtype_and_shape_of_argument(
         np.testing.assert_allclose(np.asarray(g, np.float64), g64, rtol=tol, atol=tol)
 
 
+# ------------------------------------------------ adgen's helpers for lists of derivatives
+
+shaped("list-helpers", rc.case_list_helpers, {"vector": ((3,),), "matrix": ((2, 3),)}, ANY)
+
 # ------------------------------------------------------------------ coverage of the registry
 
 
