@@ -971,7 +971,7 @@ def case_vstack(a, b):
     return np.vstack([a, b * 3.0])
 
 
-def case_list_helpers(x):
+def case_list_of_derivatives_helpers(x):
     # adgen's helpers for lists of derivatives (second-order code of loops calls them)
     xs = []
     xs.append(np.sin(x))

@@ -764,7 +764,12 @@ def test_grad_has_type_dtype_and_shape_of_argument(
 
 # ------------------------------------------------ adgen's helpers for lists of derivatives
 
-shaped("list-helpers", rc.case_list_helpers, {"vector": ((3,),), "matrix": ((2, 3),)}, ANY)
+shaped(
+    "list-of-derivatives-helpers",
+    rc.case_list_of_derivatives_helpers,
+    {"vector": ((3,),), "matrix": ((2, 3),)},
+    ANY,
+)
 
 # ------------------------------------------------------------------ coverage of the registry
 
