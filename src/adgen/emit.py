@@ -424,12 +424,14 @@ def batch_saves(source: str, stack: str = "stack") -> str:
     tree = ast.parse(source)
     forward: dict[str, ast.For] = {}
     backward: dict[str, ast.For] = {}
+    seen: dict[str, int] = {}  # loops over the same name: which pairs up is not known
     for node in ast.walk(tree):
         if not isinstance(node, ast.For):
             continue
         it = node.iter
         if isinstance(it, ast.Name):
             forward[it.id] = node
+            seen[it.id] = seen.get(it.id, 0) + 1
         elif (
             isinstance(it, ast.Call)
             and ast.unparse(it.func) in ("reversed", "rt.backwards")
@@ -437,6 +439,8 @@ def batch_saves(source: str, stack: str = "stack") -> str:
             and isinstance(it.args[0], ast.Name)
         ):
             backward[it.args[0].id] = node
+            seen[it.args[0].id] = seen.get(it.args[0].id, 0) + 1
+    forward = {key: loop for key, loop in forward.items() if seen[key] == 2}
     from .names import Namer
 
     namer = Namer(n.id for n in ast.walk(tree) if isinstance(n, ast.Name))
