@@ -221,6 +221,7 @@ class Lowerer:
         self.depth = 0  # nesting depth of blocks being lowered
         self.deleted: set[str] = set()  # names unbound by `del` (reading them again is refused)
         self.ranges: set[str] = set()  # slices of ranges (r[a:b]): ranges too
+        self.concatenated = _concatenated(self.node)  # lists built by xs = xs + [v]
         self.result: str | None = None  # the name `return` binds inside blocks
         self.call_target: str | None = None  # for an inlined call: the caller's name
         self.returned: ir.Atom | None = None
@@ -1027,7 +1028,7 @@ class Lowerer:
             isinstance(target, gast.Name)
             and isinstance(value, gast.BinOp)
             and isinstance(value.op, gast.Add)
-            and target.id in _concatenated(self.node)
+            and target.id in self.concatenated
         ):
             self.assign_concatenation(target.id, value, augmented)
             return
