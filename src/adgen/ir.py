@@ -161,6 +161,43 @@ def _walk(block: list[Stmt]) -> Iterator[Stmt]:
             yield from _walk(stmt.body)
 
 
+def events(block: list[Stmt]) -> list[tuple[str, str, Stmt]]:
+    """``(kind, name, statement)`` in execution order: every name a statement reads
+    (``"read"``) or binds (``"bind"``), a loop's target included."""
+    out: list[tuple[str, str, Stmt]] = []
+    for stmt in block:
+        if isinstance(stmt, Assign):
+            for atom in stmt_args(stmt):
+                out.extend(("read", v, stmt) for v in atom_vars(atom))
+            out.extend(("bind", t, stmt) for t in stmt.targets)
+        elif isinstance(stmt, Return):
+            out.extend(("read", v, stmt) for v in atom_vars(stmt.value))
+        elif isinstance(stmt, If):
+            out.extend(("read", v, stmt) for v in atom_vars(stmt.test))
+            out.extend(events(stmt.body))
+            out.extend(events(stmt.orelse))
+        elif isinstance(stmt, For):
+            out.extend(("read", v, stmt) for v in atom_vars(stmt.iter))
+            if stmt.every is not None:
+                out.extend(("read", v, stmt) for v in atom_vars(stmt.every))
+            out.append(("bind", stmt.target, stmt))
+            out.extend(events(stmt.body))
+        elif isinstance(stmt, While):
+            out.extend(events(stmt.test_body))
+            out.extend(("read", v, stmt) for v in atom_vars(stmt.test))
+            out.extend(events(stmt.body))
+    return out
+
+
+def binding_counts(fn: Function) -> dict[str, int]:
+    """How many statements bind each name (parameters count once, loop targets too)."""
+    counts = {p: 1 for p in fn.params}
+    for kind, name, _ in events(fn.body):
+        if kind == "bind":
+            counts[name] = counts.get(name, 0) + 1
+    return counts
+
+
 def atom_vars(atom: Atom) -> Iterator[str]:
     """The local names an atom reads."""
     if isinstance(atom, Var):

@@ -131,34 +131,8 @@ def pure(prim: Primitive) -> bool:
 # --- where names are bound and read --------------------------------------------------
 
 
-def _events(block: list[ir.Stmt], out: list[tuple[str, str, object]]) -> None:
-    """(kind, name, statement) in execution order: "read" and "bind" events."""
-    for stmt in block:
-        if isinstance(stmt, ir.Assign):
-            for atom in ir.stmt_args(stmt):
-                out.extend(("read", v, stmt) for v in ir.atom_vars(atom))
-            out.extend(("bind", t, stmt) for t in stmt.targets)
-        elif isinstance(stmt, ir.Return):
-            out.extend(("read", v, stmt) for v in ir.atom_vars(stmt.value))
-        elif isinstance(stmt, ir.If):
-            out.extend(("read", v, stmt) for v in ir.atom_vars(stmt.test))
-            _events(stmt.body, out)
-            _events(stmt.orelse, out)
-        elif isinstance(stmt, ir.For):
-            out.extend(("read", v, stmt) for v in ir.atom_vars(stmt.iter))
-            if stmt.every is not None:
-                out.extend(("read", v, stmt) for v in ir.atom_vars(stmt.every))
-            out.append(("bind", stmt.target, stmt))
-            _events(stmt.body, out)
-        elif isinstance(stmt, ir.While):
-            _events(stmt.test_body, out)
-            out.extend(("read", v, stmt) for v in ir.atom_vars(stmt.test))
-            _events(stmt.body, out)
-
-
 def _reads(fn: ir.Function) -> set[str]:
-    events: list[tuple[str, str, object]] = []
-    _events(fn.body, events)
+    events = ir.events(fn.body)
     return {name for kind, name, _ in events if kind == "read"}
 
 
@@ -187,7 +161,7 @@ def _number(atom: ir.Atom, fn: ir.Function) -> tuple[bool, Any]:
 
 def _fold_constants(fn: ir.Function) -> None:
     """Replace operations on Python numbers by their value (names bound once only)."""
-    counts = _binding_counts(fn)
+    counts = ir.binding_counts(fn)
     known: dict[str, Any] = {}
     namespace = {**TEMPLATE_GLOBALS, **fn.free}
 
@@ -255,17 +229,6 @@ def _fold(stmt: ir.Assign, fn: ir.Function, namespace: dict[str, Any]) -> tuple[
     return (value,)
 
 
-def _binding_counts(fn: ir.Function) -> dict[str, int]:
-    counts = {p: 1 for p in fn.params}
-    for stmt in fn.statements():
-        names = stmt.targets if isinstance(stmt, ir.Assign) else ()
-        if isinstance(stmt, ir.For):
-            names = (stmt.target,)
-        for t in names:
-            counts[t] = counts.get(t, 0) + 1
-    return counts
-
-
 # --- loop-invariant code motion -----------------------------------------------------
 
 
@@ -273,9 +236,8 @@ def _hoist_invariants(fn: ir.Function) -> None:
     """Move loop-invariant operations of ``for`` bodies before the loop, under a guard."""
     from .names import Namer
 
-    counts = _binding_counts(fn)
-    events: list[tuple[str, str, object]] = []
-    _events(fn.body, events)
+    counts = ir.binding_counts(fn)
+    events = ir.events(fn.body)
     bind_at: dict[str, int] = {}
     read_at: dict[str, int] = {}
     for pos, (kind, var, _) in enumerate(events):
@@ -356,9 +318,8 @@ def _common_subexpressions(fn: ir.Function) -> dict[str, str]:
     earlier result is available: bound in the same block or one enclosing it, and neither it
     nor anything it was computed from bound again since (or anywhere in a block in between).
     """
-    counts = _binding_counts(fn)
-    events: list[tuple[str, str, object]] = []
-    _events(fn.body, events)
+    counts = ir.binding_counts(fn)
+    events = ir.events(fn.body)
     first_bind: dict[str, int] = {}
     first_read: dict[str, int] = {}
     for pos, (kind, name, _) in enumerate(events):

@@ -89,14 +89,7 @@ def _iteration_local(fn: ir.Function, facts: Facts) -> dict[int, set[str]]:
     directly in the loop's body, and read only by later statements directly in that body.
     Each iteration's adjoint sweep then meets every contribution to such a value's adjoint
     unconditionally, after none from another iteration."""
-    counts: dict[str, int] = {p: 1 for p in fn.params}
-    for s in fn.statements():
-        for t in (
-            s.targets
-            if isinstance(s, ir.Assign)
-            else ((s.target,) if isinstance(s, ir.For) else ())
-        ):
-            counts[t] = counts.get(t, 0) + 1
+    counts = ir.binding_counts(fn)
     where: dict[int, tuple[int, int]] = {}  # statement -> (its loop, its place in the body)
     loops = [
         s
@@ -126,22 +119,13 @@ def _iteration_local(fn: ir.Function, facts: Facts) -> dict[int, set[str]]:
                     and t not in facts.mutated
                 ):
                     candidates[t] = (id(loop), k)
-    for s in fn.statements():
-        if isinstance(s, ir.Assign):
-            reads = {v for a in ir.stmt_args(s) for v in ir.atom_vars(a)}
-        elif isinstance(s, ir.Return):
-            reads = set(ir.atom_vars(s.value))
-        elif isinstance(s, ir.If):
-            reads = set(ir.atom_vars(s.test))
-        elif isinstance(s, ir.For):
-            reads = set(ir.atom_vars(s.iter))
-        else:
-            reads = set(ir.atom_vars(s.test))
-        for v in reads & set(candidates):
-            loop_id, k = candidates[v]
-            at = where.get(id(s))
-            if not isinstance(s, ir.Assign) or at is None or at[0] != loop_id or at[1] <= k:
-                del candidates[v]
+    for kind, v, s in ir.events(fn.body):
+        if kind != "read" or v not in candidates:
+            continue
+        loop_id, k = candidates[v]
+        at = where.get(id(s))
+        if not isinstance(s, ir.Assign) or at is None or at[0] != loop_id or at[1] <= k:
+            del candidates[v]
     local: dict[int, set[str]] = {}
     for v, (loop_id, _) in candidates.items():
         local.setdefault(loop_id, set()).add(v)
