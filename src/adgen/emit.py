@@ -151,25 +151,32 @@ def free_dead_names(source: str, scalars: frozenset[str] = frozenset()) -> str:
     Only names assigned at the top level before that use are deleted (a name assigned in a
     branch might be unbound), never parameters, never names known to hold scalars (freeing
     them saves nothing), and never names the code deletes itself. One
-    ``del`` line closes each group of lines (the code under one ``# line ...`` comment).
+    ``del`` line closes each group of lines (the code under one ``# line ...`` comment),
+    joined with a ``del`` the code has there already.
 
     >>> print(free_dead_names(
     ...     "def f_vjp(x, g):\\n"
+    ...     "    # line 2\\n"
     ...     "    a = x * 2.0\\n"
     ...     "    b = a + 1.0\\n"
-    ...     "    for i in range(3):\\n"
-    ...     "        b = b * a\\n"
+    ...     "    # line 3\\n"
     ...     "    c = b - 1.0\\n"
-    ...     "    return (c, g * a)\\n"
+    ...     "    # line 4\\n"
+    ...     "    d = c * a\\n"
+    ...     "    return (d, g * a)\\n"
     ... ), end="")
     def f_vjp(x, g):
+        # line 2
         a = x * 2.0
         b = a + 1.0
-        for i in range(3):
-            b = b * a
+        # line 3
         c = b - 1.0
         del b
-        return (c, g * a)
+        # line 4
+        d = c * a
+        return (d, g * a)
+
+    (``c`` is not deleted: nothing comes between its last use and the ``return``.)
     """
     tree = ast.parse(source)
     if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef):
@@ -210,10 +217,16 @@ def free_dead_names(source: str, scalars: frozenset[str] = frozenset()) -> str:
         assert after is not None
         while after < last and not lines[after].startswith(indent + "#"):
             after += 1
-        at.setdefault(after, []).extend(names)
+        if after < last:  # (the return frees everything anyway)
+            at.setdefault(after, []).extend(names)
     for after in sorted(at, reverse=True):
+        names = at[after]
+        if lines[after - 1].startswith(indent + "del "):  # one line with the sweep's own del
+            names = names + lines[after - 1][len(indent) + 4 :].split(", ")
+            after -= 1
+            del lines[after]
         rows: list[str] = []
-        for var in sorted(at[after]):
+        for var in sorted(names):
             if rows and len(rows[-1]) + len(var) + 2 <= 99:
                 rows[-1] += f", {var}"
             else:

@@ -34,8 +34,7 @@ def f_vjp(x1, x2, out_bar):
     out_4 = np.sin(x2)
     out_4_like = rt.Like(out_4)
     out = out_3 - out_4
-    del out_3
-    del out_1, out_4
+    del out_1, out_3, out_4
     # adjoint of line 2: return np.log(x1) + x1 * x2 - np.sin(x2)
     out_4_bar = -rt.unbroadcast(out_bar, out_4_like)
     x2_bar = out_4_bar * np.cos(x2)
@@ -43,7 +42,6 @@ def f_vjp(x1, x2, out_bar):
     x1_bar = rt.unbroadcast(out_bar * x2, x1)
     x2_bar = x2_bar + rt.unbroadcast(out_bar * x1, x2)
     x1_bar = x1_bar + out_1_bar / x1
-    del out_1_bar, out_1_like, out_4_bar, out_4_like
     return (out, (x1_bar, x2_bar))
 <BLANKLINE>
 
