@@ -37,7 +37,10 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 import adgen
+from adgen.api import _scalars
+from adgen.shapes import describe
 from adgen.testing import check_grads
+from adgen.transform import derivative
 
 EXAMPLES = int(os.environ.get("ADGEN_FUZZ_EXAMPLES", "60"))
 IN_CI = os.environ.get("CI", "").lower() in ("true", "1")
@@ -90,6 +93,34 @@ def close(a: Any, b: Any) -> bool:
     return bool(np.allclose(a, b, rtol=1e-12, atol=1e-12, equal_nan=True))
 
 
+def specialised_matches_general(fn: Any, args: tuple[Any, ...]) -> None:
+    """The code specialised for the arguments' shapes (what adgen's API runs) computes what
+    the general code (for any shapes) computes, in both modes."""
+    params = list(fn.__code__.co_varnames[: fn.__code__.co_argcount])
+    wrt = tuple(p for p, a in zip(params, args) if np.ndim(a) or isinstance(a, float))
+    scalars = _scalars(params, args)
+    signature = tuple((p, d) for p, a in zip(params, args) if (d := describe(a)) is not None)
+    rng = np.random.default_rng(7)
+    for mode in ("reverse", "forward"):
+        extra: tuple[Any, ...]
+        if mode == "reverse":
+            value = fn(*args)
+            extra = (
+                tuple(rng.standard_normal(np.shape(v)) for v in value)
+                if isinstance(value, tuple)
+                else float(rng.standard_normal()),
+            )
+        else:
+            extra = tuple(
+                rng.standard_normal(np.shape(a)) for p, a in zip(params, args) if p in wrt
+            )
+        special = derivative(fn, mode, wrt, scalars, signature=signature).compiled
+        general = derivative(fn, mode, wrt, scalars).compiled
+        with np.errstate(all="ignore"):
+            got, want = special(*args, *extra), general(*args, *extra)
+        assert close(got, want), f"{mode} mode: specialised code gives {got}, general {want}"
+
+
 def check_program(program: Program, folder: Path, seed: int) -> None:
     fn = load(folder, program.source)
     args = inputs(seed)
@@ -102,6 +133,7 @@ def check_program(program: Program, folder: Path, seed: int) -> None:
 
     # derivatives in both modes agree with finite differences and with each other
     check_grads(fn, *args, rtol=RTOL, atol=ATOL)
+    specialised_matches_general(fn, args)
 
     # the derivative code computes the function's value, and modifies no input
     rng = np.random.default_rng(seed + 1)

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from . import display, ir, trees
+from . import display, ir, shapes, trees
 from .compile import load
 from .errors import (
     AdgenError,
@@ -242,6 +242,13 @@ class _Flat:
             self.values += leaves
         self.key = tuple(sorted(self.structure.items()))
 
+    @property
+    def signature(self) -> shapes.Signature:
+        """The leaves' shapes and dtypes: the derivative is specialised for them."""
+        return tuple(
+            (n, d) for n, v in zip(self.names, self.values) if (d := shapes.describe(v)) is not None
+        )
+
     def leaves(self, param: str) -> list[str]:
         start, stop = self.spans[param]
         return self.names[start:stop]
@@ -265,9 +272,18 @@ class _ValueAndGrad(_Transformed):
         self.has_aux = has_aux
         if has_aux:
             self.mode = "reverse_aux"
+        # what the arguments' kinds (shapes.describe) mean for the derivative: the function
+        # it was made for, then derivative()'s arguments after the function
+        self._plans: dict[tuple[Any, ...], tuple[Any, ...]] = {}
 
     def __call__(self, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         fn = self.fn
+        if not kwargs and len(args) == len(self.params):
+            # the common call: plain arguments, a derivative already made for their kinds
+            described = tuple(map(shapes.describe, args))
+            plan = self._plans.get(described)
+            if plan is not None and plan[0] is fn:
+                return self._finish(fn, args, derivative(fn, self.mode, *plan[1:]), plan[1])
         values = _bind(fn, args, kwargs)
         flat = _Flat(self.params, values)
         wrt = tuple(leaf for w in self.wrt for leaf in flat.leaves(w))
@@ -275,19 +291,17 @@ class _ValueAndGrad(_Transformed):
             if leaf in wrt and type(value) is not float:
                 _check_differentiable(fn, leaf, value)
         scalars = _scalars(flat.names, flat.values)
-        d = derivative(fn, self.mode, wrt, scalars, flat.key)
-        try:
-            out, grads = d.compiled(*flat.values, 1.0)
-        except AdgenError:
-            raise
-        except Exception:
-            out = fn(*values)  # an error of the function itself shows as the user's own
-            _check_scalar(fn, out[0] if self.has_aux else out)
-            out, grads = run(d, *flat.values, 1.0)
-        if self.has_aux:
-            out, aux = out
-        if type(out) is not float and type(out) is not np.float64:
-            _check_scalar(fn, out)
+        signature = flat.signature
+        d = derivative(fn, self.mode, wrt, scalars, flat.key, signature=signature)
+        if not flat.structure and not kwargs and len(args) == len(self.params):
+            described = tuple(map(shapes.describe, args))
+            if None not in described:  # the next call with such arguments takes the short way
+                if len(self._plans) >= 64:
+                    self._plans.clear()
+                self._plans[described] = (fn, wrt, scalars, (), True, True, signature)
+        if not flat.structure:
+            return self._finish(fn, flat.values, d, wrt)
+        out, grads = self._run(fn, flat.values, d)
         by_leaf = dict(zip(wrt, grads))
         results = []
         for w in self.wrt:
@@ -296,8 +310,32 @@ class _ValueAndGrad(_Transformed):
             leaves = [_like(by_leaf[n], v) for n, v in zip(flat.leaves(w), flat.leaf_values(w))]
             results.append(flat.regroup(w, leaves))
         gradient = results[0] if self.single else tuple(results)
-        if self.has_aux:
-            return (out, aux), gradient
+        return out, gradient
+
+    def _run(self, fn: types.FunctionType, values: Sequence[Any], d: Derivative) -> tuple[Any, Any]:
+        """The value (with aux: the pair) and the cotangents of the leaves ``d`` is for."""
+        try:
+            out, grads = d.compiled(*values, 1.0)
+        except AdgenError:
+            raise
+        except Exception:
+            out = fn(*values)  # an error of the function itself shows as the user's own
+            _check_scalar(fn, out[0] if self.has_aux else out)
+            out, grads = run(d, *values, 1.0)
+        value = out[0] if self.has_aux else out
+        if type(value) is not float and type(value) is not np.float64:
+            _check_scalar(fn, value)
+        return out, grads
+
+    def _finish(
+        self, fn: types.FunctionType, values: Sequence[Any], d: Derivative, wrt: tuple[str, ...]
+    ) -> tuple[Any, Any]:
+        """Run ``d`` on plain arguments (no dicts, lists or tuples): value and gradient."""
+        out, grads = self._run(fn, values, d)
+        # every cotangent derives from the seed 1.0, so none can be an input array: only
+        # read-only views need a copy (no aliasing check against the arguments)
+        results = [_like(g, values[i]) for g, i in zip(grads, self.index)]
+        gradient = results[0] if self.single else tuple(results)
         return out, gradient
 
     def adgen_function(self) -> types.FunctionType:
@@ -429,7 +467,9 @@ def jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) 
                 )
             active.append((leaf, lt))
     scalars = _scalars(flat.names, flat.values)
-    d = derivative(fn, "forward", tuple(n for n, _ in active), scalars, flat.key)
+    d = derivative(
+        fn, "forward", tuple(n for n, _ in active), scalars, flat.key, signature=flat.signature
+    )
     out, out_dot = run(d, *flat.values, *[t for _, t in active])
     protected = [*flat.values, *(t for _, t in active)]
     if isinstance(out, tuple):
@@ -451,7 +491,7 @@ def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], tupl
     wrt = tuple(n for n, x in zip(flat.names, flat.values) if _float_like(x))
     out = fn(*values)
     scalars = _scalars(flat.names, flat.values)
-    d = derivative(fn, "reverse", wrt, scalars, flat.key) if wrt else None
+    d = derivative(fn, "reverse", wrt, scalars, flat.key, signature=flat.signature) if wrt else None
 
     def vjp_fn(cotangent: Any) -> tuple[Any, ...]:
         if isinstance(out, tuple):
@@ -521,7 +561,7 @@ def _jacobian(f: Callable[..., Any], wrt: Wrt, mode: str) -> Callable[..., Any]:
         if use == "forward":
             for w in names:
                 x = values[params.index(w)]
-                d = derivative(fn, "forward", (w,), scalars, flat.key)
+                d = derivative(fn, "forward", (w,), scalars, flat.key, signature=flat.signature)
                 columns, out = [], None
                 for e in np.eye(np.size(x), dtype=np.result_type(x, 0.0)):
                     out, t = run(d, *flat.values, e.reshape(np.shape(x)) if np.ndim(x) else e[0])
@@ -536,7 +576,7 @@ def _jacobian(f: Callable[..., Any], wrt: Wrt, mode: str) -> Callable[..., Any]:
                 raise NonScalarOutputError(
                     "jacrev needs one array result, not a tuple", _def_loc(fn), "use vjp"
                 )
-            d = derivative(fn, "reverse", tuple(names), scalars, flat.key)
+            d = derivative(fn, "reverse", tuple(names), scalars, flat.key, signature=flat.signature)
             rows: list[list[Any]] = [[] for _ in names]
             basis = np.eye(np.size(out), dtype=np.result_type(out, 0.0))
             for e in basis:
@@ -676,13 +716,46 @@ def laplacian(f: Callable[..., Any], wrt: int | str = 0) -> Callable[..., Any]:
 
 
 def source(
-    f: Callable[..., Any], mode: str = "reverse", wrt: Wrt = 0, optimize: bool = True
+    f: Callable[..., Any],
+    mode: str = "reverse",
+    wrt: Wrt = 0,
+    optimize: bool = True,
+    args: Sequence[Any] | None = None,
 ) -> str:
     """The Python source adgen generates for ``f`` in ``mode`` w.r.t. ``wrt``
-    (``optimize=False``: without the IR optimizer, :mod:`adgen.optimize`)."""
+    (``optimize=False``: without the IR optimizer, :mod:`adgen.optimize`).
+
+    Without ``args`` this is the general code, for arguments of any shape. With ``args``
+    (example arguments, not run) it is the code adgen runs for a call with arguments of
+    their kinds: specialised for the scalars among them and the arrays' shapes and dtypes,
+    where broadcasting is decided before the code runs:
+
+    >>> def f(x, y):
+    ...     return np.sum(x * y)
+    >>> for line in source(f, args=(np.ones(3), np.ones(3))).splitlines()[2:]:
+    ...     print(line)
+        # line 2: return np.sum(x * y)
+        out_1 = x * y
+        out = np.sum(out_1)
+        del out_1
+        # adjoint of line 2: return np.sum(x * y)
+        out_1_bar = np.full((3,), out_bar, dtype=np.float64)
+        x_bar = out_1_bar * y
+        return (out, (x_bar,))
+    """
     fn = unwrap(f)
     names, _ = _wrt_names(fn, wrt)
-    return derivative(fn, mode, names, optimized=optimize).generated.source
+    if args is None:
+        return derivative(fn, mode, names, optimized=optimize).generated.source
+    flat = _Flat(_params(fn), _bind(fn, tuple(args), {}))
+    leaves = tuple(leaf for w in names for leaf in flat.leaves(w))
+    if mode == "forward":  # the tangents of the leaves that are floating point
+        leaves = tuple(n for n, v in zip(flat.names, flat.values) if n in leaves and _float_like(v))
+    scalars = _scalars(flat.names, flat.values)
+    d = derivative(
+        fn, mode, leaves, scalars, flat.key, optimized=optimize, signature=flat.signature
+    )
+    return d.generated.source
 
 
 class Differentiable:

@@ -41,6 +41,15 @@ def lookup(fn: types.FunctionType, key: Hashable) -> Any:
     return None
 
 
+def variants(fn: types.FunctionType, base: tuple[Any, ...]) -> int:
+    """How many entries of ``fn`` extend the key ``base`` by one item (specialisations)."""
+    per_fn = _entries.get(fn) or {}
+    n = len(base)
+    return sum(
+        1 for k in list(per_fn) if isinstance(k, tuple) and len(k) == n + 1 and k[:n] == base
+    )
+
+
 def cached(fn: types.FunctionType, key: Hashable, build: Callable[[], tuple[T, list[Any]]]) -> T:
     """The value built for (fn, key), rebuilt if fn's code or anything it looked up changed.
 

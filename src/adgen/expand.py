@@ -12,6 +12,7 @@ import ast
 from . import ir
 from .errors import AdgenError, NonDifferentiableError, NoRuleError, SourceLocation
 from .names import Namer
+from .rules import known
 from .rules.registry import Primitive
 from .shapes import Classes, atom_class
 
@@ -19,8 +20,16 @@ from .shapes import Classes, atom_class
 class StatementRule:
     """A statement's rule with the statement's atoms bound to the rule's parameters."""
 
-    def __init__(self, stmt: ir.Assign, namer: Namer, loc: SourceLocation) -> None:
+    def __init__(
+        self,
+        stmt: ir.Assign,
+        namer: Namer,
+        loc: SourceLocation,
+        known: dict[str, tuple[tuple[int, ...], str]] | None = None,
+    ) -> None:
         self.stmt = stmt
+        # shapes and dtypes known before the code runs (a derivative specialised for a call)
+        self.known = known or {}
         self.prim: Primitive = stmt.prim
         self.namer = namer
         self.loc = loc
@@ -122,7 +131,7 @@ class StatementRule:
                 f"{other} mode works with the rule as it is",
             )
         try:
-            return template.expand(self.bindings, seed, self._fresh)
+            stmts, expr = template.expand(self.bindings, seed, self._fresh, self.known)
         except ValueError:
             raise AdgenError(
                 f"{self.prim.name}: the derivative needs constant values for its arguments "
@@ -130,6 +139,21 @@ class StatementRule:
                 self.loc,
                 "pass literal constants for these arguments",
             ) from None
+        if self.known:
+            stmts = [known.specialize(st, self.known) for st in stmts]  # type: ignore[misc]
+            expr = known.specialize(expr, self.known)  # type: ignore[assignment]
+        return stmts, expr
+
+    def unbroadcast(self, expr: ast.expr, var: str, seed: str | ast.expr = "") -> ast.expr:
+        """``expr`` (shaped like this statement's result) summed down to ``var``'s shape;
+        ``seed`` names the result's cotangent (of the result's shape too)."""
+        result, operand = self.known.get(self.target), self.known.get(var)
+        if result is not None and operand is not None and len(self.stmt.targets) == 1:
+            shapes = {**self.known, seed: result} if isinstance(seed, str) and seed else self.known
+            written = known.unbroadcast(expr, result[0], operand[0], shapes)
+            if written is not None:
+                return written
+        return call("rt.unbroadcast", expr, name(var))
 
     def _operands(self) -> int:
         """How many arguments could carry a shape (not Python scalar constants)."""

@@ -52,7 +52,7 @@ from .expand import (
     zero_like,
 )
 from .names import Namer
-from .shapes import broadcast_classes
+from .shapes import Shapes, Signature, broadcast_classes, infer, refine, specialised_for
 
 
 @dataclass
@@ -106,12 +106,15 @@ def open_block(w: CodeWriter, stmt: ir.Stmt) -> None:
 
 
 class _Forward:
-    def __init__(self, fn: ir.Function, wrt: list[str], scalars: frozenset[str]) -> None:
+    def __init__(
+        self, fn: ir.Function, wrt: list[str], scalars: frozenset[str], shapes: Shapes
+    ) -> None:
         self.fn = fn
         self.facts = Facts(fn, wrt)
         refuse_complex(fn, self.facts.varied)
         self.namer = Namer(fn.user_names | set(fn.free))
-        self.classes = broadcast_classes(fn, scalars, self.facts.rebound)
+        self.classes = refine(broadcast_classes(fn, scalars, self.facts.rebound), shapes)
+        self.known = {n: (k.shape, k.dtype.name) for n, k in shapes.items()}
         # tangents only for values that depend on an input and reach the result
         self.active = self.facts.useful | set(wrt)
         self.tangent = {p: self.namer.tangent(p) for p in wrt}
@@ -265,7 +268,7 @@ class _Forward:
         inputs: list[tuple[str, str]] = []
         sr = None
         if stmt.prim.differentiable:
-            sr = StatementRule(stmt, self.namer, loc_of(fn, stmt.line))
+            sr = StatementRule(stmt, self.namer, loc_of(fn, stmt.line), self.known)
             sr.refuse_nondifferentiable_inputs(self.active)
             inputs = sr.active_params(self.active)
             if new is not None:
@@ -380,8 +383,15 @@ class _Forward:
             w.stmt(ir.assign(self.tangent_of(target), total))
 
 
-def forward(fn: ir.Function, wrt: list[str], scalars: frozenset[str] = frozenset()) -> Generated:
-    gen = _Forward(fn, wrt, scalars)
+def forward(
+    fn: ir.Function,
+    wrt: list[str],
+    scalars: frozenset[str] = frozenset(),
+    signature: Signature = (),
+) -> Generated:
+    """The JVP of ``fn`` w.r.t. ``wrt``; ``signature``: the arguments it is specialised for."""
+    shapes = infer(fn, signature) if signature else {}
+    gen = _Forward(fn, wrt, scalars, shapes)
     params = fn.params + [gen.tangent[p] for p in wrt]
     gen_name = gen.namer.claim(f"{fn.name}_jvp")
     w = gen.w
@@ -389,6 +399,7 @@ def forward(fn: ir.Function, wrt: list[str], scalars: frozenset[str] = frozenset
         f"adgen: forward mode (Jacobian-vector product) of {fn.name} "
         f"({os.path.basename(fn.filename)}:{fn.firstlineno}) w.r.t. {', '.join(wrt)}"
         + (f"; for scalar {', '.join(p for p in fn.params if p in scalars)}" if scalars else "")
+        + specialised_for(fn, shapes)
     )
     w.open(f"def {gen_name}({', '.join(params)}):")
     for p in fn.params:

@@ -75,7 +75,7 @@ from .expand import (
 )
 from .forward import Generated, open_block, open_while
 from .names import Namer
-from .shapes import Classes, broadcast_classes
+from .shapes import Classes, Signature, broadcast_classes, infer, refine, specialised_for
 
 
 def _assign(target: str, value: ast.expr) -> ast.stmt:
@@ -142,11 +142,13 @@ class _Reverse:
         pushed: set[str],
         facts: Facts,
         classes: Classes,
+        known: dict[str, tuple[tuple[int, ...], str]] | None = None,
     ) -> None:
         self.fn = fn
         self.wrt = wrt
         self.facts = facts
         self.classes = classes
+        self.known = known or {}
         self.namer = namer
         self.pushed = pushed
         self.stack = namer.claim("stack") if pushed or self._has_while() else "stack"
@@ -345,7 +347,7 @@ class _Reverse:
             for x in stmt.targets
             if x in facts.managed and x in facts.multi and id(stmt) not in self.first_binding
         ]
-        sr = StatementRule(stmt, self.namer, loc_of(fn, stmt.line))
+        sr = StatementRule(stmt, self.namer, loc_of(fn, stmt.line), self.known)
         inputs = sr.active_params(facts.useful) if useful and reached else []
         if useful and reached:
             sr.refuse_nondifferentiable_inputs(facts.varied)
@@ -472,7 +474,7 @@ class _Reverse:
             g = self.adjoint[t]
         else:
             return  # no derivative reaches this value
-        sr = StatementRule(stmt, self.namer, loc_of(fn, stmt.line))
+        sr = StatementRule(stmt, self.namer, loc_of(fn, stmt.line), self.known)
         sr.refuse_nondifferentiable_inputs(facts.varied)
         inputs = sr.active_params(facts.useful)
         seq_atom = sr.atoms.get(stmt.prim.sequence or "")
@@ -580,9 +582,9 @@ class _Reverse:
             if sr.cotangent_needs_unbroadcast(param, self.classes):
                 if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
                     # sum, then negate (the same numbers; the negation on the smaller array)
-                    expr.operand = call("rt.unbroadcast", expr.operand, name(var))
+                    expr.operand = sr.unbroadcast(expr.operand, var, g)
                 else:
-                    expr = call("rt.unbroadcast", expr, name(var))
+                    expr = sr.unbroadcast(expr, var, g)
             if var in fresh:
                 fresh.discard(var)
                 if var in self.facts.mutated:
@@ -916,8 +918,9 @@ def _sweep(
     text: bool = True,
     aux: bool = False,
     seed: str = "",
+    known: dict[str, tuple[tuple[int, ...], str]] | None = None,
 ) -> tuple[_Reverse, CodeWriter]:
-    gen = _Reverse(fn, wrt, scalars, namer, pushed, facts, classes)
+    gen = _Reverse(fn, wrt, scalars, namer, pushed, facts, classes, known)
     ret = fn.body[-1]
     assert isinstance(ret, ir.Return)
     sweep = CodeWriter(1, text)
@@ -945,11 +948,14 @@ def reverse(
     scalars: frozenset[str] = frozenset(),
     aux: bool = False,
     batch: bool = True,
+    signature: Signature = (),
 ) -> Generated:
     """``aux=True``: the function returns ``(value, aux)``; only ``value`` is differentiated
     (the cotangent passed is ``value``'s) and ``aux`` is returned as it is. ``batch=False``
     keeps one save per value in loops (:func:`adgen.emit.batch_saves` packs them into tuples,
-    which adgen cannot differentiate again: code meant for higher order is not batched)."""
+    which adgen cannot differentiate again: code meant for higher order is not batched).
+    ``signature`` describes the arguments the code is specialised for
+    (:func:`adgen.shapes.infer`): their shapes decide broadcasting when the code is made."""
     ret = fn.body[-1]
     assert isinstance(ret, ir.Return)
     if aux and not (isinstance(ret.value, ir.Tup) and len(ret.value.items) == 2):
@@ -977,10 +983,15 @@ def reverse(
     facts = Facts(fn, wrt)
     refuse_complex(fn, facts.varied)
     classes = broadcast_classes(fn, scalars, facts.rebound)
+    shapes = infer(fn, signature) if signature else {}
+    classes = refine(classes, shapes)
+    known = {n: (k.shape, k.dtype.name) for n, k in shapes.items()}
     candidates = facts.multi - facts.test_names
     pushed = set(candidates)
     for _ in range(5):  # saving fewer names can make a restore unnecessary: iterate
-        probe, probe_sweep = _sweep(fn, wrt, scalars, copy.deepcopy(namer), pushed, facts, classes)
+        probe, probe_sweep = _sweep(
+            fn, wrt, scalars, copy.deepcopy(namer), pushed, facts, classes, known=known
+        )
         if candidates & probe_sweep.reads == pushed:
             break
         pushed = candidates & probe_sweep.reads
@@ -1014,13 +1025,16 @@ def reverse(
                 loc_of(fn, stmt.line),
                 "compute the condition into a variable inside the loop body",
             )
-    gen, sweep = _sweep(fn, wrt, scalars, namer, pushed, facts, classes, aux=aux, seed=seed)
+    gen, sweep = _sweep(
+        fn, wrt, scalars, namer, pushed, facts, classes, aux=aux, seed=seed, known=known
+    )
 
     w = CodeWriter()
     w.comment(
         f"adgen: reverse mode (vector-Jacobian product) of {fn.name} "
         f"({os.path.basename(fn.filename)}:{fn.firstlineno}) w.r.t. {', '.join(wrt)}"
         + (f"; for scalar {', '.join(p for p in fn.params if p in scalars)}" if scalars else "")
+        + specialised_for(fn, shapes)
     )
     w.open(f"def {gen_name}({', '.join(fn.params + [seed])}):")
     if gen.pushed or gen.counters:

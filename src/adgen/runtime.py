@@ -97,6 +97,38 @@ __all__ = [
 ]
 
 
+# -- what a rule's template may ask of its operands' shapes ----------------------------------------
+# When adgen specialises a derivative for the shapes of a call's arguments it knows the shape
+# and dtype of most values before the code runs. A template asks with these functions; adgen
+# replaces each call by the answer (a constant) and decides the ``if`` tests built on them, so
+# none of them is ever called by generated code. Called at run time they answer "not known"
+# (-1 or None).
+
+
+def known_ndim(x: Any) -> int:
+    """In a template: the number of axes of ``x`` when it is known at transform time, else -1."""
+    return -1
+
+
+def known_shape(x: Any) -> tuple[int, ...] | None:
+    """In a template: the shape of ``x`` when it is known at transform time."""
+    return None
+
+
+def known_dtype(x: Any) -> str | None:
+    """In a template: the name of ``x``'s dtype (``"float64"``) when known at transform time."""
+    return None
+
+
+def shape_of(x: Any) -> tuple[int, ...]:
+    """``np.shape(x)``; in a template, the constant shape when it is known at transform time.
+
+    >>> shape_of(np.zeros((2, 3)))
+    (2, 3)
+    """
+    return np.shape(x)
+
+
 def _normalize_axes(axis: Axis, ndim: int) -> tuple[int, ...]:
     """Return ``axis`` as a sorted tuple of non-negative axes of an ``ndim``-d array.
 

@@ -25,8 +25,12 @@ from .lower import lower
 from .optimize import optimize
 from .parse import LiveScope, parse_function
 from .reverse import reverse
+from .shapes import Signature
 
 MODES = ("forward", "reverse", "reverse_aux")
+# derivatives specialised for argument shapes, per function and options; calls with more
+# kinds of shapes share the general code (which works for every shape)
+MAX_SPECIALISED = 8
 
 
 @dataclass(frozen=True)
@@ -93,6 +97,7 @@ def derivative(
     structure: tuple[tuple[str, Any], ...] = (),
     optimized: bool = True,
     batched: bool = True,
+    signature: Signature = (),
 ) -> Derivative:
     """The compiled forward- or reverse-mode derivative of ``fn`` w.r.t. the parameters ``wrt``.
 
@@ -103,13 +108,21 @@ def derivative(
     ``scalars`` then name their leaves. ``optimized=False`` differentiates the IR as
     lowered, without :mod:`adgen.optimize`'s passes. ``batched=False`` is for code adgen
     will differentiate again: reverse mode then saves loop values one by one.
+    ``signature`` pairs parameters (leaves) with :func:`adgen.shapes.describe` of the
+    arguments of a call: the code is then specialised for their shapes and dtypes, and
+    cached for them (like a jit cache).
     """
     key: tuple[Any, ...] = (mode, wrt, scalars, structure)
     if not optimized or not batched:
         key += (optimized, batched)
+    if signature:
+        key += (signature,)
     hit = cache.lookup(fn, key)
     if hit is not None:
         return hit  # type: ignore[no-any-return]
+    if signature and cache.variants(fn, key[:-1]) >= MAX_SPECIALISED:
+        # called with ever new shapes: one general derivative serves the others
+        return derivative(fn, mode, wrt, scalars, structure, optimized, batched)
     if mode not in MODES:
         raise ValueError(f"mode must be 'forward' or 'reverse', not {mode!r}")
 
@@ -121,8 +134,9 @@ def derivative(
 
         def make() -> Generated:
             if mode == "forward":
-                return forward(function, list(wrt), scalars)
-            return reverse(function, list(wrt), scalars, aux=mode == "reverse_aux", batch=batched)
+                return forward(function, list(wrt), scalars, signature)
+            aux = mode == "reverse_aux"
+            return reverse(function, list(wrt), scalars, aux, batched, signature)
 
         gen, compiled = diskcache.generated(
             fn, function, scope.seen, key, make, lambda g: load(g, function.free)

@@ -18,9 +18,38 @@ def matmul(x1, x2):
         return x1 @ d2
 
     def vjp_x1(g):
+        # shapes known when the code is made (specialised for a call): plain products
+        if rt.known_ndim(x1) == 2 and rt.known_ndim(x2) == 2:
+            return g @ np.transpose(x2)
+        if rt.known_ndim(x1) == 2 and rt.known_ndim(x2) == 1:
+            return np.outer(g, x2)
+        if rt.known_ndim(x1) == 1 and rt.known_ndim(x2) == 2:
+            return x2 @ g
+        if rt.known_ndim(x1) == 1 and rt.known_ndim(x2) == 1:
+            return g * x2
+        if (
+            rt.known_ndim(x1) > 2
+            and rt.known_ndim(x2) == rt.known_ndim(x1)
+            and rt.known_shape(x1)[:-2] == rt.known_shape(x2)[:-2]
+        ):
+            return g @ np.swapaxes(x2, -1, -2)  # a batch of products, no broadcasting
         return rt.matmul_vjp_a(g, x1, x2)
 
     def vjp_x2(g):
+        if rt.known_ndim(x1) == 2 and rt.known_ndim(x2) == 2:
+            return np.transpose(x1) @ g
+        if rt.known_ndim(x1) == 2 and rt.known_ndim(x2) == 1:
+            return g @ x1
+        if rt.known_ndim(x1) == 1 and rt.known_ndim(x2) == 2:
+            return np.outer(x1, g)
+        if rt.known_ndim(x1) == 1 and rt.known_ndim(x2) == 1:
+            return g * x1
+        if (
+            rt.known_ndim(x2) > 2
+            and rt.known_ndim(x1) == rt.known_ndim(x2)
+            and rt.known_shape(x1)[:-2] == rt.known_shape(x2)[:-2]
+        ):
+            return np.swapaxes(x1, -1, -2) @ g
         return rt.matmul_vjp_b(g, x1, x2)
 
 
@@ -33,9 +62,25 @@ def dot(a, b):
         return np.dot(a, db)
 
     def vjp_a(g):
+        if rt.known_ndim(a) == 1 and rt.known_ndim(b) == 1:  # an inner product
+            return g * b
+        if rt.known_ndim(a) == 2 and rt.known_ndim(b) == 1:
+            return np.outer(g, b)
+        if rt.known_ndim(a) == 1 and rt.known_ndim(b) == 2:
+            return b @ g
+        if rt.known_ndim(a) == 2 and rt.known_ndim(b) == 2:
+            return g @ np.transpose(b)
         return rt.dot_vjp_a(g, a, b)
 
     def vjp_b(g):
+        if rt.known_ndim(a) == 1 and rt.known_ndim(b) == 1:
+            return g * a
+        if rt.known_ndim(a) == 2 and rt.known_ndim(b) == 1:
+            return g @ a
+        if rt.known_ndim(a) == 1 and rt.known_ndim(b) == 2:
+            return np.outer(a, g)
+        if rt.known_ndim(a) == 2 and rt.known_ndim(b) == 2:
+            return np.transpose(a) @ g
         return rt.dot_vjp_b(g, a, b)
 
 

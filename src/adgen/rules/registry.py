@@ -45,7 +45,8 @@ import math
 import operator
 import sys
 import textwrap
-from collections.abc import Callable, Iterable, Iterator
+import warnings
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,6 +54,7 @@ import numpy as np
 
 from .. import runtime as rt
 from ..errors import InternalError, RuleError, SourceLocation
+from .known import literal
 from .samples import Domain, Example
 
 # The names a template (and every piece of generated code) may use for modules.
@@ -111,6 +113,7 @@ class Template:
         bindings: dict[str, ast.expr],
         inner: str | ast.expr,
         fresh: Callable[[str], str],
+        known: Mapping[str, tuple[tuple[int, ...], str]] | None = None,
     ) -> tuple[list[ast.stmt], ast.expr]:
         """Instantiate: returns the statements to emit and the expression of the result.
 
@@ -123,7 +126,8 @@ class Template:
         for local in self.locals:
             if local not in mapping:
                 mapping[local] = ast.Name(id=fresh(local), ctx=ast.Load())
-        body = _fold_block([_substitute(stmt, mapping) for stmt in self.body])
+        body = [_substitute(stmt, mapping) for stmt in self.body]
+        body = _fold_block([_Known(known or {}).visit(stmt) for stmt in body])
         for i, stmt in enumerate(body):
             if isinstance(stmt, ast.Return):
                 body = body[: i + 1]
@@ -161,6 +165,36 @@ def _substitute(node: Any, mapping: dict[str, ast.expr]) -> Any:
     return node
 
 
+class _Known(ast.NodeTransformer):
+    """Answer a template's questions about shapes (``rt.known_ndim(a)``...) from ``known``:
+    program names -> (shape, dtype name) of the values known before the code runs."""
+
+    def __init__(self, known: Mapping[str, tuple[tuple[int, ...], str]]) -> None:
+        self.known = known
+
+    def visit_Call(self, node: ast.Call) -> ast.expr:
+        self.generic_visit(node)
+        func = ast.unparse(node.func)
+        if func not in _KNOWN_QUESTIONS or len(node.args) != 1:
+            return node
+        arg = node.args[0]
+        entry = self.known.get(arg.id) if isinstance(arg, ast.Name) else None
+        if func == "rt.shape_of":
+            if entry is None:
+                return ast.Call(
+                    func=ast.parse("np.shape", mode="eval").body, args=[arg], keywords=[]
+                )
+            return literal(entry[0])
+        if entry is None:
+            return ast.Constant(value=-1 if func == "rt.known_ndim" else None)
+        shape, dtype = entry
+        answers = {"rt.known_ndim": len(shape), "rt.known_shape": shape, "rt.known_dtype": dtype}
+        return literal(answers[func])
+
+
+_KNOWN_QUESTIONS = frozenset({"rt.known_ndim", "rt.known_shape", "rt.known_dtype", "rt.shape_of"})
+
+
 def _stored_names(body: list[ast.stmt]) -> set[str]:
     names = set()
     for stmt in body:
@@ -172,6 +206,8 @@ def _stored_names(body: list[ast.stmt]) -> set[str]:
 
 _STATIC_NODES = (
     ast.Constant,
+    ast.Subscript,
+    ast.Slice,
     ast.Tuple,
     ast.BoolOp,
     ast.UnaryOp,
@@ -234,7 +270,10 @@ def static_value(node: ast.expr) -> tuple[bool, Any]:
     if not all(_static_node(n) for n in ast.walk(node)):
         return False, None
     try:
-        code = compile(ast.fix_missing_locations(ast.Expression(body=node)), "<static>", "eval")
+        with warnings.catch_warnings():  # `None[:-2]`: an unknown shape, never evaluated
+            warnings.simplefilter("ignore", SyntaxWarning)
+            expression = ast.fix_missing_locations(ast.Expression(body=node))
+            code = compile(expression, "<static>", "eval")
         return True, eval(code, {"__builtins__": {}, "np": np})
     except Exception:
         return False, None
