@@ -17,6 +17,7 @@ def f_jvp(x, x_dot):
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from typing import Any
 
 
@@ -262,6 +263,8 @@ def keep_shapes_only(source: str, scalars: frozenset[str] = frozenset()) -> str:
         s_bar = rt.unreduce(out_bar, s_like)
         return (out, (s_bar * 6.0,))
     """
+    if not any(f"{helper}(" in source for helper in _SHAPE_ONLY):
+        return source
     tree = ast.parse(source)
     if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef):
         return source
@@ -295,7 +298,9 @@ def keep_shapes_only(source: str, scalars: frozenset[str] = frozenset()) -> str:
             for node in ast.walk(stmt):
                 if (
                     isinstance(node, ast.Call)
-                    and ast.unparse(node.func) in _SHAPE_ONLY
+                    and isinstance(node.func, ast.Attribute)
+                    and isinstance(node.func.value, ast.Name)
+                    and f"{node.func.value.id}.{node.func.attr}" in _SHAPE_ONLY
                     and len(node.args) >= 2
                     and isinstance(node.args[1], ast.Name)
                 ):
@@ -509,3 +514,211 @@ def _one_line(text: str) -> str:
     """Text safe inside a ``#`` comment: no character that Python or an editor treats as a
     line break."""
     return text.translate(_LINE_BREAKS)
+
+
+def drop_copies(source: str) -> str:
+    """Two peepholes on a generated function (mostly its reverse sweep, where the chain rule
+    through ``+`` and plain assignments writes adjoints that are copies of others):
+
+    * ``a = b``, where ``a`` is bound nowhere else and read only in the lines that follow,
+      before ``b`` is bound again: those lines read ``b`` and the copy goes;
+    * ``v = 0.0`` followed, before any other use of ``v``, by ``v = v + e``: ``v = e``.
+
+    >>> print(drop_copies(
+    ...     "def f_vjp(x, out_bar):\\n"
+    ...     "    # adjoint of line 2\\n"
+    ...     "    a_bar = out_bar\\n"
+    ...     "    b_bar = a_bar * 2.0\\n"
+    ...     "    x_bar = 0.0\\n"
+    ...     "    x_bar = x_bar + b_bar * x\\n"
+    ...     "    return (x_bar,)\\n"
+    ... ), end="")
+    def f_vjp(x, out_bar):
+        # adjoint of line 2
+        b_bar = out_bar * 2.0
+        x_bar = b_bar * x
+        return (x_bar,)
+    """
+    tree = ast.parse(source)
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef):
+        return source
+    fn = tree.body[0]
+    stores: dict[str, int] = {a.arg: 1 for a in fn.args.args}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            stores[node.id] = stores.get(node.id, 0) + 1
+    reads: dict[str, int] = {}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            reads[node.id] = reads.get(node.id, 0) + 1
+    names = _NameCache()
+    changed: dict[int, ast.stmt] = {}
+    dropped: set[int] = set()
+    for block in _blocks(fn.body):
+        for i, stmt in enumerate(block):
+            if id(stmt) in dropped:
+                continue
+            copy = _simple_assign(stmt)
+            if copy is None:
+                continue
+            target, value = copy
+            if isinstance(value, ast.Name) and value.id != target and stores.get(target) == 1:
+                if _substitute_copy(block, i, target, value.id, changed, reads, names):
+                    dropped.add(id(stmt))
+            elif (
+                isinstance(value, ast.Constant)
+                and type(value.value) is float
+                and value.value == 0.0
+                and _first_add(block, i, target, changed, names)
+            ):
+                dropped.add(id(stmt))
+    if not changed and not dropped:
+        return source
+    lines = source.split("\n")
+    edits = [s for s in _statements(fn.body) if id(s) in dropped or id(s) in changed]
+    for stmt in sorted(edits, key=lambda s: s.lineno, reverse=True):
+        new = [] if id(stmt) in dropped else [" " * stmt.col_offset + ast.unparse(stmt)]
+        lines[stmt.lineno - 1 : stmt.end_lineno or stmt.lineno] = new
+    return "\n".join(lines)
+
+
+def _blocks(body: list[ast.stmt]) -> Iterator[list[ast.stmt]]:
+    yield body
+    for stmt in body:
+        for field in ("body", "orelse"):
+            inner = getattr(stmt, field, None)
+            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+                yield from _blocks(inner)
+
+
+def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    for block in _blocks(body):
+        yield from block
+
+
+def _simple_assign(stmt: ast.stmt) -> tuple[str, ast.expr] | None:
+    if (
+        isinstance(stmt, ast.Assign)
+        and len(stmt.targets) == 1
+        and isinstance(stmt.targets[0], ast.Name)
+    ):
+        return stmt.targets[0].id, stmt.value
+    return None
+
+
+def _names(node: ast.AST, ctx: type | None = None) -> set[str]:
+    return {
+        n.id
+        for n in ast.walk(node)
+        if isinstance(n, ast.Name) and (ctx is None or isinstance(n.ctx, ctx))
+    }
+
+
+_JUMPS = (ast.Return, ast.Break, ast.Continue, ast.Raise)
+_SIMPLE = (ast.Assign, ast.AugAssign, ast.Expr, ast.Delete, ast.Return)
+
+
+class _NameCache:
+    """The names each statement reads and binds or deletes (computed once per statement;
+    renaming a read keeps the sets right by hand)."""
+
+    def __init__(self) -> None:
+        self.table: dict[int, tuple[dict[str, int], set[str]]] = {}
+
+    def of(self, stmt: ast.stmt) -> tuple[dict[str, int], set[str]]:
+        entry = self.table.get(id(stmt))
+        if entry is None:
+            loads: dict[str, int] = {}
+            others: set[str] = set()
+            for node in ast.walk(stmt):
+                if isinstance(node, ast.Name):
+                    if isinstance(node.ctx, ast.Load):
+                        loads[node.id] = loads.get(node.id, 0) + 1
+                    else:
+                        others.add(node.id)
+            entry = self.table[id(stmt)] = (loads, others)
+        return entry
+
+    def mentions(self, stmt: ast.stmt, name: str) -> bool:
+        loads, others = self.of(stmt)
+        return name in loads or name in others
+
+
+def _substitute_copy(
+    block: list[ast.stmt],
+    i: int,
+    target: str,
+    source: str,
+    changed: dict[int, ast.stmt],
+    reads: dict[str, int],
+    names: _NameCache,
+) -> bool:
+    """Replace reads of ``target`` by ``source`` after ``block[i]`` (``target = source``), if
+    every read of ``target`` is in simple statements before ``source`` is bound again."""
+    span: list[ast.stmt] = []
+    found = 0
+    for stmt in block[i + 1 :]:
+        if found == reads.get(target, 0):
+            break
+        loads, others = names.of(stmt)
+        if not isinstance(stmt, _SIMPLE):  # a loop or branch: never rewritten inside
+            if names.mentions(stmt, target) or names.mentions(stmt, source):
+                return False
+            continue
+        if target in others:
+            return False
+        span.append(stmt)
+        found += loads.get(target, 0)
+        if source in others or isinstance(stmt, _JUMPS):
+            break
+    if found != reads.get(target, 0):
+        return False
+    for stmt in span:
+        loads, _ = names.of(stmt)
+        if target in loads:
+            _Rename(target, source).visit(stmt)
+            loads[source] = loads.get(source, 0) + loads.pop(target)
+            changed[id(stmt)] = stmt
+    reads[source] = reads.get(source, 0) + reads.pop(target, 0)
+    return True
+
+
+class _Rename(ast.NodeTransformer):
+    def __init__(self, old: str, new: str) -> None:
+        self.old, self.new = old, new
+
+    def visit_Name(self, node: ast.Name) -> ast.Name:
+        if node.id == self.old and isinstance(node.ctx, ast.Load):
+            node.id = self.new
+        return node
+
+
+def _first_add(
+    block: list[ast.stmt], i: int, var: str, changed: dict[int, ast.stmt], names: _NameCache
+) -> bool:
+    """``block[i]`` is ``var = 0.0``: is the next use of ``var`` a ``var = var + e``? Then it
+    becomes ``var = e``."""
+    for stmt in block[i + 1 :]:
+        if isinstance(stmt, _JUMPS):
+            return False
+        if not names.mentions(stmt, var):
+            continue
+        assign = _simple_assign(stmt)
+        if assign is None or assign[0] != var:
+            return False
+        value = assign[1]
+        if (
+            isinstance(value, ast.BinOp)
+            and isinstance(value.op, ast.Add)
+            and isinstance(value.left, ast.Name)
+            and value.left.id == var
+            and var not in _names(value.right)
+        ):
+            assert isinstance(stmt, ast.Assign)
+            stmt.value = value.right
+            loads, _ = names.of(stmt)
+            loads[var] -= 1
+            changed[id(stmt)] = stmt
+            return True
+        return False
+    return False

@@ -59,7 +59,7 @@ from . import ir
 from .analysis import Facts
 from .calls import LazyDerivative
 from .complexvalues import refuse_complex
-from .emit import CodeWriter, batch_saves, free_dead_names, keep_shapes_only
+from .emit import CodeWriter, batch_saves, drop_copies, free_dead_names, keep_shapes_only
 from .errors import UnsupportedSyntaxError
 from .expand import (
     StatementRule,
@@ -1105,7 +1105,8 @@ def reverse(
     result = ast.Tuple(elts=[value, ast.Tuple(elts=grads, ctx=ast.Load())], ctx=ast.Load())
     w.stmt(ast.Return(value=result))
     w.close()
-    text = batch_saves(w.render(), gen.stack) if batch else w.render()
+    text = drop_copies(w.render())
+    text = batch_saves(text, gen.stack) if batch else text
     # names provably holding scalars (and their adjoints): nothing to free or shrink
     scalar = {v for v, cls in gen.classes.items() if cls == frozenset()}
     small = frozenset(scalar | {gen.bar(v) for v in scalar})

@@ -486,17 +486,19 @@ def minmax_vjp(
     """
     x = np.asarray(x)
     dtype = np.result_type(g, x)
-    if not np.issubdtype(dtype, np.inexact):
+    if dtype.kind not in "fc":
         dtype = np.dtype(np.float64)
-    g = np.asarray(g, dtype=dtype)
     axes = _normalize_axes(axis, x.ndim)
-    ans_full = unreduce(ans, x, axis, keepdims)
-    hit = x == ans_full
-    count = np.sum(hit, axis=axes, keepdims=True)
-    if not np.all(count):  # an extremum matched nothing: it must be NaN
-        hit = hit | (np.isnan(x) & np.isnan(ans_full))
-        count = np.sum(hit, axis=axes, keepdims=True)
-    return hit.astype(dtype) * (unreduce(g, x, axis, keepdims) / count.astype(dtype))
+    if axis is not None and not keepdims:  # put the reduced axes back: ans and g broadcast
+        ans = np.expand_dims(ans, axes)
+        g = np.expand_dims(g, axes)
+    hit = x == ans
+    count = np.count_nonzero(hit, axis=axes, keepdims=True)
+    if not count.all():  # an extremum matched nothing: it must be NaN
+        hit = hit | (np.isnan(x) & np.isnan(ans))
+        count = np.count_nonzero(hit, axis=axes, keepdims=True)
+    share = np.asarray(g, dtype=dtype) / count.astype(dtype)
+    return hit * share  # type: ignore[no-any-return]
 
 
 def _is_basic_index(index: Any) -> bool:

@@ -96,6 +96,11 @@ class Template:
     def __post_init__(self) -> None:
         # names the template assigns: each gets a fresh name when expanded
         self.locals = sorted(_stored_names(self.body))
+        self.asks_shapes = any(
+            isinstance(node, ast.Call) and ast.unparse(node.func) in _KNOWN_QUESTIONS
+            for stmt in self.body
+            for node in ast.walk(stmt)
+        )
 
     def renamed(self, names: dict[str, str]) -> Template:
         """A copy whose outside names (a user's helpers) are renamed as ``names`` says."""
@@ -127,7 +132,9 @@ class Template:
             if local not in mapping:
                 mapping[local] = ast.Name(id=fresh(local), ctx=ast.Load())
         body = [_substitute(stmt, mapping) for stmt in self.body]
-        body = _fold_block([_Known(known or {}).visit(stmt) for stmt in body])
+        if self.asks_shapes:  # rt.known_ndim(a)...: answered from what is known, or not
+            body = [_Known(known or {}).visit(stmt) for stmt in body]
+        body = _fold_block(body)
         for i, stmt in enumerate(body):
             if isinstance(stmt, ast.Return):
                 body = body[: i + 1]
@@ -266,6 +273,12 @@ def static_value(node: ast.expr) -> tuple[bool, Any]:
     """
     if isinstance(node, ast.Constant):
         return True, node.value
+    try:  # most tests are comparisons of constants: no need to compile them
+        return True, _evaluate(node)
+    except _NotSimple:
+        pass
+    except Exception:
+        return False, None
     node = _NotNone().visit(_DottedNames().visit(copy.deepcopy(node)))
     if not all(_static_node(n) for n in ast.walk(node)):
         return False, None
@@ -277,6 +290,65 @@ def static_value(node: ast.expr) -> tuple[bool, Any]:
         return True, eval(code, {"__builtins__": {}, "np": np})
     except Exception:
         return False, None
+
+
+class _NotSimple(Exception):
+    pass
+
+
+_COMPARE: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Eq: operator.eq,
+    ast.NotEq: operator.ne,
+    ast.Lt: operator.lt,
+    ast.LtE: operator.le,
+    ast.Gt: operator.gt,
+    ast.GtE: operator.ge,
+    ast.Is: operator.is_,
+    ast.IsNot: operator.is_not,
+    ast.In: lambda a, b: a in b,
+    ast.NotIn: lambda a, b: a not in b,
+}
+
+
+def _evaluate(node: ast.expr) -> Any:
+    """The value of an expression of constants, tuples, comparisons, ``and``/``or``/``not``
+    and subscripts; :class:`_NotSimple` for anything else (names, calls, arithmetic)."""
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Tuple):
+        return tuple(_evaluate(e) for e in node.elts)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return not _evaluate(node.operand)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        value = _evaluate(node.operand)
+        if type(value) not in (int, float):
+            raise _NotSimple
+        return -value
+    if isinstance(node, ast.BoolOp):
+        result: Any = isinstance(node.op, ast.And)
+        for value_node in node.values:
+            result = _evaluate(value_node)
+            if bool(result) != isinstance(node.op, ast.And):
+                return result
+        return result
+    if isinstance(node, ast.Compare) and all(type(op) in _COMPARE for op in node.ops):
+        left = _evaluate(node.left)
+        for op, right_node in zip(node.ops, node.comparators):
+            right = _evaluate(right_node)
+            if not _COMPARE[type(op)](left, right):
+                return False
+            left = right
+        return True
+    if isinstance(node, ast.Subscript):
+        value = _evaluate(node.value)
+        index = node.slice
+        if isinstance(index, ast.Slice):
+            parts = [
+                None if p is None else _evaluate(p) for p in (index.lower, index.upper, index.step)
+            ]
+            return value[slice(*parts)]
+        return value[_evaluate(index)]
+    raise _NotSimple
 
 
 class _NotNone(ast.NodeTransformer):
