@@ -281,6 +281,7 @@ def keep_shapes_only(source: str, scalars: frozenset[str] = frozenset()) -> str:
     made: dict[str, ast.Assign] = {}
     other_reads: set[str] = set()
     shape_reads: dict[str, list[ast.Call]] = {}
+    statement_of: dict[int, ast.stmt] = {}
     bindings: dict[str, int] = {}
     for stmt in fn.body:
         if isinstance(stmt, ast.Assign):
@@ -306,6 +307,7 @@ def keep_shapes_only(source: str, scalars: frozenset[str] = frozenset()) -> str:
                 ):
                     shape_reads.setdefault(node.args[1].id, []).append(node)
                     shape_args.add(id(node.args[1]))
+                    statement_of[id(node)] = stmt
         for node in ast.walk(stmt):
             if isinstance(node, ast.Name) and id(node) not in shape_args:
                 other_reads.add(node.id)
@@ -333,15 +335,14 @@ def keep_shapes_only(source: str, scalars: frozenset[str] = frozenset()) -> str:
         assert end is not None
         keep = lines[binding.lineno - 1 : end]
         edits[binding.lineno] = (end, keep + [f"{indent}{like} = rt.Like({v})"])
-    likes = {namer.like(v) for v in chosen}
-    for stmt in fn.body:
-        if stmt.lineno > start and any(
-            isinstance(n, ast.Name) and n.id in likes for n in ast.walk(stmt)
-        ):
-            end = stmt.end_lineno
-            assert end is not None
-            text = unparse(stmt)
-            edits[stmt.lineno] = (end, [indent + t for t in text.splitlines()])
+    rewritten = {
+        id(statement_of[id(c)]): statement_of[id(c)] for v in chosen for c in shape_reads[v]
+    }
+    for stmt in rewritten.values():  # the adjoint lines reading a shape: they read `x_like`
+        end = stmt.end_lineno
+        assert end is not None
+        text = unparse(stmt)
+        edits[stmt.lineno] = (end, [indent + t for t in text.splitlines()])
     for first in sorted(edits, reverse=True):
         last, new = edits[first]
         lines[first - 1 : last] = new

@@ -989,8 +989,8 @@ def reverse(
     candidates = facts.multi - facts.test_names
     pushed = set(candidates)
     for _ in range(5):  # saving fewer names can make a restore unnecessary: iterate
-        probe, probe_sweep = _sweep(
-            fn, wrt, scalars, copy.deepcopy(namer), pushed, facts, classes, known=known
+        probe, probe_sweep = _sweep(  # only what it reads is used: no text
+            fn, wrt, scalars, copy.deepcopy(namer), pushed, facts, classes, text=False, known=known
         )
         if candidates & probe_sweep.reads == pushed:
             break
