@@ -260,3 +260,21 @@ def test_a_global_array_broadcasts_a_scalar_parameter():
     t = 0.5
     want = np.sum(2 * (OFFSET + t * OFFSET[::-1]) * OFFSET[::-1])
     assert adgen.grad(along_a_line)(t) == pytest.approx(want)
+
+
+def centred(x, means, L):
+    xc = x[None, :, :] - means[:, None, :]
+    lxc = 2.0 * xc + xc @ np.transpose(L, (0, 2, 1))
+    return np.sum(lxc * lxc)
+
+
+def test_the_adjoint_of_a_broadcast_operand_is_summed_before_linear_maps():
+    """means is broadcast over the points: its adjoint sums the points' cotangents, which
+    the specialised code does before the matrix product and the scaling, not after."""
+    rng = np.random.default_rng(8)
+    args = (rng.normal(size=(30, 3)), rng.normal(size=(4, 3)), rng.normal(size=(4, 3, 3)))
+    special, general, got, want = _both(centred, args, (1, 2))
+    assert _close(got, want)
+    assert "_summed = np.reshape(np.einsum(" in special.generated.source
+    assert "_summed" not in general.generated.source
+    assert np.allclose(adgen.grad(centred, wrt=1)(*args), want[1][0])

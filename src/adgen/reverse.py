@@ -59,7 +59,14 @@ from . import ir
 from .analysis import Facts
 from .calls import LazyDerivative
 from .complexvalues import refuse_complex
-from .emit import CodeWriter, batch_saves, drop_copies, free_dead_names, keep_shapes_only
+from .emit import (
+    CodeWriter,
+    batch_saves,
+    drop_copies,
+    free_dead_names,
+    keep_shapes_only,
+    sum_before_linear,
+)
 from .errors import UnsupportedSyntaxError
 from .expand import (
     StatementRule,
@@ -1107,6 +1114,10 @@ def reverse(
     w.close()
     text = drop_copies(w.render())
     text = batch_saves(text, gen.stack) if batch else text
+    if known:  # code specialised for shapes: adjoints have their values' shapes
+        sizes = {v: k[0] for v, k in known.items()}
+        sizes.update({gen.bar(v): k[0] for v, k in known.items() if gen.bar(v) not in known})
+        text = sum_before_linear(text, sizes)
     # names provably holding scalars (and their adjoints): nothing to free or shrink
     scalar = {v for v, cls in gen.classes.items() if cls == frozenset()}
     small = frozenset(scalar | {gen.bar(v) for v in scalar})
