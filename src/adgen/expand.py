@@ -150,9 +150,12 @@ class StatementRule:
         result, operand = self.known.get(self.target), self.known.get(var)
         if result is not None and operand is not None and len(self.stmt.targets) == 1:
             shapes = {**self.known, seed: result} if isinstance(seed, str) and seed else self.known
-            written = known.unbroadcast(expr, result[0], operand[0], shapes)
-            if written is not None:
-                return written
+            # only where the contribution provably has the result's shape (a rule may give a
+            # zero of the operand's shape, rt.zeros_like(x2), which needs no sum at all)
+            if known.elementwise_shape(expr, shapes) == result[0]:
+                written = known.unbroadcast(expr, result[0], operand[0], shapes)
+                if written is not None:
+                    return written
         return call("rt.unbroadcast", expr, name(var))
 
     def _operands(self) -> int:

@@ -21,6 +21,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Mapping
 
+import numpy as np
+
 Known = Mapping[str, tuple[tuple[int, ...], str]]
 
 
@@ -93,6 +95,48 @@ def sum_to(g: ast.expr, g_shape: tuple[int, ...], x_shape: tuple[int, ...]) -> a
     if len(kept) != len(x_shape):  # axes of size 1 in x: put them back
         out = _np("reshape", out, literal(x_shape))
     return out
+
+
+def elementwise_shape(expr: ast.expr, known: Known) -> tuple[int, ...] | None:
+    """The shape of ``expr`` when it is built only from names of known shape, numbers,
+    arithmetic and NumPy ufuncs (which broadcast their operands); None otherwise.
+
+    >>> shapes = {"g": ((4, 3), "float64"), "y": ((3,), "float64")}
+    >>> elementwise_shape(ast.parse("g * np.cos(y) + 1.0", mode="eval").body, shapes)
+    (4, 3)
+    >>> elementwise_shape(ast.parse("rt.zeros_like(y)", mode="eval").body, shapes) is None
+    True
+    """
+    shapes: list[tuple[int, ...]] = []
+    todo = [expr]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Name):
+            if node.id not in known:
+                return None
+            shapes.append(known[node.id][0])
+        elif isinstance(node, ast.Constant):
+            if type(node.value) not in (int, float, bool):
+                return None
+        elif isinstance(node, ast.BinOp) and not isinstance(node.op, ast.MatMult):
+            todo += [node.left, node.right]
+        elif isinstance(node, ast.UnaryOp):
+            todo.append(node.operand)
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id == "np"
+            and isinstance(getattr(np, node.func.attr, None), np.ufunc)
+            and not node.keywords
+        ):
+            todo += node.args
+        else:
+            return None
+    try:
+        return tuple(np.broadcast_shapes(*shapes)) if shapes else ()
+    except ValueError:
+        return None
 
 
 def _summed_product(
