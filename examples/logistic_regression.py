@@ -34,8 +34,8 @@ def main() -> None:
     accuracy = np.mean((X @ w + b > 0) == (y > 0.5))
     print(f"learned w = {np.round(w, 2)}, b = {b:.2f}; training accuracy {accuracy:.1%}")
     print()
-    print("The gradient adgen generated:")
-    print(adgen.source(loss, wrt=("w", "b")))
+    print("The gradient adgen generated and ran (specialised for these arguments' shapes):")
+    print(adgen.source(loss, wrt=("w", "b"), args=(w, b, X, y)))
 
 
 if __name__ == "__main__":

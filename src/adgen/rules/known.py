@@ -205,6 +205,32 @@ def _unreduce(call: ast.Call, known: Known) -> ast.expr | None:
     return _np("broadcast_to", _np("expand_dims", g, _axes(normal)), target)
 
 
+def _mean_vjp(call: ast.Call, known: Known) -> ast.expr | None:
+    """``rt.mean_vjp(g, x, axis=..., keepdims=...)``: ``g`` divided by the number of values
+    averaged, then spread like ``rt.unreduce`` (the same numbers: each is ``g / n``)."""
+    if len(call.args) < 2 or not isinstance(call.args[1], ast.Name):
+        return None
+    entry = known.get(call.args[1].id)
+    if entry is None:
+        return None
+    shape = entry[0]
+    keywords = {k.arg: k.value for k in call.keywords}
+    ok, axis = _static(dict(zip(("axis",), call.args[2:])).get("axis", keywords.get("axis")), None)
+    if not ok:
+        return None
+    axes = range(len(shape)) if axis is None else axis if isinstance(axis, tuple) else (axis,)
+    if not all(type(a) is int and -len(shape) <= a < len(shape) for a in axes):
+        return None
+    count = 1
+    for a in axes:
+        count *= shape[a]
+    if count == 0:
+        return None
+    share = ast.BinOp(left=call.args[0], op=ast.Div(), right=ast.Constant(count))
+    spread = ast.Call(func=call.func, args=[share, *call.args[1:]], keywords=call.keywords)
+    return _unreduce(spread, known)
+
+
 class _Specialize(ast.NodeTransformer):
     def __init__(self, known: Known) -> None:
         self.known = known
@@ -214,6 +240,8 @@ class _Specialize(ast.NodeTransformer):
         func = ast.unparse(node.func)
         if func == "rt.unreduce":
             return _unreduce(node, self.known) or node
+        if func == "rt.mean_vjp":
+            return _mean_vjp(node, self.known) or node
         if (
             func == "rt.unbroadcast"
             and len(node.args) == 2
