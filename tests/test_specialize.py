@@ -279,3 +279,27 @@ def test_the_adjoint_of_a_broadcast_operand_is_summed_before_linear_maps():
     assert "_summed = np.reshape(np.einsum(" in special.generated.source
     assert "_summed" not in general.generated.source
     assert np.allclose(adgen.grad(centred, wrt=1)(*args), want[1][0])
+
+
+GRID = np.linspace(0.0, 1.0, 6)
+
+
+def on_grid(t):
+    return np.sum(np.sin(t * GRID) * GRID)
+
+
+def test_a_global_array_reshaped_in_place_rebuilds_the_code():
+    g = adgen.grad(on_grid)
+    before = g(0.3)
+    assert before == pytest.approx(np.sum(np.cos(0.3 * GRID) * GRID * GRID))
+    g(0.3)
+    builds = cache.stats["builds"]
+    GRID.shape = (2, 3)  # the same array object, another shape
+    try:
+        assert g(0.3) == pytest.approx(before)
+        assert cache.stats["builds"] > builds  # the code was made again, not served stale
+        fn = lowered(on_grid)
+        known = infer(fn, (("t", describe(0.3)),))
+        assert any(k.shape == (2, 3) for k in known.values())
+    finally:
+        GRID.shape = (6,)

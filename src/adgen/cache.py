@@ -4,7 +4,8 @@ Entries hang off the function object (weakly: a deleted function frees them).
 Each entry remembers the code object it was made from and every outside name
 it resolved (globals, closure cells) with the object found; a lookup that
 finds any of them changed -- a notebook cell re-run redefining a helper, a
-global rebound -- rebuilds instead of serving old code.
+global rebound, an outside array reshaped in place (code may be specialised for its
+shape) -- rebuilds instead of serving old code.
 """
 
 from __future__ import annotations

@@ -71,6 +71,11 @@ class LiveScope:
         if key not in self._keys:
             self._keys.add(key)
             self.seen.append((kind, container, name, value))
+            shape = getattr(value, "shape", None)
+            if type(shape) is tuple and type(value).__name__ == "ndarray":
+                # code specialised for shapes reads an outside array's shape: an array
+                # reshaped in place (`a.shape = ...`) must rebuild it too
+                self._record("shape", value, "shape", shape)
 
     def lookup(self, name: str) -> Any:
         code = self.fn.__code__
@@ -102,6 +107,10 @@ def dependencies_unchanged(seen: list[tuple[str, Any, str, Any]]) -> bool:
                 current = container.cell_contents
             except ValueError:
                 return False
+        elif kind == "shape":  # an outside array's shape (the array itself is the same)
+            if container.shape != value:
+                return False
+            continue
         elif kind in ("attr", "code"):
             current = getattr(container, name, _MISSING)
         elif kind == "adgen":  # a derivative object called: the function standing for it now
