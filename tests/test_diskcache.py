@@ -128,7 +128,7 @@ def test_second_process_reads_the_entry(project: Path, tmp_path: Path) -> None:
     third = run(moved, cache_dir)
     assert third["stats"]["hits"] == 1 and third["grad"] == first["grad"]
     # no temporary file is left behind by the atomic write
-    assert not [p for p in cache_dir.rglob("*") if p.name.startswith(".tmp-")]
+    assert not [p for p in cache_dir.rglob("*") if p.is_file() and p.name.startswith(".")]
 
 
 def test_user_cache_directory(project: Path, tmp_path: Path) -> None:

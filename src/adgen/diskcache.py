@@ -48,7 +48,6 @@ import inspect
 import json
 import os
 import sys
-import tempfile
 import threading
 import types
 import warnings
@@ -58,6 +57,7 @@ from pathlib import Path
 from typing import Any
 
 from . import ir
+from .export import write_atomic
 from .forward import Generated
 
 FORMAT = 1
@@ -415,17 +415,7 @@ def write(where: Path, digest: str, gen: Generated, added: dict[str, Any]) -> No
     try:
         where.mkdir(mode=0o700, parents=True, exist_ok=True)
         path.parent.mkdir(mode=0o700, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".py")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-            os.replace(tmp, path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        write_atomic(path, text)
     except OSError as exc:
         stats["errors"] += 1
         _warn_once(f"adgen: cannot write the disk cache in {where} ({exc}); not caching there")

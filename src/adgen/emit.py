@@ -545,13 +545,11 @@ def drop_copies(source: str) -> str:
         return source
     fn = tree.body[0]
     stores: dict[str, int] = {a.arg: 1 for a in fn.args.args}
-    for node in ast.walk(fn):
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            stores[node.id] = stores.get(node.id, 0) + 1
     reads: dict[str, int] = {}
     for node in ast.walk(fn):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-            reads[node.id] = reads.get(node.id, 0) + 1
+        if isinstance(node, ast.Name):
+            table = reads if isinstance(node.ctx, ast.Load) else stores
+            table[node.id] = table.get(node.id, 0) + 1
     names = _NameCache()
     changed: dict[int, ast.stmt] = {}
     dropped: set[int] = set()
@@ -729,19 +727,20 @@ def sum_before_linear(source: str, shapes: dict[str, tuple[int, ...]]) -> str:
     """Sum an adjoint's contributions before the linear maps that make them, when the sum
     is all that is read of it (code specialised for shapes: ``shapes`` holds what is known).
 
-    ``A = G @ M`` and ``A = A + H * c``, with ``A`` read only by
-    ``np.sum(A, axis=k, keepdims=True)``: when ``c`` does not vary along ``k`` and ``k``
-    is the rows axis of ``G``, the sum of each contribution is the contribution of the
-    sum (``sum_k(G @ M) = sum_k(G) @ M``, ``sum_k(H * c) = sum_k(H) * c``), so the full
-    ``A`` is never made -- the adjoint of a small array broadcast against a large one
-    (GMM's means against the points) costs one reduction of the large cotangent. Sums
-    in another order: derivatives agree up to rounding.
+    ``A = G @ M`` and ``A = A + H * c``, with ``A`` read only by its sum over axis ``k``
+    (as :func:`adgen.rules.known.sum_to` writes it, keeping ``k`` with size 1): when
+    ``c`` does not vary along ``k`` and ``k`` is the rows axis of ``G``, the sum of each
+    contribution is the contribution of the sum (``sum_k(G @ M) = sum_k(G) @ M``,
+    ``sum_k(H * c) = sum_k(H) * c``), so the full ``A`` is never made -- the adjoint of
+    a small array broadcast against a large one (GMM's means against the points) costs
+    one reduction of the large cotangent. Sums in another order: derivatives agree up to
+    rounding.
 
     >>> print(sum_before_linear(
     ...     "def f_vjp(g, h, m, c, out_bar):\\n"
     ...     "    a_bar = g @ m\\n"
     ...     "    a_bar = a_bar + h * c\\n"
-    ...     "    b_bar = -np.sum(a_bar, axis=1, keepdims=True)\\n"
+    ...     "    b_bar = -np.reshape(np.einsum('abc->ac', a_bar), (2, 1, 3))\\n"
     ...     "    return (b_bar,)\\n",
     ...     {"a_bar": (2, 5, 3), "g": (2, 5, 3), "h": (2, 5, 3), "c": (2, 1, 3), "m": (3, 3)},
     ... ), end="")
@@ -751,7 +750,7 @@ def sum_before_linear(source: str, shapes: dict[str, tuple[int, ...]]) -> str:
         b_bar = -a_bar
         return (b_bar,)
     """
-    if "np.sum(" not in source and "np.einsum(" not in source:
+    if "np.einsum(" not in source:
         return source
     tree = ast.parse(source)
     if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef):
@@ -829,14 +828,14 @@ def _sum_call(name_: str, axes: tuple[int, ...], shape: tuple[int, ...]) -> ast.
 def _reduced_sum(
     stmt: ast.stmt, shapes: dict[str, tuple[int, ...]]
 ) -> tuple[str, tuple[int, ...], ast.Call] | None:
-    """``b = [-]np.sum(A, axis=k, keepdims=True)``, or the same sum written
-    ``np.reshape(np.einsum('abc->ac', A), (n, 1, m))``: (A, axes, the call)."""
+    """``b = [-]np.reshape(np.einsum('abc->ac', A), (n, 1, m))``, a sum over axes kept with
+    size 1: (A, the axes, the reshape call)."""
     if not isinstance(stmt, ast.Assign):
         return None
     value = stmt.value
     if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub):
         value = value.operand
-    if (
+    if not (
         isinstance(value, ast.Call)
         and ast.unparse(value.func) == "np.reshape"
         and len(value.args) == 2
@@ -846,39 +845,22 @@ def _reduced_sum(
         and isinstance(value.args[0].args[0], ast.Constant)
         and isinstance(value.args[0].args[1], ast.Name)
     ):
-        spec, operand = value.args[0].args[0].value, value.args[0].args[1].id
-        shape = shapes.get(operand)
-        if not isinstance(spec, str) or "->" not in spec or shape is None:
-            return None
-        letters, kept = spec.split("->")
-        axes = tuple(i for i, c in enumerate(letters) if c not in kept)
-        try:
-            target = ast.literal_eval(value.args[1])
-        except ValueError:
-            return None
-        if len(letters) != len(shape) or target != tuple(
-            1 if i in axes else n for i, n in enumerate(shape)
-        ):
-            return None
-        return operand, axes, value
-    if not (
-        isinstance(value, ast.Call)
-        and ast.unparse(value.func) == "np.sum"
-        and len(value.args) == 1
-        and isinstance(value.args[0], ast.Name)
-    ):
         return None
-    keywords = {k.arg: k.value for k in value.keywords}
-    if set(keywords) != {"axis", "keepdims"}:
+    spec, operand = value.args[0].args[0].value, value.args[0].args[1].id
+    shape = shapes.get(operand)
+    if not isinstance(spec, str) or "->" not in spec or shape is None:
         return None
+    letters, kept = spec.split("->")
+    axes = tuple(i for i, c in enumerate(letters) if c not in kept)
     try:
-        axis, keepdims = ast.literal_eval(keywords["axis"]), ast.literal_eval(keywords["keepdims"])
+        target = ast.literal_eval(value.args[1])
     except ValueError:
         return None
-    axes = axis if isinstance(axis, tuple) else (axis,)
-    if keepdims is not True or not all(type(a) is int and a >= 0 for a in axes):
+    if len(letters) != len(shape) or target != tuple(
+        1 if i in axes else n for i, n in enumerate(shape)
+    ):
         return None
-    return value.args[0].id, axes, value
+    return operand, axes, value
 
 
 def _binds_name(stmt: ast.stmt, name_: str) -> bool:

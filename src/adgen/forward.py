@@ -52,7 +52,7 @@ from .expand import (
     zero_like,
 )
 from .names import Namer
-from .shapes import Shapes, Signature, broadcast_classes, infer, refine, specialised_for
+from .shapes import Signature, broadcast_classes, specialise, specialised_for
 
 
 @dataclass
@@ -107,14 +107,14 @@ def open_block(w: CodeWriter, stmt: ir.Stmt) -> None:
 
 class _Forward:
     def __init__(
-        self, fn: ir.Function, wrt: list[str], scalars: frozenset[str], shapes: Shapes
+        self, fn: ir.Function, wrt: list[str], scalars: frozenset[str], signature: Signature
     ) -> None:
         self.fn = fn
         self.facts = Facts(fn, wrt)
         refuse_complex(fn, self.facts.varied)
         self.namer = Namer(fn.user_names | set(fn.free))
-        self.classes = refine(broadcast_classes(fn, scalars, self.facts.rebound), shapes)
-        self.known = {n: (k.shape, k.dtype.name) for n, k in shapes.items()}
+        classes = broadcast_classes(fn, scalars, self.facts.rebound)
+        self.classes, self.shapes, self.known = specialise(fn, classes, signature)
         # tangents only for values that depend on an input and reach the result
         self.active = self.facts.useful | set(wrt)
         self.tangent = {p: self.namer.tangent(p) for p in wrt}
@@ -390,8 +390,7 @@ def forward(
     signature: Signature = (),
 ) -> Generated:
     """The JVP of ``fn`` w.r.t. ``wrt``; ``signature``: the arguments it is specialised for."""
-    shapes = infer(fn, signature) if signature else {}
-    gen = _Forward(fn, wrt, scalars, shapes)
+    gen = _Forward(fn, wrt, scalars, signature)
     params = fn.params + [gen.tangent[p] for p in wrt]
     gen_name = gen.namer.claim(f"{fn.name}_jvp")
     w = gen.w
@@ -399,7 +398,7 @@ def forward(
         f"adgen: forward mode (Jacobian-vector product) of {fn.name} "
         f"({os.path.basename(fn.filename)}:{fn.firstlineno}) w.r.t. {', '.join(wrt)}"
         + (f"; for scalar {', '.join(p for p in fn.params if p in scalars)}" if scalars else "")
-        + specialised_for(fn, shapes)
+        + specialised_for(fn, gen.shapes)
     )
     w.open(f"def {gen_name}({', '.join(params)}):")
     for p in fn.params:

@@ -82,7 +82,7 @@ from .expand import (
 )
 from .forward import Generated, open_block, open_while
 from .names import Namer
-from .shapes import Classes, Signature, broadcast_classes, infer, refine, specialised_for
+from .shapes import Classes, Signature, broadcast_classes, specialise, specialised_for
 
 
 def _assign(target: str, value: ast.expr) -> ast.stmt:
@@ -989,10 +989,9 @@ def reverse(
     # first pass: save every rebound name, to learn which ones the adjoint sweep reads
     facts = Facts(fn, wrt)
     refuse_complex(fn, facts.varied)
-    classes = broadcast_classes(fn, scalars, facts.rebound)
-    shapes = infer(fn, signature) if signature else {}
-    classes = refine(classes, shapes)
-    known = {n: (k.shape, k.dtype.name) for n, k in shapes.items()}
+    classes, shapes, known = specialise(
+        fn, broadcast_classes(fn, scalars, facts.rebound), signature
+    )
     candidates = facts.multi - facts.test_names
     pushed = set(candidates)
     for _ in range(5):  # saving fewer names can make a restore unnecessary: iterate

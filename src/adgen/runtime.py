@@ -115,20 +115,6 @@ def known_shape(x: Any) -> tuple[int, ...] | None:
     return None
 
 
-def known_dtype(x: Any) -> str | None:
-    """In a template: the name of ``x``'s dtype (``"float64"``) when known at transform time."""
-    return None
-
-
-def shape_of(x: Any) -> tuple[int, ...]:
-    """``np.shape(x)``; in a template, the constant shape when it is known at transform time.
-
-    >>> shape_of(np.zeros((2, 3)))
-    (2, 3)
-    """
-    return np.shape(x)
-
-
 def _normalize_axes(axis: Axis, ndim: int) -> tuple[int, ...]:
     """Return ``axis`` as a sorted tuple of non-negative axes of an ``ndim``-d array.
 

@@ -348,9 +348,7 @@ class _Inference:
         one = np.ones((), known.dtype) if known.dtype.kind in "fc" else np.zeros((), known.dtype)
         if known.kind == "array":
             return np.broadcast_to(one, known.shape)
-        if known.kind == "numpy":
-            return one[()]
-        return one.item()
+        return _of_kind(one, known)
 
     @staticmethod
     def direct_index(stmt: ir.Assign, name: str) -> bool:
@@ -381,12 +379,7 @@ class _Inference:
         small = {}
         for v, known in values.items():
             if isinstance(known, Known):
-                one = np.ones((1,) * len(known.shape), known.dtype)
-                small[v] = (
-                    one
-                    if known.kind == "array"
-                    else (one[()] if known.kind == "numpy" else one.item())
-                )
+                small[v] = _of_kind(np.ones((1,) * len(known.shape), known.dtype), known)
             else:
                 small[v] = np.ones((1,) * np.ndim(known)) if np.ndim(known) else known
         result = self.run(stmt, small)
@@ -418,6 +411,13 @@ class _Inference:
                 return eval(code, self.namespace, values)
         except Exception:
             raise _Unknown from None
+
+
+def _of_kind(one: np.ndarray[Any, Any], known: Known) -> Any:
+    """``one`` as the kind of value ``known`` describes: an array, a NumPy or a Python number."""
+    if known.kind == "array":
+        return one
+    return one[()] if known.kind == "numpy" else one.item()
 
 
 def infer(fn: ir.Function, signature: Signature) -> Shapes:
@@ -469,3 +469,18 @@ def specialised_for(fn: ir.Function, shapes: Shapes) -> str:
         f"{p} {shapes[p].shape}" for p in fn.params if p in shapes and shapes[p].kind == "array"
     ]
     return f"; for shapes {', '.join(arrays)}" if arrays else ""
+
+
+# what rules may ask of a value: name -> (shape, dtype name)
+Answers = dict[str, tuple[tuple[int, ...], str]]
+
+
+def specialise(
+    fn: ir.Function, classes: Classes, signature: Signature
+) -> tuple[Classes, Shapes, Answers]:
+    """What a signature tells the code generators: the broadcast classes made exact by the
+    inferred shapes, the shapes, and ``name -> (shape, dtype name)`` for the rules'
+    questions (``rt.known_ndim``...). No signature: the general code, nothing known."""
+    shapes = infer(fn, signature) if signature else {}
+    known = {n: (k.shape, k.dtype.name) for n, k in shapes.items()}
+    return refine(classes, shapes), shapes, known

@@ -63,7 +63,7 @@ def unbroadcast(
     if g_shape == x_shape:
         return g
     extra = len(g_shape) - len(x_shape)
-    if extra < 0:
+    if extra < 0 or len(g_shape) > 26:  # (einsum names each axis with a letter)
         return None
     rest = g_shape[extra:]
     if any(n != m and n != 1 for n, m in zip(x_shape, rest)):
@@ -86,12 +86,22 @@ def sum_to(g: ast.expr, g_shape: tuple[int, ...], x_shape: tuple[int, ...]) -> a
     >>> ast.unparse(sum_to(ast.Name("g"), (4, 3), (3,)))
     "np.einsum('ab->b', g)"
     """
+    return _einsum_to([g], g_shape, x_shape)
+
+
+def _einsum_to(
+    operands: list[ast.expr], g_shape: tuple[int, ...], x_shape: tuple[int, ...]
+) -> ast.expr:
+    """``np.einsum`` of ``operands`` (each of ``g_shape``; several: their product) keeping
+    the axes ``x_shape`` has, reshaped to ``x_shape`` when it has axes of size 1 that were
+    summed over."""
     extra = len(g_shape) - len(x_shape)
     letters = "abcdefghijklmnopqrstuvwxyz"[: len(g_shape)]
     kept = "".join(
         letters[extra + i] for i, (n, m) in enumerate(zip(x_shape, g_shape[extra:])) if n == m
     )
-    out = _np("einsum", ast.Constant(f"{letters}->{kept}"), g)
+    spec = ast.Constant(f"{','.join([letters] * len(operands))}->{kept}")
+    out = _np("einsum", spec, *operands)
     if len(kept) != len(x_shape):  # axes of size 1 in x: put them back
         out = _np("reshape", out, literal(x_shape))
     return out
@@ -150,19 +160,9 @@ def _summed_product(
             isinstance(side, ast.Name) and known.get(side.id, ((), ""))[0] == g_shape
             for side in (g.left, g.right)
         )
-        and len(g_shape) <= 26
     ):
         return None
-    extra = len(g_shape) - len(x_shape)
-    letters = "abcdefghijklmnopqrstuvwxyz"[: len(g_shape)]
-    kept = "".join(
-        letters[extra + i] for i, (n, m) in enumerate(zip(x_shape, g_shape[extra:])) if n == m
-    )
-    spec = ast.Constant(f"{letters},{letters}->{kept}")
-    out = _np("einsum", spec, g.left, g.right)
-    if len(kept) != len(x_shape):  # axes of size 1 in x: put them back
-        out = _np("reshape", out, literal(x_shape))
-    return out
+    return _einsum_to([g.left, g.right], g_shape, x_shape)
 
 
 def _static(node: ast.expr | None, default: object) -> tuple[bool, object]:

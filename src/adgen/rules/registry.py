@@ -186,20 +186,13 @@ class _Known(ast.NodeTransformer):
             return node
         arg = node.args[0]
         entry = self.known.get(arg.id) if isinstance(arg, ast.Name) else None
-        if func == "rt.shape_of":
-            if entry is None:
-                return ast.Call(
-                    func=ast.parse("np.shape", mode="eval").body, args=[arg], keywords=[]
-                )
-            return literal(entry[0])
         if entry is None:
             return ast.Constant(value=-1 if func == "rt.known_ndim" else None)
-        shape, dtype = entry
-        answers = {"rt.known_ndim": len(shape), "rt.known_shape": shape, "rt.known_dtype": dtype}
-        return literal(answers[func])
+        shape = entry[0]
+        return literal(len(shape) if func == "rt.known_ndim" else shape)
 
 
-_KNOWN_QUESTIONS = frozenset({"rt.known_ndim", "rt.known_shape", "rt.known_dtype", "rt.shape_of"})
+_KNOWN_QUESTIONS = frozenset({"rt.known_ndim", "rt.known_shape"})
 
 
 def _stored_names(body: list[ast.stmt]) -> set[str]:
