@@ -343,8 +343,8 @@ def test_any_spelling_of_a_numpy_function_is_the_same_primitive():
 
     assert adgen.grad(a)(0.3) == pytest.approx(3 * math.cos(0.3))
     # one primitive: the optimizer computes np.sin(x) once for both spellings
-    src = adgen.source(a)
-    assert src.count("= np.sin(x)") == 1 and "= math.sin(x)" in src
+    code = "\n".join(line for line in adgen.source(a).splitlines() if "#" not in line)
+    assert code.count("np.sin(x)") == 1 and "math.sin(x)" in code
     assert adgen.source(a, optimize=False).count("= np.sin(x)") == 2
 
 

@@ -735,12 +735,9 @@ def source(
     >>> for line in source(f, args=(np.ones(3), np.ones(3))).splitlines()[2:]:
     ...     print(line)
         # line 2: return np.sum(x * y)
-        out_1 = x * y
-        out = np.sum(out_1)
-        del out_1
+        out = np.sum(x * y)
         # adjoint of line 2: return np.sum(x * y)
-        out_1_bar = np.full((3,), out_bar, dtype=np.float64)
-        x_bar = out_1_bar * y
+        x_bar = np.full((3,), out_bar, dtype=np.float64) * y
         return (out, (x_bar,))
     """
     fn = unwrap(f)

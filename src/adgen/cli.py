@@ -194,7 +194,8 @@ def compile_file(
         if show_ir:
             texts.append(ir.format_function(function) + "\n")
         else:
-            texts.append(_derive(scope, node, function, settings, mode, wrt)[0].source)
+            derived = _derive(scope, node, function, settings, mode, wrt, optimized)
+            texts.append(derived[0].source)
     return texts
 
 
@@ -215,7 +216,9 @@ def export_file(
     modules = []
     for node, settings in _targets(scope, path, functions):
         function = _lowered(scope, node, optimized)
-        generated, chosen_mode, names = _derive(scope, node, function, settings, mode, wrt)
+        generated, chosen_mode, names = _derive(
+            scope, node, function, settings, mode, wrt, optimized
+        )
         definitions = _static_definitions(scope, node, function)
         argv = ["python -m adgen", os.path.basename(path), "--function", node.name]
         argv += ["--mode", chosen_mode, "--wrt", ",".join(names), "--output", "DIR"]
@@ -251,6 +254,7 @@ def _derive(
     settings: DecoratorSettings | None,
     mode: str | None,
     wrt: Wrt | None,
+    optimized: bool = True,
 ) -> tuple[Generated, str, tuple[str, ...]]:
     """The derivative of one function of the file, the mode chosen, and the wrt names."""
     stub = stand_in(scope.filename, node)
@@ -260,7 +264,7 @@ def _derive(
     transform = forward if chosen_mode == "forward" else reverse
 
     def derived() -> Generated:
-        return transform(function, list(names))
+        return transform(function, list(names), fuse=optimized)
 
     generated: Generated = guarded(stub, "differentiate", derived)
     return generated, chosen_mode, names

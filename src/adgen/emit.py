@@ -17,6 +17,7 @@ def f_jvp(x, x_dot):
 from __future__ import annotations
 
 import ast
+import copy
 from collections.abc import Iterator
 from typing import Any
 
@@ -523,7 +524,10 @@ def drop_copies(source: str) -> str:
 
     * ``a = b``, where ``a`` is bound nowhere else and read only in the lines that follow,
       before ``b`` is bound again: those lines read ``b`` and the copy goes;
-    * ``v = 0.0`` followed, before any other use of ``v``, by ``v = v + e``: ``v = e``.
+    * ``v = 0.0`` followed, before any other use of ``v``, by ``v = v + e``: ``v = e``;
+    * in the first kind, ``b = a`` among those lines binds ``b`` to its own value and goes;
+    * ``a = b``, where ``a`` is bound again in the lines that follow, all its uses are
+      there, ``b`` is untouched there and the last of them binds ``b`` from ``a``: one name.
 
     >>> print(drop_copies(
     ...     "def f_vjp(x, out_bar):\\n"
@@ -539,6 +543,28 @@ def drop_copies(source: str) -> str:
         b_bar = out_bar * 2.0
         x_bar = b_bar * x
         return (x_bar,)
+
+    A loop body's adjoint (the chain rule through ``acc = acc_2 - z`` and
+    ``x = x_new``), before and after:
+
+    >>> print(drop_copies(
+    ...     "def f_vjp(x, acc_bar):\\n"
+    ...     "    for i in range(3):\\n"
+    ...     "        acc_2_bar = acc_bar\\n"
+    ...     "        z_bar = z_bar - acc_bar\\n"
+    ...     "        acc_bar = 0.0\\n"
+    ...     "        acc_bar = acc_bar + acc_2_bar\\n"
+    ...     "        x_new_bar = x_bar\\n"
+    ...     "        x_new_bar = x_new_bar + acc_2_bar * z\\n"
+    ...     "        x_bar = x_new_bar * 0.9\\n"
+    ...     "    return (x_bar, z_bar)\\n"
+    ... ), end="")
+    def f_vjp(x, acc_bar):
+        for i in range(3):
+            z_bar = z_bar - acc_bar
+            x_bar = x_bar + acc_bar * z
+            x_bar = x_bar * 0.9
+        return (x_bar, z_bar)
     """
     tree = ast.parse(source)
     if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef):
@@ -553,24 +579,44 @@ def drop_copies(source: str) -> str:
     names = _NameCache()
     changed: dict[int, ast.stmt] = {}
     dropped: set[int] = set()
-    for block in _blocks(fn.body):
+    blocks = list(_blocks(fn.body))
+    for block in blocks:  # zero resets first: the copies they hid become visible
+        for i, stmt in enumerate(block):
+            pair = _simple_assign(stmt)
+            if (
+                pair is not None
+                and isinstance(pair[1], ast.Constant)
+                and type(pair[1].value) is float
+                and pair[1].value == 0.0
+                and _first_add(block, i, pair[0], changed, names)
+            ):
+                dropped.add(id(stmt))
+                stores[pair[0]] -= 1
+    for block in blocks:
         for i, stmt in enumerate(block):
             if id(stmt) in dropped:
                 continue
-            copy = _simple_assign(stmt)
-            if copy is None:
+            pair = _simple_assign(stmt)
+            if pair is None:
                 continue
-            target, value = copy
+            target, value = pair
             if isinstance(value, ast.Name) and value.id != target and stores.get(target) == 1:
-                if _substitute_copy(block, i, target, value.id, changed, reads, names):
+                undone = _substitute_copy(
+                    block, i, target, value.id, changed, reads, names, dropped
+                )
+                if undone is not None:
                     dropped.add(id(stmt))
-            elif (
-                isinstance(value, ast.Constant)
-                and type(value.value) is float
-                and value.value == 0.0
-                and _first_add(block, i, target, changed, names)
-            ):
-                dropped.add(id(stmt))
+                    dropped.update(id(s) for s in undone)
+                    stores[value.id] -= len(undone)
+    for block in blocks:  # then copies into names bound again
+        for i, stmt in enumerate(block):
+            pair = _simple_assign(stmt)
+            if id(stmt) in dropped or pair is None:
+                continue
+            target, value = pair
+            if isinstance(value, ast.Name) and value.id != target:
+                if _coalesce_copy(block, i, target, value.id, changed, reads, names, dropped):
+                    dropped.add(id(stmt))
     if not changed and not dropped:
         return source
     lines = source.split("\n")
@@ -651,43 +697,108 @@ def _substitute_copy(
     changed: dict[int, ast.stmt],
     reads: dict[str, int],
     names: _NameCache,
-) -> bool:
+    dropped: set[int],
+) -> list[ast.stmt] | None:
     """Replace reads of ``target`` by ``source`` after ``block[i]`` (``target = source``), if
-    every read of ``target`` is in simple statements before ``source`` is bound again."""
+    every read of ``target`` is in simple statements before ``source`` is bound again. A
+    ``source = target`` among them binds ``source`` to its own value: it goes too (returned
+    with the others to drop; None if nothing can be replaced)."""
     span: list[ast.stmt] = []
+    undone: list[ast.stmt] = []
     found = 0
     for stmt in block[i + 1 :]:
         if found == reads.get(target, 0):
             break
+        if id(stmt) in dropped:
+            continue
         loads, others = names.of(stmt)
         if not isinstance(stmt, _SIMPLE):  # a loop or branch: never rewritten inside
             if names.mentions(stmt, target) or names.mentions(stmt, source):
-                return False
+                return None
             continue
         if target in others:
-            return False
+            return None
+        copy = _simple_assign(stmt)
+        if copy is not None and copy[0] == source and _is_name(copy[1], target):
+            undone.append(stmt)  # source = target: source keeps its value
+            found += 1
+            continue
         span.append(stmt)
         found += loads.get(target, 0)
         if source in others or isinstance(stmt, _JUMPS):
             break
     if found != reads.get(target, 0):
-        return False
+        return None
     for stmt in span:
         loads, _ = names.of(stmt)
         if target in loads:
             _Rename(target, source).visit(stmt)
             loads[source] = loads.get(source, 0) + loads.pop(target)
             changed[id(stmt)] = stmt
-    reads[source] = reads.get(source, 0) + reads.pop(target, 0)
+    # the copy's own read of source goes, and so do the reads of target it undoes
+    reads[source] = reads.get(source, 0) + reads.pop(target, 0) - len(undone) - 1
+    return undone
+
+
+def _coalesce_copy(
+    block: list[ast.stmt],
+    i: int,
+    target: str,
+    source: str,
+    changed: dict[int, ast.stmt],
+    reads: dict[str, int],
+    names: _NameCache,
+    dropped: set[int],
+) -> bool:
+    """``block[i]`` is ``target = source`` and ``target`` is bound again later: if every use
+    of ``target`` is in the simple statements that follow, ``source`` is untouched there, and
+    the last of them binds ``source`` from ``target`` (``x_bar = x_new_bar * 0.9``), the two
+    are one name: ``target`` becomes ``source`` throughout and the copy goes."""
+    span: list[ast.stmt] = []
+    found = 0
+    for stmt in block[i + 1 :]:
+        if id(stmt) in dropped:
+            continue
+        if not isinstance(stmt, _SIMPLE) or isinstance(stmt, ast.AugAssign):
+            return False
+        loads, others = names.of(stmt)
+        if target in others and _simple_assign(stmt) is None:
+            return False
+        span.append(stmt)
+        found += loads.get(target, 0)
+        if source in others:
+            assign = _simple_assign(stmt)
+            if assign is None or source in loads or found != reads.get(target, 0):
+                return False
+            break
+        if source in loads or isinstance(stmt, _JUMPS):
+            return False
+    else:
+        return False
+    for stmt in span:
+        loads, others = names.of(stmt)
+        if target in loads or target in others:
+            _Rename(target, source, stores=True).visit(stmt)
+            if target in loads:
+                loads[source] = loads.get(source, 0) + loads.pop(target)
+            if target in others:
+                others.discard(target)
+                others.add(source)
+            changed[id(stmt)] = stmt
+    reads[source] = reads.get(source, 0) + reads.pop(target, 0) - 1  # less the copy's
     return True
 
 
+def _is_name(node: ast.expr, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
+
+
 class _Rename(ast.NodeTransformer):
-    def __init__(self, old: str, new: str) -> None:
-        self.old, self.new = old, new
+    def __init__(self, old: str, new: str, stores: bool = False) -> None:
+        self.old, self.new, self.stores = old, new, stores
 
     def visit_Name(self, node: ast.Name) -> ast.Name:
-        if node.id == self.old and isinstance(node.ctx, ast.Load):
+        if node.id == self.old and (self.stores or isinstance(node.ctx, ast.Load)):
             node.id = self.new
         return node
 
@@ -714,9 +825,11 @@ def _first_add(
             and var not in _names(value.right)
         ):
             assert isinstance(stmt, ast.Assign)
-            stmt.value = value.right
             loads, _ = names.of(stmt)
+            stmt.value = value.right
             loads[var] -= 1
+            if not loads[var]:
+                del loads[var]
             changed[id(stmt)] = stmt
             return True
         return False
@@ -949,3 +1062,174 @@ def _replace_call(stmt: ast.stmt, call: ast.Call, new: ast.expr) -> None:
     else:
         assert isinstance(stmt.value, ast.UnaryOp)
         stmt.value.operand = new
+
+
+# NumPy functions (besides ufuncs) that only compute: a call may move past other such code
+_PURE_NUMPY = frozenset(
+    "sum prod mean max min amax amin dot vdot matmul einsum outer inner tensordot reshape "
+    "transpose swapaxes moveaxis squeeze expand_dims broadcast_to where zeros_like ones_like "
+    "full_like full zeros ones diag diagonal trace cumsum stack concatenate clip tril triu "
+    "linalg.norm linalg.inv linalg.solve linalg.det".split()
+)
+
+
+def _pure(node: ast.expr) -> bool:
+    """Is evaluating ``node`` free of effects (and only reads names), so that it may be
+    evaluated later, past other pure assignments, with the same result?"""
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Call):
+            func = ast.unparse(sub.func)
+            module, _, attr = func.partition(".")
+            if module == "math" and attr.isidentifier():
+                continue
+            if module != "np" or any(k.arg in ("out", "where") for k in sub.keywords):
+                return False
+            if attr not in _PURE_NUMPY and not _is_ufunc(attr):
+                return False
+        elif not isinstance(
+            sub,
+            (
+                ast.Name,
+                ast.Constant,
+                ast.BinOp,
+                ast.UnaryOp,
+                ast.Compare,
+                ast.IfExp,
+                ast.Attribute,
+                ast.Subscript,
+                ast.Slice,
+                ast.Tuple,
+                ast.keyword,
+                ast.expr_context,
+                ast.operator,
+                ast.unaryop,
+                ast.cmpop,
+            ),
+        ):
+            return False
+        elif isinstance(sub, ast.Name) and not isinstance(sub.ctx, ast.Load):
+            return False
+        elif isinstance(sub, ast.Attribute) and not (
+            sub.attr in _ARRAY_ATTRIBUTES or ast.unparse(sub.value).split(".")[0] in ("np", "math")
+        ):
+            return False  # another object's attribute may be a property that does things
+    return True
+
+
+_ARRAY_ATTRIBUTES = frozenset({"T", "shape", "ndim", "size", "dtype", "real", "imag"})
+
+
+def _is_ufunc(attr: str) -> bool:
+    import numpy as np
+
+    return isinstance(getattr(np, attr, None), np.ufunc)
+
+
+class _Inline(ast.NodeTransformer):
+    def __init__(self, name_: str, value: ast.expr) -> None:
+        self.name, self.value = name_, value
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        return self.value if node.id == self.name and isinstance(node.ctx, ast.Load) else node
+
+
+def fuse_temporaries(source: str, width: int = 100) -> str:
+    """Write a temporary read once back into the expression that reads it, the way the
+    original line was written: ``s_2 = s_1 * y`` then ``s = s_2 + s_4`` is ``s = s_1 * y +
+    s_4``. Only pure code moves (arithmetic, ``math`` and NumPy functions that compute, no
+    ``out=``), only past plain assignments of pure values to other names, only within the
+    code of one original line (no comment in between), and only while the line stays
+    within ``width`` characters. Values are the same; Python just stores and loads fewer
+    names.
+
+    >>> print(fuse_temporaries(
+    ...     "def f_vjp(x, y, z, out_bar):\\n"
+    ...     "    # line 2: s = math.sin(x) * y + 0.5 * math.cos(z)\\n"
+    ...     "    s_1 = math.sin(x)\\n"
+    ...     "    s_2 = s_1 * y\\n"
+    ...     "    s_3 = math.cos(z)\\n"
+    ...     "    s_4 = 0.5 * s_3\\n"
+    ...     "    s = s_2 + s_4\\n"
+    ...     "    # line 3: return s * s_1\\n"
+    ...     "    return (s * s_1, ())\\n"
+    ... ), end="")
+    def f_vjp(x, y, z, out_bar):
+        # line 2: s = math.sin(x) * y + 0.5 * math.cos(z)
+        s_1 = math.sin(x)
+        s = s_1 * y + 0.5 * math.cos(z)
+        # line 3: return s * s_1
+        return (s * s_1, ())
+    """
+    tree = ast.parse(source)
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef):
+        return source
+    fn = tree.body[0]
+    lines = source.split("\n")
+    loads: dict[str, int] = {}
+    stores: dict[str, int] = {a.arg: 1 for a in fn.args.args}
+    deletes: dict[str, list[ast.Delete]] = {}  # `del t` after its use frees it early
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Name):
+            if isinstance(node.ctx, ast.Del):
+                continue
+            table = loads if isinstance(node.ctx, ast.Load) else stores
+            table[node.id] = table.get(node.id, 0) + 1
+        elif isinstance(node, ast.Delete):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    deletes.setdefault(target.id, []).append(node)
+    names = _NameCache()
+    dropped: set[int] = set()
+    changed: dict[int, ast.stmt] = {}
+    for block in _blocks(fn.body):
+        for i, stmt in enumerate(block):
+            assign = _simple_assign(stmt)
+            if assign is None or id(stmt) in dropped:
+                continue
+            temp, value = assign
+            if stores.get(temp) != 1 or loads.get(temp) != 1 or not _pure(value):
+                continue
+            reads = names.of(stmt)[0]
+            for j in range(i + 1, len(block)):
+                later = block[j]
+                if id(later) in dropped:
+                    continue
+                if any(
+                    line.lstrip().startswith("#")
+                    for line in lines[(block[j - 1].end_lineno or 0) : later.lineno - 1]
+                ):
+                    break  # the code of another original line
+                later_loads, later_binds = names.of(later)
+                if isinstance(later, ast.Delete):
+                    if later_binds & set(reads):
+                        break
+                    continue
+                use = _simple_assign(later)
+                if use is None or not _pure(use[1]):
+                    break
+                if temp in later_loads:
+                    fused = _Inline(temp, value).visit(copy.deepcopy(later))
+                    text = " " * later.col_offset + ast.unparse(fused)
+                    if len(text) <= width:
+                        block[j] = fused
+                        dropped.add(id(stmt))
+                        changed[id(fused)] = fused
+                        names.table.pop(id(later), None)
+                        for gone in deletes.get(temp, []):  # nothing left to free
+                            rest = [t for t in gone.targets if not _is_name(t, temp)]
+                            if rest:
+                                gone.targets = rest
+                                changed[id(gone)] = gone
+                                names.table.pop(id(gone), None)
+                            else:
+                                dropped.add(id(gone))
+                    break
+                if later_binds & set(reads):
+                    break
+    if not dropped:
+        return source
+    edits = [s for s in _statements(fn.body) if id(s) in dropped or id(s) in changed]
+    for stmt in sorted(edits, key=lambda s: s.lineno, reverse=True):
+        new = [] if id(stmt) in dropped else [" " * stmt.col_offset + ast.unparse(stmt)]
+        lines[stmt.lineno - 1 : stmt.end_lineno or stmt.lineno] = new
+    return "\n".join(lines)

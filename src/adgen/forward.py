@@ -14,14 +14,8 @@ primal and tangent statements stand together under a comment quoting it.
 # adgen: forward mode (Jacobian-vector product) of f (<doctest ...>:1) w.r.t. x1
 def f_jvp(x1, x2, x1_dot):
     # line 2: return np.log(x1) + x1 * x2 - np.sin(x2)
-    out_1 = np.log(x1)
-    out_1_dot = x1_dot / x1
-    out_2 = x1 * x2
-    out_2_dot = x1_dot * x2
-    out_3 = out_1 + out_2
-    out_3_dot = out_1_dot + out_2_dot
-    out_4 = np.sin(x2)
-    out = out_3 - out_4
+    out_3_dot = x1_dot / x1 + x1_dot * x2
+    out = np.log(x1) + x1 * x2 - np.sin(x2)
     return (out, out_3_dot)
 <BLANKLINE>
 """
@@ -37,7 +31,7 @@ from . import ir
 from .analysis import Facts
 from .calls import LazyDerivative
 from .complexvalues import refuse_complex
-from .emit import CodeWriter
+from .emit import CodeWriter, fuse_temporaries
 from .errors import UnsupportedSyntaxError
 from .expand import (
     StatementRule,
@@ -388,8 +382,10 @@ def forward(
     wrt: list[str],
     scalars: frozenset[str] = frozenset(),
     signature: Signature = (),
+    fuse: bool = True,
 ) -> Generated:
-    """The JVP of ``fn`` w.r.t. ``wrt``; ``signature``: the arguments it is specialised for."""
+    """The JVP of ``fn`` w.r.t. ``wrt``; ``signature``: the arguments it is specialised for;
+    ``fuse=False`` keeps one statement per IR statement (no :func:`fuse_temporaries`)."""
     gen = _Forward(fn, wrt, scalars, signature)
     params = fn.params + [gen.tangent[p] for p in wrt]
     gen_name = gen.namer.claim(f"{fn.name}_jvp")
@@ -406,4 +402,5 @@ def forward(
             w.stmt(ir.assign(gen.tangent_of(p), zero_like(p, gen.classes)))
     gen.block(fn.body)
     w.close()
-    return Generated(gen_name, params, w.render())
+    text = w.render()
+    return Generated(gen_name, params, fuse_temporaries(text) if fuse else text)

@@ -28,13 +28,10 @@ def f_vjp(x1, x2, out_bar):
     # line 2: return np.log(x1) + x1 * x2 - np.sin(x2)
     out_1 = np.log(x1)
     out_1_like = rt.Like(out_1)
-    out_2 = x1 * x2
-    out_3 = out_1 + out_2
-    del out_2
     out_4 = np.sin(x2)
     out_4_like = rt.Like(out_4)
-    out = out_3 - out_4
-    del out_1, out_3, out_4
+    out = out_1 + x1 * x2 - out_4
+    del out_1, out_4
     # adjoint of line 2: return np.log(x1) + x1 * x2 - np.sin(x2)
     out_4_bar = -rt.unbroadcast(out_bar, out_4_like)
     x2_bar = out_4_bar * np.cos(x2)
@@ -64,6 +61,7 @@ from .emit import (
     batch_saves,
     drop_copies,
     free_dead_names,
+    fuse_temporaries,
     keep_shapes_only,
     sum_before_linear,
 )
@@ -956,13 +954,15 @@ def reverse(
     aux: bool = False,
     batch: bool = True,
     signature: Signature = (),
+    fuse: bool = True,
 ) -> Generated:
     """``aux=True``: the function returns ``(value, aux)``; only ``value`` is differentiated
     (the cotangent passed is ``value``'s) and ``aux`` is returned as it is. ``batch=False``
     keeps one save per value in loops (:func:`adgen.emit.batch_saves` packs them into tuples,
     which adgen cannot differentiate again: code meant for higher order is not batched).
     ``signature`` describes the arguments the code is specialised for
-    (:func:`adgen.shapes.infer`): their shapes decide broadcasting when the code is made."""
+    (:func:`adgen.shapes.infer`): their shapes decide broadcasting when the code is made.
+    ``fuse=False`` keeps one statement per IR statement (no :func:`adgen.emit.fuse_temporaries`)."""
     ret = fn.body[-1]
     assert isinstance(ret, ir.Return)
     if aux and not (isinstance(ret.value, ir.Tup) and len(ret.value.items) == 2):
@@ -1120,5 +1120,6 @@ def reverse(
     # names provably holding scalars (and their adjoints): nothing to free or shrink
     scalar = {v for v, cls in gen.classes.items() if cls == frozenset()}
     small = frozenset(scalar | {gen.bar(v) for v in scalar})
+    text = fuse_temporaries(text) if fuse else text
     text = free_dead_names(keep_shapes_only(text, small), small)
     return Generated(gen_name, fn.params + [seed], text)

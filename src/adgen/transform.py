@@ -134,9 +134,9 @@ def derivative(
 
         def make() -> Generated:
             if mode == "forward":
-                return forward(function, list(wrt), scalars, signature)
+                return forward(function, list(wrt), scalars, signature, fuse=optimized)
             aux = mode == "reverse_aux"
-            return reverse(function, list(wrt), scalars, aux, batched, signature)
+            return reverse(function, list(wrt), scalars, aux, batched, signature, fuse=optimized)
 
         gen, compiled = diskcache.generated(
             fn, function, scope.seen, key, make, lambda g: load(g, function.free)
