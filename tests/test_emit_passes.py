@@ -1,0 +1,329 @@
+"""The text passes over generated code (adgen.emit): what they may and may not rewrite.
+
+Each pass must leave values unchanged; the property tests run random straight-line code
+before and after a pass and compare every name the function returns.
+"""
+
+from __future__ import annotations
+
+import math
+import textwrap
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import adgen
+from adgen.emit import drop_copies, fuse_temporaries
+
+
+def _code(text: str) -> str:
+    return textwrap.dedent(text).lstrip("\n")
+
+
+def _body(text: str) -> list[str]:
+    return [line.strip() for line in text.splitlines()[1:] if line.strip()]
+
+
+def _run(source: str, *args: object) -> object:
+    space: dict[str, object] = {"np": np, "math": math}
+    exec(compile(source, "<test>", "exec"), space)
+    fn = next(v for k, v in space.items() if k.startswith("f"))
+    return fn(*args)  # type: ignore[operator]
+
+
+# -- fuse_temporaries ----------------------------------------------------------------------------
+def test_fuse_writes_a_line_back_as_one_expression() -> None:
+    src = _code(
+        """
+        def f(x, y):
+            # line 2: return np.sin(x) * y + 1.0
+            a = np.sin(x)
+            b = a * y
+            c = b + 1.0
+            return c
+        """
+    )
+    assert _body(fuse_temporaries(src)) == [
+        "# line 2: return np.sin(x) * y + 1.0",
+        "c = np.sin(x) * y + 1.0",
+        "return c",
+    ]
+
+
+def test_fuse_keeps_a_value_read_twice() -> None:
+    src = _code(
+        """
+        def f(x):
+            a = np.exp(x)
+            b = a * a
+            return b
+        """
+    )
+    assert fuse_temporaries(src) == src
+
+
+def test_fuse_never_moves_past_a_rebinding_of_what_it_reads() -> None:
+    src = _code(
+        """
+        def f(x):
+            a = x * 2.0
+            x = 5.0
+            b = a + x
+            return b
+        """
+    )
+    out = fuse_temporaries(src)
+    assert "a = x * 2.0" in out
+    assert _run(out, 1.0) == _run(src, 1.0) == 7.0
+
+
+def test_fuse_never_moves_past_a_del_of_what_it_reads() -> None:
+    src = _code(
+        """
+        def f(x):
+            y = x + 1.0
+            c = y - 1.0
+            a = y * 2.0
+            del y
+            b = a + c
+            return b
+        """
+    )
+    out = fuse_temporaries(src)
+    assert "a = y * 2.0" in out and _run(out, 1.0) == 5.0
+
+
+def test_fuse_drops_the_del_of_a_fused_temporary() -> None:
+    src = _code(
+        """
+        def f(x):
+            a = x * 2.0
+            b = np.sum(a)
+            del a
+            return b
+        """
+    )
+    assert _body(fuse_temporaries(src)) == ["b = np.sum(x * 2.0)", "return b"]
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "np.random.normal(x)",  # draws from global state: order matters
+        "g(x)",  # unknown code
+        "np.add(x, 1.0, out=x)",  # writes
+        "obj.value",  # a property may do anything
+        "stack.pop()",
+    ],
+)
+def test_fuse_never_moves_code_that_may_act(call: str) -> None:
+    src = _code(
+        f"""
+        def f(x, g, obj, stack):
+            a = {call}
+            b = x * 3.0
+            c = a + b
+            return c
+        """
+    )
+    assert f"a = {call}" in fuse_temporaries(src)
+
+
+def test_fuse_never_moves_past_code_that_may_act() -> None:
+    src = _code(
+        """
+        def f(x, stack):
+            a = x * 2.0
+            stack.append(a)
+            b = a + 1.0
+            return b
+        """
+    )
+    assert fuse_temporaries(src) == src
+    src2 = _code(
+        """
+        def f(x, stack):
+            a = x * 2.0
+            y = stack.pop()
+            b = a + 1.0
+            return b
+        """
+    )
+    assert "a = x * 2.0" in fuse_temporaries(src2)
+
+
+def test_fuse_stays_within_one_original_line() -> None:
+    src = _code(
+        """
+        def f(x):
+            # line 2: a = x * 2.0
+            a = x * 2.0
+            # line 3: return a + 1.0
+            b = a + 1.0
+            return b
+        """
+    )
+    assert "a = x * 2.0" in fuse_temporaries(src)
+
+
+def test_fuse_never_moves_code_into_a_loop_or_branch() -> None:
+    src = _code(
+        """
+        def f(x, n):
+            a = x * 2.0
+            for i in range(n):
+                x = a + x
+            if n:
+                x = a * x
+            return x
+        """
+    )
+    assert fuse_temporaries(src) == src
+
+
+def test_fuse_keeps_lines_within_the_width() -> None:
+    long = " + ".join(f"x{i}" for i in range(20))
+    src = _code(
+        f"""
+        def f({", ".join(f"x{i}" for i in range(20))}):
+            a = {long}
+            b = a * ({long})
+            return b
+        """
+    )
+    assert fuse_temporaries(src) == src
+    assert "a = " not in fuse_temporaries(src, width=400)
+
+
+_OPS = ["{a} + {b}", "{a} * {b}", "{a} - {b}", "np.sin({a})", "np.tanh({a}) * {b}", "-{a}"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_fuse_property_random_straight_line_code_keeps_its_values(data: st.DataObject) -> None:
+    """Random straight-line code over arrays, with rebindings, dels and line comments:
+    fused and as written give identical results."""
+    names = ["x", "y"]
+    lines = ["def f(x, y):"]
+    for k in range(data.draw(st.integers(3, 14))):
+        if data.draw(st.integers(0, 5)) == 0:
+            lines.append(f"    # line {k}")
+        op = data.draw(st.sampled_from(_OPS))
+        a, b = data.draw(st.sampled_from(names)), data.draw(st.sampled_from(names))
+        target = data.draw(st.sampled_from([f"t{k}", f"t{k}", data.draw(st.sampled_from(names))]))
+        lines.append(f"    {target} = " + op.format(a=a, b=b))
+        if target not in names:
+            names.append(target)
+        if data.draw(st.integers(0, 6)) == 0 and len(names) > 3:
+            gone = names.pop(data.draw(st.integers(2, len(names) - 1)))
+            lines.append(f"    del {gone}")
+    lines.append(f"    return ({', '.join(names)},)")
+    src = "\n".join(lines) + "\n"
+    x, y = np.linspace(-1.0, 1.0, 5), np.linspace(0.5, 2.0, 5)
+    want = _run(src, x, y)
+    got = _run(fuse_temporaries(src), x, y)
+    assert isinstance(want, tuple) and isinstance(got, tuple)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+
+
+# -- drop_copies ---------------------------------------------------------------------------------
+def test_drop_copies_removes_a_copy_back_that_changes_nothing() -> None:
+    src = _code(
+        """
+        def f(a_bar, z_bar, y):
+            a_2_bar = a_bar
+            z_bar = z_bar - a_bar
+            a_bar = a_2_bar
+            x_bar = a_2_bar * y
+            return (a_bar, z_bar, x_bar)
+        """
+    )
+    out = drop_copies(src)
+    assert _body(out) == [
+        "z_bar = z_bar - a_bar",
+        "x_bar = a_bar * y",
+        "return (a_bar, z_bar, x_bar)",
+    ]
+    assert _run(out, 2.0, 1.0, 3.0) == _run(src, 2.0, 1.0, 3.0)
+
+
+def test_drop_copies_keeps_a_copy_whose_source_changes_before_it_is_read() -> None:
+    src = _code(
+        """
+        def f(z_bar):
+            z_4_bar = z_bar
+            z_bar = z_bar * 0.1
+            w_bar = z_4_bar * 0.5
+            return (z_bar, w_bar)
+        """
+    )
+    assert drop_copies(src) == src
+
+
+def test_drop_copies_merges_a_name_copied_back() -> None:
+    src = _code(
+        """
+        def f(x_bar, g, t):
+            x_new_bar = x_bar
+            x_new_bar = x_new_bar + g
+            t_bar = x_new_bar * t
+            x_bar = x_new_bar * 0.9
+            return (x_bar, t_bar)
+        """
+    )
+    out = drop_copies(src)
+    assert "x_new_bar" not in out
+    assert _run(out, 1.0, 2.0, 3.0) == _run(src, 1.0, 2.0, 3.0)
+
+
+def test_drop_copies_does_not_merge_when_the_source_is_read_meanwhile() -> None:
+    src = _code(
+        """
+        def f(x_bar, g):
+            x_new_bar = x_bar
+            x_new_bar = x_new_bar + g
+            y_bar = x_bar * 2.0
+            x_bar = x_new_bar * 0.9
+            return (x_bar, y_bar)
+        """
+    )
+    out = drop_copies(src)
+    assert _run(out, 1.0, 2.0) == _run(src, 1.0, 2.0) == (2.7, 2.0)
+    assert "x_new_bar = x_bar" in out
+
+
+# -- through adgen -------------------------------------------------------------------------------
+def scalar_recurrence(a, b, n):
+    x, y = a, b
+    acc = 0.0
+    for _ in range(n):
+        s = math.sin(x) * y + 0.5 * math.cos(y)
+        x_new = 0.9 * x + 0.1 * math.tanh(s) * y
+        y = 0.8 * y + 0.2 * math.cos(s + x_new)
+        x = x_new
+        acc = acc + x * y
+    return acc
+
+
+def test_generated_loop_code_reads_like_its_source_and_matches_unfused() -> None:
+    args = (0.3, -0.7, 7)
+    fused = adgen.source(scalar_recurrence, wrt=(0, 1), args=args)
+    plain = adgen.source(scalar_recurrence, wrt=(0, 1), optimize=False)
+    assert "s = s_1 * y + 0.5 * math.cos(y)" in fused
+    assert "s_2 = s_1 * y" in plain
+    value, grads = adgen.value_and_grad(scalar_recurrence, wrt=(0, 1))(*args)
+    h = 1e-6
+    for k in range(2):
+        up = list(args)
+        down = list(args)
+        up[k] += h  # type: ignore[operator]
+        down[k] -= h  # type: ignore[operator]
+        fd = (scalar_recurrence(*up) - scalar_recurrence(*down)) / (2 * h)
+        assert grads[k] == pytest.approx(fd, rel=1e-6, abs=1e-8)
+    assert value == scalar_recurrence(*args)
+    tangent = adgen.jvp(lambda a, b: scalar_recurrence(a, b, 7), (0.3, -0.7), (1.0, 0.0))[1]
+    assert tangent == pytest.approx(grads[0], rel=1e-12)
