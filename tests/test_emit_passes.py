@@ -185,9 +185,10 @@ def test_fuse_never_moves_code_into_a_loop_or_branch() -> None:
 
 def test_fuse_keeps_lines_within_the_width() -> None:
     long = " + ".join(f"x{i}" for i in range(20))
+    params = ", ".join(f"x{i}" for i in range(20))
     src = _code(
         f"""
-        def f({", ".join(f"x{i}" for i in range(20))}):
+        def f({params}):
             a = {long}
             b = a * ({long})
             return b
