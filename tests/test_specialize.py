@@ -303,3 +303,32 @@ def test_a_global_array_reshaped_in_place_rebuilds_the_code():
         assert any(k.shape == (2, 3) for k in known.values())
     finally:
         GRID.shape = (6,)
+
+
+SCALE = 2.0
+
+
+def scaled(t):
+    return np.sum(np.sin(t * GRID)) * SCALE
+
+
+def test_a_gradient_object_never_serves_code_it_held_once_the_cache_changes():
+    """value_and_grad keeps the cache entry of each kind of call it has seen (the short
+    way); that entry is checked like a cache lookup: a rebound global or a cleared cache
+    makes the code again."""
+    global SCALE
+    vg = adgen.value_and_grad(scaled)
+    vg(0.3)
+    vg(0.3)
+    builds = cache.stats["builds"]
+    assert vg(0.3)[1] == pytest.approx(2.0 * np.sum(np.cos(0.3 * GRID) * GRID))
+    assert cache.stats["builds"] == builds  # served without making it again
+    SCALE = 3.0
+    try:
+        assert vg(0.3)[1] == pytest.approx(3.0 * np.sum(np.cos(0.3 * GRID) * GRID))
+        assert cache.stats["builds"] == builds + 1
+        cache.clear()
+        assert vg(0.3)[1] == pytest.approx(3.0 * np.sum(np.cos(0.3 * GRID) * GRID))
+        assert cache.stats["builds"] == builds + 2
+    finally:
+        SCALE = 2.0

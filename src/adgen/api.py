@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from . import display, ir, shapes, trees
+from . import cache, display, ir, shapes, trees
 from .compile import load
 from .errors import (
     AdgenError,
@@ -39,7 +39,7 @@ from .errors import (
 from .forward import Generated
 from .names import Namer
 from .parse import unwrap
-from .transform import Derivative, derivative, guarded, lowered, run
+from .transform import Derivative, cache_key, derivative, guarded, lowered, run
 
 Wrt = int | str | Sequence[int | str]
 
@@ -273,7 +273,8 @@ class _ValueAndGrad(_Transformed):
         if has_aux:
             self.mode = "reverse_aux"
         # what the arguments' kinds (shapes.describe) mean for the derivative: the function
-        # it was made for, then derivative()'s arguments after the function
+        # it was made for, its cache entry (None: ask the cache each time) and the cache's
+        # generation then, and derivative()'s arguments after the function
         self._plans: dict[tuple[Any, ...], tuple[Any, ...]] = {}
 
     def __call__(self, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
@@ -283,7 +284,12 @@ class _ValueAndGrad(_Transformed):
             described = tuple(map(shapes.describe, args))
             plan = self._plans.get(described)
             if plan is not None and plan[0] is fn:
-                return self._finish(fn, args, derivative(fn, self.mode, *plan[1:]), plan[1])
+                held, made, options = plan[1:]
+                if held is None:  # served by the general code: ask the cache
+                    return self._finish(fn, args, derivative(fn, self.mode, *options), options[0])
+                if made == cache.generation and cache.fresh(fn, held):
+                    return self._finish(fn, args, held[1], options[0])
+                # stale: made again below, and held anew
         values = _bind(fn, args, kwargs)
         flat = _Flat(self.params, values)
         wrt = tuple(leaf for w in self.wrt for leaf in flat.leaves(w))
@@ -298,7 +304,11 @@ class _ValueAndGrad(_Transformed):
             if None not in described:  # the next call with such arguments takes the short way
                 if len(self._plans) >= 64:
                     self._plans.clear()
-                self._plans[described] = (fn, wrt, scalars, (), True, True, signature)
+                options = (wrt, scalars, (), True, True, signature)
+                held = cache.entry(fn, cache_key(self.mode, *options))
+                if held is not None and held[1] is not d:
+                    held = None  # served by the general code (too many shapes seen)
+                self._plans[described] = (fn, held, cache.generation, options)
         if not flat.structure:
             return self._finish(fn, flat.values, d, wrt)
         out, grads = self._run(fn, flat.values, d)

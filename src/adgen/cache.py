@@ -21,25 +21,34 @@ from .parse import dependencies_unchanged
 T = TypeVar("T")
 
 _lock = threading.RLock()
-_entries: weakref.WeakKeyDictionary[
-    types.FunctionType, dict[Hashable, tuple[Any, Any, list[Any], Any]]
-] = weakref.WeakKeyDictionary()
 stats = {"hits": 0, "builds": 0}
+# bumped by clear(): an entry held on to (see entry()) from before is no longer served
+generation = 0
+Entry = tuple[Any, Any, list[Any], Any]  # (code, value, names looked up, defaults)
+_entries: weakref.WeakKeyDictionary[types.FunctionType, dict[Hashable, Entry]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def lookup(fn: types.FunctionType, key: Hashable) -> Any:
     """The value cached for (fn, key) if it is still valid, else None (no lock: reads only)."""
+    held = entry(fn, key)
+    return held[1] if held is not None and fresh(fn, held) else None
+
+
+def entry(fn: types.FunctionType, key: Hashable) -> Entry | None:
+    """The entry for (fn, key), valid or not: a caller may keep it and ask :func:`fresh`
+    (with :data:`generation` unchanged) instead of looking it up again."""
     per_fn = _entries.get(fn)
-    entry = per_fn.get(key) if per_fn is not None else None
-    if (
-        entry is not None
-        and entry[0] is fn.__code__
-        and entry[3] is fn.__defaults__
-        and dependencies_unchanged(entry[2])
-    ):
+    return per_fn.get(key) if per_fn is not None else None
+
+
+def fresh(fn: types.FunctionType, held: Entry) -> bool:
+    """Is the entry still right for ``fn``: same code, defaults and outside names?"""
+    if held[0] is fn.__code__ and held[3] is fn.__defaults__ and dependencies_unchanged(held[2]):
         stats["hits"] += 1
-        return entry[1]
-    return None
+        return True
+    return False
 
 
 def variants(fn: types.FunctionType, base: tuple[Any, ...]) -> int:
@@ -71,5 +80,7 @@ def cached(fn: types.FunctionType, key: Hashable, build: Callable[[], tuple[T, l
 
 
 def clear() -> None:
+    global generation
     with _lock:
         _entries.clear()
+        generation += 1

@@ -89,6 +89,24 @@ def lowered(fn: types.FunctionType) -> ir.Function:
     return value
 
 
+def cache_key(
+    mode: str,
+    wrt: tuple[str, ...],
+    scalars: frozenset[str] = frozenset(),
+    structure: tuple[tuple[str, Any], ...] = (),
+    optimized: bool = True,
+    batched: bool = True,
+    signature: Signature = (),
+) -> tuple[Any, ...]:
+    """What :func:`derivative` caches its result under (for ``fn``), given its arguments."""
+    key: tuple[Any, ...] = (mode, wrt, scalars, structure)
+    if not optimized or not batched:
+        key += (optimized, batched)
+    if signature:
+        key += (signature,)
+    return key
+
+
 def derivative(
     fn: types.FunctionType,
     mode: str,
@@ -112,11 +130,7 @@ def derivative(
     arguments of a call: the code is then specialised for their shapes and dtypes, and
     cached for them (like a jit cache).
     """
-    key: tuple[Any, ...] = (mode, wrt, scalars, structure)
-    if not optimized or not batched:
-        key += (optimized, batched)
-    if signature:
-        key += (signature,)
+    key = cache_key(mode, wrt, scalars, structure, optimized, batched, signature)
     hit = cache.lookup(fn, key)
     if hit is not None:
         return hit  # type: ignore[no-any-return]
