@@ -76,6 +76,37 @@ def unparse(node: ast.AST) -> str:
     return ast.unparse(fixed)
 
 
+# leaves of every tree: contexts (Load, Store, Del) and operators
+_LEAVES = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
+
+
+def walk(node: ast.AST) -> list[ast.AST]:
+    """The nodes :func:`ast.walk` yields, in its order, but contexts and operators; several
+    times faster (no generators).
+
+    >>> [type(n).__name__ for n in walk(ast.parse("a = -f(b)").body[0])]
+    ['Assign', 'Name', 'UnaryOp', 'Call', 'Name', 'Name']
+    """
+    found = [node]
+    add = found.append
+    for n in found:  # breadth first: the list grows while it is read
+        for field in n._fields:
+            value = getattr(n, field, None)
+            if isinstance(value, ast.AST):
+                if not isinstance(value, _LEAVES):
+                    add(value)
+            elif isinstance(value, list):
+                for v in value:
+                    if isinstance(v, ast.AST) and not isinstance(v, _LEAVES):
+                        add(v)
+    return found
+
+
+def name_nodes(node: ast.AST) -> list[ast.Name]:
+    """Every ``Name`` in ``node`` (itself included), in :func:`ast.walk`'s order."""
+    return [n for n in walk(node) if isinstance(n, ast.Name)]
+
+
 class CodeWriter:
     def __init__(self, depth: int = 0, text: bool = True) -> None:
         self.lines: list[str] = []
@@ -124,11 +155,7 @@ class CodeWriter:
         self.line(f"# {prefix} {shown}: {quoted}" if quoted else f"# {prefix} {shown}")
 
     def stmt(self, node: ast.stmt) -> None:
-        self.reads.update(
-            n.id
-            for n in ast.walk(node)
-            if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store)
-        )
+        self.reads.update(n.id for n in name_nodes(node) if not isinstance(n.ctx, ast.Store))
         if not self.text:
             self.line("...")
             return
@@ -188,16 +215,15 @@ def free_dead_names(source: str, scalars: frozenset[str] = frozenset()) -> str:
     last_read: dict[str, int] = {}
     deleted: set[str] = set()
     for i, stmt in enumerate(fn.body):
-        for node in ast.walk(stmt):
-            if isinstance(node, ast.Name):
-                if isinstance(node.ctx, ast.Load):
-                    last_read[node.id] = i
-                elif isinstance(node.ctx, ast.Del):
-                    deleted.add(node.id)
+        for node in name_nodes(stmt):
+            if isinstance(node.ctx, ast.Load):
+                last_read[node.id] = i
+            elif isinstance(node.ctx, ast.Del):
+                deleted.add(node.id)
         if isinstance(stmt, ast.Assign):
             for target in stmt.targets:
-                for node in ast.walk(target):
-                    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                for node in name_nodes(target):
+                    if isinstance(node.ctx, ast.Store):
                         defined.setdefault(node.id, i)
     dead: dict[int, list[str]] = {}
     end = len(fn.body) - 1
@@ -283,12 +309,17 @@ def keep_shapes_only(source: str, scalars: frozenset[str] = frozenset()) -> str:
     shape_reads: dict[str, list[ast.Call]] = {}
     statement_of: dict[int, ast.stmt] = {}
     bindings: dict[str, int] = {}
+    # every name the function uses (a new name must differ from them)
+    outside: list[ast.AST] = [fn.args, *fn.decorator_list, *([fn.returns] if fn.returns else [])]
+    used = {n.id for part in outside for n in name_nodes(part)}
     for stmt in fn.body:
+        nodes = walk(stmt)
+        names = [n for n in nodes if isinstance(n, ast.Name)]
+        used.update(n.id for n in names)
         if isinstance(stmt, ast.Assign):
             for target in stmt.targets:
-                for n in ast.walk(target):
-                    if isinstance(n, ast.Name):
-                        bindings[n.id] = bindings.get(n.id, 0) + 1
+                for n in name_nodes(target):
+                    bindings[n.id] = bindings.get(n.id, 0) + 1
         if stmt.lineno < start:  # the forward sweep: what it reads is freed after it anyway
             if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
                 if isinstance(stmt.targets[0], ast.Name):
@@ -296,7 +327,7 @@ def keep_shapes_only(source: str, scalars: frozenset[str] = frozenset()) -> str:
             continue
         shape_args: set[int] = set()
         if not isinstance(stmt, ast.Return):
-            for node in ast.walk(stmt):
+            for node in nodes:
                 if (
                     isinstance(node, ast.Call)
                     and isinstance(node.func, ast.Attribute)
@@ -308,9 +339,7 @@ def keep_shapes_only(source: str, scalars: frozenset[str] = frozenset()) -> str:
                     shape_reads.setdefault(node.args[1].id, []).append(node)
                     shape_args.add(id(node.args[1]))
                     statement_of[id(node)] = stmt
-        for node in ast.walk(stmt):
-            if isinstance(node, ast.Name) and id(node) not in shape_args:
-                other_reads.add(node.id)
+        other_reads.update(n.id for n in names if id(n) not in shape_args)
     chosen = [
         v
         for v in shape_reads
@@ -324,7 +353,7 @@ def keep_shapes_only(source: str, scalars: frozenset[str] = frozenset()) -> str:
         return source
     from .names import Namer
 
-    namer = Namer(n.id for n in ast.walk(tree) if isinstance(n, ast.Name))
+    namer = Namer(used)
     edits: dict[int, tuple[int, list[str]]] = {}  # first line -> (last line, new lines)
     for v in chosen:
         like = namer.like(v)
