@@ -13,7 +13,7 @@ from . import ir
 from .errors import AdgenError, NonDifferentiableError, NoRuleError, SourceLocation
 from .names import Namer
 from .rules import known
-from .rules.registry import Primitive
+from .rules.registry import Primitive, dotted
 from .shapes import Classes, atom_class
 
 
@@ -205,7 +205,7 @@ class StatementRule:
 def call(func: str, *args: ast.expr, **kwargs: ast.expr) -> ast.Call:
     """``func(*args, **kwargs)`` as an AST node; ``func`` may be dotted (``np.broadcast_to``)."""
     return ast.Call(
-        func=ast.parse(func, mode="eval").body,
+        func=dotted(func),
         args=list(args),
         keywords=[ast.keyword(arg=k, value=v) for k, v in kwargs.items()],
     )

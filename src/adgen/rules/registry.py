@@ -40,6 +40,7 @@ import ast
 import contextlib
 import copy
 import inspect
+import keyword
 import linecache
 import math
 import operator
@@ -445,6 +446,7 @@ class Primitive:
         self.name = name
         self.emitter = emitter
         self.params = params
+        self._signature: tuple[list[inspect.Parameter], inspect.Signature] | None = None
         self.jvp = jvp
         self.vjp = vjp
         self.elementwise = elementwise
@@ -499,8 +501,10 @@ class Primitive:
 
     def bind(self, args: tuple[Any, ...], kwargs: Iterable[tuple[str, Any]]) -> dict[str, Any]:
         """Match a call's arguments to the rule's parameters (``TypeError`` if they do not fit)."""
-        sig = inspect.Signature(self.params)
-        bound = dict(sig.bind(*args, **dict(kwargs)).arguments)
+        if self._signature is None or self._signature[0] is not self.params:
+            # made once per parameter list (checking the parameters is slow)
+            self._signature = (self.params, inspect.Signature(self.params))
+        bound = dict(self._signature[1].bind(*args, **dict(kwargs)).arguments)
         for p in self.params:  # `*operands`: one tuple atom (np.einsum("ij,jk", a, b))
             if p.kind is p.VAR_POSITIONAL and p.name in bound and self.differentiable:
                 from ..ir import Tup
@@ -602,12 +606,28 @@ def spelling(fn: Any) -> str:
     raise ValueError(f"cannot spell {fn!r}: register it with an explicit spelling")
 
 
+def dotted(path: str) -> ast.expr:
+    """The expression ``path`` (``np.linalg.solve``: Attributes on a Name), built directly
+    (parsing it costs more); anything but a dotted name is parsed.
+
+    >>> ast.dump(dotted("np.sin"))
+    "Attribute(value=Name(id='np', ctx=Load()), attr='sin', ctx=Load())"
+    """
+    head, *attrs = parts = path.split(".")
+    if not all(p.isidentifier() and not keyword.iskeyword(p) for p in parts):
+        return ast.parse(path, mode="eval").body
+    node: ast.expr = ast.Name(id=head, ctx=ast.Load())
+    for attr in attrs:
+        node = ast.Attribute(value=node, attr=attr, ctx=ast.Load())
+    return node
+
+
 def call_emitter(spelled: str) -> Callable[[list[ast.expr], list[tuple[str, ast.expr]]], ast.expr]:
-    func = ast.parse(spelled, mode="eval").body
+    ast.parse(spelled, mode="eval")  # a spelling that is no expression fails here
 
     def emit(args: list[ast.expr], kwargs: list[tuple[str, ast.expr]]) -> ast.expr:
         return ast.Call(
-            func=copy.deepcopy(func),
+            func=dotted(spelled),
             args=args,
             keywords=[ast.keyword(arg=k, value=v) for k, v in kwargs],
         )
