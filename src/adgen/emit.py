@@ -70,10 +70,12 @@ def _is_none(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
 
 
-def unparse(node: ast.AST) -> str:
-    """Python source of a statement or expression, with slices made valid where they stand."""
-    fixed = _FixSlices().visit(node)
-    return ast.unparse(fixed)
+def unparse(node: ast.AST, nodes: list[ast.AST] | None = None) -> str:
+    """Python source of a statement or expression, with slices made valid where they stand
+    (``nodes``: :func:`walk` of ``node``, if known)."""
+    if any(isinstance(n, ast.Slice) for n in (walk(node) if nodes is None else nodes)):
+        node = _FixSlices().visit(node)
+    return ast.unparse(node)
 
 
 # leaves of every tree: contexts (Load, Store, Del) and operators
@@ -155,11 +157,14 @@ class CodeWriter:
         self.line(f"# {prefix} {shown}: {quoted}" if quoted else f"# {prefix} {shown}")
 
     def stmt(self, node: ast.stmt) -> None:
-        self.reads.update(n.id for n in name_nodes(node) if not isinstance(n.ctx, ast.Store))
+        nodes = walk(node)
+        self.reads.update(
+            n.id for n in nodes if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store)
+        )
         if not self.text:
             self.line("...")
             return
-        for text in unparse(node).splitlines():
+        for text in unparse(node, nodes).splitlines():
             self.line(text)
 
     def extend(self, other: CodeWriter) -> None:

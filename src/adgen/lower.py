@@ -212,7 +212,8 @@ class Lowerer:
             self.node.body = _structure_jumps(self.node.body, self.namer)
             self.node.adgen_structured = True
         self.multi: dict[str, str] = {}
-        for user in sorted(_assigned_in_blocks(self.node.body) | _written_in_place(self.node)):
+        nodes = list(gast.walk(self.node))
+        for user in sorted(_assigned_in_blocks(self.node.body) | _written_in_place(nodes)):
             if parent is None:
                 self.multi[user] = user if user not in RESERVED else self.namer.fresh(user)
                 self.namer.reserve(self.multi[user])
@@ -719,11 +720,11 @@ class Lowerer:
         return ir.Var(v)
 
     def list_names(self, finder: Any) -> set[str]:
-        """``finder(self.node)``, computed once per function (it walks the whole function)."""
+        """``finder`` of every node of the function, computed once per function."""
         memo = self.__dict__.setdefault("_list_names", {})
         key = (finder, id(self.node))
         if key not in memo:
-            memo[key] = finder(self.node)
+            memo[key] = finder(list(gast.walk(self.node)))
         result: set[str] = memo[key]
         return result
 
@@ -2078,10 +2079,11 @@ def _guard(stmts: list[Any], brk: str | None, cont: str | None) -> list[Any]:
     return out
 
 
-def _written_in_place(node: Any) -> set[str]:
-    """Names written through a subscript (``y[i] = v``, ``y[i] += v``) or appended to."""
-    names = set(_appended(node))
-    for n in gast.walk(node):
+def _written_in_place(nodes: list[Any]) -> set[str]:
+    """Names written through a subscript (``y[i] = v``, ``y[i] += v``) or appended to
+    (``nodes``: every node of a tree, as :func:`gast.walk` finds them)."""
+    names = set(_appended(nodes))
+    for n in nodes:
         targets = (
             n.targets
             if isinstance(n, gast.Assign)
@@ -2103,25 +2105,27 @@ def _literal(node: Any) -> tuple[bool, Any]:
         return False, None
 
 
-def _appended(node: Any) -> set[str]:
-    """Names of lists grown with ``xs.append(v)`` or shrunk with ``xs.pop()``."""
+def _appended(nodes: list[Any]) -> set[str]:
+    """Names of lists grown with ``xs.append(v)`` or shrunk with ``xs.pop()`` (``nodes``: every
+    node of a tree)."""
     grown = {
         n.value.func.value.id
-        for n in gast.walk(node)
+        for n in nodes
         if isinstance(n, gast.Expr)
         and isinstance(n.value, gast.Call)
         and isinstance(n.value.func, gast.Attribute)
         and n.value.func.attr == "append"
         and isinstance(n.value.func.value, gast.Name)
     }
-    return grown | {n.func.value.id for n in gast.walk(node) if _is_pop(n)} | _concatenated(node)
+    return grown | {n.func.value.id for n in nodes if _is_pop(n)} | _concatenated(nodes)
 
 
-def _concatenated(node: Any) -> set[str]:
+def _concatenated(nodes: list[Any]) -> set[str]:
     """Names bound to a list concatenation with a list literal (``xs = xs + [v]``,
-    ``ys = [v] + xs``, ``xs += [v]``): real lists, grown by appends."""
+    ``ys = [v] + xs``, ``xs += [v]``): real lists, grown by appends (``nodes``: every node of
+    a tree)."""
     names = set()
-    for n in gast.walk(node):
+    for n in nodes:
         if (
             isinstance(n, gast.Assign)
             and len(n.targets) == 1
