@@ -20,8 +20,44 @@ import ast
 from collections.abc import Iterator
 from typing import Any
 
+# leaves of every tree: contexts (Load, Store, Del) and operators
+_LEAVES = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
 
-class _FixSlices(ast.NodeTransformer):
+
+class Transformer(ast.NodeTransformer):
+    """An :class:`ast.NodeTransformer` that does not visit contexts and operators (it must
+    have no ``visit_`` method for them) and reads fields directly: several times faster."""
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        for field in node._fields:
+            try:
+                old = getattr(node, field)
+            except AttributeError:
+                continue
+            if isinstance(old, ast.AST):
+                if isinstance(old, _LEAVES):
+                    continue
+                new = self.visit(old)
+                if new is None:
+                    delattr(node, field)
+                else:
+                    setattr(node, field, new)
+            elif isinstance(old, list):
+                values: list[Any] = []
+                for value in old:
+                    if isinstance(value, ast.AST) and not isinstance(value, _LEAVES):
+                        value = self.visit(value)
+                        if value is None:
+                            continue
+                        if not isinstance(value, ast.AST):
+                            values.extend(value)
+                            continue
+                    values.append(value)
+                old[:] = values
+        return node
+
+
+class _FixSlices(Transformer):
     """Write slices outside ``x[...]`` as ``slice(a, b, c)`` (e.g. an index passed to a call).
 
     >>> print(unparse(ast.parse("f(x[1:], y[1:, ::2, :3])")))
@@ -78,10 +114,6 @@ def unparse(node: ast.AST, nodes: list[ast.AST] | None = None) -> str:
     return ast.unparse(node)
 
 
-# leaves of every tree: contexts (Load, Store, Del) and operators
-_LEAVES = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
-
-
 def walk(node: ast.AST) -> list[ast.AST]:
     """The nodes :func:`ast.walk` yields, in its order, but contexts and operators; several
     times faster (no generators).
@@ -107,6 +139,22 @@ def walk(node: ast.AST) -> list[ast.AST]:
 def name_nodes(node: ast.AST) -> list[ast.Name]:
     """Every ``Name`` in ``node`` (itself included), in :func:`ast.walk`'s order."""
     return [n for n in walk(node) if isinstance(n, ast.Name)]
+
+
+def dotted_text(node: ast.expr) -> str:
+    """:func:`ast.unparse` of an expression, quicker for a dotted name (``np.linalg.solve``).
+
+    >>> dotted_text(ast.parse("rt.known_ndim", mode="eval").body)
+    'rt.known_ndim'
+    """
+    attrs: list[str] = []
+    inner = node
+    while isinstance(inner, ast.Attribute):
+        attrs.append(inner.attr)
+        inner = inner.value
+    if not isinstance(inner, ast.Name):
+        return ast.unparse(node)
+    return ".".join([inner.id, *reversed(attrs)])
 
 
 class CodeWriter:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 
 from . import ir
+from .emit import dotted_text
 from .errors import AdgenError, NonDifferentiableError, NoRuleError, SourceLocation
 from .names import Namer
 from .rules import known
@@ -248,7 +249,7 @@ def owned(expr: ast.expr, is_list: bool = False) -> ast.expr:
         return call("list", expr)
     if isinstance(expr, (ast.BinOp, ast.UnaryOp)):
         return expr
-    if isinstance(expr, ast.Call) and ast.unparse(expr.func) in ("rt.zeros_like", "np.copy"):
+    if isinstance(expr, ast.Call) and dotted_text(expr.func) in ("rt.zeros_like", "np.copy"):
         return expr
     return call("np.copy", expr)
 

@@ -61,6 +61,7 @@ from .calls import LazyDerivative
 from .complexvalues import refuse_complex
 from .emit import (
     CodeWriter,
+    Transformer,
     batch_saves,
     drop_copies,
     free_dead_names,
@@ -873,7 +874,7 @@ def _carried(loop: ir.For) -> set[str]:
     return carried
 
 
-class _Rename(ast.NodeTransformer):
+class _Rename(Transformer):
     def __init__(self, names: dict[str, ast.expr]) -> None:
         self.names = names
 

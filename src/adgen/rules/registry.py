@@ -54,6 +54,7 @@ from typing import Any
 import numpy as np
 
 from .. import runtime as rt
+from ..emit import Transformer, dotted_text, walk
 from ..errors import InternalError, RuleError, SourceLocation
 from .known import literal
 from .samples import Domain, Example
@@ -98,9 +99,9 @@ class Template:
         # names the template assigns: each gets a fresh name when expanded
         self.locals = sorted(_stored_names(self.body))
         self.asks_shapes = any(
-            isinstance(node, ast.Call) and ast.unparse(node.func) in _KNOWN_QUESTIONS
+            isinstance(node, ast.Call) and dotted_text(node.func) in _KNOWN_QUESTIONS
             for stmt in self.body
-            for node in ast.walk(stmt)
+            for node in walk(stmt)
         )
 
     def renamed(self, names: dict[str, str]) -> Template:
@@ -145,7 +146,7 @@ class Template:
         if (
             not isinstance(last, ast.Return)
             or last.value is None
-            or any(isinstance(n, ast.Return) for s in stmts for n in ast.walk(s))
+            or any(isinstance(n, ast.Return) for s in stmts for n in walk(s))
         ):
             raise ValueError(f"{self.origin}: needs constant values for its static parameters")
         return stmts, last.value
@@ -164,16 +165,22 @@ def _substitute(node: Any, mapping: dict[str, ast.expr]) -> Any:
         return _substitute(new, {})
     if isinstance(node, ast.AST):
         fields = {}
-        for field, value in ast.iter_fields(node):
+        for field in node._fields:
+            try:
+                value = getattr(node, field)
+            except AttributeError:  # (a field left unset)
+                continue
             if isinstance(value, list):
                 fields[field] = [_substitute(v, mapping) for v in value]
-            else:
+            elif isinstance(value, ast.AST):
                 fields[field] = _substitute(value, mapping)
+            else:
+                fields[field] = value
         return type(node)(**fields)
     return node
 
 
-class _Known(ast.NodeTransformer):
+class _Known(Transformer):
     """Answer a template's questions about shapes (``rt.known_ndim(a)``...) from ``known``:
     program names -> (shape, dtype name) of the values known before the code runs."""
 
@@ -182,7 +189,7 @@ class _Known(ast.NodeTransformer):
 
     def visit_Call(self, node: ast.Call) -> ast.expr:
         self.generic_visit(node)
-        func = ast.unparse(node.func)
+        func = dotted_text(node.func)
         if func not in _KNOWN_QUESTIONS or len(node.args) != 1:
             return node
         arg = node.args[0]
@@ -239,12 +246,12 @@ def _static_node(node: ast.AST) -> bool:
         return True
     return (
         isinstance(node, ast.Call)
-        and ast.unparse(node.func) in _STATIC_CALLS
+        and dotted_text(node.func) in _STATIC_CALLS
         and all(k.arg is not None for k in node.keywords)
     )
 
 
-class _DottedNames(ast.NodeTransformer):
+class _DottedNames(Transformer):
     """The program's atoms name module attributes with dotted names (``np.float32``)."""
 
     def visit_Name(self, node: ast.Name) -> ast.expr:
@@ -345,7 +352,7 @@ def _evaluate(node: ast.expr) -> Any:
     raise _NotSimple
 
 
-class _NotNone(ast.NodeTransformer):
+class _NotNone(Transformer):
     def visit_Compare(self, node: ast.Compare) -> ast.expr:
         if (
             len(node.ops) == 1
@@ -365,7 +372,7 @@ class _NotNone(ast.NodeTransformer):
 _NEUTRAL_KEYWORDS = {"axis": None, "keepdims": False}
 
 
-class _FoldExpr(ast.NodeTransformer):
+class _FoldExpr(Transformer):
     def visit_IfExp(self, node: ast.IfExp) -> ast.expr:
         self.generic_visit(node)
         known, value = static_value(node.test)
