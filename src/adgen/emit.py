@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 # leaves of every tree: contexts (Load, Store, Del) and operators
@@ -259,27 +260,77 @@ def free_dead_names(source: str, scalars: frozenset[str] = frozenset()) -> str:
 
     (``c`` is not deleted: nothing comes between its last use and the ``return``.)
     """
+    fn = _function(source)
+    if fn is None:
+        return source
+    return _free_dead(source, fn, [_statement(s) for s in fn.body], scalars)
+
+
+def keep_shapes_and_free(source: str, scalars: frozenset[str] = frozenset()) -> str:
+    """``free_dead_names(keep_shapes_only(source, scalars), scalars)``, parsing the source
+    once: :func:`keep_shapes_only` tells where the statements of its result stand."""
+    fn = _function(source)
+    if fn is None:
+        return source
+    text, body = _keep_shapes_only(source, fn, scalars)
+    return _free_dead(text, fn, body or [_statement(s) for s in fn.body], scalars)
+
+
+def _function(source: str) -> ast.FunctionDef | None:
+    """The function a generated source defines (None if it is something else)."""
     tree = ast.parse(source)
     if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef):
-        return source
-    fn = tree.body[0]
+        return None
+    return tree.body[0]
+
+
+@dataclass
+class _Statement:
+    """A top-level statement of a generated function as :func:`free_dead_names` sees it: its
+    first and last line (from 1) and the names it reads, deletes and assigns."""
+
+    first: int
+    last: int
+    reads: set[str]
+    deletes: set[str]
+    assigns: set[str]
+
+
+def _statement(stmt: ast.stmt, shift: int = 0, names: list[ast.Name] | None = None) -> _Statement:
+    """``stmt`` moved ``shift`` lines down (``names``: its :func:`name_nodes`, if known)."""
+    names = name_nodes(stmt) if names is None else names
+    assigns: set[str] = set()
+    if isinstance(stmt, ast.Assign):
+        for target in stmt.targets:
+            assigns.update(n.id for n in name_nodes(target) if isinstance(n.ctx, ast.Store))
+    last = stmt.end_lineno
+    assert last is not None
+    return _Statement(
+        stmt.lineno + shift,
+        last + shift,
+        {n.id for n in names if isinstance(n.ctx, ast.Load)},
+        {n.id for n in names if isinstance(n.ctx, ast.Del)},
+        assigns,
+    )
+
+
+def _free_dead(
+    source: str, fn: ast.FunctionDef, body: list[_Statement], scalars: frozenset[str]
+) -> str:
+    """:func:`free_dead_names` of ``source``, whose top-level statements are ``body`` (the
+    function's header is ``fn``'s)."""
     params = {a.arg for a in fn.args.args}
     defined: dict[str, int] = {}
     last_read: dict[str, int] = {}
     deleted: set[str] = set()
-    for i, stmt in enumerate(fn.body):
-        for node in name_nodes(stmt):
-            if isinstance(node.ctx, ast.Load):
-                last_read[node.id] = i
-            elif isinstance(node.ctx, ast.Del):
-                deleted.add(node.id)
-        if isinstance(stmt, ast.Assign):
-            for target in stmt.targets:
-                for node in name_nodes(target):
-                    if isinstance(node.ctx, ast.Store):
-                        defined.setdefault(node.id, i)
+    for i, stmt in enumerate(body):
+        for name in stmt.reads:
+            last_read[name] = i
+        deleted |= stmt.deletes
+        for name in stmt.assigns:
+            defined.setdefault(name, i)
     dead: dict[int, list[str]] = {}
-    end = len(fn.body) - 1
+    end = len(body) - 1
     for var, i in last_read.items():
         if var in params or var in deleted or var not in defined or i >= end or var in scalars:
             continue
@@ -290,11 +341,10 @@ def free_dead_names(source: str, scalars: frozenset[str] = frozenset()) -> str:
     lines = source.split("\n")
     indent = " " * fn.body[0].col_offset
     # one `del` line closing each group of lines (before the next `# line ...` comment)
-    last = fn.body[end].lineno - 1
+    last = body[end].first - 1
     at: dict[int, list[str]] = {}
     for i, names in dead.items():
-        after = fn.body[i].end_lineno
-        assert after is not None
+        after = body[i].last
         while after < last and not lines[after].startswith(indent + "#"):
             after += 1
         if after < last:  # (the return frees everything anyway)
@@ -344,18 +394,25 @@ def keep_shapes_only(source: str, scalars: frozenset[str] = frozenset()) -> str:
     """
     if not any(f"{helper}(" in source for helper in _SHAPE_ONLY):
         return source
-    tree = ast.parse(source)
-    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef):
-        return source
-    fn = tree.body[0]
+    fn = _function(source)
+    return source if fn is None else _keep_shapes_only(source, fn, scalars)[0]
+
+
+def _keep_shapes_only(
+    source: str, fn: ast.FunctionDef, scalars: frozenset[str]
+) -> tuple[str, list[_Statement] | None]:
+    """:func:`keep_shapes_only` of ``source``, which defines ``fn``; when it changes the
+    source, the top-level statements of the result too."""
+    if not any(f"{helper}(" in source for helper in _SHAPE_ONLY):
+        return source, None
     if not all(isinstance(s, (ast.Assign, ast.Return, ast.Delete, ast.Expr)) for s in fn.body):
-        return source
+        return source, None
     lines = source.split("\n")
     indent = " " * fn.body[0].col_offset
     marker = indent + "# adjoint of "
     start = next((i + 1 for i, text in enumerate(lines) if text.startswith(marker)), None)
     if start is None:
-        return source
+        return source, None
     params = {a.arg for a in fn.args.args}
     made: dict[str, ast.Assign] = {}
     other_reads: set[str] = set()
@@ -365,9 +422,10 @@ def keep_shapes_only(source: str, scalars: frozenset[str] = frozenset()) -> str:
     # every name the function uses (a new name must differ from them)
     outside: list[ast.AST] = [fn.args, *fn.decorator_list, *([fn.returns] if fn.returns else [])]
     used = {n.id for part in outside for n in name_nodes(part)}
+    names_of: dict[int, list[ast.Name]] = {}
     for stmt in fn.body:
         nodes = walk(stmt)
-        names = [n for n in nodes if isinstance(n, ast.Name)]
+        names = names_of[id(stmt)] = [n for n in nodes if isinstance(n, ast.Name)]
         used.update(n.id for n in names)
         if isinstance(stmt, ast.Assign):
             for target in stmt.targets:
@@ -403,11 +461,12 @@ def keep_shapes_only(source: str, scalars: frozenset[str] = frozenset()) -> str:
         and v not in scalars
     ]
     if not chosen:
-        return source
+        return source, None
     from .names import Namer
 
     namer = Namer(used)
     edits: dict[int, tuple[int, list[str]]] = {}  # first line -> (last line, new lines)
+    liked: dict[int, tuple[str, str]] = {}  # first line of v's binding -> (v, v_like)
     for v in chosen:
         like = namer.like(v)
         for call in shape_reads[v]:
@@ -417,6 +476,7 @@ def keep_shapes_only(source: str, scalars: frozenset[str] = frozenset()) -> str:
         assert end is not None
         keep = lines[binding.lineno - 1 : end]
         edits[binding.lineno] = (end, keep + [f"{indent}{like} = rt.Like({v})"])
+        liked[binding.lineno] = (v, like)
     rewritten = {
         id(statement_of[id(c)]): statement_of[id(c)] for v in chosen for c in shape_reads[v]
     }
@@ -428,7 +488,25 @@ def keep_shapes_only(source: str, scalars: frozenset[str] = frozenset()) -> str:
     for first in sorted(edits, reverse=True):
         last, new = edits[first]
         lines[first - 1 : last] = new
-    return "\n".join(lines)
+    # where the statements stand now, and what they read
+    statements: list[_Statement] = []
+    shift = 0
+    for stmt in fn.body:
+        if stmt.lineno not in edits:
+            statements.append(_statement(stmt, shift, names_of[id(stmt)]))
+            continue
+        last, new = edits[stmt.lineno]
+        if id(stmt) in rewritten:  # its lines are new: so are the names it reads
+            moved = _statement(stmt, shift)
+            moved.last = moved.first + len(new) - 1
+            statements.append(moved)
+        else:  # a value whose shape is kept: `v_like = rt.Like(v)` follows
+            moved = _statement(stmt, shift, names_of[id(stmt)])
+            v, like = liked[stmt.lineno]
+            statements.append(moved)
+            statements.append(_Statement(moved.last + 1, moved.last + 1, {"rt", v}, set(), {like}))
+        shift += len(new) - (last - stmt.lineno + 1)
+    return "\n".join(lines), statements
 
 
 def _stack_name(node: ast.AST, stack: str) -> int:

@@ -64,8 +64,7 @@ from .emit import (
     Transformer,
     batch_saves,
     drop_copies,
-    free_dead_names,
-    keep_shapes_only,
+    keep_shapes_and_free,
     sum_before_linear,
 )
 from .errors import UnsupportedSyntaxError
@@ -1130,5 +1129,5 @@ def reverse(
     # names provably holding scalars (and their adjoints): nothing to free or shrink
     scalar = {v for v, cls in gen.classes.items() if cls == frozenset()}
     small = frozenset(scalar | {gen.bar(v) for v in scalar})
-    text = free_dead_names(keep_shapes_only(text, small), small)
+    text = keep_shapes_and_free(text, small)
     return Generated(gen_name, fn.params + [seed], text)
