@@ -33,6 +33,7 @@ import gast
 from . import ir, nested, trees
 from . import runtime as rt
 from .checkpointing import checkpoint
+from .emit import walk
 from .errors import (
     AdgenError,
     InternalError,
@@ -161,7 +162,7 @@ class Lowerer:
         self.fn = fn
         self.root: Lowerer = parent.root if parent is not None else self
         self.params = [a.id for a in self.node.args.args]
-        local_names = {n.id for n in gast.walk(self.node) if isinstance(n, gast.Name)}
+        local_names = {n.id for n in walk(self.node) if isinstance(n, gast.Name)}
         if parent is None:
             self.namer = Namer(local_names)
             self.free: dict[str, Any] = {}
@@ -212,7 +213,7 @@ class Lowerer:
             self.node.body = _structure_jumps(self.node.body, self.namer)
             self.node.adgen_structured = True
         self.multi: dict[str, str] = {}
-        nodes = list(gast.walk(self.node))
+        nodes = walk(self.node)
         for user in sorted(_assigned_in_blocks(self.node.body) | _written_in_place(nodes)):
             if parent is None:
                 self.multi[user] = user if user not in RESERVED else self.namer.fresh(user)
@@ -271,7 +272,7 @@ class Lowerer:
                     f"a parameter named `{a.id}` (generated code uses that name for a module)",
                     f"rename the parameter `{a.id}`",
                 )
-        for n in gast.walk(self.node):
+        for n in walk(self.node):
             if isinstance(n, (gast.Yield, gast.YieldFrom)):
                 self.refuse(n, "`yield` (generators)", "return a value; build a list or array")
         body = list(self.node.body)
@@ -724,7 +725,7 @@ class Lowerer:
         memo = self.__dict__.setdefault("_list_names", {})
         key = (finder, id(self.node))
         if key not in memo:
-            memo[key] = finder(list(gast.walk(self.node)))
+            memo[key] = finder(walk(self.node))
         result: set[str] = memo[key]
         return result
 

@@ -303,7 +303,7 @@ def _hoisted(
 
 
 def _key(stmt: ir.Assign) -> str:
-    return stmt.prim.name + "|" + ast.unparse(ast.fix_missing_locations(ir.primal_expr(stmt)))
+    return stmt.prim.name + "|" + ast.unparse(ir.primal_expr(stmt))  # (no lines needed)
 
 
 def _common_subexpressions(fn: ir.Function) -> dict[str, str]:
