@@ -139,6 +139,8 @@ def walk(node: ast.AST) -> list[ast.AST]:
 
 def name_nodes(node: ast.AST) -> list[ast.Name]:
     """Every ``Name`` in ``node`` (itself included), in :func:`ast.walk`'s order."""
+    if isinstance(node, ast.Name):  # (most targets)
+        return [node]
     return [n for n in walk(node) if isinstance(n, ast.Name)]
 
 
