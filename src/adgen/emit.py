@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 # leaves of every tree: contexts (Load, Store, Del) and operators
-_LEAVES = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
+LEAVES = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
 
 
 class Transformer(ast.NodeTransformer):
@@ -36,7 +36,7 @@ class Transformer(ast.NodeTransformer):
             except AttributeError:
                 continue
             if isinstance(old, ast.AST):
-                if isinstance(old, _LEAVES):
+                if isinstance(old, LEAVES):
                     continue
                 new = self.visit(old)
                 if new is None:
@@ -46,7 +46,7 @@ class Transformer(ast.NodeTransformer):
             elif isinstance(old, list):
                 values: list[Any] = []
                 for value in old:
-                    if isinstance(value, ast.AST) and not isinstance(value, _LEAVES):
+                    if isinstance(value, ast.AST) and not isinstance(value, LEAVES):
                         value = self.visit(value)
                         if value is None:
                             continue
@@ -128,11 +128,11 @@ def walk(node: ast.AST) -> list[ast.AST]:
         for field in n._fields:
             value = getattr(n, field, None)
             if isinstance(value, ast.AST):
-                if not isinstance(value, _LEAVES):
+                if not isinstance(value, LEAVES):
                     add(value)
             elif isinstance(value, list):
                 for v in value:
-                    if isinstance(v, ast.AST) and not isinstance(v, _LEAVES):
+                    if isinstance(v, ast.AST) and not isinstance(v, LEAVES):
                         add(v)
     return found
 

@@ -54,7 +54,7 @@ from typing import Any
 import numpy as np
 
 from .. import runtime as rt
-from ..emit import Transformer, dotted_text, walk
+from ..emit import LEAVES, Transformer, dotted_text, walk
 from ..errors import InternalError, RuleError, SourceLocation
 from .known import literal
 from .samples import Domain, Example
@@ -172,9 +172,9 @@ def _substitute(node: Any, mapping: dict[str, ast.expr]) -> Any:
                 continue
             if isinstance(value, list):
                 fields[field] = [_substitute(v, mapping) for v in value]
-            elif isinstance(value, ast.AST):
+            elif isinstance(value, ast.AST) and not isinstance(value, LEAVES):
                 fields[field] = _substitute(value, mapping)
-            else:
+            else:  # (contexts and operators are shared, as the parser shares them)
                 fields[field] = value
         return type(node)(**fields)
     return node
