@@ -19,10 +19,47 @@ from __future__ import annotations
 import ast
 import copy
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
+# leaves of every tree: contexts (Load, Store, Del) and operators
+LEAVES = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
 
-class _FixSlices(ast.NodeTransformer):
+
+class Transformer(ast.NodeTransformer):
+    """An :class:`ast.NodeTransformer` that does not visit contexts and operators (it must
+    have no ``visit_`` method for them) and reads fields directly: several times faster."""
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        for field in node._fields:
+            try:
+                old = getattr(node, field)
+            except AttributeError:
+                continue
+            if isinstance(old, ast.AST):
+                if isinstance(old, LEAVES):
+                    continue
+                new = self.visit(old)
+                if new is None:
+                    delattr(node, field)
+                else:
+                    setattr(node, field, new)
+            elif isinstance(old, list):
+                values: list[Any] = []
+                for value in old:
+                    if isinstance(value, ast.AST) and not isinstance(value, LEAVES):
+                        value = self.visit(value)
+                        if value is None:
+                            continue
+                        if not isinstance(value, ast.AST):
+                            values.extend(value)
+                            continue
+                    values.append(value)
+                old[:] = values
+        return node
+
+
+class _FixSlices(Transformer):
     """Write slices outside ``x[...]`` as ``slice(a, b, c)`` (e.g. an index passed to a call).
 
     >>> print(unparse(ast.parse("f(x[1:], y[1:, ::2, :3])")))
@@ -71,10 +108,57 @@ def _is_none(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
 
 
-def unparse(node: ast.AST) -> str:
-    """Python source of a statement or expression, with slices made valid where they stand."""
-    fixed = _FixSlices().visit(node)
-    return ast.unparse(fixed)
+def unparse(node: ast.AST, nodes: list[ast.AST] | None = None) -> str:
+    """Python source of a statement or expression, with slices made valid where they stand
+    (``nodes``: :func:`walk` of ``node``, if known)."""
+    if any(isinstance(n, ast.Slice) for n in (walk(node) if nodes is None else nodes)):
+        node = _FixSlices().visit(node)
+    return ast.unparse(node)
+
+
+def walk(node: ast.AST) -> list[ast.AST]:
+    """The nodes :func:`ast.walk` yields, in its order, but contexts and operators; several
+    times faster (no generators).
+
+    >>> [type(n).__name__ for n in walk(ast.parse("a = -f(b)").body[0])]
+    ['Assign', 'Name', 'UnaryOp', 'Call', 'Name', 'Name']
+    """
+    found = [node]
+    add = found.append
+    for n in found:  # breadth first: the list grows while it is read
+        for field in n._fields:
+            value = getattr(n, field, None)
+            if isinstance(value, ast.AST):
+                if not isinstance(value, LEAVES):
+                    add(value)
+            elif isinstance(value, list):
+                for v in value:
+                    if isinstance(v, ast.AST) and not isinstance(v, LEAVES):
+                        add(v)
+    return found
+
+
+def name_nodes(node: ast.AST) -> list[ast.Name]:
+    """Every ``Name`` in ``node`` (itself included), in :func:`ast.walk`'s order."""
+    if isinstance(node, ast.Name):  # (most targets)
+        return [node]
+    return [n for n in walk(node) if isinstance(n, ast.Name)]
+
+
+def dotted_text(node: ast.expr) -> str:
+    """:func:`ast.unparse` of an expression, quicker for a dotted name (``np.linalg.solve``).
+
+    >>> dotted_text(ast.parse("rt.known_ndim", mode="eval").body)
+    'rt.known_ndim'
+    """
+    attrs: list[str] = []
+    inner = node
+    while isinstance(inner, ast.Attribute):
+        attrs.append(inner.attr)
+        inner = inner.value
+    if not isinstance(inner, ast.Name):
+        return ast.unparse(node)
+    return ".".join([inner.id, *reversed(attrs)])
 
 
 class CodeWriter:
@@ -125,15 +209,14 @@ class CodeWriter:
         self.line(f"# {prefix} {shown}: {quoted}" if quoted else f"# {prefix} {shown}")
 
     def stmt(self, node: ast.stmt) -> None:
+        nodes = walk(node)
         self.reads.update(
-            n.id
-            for n in ast.walk(node)
-            if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store)
+            n.id for n in nodes if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store)
         )
         if not self.text:
             self.line("...")
             return
-        for text in unparse(node).splitlines():
+        for text in unparse(node, nodes).splitlines():
             self.line(text)
 
     def extend(self, other: CodeWriter) -> None:
@@ -180,28 +263,77 @@ def free_dead_names(source: str, scalars: frozenset[str] = frozenset()) -> str:
 
     (``c`` is not deleted: nothing comes between its last use and the ``return``.)
     """
+    fn = _function(source)
+    if fn is None:
+        return source
+    return _free_dead(source, fn, [_statement(s) for s in fn.body], scalars)
+
+
+def keep_shapes_and_free(source: str, scalars: frozenset[str] = frozenset()) -> str:
+    """``free_dead_names(keep_shapes_only(source, scalars), scalars)``, parsing the source
+    once: :func:`keep_shapes_only` tells where the statements of its result stand."""
+    fn = _function(source)
+    if fn is None:
+        return source
+    text, body = _keep_shapes_only(source, fn, scalars)
+    return _free_dead(text, fn, body or [_statement(s) for s in fn.body], scalars)
+
+
+def _function(source: str) -> ast.FunctionDef | None:
+    """The function a generated source defines (None if it is something else)."""
     tree = ast.parse(source)
     if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef):
-        return source
-    fn = tree.body[0]
+        return None
+    return tree.body[0]
+
+
+@dataclass
+class _Statement:
+    """A top-level statement of a generated function as :func:`free_dead_names` sees it: its
+    first and last line (from 1) and the names it reads, deletes and assigns."""
+
+    first: int
+    last: int
+    reads: set[str]
+    deletes: set[str]
+    assigns: set[str]
+
+
+def _statement(stmt: ast.stmt, shift: int = 0, names: list[ast.Name] | None = None) -> _Statement:
+    """``stmt`` moved ``shift`` lines down (``names``: its :func:`name_nodes`, if known)."""
+    names = name_nodes(stmt) if names is None else names
+    assigns: set[str] = set()
+    if isinstance(stmt, ast.Assign):
+        for target in stmt.targets:
+            assigns.update(n.id for n in name_nodes(target) if isinstance(n.ctx, ast.Store))
+    last = stmt.end_lineno
+    assert last is not None
+    return _Statement(
+        stmt.lineno + shift,
+        last + shift,
+        {n.id for n in names if isinstance(n.ctx, ast.Load)},
+        {n.id for n in names if isinstance(n.ctx, ast.Del)},
+        assigns,
+    )
+
+
+def _free_dead(
+    source: str, fn: ast.FunctionDef, body: list[_Statement], scalars: frozenset[str]
+) -> str:
+    """:func:`free_dead_names` of ``source``, whose top-level statements are ``body`` (the
+    function's header is ``fn``'s)."""
     params = {a.arg for a in fn.args.args}
     defined: dict[str, int] = {}
     last_read: dict[str, int] = {}
     deleted: set[str] = set()
-    for i, stmt in enumerate(fn.body):
-        for node in ast.walk(stmt):
-            if isinstance(node, ast.Name):
-                if isinstance(node.ctx, ast.Load):
-                    last_read[node.id] = i
-                elif isinstance(node.ctx, ast.Del):
-                    deleted.add(node.id)
-        if isinstance(stmt, ast.Assign):
-            for target in stmt.targets:
-                for node in ast.walk(target):
-                    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-                        defined.setdefault(node.id, i)
+    for i, stmt in enumerate(body):
+        for name in stmt.reads:
+            last_read[name] = i
+        deleted |= stmt.deletes
+        for name in stmt.assigns:
+            defined.setdefault(name, i)
     dead: dict[int, list[str]] = {}
-    end = len(fn.body) - 1
+    end = len(body) - 1
     for var, i in last_read.items():
         if var in params or var in deleted or var not in defined or i >= end or var in scalars:
             continue
@@ -212,11 +344,10 @@ def free_dead_names(source: str, scalars: frozenset[str] = frozenset()) -> str:
     lines = source.split("\n")
     indent = " " * fn.body[0].col_offset
     # one `del` line closing each group of lines (before the next `# line ...` comment)
-    last = fn.body[end].lineno - 1
+    last = body[end].first - 1
     at: dict[int, list[str]] = {}
     for i, names in dead.items():
-        after = fn.body[i].end_lineno
-        assert after is not None
+        after = body[i].last
         while after < last and not lines[after].startswith(indent + "#"):
             after += 1
         if after < last:  # (the return frees everything anyway)
@@ -266,30 +397,43 @@ def keep_shapes_only(source: str, scalars: frozenset[str] = frozenset()) -> str:
     """
     if not any(f"{helper}(" in source for helper in _SHAPE_ONLY):
         return source
-    tree = ast.parse(source)
-    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef):
-        return source
-    fn = tree.body[0]
+    fn = _function(source)
+    return source if fn is None else _keep_shapes_only(source, fn, scalars)[0]
+
+
+def _keep_shapes_only(
+    source: str, fn: ast.FunctionDef, scalars: frozenset[str]
+) -> tuple[str, list[_Statement] | None]:
+    """:func:`keep_shapes_only` of ``source``, which defines ``fn``; when it changes the
+    source, the top-level statements of the result too."""
+    if not any(f"{helper}(" in source for helper in _SHAPE_ONLY):
+        return source, None
     if not all(isinstance(s, (ast.Assign, ast.Return, ast.Delete, ast.Expr)) for s in fn.body):
-        return source
+        return source, None
     lines = source.split("\n")
     indent = " " * fn.body[0].col_offset
     marker = indent + "# adjoint of "
     start = next((i + 1 for i, text in enumerate(lines) if text.startswith(marker)), None)
     if start is None:
-        return source
+        return source, None
     params = {a.arg for a in fn.args.args}
     made: dict[str, ast.Assign] = {}
     other_reads: set[str] = set()
     shape_reads: dict[str, list[ast.Call]] = {}
     statement_of: dict[int, ast.stmt] = {}
     bindings: dict[str, int] = {}
+    # every name the function uses (a new name must differ from them)
+    outside: list[ast.AST] = [fn.args, *fn.decorator_list, *([fn.returns] if fn.returns else [])]
+    used = {n.id for part in outside for n in name_nodes(part)}
+    names_of: dict[int, list[ast.Name]] = {}
     for stmt in fn.body:
+        nodes = walk(stmt)
+        names = names_of[id(stmt)] = [n for n in nodes if isinstance(n, ast.Name)]
+        used.update(n.id for n in names)
         if isinstance(stmt, ast.Assign):
             for target in stmt.targets:
-                for n in ast.walk(target):
-                    if isinstance(n, ast.Name):
-                        bindings[n.id] = bindings.get(n.id, 0) + 1
+                for n in name_nodes(target):
+                    bindings[n.id] = bindings.get(n.id, 0) + 1
         if stmt.lineno < start:  # the forward sweep: what it reads is freed after it anyway
             if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
                 if isinstance(stmt.targets[0], ast.Name):
@@ -297,7 +441,7 @@ def keep_shapes_only(source: str, scalars: frozenset[str] = frozenset()) -> str:
             continue
         shape_args: set[int] = set()
         if not isinstance(stmt, ast.Return):
-            for node in ast.walk(stmt):
+            for node in nodes:
                 if (
                     isinstance(node, ast.Call)
                     and isinstance(node.func, ast.Attribute)
@@ -309,9 +453,7 @@ def keep_shapes_only(source: str, scalars: frozenset[str] = frozenset()) -> str:
                     shape_reads.setdefault(node.args[1].id, []).append(node)
                     shape_args.add(id(node.args[1]))
                     statement_of[id(node)] = stmt
-        for node in ast.walk(stmt):
-            if isinstance(node, ast.Name) and id(node) not in shape_args:
-                other_reads.add(node.id)
+        other_reads.update(n.id for n in names if id(n) not in shape_args)
     chosen = [
         v
         for v in shape_reads
@@ -322,11 +464,12 @@ def keep_shapes_only(source: str, scalars: frozenset[str] = frozenset()) -> str:
         and v not in scalars
     ]
     if not chosen:
-        return source
+        return source, None
     from .names import Namer
 
-    namer = Namer(n.id for n in ast.walk(tree) if isinstance(n, ast.Name))
+    namer = Namer(used)
     edits: dict[int, tuple[int, list[str]]] = {}  # first line -> (last line, new lines)
+    liked: dict[int, tuple[str, str]] = {}  # first line of v's binding -> (v, v_like)
     for v in chosen:
         like = namer.like(v)
         for call in shape_reads[v]:
@@ -336,6 +479,7 @@ def keep_shapes_only(source: str, scalars: frozenset[str] = frozenset()) -> str:
         assert end is not None
         keep = lines[binding.lineno - 1 : end]
         edits[binding.lineno] = (end, keep + [f"{indent}{like} = rt.Like({v})"])
+        liked[binding.lineno] = (v, like)
     rewritten = {
         id(statement_of[id(c)]): statement_of[id(c)] for v in chosen for c in shape_reads[v]
     }
@@ -347,7 +491,25 @@ def keep_shapes_only(source: str, scalars: frozenset[str] = frozenset()) -> str:
     for first in sorted(edits, reverse=True):
         last, new = edits[first]
         lines[first - 1 : last] = new
-    return "\n".join(lines)
+    # where the statements stand now, and what they read
+    statements: list[_Statement] = []
+    shift = 0
+    for stmt in fn.body:
+        if stmt.lineno not in edits:
+            statements.append(_statement(stmt, shift, names_of[id(stmt)]))
+            continue
+        last, new = edits[stmt.lineno]
+        if id(stmt) in rewritten:  # its lines are new: so are the names it reads
+            moved = _statement(stmt, shift)
+            moved.last = moved.first + len(new) - 1
+            statements.append(moved)
+        else:  # a value whose shape is kept: `v_like = rt.Like(v)` follows
+            moved = _statement(stmt, shift, names_of[id(stmt)])
+            v, like = liked[stmt.lineno]
+            statements.append(moved)
+            statements.append(_Statement(moved.last + 1, moved.last + 1, {"rt", v}, set(), {like}))
+        shift += len(new) - (last - stmt.lineno + 1)
+    return "\n".join(lines), statements
 
 
 def _stack_name(node: ast.AST, stack: str) -> int:

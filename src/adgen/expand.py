@@ -10,10 +10,11 @@ from __future__ import annotations
 import ast
 
 from . import ir
+from .emit import dotted_text
 from .errors import AdgenError, NonDifferentiableError, NoRuleError, SourceLocation
 from .names import Namer
 from .rules import known
-from .rules.registry import Primitive
+from .rules.registry import Primitive, dotted
 from .shapes import Classes, atom_class
 
 
@@ -205,7 +206,7 @@ class StatementRule:
 def call(func: str, *args: ast.expr, **kwargs: ast.expr) -> ast.Call:
     """``func(*args, **kwargs)`` as an AST node; ``func`` may be dotted (``np.broadcast_to``)."""
     return ast.Call(
-        func=ast.parse(func, mode="eval").body,
+        func=dotted(func),
         args=list(args),
         keywords=[ast.keyword(arg=k, value=v) for k, v in kwargs.items()],
     )
@@ -248,7 +249,7 @@ def owned(expr: ast.expr, is_list: bool = False) -> ast.expr:
         return call("list", expr)
     if isinstance(expr, (ast.BinOp, ast.UnaryOp)):
         return expr
-    if isinstance(expr, ast.Call) and ast.unparse(expr.func) in ("rt.zeros_like", "np.copy"):
+    if isinstance(expr, ast.Call) and dotted_text(expr.func) in ("rt.zeros_like", "np.copy"):
         return expr
     return call("np.copy", expr)
 

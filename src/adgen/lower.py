@@ -33,6 +33,7 @@ import gast
 from . import ir, nested, trees
 from . import runtime as rt
 from .checkpointing import checkpoint
+from .emit import walk
 from .errors import (
     AdgenError,
     InternalError,
@@ -161,7 +162,7 @@ class Lowerer:
         self.fn = fn
         self.root: Lowerer = parent.root if parent is not None else self
         self.params = [a.id for a in self.node.args.args]
-        local_names = {n.id for n in gast.walk(self.node) if isinstance(n, gast.Name)}
+        local_names = {n.id for n in walk(self.node) if isinstance(n, gast.Name)}
         if parent is None:
             self.namer = Namer(local_names)
             self.free: dict[str, Any] = {}
@@ -212,7 +213,8 @@ class Lowerer:
             self.node.body = _structure_jumps(self.node.body, self.namer)
             self.node.adgen_structured = True
         self.multi: dict[str, str] = {}
-        for user in sorted(_assigned_in_blocks(self.node.body) | _written_in_place(self.node)):
+        nodes = walk(self.node)
+        for user in sorted(_assigned_in_blocks(self.node.body) | _written_in_place(nodes)):
             if parent is None:
                 self.multi[user] = user if user not in RESERVED else self.namer.fresh(user)
                 self.namer.reserve(self.multi[user])
@@ -270,7 +272,7 @@ class Lowerer:
                     f"a parameter named `{a.id}` (generated code uses that name for a module)",
                     f"rename the parameter `{a.id}`",
                 )
-        for n in gast.walk(self.node):
+        for n in walk(self.node):
             if isinstance(n, (gast.Yield, gast.YieldFrom)):
                 self.refuse(n, "`yield` (generators)", "return a value; build a list or array")
         body = list(self.node.body)
@@ -719,11 +721,11 @@ class Lowerer:
         return ir.Var(v)
 
     def list_names(self, finder: Any) -> set[str]:
-        """``finder(self.node)``, computed once per function (it walks the whole function)."""
+        """``finder`` of every node of the function, computed once per function."""
         memo = self.__dict__.setdefault("_list_names", {})
         key = (finder, id(self.node))
         if key not in memo:
-            memo[key] = finder(self.node)
+            memo[key] = finder(walk(self.node))
         result: set[str] = memo[key]
         return result
 
@@ -2078,10 +2080,11 @@ def _guard(stmts: list[Any], brk: str | None, cont: str | None) -> list[Any]:
     return out
 
 
-def _written_in_place(node: Any) -> set[str]:
-    """Names written through a subscript (``y[i] = v``, ``y[i] += v``) or appended to."""
-    names = set(_appended(node))
-    for n in gast.walk(node):
+def _written_in_place(nodes: list[Any]) -> set[str]:
+    """Names written through a subscript (``y[i] = v``, ``y[i] += v``) or appended to
+    (``nodes``: every node of a tree, as :func:`gast.walk` finds them)."""
+    names = set(_appended(nodes))
+    for n in nodes:
         targets = (
             n.targets
             if isinstance(n, gast.Assign)
@@ -2103,25 +2106,27 @@ def _literal(node: Any) -> tuple[bool, Any]:
         return False, None
 
 
-def _appended(node: Any) -> set[str]:
-    """Names of lists grown with ``xs.append(v)`` or shrunk with ``xs.pop()``."""
+def _appended(nodes: list[Any]) -> set[str]:
+    """Names of lists grown with ``xs.append(v)`` or shrunk with ``xs.pop()`` (``nodes``: every
+    node of a tree)."""
     grown = {
         n.value.func.value.id
-        for n in gast.walk(node)
+        for n in nodes
         if isinstance(n, gast.Expr)
         and isinstance(n.value, gast.Call)
         and isinstance(n.value.func, gast.Attribute)
         and n.value.func.attr == "append"
         and isinstance(n.value.func.value, gast.Name)
     }
-    return grown | {n.func.value.id for n in gast.walk(node) if _is_pop(n)} | _concatenated(node)
+    return grown | {n.func.value.id for n in nodes if _is_pop(n)} | _concatenated(nodes)
 
 
-def _concatenated(node: Any) -> set[str]:
+def _concatenated(nodes: list[Any]) -> set[str]:
     """Names bound to a list concatenation with a list literal (``xs = xs + [v]``,
-    ``ys = [v] + xs``, ``xs += [v]``): real lists, grown by appends."""
+    ``ys = [v] + xs``, ``xs += [v]``): real lists, grown by appends (``nodes``: every node of
+    a tree)."""
     names = set()
-    for n in gast.walk(node):
+    for n in nodes:
         if (
             isinstance(n, gast.Assign)
             and len(n.targets) == 1

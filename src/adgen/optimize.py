@@ -82,7 +82,7 @@ _MUTATING = frozenset({"setitem", "append", "pop"})
 def optimize(fn: ir.Function) -> ir.Function:
     """A copy of ``fn`` with the passes above applied (``fn`` itself is not changed)."""
     out = copy.copy(fn)
-    out.body = copy.deepcopy(fn.body, memo=_share_primitives(fn))
+    out.body = _copy_block(fn.body)
     out.user_names = set(fn.user_names)  # names made here are added (derivative code avoids them)
     mutating = any(isinstance(s, ir.Assign) and s.prim.name in _MUTATING for s in out.statements())
     _fold_constants(out)
@@ -95,25 +95,20 @@ def optimize(fn: ir.Function) -> ir.Function:
     return out
 
 
-def _share_primitives(fn: ir.Function) -> dict[int, Any]:
-    """A deepcopy memo that keeps primitives (and what atoms hold) shared, not copied."""
-    memo: dict[int, Any] = {}
-    for stmt in fn.statements():
-        if isinstance(stmt, ir.Assign):
-            memo[id(stmt.prim)] = stmt.prim
-            for atom in ir.stmt_args(stmt):
-                _share_consts(atom, memo)
-        elif isinstance(stmt, ir.Return):
-            _share_consts(stmt.value, memo)
-    return memo
-
-
-def _share_consts(atom: ir.Atom, memo: dict[int, Any]) -> None:
-    if isinstance(atom, ir.Const):
-        memo[id(atom)] = atom
-    elif isinstance(atom, ir.Tup):
-        for item in atom.items:
-            _share_consts(item, memo)
+def _copy_block(block: list[ir.Stmt]) -> list[ir.Stmt]:
+    """A copy of a block the passes may change: new statements and blocks; atoms (immutable)
+    and primitives are shared."""
+    out: list[ir.Stmt] = []
+    for stmt in block:
+        new = copy.copy(stmt)
+        if isinstance(new, ir.If):
+            new.body, new.orelse = _copy_block(new.body), _copy_block(new.orelse)
+        elif isinstance(new, ir.For):
+            new.body = _copy_block(new.body)
+        elif isinstance(new, ir.While):
+            new.test_body, new.body = _copy_block(new.test_body), _copy_block(new.body)
+        out.append(new)
+    return out
 
 
 def pure(prim: Primitive) -> bool:
@@ -308,7 +303,7 @@ def _hoisted(
 
 
 def _key(stmt: ir.Assign) -> str:
-    return stmt.prim.name + "|" + ast.unparse(ast.fix_missing_locations(ir.primal_expr(stmt)))
+    return stmt.prim.name + "|" + ast.unparse(ir.primal_expr(stmt))  # (no lines needed)
 
 
 def _common_subexpressions(fn: ir.Function) -> dict[str, str]:

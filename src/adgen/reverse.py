@@ -58,11 +58,11 @@ from .calls import LazyDerivative
 from .complexvalues import refuse_complex
 from .emit import (
     CodeWriter,
+    Transformer,
     batch_saves,
     drop_copies,
-    free_dead_names,
     fuse_temporaries,
-    keep_shapes_only,
+    keep_shapes_and_free,
     sum_before_linear,
 )
 from .errors import UnsupportedSyntaxError
@@ -871,7 +871,7 @@ def _carried(loop: ir.For) -> set[str]:
     return carried
 
 
-class _Rename(ast.NodeTransformer):
+class _Rename(Transformer):
     def __init__(self, names: dict[str, ast.expr]) -> None:
         self.names = names
 
@@ -994,13 +994,22 @@ def reverse(
     )
     candidates = facts.multi - facts.test_names
     pushed = set(candidates)
-    for _ in range(5):  # saving fewer names can make a restore unnecessary: iterate
-        probe, probe_sweep = _sweep(  # only what it reads is used: no text
-            fn, wrt, scalars, copy.deepcopy(namer), pushed, facts, classes, text=False, known=known
-        )
-        if candidates & probe_sweep.reads == pushed:
-            break
-        pushed = candidates & probe_sweep.reads
+    swept: tuple[_Reverse, CodeWriter] | None = None
+    if not candidates and not aux:
+        # nothing to save (straight-line code, mostly): the probe would sweep with the same
+        # (empty) set and read what the sweep reads, so the sweep itself serves as the probe
+        swept = _sweep(fn, wrt, scalars, namer, pushed, facts, classes, seed=seed, known=known)
+        reads = swept[1].reads
+    else:
+        for _ in range(5):  # saving fewer names can make a restore unnecessary: iterate
+            probe_namer = copy.deepcopy(namer)  # only what the probe reads is used: no text
+            _, probe = _sweep(
+                fn, wrt, scalars, probe_namer, pushed, facts, classes, text=False, known=known
+            )
+            reads = probe.reads
+            if candidates & reads == pushed:
+                break
+            pushed = candidates & reads
     readers: dict[str, int] = {}
     for stmt in fn.statements():
         if isinstance(stmt, ir.Assign):
@@ -1025,13 +1034,13 @@ def reverse(
                 loc_of(fn, stmt.line),
                 "differentiate in another order (forward mode over this code: adgen.jvp)",
             )
-        if isinstance(stmt, ir.While) and facts.test_names & probe_sweep.reads:
+        if isinstance(stmt, ir.While) and facts.test_names & reads:
             raise UnsupportedSyntaxError(
                 "reverse mode cannot replay this loop condition",
                 loc_of(fn, stmt.line),
                 "compute the condition into a variable inside the loop body",
             )
-    gen, sweep = _sweep(
+    gen, sweep = swept or _sweep(
         fn, wrt, scalars, namer, pushed, facts, classes, aux=aux, seed=seed, known=known
     )
 
@@ -1121,5 +1130,5 @@ def reverse(
     scalar = {v for v, cls in gen.classes.items() if cls == frozenset()}
     small = frozenset(scalar | {gen.bar(v) for v in scalar})
     text = fuse_temporaries(text) if fuse else text
-    text = free_dead_names(keep_shapes_only(text, small), small)
+    text = keep_shapes_and_free(text, small)
     return Generated(gen_name, fn.params + [seed], text)

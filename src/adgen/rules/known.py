@@ -23,6 +23,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from ..emit import Transformer, dotted_text
+
 Known = Mapping[str, tuple[tuple[int, ...], str]]
 
 
@@ -231,13 +233,13 @@ def _mean_vjp(call: ast.Call, known: Known) -> ast.expr | None:
     return _unreduce(spread, known)
 
 
-class _Specialize(ast.NodeTransformer):
+class _Specialize(Transformer):
     def __init__(self, known: Known) -> None:
         self.known = known
 
     def visit_Call(self, node: ast.Call) -> ast.expr:
         self.generic_visit(node)
-        func = ast.unparse(node.func)
+        func = dotted_text(node.func)
         if func == "rt.unreduce":
             return _unreduce(node, self.known) or node
         if func == "rt.mean_vjp":

@@ -40,6 +40,7 @@ import ast
 import contextlib
 import copy
 import inspect
+import keyword
 import linecache
 import math
 import operator
@@ -53,6 +54,7 @@ from typing import Any
 import numpy as np
 
 from .. import runtime as rt
+from ..emit import LEAVES, Transformer, dotted_text, walk
 from ..errors import InternalError, RuleError, SourceLocation
 from .known import literal
 from .samples import Domain, Example
@@ -97,9 +99,9 @@ class Template:
         # names the template assigns: each gets a fresh name when expanded
         self.locals = sorted(_stored_names(self.body))
         self.asks_shapes = any(
-            isinstance(node, ast.Call) and ast.unparse(node.func) in _KNOWN_QUESTIONS
+            isinstance(node, ast.Call) and dotted_text(node.func) in _KNOWN_QUESTIONS
             for stmt in self.body
-            for node in ast.walk(stmt)
+            for node in walk(stmt)
         )
 
     def renamed(self, names: dict[str, str]) -> Template:
@@ -144,7 +146,7 @@ class Template:
         if (
             not isinstance(last, ast.Return)
             or last.value is None
-            or any(isinstance(n, ast.Return) for s in stmts for n in ast.walk(s))
+            or any(isinstance(n, ast.Return) for s in stmts for n in walk(s))
         ):
             raise ValueError(f"{self.origin}: needs constant values for its static parameters")
         return stmts, last.value
@@ -163,16 +165,22 @@ def _substitute(node: Any, mapping: dict[str, ast.expr]) -> Any:
         return _substitute(new, {})
     if isinstance(node, ast.AST):
         fields = {}
-        for field, value in ast.iter_fields(node):
+        for field in node._fields:
+            try:
+                value = getattr(node, field)
+            except AttributeError:  # (a field left unset)
+                continue
             if isinstance(value, list):
                 fields[field] = [_substitute(v, mapping) for v in value]
-            else:
+            elif isinstance(value, ast.AST) and not isinstance(value, LEAVES):
                 fields[field] = _substitute(value, mapping)
+            else:  # (contexts and operators are shared, as the parser shares them)
+                fields[field] = value
         return type(node)(**fields)
     return node
 
 
-class _Known(ast.NodeTransformer):
+class _Known(Transformer):
     """Answer a template's questions about shapes (``rt.known_ndim(a)``...) from ``known``:
     program names -> (shape, dtype name) of the values known before the code runs."""
 
@@ -181,7 +189,7 @@ class _Known(ast.NodeTransformer):
 
     def visit_Call(self, node: ast.Call) -> ast.expr:
         self.generic_visit(node)
-        func = ast.unparse(node.func)
+        func = dotted_text(node.func)
         if func not in _KNOWN_QUESTIONS or len(node.args) != 1:
             return node
         arg = node.args[0]
@@ -238,12 +246,12 @@ def _static_node(node: ast.AST) -> bool:
         return True
     return (
         isinstance(node, ast.Call)
-        and ast.unparse(node.func) in _STATIC_CALLS
+        and dotted_text(node.func) in _STATIC_CALLS
         and all(k.arg is not None for k in node.keywords)
     )
 
 
-class _DottedNames(ast.NodeTransformer):
+class _DottedNames(Transformer):
     """The program's atoms name module attributes with dotted names (``np.float32``)."""
 
     def visit_Name(self, node: ast.Name) -> ast.expr:
@@ -344,7 +352,7 @@ def _evaluate(node: ast.expr) -> Any:
     raise _NotSimple
 
 
-class _NotNone(ast.NodeTransformer):
+class _NotNone(Transformer):
     def visit_Compare(self, node: ast.Compare) -> ast.expr:
         if (
             len(node.ops) == 1
@@ -364,7 +372,7 @@ class _NotNone(ast.NodeTransformer):
 _NEUTRAL_KEYWORDS = {"axis": None, "keepdims": False}
 
 
-class _FoldExpr(ast.NodeTransformer):
+class _FoldExpr(Transformer):
     def visit_IfExp(self, node: ast.IfExp) -> ast.expr:
         self.generic_visit(node)
         known, value = static_value(node.test)
@@ -445,6 +453,7 @@ class Primitive:
         self.name = name
         self.emitter = emitter
         self.params = params
+        self._signature: tuple[list[inspect.Parameter], inspect.Signature] | None = None
         self.jvp = jvp
         self.vjp = vjp
         self.elementwise = elementwise
@@ -499,8 +508,10 @@ class Primitive:
 
     def bind(self, args: tuple[Any, ...], kwargs: Iterable[tuple[str, Any]]) -> dict[str, Any]:
         """Match a call's arguments to the rule's parameters (``TypeError`` if they do not fit)."""
-        sig = inspect.Signature(self.params)
-        bound = dict(sig.bind(*args, **dict(kwargs)).arguments)
+        if self._signature is None or self._signature[0] is not self.params:
+            # made once per parameter list (checking the parameters is slow)
+            self._signature = (self.params, inspect.Signature(self.params))
+        bound = dict(self._signature[1].bind(*args, **dict(kwargs)).arguments)
         for p in self.params:  # `*operands`: one tuple atom (np.einsum("ij,jk", a, b))
             if p.kind is p.VAR_POSITIONAL and p.name in bound and self.differentiable:
                 from ..ir import Tup
@@ -602,12 +613,28 @@ def spelling(fn: Any) -> str:
     raise ValueError(f"cannot spell {fn!r}: register it with an explicit spelling")
 
 
+def dotted(path: str) -> ast.expr:
+    """The expression ``path`` (``np.linalg.solve``: Attributes on a Name), built directly
+    (parsing it costs more); anything but a dotted name is parsed.
+
+    >>> ast.dump(dotted("np.sin"))
+    "Attribute(value=Name(id='np', ctx=Load()), attr='sin', ctx=Load())"
+    """
+    head, *attrs = parts = path.split(".")
+    if not all(p.isidentifier() and not keyword.iskeyword(p) for p in parts):
+        return ast.parse(path, mode="eval").body
+    node: ast.expr = ast.Name(id=head, ctx=ast.Load())
+    for attr in attrs:
+        node = ast.Attribute(value=node, attr=attr, ctx=ast.Load())
+    return node
+
+
 def call_emitter(spelled: str) -> Callable[[list[ast.expr], list[tuple[str, ast.expr]]], ast.expr]:
-    func = ast.parse(spelled, mode="eval").body
+    ast.parse(spelled, mode="eval")  # a spelling that is no expression fails here
 
     def emit(args: list[ast.expr], kwargs: list[tuple[str, ast.expr]]) -> ast.expr:
         return ast.Call(
-            func=copy.deepcopy(func),
+            func=dotted(spelled),
             args=args,
             keywords=[ast.keyword(arg=k, value=v) for k, v in kwargs],
         )
