@@ -17,7 +17,6 @@ def f_jvp(x, x_dot):
 from __future__ import annotations
 
 import ast
-import copy
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -837,12 +836,11 @@ class _NameCache:
         if entry is None:
             loads: dict[str, int] = {}
             others: set[str] = set()
-            for node in ast.walk(stmt):
-                if isinstance(node, ast.Name):
-                    if isinstance(node.ctx, ast.Load):
-                        loads[node.id] = loads.get(node.id, 0) + 1
-                    else:
-                        others.add(node.id)
+            for node in name_nodes(stmt):
+                if isinstance(node.ctx, ast.Load):
+                    loads[node.id] = loads.get(node.id, 0) + 1
+                else:
+                    others.add(node.id)
             entry = self.table[id(stmt)] = (loads, others)
         return entry
 
@@ -1235,44 +1233,39 @@ _PURE_NUMPY = frozenset(
 )
 
 
+_PURE_NODES = (
+    ast.Name,
+    ast.Constant,
+    ast.BinOp,
+    ast.UnaryOp,
+    ast.Compare,
+    ast.IfExp,
+    ast.Attribute,
+    ast.Subscript,
+    ast.Slice,
+    ast.Tuple,
+    ast.keyword,
+)
+
+
 def _pure(node: ast.expr) -> bool:
     """Is evaluating ``node`` free of effects (and only reads names), so that it may be
     evaluated later, past other pure assignments, with the same result?"""
-    for sub in ast.walk(node):
+    for sub in walk(node):
         if isinstance(sub, ast.Call):
-            func = ast.unparse(sub.func)
-            module, _, attr = func.partition(".")
+            module, _, attr = dotted_text(sub.func).partition(".")
             if module == "math" and attr.isidentifier():
                 continue
             if module != "np" or any(k.arg in ("out", "where") for k in sub.keywords):
                 return False
             if attr not in _PURE_NUMPY and not _is_ufunc(attr):
                 return False
-        elif not isinstance(
-            sub,
-            (
-                ast.Name,
-                ast.Constant,
-                ast.BinOp,
-                ast.UnaryOp,
-                ast.Compare,
-                ast.IfExp,
-                ast.Attribute,
-                ast.Subscript,
-                ast.Slice,
-                ast.Tuple,
-                ast.keyword,
-                ast.expr_context,
-                ast.operator,
-                ast.unaryop,
-                ast.cmpop,
-            ),
-        ):
+        elif not isinstance(sub, _PURE_NODES):
             return False
         elif isinstance(sub, ast.Name) and not isinstance(sub.ctx, ast.Load):
             return False
         elif isinstance(sub, ast.Attribute) and not (
-            sub.attr in _ARRAY_ATTRIBUTES or ast.unparse(sub.value).split(".")[0] in ("np", "math")
+            sub.attr in _ARRAY_ATTRIBUTES or dotted_text(sub.value).split(".")[0] in ("np", "math")
         ):
             return False  # another object's attribute may be a property that does things
     return True
@@ -1287,7 +1280,7 @@ def _is_ufunc(attr: str) -> bool:
     return isinstance(getattr(np, attr, None), np.ufunc)
 
 
-class _Inline(ast.NodeTransformer):
+class _Inline(Transformer):
     def __init__(self, name_: str, value: ast.expr) -> None:
         self.name, self.value = name_, value
 
@@ -1330,7 +1323,7 @@ def fuse_temporaries(source: str, width: int = 100) -> str:
     loads: dict[str, int] = {}
     stores: dict[str, int] = {a.arg: 1 for a in fn.args.args}
     deletes: dict[str, list[ast.Delete]] = {}  # `del t` after its use frees it early
-    for node in ast.walk(fn):
+    for node in walk(fn):
         if isinstance(node, ast.Name):
             if isinstance(node.ctx, ast.Del):
                 continue
@@ -1341,6 +1334,21 @@ def fuse_temporaries(source: str, width: int = 100) -> str:
                 if isinstance(target, ast.Name):
                     deletes.setdefault(target.id, []).append(node)
     names = _NameCache()
+    purity: dict[int, bool] = {}  # by statement (fusing pure into pure stays pure)
+    # each line's length, at most: a fused value may gain a pair of parentheses
+    length: dict[int, int] = {}
+
+    def pure(stmt: ast.stmt, value: ast.expr) -> bool:
+        known = purity.get(id(stmt))
+        if known is None:
+            known = purity[id(stmt)] = _pure(value)
+        return known
+
+    def size(stmt: ast.stmt) -> int:
+        if stmt.lineno != stmt.end_lineno:
+            return width + 1  # written over several lines: left alone
+        return length.get(id(stmt), len(lines[stmt.lineno - 1]))
+
     dropped: set[int] = set()
     changed: dict[int, ast.stmt] = {}
     for block in _blocks(fn.body):
@@ -1349,9 +1357,9 @@ def fuse_temporaries(source: str, width: int = 100) -> str:
             if assign is None or id(stmt) in dropped:
                 continue
             temp, value = assign
-            if stores.get(temp) != 1 or loads.get(temp) != 1 or not _pure(value):
+            if stores.get(temp) != 1 or loads.get(temp) != 1 or not pure(stmt, value):
                 continue
-            reads = names.of(stmt)[0]
+            reads = set(names.of(stmt)[0])
             for j in range(i + 1, len(block)):
                 later = block[j]
                 if id(later) in dropped:
@@ -1363,19 +1371,20 @@ def fuse_temporaries(source: str, width: int = 100) -> str:
                     break  # the code of another original line
                 later_loads, later_binds = names.of(later)
                 if isinstance(later, ast.Delete):
-                    if later_binds & set(reads):
+                    if later_binds & reads:
                         break
                     continue
                 use = _simple_assign(later)
-                if use is None or not _pure(use[1]):
+                if use is None or not pure(later, use[1]):
                     break
                 if temp in later_loads:
-                    fused = _Inline(temp, value).visit(copy.deepcopy(later))
-                    text = " " * later.col_offset + ast.unparse(fused)
-                    if len(text) <= width:
-                        block[j] = fused
+                    value_size = size(stmt) - stmt.col_offset - len(temp) - len(" = ")
+                    fused_size = size(later) - len(temp) + value_size + 2
+                    if fused_size <= width:
+                        _Inline(temp, value).visit(later)
+                        length[id(later)] = fused_size
                         dropped.add(id(stmt))
-                        changed[id(fused)] = fused
+                        changed[id(later)] = later
                         names.table.pop(id(later), None)
                         for gone in deletes.get(temp, []):  # nothing left to free
                             rest = [t for t in gone.targets if not _is_name(t, temp)]
@@ -1386,7 +1395,7 @@ def fuse_temporaries(source: str, width: int = 100) -> str:
                             else:
                                 dropped.add(id(gone))
                     break
-                if later_binds & set(reads):
+                if later_binds & reads:
                     break
     if not dropped:
         return source
