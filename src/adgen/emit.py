@@ -741,6 +741,7 @@ def drop_copies(source: str) -> str:
     changed: dict[int, ast.stmt] = {}
     dropped: set[int] = set()
     blocks = list(_blocks(fn.body))
+    state = _CopyState(changed, reads, names, dropped)
     for block in blocks:  # zero resets first: the copies they hid become visible
         for i, stmt in enumerate(block):
             pair = _simple_assign(stmt)
@@ -762,9 +763,7 @@ def drop_copies(source: str) -> str:
                 continue
             target, value = pair
             if isinstance(value, ast.Name) and value.id != target and stores.get(target) == 1:
-                undone = _substitute_copy(
-                    block, i, target, value.id, changed, reads, names, dropped
-                )
+                undone = _substitute_copy(block, i, target, value.id, state)
                 if undone is not None:
                     dropped.add(id(stmt))
                     dropped.update(id(s) for s in undone)
@@ -776,7 +775,7 @@ def drop_copies(source: str) -> str:
                 continue
             target, value = pair
             if isinstance(value, ast.Name) and value.id != target:
-                if _coalesce_copy(block, i, target, value.id, changed, reads, names, dropped):
+                if _coalesce_copy(block, i, target, value.id, state):
                     dropped.add(id(stmt))
     if not changed and not dropped:
         return source
@@ -849,20 +848,25 @@ class _NameCache:
         return name in loads or name in others
 
 
+@dataclass
+class _CopyState:
+    """What drop_copies has done so far: statements rewritten and dropped, reads left of
+    each name, and each statement's names."""
+
+    changed: dict[int, ast.stmt]
+    reads: dict[str, int]
+    names: _NameCache
+    dropped: set[int]
+
+
 def _substitute_copy(
-    block: list[ast.stmt],
-    i: int,
-    target: str,
-    source: str,
-    changed: dict[int, ast.stmt],
-    reads: dict[str, int],
-    names: _NameCache,
-    dropped: set[int],
+    block: list[ast.stmt], i: int, target: str, source: str, state: _CopyState
 ) -> list[ast.stmt] | None:
     """Replace reads of ``target`` by ``source`` after ``block[i]`` (``target = source``), if
     every read of ``target`` is in simple statements before ``source`` is bound again. A
     ``source = target`` among them binds ``source`` to its own value: it goes too (returned
     with the others to drop; None if nothing can be replaced)."""
+    changed, reads, names, dropped = state.changed, state.reads, state.names, state.dropped
     span: list[ast.stmt] = []
     undone: list[ast.stmt] = []
     found = 0
@@ -901,19 +905,13 @@ def _substitute_copy(
 
 
 def _coalesce_copy(
-    block: list[ast.stmt],
-    i: int,
-    target: str,
-    source: str,
-    changed: dict[int, ast.stmt],
-    reads: dict[str, int],
-    names: _NameCache,
-    dropped: set[int],
+    block: list[ast.stmt], i: int, target: str, source: str, state: _CopyState
 ) -> bool:
     """``block[i]`` is ``target = source`` and ``target`` is bound again later: if every use
     of ``target`` is in the simple statements that follow, ``source`` is untouched there, and
     the last of them binds ``source`` from ``target`` (``x_bar = x_new_bar * 0.9``), the two
     are one name: ``target`` becomes ``source`` throughout and the copy goes."""
+    changed, reads, names, dropped = state.changed, state.reads, state.names, state.dropped
     span: list[ast.stmt] = []
     found = 0
     for stmt in block[i + 1 :]:
