@@ -279,6 +279,7 @@ class _ValueAndGrad(_Transformed):
 
     def __call__(self, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         fn = self.fn
+        described = None
         if not kwargs and len(args) == len(self.params):
             # the common call: plain arguments, a derivative already made for their kinds
             described = tuple(map(shapes.describe, args))
@@ -299,8 +300,7 @@ class _ValueAndGrad(_Transformed):
         scalars = _scalars(flat.names, flat.values)
         signature = flat.signature
         d = derivative(fn, self.mode, wrt, scalars, flat.key, signature=signature)
-        if not flat.structure and not kwargs and len(args) == len(self.params):
-            described = tuple(map(shapes.describe, args))
+        if described is not None and not flat.structure:
             if None not in described:  # the next call with such arguments takes the short way
                 if len(self._plans) >= 64:
                     self._plans.clear()

@@ -1222,15 +1222,6 @@ def _replace_call(stmt: ast.stmt, call: ast.Call, new: ast.expr) -> None:
         stmt.value.operand = new
 
 
-# NumPy functions (besides ufuncs) that only compute: a call may move past other such code
-_PURE_NUMPY = frozenset(
-    "sum prod mean max min amax amin dot vdot matmul einsum outer inner tensordot reshape "
-    "transpose swapaxes moveaxis squeeze expand_dims broadcast_to where zeros_like ones_like "
-    "full_like full zeros ones diag diagonal trace cumsum stack concatenate clip tril triu "
-    "linalg.norm linalg.inv linalg.solve linalg.det".split()
-)
-
-
 _PURE_NODES = (
     ast.Name,
     ast.Constant,
@@ -1248,34 +1239,21 @@ _PURE_NODES = (
 
 def _pure(node: ast.expr) -> bool:
     """Is evaluating ``node`` free of effects (and only reads names), so that it may be
-    evaluated later, past other pure assignments, with the same result?"""
+    evaluated later, past other pure assignments, with the same result? Which calls and
+    attributes compute only is the rules' knowledge (:func:`adgen.rules.registry.pure_call`)."""
+    from .rules.registry import pure_attribute, pure_call
+
     for sub in walk(node):
         if isinstance(sub, ast.Call):
-            module, _, attr = dotted_text(sub.func).partition(".")
-            if module == "math" and attr.isidentifier():
-                continue
-            if module != "np" or any(k.arg in ("out", "where") for k in sub.keywords):
-                return False
-            if attr not in _PURE_NUMPY and not _is_ufunc(attr):
+            if not pure_call(sub):
                 return False
         elif not isinstance(sub, _PURE_NODES):
             return False
         elif isinstance(sub, ast.Name) and not isinstance(sub.ctx, ast.Load):
             return False
-        elif isinstance(sub, ast.Attribute) and not (
-            sub.attr in _ARRAY_ATTRIBUTES or dotted_text(sub.value).split(".")[0] in ("np", "math")
-        ):
+        elif isinstance(sub, ast.Attribute) and not pure_attribute(sub):
             return False  # another object's attribute may be a property that does things
     return True
-
-
-_ARRAY_ATTRIBUTES = frozenset({"T", "shape", "ndim", "size", "dtype", "real", "imag"})
-
-
-def _is_ufunc(attr: str) -> bool:
-    import numpy as np
-
-    return isinstance(getattr(np, attr, None), np.ufunc)
 
 
 class _Inline(Transformer):

@@ -233,6 +233,42 @@ _STATIC_NODES = (
 # NumPy functions a static test may call: pure questions about dtypes.
 _STATIC_CALLS = frozenset({"np.dtype", "np.issubdtype"})
 
+# NumPy functions (besides ufuncs) that only compute: generated code may evaluate a call of
+# one later than written (adgen.emit.fuse_temporaries)
+_PURE_NUMPY = frozenset(
+    "sum prod mean max min amax amin dot vdot matmul einsum outer inner tensordot reshape "
+    "transpose swapaxes moveaxis squeeze expand_dims broadcast_to where zeros_like ones_like "
+    "full_like full zeros ones diag diagonal trace cumsum stack concatenate clip tril triu "
+    "linalg.norm linalg.inv linalg.solve linalg.det".split()
+)
+_ARRAY_ATTRIBUTES = frozenset({"T", "shape", "ndim", "size", "dtype", "real", "imag"})
+
+
+def pure_call(node: ast.Call) -> bool:
+    """Does this call in generated code only compute (no effect, no random draw, no
+    ``out=``)? Every ``math`` function; NumPy's ufuncs and the functions above.
+
+    >>> [pure_call(ast.parse(c, mode="eval").body) for c in
+    ...  ("math.exp(x)", "np.tanh(x)", "np.sum(x, axis=0)", "np.add(x, y, out=x)",
+    ...   "np.random.normal(x)", "f(x)")]
+    [True, True, True, False, False, False]
+    """
+    module, _, attr = dotted_text(node.func).partition(".")
+    if module == "math":
+        return attr.isidentifier()
+    if module != "np" or any(k.arg in ("out", "where") for k in node.keywords):
+        return False
+    return attr in _PURE_NUMPY or isinstance(getattr(np, attr, None), np.ufunc)
+
+
+def pure_attribute(node: ast.Attribute) -> bool:
+    """Is reading this attribute free of effects: an array's own (``x.T``, ``x.shape``) or a
+    module's (``np.pi``)? Another object's may be a property that does things."""
+    return node.attr in _ARRAY_ATTRIBUTES or dotted_text(node.value).split(".")[0] in (
+        "np",
+        "math",
+    )
+
 
 def _numpy_attribute(node: ast.AST) -> bool:
     """``np`` or ``np.a.b`` (NumPy's dtypes and constants: ``np.float32``, ``np.inexact``)."""
