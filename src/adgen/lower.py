@@ -224,6 +224,8 @@ class Lowerer:
         self.deleted: set[str] = set()  # names unbound by `del` (reading them again is refused)
         self.ranges: set[str] = set()  # slices of ranges (r[a:b]): ranges too
         self.result: str | None = None  # the name `return` binds inside blocks
+        # ... or, where every `return` gives a tuple of the same length, one name an item
+        self.result_items: list[str] = []
         self.call_target: str | None = None  # for an inlined call: the caller's name
         self.returned: ir.Atom | None = None
         self.local_functions: dict[str, LocalFunction | LocalDerivative | LocalPullback] = {}
@@ -288,8 +290,12 @@ class Lowerer:
         if any(isinstance(s, gast.If) for s in body) and not isinstance(body[-1], gast.Return):
             # returns inside branches bind one result name; the function returns it at the end
             self.result = self.namer.claim("out")
+            self.result_items = self.tuple_result(body, "out")
         self.lower_block(body)
-        if self.result is not None:
+        if self.result_items:
+            result = ir.Tup(tuple(ir.Var(n) for n in self.result_items))
+            self.block.append(ir.Return(result, self.line))
+        elif self.result is not None:
             self.block.append(ir.Return(ir.Var(self.result), self.line))
         used = {name for name in self.namer.taken}
         return ir.Function(
@@ -379,6 +385,13 @@ class Lowerer:
         if isinstance(stmt, gast.Return):
             if stmt.value is None:
                 self.refuse(stmt, "`return` without a value", "return the value to differentiate")
+            if self.result_items:
+                assert isinstance(stmt.value, gast.Tuple)
+                for item, elt in zip(self.result_items, stmt.value.elts):
+                    atom = self.expr(elt, item)
+                    if atom != ir.Var(item):
+                        self.copy(item, atom)
+                return True
             if self.result is not None:
                 atom = self.expr(stmt.value, self.result)
                 if atom != ir.Var(self.result):
@@ -536,6 +549,20 @@ class Lowerer:
             out.append(stmt)
         return out
 
+    def tuple_result(self, body: list[Any], base: str) -> list[str]:
+        """Where every ``return`` in ``body`` gives a tuple display of one length, a result
+        name for each item (so each item keeps a derivative of its own across the branches);
+        else none."""
+        returns = [r for stmt in body for r in _returns(stmt)]
+        lengths = {len(r.value.elts) if isinstance(r.value, gast.Tuple) else -1 for r in returns}
+        if (
+            len(lengths) != 1
+            or -1 in lengths
+            or any(isinstance(e, gast.Starred) for r in returns for e in r.value.elts)
+        ):
+            return []
+        return [self.namer.fresh(base) for _ in range(lengths.pop())]
+
     def reversed_range(self, it: Any) -> ir.Atom | None:
         """The range of ``reversed(range(...))`` or ``reversed(r)`` with ``r = range(...)``."""
         if not (self.is_call_to(it, reversed) and len(it.args) == 1 and not it.keywords):
@@ -591,6 +618,7 @@ class Lowerer:
             else:
                 index = self.loop_variable(self.namer.fresh("k"))
                 seqs, targets = [self.expr(it, None, "seq")], [target]
+            seqs = self.held_sequences(stmt, seqs)
             if all(isinstance(seq, ir.Tup) for seq in seqs):
                 if checkpointed:
                     self.refuse(
@@ -626,6 +654,34 @@ class Lowerer:
         self.depth -= 1
         body, self.block = self.block, saved
         self.block.append(ir.For(index, r, body, line, checkpointed, every))
+
+    def held_sequences(self, loop: Any, seqs: list[ir.Atom]) -> list[ir.Atom]:
+        """Python iterates the object a loop's iterable named when the loop started: a
+        sequence whose name the body binds again (``for r in x: x = r * 2.0``) is read
+        through a name of its own, bound before the loop."""
+        nodes = [n for stmt in loop.body for n in walk(stmt)]
+        rebound, mutated = _rebound(nodes), _written_in_place(nodes)
+        mutated |= {
+            n.target.id
+            for n in nodes
+            if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name)
+        }
+        held = []
+        for seq in seqs:
+            users = [u for u, a in self.env.items() if a == seq and u in rebound]
+            if isinstance(seq, ir.Var) and users:
+                if any(u in mutated for u in users):
+                    self.refuse(
+                        loop.iter,
+                        f"a loop over `{users[0]}` whose body both binds `{users[0]}` again "
+                        "and writes into it",
+                        "iterate over a copy (`for r in x.copy():`) or use another name",
+                    )
+                name = self.namer.fresh(f"{users[0]}_iterated")
+                self.copy(name, seq)
+                seq = ir.Var(name)
+            held.append(seq)
+        return held
 
     def checkpoint_marker(self, it: Any) -> tuple[bool, Any, Any]:
         """``adgen.checkpoint(iterable, every=k)`` as a loop's iterable: (marked, the node of
@@ -1893,7 +1949,10 @@ class Lowerer:
         body = self.single_exit(body)
         if not isinstance(body[-1], gast.Return):
             self.result = self.call_target or self.namer.claim(self.prefix + "out")
+            self.result_items = self.tuple_result(body, self.prefix + "out")
         self.lower_block(body)
+        if self.result_items:
+            return ir.Tup(tuple(ir.Var(n) for n in self.result_items))
         if self.result is not None:
             return ir.Var(self.result)
         assert self.returned is not None
@@ -1976,7 +2035,9 @@ class Lowerer:
 
 
 def _assigned_in_blocks(body: list[Any]) -> set[str]:
-    """User names assigned (or used as loop variables) inside if/for/while blocks."""
+    """User names assigned (or used as loop variables) inside if/for/while blocks, or after
+    an ``if`` that returns (:meth:`Lowerer.single_exit` moves those statements into the
+    branches, where each branch binds them again)."""
     names: set[str] = set()
 
     def stored(node: Any) -> set[str]:
@@ -1986,9 +2047,11 @@ def _assigned_in_blocks(body: list[Any]) -> set[str]:
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)
         }
 
+    moved = False
     for stmt in body:
-        if isinstance(stmt, (gast.If, gast.For, gast.While)):
+        if moved or isinstance(stmt, (gast.If, gast.For, gast.While)):
             names |= stored(stmt)
+        moved = moved or isinstance(stmt, gast.If) and _contains_return(stmt)
     return names
 
 
@@ -2032,6 +2095,10 @@ def _structure_jumps(stmts: list[Any], namer: Namer) -> list[Any]:
                 if cont:
                     body = [_set_flag(cont, False, stmt), *body]
                 if brk and isinstance(stmt, gast.For):
+                    # after a `break` the remaining iterations are no-ops, and must not move
+                    # the loop variables on: the loop binds fresh names, the guarded body
+                    # copies them to the user's
+                    body = [*_loop_targets_inside(stmt, namer), *body]
                     guard = gast.UnaryOp(op=gast.Not(), operand=_name(brk))
                     body = [gast.copy_location(gast.If(test=guard, body=body, orelse=[]), stmt)]
                 elif brk:
@@ -2045,6 +2112,24 @@ def _structure_jumps(stmts: list[Any], namer: Namer) -> list[Any]:
             stmt.body = body
         out.append(stmt)
     return out
+
+
+def _loop_targets_inside(loop: Any, namer: Namer) -> list[Any]:
+    """Give the names ``loop`` binds (its target, or the names of a tuple target) fresh names;
+    the assignments, to put at the start of the body, that bind the user's names from them."""
+    parts = loop.target.elts if isinstance(loop.target, gast.Tuple) else [loop.target]
+    copies = []
+    for k, part in enumerate(parts):
+        if not isinstance(part, gast.Name):
+            continue  # nested unpacking (refused when lowered)
+        fresh = gast.copy_location(_name(namer.fresh(f"{part.id}_next"), True), part)
+        assign = gast.Assign(targets=[part], value=_name(fresh.id), type_comment=None)
+        copies.append(gast.copy_location(assign, part))
+        if isinstance(loop.target, gast.Tuple):
+            loop.target.elts[k] = fresh
+        else:
+            loop.target = fresh
+    return copies
 
 
 def _guard(stmts: list[Any], brk: str | None, cont: str | None) -> list[Any]:
@@ -2095,6 +2180,27 @@ def _written_in_place(nodes: list[Any]) -> set[str]:
         for t in targets:
             if isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name):
                 names.add(t.value.id)
+    return names
+
+
+def _rebound(nodes: list[Any]) -> set[str]:
+    """Names ``nodes`` bind to a new object (assignment, loop or ``with`` targets); ``+=`` and
+    its kin are left out, as they change an array in place (:func:`_written_in_place`)."""
+    names: set[str] = set()
+    for n in nodes:
+        if isinstance(n, gast.AugAssign):
+            continue
+        targets = (
+            n.targets
+            if isinstance(n, gast.Assign)
+            else [n.target]
+            if isinstance(n, (gast.For, gast.AnnAssign, gast.NamedExpr))
+            else []
+        )
+        for t in targets:
+            names.update(
+                m.id for m in walk(t) if isinstance(m, gast.Name) and isinstance(m.ctx, gast.Store)
+            )
     return names
 
 
@@ -2193,6 +2299,15 @@ def _find_return(node: Any) -> Any:
         if found is not None:
             return found
     return None
+
+
+def _returns(node: Any) -> list[Any]:
+    """The ``return`` statements of this statement (not those of a nested ``def``)."""
+    if isinstance(node, gast.Return):
+        return [node]
+    if isinstance(node, (gast.FunctionDef, gast.Lambda)):
+        return []
+    return [r for child in gast.iter_child_nodes(node) for r in _returns(child)]
 
 
 def _always_returns(stmts: list[Any]) -> bool:

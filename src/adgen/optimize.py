@@ -314,6 +314,7 @@ def _common_subexpressions(fn: ir.Function) -> dict[str, str]:
     nor anything it was computed from bound again since (or anywhere in a block in between).
     """
     counts = ir.binding_counts(fn)
+    homes = _homes(fn.body)
     events = ir.events(fn.body)
     first_bind: dict[str, int] = {}
     first_read: dict[str, int] = {}
@@ -327,12 +328,17 @@ def _common_subexpressions(fn: ir.Function) -> dict[str, str]:
             name = renames[name]
         return name
 
-    def removable(target: str) -> bool:
-        # bound once, never read before that binding (not even by an earlier loop iteration)
+    def removable(target: str, earlier: str) -> bool:
+        # bound once, never read before that binding (not even by an earlier loop iteration),
+        # and ``earlier`` still holds the same value wherever ``target`` is read: it is bound
+        # outside every loop, or in the same block as ``target`` (a loop binding ``earlier``
+        # again then binds ``target`` again too; in a nested block it might not)
+        home = homes.get(earlier)
         return (
             counts.get(target) == 1
             and target not in fn.params
             and first_read.get(target, len(events)) > first_bind.get(target, -1)
+            and (home is None or home[1] is None or home[0] is homes[target][0])
         )
 
     def block(stmts: list[ir.Stmt], table: Table) -> list[ir.Stmt]:
@@ -344,12 +350,16 @@ def _common_subexpressions(fn: ir.Function) -> dict[str, str]:
                 if len(stmt.targets) == 1 and pure(stmt.prim):
                     target = stmt.targets[0]
                     source = _copied(stmt)
-                    if source is not None and counts.get(source) == 1 and removable(target):
+                    if source is not None and counts.get(source) == 1 and removable(target, source):
                         renames[target] = source
                         continue
                     key = _key(stmt)
                     earlier = table.get(key)
-                    if earlier is not None and removable(target) and counts.get(earlier) == 1:
+                    if (
+                        earlier is not None
+                        and counts.get(earlier) == 1
+                        and removable(target, earlier)
+                    ):
                         renames[target] = earlier
                         continue
                     _forget(table, stmt.targets)
@@ -387,6 +397,28 @@ def _common_subexpressions(fn: ir.Function) -> dict[str, str]:
 
     fn.body = block(fn.body, Table())
     return {name: replace(name) for name in renames}
+
+
+def _homes(
+    block: list[ir.Stmt], loop: ir.Stmt | None = None, out: dict | None = None
+) -> dict[str, tuple[list[ir.Stmt], ir.Stmt | None]]:
+    """Where each name is bound: (the block holding the binding, the innermost loop around
+    it or None). A loop's target is bound in the loop's body; parameters are absent."""
+    out = {} if out is None else out
+    for stmt in block:
+        if isinstance(stmt, ir.Assign):
+            for t in stmt.targets:
+                out[t] = (block, loop)
+        elif isinstance(stmt, ir.If):
+            _homes(stmt.body, loop, out)
+            _homes(stmt.orelse, loop, out)
+        elif isinstance(stmt, ir.For):
+            out[stmt.target] = (stmt.body, stmt)
+            _homes(stmt.body, stmt, out)
+        elif isinstance(stmt, ir.While):
+            _homes(stmt.test_body, stmt, out)
+            _homes(stmt.body, stmt, out)
+    return out
 
 
 def _copied(stmt: ir.Assign) -> str | None:

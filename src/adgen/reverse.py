@@ -291,11 +291,24 @@ class _Reverse:
         )
         index_ast = ir.atom_to_ast(index)
         if y in facts.useful:
+            share: ast.expr | None = None
             if isinstance(v, ir.Var) and v.name in facts.useful:
-                share = call("rt.written", name(self.bar(y)), index_ast)
-                self.accumulate(v.name, call("rt.unbroadcast", share, name(v.name)), w)
+                written = call("rt.written", name(self.bar(y)), index_ast)
+                share = call("rt.unbroadcast", written, name(v.name))
+                if v.name == y:
+                    # y[::-1] = y: the old y's adjoint is what stays of y's once the written
+                    # slots are cleared, plus their share (taken before they are cleared)
+                    held = self.namer.fresh(f"{y}_written_bar")
+                    w.stmt(_assign(held, share))
+                    share = name(held)
+                else:
+                    self.accumulate(v.name, share, w)
+                    share = None
             store = subscript_store(self.bar(y), ir.atom_to_ast(index))
             w.stmt(ast.Assign(targets=[store], value=ast.Constant(0.0), lineno=0))
+            if share is not None:
+                assert isinstance(v, ir.Var)
+                self.accumulate(v.name, share, w)
         if self.saves(stmt, y):
             restore = subscript_store(y, ir.atom_to_ast(index))
             w.stmt(ast.Assign(targets=[restore], value=self.pop(), lineno=0))

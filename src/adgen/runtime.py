@@ -539,11 +539,15 @@ def zeros_like(x: Any) -> Any:
     dtype('float32')
     >>> zeros_like(np.arange(2)).tolist()
     [0.0, 0.0]
+    >>> zeros_like((np.ones(2), 1.0))
+    (array([0., 0.]), 0.0)
     """
     if x is None or isinstance(x, (bool, int, float)):
         return 0.0
     if isinstance(x, list):
         return [zeros_like(e) for e in x]
+    if isinstance(x, tuple):  # a function's tuple result
+        return tuple(zeros_like(e) for e in x)
     a = np.asarray(x)
     return np.zeros(a.shape, dtype=a.dtype if a.dtype.kind in "fc" else np.float64)
 
