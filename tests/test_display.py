@@ -190,8 +190,8 @@ def test_dot_repeated_operand_is_one_edge_and_values_label_nodes():
     nodes, edges = dot_parts(dot)
     assert nodes == ["x", "out", "return"]
     assert edges == [("x", "out"), ("out", "return")]
-    assert '"out" [label="out\\nmul\\n= 9", shape=ellipse];' in dot
-    assert '"x" [label="x\\ninput\\n= 3", shape=box' in dot
+    assert '"out" [label="out\\nmul\\n= 9.0", shape=ellipse];' in dot
+    assert '"x" [label="x\\ninput\\n= 3.0", shape=box' in dot
 
 
 def test_dot_outside_values_are_dashed_nodes_and_constants_are_not_nodes():

@@ -163,7 +163,12 @@ def test_cli_output_writes_standalone_modules(
     assert doc.startswith("simulate_vjp: reverse-mode derivative (vector-Jacobian product) of")
     assert f"adgen {adgen.__version__}" in doc and "Do not edit" in doc
     assert "w.r.t. x0, v0" in doc and "model.py:19" in doc
-    assert "python -m adgen model.py --function simulate --mode reverse --wrt x0,v0" in doc
+    # the command runs from where this one ran: the file's and the folder's paths as given
+    assert (
+        f"python -m adgen {source} --function simulate --mode reverse --wrt x0,v0 "
+        f"--output {out}\n" in doc
+    )
+    assert f"from {source}:19" in doc
     assert "\nimport math\n\nimport numpy as np\n\nimport adgen_runtime as rt\n" in module
     for definition in ("DT = 0.05", "STEPS = 6"):
         assert f"\n{definition}\n" in module

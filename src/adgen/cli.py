@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shlex
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -66,6 +67,8 @@ exit status:
   1  an error in the file (unsupported code, unknown name...), a missing or
      unreadable file, an unknown --function, a function --output cannot make
      standalone, or a DIR that cannot be written; one line on stderr says where
+     (one line for each function that failed; the code of the others is still
+     printed, but --output writes nothing)
   2  bad command-line usage
 """
 
@@ -189,14 +192,32 @@ def compile_file(
     """
     scope = StaticScope.from_path(path)
     texts = []
+    errors = []
     for node, settings in _targets(scope, path, functions):
-        function = _lowered(scope, node, optimized)
-        if show_ir:
-            texts.append(ir.format_function(function) + "\n")
-        else:
-            derived = _derive(scope, node, function, settings, mode, wrt, optimized)
-            texts.append(derived[0].source)
+        try:
+            function = _lowered(scope, node, optimized)
+            if show_ir:
+                texts.append(ir.format_function(function) + "\n")
+            else:
+                derived = _derive(scope, node, function, settings, mode, wrt, optimized)
+                texts.append(derived[0].source)
+        except AdgenError as exc:
+            errors.append(exc)
+    if errors:
+        raise FunctionErrors(errors, texts)
     return texts
+
+
+class FunctionErrors(AdgenError):
+    """Several functions of a file could not be differentiated: each error, and the texts of
+    the functions that could."""
+
+    def __init__(self, errors: list[AdgenError], texts: list[str]) -> None:
+        super().__init__("\n".join(_line(e) for e in errors))
+        self.errors, self.texts = errors, texts
+
+    def one_line(self) -> str:
+        return self.message
 
 
 def export_file(
@@ -214,25 +235,35 @@ def export_file(
     """
     scope = StaticScope.from_path(path)
     modules = []
+    errors = []
     for node, settings in _targets(scope, path, functions):
-        function = _lowered(scope, node, optimized)
-        generated, chosen_mode, names = _derive(
-            scope, node, function, settings, mode, wrt, optimized
-        )
-        definitions = _static_definitions(scope, node, function)
-        argv = ["python -m adgen", os.path.basename(path), "--function", node.name]
-        argv += ["--mode", chosen_mode, "--wrt", ",".join(names), "--output", "DIR"]
+        try:
+            function = _lowered(scope, node, optimized)
+            generated, chosen_mode, names = _derive(
+                scope, node, function, settings, mode, wrt, optimized
+            )
+            definitions = _static_definitions(scope, node, function)
+        except AdgenError as exc:
+            errors.append(exc)
+            continue
+        # the command as run from where this one was (the file's and the folder's paths as
+        # they were given)
+        argv = ["python -m adgen", shlex.quote(path), "--function", node.name]
+        argv += ["--mode", chosen_mode, "--wrt", ",".join(names)]
+        argv += ["--output", shlex.quote(directory)]
         text = module_source(
             generated,
             node.name,
             list(function.params),
             chosen_mode,
             names,
-            f"{os.path.basename(path)}:{node.lineno}",
+            f"{path}:{node.lineno}",
             definitions,
             "regenerate it with\n    " + " ".join(argv),
         )
         modules.append((f"{generated.name}.py", text))
+    if errors:
+        raise FunctionErrors(errors, [])
     return write_modules(directory, modules)
 
 
@@ -394,11 +425,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             texts = compile_file(
                 args.file, args.function, args.mode, args.wrt, args.ir, args.optimize
             )
-    except InternalError as exc:
-        _error(f"adgen: internal error: {exc.one_line()}")
+    except FunctionErrors as exc:
+        # what could be made is printed; each function that could not, on a line of its own
+        if exc.texts:
+            text = "\n".join(exc.texts)
+            sys.stdout.write(highlight(text) if use_color(args.color, sys.stdout) else text)
+        for error in exc.errors:
+            _error(_line(error))
         return 1
     except AdgenError as exc:
-        _error(exc.one_line())
+        _error(_line(exc))
         return 1
     except Exception as exc:  # a bug in adgen: still one line, no traceback
         _error(f"adgen: internal error: {type(exc).__name__}: {exc}")
@@ -409,6 +445,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     text = "\n".join(texts)
     sys.stdout.write(highlight(text) if use_color(args.color, sys.stdout) else text)
     return 0
+
+
+def _line(exc: AdgenError) -> str:
+    """An error on one line, internal errors marked as such."""
+    if isinstance(exc, InternalError):
+        return f"adgen: internal error: {exc.one_line()}"
+    return exc.one_line()
 
 
 def _error(message: str) -> None:

@@ -355,5 +355,7 @@ def _show(value: Any) -> str:
             return np.array2string(value, precision=4, separator=", ")
         return f"array(shape={value.shape}, dtype={value.dtype})"
     if isinstance(value, (float, np.floating)):
-        return f"{float(value):.6g}"
+        text = f"{float(value):.6g}"
+        # a float reads as one (2.0, not 2)
+        return text if any(c in text for c in ".einf") else text + ".0"
     return repr(value)

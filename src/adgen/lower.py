@@ -95,12 +95,36 @@ _OPERATOR_TEXT = {
 }
 
 _HINTS = {
-    gast.If: "branching is not supported yet; use np.where(cond, a, b) for elementwise choices",
-    gast.For: "loops are not supported yet; write the computation with array operations",
-    gast.While: "loops are not supported yet; write the computation with array operations",
-    gast.IfExp: "use np.where(cond, a, b)",
-    gast.List: "use a tuple, or np.array((...)) outside the differentiated function",
+    gast.With: "move file and resource handling (`with open(...)`) outside the function you "
+    "differentiate, and pass the data in as an argument",
+    gast.Try: "remove the `try`: check the inputs before calling the function, outside it",
+    gast.ClassDef: "define the class at module level",
+    gast.Global: "pass the value in as an argument and return the new value",
+    gast.Nonlocal: "pass the value in as an argument and return the new value",
+    gast.Delete: "remove the `del` (names go away when the function returns)",
+    gast.Raise: "move the check outside the function you differentiate (check the inputs "
+    "before calling it), or return a value on every path",
+    gast.Import: "move the import to the top of the module",
+    gast.ImportFrom: "move the import to the top of the module",
+    gast.Match: "write the cases as `if`/`elif` on the values",
+    gast.AsyncFunctionDef: "differentiate plain (synchronous) functions",
+    gast.AsyncFor: "differentiate plain (synchronous) functions",
+    gast.AsyncWith: "differentiate plain (synchronous) functions",
+    gast.AnnAssign: "drop the annotation (`y = ...`)",
+    gast.DictComp: "build a tuple or list of the values, or an array",
+    gast.SetComp: "build a tuple or list of the values, or an array",
+    gast.Set: "use a tuple",
+    gast.Starred: "pass the arguments one by one",
+    gast.Yield: "return a value; build a list or array",
+    gast.Await: "differentiate plain (synchronous) functions",
+    gast.JoinedStr: "compute numbers only; move printing and logging outside the function",
+    gast.NamedExpr: "assign the value on a line of its own",
 }
+
+# statements that can hold a `return` the single-exit rewriting does not see through
+_OPAQUE_BLOCKS = tuple(
+    t for t in (gast.Try, getattr(gast, "TryStar", None), gast.With, gast.Match) if t
+) + (gast.AsyncWith, gast.AsyncFor)
 
 
 # how deep calls to the user's functions may nest (each is inlined)
@@ -280,12 +304,7 @@ class Lowerer:
         body = list(self.node.body)
         if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant):
             body = body[1:]  # docstring
-        if not _always_returns(body):
-            self.refuse(
-                self.node,
-                "functions that can end without a `return`",
-                "return the value to differentiate on every path",
-            )
+        self.check_returns(body)
         body = self.single_exit(body)
         if any(isinstance(s, gast.If) for s in body) and not isinstance(body[-1], gast.Return):
             # returns inside branches bind one result name; the function returns it at the end
@@ -562,6 +581,21 @@ class Lowerer:
         ):
             return []
         return [self.namer.fresh(base) for _ in range(lengths.pop())]
+
+    def check_returns(self, body: list[Any]) -> None:
+        """Every path through ``body`` must end in a ``return``; where one stands inside a
+        construct adgen does not read (``try``, ``with``, ``match``), that is refused by name."""
+        if _always_returns(body):
+            return
+        for stmt in body:
+            for node in walk(stmt):
+                if isinstance(node, _OPAQUE_BLOCKS) and _contains_return(node):
+                    self.refuse_node(node)
+        self.refuse(
+            self.node,
+            "functions that can end without a `return`",
+            "return the value to differentiate on every path",
+        )
 
     def reversed_range(self, it: Any) -> ir.Atom | None:
         """The range of ``reversed(range(...))`` or ``reversed(r)`` with ``r = range(...)``."""
@@ -1944,8 +1978,7 @@ class Lowerer:
         body = list(self.node.body)
         if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant):
             body = body[1:]
-        if not _always_returns(body):
-            self.refuse(self.node, "functions that can end without a `return`", "return a value")
+        self.check_returns(body)
         body = self.single_exit(body)
         if not isinstance(body[-1], gast.Return):
             self.result = self.call_target or self.namer.claim(self.prefix + "out")

@@ -1,0 +1,157 @@
+"""What a new user meets in the first hour: refusals that name the construct written and say
+what to do about it, the command line reporting every function that fails, regenerate
+commands that run from where the first one ran, and traces that print floats as floats."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import adgen
+from adgen.cli import main
+
+
+def module(tmp_path: Path, source: str, name: str = "user_code") -> Path:
+    path = tmp_path / f"{name}.py"
+    path.write_text(textwrap.dedent(source))
+    return path
+
+
+def refusal(tmp_path: Path, body: str) -> adgen.AdgenError:
+    """The error adgen.grad gives for ``f(x)`` with this body (read from a real file)."""
+    import importlib.util
+
+    path = module(tmp_path, "import numpy as np\n\ndef f(x):\n" + textwrap.indent(body, "    "))
+    spec = importlib.util.spec_from_file_location(f"first_hour_{abs(hash(body))}", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    with pytest.raises(adgen.AdgenError) as info:
+        adgen.grad(mod.f)(1.0)
+    return info.value
+
+
+@pytest.mark.parametrize(
+    ("body", "construct", "line", "hint"),
+    [
+        (
+            "try:\n    return x * 2.0\nexcept ValueError:\n    return x\n",
+            "`try` blocks",
+            4,
+            "remove the `try`",
+        ),
+        (
+            "with open('log.txt') as fh:\n    return x * 2.0\n",
+            "`with` blocks",
+            4,
+            "outside the function",
+        ),
+        ("match x:\n    case _:\n        return x\n", "`match` statements", 4, "`if`/`elif`"),
+        ("import math\nreturn x\n", "imports inside the function", 4, "top of the module"),
+        (
+            "if x > 0:\n    raise ValueError('no')\nreturn x\n",
+            "`raise` statements",
+            5,
+            "check the inputs",
+        ),
+        ("global G\nreturn x\n", "`global` statements", 4, "pass the value in"),
+        ("class A:\n    pass\nreturn x\n", "class definitions", 4, "module level"),
+    ],
+)
+def test_a_refusal_names_the_construct_written_and_what_to_do(
+    tmp_path: Path, body: str, construct: str, line: int, hint: str
+) -> None:
+    error = refusal(tmp_path, body)
+    assert isinstance(error, adgen.UnsupportedSyntaxError)
+    assert error.message == f"adgen does not support {construct}"
+    assert error.loc is not None and error.loc.lineno == line
+    assert hint in error.hint
+    assert "rewrite this part" not in error.hint
+
+
+def test_a_function_without_return_on_every_path_is_still_told_so(tmp_path: Path) -> None:
+    error = refusal(tmp_path, "if x > 0:\n    return x\n")
+    assert "can end without a `return`" in error.message
+
+
+MANY = """\
+import numpy as np
+from adgen import differentiate
+
+@differentiate
+def good(x):
+    return np.sin(x) * 2.0
+
+@differentiate
+def tries(x):
+    try:
+        return x
+    except ValueError:
+        return x
+
+@differentiate
+def prints(x):
+    print(x)
+    return x
+"""
+
+
+def test_cli_reports_every_function_that_fails(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = module(tmp_path, MANY)
+    assert main([str(path)]) == 1
+    out, err = capsys.readouterr()
+    lines = err.splitlines()
+    assert len(lines) == 2
+    assert lines[0].startswith(f"{path}:10:5: adgen does not support `try` blocks")
+    assert lines[1].startswith(f"{path}:17:5: adgen does not support expression statements")
+    assert "def good_vjp(x, out_bar):" in out  # what could be made is still printed
+
+
+def test_cli_output_writes_nothing_when_a_function_fails(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = module(tmp_path, MANY)
+    build = tmp_path / "build"
+    assert main([str(path), "--output", str(build)]) == 1
+    assert len(capsys.readouterr().err.splitlines()) == 2
+    assert not build.exists()
+
+
+def test_regenerate_command_runs_from_where_the_first_one_ran(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "project").mkdir()
+    module(tmp_path / "project", MANY, "model")
+    monkeypatch.chdir(tmp_path)
+    assert main(["project/model.py", "--function", "good", "--output", "out dir"]) == 0
+    capsys.readouterr()
+    doc = (tmp_path / "out dir" / "good_vjp.py").read_text().split('"""')[1]
+    command = (
+        "python -m adgen project/model.py --function good --mode reverse --wrt x --output 'out dir'"
+    )
+    assert f"regenerate it with\n    {command}\n" in doc
+    assert "from project/model.py:5." in doc
+    # run as written (from the same folder), the command writes the same module again
+    first = (tmp_path / "out dir" / "good_vjp.py").read_text()
+    import shlex
+
+    args = shlex.split(command)[3:]
+    assert main(args) == 0
+    assert (tmp_path / "out dir" / "good_vjp.py").read_text() == first
+
+
+def test_trace_prints_floats_as_floats(tmp_path: Path) -> None:
+    import importlib.util
+
+    path = module(tmp_path, "import numpy as np\n\ndef f(x1, x2):\n    return x1 * x2\n", "tr")
+    spec = importlib.util.spec_from_file_location("first_hour_trace", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    text = str(adgen.trace(mod.f, 2.0, 5.0))
+    assert "    x1 = 2.0\n" in text and "    x2 = 5.0\n" in text
+    assert text.rstrip().splitlines()[-2].endswith("->  10.0")
