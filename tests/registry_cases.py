@@ -12,9 +12,11 @@ plain ``def``s into a module file (under pytest's temporary directory) and impor
 
 from __future__ import annotations
 
+import atexit
 import importlib.util
 import re
 import sys
+import shutil
 import tempfile
 import zlib
 from dataclasses import dataclass
@@ -164,6 +166,7 @@ def case_module() -> Any:
         params = ", ".join(n for n, _ in case.args)
         lines += ["", f"def {case.function_name()}({params}):", f"    return {case.call}", ""]
     folder = Path(tempfile.mkdtemp(prefix="adgen_registry_cases_"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)  # no folder left behind
     path = folder / "adgen_registry_cases.py"
     path.write_text("\n".join(lines))
     spec = importlib.util.spec_from_file_location("adgen_registry_cases", path)
