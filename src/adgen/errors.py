@@ -106,5 +106,11 @@ class LimitError(AdgenError):
     compiles (20 levels), or derivative code longer than ``adgen.compile.MAX_LINES``."""
 
 
+class ArgumentError(AdgenError, TypeError):
+    """A derivative was called with arguments that do not fit the function's parameters
+    (too many, too few, an unknown keyword), or an API function with arguments of the wrong
+    kind. It is also a ``TypeError``, as Python's own error for such a call is."""
+
+
 class InternalError(AdgenError):
     """A bug in adgen itself: the message says which function and line was being transformed."""

@@ -200,7 +200,9 @@ def code_key(code: types.CodeType, level: int, qualname: str) -> tuple[Any, ...]
     key += (
         code.co_names,
         tuple(const(c) for c in code.co_consts),
-        code.co_flags & ~0x10,  # CO_NESTED depends on what encloses the lambda
+        # the kind of code, not CO_NESTED (what encloses the lambda) nor the __future__
+        # imports of its file (0x20000 and up)
+        code.co_flags & 0x3EF,
         code.co_code,
         getattr(code, "co_exceptiontable", b""),
     )
