@@ -556,3 +556,20 @@ def test_a_module_level_notebook_style_cell_with_imports(tmp_path):
     finally:
         del linecache.cache[name]
     assert namespace["out"] == (2.0, 3.0)
+
+
+def test_the_caret_stands_under_the_column_after_tabs_and_non_ascii_text(tmp_path):
+    source = (
+        "def make():\n"
+        "\tñ = 'é…'; bad = lambda s: (t := s) * t\n"
+        "\treturn bad\n"
+    )  # fmt: skip
+    module = load(tmp_path, "caret_after_accents", source)
+    with pytest.raises(adgen.UnsupportedSyntaxError, match="`:=`") as info:
+        adgen.grad(module.make())(1.0)
+    err = info.value
+    line = "\tñ = 'é…'; bad = lambda s: (t := s) * t"
+    assert (err.loc.lineno, err.loc.col) == (2, len(line[: line.index("(t :=") + 1].encode()))
+    shown, caret = str(err).splitlines()[1:3]
+    assert shown == "    " + line.expandtabs()
+    assert caret == " " * (4 + line.expandtabs().index("(t :=") + 1) + "^"

@@ -44,9 +44,12 @@ class AdgenError(Exception):
     def _render(self) -> str:
         parts = [f"{self.loc}: {self.message}" if self.loc else self.message]
         if self.loc and self.loc.text:
-            text = self.loc.text.rstrip("\n").expandtabs()
-            parts.append("    " + text)
-            parts.append("    " + " " * self.loc.col + "^")
+            raw = self.loc.text.rstrip("\n")
+            parts.append("    " + raw.expandtabs())
+            # the column counts UTF-8 bytes (as Python's syntax trees do); the caret goes
+            # under that character as shown, tabs expanded
+            before = raw.encode("utf-8")[: self.loc.col].decode("utf-8", "ignore")
+            parts.append("    " + " " * len(before.expandtabs()) + "^")
         if self.hint:
             parts.append("    hint: " + self.hint)
         return "\n".join(parts)
