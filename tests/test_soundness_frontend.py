@@ -573,3 +573,24 @@ def test_the_caret_stands_under_the_column_after_tabs_and_non_ascii_text(tmp_pat
     shown, caret = str(err).splitlines()[1:3]
     assert shown == "    " + line.expandtabs()
     assert caret == " " * (4 + line.expandtabs().index("(t :=") + 1) + "^"
+
+
+def test_lambdas_alike_but_for_where_they_jump_are_told_apart_in_a_notebook_cell():
+    # `(a and b) or c` and `a and (b or c)` may compile to the same instructions, jumping to
+    # different places; in a cell's last line (compiled alone) the method loads differ too
+    cell = (
+        "import numpy as np\n"
+        "out = (adgen.grad(lambda s: (np.sin(s) * 0.0 and s) or s * 3.0)(1.0),"
+        " adgen.grad(lambda s: np.sin(s) * 0.0 and (s or s * 3.0))(1.0))\n"
+    )
+    name = "<soundness-jumps>"
+    linecache.cache[name] = (len(cell), None, cell.splitlines(True), name)
+    tree = ast.parse(cell)
+    namespace = {"adgen": adgen}
+    try:
+        exec(compile(ast.Module(tree.body[:1], []), name, "exec"), namespace)
+        exec(compile(ast.Interactive(tree.body[1:]), name, "single"), namespace)
+    finally:
+        del linecache.cache[name]
+    # 0.0 is false: the first gives s * 3.0, the second np.sin(s) * 0.0
+    assert namespace["out"] == (3.0, 0.0)

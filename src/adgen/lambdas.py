@@ -188,13 +188,19 @@ def code_key(code: types.CodeType, level: int, qualname: str) -> tuple[Any, ...]
         code.co_cellvars,
     )
     if level == OPERATIONS:
+        # a jump names the instruction it goes to by its place among those compared
+        at: dict[int, int] = {}
+        kept = []
+        for op in dis.get_instructions(code):
+            at[op.offset] = len(kept)
+            if op.opname not in _NO_OP:
+                kept.append(op)
         ops = tuple(
             (
                 _SAME_OP.get(op.opname, op.opname),
-                None if op.opcode in _JUMPS else const(op.argval),
+                at.get(op.argval, -1) if op.opcode in _JUMPS else const(op.argval),
             )
-            for op in dis.get_instructions(code)
-            if op.opname not in _NO_OP
+            for op in kept
         )
         return key + (ops,)
     key += (
