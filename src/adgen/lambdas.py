@@ -190,7 +190,7 @@ def code_key(code: types.CodeType, level: int, qualname: str) -> tuple[Any, ...]
     if level == OPERATIONS:
         # a jump names the instruction it goes to by its place among those compared
         at: dict[int, int] = {}
-        kept = []
+        kept: list[dis.Instruction] = []
         for op in dis.get_instructions(code):
             at[op.offset] = len(kept)
             if op.opname not in _NO_OP:
