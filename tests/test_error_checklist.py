@@ -105,6 +105,12 @@ CASES = [
         (matmul_helper, "return a @ b"),
     ),
     (
+        "arguments that do not fit the parameters",
+        lambda: adgen.grad(scaled)(2.0, 3.0, 4.0),
+        adgen.ArgumentError,
+        (scaled, "def scaled"),
+    ),
+    (
         "complex intermediate",
         lambda: adgen.grad(complex_inside)(np.ones(2)),
         adgen.NonDifferentiableError,
@@ -145,6 +151,7 @@ def test_every_error_class_is_an_adgen_error() -> None:
         adgen.NonDifferentiableError,
         adgen.NonScalarOutputError,
         adgen.WrtError,
+        adgen.ArgumentError,
         adgen.ShapeMismatchError,
         adgen.SourceUnavailableError,
         adgen.DerivativeError,

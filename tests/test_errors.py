@@ -284,10 +284,30 @@ def test_lambda_is_differentiable_when_alone_on_its_line():
     assert adgen.grad(square)(3.0) == 6.0
 
 
-def test_two_lambdas_on_one_line_are_refused_clearly():
+def test_two_lambdas_on_one_line_are_told_apart():
     pair = (lambda x: x * x, lambda x: x + x)  # noqa: E731
-    with pytest.raises(adgen.UnsupportedSyntaxError, match="which lambda"):
-        adgen.grad(pair[0])(3.0)
+    assert adgen.grad(pair[0])(3.0) == 6.0
+    assert adgen.grad(pair[1])(3.0) == 2.0
+
+
+def test_lambdas_whose_text_is_not_the_code_that_runs_are_refused_clearly():
+    import linecache
+
+    namespace: dict = {}
+    exec(compile("pair = (lambda x: x * x, lambda x: x + x)\n", "<two-lambdas>", "exec"), namespace)
+    linecache.cache["<two-lambdas>"] = (
+        0,
+        None,
+        ["pair = (lambda x: x - x, lambda x: x / x)\n"],
+        "<two-lambdas>",
+    )
+    try:
+        with pytest.raises(adgen.UnsupportedSyntaxError, match="which of the 2 lambdas") as info:
+            adgen.grad(namespace["pair"][0])(3.0)
+    finally:
+        del linecache.cache["<two-lambdas>"]
+    assert str(info.value).startswith("<two-lambdas>:1:9:")
+    assert "hint: bind it to a name with def" in str(info.value)
 
 
 def test_internal_errors_are_wrapped_with_the_function_location(monkeypatch, mod):

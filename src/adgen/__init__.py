@@ -41,6 +41,7 @@ from .custom import (
 from .display import show
 from .errors import (
     AdgenError,
+    ArgumentError,
     DerivativeError,
     InternalError,
     LimitError,
@@ -62,6 +63,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AdgenError",
+    "ArgumentError",
     "CustomDerivative",
     "DerivativeError",
     "Differentiable",

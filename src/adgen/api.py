@@ -30,6 +30,8 @@ from . import cache, display, ir, shapes, trees
 from .compile import load
 from .errors import (
     AdgenError,
+    ArgumentError,
+    InternalError,
     NonDifferentiableError,
     NonScalarOutputError,
     ShapeMismatchError,
@@ -100,9 +102,18 @@ def _wrt_names(fn: types.FunctionType, wrt: Wrt) -> tuple[tuple[str, ...], bool]
 
 
 def _bind(fn: types.FunctionType, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+    """The arguments of a call of ``fn``, by position, with its defaults filled in."""
     if not kwargs and len(args) == fn.__code__.co_argcount:
         return list(args)
-    bound = inspect.signature(fn).bind(*args, **kwargs)
+    signature = inspect.signature(fn)
+    try:
+        bound = signature.bind(*args, **kwargs)
+    except TypeError as exc:
+        raise ArgumentError(
+            f"{fn.__name__}{signature} cannot take these arguments: {exc}",
+            _def_loc(fn),
+            f"pass the arguments {fn.__name__} takes, as you would call it",
+        ) from None
     bound.apply_defaults()
     return list(bound.args)
 
@@ -311,7 +322,7 @@ class _ValueAndGrad(_Transformed):
                 self._plans[described] = (fn, held, cache.generation, options)
         if not flat.structure:
             return self._finish(fn, flat.values, d, wrt)
-        out, grads = self._run(fn, flat.values, d)
+        out, grads = self._run(fn, flat.values, d, values)
         by_leaf = dict(zip(wrt, grads))
         results = []
         for w in self.wrt:
@@ -322,26 +333,46 @@ class _ValueAndGrad(_Transformed):
         gradient = results[0] if self.single else tuple(results)
         return out, gradient
 
-    def _run(self, fn: types.FunctionType, values: Sequence[Any], d: Derivative) -> tuple[Any, Any]:
-        """The value (with aux: the pair) and the cotangents of the leaves ``d`` is for."""
+    def _run(
+        self, fn: types.FunctionType, leaves: Sequence[Any], d: Derivative, args: Sequence[Any]
+    ) -> tuple[Any, Any]:
+        """The value (with aux: the pair) and the cotangents of the leaves ``d`` is for.
+        ``args`` are ``fn``'s own arguments (``leaves`` has their dicts, lists and tuples
+        flattened)."""
         try:
-            out, grads = d.compiled(*values, 1.0)
+            out, grads = d.compiled(*leaves, 1.0)
         except AdgenError:
             raise
         except Exception:
-            out = fn(*values)  # an error of the function itself shows as the user's own
-            _check_scalar(fn, out[0] if self.has_aux else out)
-            out, grads = run(d, *values, 1.0)
-        value = out[0] if self.has_aux else out
+            # an error of the function itself shows as the user's own: run it, on its own
+            # arguments (never on the leaves), then the derivative again to name the line
+            out = fn(*args)
+            _check_scalar(fn, self._value(fn, out))
+            out, grads = run(d, *leaves, 1.0)
+        value = self._value(fn, out)
         if type(value) is not float and type(value) is not np.float64:
             _check_scalar(fn, value)
         return out, grads
+
+    def _value(self, fn: types.FunctionType, out: Any) -> Any:
+        """The value to differentiate in what ``fn`` returned (with aux: the pair's first)."""
+        if not self.has_aux:
+            return out
+        if not isinstance(out, tuple) or len(out) != 2:
+            what = f"a tuple of {len(out)} values" if isinstance(out, tuple) else "one value"
+            raise NonScalarOutputError(
+                f"has_aux=True needs {fn.__name__} to return a pair (value, aux); it returned "
+                + what,
+                _def_loc(fn),
+                "return value, aux -- or drop has_aux=True",
+            )
+        return out[0]
 
     def _finish(
         self, fn: types.FunctionType, values: Sequence[Any], d: Derivative, wrt: tuple[str, ...]
     ) -> tuple[Any, Any]:
         """Run ``d`` on plain arguments (no dicts, lists or tuples): value and gradient."""
-        out, grads = self._run(fn, values, d)
+        out, grads = self._run(fn, values, d, values)
         # every cotangent derives from the seed 1.0, so none can be an input array: only
         # read-only views need a copy (no aliasing check against the arguments)
         results = [_like(g, values[i]) for g, i in zip(grads, self.index)]
@@ -445,6 +476,14 @@ def jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) 
     """
     fn = unwrap(f)
     params = _params(fn)
+    for what, given in (("primals", primals), ("tangents", tangents)):
+        if not isinstance(given, (tuple, list)):
+            raise ArgumentError(
+                f"jvp: {what} must be a tuple or list (one item per argument of "
+                f"{fn.__name__}), not a {type(given).__name__}",
+                _def_loc(fn),
+                "call adgen.jvp(f, (x,), (v,)) -- note the commas",
+            )
     primals = _bind(fn, tuple(primals), {})
     tangents = list(tangents) + [None] * (len(primals) - len(tangents))
     if len(tangents) != len(primals):
@@ -564,10 +603,12 @@ def _jacobian(f: Callable[..., Any], wrt: Wrt, mode: str) -> Callable[..., Any]:
         scalars = _scalars(flat.names, flat.values)
         use = mode
         if use == "auto":
-            out_size = np.size(fn(*values))
+            out = fn(*values)
+            out_size = sum(np.size(o) for o in out) if isinstance(out, tuple) else np.size(out)
             in_size = sum(np.size(values[params.index(w)]) for w in names)
-            use = "reverse" if out_size < in_size else "forward"
-        results = []
+            # reverse mode needs one array result
+            use = "reverse" if out_size < in_size and not isinstance(out, tuple) else "forward"
+        results: list[Any] = []
         if use == "forward":
             for w in names:
                 x = values[params.index(w)]
@@ -575,11 +616,13 @@ def _jacobian(f: Callable[..., Any], wrt: Wrt, mode: str) -> Callable[..., Any]:
                 columns, out = [], None
                 for e in np.eye(np.size(x), dtype=np.result_type(x, 0.0)):
                     out, t = run(d, *flat.values, e.reshape(np.shape(x)) if np.ndim(x) else e[0])
-                    columns.append(np.asarray(t, dtype=np.result_type(t, 0.0)))
+                    columns.append(t)
                 if out is None:
                     out = fn(*values)
-                stacked = np.stack(columns, axis=-1) if columns else np.zeros(np.shape(out) + (0,))
-                results.append(stacked.reshape(np.shape(out) + np.shape(x)))
+                results.append(_columns_to_jacobian(out, columns, x))
+            if isinstance(out, tuple) and not single:
+                # a tuple result: one Jacobian per result, each a tuple over `wrt` (as JAX)
+                return tuple(tuple(r[k] for r in results) for k in range(len(out)))
         else:
             out = fn(*values)
             if isinstance(out, tuple):
@@ -607,9 +650,20 @@ def _jacobian(f: Callable[..., Any], wrt: Wrt, mode: str) -> Callable[..., Any]:
     return jac
 
 
+def _columns_to_jacobian(out: Any, columns: list[Any], x: Any) -> Any:
+    """The Jacobian of ``out`` w.r.t. ``x`` from the tangents of the basis vectors of ``x``
+    (a tuple of Jacobians for a tuple result)."""
+    if isinstance(out, tuple):
+        return tuple(_columns_to_jacobian(o, [c[k] for c in columns], x) for k, o in enumerate(out))
+    shape = np.shape(out)
+    arrays = [np.broadcast_to(np.asarray(t, dtype=np.result_type(t, 0.0)), shape) for t in columns]
+    stacked = np.stack(arrays, axis=-1) if arrays else np.zeros(shape + (0,))
+    return stacked.reshape(shape + np.shape(x))
+
+
 def jacfwd(f: Callable[..., Any], wrt: Wrt = 0) -> Callable[..., Any]:
     """The Jacobian of ``f`` by forward mode (one JVP per input element); its shape is
-    ``out.shape + in.shape``.
+    ``out.shape + in.shape`` (for a tuple result, a tuple of those).
 
     >>> import numpy as np
     >>> def f(x):
@@ -674,14 +728,15 @@ def hvp(f: Callable[..., Any], wrt: int | str = 0) -> Callable[..., Any]:
     index = _params(fn).index(name)
     g = grad(f, wrt)
 
-    def product(*args: Any) -> Any:
-        if len(args) <= index:
+    def product(*args: Any, **kwargs: Any) -> Any:
+        if not args:
             raise ShapeMismatchError(
                 f"hvp: pass {fn.__name__}'s arguments and then the vector v",
                 _def_loc(fn),
                 "call hvp(f)(*args, v)",
             )
-        *primals, v = args
+        *given, v = args
+        primals = _bind(fn, tuple(given), kwargs)
         if np.shape(v) != np.shape(primals[index]):
             raise ShapeMismatchError(
                 f"hvp: v has shape {np.shape(v)}, but `{name}` has shape "
@@ -712,11 +767,12 @@ def laplacian(f: Callable[..., Any], wrt: int | str = 0) -> Callable[..., Any]:
     (name,), _ = _wrt_names(unwrap(f), wrt)
     index = _params(unwrap(f)).index(name)
 
-    def trace(*args: Any) -> Any:
-        x = args[index]
+    def trace(*args: Any, **kwargs: Any) -> Any:
+        values = _bind(unwrap(f), args, kwargs)
+        x = values[index]
         total = 0.0
         for k, e in enumerate(np.eye(np.size(x), dtype=np.result_type(x, 0.0))):
-            column = product(*args, e.reshape(np.shape(x)) if np.ndim(x) else e[0])
+            column = product(*values, e.reshape(np.shape(x)) if np.ndim(x) else e[0])
             total = total + np.ravel(column)[k]
         return total
 
@@ -854,7 +910,11 @@ def trace(f: Callable[..., Any], *args: Any, **kwargs: Any) -> Trace:
     if not args and not kwargs:
         return Trace(function)
     values = _bind(fn, args, kwargs)
-    return Trace(function, guarded(fn, "trace", lambda: _evaluate(function, values)))
+    try:
+        return Trace(function, guarded(fn, "trace", lambda: _evaluate(function, values)))
+    except InternalError:
+        fn(*values)  # an error of the function itself shows as the user's own
+        raise
 
 
 def _evaluate(function: ir.Function, args: list[Any]) -> dict[str, Any]:

@@ -44,9 +44,12 @@ class AdgenError(Exception):
     def _render(self) -> str:
         parts = [f"{self.loc}: {self.message}" if self.loc else self.message]
         if self.loc and self.loc.text:
-            text = self.loc.text.rstrip("\n").expandtabs()
-            parts.append("    " + text)
-            parts.append("    " + " " * self.loc.col + "^")
+            raw = self.loc.text.rstrip("\n")
+            parts.append("    " + raw.expandtabs())
+            # the column counts UTF-8 bytes (as Python's syntax trees do); the caret goes
+            # under that character as shown, tabs expanded
+            before = raw.encode("utf-8")[: self.loc.col].decode("utf-8", "ignore")
+            parts.append("    " + " " * len(before.expandtabs()) + "^")
         if self.hint:
             parts.append("    hint: " + self.hint)
         return "\n".join(parts)
@@ -104,6 +107,12 @@ class LimitError(AdgenError):
     """The function (with the helpers inlined into it) is beyond a limit of adgen or of
     Python: expressions nested too deeply, loops and branches nested more than Python
     compiles (20 levels), or derivative code longer than ``adgen.compile.MAX_LINES``."""
+
+
+class ArgumentError(AdgenError, TypeError):
+    """A derivative was called with arguments that do not fit the function's parameters
+    (too many, too few, an unknown keyword), or an API function with arguments of the wrong
+    kind. It is also a ``TypeError``, as Python's own error for such a call is."""
 
 
 class InternalError(AdgenError):

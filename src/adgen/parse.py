@@ -24,6 +24,7 @@ from typing import Any, Protocol
 import gast
 
 from .errors import SourceLocation, SourceUnavailableError, UnsupportedSyntaxError
+from .lambdas import find_lambda
 
 
 class Scope(Protocol):
@@ -199,6 +200,8 @@ def parse_function(fn: types.FunctionType, scope: Scope | None = None) -> Parsed
             SourceLocation(filename, fn.__code__.co_firstlineno),
             "reload the module (importlib.reload) or re-run the cell, then differentiate again",
         )
+    if fn.__name__ == "<lambda>":
+        return _parse_lambda(fn, scope)
     try:
         lines, start = inspect.getsourcelines(fn)
     except (OSError, TypeError) as exc:
@@ -220,14 +223,10 @@ def parse_function(fn: types.FunctionType, scope: Scope | None = None) -> Parsed
     try:
         tree = gast.parse(dedented)
     except SyntaxError:
-        # A lambda inside an expression: its lines are not a statement on their own.
-        tree = gast.parse("(\n" + dedented + "\n)") if fn.__name__ == "<lambda>" else None
-        if tree is None:
-            raise SourceUnavailableError(
-                f"cannot parse the source of {fn.__qualname__}",
-                SourceLocation(filename, start, 0, absolute.get(start, "")),
-            ) from None
-        start -= 1
+        raise SourceUnavailableError(
+            f"cannot parse the source of {fn.__qualname__}",
+            SourceLocation(filename, start, 0, absolute.get(start, "")),
+        ) from None
     node = _find_def(tree, fn, start)
     return ParsedFunction(
         node=node,
@@ -240,47 +239,18 @@ def parse_function(fn: types.FunctionType, scope: Scope | None = None) -> Parsed
     )
 
 
-def _indent_width(lines: list[str]) -> int:
-    for line in lines:
-        if line.strip():
-            return len(line) - len(line.lstrip())
-    return 0
-
-
-def _find_def(tree: gast.Module, fn: types.FunctionType, start: int) -> gast.FunctionDef:
-    if fn.__name__ != "<lambda>":
-        for node in tree.body:
-            if isinstance(node, gast.FunctionDef) and node.name == fn.__name__:
-                return node
-            if isinstance(node, gast.AsyncFunctionDef) and node.name == fn.__name__:
-                line = start + node.lineno - 1
-                raise UnsupportedSyntaxError(
-                    "adgen does not support `async def`",
-                    SourceLocation(
-                        fn.__code__.co_filename,
-                        line,
-                        0,
-                        linecache.getline(fn.__code__.co_filename, line),
-                    ),
-                    "differentiate an ordinary function",
-                )
-        for node in gast.walk(tree):
-            if isinstance(node, gast.FunctionDef) and node.name == fn.__name__:
-                return node
-        raise SourceUnavailableError(f"cannot find the definition of {fn.__qualname__}")
-    lambdas = [n for n in gast.walk(tree) if isinstance(n, gast.Lambda)]
-    nparams = fn.__code__.co_argcount
-    lambdas = [n for n in lambdas if len(n.args.args) == nparams]
-    if len(lambdas) != 1:
-        line = start + (lambdas[1].lineno - 1 if len(lambdas) > 1 else 0)
-        raise UnsupportedSyntaxError(
-            "cannot tell which lambda on this line to differentiate",
-            SourceLocation(
-                fn.__code__.co_filename, line, 0, linecache.getline(fn.__code__.co_filename, line)
-            ),
-            hint="give the function a name with def",
-        )
-    lam = lambdas[0]
+def _parse_lambda(fn: types.FunctionType, scope: Scope | None) -> ParsedFunction:
+    """A lambda, found in the whole text of its file (:mod:`adgen.lambdas`), as a ``def``."""
+    filename = fn.__code__.co_filename
+    try:
+        lines, _ = inspect.findsource(fn)
+    except (OSError, TypeError) as exc:
+        raise SourceUnavailableError(
+            f"cannot read the source of {fn.__qualname__} ({exc})",
+            SourceLocation(filename, fn.__code__.co_firstlineno),
+            hint="define the function in a file or notebook cell (not with exec or eval)",
+        ) from None
+    lam = gast.ast_to_gast(find_lambda(fn, lines))
     ret = gast.Return(value=lam.body)
     gast.copy_location(ret, lam.body)
     fdef = gast.FunctionDef(
@@ -292,4 +262,42 @@ def _find_def(tree: gast.Module, fn: types.FunctionType, start: int) -> gast.Fun
         type_comment=None,
         type_params=[],
     )
-    return gast.copy_location(fdef, lam)
+    gast.copy_location(fdef, lam)
+    return ParsedFunction(
+        node=fdef,
+        name="lambda",
+        filename=filename,
+        line_offset=0,  # the whole file was parsed: its places are the file's
+        col_offset=0,
+        lines={i + 1: text for i, text in enumerate(lines)},
+        scope=scope if scope is not None else LiveScope(fn),
+    )
+
+
+def _indent_width(lines: list[str]) -> int:
+    for line in lines:
+        if line.strip():
+            return len(line) - len(line.lstrip())
+    return 0
+
+
+def _find_def(tree: gast.Module, fn: types.FunctionType, start: int) -> gast.FunctionDef:
+    for node in tree.body:
+        if isinstance(node, gast.FunctionDef) and node.name == fn.__name__:
+            return node
+        if isinstance(node, gast.AsyncFunctionDef) and node.name == fn.__name__:
+            line = start + node.lineno - 1
+            raise UnsupportedSyntaxError(
+                "adgen does not support `async def`",
+                SourceLocation(
+                    fn.__code__.co_filename,
+                    line,
+                    0,
+                    linecache.getline(fn.__code__.co_filename, line),
+                ),
+                "differentiate an ordinary function",
+            )
+    for node in gast.walk(tree):
+        if isinstance(node, gast.FunctionDef) and node.name == fn.__name__:
+            return node
+    raise SourceUnavailableError(f"cannot find the definition of {fn.__qualname__}")

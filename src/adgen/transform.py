@@ -191,23 +191,28 @@ def run(d: Derivative, *args: Any) -> Any:
     except AdgenError:
         raise
     except Exception as exc:
-        filename = d.compiled.__code__.co_filename
+        code = getattr(d.compiled, "__code__", None)
+        filename = code.co_filename if code is not None else None
         tb, line = exc.__traceback__, None
         while tb is not None:
             if tb.tb_frame.f_code.co_filename == filename:
                 line = tb.tb_lineno
             tb = tb.tb_next
         loc = locate(d, line) if line is not None else None
-        if loc is None:
-            raise
-        hint = "adgen.source(f) shows the generated code; check the shapes and values on this line"
+        what, values = "this line", "the shapes and values on this line"
+        if loc is None:  # before the code of the first line: name the function
+            fn = d.function
+            raw = fn.source_lines.get(fn.firstlineno, "")
+            loc = SourceLocation(fn.filename, fn.firstlineno, len(raw) - len(raw.lstrip()), raw)
+            what, values = f"`{fn.name}`", "the arguments"
+        hint = f"adgen.source(f) shows the generated code; check {values}"
         if isinstance(exc, RecursionError):
             hint = (
                 "the derivative of a recursive call needs more stack than the call itself: "
                 "write the recursion as a loop, or raise sys.setrecursionlimit"
             )
         raise DerivativeError(
-            f"{type(exc).__name__} while computing the derivative of this line: {exc}",
+            f"{type(exc).__name__} while computing the derivative of {what}: {exc}",
             loc,
             hint,
         ) from exc
