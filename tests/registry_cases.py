@@ -15,8 +15,8 @@ from __future__ import annotations
 import atexit
 import importlib.util
 import re
-import sys
 import shutil
+import sys
 import tempfile
 import zlib
 from dataclasses import dataclass
