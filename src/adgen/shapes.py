@@ -232,13 +232,11 @@ class _Unknown(Exception):
 
 class _Inference:
     def __init__(self, fn: ir.Function, params: dict[str, Known]) -> None:
-        from .rules.registry import TEMPLATE_GLOBALS
-
         self.fn = fn
         self.env: dict[str, Known | None] = dict(params)  # None: unknown (bound, not knowable)
         for p in fn.params:
             self.env.setdefault(p, None)
-        self.namespace = {**TEMPLATE_GLOBALS, **fn.free}
+        self.namespace = fn.namespace()
         self.memo: dict[tuple[int, tuple[Any, ...]], tuple[Known | None, ...]] = {}
         self.changed = False
         # names bound to range(...): a loop over one binds an integer
