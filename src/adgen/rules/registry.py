@@ -39,6 +39,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import copy
+import functools
 import inspect
 import keyword
 import linecache
@@ -404,8 +405,29 @@ class _NotNone(Transformer):
         return node
 
 
-# Keyword arguments that say "the default" in calls templates make: dropped for readability.
+# Keyword arguments that may say "the default" in calls templates make: dropped for
+# readability where the function called has that default (np.sum(g, axis=None) is
+# np.sum(g), but np.concatenate(parts, axis=None) is not np.concatenate(parts)).
 _NEUTRAL_KEYWORDS = {"axis": None, "keepdims": False}
+
+
+@functools.cache
+def _default_is(func: str, keyword: str) -> bool:
+    """Does the function a template spells ``func`` (``np.sum``, ``rt.unreduce``) take
+    ``keyword`` with the neutral value as its default? (``keepdims``: NumPy's "not given"
+    too.) False when it cannot be told (a ufunc, a user's helper)."""
+    root, *path = func.split(".")
+    value: Any = TEMPLATE_GLOBALS.get(root)
+    for attr in path:
+        value = getattr(value, attr, None)
+    try:
+        param = inspect.signature(value).parameters.get(keyword)
+    except (TypeError, ValueError):
+        return False
+    if param is None:
+        return False
+    neutral = _NEUTRAL_KEYWORDS[keyword]
+    return param.default is neutral or (keyword == "keepdims" and param.default is np._NoValue)
 
 
 class _FoldExpr(Transformer):
@@ -451,6 +473,7 @@ class _FoldExpr(Transformer):
                 k.arg in _NEUTRAL_KEYWORDS
                 and isinstance(k.value, ast.Constant)
                 and k.value.value is _NEUTRAL_KEYWORDS[k.arg]
+                and _default_is(dotted_text(node.func), k.arg)
             )
         ]
         return node

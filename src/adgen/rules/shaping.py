@@ -405,6 +405,7 @@ def ascontiguousarray(ans, a, dtype=None):
         example("np.dstack((a, b))", a=(3, 4), b=(3, 4), f32=True),
         example("np.dstack([a, b, a])", a=(4,), b=(4,)),
         example("np.dstack((a, b))", a=(2, 3, 2), b=(2, 3)),
+        example("np.dstack((a, b, 1.0))", a=None, b=()),
     ],
 )
 def dstack(tup):
@@ -412,7 +413,7 @@ def dstack(tup):
         return np.dstack(parts)
 
     def vjp(g, k):
-        return rt.dstack_part(g, tup, k)
+        return rt.concatenated_part(g, tup, k, join="dstack")
 
 
 @sequence_rule(
@@ -422,6 +423,8 @@ def dstack(tup):
         example("np.column_stack((a, b))", a=(4,), b=(4,), f32=True),
         example("np.column_stack((a, b, a))", a=(3,), b=(3, 2)),
         example("np.column_stack([a, b])", a=(3, 2), b=(3, 4)),
+        example("np.column_stack((a, 1.0, b))", a=None, b=()),
+        example("np.column_stack(a)", a=(2, 3)),
     ],
 )
 def column_stack(tup):
@@ -429,7 +432,7 @@ def column_stack(tup):
         return np.column_stack(parts)
 
     def vjp(g, k):
-        return rt.column_stack_part(g, tup, k)
+        return rt.concatenated_part(g, tup, k, join="column_stack")
 
 
 # -- splits: one result per piece -------------------------------------------------------------
