@@ -294,6 +294,7 @@ def _make_primitive_print(prim: Any) -> Any:
         templates(prim.jvp),
         templates(prim.vjp),
         outputs if outputs is None or isinstance(outputs, int) else _named(outputs),
+        prim.result_list,
         None if prim.user_fn is None else fingerprint(prim.user_fn),
         None if prim.callee is None else fingerprint(prim.callee),
         [[k, fingerprint(v)] for k, v in sorted(prim.helpers.items())],

@@ -325,10 +325,15 @@ def const_to_ast(value: Any) -> ast.expr:
 
 
 def primal_expr(stmt: Assign) -> ast.expr:
-    """The right-hand side of an assignment: the primitive applied to its atoms."""
-    return stmt.prim.emit(
+    """The right-hand side of an assignment: the primitive applied to its atoms (and, for a
+    function returning a list of one result, ``np.split(x, 1)``, that list's item, which the
+    statement's one target stands for)."""
+    expr = stmt.prim.emit(
         [atom_to_ast(a) for a in stmt.args], [(k, atom_to_ast(v)) for k, v in stmt.kwargs]
     )
+    if stmt.prim.result_list and len(stmt.targets) == 1:
+        return ast.Subscript(value=expr, slice=ast.Constant(value=0), ctx=ast.Load())
+    return expr
 
 
 def stmt_to_ast(stmt: Stmt) -> ast.stmt:

@@ -1196,7 +1196,8 @@ class Lowerer:
     ) -> ir.Tup | ir.Var:
         """A function with several results binds one name each; the call's value is their
         tuple (unpacked, indexed with constants or returned like any tuple). A count of 1
-        (from ``outputs`` and the call's constants) is a single result, not a tuple."""
+        (from ``outputs`` and the call's constants) is a single result, not a tuple, unless
+        the function returns a list of its results (``np.split(x, 1)``: a list of one)."""
         bound = prim.bind(tuple(args), kwargs)
         # the constants of the call, and defaults of what it does not pass: an argument
         # passed as a variable is missing, so a count that needs it fails (never the default)
@@ -1227,7 +1228,7 @@ class Lowerer:
         self.block.append(ir.Assign(names, prim, tuple(args), tuple(kwargs), self.line))
         for n in names:
             self.producers[n] = prim
-        if count == 1:  # one result, not a tuple: np.linalg.svd(a, compute_uv=False)
+        if count == 1 and not prim.result_list:  # np.linalg.svd(a, compute_uv=False)
             return ir.Var(names[0])
         return ir.Tup(tuple(ir.Var(n) for n in names))
 

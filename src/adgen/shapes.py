@@ -330,7 +330,7 @@ class _Inference:
         exact = not stand_ins or prim.name in _SHAPE_QUERIES
         if len(stmt.targets) == 1:
             return (_known_result(result, exact),)
-        if not isinstance(result, tuple) or len(result) != len(stmt.targets):
+        if not isinstance(result, (tuple, list)) or len(result) != len(stmt.targets):
             raise _Unknown
         return tuple(_known_result(r, exact) for r in result)
 
@@ -396,12 +396,7 @@ class _Inference:
         return Known((), dtype, kind)
 
     def run(self, stmt: ir.Assign, values: dict[str, Any]) -> Any:
-        expr = ast.Expression(
-            body=stmt.prim.emit(
-                [ir.atom_to_ast(a) for a in stmt.args],
-                [(k, ir.atom_to_ast(a)) for k, a in stmt.kwargs],
-            )
-        )
+        expr = ast.Expression(body=ir.primal_expr(stmt))
         try:
             code = compile(ast.fix_missing_locations(expr), "<shapes>", "eval")
             with np.errstate(all="ignore"), warnings.catch_warnings():
