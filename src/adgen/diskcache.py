@@ -392,6 +392,7 @@ def read(where: Path, digest: str) -> tuple[Generated, dict[str, Any]] | None:
         if not ok:
             raise ValueError("a different entry")
         fields = dict(meta["fields"], source=source)
+        fields["restoring"] = tuple(fields.get("restoring", ()))
         added = meta["added"]
         if not isinstance(added, dict):
             raise ValueError("no added values")

@@ -281,6 +281,18 @@ def stmt_atoms(stmt: Stmt) -> Iterator[Atom]:
             yield stmt.every
 
 
+def restores(stmt: Assign) -> bool:
+    """Is this ``v = xs.pop()`` one of reverse mode's restores (``xs`` holds saved values: the
+    pop puts back a value ``v`` had)? Lowering marks them (see :func:`adgen.compile.load`)."""
+    return stmt.prim.name == "pop" and any(k == "restores" for k, _ in stmt.kwargs)
+
+
+def restoring_lists(fn: Function) -> tuple[str, ...]:
+    """The lists the restoring pops of ``fn`` take from, in order of first use."""
+    lists = [s.targets[0] for s in fn.statements() if isinstance(s, Assign) and restores(s)]
+    return tuple(dict.fromkeys(lists))
+
+
 def stmt_args(stmt: Assign) -> Iterator[Atom]:
     yield from stmt.args
     for _, value in stmt.kwargs:
