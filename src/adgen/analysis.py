@@ -99,16 +99,16 @@ class Facts:
             grown = not copies <= self.lists
             self.lists |= copies
         self.varied = set(wrt)
-        # in adgen's own reverse-mode code every pop restores the value its target had when it
-        # was pushed; a pop elsewhere may move any value, so there it varies with the list
-        restores = fn.filename.startswith("<adgen ")
+        # reverse mode's `v = stack.pop()` puts back a value v had (v keeps one name: lowering
+        # makes it so), so v stays as differentiable as it was; any other pop may move any
+        # value, so there the item varies with the list
         changed = True
         while changed:
             changed = False
             for s in assigns:
                 if not s.prim.differentiable or any(t in self.test_names for t in s.targets):
                     continue
-                if s.prim.name == "pop" and restores and s.kwargs:
+                if ir.restores(s):
                     continue  # v = stack.pop() puts back v's own saved value: v stays as it was
                 if any(v in self.varied for v in _args(s)) and not set(s.targets) <= self.varied:
                     self.varied.update(s.targets)

@@ -543,11 +543,17 @@ def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], tupl
     d = derivative(fn, "reverse", wrt, scalars, flat.key, signature=flat.signature) if wrt else None
 
     def vjp_fn(cotangent: Any) -> tuple[Any, ...]:
-        if isinstance(out, tuple):
+        # a list result (np.split's arrays) takes a list or tuple of cotangents, one per item,
+        # or -- when its items have one shape -- an array of the list's shape
+        several = isinstance(out, tuple) or (
+            isinstance(out, list) and (isinstance(cotangent, (tuple, list)) or _ragged(out))
+        )
+        if several:
+            kind = type(out).__name__
             if not isinstance(cotangent, (tuple, list)) or len(cotangent) != len(out):
                 raise ShapeMismatchError(
-                    f"vjp: {fn.__name__} returns a tuple of {len(out)} values; pass a tuple of "
-                    f"{len(out)} cotangents",
+                    f"vjp: {fn.__name__} returns a {kind} of {len(out)} values; pass a "
+                    f"{kind} of {len(out)} cotangents",
                     _def_loc(fn),
                     "one cotangent per result, each of its result's shape",
                 )
@@ -559,7 +565,7 @@ def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], tupl
                         _def_loc(fn),
                         "pass a cotangent of each result's shape",
                     )
-            cotangent = tuple(cotangent)
+            cotangent = tuple(cotangent) if isinstance(out, tuple) else list(cotangent)
         elif np.shape(cotangent) != np.shape(out):
             raise ShapeMismatchError(
                 f"vjp: the cotangent has shape {np.shape(cotangent)}, "
@@ -571,7 +577,10 @@ def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], tupl
         if d is not None:
             _, gs = run(d, *flat.values, cotangent)
             grads = dict(zip(wrt, gs))
-        protected = [*flat.values, *(cotangent if isinstance(cotangent, tuple) else (cotangent,))]
+        protected = [
+            *flat.values,
+            *(cotangent if isinstance(cotangent, (tuple, list)) else (cotangent,)),
+        ]
         results = []
         for p in params:
             leaves = [
@@ -582,6 +591,14 @@ def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], tupl
         return tuple(results)
 
     return out, vjp_fn
+
+
+def _ragged(items: list[Any]) -> bool:
+    """Do the items of a list have different shapes (so it has no shape as an array)?"""
+    try:
+        return len({np.shape(item) for item in items}) > 1
+    except ValueError:  # an item is itself ragged
+        return True
 
 
 def _jacobian(f: Callable[..., Any], wrt: Wrt, mode: str) -> Callable[..., Any]:

@@ -29,6 +29,16 @@ from .rules.registry import TEMPLATE_GLOBALS
 MAX_LINES = 400_000
 
 
+# pseudo-filename -> the lists of that code whose `v = xs.pop()` put back a value v had
+_RESTORING: dict[str, tuple[str, ...]] = {}
+
+
+def restoring_lists(filename: str) -> tuple[str, ...]:
+    """The lists from which the code compiled under ``filename`` restores saved values
+    (:attr:`Generated.restoring`); none for any other file."""
+    return _RESTORING.get(filename, ())
+
+
 def pseudo_filename(gen: Generated) -> str:
     digest = hashlib.sha256(gen.source.encode()).hexdigest()[:8]
     return f"<adgen {gen.name} {digest}>"
@@ -39,6 +49,8 @@ def load(gen: Generated, free: dict[str, Any]) -> Callable[..., Any]:
     filename = pseudo_filename(gen)
     lines = [line + "\n" for line in gen.source.split("\n")][:-1] if gen.source else []
     linecache.cache[filename] = (len(gen.source), None, lines, filename)
+    if gen.restoring:
+        _RESTORING[filename] = tuple(gen.restoring)
     if len(lines) > MAX_LINES:
         raise LimitError(
             f"the code adgen wrote for {gen.name} has {len(lines)} lines, more than "

@@ -26,7 +26,6 @@ adgen.errors.NonDifferentiableError: <doctest ...>:2:5: adgen does not different
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -55,18 +54,14 @@ _REAL_RESULT = {
 # constructors of complex numbers (registered as constants in rules/nondiff.py, so that
 # `np.complex128(2.0)` is allowed; this module refuses them on differentiated values)
 _COMPLEX_RESULT = {"complex", "np.complex128", "np.complex64", "np.clongdouble"}
-_MODULES = {"np": np, "math": math}
 
 
 def _outside(fn: ir.Function, name: str) -> Any:
     """The value an outside name (``C``, ``np.complex128``) stands for, or None if unknown."""
-    if name in fn.free:
-        return fn.free[name]
-    root, _, rest = name.partition(".")
-    value: Any = _MODULES.get(root)
-    for part in rest.split(".") if rest else []:
-        value = getattr(value, part, None)
-    return value
+    try:
+        return fn.outside(name)
+    except KeyError:
+        return None
 
 
 def _complex_value(value: Any, dtype_position: bool) -> bool:

@@ -294,6 +294,7 @@ def _make_primitive_print(prim: Any) -> Any:
         templates(prim.jvp),
         templates(prim.vjp),
         outputs if outputs is None or isinstance(outputs, int) else _named(outputs),
+        prim.result_list,
         None if prim.user_fn is None else fingerprint(prim.user_fn),
         None if prim.callee is None else fingerprint(prim.callee),
         [[k, fingerprint(v)] for k, v in sorted(prim.helpers.items())],
@@ -391,6 +392,7 @@ def read(where: Path, digest: str) -> tuple[Generated, dict[str, Any]] | None:
         if not ok:
             raise ValueError("a different entry")
         fields = dict(meta["fields"], source=source)
+        fields["restoring"] = tuple(fields.get("restoring", ()))
         added = meta["added"]
         if not isinstance(added, dict):
             raise ValueError("no added values")

@@ -51,11 +51,14 @@ from .shapes import Signature, broadcast_classes, specialise, specialised_for
 
 @dataclass
 class Generated:
-    """A generated function: its name, parameters and source text."""
+    """A generated function: its name, parameters and source text, and the lists from which
+    its ``v = xs.pop()`` puts back a value ``v`` had (reverse mode's saved values): read
+    again, such a pop leaves ``v`` as differentiable as it was (``adgen.analysis``)."""
 
     name: str
     params: list[str]
     source: str
+    restoring: tuple[str, ...] = ()
 
 
 def while_header(stmt: ir.While) -> tuple[str | None, list[ir.Stmt]]:
@@ -403,4 +406,7 @@ def forward(
     gen.block(fn.body)
     w.close()
     text = w.render()
-    return Generated(gen_name, params, fuse_temporaries(text) if fuse else text)
+    # a restoring pop's tangent is popped from the tangent list alongside: it restores too
+    lists = ir.restoring_lists(fn)
+    restoring = lists + tuple(gen.tangent_of(xs) for xs in lists if xs in gen.active)
+    return Generated(gen_name, params, fuse_temporaries(text) if fuse else text, restoring)

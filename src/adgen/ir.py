@@ -27,6 +27,7 @@ y = np.sin(x)
 from __future__ import annotations
 
 import ast
+import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -144,6 +145,46 @@ class Function:
         """All statements, depth first, in source order."""
         yield from _walk(self.body)
 
+    def outside(self, name: str) -> Any:
+        """The value the outside name of a :class:`Free` atom stands for (``KeyError`` if
+        none): one the function read (``self.free``), or a module attribute spelled through
+        the alias generated code uses (``np.pi``, ``math.inf``, ``np.linalg.X``), which
+        lowering names by its dotted path and does not store.
+
+        >>> import numpy as np
+        >>> Function("f", [], [], "<f>", 1, {}, free={"C": 2.0}).outside("np.pi") == np.pi
+        True
+        """
+        if name in self.free:
+            return self.free[name]
+        from .rules.registry import TEMPLATE_GLOBALS  # (the rules import this module)
+
+        root, *path = name.split(".")
+        if not path or root not in TEMPLATE_GLOBALS:
+            raise KeyError(name)
+        value = TEMPLATE_GLOBALS[root]
+        for attr in path:
+            try:
+                value = getattr(value, attr)
+            except AttributeError:
+                raise KeyError(name) from None
+        return value
+
+    def namespace(self) -> dict[str, Any]:
+        """What the function's atoms name, for evaluating its statements at transform time:
+        the module aliases, the outside values, and each dotted outside name (``np.pi``) under
+        that name -- the key a compiled ``Name`` node of it looks up."""
+        from .rules.registry import TEMPLATE_GLOBALS
+
+        out = {**TEMPLATE_GLOBALS, **self.free}
+        for stmt in self.statements():
+            for atom in stmt_atoms(stmt):
+                for free in free_names(atom):
+                    if free not in out:
+                        with contextlib.suppress(KeyError):  # (then evaluating it fails)
+                            out[free] = self.outside(free)
+        return out
+
     def __str__(self) -> str:
         return format_function(self)
 
@@ -213,6 +254,45 @@ def atom_vars(atom: Atom) -> Iterator[str]:
             yield from atom_vars(value)
 
 
+def free_names(atom: Atom) -> Iterator[str]:
+    """The outside names an atom reads."""
+    if isinstance(atom, Free):
+        yield atom.name
+    elif isinstance(atom, Tup):
+        for item in atom.items:
+            yield from free_names(item)
+    elif isinstance(atom, Slc):
+        for part in (atom.lower, atom.upper, atom.step):
+            yield from free_names(part)
+    elif isinstance(atom, Dct):
+        for value in atom.values:
+            yield from free_names(value)
+
+
+def stmt_atoms(stmt: Stmt) -> Iterator[Atom]:
+    """The atoms a statement reads itself (not those of the blocks it holds)."""
+    if isinstance(stmt, Assign):
+        yield from stmt_args(stmt)
+    elif isinstance(stmt, (Return, If, While)):
+        yield stmt.value if isinstance(stmt, Return) else stmt.test
+    elif isinstance(stmt, For):
+        yield stmt.iter
+        if stmt.every is not None:
+            yield stmt.every
+
+
+def restores(stmt: Assign) -> bool:
+    """Is this ``v = xs.pop()`` one of reverse mode's restores (``xs`` holds saved values: the
+    pop puts back a value ``v`` had)? Lowering marks them (see :func:`adgen.compile.load`)."""
+    return stmt.prim.name == "pop" and any(k == "restores" for k, _ in stmt.kwargs)
+
+
+def restoring_lists(fn: Function) -> tuple[str, ...]:
+    """The lists the restoring pops of ``fn`` take from, in order of first use."""
+    lists = [s.targets[0] for s in fn.statements() if isinstance(s, Assign) and restores(s)]
+    return tuple(dict.fromkeys(lists))
+
+
 def stmt_args(stmt: Assign) -> Iterator[Atom]:
     yield from stmt.args
     for _, value in stmt.kwargs:
@@ -257,10 +337,15 @@ def const_to_ast(value: Any) -> ast.expr:
 
 
 def primal_expr(stmt: Assign) -> ast.expr:
-    """The right-hand side of an assignment: the primitive applied to its atoms."""
-    return stmt.prim.emit(
+    """The right-hand side of an assignment: the primitive applied to its atoms (and, for a
+    function returning a list of one result, ``np.split(x, 1)``, that list's item, which the
+    statement's one target stands for)."""
+    expr = stmt.prim.emit(
         [atom_to_ast(a) for a in stmt.args], [(k, atom_to_ast(v)) for k, v in stmt.kwargs]
     )
+    if stmt.prim.result_list and len(stmt.targets) == 1:
+        return ast.Subscript(value=expr, slice=ast.Constant(value=0), ctx=ast.Load())
+    return expr
 
 
 def stmt_to_ast(stmt: Stmt) -> ast.stmt:

@@ -33,6 +33,7 @@ import gast
 from . import ir, nested, trees
 from . import runtime as rt
 from .checkpointing import checkpoint
+from .compile import restoring_lists
 from .emit import walk
 from .errors import (
     AdgenError,
@@ -238,7 +239,13 @@ class Lowerer:
             self.node.adgen_structured = True
         self.multi: dict[str, str] = {}
         nodes = walk(self.node)
-        for user in sorted(_assigned_in_blocks(self.node.body) | _written_in_place(nodes)):
+        # adgen's reverse-mode code read again: its `v = stack.pop()` puts back a value v had;
+        # v keeps one name, so that "v as differentiable as it was" means all of v's values
+        self.restoring = set(restoring_lists(parsed.filename))
+        restored = _popped_into(nodes, self.restoring)
+        for user in sorted(
+            _assigned_in_blocks(self.node.body) | _written_in_place(nodes) | restored
+        ):
             if parent is None:
                 self.multi[user] = user if user not in RESERVED else self.namer.fresh(user)
                 self.namer.reserve(self.multi[user])
@@ -802,7 +809,11 @@ class Lowerer:
         v = target if target is not None else self.namer.fresh(hint)
         # `v = xs.pop()` binds a name (in adgen's reverse code: puts back v's saved value);
         # `y[i] = xs.pop()` or `f(xs.pop())` goes through a temporary
-        named = (("named", ir.Const(True)),) if target is not None else ()
+        named: tuple[tuple[str, ir.Atom], ...] = ()
+        if target is not None:
+            named = (("named", ir.Const(True)),)
+            if name in self.restoring:
+                named += (("restores", ir.Const(True)),)
         self.block.append(
             ir.Assign((ir_name, v), registry.POP, (self.env[name],), named, self.line)
         )
@@ -1286,7 +1297,8 @@ class Lowerer:
     ) -> ir.Tup | ir.Var:
         """A function with several results binds one name each; the call's value is their
         tuple (unpacked, indexed with constants or returned like any tuple). A count of 1
-        (from ``outputs`` and the call's constants) is a single result, not a tuple."""
+        (from ``outputs`` and the call's constants) is a single result, not a tuple, unless
+        the function returns a list of its results (``np.split(x, 1)``: a list of one)."""
         bound = prim.bind(tuple(args), kwargs)
         # the constants of the call, and defaults of what it does not pass: an argument
         # passed as a variable is missing, so a count that needs it fails (never the default)
@@ -1317,7 +1329,7 @@ class Lowerer:
         self.block.append(ir.Assign(names, prim, tuple(args), tuple(kwargs), self.line))
         for n in names:
             self.producers[n] = prim
-        if count == 1:  # one result, not a tuple: np.linalg.svd(a, compute_uv=False)
+        if count == 1 and not prim.result_list:  # np.linalg.svd(a, compute_uv=False)
             return ir.Var(names[0])
         return ir.Tup(tuple(ir.Var(n) for n in names))
 
@@ -2283,6 +2295,19 @@ def _concatenated(nodes: list[Any]) -> set[str]:
         ):
             names.add(n.target.id)
     return names
+
+
+def _popped_into(nodes: list[Any], lists: set[str]) -> set[str]:
+    """Names ``v`` of the statements ``v = xs.pop()`` that pop from one of ``lists``."""
+    return {
+        n.targets[0].id
+        for n in nodes
+        if isinstance(n, gast.Assign)
+        and len(n.targets) == 1
+        and isinstance(n.targets[0], gast.Name)
+        and _is_pop(n.value)
+        and n.value.func.value.id in lists
+    }
 
 
 def _is_pop(node: Any) -> bool:

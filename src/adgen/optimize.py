@@ -73,7 +73,7 @@ from typing import Any
 
 from . import ir
 from .rules import registry
-from .rules.registry import TEMPLATE_GLOBALS, Primitive
+from .rules.registry import Primitive
 
 # writes into arrays or lists: with them, two names may hold one object
 _MUTATING = frozenset({"setitem", "append", "pop"})
@@ -148,7 +148,10 @@ def _number(atom: ir.Atom, fn: ir.Function) -> tuple[bool, Any]:
     if isinstance(atom, ir.Const) and type(atom.value) in (int, float, bool):
         return True, atom.value
     if isinstance(atom, ir.Free) and atom.name in fn.scalars:
-        value = fn.free.get(atom.name)
+        try:
+            value = fn.outside(atom.name)
+        except KeyError:
+            return False, None
         if type(value) in (int, float, bool):
             return True, value
     return False, None
@@ -158,7 +161,7 @@ def _fold_constants(fn: ir.Function) -> None:
     """Replace operations on Python numbers by their value (names bound once only)."""
     counts = ir.binding_counts(fn)
     known: dict[str, Any] = {}
-    namespace = {**TEMPLATE_GLOBALS, **fn.free}
+    namespace = fn.namespace()
 
     def atom(a: ir.Atom) -> ir.Atom:
         if isinstance(a, ir.Var) and a.name in known:

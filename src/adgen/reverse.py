@@ -157,6 +157,10 @@ class _Reverse:
         self.namer = namer
         self.pushed = pushed
         self.stack = namer.claim("stack") if pushed or self._has_while() else "stack"
+        # the lists this code restores saved values from (see Generated.restoring)
+        self.restoring = ir.restoring_lists(fn) + (
+            (self.stack,) if pushed or self._has_while() else ()
+        )
         self.counters: dict[int, str] = {}
         self.while_needed: dict[int, bool] = {}
         # names bound for the first time at top level: nothing before reads their old value
@@ -178,6 +182,7 @@ class _Reverse:
         # every name some snapshot restores, and whether the primal runs without saving
         checkpointed = any(isinstance(s, ir.For) and s.checkpoint for s in fn.statements())
         self.snapshots = namer.claim("snapshots") if checkpointed else "snapshots"
+        self.restoring += (self.snapshots,) if checkpointed else ()
         self.checkpoint_needed: dict[int, bool] = {}
         self.checkpoint_names: dict[int, tuple[str, str, str]] = {}
         self.restored: set[str] = set()
@@ -1144,4 +1149,4 @@ def reverse(
     small = frozenset(scalar | {gen.bar(v) for v in scalar})
     text = fuse_temporaries(text) if fuse else text
     text = keep_shapes_and_free(text, small)
-    return Generated(gen_name, fn.params + [seed], text)
+    return Generated(gen_name, fn.params + [seed], text, gen.restoring)

@@ -60,9 +60,7 @@ __all__ = [
     "tensordot_vjp_b",
     "vecdot_vjp",
     # shaping helpers
-    "column_stack_part",
     "copying_pad_mode",
-    "dstack_part",
     "gathered_vjp",
     "inserted_tangent",
     "inserted_values_vjp",
@@ -575,37 +573,81 @@ def written(g: Any, index: Any) -> Any:
     return np.where(keep.reshape(np.shape(positions)), picked, 0.0)
 
 
-def concatenated_part(g: Any, arrays: Any, k: int, axis: int = 0, at_least_2d: bool = False) -> Any:
-    """The part of ``g`` (the cotangent of ``np.concatenate(arrays, axis)``) that came from
-    ``arrays[k]``.
+# the functions that join arrays along an existing axis, by the name the rules pass
+_JOIN_AXES = {"hstack": 0, "vstack": 0, "dstack": 2, "column_stack": 1}
+
+
+def _join_shape(shape: tuple[int, ...], join: str) -> tuple[int, ...]:
+    """A part's shape as ``np.<join>`` takes it: ``np.hstack`` at least 1-d, ``np.vstack``
+    at least 2-d (a 1-d array is a row), ``np.dstack`` at least 3-d (``(1, n, 1)``,
+    ``(m, n, 1)``), ``np.column_stack`` at least 2-d (a 1-d array is a column)."""
+    n = len(shape)
+    if join == "hstack" and n == 0:
+        return (1,)
+    if join == "vstack" and n < 2:
+        return (1,) * (2 - n) + shape
+    if join == "dstack" and n < 3:
+        return {0: (1, 1, 1), 1: (1, *shape, 1)}.get(n, (*shape, 1))
+    if join == "column_stack" and n < 2:
+        return (*shape, 1) if n else (1, 1)
+    return shape
+
+
+def _joined_block(arrays: Any, k: int, axis: Any, join: str) -> tuple[int, int, int]:
+    """``(axis, start, stop)``: where ``arrays[k]`` lies along the axis a join of ``arrays``
+    concatenates: ``np.concatenate(arrays, axis)`` (``axis=None``: the flattened parts end to
+    end), or ``np.hstack(arrays)``, ``np.vstack``, ``np.dstack``, ``np.column_stack`` when
+    ``join`` names one (each part shaped as that function takes it)."""
+    if join != "concatenate" and join not in _JOIN_AXES:
+        raise ValueError(f"unknown join {join!r}")
+    shapes = [np.shape(a) for a in arrays]
+    if join == "concatenate" and axis is None:
+        widths = [int(np.prod(s)) for s in shapes]
+        axis = 0
+    else:
+        if join != "concatenate":
+            shapes = [_join_shape(s, join) for s in shapes]
+            # np.hstack joins 1-d arrays end to end, the others side by side
+            axis = 1 if join == "hstack" and len(shapes[0]) > 1 else _JOIN_AXES[join]
+        widths = [s[axis] for s in shapes]
+    start = sum(widths[:k])
+    return axis, start, start + widths[k]
+
+
+def concatenated_part(g: Any, arrays: Any, k: int, axis: Any = 0, join: str = "concatenate") -> Any:
+    """The part of ``g`` (the cotangent of ``np.concatenate(arrays, axis)``, or of
+    ``np.hstack(arrays)``, ``np.vstack``, ``np.dstack``, ``np.column_stack`` when ``join``
+    names one) that came from ``arrays[k]``, in the shape of ``arrays[k]``.
 
     >>> concatenated_part(np.arange(5.0), (np.ones(2), np.ones(3)), 1).tolist()
     [2.0, 3.0, 4.0]
+    >>> concatenated_part(np.arange(3.0), (1.0, np.ones(2)), 0, join="hstack").tolist()
+    0.0
+    >>> concatenated_part(np.arange(6.0), (np.ones((2, 2)), np.ones(2)), 0, None).tolist()
+    [[0.0, 1.0], [2.0, 3.0]]
     """
-    shapes = [np.shape(np.atleast_2d(a) if at_least_2d else a) for a in arrays]
-    sizes = [s[axis] for s in shapes]
-    start = sum(sizes[:k])
+    axis, start, stop = _joined_block(arrays, k, axis, join)
     index = [slice(None)] * np.ndim(g)
-    index[axis] = slice(start, start + sizes[k])
-    return np.asarray(g)[tuple(index)]
+    index[axis] = slice(start, stop)
+    return np.reshape(np.asarray(g)[tuple(index)], np.shape(arrays[k]))
 
 
 def concatenated_part_vjp(
-    c: Any, g: Any, arrays: Any, k: int, axis: int = 0, at_least_2d: bool = False
+    c: Any, g: Any, arrays: Any, k: int, axis: Any = 0, join: str = "concatenate"
 ) -> Any:
     """The transpose of :func:`concatenated_part` in ``g``: zeros shaped like ``g`` with ``c``
     where ``arrays[k]``'s part lies.
 
     >>> concatenated_part_vjp(np.ones(3), np.zeros(5), (np.ones(2), np.ones(3)), 1).tolist()
     [0.0, 0.0, 1.0, 1.0, 1.0]
+    >>> concatenated_part_vjp(2.0, np.zeros(3), (1.0, np.ones(2)), 0, join="hstack").tolist()
+    [2.0, 0.0, 0.0]
     """
-    shapes = [np.shape(np.atleast_2d(a) if at_least_2d else a) for a in arrays]
-    sizes = [s[axis] for s in shapes]
-    start = sum(sizes[:k])
+    axis, start, stop = _joined_block(arrays, k, axis, join)
     index = [slice(None)] * np.ndim(g)
-    index[axis] = slice(start, start + sizes[k])
+    index[axis] = slice(start, stop)
     out = np.zeros(np.shape(g), dtype=np.result_type(g, c, 1.0))
-    out[tuple(index)] = c
+    out[tuple(index)] = np.reshape(c, np.shape(out[tuple(index)]))
     return out
 
 
@@ -1144,35 +1186,6 @@ def rollaxis_destination(ndim: int, axis: int, start: int = 0) -> int:
     if axis < start:
         start -= 1
     return start
-
-
-def _part_along(g: Any, widths: list[int], k: int, axis: int) -> Any:
-    """The ``k``-th block of ``g`` along ``axis`` when it is cut into blocks of ``widths``."""
-    start = sum(widths[:k])
-    index = [slice(None)] * np.ndim(g)
-    index[axis] = slice(start, start + widths[k])
-    return np.asarray(g)[tuple(index)]
-
-
-def dstack_part(g: Any, tup: Any, k: int) -> Any:
-    """The cotangent of ``tup[k]`` in ``np.dstack(tup)`` (cotangent ``g``).
-
-    >>> dstack_part(np.arange(6.0).reshape(1, 2, 3), (np.ones(2), np.ones((1, 2, 2))), 1).tolist()
-    [[[1.0, 2.0], [4.0, 5.0]]]
-    """
-    widths = [np.shape(np.atleast_3d(a))[2] for a in tup]
-    return np.reshape(_part_along(g, widths, k, 2), np.shape(tup[k]))
-
-
-def column_stack_part(g: Any, tup: Any, k: int) -> Any:
-    """The cotangent of ``tup[k]`` in ``np.column_stack(tup)`` (cotangent ``g``): 1-d
-    arrays are columns.
-
-    >>> column_stack_part(np.arange(6.0).reshape(2, 3), (np.ones(2), np.ones((2, 2))), 0).tolist()
-    [0.0, 3.0]
-    """
-    widths = [1 if np.ndim(a) < 2 else np.shape(a)[1] for a in tup]
-    return np.reshape(_part_along(g, widths, k, 1), np.shape(tup[k]))
 
 
 def pad_interior(shape: tuple[int, ...], pad_width: Any) -> tuple[slice, ...]:

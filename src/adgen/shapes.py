@@ -232,13 +232,11 @@ class _Unknown(Exception):
 
 class _Inference:
     def __init__(self, fn: ir.Function, params: dict[str, Known]) -> None:
-        from .rules.registry import TEMPLATE_GLOBALS
-
         self.fn = fn
         self.env: dict[str, Known | None] = dict(params)  # None: unknown (bound, not knowable)
         for p in fn.params:
             self.env.setdefault(p, None)
-        self.namespace = {**TEMPLATE_GLOBALS, **fn.free}
+        self.namespace = fn.namespace()
         self.memo: dict[tuple[int, tuple[Any, ...]], tuple[Known | None, ...]] = {}
         self.changed = False
         # names bound to range(...): a loop over one binds an integer
@@ -332,7 +330,7 @@ class _Inference:
         exact = not stand_ins or prim.name in _SHAPE_QUERIES
         if len(stmt.targets) == 1:
             return (_known_result(result, exact),)
-        if not isinstance(result, tuple) or len(result) != len(stmt.targets):
+        if not isinstance(result, (tuple, list)) or len(result) != len(stmt.targets):
             raise _Unknown
         return tuple(_known_result(r, exact) for r in result)
 
@@ -398,12 +396,7 @@ class _Inference:
         return Known((), dtype, kind)
 
     def run(self, stmt: ir.Assign, values: dict[str, Any]) -> Any:
-        expr = ast.Expression(
-            body=stmt.prim.emit(
-                [ir.atom_to_ast(a) for a in stmt.args],
-                [(k, ir.atom_to_ast(a)) for k, a in stmt.kwargs],
-            )
-        )
+        expr = ast.Expression(body=ir.primal_expr(stmt))
         try:
             code = compile(ast.fix_missing_locations(expr), "<shapes>", "eval")
             with np.errstate(all="ignore"), warnings.catch_warnings():

@@ -36,8 +36,8 @@ def _random_like(rng: np.random.Generator, value: Any) -> Any:
 
 
 def _parts(value: Any) -> list[Any]:
-    """A function's result as a list of arrays (a tuple result is several)."""
-    return list(value) if isinstance(value, tuple) else [value]
+    """A function's result as a list of arrays (a tuple or list result is several)."""
+    return list(value) if isinstance(value, (tuple, list)) else [value]
 
 
 def _cotangent_like(rng: np.random.Generator, out: Any) -> Any:
@@ -109,7 +109,7 @@ def check_grads(
         if "reverse" in modes:
             _, pullback = vjp(fn, *args_list)
             us = [_cotangent_like(rng, o) for o in _parts(out)]
-            cotangents = pullback(tuple(us) if isinstance(out, tuple) else us[0])
+            cotangents = pullback(type(out)(us) if isinstance(out, (tuple, list)) else us[0])
             lhs = sum(_vdot(u, d) for u, d in zip(us, _parts(out_dot), strict=True))
             rhs = sum(_vdot(cotangents[i], tangents[i]) for i in wrt)
             scale = max(abs(lhs), abs(rhs), 1.0)

@@ -350,18 +350,26 @@ def take_vjp(ans, g, a, indices, axis=None, mode="raise"):
     examples=[
         example("rt.concatenated_part(g, (a, b), 1)", g=(5, 3), a=(2, 3), b=(3, 3)),
         example("rt.concatenated_part(g, (a, b, a), 0, 1)", g=(2, 7), a=(2, 2), b=(2, 3)),
-        example("rt.concatenated_part(g, (a, b), 1, 0, True)", g=(2, 4), a=(4,), b=(1, 4)),
+        example("rt.concatenated_part(g, (a, b), 1, join='vstack')", g=(2, 4), a=(4,), b=(1, 4)),
+        example("rt.concatenated_part(g, (a, b), 0, join='hstack')", g=(3,), a=None, b=(2,)),
+        example(
+            "rt.concatenated_part(g, (a, b), 1, join='dstack')", g=(1, 2, 3), a=(2,), b=(1, 2, 2)
+        ),
+        example(
+            "rt.concatenated_part(g, (a, b), 0, join='column_stack')", g=(2, 3), a=(2,), b=(2, 2)
+        ),
+        example("rt.concatenated_part(g, (a, b), 1, None)", g=(10,), a=(2, 2), b=(3, 2)),
     ],
 )
-def concatenated_part(ans, g, arrays, k, axis=0, at_least_2d=False):
+def concatenated_part(ans, g, arrays, k, axis=0, join="concatenate"):
     def jvp_g(dg):
-        return rt.concatenated_part(dg, arrays, k, axis, at_least_2d)
+        return rt.concatenated_part(dg, arrays, k, axis, join)
 
     def jvp_arrays(parts):
         return rt.zeros_like(ans)
 
     def vjp_g(c):
-        return rt.concatenated_part_vjp(c, g, arrays, k, axis, at_least_2d)
+        return rt.concatenated_part_vjp(c, g, arrays, k, axis, join)
 
     def vjp_arrays(c, j):
         return rt.zeros_like(arrays[j])
@@ -377,11 +385,14 @@ def concatenated_part(ans, g, arrays, k, axis=0, at_least_2d=False):
         example(
             "rt.concatenated_part_vjp(c, g, (a, b), 0, 1)", c=(2, 2), g=(2, 5), a=(2, 2), b=(2, 3)
         ),
+        example(
+            "rt.concatenated_part_vjp(c, g, (a, b), 1, join='hstack')", c=(), g=(3,), a=(2,), b=()
+        ),
     ],
 )
-def concatenated_part_vjp(ans, c, g, arrays, k, axis=0, at_least_2d=False):
+def concatenated_part_vjp(ans, c, g, arrays, k, axis=0, join="concatenate"):
     def jvp_c(dc):
-        return rt.concatenated_part_vjp(dc, g, arrays, k, axis, at_least_2d)
+        return rt.concatenated_part_vjp(dc, g, arrays, k, axis, join)
 
     def jvp_g(dg):
         return rt.zeros_like(ans)
@@ -390,7 +401,7 @@ def concatenated_part_vjp(ans, c, g, arrays, k, axis=0, at_least_2d=False):
         return rt.zeros_like(ans)
 
     def vjp_c(h):
-        return rt.concatenated_part(h, arrays, k, axis, at_least_2d)
+        return rt.concatenated_part(h, arrays, k, axis, join)
 
     def vjp_g(h):
         return rt.zeros_like(g)

@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import runtime as rt
 from .registry import method_rule, methods, rule, sequence_rule
+from .samples import example
 
 
 @rule(np.ravel, view=True)
@@ -102,7 +103,16 @@ methods(ravel=np.ravel, squeeze=np.squeeze, clip=np.clip, trace=np.trace)
 
 
 # -- functions of a sequence of arrays: np.array((a, b)), np.stack, np.concatenate ------------
-@sequence_rule(np.stack, sequence="arrays")
+# Parts may be numbers and 0-d arrays, constants among them (np.hstack((x[0], 2.0))).
+@sequence_rule(
+    np.stack,
+    sequence="arrays",
+    examples=[
+        example("np.stack((a, b))", a=(3,), b=(3,), f32=True),
+        example("np.stack([a, b, a], axis=-1)", a=(2, 3), b=(2, 3)),
+        example("np.stack((a, 2.0, b))", a=None, b=()),
+    ],
+)
 def stack(arrays, axis=0):
     def jvp(parts):
         return np.stack(parts, axis=axis)
@@ -111,7 +121,14 @@ def stack(arrays, axis=0):
         return np.take(g, k, axis=axis)
 
 
-@sequence_rule(np.array, sequence="object")
+@sequence_rule(
+    np.array,
+    sequence="object",
+    examples=[
+        example("np.array([a, b])", a=(3,), b=(3,), f32=True),
+        example("np.array((a, 1.0, b))", a=None, b=()),
+    ],
+)
 def array(object):  # noqa: A002 - NumPy's parameter name
     def jvp(parts):
         return np.array(parts)
@@ -120,7 +137,16 @@ def array(object):  # noqa: A002 - NumPy's parameter name
         return g[k]
 
 
-@sequence_rule(np.concatenate, sequence="arrays")
+@sequence_rule(
+    np.concatenate,
+    sequence="arrays",
+    examples=[
+        example("np.concatenate((a, b))", a=(2,), b=(3,), f32=True),
+        example("np.concatenate([a, b], axis=1)", a=(2, 2), b=(2, 3)),
+        example("np.concatenate((a, np.ones(2), b), axis=-1)", a=(2,), b=(3,)),
+        example("np.concatenate((a, b), axis=None)", a=(2, 3), b=(4,)),
+    ],
+)
 def concatenate(arrays, axis=0):
     def jvp(parts):
         return np.concatenate(parts, axis=axis)
@@ -129,19 +155,37 @@ def concatenate(arrays, axis=0):
         return rt.concatenated_part(g, arrays, k, axis)
 
 
-@sequence_rule(np.hstack, sequence="tup")
+@sequence_rule(
+    np.hstack,
+    sequence="tup",
+    examples=[
+        example("np.hstack((a, b))", a=None, b=None),
+        example("np.hstack([a, 2.0 * b, a])", a=(), b=(2,)),
+        example("np.hstack((1.0, a))", a=(3,)),
+        example("np.hstack((a, b))", a=(2, 3), b=(2, 1), f32=True),
+        example("np.hstack(a)", a=(3,)),
+    ],
+)
 def hstack(tup):
     def jvp(parts):
         return np.hstack(parts)
 
     def vjp(g, k):
-        return rt.concatenated_part(g, tup, k, 0 if np.ndim(tup[0]) <= 1 else 1)
+        return rt.concatenated_part(g, tup, k, join="hstack")
 
 
-@sequence_rule(np.vstack, sequence="tup")
+@sequence_rule(
+    np.vstack,
+    sequence="tup",
+    examples=[
+        example("np.vstack((a, b))", a=(3,), b=(2, 3), f32=True),
+        example("np.vstack([a, b, 2.0])", a=None, b=()),
+        example("np.vstack(a)", a=(3,)),
+    ],
+)
 def vstack(tup):
     def jvp(parts):
         return np.vstack(parts)
 
     def vjp(g, k):
-        return np.reshape(rt.concatenated_part(g, tup, k, 0, at_least_2d=True), np.shape(tup[k]))
+        return rt.concatenated_part(g, tup, k, join="vstack")

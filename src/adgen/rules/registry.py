@@ -39,6 +39,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import copy
+import functools
 import inspect
 import keyword
 import linecache
@@ -404,8 +405,29 @@ class _NotNone(Transformer):
         return node
 
 
-# Keyword arguments that say "the default" in calls templates make: dropped for readability.
+# Keyword arguments that may say "the default" in calls templates make: dropped for
+# readability where the function called has that default (np.sum(g, axis=None) is
+# np.sum(g), but np.concatenate(parts, axis=None) is not np.concatenate(parts)).
 _NEUTRAL_KEYWORDS = {"axis": None, "keepdims": False}
+
+
+@functools.cache
+def _default_is(func: str, keyword: str) -> bool:
+    """Does the function a template spells ``func`` (``np.sum``, ``rt.unreduce``) take
+    ``keyword`` with the neutral value as its default? (``keepdims``: NumPy's "not given"
+    too.) False when it cannot be told (a ufunc, a user's helper)."""
+    root, *path = func.split(".")
+    value: Any = TEMPLATE_GLOBALS.get(root)
+    for attr in path:
+        value = getattr(value, attr, None)
+    try:
+        param = inspect.signature(value).parameters.get(keyword)
+    except (TypeError, ValueError):
+        return False
+    if param is None:
+        return False
+    neutral = _NEUTRAL_KEYWORDS[keyword]
+    return param.default is neutral or (keyword == "keepdims" and param.default is np._NoValue)
 
 
 class _FoldExpr(Transformer):
@@ -451,6 +473,7 @@ class _FoldExpr(Transformer):
                 k.arg in _NEUTRAL_KEYWORDS
                 and isinstance(k.value, ast.Constant)
                 and k.value.value is _NEUTRAL_KEYWORDS[k.arg]
+                and _default_is(dotted_text(node.func), k.arg)
             )
         ]
         return node
@@ -504,6 +527,9 @@ class Primitive:
         # a function with several results (np.linalg.slogdet): how many, from its static
         # arguments; its templates take and return tuples, one item per result
         self.outputs: int | Callable[[dict[str, Any]], int] | None = None
+        # the function returns its results as a list whatever their number (np.split): with
+        # one result the list holds one item, which the statement's one target is bound to
+        self.result_list = False
         self.examples: tuple[Example, ...] = ()  # what the registry-driven tests check
         # where its inputs are drawn from in those tests (one per argument for a tuple)
         self.domain: Domain | tuple[Domain, ...] | None = None
@@ -887,6 +913,7 @@ def rule(
     examples: Iterable[Example] = (),
     domain: Domain | tuple[Domain, ...] | None = None,
     lists: bool = False,
+    result_list: bool = False,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register forward and reverse templates for one or more functions (same semantics).
 
@@ -899,7 +926,10 @@ def rule(
     ``outputs`` declares a function with several results (``sign, logdet =
     np.linalg.slogdet(a)``): their number, or a function of the call's constant
     arguments giving it. Its ``jvp`` templates then return a tuple of tangents (one
-    per result) and ``ans`` and its ``vjp`` templates' argument are tuples.
+    per result) and ``ans`` and its ``vjp`` templates' argument are tuples. A count of 1
+    means the function returns that result itself (``np.linalg.svd(a,
+    compute_uv=False)``), unless ``result_list=True`` says that it returns a list of its
+    results whatever their number (``np.split(x, 1)`` is a list of one array).
 
     ``examples`` (see :mod:`adgen.rules.samples`) are the calls the test suite checks
     the rule on, with inputs drawn from ``domain``; an elementwise rule of one or two
@@ -927,6 +957,7 @@ def rule(
             examples=tuple(examples),
             domain=domain,
             lists=lists,
+            result_list=result_list,
         )
         return rule_fn
 
@@ -945,6 +976,7 @@ def _register_parsed(
     examples: tuple[Example, ...] = (),
     domain: Domain | tuple[Domain, ...] | None = None,
     lists: bool = False,
+    result_list: bool = False,
 ) -> None:
     outside: dict[str, Any] | None = {} if _is_user_rule(rule_fn) else None
     params, _, jvp, vjp = _parse_rule(rule_fn, fdef, outside=outside)
@@ -957,6 +989,7 @@ def _register_parsed(
         user_view = view or callee is not None
         prim = Primitive(label, emitter, params, jvp, vjp, elementwise=elementwise, view=user_view)
         prim.outputs = outputs
+        prim.result_list = result_list
         prim.examples = examples
         prim.domain = domain
         prim.lists = lists

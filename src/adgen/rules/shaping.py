@@ -405,6 +405,7 @@ def ascontiguousarray(ans, a, dtype=None):
         example("np.dstack((a, b))", a=(3, 4), b=(3, 4), f32=True),
         example("np.dstack([a, b, a])", a=(4,), b=(4,)),
         example("np.dstack((a, b))", a=(2, 3, 2), b=(2, 3)),
+        example("np.dstack((a, b, 1.0))", a=None, b=()),
     ],
 )
 def dstack(tup):
@@ -412,7 +413,7 @@ def dstack(tup):
         return np.dstack(parts)
 
     def vjp(g, k):
-        return rt.dstack_part(g, tup, k)
+        return rt.concatenated_part(g, tup, k, join="dstack")
 
 
 @sequence_rule(
@@ -422,6 +423,8 @@ def dstack(tup):
         example("np.column_stack((a, b))", a=(4,), b=(4,), f32=True),
         example("np.column_stack((a, b, a))", a=(3,), b=(3, 2)),
         example("np.column_stack([a, b])", a=(3, 2), b=(3, 4)),
+        example("np.column_stack((a, 1.0, b))", a=None, b=()),
+        example("np.column_stack(a)", a=(2, 3)),
     ],
 )
 def column_stack(tup):
@@ -429,7 +432,7 @@ def column_stack(tup):
         return np.column_stack(parts)
 
     def vjp(g, k):
-        return rt.column_stack_part(g, tup, k)
+        return rt.concatenated_part(g, tup, k, join="column_stack")
 
 
 # -- splits: one result per piece -------------------------------------------------------------
@@ -446,10 +449,15 @@ def _pieces(static):
     np.split,
     view=True,
     outputs=_pieces,
+    result_list=True,
     examples=[
         example("np.split(a, 3)[1]", a=(6,), f32=True),
         example("np.split(a, [1, 3], axis=1)[2]", a=(2, 5)),
         example("np.split(a, 2, axis=-1)[0] * np.split(a, 2, axis=-1)[1]", a=(2, 3, 4)),
+        example("np.split(a, 1)[0]", a=(3,)),
+        example("np.split(a, [])[0]", a=(2, 3)),
+        example("np.stack(np.split(a, 2, axis=1))", a=(2, 4, 3)),
+        example("np.hstack(np.split(a, [2, 3]))", a=(5,)),
     ],
 )
 def split(ary, indices_or_sections, axis=0):
@@ -464,10 +472,14 @@ def split(ary, indices_or_sections, axis=0):
     np.array_split,
     view=True,
     outputs=_pieces,
+    result_list=True,
     examples=[
         example("np.array_split(a, 3)[0]", a=(7,), f32=True),
         example("np.array_split(a, 2, axis=1)[1]", a=(2, 5)),
         example("np.array_split(a, [2])[0] + 2.0 * np.array_split(a, [2])[1]", a=(4, 3)),
+        example("np.array_split(a, 1)[0]", a=(4,)),
+        example("np.array_split(a, 4)[3]", a=(7,)),
+        example("np.concatenate(np.array_split(a, [1, 3], axis=2), axis=2)", a=(2, 2, 5)),
     ],
 )
 def array_split(ary, indices_or_sections, axis=0):
@@ -482,9 +494,12 @@ def array_split(ary, indices_or_sections, axis=0):
     np.vsplit,
     view=True,
     outputs=_pieces,
+    result_list=True,
     examples=[
         example("np.vsplit(a, 2)[1]", a=(4, 3), f32=True),
         example("np.vsplit(a, [1])[0] * np.vsplit(a, [1])[1][0]", a=(2, 3, 2)),
+        example("np.vsplit(a, [1, 3])[1]", a=(4, 2, 2)),
+        example("np.vsplit(a, 1)[0]", a=(2, 3)),
     ],
 )
 def vsplit(ary, indices_or_sections):
@@ -499,10 +514,13 @@ def vsplit(ary, indices_or_sections):
     np.hsplit,
     view=True,
     outputs=_pieces,
+    result_list=True,
     examples=[
         example("np.hsplit(a, 2)[1]", a=(3, 4), f32=True),
         example("np.hsplit(a, [1, 4])[1]", a=(6,)),
         example("np.hsplit(a, 3)[2]", a=(2, 3, 2)),
+        example("np.hsplit(a, 1)[0]", a=(2, 2)),
+        example("np.hstack(np.hsplit(a, [1, 3]))", a=(2, 4)),
     ],
 )
 def hsplit(ary, indices_or_sections):
@@ -517,9 +535,12 @@ def hsplit(ary, indices_or_sections):
     np.dsplit,
     view=True,
     outputs=_pieces,
+    result_list=True,
     examples=[
         example("np.dsplit(a, 2)[0]", a=(2, 3, 4), f32=True),
         example("np.dsplit(a, [1, 2])[2]", a=(2, 2, 4)),
+        example("np.dsplit(a, 1)[0]", a=(1, 2, 3)),
+        example("np.dstack(np.dsplit(a, [1]))", a=(2, 2, 3)),
     ],
 )
 def dsplit(ary, indices_or_sections):
