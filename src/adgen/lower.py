@@ -450,8 +450,14 @@ class Lowerer:
             return False
         if isinstance(stmt, gast.If):
             test = self.expr(stmt.test, None, "cond")
+            # each branch starts from what the names meant before the `if` (a name bound in
+            # a branch is rebound in blocks, so it has one IR name after it; only statements
+            # after an early return, which end the function, bind names of their own there)
+            before = dict(self.env)
             body = self.sub_block(stmt.body)
+            self.env, after_body = before, self.env
             orelse = self.sub_block(stmt.orelse)
+            self.env = {**after_body, **self.env}
             self.add_if(test, body, orelse, self.key(stmt))
             return False
         if isinstance(stmt, gast.For):
@@ -2080,9 +2086,7 @@ class Lowerer:
 
 
 def _assigned_in_blocks(body: list[Any]) -> set[str]:
-    """User names assigned (or used as loop variables) inside if/for/while blocks, or after
-    an ``if`` that returns (:meth:`Lowerer.single_exit` moves those statements into the
-    branches, where each branch binds them again)."""
+    """User names assigned (or used as loop variables) inside if/for/while blocks."""
     names: set[str] = set()
 
     def stored(node: Any) -> set[str]:
@@ -2092,11 +2096,9 @@ def _assigned_in_blocks(body: list[Any]) -> set[str]:
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)
         }
 
-    moved = False
     for stmt in body:
-        if moved or isinstance(stmt, (gast.If, gast.For, gast.While)):
+        if isinstance(stmt, (gast.If, gast.For, gast.While)):
             names |= stored(stmt)
-        moved = moved or isinstance(stmt, gast.If) and _contains_return(stmt)
     return names
 
 
