@@ -2047,9 +2047,9 @@ def norm_grad(
         elif ord in (np.inf, -np.inf):
             hit = (np.abs(x) == r).astype(dtype)
             out = np.sign(x) * hit / np.sum(hit, axis=axes, keepdims=True)
-        else:
+        else:  # 0 where the norm is 0 (for ord < 1 that is not 0 * inf)
             with np.errstate(divide="ignore", invalid="ignore"):
-                out = np.sign(x) * (np.abs(x) / safe) ** (ord - 1)
+                out = np.where(r == 0, 0, np.sign(x) * (np.abs(x) / safe) ** (ord - 1))
         return np.asarray(out, dtype=dtype)
     if ord is None or ord == "fro":
         return np.asarray(x / safe, dtype=dtype)
