@@ -379,6 +379,17 @@ CONSTANT_RULES = {
     "math.erfc": ("def f(x):\n    return math.erfc(x) * x\n", (-0.3,)),
     "math.sqrt": ("def f(x):\n    return math.sqrt(x) * x\n", (0.7,)),
     "math.pow": ("def f(x, y):\n    return math.pow(x, y) * y\n", (0.7, 1.3)),
+    # rules that test their singular points against math.inf / math.nan
+    "math.asin": ("def f(x):\n    return math.asin(x) * x\n", (0.3,)),
+    "math.acos": ("def f(x):\n    return math.acos(x) * x\n", (-0.4,)),
+    "math.acosh": ("def f(x):\n    return math.acosh(x) * x\n", (1.7,)),
+    "math.atan2": ("def f(x, y):\n    return math.atan2(x, y) * y\n", (0.7, 1.3)),
+    "pow": ("def f(x, y):\n    return pow(x, y) * y\n", (0.7, 1.3)),
+    "np.power": (
+        "def f(x, y):\n    return np.sum(np.power(x, y) * y)\n",
+        (np.array([0.7, 1.2]), 1.3),
+    ),
+    "rt.power": ("def f(x, y):\n    return x ** y * y\n", (0.7, 2.5)),
 }
 
 

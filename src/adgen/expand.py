@@ -8,6 +8,7 @@ shape (``np.broadcast_to``) only where another operand could broadcast it.
 from __future__ import annotations
 
 import ast
+from collections.abc import Collection
 
 from . import ir
 from .emit import dotted_text
@@ -27,10 +28,13 @@ class StatementRule:
         namer: Namer,
         loc: SourceLocation,
         known: dict[str, tuple[tuple[int, ...], str]] | None = None,
+        scalars: Collection[str] = (),
     ) -> None:
         self.stmt = stmt
         # shapes and dtypes known before the code runs (a derivative specialised for a call)
         self.known = known or {}
+        # names provably numbers (empty broadcast class): for rt.known_scalar in templates
+        self.scalars = scalars
         self.prim: Primitive = stmt.prim
         self.namer = namer
         self.loc = loc
@@ -132,7 +136,9 @@ class StatementRule:
                 f"{other} mode works with the rule as it is",
             )
         try:
-            stmts, expr = template.expand(self.bindings, seed, self._fresh, self.known)
+            stmts, expr = template.expand(
+                self.bindings, seed, self._fresh, self.known, self.scalars
+            )
         except ValueError:
             raise AdgenError(
                 f"{self.prim.name}: the derivative needs constant values for its arguments "

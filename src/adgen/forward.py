@@ -46,7 +46,7 @@ from .expand import (
     zero_like,
 )
 from .names import Namer
-from .shapes import Signature, broadcast_classes, specialise, specialised_for
+from .shapes import Signature, broadcast_classes, scalar_names, specialise, specialised_for
 
 
 @dataclass
@@ -112,6 +112,7 @@ class _Forward:
         self.namer = Namer(fn.user_names | set(fn.free))
         classes = broadcast_classes(fn, scalars, self.facts.rebound)
         self.classes, self.shapes, self.known = specialise(fn, classes, signature)
+        self.scalars = scalar_names(self.classes)
         # tangents only for values that depend on an input and reach the result
         self.active = self.facts.useful | set(wrt)
         self.tangent = {p: self.namer.tangent(p) for p in wrt}
@@ -265,7 +266,7 @@ class _Forward:
         inputs: list[tuple[str, str]] = []
         sr = None
         if stmt.prim.differentiable:
-            sr = StatementRule(stmt, self.namer, loc_of(fn, stmt.line), self.known)
+            sr = StatementRule(stmt, self.namer, loc_of(fn, stmt.line), self.known, self.scalars)
             sr.refuse_nondifferentiable_inputs(self.active)
             inputs = sr.active_params(self.active)
             if new is not None:

@@ -80,7 +80,14 @@ from .expand import (
 )
 from .forward import Generated, open_block, open_while
 from .names import Namer
-from .shapes import Classes, Signature, broadcast_classes, specialise, specialised_for
+from .shapes import (
+    Classes,
+    Signature,
+    broadcast_classes,
+    scalar_names,
+    specialise,
+    specialised_for,
+)
 
 
 def _assign(target: str, value: ast.expr) -> ast.stmt:
@@ -153,6 +160,7 @@ class _Reverse:
         self.wrt = wrt
         self.facts = facts
         self.classes = classes
+        self.scalars = scalar_names(classes)
         self.known = known or {}
         self.namer = namer
         self.pushed = pushed
@@ -370,7 +378,7 @@ class _Reverse:
             for x in stmt.targets
             if x in facts.managed and x in facts.multi and id(stmt) not in self.first_binding
         ]
-        sr = StatementRule(stmt, self.namer, loc_of(fn, stmt.line), self.known)
+        sr = StatementRule(stmt, self.namer, loc_of(fn, stmt.line), self.known, self.scalars)
         inputs = sr.active_params(facts.useful) if useful and reached else []
         if useful and reached:
             sr.refuse_nondifferentiable_inputs(facts.varied)
@@ -497,7 +505,7 @@ class _Reverse:
             g = self.adjoint[t]
         else:
             return  # no derivative reaches this value
-        sr = StatementRule(stmt, self.namer, loc_of(fn, stmt.line), self.known)
+        sr = StatementRule(stmt, self.namer, loc_of(fn, stmt.line), self.known, self.scalars)
         sr.refuse_nondifferentiable_inputs(facts.varied)
         inputs = sr.active_params(facts.useful)
         seq_atom = sr.atoms.get(stmt.prim.sequence or "")

@@ -92,6 +92,10 @@ __all__ = [
     # derivatives of the helpers
     "rebroadcast",
     "written_vjp",
+    # singular points: a zero seed contributes exactly zero
+    "power",
+    "zero_safe",
+    "zero_safe_tangent",
 ]
 
 
@@ -111,6 +115,85 @@ def known_ndim(x: Any) -> int:
 def known_shape(x: Any) -> tuple[int, ...] | None:
     """In a template: the shape of ``x`` when it is known at transform time."""
     return None
+
+
+def known_scalar(x: Any) -> bool:
+    """In a template: is ``x`` provably a number (a Python or NumPy scalar: its broadcast
+    class is empty, see :mod:`adgen.shapes`)? Then ``a if x != 0 else b`` may test it."""
+    return False
+
+
+def known_constant(x: Any) -> Any:
+    """In a template: the value of ``x`` when the call passes a number or a string there
+    (``x ** 2``, ``ord="fro"``), else None (a variable, a name from outside the function)."""
+    return None
+
+
+# -- singular points ------------------------------------------------------------------------------
+# A rule whose partial derivative can be infinite or NaN where the function itself is finite
+# (sqrt at 0, arcsin at 1, arctan2 at (0, 0)) gives ``0 * inf = nan`` where its tangent or
+# cotangent entry is exactly zero. Such a rule is registered ``singular=True`` and each of its
+# contributions is then written ``rt.zero_safe(contribution, seed)``. adgen differentiates
+# that code again (second order), so both helpers have rules (adgen.rules.adjoints).
+
+_max = np.maximum.reduce  # NaN in, NaN out; no overflow (a sum could), no error state
+
+
+def power(x: Any, y: Any) -> Any:
+    """``x ** y``, except that a zero Python number raised to a negative power is ``inf`` as
+    in IEEE ``pow`` (``-inf`` for ``-0.0`` and an odd integer power) instead of Python's
+    ``ZeroDivisionError``. Arrays and NumPy scalars get ``**`` itself. Derivative code of a
+    power evaluates ``x ** (y - 1)``, infinite at ``x == 0`` for ``y < 1``.
+
+    >>> power(0.0, -0.5), power(-0.0, -1), power(4.0, 0.5), power(np.float64(0.0), 2)
+    (inf, -inf, 2.0, np.float64(0.0))
+    """
+    try:
+        return x**y
+    except ZeroDivisionError:
+        odd = float(y).is_integer() and int(y) % 2 == 1
+        return math.copysign(math.inf, x) if odd else math.inf
+
+
+def zero_safe(r: Any, seed: Any) -> Any:
+    """``r``, the contribution of a tangent or cotangent ``seed`` (``seed * partial``), with
+    its NaN entries set to 0 where ``seed`` is 0: a zero seed contributes exactly zero, even
+    where the partial derivative is infinite or NaN. Entries with a nonzero seed keep their
+    value (``inf`` or NaN where the derivative does not exist).
+
+    Costs one reduction over ``r`` when it holds no NaN (the common case); ``r``'s shape
+    holds ``seed``'s (``seed`` is one of its factors).
+
+    >>> zero_safe(np.array([np.nan, np.inf, np.nan, 0.5]), np.array([0.0, 1.0, 2.0, 3.0]))
+    array([0. , inf, nan, 0.5])
+    >>> zero_safe(math.nan, 0.0), zero_safe(math.nan, 1.0)
+    (0.0, nan)
+    """
+    if isinstance(r, np.ndarray):
+        if r.size == 0 or not math.isnan(_max(r, axis=None)):
+            return r
+        return np.where(np.isnan(r) & (np.asarray(seed) == 0), 0, r)
+    if r == r or seed != 0:
+        return r
+    return type(r)(0)
+
+
+def zero_safe_tangent(t: Any, r: Any, seed: Any) -> Any:
+    """The derivative of ``zero_safe(r, seed)`` in ``r``, applied to ``t`` (a tangent or
+    cotangent of ``r``'s shape): ``t``, with 0 where ``zero_safe`` replaced a NaN by 0. It
+    is linear in ``t``; the mask is piecewise constant in ``r`` and ``seed``.
+
+    >>> nans = np.array([math.nan, math.nan])
+    >>> zero_safe_tangent(np.array([5.0, 6.0]), nans, np.array([0.0, 1.0]))
+    array([0., 6.])
+    """
+    if isinstance(r, np.ndarray):
+        if r.size == 0 or not math.isnan(_max(r, axis=None)):
+            return t
+        return np.where(np.isnan(r) & (np.asarray(seed) == 0), 0, t)
+    if r == r or seed != 0:
+        return t
+    return np.zeros_like(t) if isinstance(t, np.ndarray) else type(t)(0)
 
 
 def _normalize_axes(axis: Axis, ndim: int) -> tuple[int, ...]:
@@ -1981,9 +2064,9 @@ def norm_grad(
         elif ord in (np.inf, -np.inf):
             hit = (np.abs(x) == r).astype(dtype)
             out = np.sign(x) * hit / np.sum(hit, axis=axes, keepdims=True)
-        else:
+        else:  # 0 where the norm is 0 (for ord < 1 that is not 0 * inf)
             with np.errstate(divide="ignore", invalid="ignore"):
-                out = np.sign(x) * (np.abs(x) / safe) ** (ord - 1)
+                out = np.where(r == 0, 0, np.sign(x) * (np.abs(x) / safe) ** (ord - 1))
         return np.asarray(out, dtype=dtype)
     if ord is None or ord == "fro":
         return np.asarray(x / safe, dtype=dtype)

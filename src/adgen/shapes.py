@@ -128,6 +128,11 @@ def _classes(
     return classes
 
 
+def scalar_names(classes: Classes) -> frozenset[str]:
+    """The local names that are provably scalars (their class is empty)."""
+    return frozenset(n for n, c in classes.items() if n != SCALARS and c == frozenset())
+
+
 def is_scalar(name: str, classes: Classes) -> bool:
     """Is this local name provably a scalar (its class is empty)?"""
     return classes.get(name) == frozenset()

@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import runtime as rt
 from .registry import nondifferentiable, rule, sequence_rule
-from .samples import DISTINCT, Arg, example
+from .samples import DISTINCT, NONZERO, Arg, example
 
 # ``slice(1, None)``: generated code passes indices as values (``rt.getitem_vjp(g, x,
 # (slice(None), None))``); a slice object carries no derivative.
@@ -247,6 +247,64 @@ def prod_hvp(x, w, axis=None):
 
     def vjp_w(c):
         return rt.prod_hvp(x, c, axis=axis)
+
+
+# -- singular points ---------------------------------------------------------------------------
+@rule(
+    rt.zero_safe,
+    examples=[
+        example("rt.zero_safe(x * y, y)", x=(3, 4), y=(3, 4), f32=True),
+        example("rt.zero_safe(x * y, y)", x=(3, 4), y=(4,)),
+        example("rt.zero_safe(x / y, x)", x=None, y=Arg(None, NONZERO)),
+        example("rt.zero_safe(x * y, y)", x=(), y=()),
+    ],
+)
+def zero_safe(ans, r, seed):
+    """``r`` with NaN set to 0 where ``seed`` is 0 (a singular rule's contribution): the
+    identity in ``r`` except on that mask, where the derivative is 0; the mask is piecewise
+    constant in ``r`` and ``seed`` (derivative 0 in ``seed``, like ``np.sign``). Where the
+    mask is empty (no NaN) the second derivative is that of ``r`` itself."""
+
+    def jvp_r(dr):
+        return rt.zero_safe_tangent(dr, r, seed)
+
+    def jvp_seed(ds):
+        return rt.zeros_like(ans)
+
+    def vjp_r(c):
+        return rt.zero_safe_tangent(c, r, seed)
+
+    def vjp_seed(c):
+        return rt.zeros_like(seed)
+
+
+@rule(
+    rt.zero_safe_tangent,
+    examples=[
+        example("rt.zero_safe_tangent(t, x * y, y)", t=(3, 4), x=(3, 4), y=(4,), f32=True),
+        example("rt.zero_safe_tangent(t * x, x, y)", t=None, x=None, y=None),
+    ],
+)
+def zero_safe_tangent(ans, t, r, seed):
+    """Linear in ``t`` with a 0/1 mask, its own transpose; the mask is piecewise constant."""
+
+    def jvp_t(dt):
+        return rt.zero_safe_tangent(dt, r, seed)
+
+    def jvp_r(dr):
+        return rt.zeros_like(ans)
+
+    def jvp_seed(ds):
+        return rt.zeros_like(ans)
+
+    def vjp_t(c):
+        return rt.zero_safe_tangent(c, r, seed)
+
+    def vjp_r(c):
+        return rt.zeros_like(r)
+
+    def vjp_seed(c):
+        return rt.zeros_like(seed)
 
 
 # -- indexing and writes -----------------------------------------------------------------------

@@ -14,8 +14,13 @@ has derivative 0 in both arguments (as ``abs`` at 0); ``arctan2`` at ``(0, 0)`` 
 NaN (no derivative there); across its branch cut (``x1 == 0``, ``x2 < 0``) it jumps and
 the derivative is the smooth one of either side. ``float_power`` follows ``power``:
 w.r.t. the exponent, the log is taken at 1 where the base is 0.
+
+Singular points -- ``arctan2`` at (0, 0), ``power``/``float_power`` at a zero base with an
+exponent below 1 and w.r.t. the exponent at a negative base -- are registered so that a
+zero tangent or cotangent entry contributes exactly 0 there (``rt.zero_safe``).
 """
 
+import math
 import operator
 
 import numpy as np
@@ -108,21 +113,65 @@ def divide(ans, x, y):
         return -(g * ans / y)
 
 
-@rule(operator.pow, np.power, pow, elementwise=True)
+@rule(
+    operator.pow,
+    np.power,
+    pow,
+    rt.power,
+    elementwise=True,
+    examples=[
+        example("x ** y", x=Arg((3, 4), POSITIVE), y=(3, 4), f32=True),
+        example("rt.power(x, y)", x=Arg((3, 4), POSITIVE), y=(4,)),
+        example("rt.power(x, y)", x=Arg(None, POSITIVE), y=None),
+        example("rt.power(x, 0.5)", x=Arg((2, 3), POSITIVE)),
+        example("rt.power(x, 3)", x=(2, 3)),
+    ],
+)
 def power(ans, x, y):
-    """d/dy x**y = log(x) x**y; where x == 0 the log is taken as 0 (x**y is 0 or 1 there)."""
+    """d/dx x**y = y x**(y-1), which is 0 where y == 0 (``y - (y != 0)`` keeps 0**-1 out of
+    it); d/dy x**y = log(x) x**y, where x == 0 the log is taken as 0 (x**y is 0 or 1 there).
+
+    Singular points (x == 0 with y < 1 in x, x < 0 in y): a zero tangent or cotangent entry
+    contributes exactly 0 there (``rt.zero_safe``; ``rt.power``, unlike Python's ``**``,
+    gives ``inf`` for ``0.0 ** -0.5``). A constant exponent >= 1 (``x ** 2``) or a positive
+    constant base (``2.0 ** y``) rules them out: then the plain product is emitted. Numbers
+    (a result known to have no axes) test the singular point in Python instead (no call)."""
 
     def jvp_x(dx):
-        return dx * y * x ** (y - 1)
+        if rt.known_constant(y) is not None and rt.known_constant(y) >= 1:
+            return dx * y * x ** (y - 1)
+        if rt.known_scalar(ans):
+            return (
+                dx * y * x ** (y - 1)
+                if x != 0 or y >= 1
+                else (0.0 if dx == 0 or y == 0 else dx * y * math.inf)
+            )
+        return rt.zero_safe(dx * y * rt.power(x, y - (y != 0)), dx)
 
     def jvp_y(dy):
-        return dy * ans * np.log(np.where(x == 0, 1.0, x))
+        if rt.known_constant(x) is not None and rt.known_constant(x) > 0:
+            return dy * ans * np.log(x)
+        if rt.known_scalar(ans):
+            return dy * ans * math.log(x) if x > 0 else (0.0 if x == 0 or dy == 0 else math.nan)
+        return rt.zero_safe(dy * ans * np.log(np.where(x == 0, 1.0, x)), dy)
 
     def vjp_x(g):
-        return g * y * x ** (y - 1)
+        if rt.known_constant(y) is not None and rt.known_constant(y) >= 1:
+            return g * y * x ** (y - 1)
+        if rt.known_scalar(ans):
+            return (
+                g * y * x ** (y - 1)
+                if x != 0 or y >= 1
+                else (0.0 if g == 0 or y == 0 else g * y * math.inf)
+            )
+        return rt.zero_safe(g * y * rt.power(x, y - (y != 0)), g)
 
     def vjp_y(g):
-        return g * ans * np.log(np.where(x == 0, 1.0, x))
+        if rt.known_constant(x) is not None and rt.known_constant(x) > 0:
+            return g * ans * np.log(x)
+        if rt.known_scalar(ans):
+            return g * ans * math.log(x) if x > 0 else (0.0 if x == 0 or g == 0 else math.nan)
+        return rt.zero_safe(g * ans * np.log(np.where(x == 0, 1.0, x)), g)
 
 
 @rule(operator.mod, np.mod, np.remainder, elementwise=True)
@@ -275,21 +324,23 @@ def logaddexp2(ans, x1, x2):
         return g * np.exp2(x2 - ans)
 
 
-@rule(np.arctan2, elementwise=True, domain=NONZERO)
+@rule(np.arctan2, elementwise=True, domain=NONZERO, singular=True)
 def arctan2(x1, x2):
-    """d atan2(y, x) = (x dy - y dx) / (x^2 + y^2): NaN at (0, 0)."""
+    """d atan2(y, x) = (x dy - y dx) / (x^2 + y^2): NaN at (0, 0), where a zero tangent or
+    cotangent entry contributes 0 (``singular``). ``np.divide``: Python floats at (0, 0)
+    give NaN too, not ZeroDivisionError."""
 
     def jvp_x1(dx1):
-        return dx1 * x2 / (x1 * x1 + x2 * x2)
+        return np.divide(dx1 * x2, x1 * x1 + x2 * x2)
 
     def jvp_x2(dx2):
-        return -(dx2 * x1 / (x1 * x1 + x2 * x2))
+        return -np.divide(dx2 * x1, x1 * x1 + x2 * x2)
 
     def vjp_x1(g):
-        return g * x2 / (x1 * x1 + x2 * x2)
+        return np.divide(g * x2, x1 * x1 + x2 * x2)
 
     def vjp_x2(g):
-        return -(g * x1 / (x1 * x1 + x2 * x2))
+        return -np.divide(g * x1, x1 * x1 + x2 * x2)
 
 
 @rule(np.hypot, elementwise=True, domain=ANY)
@@ -375,19 +426,28 @@ def fmod(ans, x1, x2):
     examples=[example("np.float_power(x, 3.0)", x=(3, 4), f32=True)],
 )
 def float_power(ans, x1, x2):
-    """``power`` computed in float64; w.r.t. the exponent the log is taken at 1 where x1 == 0."""
+    """``power`` computed in float64, with the same conventions and singular points: w.r.t.
+    the exponent the log is taken at 1 where x1 == 0; 0 w.r.t. x1 where x2 == 0."""
 
     def jvp_x1(dx1):
-        return dx1 * x2 * np.float_power(x1, x2 - 1)
+        if rt.known_constant(x2) is not None and rt.known_constant(x2) >= 1:
+            return dx1 * x2 * np.float_power(x1, x2 - 1)
+        return rt.zero_safe(dx1 * x2 * np.float_power(x1, x2 - (x2 != 0)), dx1)
 
     def jvp_x2(dx2):
-        return dx2 * ans * np.log(np.where(x1 == 0, 1.0, x1))
+        if rt.known_constant(x1) is not None and rt.known_constant(x1) > 0:
+            return dx2 * ans * np.log(x1)
+        return rt.zero_safe(dx2 * ans * np.log(np.where(x1 == 0, 1.0, x1)), dx2)
 
     def vjp_x1(g):
-        return g * x2 * np.float_power(x1, x2 - 1)
+        if rt.known_constant(x2) is not None and rt.known_constant(x2) >= 1:
+            return g * x2 * np.float_power(x1, x2 - 1)
+        return rt.zero_safe(g * x2 * np.float_power(x1, x2 - (x2 != 0)), g)
 
     def vjp_x2(g):
-        return g * ans * np.log(np.where(x1 == 0, 1.0, x1))
+        if rt.known_constant(x1) is not None and rt.known_constant(x1) > 0:
+            return g * ans * np.log(x1)
+        return rt.zero_safe(g * ans * np.log(np.where(x1 == 0, 1.0, x1)), g)
 
 
 @rule(np.copysign, elementwise=True, domain=NONZERO)

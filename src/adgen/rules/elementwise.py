@@ -3,11 +3,14 @@
 Each rule returns the derivative f'(x) (``ans`` is f(x)); adgen emits
 ``x_dot * f'(x)`` in forward mode and ``g * f'(x)`` in reverse mode.
 Conventions: ``sqrt`` at 0 gives ``inf`` (as 1/(2*sqrt(0)) does), and so does ``cbrt``
-at 0 (1/(3*cbrt(0)**2)); ``sinc`` has derivative 0 at 0 (exact: sinc is even and smooth
-there; near 0 a series is used instead of the cancelling closed form); ``nan_to_num``
-has derivative 1 where ``x`` is finite and 0 where a nan or an infinity was replaced;
-``modf``'s fractional part has derivative 1 everywhere (at the integers, where it
-jumps, that of the piece the result lies on) and its integral part derivative 0.
+at 0 (1/(3*cbrt(0)**2)); ``arcsin``/``arccos`` at +-1 and ``arccosh`` at 1 give +-``inf``.
+At those points a zero tangent or cotangent entry contributes exactly 0 (these rules are
+registered ``singular=True``, see ``rt.zero_safe``). ``sinc`` has derivative 0 at 0 (exact:
+sinc is even and smooth there; near 0 a series is used instead of the cancelling closed
+form); ``nan_to_num`` has derivative 1 where ``x`` is finite and 0 where a nan or an
+infinity was replaced; ``modf``'s fractional part has derivative 1 everywhere (at the
+integers, where it jumps, that of the piece the result lies on) and its integral part
+derivative 0.
 ``np.real`` and ``np.conj`` of real input are the identity; ``np.imag`` of real input
 is constantly 0 (declared non-differentiable: its derivative is exactly 0).
 """
@@ -36,12 +39,12 @@ def tan(ans, x):
     return 1.0 + ans * ans
 
 
-@unary(np.arcsin, domain=UNIT)
+@unary(np.arcsin, domain=UNIT, singular=True)
 def arcsin(x):
     return 1.0 / np.sqrt(1.0 - x * x)
 
 
-@unary(np.arccos, domain=UNIT)
+@unary(np.arccos, domain=UNIT, singular=True)
 def arccos(x):
     return -1.0 / np.sqrt(1.0 - x * x)
 
@@ -123,7 +126,7 @@ def log10(x):
         return g / (x * math.log(10.0))
 
 
-@rule(np.sqrt, elementwise=True, domain=POSITIVE)
+@rule(np.sqrt, elementwise=True, domain=POSITIVE, singular=True)
 def sqrt(ans, x):
     def jvp(dx):
         return dx / (2.0 * ans)
@@ -137,7 +140,7 @@ def arcsinh(x):
     return 1.0 / np.sqrt(x * x + 1.0)
 
 
-@unary(np.arccosh, domain=Domain(1.1, 3.0))
+@unary(np.arccosh, domain=Domain(1.1, 3.0), singular=True)
 def arccosh(x):
     return 1.0 / np.sqrt(x * x - 1.0)
 
@@ -147,7 +150,7 @@ def arctanh(x):
     return 1.0 / (1.0 - x * x)
 
 
-@unary(np.cbrt, domain=NONZERO)
+@unary(np.cbrt, domain=NONZERO, singular=True)
 def cbrt(ans, x):
     """1 / (3 cbrt(x)**2): ``inf`` at 0, like ``sqrt``."""
     return 1.0 / (3.0 * (ans * ans))

@@ -138,8 +138,14 @@ def elementwise_shape(expr: ast.expr, known: Known) -> tuple[int, ...] | None:
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
             and isinstance(node.func.value, ast.Name)
-            and node.func.value.id == "np"
-            and isinstance(getattr(np, node.func.attr, None), np.ufunc)
+            and (
+                (
+                    node.func.value.id == "np"
+                    and isinstance(getattr(np, node.func.attr, None), np.ufunc)
+                )
+                # a singular rule's contribution: its operands broadcast, like a ufunc's
+                or (node.func.value.id == "rt" and node.func.attr == "zero_safe")
+            )
             and not node.keywords
         ):
             todo += node.args

@@ -472,17 +472,36 @@ def svd(ans, a, full_matrices=True, compute_uv=True, hermitian=False):
 )
 def norm(ans, x, ord=None, axis=None, keepdims=False):  # noqa: A002 - NumPy's parameter name
     """``ord=None``: the 2-norm (Frobenius) over ``axis`` (all axes by default), d‖x‖ =
-    xᵀdx / ‖x‖, 0 at x = 0. Other orders, vector or matrix, per ``rt.norm_grad``."""
+    xᵀdx / ‖x‖, 0 at x = 0. Other orders, vector or matrix, per ``rt.norm_grad``.
+
+    A vector ``ord`` below 1 is singular: at a zero entry of a nonzero vector the derivative
+    is infinite (NaN), and a zero tangent or cotangent entry contributes exactly 0 there
+    (``rt.zero_safe``); a constant ``ord`` of 1 or more, or a matrix ``ord``, needs none."""
 
     def jvp(dx):
         if ord is None:
             return np.sum(x * dx, axis=axis, keepdims=keepdims) / np.where(ans == 0, 1, ans)
-        return np.sum(rt.norm_grad(ans, x, ord, axis, keepdims) * dx, axis=axis, keepdims=keepdims)
+        if rt.known_constant(ord) in ("fro", "nuc") or (
+            rt.known_constant(ord) is not None and rt.known_constant(ord) >= 1
+        ):
+            return np.sum(
+                rt.norm_grad(ans, x, ord, axis, keepdims) * dx, axis=axis, keepdims=keepdims
+            )
+        return np.sum(
+            rt.zero_safe(rt.norm_grad(ans, x, ord, axis, keepdims) * dx, dx),
+            axis=axis,
+            keepdims=keepdims,
+        )
 
     def vjp(g):
         if ord is None:
             return rt.unreduce(g / np.where(ans == 0, 1, ans), x, axis, keepdims) * x
-        return rt.unreduce(g, x, axis, keepdims) * rt.norm_grad(ans, x, ord, axis, keepdims)
+        if rt.known_constant(ord) in ("fro", "nuc") or (
+            rt.known_constant(ord) is not None and rt.known_constant(ord) >= 1
+        ):
+            return rt.unreduce(g, x, axis, keepdims) * rt.norm_grad(ans, x, ord, axis, keepdims)
+        spread = rt.unreduce(g, x, axis, keepdims)
+        return rt.zero_safe(spread * rt.norm_grad(ans, x, ord, axis, keepdims), spread)
 
 
 if hasattr(np.linalg, "vector_norm"):
@@ -498,13 +517,20 @@ if hasattr(np.linalg, "vector_norm"):
         ],
     )
     def vector_norm(ans, x, *, axis=None, keepdims=False, ord=2):  # noqa: A002
-        """Vector norms over ``axis`` (all axes, flattened, by default)."""
+        """Vector norms over ``axis`` (all axes, flattened, by default); an ``ord`` below 1
+        is singular, as for ``np.linalg.norm``."""
 
         def jvp(dx):
             if ord == 2:
                 return np.sum(x * dx, axis=axis, keepdims=keepdims) / np.where(ans == 0, 1, ans)
+            if rt.known_constant(ord) is not None and rt.known_constant(ord) >= 1:
+                return np.sum(
+                    rt.norm_grad(ans, x, ord, axis, keepdims, "vector") * dx,
+                    axis=axis,
+                    keepdims=keepdims,
+                )
             return np.sum(
-                rt.norm_grad(ans, x, ord, axis, keepdims, "vector") * dx,
+                rt.zero_safe(rt.norm_grad(ans, x, ord, axis, keepdims, "vector") * dx, dx),
                 axis=axis,
                 keepdims=keepdims,
             )
@@ -512,8 +538,13 @@ if hasattr(np.linalg, "vector_norm"):
         def vjp(g):
             if ord == 2:
                 return rt.unreduce(g / np.where(ans == 0, 1, ans), x, axis, keepdims) * x
-            return rt.unreduce(g, x, axis, keepdims) * rt.norm_grad(
-                ans, x, ord, axis, keepdims, "vector"
+            if rt.known_constant(ord) is not None and rt.known_constant(ord) >= 1:
+                return rt.unreduce(g, x, axis, keepdims) * rt.norm_grad(
+                    ans, x, ord, axis, keepdims, "vector"
+                )
+            spread = rt.unreduce(g, x, axis, keepdims)
+            return rt.zero_safe(
+                spread * rt.norm_grad(ans, x, ord, axis, keepdims, "vector"), spread
             )
 
 

@@ -2,6 +2,13 @@
 
 Their derivatives use :mod:`math` too, so derivative code of scalar Python
 stays on Python floats (no NumPy call per operation).
+
+Singular points (``sqrt`` at 0, ``asin``/``acos`` at +-1, ``acosh`` at 1, ``pow`` at 0
+with an exponent below 1 and w.r.t. the exponent at a negative base, ``atan2`` and
+``hypot`` at (0, 0)), where Python's division would raise: the test is on the primal (the
+regular path pays one comparison), and there a zero tangent or cotangent contributes 0.0;
+a nonzero one gives what NumPy gives (``inf`` with its sign, NaN for ``atan2``), except
+``hypot``, whose derivative at (0, 0) is 0 (as ``np.hypot``'s).
 """
 
 import math
@@ -24,14 +31,26 @@ def tan(ans, x):
     return 1.0 + ans * ans
 
 
-@unary(math.asin)
+@rule(math.asin, elementwise=True)
 def asin(x):
-    return 1.0 / math.sqrt(1.0 - x * x)
+    def jvp(dx):
+        s = math.sqrt(1.0 - x * x)
+        return dx / s if s != 0.0 else (dx * math.inf if dx != 0.0 else 0.0)
+
+    def vjp(g):
+        s = math.sqrt(1.0 - x * x)
+        return g / s if s != 0.0 else (g * math.inf if g != 0.0 else 0.0)
 
 
-@unary(math.acos)
+@rule(math.acos, elementwise=True)
 def acos(x):
-    return -1.0 / math.sqrt(1.0 - x * x)
+    def jvp(dx):
+        s = math.sqrt(1.0 - x * x)
+        return -dx / s if s != 0.0 else (-dx * math.inf if dx != 0.0 else 0.0)
+
+    def vjp(g):
+        s = math.sqrt(1.0 - x * x)
+        return -g / s if s != 0.0 else (-g * math.inf if g != 0.0 else 0.0)
 
 
 @unary(math.atan)
@@ -59,9 +78,15 @@ def asinh(x):
     return 1.0 / math.sqrt(x * x + 1.0)
 
 
-@unary(math.acosh)
+@rule(math.acosh, elementwise=True)
 def acosh(x):
-    return 1.0 / math.sqrt(x * x - 1.0)
+    def jvp(dx):
+        s = math.sqrt(x * x - 1.0)
+        return dx / s if s != 0.0 else (dx * math.inf if dx != 0.0 else 0.0)
+
+    def vjp(g):
+        s = math.sqrt(x * x - 1.0)
+        return g / s if s != 0.0 else (g * math.inf if g != 0.0 else 0.0)
 
 
 @unary(math.atanh)
@@ -96,13 +121,13 @@ def erfc(x):
 
 @rule(math.sqrt, elementwise=True)
 def sqrt(ans, x):
-    """At 0 the derivative is infinite: ``inf * dx`` (nan when dx is 0, as NumPy gives)."""
+    """At 0 the derivative is infinite: ``inf * dx``, and 0.0 where ``dx`` is 0."""
 
     def jvp(dx):
-        return dx / (2.0 * ans) if ans != 0.0 else dx * math.inf
+        return dx / (2.0 * ans) if ans != 0.0 else (dx * math.inf if dx != 0.0 else 0.0)
 
     def vjp(g):
-        return g / (2.0 * ans) if ans != 0.0 else g * math.inf
+        return g / (2.0 * ans) if ans != 0.0 else (g * math.inf if g != 0.0 else 0.0)
 
 
 @rule(math.log, elementwise=True)
@@ -144,17 +169,29 @@ def log10(x):
 
 @rule(math.pow, elementwise=True)
 def pow_(ans, x, y):
+    """In x: y x**(y-1); at x == 0 with y < 1 (where math.pow(0, y - 1) raises) 0 for
+    y == 0 and +inf (times the seed) for 0 < y < 1. In y: log(x) x**y, taken as 0 at x == 0
+    and NaN at x < 0 (no derivative), 0.0 for a zero seed."""
+
     def jvp_x(dx):
-        return dx * y * math.pow(x, y - 1.0)
+        return (
+            dx * y * math.pow(x, y - 1.0)
+            if x != 0.0 or y >= 1.0
+            else (dx * math.inf if dx != 0.0 and y != 0.0 else 0.0)
+        )
 
     def jvp_y(dy):
-        return dy * ans * math.log(x) if x > 0 else (0.0 if x == 0 else math.nan) * dy
+        return dy * ans * math.log(x) if x > 0 else (0.0 if x == 0 or dy == 0.0 else math.nan)
 
     def vjp_x(g):
-        return g * y * math.pow(x, y - 1.0)
+        return (
+            g * y * math.pow(x, y - 1.0)
+            if x != 0.0 or y >= 1.0
+            else (g * math.inf if g != 0.0 and y != 0.0 else 0.0)
+        )
 
     def vjp_y(g):
-        return g * ans * math.log(x) if x > 0 else (0.0 if x == 0 else math.nan) * g
+        return g * ans * math.log(x) if x > 0 else (0.0 if x == 0 or g == 0.0 else math.nan)
 
 
 @rule(math.fabs, elementwise=True)
@@ -168,29 +205,37 @@ def fabs(x):
 
 @rule(math.atan2, elementwise=True)
 def atan2(y, x):
+    """At (0, 0) (where x * x + y * y is 0) NaN, and 0.0 for a zero seed."""
+
     def jvp_y(dy):
-        return dy * x / (x * x + y * y)
+        r2 = x * x + y * y
+        return dy * x / r2 if r2 != 0.0 else (0.0 if dy == 0.0 else math.nan)
 
     def jvp_x(dx):
-        return -dx * y / (x * x + y * y)
+        r2 = x * x + y * y
+        return -dx * y / r2 if r2 != 0.0 else (0.0 if dx == 0.0 else math.nan)
 
     def vjp_y(g):
-        return g * x / (x * x + y * y)
+        r2 = x * x + y * y
+        return g * x / r2 if r2 != 0.0 else (0.0 if g == 0.0 else math.nan)
 
     def vjp_x(g):
-        return -g * y / (x * x + y * y)
+        r2 = x * x + y * y
+        return -g * y / r2 if r2 != 0.0 else (0.0 if g == 0.0 else math.nan)
 
 
 @rule(math.hypot, elementwise=True)
 def hypot(ans, x, y):
+    """x / hypot(x, y); 0 at (0, 0), as ``np.hypot``'s."""
+
     def jvp_x(dx):
-        return dx * x / ans
+        return dx * x / ans if ans != 0.0 else 0.0
 
     def jvp_y(dy):
-        return dy * y / ans
+        return dy * y / ans if ans != 0.0 else 0.0
 
     def vjp_x(g):
-        return g * x / ans
+        return g * x / ans if ans != 0.0 else 0.0
 
     def vjp_y(g):
-        return g * y / ans
+        return g * y / ans if ans != 0.0 else 0.0

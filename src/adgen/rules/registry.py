@@ -48,7 +48,7 @@ import operator
 import sys
 import textwrap
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -122,12 +122,14 @@ class Template:
         inner: str | ast.expr,
         fresh: Callable[[str], str],
         known: Mapping[str, tuple[tuple[int, ...], str]] | None = None,
+        scalars: Collection[str] = (),
     ) -> tuple[list[ast.stmt], ast.expr]:
         """Instantiate: returns the statements to emit and the expression of the result.
 
         ``bindings`` maps the rule's parameters (and ``ans``) to expressions,
         ``inner`` is the name the template's argument stands for, and ``fresh``
         turns a template-local name into a new name of the generated program.
+        ``known`` and ``scalars`` (names provably numbers) answer ``rt.known_*`` questions.
         """
         mapping: dict[str, ast.expr] = dict(bindings)
         mapping[self.arg] = ast.Name(id=inner, ctx=ast.Load()) if isinstance(inner, str) else inner
@@ -136,7 +138,7 @@ class Template:
                 mapping[local] = ast.Name(id=fresh(local), ctx=ast.Load())
         body = [_substitute(stmt, mapping) for stmt in self.body]
         if self.asks_shapes:  # rt.known_ndim(a)...: answered from what is known, or not
-            body = [_Known(known or {}).visit(stmt) for stmt in body]
+            body = [_Known(known or {}, scalars).visit(stmt) for stmt in body]
         body = _fold_block(body)
         for i, stmt in enumerate(body):
             if isinstance(stmt, ast.Return):
@@ -183,10 +185,16 @@ def _substitute(node: Any, mapping: dict[str, ast.expr]) -> Any:
 
 class _Known(Transformer):
     """Answer a template's questions about shapes (``rt.known_ndim(a)``...) from ``known``:
-    program names -> (shape, dtype name) of the values known before the code runs."""
+    program names -> (shape, dtype name) of the values known before the code runs;
+    ``rt.known_scalar(a)`` from ``scalars`` (names provably numbers) too; and
+    ``rt.known_constant(a)``: ``a`` itself when the call passes a number or a string there,
+    else None."""
 
-    def __init__(self, known: Mapping[str, tuple[tuple[int, ...], str]]) -> None:
+    def __init__(
+        self, known: Mapping[str, tuple[tuple[int, ...], str]], scalars: Collection[str] = ()
+    ) -> None:
         self.known = known
+        self.scalars = scalars
 
     def visit_Call(self, node: ast.Call) -> ast.expr:
         self.generic_visit(node)
@@ -194,6 +202,16 @@ class _Known(Transformer):
         if func not in _KNOWN_QUESTIONS or len(node.args) != 1:
             return node
         arg = node.args[0]
+        if func == "rt.known_scalar":
+            if isinstance(arg, ast.Constant):
+                return ast.Constant(value=type(arg.value) in (int, float))
+            if not isinstance(arg, ast.Name):
+                return ast.Constant(value=False)
+            shape = self.known.get(arg.id, ((-1,), ""))[0]
+            return ast.Constant(value=arg.id in self.scalars or shape == ())
+        if func == "rt.known_constant":
+            plain = isinstance(arg, ast.Constant) and type(arg.value) in (int, float, str)
+            return arg if plain else ast.Constant(value=None)
         entry = self.known.get(arg.id) if isinstance(arg, ast.Name) else None
         if entry is None:
             return ast.Constant(value=-1 if func == "rt.known_ndim" else None)
@@ -201,7 +219,9 @@ class _Known(Transformer):
         return literal(len(shape) if func == "rt.known_ndim" else shape)
 
 
-_KNOWN_QUESTIONS = frozenset({"rt.known_ndim", "rt.known_shape"})
+_KNOWN_QUESTIONS = frozenset(
+    {"rt.known_ndim", "rt.known_shape", "rt.known_scalar", "rt.known_constant"}
+)
 
 
 def _stored_names(body: list[ast.stmt]) -> set[str]:
@@ -242,6 +262,8 @@ _PURE_NUMPY = frozenset(
     "full_like full zeros ones diag diagonal trace cumsum stack concatenate clip tril triu "
     "linalg.norm linalg.inv linalg.solve linalg.det".split()
 )
+# adgen's own helpers that only compute (the others may be moved too, but need not be)
+_PURE_RT = frozenset({"power", "zero_safe", "zero_safe_tangent"})
 _ARRAY_ATTRIBUTES = frozenset({"T", "shape", "ndim", "size", "dtype", "real", "imag"})
 
 
@@ -257,6 +279,8 @@ def pure_call(node: ast.Call) -> bool:
     module, _, attr = dotted_text(node.func).partition(".")
     if module == "math":
         return attr.isidentifier()
+    if module == "rt":
+        return attr in _PURE_RT and not node.keywords
     if module != "np" or any(k.arg in ("out", "where") for k in node.keywords):
         return False
     return attr in _PURE_NUMPY or isinstance(getattr(np, attr, None), np.ufunc)
@@ -450,6 +474,28 @@ class _FoldExpr(Transformer):
             and node.right.value == 1
         ):
             return node.left
+        return node
+
+    def visit_BoolOp(self, node: ast.BoolOp) -> ast.expr:
+        # `x != 0 or y >= 1` with y a number: `x != 0 or False` is the test `x != 0`
+        self.generic_visit(node)
+        neutral = isinstance(node.op, ast.And)  # the operand that decides nothing
+        values = [
+            v for v in node.values if not (isinstance(v, ast.Constant) and bool(v.value) is neutral)
+        ]
+        if len(values) == len(node.values):
+            return node
+        if not values:
+            return ast.Constant(value=neutral)
+        return values[0] if len(values) == 1 else ast.BoolOp(op=node.op, values=values)
+
+    def visit_Compare(self, node: ast.Compare) -> ast.expr:
+        # `y - (y != 0)` with y a number: a number (then folded by visit_BinOp)
+        self.generic_visit(node)
+        if all(isinstance(n, ast.Constant) for n in (node.left, *node.comparators)):
+            known, value = static_value(node)
+            if known and isinstance(value, bool):
+                return ast.Constant(value=value)
         return node
 
     def visit_Subscript(self, node: ast.Subscript) -> ast.expr:
@@ -914,6 +960,7 @@ def rule(
     domain: Domain | tuple[Domain, ...] | None = None,
     lists: bool = False,
     result_list: bool = False,
+    singular: bool = False,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register forward and reverse templates for one or more functions (same semantics).
 
@@ -943,6 +990,12 @@ def rule(
     ``lists=True`` marks a function whose result (the first, for several) is a Python list
     of derivatives (adgen's own ``rt.accumulate``): several tangent contributions are then
     summed item by item, and adjoints of the result accumulate item by item.
+
+    ``singular=True`` marks a function whose partial derivatives can be infinite or NaN
+    where its value is finite (``np.sqrt`` at 0, ``np.arctan2`` at (0, 0)): each template's
+    result ``e`` is then emitted as ``rt.zero_safe(e, seed)`` (``seed`` the template's
+    argument), so that a zero tangent or cotangent entry contributes exactly zero there
+    instead of ``0 * inf = nan`` (see :func:`singular_templates`).
     """
 
     def register(rule_fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -958,6 +1011,7 @@ def rule(
             domain=domain,
             lists=lists,
             result_list=result_list,
+            singular=singular,
         )
         return rule_fn
 
@@ -977,9 +1031,12 @@ def _register_parsed(
     domain: Domain | tuple[Domain, ...] | None = None,
     lists: bool = False,
     result_list: bool = False,
+    singular: bool = False,
 ) -> None:
     outside: dict[str, Any] | None = {} if _is_user_rule(rule_fn) else None
     params, _, jvp, vjp = _parse_rule(rule_fn, fdef, outside=outside)
+    if singular:
+        jvp, vjp = singular_templates(jvp), singular_templates(vjp)
     for fn in fns:
         emitter, callee = _emitter(fn)
         if callee is not None:
@@ -1034,13 +1091,17 @@ def _same_default(a: Any, b: Any) -> bool:
 
 
 def unary(
-    *fns: Any, domain: Domain | None = None, examples: Iterable[Example] = ()
+    *fns: Any,
+    domain: Domain | None = None,
+    examples: Iterable[Example] = (),
+    singular: bool = False,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register an elementwise function of one argument by its derivative.
 
     The rule's body returns the derivative ``f'(x)`` (it may use ``ans``, the
     value ``f(x)``); the tangent is then ``dx * f'(x)`` and the cotangent
-    ``g * f'(x)``. ``domain`` is where the tests draw its argument from:
+    ``g * f'(x)`` (``singular=True``: ``rt.zero_safe(dx * f'(x), dx)``, as for
+    :func:`rule`). ``domain`` is where the tests draw its argument from:
 
     >>> import numpy as np
     >>> ast.unparse(lookup(np.tanh).jvp["x"].expand(
@@ -1091,10 +1152,48 @@ def unary(
             name=None,
             examples=tuple(examples),
             domain=domain,
+            singular=singular,
         )
         return rule_fn
 
     return register
+
+
+def singular_templates(templates: dict[str, Template]) -> dict[str, Template]:
+    """The templates of a rule registered ``singular=True``: every ``return e`` becomes
+    ``return rt.zero_safe(e, seed)`` (``return -rt.zero_safe(e, seed)`` for ``return -e``,
+    so that reverse mode still reduces a broadcast cotangent before negating it), with
+    ``seed`` the template's argument (the tangent or the cotangent).
+
+    >>> import numpy as np
+    >>> ast.unparse(lookup(np.sqrt).vjp["x"].expand(
+    ...     {"x": ast.Name("u"), "ans": ast.Name("v")}, "v_bar", str)[1])
+    'rt.zero_safe(v_bar / (2.0 * v), v_bar)'
+    """
+
+    def wrap(value: ast.expr, seed: str) -> ast.expr:
+        if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub):
+            return ast.UnaryOp(op=ast.USub(), operand=wrap(value.operand, seed))
+        return ast.Call(
+            func=dotted("rt.zero_safe"),
+            args=[value, ast.Name(id=seed, ctx=ast.Load())],
+            keywords=[],
+        )
+
+    out = {}
+    for param, template in templates.items():
+        if template.refusal is not None:
+            out[param] = template
+            continue
+        body = copy.deepcopy(template.body)
+        for stmt in body:
+            for node in ast.walk(stmt):
+                if isinstance(node, ast.Return) and node.value is not None:
+                    node.value = wrap(node.value, template.arg)
+        body = [ast.fix_missing_locations(stmt) for stmt in body]
+        free = template.free_names | {"rt"}
+        out[param] = Template(template.arg, body, free, template.origin, template.extra)
+    return out
 
 
 def _times(seed: ast.expr, derivative: ast.expr) -> ast.expr:

@@ -8,6 +8,10 @@ Conventions (where the derivative is not classical):
 
 * ``xlogy(x, y)``, ``xlog1py(x, y)``: derivatives ``log(y)`` / ``log1p(y)`` and ``x / y`` /
   ``x / (1 + y)``; at ``y == 0`` (``y == -1``) they are not finite, like ``np.log``'s.
+* Rules whose derivatives can be infinite or NaN where the function is finite (``xlogy``
+  and ``xlog1py`` at ``x == 0``, ``entr``, ``rel_entr`` and ``kl_div`` at ``x == 0``,
+  ``betaln`` at its poles, ``iv``/``ive`` at ``x == 0`` for ``0 < v < 1``) are registered
+  ``singular=True``: a zero tangent or cotangent entry contributes exactly 0 there.
 * ``entr(x)``: ``-(log(x) + 1)``, ``+inf`` at ``x == 0``, ``nan`` for ``x < 0`` (where
   ``entr`` is ``-inf``). ``rel_entr(x, y)``, ``kl_div(x, y)``: the formulas for
   ``x, y > 0`` (``-inf`` w.r.t. ``x`` at ``x == 0``).
@@ -136,71 +140,71 @@ if scipy is not None:
         def vjp_x(g):
             return (-1.0) ** n * math.gamma(n + 2.0) * scipy.special.zeta(n + 2.0, x) * g
 
-    @rule(scipy.special.xlogy, elementwise=True, domain=(ANY, POSITIVE))
+    @rule(scipy.special.xlogy, elementwise=True, domain=(ANY, POSITIVE), singular=True)
     def xlogy(x, y):
         def jvp_x(dx):
             return dx * np.log(y)
 
         def jvp_y(dy):
-            return dy * x / y
+            return np.divide(dy * x, y)
 
         def vjp_x(g):
             return g * np.log(y)
 
         def vjp_y(g):
-            return g * x / y
+            return np.divide(g * x, y)
 
-    @rule(scipy.special.xlog1py, elementwise=True, domain=(ANY, Domain(-0.7, 2.0)))
+    @rule(scipy.special.xlog1py, elementwise=True, domain=(ANY, Domain(-0.7, 2.0)), singular=True)
     def xlog1py(x, y):
         def jvp_x(dx):
             return dx * np.log1p(y)
 
         def jvp_y(dy):
-            return dy * x / (1.0 + y)
+            return np.divide(dy * x, 1.0 + y)
 
         def vjp_x(g):
             return g * np.log1p(y)
 
         def vjp_y(g):
-            return g * x / (1.0 + y)
+            return np.divide(g * x, 1.0 + y)
 
-    @unary(scipy.special.entr, domain=POSITIVE)
+    @unary(scipy.special.entr, domain=POSITIVE, singular=True)
     def entr(x):
         return -(np.log(x) + 1.0)
 
-    @rule(scipy.special.rel_entr, elementwise=True, domain=(POSITIVE, POSITIVE))
+    @rule(scipy.special.rel_entr, elementwise=True, domain=(POSITIVE, POSITIVE), singular=True)
     def rel_entr(x, y):
         """x log(x / y) for x, y > 0."""
 
         def jvp_x(dx):
-            return dx * (np.log(x / y) + 1.0)
+            return dx * (np.log(np.divide(x, y)) + 1.0)
 
         def jvp_y(dy):
-            return -dy * x / y
+            return -np.divide(dy * x, y)
 
         def vjp_x(g):
-            return g * (np.log(x / y) + 1.0)
+            return g * (np.log(np.divide(x, y)) + 1.0)
 
         def vjp_y(g):
-            return -g * x / y
+            return -np.divide(g * x, y)
 
-    @rule(scipy.special.kl_div, elementwise=True, domain=(POSITIVE, POSITIVE))
+    @rule(scipy.special.kl_div, elementwise=True, domain=(POSITIVE, POSITIVE), singular=True)
     def kl_div(x, y):
         """x log(x / y) - x + y for x, y > 0."""
 
         def jvp_x(dx):
-            return dx * np.log(x / y)
+            return dx * np.log(np.divide(x, y))
 
         def jvp_y(dy):
-            return dy * (1.0 - x / y)
+            return dy * (1.0 - np.divide(x, y))
 
         def vjp_x(g):
-            return g * np.log(x / y)
+            return g * np.log(np.divide(x, y))
 
         def vjp_y(g):
-            return g * (1.0 - x / y)
+            return g * (1.0 - np.divide(x, y))
 
-    @rule(scipy.special.betaln, elementwise=True, domain=(POSITIVE, POSITIVE))
+    @rule(scipy.special.betaln, elementwise=True, domain=(POSITIVE, POSITIVE), singular=True)
     def betaln(a, b):
         """gammaln(a) + gammaln(b) - gammaln(a + b)."""
 
@@ -237,6 +241,7 @@ if scipy is not None:
     @rule(
         scipy.special.iv,
         elementwise=True,
+        singular=True,
         examples=[
             example("scipy.special.iv(2.0, x)", x=Arg((4,), Domain(0.2, 3.0)), f32=True),
             example("scipy.special.iv(0.5, x)", x=Arg((2, 3), Domain(0.2, 3.0))),
@@ -255,6 +260,7 @@ if scipy is not None:
     @rule(
         scipy.special.ive,
         elementwise=True,
+        singular=True,
         examples=[
             example("scipy.special.ive(2.0, x)", x=Arg((4,), Domain(0.2, 3.0)), f32=True),
             example("scipy.special.ive(1.5, x)", x=Arg((2, 3), Domain(0.2, 3.0))),
