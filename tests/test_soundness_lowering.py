@@ -296,3 +296,20 @@ def test_nested_early_return_then_rebinding():
     both_modes(nested_early_return, (0.7, -0.18), 0.7 * -0.54, (-0.54, 2.1))
     both_modes(nested_early_return, (0.3, -0.18), 0.3 * -0.54, (-0.54, 0.9))
     both_modes(nested_early_return, (0.3, 0.18), 0.36, (0.0, 2.0))
+
+
+# -- a rebound name whose shape changes --------------------------------------------------------
+
+
+def scalar_after_loop_times_array_before(y):
+    v = y * 1.0
+    for r in y:
+        y = r * 0.5
+    return np.sum(y * v)
+
+
+def test_values_from_a_name_before_and_after_it_changes_shape_are_not_taken_alike():
+    # f(y) = y[-1] / 2 * sum(y)
+    y = np.array([0.1, 0.2, 0.3, 0.4])
+    both_modes(scalar_after_loop_times_array_before, (y,), 0.2, ([0.2, 0.2, 0.2, 0.7],))
+    check_grads(scalar_after_loop_times_array_before, y)

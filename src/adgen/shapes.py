@@ -65,24 +65,37 @@ def broadcast_classes(
         s.target for s in fn.statements() if isinstance(s, ir.For)
     }
     scalar_names |= multi - set(fn.params)  # optimistic start for rebound names
+    # rebound names whose bindings may give them another shape: a value computed from one
+    # has a class of its own (the name's class stands for its shape at any one time, and a
+    # value computed from an earlier binding may have another)
+    unstable: set[str] = set()
     while True:
-        classes = _classes(fn, scalars, multi, scalar_names)
-        widened = set()
+        classes = _classes(fn, scalars, multi, scalar_names, unstable)
+        widened, shifting = set(), set()
         for stmt in fn.statements():
             if isinstance(stmt, ir.Assign) and multi.intersection(stmt.targets):
+                bound = _bound_class(stmt, classes, unstable)
                 for t in stmt.targets:
-                    if (
-                        t in scalar_names
-                        and t in multi
-                        and _bound_class(stmt, classes) != frozenset()
-                    ):
+                    if t not in multi:
+                        continue
+                    if t in scalar_names and bound != frozenset():
                         widened.add(t)
-        if not widened:
+                    elif (
+                        t not in scalar_names
+                        and t not in unstable
+                        and stmt.prim.name != "setitem"
+                        and bound != frozenset({t})
+                    ):
+                        shifting.add(t)
+        if not widened and not shifting:
             return classes
         scalar_names -= widened
+        unstable |= shifting
 
 
-def _bound_class(stmt: ir.Assign, classes: Classes) -> frozenset[str] | None:
+def _bound_class(
+    stmt: ir.Assign, classes: Classes, unstable: set[str] | frozenset[str] = frozenset()
+) -> frozenset[str] | None:
     """The class of the value an assignment binds (None: not known from its operands)."""
     if stmt.prim.name == "setitem":
         return atom_class(stmt.args[0], classes)  # writing into an array keeps its shape
@@ -99,12 +112,18 @@ def _bound_class(stmt: ir.Assign, classes: Classes) -> frozenset[str] | None:
         return None
     cls: frozenset[str] = frozenset()
     for atom in ir.stmt_args(stmt):
+        if unstable.intersection(ir.atom_vars(atom)):
+            return None
         cls |= atom_class(atom, classes)
     return cls
 
 
 def _classes(
-    fn: ir.Function, scalars: frozenset[str], multi: set[str], scalar_names: set[str]
+    fn: ir.Function,
+    scalars: frozenset[str],
+    multi: set[str],
+    scalar_names: set[str],
+    unstable: set[str],
 ) -> Classes:
     classes: Classes = {
         p: frozenset() if p in scalar_names and (p not in multi or p in scalars) else frozenset({p})
@@ -115,7 +134,7 @@ def _classes(
         classes.setdefault(name, frozenset())
     for stmt in fn.statements():
         if isinstance(stmt, ir.Assign):
-            bound = _bound_class(stmt, classes)
+            bound = _bound_class(stmt, classes, unstable)
             for t in stmt.targets:
                 if t in multi:
                     classes[t] = frozenset() if t in scalar_names else frozenset({t})
