@@ -4,7 +4,12 @@ commands that run from where the first one ran, and traces that print floats as 
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
+import sys
 import textwrap
+import traceback
 from pathlib import Path
 
 import pytest
@@ -155,3 +160,122 @@ def test_trace_prints_floats_as_floats(tmp_path: Path) -> None:
     text = str(adgen.trace(mod.f, 2.0, 5.0))
     assert "    x1 = 2.0\n" in text and "    x2 = 5.0\n" in text
     assert text.rstrip().splitlines()[-2].endswith("->  10.0")
+
+
+# -- 3. a refusal shows the user's frames and adgen's message, not adgen's internals -----------
+PACKAGE = Path(adgen.__file__).resolve().parent
+
+
+def run_script(tmp_path: Path, source: str, **env: str) -> subprocess.CompletedProcess[str]:
+    path = module(tmp_path, source, "script")
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("ADGEN_")}
+    environ["PYTHONPATH"] = os.pathsep.join([str(PACKAGE.parent), environ.get("PYTHONPATH", "")])
+    environ.update(env)
+    return subprocess.run(
+        [sys.executable, str(path)], capture_output=True, text=True, env=environ, timeout=120
+    )
+
+
+def frames(stderr: str) -> list[str]:
+    """The files of the frames a printed traceback shows."""
+    return re.findall(r'^  File "([^"]*)", line \d+', stderr, flags=re.M)
+
+
+def adgen_frames(stderr: str) -> list[str]:
+    return [f for f in frames(stderr) if Path(f).resolve().is_relative_to(PACKAGE)]
+
+
+REFUSED = """\
+import numpy as np
+import adgen
+
+def f(x):
+    print(x)
+    return np.sum(x * x)
+
+def main():
+    {call}
+
+main()
+"""
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "adgen.grad(f)(np.ones(2))",
+        "adgen.value_and_grad(f)(np.ones(2))",
+        "adgen.jvp(f, (np.ones(2),), (np.ones(2),))",
+        "adgen.source(f)",
+        "adgen.hessian(f)(np.ones(2))",  # entry points calling entry points
+        "adgen.differentiate(f).grad(np.ones(2))",
+    ],
+)
+def test_a_refusal_shows_the_users_frames_and_the_message(tmp_path: Path, call: str) -> None:
+    result = run_script(tmp_path, REFUSED.format(call=call))
+    assert result.returncode == 1
+    err = result.stderr
+    script = str(tmp_path / "script.py")
+    assert frames(err) == [script, script], err  # <module>, then main: nothing of adgen's
+    assert f'File "{script}", line 9, in main\n    {call}\n' in err
+    last = err.rstrip().splitlines()
+    assert "adgen.errors.UnsupportedSyntaxError: " in err and f"{script}:5:5: " in err
+    assert (
+        last[-1]
+        == "    hint: remove it, or move printing and I/O outside the differentiated function"
+    )
+    assert "During handling" not in err and "direct cause" not in err
+
+
+def test_adgen_debug_keeps_adgens_frames(tmp_path: Path) -> None:
+    call = "adgen.grad(f)(np.ones(2))"
+    result = run_script(tmp_path, REFUSED.format(call=call), ADGEN_DEBUG="1")
+    assert result.returncode == 1
+    inner = adgen_frames(result.stderr)
+    assert any(f.endswith("api.py") for f in inner) and any(f.endswith("lower.py") for f in inner)
+    assert "adgen does not support expression statements" in result.stderr
+
+
+def test_a_derivative_error_shows_the_generated_line_it_came_from(tmp_path: Path) -> None:
+    source = """\
+import numpy as np
+import adgen
+
+def f(x, W):
+    y = np.tanh(x)
+    z = y @ W
+    return np.sum(z)
+
+def main():
+    adgen.jvp(f, (np.ones(3), np.ones((2, 2))), (np.ones(3), None))
+
+main()
+"""
+    result = run_script(tmp_path, source)
+    err = result.stderr
+    assert result.returncode == 1
+    assert not adgen_frames(err), err
+    cause, _, error = err.partition("The above exception was the direct cause")
+    assert frames(cause) and all(f.startswith("<adgen f_jvp ") for f in frames(cause))
+    assert "ValueError: matmul" in cause
+    script = str(tmp_path / "script.py")
+    assert frames(error) == [script, script]
+    assert f"adgen.errors.DerivativeError: {script}:6:5: ValueError while computing" in error
+
+
+def test_a_caught_refusal_keeps_only_the_callers_frames() -> None:
+    def f(x):
+        print(x)
+        return x
+
+    try:
+        adgen.grad(f)(1.0)
+    except adgen.UnsupportedSyntaxError as exc:
+        error = exc
+    entries = traceback.extract_tb(error.__traceback__)
+    assert entries[0].name == "test_a_caught_refusal_keeps_only_the_callers_frames"
+    inner = [e for e in entries if Path(e.filename).resolve().is_relative_to(PACKAGE)]
+    if sys.version_info >= (3, 11):
+        assert len(entries) == 1 and not inner
+    else:  # Python 3.10 re-raises with the entry point's own frame (its excepthook hides it)
+        assert len(entries) == 2 and inner == entries[1:] and entries[1].name == "__call__"

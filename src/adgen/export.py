@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from . import runtime
-from .errors import AdgenError, InternalError, SourceLocation
+from .errors import AdgenError, InternalError, SourceLocation, entry_point
 from .forward import Generated
 
 __all__ = [
@@ -257,6 +257,7 @@ def _definitions(
     return out
 
 
+@entry_point
 def export(
     f: Callable[..., Any],
     path_or_dir: str | os.PathLike[str],

@@ -55,7 +55,7 @@ import numpy as np
 
 from .. import runtime as rt
 from ..emit import LEAVES, Transformer, dotted_text, walk
-from ..errors import InternalError, RuleError, SourceLocation
+from ..errors import InternalError, RuleError, SourceLocation, entry_point
 from .known import literal
 from .samples import Domain, Example
 
@@ -915,6 +915,7 @@ def rule(
     summed item by item, and adjoints of the result accumulate item by item.
     """
 
+    @entry_point
     def register(rule_fn: Callable[..., Any]) -> Callable[..., Any]:
         _register_parsed(
             fns,
