@@ -4,6 +4,9 @@ commands that run from where the first one ran, and traces that print floats as 
 
 from __future__ import annotations
 
+import importlib.util
+import inspect
+import json
 import os
 import re
 import subprocess
@@ -11,7 +14,9 @@ import sys
 import textwrap
 import traceback
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pytest
 
 import adgen
@@ -279,3 +284,113 @@ def test_a_caught_refusal_keeps_only_the_callers_frames() -> None:
         assert len(entries) == 1 and not inner
     else:  # Python 3.10 re-raises with the entry point's own frame (its excepthook hides it)
         assert len(entries) == 2 and inner == entries[1:] and entries[1].name == "__call__"
+
+
+# -- 6. a standalone module returns what adgen's API returns ----------------------------------
+EXPORTED = """\
+import numpy as np
+import adgen
+
+@adgen.differentiate(wrt=(0, 1))
+def f(x1, x2):
+    return np.log(x1) + x1 * x2 - np.sin(x2)
+
+@adgen.differentiate(wrt=(0, 1), mode="forward")
+def g(x1, x2):
+    return np.log(x1) + x1 * x2 - np.sin(x2)
+
+@adgen.differentiate(wrt=(0, 1))
+def rnn(h, W, steps):
+    for t in range(steps):
+        h = np.tanh(W @ h)
+    return np.sum(h * h)
+
+@adgen.differentiate(wrt=(0, 1))
+def first(x, y):
+    return x
+
+@adgen.differentiate(wrt=(0, 1))
+def h(w, b):
+    return np.sum(np.tanh(w * b))
+"""
+
+# each call: the exported function, its arguments (as Python source), and the API's call
+CALLS = [
+    ("f_vjp", "2.0, 5.0, 1.0", lambda m: adgen.value_and_grad(m.f, wrt=(0, 1))(2.0, 5.0)),
+    (
+        "h_vjp",
+        "np.full(3, 0.1, np.float32), np.float64(0.5), 1.0",
+        lambda m: adgen.value_and_grad(m.h, wrt=(0, 1))(
+            np.full(3, 0.1, np.float32), np.float64(0.5)
+        ),
+    ),
+    ("g_jvp", "2.0, 5.0, 1.0, 0.5", lambda m: adgen.jvp(m.g, (2.0, 5.0), (1.0, 0.5))),
+    (
+        "g_jvp",
+        "np.full((2, 2), 2.0), 5.0, np.ones((2, 2)), 0.5",
+        lambda m: adgen.jvp(m.g, (np.full((2, 2), 2.0), 5.0), (np.ones((2, 2)), 0.5)),
+    ),
+    (
+        "rnn_vjp",
+        "np.array([0.5, -0.2]), np.eye(2, dtype=np.float32) * 0.5, 3, 1.0",
+        lambda m: adgen.value_and_grad(m.rnn, wrt=(0, 1))(
+            np.array([0.5, -0.2]), np.eye(2, dtype=np.float32) * 0.5, 3
+        ),
+    ),
+    ("first_vjp", "2.0, 3.0, 1.0", lambda m: adgen.vjp(m.first, 2.0, 3.0)[1](1.0)),
+]
+
+
+def describe(value: Any) -> Any:
+    """Type, dtype and shape of every part of a result."""
+    if isinstance(value, tuple):
+        return [describe(v) for v in value]
+    if isinstance(value, (np.ndarray, np.generic)):
+        return [type(value).__name__, str(value.dtype), list(value.shape)]
+    return type(value).__name__
+
+
+def numbers(value: Any) -> list[float]:
+    """Every number of a result (nested tuples, lists, arrays), in order."""
+    if isinstance(value, (tuple, list)):
+        return [x for v in value for x in numbers(v)]
+    return [float(x) for x in np.ravel(np.asarray(value, dtype=float))]
+
+
+def test_an_exported_module_returns_what_the_api_returns(tmp_path: Path) -> None:
+    path = module(tmp_path, EXPORTED, "exported")
+    assert main([str(path), "--output", str(tmp_path / "build")]) == 0
+    calls = "".join(
+        f"from {name} import {name}\nresults.append({name}({args}))\n" for name, args, _ in CALLS
+    )
+    script = "\n".join(
+        [
+            "from __future__ import annotations",
+            "import json, sys",
+            "from typing import Any",
+            "import numpy as np",
+            f"sys.path[:0] = [{str(tmp_path / 'build')!r}]",
+            textwrap.dedent(inspect.getsource(describe)),
+            textwrap.dedent(inspect.getsource(numbers)),
+            "results = []",
+            calls,
+            "print(json.dumps([[describe(r), numbers(r)] for r in results]))",
+        ]
+    )
+    proc = subprocess.run(
+        [sys.executable, "-I", "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr
+    exported = json.loads(proc.stdout)
+    spec = importlib.util.spec_from_file_location("first_hour_exported", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    for (name, args, api_call), (kinds, values) in zip(CALLS, exported):
+        want = api_call(mod)
+        if name == "first_vjp":  # the API's pullback gives the cotangents only
+            kinds, values = kinds[1], values[1:]
+        assert kinds == describe(want), f"{name}({args})"
+        np.testing.assert_allclose(values, numbers(want), rtol=1e-6, err_msg=f"{name}({args})")
+    # Python floats in, Python floats out (it was (5.5, np.float64(1.716...)))
+    assert exported[0][0][1] == ["float", "float"]

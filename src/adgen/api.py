@@ -43,6 +43,7 @@ from .errors import (
 from .forward import Generated
 from .names import Namer
 from .parse import unwrap
+from .runtime import cast_like
 from .transform import Derivative, cache_key, derivative, guarded, lowered, run
 
 Wrt = int | str | Sequence[int | str]
@@ -144,26 +145,8 @@ def _check_differentiable(fn: types.FunctionType, name: str, value: Any) -> None
     )
 
 
-def _like(g: Any, x: Any, protected: Sequence[Any] = ()) -> Any:
-    """``g`` with the type, dtype and shape of ``x``, as a fresh array the caller may modify."""
-    if type(x) is float:
-        return g if type(g) is float else float(g)
-    if isinstance(x, np.generic):
-        return x.dtype.type(g)
-    if isinstance(x, np.ndarray):
-        g = np.asarray(g)
-        if g.shape != x.shape:
-            g = np.broadcast_to(g, x.shape)
-        if g.dtype != x.dtype:
-            return g.astype(x.dtype)
-        if (
-            not g.flags.writeable
-            or g is x
-            or any(isinstance(p, np.ndarray) and np.may_share_memory(g, p) for p in protected)
-        ):
-            return g.copy()
-        return g
-    return g
+# ``g`` with the type, dtype and shape of ``x``, as a fresh array the caller may modify
+_like = cast_like
 
 
 def _is_scalar(value: Any) -> bool:
