@@ -394,3 +394,40 @@ def test_an_exported_module_returns_what_the_api_returns(tmp_path: Path) -> None
         np.testing.assert_allclose(values, numbers(want), rtol=1e-6, err_msg=f"{name}({args})")
     # Python floats in, Python floats out (it was (5.5, np.float64(1.716...)))
     assert exported[0][0][1] == ["float", "float"]
+
+
+# -- 7. in a notebook, a location names the cell as IPython does ------------------------------
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def test_in_a_notebook_an_error_names_the_cell(tmp_path: Path) -> None:
+    nbformat = pytest.importorskip("nbformat", reason="nbformat is not installed")
+    from notebooks import execute
+
+    v4 = nbformat.v4
+    nb = v4.new_notebook()
+    nb.cells = [
+        v4.new_code_cell("import numpy as np\nimport adgen"),
+        v4.new_code_cell("def f(x):\n    print(x)\n    return x * 2.0"),
+        v4.new_code_cell("adgen.grad(f)(1.0)", metadata={"tags": ["raises-exception"]}),
+        v4.new_code_cell("adgen.show(f)"),
+        v4.new_code_cell("print(adgen.trace(f))", metadata={"tags": ["raises-exception"]}),
+        v4.new_code_cell("def g(x):\n    return np.sin(x)\n\nprint(adgen.trace(g))"),
+    ]
+    execute(nb, tmp_path)
+    (error,) = nb.cells[2].outputs
+    assert error.output_type == "error" and error.ename == "UnsupportedSyntaxError"
+    assert error.evalue.startswith(
+        "Cell In[2], line 2: adgen does not support expression statements"
+    )
+    assert "\n        print(x)\n        ^\n" in error.evalue
+    shown = ANSI.sub("", "\n".join(error.traceback))
+    assert "ipykernel_" not in shown and "Cell In[3], line 1" in shown
+    if sys.version_info >= (3, 11):  # 3.10 keeps the entry point's frame (see item 3)
+        assert str(PACKAGE) not in shown, shown
+    (display,) = nb.cells[3].outputs
+    assert "Cell In[2], line 2: adgen does not support" in display.data["text/markdown"]
+    assert "ipykernel_" not in display.data["text/html"]
+    assert nb.cells[4].outputs[0].evalue.startswith("Cell In[2], line 2: ")
+    listing = nb.cells[5].outputs[0].text
+    assert listing.splitlines()[0].endswith("# Cell In[6], line 1")

@@ -43,7 +43,42 @@ class SourceLocation:
     text: str = ""
 
     def __str__(self) -> str:
-        return f"{self.filename}:{self.lineno}:{self.col + 1}"
+        return place(self.filename, self.lineno, self.col)
+
+
+def cell_name(filename: str) -> str | None:
+    """``Cell In[3]`` when ``filename`` is the file IPython (a Jupyter kernel, the IPython
+    shell) compiled its third cell under, as IPython names it in tracebacks; else None."""
+    ipython = sys.modules.get("IPython")  # never imported here: only if the user runs it
+    if ipython is None:
+        return None
+    try:
+        shell = ipython.get_ipython()
+        named = shell.compile.format_code_name(filename) if shell is not None else None
+        if not named:
+            return None
+        label, name = named
+        return f"{label} {name}"
+    except Exception:  # another IPython version, or not its compiler: the file name it is
+        return None
+
+
+def source_name(filename: str) -> str:
+    """How a message names the file: a notebook cell as IPython does (``Cell In[3]``)."""
+    return cell_name(filename) or filename
+
+
+def place(filename: str, line: int, col: int | None = None) -> str:
+    """``file:line:col`` (1-based column), or for a notebook cell ``Cell In[3], line 2``
+    as IPython shows it (the caret under the line shows the column).
+
+    >>> place("model.py", 3, 4), place("model.py", 3)
+    ('model.py:3:5', 'model.py:3')
+    """
+    cell = cell_name(filename)
+    if cell is not None:
+        return f"{cell}, line {line}"
+    return f"{filename}:{line}" if col is None else f"{filename}:{line}:{col + 1}"
 
 
 class AdgenError(Exception):

@@ -55,7 +55,7 @@ import numpy as np
 
 from .. import runtime as rt
 from ..emit import LEAVES, Transformer, dotted_text, walk
-from ..errors import InternalError, RuleError, SourceLocation, entry_point
+from ..errors import InternalError, RuleError, SourceLocation, entry_point, place
 from .known import literal
 from .samples import Domain, Example
 
@@ -842,7 +842,7 @@ def _parse_rule(
                     frozenset(),
                     f"{where} {kind}_{param}",
                     refusal=(
-                        f"its rule {fn.__name__} ({filename}:{first}) has no {mode}-mode "
+                        f"its rule {fn.__name__} ({place(filename, first)}) has no {mode}-mode "
                         f"template for `{param}`: add `{kind}_{param}` to it"
                     ),
                 )
