@@ -4,6 +4,8 @@ commands that run from where the first one ran, and traces that print floats as 
 
 from __future__ import annotations
 
+import ast
+import doctest
 import importlib.util
 import inspect
 import json
@@ -431,3 +433,147 @@ def test_in_a_notebook_an_error_names_the_cell(tmp_path: Path) -> None:
     assert nb.cells[4].outputs[0].evalue.startswith("Cell In[2], line 2: ")
     listing = nb.cells[5].outputs[0].text
     assert listing.splitlines()[0].endswith("# Cell In[6], line 1")
+
+
+# -- 8. the getting-started page, typed into the interactive interpreter -----------------------
+GETTING_STARTED = Path(__file__).resolve().parents[1] / "docs" / "getting-started.md"
+ESCAPES = re.compile(r"\x1b(?:\[[0-9;?]*[A-Za-z@]|[=>])")
+PS1, PS2 = "[ps1]>>> ", "[ps2]... "
+
+
+def repl_environment(tmp_path: Path, term: str, **extra: str) -> dict[str, str]:
+    """The interpreter's environment: this adgen, no startup file, and a home of its own
+    (so no ~/.python_history is read or written)."""
+    environ = {k: v for k, v in os.environ.items() if not k.startswith(("ADGEN_", "PYTHON"))}
+    environ.update(
+        PYTHONPATH=str(PACKAGE.parent),
+        HOME=str(tmp_path),
+        PYTHON_HISTORY=str(tmp_path / "history"),
+        INPUTRC=os.devnull,
+        TERM=term,
+        NO_COLOR="1",
+        PYTHON_COLORS="0",
+        **extra,
+    )
+    return environ
+
+
+class Session:
+    """An interactive interpreter under a pseudo-terminal, fed one doctest example at a time:
+    typed line by line at the basic interpreter (readline), pasted into Python 3.13's."""
+
+    def __init__(self, pexpect: Any, tmp_path: Path, basic: bool) -> None:
+        self.basic = basic
+        environ = repl_environment(
+            tmp_path,
+            "dumb" if basic else "xterm",  # a dumb terminal: readline echoes plain text
+            **({"PYTHON_BASIC_REPL": "1"} if basic else {}),
+        )
+        self.child = pexpect.spawn(
+            sys.executable,
+            ["-q"],
+            env=environ,
+            cwd=str(tmp_path),
+            encoding="utf-8",
+            dimensions=(40, 1000),
+            timeout=120,
+        )
+        self.child.expect_exact(">>> ")
+        # prompts no output can be taken for (written split, so that the echo is not either)
+        self.run(
+            f"import sys; sys.ps1, sys.ps2 = {PS1[:3]!r} + {PS1[3:]!r}, {PS2[:3]!r} + {PS2[3:]!r}"
+        )
+
+    def run(self, source: str) -> str:
+        """Type ``source`` (one statement) and return what the interpreter printed."""
+        statement = ast.parse(source).body[0]
+        compound = hasattr(statement, "body")  # ended by an empty line
+        lines = source.rstrip("\n").split("\n")
+        child = self.child
+        if self.basic:
+            for line in lines + ([""] if compound else []):
+                child.sendline(line)
+                child.expect_exact([PS1, PS2])
+            echo, _, out = child.before.replace("\r\n", "\n").partition("\n")
+            return out
+        # pasted (bracketed paste: no automatic indentation), then run; the output is what
+        # comes between leaving the input mode and entering it again
+        child.send("\x1b[200~" + "\n".join(lines) + "\x1b[201~\r" + ("\r" if compound else ""))
+        child.expect_exact("\x1b[?2004l")
+        child.expect_exact("\x1b[?2004h")
+        return ESCAPES.sub("", child.before).replace("\r\n", "\n").replace("\r", "")
+
+    def close(self) -> None:
+        self.child.sendline("raise SystemExit")
+        self.child.close(force=True)
+
+
+def repls() -> list[str]:
+    kinds = ["default"]
+    if sys.version_info >= (3, 13):
+        kinds.append("basic")  # PYTHON_BASIC_REPL=1: the interpreter of 3.10-3.12, readline
+    return kinds
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="pexpect.spawn needs a POSIX pseudo-terminal")
+@pytest.mark.parametrize("kind", repls())
+def test_getting_started_in_the_interactive_interpreter(tmp_path: Path, kind: str) -> None:
+    pexpect = pytest.importorskip(
+        "pexpect", reason="pexpect is not installed (pip install -e '.[test]')"
+    )
+    basic = kind == "basic" or sys.version_info < (3, 13)
+    examples = doctest.DocTestParser().get_examples(GETTING_STARTED.read_text())
+    assert len(examples) >= 20
+    checker = doctest.OutputChecker()
+    session = Session(pexpect, tmp_path, basic)
+    try:
+        for example in examples:
+            got = session.run(example.source)
+            where = f"getting-started.md line {example.lineno + 1}: {example.source}"
+            if example.exc_msg is None:
+                want = numpy_1_reprs(example.want)
+                assert checker.check_output(want, got, doctest.ELLIPSIS), (where, got)
+                continue
+            header, _, rest = got.partition("Traceback (most recent call last):\n")
+            assert not header, (where, got)
+            frames = re.findall(r'^  File "([^"]*)", line \d+', rest, flags=re.M)
+            assert len(frames) == 1 and frames[0].startswith("<"), (where, got)  # <stdin>
+            message = re.sub(r"^(?:  .*\n)+", "", rest)  # what follows the frames
+            assert checker.check_output(example.exc_msg, message, doctest.ELLIPSIS), (where, got)
+    finally:
+        session.close()
+
+
+def numpy_1_reprs(want: str) -> str:
+    """The page shows NumPy 2's reprs (``np.float64(5.5)``); NumPy 1 prints ``5.5``."""
+    if np.lib.NumpyVersion(np.__version__) < "2.0.0":
+        return re.sub(r"np\.(?:float|int)\d+\(([^()]*)\)", r"\1", want)
+    return want
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a POSIX shell's pipes")
+def test_without_the_typed_source_the_refusal_says_what_to_do(tmp_path: Path) -> None:
+    """Input from a pipe: no line history. Python 3.13's interpreter keeps what it reads;
+    3.10-3.12's do not, and adgen says what to do."""
+    typed = "import numpy as np, adgen\ndef loss(w):\n    return np.sum(w * w)\n\n"
+    typed += "print(adgen.grad(loss)(np.ones(2)))\n"
+    result = subprocess.run(
+        [sys.executable, "-i", "-q"],
+        input=typed,
+        capture_output=True,
+        text=True,
+        env=repl_environment(tmp_path, "dumb"),
+        cwd=tmp_path,
+        timeout=120,
+    )
+    if sys.version_info >= (3, 13):
+        assert "[2. 2.]" in result.stdout, result.stderr
+        return
+    assert "[2. 2.]" not in result.stdout
+    err = result.stderr
+    assert (
+        "adgen.errors.SourceUnavailableError: <stdin>:1:1: cannot read the source of loss: " in err
+    )
+    assert "the interactive interpreter keeps no text of what is typed at >>>" in err
+    assert "hint: put loss in a file and import it (python -i FILE.py runs a file" in err
+    assert not adgen_frames(err)
