@@ -577,3 +577,40 @@ def test_without_the_typed_source_the_refusal_says_what_to_do(tmp_path: Path) ->
     assert "the interactive interpreter keeps no text of what is typed at >>>" in err
     assert "hint: put loss in a file and import it (python -i FILE.py runs a file" in err
     assert not adgen_frames(err)
+
+
+def typed(statement: str) -> dict[str, Any]:
+    """Run one statement as the interactive interpreter does (file name ``<stdin>``, line 1
+    its first line, no text kept); its namespace."""
+    namespace: dict[str, Any] = {"np": np, "adgen": adgen}
+    exec(compile(statement + "\n", "<stdin>", "single"), namespace)
+    return namespace
+
+
+def test_the_history_gives_back_the_definition_that_ran(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Redefinitions, definitions across lines, nested functions and lambdas, each found as
+    the statement that compiles to its code."""
+    from adgen import interactive
+
+    first = "def loss(w):\n    return np.sum(w * w)"
+    second = "def loss(w,\n         k):\n    v = w * k\n    return np.sum(v * v)"
+    outer = "def outer(c):\n    def inner(x):\n        return np.sin(x) * c\n    return inner"
+    lam = "sq = lambda x: x * x * 3.0"
+    history = ["import numpy as np", first, "x = 1", second, outer, "f = outer(2.0)", lam]
+    monkeypatch.setattr(interactive, "history", lambda: "\n".join(history).split("\n"))
+    old, new = typed(first)["loss"], typed(second)["loss"]
+    assert adgen.grad(old)(np.ones(2)).tolist() == [2.0, 2.0]
+    assert adgen.grad(new)(np.ones(2), 3.0).tolist() == [18.0, 18.0]
+    inner = typed(outer)["outer"](2.0)
+    assert adgen.grad(inner)(0.0) == 2.0
+    assert adgen.grad(typed(lam)["sq"])(1.0) == 6.0
+    # a definition the history does not hold (typed otherwise) is not taken for another
+    other = typed("def loss(w):\n    return np.sum(w * w * w)")["loss"]
+    with pytest.raises(adgen.SourceUnavailableError, match="does not hold the definition"):
+        adgen.grad(other)(np.ones(2))
+    # the location of a refusal is the line of the statement, as the interpreter numbers it
+    history.append("def noisy(x):\n    y = x * 2.0\n    print(y)\n    return y")
+    with pytest.raises(adgen.UnsupportedSyntaxError) as info:
+        adgen.grad(typed(history[-1])["noisy"])(1.0)
+    assert str(info.value).startswith("<stdin>:3:5: adgen does not support expression")
+    assert "\n        print(y)\n        ^\n" in str(info.value)

@@ -23,6 +23,7 @@ from typing import Any, Protocol
 
 import gast
 
+from . import interactive
 from .errors import SourceLocation, SourceUnavailableError, UnsupportedSyntaxError
 from .interactive import STDIN, history_source
 from .lambdas import find_lambda
@@ -281,10 +282,10 @@ def _no_source(fn: types.FunctionType, exc: Exception) -> SourceUnavailableError
     where = SourceLocation(filename, fn.__code__.co_firstlineno)
     name = fn.__qualname__
     if filename == STDIN:  # typed at the interactive interpreter (Python 3.10-3.12)
-        if "readline" in sys.modules:
+        if interactive.history():
             why = "its line history (readline) does not hold the definition"
         else:
-            why = "it reads no line history here (no readline)"
+            why = "it has no line history here (readline) to read it back from"
         return SourceUnavailableError(
             f"cannot read the source of {name}: the interactive interpreter keeps no text of "
             f"what is typed at >>>, and {why}",
