@@ -1,58 +1,23 @@
-"""Run examples/reading_generated_code.ipynb in a real Jupyter kernel and check its rich output.
-
-The kernel is this interpreter (``sys.executable``), described by a kernelspec
-written to a temporary directory put first on ``JUPYTER_PATH``: nothing is
-installed into the user's Jupyter directories, and no ``python3`` kernelspec of
-another interpreter can be picked up by mistake.
-"""
+"""Run examples/reading_generated_code.ipynb in a real Jupyter kernel and check its rich output
+(the kernel: tests/notebooks.py)."""
 
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from notebooks import execute
 
-nbclient = pytest.importorskip(
-    "nbclient", reason="nbclient is not installed (pip install -e '.[test]')"
-)
 nbformat = pytest.importorskip("nbformat", reason="nbformat is not installed")
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "examples" / "reading_generated_code.ipynb"
-KERNEL = "adgen-test-python"
 
 
 @pytest.fixture(scope="module")
 def executed(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    pytest.importorskip("ipykernel", reason="ipykernel is not installed")
-    root = tmp_path_factory.mktemp("jupyter")
-    spec_dir = root / "kernels" / KERNEL
-    spec_dir.mkdir(parents=True)
-    spec = {
-        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-        "display_name": "adgen test kernel",
-        "language": "python",
-    }
-    (spec_dir / "kernel.json").write_text(json.dumps(spec))
-    work = root / "work"
-    work.mkdir()
-
     nb = nbformat.read(NOTEBOOK, as_version=4)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("JUPYTER_PATH", str(root))
-        mp.setenv("JUPYTER_PLATFORM_DIRS", "1")  # silences jupyter_core's migration warning
-        mp.setenv("PYDEVD_DISABLE_FILE_VALIDATION", "1")
-        client = nbclient.NotebookClient(
-            nb,
-            kernel_name=KERNEL,
-            timeout=60,
-            startup_timeout=60,
-            resources={"metadata": {"path": str(work)}},
-        )
-        client.execute()  # raises CellExecutionError if any cell fails
-    return nb
+    return execute(nb, tmp_path_factory.mktemp("jupyter"))  # any cell failing fails it
 
 
 def outputs(nb: Any, tag: str) -> list[Any]:
@@ -116,4 +81,5 @@ def test_dot_graph_printed(executed: Any) -> None:
 def test_refused_function_shows_the_error(executed: Any) -> None:
     html = rich(executed, "error", "text/html")
     assert "adgen could not generate this code" in html and "with" in html
+    assert "Cell In[" in html and "ipykernel_" not in html  # the cell, as IPython names it
     assert not [o for o in outputs(executed, "error") if o.output_type == "error"]

@@ -37,10 +37,13 @@ from .errors import (
     ShapeMismatchError,
     SourceLocation,
     WrtError,
+    cut_internal_frames,
+    entry_point,
 )
 from .forward import Generated
 from .names import Namer
 from .parse import unwrap
+from .runtime import cast_like
 from .transform import Derivative, cache_key, derivative, guarded, lowered, run
 
 Wrt = int | str | Sequence[int | str]
@@ -142,26 +145,8 @@ def _check_differentiable(fn: types.FunctionType, name: str, value: Any) -> None
     )
 
 
-def _like(g: Any, x: Any, protected: Sequence[Any] = ()) -> Any:
-    """``g`` with the type, dtype and shape of ``x``, as a fresh array the caller may modify."""
-    if type(x) is float:
-        return g if type(g) is float else float(g)
-    if isinstance(x, np.generic):
-        return x.dtype.type(g)
-    if isinstance(x, np.ndarray):
-        g = np.asarray(g)
-        if g.shape != x.shape:
-            g = np.broadcast_to(g, x.shape)
-        if g.dtype != x.dtype:
-            return g.astype(x.dtype)
-        if (
-            not g.flags.writeable
-            or g is x
-            or any(isinstance(p, np.ndarray) and np.may_share_memory(g, p) for p in protected)
-        ):
-            return g.copy()
-        return g
-    return g
+# ``g`` with the type, dtype and shape of ``x``, as a fresh array the caller may modify
+_like = cast_like
 
 
 def _is_scalar(value: Any) -> bool:
@@ -218,6 +203,7 @@ class _Transformed:
         return derivative(self.fn, self.mode, self.wrt)
 
     @property
+    @entry_point
     def source(self) -> str:
         """The generated Python source of this derivative."""
         return self.derivative().generated.source
@@ -289,49 +275,56 @@ class _ValueAndGrad(_Transformed):
         self._plans: dict[tuple[Any, ...], tuple[Any, ...]] = {}
 
     def __call__(self, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
-        fn = self.fn
-        described = None
-        if not kwargs and len(args) == len(self.params):
-            # the common call: plain arguments, a derivative already made for their kinds
-            described = tuple(map(shapes.describe, args))
-            plan = self._plans.get(described)
-            if plan is not None and plan[0] is fn:
-                held, made, options = plan[1:]
-                if held is None:  # served by the general code: ask the cache
-                    return self._finish(fn, args, derivative(fn, self.mode, *options), options[0])
-                if made == cache.generation and cache.fresh(fn, held):
-                    return self._finish(fn, args, held[1], options[0])
-                # stale: made again below, and held anew
-        values = _bind(fn, args, kwargs)
-        flat = _Flat(self.params, values)
-        wrt = tuple(leaf for w in self.wrt for leaf in flat.leaves(w))
-        for leaf, value in zip(flat.names, flat.values):
-            if leaf in wrt and type(value) is not float:
-                _check_differentiable(fn, leaf, value)
-        scalars = _scalars(flat.names, flat.values)
-        signature = flat.signature
-        d = derivative(fn, self.mode, wrt, scalars, flat.key, signature=signature)
-        if described is not None and not flat.structure:
-            if None not in described:  # the next call with such arguments takes the short way
-                if len(self._plans) >= 64:
-                    self._plans.clear()
-                options = (wrt, scalars, (), True, True, signature)
-                held = cache.entry(fn, cache_key(self.mode, *options))
-                if held is not None and held[1] is not d:
-                    held = None  # served by the general code (too many shapes seen)
-                self._plans[described] = (fn, held, cache.generation, options)
-        if not flat.structure:
-            return self._finish(fn, flat.values, d, wrt)
-        out, grads = self._run(fn, flat.values, d, values)
-        by_leaf = dict(zip(wrt, grads))
-        results = []
-        for w in self.wrt:
-            # every cotangent derives from the seed 1.0, so none can be an input array: only
-            # read-only views need a copy (no aliasing check against the arguments)
-            leaves = [_like(by_leaf[n], v) for n, v in zip(flat.leaves(w), flat.leaf_values(w))]
-            results.append(flat.regroup(w, leaves))
-        gradient = results[0] if self.single else tuple(results)
-        return out, gradient
+        # an entry point (errors.entry_point, written out: this is the hot path)
+        try:
+            fn = self.fn
+            described = None
+            if not kwargs and len(args) == len(self.params):
+                # the common call: plain arguments, a derivative already made for their kinds
+                described = tuple(map(shapes.describe, args))
+                plan = self._plans.get(described)
+                if plan is not None and plan[0] is fn:
+                    held, made, options = plan[1:]
+                    if held is None:  # served by the general code: ask the cache
+                        return self._finish(
+                            fn, args, derivative(fn, self.mode, *options), options[0]
+                        )
+                    if made == cache.generation and cache.fresh(fn, held):
+                        return self._finish(fn, args, held[1], options[0])
+                    # stale: made again below, and held anew
+            values = _bind(fn, args, kwargs)
+            flat = _Flat(self.params, values)
+            wrt = tuple(leaf for w in self.wrt for leaf in flat.leaves(w))
+            for leaf, value in zip(flat.names, flat.values):
+                if leaf in wrt and type(value) is not float:
+                    _check_differentiable(fn, leaf, value)
+            scalars = _scalars(flat.names, flat.values)
+            signature = flat.signature
+            d = derivative(fn, self.mode, wrt, scalars, flat.key, signature=signature)
+            if described is not None and not flat.structure:
+                if None not in described:  # the next call with such arguments takes the short way
+                    if len(self._plans) >= 64:
+                        self._plans.clear()
+                    options = (wrt, scalars, (), True, True, signature)
+                    held = cache.entry(fn, cache_key(self.mode, *options))
+                    if held is not None and held[1] is not d:
+                        held = None  # served by the general code (too many shapes seen)
+                    self._plans[described] = (fn, held, cache.generation, options)
+            if not flat.structure:
+                return self._finish(fn, flat.values, d, wrt)
+            out, grads = self._run(fn, flat.values, d, values)
+            by_leaf = dict(zip(wrt, grads))
+            results = []
+            for w in self.wrt:
+                # every cotangent derives from the seed 1.0, so none can be an input array: only
+                # read-only views need a copy (no aliasing check against the arguments)
+                leaves = [_like(by_leaf[n], v) for n, v in zip(flat.leaves(w), flat.leaf_values(w))]
+                results.append(flat.regroup(w, leaves))
+            gradient = results[0] if self.single else tuple(results)
+            return out, gradient
+        except AdgenError as exc:
+            cut_internal_frames(exc)
+            raise
 
     def _run(
         self, fn: types.FunctionType, leaves: Sequence[Any], d: Derivative, args: Sequence[Any]
@@ -390,7 +383,11 @@ class _ValueAndGrad(_Transformed):
 
 class _Grad(_ValueAndGrad):
     def __call__(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
-        value, gradient = super().__call__(*args, **kwargs)
+        try:
+            value, gradient = super().__call__(*args, **kwargs)
+        except AdgenError as exc:
+            cut_internal_frames(exc)
+            raise
         if self.has_aux:
             return gradient, value[1]
         return gradient
@@ -450,6 +447,7 @@ def _check_scalar(fn: types.FunctionType, out: Any) -> None:
         )
 
 
+@entry_point
 def grad(f: Callable[..., Any], wrt: Wrt = 0, has_aux: bool = False) -> Callable[..., Any]:
     """The gradient of a scalar function ``f`` w.r.t. the argument(s) ``wrt``.
 
@@ -461,6 +459,7 @@ def grad(f: Callable[..., Any], wrt: Wrt = 0, has_aux: bool = False) -> Callable
     return _Grad(f, wrt, has_aux)
 
 
+@entry_point
 def value_and_grad(
     f: Callable[..., Any], wrt: Wrt = 0, has_aux: bool = False
 ) -> Callable[..., tuple[Any, Any]]:
@@ -469,6 +468,7 @@ def value_and_grad(
     return _ValueAndGrad(f, wrt, has_aux)
 
 
+@entry_point
 def jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
     """``(f(*primals), J . tangents)``; a ``None`` tangent holds that argument constant.
 
@@ -526,6 +526,7 @@ def jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) 
     return out, _like(out_dot, out, protected)
 
 
+@entry_point
 def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
     """``(f(*primals), vjp_fn)``; ``vjp_fn(cotangent)`` returns one cotangent per primal.
 
@@ -542,6 +543,7 @@ def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], tupl
     scalars = _scalars(flat.names, flat.values)
     d = derivative(fn, "reverse", wrt, scalars, flat.key, signature=flat.signature) if wrt else None
 
+    @entry_point
     def vjp_fn(cotangent: Any) -> tuple[Any, ...]:
         # a list result (np.split's arrays) takes a list or tuple of cotangents, one per item,
         # or -- when its items have one shape -- an array of the list's shape
@@ -604,6 +606,7 @@ def _ragged(items: list[Any]) -> bool:
 def _jacobian(f: Callable[..., Any], wrt: Wrt, mode: str) -> Callable[..., Any]:
     names, single = _wrt_names(unwrap(f), wrt)
 
+    @entry_point
     def jac(*args: Any, **kwargs: Any) -> Any:
         fn = unwrap(f)  # again: f may be a derivative whose function changed (grad of f)
         params = _params(fn)
@@ -678,6 +681,7 @@ def _columns_to_jacobian(out: Any, columns: list[Any], x: Any) -> Any:
     return stacked.reshape(shape + np.shape(x))
 
 
+@entry_point
 def jacfwd(f: Callable[..., Any], wrt: Wrt = 0) -> Callable[..., Any]:
     """The Jacobian of ``f`` by forward mode (one JVP per input element); its shape is
     ``out.shape + in.shape`` (for a tuple result, a tuple of those).
@@ -691,17 +695,20 @@ def jacfwd(f: Callable[..., Any], wrt: Wrt = 0) -> Callable[..., Any]:
     return _jacobian(f, wrt, "forward")
 
 
+@entry_point
 def jacrev(f: Callable[..., Any], wrt: Wrt = 0) -> Callable[..., Any]:
     """The Jacobian of ``f`` by reverse mode (one VJP per output element)."""
     return _jacobian(f, wrt, "reverse")
 
 
+@entry_point
 def jacobian(f: Callable[..., Any], wrt: Wrt = 0) -> Callable[..., Any]:
     """The Jacobian of ``f``: reverse mode when the result has fewer elements than the inputs,
     forward mode otherwise."""
     return _jacobian(f, wrt, "auto")
 
 
+@entry_point
 def hessian(f: Callable[..., Any], wrt: int | str = 0) -> Callable[..., Any]:
     """The Hessian of a scalar function ``f`` w.r.t. one argument: forward mode over the
     reverse-mode code (one Hessian-vector product per input element); its shape is
@@ -723,6 +730,7 @@ def hessian(f: Callable[..., Any], wrt: int | str = 0) -> Callable[..., Any]:
     return jacfwd(grad(f, wrt), wrt)
 
 
+@entry_point
 def hvp(f: Callable[..., Any], wrt: int | str = 0) -> Callable[..., Any]:
     """``hvp(f, wrt)(*args, v)``: the Hessian of scalar ``f`` w.r.t. argument ``wrt`` times
     ``v`` (of that argument's shape), without forming the Hessian: forward mode over the
@@ -745,6 +753,7 @@ def hvp(f: Callable[..., Any], wrt: int | str = 0) -> Callable[..., Any]:
     index = _params(fn).index(name)
     g = grad(f, wrt)
 
+    @entry_point
     def product(*args: Any, **kwargs: Any) -> Any:
         if not args:
             raise ShapeMismatchError(
@@ -770,6 +779,7 @@ def hvp(f: Callable[..., Any], wrt: int | str = 0) -> Callable[..., Any]:
     return product
 
 
+@entry_point
 def laplacian(f: Callable[..., Any], wrt: int | str = 0) -> Callable[..., Any]:
     """The Laplacian of scalar ``f`` w.r.t. one argument: the trace of its Hessian, the sum
     of the second derivatives along each input element (one Hessian-vector product each).
@@ -784,6 +794,7 @@ def laplacian(f: Callable[..., Any], wrt: int | str = 0) -> Callable[..., Any]:
     (name,), _ = _wrt_names(unwrap(f), wrt)
     index = _params(unwrap(f)).index(name)
 
+    @entry_point
     def trace(*args: Any, **kwargs: Any) -> Any:
         values = _bind(unwrap(f), args, kwargs)
         x = values[index]
@@ -798,6 +809,7 @@ def laplacian(f: Callable[..., Any], wrt: int | str = 0) -> Callable[..., Any]:
     return trace
 
 
+@entry_point
 def source(
     f: Callable[..., Any],
     mode: str = "reverse",
@@ -851,19 +863,24 @@ class Differentiable:
         return self.fn(*args, **kwargs)
 
     @property
+    @entry_point
     def grad(self) -> Callable[..., Any]:
         return grad(self.fn, self.default_wrt)
 
     @property
+    @entry_point
     def value_and_grad(self) -> Callable[..., tuple[Any, Any]]:
         return value_and_grad(self.fn, self.default_wrt)
 
+    @entry_point
     def jvp(self, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
         return jvp(self.fn, primals, tangents)
 
+    @entry_point
     def vjp(self, *primals: Any) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
         return vjp(self.fn, *primals)
 
+    @entry_point
     def source(self, mode: str | None = None, wrt: Wrt | None = None) -> str:
         return source(self.fn, mode or self.default_mode, self.default_wrt if wrt is None else wrt)
 
@@ -877,6 +894,7 @@ class Differentiable:
         return display.repr_markdown(self.source)
 
 
+@entry_point
 def differentiate(
     f: Callable[..., Any] | None = None, *, wrt: Wrt = 0, mode: str = "reverse"
 ) -> Any:
@@ -920,6 +938,7 @@ class Trace:
         return display.to_dot(self.function, self.values)
 
 
+@entry_point
 def trace(f: Callable[..., Any], *args: Any, **kwargs: Any) -> Trace:
     """The IR of ``f``; given arguments, evaluated at them (like the AD survey's Table 2)."""
     fn = unwrap(f)

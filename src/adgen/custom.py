@@ -39,7 +39,7 @@ import types
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar, overload
 
-from .errors import RuleError, SourceLocation
+from .errors import RuleError, SourceLocation, entry_point
 from .rules import registry
 from .rules.registry import Primitive, Template
 
@@ -207,6 +207,7 @@ def _free_name(preferred: str, taken: set[str]) -> str:
     return name
 
 
+@entry_point
 def defrule(
     fn: F,
     *,
@@ -376,12 +377,14 @@ class CustomDerivative(Generic[F]):
     def __repr__(self) -> str:
         return f"<custom_derivative {_label(self._custom_fn)}>"
 
+    @entry_point
     def defjvp(self, jvp: Callable[..., T]) -> Callable[..., T]:
         """Register ``jvp(*args, *tangents) -> tangent`` (decorator; returns ``jvp``)."""
         defrule(self, jvp=jvp, vjp=self._custom_vjp, wrt=self._custom_wrt)
         self._custom_jvp = jvp
         return jvp
 
+    @entry_point
     def defvjp(self, vjp: Callable[..., T]) -> Callable[..., T]:
         """Register ``vjp(g, *args) -> cotangent(s)`` (decorator; returns ``vjp``)."""
         defrule(self, jvp=self._custom_jvp, vjp=vjp, wrt=self._custom_wrt)
@@ -399,6 +402,7 @@ def custom_derivative(
 ) -> Callable[[F], CustomDerivative[F]]: ...
 
 
+@entry_point
 def custom_derivative(
     fn: F | None = None, *, wrt: Sequence[str] | None = None
 ) -> CustomDerivative[F] | Callable[[F], CustomDerivative[F]]:
@@ -423,5 +427,10 @@ def custom_derivative(
     refused with an error saying what to add.
     """
     if fn is None:
-        return lambda f: CustomDerivative(f, wrt)
+
+        @entry_point
+        def declare(f: F) -> CustomDerivative[F]:
+            return CustomDerivative(f, wrt)
+
+        return declare
     return CustomDerivative(fn, wrt)

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import ir
-from .errors import AdgenError
+from .errors import AdgenError, entry_point
 
 __all__ = ["SourceView", "html_code", "markdown_code", "plain_html", "show", "to_dot"]
 
@@ -119,6 +119,7 @@ class SourceView:
         self.wrt = wrt
 
     @property
+    @entry_point
     def source(self) -> str:
         """The generated source (raises the :class:`adgen.AdgenError` if there is none)."""
         from .api import source

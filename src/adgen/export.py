@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import copy
 import math
 import os
 import tempfile
@@ -36,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from . import runtime
-from .errors import AdgenError, InternalError, SourceLocation
+from .errors import AdgenError, InternalError, SourceLocation, entry_point
 from .forward import Generated
 
 __all__ = [
@@ -45,6 +46,7 @@ __all__ = [
     "module_source",
     "needed_imports",
     "runtime_source",
+    "typed_results",
     "value_source",
 ]
 
@@ -136,6 +138,111 @@ def needed_imports(source: str) -> list[tuple[str, str]]:
     return [_OPTIONAL_IMPORTS[name] for name in sorted(names) if name in _OPTIONAL_IMPORTS]
 
 
+def _own_nodes(fdef: ast.FunctionDef) -> list[ast.AST]:
+    """The nodes of ``fdef``'s body, not those of functions defined inside it."""
+    nodes: list[ast.AST] = []
+    todo: list[ast.AST] = list(fdef.body)
+    while todo:
+        node = todo.pop()
+        nodes.append(node)
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            todo.extend(ast.iter_child_nodes(node))
+    return nodes
+
+
+def _simple(node: ast.expr) -> bool:
+    """A value that may be written twice: a name, a constant, a tuple of those."""
+    if isinstance(node, ast.Tuple):
+        return all(_simple(e) for e in node.elts)
+    if isinstance(node, ast.UnaryOp):
+        return isinstance(node.operand, ast.Constant)
+    return isinstance(node, (ast.Name, ast.Constant))
+
+
+def _cast(g: ast.expr, like: ast.expr) -> ast.expr:
+    """``rt.cast_like(g, like)`` (pairwise for tuples written out)."""
+    if isinstance(g, ast.Tuple) and isinstance(like, ast.Tuple) and len(g.elts) == len(like.elts):
+        return ast.Tuple(elts=[_cast(a, b) for a, b in zip(g.elts, like.elts)], ctx=ast.Load())
+    func = ast.Attribute(value=ast.Name(id="rt", ctx=ast.Load()), attr="cast_like", ctx=ast.Load())
+    return ast.Call(func=func, args=[g, copy.deepcopy(like)], keywords=[])
+
+
+def typed_results(gen: Generated, mode: str, wrt: Sequence[str]) -> str:
+    """``gen``'s source, its results returned as adgen's API returns them
+    (:func:`adgen.runtime.cast_like`): each gradient of reverse mode like its argument (a
+    Python float for a Python float, an array of its shape and dtype for an array), the
+    tangent of forward mode like the value. The value is the function's own.
+
+    >>> gen = Generated("f_vjp", ["x", "y", "out_bar"],
+    ...     "def f_vjp(x, y, out_bar):\\n    out = x * y\\n    return (out, (out_bar * y,))\\n")
+    >>> print(typed_results(gen, "reverse", ["x"]), end="")
+    def f_vjp(x, y, out_bar):
+        out = x * y
+        return (out, (rt.cast_like(out_bar * y, x),))
+    """
+    tree = ast.parse(gen.source)
+    found = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == gen.name]
+    if len(found) != 1:
+        raise InternalError(f"the generated code defines no function {gen.name}")
+    fdef = found[0]
+    own = _own_nodes(fdef)
+    taken = {n.id for n in own if isinstance(n, ast.Name)} | set(gen.params)
+    lines = gen.source.splitlines(keepends=True)
+    first = fdef.body[0].lineno - 1  # where the body starts (comments above it belong to it)
+    while first > fdef.lineno and lines[first - 1].strip().startswith("#"):
+        first -= 1
+    # arguments the code binds again (a loop's `h = ...`) or deletes are kept under a name
+    # of their own at the start, so the results are cast like the arguments as given
+    rebound = {
+        n.id for n in own if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))
+    }
+    given: dict[str, str] = {}
+    for name in wrt:
+        given[name] = name
+        if name in rebound:
+            alias, k = f"{name}_arg", 1
+            while alias in taken:
+                alias, k = f"{name}_arg_{k}", k + 1
+            taken.add(alias)
+            given[name] = alias
+    returns = sorted(
+        (n for n in own if isinstance(n, ast.Return)), key=lambda n: n.lineno, reverse=True
+    )
+    for ret in returns:
+        value = ret.value
+        if not isinstance(value, ast.Tuple) or len(value.elts) != 2:
+            raise InternalError(f"{gen.name} returns something other than a pair")
+        result, derivatives = value.elts
+        indent = " " * ret.col_offset
+        before: list[str] = []
+        if mode == "reverse":
+            if not isinstance(derivatives, ast.Tuple) or len(derivatives.elts) != len(wrt):
+                raise InternalError(f"{gen.name} returns other than one gradient per argument")
+            derivatives.elts = [
+                _cast(g, ast.Name(id=given[name], ctx=ast.Load()))
+                for g, name in zip(derivatives.elts, wrt)
+            ]
+        else:
+            if not _simple(result):  # written once, read twice
+                name, k = "value", 1
+                while name in taken:
+                    name, k = f"value_{k}", k + 1
+                taken.add(name)
+                before.append(f"{indent}{name} = {ast.unparse(result)}\n")
+                result = ast.Name(id=name, ctx=ast.Load())
+                value.elts[0] = result
+            value.elts[1] = _cast(derivatives, result)
+        assert ret.end_lineno is not None
+        text = before + [f"{indent}{ast.unparse(ast.Return(value=value))}\n"]
+        lines[ret.lineno - 1 : ret.end_lineno] = text
+    inner = " " * fdef.body[0].col_offset
+    keep = [f"{inner}{alias} = {name}\n" for name, alias in given.items() if alias != name]
+    if keep:
+        comment = f"{inner}# the arguments as given (the code below binds them again)\n"
+        lines[first:first] = [comment, *keep]
+    return "".join(lines)
+
+
 def _docstring_text(text: str) -> str:
     return text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
 
@@ -164,13 +271,16 @@ def module_source(
     if mode == "reverse":
         returns = (
             f"{call} returns ({value}, grads): the value, and a tuple with out_bar times "
-            f"the derivative of {primal} w.r.t. each of {', '.join(wrt)}, shaped like it."
+            f"the derivative of {primal} w.r.t. each of {', '.join(wrt)}, of the type, shape "
+            "and dtype of that argument (a Python float for a Python float), as adgen returns "
+            "it."
         )
     else:
         tangents = ", ".join(gen.params[len(params) :])
         returns = (
             f"{call} returns ({value}, tangent): the value, and its derivative in the "
-            f"direction {tangents}."
+            f"direction {tangents}, of the type, shape and dtype of the value, as adgen "
+            "returns it."
         )
     extra = needed_imports(gen.source)
     needs = " and ".join(["NumPy", *(package for _, package in extra)])
@@ -192,7 +302,7 @@ def module_source(
         lines = [f"# values {primal} reads from outside the function, as adgen found them"]
         lines += [f"{name} = {source}" for name, source in defs]
         parts.append("\n".join(lines) + "\n")
-    parts.append("\n" + gen.source.rstrip("\n") + "\n")
+    parts.append("\n" + typed_results(gen, mode, wrt).rstrip("\n") + "\n")
     return "\n".join(parts)
 
 
@@ -257,6 +367,7 @@ def _definitions(
     return out
 
 
+@entry_point
 def export(
     f: Callable[..., Any],
     path_or_dir: str | os.PathLike[str],

@@ -32,6 +32,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .errors import place
+
 if TYPE_CHECKING:
     from .errors import SourceLocation
     from .rules.registry import Primitive
@@ -417,7 +419,7 @@ def format_function(fn: Function, values: dict[str, Any] | None = None) -> str:
     format_block(fn.body, "    ", rows)
     header = f"def {fn.name}({', '.join(fn.params)}):"
     width = max([len(header)] + [len(text) for text, _ in rows]) + 2
-    lines = [f"{header:<{width}}# {fn.filename}:{fn.firstlineno}"]
+    lines = [f"{header:<{width}}# {place(fn.filename, fn.firstlineno)}"]
     if values is not None:
         for p in fn.params:
             if p in values:

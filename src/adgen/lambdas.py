@@ -31,7 +31,7 @@ import types
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import SourceLocation, SourceUnavailableError, UnsupportedSyntaxError
+from .errors import SourceLocation, SourceUnavailableError, UnsupportedSyntaxError, source_name
 
 _HINT = "bind it to a name with def (def square(s): return s * s) and differentiate that"
 _ENCLOSING = "_adgen_enclosing"
@@ -236,8 +236,8 @@ def find_lambda(fn: types.FunctionType, lines: list[str]) -> ast.Lambda:
         read = _read(filename, "".join(lines))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         raise SourceUnavailableError(
-            f"cannot find this lambda: the text of {filename} does not parse as Python "
-            "(was it changed since it ran?)",
+            f"cannot find this lambda: the text of {source_name(filename)} does not parse as "
+            "Python (was it changed since it ran?)",
             _location(filename, line, lines),
             _HINT,
         ) from None
@@ -246,7 +246,7 @@ def find_lambda(fn: types.FunctionType, lines: list[str]) -> ast.Lambda:
         params = ", ".join(code.co_varnames[: code.co_argcount])
         raise SourceUnavailableError(
             f"cannot find this lambda: no lambda with the parameters ({params}) starts on "
-            f"line {line} of {filename} (was the file changed since it ran?)",
+            f"line {line} of {source_name(filename)} (was the file changed since it ran?)",
             _location(filename, line, lines),
             _HINT,
         )
@@ -263,7 +263,7 @@ def find_lambda(fn: types.FunctionType, lines: list[str]) -> ast.Lambda:
     where = _location(filename, line, lines, candidates[0].col_offset)
     if len(candidates) == 1:
         raise SourceUnavailableError(
-            f"the lambda on line {line} of {filename} is not the code that runs "
+            f"the lambda on line {line} of {source_name(filename)} is not the code that runs "
             "(was the file changed since it ran?)",
             where,
             "re-run the code that defines the lambda, or " + _HINT,

@@ -23,7 +23,9 @@ from typing import Any, Protocol
 
 import gast
 
+from . import interactive
 from .errors import SourceLocation, SourceUnavailableError, UnsupportedSyntaxError
+from .interactive import STDIN, history_source
 from .lambdas import find_lambda
 
 
@@ -202,16 +204,17 @@ def parse_function(fn: types.FunctionType, scope: Scope | None = None) -> Parsed
         )
     if fn.__name__ == "<lambda>":
         return _parse_lambda(fn, scope)
+    typed = None
     try:
         lines, start = inspect.getsourcelines(fn)
     except (OSError, TypeError) as exc:
-        raise SourceUnavailableError(
-            f"cannot read the source of {fn.__qualname__} ({exc})",
-            SourceLocation(filename, fn.__code__.co_firstlineno),
-            hint="define the function in a file or notebook cell (not with exec or eval)",
-        ) from None
+        typed = history_source(fn)  # typed at the interactive interpreter (3.10-3.12)
+        if typed is None:
+            raise _no_source(fn, exc) from None
+        start = fn.__code__.co_firstlineno
+        lines = inspect.getblock(typed[start - 1 :])
     start = max(start, 1)
-    all_lines = linecache.getlines(filename)
+    all_lines = typed if typed is not None else linecache.getlines(filename)
     absolute = (
         {i + 1: text for i, text in enumerate(all_lines)}
         if all_lines
@@ -245,11 +248,10 @@ def _parse_lambda(fn: types.FunctionType, scope: Scope | None) -> ParsedFunction
     try:
         lines, _ = inspect.findsource(fn)
     except (OSError, TypeError) as exc:
-        raise SourceUnavailableError(
-            f"cannot read the source of {fn.__qualname__} ({exc})",
-            SourceLocation(filename, fn.__code__.co_firstlineno),
-            hint="define the function in a file or notebook cell (not with exec or eval)",
-        ) from None
+        typed = history_source(fn)  # typed at the interactive interpreter (3.10-3.12)
+        if typed is None:
+            raise _no_source(fn, exc) from None
+        lines = typed  # the statement, as the interpreter numbered its lines
     lam = gast.ast_to_gast(find_lambda(fn, lines))
     ret = gast.Return(value=lam.body)
     gast.copy_location(ret, lam.body)
@@ -271,6 +273,38 @@ def _parse_lambda(fn: types.FunctionType, scope: Scope | None) -> ParsedFunction
         col_offset=0,
         lines={i + 1: text for i, text in enumerate(lines)},
         scope=scope if scope is not None else LiveScope(fn),
+    )
+
+
+def _no_source(fn: types.FunctionType, exc: Exception) -> SourceUnavailableError:
+    """The error for a function whose source cannot be read, saying what to do."""
+    filename = fn.__code__.co_filename
+    where = SourceLocation(filename, fn.__code__.co_firstlineno)
+    name = fn.__qualname__
+    if filename == STDIN:  # typed at the interactive interpreter (Python 3.10-3.12)
+        if interactive.history():
+            why = "its line history (readline) does not hold the definition"
+        else:
+            why = "it has no line history here (readline) to read it back from"
+        return SourceUnavailableError(
+            f"cannot read the source of {name}: the interactive interpreter keeps no text of "
+            f"what is typed at >>>, and {why}",
+            where,
+            f"put {name} in a file and import it (python -i FILE.py runs a file, then "
+            "starts the interpreter), or type it into Python 3.13+'s interpreter, IPython or "
+            "Jupyter, which keep what is typed",
+        )
+    if filename == "<string>":
+        return SourceUnavailableError(
+            f"cannot read the source of {name}: it was compiled from a string (exec, eval or "
+            "python -c), which keeps no source",
+            where,
+            f"put {name} in a file and import it",
+        )
+    return SourceUnavailableError(
+        f"cannot read the source of {name} ({exc})",
+        where,
+        hint="define the function in a file or notebook cell (not with exec or eval)",
     )
 
 

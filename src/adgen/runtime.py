@@ -22,6 +22,7 @@ Axis = int | tuple[int, ...] | None
 
 __all__ = [
     "backwards",
+    "cast_like",
     "checkpoint_every",
     "diagonal_vjp",
     "dot_vjp_a",
@@ -608,6 +609,48 @@ def getitem_vjp(g: ArrayLike, x: ArrayLike, index: Any) -> NDArray[Any]:
     else:
         np.add.at(out, index, g)
     return out
+
+
+def cast_like(g: Any, x: Any, protected: tuple[Any, ...] | list[Any] = ()) -> Any:
+    """A derivative ``g`` returned as the derivative of ``x`` is returned by adgen: a Python
+    float for a Python float, ``x``'s type for a NumPy scalar, an array of ``x``'s shape and
+    dtype for an array (a fresh one if ``g`` is ``x``, read-only, or may share memory with an
+    array of ``protected``); pairwise for tuples; anything else as it is. adgen's API returns
+    every derivative through it, and so does a standalone module (``adgen.export``).
+
+    >>> cast_like(np.float64(5.5), 2.0)
+    5.5
+    >>> type(cast_like(5.5, np.float32(2.0))).__name__
+    'float32'
+    >>> cast_like(np.ones(2), np.zeros((3, 2), dtype=np.float32)).dtype
+    dtype('float32')
+    >>> [type(v).__name__ for v in cast_like((np.float64(1.0), 2.0), (1.0, np.float64(0.5)))]
+    ['float', 'float64']
+    """
+    if type(x) is float:
+        return g if type(g) is float else float(g)
+    if isinstance(x, np.ndarray):  # a few attribute reads when g is what it should be
+        if type(g) is not np.ndarray:
+            g = np.asarray(g)
+        if g.shape != x.shape:
+            g = np.broadcast_to(g, x.shape)
+        if g.dtype is not x.dtype and g.dtype != x.dtype:
+            return g.astype(x.dtype)
+        if (
+            g is x
+            or not g.flags.writeable
+            or (
+                protected
+                and any(isinstance(p, np.ndarray) and np.may_share_memory(g, p) for p in protected)
+            )
+        ):
+            return g.copy()
+        return g
+    if isinstance(x, np.generic):
+        return x.dtype.type(g)
+    if type(x) is tuple and type(g) is tuple and len(g) == len(x):
+        return tuple(cast_like(a, b, protected) for a, b in zip(g, x))
+    return g
 
 
 def zeros_like(x: Any) -> Any:

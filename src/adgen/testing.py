@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from .api import _float_like, _params, jvp, vjp
+from .errors import entry_point
 from .parse import unwrap
 
 
@@ -51,6 +52,7 @@ def _vdot(a: Any, b: Any) -> float:
     return float(np.sum(np.asarray(a, dtype=np.float64) * np.asarray(b, dtype=np.float64)))
 
 
+@entry_point
 def check_grads(
     f: Callable[..., Any],
     *args: Any,

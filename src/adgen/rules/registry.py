@@ -56,7 +56,7 @@ import numpy as np
 
 from .. import runtime as rt
 from ..emit import LEAVES, Transformer, dotted_text, walk
-from ..errors import InternalError, RuleError, SourceLocation
+from ..errors import InternalError, RuleError, SourceLocation, entry_point, place
 from .known import literal
 from .samples import Domain, Example
 
@@ -914,7 +914,7 @@ def _parse_rule(
                     frozenset(),
                     f"{where} {kind}_{param}",
                     refusal=(
-                        f"its rule {fn.__name__} ({filename}:{first}) has no {mode}-mode "
+                        f"its rule {fn.__name__} ({place(filename, first)}) has no {mode}-mode "
                         f"template for `{param}`: add `{kind}_{param}` to it"
                     ),
                 )
@@ -998,6 +998,7 @@ def rule(
     instead of ``0 * inf = nan`` (see :func:`singular_templates`).
     """
 
+    @entry_point
     def register(rule_fn: Callable[..., Any]) -> Callable[..., Any]:
         _register_parsed(
             fns,
