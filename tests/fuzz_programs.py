@@ -339,6 +339,12 @@ class SeededChoices(Choices):
         return values
 
 
+# statement kinds for the classes of constructs an independent fuzzer found adgen wrong on
+NEW_KINDS = frozenset(
+    ["loopvar", "rebind", "closure", "call", "singular", "nested", "stack", "split"]
+)
+
+
 # -- the program being written ---------------------------------------------------------------
 
 
@@ -379,6 +385,7 @@ class Writer:
         self.helper_kinds: list[tuple[str, int, bool]] = []  # name, arity, returns a pair
         self.features: set[str] = set()
         self.depth = 0  # nesting of the statement being written
+        self.exposed: set[str] = set()  # values the result must read
 
     # small pieces
 
@@ -425,7 +432,7 @@ class Writer:
         kinds = ["prim", "prim", "arith", "arith", "reduce", "index", "product", "example"]
         kinds += ["math", "tuple", "helper", "inplace"]
         # the constructs an independent fuzzer found adgen wrong or crashing on
-        kinds += ["loopvar", "rebind", "closure", "singular", "nested", "stack", "split"]
+        kinds += sorted(NEW_KINDS - {"call"})
         if scope.closures:
             kinds.append("call")
         if depth < 2:
@@ -443,6 +450,8 @@ class Writer:
         self.features.add(kind)
         if name is not None:
             self.bind(scope, name, shape)
+            if kind in NEW_KINDS:
+                self.exposed.add(name)
         return [indent + line for line in lines]
 
     def stmt_prim(self, scope: Scope) -> Any:
@@ -829,8 +838,12 @@ class Writer:
         shape = scope.shapes[v]
         assert shape
         r, j, t, c = self.fresh("r"), self.fresh("j"), self.fresh("t"), self.const()
-        enumerated = self.choices.boolean()
-        head = f"for {j}, {r} in enumerate({v}):" if enumerated else f"for {r} in {v}:"
+        form = self.pick(["plain", "enumerate", "zip"])
+        head = {
+            "plain": f"for {r} in {v}:",
+            "enumerate": f"for {j}, {r} in enumerate({v}):",
+            "zip": f"for {r}, {j} in zip({v}, {v}[::-1]):",  # j: a row, from the end
+        }[form]
         # a new shape only where no enclosing block's statements assume the old one
         change = (self.depth == 0 or v in scope.local) and self.choices.boolean()
         if change:
@@ -838,11 +851,11 @@ class Writer:
         else:
             rebind, after = f"{v} = np.tanh({v}) + {c} * {r}", shape
         use = f"{t} = {t} + np.sum(np.sin({r}) * {v})"
-        if enumerated:
-            use = f"{t} = {t} + np.sum(np.sin({r}) * {v}) * ({j} + 1.0)"
+        if form != "plain":
+            use = f"{t} = {t} + np.sum(np.sin({r}) * {v} * ({j} + 1.0))"
         body = [use, rebind] if self.choices.boolean() else [rebind, use]
         scope.shapes[v] = after
-        self.features.add("iterated name rebound in the loop" + (" (new shape)" if change else ""))
+        self.features.add(f"iterated name rebound in the loop: {form}" + (", new shape" * change))
         return [f"{t} = 0.0", head] + ["    " + line for line in body], t, ()
 
     def closure_body(self, u: str, cap: str) -> str:
@@ -868,6 +881,8 @@ class Writer:
         shape = () if shape is None else shape  # np.sin of a Python float
         self.bind(scope, cap, cshape)
         f, u = self.fresh("f"), self.pick(["u", "u", "s", "x"])
+        if u == cap:
+            u = "u"  # the parameter would hide the name the function reads
         body = self.closure_body(u, cap)
         if self.choices.boolean():
             lines.append(f"{f} = lambda {u}: {body}")
@@ -1099,13 +1114,16 @@ class Writer:
             calls.append("np.hsplit({a}, 2)")
         if len(shape) >= 3 and shape[2] % 2 == 0:
             calls.append("np.dsplit({a}, 2)")
+        if shape[0] >= 2:  # a tuple or list of pieces, written out
+            k = self.choices.integer(1, shape[0] - 1)
+            calls += [f"({{a}}[:{k}], {{a}}[{k}:])", f"[{{a}}[:{k}], {{a}}[{k}:]]"]
         if not calls:
             return None
         call = self.pick(calls)
         with np.errstate(all="ignore"):
             parts = [p.shape for p in eval(call.format(a="_a"), {"np": np, "_a": np.zeros(shape)})]
         call = call.format(a=a)
-        fn = call.split("(")[0]
+        fn = {"(": "a tuple of slices", "[": "a list of slices"}.get(call[0], call.split("(")[0])
         uses = ["unpack", "index", "loop", "list", "concatenate"]
         if len(set(parts)) == 1:
             uses += ["stack", "sum"]
@@ -1134,6 +1152,7 @@ class Writer:
         if use == "concatenate":
             ps = self.fresh("parts")
             axis = {"np.hsplit": 1 if len(shape) > 1 else 0, "np.vsplit": 0, "np.dsplit": 2}
+            axis.update({"a tuple of slices": 0, "a list of slices": 0})
             ax = axis.get(fn, call.rsplit("axis=", 1)[-1].rstrip(")"))
             order = ", ".join(f"{ps}[{k}]" for k in reversed(range(len(parts))))
             lines = [f"{ps} = {call}", f"{name} = np.concatenate([{order}], axis={ax})"]
@@ -1355,8 +1374,10 @@ class Writer:
         for _ in range(self.choices.integer(1, 8)):
             lines += self.statement(scope, "    ", 0)
         made = [n for n in scope.shapes if n not in INPUTS and n not in scope.fixed]
-        # every value made at the top level reaches the result (no dead code there)
-        chosen = set(made) | scope.writable | {self.source(scope)}
+        # the last values, the arrays written in place, and every value of the constructs
+        # of NEW_KINDS made at the top level reach the result (not dead code)
+        exposed = [n for n in made if n in self.exposed]
+        chosen = set(made[-2:] + exposed) | scope.writable | {self.source(scope)}
         if self.container:
             chosen.add(self.pick(sorted(scope.fixed)))
         terms = [

@@ -101,6 +101,7 @@ def run_one(
     record: dict[str, Any] = {
         "seed": seed,
         "index": index,
+        "inputs_seed": input_seed,
         "kind": outcome.kind,
         "category": outcome.category,
         "key": outcome.key() if outcome.kind != "ok" else "",
@@ -266,12 +267,19 @@ def _apply(module: ast.Module, edit: tuple[str, tuple[Any, ...], int]) -> str:
 
 def shrink(seed: int, index: int, twice_share: float, without: frozenset[str]) -> None:
     program, input_seed = program_of(seed, index, twice_share, without)
+    small = shrink_program(program, input_seed)
+    print(small.source)
+    print(f"# twice={small.twice} container={small.container} inputs seed={input_seed}")
+
+
+def shrink_program(program: Program, input_seed: int) -> Program:
+    """A smaller program with the outcome of ``program`` (itself if none is found)."""
     with tempfile.TemporaryDirectory() as name:
         folder = Path(name)
         want = classify(program, folder, input_seed)
         print(f"# {want.kind}: {want.key()}", flush=True)
         if want.kind in ("ok", "invalid"):
-            return
+            return program
 
         def same(candidate: Program) -> bool:
             signal.setitimer(signal.ITIMER_REAL, 60.0)
@@ -308,8 +316,7 @@ def shrink(seed: int, index: int, twice_share: float, without: frozenset[str]) -
                     edits = _edits(module)  # the same position again: the next candidate
                 else:
                     k += 1
-    print(program.source)
-    print(f"# twice={program.twice} container={program.container} inputs seed={input_seed}")
+    return program
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -16,8 +16,9 @@ general code, second order for a share of them), and the outcome classified:
 * ``invalid`` (the program itself fails) is a bug of the generator: the test fails.
 
 How many programs run: ``ADGEN_FUZZ_EXAMPLES`` (default 60). CI (``CI=true``) runs a
-fixed, derandomized sequence, so a red CI reproduces; locally every run draws new
-programs, which hypothesis shrinks when one fails. The long mode, thousands of programs::
+fixed, derandomized sequence, so a red CI reproduces, and reports a failing program as
+drawn (shrinking one takes minutes); locally every run draws new programs, which
+hypothesis shrinks when one fails. The long mode, thousands of programs::
 
     ADGEN_FUZZ_EXAMPLES=3000 python -m pytest -o addopts="" -q tests/test_fuzz.py
 
@@ -28,7 +29,11 @@ failure, and writes one JSON line per program and a summary (programs, defects b
 crashes, refusals by message, refusal rate)::
 
     python tests/fuzz_run.py --programs 20000 --seed 123 --out /tmp/fuzz.jsonl --jobs 2
-    python tests/fuzz_run.py --replay /tmp/fuzz.jsonl --index 1234   # one program again
+    python tests/fuzz_run.py --seed 123 --replay 1234   # program 1234 again, traceback
+    python tests/fuzz_run.py --seed 123 --shrink 1234   # ... made smaller, same outcome
+
+(``--timeout`` seconds per program, default 60; ``--without kind,...`` leaves statement
+kinds of the generator out, to look past known defects; ``fuzz_run.py --help``.)
 
 Every bug found this way has a regression test in ``tests/test_fuzz_regressions.py``.
 """
