@@ -1,3 +1,5 @@
+import sys
+
 import numpy as np
 import pytest
 
@@ -5,3 +7,15 @@ import pytest
 @pytest.fixture
 def rng():
     return np.random.default_rng(1234)
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """The random programs adgen refused (tests/test_fuzz.py counts them, not fails them)."""
+    fuzz = sys.modules.get("test_fuzz")
+    tally = getattr(fuzz, "TALLY", None)
+    if not tally or not tally["refused"]:
+        return
+    terminalreporter.section("random programs adgen refused (tests/test_fuzz.py)")
+    terminalreporter.write_line(f"{tally['refused']} of {sum(tally.values())} programs:")
+    for key, n in fuzz.REFUSALS.most_common():
+        terminalreporter.write_line(f"  {n} x {key}")

@@ -1,8 +1,11 @@
 """Random programs in the subset adgen differentiates, for ``tests/test_fuzz.py``.
 
 :func:`programs` is a hypothesis strategy that writes a module holding ``program(x, y, s)``
-(``x`` of shape (3, 4), ``y`` of shape (4,), ``s`` a Python float) and the small helper
-functions it calls. A program is a sequence of statements, each drawn from:
+(``x`` of shape (3, 4), ``y`` of shape (4,), ``s`` a Python float; for some programs a
+fourth argument ``p``, a dict or tuple of arrays and floats, :data:`CONTAINERS`) and the
+small helper functions it calls. :func:`write_program` writes one from any source of
+random choices (:class:`Choices`): hypothesis's, or a seeded ``random.Random`` for
+``tests/fuzz_run.py``. A program is a sequence of statements, each drawn from:
 
 * ``prim``: an elementwise primitive taken from adgen's rule registry (NumPy, SciPy),
   its arguments mapped into the rule's declared domain (``adgen.rules.samples``);
@@ -23,7 +26,41 @@ functions it calls. A program is a sequence of statements, each drawn from:
 * ``if`` / ``for`` / ``while``: branches on differentiated values (comparisons of
   sums, maxima, floats; ``and``/``or``; conditional expressions), ``for`` loops over
   ``range`` carrying state, ``while`` loops with a bounded counter (and a value
-  condition), ``break`` and ``continue``.
+  condition), ``break`` and ``continue``;
+* ``early``: an early ``return`` in an ``if`` (never in a loop), of a scalar or of a
+  tuple (the same shapes as the last ``return``; some of constants, ``np.ones(...)``),
+  maybe in an ``if`` nested in another whose body then binds names again;
+
+and the classes of constructs an independent fuzzer found adgen silently wrong or
+crashing on:
+
+* ``loopvar``: a loop variable read after its loop: after a ``break``, after a loop
+  that ran zero times when the name was bound before it, rows of ``for r in a``,
+  ``enumerate``;
+* ``rebind``: the name a ``for`` loop iterates over bound again inside the loop (with
+  a new shape too);
+* ``closure`` / ``call``: a ``lambda`` or nested ``def`` reading a name of the program
+  that is bound again after the function is made (late binding), called before and after;
+* ``overlap`` (a form of the in-place writes): a write through an overlapping view of
+  the same array (``b[::-1] = b``, ``b[1:] = b[:-1]``, ``b[:2] = b[1:3]``,
+  ``b[1:] += b[:-1]``, ``w[:, ::-1] = w``...);
+* ``singular``: ``np.sqrt``, ``** 0.5``, ``np.cbrt``, ``np.abs``, ``np.arctan2``,
+  ``np.hypot``, ``np.linalg.norm``, ``np.arccos``, ``scipy.special.entr``... of an
+  ``np.zeros`` / ``np.ones`` array with some entries written from the inputs: the other
+  entries sit where the rule's derivative is infinite or undefined, but they are
+  constants (their derivative is 0);
+* ``nested``: ``adgen.grad`` / ``value_and_grad`` / ``jvp`` / ``vjp`` of a lambda or a
+  nested ``def`` (parameters maybe shadowing the program's names) inside the program:
+  alone, in ``if`` / ``while`` conditions, in comprehensions, on lines with operators
+  and ``@``;
+* ``stack``: lists and tuples of scalars (and arrays) passed to ``np.hstack``,
+  ``np.stack``, ``np.vstack``, ``np.column_stack``, ``np.concatenate``, ``np.array``,
+  ``np.append``;
+* ``split``: ``np.split``, ``np.array_split``, ``np.hsplit``, ``np.vsplit``, their parts
+  unpacked, indexed, iterated, stacked, summed or concatenated again;
+* container arguments: ``p["a"]``, ``p[0]``, ``p["bs"][1]`` read in place, or unpacked.
+
+Each construct a program uses is listed in ``Program.features`` (hypothesis events).
 
 Every value stays in a bounded range (arguments of functions with a restricted domain
 are squashed into it with ``tanh``), so finite differences are meaningful; kinks
@@ -35,6 +72,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import random
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,6 +86,13 @@ from adgen.rules.samples import ANY, Domain, draw
 Shape = tuple[int, ...] | None  # None: a Python float
 
 INPUTS: dict[str, Shape] = {"x": (3, 4), "y": (4,), "s": None}
+# the layouts of a fourth argument `p`, a container (a list stands for a tuple of values)
+Layout = Any  # a Shape, a dict of layouts, or a list of layouts
+CONTAINERS: dict[str, Layout] = {
+    "dict": {"a": (2,), "b": None, "c": (2, 3)},
+    "tuple": [(3,), (2, 2)],
+    "nested": {"w": (2, 3), "bs": [(3,), None]},
+}
 CONSTANTS = (0.25, 0.5, 0.75, 1.25, 0.3125, 0.625)
 
 # elementwise rules whose derivative has a kink or jump where two arguments are equal
@@ -99,6 +144,24 @@ def squash(expr: str, domain: Domain | None, shape: Shape) -> str:
     c, r = (lo + hi) / 2, 0.45 * (hi - lo)
     tanh = "math.tanh" if shape is None else "np.tanh"
     return f"({c:.6g} + {r:.6g} * {tanh}({expr}))"
+
+
+def build(layout: Layout, leaf: Any) -> Any:
+    """A value of ``layout``, each leaf ``leaf(shape)``."""
+    if isinstance(layout, dict):
+        return {k: build(v, leaf) for k, v in layout.items()}
+    if isinstance(layout, list):
+        return tuple(build(v, leaf) for v in layout)
+    return leaf(layout)
+
+
+def leaves(layout: Layout, base: str) -> list[tuple[str, Shape]]:
+    """The leaves of ``layout`` as expressions reading them from ``base``, with shapes."""
+    if isinstance(layout, dict):
+        return [leaf for k, v in layout.items() for leaf in leaves(v, f'{base}["{k}"]')]
+    if isinstance(layout, list):
+        return [leaf for i, v in enumerate(layout) for leaf in leaves(v, f"{base}[{i}]")]
+    return [(base, layout)]
 
 
 def broadcast(*shapes: Shape) -> Shape | bool:
@@ -209,6 +272,79 @@ def _domain_of(numpy_name: str) -> Domain:
     return ANY
 
 
+# -- where the random choices come from -------------------------------------------------------
+
+
+class Choices:
+    """The random choices a :class:`Writer` makes: from hypothesis (which shrinks a failing
+    program) or from a seeded generator (``tests/fuzz_run.py``: fast, and program ``n`` of
+    seed ``k`` is written again from ``(k, n)`` alone)."""
+
+    def integer(self, lo: int, hi: int) -> int:
+        raise NotImplementedError
+
+    def boolean(self) -> bool:
+        raise NotImplementedError
+
+    def pick(self, options: Any) -> Any:
+        raise NotImplementedError
+
+    def uniform(self, lo: float, hi: float) -> float:
+        raise NotImplementedError
+
+    def permutation(self, values: Any) -> list[Any]:
+        raise NotImplementedError
+
+
+class HypothesisChoices(Choices):
+    def __init__(self, draw: Any) -> None:
+        self.draw = draw  # hypothesis's draw function
+
+    def integer(self, lo: int, hi: int) -> int:
+        return int(self.draw(st.integers(lo, hi)))
+
+    def boolean(self) -> bool:
+        return bool(self.draw(st.booleans()))
+
+    def pick(self, options: Any) -> Any:
+        return self.draw(st.sampled_from(list(options)))
+
+    def uniform(self, lo: float, hi: float) -> float:
+        return float(self.draw(st.floats(lo, hi)))
+
+    def permutation(self, values: Any) -> list[Any]:
+        return list(self.draw(st.permutations(list(values))))
+
+
+class SeededChoices(Choices):
+    def __init__(self, seed: Any) -> None:
+        self.rng = random.Random(seed)
+
+    def integer(self, lo: int, hi: int) -> int:
+        return self.rng.randint(lo, hi)
+
+    def boolean(self) -> bool:
+        return self.rng.random() < 0.5
+
+    def pick(self, options: Any) -> Any:
+        options = list(options)
+        return options[self.rng.randrange(len(options))]
+
+    def uniform(self, lo: float, hi: float) -> float:
+        return self.rng.uniform(lo, hi)
+
+    def permutation(self, values: Any) -> list[Any]:
+        values = list(values)
+        self.rng.shuffle(values)
+        return values
+
+
+# statement kinds for the classes of constructs an independent fuzzer found adgen wrong on
+NEW_KINDS = frozenset(
+    ["loopvar", "rebind", "closure", "call", "singular", "nested", "stack", "split"]
+)
+
+
 # -- the program being written ---------------------------------------------------------------
 
 
@@ -218,22 +354,38 @@ class Scope:
 
     shapes: dict[str, Shape]
     writable: set[str] = field(default_factory=set)  # arrays made here, never aliased
+    fixed: set[str] = field(default_factory=set)  # read, never rebound (`p["a"]`)
+    local: set[str] = field(default_factory=set)  # bound in this block (not outside it)
+    closures: dict[str, str] = field(default_factory=dict)  # function -> the name it reads
 
     def child(self) -> Scope:
-        return Scope(dict(self.shapes), set(self.writable))
+        return Scope(
+            dict(self.shapes), set(self.writable), set(self.fixed), set(), {**self.closures}
+        )
 
 
 class Writer:
-    """Writes one random program; ``draw`` is hypothesis's draw function."""
+    """Writes one random program, making its random choices with ``choices``."""
 
-    def __init__(self, draw: Any, twice: bool) -> None:
-        self.draw = draw
+    def __init__(
+        self,
+        choices: Choices,
+        twice: bool,
+        container: str | None = None,
+        without: frozenset[str] = frozenset(),
+    ) -> None:
+        self.choices = choices
+        self.without = without  # statement kinds not to write
         self.twice = twice  # only rules whose second derivative adgen checks
+        self.container = container  # the layout of the argument `p` (CONTAINERS), if any
+        self.loops = 0  # loops around the statement being written (no `return` inside one)
+        self.result: Shape | str = "scalar"  # or the shape of a tuple result's second item
         self.names = itertools.count(1)
         self.helpers: list[str] = []  # source of each helper function
         self.helper_kinds: list[tuple[str, int, bool]] = []  # name, arity, returns a pair
         self.features: set[str] = set()
         self.depth = 0  # nesting of the statement being written
+        self.exposed: set[str] = set()  # values the result must read
 
     # small pieces
 
@@ -241,22 +393,34 @@ class Writer:
         return f"{prefix}{next(self.names)}"
 
     def pick(self, options: Any) -> Any:
-        return self.draw(st.sampled_from(list(options)))
+        return self.choices.pick(options)
 
     def const(self) -> str:
         return repr(self.pick(CONSTANTS))
 
     def offset(self) -> str:
         """A constant no other statement uses: ties between arguments of a kink are avoided."""
-        return repr(round(round(self.draw(st.floats(0.05, 0.45)), 4) + 0.00013, 5))
+        return repr(round(round(self.choices.uniform(0.05, 0.45), 4) + 0.00013, 5))
 
-    def source(self, scope: Scope, *, arrays: bool = False, readable: bool = True) -> str:
+    def source(
+        self, scope: Scope, *, arrays: bool = False, readable: bool = True, rebind: bool = False
+    ) -> str:
+        """A name to read (``readable=False``: not an array written in place; ``rebind``: one
+        the program may bind again, not a piece of a container argument)."""
         names = [
             n
             for n, s in scope.shapes.items()
-            if (not arrays or s is not None) and (readable or n not in scope.writable)
+            if (not arrays or s is not None)
+            and (readable or n not in scope.writable)
+            and (not rebind or n not in scope.fixed)
         ]
         return self.pick(sorted(names))
+
+    def bind(self, scope: Scope, name: str, shape: Shape) -> None:
+        if shape and 0 in shape:
+            return  # an empty array: not read again
+        scope.shapes[name] = shape
+        scope.local.add(name)
 
     def fits(self, scope: Scope, shape: Shape) -> list[str]:
         """Names whose shape broadcasts to ``shape``."""
@@ -267,11 +431,17 @@ class Writer:
     def statement(self, scope: Scope, indent: str, depth: int) -> list[str]:
         kinds = ["prim", "prim", "arith", "arith", "reduce", "index", "product", "example"]
         kinds += ["math", "tuple", "helper", "inplace"]
+        # the constructs an independent fuzzer found adgen wrong or crashing on
+        kinds += sorted(NEW_KINDS - {"call"})
+        if scope.closures:
+            kinds.append("call")
         if depth < 2:
             kinds += ["if", "for", "while"]
-        kind = self.pick(kinds)
+        if self.loops == 0 and depth < 3:
+            kinds.append("early")
+        kind = self.pick([k for k in kinds if k not in self.without] or ["arith"])
         self.depth = depth
-        if kind in ("if", "for", "while"):
+        if kind in ("if", "for", "while", "early"):
             return getattr(self, "block_" + kind)(scope, indent, depth)
         made = getattr(self, "stmt_" + kind)(scope)
         if made is None:
@@ -279,7 +449,9 @@ class Writer:
         lines, name, shape = made
         self.features.add(kind)
         if name is not None:
-            scope.shapes[name] = shape
+            self.bind(scope, name, shape)
+            if kind in NEW_KINDS:
+                self.exposed.add(name)
         return [indent + line for line in lines]
 
     def stmt_prim(self, scope: Scope) -> Any:
@@ -311,7 +483,7 @@ class Writer:
             "abs({a} - {b} + {o})",
         ]
         unary = ["-{a}", "{a} ** 2", "{a} ** 3", "{c} * {a}", "({c} + {a} * {a}) ** 0.5"]
-        if self.draw(st.booleans()):
+        if self.choices.boolean():
             expr = self.pick(unary).format(a=a, c=self.const())
             shape = scope.shapes[a]
         else:
@@ -328,7 +500,7 @@ class Writer:
             return None
         fn = self.pick(["np.sum", "np.mean", "np.max", "np.min", "np.prod", ".sum", ".mean"])
         axis = self.pick([None, 0, -1])
-        keep = self.draw(st.booleans())
+        keep = self.choices.boolean()
         result = np.sum(np.zeros(shape), axis=axis, keepdims=keep).shape
         arg = f"(1.25 + np.tanh({a}))" if fn == "np.prod" else a
         if fn.startswith("."):
@@ -394,13 +566,13 @@ class Writer:
         expr = a
         if scope.shapes[a] != shape:
             # np.resize repeats values; a fixed generic offset keeps matrices full rank
-            seed = self.draw(st.integers(0, 2**16))
+            seed = self.choices.integer(0, 2**16)
             noise = np.round(np.random.default_rng(seed).uniform(-0.5, 0.5, shape), 3)
             expr = f"np.resize({a}, {shape}) + np.array({noise.tolist()})"
         if domain.kind == "uniform":
             return [f"{name} = {squash(expr, domain, shape)}"]
         if domain.kind == "distinct":  # entries far apart: no ties in sorts and extrema
-            ranks = np.reshape(np.array(self.draw(st.permutations(range(size))), float), shape)
+            ranks = np.reshape(np.array(self.choices.permutation(range(size)), float), shape)
             return [
                 f"{name} = {squash(expr, Domain(-0.4, 0.4), shape)} + np.array({ranks.tolist()})"
             ]
@@ -438,7 +610,7 @@ class Writer:
 
     def stmt_math(self, scope: Scope) -> Any:
         floats = sorted(n for n, s in scope.shapes.items() if s is None)
-        if not floats or self.draw(st.integers(0, 3)) == 0:
+        if not floats or self.choices.integer(0, 3) == 0:
             a = self.source(scope, arrays=True)
             name = self.fresh("t")
             return [f"{name} = float(np.sum(np.tanh({a})))"], name, None
@@ -478,26 +650,26 @@ class Writer:
         shape = scope.shapes[a]
         if shape is None and form != "swap":
             shape = ()
-        scope.shapes[p] = shape
+        self.bind(scope, p, shape)
         return lines, q, shape
 
     def helper(self) -> tuple[str, int, bool]:
         """A helper of the module: a new one, or one written before."""
-        if self.helper_kinds and self.draw(st.booleans()):
+        if self.helper_kinds and self.choices.boolean():
             return self.pick(self.helper_kinds)
         name = f"helper_{len(self.helpers) + 1}"
-        arity = self.draw(st.integers(1, 2))
+        arity = self.choices.integer(1, 2)
         params = ["u", "w"][:arity]
         body = []
         w = params[-1]
         body.append(f"    t = np.tanh(u) * {self.const()} + np.sin({w})")
-        if self.draw(st.booleans()):
+        if self.choices.boolean():
             body += ["    if np.sum(t) > 0.0:", "        t = t * t", "    else:", "        t = -t"]
-        if self.helper_kinds and self.draw(st.booleans()):
+        if self.helper_kinds and self.choices.boolean():
             inner, inner_arity, inner_pair = self.pick(self.helper_kinds)
             call = f"{inner}({', '.join(['t', 'u'][:inner_arity])})"
             body.append(f"    t = {call}[0] * {self.const()}" if inner_pair else f"    t = {call}")
-        pair = self.draw(st.booleans())
+        pair = self.choices.boolean()
         body.append(f"    return t, u - {self.const()} * t" if pair else "    return t + 0.5 * u")
         self.helpers.append(f"def {name}({', '.join(params)}):\n" + "\n".join(body) + "\n")
         kind = (name, arity, pair)
@@ -516,7 +688,7 @@ class Writer:
         name = self.fresh()
         if pair:
             other = self.fresh()
-            scope.shapes[other] = shape
+            self.bind(scope, other, shape)
             return [f"{name}, {other} = {fn}({', '.join(args)})"], name, shape
         return [f"{name} = {fn}({', '.join(args)})"], name, shape
 
@@ -531,7 +703,7 @@ class Writer:
         )
         lines = [f"{name} = {make}"]
         inner = Scope({**scope.shapes, name: shape}, scope.writable | {name})
-        for _ in range(self.draw(st.integers(1, 3))):
+        for _ in range(self.choices.integer(1, 3)):
             lines += self.write(inner, name, "")
         scope.writable.add(name)
         return lines, name, shape
@@ -540,13 +712,15 @@ class Writer:
         """One in-place write into the array ``w`` (made by the program)."""
         shape = scope.shapes[w]
         assert shape
-        forms = ["row", "tail", "mask", "scale"]
+        forms = ["row", "tail", "mask", "scale", "overlap"]
         if len(shape) == 2:
             forms.append("column")
-        form = self.pick(forms)
+        form = self.pick([f for f in forms if f not in self.without])
+        if form == "overlap":
+            return [indent + self.overlap(w, shape)]
         others = [n for n in scope.shapes if n != w]
         if form == "row":
-            row = loop_var if loop_var else str(self.draw(st.integers(0, shape[0] - 1)))
+            row = loop_var if loop_var else str(self.choices.integer(0, shape[0] - 1))
             src = self.pick(self.fits(scope, shape[1:]) or [w])
             line = f"{w}[{row}] = {w}[{row}] * 0.5 + np.sin({src})"
             if src == w:
@@ -570,11 +744,469 @@ class Writer:
         elif form == "scale":
             line = f"{w}[::2] *= {self.const()}"
         else:
-            col = self.draw(st.integers(0, shape[1] - 1))
+            col = self.choices.integer(0, shape[1] - 1)
             src = self.pick(self.fits(scope, (shape[0],)) or [w])
             rhs = f"np.tanh({src})" if src != w else f"{w}[:, {col}] ** 2"
             line = f"{w}[:, {col}] = {rhs}"
         return [indent + line]
+
+    def overlap(self, w: str, shape: tuple[int, ...]) -> str:
+        """A write of ``w`` into itself through an overlapping view: NumPy copies the
+        right-hand side first (``b[::-1] = b`` reverses ``b``)."""
+        forms = ["{w}[::-1] = {w}", "{w}[1:] = {w}[:-1]", "{w}[:-1] = {w}[1:]"]
+        forms += ["{w}[1:] += {c} * {w}[:-1]", "{w}[::-1] = {w} * {c}", "{w}[::-1] += {w}"]
+        if shape[0] >= 3:
+            forms += ["{w}[:2] = {w}[1:3]", "{w}[1:3] = {w}[:2]"]
+        if len(shape) == 2:
+            forms += ["{w}[:, ::-1] = {w}", "{w}[:, 1:] = {w}[:, :-1]", "{w}[1:, ::-1] = {w}[:-1]"]
+            if shape[0] == shape[1]:
+                forms.append("{w}[:] = {w}.T")
+        form = self.pick(forms)
+        self.features.add("overlapping write " + form.format(w="w", c="c"))
+        return form.format(w=w, c=self.const())
+
+    # the constructs an independent fuzzer found adgen wrong on (issue "Never silently
+    # wrong, again"): each a statement kind of its own
+
+    def shape_of(self, scope: Scope, expr: str) -> Shape | bool:
+        """The shape of ``expr`` (None: a Python float), evaluated on zeros of the scope's
+        shapes; False if it does not evaluate."""
+        env: dict[str, Any] = {"np": np, "math": math}
+        for n, s in scope.shapes.items():
+            if n.isidentifier():
+                env[n] = 0.0 if s is None else np.zeros(s)
+        if self.container:
+            env["p"] = build(
+                CONTAINERS[self.container], lambda s: 0.0 if s is None else np.zeros(s)
+            )
+        try:
+            with np.errstate(all="ignore"):
+                value = eval(expr, env)
+        except Exception:
+            return False
+        return None if isinstance(value, float) else tuple(np.shape(value))
+
+    def stmt_loopvar(self, scope: Scope) -> Any:
+        """A loop variable read after its loop: after a ``break``, or after a loop that ran
+        zero times when the name was bound before it."""
+        arr = self.source(scope, arrays=True, readable=False)
+        shape = scope.shapes[arr]
+        if not shape:
+            return None
+        n, row = shape[0], shape[1:]
+        form = self.pick(["index break", "index zero", "row break", "row zero", "enumerate"])
+        j, r, t, v = self.fresh("j"), self.fresh("r"), self.fresh("t"), self.fresh()
+        c, off = self.const(), self.offset()
+        lines = [f"{t} = 0.0"]
+        if form.startswith("index"):
+            if form == "index zero":
+                lines.append(f"{j} = {self.choices.integer(0, n - 1)}")
+                lines.append(f"for {j} in range({self.choices.integer(0, min(2, n))}):")
+            else:
+                lines.append(f"for {j} in range({self.choices.integer(1, n)}):")
+                lines += [f"    if np.sum({arr}[{j}]) > {off}:", "        break"]
+            lines.append(f"    {t} = {t} * 0.5 + np.sum(np.sin({arr}[{j}]))")
+            lines.append(f"{v} = {arr}[{j}] * {c} + {t}")
+        elif form.startswith("row"):
+            if form == "row zero":
+                lines.append(f"{r} = {arr}[{self.choices.integer(0, n - 1)}] * 0.5")
+                lines.append(f"for {r} in {arr}[:{self.choices.integer(0, min(2, n))}]:")
+            else:
+                lines.append(f"for {r} in {arr}:")
+                lines += [f"    if np.sum({r}) > {off}:", "        break"]
+            lines.append(f"    {t} = {t} + np.sum(np.cos({r}))")
+            lines.append(f"{v} = np.sin({r}) * {c} + {t}")
+        else:
+            lines.append(f"for {j}, {r} in enumerate({arr}):")
+            lines += [f"    if np.sum({r}) > {off}:", "        break"]
+            lines.append(f"    {t} = {t} + np.sum({r}) * {j}")
+            lines.append(f"{v} = {r} * ({j} + {c}) + {t}")
+        self.features.add("loop variable after the loop: " + form)
+        return lines, v, row or ()
+
+    def stmt_rebind(self, scope: Scope) -> Any:
+        """The name a ``for`` loop iterates over, bound again inside the loop (the loop goes
+        on over the value the name had when it started)."""
+        names = sorted(
+            n
+            for n, s in scope.shapes.items()
+            if s and n not in scope.writable and n not in scope.fixed
+        )
+        if not names:
+            return None
+        v = self.pick(names)
+        shape = scope.shapes[v]
+        assert shape
+        r, j, t, c = self.fresh("r"), self.fresh("j"), self.fresh("t"), self.const()
+        form = self.pick(["plain", "enumerate", "zip"])
+        head = {
+            "plain": f"for {r} in {v}:",
+            "enumerate": f"for {j}, {r} in enumerate({v}):",
+            "zip": f"for {r}, {j} in zip({v}, {v}[::-1]):",  # j: a row, from the end
+        }[form]
+        # a new shape only where no enclosing block's statements assume the old one
+        change = (self.depth == 0 or v in scope.local) and self.choices.boolean()
+        if change:
+            rebind, after = f"{v} = {r} * {c}", shape[1:] or ()
+        else:
+            rebind, after = f"{v} = np.tanh({v}) + {c} * {r}", shape
+        use = f"{t} = {t} + np.sum(np.sin({r}) * {v})"
+        if form != "plain":
+            use = f"{t} = {t} + np.sum(np.sin({r}) * {v} * ({j} + 1.0))"
+        body = [use, rebind] if self.choices.boolean() else [rebind, use]
+        scope.shapes[v] = after
+        self.features.add(f"iterated name rebound in the loop: {form}" + (", new shape" * change))
+        return [f"{t} = 0.0", head] + ["    " + line for line in body], t, ()
+
+    def closure_body(self, u: str, cap: str) -> str:
+        return self.pick(
+            [f"np.sin({u}) * {cap}", f"np.tanh({u}) + {cap} * {u}", f"{u} * {cap} - np.cos({cap})"]
+        )
+
+    def stmt_closure(self, scope: Scope) -> Any:
+        """A nested function (``lambda`` or ``def``) reading a name of the program that is
+        bound again after the function is made: Python reads it when the function runs."""
+        lines = []
+        if self.choices.boolean():
+            cap = self.source(scope, readable=False, rebind=True)
+            cshape = scope.shapes[cap]
+        else:
+            cap, src = self.fresh("c"), self.source(scope, readable=False)
+            lines.append(f"{cap} = {src} * {self.const()}")
+            cshape = scope.shapes[src]
+        a = self.source(scope, readable=False)
+        shape = broadcast(scope.shapes[a], cshape)
+        if shape is False:
+            return None
+        shape = () if shape is None else shape  # np.sin of a Python float
+        self.bind(scope, cap, cshape)
+        f, u = self.fresh("f"), self.pick(["u", "u", "s", "x"])
+        if u == cap:
+            u = "u"  # the parameter would hide the name the function reads
+        body = self.closure_body(u, cap)
+        if self.choices.boolean():
+            lines.append(f"{f} = lambda {u}: {body}")
+            self.features.add("closure: lambda")
+        else:
+            lines += [f"def {f}({u}):", f"    return {body}"]
+            self.features.add("closure: def")
+        first, second = self.fresh(), self.fresh()
+        lines.append(f"{first} = {f}({a})")
+        tanh = "math.tanh" if cshape is None else "np.tanh"
+        if self.choices.boolean():
+            lines.append(f"{cap} = {cap} * 0.5 + {self.const()}")
+        else:
+            k = self.fresh("i")
+            lines.append(f"for {k} in range({self.choices.integer(1, 3)}):")
+            inner = f"float(np.sum({f}({cap})))" if cshape is None else f"{f}({cap})"
+            lines.append(f"    {cap} = {cap} * 0.75 + 0.25 * {tanh}({inner})")
+        lines.append(f"{second} = {f}({a}) + {first}")
+        self.bind(scope, first, shape)
+        scope.closures[f] = cap
+        self.features.add("closure: its name bound again")
+        return lines, second, shape
+
+    def stmt_call(self, scope: Scope) -> Any:
+        """A later call of a closure (the name it reads may have been bound again since)."""
+        f = self.pick(sorted(scope.closures))
+        cap = scope.closures[f]
+        a = self.source(scope, readable=False)
+        shape = broadcast(scope.shapes[a], scope.shapes[cap])
+        if shape is False:
+            return None
+        name = self.fresh()
+        return [f"{name} = {f}({a})"], name, () if shape is None else shape
+
+    def stmt_singular(self, scope: Scope) -> Any:
+        """A function at a point where its derivative is infinite or undefined (``sqrt`` at
+        0, ``arctan2`` at (0, 0), ``arccos`` at 1...) on entries of an ``np.zeros`` /
+        ``np.ones`` array that no input reaches: those entries are constants, their
+        derivative is 0. The entries written from inputs stay away from the point."""
+        pos, both = ((0.3, 1.5),), ((0.3, 1.5), (-1.5, -0.3))
+        forms: list[tuple[str, str, Any]] = [
+            ("np.sqrt({z})", "zeros", pos),
+            ("{z} ** 0.5", "zeros", pos),
+            ("np.power({z}, 0.5)", "zeros", pos),
+            ("np.cbrt({z})", "zeros", both),
+            ("np.abs({z})", "zeros", both),
+            ("np.arctan2({z}, {c} * {z})", "zeros", both),
+            ("np.arctan2({z} * {z}, {z})", "zeros", both),
+            ("np.hypot({z}, {c} * {z})", "zeros", both),
+            ("np.sqrt({z} * {z})", "zeros", both),
+            ("np.linalg.norm({z}, axis=-1)", "zeros", both),
+            ("np.arccos({z})", "ones", ((-0.8, 0.8),)),
+            ("np.arcsin({z})", "ones", ((-0.8, 0.8),)),
+            ("np.arccosh({z})", "ones", ((1.3, 3.0),)),
+            ("scipy.special.entr({z})", "zeros", pos),
+            ("scipy.special.xlogy({z}, {z})", "zeros", pos),
+        ]
+        template, base, domains = self.pick(forms)
+        shape = self.pick([(4,), (3,), (3, 4), (2, 3)])
+        if "norm" in template and len(shape) == 1:
+            shape = (3, 4)
+        lo, hi = self.pick(domains)
+        z = self.fresh("z")
+        lines = [f"{z} = np.{base}({shape})"]
+        # entries written from the inputs; at least one row (or entry) is left as it is
+        rows = self.choices.permutation(range(shape[0]))[: self.choices.integer(1, shape[0] - 1)]
+        for k in sorted(rows):
+            if len(shape) == 2 and self.choices.boolean() and "norm" not in template:
+                col = self.choices.integer(0, shape[1] - 1)
+                a = self.source(scope)
+                lines.append(f"{z}[{k}, {col}] = {squash(f'np.sum({a})', Domain(lo, hi), ())}")
+            else:
+                fits = self.fits(scope, shape[1:]) if len(shape) == 2 else []
+                a = self.pick(fits) if fits else f"np.sum({self.source(scope)})"
+                lines.append(f"{z}[{k}] = {squash(a, Domain(lo, hi), shape[1:] or ())}")
+        name = self.fresh()
+        lines.append(f"{name} = " + template.format(z=z, c=self.const()))
+        self.bind(scope, z, shape)
+        scope.writable.add(z)
+        self.features.add("singular point on constant entries: " + template.format(z="z", c="c"))
+        return lines, name, shape[:-1] if "norm" in template else shape
+
+    def nested_call(self, scope: Scope, a: str, row: str = "") -> tuple[str, Shape]:
+        """An expression calling ``adgen.grad`` / ``value_and_grad`` / ``jvp`` of a lambda at
+        ``a`` (``a[row]``: ``row`` is a comprehension's variable, which the lambda reads too),
+        and its shape."""
+        ashape = scope.shapes[a]
+        at = a
+        if row:
+            at, ashape = f"{a}[{row}]", ashape[1:] if ashape else ()
+        fits = [n for n in self.fits(scope, () if ashape is None else ashape)]
+        fits = [n for n in fits if n not in scope.writable] or ["1.25"]
+        cap = self.pick(fits)
+        if row:
+            cap = f"({cap} + {row})"
+        u = self.pick(["u", "u", "v", "s", "x"])  # maybe shadowing a name of the program
+        values = [f"np.sin({u}) * {cap}", f"np.tanh({u} * {cap}) + {u} * {u}", f"{u} * {u} * {cap}"]
+        value = self.pick(values)
+        kind = self.pick(["grad", "grad", "value_and_grad", "jvp"])
+        self.features.add(f"nested {kind}")
+        if kind == "jvp":
+            tangent = "1.0" if ashape is None else f"np.ones_like({at})"
+            call = f"adgen.jvp(lambda {u}: {value}, ({at},), ({tangent},))[1]"
+            return call, () if ashape is None else ashape
+        scalar = f"np.sum({value})"
+        if kind == "grad":
+            return f"adgen.grad(lambda {u}: {scalar})({at})", ashape
+        k = self.choices.integer(0, 1)
+        call = f"adgen.value_and_grad(lambda {u}: {scalar})({at})[{k}]"
+        return call, (ashape if k else ())
+
+    def stmt_nested(self, scope: Scope) -> Any:
+        """``adgen.grad`` / ``jvp`` / ``vjp`` / ``value_and_grad`` of a nested function,
+        called inside the program: alone, on a line with operators (``@``), or in a list
+        comprehension."""
+        a = self.source(scope, readable=False)
+        ashape = scope.shapes[a]
+        name = self.fresh()
+        form = self.pick(["plain", "operator", "matmul", "comprehension", "def", "vjp"])
+        if form == "comprehension" and ashape:
+            q = self.fresh("q")
+            call, shape = self.nested_call(scope, a, q)
+            if self.choices.boolean():
+                expr, shape = f"np.stack([{call} for {q} in range({ashape[0]})])", ashape
+            else:
+                expr, shape = f"sum([{call} for {q} in range({ashape[0]})])", shape
+            self.features.add("nested derivative in a comprehension")
+            return [f"{name} = {expr}"], name, shape or ()
+        if form == "def":
+            inner, u = self.fresh("inner"), self.pick(["u", "s"])
+            fits = [n for n in self.fits(scope, ashape or ()) if n not in scope.writable]
+            value = f"np.sum(np.sin({u}) * {self.pick(fits or ['1.25'])})"
+            self.features.add("nested grad of a def")
+            lines = [f"def {inner}({u}):", f"    return {value}"]
+            return lines + [f"{name} = adgen.grad({inner})({a}) * {self.const()}"], name, ashape
+        if form == "vjp":
+            out, pull = self.fresh("out"), self.fresh("pull")
+            fits = [n for n in self.fits(scope, ashape or ()) if n not in scope.writable]
+            value = self.closure_body("u", self.pick(fits or ["1.25"]))
+            self.features.add("nested vjp")
+            lines = [
+                f"{out}, {pull} = adgen.vjp(lambda u: {value}, {a})",
+                f"{name} = {pull}(np.cos({out}))[0] + {out}",
+            ]
+            return lines, name, () if ashape is None else ashape
+        call, shape = self.nested_call(scope, a)
+        if form == "matmul" and shape and len(shape) <= 2 and shape == ashape:
+            expr = f"{call} @ {a}.T" if len(shape) == 2 else f"{call} @ {a}"
+            shape = (shape[0], shape[0]) if len(shape) == 2 else ()
+            self.features.add("nested derivative on a line with @")
+        elif form in ("operator", "matmul"):
+            expr = f"{self.const()} * {call} - np.sin({a})"
+            shape = broadcast(shape, ashape)
+            self.features.add("nested derivative on a line with operators")
+        else:
+            expr = call
+        if shape is False:
+            return None
+        return [f"{name} = {expr}"], name, shape
+
+    def element(self, scope: Scope) -> str:
+        """A scalar: a Python float, an entry of an array, or a sum."""
+        floats = sorted(n for n, s in scope.shapes.items() if s in (None, ()))
+        a = self.source(scope, arrays=True, readable=False)
+        shape = scope.shapes[a]
+        forms = [f"np.sum({a})"]
+        if shape:
+            at = ", ".join(str(self.choices.integer(0, d - 1)) for d in shape)
+            forms += [f"{a}[{at}]", f"{self.const()} * {a}[{at}]"]
+        if floats:
+            f = self.pick(floats)
+            forms += [f, f"{f} * {self.const()}"]
+        return self.pick(forms)
+
+    def stmt_stack(self, scope: Scope) -> Any:
+        """A list or tuple of scalars (with arrays, sometimes) passed to ``np.hstack``,
+        ``np.stack``, ``np.concatenate``, ``np.vstack``, ``np.array``..."""
+        items = [self.element(scope) for _ in range(self.choices.integer(2, 4))]
+        vectors = sorted(
+            n for n, s in scope.shapes.items() if s and len(s) == 1 and n not in scope.writable
+        )
+        forms = ["np.hstack([{e}])", "np.hstack(({e}))", "np.stack([{e}])", "np.array([{e}])"]
+        forms += ["np.vstack([{e}])", "np.column_stack([{e}])", "np.stack(({e}), axis=-1)"]
+        forms += ["np.concatenate([{a}])", "np.hstack([{m}])"]
+        if vectors:
+            forms += [
+                "np.append({v}, {e0})",
+                "np.hstack([{e0}, {v}])",
+                "np.concatenate([{v}, {a}])",
+            ]
+        form = self.pick(forms)
+        m = list(items)
+        if vectors:
+            m.insert(self.choices.integer(0, len(m)), self.pick(vectors))
+        expr = form.format(
+            e=", ".join(items),
+            e0=items[0],
+            a=", ".join(f"np.atleast_1d({e})" for e in items),
+            m=", ".join(m),
+            v=self.pick(vectors) if vectors else "",
+        )
+        shape = self.shape_of(scope, expr)
+        if shape is False or shape is None:
+            return None
+        self.features.add("container of scalars: " + form.split("(")[0])
+        name = self.fresh()
+        return [f"{name} = {expr}"], name, shape
+
+    def stmt_split(self, scope: Scope) -> Any:
+        """``np.split`` / ``array_split`` / ``hsplit`` / ``vsplit`` / ``dsplit``, its parts
+        used one by one (unpacked, indexed, in a loop) or together (stacked, summed)."""
+        a = self.source(scope, arrays=True, readable=False)
+        shape = scope.shapes[a]
+        if not shape:
+            return None
+        calls = []
+        for ax, d in enumerate(shape):
+            if d % 2 == 0:
+                calls.append(f"np.split({{a}}, 2, axis={ax})")
+            if d >= 2:
+                k = self.choices.integer(2, min(3, d))
+                calls.append(f"np.array_split({{a}}, {k}, axis={ax})")
+            if d >= 3:
+                calls.append(f"np.split({{a}}, [1, {d - 1}], axis={ax})")
+        if len(shape) >= 2:
+            calls += [f"np.hsplit({{a}}, {k})" for k in (2, 3) if shape[1] % k == 0]
+            calls += [f"np.vsplit({{a}}, {k})" for k in (2, 3) if shape[0] % k == 0]
+        elif shape[0] % 2 == 0:
+            calls.append("np.hsplit({a}, 2)")
+        if len(shape) >= 3 and shape[2] % 2 == 0:
+            calls.append("np.dsplit({a}, 2)")
+        if shape[0] >= 2:  # a tuple or list of pieces, written out
+            k = self.choices.integer(1, shape[0] - 1)
+            calls += [f"({{a}}[:{k}], {{a}}[{k}:])", f"[{{a}}[:{k}], {{a}}[{k}:]]"]
+        if not calls:
+            return None
+        call = self.pick(calls)
+        with np.errstate(all="ignore"):
+            parts = [p.shape for p in eval(call.format(a="_a"), {"np": np, "_a": np.zeros(shape)})]
+        call = call.format(a=a)
+        fn = {"(": "a tuple of slices", "[": "a list of slices"}.get(call[0], call.split("(")[0])
+        uses = ["unpack", "index", "loop", "list", "concatenate"]
+        if len(set(parts)) == 1:
+            uses += ["stack", "sum"]
+        use = self.pick(uses)
+        self.features.add(f"split: {fn}, parts {use}")
+        name, t = self.fresh(), self.fresh("t")
+        if use == "unpack":
+            names = [self.fresh("part") for _ in parts]
+            for n, s in zip(names[:-1], parts[:-1], strict=True):
+                self.bind(scope, n, s)
+            return [f"{', '.join(names)} = {call}"], names[-1], parts[-1]
+        if use == "index":
+            k = self.choices.integer(0, len(parts) - 1)
+            return [f"{name} = {call}[{k}] * {self.const()}"], name, parts[k]
+        if use == "loop":
+            part = self.fresh("part")
+            lines = [f"{t} = 0.0", f"for {part} in {call}:"]
+            lines.append(f"    {t} = {t} + np.sum(np.sin({part}))")
+            return lines, t, ()
+        if use == "list":
+            ps = self.fresh("parts")
+            shape = broadcast(parts[0], parts[-1])
+            if shape is False:
+                return [f"{ps} = {call}", f"{name} = np.sum({ps}[0]) * {ps}[-1]"], name, parts[-1]
+            return [f"{ps} = {call}", f"{name} = {ps}[0] * {ps}[-1]"], name, shape
+        if use == "concatenate":
+            ps = self.fresh("parts")
+            axis = {"np.hsplit": 1 if len(shape) > 1 else 0, "np.vsplit": 0, "np.dsplit": 2}
+            axis.update({"a tuple of slices": 0, "a list of slices": 0})
+            ax = axis.get(fn, call.rsplit("axis=", 1)[-1].rstrip(")"))
+            order = ", ".join(f"{ps}[{k}]" for k in reversed(range(len(parts))))
+            lines = [f"{ps} = {call}", f"{name} = np.concatenate([{order}], axis={ax})"]
+            return lines, name, shape
+        if use == "stack":
+            return [f"{name} = np.stack({call})"], name, (len(parts), *parts[0])
+        return [f"{name} = sum({call})"], name, parts[0]
+
+    def returned(self, scope: Scope, early: bool) -> str:
+        """What a ``return`` returns: a scalar, or a pair (scalar, value of the shape
+        ``self.result``); an early return's may be constants."""
+        names = sorted(scope.shapes)
+        if early and self.choices.integer(0, 3) == 0:
+            total = self.const()  # a constant on this path
+        else:
+            total = " + ".join(
+                self.pick([f"np.sum({n})", f"np.sum(np.sin({n}))", f"np.sum({n} * {n})"])
+                for n in [self.pick(names) for _ in range(self.choices.integer(1, 2))]
+            )
+        if self.result == "scalar":
+            return total
+        shape = self.result
+        same = sorted(n for n, s in scope.shapes.items() if s == shape)
+        options = [f"{n} * {self.const()}" for n in same] + same
+        if early or not same:
+            options.append("1.0" if shape is None else f"np.ones({shape})")
+            options.append(
+                f"{self.const()} * ({total})" if shape is None else f"np.ones({shape}) * ({total})"
+            )
+        return f"{total}, {self.pick(options)}"
+
+    def block_early(self, scope: Scope, indent: str, depth: int) -> list[str]:
+        """An early ``return`` in an ``if`` (never inside a loop); maybe in an ``if`` nested
+        in another, the outer one then binding names the rest of the program reads."""
+        self.features.add("early return" + ("" if self.result == "scalar" else " of a tuple"))
+        inner = scope.child()
+        out = [f"{indent}if {self.condition(scope)}:"]
+        if self.choices.boolean():
+            out += [f"{indent}    if {self.condition(scope)}:"]
+            out += [f"{indent}        return {self.returned(inner, True)}"]
+            if self.choices.boolean():
+                out += [f"{indent}    else:"]
+                out += self.update(scope, inner, indent + "        ", None)
+            for _ in range(self.choices.integer(1, 2)):
+                out += self.update(scope, inner, indent + "    ", None)
+            self.features.add("early return in a nested if, then rebinding")
+            return out
+        for _ in range(self.choices.integer(0, 2)):
+            out += self.statement(inner, indent + "    ", depth + 1)
+        out += [f"{indent}    return {self.returned(inner, True)}"]
+        if self.choices.boolean():
+            out += [f"{indent}else:"]
+            out += self.body(scope, indent + "    ", depth, None)
+        return out
 
     # control flow
 
@@ -589,6 +1221,11 @@ class Writer:
         if floats:
             forms.append(f"{self.pick(sorted(floats))} > {self.offset()} - 0.25")
         cond = self.pick(forms)
+        if self.choices.integer(0, 7) == 0 and "nested" not in self.without:
+            # one lambda a line: adgen refuses two (it could not tell which to differentiate)
+            call, _ = self.nested_call(scope, self.source(scope, readable=False))
+            self.features.add("nested derivative in a condition")
+            cond = f"np.sum({call}) > {self.offset()}"
         join = self.pick(["", "", " and ", " or "])
         if join:
             cond = f"({cond}{join}{self.pick(forms)})"
@@ -598,20 +1235,23 @@ class Writer:
         """A block: statements on a child scope, then updates of the enclosing state."""
         inner = scope.child()
         out: list[str] = []
-        for _ in range(self.draw(st.integers(1, 3))):
+        for _ in range(self.choices.integer(1, 3)):
             out += self.statement(inner, indent, depth + 1)
-        for _ in range(self.draw(st.integers(1, 2))):
+        for _ in range(self.choices.integer(1, 2)):
             out += self.update(scope, inner, indent, loop_var)
         return out
 
     def update(self, outer: Scope, inner: Scope, indent: str, loop_var: str | None) -> list[str]:
         """Carry state: rebind (or write into) a name of the enclosing scope."""
-        target = self.source(outer)
+        target = self.source(outer, rebind=True)
         shape = outer.shapes[target]
         if target in outer.writable and shape:
             return self.write(inner, target, indent, loop_var if shape[0] > 3 else None)
         fits = self.fits(inner, shape) if shape is not None else []
         fits = fits or [n for n, s in inner.shapes.items() if s is None] or [target]
+        made = [n for n in fits if n in inner.local]
+        if made and self.choices.boolean():
+            fits = made  # what the block computed reaches the rest of the program
         u = self.pick(sorted(fits))
         if shape is None and inner.shapes[u] is not None:
             u = f"float(np.sum({u}))"  # Python float state stays a Python float
@@ -631,7 +1271,7 @@ class Writer:
 
     def block_if(self, scope: Scope, indent: str, depth: int) -> list[str]:
         self.features.add("if")
-        if self.draw(st.integers(0, 3)) == 0:  # a conditional expression
+        if self.choices.integer(0, 3) == 0:  # a conditional expression
             a = self.source(scope)
             same = sorted(
                 n
@@ -643,21 +1283,21 @@ class Writer:
             b = self.pick(same)
             expr = f"{a} * {self.const()} if {self.condition(scope)} else {b}"
             name = self.fresh()
-            scope.shapes[name] = scope.shapes[a]
+            self.bind(scope, name, scope.shapes[a])
             return [f"{indent}{name} = {expr}"]
         out = [f"{indent}if {self.condition(scope)}:"]
         out += self.body(scope, indent + "    ", depth, None)
-        if self.draw(st.booleans()):
+        if self.choices.boolean():
             out.append(f"{indent}elif {self.condition(scope)}:")
             out += self.body(scope, indent + "    ", depth, None)
-        if self.draw(st.booleans()):
+        if self.choices.boolean():
             out.append(f"{indent}else:")
             out += self.body(scope, indent + "    ", depth, None)
         return out
 
     def escape(self, scope: Scope, indent: str) -> list[str]:
         """Maybe a ``break`` or ``continue`` on a value condition."""
-        if self.draw(st.integers(0, 2)):
+        if self.choices.integer(0, 2):
             return []
         word = self.pick(["break", "continue"])
         self.features.add(word)
@@ -666,49 +1306,105 @@ class Writer:
     def block_for(self, scope: Scope, indent: str, depth: int) -> list[str]:
         self.features.add("for")
         var = f"i{depth}"
-        out = [f"{indent}for {var} in range({self.draw(st.integers(0, 4))}):"]
+        out = [f"{indent}for {var} in range({self.choices.integer(0, 4)}):"]
         out += self.escape(scope, indent + "    ")
+        self.loops += 1
         out += self.body(scope, indent + "    ", depth, var)
+        self.loops -= 1
         return out
 
     def block_while(self, scope: Scope, indent: str, depth: int) -> list[str]:
         self.features.add("while")
         k = f"k{depth}"
-        bound = self.draw(st.integers(0, 4))
+        bound = self.choices.integer(0, 4)
         test = f"{k} < {bound}"
-        if self.draw(st.booleans()):
+        if self.choices.boolean():
             test += f" and {self.condition(scope)}"
         out = [f"{indent}{k} = 0", f"{indent}while {test}:", f"{indent}    {k} = {k} + 1"]
         out += self.escape(scope, indent + "    ")
+        self.loops += 1
         out += self.body(scope, indent + "    ", depth, None)
+        self.loops -= 1
         return out
 
     # the whole program
 
+    def unpack(self, scope: Scope) -> list[str]:
+        """Maybe names for parts of the container argument ``p`` (its leaves stay readable
+        as ``p["a"]``, ``p[0]``... too)."""
+        layout = CONTAINERS[self.container or ""]
+        out = []
+        if isinstance(layout, list) and self.choices.boolean():
+            names = [self.fresh("p") for _ in layout]
+            out.append(f"    {', '.join(names)} = p")
+            for n, part in zip(names, layout, strict=True):
+                if not isinstance(part, (dict, list)):
+                    self.bind(scope, n, part)
+            return out
+        keys = list(layout) if isinstance(layout, dict) else list(range(len(layout)))
+        for key in keys:
+            part = layout[key]
+            at = f'p["{key}"]' if isinstance(key, str) else f"p[{key}]"
+            if isinstance(part, list):
+                names = [self.fresh("p") for _ in part]
+                out.append(f"    {', '.join(names)} = {at}")
+                for n, leaf in zip(names, part, strict=True):
+                    self.bind(scope, n, leaf)
+            elif not isinstance(part, dict) and self.choices.boolean():
+                n = self.fresh("p")
+                out.append(f"    {n} = {at}")
+                self.bind(scope, n, part)
+        return out
+
     def program(self) -> tuple[str, bool]:
         scope = Scope(dict(INPUTS))
+        params = list(INPUTS)
         lines: list[str] = []
-        for _ in range(self.draw(st.integers(1, 8))):
+        if self.container:
+            params.append("p")
+            for expr, shape in leaves(CONTAINERS[self.container], "p"):
+                scope.shapes[expr] = shape
+                scope.fixed.add(expr)
+            lines += self.unpack(scope)
+            self.features.add("container argument: " + self.container)
+        scalar = self.choices.integer(0, 3) > 0
+        if not scalar:
+            self.result = self.pick([(3, 4), (4,), None])
+            self.features.add("tuple result")
+        for _ in range(self.choices.integer(1, 8)):
             lines += self.statement(scope, "    ", 0)
-        made = [n for n in scope.shapes if n not in INPUTS]
-        chosen = sorted(set(made[-2:]) | scope.writable | {self.source(scope)})
+        made = [n for n in scope.shapes if n not in INPUTS and n not in scope.fixed]
+        # the last values, the arrays written in place, and every value of the constructs
+        # of NEW_KINDS made at the top level reach the result (not dead code)
+        exposed = [n for n in made if n in self.exposed]
+        chosen = set(made[-2:] + exposed) | scope.writable | {self.source(scope)}
+        if self.container:
+            chosen.add(self.pick(sorted(scope.fixed)))
         terms = [
             self.pick([f"np.sum({n})", f"np.sum(np.sin({n}))", f"np.sum({n} * {n})"])
-            for n in chosen
+            for n in sorted(chosen)
         ]
         total = " + ".join(terms) + " + np.sum(s * y)"
-        scalar = self.draw(st.integers(0, 3)) > 0
         if scalar:
             lines.append(f"    return {total}")
         else:
-            self.features.add("tuple result")
-            last = made[-1] if made else "x"
-            lines.append(f"    return {total}, {last}")
+            same = [n for n in made if scope.shapes[n] == self.result]
+            same = same or sorted(n for n, s in scope.shapes.items() if s == self.result)
+            if same:
+                second = same[-1]
+            elif self.result is None:
+                second = f"{self.const()} * ({total})"
+            else:
+                second = f"np.ones({self.result}) * ({total})"
+            lines.append(f"    return {total}, {second}")
         head = "import math\n\nimport numpy as np\n"
         if any("scipy" in line for line in lines):
             head += "import scipy.special\n"
+        if any("adgen." in line for line in lines):
+            head += "\nimport adgen\n"
         helpers = "".join("\n\n" + h for h in self.helpers)
-        src = head + helpers + "\n\ndef program(x, y, s):\n" + "\n".join(lines) + "\n"
+        signature = f"def program({', '.join(params)}):\n"
+        src = head + helpers + "\n\n" + signature + "\n".join(lines) + "\n"
         return src, scalar
 
 
@@ -718,14 +1414,28 @@ class Program:
     scalar: bool  # returns a scalar (a tuple otherwise)
     twice: bool  # to be checked at second order too
     features: frozenset[str]
+    container: str | None = None  # the layout (CONTAINERS) of a fourth argument `p`
 
     def __repr__(self) -> str:  # hypothesis prints the failing program this way
         return f"Program(scalar={self.scalar}, twice={self.twice}):\n{self.source}"
 
 
+def write_program(
+    choices: Choices, twice_share: float = 0.3, without: frozenset[str] = frozenset()
+) -> Program:
+    """One program, its random choices made by ``choices``; ``without``: statement kinds
+    (``Writer.statement``) not to write, and ``container`` for no container argument."""
+    twice = choices.uniform(0.0, 1.0) < twice_share
+    # shrinks towards no container argument (hypothesis shrinks integers towards 0)
+    container = choices.pick(sorted(CONTAINERS)) if choices.integer(0, 19) >= 17 else None
+    if "container" in without:
+        container = None
+    writer = Writer(choices, twice, container, without)
+    source, scalar = writer.program()
+    return Program(source, scalar, twice and scalar, frozenset(writer.features), container)
+
+
 @st.composite
 def programs(draw: Any, twice_share: float = 0.3) -> Program:
-    twice = draw(st.floats(0.0, 1.0)) < twice_share
-    writer = Writer(draw, twice)
-    source, scalar = writer.program()
-    return Program(source, scalar, twice and scalar, frozenset(writer.features))
+    """The hypothesis strategy: programs that shrink to smaller ones."""
+    return write_program(HypothesisChoices(draw), twice_share)

@@ -8,6 +8,12 @@ dot-product identity ``<u, J v> == <J^T u, v>``:
 >>> def f(x, y):
 ...     return np.sum(np.sin(x) * y)
 >>> check_grads(f, np.array([0.1, 0.5]), 2.0)
+
+Arguments that are dicts, lists or tuples of arrays are checked leaf by leaf:
+
+>>> def g(params, x):
+...     return np.sum(np.tanh(params["W"] @ x) * params["b"][0])
+>>> check_grads(g, {"W": np.eye(2), "b": (0.5,)}, np.array([0.3, -0.2]))
 """
 
 from __future__ import annotations
@@ -17,9 +23,30 @@ from typing import Any
 
 import numpy as np
 
+from . import trees
 from .api import _float_like, _params, jvp, vjp
 from .errors import entry_point
 from .parse import unwrap
+
+
+def _tree_map(f: Callable[..., Any], value: Any, *others: Any) -> Any:
+    """``f`` applied leaf by leaf to ``value`` (a dict, list or tuple of leaves, or a leaf)
+    and values of the same structure."""
+    desc = trees.describe(value)
+    if not trees.is_tree(desc):
+        return f(value, *others)
+    columns = [trees.flatten(v, desc) for v in (value, *others)]
+    return trees.unflatten(desc, [f(*leaf) for leaf in zip(*columns, strict=True)])
+
+
+def _leaves(value: Any) -> list[Any]:
+    return trees.flatten(value, trees.describe(value))
+
+
+def _differentiable(value: Any) -> bool:
+    """A floating-point argument, or a dict / list / tuple of them."""
+    found = _leaves(value)
+    return bool(found) and all(_float_like(leaf) for leaf in found)
 
 
 def _as64(value: Any) -> Any:
@@ -29,6 +56,8 @@ def _as64(value: Any) -> Any:
 
 
 def _random_like(rng: np.random.Generator, value: Any) -> Any:
+    if trees.is_tree(trees.describe(value)):
+        return _tree_map(lambda leaf: _random_like(rng, leaf), value)
     if isinstance(value, np.ndarray):
         return np.asarray(rng.standard_normal(value.shape), dtype=value.dtype)
     if isinstance(value, np.generic):
@@ -49,7 +78,11 @@ def _cotangent_like(rng: np.random.Generator, out: Any) -> Any:
 
 
 def _vdot(a: Any, b: Any) -> float:
-    return float(np.sum(np.asarray(a, dtype=np.float64) * np.asarray(b, dtype=np.float64)))
+    """The dot product (of every leaf, for dicts, lists and tuples)."""
+    return sum(
+        float(np.sum(np.asarray(p, dtype=np.float64) * np.asarray(q, dtype=np.float64)))
+        for p, q in zip(_leaves(a), _leaves(b), strict=True)
+    )
 
 
 @entry_point
@@ -67,18 +100,19 @@ def check_grads(
     """Raise ``AssertionError`` if adgen's derivatives of ``f`` at ``args`` look wrong.
 
     ``wrt`` lists the argument positions to check (default: every
-    floating-point argument). Forward mode is checked against central finite
-    differences (computed in float64), reverse mode against forward mode.
+    floating-point argument, and every dict, list or tuple of them). Forward
+    mode is checked against central finite differences (computed in float64),
+    reverse mode against forward mode.
     Tolerances default to 1e-5 (relative) for float64 and 2e-3 for float32.
     """
     fn = unwrap(f)
     names = _params(fn)
     args_list = list(args)
     if wrt is None:
-        wrt = [i for i, a in enumerate(args_list) if _float_like(a)]
+        wrt = [i for i, a in enumerate(args_list) if _differentiable(a)]
     if not wrt:
         raise ValueError("check_grads: no floating-point argument to check")
-    low = any(np.result_type(args_list[i]) == np.float32 for i in wrt)
+    low = any(np.result_type(leaf) == np.float32 for i in wrt for leaf in _leaves(args_list[i]))
     rtol = rtol if rtol is not None else (2e-3 if low else 1e-5)
     atol = atol if atol is not None else (2e-3 if low else 1e-6)
     rng = np.random.default_rng(seed)
@@ -88,11 +122,11 @@ def check_grads(
             tangents[i] = _random_like(rng, args_list[i])
         out, out_dot = jvp(fn, args_list, tangents)
         if "forward" in modes:
-            plus = [_as64(a) for a in args_list]
-            minus = [_as64(a) for a in args_list]
+            plus = [_tree_map(_as64, a) for a in args_list]
+            minus = [_tree_map(_as64, a) for a in args_list]
             for i in wrt:
-                plus[i] = plus[i] + eps * _as64(tangents[i])
-                minus[i] = minus[i] - eps * _as64(tangents[i])
+                plus[i] = _tree_map(lambda p, t: p + eps * _as64(t), plus[i], tangents[i])
+                minus[i] = _tree_map(lambda m, t: m - eps * _as64(t), minus[i], tangents[i])
             numeric = [
                 (np.asarray(p, np.float64) - np.asarray(m, np.float64)) / (2 * eps)
                 for p, m in zip(_parts(fn(*plus)), _parts(fn(*minus)), strict=True)
