@@ -313,3 +313,30 @@ def test_values_from_a_name_before_and_after_it_changes_shape_are_not_taken_alik
     y = np.array([0.1, 0.2, 0.3, 0.4])
     both_modes(scalar_after_loop_times_array_before, (y,), 0.2, ([0.2, 0.2, 0.2, 0.7],))
     check_grads(scalar_after_loop_times_array_before, y)
+
+
+# -- names adgen makes up inside an inlined function ----------------------------------------------
+
+
+def item_loop_in_a_loop(x):
+    for _ in range(2):
+        xi = x
+        for r in xi:
+            x = np.tanh(x) + 0.625 * r
+    return np.sum(x)
+
+
+def test_second_order_through_an_item_loop_nested_in_a_loop():
+    """Reverse-mode code (the function adgen.grad inlines when it is differentiated again)
+    has a variable k_1 of its own; the index adgen made up for a loop over items in it was
+    given that name too, and the Hessian came out wrong."""
+    x = np.random.default_rng(1).uniform(-1.0, 1.0, (3, 4))
+    gradient = adgen.grad(item_loop_in_a_loop)
+    check_grads(gradient, x, rtol=1e-5, atol=1e-7)
+    hessian = adgen.hessian(item_loop_in_a_loop)(x).reshape(12, 12)
+    eps = 1e-6
+    for j in (0, 5, 11):
+        step = np.zeros(12)
+        step[j] = eps
+        numeric = (gradient(x + step.reshape(3, 4)) - gradient(x - step.reshape(3, 4))) / (2 * eps)
+        np.testing.assert_allclose(hessian[:, j], numeric.ravel(), rtol=1e-5, atol=1e-7)

@@ -132,6 +132,19 @@ _OPAQUE_BLOCKS = tuple(
 MAX_INLINE_DEPTH = 256
 
 
+class _UserNamer:
+    """Fresh names for variables adgen adds to a function: ``namer``'s, never in ``avoid``."""
+
+    def __init__(self, namer: Namer, avoid: set[str]) -> None:
+        self.namer, self.avoid = namer, avoid
+
+    def fresh(self, base: str) -> str:
+        while True:
+            name = self.namer.fresh(base)
+            if name not in self.avoid:
+                return name
+
+
 class LocalFunction:
     """A nested ``def`` (or a lambda bound to a name) of the function being lowered."""
 
@@ -208,6 +221,10 @@ class Lowerer:
             self.scalars = parent.scalars
             self.block = parent.block
             self.prefix = f"{parsed.name}_"
+        # names adgen makes up for variables of this function (loop indices, break flags):
+        # never one of its own local names (an inlined function's are not reserved in the
+        # shared namer, only their prefixed IR names)
+        self.user_namer = _UserNamer(self.namer, local_names)
         self.env: dict[str, ir.Atom] = {p: ir.Var(p) for p in self.params}
         self.bound: set[str] = set(self.params)
         # the IR function's parameters: tree arguments are flattened into their leaves
@@ -235,7 +252,7 @@ class Lowerer:
         # user variables assigned inside if/for/while: one IR name each (no renaming), so every
         # path through the blocks leaves its value under the same name
         if not getattr(self.node, "adgen_structured", False):
-            self.node.body = _structure_jumps(self.node.body, self.namer)
+            self.node.body = _structure_jumps(self.node.body, self.user_namer)
             self.node.adgen_structured = True
         self.multi: dict[str, str] = {}
         nodes = walk(self.node)
@@ -660,10 +677,10 @@ class Lowerer:
             elif self.is_call_to(it, zip):
                 if not (isinstance(target, gast.Tuple) and len(target.elts) == len(it.args)):
                     self.refuse(target, "this form of zip", "unpack one name per sequence")
-                index = self.loop_variable(self.namer.fresh("k"))
+                index = self.loop_variable(self.user_namer.fresh("k"))
                 seqs, targets = [self.expr(a, None, "seq") for a in it.args], list(target.elts)
             else:
-                index = self.loop_variable(self.namer.fresh("k"))
+                index = self.loop_variable(self.user_namer.fresh("k"))
                 seqs, targets = [self.expr(it, None, "seq")], [target]
             seqs = self.held_sequences(stmt, seqs)
             if all(isinstance(seq, ir.Tup) for seq in seqs):
@@ -2124,7 +2141,7 @@ def _jumps(stmts: list[Any], kind: type) -> bool:
     return False
 
 
-def _structure_jumps(stmts: list[Any], namer: Namer) -> list[Any]:
+def _structure_jumps(stmts: list[Any], namer: _UserNamer) -> list[Any]:
     """Rewrite ``break`` and ``continue`` as flags guarding the rest of the loop body, so loops
     stay structured (a ``for`` loop keeps running its remaining iterations as no-ops after a
     ``break``; a ``while`` loop stops, as its condition tests the flag first)."""
@@ -2161,7 +2178,7 @@ def _structure_jumps(stmts: list[Any], namer: Namer) -> list[Any]:
     return out
 
 
-def _loop_targets_inside(loop: Any, namer: Namer) -> list[Any]:
+def _loop_targets_inside(loop: Any, namer: _UserNamer) -> list[Any]:
     """Give the names ``loop`` binds (its target, or the names of a tuple target) fresh names;
     the assignments, to put at the start of the body, that bind the user's names from them."""
     parts = loop.target.elts if isinstance(loop.target, gast.Tuple) else [loop.target]
