@@ -44,6 +44,7 @@ import collections
 import os
 from pathlib import Path
 
+import numpy as np
 import pytest
 from fuzz_check import classify
 from fuzz_programs import Program, programs
@@ -72,7 +73,10 @@ REFUSALS: collections.Counter[str] = collections.Counter()
 )
 @given(program=programs(), seed=st.integers(0, 2**16))
 def test_random_program(tmp_path: Path, program: Program, seed: int) -> None:
-    outcome = classify(program, tmp_path, seed)
+    # programs reach rules' singular points on purpose (sqrt, entr, ... at 0), where NumPy
+    # warns about the 0 * inf that adgen computes and then masks (docs/rules.md)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        outcome = classify(program, tmp_path, seed)
     for e in outcome.events:
         event(e)
     event(f"outcome: {outcome.kind}")
