@@ -1006,7 +1006,8 @@ class Writer:
             q = self.fresh("q")
             call, shape = self.nested_call(scope, a, q)
             if self.choices.boolean():
-                expr, shape = f"np.stack([{call} for {q} in range({ashape[0]})])", ashape
+                stacked = (ashape[0], *(shape or ()))  # one result a row of `a`
+                expr, shape = f"np.stack([{call} for {q} in range({ashape[0]})])", stacked
             else:
                 expr, shape = f"sum([{call} for {q} in range({ashape[0]})])", shape
             self.features.add("nested derivative in a comprehension")
@@ -1116,7 +1117,9 @@ class Writer:
             calls.append("np.dsplit({a}, 2)")
         if shape[0] >= 2:  # a tuple or list of pieces, written out
             k = self.choices.integer(1, shape[0] - 1)
-            calls += [f"({{a}}[:{k}], {{a}}[{k}:])", f"[{{a}}[:{k}], {{a}}[{k}:]]"]
+            calls.append(f"[{{a}}[:{k}], {{a}}[{k}:]]")
+            if self.depth == 0:  # a tuple bound to a name in a block is refused (documented)
+                calls.append(f"({{a}}[:{k}], {{a}}[{k}:])")
         if not calls:
             return None
         call = self.pick(calls)
