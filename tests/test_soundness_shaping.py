@@ -425,3 +425,21 @@ def test_rules_naming_constants_differentiate_twice(tmp_path: Path, rule: str) -
     numeric = (grad(x + step, *args[1:]) - grad(x - step, *args[1:])) / (2 * eps)
     hvp = adgen.hvp(mod.f)(*args, np.ones_like(x) if isinstance(x, np.ndarray) else 1.0)
     np.testing.assert_allclose(hvp, numeric, rtol=1e-6, atol=1e-7)
+
+
+def lstsq_residuals(a, b):
+    return np.sum(np.linalg.lstsq(a, b)[1])
+
+
+def test_lstsq_residuals_alone_are_not_given_the_shape_of_a_rank_one_stand_in() -> None:
+    """Code specialised for the arguments' shapes ran lstsq on stand-ins (of rank one) to
+    learn its results' shapes, and took the residuals to be empty: d/db ||b - a x||^2 is
+    2 (b - a x), d/da is -2 (b - a x) x^T."""
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((3, 2)), rng.standard_normal(3)
+    x = np.linalg.lstsq(a, b)[0]
+    e = b - a @ x
+    ga, gb = adgen.grad(lstsq_residuals, wrt=(0, 1))(a, b)
+    np.testing.assert_allclose(gb, 2.0 * e, rtol=1e-10)
+    np.testing.assert_allclose(ga, -2.0 * np.outer(e, x), rtol=1e-10, atol=1e-12)
+    check_grads(lstsq_residuals, a, b)
