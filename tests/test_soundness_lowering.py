@@ -340,3 +340,29 @@ def test_second_order_through_an_item_loop_nested_in_a_loop():
         step[j] = eps
         numeric = (gradient(x + step.reshape(3, 4)) - gradient(x - step.reshape(3, 4))) / (2 * eps)
         np.testing.assert_allclose(hessian[:, j], numeric.ravel(), rtol=1e-5, atol=1e-7)
+
+
+def _halves(u):
+    t = np.tanh(u) * 0.5
+    return (t, u - 0.625 * t)
+
+
+def copy_in_one_branch_write_in_the_other(x, y, s):
+    w1 = np.copy(x)
+    if s > 0.0:
+        v3, v4 = _halves(y)
+        w5 = v4.copy()
+    else:
+        w1[1] = w1[1] * 0.5
+    return np.sum(s * y) + np.sum(w1)
+
+
+def test_an_else_branch_does_not_see_the_names_its_if_branch_bound():
+    """Checking that the else branch's write owns its array reads every assignment of the
+    function; a name only the if branch binds is not known there (it was an InternalError)."""
+    x, y = np.ones((2, 3)), np.full(3, 0.3)
+    for s, dx in ((0.3, np.ones((2, 3))), (-0.3, np.array([[1.0] * 3, [0.5] * 3]))):
+        gx, gy, gs = adgen.grad(copy_in_one_branch_write_in_the_other, wrt=(0, 1, 2))(x, y, s)
+        np.testing.assert_array_equal(gx, dx)
+        np.testing.assert_allclose(gy, np.full(3, s), rtol=1e-15)
+        np.testing.assert_allclose(gs, 0.9, rtol=1e-15)

@@ -1522,8 +1522,14 @@ class Lowerer:
         return ir.Free(name)
 
     def resolve(self, node: gast.Name) -> Any:
-        if node.id in self.bound or node.id in self.params:
+        if node.id in self.env:
             return self.env[node.id]
+        if node.id in self.bound:  # bound on another path (the other branch of an `if`)
+            raise UnresolvedNameError(
+                f"`{node.id}` is used where it may not be assigned",
+                self.parsed.loc(node),
+                "assign it on every path before reading it",
+            )
         try:
             return self.parsed.scope.lookup(node.id)
         except KeyError:
