@@ -351,7 +351,7 @@ def copy_in_one_branch_write_in_the_other(x, y, s):
     w1 = np.copy(x)
     if s > 0.0:
         v3, v4 = _halves(y)
-        w5 = v4.copy()
+        w5 = v4.copy()  # noqa: F841  (user code as written)
     else:
         w1[1] = w1[1] * 0.5
     return np.sum(s * y) + np.sum(w1)
