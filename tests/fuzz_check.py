@@ -37,17 +37,16 @@ classified like one from the derivative code.
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import os
 import re
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from fuzz_programs import CONTAINERS, INPUTS, Program, build
+from source_modules import write_module
 
 import adgen
 from adgen import trees
@@ -110,14 +109,7 @@ def normalized(message: str) -> str:
 def load(folder: Path, source: str) -> Any:
     """``program`` of a new module file holding ``source`` (adgen reads its source)."""
     name = f"adgen_fuzz_{os.getpid()}_{next(_counter)}"
-    path = folder / f"{name}.py"
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module.program
+    return write_module(folder, name, source).program
 
 
 def inputs(program: Program, seed: int) -> tuple[Any, ...]:

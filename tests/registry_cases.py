@@ -12,18 +12,14 @@ plain ``def``s into a module file (under pytest's temporary directory) and impor
 
 from __future__ import annotations
 
-import atexit
-import importlib.util
 import re
-import shutil
-import sys
-import tempfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from source_modules import session_folder, write_module
 
 from adgen.rules import registered
 from adgen.rules.registry import spelling
@@ -165,15 +161,8 @@ def case_module() -> Any:
     for case in registry_cases():
         params = ", ".join(n for n, _ in case.args)
         lines += ["", f"def {case.function_name()}({params}):", f"    return {case.call}", ""]
-    folder = Path(tempfile.mkdtemp(prefix="adgen_registry_cases_"))
-    atexit.register(shutil.rmtree, folder, ignore_errors=True)  # no folder left behind
-    path = folder / "adgen_registry_cases.py"
-    path.write_text("\n".join(lines))
-    spec = importlib.util.spec_from_file_location("adgen_registry_cases", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["adgen_registry_cases"] = module
-    spec.loader.exec_module(module)
+    folder = session_folder("adgen_registry_cases_")
+    module = write_module(folder, "adgen_registry_cases", "\n".join(lines))
     _MODULE = module
     return module
 

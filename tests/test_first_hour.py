@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import ast
 import doctest
-import importlib.util
 import inspect
 import json
 import os
@@ -20,6 +19,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from source_modules import import_file
 
 import adgen
 from adgen.cli import main
@@ -33,13 +33,8 @@ def module(tmp_path: Path, source: str, name: str = "user_code") -> Path:
 
 def refusal(tmp_path: Path, body: str) -> adgen.AdgenError:
     """The error adgen.grad gives for ``f(x)`` with this body (read from a real file)."""
-    import importlib.util
-
     path = module(tmp_path, "import numpy as np\n\ndef f(x):\n" + textwrap.indent(body, "    "))
-    spec = importlib.util.spec_from_file_location(f"first_hour_{abs(hash(body))}", path)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = import_file(path, f"first_hour_{abs(hash(body))}")
     with pytest.raises(adgen.AdgenError) as info:
         adgen.grad(mod.f)(1.0)
     return info.value
@@ -157,13 +152,8 @@ def test_regenerate_command_runs_from_where_the_first_one_ran(
 
 
 def test_trace_prints_floats_as_floats(tmp_path: Path) -> None:
-    import importlib.util
-
     path = module(tmp_path, "import numpy as np\n\ndef f(x1, x2):\n    return x1 * x2\n", "tr")
-    spec = importlib.util.spec_from_file_location("first_hour_trace", path)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = import_file(path, "first_hour_trace")
     text = str(adgen.trace(mod.f, 2.0, 5.0))
     assert "    x1 = 2.0\n" in text and "    x2 = 5.0\n" in text
     assert text.rstrip().splitlines()[-2].endswith("->  10.0")
@@ -384,10 +374,7 @@ def test_an_exported_module_returns_what_the_api_returns(tmp_path: Path) -> None
     )
     assert proc.returncode == 0, proc.stderr
     exported = json.loads(proc.stdout)
-    spec = importlib.util.spec_from_file_location("first_hour_exported", path)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = import_file(path, "first_hour_exported")
     for (name, args, api_call), (kinds, values) in zip(CALLS, exported):
         want = api_call(mod)
         if name == "first_vjp":  # the API's pullback gives the cotangents only

@@ -16,19 +16,16 @@ structurally constant entries, exactly.
 from __future__ import annotations
 
 import ast
-import importlib.util
 import itertools
 import math
-import sys
-import tempfile
 import warnings
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 from registry_cases import Case, case_function, registry_cases
+from source_modules import session_folder, write_module
 
 import adgen
 from adgen import runtime as rt
@@ -53,6 +50,9 @@ def _quiet() -> Iterator[None]:
 # -- a module of functions adgen can read ----------------------------------------------------------
 
 
+_FOLDER = session_folder("adgen_singular_")
+
+
 def _module(name: str, body: list[str]) -> Any:
     """Write ``body`` (function definitions) to a module file and import it."""
     head = [
@@ -62,15 +62,7 @@ def _module(name: str, body: list[str]) -> Any:
         "from adgen import runtime as rt",
         "",
     ]
-    folder = Path(tempfile.mkdtemp(prefix="adgen_singular_"))
-    path = folder / f"{name}.py"
-    path.write_text("\n".join(head + body) + "\n")
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    return write_module(_FOLDER, name, "\n".join(head + body) + "\n")
 
 
 def _zero(a: Any) -> Any:

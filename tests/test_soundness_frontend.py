@@ -17,7 +17,6 @@ Every test states the exact answer. Run on Python 3.10-3.13.
 from __future__ import annotations
 
 import ast
-import importlib.util
 import itertools
 import linecache
 import random
@@ -26,6 +25,7 @@ import textwrap
 
 import numpy as np
 import pytest
+from source_modules import write_module
 
 import adgen
 from adgen import transform
@@ -44,12 +44,7 @@ def line_of(text: str, path: str = HERE) -> int:
 def load(tmp_path, name: str, source: str):
     """Import ``source`` as a module from a real file (written exactly as given: tabs,
     semicolons and long lines the formatter would change in this file)."""
-    path = tmp_path / f"{name}.py"
-    path.write_text(source, encoding="utf-8")
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return write_module(tmp_path, name, source)
 
 
 # -- C2: functions holding adgen.grad(lambda ...) on lines with more than the call ------------

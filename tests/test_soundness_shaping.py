@@ -8,16 +8,15 @@ finite differences only where a closed form would be a copy of the code under te
 from __future__ import annotations
 
 import ast
-import importlib.util
 import itertools
 import math
-import sys
 import types
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from source_modules import write_module
 
 import adgen
 from adgen import transform
@@ -30,14 +29,7 @@ _NUMBERS = itertools.count()
 
 def _module(tmp_path: Path, name: str, source: str) -> types.ModuleType:
     """Functions written as source (adgen reads source), imported from a file."""
-    path = tmp_path / f"{name}.py"
-    path.write_text("import math\n\nimport numpy as np\n\n" + source)
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    return write_module(tmp_path, name, "import math\n\nimport numpy as np\n\n" + source)
 
 
 # -- C1: joins of numbers, 0-d arrays, constants and arrays ----------------------------------
