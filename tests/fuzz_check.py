@@ -28,6 +28,10 @@ The :class:`Outcome` is one of
   program the generator writes is meant to be inside the subset adgen differentiates, so
   each refusal is counted and reported: it is a construct adgen does not support (yet) or
   a generator that strays;
+* ``unsteady``: the program is not smooth enough at its arguments for finite differences
+  to judge: forward mode disagreed with central differences, and central differences at
+  a step 100 times larger disagree with those too (chaotic programs, derivatives of 1e10,
+  a kink within a step). Not a defect; counted, like refusals;
 * ``invalid``: the program itself fails or has a value that is not finite: a bug of the
   generator.
 
@@ -69,7 +73,7 @@ _counter = itertools.count()
 
 @dataclass
 class Outcome:
-    kind: str  # "ok", "wrong", "crash", "refused", "invalid"
+    kind: str  # "ok", "wrong", "crash", "refused", "unsteady", "invalid"
     category: str = ""  # which check failed, or which exception
     message: str = ""
     events: list[str] = field(default_factory=list)  # the program's features, and more
@@ -92,6 +96,10 @@ class Wrong(AssertionError):
         super().__init__(f"{category}: {message}")
         self.category = category
         self.detail = message
+
+
+class Unsteady(Wrong):
+    """Finite differences cannot judge the program at its arguments (two steps disagree)."""
 
 
 def normalized(message: str) -> str:
@@ -181,6 +189,8 @@ def grads_agree(fn: Any, args: tuple[Any, ...], what: str = "") -> None:
         check_grads(fn, *args, rtol=RTOL, atol=ATOL)
     except AssertionError as exc:
         text = str(exc)
+        if text.startswith("forward mode of") and "cannot be checked here" in text:
+            raise Unsteady(what + "finite differences at two steps disagree", text) from exc
         if text.startswith("forward mode of") and "finite differences" in text:
             raise Wrong(what + "forward mode vs finite differences", text) from exc
         if text.startswith("reverse mode of") and "disagrees with forward" in text:
@@ -302,6 +312,8 @@ def classify(program: Program, folder: Path, seed: int) -> Outcome:
         return Outcome("invalid", "the program's value is not finite", repr(value), events)
     try:
         check(program, fn, args, value, seed, events)
+    except Unsteady as exc:
+        return Outcome("unsteady", exc.category, exc.detail, events, exc)
     except Wrong as exc:
         return Outcome("wrong", exc.category, exc.detail, events, exc)
     except adgen.AdgenError as exc:

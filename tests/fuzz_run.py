@@ -6,7 +6,7 @@ Programs come from the generator of ``tests/test_fuzz.py`` (``fuzz_programs.writ
 its random choices made by ``random.Random(f"{seed}:{n}")`` instead of hypothesis: fast,
 and program ``n`` of a run with ``--seed seed`` is written again from ``(seed, n)`` alone.
 Each is checked and classified by ``fuzz_check.classify`` (ok / wrong / crash / refused /
-invalid) in a worker process, with a time limit per program (``--timeout``, seconds;
+unsteady / invalid) in a worker process, with a time limit per program (``--timeout``, seconds;
 ``timeout`` is an outcome of its own).
 
 ``--out`` gets one JSON line per program (``seed``, ``index``, ``kind``, ``category``,
@@ -144,6 +144,7 @@ def summary(records: list[dict[str, Any]], seconds: float) -> dict[str, Any]:
         "wrong": classes("wrong"),
         "crash": classes("crash"),
         "refused": classes("refused"),
+        "unsteady": classes("unsteady"),
         "invalid": classes("invalid"),
         "timeout": classes("timeout"),
         "features": {
@@ -163,7 +164,7 @@ def show(s: dict[str, Any]) -> str:
         + ", ".join(f"{k} {v}" for k, v in s["outcomes"].items()),
         f"defects: {s['defects']}; refusal rate: {100 * s['refusal_rate']:.1f}%",
     ]
-    for kind in ("wrong", "crash", "refused", "invalid", "timeout"):
+    for kind in ("wrong", "crash", "refused", "unsteady", "invalid", "timeout"):
         if s[kind]:
             lines.append(f"\n{kind} ({sum(c['count'] for c in s[kind])}), by class:")
             for c in s[kind]:

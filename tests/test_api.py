@@ -383,10 +383,38 @@ def test_check_grads_passes_on_correct_code_and_catches_a_wrong_derivative(monke
         return out, t * 1.01
 
     monkeypatch.setattr(adgen.testing, "jvp", skewed)
-    with pytest.raises(AssertionError, match="finite differences"):
+    with pytest.raises(AssertionError, match="disagrees with finite differences"):
         check_grads(f, x)
     with pytest.raises(AssertionError, match="reverse mode"):
         check_grads(f, x, modes=("reverse",))
+
+
+def test_check_grads_says_when_finite_differences_cannot_judge(monkeypatch):
+    """A function that varies faster than the step: central differences at two steps
+    disagree with each other, and check_grads says so instead of blaming adgen."""
+
+    def fast(x):
+        return np.sum(np.sin(1e7 * x))
+
+    x = np.array([0.3, -0.2])
+    # adgen is right (cos(1e7 x) 1e7), the finite differences are not
+    np.testing.assert_allclose(adgen.grad(fast)(x), 1e7 * np.cos(1e7 * x), rtol=1e-9)
+    with pytest.raises(
+        AssertionError,
+        match=r"cannot be checked here: central differences at steps 1e-06 and 0.0001 disagree",
+    ):
+        check_grads(fast, x)
+    # a wrong derivative of a smooth function is still called wrong, not unsteady
+    real_jvp = adgen.testing.jvp
+
+    def skewed(fn, primals, tangents):
+        out, t = real_jvp(fn, primals, tangents)
+        return out, t * 1.01
+
+    monkeypatch.setattr(adgen.testing, "jvp", skewed)
+    with pytest.raises(AssertionError, match="disagrees with finite differences") as caught:
+        check_grads(lambda x: np.sum(np.exp(x) * x), x)
+    assert "cannot be checked" not in str(caught.value)
 
 
 def array_and_scalar(x):

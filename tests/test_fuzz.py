@@ -13,6 +13,8 @@ general code, second order for a share of them), and the outcome classified:
   inside the subset adgen differentiates, so a refusal is reported as an event
   (``--hypothesis-show-statistics``) and in the session summary, and
   :func:`test_refusal_rate` fails if too many programs are refused;
+* ``unsteady`` (finite differences at two steps disagree: the program is not smooth
+  enough at its arguments to be checked numerically) is counted, not failed;
 * ``invalid`` (the program itself fails) is a bug of the generator: the test fails.
 
 How many programs run: ``ADGEN_FUZZ_EXAMPLES`` (default 60). CI (``CI=true``) runs a

@@ -85,6 +85,29 @@ def _vdot(a: Any, b: Any) -> float:
     )
 
 
+def _central_differences(
+    fn: Callable[..., Any], args: list[Any], wrt: Sequence[int], tangents: list[Any], eps: float
+) -> list[Any]:
+    """(f(x + eps t) - f(x - eps t)) / (2 eps), each result in float64."""
+    plus = [_tree_map(_as64, a) for a in args]
+    minus = [_tree_map(_as64, a) for a in args]
+    for i in wrt:
+        plus[i] = _tree_map(lambda p, t: p + eps * _as64(t), plus[i], tangents[i])
+        minus[i] = _tree_map(lambda m, t: m - eps * _as64(t), minus[i], tangents[i])
+    return [
+        (np.asarray(p, np.float64) - np.asarray(m, np.float64)) / (2 * eps)
+        for p, m in zip(_parts(fn(*plus)), _parts(fn(*minus)), strict=True)
+    ]
+
+
+def _agree(got: list[Any], numeric: list[Any], rtol: float, atol: float) -> bool:
+    """``got`` is ``numeric`` up to ``rtol`` and ``atol`` times the largest numeric entry."""
+    scale = max((np.max(np.abs(n), initial=1.0) for n in numeric), default=1.0)
+    return all(
+        np.allclose(d, n, rtol=rtol, atol=atol * scale) for d, n in zip(got, numeric, strict=True)
+    )
+
+
 @entry_point
 def check_grads(
     f: Callable[..., Any],
@@ -122,24 +145,25 @@ def check_grads(
             tangents[i] = _random_like(rng, args_list[i])
         out, out_dot = jvp(fn, args_list, tangents)
         if "forward" in modes:
-            plus = [_tree_map(_as64, a) for a in args_list]
-            minus = [_tree_map(_as64, a) for a in args_list]
-            for i in wrt:
-                plus[i] = _tree_map(lambda p, t: p + eps * _as64(t), plus[i], tangents[i])
-                minus[i] = _tree_map(lambda m, t: m - eps * _as64(t), minus[i], tangents[i])
-            numeric = [
-                (np.asarray(p, np.float64) - np.asarray(m, np.float64)) / (2 * eps)
-                for p, m in zip(_parts(fn(*plus)), _parts(fn(*minus)), strict=True)
-            ]
+            numeric = _central_differences(fn, args_list, wrt, tangents, eps)
             adgen_dot = [np.asarray(d, np.float64) for d in _parts(out_dot)]
-            scale = max((np.max(np.abs(n), initial=1.0) for n in numeric), default=1.0)
-            if not all(
-                np.allclose(d, n, rtol=rtol, atol=atol * scale)
-                for d, n in zip(adgen_dot, numeric, strict=True)
-            ):
+            if not _agree(adgen_dot, numeric, rtol, atol):
+                what = f"forward mode of {fn.__name__} w.r.t. {[names[i] for i in wrt]}"
+                # finite differences are only a witness where f is smooth at the scale of
+                # the step: at a step 100 times larger they must say the same
+                wider = _central_differences(fn, args_list, wrt, tangents, 100 * eps)
+                if not _agree(wider, numeric, 100 * rtol, 100 * atol):
+                    raise AssertionError(
+                        f"{what} cannot be checked here: central differences at steps "
+                        f"{eps:g} and {100 * eps:g} disagree with each other, so {fn.__name__} "
+                        "is not smooth (or varies too fast) at these arguments for finite "
+                        "differences to judge; try other arguments:"
+                        f"\n  adgen:            {adgen_dot!r}"
+                        f"\n  numeric, step {eps:g}: {numeric!r}"
+                        f"\n  numeric, step {100 * eps:g}: {wider!r}"
+                    )
                 raise AssertionError(
-                    f"forward mode of {fn.__name__} w.r.t. {[names[i] for i in wrt]} disagrees "
-                    f"with finite differences:\n  adgen:   {adgen_dot!r}"
+                    f"{what} disagrees with finite differences:\n  adgen:   {adgen_dot!r}"
                     f"\n  numeric: {numeric!r}"
                 )
         if "reverse" in modes:
