@@ -40,7 +40,7 @@ from .errors import (
     cut_internal_frames,
     entry_point,
 )
-from .forward import Generated
+from .generated import Generated
 from .names import Namer
 from .parse import unwrap
 from .runtime import cast_like
@@ -955,8 +955,8 @@ def trace(f: Callable[..., Any], *args: Any, **kwargs: Any) -> Trace:
 
 def _evaluate(function: ir.Function, args: list[Any]) -> dict[str, Any]:
     """Run the IR's primal code and collect every local value."""
-    from .emit import CodeWriter
-    from .forward import Generated, open_block, open_while
+    from .emit import CodeWriter, open_block, open_while
+    from .generated import Generated
 
     def block(stmts: list[ir.Stmt]) -> None:
         for stmt in stmts:

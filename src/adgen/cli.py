@@ -25,7 +25,8 @@ from . import ir
 from .api import Wrt, _wrt_names
 from .errors import AdgenError, InternalError, SourceLocation
 from .export import is_builtin, module_source, value_source, write_modules
-from .forward import Generated, forward
+from .forward import forward
+from .generated import Generated
 from .lower import lower
 from .optimize import optimize
 from .reverse import reverse

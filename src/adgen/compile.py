@@ -4,7 +4,7 @@ The source is registered in :mod:`linecache` under a pseudo-filename made from
 its content, so ``inspect.getsource`` of a generated function works and a
 traceback through generated code shows its lines. Nothing touches the disk.
 
->>> from adgen.forward import Generated
+>>> from adgen.generated import Generated
 >>> fn = load(Generated("double", ["x"], "def double(x):\\n    return 2 * x\\n"), {})
 >>> fn(3.0), fn.__code__.co_filename
 (6.0, '<adgen double 0992f2f8>')
@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .errors import LimitError
-from .forward import Generated
+from .generated import Generated
 from .rules.registry import TEMPLATE_GLOBALS
 
 # the longest derivative code adgen compiles (lines): beyond it compiling takes minutes and

@@ -115,7 +115,7 @@ def through_rule(fn: Any) -> types.FunctionType | None:
     if hit is not None and hit[0] is fn:
         return hit[1]
     from .compile import load
-    from .forward import Generated
+    from .generated import Generated
 
     params = _plain_parameters(fn)
     name = registry._identifier(fn)

@@ -58,7 +58,7 @@ from typing import Any
 
 from . import ir
 from .export import write_atomic
-from .forward import Generated
+from .generated import Generated
 
 FORMAT = 1
 _HEADER = "# adgen-cache "

@@ -2,6 +2,8 @@
 
 :class:`CodeWriter` collects statements and comments with their indentation;
 the derivative of each original line is grouped under a comment quoting it.
+:func:`open_block` and :func:`open_while` write the headers of the IR's ``if``, ``for``
+and ``while`` statements (forward mode, both sweeps of reverse mode, and traces).
 
 >>> w = CodeWriter()
 >>> w.open("def f_jvp(x, x_dot):")
@@ -17,9 +19,11 @@ def f_jvp(x, x_dot):
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
+
+from . import ir
 
 # leaves of every tree: contexts (Load, Store, Del) and operators
 LEAVES = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
@@ -225,6 +229,47 @@ class CodeWriter:
 
     def render(self) -> str:
         return "\n".join(self.lines) + "\n"
+
+
+def while_header(stmt: ir.While) -> tuple[str | None, list[ir.Stmt]]:
+    """``while <expr>:`` when the test is one comparison; else None (``while True`` + break)."""
+    tb = stmt.test_body
+    if (
+        len(tb) == 1
+        and isinstance(tb[0], ir.Assign)
+        and not tb[0].prim.differentiable
+        and isinstance(stmt.test, ir.Var)
+        and tb[0].targets == (stmt.test.name,)
+    ):
+        return ast.unparse(ir.primal_expr(tb[0])), []
+    if not tb:
+        return ast.unparse(ir.atom_to_ast(stmt.test)), []
+    return None, tb
+
+
+def open_while(w: CodeWriter, stmt: ir.While, test_block: Callable[[list[ir.Stmt]], None]) -> None:
+    """Write the header of a ``while`` loop: ``while <test>:``, or ``while True:`` followed by
+    the statements computing the test (written by ``test_block``) and ``if not test: break``.
+    The body follows at the next depth."""
+    header, test_body = while_header(stmt)
+    if header is not None:
+        w.open(f"while {header}:")
+        return
+    w.open("while True:")
+    test_block(test_body)
+    w.open(f"if not {ast.unparse(ir.atom_to_ast(stmt.test))}:")
+    w.line("break")
+    w.close()
+
+
+def open_block(w: CodeWriter, stmt: ir.Stmt) -> None:
+    """Write the header of a block statement (its body follows at the next depth)."""
+    if isinstance(stmt, ir.If):
+        w.open(f"if {ast.unparse(ir.atom_to_ast(stmt.test))}:")
+        w.reads.update(ir.atom_vars(stmt.test))
+    elif isinstance(stmt, ir.For):
+        w.open(f"for {stmt.target} in {ast.unparse(ir.atom_to_ast(stmt.iter))}:")
+        w.reads.update(ir.atom_vars(stmt.iter))
 
 
 def free_dead_names(source: str, scalars: frozenset[str] = frozenset()) -> str:

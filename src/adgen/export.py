@@ -38,7 +38,7 @@ import numpy as np
 
 from . import runtime
 from .errors import AdgenError, InternalError, SourceLocation, entry_point
-from .forward import Generated
+from .generated import Generated
 
 __all__ = [
     "RUNTIME_MODULE",

@@ -24,14 +24,12 @@ from __future__ import annotations
 
 import ast
 import os
-from collections.abc import Callable
-from dataclasses import dataclass
 
 from . import ir
 from .analysis import Facts
 from .calls import LazyDerivative
 from .complexvalues import refuse_complex
-from .emit import CodeWriter, fuse_temporaries
+from .emit import CodeWriter, fuse_temporaries, open_block, open_while
 from .errors import UnsupportedSyntaxError
 from .expand import (
     StatementRule,
@@ -45,61 +43,9 @@ from .expand import (
     subscript_store,
     zero_like,
 )
+from .generated import Generated
 from .names import Namer
 from .shapes import Signature, broadcast_classes, scalar_names, specialise, specialised_for
-
-
-@dataclass
-class Generated:
-    """A generated function: its name, parameters and source text, and the lists from which
-    its ``v = xs.pop()`` puts back a value ``v`` had (reverse mode's saved values): read
-    again, such a pop leaves ``v`` as differentiable as it was (``adgen.analysis``)."""
-
-    name: str
-    params: list[str]
-    source: str
-    restoring: tuple[str, ...] = ()
-
-
-def while_header(stmt: ir.While) -> tuple[str | None, list[ir.Stmt]]:
-    """``while <expr>:`` when the test is one comparison; else None (``while True`` + break)."""
-    tb = stmt.test_body
-    if (
-        len(tb) == 1
-        and isinstance(tb[0], ir.Assign)
-        and not tb[0].prim.differentiable
-        and isinstance(stmt.test, ir.Var)
-        and tb[0].targets == (stmt.test.name,)
-    ):
-        return ast.unparse(ir.primal_expr(tb[0])), []
-    if not tb:
-        return ast.unparse(ir.atom_to_ast(stmt.test)), []
-    return None, tb
-
-
-def open_while(w: CodeWriter, stmt: ir.While, test_block: Callable[[list[ir.Stmt]], None]) -> None:
-    """Write the header of a ``while`` loop: ``while <test>:``, or ``while True:`` followed by
-    the statements computing the test (written by ``test_block``) and ``if not test: break``.
-    The body follows at the next depth."""
-    header, test_body = while_header(stmt)
-    if header is not None:
-        w.open(f"while {header}:")
-        return
-    w.open("while True:")
-    test_block(test_body)
-    w.open(f"if not {ast.unparse(ir.atom_to_ast(stmt.test))}:")
-    w.line("break")
-    w.close()
-
-
-def open_block(w: CodeWriter, stmt: ir.Stmt) -> None:
-    """Write the header of a block statement (its body follows at the next depth)."""
-    if isinstance(stmt, ir.If):
-        w.open(f"if {ast.unparse(ir.atom_to_ast(stmt.test))}:")
-        w.reads.update(ir.atom_vars(stmt.test))
-    elif isinstance(stmt, ir.For):
-        w.open(f"for {stmt.target} in {ast.unparse(ir.atom_to_ast(stmt.iter))}:")
-        w.reads.update(ir.atom_vars(stmt.iter))
 
 
 class _Forward:

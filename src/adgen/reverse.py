@@ -63,6 +63,8 @@ from .emit import (
     drop_copies,
     fuse_temporaries,
     keep_shapes_and_free,
+    open_block,
+    open_while,
     sum_before_linear,
 )
 from .errors import UnsupportedSyntaxError
@@ -78,7 +80,7 @@ from .expand import (
     subscript_store,
     zero_like,
 )
-from .forward import Generated, open_block, open_while
+from .generated import Generated
 from .names import Namer
 from .shapes import (
     Classes,

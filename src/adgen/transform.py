@@ -20,7 +20,8 @@ from typing import Any
 from . import cache, diskcache, ir
 from .compile import load
 from .errors import AdgenError, DerivativeError, InternalError, LimitError, SourceLocation
-from .forward import Generated, forward
+from .forward import forward
+from .generated import Generated
 from .lower import lower
 from .optimize import optimize
 from .parse import LiveScope, parse_function
