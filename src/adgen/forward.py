@@ -28,8 +28,9 @@ import os
 from . import ir
 from .analysis import Facts
 from .calls import LazyDerivative
+from .codeopt.fuse_temporaries import fuse_temporaries
 from .complexvalues import refuse_complex
-from .emit import CodeWriter, fuse_temporaries, open_block, open_while
+from .emit import CodeWriter, open_block, open_while
 from .errors import UnsupportedSyntaxError
 from .expand import (
     StatementRule,

@@ -43,7 +43,7 @@ def f_vjp(x1, x2, out_bar):
 <BLANKLINE>
 
 Values whose adjoint needs only their shape are kept as ``rt.Like`` (shape and dtype), and
-``del`` lines free each array after its last use (:mod:`adgen.emit`).
+``del`` lines free each array after its last use (:mod:`adgen.codeopt`).
 """
 
 from __future__ import annotations
@@ -55,18 +55,13 @@ import os
 from . import ir
 from .analysis import Facts
 from .calls import LazyDerivative
+from .codeopt.batch_saves import batch_saves
+from .codeopt.drop_copies import drop_copies
+from .codeopt.fuse_temporaries import fuse_temporaries
+from .codeopt.keep_shapes_only import keep_shapes_and_free
+from .codeopt.sum_before_linear import sum_before_linear
 from .complexvalues import refuse_complex
-from .emit import (
-    CodeWriter,
-    Transformer,
-    batch_saves,
-    drop_copies,
-    fuse_temporaries,
-    keep_shapes_and_free,
-    open_block,
-    open_while,
-    sum_before_linear,
-)
+from .emit import CodeWriter, Transformer, open_block, open_while
 from .errors import UnsupportedSyntaxError
 from .expand import (
     StatementRule,
@@ -986,11 +981,13 @@ def reverse(
 ) -> Generated:
     """``aux=True``: the function returns ``(value, aux)``; only ``value`` is differentiated
     (the cotangent passed is ``value``'s) and ``aux`` is returned as it is. ``batch=False``
-    keeps one save per value in loops (:func:`adgen.emit.batch_saves` packs them into tuples,
-    which adgen cannot differentiate again: code meant for higher order is not batched).
+    keeps one save per value in loops (:mod:`adgen.codeopt.batch_saves` packs them into
+    tuples, which adgen cannot differentiate again: code meant for higher order is not
+    batched).
     ``signature`` describes the arguments the code is specialised for
     (:func:`adgen.shapes.infer`): their shapes decide broadcasting when the code is made.
-    ``fuse=False`` keeps one statement per IR statement (no :func:`adgen.emit.fuse_temporaries`)."""
+    ``fuse=False`` keeps one statement per IR statement (no
+    :mod:`adgen.codeopt.fuse_temporaries`)."""
     ret = fn.body[-1]
     assert isinstance(ret, ir.Return)
     if aux and not (isinstance(ret.value, ir.Tup) and len(ret.value.items) == 2):
