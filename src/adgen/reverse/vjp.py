@@ -98,6 +98,70 @@ def reverse(
     (:func:`adgen.shapes.infer`): their shapes decide broadcasting when the code is made.
     ``fuse=False`` keeps one statement per IR statement (no
     :mod:`adgen.codeopt.fuse_temporaries`)."""
+    ret = _refuse_results(fn, aux)
+    namer = Namer(fn.user_names | set(fn.free))
+    if isinstance(ret.value, ir.Var):
+        seed = namer.adjoint(ret.value.name)
+    else:  # a tuple (or constant) result: a cotangent name no variable's adjoint can take
+        seed = namer.claim("out_bar")
+    gen_name = namer.claim(f"{fn.name}_vjp")
+    # first pass: save every rebound name, to learn which ones the adjoint sweep reads
+    facts = Facts(fn, wrt)
+    refuse_complex(fn, facts.varied)
+    classes, shapes, known = specialise(
+        fn, broadcast_classes(fn, scalars, facts.rebound), signature
+    )
+    pushed, reads, swept = _saved_names(fn, wrt, scalars, namer, facts, classes, aux, seed, known)
+    _refuse_unsupported(fn, facts, reads)
+    gen, sweep = swept or _sweep(
+        fn, wrt, scalars, namer, pushed, facts, classes, aux=aux, seed=seed, known=known
+    )
+
+    w = CodeWriter()
+    w.comment(
+        f"adgen: reverse mode (vector-Jacobian product) of {fn.name} "
+        f"({os.path.basename(fn.filename)}:{fn.firstlineno}) w.r.t. {', '.join(wrt)}"
+        + (f"; for scalar {', '.join(p for p in fn.params if p in scalars)}" if scalars else "")
+        + specialised_for(fn, shapes)
+    )
+    w.open(f"def {gen_name}({', '.join(fn.params + [seed])}):")
+    _open_stacks(w, fn, gen)
+    dead = _freed(fn, gen, sweep, ret)
+    gen.forward_block(fn.body, w, dead)
+    # the adjoint sweep restores old values of saved names: keep the results aside (a copy if
+    # the sweep puts old values back into the array itself)
+    kept: dict[str, ast.expr] = {}
+    for var in sorted(set(ir.atom_vars(ret.value)) & (gen.pushed | gen.restored)):
+        held = call("np.copy", name(var)) if var in gen.facts.mutated else name(var)
+        kept[var] = name(namer.fresh(var))
+        w.stmt(_assign(kept[var].id, held))  # type: ignore[attr-defined]
+    value = _Rename(kept).visit(ir.atom_to_ast(ret.value))
+    for v in sorted(gen.facts.managed):
+        if v in gen.local_names:
+            continue  # each iteration assigns it before anything reads it
+        if not (isinstance(ret.value, ir.Var) and v == ret.value.name):
+            w.stmt(_assign(gen.bar(v), zero_like(v, gen.classes)))
+        elif v in gen.facts.mutated:  # the caller's cotangent is never written into
+            w.stmt(_assign(gen.bar(v), call("np.copy", name(gen.bar(v)))))
+    w.extend(sweep)
+    grads: list[ast.expr] = []
+    for p in wrt:
+        if p in gen.facts.managed:
+            grads.append(name(gen.bar(p)))
+        elif p in gen.adjoint:
+            grads.append(name(gen.adjoint[p]))
+        else:
+            grads.append(call("np.zeros_like", name(p)))
+    result = ast.Tuple(elts=[value, ast.Tuple(elts=grads, ctx=ast.Load())], ctx=ast.Load())
+    w.stmt(ast.Return(value=result))
+    w.close()
+    text = _optimize(w.render(), gen, known, batch, fuse)
+    return Generated(gen_name, fn.params + [seed], text, gen.restoring)
+
+
+def _refuse_results(fn: ir.Function, aux: bool) -> ir.Return:
+    """The function's ``return``, whose value must be a flat tuple (or a single value) for
+    reverse mode to seed a cotangent for each item; with ``aux``, a pair."""
     ret = fn.body[-1]
     assert isinstance(ret, ir.Return)
     if aux and not (isinstance(ret.value, ir.Tup) and len(ret.value.items) == 2):
@@ -115,18 +179,23 @@ def reverse(
             loc_of(fn, ret.line),
             "return a flat tuple of values",
         )
-    namer = Namer(fn.user_names | set(fn.free))
-    if isinstance(ret.value, ir.Var):
-        seed = namer.adjoint(ret.value.name)
-    else:  # a tuple (or constant) result: a cotangent name no variable's adjoint can take
-        seed = namer.claim("out_bar")
-    gen_name = namer.claim(f"{fn.name}_vjp")
-    # first pass: save every rebound name, to learn which ones the adjoint sweep reads
-    facts = Facts(fn, wrt)
-    refuse_complex(fn, facts.varied)
-    classes, shapes, known = specialise(
-        fn, broadcast_classes(fn, scalars, facts.rebound), signature
-    )
+    return ret
+
+
+def _saved_names(
+    fn: ir.Function,
+    wrt: list[str],
+    scalars: frozenset[str],
+    namer: Namer,
+    facts: Facts,
+    classes: Classes,
+    aux: bool,
+    seed: str,
+    known: dict[str, tuple[tuple[int, ...], str]],
+) -> tuple[set[str], set[str], tuple[_Reverse, CodeWriter] | None]:
+    """The names the forward sweep saves before overwriting them (those whose old value the
+    adjoint sweep reads), what the adjoint sweep reads, and the sweep itself when it served
+    as the probe (None: sweep again, saving those names)."""
     candidates = facts.multi - facts.test_names
     pushed = set(candidates)
     swept: tuple[_Reverse, CodeWriter] | None = None
@@ -145,6 +214,12 @@ def reverse(
             if candidates & reads == pushed:
                 break
             pushed = candidates & reads
+    return pushed, reads, swept
+
+
+def _refuse_unsupported(fn: ir.Function, facts: Facts, reads: set[str]) -> None:
+    """Refuse what the adjoint sweep cannot undo: a list changed in place under two names
+    (in adgen's own code), and a loop condition whose values the adjoint sweep reads."""
     readers: dict[str, int] = {}
     for stmt in fn.statements():
         if isinstance(stmt, ir.Assign):
@@ -175,18 +250,11 @@ def reverse(
                 loc_of(fn, stmt.line),
                 "compute the condition into a variable inside the loop body",
             )
-    gen, sweep = swept or _sweep(
-        fn, wrt, scalars, namer, pushed, facts, classes, aux=aux, seed=seed, known=known
-    )
 
-    w = CodeWriter()
-    w.comment(
-        f"adgen: reverse mode (vector-Jacobian product) of {fn.name} "
-        f"({os.path.basename(fn.filename)}:{fn.firstlineno}) w.r.t. {', '.join(wrt)}"
-        + (f"; for scalar {', '.join(p for p in fn.params if p in scalars)}" if scalars else "")
-        + specialised_for(fn, shapes)
-    )
-    w.open(f"def {gen_name}({', '.join(fn.params + [seed])}):")
+
+def _open_stacks(w: CodeWriter, fn: ir.Function, gen: _Reverse) -> None:
+    """The lists the forward sweep saves values and snapshots on, and ``None`` for each
+    saved name that has no value yet where it may first be saved."""
     if gen.pushed or gen.counters:
         w.stmt(_assign(gen.stack, ast.List(elts=[], ctx=ast.Load())))
     if any(gen.checkpoint_needed.values()):
@@ -209,6 +277,14 @@ def reverse(
                 lineno=0,
             )
         )
+
+
+def _freed(
+    fn: ir.Function, gen: _Reverse, sweep: CodeWriter, ret: ir.Return
+) -> dict[int, list[str]]:
+    """The values the forward sweep deletes after each top-level statement (by its place):
+    those last used there that neither the adjoint sweep nor the result reads."""
+    facts = gen.facts
     keep = sweep.reads | set(ir.atom_vars(ret.value)) | set(fn.params) | facts.multi | facts.managed
     last_use: dict[str, int] = {}
     for i, stmt in enumerate(fn.body):
@@ -227,35 +303,18 @@ def reverse(
         if v not in keep and v in worth and gen.classes.get(v, frozenset({v})):
             dead.setdefault(i, []).append(v)
     dead.pop(len(fn.body) - 1, None)
-    gen.forward_block(fn.body, w, dead)
-    # the adjoint sweep restores old values of saved names: keep the results aside (a copy if
-    # the sweep puts old values back into the array itself)
-    kept: dict[str, ast.expr] = {}
-    for var in sorted(set(ir.atom_vars(ret.value)) & (gen.pushed | gen.restored)):
-        held = call("np.copy", name(var)) if var in gen.facts.mutated else name(var)
-        kept[var] = name(namer.fresh(var))
-        w.stmt(_assign(kept[var].id, held))  # type: ignore[attr-defined]
-    value = _Rename(kept).visit(ir.atom_to_ast(ret.value))
-    for v in sorted(gen.facts.managed):
-        if v in gen.local_names:
-            continue  # each iteration assigns it before anything reads it
-        if not (isinstance(ret.value, ir.Var) and v == ret.value.name):
-            w.stmt(_assign(gen.bar(v), zero_like(v, gen.classes)))
-        elif v in gen.facts.mutated:  # the caller's cotangent is never written into
-            w.stmt(_assign(gen.bar(v), call("np.copy", name(gen.bar(v)))))
-    w.extend(sweep)
-    grads: list[ast.expr] = []
-    for p in wrt:
-        if p in gen.facts.managed:
-            grads.append(name(gen.bar(p)))
-        elif p in gen.adjoint:
-            grads.append(name(gen.adjoint[p]))
-        else:
-            grads.append(call("np.zeros_like", name(p)))
-    result = ast.Tuple(elts=[value, ast.Tuple(elts=grads, ctx=ast.Load())], ctx=ast.Load())
-    w.stmt(ast.Return(value=result))
-    w.close()
-    text = drop_copies(w.render())
+    return dead
+
+
+def _optimize(
+    text: str,
+    gen: _Reverse,
+    known: dict[str, tuple[tuple[int, ...], str]],
+    batch: bool,
+    fuse: bool,
+) -> str:
+    """The passes of :mod:`adgen.codeopt` over the written function, in their order."""
+    text = drop_copies(text)
     text = batch_saves(text, gen.stack) if batch else text
     if known:  # code specialised for shapes: adjoints have their values' shapes
         sizes = {v: k[0] for v, k in known.items()}
@@ -266,4 +325,4 @@ def reverse(
     small = frozenset(scalar | {gen.bar(v) for v in scalar})
     text = fuse_temporaries(text) if fuse else text
     text = keep_shapes_and_free(text, small)
-    return Generated(gen_name, fn.params + [seed], text, gen.restoring)
+    return text
