@@ -1,5 +1,7 @@
-"""What the passes over generated code share: the function a source defines, its blocks of
-statements and plain assignments, and the names each statement reads and binds."""
+"""Helpers the passes over generated code share.
+
+The function a generated source defines, its blocks of statements and plain assignments,
+and the names each statement reads and binds (computed once per statement)."""
 
 from __future__ import annotations
 
