@@ -30,6 +30,18 @@ if TYPE_CHECKING:
 class LoopsMixin(LowererState):
     """``for`` and ``while`` loops."""
 
+    def lower_while(self: Lowerer, stmt: Any) -> None:
+        """``while``: the statements computing its test are a block of their own, run before
+        each iteration."""
+        if stmt.orelse:
+            self.refuse(stmt, "`else` clauses on loops", "move that code after the loop")
+        line = self.key(stmt)
+        saved, self.block = self.block, []
+        test = self.expr(stmt.test, None, "cond")
+        test_body, self.block = self.block, saved
+        body = self.sub_block(stmt.body)
+        self.block.append(ir.While(test_body, test, body, line))
+
     def reversed_range(self: Lowerer, it: Any) -> ir.Atom | None:
         """The range of ``reversed(range(...))`` or ``reversed(r)`` with ``r = range(...)``."""
         if not (self.is_call_to(it, reversed) and len(it.args) == 1 and not it.keywords):

@@ -91,93 +91,14 @@ class StatementsMixin(LowererState):
     # -- statements -----------------------------------------------------------------------------
     def statement(self: Lowerer, stmt: Any) -> bool:
         """Lower one statement; True if it was a ``return``."""
-        if (
-            isinstance(stmt, gast.Assign)
-            and len(stmt.targets) == 1
-            and isinstance(stmt.targets[0], gast.Subscript)
-        ):
-            self.write_in_place(stmt, stmt.targets[0], stmt.value, None)
-            return False
-        if (
-            isinstance(stmt, gast.Assign)
-            and len(stmt.targets) == 1
-            and isinstance(stmt.targets[0], gast.Name)
-            and isinstance(stmt.value, gast.Call)
-        ):
-            ok, maker = self.static_object(stmt.value.func)
-            kind = nested.entry_points().get(maker) if ok else None
-            if kind in ("grad", "value_and_grad"):  # g = adgen.grad(lambda y: ...)
-                self.local_functions[stmt.targets[0].id] = LocalDerivative(kind, stmt.value)
-                self.bound.add(stmt.targets[0].id)
-                return False
-        if (
-            isinstance(stmt, gast.Assign)
-            and len(stmt.targets) == 1
-            and isinstance(stmt.targets[0], gast.Tuple)
-            and len(stmt.targets[0].elts) == 2
-            and all(isinstance(t, gast.Name) for t in stmt.targets[0].elts)
-            and isinstance(stmt.value, gast.Call)
-        ):
-            ok, maker = self.static_object(stmt.value.func)
-            if ok and nested.entry_points().get(maker) == "vjp":  # out, pb = adgen.vjp(F, x)
-                self.nested_vjp(stmt.value, *stmt.targets[0].elts)
-                return False
-        if (
-            isinstance(stmt, gast.Assign)
-            and isinstance(stmt.value, gast.Lambda)
-            and len(stmt.targets) == 1
-            and isinstance(stmt.targets[0], gast.Name)
-        ):
-            self.define_local_function(stmt.value, stmt, stmt.targets[0].id)
-            return False
         if isinstance(stmt, gast.Assign):
-            if len(stmt.targets) != 1:
-                # a = b = expr: evaluate once, bind every target
-                atom = self.expr(stmt.value, None)
-                for target in stmt.targets:
-                    self.bind_target(target, atom)
-                return False
-            self.assign(stmt.targets[0], stmt.value)
-            return False
-        if isinstance(stmt, gast.AugAssign) and isinstance(stmt.target, gast.Subscript):
-            self.write_in_place(stmt, stmt.target, stmt.value, stmt.op)
+            self.lower_assign(stmt)
             return False
         if isinstance(stmt, gast.AugAssign):
-            if not isinstance(stmt.target, gast.Name):
-                self.refuse(
-                    stmt, "augmented assignment to subscripts or attributes", "write y = y + v"
-                )
-            self.check_in_place(stmt)
-            binop = gast.BinOp(
-                left=gast.Name(
-                    id=stmt.target.id, ctx=gast.Load(), annotation=None, type_comment=None
-                ),
-                op=stmt.op,
-                right=stmt.value,
-            )
-            gast.copy_location(binop, stmt)
-            self.assign(stmt.target, binop, augmented=True)
+            self.lower_aug_assign(stmt)
             return False
         if isinstance(stmt, gast.Return):
-            if stmt.value is None:
-                self.refuse(stmt, "`return` without a value", "return the value to differentiate")
-            if self.result_items:
-                assert isinstance(stmt.value, gast.Tuple)
-                for item, elt in zip(self.result_items, stmt.value.elts):
-                    atom = self.expr(elt, item)
-                    if atom != ir.Var(item):
-                        self.copy(item, atom)
-                return True
-            if self.result is not None:
-                atom = self.expr(stmt.value, self.result)
-                if atom != ir.Var(self.result):
-                    self.copy(self.result, atom)
-                return True
-            if self.parent is not None:  # an inlined call: the value goes to the caller
-                self.returned = self.expr(stmt.value, self.call_target, self.prefix + "out")
-                return True
-            atom = self.expr(stmt.value, self.namer.claim("out") if "out" in self.bound else "out")
-            self.block.append(ir.Return(atom, self.line))
+            self.lower_return(stmt)
             return True
         if isinstance(stmt, gast.Pass):
             return False
@@ -199,29 +120,13 @@ class StatementsMixin(LowererState):
             self.define_local_function(stmt, stmt)
             return False
         if isinstance(stmt, gast.If):
-            test = self.expr(stmt.test, None, "cond")
-            # each branch starts from what the names meant before the `if` (a name bound in
-            # a branch is rebound in blocks, so it has one IR name after it; only statements
-            # after an early return, which end the function, bind names of their own there)
-            before = dict(self.env)
-            body = self.sub_block(stmt.body)
-            self.env, after_body = before, self.env
-            orelse = self.sub_block(stmt.orelse)
-            self.env = {**after_body, **self.env}
-            self.add_if(test, body, orelse, self.key(stmt))
+            self.lower_if(stmt)
             return False
         if isinstance(stmt, gast.For):
             self.lower_for(stmt)
             return False
         if isinstance(stmt, gast.While):
-            if stmt.orelse:
-                self.refuse(stmt, "`else` clauses on loops", "move that code after the loop")
-            line = self.key(stmt)
-            saved, self.block = self.block, []
-            test = self.expr(stmt.test, None, "cond")
-            test_body, self.block = self.block, saved
-            body = self.sub_block(stmt.body)
-            self.block.append(ir.While(test_body, test, body, line))
+            self.lower_while(stmt)
             return False
         if isinstance(stmt, (gast.Break, gast.Continue)):
             word = "break" if isinstance(stmt, gast.Break) else "continue"
@@ -233,39 +138,140 @@ class StatementsMixin(LowererState):
                 else "put the rest of the loop body under an if",
             )
         if isinstance(stmt, gast.Expr):
-            if isinstance(stmt.value, gast.Constant):
-                return False
-            if _is_pop(stmt.value) and stmt.value.func.value.id in self.multi:
-                self.pop(stmt.value, stmt.value.func.value.id, None, "dropped")  # xs.pop()
-                return False
-            call = stmt.value
-            if (
-                isinstance(call, gast.Call)
-                and isinstance(call.func, gast.Attribute)
-                and call.func.attr == "append"
-                and isinstance(call.func.value, gast.Name)
-                and len(call.args) == 1
-                and not call.keywords
-            ):
-                self.append(stmt, call.func.value.id, call.args[0])
-                return False
-            if (
-                isinstance(call, gast.Call)
-                and isinstance(call.func, gast.Attribute)
-                and call.func.attr in ("append", "extend", "insert")
-            ):
-                self.refuse(
-                    stmt,
-                    f"growing a list with `.{call.func.attr}()` (not yet)",
-                    "preallocate an array (y = np.zeros(n)) and write y[i] = v, "
-                    "or stack the values you have: np.stack((a, b))",
-                )
+            self.lower_expression_statement(stmt)
+            return False
+        self.refuse_node(stmt)
+
+    def lower_assign(self: Lowerer, stmt: Any) -> None:
+        """An assignment: ``y[i] = v``, ``g = adgen.grad(...)``, ``out, pb = adgen.vjp(...)``,
+        ``f = lambda ...``, ``a = b = expr`` or a plain one."""
+        if len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Subscript):
+            self.write_in_place(stmt, stmt.targets[0], stmt.value, None)
+            return
+        if (
+            len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], gast.Name)
+            and isinstance(stmt.value, gast.Call)
+        ):
+            ok, maker = self.static_object(stmt.value.func)
+            kind = nested.entry_points().get(maker) if ok else None
+            if kind in ("grad", "value_and_grad"):  # g = adgen.grad(lambda y: ...)
+                self.local_functions[stmt.targets[0].id] = LocalDerivative(kind, stmt.value)
+                self.bound.add(stmt.targets[0].id)
+                return
+        if (
+            len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], gast.Tuple)
+            and len(stmt.targets[0].elts) == 2
+            and all(isinstance(t, gast.Name) for t in stmt.targets[0].elts)
+            and isinstance(stmt.value, gast.Call)
+        ):
+            ok, maker = self.static_object(stmt.value.func)
+            if ok and nested.entry_points().get(maker) == "vjp":  # out, pb = adgen.vjp(F, x)
+                self.nested_vjp(stmt.value, *stmt.targets[0].elts)
+                return
+        if (
+            isinstance(stmt.value, gast.Lambda)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], gast.Name)
+        ):
+            self.define_local_function(stmt.value, stmt, stmt.targets[0].id)
+            return
+        if len(stmt.targets) != 1:
+            # a = b = expr: evaluate once, bind every target
+            atom = self.expr(stmt.value, None)
+            for target in stmt.targets:
+                self.bind_target(target, atom)
+            return
+        self.assign(stmt.targets[0], stmt.value)
+
+    def lower_aug_assign(self: Lowerer, stmt: Any) -> None:
+        """``y[i] += v`` (in place) or ``y += v`` (``y = y + v`` where nothing else sees y)."""
+        if isinstance(stmt.target, gast.Subscript):
+            self.write_in_place(stmt, stmt.target, stmt.value, stmt.op)
+            return
+        if not isinstance(stmt.target, gast.Name):
+            self.refuse(stmt, "augmented assignment to subscripts or attributes", "write y = y + v")
+        self.check_in_place(stmt)
+        binop = gast.BinOp(
+            left=gast.Name(id=stmt.target.id, ctx=gast.Load(), annotation=None, type_comment=None),
+            op=stmt.op,
+            right=stmt.value,
+        )
+        gast.copy_location(binop, stmt)
+        self.assign(stmt.target, binop, augmented=True)
+
+    def lower_return(self: Lowerer, stmt: Any) -> None:
+        """``return v``: the function's result, the caller's value (an inlined call), or, where
+        returns stand inside branches, the result name(s) they all bind."""
+        if stmt.value is None:
+            self.refuse(stmt, "`return` without a value", "return the value to differentiate")
+        if self.result_items:
+            assert isinstance(stmt.value, gast.Tuple)
+            for item, elt in zip(self.result_items, stmt.value.elts):
+                atom = self.expr(elt, item)
+                if atom != ir.Var(item):
+                    self.copy(item, atom)
+            return
+        if self.result is not None:
+            atom = self.expr(stmt.value, self.result)
+            if atom != ir.Var(self.result):
+                self.copy(self.result, atom)
+            return
+        if self.parent is not None:  # an inlined call: the value goes to the caller
+            self.returned = self.expr(stmt.value, self.call_target, self.prefix + "out")
+            return
+        atom = self.expr(stmt.value, self.namer.claim("out") if "out" in self.bound else "out")
+        self.block.append(ir.Return(atom, self.line))
+
+    def lower_if(self: Lowerer, stmt: Any) -> None:
+        """``if``/``else``: each branch a block of its own."""
+        test = self.expr(stmt.test, None, "cond")
+        # each branch starts from what the names meant before the `if` (a name bound in
+        # a branch is rebound in blocks, so it has one IR name after it; only statements
+        # after an early return, which end the function, bind names of their own there)
+        before = dict(self.env)
+        body = self.sub_block(stmt.body)
+        self.env, after_body = before, self.env
+        orelse = self.sub_block(stmt.orelse)
+        self.env = {**after_body, **self.env}
+        self.add_if(test, body, orelse, self.key(stmt))
+
+    def lower_expression_statement(self: Lowerer, stmt: Any) -> None:
+        """An expression statement: a constant (a docstring), ``xs.pop()`` or ``xs.append(v)``;
+        any other (a call made for its side effects) is refused."""
+        if isinstance(stmt.value, gast.Constant):
+            return
+        if _is_pop(stmt.value) and stmt.value.func.value.id in self.multi:
+            self.pop(stmt.value, stmt.value.func.value.id, None, "dropped")  # xs.pop()
+            return
+        call = stmt.value
+        if (
+            isinstance(call, gast.Call)
+            and isinstance(call.func, gast.Attribute)
+            and call.func.attr == "append"
+            and isinstance(call.func.value, gast.Name)
+            and len(call.args) == 1
+            and not call.keywords
+        ):
+            self.append(stmt, call.func.value.id, call.args[0])
+            return
+        if (
+            isinstance(call, gast.Call)
+            and isinstance(call.func, gast.Attribute)
+            and call.func.attr in ("append", "extend", "insert")
+        ):
             self.refuse(
                 stmt,
-                "expression statements (calls made for their side effects)",
-                "remove it, or move printing and I/O outside the differentiated function",
+                f"growing a list with `.{call.func.attr}()` (not yet)",
+                "preallocate an array (y = np.zeros(n)) and write y[i] = v, "
+                "or stack the values you have: np.stack((a, b))",
             )
-        self.refuse_node(stmt)
+        self.refuse(
+            stmt,
+            "expression statements (calls made for their side effects)",
+            "remove it, or move printing and I/O outside the differentiated function",
+        )
 
     def add_if(
         self: Lowerer, test: ir.Atom, body: list[ir.Stmt], orelse: list[ir.Stmt], line: int
