@@ -21,17 +21,18 @@ def f(x1, x2):              # <doctest adgen.lower[2]>:1
     out = out_3 - out_4     # line 2
     return out              # line 2
 
-The work is one class, :class:`Lowerer`, written in parts by what they lower (each part a
-mixin class in a file of its own; every method takes the whole ``Lowerer`` as ``self``, since
-the parts call each other):
+The work is one class, :class:`Lowerer`, written in parts by what they lower: each part is a
+mixin class in a file of its own, a subclass of :class:`~adgen.lower.state.LowererState`, and
+every method takes the whole ``Lowerer`` as ``self``, since the parts call each other (mypy's
+"misc" complaint about such a ``self`` type is turned off in those files):
 
 - :mod:`~adgen.lower.state`: what a Lowerer holds (the IR block being built, what each of the
   user's names means) and what every part uses: ``emit`` a primitive's statement, ``new_name``
   and ``bind`` for a user's name, ``copy``, ``refuse`` what adgen does not support;
 - :mod:`~adgen.lower.statements`: the function body and each kind of statement (assignments,
   ``return`` and the single exit, ``if``, ``del``, ``assert``, expression statements);
-- :mod:`~adgen.lower.loops`: ``for`` and ``while`` loops (``break``/``continue`` as flags,
-  unrolling over tuples, ``adgen.checkpoint`` marks);
+- :mod:`~adgen.lower.loops`: ``for`` and ``while`` loops (over ranges, arrays, ``enumerate``,
+  ``zip``; unrolled over tuples; ``adgen.checkpoint`` marks);
 - :mod:`~adgen.lower.expressions`: expressions, names and what they resolve to, attributes,
   indexing, constants;
 - :mod:`~adgen.lower.calls`: calls of primitives and methods; the user's functions inlined
@@ -40,7 +41,10 @@ the parts call each other):
 - :mod:`~adgen.lower.containers`: lists the function builds (appends, pops, concatenation,
   comprehensions);
 - :mod:`~adgen.lower.inplace`: in-place writes (``y[i] = v``, ``y += v``) and the checks that
-  no other name sees the array written.
+  no other name sees the array written;
+- two helpers of no class: :mod:`~adgen.lower.jumps` rewrites ``break``/``continue`` as flags
+  before lowering, :mod:`~adgen.lower.syntax` answers what the parts ask of the syntax tree
+  (which names are lists, written in place, assigned inside blocks).
 
 How a statement flows through: the constructor (state.py) rewrites ``break``/``continue`` as
 flags and gives each variable assigned inside blocks one IR name; :meth:`Lowerer.lower`

@@ -1,13 +1,13 @@
 # mypy: disable-error-code="misc"
-# (every method takes the whole Lowerer as ``self``, which mypy reports as a "misc" error:
-# a self type must be a supertype of the class the method is written in; see __init__.py)
+# (every method takes the whole Lowerer as ``self``, as the parts call each other; mypy wants a
+# ``self`` type to be a supertype of the class the method is written in, and says so as "misc")
 """Lower calls: primitives, methods, and the user's own functions (inlined).
 
 A call of a function with a derivative rule is one IR statement; a call of the user's own
 Python function (or of a nested ``def`` or a lambda bound to a name, which see the enclosing
 function's variables) is inlined -- its body lowered in place by a Lowerer of its own -- and a
 recursive one is kept as a call (see :mod:`adgen.calls`). ``adgen.grad`` & co. called inside are
-:mod:`adgen.lower.nested_derivatives`'.
+lowered in :mod:`adgen.lower.nested_derivatives`.
 """
 
 from __future__ import annotations

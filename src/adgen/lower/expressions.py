@@ -1,13 +1,13 @@
 # mypy: disable-error-code="misc"
-# (every method takes the whole Lowerer as ``self``, which mypy reports as a "misc" error:
-# a self type must be a supertype of the class the method is written in; see __init__.py)
+# (every method takes the whole Lowerer as ``self``, as the parts call each other; mypy wants a
+# ``self`` type to be a supertype of the class the method is written in, and says so as "misc")
 """Lower expressions: operators, constants, names, attributes and indexing.
 
 :meth:`~ExpressionsMixin.expr` lowers an expression to an atom, emitting one IR statement per
 primitive; names are resolved here -- to the IR atom a local means, or to the Python object a
 global or module attribute is (:meth:`~ExpressionsMixin.static_object`), so each call knows which
-function it calls. Calls are :mod:`adgen.lower.calls`', list displays that grow
-:mod:`adgen.lower.containers`'.
+function it calls. Calls are lowered in :mod:`adgen.lower.calls`, lists the function grows
+in :mod:`adgen.lower.containers`.
 """
 
 from __future__ import annotations

@@ -1,11 +1,12 @@
 # mypy: disable-error-code="misc"
-# (every method takes the whole Lowerer as ``self``, which mypy reports as a "misc" error:
-# a self type must be a supertype of the class the method is written in; see __init__.py)
+# (every method takes the whole Lowerer as ``self``, as the parts call each other; mypy wants a
+# ``self`` type to be a supertype of the class the method is written in, and says so as "misc")
 """Lower in-place writes, and check that no other name sees the array written.
 
-``y[i] = v``, ``y[i] += v`` and ``y += v`` change an array in place: allowed only on an array
-the function made itself, which no other name (an argument, a global, a view, another variable)
-can see -- else the write would change that value too, and the derivative would be wrong.
+``y[i] = v`` and ``y[i] += v`` write into an array: allowed only on an array the function made
+itself, which no other name (an argument, a global, a view, another variable) can see -- else
+the write would change that value too, and the derivative would be wrong. ``y += v``, which
+Python does in place, is lowered as ``y = y + v`` only where no other name sees ``y``'s array.
 """
 
 from __future__ import annotations

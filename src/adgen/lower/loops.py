@@ -1,6 +1,6 @@
 # mypy: disable-error-code="misc"
-# (every method takes the whole Lowerer as ``self``, which mypy reports as a "misc" error:
-# a self type must be a supertype of the class the method is written in; see __init__.py)
+# (every method takes the whole Lowerer as ``self``, as the parts call each other; mypy wants a
+# ``self`` type to be a supertype of the class the method is written in, and says so as "misc")
 """Lower ``for`` and ``while`` loops.
 
 ``for`` over ``range(...)`` (or ``reversed(range(...))``), over an array or a sequence (its

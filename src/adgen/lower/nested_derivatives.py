@@ -1,6 +1,6 @@
 # mypy: disable-error-code="misc"
-# (every method takes the whole Lowerer as ``self``, which mypy reports as a "misc" error:
-# a self type must be a supertype of the class the method is written in; see __init__.py)
+# (every method takes the whole Lowerer as ``self``, as the parts call each other; mypy wants a
+# ``self`` type to be a supertype of the class the method is written in, and says so as "misc")
 """Lower adgen called inside the function: nested derivatives.
 
 ``adgen.grad(F, wrt)(args)`` (and ``value_and_grad``), ``adgen.jvp(F, primals, tangents)`` and

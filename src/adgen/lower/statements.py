@@ -1,14 +1,14 @@
 # mypy: disable-error-code="misc"
-# (every method takes the whole Lowerer as ``self``, which mypy reports as a "misc" error:
-# a self type must be a supertype of the class the method is written in; see __init__.py)
+# (every method takes the whole Lowerer as ``self``, as the parts call each other; mypy wants a
+# ``self`` type to be a supertype of the class the method is written in, and says so as "misc")
 """Lower the function's body and its statements.
 
 The entry :meth:`~StatementsMixin.lower` (a function's whole body: every path must end in a
 ``return``; code after an early return moves into the other branch, so each ``return`` ends a
 path), the dispatch on a statement's kind (:meth:`~StatementsMixin.statement`) and one method per
 kind: assignments and the names they bind (tuple unpacking included), augmented assignments,
-``return``, ``if``, ``del``, ``assert`` and expression statements. Loops are
-:mod:`adgen.lower.loops`'.
+``return``, ``if``, ``del``, ``assert`` and expression statements. Loops are lowered in
+:mod:`adgen.lower.loops`.
 """
 
 from __future__ import annotations
