@@ -229,7 +229,8 @@ def test_adgen_debug_keeps_adgens_frames(tmp_path: Path) -> None:
     result = run_script(tmp_path, REFUSED.format(call=call), ADGEN_DEBUG="1")
     assert result.returncode == 1
     inner = adgen_frames(result.stderr)
-    assert any(f.endswith("api.py") for f in inner) and any(f.endswith("lower.py") for f in inner)
+    assert any(f.endswith("api.py") for f in inner)
+    assert any(Path(f).parent.name == "lower" for f in inner)  # adgen/lower/: the lowering
     assert "adgen does not support expression statements" in result.stderr
 
 

@@ -1,6 +1,7 @@
 """Limits of adgen, each with a clear error naming the user's file and line.
 
-* helpers inlined up to ``adgen.lower.MAX_INLINE_DEPTH`` calls deep (tests/test_robustness.py);
+* helpers inlined up to ``adgen.lower.calls.MAX_INLINE_DEPTH`` calls deep
+  (tests/test_robustness.py);
 * loops and branches nested more than Python compiles (20 levels, a helper's counting inside
   its caller's loop) -> :class:`adgen.LimitError`;
 * derivative code longer than ``adgen.compile.MAX_LINES`` -> :class:`adgen.LimitError`;

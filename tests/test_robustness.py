@@ -757,7 +757,7 @@ def test_call_chain_of_200_functions(tmp_path, sys_path_guard):
 
 
 def test_call_chain_at_the_depth_limit_and_beyond(tmp_path, sys_path_guard):
-    from adgen.lower import MAX_INLINE_DEPTH
+    from adgen.lower.calls import MAX_INLINE_DEPTH
 
     depth = MAX_INLINE_DEPTH
     ok = write_module(tmp_path, _chain_source(depth + 1))  # f0 .. f<depth>: depth nested calls
