@@ -31,7 +31,6 @@ from typing import Any, NoReturn
 import gast
 
 from . import ir, nested, trees
-from . import runtime as rt
 from .checkpointing import checkpoint
 from .compile import restoring_lists
 from .emit import walk
@@ -46,6 +45,7 @@ from .errors import (
 from .names import RESERVED, Namer
 from .parse import LiveScope, ParsedFunction, parse_function
 from .rules import registry
+from .rules import runtime as rt
 
 _SYNTAX_NAMES = {
     gast.If: "`if` statements",
@@ -1665,7 +1665,7 @@ class Lowerer:
                 f"differentiating through the function {fn.adgen_refuse} returns",
                 "call adgen.grad / adgen.jvp inside instead, or differentiate f itself",
             )
-        if prim is None and getattr(fn, "__module__", None) == rt.__name__:
+        if prim is None and (getattr(fn, "__module__", None) or "").startswith(f"{rt.__name__}."):
             # adgen's own helpers are differentiated by their rules only (rules/adjoints.py),
             # never by reading their source
             raise NoRuleError(
