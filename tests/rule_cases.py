@@ -12,7 +12,7 @@ import operator  # noqa: F401  (operators are reached through Python syntax)
 
 import numpy as np
 
-from adgen import runtime as rt
+from adgen.rules import runtime as rt
 
 # A module-level integer index array (a free value, not an argument).
 IDX = np.array([0, 2, 0])

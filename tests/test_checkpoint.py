@@ -363,7 +363,7 @@ def test_peak_memory_grows_like_the_square_root() -> None:
 
 
 def test_segment_length() -> None:
-    from adgen.runtime import checkpoint_every
+    from adgen.rules.runtime import checkpoint_every
 
     assert [checkpoint_every(n) for n in (0, 1, 2, 4, 5, 9, 10, 10000)] == [
         1,

@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 
 import adgen
-from adgen import runtime
 from adgen.cli import highlight, main, use_color
 from adgen.errors import UnresolvedNameError
+from adgen.rules import runtime
 from adgen.static import Opaque, StaticScope, UserFunction
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -22,9 +22,9 @@ import numpy as np
 import pytest
 
 import adgen
-from adgen import runtime
 from adgen.cli import main
-from adgen.export import export, value_source
+from adgen.export import export, runtime_source, value_source
+from adgen.rules import runtime
 
 NUMPY_PARENT = str(Path(np.__file__).resolve().parents[1])
 
@@ -155,7 +155,7 @@ def test_cli_output_writes_standalone_modules(
     assert listing(out) == sorted(names)  # nothing else: no temporary files left
 
     runtime_text = (out / "adgen_runtime.py").read_text()
-    assert runtime_text == Path(runtime.__file__).read_text()
+    assert runtime_text == runtime_source()
     assert "import adgen" not in runtime_text and "from adgen" not in runtime_text
 
     module = (out / "simulate_vjp.py").read_text()
@@ -442,6 +442,28 @@ def test_value_source_round_trips() -> None:
     assert value_source(np.float32) == "np.float32" and value_source(math.pi) == repr(math.pi)
     for refused in (np.ones(2), np.array(1.0), {1, 2}, object(), (1, np.ones(1)), print):
         assert value_source(refused) is None
+
+
+def test_runtime_file_holds_every_helper(tmp_path: Path) -> None:
+    """adgen_runtime.py is the modules of adgen.rules.runtime in one file: where adgen cannot
+    be imported it has every helper ``rt`` has, the same ``__all__``, and its doctests pass."""
+    (tmp_path / "adgen_runtime.py").write_text(runtime_source())
+    helpers = sorted(n for n, v in vars(runtime).items() if callable(v) and not n.startswith("_"))
+    assert len(helpers) > 80
+    got = run_standalone(
+        tmp_path,
+        f"""
+        import doctest
+        import adgen_runtime
+        helpers = {helpers!r}
+        exported = {runtime.__all__!r}
+        missing = [n for n in helpers if not callable(getattr(adgen_runtime, n, None))]
+        tests = doctest.testmod(adgen_runtime)
+        same_all = adgen_runtime.__all__ == exported
+        result = [len(missing), tests.failed, tests.attempted > 100, same_all]
+        """,
+    )
+    assert got == [0, 0, 1, 1]
 
 
 # -- modules that call scipy.special --------------------------------------------------------------

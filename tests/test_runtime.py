@@ -1,4 +1,4 @@
-"""Brute-force checks of the NumPy helpers in adgen.runtime.
+"""Brute-force checks of the NumPy helpers in adgen.rules.runtime (``rt`` in generated code).
 
 Every vector-Jacobian product (vjp) helper is compared with J^T g, where the Jacobian J of
 the primal function is built column by column: exactly for linear primals (sum, mean,
@@ -9,6 +9,8 @@ broadcasting, indexing, matmul/dot in one argument), exactly through multilinear
 from __future__ import annotations
 
 import doctest
+import importlib
+import pkgutil
 from collections.abc import Callable
 from typing import Any
 
@@ -18,8 +20,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from adgen import runtime
-from adgen.runtime import (
+from adgen.rules import runtime
+from adgen.rules.runtime import (
     dot_vjp_a,
     dot_vjp_b,
     getitem_vjp,
@@ -114,13 +116,43 @@ def shape_and_axis(draw: st.DrawFn, min_dims: int = 0) -> tuple[tuple[int, ...],
 # --------------------------------------------------------------------------- doctests
 
 
+MODULES = [
+    importlib.import_module(f"{runtime.__name__}.{info.name}")
+    for info in pkgutil.iter_modules(runtime.__path__)
+]
+
+
 def test_docstring_examples_pass() -> None:
-    result = doctest.testmod(runtime, optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert result.attempted >= 10
-    assert result.failed == 0
+    attempted = 0
+    for module in MODULES:
+        result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
+        assert result.failed == 0, module.__name__
+        attempted += result.attempted
+    assert attempted >= 10
     public = [name for name in runtime.__all__]
     for name in public:
         assert ">>>" in (getattr(runtime, name).__doc__ or ""), name
+
+
+def test_rt_holds_every_helper_of_every_module() -> None:
+    """Generated code names each helper ``rt.<name>``, whichever module defines it."""
+    assert len(MODULES) >= 5
+    for module in MODULES:
+        for name, value in vars(module).items():
+            if not name.startswith("_") and getattr(value, "__module__", None) == module.__name__:
+                assert getattr(runtime, name) is value, f"{module.__name__}.{name}"
+
+
+def test_adgen_runtime_is_the_public_name_of_rt() -> None:
+    import adgen.runtime as public
+
+    helpers = [n for n, v in vars(runtime).items() if callable(v) and not n.startswith("_")]
+    assert len(helpers) > 80
+    assert all(getattr(public, name) is getattr(runtime, name) for name in helpers)
+    assert public.__all__ == runtime.__all__
+    assert set(helpers) <= set(dir(public))
+    with pytest.raises(AttributeError):
+        public.no_such_helper  # noqa: B018
 
 
 # --------------------------------------------------------------------------- unbroadcast

@@ -28,9 +28,9 @@ from registry_cases import Case, case_function, registry_cases
 from source_modules import session_folder, write_module
 
 import adgen
-from adgen import runtime as rt
 from adgen.errors import DerivativeError
 from adgen.rules import registered
+from adgen.rules import runtime as rt
 from adgen.rules.registry import spelling
 
 # the singular points of the rules there are (0, +-1) and a few regular ones

@@ -43,7 +43,7 @@ from .errors import (
 from .generated import Generated
 from .names import Namer
 from .parse import unwrap
-from .runtime import cast_like
+from .rules.runtime import cast_like
 from .transform import Derivative, cache_key, derivative, guarded, lowered, run
 
 Wrt = int | str | Sequence[int | str]

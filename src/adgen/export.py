@@ -3,12 +3,13 @@
 A module written by ``python -m adgen FILE --output DIR`` or by :func:`export`
 holds one derivative function (``loss_vjp``, ``loss_jvp``) and starts with a
 docstring saying what it is and a header importing ``math``, ``numpy as np``
-and ``adgen_runtime as rt``. ``adgen_runtime.py`` -- a verbatim copy of
-:mod:`adgen.runtime`, which imports nothing but NumPy -- is written next to it,
-so the directory runs on a machine where adgen is not installed. Outside values
-the derivative reads (module-level constants, closure values) are written into
-the module as Python literals; anything that has no literal (an array, an
-object) is refused rather than pickled.
+and ``adgen_runtime as rt``. ``adgen_runtime.py`` -- the modules of
+:mod:`adgen.rules.runtime`, which import nothing but NumPy, copied into one file
+(:func:`runtime_source`) -- is written next to it, so the directory runs on a
+machine where adgen is not installed. Outside values the derivative reads
+(module-level constants, closure values) are written into the module as Python
+literals; anything that has no literal (an array, an object) is refused rather
+than pickled.
 
 >>> print(value_source(0.1), value_source((2, "a", None)), value_source(float("-inf")))
 0.1 (2, 'a', None) -math.inf
@@ -27,6 +28,7 @@ import builtins
 import copy
 import math
 import os
+import sys
 import tempfile
 import textwrap
 import types
@@ -36,9 +38,9 @@ from typing import Any
 
 import numpy as np
 
-from . import runtime
 from .errors import AdgenError, InternalError, SourceLocation, entry_point
 from .generated import Generated
+from .rules import runtime
 
 __all__ = [
     "RUNTIME_MODULE",
@@ -111,14 +113,117 @@ def is_builtin(name: str, value: Any) -> bool:
 
 
 # -- the module ----------------------------------------------------------------------------------
+_RUNTIME_DOC = (
+    "adgen's runtime helpers: what the derivative modules next to this file call ``rt.<name>``.\n\n"
+    "Written by adgen.export from the modules of the package ``adgen.rules.runtime``, one\n"
+    "after the other (each under its name), so that this file needs only NumPy. Do not edit.\n"
+)
+
+
 def runtime_source() -> str:
-    """The source of :mod:`adgen.runtime`, verbatim (it imports NumPy only)."""
-    text = Path(runtime.__file__).read_text(encoding="utf-8")
-    for line in text.splitlines():
-        stripped = line.strip()
-        if stripped.startswith(("import adgen", "from adgen", "from .")):
-            raise InternalError(f"adgen/runtime.py imports adgen ({stripped!r}); cannot copy it")
-    return text
+    """adgen's runtime helpers as one module (``adgen_runtime.py``): the modules of
+    :mod:`adgen.rules.runtime` one after the other (each after those it imports from),
+    under one header of their imports (NumPy and the standard library) and the package's
+    ``__all__``. The names they take from each other (``from .core import unbroadcast``)
+    are then one namespace.
+
+    >>> text = runtime_source()
+    >>> "def unbroadcast(" in text, "from .core" in text, "import adgen" in text
+    (True, False, False)
+    """
+    package = Path(runtime.__file__).parent
+    init_text = (package / "__init__.py").read_text(encoding="utf-8")
+    init = ast.parse(init_text)
+    names = [n.module for n in init.body if isinstance(n, ast.ImportFrom) and n.level == 1]
+    modules = {name: _RuntimeModule(name, package / f"{name}.py") for name in names if name}
+    ordered: list[_RuntimeModule] = []
+    while len(ordered) < len(modules):  # each module after those it imports from
+        ready = [
+            m for m in modules.values() if m not in ordered and m.needs <= {o.name for o in ordered}
+        ]
+        if not ready:
+            raise InternalError("the modules of adgen.rules.runtime import each other in a cycle")
+        ordered.append(ready[0])
+    defined: dict[str, str] = {}
+    for module in ordered:
+        for name in module.defines:
+            if name in defined:
+                raise InternalError(
+                    f"adgen.rules.runtime.{module.name} and .{defined[name]} both define "
+                    f"{name}: one file cannot hold both"
+                )
+            defined[name] = module.name
+    standard = sys.stdlib_module_names
+    groups: list[list[str]] = [[], []]  # the standard library's, then NumPy's
+    for name in sorted({line for m in ordered for line in m.plain}):
+        groups[name.split(".")[0] not in standard].append(f"import {name}")
+    froms: dict[str, set[str]] = {}
+    for m in ordered:
+        for name, imported in m.froms.items():
+            froms.setdefault(name, set()).update(imported)
+    for name, imported in sorted(froms.items()):
+        groups[name.split(".")[0] not in standard].append(
+            f"from {name} import {', '.join(sorted(imported))}"
+        )
+    header = "\n\n".join("\n".join(group) for group in groups if group)
+    exported = next(
+        ast.get_source_segment(init_text, n)
+        for n in init.body
+        if isinstance(n, ast.Assign) and ast.unparse(n.targets[0]) == "__all__"
+    )
+    head = f'"""{_RUNTIME_DOC}"""\n\nfrom __future__ import annotations\n\n{header}\n\n{exported}\n'
+    return "\n\n".join([head, *(m.section() for m in ordered)])
+
+
+class _RuntimeModule:
+    """One module of :mod:`adgen.rules.runtime` as :func:`runtime_source` copies it: its
+    imports (at its top: the docstring and those are left out) and the rest of its text."""
+
+    def __init__(self, name: str, path: Path) -> None:
+        self.name = name
+        self.text = path.read_text(encoding="utf-8")
+        tree = ast.parse(self.text)
+        self.doc = (ast.get_docstring(tree) or "").split("\n")[0]
+        self.plain: set[str] = set()  # `import x [as y]`
+        self.froms: dict[str, set[str]] = {}  # `from x import a, b`
+        self.needs: set[str] = set()  # the modules of the package it imports from
+        self.start = 0  # the line its code starts after
+        for node in tree.body:
+            if isinstance(node, ast.Import):
+                self.plain.update(
+                    f"{a.name} as {a.asname}" if a.asname else a.name for a in node.names
+                )
+            elif isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
+                self.needs.add(node.module)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                if node.module != "__future__":
+                    self.froms.setdefault(node.module, set()).update(a.name for a in node.names)
+            elif not (node is tree.body[0] and isinstance(node, ast.Expr)):  # the docstring
+                break
+            self.start = node.end_lineno or self.start
+        for part in ast.walk(tree):  # what one file cannot hold: adgen, relative imports
+            if isinstance(part, ast.Import):
+                bad = next((a.name for a in part.names if a.name.split(".")[0] == "adgen"), None)
+            elif isinstance(part, ast.ImportFrom):
+                module = "." * part.level + (part.module or "")
+                top = part.level == 1 and part.module is not None and part.lineno <= self.start
+                bad = module if module.split(".")[0] == "adgen" or part.level and not top else None
+            else:
+                continue
+            if bad is not None:
+                raise InternalError(f"adgen.rules.runtime.{name} imports {bad}: cannot copy it")
+        self.defines: list[str] = []  # the names it defines at its top level
+        for node in tree.body:
+            targets = node.targets if isinstance(node, ast.Assign) else [node]
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    self.defines.append(target.id)
+                elif isinstance(target, (ast.FunctionDef, ast.ClassDef)):
+                    self.defines.append(target.name)
+
+    def section(self) -> str:
+        code = "".join(self.text.splitlines(keepends=True)[self.start :]).strip("\n")
+        return f"# {'=' * 30} adgen.rules.runtime.{self.name}\n# {self.doc}\n\n\n{code}\n"
 
 
 # Modules generated code may name beyond math, np and rt, and how a module imports them:

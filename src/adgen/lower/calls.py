@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import gast
 
 from .. import ir, nested
-from .. import runtime as rt
 from ..checkpointing import checkpoint
 from ..errors import AdgenError, InternalError, NoRuleError, UnsupportedSyntaxError
 from ..parse import LiveScope, ParsedFunction, parse_function
 from ..rules import registry
+from ..rules import runtime as rt
 from .state import LowererState
 from .syntax import _is_pop
 
@@ -158,7 +158,7 @@ class CallsMixin(LowererState):
                 f"differentiating through the function {fn.adgen_refuse} returns",
                 "call adgen.grad / adgen.jvp inside instead, or differentiate f itself",
             )
-        if prim is None and getattr(fn, "__module__", None) == rt.__name__:
+        if prim is None and (getattr(fn, "__module__", None) or "").startswith(f"{rt.__name__}."):
             # adgen's own helpers are differentiated by their rules only (rules/adjoints.py),
             # never by reading their source
             raise NoRuleError(

@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any
 import gast
 
 from .. import ir
-from .. import runtime as rt
 from ..checkpointing import checkpoint
 from ..emit import walk
 from ..rules import registry
+from ..rules import runtime as rt
 from .state import LowererState
 from .syntax import _written_in_place
 

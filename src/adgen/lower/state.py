@@ -20,13 +20,13 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import gast
 
 from .. import ir, trees
-from .. import runtime as rt
 from ..compile import restoring_lists
 from ..emit import walk
 from ..errors import SourceLocation, UnsupportedSyntaxError
 from ..names import RESERVED, Namer
 from ..parse import ParsedFunction
 from ..rules import registry
+from ..rules import runtime as rt
 from .jumps import _structure_jumps
 from .syntax import _assigned_in_blocks, _popped_into, _written_in_place
 

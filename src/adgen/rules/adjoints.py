@@ -8,7 +8,7 @@ Conventions:
 
 * A ``*_vjp`` helper is linear in its cotangent ``g``: its tangent is the helper applied to
   ``dg``, and its cotangent is the transpose of that linear map (a NumPy function, or one
-  of the ``rt`` helpers of the section "derivatives of the helpers").
+  of the ``rt`` helpers of :mod:`adgen.rules.runtime.adjoints`).
 * Arguments that only give a shape (``x`` in ``rt.unbroadcast(g, x)``) have derivative 0.
 * The masks of ``np.max``/``np.min`` (``rt.minmax_vjp``) are piecewise constant in the
   array and its extremum: derivative 0 there, like ``np.sign``.
@@ -18,7 +18,7 @@ Conventions:
 
 import numpy as np
 
-from .. import runtime as rt
+from . import runtime as rt
 from .registry import nondifferentiable, rule, sequence_rule
 from .samples import DISTINCT, NONZERO, Arg, example
 

@@ -25,7 +25,7 @@ import operator
 
 import numpy as np
 
-from .. import runtime as rt
+from . import runtime as rt
 from .registry import assign, rule, square_product
 from .samples import ANY, NONZERO, POSITIVE, Arg, Domain, example
 

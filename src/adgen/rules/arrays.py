@@ -13,7 +13,7 @@ a constant (``np.float32``, ``"int64"``), and at run time otherwise (``x.astype(
 
 import numpy as np
 
-from .. import runtime as rt
+from . import runtime as rt
 from .registry import method_rule, methods, rule, sequence_rule
 from .samples import example
 

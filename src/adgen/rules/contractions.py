@@ -15,7 +15,7 @@ repeated in one operand (a diagonal) gets its cotangent on that diagonal only.
 
 import numpy as np
 
-from .. import runtime as rt
+from . import runtime as rt
 from .registry import rule, sequence_rule
 from .samples import example
 

@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from .. import runtime as rt
+from . import runtime as rt
 from .registry import nondifferentiable, rule, unary
 from .samples import ANY, NONZERO, POSITIVE, UNIT, Arg, Domain, example
 

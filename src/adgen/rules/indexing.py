@@ -17,7 +17,7 @@ Conventions:
 
 import numpy as np
 
-from .. import runtime as rt
+from . import runtime as rt
 from .registry import rule, sequence_rule
 from .samples import example
 

@@ -4,7 +4,7 @@ import operator
 
 import numpy as np
 
-from .. import runtime as rt
+from . import runtime as rt
 from .registry import attribute_rule, methods, rule
 from .samples import INVERTIBLE, SPD, SYMMETRIC, Arg, Domain, example
 

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import runtime as rt
+from . import runtime as rt
 from .registry import (
     lookup,
     method_function,

@@ -10,7 +10,7 @@ cotangent gets ``x``'s shape and dtype back.
 
 import numpy as np
 
-from .. import runtime as rt
+from . import runtime as rt
 from .registry import nondifferentiable, rule
 
 

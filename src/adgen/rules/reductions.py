@@ -23,7 +23,7 @@ rule's parameters and are refused.
 
 import numpy as np
 
-from .. import runtime as rt
+from . import runtime as rt
 from .registry import methods, reductions, rule
 from .samples import DISTINCT, POSITIVE, Arg, example
 

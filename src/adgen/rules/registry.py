@@ -54,9 +54,9 @@ from typing import Any
 
 import numpy as np
 
-from .. import runtime as rt
 from ..emit import LEAVES, Transformer, dotted_text, walk
 from ..errors import InternalError, RuleError, SourceLocation, entry_point, place
+from . import runtime as rt
 from .known import literal
 from .samples import Domain, Example
 

@@ -34,7 +34,7 @@ import operator
 
 import numpy as np
 
-from .. import runtime as rt
+from . import runtime as rt
 from .registry import methods, rule, sequence_rule
 from .samples import example
 

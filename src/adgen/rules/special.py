@@ -31,7 +31,7 @@ import math
 
 import numpy as np
 
-from .. import runtime as rt
+from . import runtime as rt
 from .registry import rule, unary
 from .samples import ANY, POSITIVE, UNIT, Arg, Domain, example
 

@@ -1,0 +1,220 @@
+"""adgen's runtime: the NumPy helpers generated derivative code calls as ``rt.<name>``.
+
+Every helper is a plain function of its arguments: no classes, no global state and no
+in-place mutation of the inputs (a helper may build a fresh array and write into it).
+They accept Python floats, NumPy scalars, 0-d arrays and n-d arrays, and they keep the
+floating dtype of their inputs (float32 stays float32).
+
+Naming: ``g`` is always the cotangent of the primal *output*; the helpers return the
+cotangent of one primal *input*.
+
+Where a helper lives: beside the rules whose templates call it, one module per family of
+:mod:`adgen.rules` -- :mod:`~adgen.rules.runtime.reductions` holds the helpers of
+``adgen/rules/reductions.py`` (``rt.prod_vjp``, ``rt.sort_vjp``...), and likewise
+``arithmetic``, ``contractions``, ``elementwise``, ``indexing``, ``linalg`` (products,
+``x[index]``, ``np.linalg``) and ``shaping`` (with the joins of ``rules/arrays.py``).
+:mod:`~adgen.rules.runtime.core` holds what every family and the code generators share
+(a template's questions about shapes, ``rt.zero_safe``, ``rt.unbroadcast`` /
+``rt.unreduce``, ``rt.zeros_like`` / ``rt.cast_like``, the derivatives of lists),
+:mod:`~adgen.rules.runtime.loops` the helpers of reverse mode's loops, and
+:mod:`~adgen.rules.runtime.adjoints` the transposes ``rules/adjoints.py`` needs. This
+package gathers every public helper into one namespace, ``rt``: generated code, templates
+and the registry's spellings name a helper ``rt.<name>`` whichever module defines it, and
+``adgen.runtime`` is the same namespace under its public name.
+
+Rules every helper follows:
+
+* It imports NumPy and the standard library only, never adgen: :func:`adgen.export`
+  writes these modules one after the other into one file, ``adgen_runtime.py``, that runs
+  where adgen is not installed. Names a module takes from another (``from .core import
+  unbroadcast``) are then one namespace, so no two modules define the same top-level
+  name, private ones included. A helper that needs SciPy imports it when it is called:
+  importing the runtime (or ``adgen_runtime.py``) never imports SciPy.
+* Generated code is differentiated again (second order), and so are its calls of the
+  helpers: each helper such code calls has a rule in :mod:`adgen.rules.adjoints` (a
+  ``*_vjp`` helper is linear in ``g``; its transpose, where no NumPy function computes
+  it, is a helper too), and a helper without one is refused by name, never read as
+  source. A new helper called by generated code therefore comes with its rule.
+* A helper in ``__all__`` below shows its use in a doctest (``tests/test_runtime.py``
+  checks it), and a new helper is imported below so that ``rt`` has it.
+"""
+
+from __future__ import annotations
+
+# ``rt`` is this namespace: every public helper of the modules, whatever ``__all__`` says
+from .adjoints import rebroadcast, written_vjp  # noqa: F401
+from .arithmetic import power  # noqa: F401
+from .contractions import (  # noqa: F401
+    cross_vjp,
+    einsum_jvp,
+    einsum_vjp,
+    inner_vjp_a,
+    inner_vjp_b,
+    kron_vjp,
+    multi_dot_jvp,
+    multi_dot_vjp,
+    tensordot_vjp_a,
+    tensordot_vjp_b,
+    vecdot_vjp,
+)
+from .core import (  # noqa: F401
+    Like,
+    accumulate,
+    as_list,
+    cast_like,
+    items_vjp,
+    join_last,
+    known_constant,
+    known_ndim,
+    known_scalar,
+    known_shape,
+    list_vjp,
+    split_last,
+    unbroadcast,
+    unreduce,
+    zero_safe,
+    zero_safe_tangent,
+    zeros_like,
+)
+from .elementwise import interp_slope, interp_vjp_fp, polyval_dx, polyval_vjp_p  # noqa: F401
+from .indexing import (  # noqa: F401
+    choose_vjp,
+    select_otherwise,
+    select_vjp,
+    take_along_axis_vjp,
+    take_vjp,
+)
+from .linalg import (  # noqa: F401
+    diagonal_vjp,
+    distinct,
+    dot_vjp_a,
+    dot_vjp_b,
+    getitem_vjp,
+    matmul_vjp_a,
+    matmul_vjp_b,
+    matrix_power_jvp,
+    matrix_power_vjp,
+    norm_grad,
+    require_square,
+    require_tall,
+    written,
+)
+from .loops import backwards, checkpoint_every  # noqa: F401
+from .reductions import (  # noqa: F401
+    average_weights,
+    average_weights_vjp,
+    convolve_vjp,
+    corrcoef_jvp,
+    corrcoef_vjp,
+    correlate_vjp,
+    cov_jvp,
+    cov_vjp,
+    cumprod_jvp,
+    cumprod_vjp,
+    cumsum_vjp,
+    diff_jvp,
+    diff_vjp,
+    mean_vjp,
+    minmax_vjp,
+    prod_hvp,
+    prod_vjp,
+    quantile_jvp,
+    quantile_vjp,
+    quantile_weights,
+    sort_jvp,
+    sort_vjp,
+    trapezoid_vjp_x,
+    trapezoid_vjp_y,
+    trapezoid_y_weights,
+)
+from .shaping import (  # noqa: F401
+    concatenated_part,
+    concatenated_part_vjp,
+    copying_pad_mode,
+    gathered_vjp,
+    inserted_tangent,
+    inserted_values_vjp,
+    pad_interior,
+    rollaxis_destination,
+    source_index,
+)
+
+# the helpers shown with a doctest (tests/test_runtime.py checks that each has one)
+__all__ = [
+    "backwards",
+    "cast_like",
+    "checkpoint_every",
+    "diagonal_vjp",
+    "dot_vjp_a",
+    "dot_vjp_b",
+    "getitem_vjp",
+    "interp_slope",
+    "interp_vjp_fp",
+    "matmul_vjp_a",
+    "matmul_vjp_b",
+    "matrix_power_jvp",
+    "matrix_power_vjp",
+    "mean_vjp",
+    "minmax_vjp",
+    "polyval_dx",
+    "polyval_vjp_p",
+    "norm_grad",
+    "prod_vjp",
+    "distinct",
+    "require_square",
+    "require_tall",
+    "unbroadcast",
+    "unreduce",
+    "choose_vjp",
+    "cross_vjp",
+    "einsum_jvp",
+    "einsum_vjp",
+    "inner_vjp_a",
+    "inner_vjp_b",
+    "kron_vjp",
+    "multi_dot_jvp",
+    "multi_dot_vjp",
+    "select_vjp",
+    "take_along_axis_vjp",
+    "take_vjp",
+    "tensordot_vjp_a",
+    "tensordot_vjp_b",
+    "vecdot_vjp",
+    # shaping helpers
+    "copying_pad_mode",
+    "gathered_vjp",
+    "inserted_tangent",
+    "inserted_values_vjp",
+    "pad_interior",
+    "rollaxis_destination",
+    "source_index",
+    # reductions, scans and statistics
+    "average_weights",
+    "average_weights_vjp",
+    "corrcoef_jvp",
+    "corrcoef_vjp",
+    "convolve_vjp",
+    "correlate_vjp",
+    "cov_jvp",
+    "cov_vjp",
+    "cumprod_jvp",
+    "cumprod_vjp",
+    "cumsum_vjp",
+    "diff_jvp",
+    "diff_vjp",
+    "quantile_jvp",
+    "quantile_vjp",
+    "quantile_weights",
+    "sort_jvp",
+    "sort_vjp",
+    "trapezoid_vjp_x",
+    "trapezoid_vjp_y",
+    "trapezoid_y_weights",
+    # derivatives of the helpers
+    "rebroadcast",
+    "written_vjp",
+    # singular points: a zero seed contributes exactly zero
+    "power",
+    "zero_safe",
+    "zero_safe_tangent",
+]

@@ -1,0 +1,369 @@
+"""The helpers shared by every family of rules and by the code generators.
+
+A template's questions about shapes (``rt.known_ndim``...), answered when adgen writes the
+code; ``rt.zero_safe``, through which every rule registered ``singular=True`` passes its
+contributions; the cotangents of broadcasting and of sums (``rt.unbroadcast``,
+``rt.unreduce``, and ``rt.Like``, the shape and dtype reverse mode keeps of an array);
+zero derivatives and derivatives of their primal's type (``rt.zeros_like``,
+``rt.cast_like``); and the derivatives of lists that forward and reverse mode build
+(``rt.accumulate``, ``rt.split_last``...). ``_normalize_axes``, ``_sum_to`` and
+``_float_dtype`` serve the helpers of the other modules.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+Axis = int | tuple[int, ...] | None
+
+
+# -- what a rule's template may ask of its operands' shapes ----------------------------------------
+# When adgen specialises a derivative for the shapes of a call's arguments it knows the shape
+# and dtype of most values before the code runs. A template asks with these functions; adgen
+# replaces each call by the answer (a constant) and decides the ``if`` tests built on them, so
+# none of them is ever called by generated code. Called at run time they answer "not known"
+# (-1 or None).
+
+
+def known_ndim(x: Any) -> int:
+    """In a template: the number of axes of ``x`` when it is known at transform time, else -1."""
+    return -1
+
+
+def known_shape(x: Any) -> tuple[int, ...] | None:
+    """In a template: the shape of ``x`` when it is known at transform time."""
+    return None
+
+
+def known_scalar(x: Any) -> bool:
+    """In a template: is ``x`` provably a number (a Python or NumPy scalar: its broadcast
+    class is empty, see :mod:`adgen.shapes`)? Then ``a if x != 0 else b`` may test it."""
+    return False
+
+
+def known_constant(x: Any) -> Any:
+    """In a template: the value of ``x`` when the call passes a number or a string there
+    (``x ** 2``, ``ord="fro"``), else None (a variable, a name from outside the function)."""
+    return None
+
+
+# -- singular points ------------------------------------------------------------------------------
+# A rule whose partial derivative can be infinite or NaN where the function itself is finite
+# (sqrt at 0, arcsin at 1, arctan2 at (0, 0)) gives ``0 * inf = nan`` where its tangent or
+# cotangent entry is exactly zero. Such a rule is registered ``singular=True`` and each of its
+# contributions is then written ``rt.zero_safe(contribution, seed)``. adgen differentiates
+# that code again (second order), so both helpers have rules (adgen.rules.adjoints).
+
+_max = np.maximum.reduce  # NaN in, NaN out; no overflow (a sum could), no error state
+
+
+def zero_safe(r: Any, seed: Any) -> Any:
+    """``r``, the contribution of a tangent or cotangent ``seed`` (``seed * partial``), with
+    its NaN entries set to 0 where ``seed`` is 0: a zero seed contributes exactly zero, even
+    where the partial derivative is infinite or NaN. Entries with a nonzero seed keep their
+    value (``inf`` or NaN where the derivative does not exist).
+
+    Costs one reduction over ``r`` when it holds no NaN (the common case); ``r``'s shape
+    holds ``seed``'s (``seed`` is one of its factors).
+
+    >>> zero_safe(np.array([np.nan, np.inf, np.nan, 0.5]), np.array([0.0, 1.0, 2.0, 3.0]))
+    array([0. , inf, nan, 0.5])
+    >>> zero_safe(math.nan, 0.0), zero_safe(math.nan, 1.0)
+    (0.0, nan)
+    """
+    if isinstance(r, np.ndarray):
+        if r.size == 0 or not math.isnan(_max(r, axis=None)):
+            return r
+        return np.where(np.isnan(r) & (np.asarray(seed) == 0), 0, r)
+    if r == r or seed != 0:
+        return r
+    return type(r)(0)
+
+
+def zero_safe_tangent(t: Any, r: Any, seed: Any) -> Any:
+    """The derivative of ``zero_safe(r, seed)`` in ``r``, applied to ``t`` (a tangent or
+    cotangent of ``r``'s shape): ``t``, with 0 where ``zero_safe`` replaced a NaN by 0. It
+    is linear in ``t``; the mask is piecewise constant in ``r`` and ``seed``.
+
+    >>> nans = np.array([math.nan, math.nan])
+    >>> zero_safe_tangent(np.array([5.0, 6.0]), nans, np.array([0.0, 1.0]))
+    array([0., 6.])
+    """
+    if isinstance(r, np.ndarray):
+        if r.size == 0 or not math.isnan(_max(r, axis=None)):
+            return t
+        return np.where(np.isnan(r) & (np.asarray(seed) == 0), 0, t)
+    if r == r or seed != 0:
+        return t
+    return np.zeros_like(t) if isinstance(t, np.ndarray) else type(t)(0)
+
+
+# -- broadcasting and sums -------------------------------------------------------------------------
+
+
+def _normalize_axes(axis: Axis, ndim: int) -> tuple[int, ...]:
+    """Return ``axis`` as a sorted tuple of non-negative axes of an ``ndim``-d array.
+
+    >>> _normalize_axes(None, 3), _normalize_axes(-1, 3), _normalize_axes((2, 0), 3)
+    ((0, 1, 2), (2,), (0, 2))
+    """
+    if axis is None:
+        return tuple(range(ndim))
+    axes = tuple(axis) if isinstance(axis, tuple) else (axis,)
+    out = []
+    for a in axes:
+        if not -ndim <= a < ndim:
+            raise ValueError(f"axis {a} is out of bounds for array of dimension {ndim}")
+        out.append(int(a) % ndim)
+    if len(set(out)) != len(out):
+        raise ValueError("repeated axis")
+    return tuple(sorted(out))
+
+
+def unbroadcast(g: ArrayLike, x: ArrayLike) -> ArrayLike:
+    """Sum the cotangent ``g`` of a broadcast result back down to ``np.shape(x)``.
+
+    Leading axes that broadcasting added are summed away; axes where ``x`` has size 1 are
+    summed with ``keepdims``. ``g`` itself is returned when the shapes already agree.
+
+    >>> g = np.ones((2, 3))
+    >>> unbroadcast(g, np.zeros(3)).tolist()
+    [2.0, 2.0, 2.0]
+    >>> unbroadcast(g, np.zeros((2, 1))).tolist()
+    [[3.0], [3.0]]
+    >>> float(unbroadcast(g, 1.0))
+    6.0
+    >>> unbroadcast(g, g) is g
+    True
+    """
+    # attribute access first: this runs once per broadcasting operation, often on scalars
+    x_shape = getattr(x, "shape", None)
+    g_shape = getattr(g, "shape", None)
+    if x_shape is None:
+        x_shape = np.shape(x)
+    if g_shape is None:
+        g_shape = np.shape(g)
+    if g_shape == x_shape:
+        return g
+    return _unbroadcast_to(g, g_shape, x_shape)
+
+
+def _unbroadcast_to(g: ArrayLike, g_shape: tuple[int, ...], x_shape: tuple[int, ...]) -> Any:
+    """:func:`unbroadcast` once the shapes are known to differ."""
+    if not x_shape:
+        return np.sum(g)
+    extra = len(g_shape) - len(x_shape)
+    if extra < 0:  # ``g`` has fewer axes (e.g. a scalar zero cotangent): broadcast it up
+        return np.broadcast_to(g, x_shape)
+    if extra > 0:
+        g = np.sum(g, axis=tuple(range(extra)))
+    axes = tuple(
+        i for i, (n, m) in enumerate(zip(x_shape, np.shape(g), strict=True)) if n == 1 and m != 1
+    )
+    if axes:
+        g = np.sum(g, axis=axes, keepdims=True)
+    return g
+
+
+class Like:
+    """The shape and dtype of an array, kept instead of the array where reverse mode needs
+    only those (``rt.unbroadcast(g, x)``, ``rt.unreduce(g, x)``), so the array can be freed.
+
+    >>> like = Like(np.zeros((2, 3), dtype=np.float32))
+    >>> like.shape, like.dtype, unbroadcast(np.ones((4, 2, 3)), like).shape
+    ((2, 3), dtype('float32'), (2, 3))
+    """
+
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, x: ArrayLike) -> None:
+        self.shape = np.shape(x)
+        dtype = getattr(x, "dtype", None)
+        self.dtype = np.result_type(x) if dtype is None else dtype
+
+
+def unreduce(g: ArrayLike, x: ArrayLike, axis: Axis = None, keepdims: bool = False) -> NDArray[Any]:
+    """Broadcast ``g`` back to ``np.shape(x)``: the adjoint of ``np.sum(x, axis, keepdims)``.
+
+    Returns a read-only broadcast view.
+
+    >>> x = np.zeros((2, 3))
+    >>> unreduce(np.array([1.0, 2.0]), x, axis=-1).tolist()
+    [[1.0, 1.0, 1.0], [2.0, 2.0, 2.0]]
+    >>> unreduce(5.0, x).tolist()
+    [[5.0, 5.0, 5.0], [5.0, 5.0, 5.0]]
+    >>> unreduce(np.array([[1.0, 2.0, 3.0]]), x, axis=0, keepdims=True).tolist()
+    [[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]]
+    """
+    shape = getattr(x, "shape", None)
+    if shape is None:
+        shape = np.shape(x)
+    if not shape:  # a scalar: nothing was reduced
+        return g  # type: ignore[return-value]
+    if axis is None and not keepdims:
+        return np.full(shape, g, dtype=np.result_type(g, x.dtype if type(x) is Like else x))
+    if keepdims or axis is None:
+        return np.broadcast_to(g, shape)
+    return np.broadcast_to(np.expand_dims(g, _normalize_axes(axis, len(shape))), shape)
+
+
+# -- zero derivatives, and derivatives of their primal's type --------------------------------------
+
+
+def cast_like(g: Any, x: Any, protected: tuple[Any, ...] | list[Any] = ()) -> Any:
+    """A derivative ``g`` returned as the derivative of ``x`` is returned by adgen: a Python
+    float for a Python float, ``x``'s type for a NumPy scalar, an array of ``x``'s shape and
+    dtype for an array (a fresh one if ``g`` is ``x``, read-only, or may share memory with an
+    array of ``protected``); pairwise for tuples; anything else as it is. adgen's API returns
+    every derivative through it, and so does a standalone module (``adgen.export``).
+
+    >>> cast_like(np.float64(5.5), 2.0)
+    5.5
+    >>> type(cast_like(5.5, np.float32(2.0))).__name__
+    'float32'
+    >>> cast_like(np.ones(2), np.zeros((3, 2), dtype=np.float32)).dtype
+    dtype('float32')
+    >>> [type(v).__name__ for v in cast_like((np.float64(1.0), 2.0), (1.0, np.float64(0.5)))]
+    ['float', 'float64']
+    """
+    if type(x) is float:
+        return g if type(g) is float else float(g)
+    if isinstance(x, np.ndarray):  # a few attribute reads when g is what it should be
+        if type(g) is not np.ndarray:
+            g = np.asarray(g)
+        if g.shape != x.shape:
+            g = np.broadcast_to(g, x.shape)
+        if g.dtype is not x.dtype and g.dtype != x.dtype:
+            return g.astype(x.dtype)
+        if (
+            g is x
+            or not g.flags.writeable
+            or (
+                protected
+                and any(isinstance(p, np.ndarray) and np.may_share_memory(g, p) for p in protected)
+            )
+        ):
+            return g.copy()
+        return g
+    if isinstance(x, np.generic):
+        return x.dtype.type(g)
+    if type(x) is tuple and type(g) is tuple and len(g) == len(x):
+        return tuple(cast_like(a, b, protected) for a, b in zip(g, x))
+    return g
+
+
+def zeros_like(x: Any) -> Any:
+    """A zero derivative for ``x``: ``0.0`` for Python numbers (and for ``None``, a name not
+    yet bound), else zeros of ``x``'s shape in its floating dtype.
+
+    >>> zeros_like(3.0), zeros_like(None)
+    (0.0, 0.0)
+    >>> zeros_like(np.ones(2, dtype=np.float32)).dtype
+    dtype('float32')
+    >>> zeros_like(np.arange(2)).tolist()
+    [0.0, 0.0]
+    >>> zeros_like((np.ones(2), 1.0))
+    (array([0., 0.]), 0.0)
+    """
+    if x is None or isinstance(x, (bool, int, float)):
+        return 0.0
+    if isinstance(x, list):
+        return [zeros_like(e) for e in x]
+    if isinstance(x, tuple):  # a function's tuple result
+        return tuple(zeros_like(e) for e in x)
+    a = np.asarray(x)
+    return np.zeros(a.shape, dtype=a.dtype if a.dtype.kind in "fc" else np.float64)
+
+
+# -- derivatives of lists --------------------------------------------------------------------------
+
+
+def accumulate(a: Any, b: Any) -> Any:
+    """``a + b`` for derivatives, elementwise when ``a`` is the derivative of a list.
+
+    >>> accumulate([1.0, np.ones(2)], [2.0, np.ones(2)])[1].tolist()
+    [2.0, 2.0]
+    >>> accumulate(1.0, 2.0)
+    3.0
+    """
+    if isinstance(a, list):
+        return [accumulate(x, y) for x, y in zip(a, b)]
+    return a + b
+
+
+def split_last(xs: Any) -> tuple[Any, Any]:
+    """``(xs[:-1], xs[-1])``: the derivative of a list without its last element, and that one.
+
+    >>> split_last([1.0, 2.0, 3.0])
+    ([1.0, 2.0], 3.0)
+    """
+    return xs[:-1], xs[-1]
+
+
+def items_vjp(parts: Any, xs: Any) -> Any:
+    """The cotangent of an array passed where a sequence of arrays goes (``np.stack(y)``
+    stacks ``y``'s rows) from the cotangents of its items: stacked back into ``y``'s shape.
+
+    >>> items_vjp([np.ones(2), np.zeros(2)], np.arange(4.0).reshape(2, 2)).tolist()
+    [[1.0, 1.0], [0.0, 0.0]]
+    """
+    a = np.asarray(xs)
+    dtype = a.dtype if a.dtype.kind in "fc" else np.dtype(np.float64)
+    if not len(parts):
+        return np.zeros(a.shape, dtype=dtype)
+    return np.stack([np.asarray(p) for p in parts]).astype(dtype, copy=False).reshape(a.shape)
+
+
+def as_list(d: Any) -> list[Any]:
+    """``list(d)``: the tangent of ``list(x)`` (generated code calls ``list`` by this name
+    inside rule templates, which name only ``np``, ``math`` and ``rt``)."""
+    return list(d)
+
+
+def list_vjp(g: Any, iterable: Any) -> Any:
+    """The cotangent of ``list(iterable)``: a list for a list, the rows stacked back for an
+    array (``list(a)`` is the list of ``a``'s rows).
+
+    >>> list_vjp([1.0, 2.0], np.zeros(2)).tolist(), list_vjp([1.0, 2.0], [0.0, 0.0])
+    ([1.0, 2.0], [1.0, 2.0])
+    """
+    if isinstance(iterable, list):
+        return list(g)
+    return items_vjp(g, iterable)
+
+
+def join_last(rest: Any, last: Any) -> list[Any]:
+    """``[*rest, last]``: the derivative of a list from that of all its items but the last
+    and that of the last (the inverse of :func:`split_last`).
+
+    >>> join_last([1.0, 2.0], 3.0)
+    [1.0, 2.0, 3.0]
+    """
+    return [*rest, last]
+
+
+# -- for the helpers of the other modules ----------------------------------------------------------
+
+
+def _sum_to(g: Any, shape: tuple[int, ...]) -> NDArray[Any]:
+    """Sum (or broadcast) ``g`` to ``shape``, like :func:`unbroadcast`, always an array.
+
+    >>> _sum_to(np.ones((2, 3)), (1, 3)).tolist()
+    [[2.0, 2.0, 2.0]]
+    >>> _sum_to(np.ones(3), (2, 3)).shape
+    (2, 3)
+    """
+    g = np.asarray(g)
+    if g.shape != shape:
+        g = np.asarray(_unbroadcast_to(g, g.shape, shape))
+    return np.broadcast_to(g, shape)
+
+
+def _float_dtype(*xs: Any) -> Any:
+    """The floating dtype derivatives of ``xs`` take (float64 for integer inputs)."""
+    dtype = np.result_type(*xs)
+    return dtype if np.issubdtype(dtype, np.inexact) else np.dtype(np.float64)

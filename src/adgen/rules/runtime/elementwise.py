@@ -1,0 +1,115 @@
+"""Helpers of the elementwise rules (:mod:`adgen.rules.elementwise`).
+
+The derivatives of ``np.interp`` (``rt.interp_slope``, ``rt.interp_vjp_fp``) and of
+``np.polyval`` (``rt.polyval_dx``, ``rt.polyval_vjp_p``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .core import unbroadcast
+
+
+def _interp_segments(x: Any, xp: Any) -> tuple[NDArray[Any], NDArray[Any], NDArray[Any]]:
+    """For each ``x``: the segment ``[xp[j], xp[j + 1]]`` holding it (``xp[j] <= x < xp[j + 1]``,
+    the last one at ``xp[-1]``), and masks of the points left of ``xp[0]`` / right of ``xp[-1]``."""
+    xv = np.asarray(x)
+    xp = np.asarray(xp)
+    seg = np.clip(np.searchsorted(xp, xv, side="right") - 1, 0, max(xp.size - 2, 0))
+    return seg, xv < xp[0], xv > xp[-1]
+
+
+def interp_slope(x: Any, xp: Any, fp: Any) -> Any:
+    """d np.interp(x, xp, fp) / dx: the slope of the segment holding each ``x`` (``xp``
+    increasing); at an inner knot the slope of the segment to its right, at ``xp[-1]`` that
+    of the last segment, outside ``[xp[0], xp[-1]]`` (constant there) 0.
+
+    >>> x = np.array([-1.0, 0.0, 0.5, 1.0, 1.5, 2.0, 3.0])
+    >>> interp_slope(x, [0.0, 1.0, 2.0], [0.0, 2.0, 3.0]).tolist()
+    [0.0, 2.0, 2.0, 1.0, 1.0, 1.0, 0.0]
+    """
+    xp_a = np.asarray(xp)
+    fp_a = np.asarray(fp)
+    seg, left, right = _interp_segments(x, xp_a)
+    if xp_a.size < 2:
+        slope = np.zeros(np.shape(seg), dtype=np.result_type(fp_a, 0.0))
+    else:
+        slope = (np.diff(fp_a) / np.diff(xp_a))[seg]
+    return np.where(left | right, 0.0, slope)
+
+
+def interp_vjp_fp(g: Any, x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None) -> Any:
+    """The cotangent of ``fp`` in ``np.interp(x, xp, fp, left, right)``: each ``g`` shared
+    between the two knots around its ``x`` by the interpolation weights; outside the knots,
+    to the end knot when ``left``/``right`` is None, else nowhere (a constant was returned).
+
+    >>> xp, fp = [0.0, 1.0], [0.0, 0.0]
+    >>> interp_vjp_fp(np.ones(3), np.array([-1.0, 0.25, 5.0]), xp, fp).tolist()
+    [1.75, 1.25]
+    >>> interp_vjp_fp(np.ones(2), np.array([-1.0, 5.0]), xp, fp, left=0.0).tolist()
+    [0.0, 1.0]
+    """
+    fp_a = np.asarray(fp)
+    xp_a = np.asarray(xp)
+    n = xp_a.size
+    dtype = fp_a.dtype if fp_a.dtype.kind == "f" else np.float64
+    xv = np.ravel(x)  # the result has the shape of x
+    gv = np.ravel(np.broadcast_to(g, np.shape(x)))
+    seg, lo, hi = _interp_segments(xv, xp_a)
+    inside = ~(lo | hi)
+    out = np.zeros(n, dtype=np.float64)
+    if n >= 2:
+        t = (xv - xp_a[seg]) / (xp_a[seg + 1] - xp_a[seg])
+        w = np.where(inside, gv, 0.0)
+        np.add.at(out, seg, w * (1.0 - t))
+        np.add.at(out, seg + 1, w * t)
+    else:
+        out[0] += np.sum(np.where(inside, gv, 0.0))
+    if left is None:
+        out[0] += np.sum(np.where(lo, gv, 0.0))
+    if right is None:
+        out[-1] += np.sum(np.where(hi, gv, 0.0))
+    return out.astype(dtype, copy=False)
+
+
+def _polyder_coefficients(p: Any) -> NDArray[Any]:
+    """The coefficients of p' for ``np.polyval``'s coefficients ``p`` (highest power first,
+    along the first axis; more axes broadcast with ``x``)."""
+    p = np.asarray(p)
+    n = p.shape[0]
+    powers = np.arange(n - 1, 0, -1).reshape((n - 1,) + (1,) * (p.ndim - 1))
+    return p[:-1] * powers.astype(p.dtype if p.dtype.kind == "f" else np.float64)
+
+
+def polyval_dx(p: Any, x: Any) -> Any:
+    """d np.polyval(p, x) / dx = np.polyval(p', x) (0 for a constant polynomial).
+
+    >>> polyval_dx(np.array([1.0, 2.0, 3.0]), np.array([0.0, 1.0])).tolist()
+    [2.0, 4.0]
+    """
+    d = _polyder_coefficients(p)
+    if d.shape[0] == 0:
+        return np.zeros(np.shape(np.polyval(p, x)), dtype=np.result_type(p, x, 0.0))
+    return np.polyval(d, x)
+
+
+def polyval_vjp_p(g: Any, p: Any, x: Any) -> NDArray[Any]:
+    """The cotangent of the coefficients ``p`` in ``np.polyval(p, x)``: ``p[k]`` multiplies
+    ``x ** (n - 1 - k)``.
+
+    >>> polyval_vjp_p(np.ones(2), np.array([1.0, 2.0, 3.0]), np.array([2.0, 3.0])).tolist()
+    [13.0, 5.0, 2.0]
+    """
+    p_a = np.asarray(p)
+    n = p_a.shape[0]
+    dtype = p_a.dtype if p_a.dtype.kind == "f" else np.float64
+    out = np.zeros(p_a.shape, dtype=dtype)
+    power = np.ones_like(np.asarray(x), dtype=np.result_type(x, 0.0))
+    for k in range(n - 1, -1, -1):
+        out[k] = unbroadcast(g * power, p_a[k])
+        power = power * x
+    return out

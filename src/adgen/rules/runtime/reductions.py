@@ -1,0 +1,701 @@
+"""Helpers of the reductions, scans and statistics (:mod:`adgen.rules.reductions`).
+
+Cotangents of ``np.mean``, ``np.prod`` (exact with zeros; and its Hessian times a vector,
+for second order), ``np.max`` / ``np.min`` (ties share), cumulative sums and products,
+sorts and quantiles, ``np.diff``, ``np.trapezoid``, ``np.cov`` / ``np.corrcoef``,
+``np.convolve`` / ``np.correlate`` and ``np.average``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .core import Axis, _float_dtype, _normalize_axes, unbroadcast, unreduce
+
+
+def mean_vjp(g: ArrayLike, x: ArrayLike, axis: Axis = None, keepdims: bool = False) -> NDArray[Any]:
+    """Cotangent of ``np.mean(x, axis, keepdims)`` with respect to ``x``.
+
+    >>> mean_vjp(1.0, np.zeros(4)).tolist()
+    [0.25, 0.25, 0.25, 0.25]
+    >>> mean_vjp(np.array([3.0, 6.0]), np.zeros((2, 3)), axis=1).tolist()
+    [[1.0, 1.0, 1.0], [2.0, 2.0, 2.0]]
+    """
+    shape = np.shape(x)
+    count = 1
+    for a in _normalize_axes(axis, len(shape)):
+        count *= shape[a]
+    return unreduce(g, x, axis, keepdims) / count
+
+
+def _exclusive_prods(x: NDArray[Any]) -> NDArray[Any]:
+    """Product of all *other* entries along the last axis, without dividing.
+
+    Entry ``i`` is ``prod(x[..., :i]) * prod(x[..., i+1:])``, built from exclusive cumulative
+    products from the left and from the right, so zeros in ``x`` are handled exactly.
+
+    >>> _exclusive_prods(np.array([2.0, 0.0, 3.0, 4.0])).tolist()
+    [0.0, 24.0, 0.0, 0.0]
+    """
+    ones = np.ones(x.shape[:-1] + (1,), dtype=x.dtype)
+    left = np.concatenate([ones, np.cumprod(x[..., :-1], axis=-1)], axis=-1)
+    right = np.concatenate([np.cumprod(x[..., :0:-1], axis=-1)[..., ::-1], ones], axis=-1)
+    return left * right
+
+
+def prod_vjp(g: ArrayLike, x: ArrayLike, axis: Axis = None, keepdims: bool = False) -> NDArray[Any]:
+    """Cotangent of ``np.prod(x, axis, keepdims)`` with respect to ``x``.
+
+    Exact when ``x`` contains zeros (no division by ``x``): each entry receives ``g`` times
+    the product of the other entries it was multiplied with.
+
+    >>> prod_vjp(1.0, np.array([2.0, 3.0, 4.0])).tolist()
+    [12.0, 8.0, 6.0]
+    >>> prod_vjp(1.0, np.array([2.0, 0.0, 4.0])).tolist()
+    [0.0, 8.0, 0.0]
+    >>> prod_vjp(np.ones(2), np.array([[1.0, 2.0], [0.0, 5.0]]), axis=1).tolist()
+    [[2.0, 1.0], [5.0, 0.0]]
+    """
+    x = np.asarray(x)
+    g_full = unreduce(g, x, axis, keepdims)
+    axes = _normalize_axes(axis, x.ndim)
+    if x.size == 0:
+        return np.zeros(x.shape, dtype=np.result_type(g_full, x))
+    if axes == tuple(range(x.ndim)):  # full reduction: work on the raveled array
+        return g_full * _exclusive_prods(x.reshape(-1)).reshape(x.shape)
+    # Move the reduced axes to the end and flatten them into one.
+    kept = tuple(i for i in range(x.ndim) if i not in axes)
+    perm = kept + axes
+    xt = np.transpose(x, perm)
+    others = _exclusive_prods(xt.reshape(xt.shape[: len(kept)] + (-1,)))
+    return g_full * np.transpose(others.reshape(xt.shape), np.argsort(perm))
+
+
+def _exclusive_prods_hvp(x: NDArray[Any], w: NDArray[Any]) -> NDArray[Any]:
+    """Along the last axis, entry ``i`` of ``H w`` for ``H`` the Hessian of the product:
+    ``sum over j != i of w[j] * prod(x[k] for k not in (i, j))``. The exclusive products of
+    :func:`_exclusive_prods` in dual numbers (value, derivative along ``w``): no division.
+    """
+    n = x.shape[-1]
+    left, dleft = np.ones(x.shape[:-1], dtype=x.dtype), np.zeros(x.shape[:-1], dtype=x.dtype)
+    lefts, dlefts = [], []
+    for i in range(n):
+        lefts.append(left)
+        dlefts.append(dleft)
+        left, dleft = left * x[..., i], dleft * x[..., i] + left * w[..., i]
+    right, dright = np.ones(x.shape[:-1], dtype=x.dtype), np.zeros(x.shape[:-1], dtype=x.dtype)
+    out = [np.zeros(x.shape[:-1], dtype=x.dtype)] * n
+    for i in reversed(range(n)):
+        out[i] = dlefts[i] * right + lefts[i] * dright
+        right, dright = right * x[..., i], dright * x[..., i] + right * w[..., i]
+    return np.stack(out, axis=-1) if n else np.zeros(x.shape, dtype=x.dtype)
+
+
+def prod_hvp(x: ArrayLike, w: ArrayLike, axis: Axis = None) -> NDArray[Any]:
+    """The Hessian of ``np.prod(x, axis)`` (one per reduced group) times ``w`` (shaped like
+    ``x``): entry ``i`` is the sum over the other entries ``j`` of its group of ``w[j]``
+    times the product of the entries other than ``i`` and ``j``. Exact with zeros in ``x``.
+
+    >>> prod_hvp(np.array([2.0, 3.0, 4.0]), np.array([1.0, 0.0, 0.0])).tolist()
+    [0.0, 4.0, 3.0]
+    >>> prod_hvp(np.array([[1.0, 2.0], [0.0, 5.0]]), np.ones((2, 2)), axis=1).tolist()
+    [[1.0, 1.0], [1.0, 1.0]]
+    """
+    x = np.asarray(x)
+    dtype = np.result_type(x, w, 1.0)
+    x = x.astype(dtype, copy=False)
+    w = np.broadcast_to(np.asarray(w, dtype=dtype), x.shape)
+    axes = _normalize_axes(axis, x.ndim)
+    if x.size == 0:
+        return np.zeros(x.shape, dtype=dtype)
+    if axes == tuple(range(x.ndim)):
+        return _exclusive_prods_hvp(x.reshape(-1), w.reshape(-1)).reshape(x.shape)
+    kept = tuple(i for i in range(x.ndim) if i not in axes)
+    perm = kept + axes
+    xt, wt = np.transpose(x, perm), np.transpose(w, perm)
+    flat = xt.shape[: len(kept)] + (-1,)
+    out = _exclusive_prods_hvp(xt.reshape(flat), wt.reshape(flat))
+    return np.transpose(out.reshape(xt.shape), np.argsort(perm))
+
+
+def minmax_vjp(
+    g: ArrayLike, ans: ArrayLike, x: ArrayLike, axis: Axis = None, keepdims: bool = False
+) -> NDArray[Any]:
+    """Cotangent of ``np.max`` / ``np.min`` (primal result ``ans``) with respect to ``x``.
+
+    The cotangent goes to the entries equal to the extremum, split evenly among ties.
+    NaN extrema send the cotangent to the NaN entries.
+
+    >>> x = np.array([1.0, 3.0, 3.0, 2.0])
+    >>> minmax_vjp(1.0, np.max(x), x).tolist()
+    [0.0, 0.5, 0.5, 0.0]
+    >>> x = np.array([[1.0, 5.0], [4.0, 0.0]])
+    >>> minmax_vjp(np.array([10.0, 20.0]), np.min(x, axis=0), x, axis=0).tolist()
+    [[10.0, 0.0], [0.0, 20.0]]
+    """
+    x = np.asarray(x)
+    dtype = np.result_type(g, x)
+    if dtype.kind not in "fc":
+        dtype = np.dtype(np.float64)
+    axes = _normalize_axes(axis, x.ndim)
+    if axis is not None and not keepdims:  # put the reduced axes back: ans and g broadcast
+        ans = np.expand_dims(ans, axes)
+        g = np.expand_dims(g, axes)
+    hit = x == ans
+    count = np.count_nonzero(hit, axis=axes, keepdims=True)
+    if not count.all():  # an extremum matched nothing: it must be NaN
+        hit = hit | (np.isnan(x) & np.isnan(ans))
+        count = np.count_nonzero(hit, axis=axes, keepdims=True)
+    share = np.asarray(g, dtype=dtype) / count.astype(dtype)
+    return hit * share  # type: ignore[no-any-return]
+
+
+# -- reductions, scans and statistics helpers --
+
+
+def _linear_scan(a: NDArray[Any], b: NDArray[Any]) -> NDArray[Any]:
+    """``s`` with ``s[..., i] = a[..., i] * s[..., i - 1] + b[..., i]`` (``s[..., -1] = 0``),
+    by recursive doubling along the last axis: only products and sums, no division.
+
+    >>> _linear_scan(np.array([2.0, 0.0, 3.0]), np.array([1.0, 1.0, 1.0])).tolist()
+    [1.0, 1.0, 4.0]
+    """
+    a, b = np.array(a), np.array(b)
+    n = a.shape[-1]
+    k = 1
+    while k < n:
+        b_new = b.copy()
+        b_new[..., k:] = b[..., k:] + a[..., k:] * b[..., :-k]
+        a_new = a.copy()
+        a_new[..., k:] = a[..., k:] * a[..., :-k]
+        a, b = a_new, b_new
+        k *= 2
+    return b
+
+
+def _exclusive_cumprod(x: NDArray[Any]) -> NDArray[Any]:
+    """``prod(x[..., :i])`` at ``i`` along the last axis (1 at ``i = 0``), without division."""
+    ones = np.ones(x.shape[:-1] + (1,), dtype=x.dtype)
+    return np.concatenate([ones, np.cumprod(x[..., :-1], axis=-1)], axis=-1)
+
+
+def _scan_axis(x: Any, axis: int | None) -> tuple[NDArray[Any], int]:
+    """``x`` as an array scanned along ``axis`` (raveled when ``axis`` is None), and the axis."""
+    x = np.asarray(x)
+    if axis is None:
+        return np.ravel(x), 0
+    return x, int(axis) % max(x.ndim, 1)
+
+
+def cumprod_jvp(
+    dx: ArrayLike, x: ArrayLike, axis: int | None = None, include_initial: bool = False
+) -> NDArray[Any]:
+    """Tangent of ``np.cumprod(x, axis)`` (``np.cumulative_prod`` with ``include_initial``).
+
+    Exact when ``x`` holds zeros: ``t[i] = x[i] * t[i-1] + prod(x[:i]) * dx[i]``, solved by a
+    scan of products and sums (no division by ``x``).
+
+    >>> cumprod_jvp(np.array([1.0, 1.0, 1.0]), np.array([2.0, 0.0, 3.0])).tolist()
+    [1.0, 2.0, 6.0]
+    """
+    dtype = _float_dtype(x, dx)
+    xs, ax = _scan_axis(x, axis)
+    ds = np.broadcast_to(np.asarray(dx, dtype=dtype).reshape(np.shape(x)), np.shape(x))
+    ds = np.ravel(ds) if axis is None else ds
+    xm = np.moveaxis(xs, ax, -1).astype(dtype)
+    dm = np.moveaxis(ds, ax, -1)
+    t = _linear_scan(xm, _exclusive_cumprod(xm) * dm)
+    if include_initial:
+        t = np.concatenate([np.zeros(t.shape[:-1] + (1,), dtype=dtype), t], axis=-1)
+    return np.moveaxis(t, -1, ax)
+
+
+def cumprod_vjp(
+    g: ArrayLike, x: ArrayLike, axis: int | None = None, include_initial: bool = False
+) -> NDArray[Any]:
+    """Cotangent of ``np.cumprod(x, axis)`` with respect to ``x``, exact with zeros in ``x``.
+
+    ``x̄[j] = prod(x[:j]) * r[j]`` with ``r[j] = g[j] + x[j+1] * r[j+1]`` (a scan, no division).
+
+    >>> cumprod_vjp(np.ones(3), np.array([2.0, 0.0, 3.0])).tolist()
+    [1.0, 8.0, 0.0]
+    """
+    dtype = _float_dtype(x, g)
+    xs, ax = _scan_axis(x, axis)
+    xm = np.moveaxis(xs, ax, -1).astype(dtype)
+    gm = np.moveaxis(np.asarray(g, dtype=dtype), ax, -1)
+    if include_initial:
+        gm = gm[..., 1:]
+    # r[j] = g[j] + x[j+1] r[j+1]: a forward scan over the reversed axis
+    shifted = np.concatenate([np.zeros(xm.shape[:-1] + (1,), dtype=dtype), xm[..., :0:-1]], -1)
+    r = _linear_scan(shifted, gm[..., ::-1])[..., ::-1]
+    out = np.moveaxis(_exclusive_cumprod(xm) * r, -1, ax)
+    return np.reshape(out, np.shape(x))
+
+
+def cumsum_vjp(
+    g: ArrayLike, x: ArrayLike, axis: int | None = None, include_initial: bool = False
+) -> NDArray[Any]:
+    """Cotangent of ``np.cumsum(x, axis)`` with respect to ``x``: reversed cumulative sums.
+
+    >>> cumsum_vjp(np.array([1.0, 2.0, 3.0]), np.zeros(3)).tolist()
+    [6.0, 5.0, 3.0]
+    """
+    dtype = _float_dtype(x, g)
+    _, ax = _scan_axis(x, axis)
+    gm = np.moveaxis(np.asarray(g, dtype=dtype), ax, -1)
+    if include_initial:
+        gm = gm[..., 1:]
+    out = np.moveaxis(np.cumsum(gm[..., ::-1], axis=-1)[..., ::-1], -1, ax)
+    return np.reshape(out, np.shape(x))
+
+
+def _tie_average(v: NDArray[Any], xs: NDArray[Any]) -> NDArray[Any]:
+    """Average ``v`` over runs of equal values of the sorted ``xs`` (last axis).
+
+    >>> _tie_average(np.array([1.0, 2.0, 4.0, 8.0]), np.array([0.0, 1.0, 1.0, 2.0])).tolist()
+    [1.0, 3.0, 3.0, 8.0]
+    """
+    n = xs.shape[-1]
+    if n == 0:
+        return v
+    idx = np.arange(n)
+    start = np.ones(xs.shape, dtype=bool)
+    start[..., 1:] = xs[..., 1:] != xs[..., :-1]
+    end = np.ones(xs.shape, dtype=bool)
+    end[..., :-1] = start[..., 1:]
+    s = np.maximum.accumulate(np.where(start, idx, 0), axis=-1)
+    e = np.minimum.accumulate(np.where(end, idx + 1, n)[..., ::-1], axis=-1)[..., ::-1]
+    if np.all(e - s == 1):
+        return v
+    zero = np.zeros(v.shape[:-1] + (1,), dtype=v.dtype)
+    cs = np.concatenate([zero, np.cumsum(v, axis=-1)], axis=-1)
+    s_b = np.broadcast_to(s, v.shape)
+    e_b = np.broadcast_to(e, v.shape)
+    total = np.take_along_axis(cs, e_b, -1) - np.take_along_axis(cs, s_b, -1)
+    return (total / (e_b - s_b)).astype(v.dtype)
+
+
+def _sorted_along(x: Any, axis: int | None) -> tuple[NDArray[Any], int, NDArray[Any]]:
+    """``(x moved so that axis is last, that axis, stable argsort along it)``."""
+    xs, ax = _scan_axis(x, axis)
+    xm = np.moveaxis(xs, ax, -1)
+    return xm, ax, np.argsort(xm, axis=-1, kind="stable")
+
+
+def sort_jvp(dx: ArrayLike, x: ArrayLike, axis: int | None = -1) -> NDArray[Any]:
+    """Tangent of ``np.sort(x, axis)``: ``dx`` permuted like ``x``; tied entries of ``x``
+    share the average of their tangents.
+
+    >>> sort_jvp(np.array([1.0, 2.0, 3.0]), np.array([3.0, 1.0, 2.0])).tolist()
+    [2.0, 3.0, 1.0]
+    """
+    dtype = _float_dtype(x, dx)
+    xm, ax, order = _sorted_along(x, axis)
+    d = np.broadcast_to(np.asarray(dx, dtype=dtype), np.shape(x))
+    dm = np.moveaxis(np.ravel(d) if axis is None else d, ax, -1)
+    out = _tie_average(np.take_along_axis(dm, order, -1), np.take_along_axis(xm, order, -1))
+    return np.moveaxis(out, -1, ax)
+
+
+def sort_vjp(g: ArrayLike, x: ArrayLike, axis: int | None = -1) -> NDArray[Any]:
+    """Cotangent of ``np.sort(x, axis)`` with respect to ``x`` (the adjoint of
+    :func:`sort_jvp`).
+
+    >>> sort_vjp(np.array([1.0, 2.0, 3.0]), np.array([3.0, 1.0, 2.0])).tolist()
+    [3.0, 1.0, 2.0]
+    """
+    dtype = _float_dtype(x, g)
+    xm, ax, order = _sorted_along(x, axis)
+    gm = np.moveaxis(np.asarray(g, dtype=dtype), ax, -1)
+    gm = _tie_average(gm, np.take_along_axis(xm, order, -1))
+    out = np.zeros(xm.shape, dtype=dtype)
+    np.put_along_axis(out, order, gm, axis=-1)
+    return np.reshape(np.moveaxis(out, -1, ax), np.shape(x))
+
+
+def quantile_weights(
+    x: ArrayLike, q: ArrayLike, axis: Axis = None, ignore_nan: bool = False
+) -> NDArray[Any]:
+    """``w`` of shape ``np.shape(q) + np.shape(x)`` with ``np.quantile(x, q, axis)`` equal to
+    ``np.sum(w * x)`` over the reduced axes (default linear method): weights ``1 - t`` and
+    ``t`` on the two order statistics around the virtual index ``q * (n - 1)``. Tied entries
+    share the weight of their run of order statistics evenly. With ``ignore_nan`` (nanmedian,
+    nanquantile), NaN entries are left out and get weight 0.
+
+    >>> quantile_weights(np.array([4.0, 1.0, 3.0, 2.0]), 0.5).tolist()
+    [0.0, 0.0, 0.5, 0.5]
+    >>> quantile_weights(np.array([1.0, 2.0, 2.0]), 0.5).tolist()
+    [0.0, 0.5, 0.5]
+    """
+    x = np.asarray(x)
+    dtype = _float_dtype(x)
+    qa = np.asarray(q, dtype=np.float64)
+    axes = _normalize_axes(axis, x.ndim)
+    kept = tuple(i for i in range(x.ndim) if i not in axes)
+    perm = kept + axes
+    xt = np.transpose(x, perm)
+    batch = xt.shape[: len(kept)]
+    xm = xt.reshape(batch + (-1,))
+    n = int(np.shape(xm)[-1])
+    order = np.argsort(xm, axis=-1, kind="stable")
+    xs = np.take_along_axis(xm, order, -1)
+    valid = np.sum(~np.isnan(xm), axis=-1) if ignore_nan else np.full(batch, n)
+    qb = qa.reshape(qa.shape + (1,) * len(batch))
+    v = qb * (np.maximum(valid, 1) - 1)  # shape q + batch
+    lo = np.floor(v).astype(np.int64)
+    hi = np.minimum(lo + 1, np.maximum(valid, 1) - 1)
+    t = v - lo
+    pos = np.arange(n)
+    ws = (pos == lo[..., None]) * (1.0 - t)[..., None] + (pos == hi[..., None]) * t[..., None]
+    ws = np.where((valid > 0)[..., None], ws, 0.0)
+    ws = _tie_average(np.asarray(ws, dtype=dtype), xs)
+    w = np.zeros(ws.shape, dtype=dtype)
+    np.put_along_axis(w, np.broadcast_to(order, ws.shape), ws, axis=-1)
+    w = w.reshape(qa.shape + xt.shape)
+    k = qa.ndim
+    return np.transpose(w, tuple(range(k)) + tuple(k + i for i in np.argsort(perm)))
+
+
+def quantile_jvp(
+    dx: ArrayLike,
+    x: ArrayLike,
+    q: ArrayLike,
+    axis: Axis = None,
+    keepdims: bool = False,
+    ignore_nan: bool = False,
+) -> Any:
+    """Tangent of ``np.quantile(x, q, axis, keepdims=keepdims)`` (and of median, percentile
+    with ``q / 100``, and the NaN-ignoring variants with ``ignore_nan``).
+
+    >>> float(quantile_jvp(np.array([1.0, 10.0, 100.0]), np.array([3.0, 1.0, 2.0]), 0.25))
+    55.0
+    """
+    x = np.asarray(x)
+    w = quantile_weights(x, q, axis, ignore_nan)
+    dtype = _float_dtype(x, dx)
+    d = np.where(np.isnan(x), 0.0, np.asarray(dx, dtype=dtype)) if ignore_nan else dx
+    k = np.ndim(q)
+    axes = tuple(k + a for a in _normalize_axes(axis, x.ndim))
+    return np.sum(w * d, axis=axes, keepdims=keepdims).astype(dtype)
+
+
+def quantile_vjp(
+    g: ArrayLike,
+    x: ArrayLike,
+    q: ArrayLike,
+    axis: Axis = None,
+    keepdims: bool = False,
+    ignore_nan: bool = False,
+) -> NDArray[Any]:
+    """Cotangent of ``np.quantile(x, q, axis, keepdims=keepdims)`` with respect to ``x``.
+
+    >>> quantile_vjp(1.0, np.array([3.0, 1.0, 2.0]), 0.25).tolist()
+    [0.0, 0.5, 0.5]
+    """
+    x = np.asarray(x)
+    w = quantile_weights(x, q, axis, ignore_nan)
+    dtype = _float_dtype(x, g)
+    k = np.ndim(q)
+    g = np.asarray(g, dtype=dtype)
+    if not keepdims:
+        g = np.expand_dims(g, tuple(k + a for a in _normalize_axes(axis, x.ndim)))
+    return np.sum(w * g, axis=tuple(range(k))).astype(dtype)
+
+
+def diff_vjp(
+    g: ArrayLike,
+    x: ArrayLike,
+    n: int = 1,
+    axis: int = -1,
+    prepend: Any = None,
+    append: Any = None,
+) -> NDArray[Any]:
+    """Cotangent of ``np.diff(x, n, axis, prepend=..., append=...)`` with respect to ``x``:
+    ``(-1)**n`` times the ``n``-th difference of ``g`` padded with ``n`` zeros on each side.
+
+    >>> diff_vjp(np.array([1.0, 2.0]), np.zeros(3)).tolist()
+    [-1.0, -1.0, 2.0]
+    """
+    x = np.asarray(x)
+    dtype = _float_dtype(x, g)
+    ax = int(axis) % x.ndim
+    gm = np.moveaxis(np.asarray(g, dtype=dtype), ax, -1)
+    if n == 0:
+        full = gm
+    else:
+        pad = np.zeros(gm.shape[:-1] + (n,), dtype=dtype)
+        full = (-1) ** n * np.diff(np.concatenate([pad, gm, pad], axis=-1), n=n, axis=-1)
+    before = 0 if prepend is None else (np.shape(prepend)[ax] if np.ndim(prepend) else 1)
+    full = full[..., before : before + x.shape[ax]]
+    return np.moveaxis(full, -1, ax)
+
+
+def trapezoid_y_weights(y: ArrayLike, x: Any = None, dx: Any = 1.0, axis: int = -1) -> Any:
+    """``w`` (broadcastable to ``y``) with ``np.trapezoid(y, x, dx, axis)`` equal to
+    ``np.sum(w * y, axis)``: half the spacings around each sample.
+
+    >>> trapezoid_y_weights(np.zeros(4), dx=2.0).tolist()
+    [1.0, 2.0, 2.0, 1.0]
+    """
+    y = np.asarray(y)
+    ax = int(axis) % y.ndim
+    if x is None:
+        d = np.full(y.shape[ax] - 1, dx, dtype=_float_dtype(y, dx))
+        shape = [1] * y.ndim
+        shape[ax] = -1
+        d = d.reshape(shape)
+    else:
+        xa = np.asarray(x)
+        d = np.diff(xa, axis=-1 if xa.ndim == 1 else ax)
+        if xa.ndim == 1:
+            shape = [1] * y.ndim
+            shape[ax] = -1
+            d = d.reshape(shape)
+    dm = np.moveaxis(np.asarray(d), ax if np.ndim(d) == y.ndim else -1, -1)
+    zero = np.zeros(dm.shape[:-1] + (1,), dtype=dm.dtype)
+    w = 0.5 * (np.concatenate([zero, dm], -1) + np.concatenate([dm, zero], -1))
+    return np.moveaxis(w, -1, ax)
+
+
+def trapezoid_vjp_y(
+    g: ArrayLike, y: ArrayLike, x: Any = None, dx: Any = 1.0, axis: int = -1
+) -> NDArray[Any]:
+    """Cotangent of ``np.trapezoid(y, x, dx, axis)`` with respect to ``y``.
+
+    >>> trapezoid_vjp_y(1.0, np.zeros(3), np.array([0.0, 1.0, 3.0])).tolist()
+    [0.5, 1.5, 1.0]
+    """
+    y = np.asarray(y)
+    dtype = _float_dtype(y, g)
+    w = trapezoid_y_weights(y, x, dx, axis)
+    ge = np.expand_dims(np.asarray(g, dtype=dtype), int(axis) % y.ndim)
+    return unbroadcast(np.broadcast_to(ge * w, y.shape), y).astype(dtype)  # type: ignore[union-attr]
+
+
+def trapezoid_vjp_x(g: ArrayLike, y: ArrayLike, x: ArrayLike, axis: int = -1) -> NDArray[Any]:
+    """Cotangent of ``np.trapezoid(y, x, axis=axis)`` with respect to the sample points ``x``
+    (1-d along ``axis``, or of ``y``'s shape).
+
+    >>> trapezoid_vjp_x(1.0, np.array([1.0, 1.0, 1.0]), np.array([0.0, 1.0, 3.0])).tolist()
+    [-1.0, 0.0, 1.0]
+    """
+    y = np.asarray(y)
+    xa = np.asarray(x)
+    dtype = _float_dtype(xa, g)
+    ax = int(axis) % y.ndim
+    ym = np.moveaxis(y, ax, -1)
+    avg = 0.5 * (ym[..., 1:] + ym[..., :-1])  # the cotangent of diff(x) is g * avg
+    gd = np.expand_dims(np.asarray(g, dtype=dtype), -1) * avg
+    zero = np.zeros(gd.shape[:-1] + (1,), dtype=gd.dtype)
+    gx = np.concatenate([zero, gd], -1) - np.concatenate([gd, zero], -1)
+    if xa.ndim == 1:
+        return np.sum(gx.reshape(-1, gx.shape[-1]), axis=0).astype(dtype)
+    return unbroadcast(np.moveaxis(gx, -1, ax), xa).astype(dtype)  # type: ignore[union-attr]
+
+
+def _cov_rows(m: Any, y: Any, rowvar: bool) -> NDArray[Any]:
+    """The variables-by-observations matrix ``np.cov`` works on (float64)."""
+    x = np.array(m, ndmin=2, dtype=np.float64)
+    if not rowvar and x.shape[0] != 1:
+        x = x.T
+    if y is not None:
+        ya = np.array(y, ndmin=2, dtype=np.float64)
+        if not rowvar and ya.shape[0] != 1:
+            ya = ya.T
+        x = np.concatenate((x, ya), axis=0)
+    return x
+
+
+def _cov_part(d: Any, which: int, m: Any, y: Any, rowvar: bool) -> NDArray[Any]:
+    """The tangent ``d`` of ``m`` (which=0) or ``y`` (which=1) as rows of :func:`_cov_rows`."""
+    zm = np.zeros(np.shape(m)) if which else d
+    zy = None if y is None else (d if which else np.zeros(np.shape(y)))
+    return _cov_rows(zm, zy, rowvar)
+
+
+def _cov_factor(x: NDArray[Any], bias: bool, ddof: Any) -> Any:
+    if ddof is None:
+        ddof = 0 if bias else 1
+    return x.shape[1] - ddof
+
+
+def cov_jvp(
+    d: ArrayLike,
+    which: int,
+    m: Any,
+    y: Any = None,
+    rowvar: bool = True,
+    bias: bool = False,
+    ddof: Any = None,
+) -> Any:
+    """Tangent of ``np.cov(m, y, rowvar, bias, ddof)`` for the tangent ``d`` of ``m``
+    (``which=0``) or ``y`` (``which=1``): ``(dX Xcᵀ + Xc dXᵀ) / (N - ddof)``.
+
+    >>> cov_jvp(np.array([1.0, 0.0]), 0, np.array([1.0, 3.0])).tolist()
+    -2.0
+    """
+    x = _cov_rows(m, y, rowvar)
+    xc = x - np.mean(x, axis=1, keepdims=True)
+    dx = _cov_part(d, which, m, y, rowvar)
+    out = (dx @ xc.T + xc @ dx.T) / _cov_factor(x, bias, ddof)
+    return out.squeeze()
+
+
+def cov_vjp(
+    g: ArrayLike,
+    which: int,
+    m: Any,
+    y: Any = None,
+    rowvar: bool = True,
+    bias: bool = False,
+    ddof: Any = None,
+) -> NDArray[Any]:
+    """Cotangent of ``np.cov(m, y, rowvar, bias, ddof)`` with respect to ``m`` (``which=0``)
+    or ``y`` (``which=1``): ``(G + Gᵀ) Xc / (N - ddof)``, in the argument's dtype.
+
+    >>> cov_vjp(1.0, 0, np.array([1.0, 3.0])).tolist()
+    [-2.0, 2.0]
+    """
+    x = _cov_rows(m, y, rowvar)
+    xc = x - np.mean(x, axis=1, keepdims=True)
+    k = x.shape[0]
+    gm = np.broadcast_to(np.asarray(g, dtype=np.float64).reshape(-1), (k * k,)).reshape(k, k)
+    gx = (gm + gm.T) @ xc / _cov_factor(x, bias, ddof)
+    arg = np.asarray(y if which else m)
+    k0 = _cov_rows(m, None, rowvar).shape[0]
+    part = gx[k0:] if which else gx[:k0]
+    if not rowvar and np.array(arg, ndmin=2).shape[0] != 1:
+        part = part.T
+    return part.reshape(arg.shape).astype(_float_dtype(arg))
+
+
+def corrcoef_jvp(d: ArrayLike, which: int, x: Any, y: Any = None, rowvar: bool = True) -> Any:
+    """Tangent of ``np.corrcoef(x, y, rowvar)`` for the tangent ``d`` of ``x`` (``which=0``)
+    or ``y`` (``which=1``).
+
+    >>> float(corrcoef_jvp(np.array([1.0, 0.0]), 0, np.array([1.0, 3.0])))
+    0.0
+    """
+    c = np.cov(x, y, rowvar)
+    dc = cov_jvp(d, which, x, y, rowvar)
+    if np.ndim(c) == 0:
+        return np.zeros_like(c)
+    s = np.sqrt(np.diag(c))
+    r = c / np.outer(s, s)
+    h = np.diag(dc) / (2.0 * np.diag(c))
+    return dc / np.outer(s, s) - r * (h[:, None] + h[None, :])
+
+
+def corrcoef_vjp(g: ArrayLike, which: int, x: Any, y: Any = None, rowvar: bool = True) -> Any:
+    """Cotangent of ``np.corrcoef(x, y, rowvar)`` with respect to ``x`` (``which=0``) or
+    ``y`` (``which=1``).
+
+    >>> corrcoef_vjp(1.0, 0, np.array([1.0, 3.0])).tolist()
+    [0.0, 0.0]
+    """
+    c = np.cov(x, y, rowvar)
+    arg = np.asarray(y if which else x)
+    if np.ndim(c) == 0:
+        return np.zeros(arg.shape, dtype=_float_dtype(arg))
+    gm = np.asarray(g, dtype=np.float64)
+    s = np.sqrt(np.diag(c))
+    r = c / np.outer(s, s)
+    gc = gm / np.outer(s, s)
+    gr = gm * r
+    gc = gc - np.diag((np.sum(gr, axis=1) + np.sum(gr, axis=0)) / (2.0 * np.diag(c)))
+    return cov_vjp(gc, which, x, y, rowvar)
+
+
+def _full_cotangent(g: ArrayLike, n: int, m: int, mode: str) -> NDArray[Any]:
+    """``g`` (the cotangent of ``np.convolve(a, v, mode)``, ``len(a) = n``, ``len(v) = m``)
+    placed in the ``n + m - 1`` entries of the full convolution, zeros elsewhere."""
+    g = np.asarray(g)
+    full = np.zeros(n + m - 1, dtype=g.dtype)
+    if mode == "full":
+        start = 0
+    elif mode == "same":
+        start = (min(n, m) - 1) // 2
+    else:
+        start = min(n, m) - 1
+    full[start : start + g.shape[0]] = g
+    return full
+
+
+def convolve_vjp(g: ArrayLike, a: ArrayLike, v: ArrayLike, mode: str, which: int) -> Any:
+    """Cotangent of ``np.convolve(a, v, mode)`` with respect to ``a`` (``which=0``) or ``v``
+    (``which=1``): the full cotangent correlated with the other operand.
+
+    >>> convolve_vjp(np.ones(4), np.array([1.0, 2.0]), np.array([1.0, 1.0, 1.0]), "full", 0)
+    array([3., 3.])
+    """
+    a, v = np.asarray(a), np.asarray(v)
+    dtype = _float_dtype(a, v, g)
+    full = _full_cotangent(np.asarray(g, dtype=dtype), a.shape[0], v.shape[0], mode)
+    other = v if which == 0 else a
+    return np.correlate(full, other.astype(dtype), "valid")
+
+
+def correlate_vjp(g: ArrayLike, a: ArrayLike, v: ArrayLike, mode: str, which: int) -> Any:
+    """Cotangent of ``np.correlate(a, v, mode)`` (real: ``np.convolve(a, v[::-1], mode)``)
+    with respect to ``a`` (``which=0``) or ``v`` (``which=1``).
+
+    >>> correlate_vjp(np.ones(2), np.array([1.0, 2.0, 3.0]), np.array([1.0, 1.0]), "valid", 1)
+    array([3., 5.])
+    """
+    vr = np.asarray(v)[::-1]
+    out = convolve_vjp(g, a, vr, mode, which)
+    return out if which == 0 else out[::-1]
+
+
+def _average_shape(w: Any, a: Any, axis: Axis) -> tuple[int, ...]:
+    """The shape ``np.average`` gives weights ``w`` before broadcasting them against ``a``."""
+    if np.shape(w) == np.shape(a):
+        return np.shape(w)
+    axes = _normalize_axes(axis, np.ndim(a))
+    return tuple(s if i in axes else 1 for i, s in enumerate(np.shape(a)))
+
+
+def average_weights(w: ArrayLike, a: ArrayLike, axis: Axis = None) -> NDArray[Any]:
+    """The weights of ``np.average(a, axis, weights=w)`` broadcast to ``a``'s shape (1-d
+    weights lie along ``axis``).
+
+    >>> average_weights(np.array([1.0, 2.0]), np.zeros((3, 2)), axis=1).tolist()[0]
+    [1.0, 2.0]
+    """
+    return np.broadcast_to(np.reshape(w, _average_shape(w, a, axis)), np.shape(a))
+
+
+def average_weights_vjp(g: ArrayLike, w: ArrayLike, a: ArrayLike, axis: Axis = None) -> Any:
+    """The adjoint of :func:`average_weights`: ``g`` summed back to the weights' shape.
+
+    >>> average_weights_vjp(np.ones((3, 2)), np.ones(2), np.zeros((3, 2)), axis=1).tolist()
+    [3.0, 3.0]
+    """
+    small = np.zeros(_average_shape(w, a, axis))
+    return np.reshape(unbroadcast(g, small), np.shape(w))
+
+
+def diff_jvp(
+    dx: ArrayLike, x: ArrayLike, n: int = 1, axis: int = -1, prepend: Any = None, append: Any = None
+) -> NDArray[Any]:
+    """Tangent of ``np.diff(x, n, axis, prepend=..., append=...)`` for constant ``prepend`` and
+    ``append`` (their tangents are zeros), in ``dx``'s dtype.
+
+    >>> diff_jvp(np.array([1.0, 2.0]), np.zeros(2), prepend=5.0, append=7.0).tolist()
+    [1.0, 1.0, -2.0]
+    """
+    d = np.asarray(dx)
+    ax = int(axis) % d.ndim
+    parts = [d]
+    for extra, where in ((prepend, 0), (append, 1)):
+        if extra is None:
+            continue
+        shape = list(d.shape)
+        shape[ax] = np.shape(extra)[ax] if np.ndim(extra) else 1
+        zeros = np.zeros(shape, dtype=d.dtype)
+        parts = [zeros, *parts] if where == 0 else [*parts, zeros]
+    return np.diff(np.concatenate(parts, axis=ax), n=n, axis=ax)

@@ -1,0 +1,215 @@
+"""Helpers of the shape and construction rules (:mod:`adgen.rules.shaping`, and the joins
+of :mod:`adgen.rules.arrays`).
+
+The part of a join's cotangent that came from one of its arrays (``rt.concatenated_part``,
+for ``np.concatenate``, ``np.hstack``, ``np.vstack``, ``np.dstack``, ``np.column_stack``),
+and the cotangents of the functions that copy entries, by source indices.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+# the functions that join arrays along an existing axis, by the name the rules pass
+_JOIN_AXES = {"hstack": 0, "vstack": 0, "dstack": 2, "column_stack": 1}
+
+
+def _join_shape(shape: tuple[int, ...], join: str) -> tuple[int, ...]:
+    """A part's shape as ``np.<join>`` takes it: ``np.hstack`` at least 1-d, ``np.vstack``
+    at least 2-d (a 1-d array is a row), ``np.dstack`` at least 3-d (``(1, n, 1)``,
+    ``(m, n, 1)``), ``np.column_stack`` at least 2-d (a 1-d array is a column)."""
+    n = len(shape)
+    if join == "hstack" and n == 0:
+        return (1,)
+    if join == "vstack" and n < 2:
+        return (1,) * (2 - n) + shape
+    if join == "dstack" and n < 3:
+        return {0: (1, 1, 1), 1: (1, *shape, 1)}.get(n, (*shape, 1))
+    if join == "column_stack" and n < 2:
+        return (*shape, 1) if n else (1, 1)
+    return shape
+
+
+def _joined_block(arrays: Any, k: int, axis: Any, join: str) -> tuple[int, int, int]:
+    """``(axis, start, stop)``: where ``arrays[k]`` lies along the axis a join of ``arrays``
+    concatenates: ``np.concatenate(arrays, axis)`` (``axis=None``: the flattened parts end to
+    end), or ``np.hstack(arrays)``, ``np.vstack``, ``np.dstack``, ``np.column_stack`` when
+    ``join`` names one (each part shaped as that function takes it)."""
+    if join != "concatenate" and join not in _JOIN_AXES:
+        raise ValueError(f"unknown join {join!r}")
+    shapes = [np.shape(a) for a in arrays]
+    if join == "concatenate" and axis is None:
+        widths = [int(np.prod(s)) for s in shapes]
+        axis = 0
+    else:
+        if join != "concatenate":
+            shapes = [_join_shape(s, join) for s in shapes]
+            # np.hstack joins 1-d arrays end to end, the others side by side
+            axis = 1 if join == "hstack" and len(shapes[0]) > 1 else _JOIN_AXES[join]
+        widths = [s[axis] for s in shapes]
+    start = sum(widths[:k])
+    return axis, start, start + widths[k]
+
+
+def concatenated_part(g: Any, arrays: Any, k: int, axis: Any = 0, join: str = "concatenate") -> Any:
+    """The part of ``g`` (the cotangent of ``np.concatenate(arrays, axis)``, or of
+    ``np.hstack(arrays)``, ``np.vstack``, ``np.dstack``, ``np.column_stack`` when ``join``
+    names one) that came from ``arrays[k]``, in the shape of ``arrays[k]``.
+
+    >>> concatenated_part(np.arange(5.0), (np.ones(2), np.ones(3)), 1).tolist()
+    [2.0, 3.0, 4.0]
+    >>> concatenated_part(np.arange(3.0), (1.0, np.ones(2)), 0, join="hstack").tolist()
+    0.0
+    >>> concatenated_part(np.arange(6.0), (np.ones((2, 2)), np.ones(2)), 0, None).tolist()
+    [[0.0, 1.0], [2.0, 3.0]]
+    """
+    axis, start, stop = _joined_block(arrays, k, axis, join)
+    index = [slice(None)] * np.ndim(g)
+    index[axis] = slice(start, stop)
+    return np.reshape(np.asarray(g)[tuple(index)], np.shape(arrays[k]))
+
+
+def concatenated_part_vjp(
+    c: Any, g: Any, arrays: Any, k: int, axis: Any = 0, join: str = "concatenate"
+) -> Any:
+    """The transpose of :func:`concatenated_part` in ``g``: zeros shaped like ``g`` with ``c``
+    where ``arrays[k]``'s part lies.
+
+    >>> concatenated_part_vjp(np.ones(3), np.zeros(5), (np.ones(2), np.ones(3)), 1).tolist()
+    [0.0, 0.0, 1.0, 1.0, 1.0]
+    >>> concatenated_part_vjp(2.0, np.zeros(3), (1.0, np.ones(2)), 0, join="hstack").tolist()
+    [2.0, 0.0, 0.0]
+    """
+    axis, start, stop = _joined_block(arrays, k, axis, join)
+    index = [slice(None)] * np.ndim(g)
+    index[axis] = slice(start, stop)
+    out = np.zeros(np.shape(g), dtype=np.result_type(g, c, 1.0))
+    out[tuple(index)] = np.reshape(c, np.shape(out[tuple(index)]))
+    return out
+
+
+# -- shaping helpers --
+# Functions that copy entries of an array into a new shape (np.tile, np.repeat, np.pad,
+# np.diag, np.insert...) are differentiated by applying the very same function to an array
+# of *source indices*: each entry of the result then names the entry of the input it was
+# copied from (0 for entries copied from nowhere), and the cotangent of the input sums the
+# result's cotangent over the entries copied from it.
+
+
+def source_index(x: ArrayLike) -> NDArray[Any]:
+    """Integer array of ``x``'s shape numbering its entries from 1 (row-major order).
+
+    >>> source_index(np.zeros((2, 2))).tolist()
+    [[1, 2], [3, 4]]
+    >>> source_index(2.0).shape
+    ()
+    """
+    shape = np.shape(x)
+    size = int(np.prod(shape, dtype=np.int64))
+    return np.arange(1, size + 1, dtype=np.int64).reshape(shape)
+
+
+def gathered_vjp(g: ArrayLike, x: ArrayLike, taken: ArrayLike) -> NDArray[Any]:
+    """Cotangent of a result that copies entries of ``x``: ``taken`` (of the result's shape)
+    holds, for each entry of the result, ``k`` if it is a copy of entry ``k - 1`` of
+    ``x.ravel()`` and 0 if it comes from elsewhere. Copies accumulate.
+
+    >>> x = np.zeros(2)
+    >>> gathered_vjp(np.array([1.0, 2.0, 4.0]), x, np.repeat(source_index(x), [2, 1])).tolist()
+    [3.0, 4.0]
+    >>> gathered_vjp(np.array([1.0, 2.0, 4.0]), x, np.array([0, 2, 0])).tolist()
+    [0.0, 2.0]
+    """
+    shape = np.shape(x)
+    size = int(np.prod(shape, dtype=np.int64))
+    dtype = np.result_type(g, x)
+    if not np.issubdtype(dtype, np.inexact):
+        dtype = np.dtype(np.float64)
+    taken = np.ravel(taken)
+    g = np.broadcast_to(g, np.shape(taken) if np.ndim(g) == 0 else np.shape(g))
+    g = np.ravel(g)
+    hit = taken > 0
+    sums = np.bincount(taken[hit] - 1, weights=g[hit], minlength=size)
+    return sums.astype(dtype, copy=False).reshape(shape)
+
+
+def rollaxis_destination(ndim: int, axis: int, start: int = 0) -> int:
+    """Where ``np.rollaxis(a, axis, start)`` puts ``axis`` (``a`` has ``ndim`` axes), so
+    that the roll equals ``np.moveaxis(a, axis, destination)``.
+
+    >>> rollaxis_destination(3, 2, 0), rollaxis_destination(3, 0, 3), rollaxis_destination(3, 1, 2)
+    (0, 2, 1)
+    """
+    axis = int(axis) % ndim
+    start = int(start)
+    if start < 0:
+        start += ndim
+    if axis < start:
+        start -= 1
+    return start
+
+
+def pad_interior(shape: tuple[int, ...], pad_width: Any) -> tuple[slice, ...]:
+    """The index of the original array inside ``np.pad(x, pad_width)`` for ``x`` of ``shape``.
+
+    >>> pad_interior((3, 2), ((1, 2), (0, 1)))
+    (slice(1, 4, None), slice(0, 2, None))
+    >>> pad_interior((3,), 2)
+    (slice(2, 5, None),)
+    """
+    widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (len(shape), 2))
+    return tuple(slice(int(b), int(b) + n) for (b, _), n in zip(widths, shape, strict=True))
+
+
+_COPYING_PAD_MODES = ("edge", "reflect", "symmetric", "wrap")
+
+
+def copying_pad_mode(mode: Any) -> str:
+    """``mode`` itself if ``np.pad`` fills the border with copies of entries (``'edge'``,
+    ``'reflect'``, ``'symmetric'``, ``'wrap'``); other modes (statistics, ramps, callables)
+    have no derivative rule and raise ``NotImplementedError``.
+
+    >>> copying_pad_mode("wrap")
+    'wrap'
+    """
+    if isinstance(mode, str) and mode in _COPYING_PAD_MODES:
+        return mode
+    modes = ", ".join(map(repr, _COPYING_PAD_MODES))
+    raise NotImplementedError(
+        f"adgen differentiates np.pad in modes 'constant', {modes} only, not {mode!r}"
+    )
+
+
+def inserted_tangent(arr: Any, obj: Any, dvalues: Any, axis: Any = None) -> Any:
+    """Tangent of ``np.insert(arr, obj, values, axis)`` from the tangent of ``values``: zero
+    when ``arr`` is not floating (``np.insert`` casts ``values`` to ``arr``'s dtype).
+
+    >>> inserted_tangent(np.zeros(2), 1, 5.0).tolist()
+    [0.0, 5.0, 0.0]
+    >>> inserted_tangent(np.arange(2), 1, 5.0).tolist()
+    [0.0, 0.0, 0.0]
+    """
+    if not np.issubdtype(np.result_type(arr), np.inexact):
+        return np.zeros(np.shape(np.insert(arr, obj, 0, axis=axis)), dtype=np.result_type(dvalues))
+    return np.insert(
+        np.zeros(np.shape(arr), dtype=np.result_type(dvalues)), obj, dvalues, axis=axis
+    )
+
+
+def inserted_values_vjp(g: Any, arr: Any, obj: Any, values: Any, axis: Any = None) -> Any:
+    """Cotangent of ``values`` in ``np.insert(arr, obj, values, axis)`` (cotangent ``g``):
+    ``g`` summed over the slots each value was broadcast to; zero when ``arr`` is not
+    floating.
+
+    >>> inserted_values_vjp(np.arange(4.0), np.zeros(2), 1, np.zeros(2)).tolist()
+    [1.0, 2.0]
+    >>> float(inserted_values_vjp(np.arange(5.0).reshape(1, 5), np.zeros((1, 3)), [0, 2], 1.0, 1))
+    3.0
+    """
+    if not np.issubdtype(np.result_type(arr), np.inexact):
+        return gathered_vjp(np.zeros_like(g), values, np.zeros(np.shape(g), dtype=np.int64))
+    slots = np.insert(np.zeros(np.shape(arr), dtype=np.int64), obj, source_index(values), axis=axis)
+    return gathered_vjp(g, values, slots)
