@@ -58,8 +58,7 @@ from .errors import (
 from .export import export as export
 from .rules.listing import supported
 from .rules.registry import rule
-
-__version__ = "0.1.0"
+from .version import __version__ as __version__
 
 __all__ = [
     "AdgenError",

@@ -48,6 +48,7 @@ import inspect
 import json
 import os
 import sys
+import tempfile
 import threading
 import types
 import warnings
@@ -57,8 +58,8 @@ from pathlib import Path
 from typing import Any
 
 from . import ir
-from .export import write_atomic
 from .generated import Generated
+from .version import __version__
 
 FORMAT = 1
 _HEADER = "# adgen-cache "
@@ -313,8 +314,6 @@ def adgen_digest() -> str:
     """adgen's version and a digest of its own source files (once per process)."""
     global _adgen_digest
     if _adgen_digest is None:
-        from . import __version__
-
         root = Path(__file__).parent
         h = hashlib.sha256(__version__.encode())
         for path in sorted(root.rglob("*.py")):
@@ -427,9 +426,9 @@ def write(where: Path, digest: str, gen: Generated, added: dict[str, Any]) -> No
 
 def _added(free: dict[str, Any], before: set[str]) -> dict[str, Any] | None:
     """The outside values the derivation added to the function's namespace, as data: the
-    derivative of a recursive call (a :class:`adgen.calls.LazyDerivative` of a function the
+    derivative of a recursive call (a :class:`adgen.seam.LazyDerivative` of a function the
     namespace already names). None if one of them cannot be written down."""
-    from .calls import LazyDerivative
+    from .seam import LazyDerivative
 
     added: dict[str, Any] = {}
     for name, value in free.items():
@@ -446,7 +445,7 @@ def _added(free: dict[str, Any], before: set[str]) -> dict[str, Any] | None:
 
 def _restore(free: dict[str, Any], added: dict[str, Any]) -> bool:
     """Put the values :func:`_added` wrote down back into ``free``; False if they do not fit."""
-    from .calls import LazyDerivative
+    from .seam import LazyDerivative
 
     made = {}
     for name, entry in added.items():
@@ -518,3 +517,27 @@ def clear(where: Path | None = None) -> int:
         except OSError:
             pass
     return count
+
+
+def write_atomic(path: str | os.PathLike[str], text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file of the same directory."""
+    target = os.fspath(path)
+    directory = os.path.dirname(target) or "."
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(target)}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it private; be an ordinary file
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask

@@ -11,9 +11,9 @@ import ast
 from collections.abc import Collection
 
 from . import ir
-from .emit import dotted_text
 from .errors import AdgenError, NonDifferentiableError, NoRuleError, SourceLocation
 from .names import Namer
+from .pyast import dotted_text
 from .rules import known
 from .rules.registry import Primitive, dotted
 from .shapes import Classes, atom_class

@@ -29,7 +29,6 @@ import copy
 import math
 import os
 import sys
-import tempfile
 import textwrap
 import types
 from collections.abc import Callable, Iterable, Sequence
@@ -38,9 +37,11 @@ from typing import Any
 
 import numpy as np
 
+from .diskcache import write_atomic
 from .errors import AdgenError, InternalError, SourceLocation, entry_point
 from .generated import Generated
 from .rules import runtime
+from .version import __version__
 
 __all__ = [
     "RUNTIME_MODULE",
@@ -369,7 +370,6 @@ def module_source(
     ``definitions`` the ``(name, source)`` of each outside value the code reads,
     and ``regenerate`` says how to write the module again.
     """
-    from . import __version__
 
     call = f"{gen.name}({', '.join(gen.params)})"
     value = f"{primal}({', '.join(params)})"
@@ -412,30 +412,6 @@ def module_source(
 
 
 # -- writing -------------------------------------------------------------------------------------
-def write_atomic(path: str | os.PathLike[str], text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file of the same directory."""
-    target = os.fspath(path)
-    directory = os.path.dirname(target) or "."
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(target)}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it private; be an ordinary file
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
 def write_modules(directory: str, modules: Sequence[tuple[str, str]]) -> list[str]:
     """Write ``(file name, text)`` pairs and the runtime into ``directory``; the paths written.
 

@@ -27,7 +27,6 @@ import os
 
 from . import ir
 from .analysis import Facts
-from .calls import LazyDerivative
 from .codeopt.fuse_temporaries import fuse_temporaries
 from .complexvalues import refuse_complex
 from .emit import CodeWriter, open_block, open_while
@@ -46,6 +45,7 @@ from .expand import (
 )
 from .generated import Generated
 from .names import Namer
+from .seam import LazyDerivative
 from .shapes import Signature, broadcast_classes, scalar_names, specialise, specialised_for
 
 

@@ -16,26 +16,11 @@ variables, not a tagged number (see the AD survey's discussion of perturbation c
 
 from __future__ import annotations
 
-import types
-from collections.abc import Callable
 from typing import Any
 
 import gast
 
-from .compile import load
 from .parse import ParsedFunction
-
-
-def entry_points() -> dict[Any, str]:
-    """The adgen functions recognised when called inside a differentiated function."""
-    from . import api
-
-    return {
-        api.grad: "grad",
-        api.value_and_grad: "value_and_grad",
-        api.jvp: "jvp",
-        api.vjp: "vjp",
-    }
 
 
 def as_def(node: Any, name: str) -> Any:
@@ -112,19 +97,3 @@ def lifted(fdef: Any, captured: list[str], outer: ParsedFunction) -> ParsedFunct
         lines=outer.lines,
         scope=outer.scope,
     )
-
-
-def derivative_code(
-    parsed: ParsedFunction, mode: str, wrt: list[str]
-) -> Callable[..., Any] | types.FunctionType:
-    """Lower the lifted function and compile its derivative (source kept for inlining)."""
-    from .forward import forward
-    from .lower import lower
-    from .reverse import reverse
-
-    function = lower(parsed)
-    if mode == "forward":
-        gen = forward(function, wrt, frozenset())
-    else:
-        gen = reverse(function, wrt, frozenset(), batch=False)  # inlined, read again
-    return load(gen, function.free)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from ..emit import name_nodes
+from ..pyast import name_nodes
 
 
 def _function(source: str) -> ast.FunctionDef | None:

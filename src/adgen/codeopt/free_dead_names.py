@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from ..emit import name_nodes
+from ..pyast import name_nodes
 from .common import _function
 
 

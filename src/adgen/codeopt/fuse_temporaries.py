@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 
-from ..emit import Transformer, walk
+from ..pyast import Transformer, walk
 from .common import _blocks, _is_name, _NameCache, _simple_assign, _statements
 
 

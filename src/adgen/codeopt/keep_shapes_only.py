@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 
-from ..emit import name_nodes, unparse, walk
+from ..pyast import name_nodes, unparse, walk
 from .common import _function
 from .free_dead_names import _free_dead, _Statement, _statement
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from ..emit import unparse
+from ..pyast import unparse
 from .common import _names
 
 

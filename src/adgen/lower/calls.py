@@ -6,7 +6,7 @@
 A call of a function with a derivative rule is one IR statement; a call of the user's own
 Python function (or of a nested ``def`` or a lambda bound to a name, which see the enclosing
 function's variables) is inlined -- its body lowered in place by a Lowerer of its own -- and a
-recursive one is kept as a call (see :mod:`adgen.calls`). ``adgen.grad`` & co. called inside are
+recursive one is kept as a call (see :mod:`adgen.seam`). ``adgen.grad`` & co. called inside are
 lowered in :mod:`adgen.lower.nested_derivatives`.
 """
 
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import gast
 
-from .. import ir, nested
+from .. import ir, seam
 from ..checkpointing import checkpoint
 from ..errors import AdgenError, InternalError, NoRuleError, UnsupportedSyntaxError
 from ..parse import LiveScope, ParsedFunction, parse_function
@@ -82,16 +82,16 @@ class CallsMixin(LowererState):
         func = node.func
         if isinstance(func, gast.Call):  # adgen.grad(lambda y: x * y)(2.0): nested AD
             ok, maker = self.static_object(func.func)
-            kind = nested.entry_points().get(maker) if ok else None
+            kind = seam.entry_points().get(maker) if ok else None
             if kind in ("grad", "value_and_grad"):
                 return self.nested_grad(node, kind, func, node.args, node.keywords)
         if _is_pop(node) and func.value.id in self.env and func.value.id in self.multi:
             return self.pop(node, func.value.id, target, hint)
         args: list[ir.Atom] = []
         ok, fn = self.static_object(func)
-        if ok and nested.entry_points().get(fn) == "jvp":
+        if ok and seam.entry_points().get(fn) == "jvp":
             return self.nested_jvp(node)
-        if ok and nested.entry_points().get(fn) is not None:
+        if ok and seam.entry_points().get(fn) is not None:
             self.refuse(
                 node,
                 "this use of adgen inside a differentiated function",
@@ -141,7 +141,7 @@ class CallsMixin(LowererState):
             if len(node.args) != 1 or node.keywords:
                 self.refuse(node, "this call of a pullback", "pass one cotangent")
             ct = self.expr(node.args[0], None, "ct")
-            code = nested.derivative_code(fn.lifted, "reverse", fn.params)
+            code = seam.derivative_code(fn.lifted, "reverse", fn.params)
             outer = self.outer_values(fn.captured)
             result = self.inline_code(node, code, fn.args + outer + [ct])
             if not (isinstance(result, ir.Tup) and isinstance(result.items[1], ir.Tup)):
@@ -295,9 +295,8 @@ class CallsMixin(LowererState):
             self.refuse(
                 node, f"calls nested more than {MAX_INLINE_DEPTH} deep", "flatten the helpers"
             )
-        from . import Lowerer  # (the package's class: it is made of this module's mixin)
-
-        sub = Lowerer(parsed, parent=self, fn=fn if isinstance(fn, types.FunctionType) else None)
+        # the package's class Lowerer (made of this module's mixin, among others)
+        sub = type(self)(parsed, parent=self, fn=fn if isinstance(fn, types.FunctionType) else None)
         sub.enclosing = enclosing
         sub.call_target = target
         sub.block = self.block
@@ -336,7 +335,7 @@ class CallsMixin(LowererState):
         kwargs: list[tuple[str, ir.Atom]],
     ) -> ir.Atom:
         """A call that would inline a function into itself: kept as a call, whose derivative is
-        the function's own generated derivative (see :mod:`adgen.calls`)."""
+        the function's own generated derivative (see :mod:`adgen.seam`)."""
         params = [a.id for a in parsed.node.args.args]
         if parsed.node.args.vararg or parsed.node.args.kwarg or parsed.node.args.kwonlyargs:
             self.refuse(node, "recursive calls of functions with *args or keyword-only parameters")

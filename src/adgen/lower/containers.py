@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import gast
 
 from .. import ir
-from ..emit import walk
+from ..pyast import walk
 from ..rules import registry
 from .jumps import _name
 from .state import LowererState

@@ -17,7 +17,7 @@ import gast
 
 from .. import ir
 from ..checkpointing import checkpoint
-from ..emit import walk
+from ..pyast import walk
 from ..rules import registry
 from ..rules import runtime as rt
 from .state import LowererState

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import gast
 
-from .. import ir, nested
+from .. import ir, nested, seam
 from ..errors import InternalError
 from ..parse import LiveScope, ParsedFunction
 from .calls import LocalFunction, LocalPullback
@@ -130,12 +130,10 @@ class NestedDerivativesMixin(LowererState):
         ok, obj = self.static_object(f)
         if ok and (isinstance(obj, types.FunctionType) or hasattr(obj, "adgen_function")):
             # a module-level function (or derivative): no outer variables to capture
-            from .. import api
-
             ok_wrt, wrt = (True, 0) if wrt_node is None else _literal(wrt_node)
             if not ok_wrt:
                 self.refuse(wrt_node, "this `wrt`", "write wrt as a constant")
-            made = (api.grad if kind == "grad" else api.value_and_grad)(obj, wrt)
+            made = seam.derivative_of(kind, obj, wrt)
             fn = self.derivative_function(made)
             parsed, defaults = self.callee(fn, node)
             args = [self.expr(a, None, "arg") for a in call_args]
@@ -145,7 +143,7 @@ class NestedDerivativesMixin(LowererState):
         if len(call_args) != len(params):
             self.refuse(node, f"calling it with {len(call_args)} arguments", "check the call")
         args = [self.expr(a, None, "arg") for a in call_args]
-        code = nested.derivative_code(lifted, "reverse", wrt)
+        code = seam.derivative_code(lifted, "reverse", wrt)
         result = self.inline_code(node, code, args + self.outer_values(captured) + [ir.Const(1.0)])
         if not (isinstance(result, ir.Tup) and isinstance(result.items[1], ir.Tup)):
             raise InternalError("nested reverse-mode code did not return (value, gradients)")
@@ -198,7 +196,7 @@ class NestedDerivativesMixin(LowererState):
         ]
         if not wrt:
             self.refuse(tangents, "adgen.jvp with every tangent None", "pass a tangent")
-        code = nested.derivative_code(lifted, "forward", wrt)
+        code = seam.derivative_code(lifted, "forward", wrt)
         return self.inline_code(node, code, args + self.outer_values(captured) + dots)
 
 

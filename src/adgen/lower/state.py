@@ -21,10 +21,10 @@ import gast
 
 from .. import ir, trees
 from ..compile import restoring_lists
-from ..emit import walk
 from ..errors import SourceLocation, UnsupportedSyntaxError
 from ..names import RESERVED, Namer
 from ..parse import ParsedFunction
+from ..pyast import walk
 from ..rules import registry
 from ..rules import runtime as rt
 from .jumps import _structure_jumps

@@ -11,7 +11,6 @@ from __future__ import annotations
 import ast
 
 from .. import ir
-from ..calls import LazyDerivative
 from ..emit import CodeWriter
 from ..errors import UnsupportedSyntaxError
 from ..expand import (
@@ -24,6 +23,7 @@ from ..expand import (
     subscript_store,
     zero_like,
 )
+from ..seam import LazyDerivative
 from .blocks import _args_of
 from .state import _assign, _State
 

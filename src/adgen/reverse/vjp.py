@@ -20,11 +20,12 @@ from ..codeopt.fuse_temporaries import fuse_temporaries
 from ..codeopt.keep_shapes_only import keep_shapes_and_free
 from ..codeopt.sum_before_linear import sum_before_linear
 from ..complexvalues import refuse_complex
-from ..emit import CodeWriter, Transformer
+from ..emit import CodeWriter
 from ..errors import UnsupportedSyntaxError
 from ..expand import call, loc_of, name, zero_like
 from ..generated import Generated
 from ..names import Namer
+from ..pyast import Transformer
 from ..shapes import (
     Classes,
     Signature,

@@ -25,7 +25,7 @@ from .samples import DISTINCT, NONZERO, Arg, example
 # ``slice(1, None)``: generated code passes indices as values (``rt.getitem_vjp(g, x,
 # (slice(None), None))``); a slice object carries no derivative.
 nondifferentiable(rt.zeros_like, slice)
-# ``rt.Like(x)``: the shape and dtype reverse mode keeps of x (see adgen.emit.keep_shapes_only)
+# ``rt.Like(x)``: the shape and dtype reverse mode keeps of x (adgen.codeopt.keep_shapes_only)
 nondifferentiable(rt.Like)
 # a mask (np.select's "no condition holds"): piecewise constant
 nondifferentiable(rt.select_otherwise)

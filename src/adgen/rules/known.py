@@ -23,7 +23,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ..emit import Transformer, dotted_text
+from ..pyast import Transformer, dotted_text
 
 Known = Mapping[str, tuple[tuple[int, ...], str]]
 

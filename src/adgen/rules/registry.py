@@ -54,8 +54,8 @@ from typing import Any
 
 import numpy as np
 
-from ..emit import LEAVES, Transformer, dotted_text, walk
 from ..errors import InternalError, RuleError, SourceLocation, entry_point, place
+from ..pyast import LEAVES, Transformer, dotted_text, walk
 from . import runtime as rt
 from .known import literal
 from .samples import Domain, Example
@@ -255,7 +255,7 @@ _STATIC_NODES = (
 _STATIC_CALLS = frozenset({"np.dtype", "np.issubdtype"})
 
 # NumPy functions (besides ufuncs) that only compute: generated code may evaluate a call of
-# one later than written (adgen.emit.fuse_temporaries)
+# one later than written (adgen.codeopt.fuse_temporaries)
 _PURE_NUMPY = frozenset(
     "sum prod mean max min amax amin dot vdot matmul einsum outer inner tensordot reshape "
     "transpose swapaxes moveaxis squeeze expand_dims broadcast_to where zeros_like ones_like "

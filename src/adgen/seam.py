@@ -1,0 +1,83 @@
+"""The seam: the one place where a stage calls the whole pipeline again.
+
+adgen differentiates a function by running the stages in order (:mod:`adgen.pipeline`).
+Three things met while doing so need the pipeline (or the API on top of it) once more:
+
+* a recursive call of one of the user's functions is not inlined: its derivative is
+  another generated function, made when the call first runs (:class:`LazyDerivative`;
+  forward and reverse mode put one in the generated code's namespace, and the disk cache
+  writes it back);
+* ``adgen.grad`` / ``jvp`` / ``vjp`` called *inside* a differentiated function: lowering
+  recognises these entry points (:func:`entry_points`) and inlines the derivative of the
+  inner function (:func:`derivative_code`: lower it, differentiate it, compile it), so the
+  outer derivative differentiates that code (see :mod:`adgen.nested`);
+* ``adgen.grad(g)`` of a module-level ``g`` inside ``f``: lowering makes it with the API
+  (:func:`derivative_of`).
+
+Those are the only imports in adgen that go up the pipeline, and they are made inside the
+functions below, when first needed. Every other module imports only modules below it:
+``tests/test_architecture.py`` checks that the import graph has no circle but through here.
+"""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .parse import ParsedFunction
+
+
+class LazyDerivative:
+    """Calls the compiled derivative of ``fn`` (mode, wrt), building it on first use."""
+
+    def __init__(self, fn: types.FunctionType, mode: str, wrt: tuple[str, ...]) -> None:
+        self.fn = fn
+        self.mode = mode
+        self.wrt = wrt
+
+    def __call__(self, *args: Any) -> Any:
+        from .transform import derivative  # (up the pipeline: see the module docstring)
+
+        return derivative(self.fn, self.mode, self.wrt).compiled(*args)
+
+    def __repr__(self) -> str:
+        return f"<adgen {self.mode} derivative of {self.fn.__qualname__} w.r.t. {self.wrt}>"
+
+
+def entry_points() -> dict[Any, str]:
+    """The adgen functions recognised when called inside a differentiated function."""
+    from . import api  # (up the pipeline: see the module docstring)
+
+    return {
+        api.grad: "grad",
+        api.value_and_grad: "value_and_grad",
+        api.jvp: "jvp",
+        api.vjp: "vjp",
+    }
+
+
+def derivative_of(kind: str, fn: Any, wrt: Any) -> Any:
+    """``adgen.grad(fn, wrt)`` (``kind`` "grad") or ``adgen.value_and_grad(fn, wrt)``."""
+    from . import api  # (up the pipeline: see the module docstring)
+
+    return (api.grad if kind == "grad" else api.value_and_grad)(fn, wrt)
+
+
+def derivative_code(
+    parsed: ParsedFunction, mode: str, wrt: list[str]
+) -> Callable[..., Any] | types.FunctionType:
+    """Lower the lifted function and compile its derivative (source kept for inlining)."""
+    # (up the pipeline: see the module docstring)
+    from .compile import load
+    from .forward import forward
+    from .lower import lower
+    from .reverse import reverse
+
+    function = lower(parsed)
+    if mode == "forward":
+        gen = forward(function, wrt, frozenset())
+    else:
+        gen = reverse(function, wrt, frozenset(), batch=False)  # inlined, read again
+    return load(gen, function.free)
