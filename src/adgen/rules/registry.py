@@ -27,11 +27,12 @@ placeholders renamed to the names of the program being differentiated:
 
 adgen's own templates may only use the names ``np``, ``math`` and ``rt``
 (adgen.runtime) besides their parameters and their own locals; this is checked
-when the rule is registered, so a typo fails at import time, not in generated
-code. A user's rule (one defined outside adgen, e.g. ``@adgen.rule(my_fn)``)
-may also name what its module defines; those names are resolved when it is
-registered and given collision-free names in generated code
-(:meth:`Primitive.localize`). See :mod:`adgen.custom` for the user-facing forms.
+when the rule is registered, so a typo fails when its module is imported (the
+test suite imports them all), not in generated code. A user's rule (one defined
+outside adgen, e.g. ``@adgen.rule(my_fn)``) may also name what its module
+defines; those names are resolved when it is registered and given collision-free
+names in generated code (:meth:`Primitive.localize`). See :mod:`adgen.custom` for
+the user-facing forms.
 """
 
 from __future__ import annotations
