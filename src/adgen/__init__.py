@@ -11,6 +11,9 @@ instantiated by :mod:`adgen.expand`) -> :mod:`adgen.emit` (source text) ->
 :mod:`adgen.compile` and :mod:`adgen.cache`; :mod:`adgen.api` is what users call.
 """
 
+from importlib import import_module as _import_module
+from types import ModuleType as _ModuleType
+
 from . import rules, testing
 from .api import (
     Differentiable,
@@ -59,6 +62,17 @@ from .export import export as export
 from .rules.listing import supported
 from .rules.registry import rule
 from .version import __version__ as __version__
+
+# The pipeline's modules that only differentiating needs: imported by the first derivative
+# (``import adgen`` does not pay for them), or when first named (``adgen.diskcache.stats``).
+_LATER = frozenset({"diskcache", "lower", "nested", "optimize", "reverse", "transform"})
+
+
+def __getattr__(name: str) -> _ModuleType:
+    if name in _LATER:
+        return _import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "AdgenError",

@@ -22,7 +22,7 @@ import functools
 import inspect
 import types
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -44,9 +44,21 @@ from .generated import Generated
 from .names import Namer
 from .parse import unwrap
 from .rules.runtime import cast_like
-from .transform import Derivative, cache_key, derivative, guarded, lowered, run
+
+if TYPE_CHECKING:
+    from .transform import Derivative
 
 Wrt = int | str | Sequence[int | str]
+
+
+@functools.cache
+def _transform() -> types.ModuleType:
+    """:mod:`adgen.transform`, imported by the first call that differentiates: it imports
+    the whole pipeline (lowering, optimization, both modes), which ``import adgen`` does not
+    need."""
+    from . import transform
+
+    return transform
 
 
 # -- arguments -----------------------------------------------------------------------------------
@@ -200,7 +212,7 @@ class _Transformed:
         return self._fixed if self._fixed is not None else unwrap(self.f)
 
     def derivative(self) -> Derivative:
-        return derivative(self.fn, self.mode, self.wrt)
+        return _transform().derivative(self.fn, self.mode, self.wrt)
 
     @property
     @entry_point
@@ -287,7 +299,7 @@ class _ValueAndGrad(_Transformed):
                     held, made, options = plan[1:]
                     if held is None:  # served by the general code: ask the cache
                         return self._finish(
-                            fn, args, derivative(fn, self.mode, *options), options[0]
+                            fn, args, _transform().derivative(fn, self.mode, *options), options[0]
                         )
                     if made == cache.generation and cache.fresh(fn, held):
                         return self._finish(fn, args, held[1], options[0])
@@ -300,13 +312,13 @@ class _ValueAndGrad(_Transformed):
                     _check_differentiable(fn, leaf, value)
             scalars = _scalars(flat.names, flat.values)
             signature = flat.signature
-            d = derivative(fn, self.mode, wrt, scalars, flat.key, signature=signature)
+            d = _transform().derivative(fn, self.mode, wrt, scalars, flat.key, signature=signature)
             if described is not None and not flat.structure:
                 if None not in described:  # the next call with such arguments takes the short way
                     if len(self._plans) >= 64:
                         self._plans.clear()
                     options = (wrt, scalars, (), True, True, signature)
-                    held = cache.entry(fn, cache_key(self.mode, *options))
+                    held = cache.entry(fn, _transform().cache_key(self.mode, *options))
                     if held is not None and held[1] is not d:
                         held = None  # served by the general code (too many shapes seen)
                     self._plans[described] = (fn, held, cache.generation, options)
@@ -341,7 +353,7 @@ class _ValueAndGrad(_Transformed):
             # arguments (never on the leaves), then the derivative again to name the line
             out = fn(*args)
             _check_scalar(fn, self._value(fn, out))
-            out, grads = run(d, *leaves, 1.0)
+            out, grads = _transform().run(d, *leaves, 1.0)
         value = self._value(fn, out)
         if type(value) is not float and type(value) is not np.float64:
             _check_scalar(fn, value)
@@ -397,7 +409,7 @@ def _as_function(t: _ValueAndGrad, only_grad: bool) -> types.FunctionType:
     """The function behind :meth:`_ValueAndGrad.adgen_function`: its source calls the
     compiled ``<f>_vjp`` (not specialised for scalars: it is called with any values)."""
     fn = t.fn
-    d = derivative(fn, t.mode, t.wrt, batched=False)  # its source is read again
+    d = _transform().derivative(fn, t.mode, t.wrt, batched=False)  # its source is read again
     if t._made is not None and t._made[0] is d.compiled:
         return t._made[1]
     params = _params(fn)
@@ -516,10 +528,10 @@ def jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) 
                 )
             active.append((leaf, lt))
     scalars = _scalars(flat.names, flat.values)
-    d = derivative(
+    d = _transform().derivative(
         fn, "forward", tuple(n for n, _ in active), scalars, flat.key, signature=flat.signature
     )
-    out, out_dot = run(d, *flat.values, *[t for _, t in active])
+    out, out_dot = _transform().run(d, *flat.values, *[t for _, t in active])
     protected = [*flat.values, *(t for _, t in active)]
     if isinstance(out, tuple):
         return out, tuple(_like(t, o, protected) for t, o in zip(out_dot, out))
@@ -541,7 +553,11 @@ def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], tupl
     wrt = tuple(n for n, x in zip(flat.names, flat.values) if _float_like(x))
     out = fn(*values)
     scalars = _scalars(flat.names, flat.values)
-    d = derivative(fn, "reverse", wrt, scalars, flat.key, signature=flat.signature) if wrt else None
+    d = (
+        _transform().derivative(fn, "reverse", wrt, scalars, flat.key, signature=flat.signature)
+        if wrt
+        else None
+    )
 
     @entry_point
     def vjp_fn(cotangent: Any) -> tuple[Any, ...]:
@@ -577,7 +593,7 @@ def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], tupl
             )
         grads: dict[str, Any] = {}
         if d is not None:
-            _, gs = run(d, *flat.values, cotangent)
+            _, gs = _transform().run(d, *flat.values, cotangent)
             grads = dict(zip(wrt, gs))
         protected = [
             *flat.values,
@@ -632,10 +648,14 @@ def _jacobian(f: Callable[..., Any], wrt: Wrt, mode: str) -> Callable[..., Any]:
         if use == "forward":
             for w in names:
                 x = values[params.index(w)]
-                d = derivative(fn, "forward", (w,), scalars, flat.key, signature=flat.signature)
+                d = _transform().derivative(
+                    fn, "forward", (w,), scalars, flat.key, signature=flat.signature
+                )
                 columns, out = [], None
                 for e in np.eye(np.size(x), dtype=np.result_type(x, 0.0)):
-                    out, t = run(d, *flat.values, e.reshape(np.shape(x)) if np.ndim(x) else e[0])
+                    out, t = _transform().run(
+                        d, *flat.values, e.reshape(np.shape(x)) if np.ndim(x) else e[0]
+                    )
                     columns.append(t)
                 if out is None:
                     out = fn(*values)
@@ -649,12 +669,14 @@ def _jacobian(f: Callable[..., Any], wrt: Wrt, mode: str) -> Callable[..., Any]:
                 raise NonScalarOutputError(
                     "jacrev needs one array result, not a tuple", _def_loc(fn), "use vjp"
                 )
-            d = derivative(fn, "reverse", tuple(names), scalars, flat.key, signature=flat.signature)
+            d = _transform().derivative(
+                fn, "reverse", tuple(names), scalars, flat.key, signature=flat.signature
+            )
             rows: list[list[Any]] = [[] for _ in names]
             basis = np.eye(np.size(out), dtype=np.result_type(out, 0.0))
             for e in basis:
                 seed = e.reshape(np.shape(out)) if np.ndim(out) else e[0]
-                _, grads = run(d, *flat.values, seed)
+                _, grads = _transform().run(d, *flat.values, seed)
                 for k, g in enumerate(grads):
                     rows[k].append(np.asarray(g, dtype=np.result_type(g, 0.0)))
             for k, w in enumerate(names):
@@ -838,13 +860,13 @@ def source(
     fn = unwrap(f)
     names, _ = _wrt_names(fn, wrt)
     if args is None:
-        return derivative(fn, mode, names, optimized=optimize).generated.source
+        return _transform().derivative(fn, mode, names, optimized=optimize).generated.source
     flat = _Flat(_params(fn), _bind(fn, tuple(args), {}))
     leaves = tuple(leaf for w in names for leaf in flat.leaves(w))
     if mode == "forward":  # the tangents of the leaves that are floating point
         leaves = tuple(n for n, v in zip(flat.names, flat.values) if n in leaves and _float_like(v))
     scalars = _scalars(flat.names, flat.values)
-    d = derivative(
+    d = _transform().derivative(
         fn, mode, leaves, scalars, flat.key, optimized=optimize, signature=flat.signature
     )
     return d.generated.source
@@ -942,12 +964,14 @@ class Trace:
 def trace(f: Callable[..., Any], *args: Any, **kwargs: Any) -> Trace:
     """The IR of ``f``; given arguments, evaluated at them (like the AD survey's Table 2)."""
     fn = unwrap(f)
-    function = lowered(fn)
+    function = _transform().lowered(fn)
     if not args and not kwargs:
         return Trace(function)
     values = _bind(fn, args, kwargs)
     try:
-        return Trace(function, guarded(fn, "trace", lambda: _evaluate(function, values)))
+        return Trace(
+            function, _transform().guarded(fn, "trace", lambda: _evaluate(function, values))
+        )
     except InternalError:
         fn(*values)  # an error of the function itself shows as the user's own
         raise

@@ -21,7 +21,6 @@ y = x < 1
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Callable
 from typing import Any
@@ -42,9 +41,15 @@ _ERROR_STYLE = (
 
 
 # -- rendering -----------------------------------------------------------------------------------
+def _escape(text: str) -> str:
+    import html  # (only notebooks need it: not imported with adgen)
+
+    return html.escape(text, quote=False)
+
+
 def plain_html(code: str) -> str:
     """``code`` as an escaped ``<pre>`` block (the display without Pygments)."""
-    return f'<pre style="{_PRE_STYLE}">{html.escape(code, quote=False)}</pre>'
+    return f'<pre style="{_PRE_STYLE}">{_escape(code)}</pre>'
 
 
 def html_code(code: str) -> str:
@@ -92,7 +97,7 @@ def repr_html(produce: Callable[[], str]) -> str:
     if error is None:
         return html_code(text)
     head = f"adgen could not generate this code ({error}):"
-    return f'<pre style="{_ERROR_STYLE}">{html.escape(head + chr(10) + text, quote=False)}</pre>'
+    return f'<pre style="{_ERROR_STYLE}">{_escape(head + chr(10) + text)}</pre>'
 
 
 def repr_markdown(produce: Callable[[], str]) -> str:

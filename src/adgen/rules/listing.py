@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from . import loader
 from .registry import (
     _ATTRIBUTES,
     _BINOPS,
@@ -34,14 +35,16 @@ from .registry import (
     spelling,
 )
 
-# Modules searched for the names a function goes by, most specific first.
-_MODULES: list[tuple[str, Any]] = [("np.linalg", np.linalg), ("np", np), ("math", math)]
-try:  # SciPy is optional: its rules exist only when it is installed
-    import scipy.special
 
-    _MODULES.insert(0, ("scipy.special", scipy.special))
-except ImportError:  # pragma: no cover - depends on the environment
-    pass
+def _modules() -> list[tuple[str, Any]]:
+    """Modules searched for the names a function goes by, most specific first."""
+    out: list[tuple[str, Any]] = [("np.linalg", np.linalg), ("np", np), ("math", math)]
+    loader.load_all()  # SciPy is optional: its rules (and module) exist when it is installed
+    special = sys.modules.get("scipy.special")
+    if special is not None:
+        out.insert(0, ("scipy.special", special))
+    return out
+
 
 _SYMBOLS = {
     "add": "x + y",
@@ -73,7 +76,7 @@ def names_of(fn: Any) -> list[str]:
     if isinstance(fn, ArrayMethod):
         return [f"x.{fn.__name__}()"]
     out = []
-    modules = list(_MODULES)
+    modules = _modules()
     own = sys.modules.get("adgen")  # adgen's own functions (adgen.stop_gradient)
     if own is not None:
         modules.append(("adgen", own))
@@ -114,6 +117,7 @@ def library_count() -> int:
 
 
 def _methods() -> list[str]:
+    loader.load_all()
     out = []
     for method, (fn, _) in sorted(_METHODS.items()):
         prim = next((p for f, p in registered() if f is fn), None)

@@ -88,13 +88,11 @@ nondifferentiable(
     np.array_equal,
     np.count_nonzero,
     # rounding, signs and classification
+    # (np.signbit, np.iscomplex, np.isreal: with np.imag, adgen.rules.elementwise)
     np.around,
     np.spacing,
-    np.signbit,
     np.isneginf,
     np.isposinf,
-    np.iscomplex,
-    np.isreal,
     np.iscomplexobj,
     np.isrealobj,
     np.isscalar,

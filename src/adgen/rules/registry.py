@@ -27,11 +27,12 @@ placeholders renamed to the names of the program being differentiated:
 
 adgen's own templates may only use the names ``np``, ``math`` and ``rt``
 (adgen.runtime) besides their parameters and their own locals; this is checked
-when the rule is registered, so a typo fails at import time, not in generated
-code. A user's rule (one defined outside adgen, e.g. ``@adgen.rule(my_fn)``)
-may also name what its module defines; those names are resolved when it is
-registered and given collision-free names in generated code
-(:meth:`Primitive.localize`). See :mod:`adgen.custom` for the user-facing forms.
+when the rule is registered, so a typo fails when its module is imported (the
+test suite imports them all), not in generated code. A user's rule (one defined
+outside adgen, e.g. ``@adgen.rule(my_fn)``) may also name what its module
+defines; those names are resolved when it is registered and given collision-free
+names in generated code (:meth:`Primitive.localize`). See :mod:`adgen.custom` for
+the user-facing forms.
 """
 
 from __future__ import annotations
@@ -41,12 +42,14 @@ import contextlib
 import copy
 import functools
 import inspect
+import itertools
 import keyword
 import linecache
 import math
 import operator
 import sys
 import textwrap
+import threading
 import warnings
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -56,6 +59,7 @@ import numpy as np
 
 from ..errors import InternalError, RuleError, SourceLocation, entry_point, place
 from ..pyast import LEAVES, Transformer, dotted_text, walk
+from . import loader
 from . import runtime as rt
 from .known import literal
 from .samples import Domain, Example
@@ -64,24 +68,58 @@ from .samples import Domain, Example
 TEMPLATE_GLOBALS: dict[str, Any] = {"np": np, "math": math, "rt": rt}
 
 # Modules whose functions can be spelled directly in generated code, by the
-# alias used there. More specific first.
-_SPELLING_MODULES: list[tuple[str, Any]] = [
+# alias used there. More specific first. (Read it with spelling_modules().)
+_SPELLINGS: list[tuple[str, Any]] = [
     ("np", np),
     ("np.linalg", np.linalg),
-    ("np.random", np.random),
+    # ("np.random", np.random) comes here once NumPy has imported it (see _add_optional)
     ("math", math),
     ("rt", rt),  # adgen's own helpers: second derivatives differentiate generated code
 ]
+_PENDING = {"numpy.random", "scipy.special"}  # the modules not in _SPELLINGS yet
+_PENDING_LOCK = threading.Lock()
 
-# SciPy is optional: when it is installed, generated code may call ``scipy.special.<name>``.
-try:
-    import scipy
-    import scipy.special
-except ImportError:  # pragma: no cover - depends on the environment
-    pass
-else:
-    TEMPLATE_GLOBALS["scipy"] = scipy
-    _SPELLING_MODULES.append(("scipy.special", scipy.special))
+
+def _add_optional(import_scipy: bool = False) -> None:
+    """Add the modules ``import adgen`` does not import to the spellings once they are
+    imported (a function of theirs cannot be met before): ``np.random`` (NumPy imports it
+    when first named) and ``scipy.special``. SciPy is optional: when it is installed,
+    generated code may call ``scipy.special.<name>``; it is imported by its rules
+    (:mod:`adgen.rules.special`), by the user, or here with ``import_scipy`` (a user's
+    template naming ``scipy``)."""
+    if not _PENDING:
+        return
+    if import_scipy and "scipy.special" not in sys.modules:
+        try:
+            import scipy.special  # noqa: F401
+        except ImportError:  # pragma: no cover - depends on the environment
+            pass
+    with _PENDING_LOCK:
+        if "numpy.random" in _PENDING and "numpy.random" in sys.modules:
+            _PENDING.discard("numpy.random")
+            _SPELLINGS.insert(2, ("np.random", sys.modules["numpy.random"]))
+        if "scipy.special" in _PENDING and "scipy.special" in sys.modules:
+            _PENDING.discard("scipy.special")
+            TEMPLATE_GLOBALS["scipy"] = sys.modules["scipy"]
+            _SPELLINGS.append(("scipy.special", sys.modules["scipy.special"]))
+
+
+def spelling_modules() -> list[tuple[str, Any]]:
+    """``(alias, module)`` for the modules generated code names functions through: ``np``,
+    ``np.linalg``, ``np.random``, ``math``, ``rt``, and ``scipy.special`` when SciPy is
+    installed (the last ones once imported).
+
+    >>> [alias for alias, _ in spelling_modules()][:2]
+    ['np', 'np.linalg']
+    """
+    _add_optional()
+    return _SPELLINGS
+
+
+def __getattr__(name: str) -> Any:
+    if name == "_SPELLING_MODULES":  # (its former name, which adgen.lower reads)
+        return spelling_modules()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass
@@ -679,9 +717,18 @@ def user_call(spelled: str, fn: Any, params: list[str]) -> Primitive:
     return prim
 
 
+# The registry: id of a function -> (the function, its primitive); array attributes; array
+# methods. adgen's rule modules fill them when first needed (adgen.rules.loader).
 _REGISTRY: dict[int, tuple[Any, Primitive]] = {}
 _ATTRIBUTES: dict[str, Primitive] = {}
 _METHODS: dict[str, tuple[Any, bool]] = {}
+# where each function comes in registered(): (rank of the rule module registering it, count);
+# adgen's rules first, as if all their modules had been imported before anything else
+_ORDER: dict[int, tuple[int, int]] = {}
+_COUNT = itertools.count()
+# the writes into these tables made by adgen's rule modules, in order: (module, table, key,
+# value). registrations() makes again those made inside its block (the module stays imported)
+_BUILTIN: list[tuple[str, dict[Any, Any], Any, Any]] = []
 
 
 def lookup(fn: Any) -> Primitive | None:
@@ -689,21 +736,62 @@ def lookup(fn: Any) -> Primitive | None:
     entry = _REGISTRY.get(id(fn))
     if entry is not None and entry[0] is fn:
         return entry[1]
+    if loader.require(fn):  # its rule module was not imported yet
+        return lookup(fn)
     return None
 
 
 def lookup_attribute(name: str) -> Primitive | None:
     """The primitive for reading an attribute of an array value (``x.T``, ``x.shape``)."""
-    return _ATTRIBUTES.get(name)
+    prim = _ATTRIBUTES.get(name)
+    if prim is None and loader.require_attribute(name):
+        prim = _ATTRIBUTES.get(name)
+    return prim
 
 
 def method_function(name: str) -> tuple[Any, bool] | None:
     """``(function, pack)`` for an array method (``x.sum(...)`` -> ``np.sum(x, ...)``), or None."""
-    return _METHODS.get(name)
+    hit = _METHODS.get(name)
+    if hit is None and loader.require_method(name):
+        hit = _METHODS.get(name)
+    return hit
 
 
 def registered() -> list[tuple[Any, Primitive]]:
-    return list(_REGISTRY.values())
+    """Every registered function and its primitive: adgen's (all its rule modules imported
+    first), in the order of their modules, then the others in the order registered."""
+    loader.load_all()
+    last = (loader.rank(None) + 1, 0)
+    keys = sorted(_REGISTRY, key=lambda key: _ORDER.get(key, last))
+    return [_REGISTRY[key] for key in keys]
+
+
+def builtin_writes() -> list[tuple[str, dict[Any, Any], Any, Any]]:
+    """``(rule module, table, key, value)`` for each write into the registry's tables made
+    by adgen's rule modules so far, in order (what :mod:`adgen.rules.index` is made from)."""
+    return list(_BUILTIN)
+
+
+def _put(table: dict[Any, Any], key: Any, value: Any, module: str | None) -> None:
+    """Write one entry of the registry; ``module``: the rule module of adgen making it (None:
+    the user's, or adgen's outside its rule modules)."""
+    writes = [(table, key, value)]
+    if table is _REGISTRY and key not in _REGISTRY:
+        writes.append((_ORDER, key, (loader.rank(module), next(_COUNT))))
+    for into, k, v in writes:
+        into[k] = v
+        if module is not None:
+            _BUILTIN.append((module, into, k, v))
+
+
+def _caller_module() -> str | None:
+    """The rule module of adgen making the registration call being run (None: another)."""
+    return loader.rule_module(sys._getframe(2).f_globals.get("__name__", ""))
+
+
+def _module_of_rule(rule_fn: Any) -> str | None:
+    """The rule module of adgen that defines ``rule_fn`` (None: another)."""
+    return loader.rule_module(getattr(rule_fn, "__module__", None) or "")
 
 
 def spelling(fn: Any) -> str:
@@ -713,7 +801,7 @@ def spelling(fn: Any) -> str:
     name = getattr(fn, "__name__", None)
     if name is None:
         raise ValueError(f"cannot spell {fn!r}")
-    for alias, module in _SPELLING_MODULES:
+    for alias, module in spelling_modules():
         if getattr(module, name, None) is fn:
             return f"{alias}.{name}"
     if getattr(builtins, name, None) is fn:
@@ -879,6 +967,8 @@ def _parse_rule(
         loaded = [
             n for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
         ]
+        if any(n.id == "scipy" for n in loaded):
+            _add_optional(import_scipy=True)  # (templates may name it when it is installed)
         allowed = names | stored | {arg, *extra} | set(TEMPLATE_GLOBALS)
         for n in loaded:
             if n.id == "ans" and not has_ans:
@@ -1053,7 +1143,7 @@ def _register_parsed(
         prim.lists = lists
         prim.callee = callee
         prim.helpers = dict(outside or {})
-        _store(fn, prim)
+        _store(fn, prim, _module_of_rule(rule_fn))
 
 
 def _check_signature(fn: Any, rule_fn: Any, params: list[inspect.Parameter]) -> None:
@@ -1224,13 +1314,16 @@ def sequence_rule(
 
     def register(rule_fn: Callable[..., Any]) -> Callable[..., Any]:
         params, _, jvp, vjp = _parse_rule(rule_fn, None, sequence)
+        module = _module_of_rule(rule_fn)
         for fn in fns:
             emitter = syntax_emitter(fn) or call_emitter(spelling(fn))
             prim = Primitive(name=_label(fn), emitter=emitter, params=params, jvp=jvp, vjp=vjp)
             prim.sequence = sequence
             prim.examples = tuple(examples)
             prim.domain = domain
-            _REGISTRY[id(fn)] = (fn, prim)
+            if module is None:
+                loader.require(fn)  # (adgen's rule first: this one replaces it)
+            _put(_REGISTRY, id(fn), (fn, prim), module)
         return rule_fn
 
     return register
@@ -1245,7 +1338,10 @@ def attribute_rule(attr: str) -> Callable[[Callable[..., Any]], Callable[..., An
         def emit(a: list[ast.expr], k: list[tuple[str, ast.expr]]) -> ast.expr:
             return ast.Attribute(value=a[0], attr=attr, ctx=ast.Load())
 
-        _ATTRIBUTES[attr] = Primitive(f".{attr}", emit, params, jvp, vjp, view=True)
+        module = _module_of_rule(rule_fn)
+        if module is None:
+            loader.require_attribute(attr)  # (adgen's rule first: this one replaces it)
+        _put(_ATTRIBUTES, attr, Primitive(f".{attr}", emit, params, jvp, vjp, view=True), module)
         return rule_fn
 
     return register
@@ -1303,8 +1399,11 @@ def method_rule(
         params, _, jvp, vjp = _parse_rule(rule_fn)
         stand_in = ArrayMethod(method)
         prim = Primitive(f".{method}", method_emitter(method), params, jvp, vjp, view=view)
-        _REGISTRY[id(stand_in)] = (stand_in, prim)
-        _METHODS[method] = (stand_in, False)
+        module = _module_of_rule(rule_fn)
+        if module is None:
+            loader.require_method(method)  # (adgen's rule first: this one replaces it)
+        _put(_REGISTRY, id(stand_in), (stand_in, prim), module)
+        _put(_METHODS, method, (stand_in, False), module)
         return rule_fn
 
     return register
@@ -1315,6 +1414,7 @@ def nondifferentiable(*fns: Any) -> None:
 
     A function of the user's own (no module spells it) is called by name in generated code.
     """
+    module = _caller_module()
     for fn in fns:
         emitter, callee = _emitter(fn)
         params = [
@@ -1324,7 +1424,7 @@ def nondifferentiable(*fns: Any) -> None:
         prim = Primitive(_label(fn), emitter, params, {}, {}, differentiable=False)
         prim.callee = callee
         prim.view = callee is not None  # a user's function may return its argument
-        _store(fn, prim)
+        _store(fn, prim, module)
 
 
 def _emitter(
@@ -1357,9 +1457,15 @@ def _identifier(obj: Any) -> str:
     return "fn"
 
 
-def _store(fn: Any, prim: Primitive) -> None:
-    _REGISTRY[id(fn)] = (fn, prim)
-    _changed()
+def _store(fn: Any, prim: Primitive, module: str | None = None) -> None:
+    """Register ``prim`` for ``fn``; ``module``: the rule module of adgen doing it (None: the
+    user, whose rule replaces adgen's: that is imported first, and derivatives compiled
+    before are forgotten)."""
+    if module is None:
+        loader.require(fn)
+    _put(_REGISTRY, id(fn), (fn, prim), module)
+    if module is None:
+        _changed()
 
 
 def _changed() -> None:
@@ -1372,10 +1478,12 @@ def _changed() -> None:
 def unregister(fn: Any) -> bool:
     """Forget the rule registered for ``fn`` (a user's rule, or ``nondifferentiable``); True if
     there was one. Calls of a plain Python function are then inlined again."""
+    loader.require(fn)  # (adgen's rule for it, if not imported yet)
     entry = _REGISTRY.get(id(fn))
     if entry is None or entry[0] is not fn:
         return False
     del _REGISTRY[id(fn)]
+    _ORDER.pop(id(fn), None)
     _changed()
     return True
 
@@ -1394,25 +1502,32 @@ def registrations() -> Iterator[None]:
     >>> lookup(twice) is None
     True
     """
-    tables: list[dict[Any, Any]] = [_REGISTRY, _ATTRIBUTES, _METHODS]
+    tables: list[dict[Any, Any]] = [_REGISTRY, _ATTRIBUTES, _METHODS, _ORDER]
     saved = [dict(table) for table in tables]
+    start = len(_BUILTIN)
     try:
         yield
     finally:
         for table, old in zip(tables, saved, strict=True):
             table.clear()
             table.update(old)
+        for _, table, key, value in _BUILTIN[start:]:  # rule modules imported meanwhile
+            table[key] = value
         _changed()
 
 
 def nondifferentiable_attributes(*attrs: str) -> None:
+    module = _caller_module()
     for attr in attrs:
 
         def emit(a: list[ast.expr], k: list[tuple[str, ast.expr]], attr: str = attr) -> ast.expr:
             return ast.Attribute(value=a[0], attr=attr, ctx=ast.Load())
 
         params = [inspect.Parameter("x", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
-        _ATTRIBUTES[attr] = Primitive(f".{attr}", emit, params, {}, {}, differentiable=False)
+        if module is None:
+            loader.require_attribute(attr)
+        prim = Primitive(f".{attr}", emit, params, {}, {}, differentiable=False)
+        _put(_ATTRIBUTES, attr, prim, module)
 
 
 def reductions(*fns: Any) -> None:
@@ -1430,8 +1545,11 @@ def methods(pack: tuple[str, ...] = (), **table: Any) -> None:
     Methods named in ``pack`` take their trailing arguments as one tuple
     (``x.reshape(2, 3)`` is ``np.reshape(x, (2, 3))``).
     """
+    module = _caller_module()
     for name, fn in table.items():
-        _METHODS[name] = (fn, name in pack)
+        if module is None:
+            loader.require_method(name)
+        _put(_METHODS, name, (fn, name in pack), module)
 
 
 def _label(fn: Any) -> str:

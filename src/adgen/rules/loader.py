@@ -1,0 +1,259 @@
+"""Importing adgen's rule modules when first needed, from an index of what each registers.
+
+``import adgen`` imports none of the modules of this package that register rules
+(:data:`MODULES`): a module is imported the first time one of its registrations is asked
+for. :mod:`adgen.rules.index`, generated from the registry (``python -m adgen.rules.make_index``
+rewrites it; ``tests/test_lazy_rules.py`` fails while it is stale), says which module
+registers
+
+* each function, by the path generated code spells it with (``np.sin``,
+  ``np.linalg.solve``, ``scipy.special.expit``, ``rt.unbroadcast``, ``abs``), or
+  ``operator.<name>`` for an operator and ``registry.<name>`` for the registry's own
+  primitives (``registry.assign``);
+* each array method (``x.sum()``) and each array attribute (``x.T``).
+
+The registry asks :func:`require` (and :func:`require_method`, :func:`require_attribute`)
+when a lookup misses and before a user's registration replaces a rule of adgen's, so that
+the user's rule is the one kept; everything that enumerates the rules (``registered()``,
+``adgen.supported()``) imports them all first (:func:`load_all`). SciPy is imported only
+with ``special``, the module of its rules: its paths are resolved once ``scipy.special``
+is imported. A NumPy or SciPy function the index does not know makes a lookup import
+every module: rule modules register some functions only where NumPy has them
+(``if hasattr(np, "vecdot")``), and the index was made with one version of NumPy.
+
+Which module registers what is decided by who makes the registration: a registration
+made by one of :data:`MODULES` (its rule function defined there, or the call made in its
+body) is adgen's own (:func:`rule_module`); :func:`rank` orders them as if the modules had
+been imported one after the other, in this order, before any other registration.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import warnings
+from types import ModuleType
+from typing import Any
+
+from . import index
+
+# The modules that register rules, in the order their rules are listed (``registered()``).
+MODULES: tuple[str, ...] = (
+    "adjoints",
+    "arithmetic",
+    "arrays",
+    "contractions",
+    "elementwise",
+    "indexing",
+    "linalg",
+    "mathmodule",
+    "nondiff",
+    "pybuiltins",
+    "reductions",
+    "shaping",
+    "special",
+)
+_RANKS = {name: i for i, name in enumerate(MODULES)}
+
+# the functions of the index found in this process: id -> (object, its rule module)
+_BY_ID: dict[int, tuple[Any, str]] = {}
+# the paths not looked up yet, by the alias of their module (``scipy.special`` before SciPy
+# is imported); None until the first lookup
+_WAITING: dict[str, list[tuple[str, str]]] | None = None
+_DONE: set[str] = set()  # the modules imported through load()
+_ALL = False  # every module imported
+
+
+def rank(module: str | None) -> int:
+    """Where the registrations of ``module`` come among all (None: after adgen's own)."""
+    return len(MODULES) if module is None else _RANKS[module]
+
+
+def rule_module(name: str) -> str | None:
+    """``linalg`` for the module named ``adgen.rules.linalg``; None for any other module.
+
+    >>> rule_module("adgen.rules.linalg"), rule_module("adgen.custom"), rule_module("mine")
+    ('linalg', None, None)
+    """
+    package, _, short = name.rpartition(".")
+    return short if package == __package__ and short in _RANKS else None
+
+
+def loaded(module: str) -> bool:
+    """Has this rule module been imported (or is it being imported)?"""
+    return f"{__package__}.{module}" in sys.modules
+
+
+def load(module: str) -> ModuleType:
+    """Import a rule module (its registrations are made once, by its first import; another
+    thread asking meanwhile waits for them)."""
+    imported = importlib.import_module(f"{__package__}.{module}")
+    _DONE.add(module)
+    return imported
+
+
+def load_all() -> None:
+    """Import every rule module: for what lists the rules."""
+    global _ALL
+    if not _ALL:
+        for module in MODULES:
+            load(module)
+        _ALL = True
+
+
+def module_of(fn: Any) -> str | None:
+    """The rule module the index says registers ``fn`` (None: none, or not one it knows)."""
+    if _WAITING is None:
+        _start()
+    if _WAITING:
+        _resolve()
+    hit = _BY_ID.get(id(fn))
+    return hit[1] if hit is not None and hit[0] is fn else None
+
+
+def require(fn: Any) -> bool:
+    """Import the rule module registering ``fn`` if it is not imported yet; True if one was.
+
+    A NumPy or SciPy function the index does not know has every module imported.
+    """
+    module = module_of(fn)
+    if module is not None:
+        return _require_named(module)
+    if _ALL or not _library_function(fn):
+        return False
+    load_all()
+    return True
+
+
+def require_method(name: str) -> bool:
+    """Import the rule module registering the array method ``name``; True if one was."""
+    return _require_named(index.METHODS.get(name))
+
+
+def require_attribute(name: str) -> bool:
+    """Import the rule module registering the array attribute ``name``; True if one was."""
+    return _require_named(index.ATTRIBUTES.get(name))
+
+
+def _require_named(module: str | None) -> bool:
+    if module is None or module in _DONE:
+        return False
+    load(module)
+    return True
+
+
+def _library_function(fn: Any) -> bool:
+    """Is ``fn`` a function of NumPy or SciPy (spelled ``np.`` or ``scipy.`` in generated code)?"""
+    from .registry import spelling
+
+    try:
+        return spelling(fn).startswith(("np.", "scipy."))
+    except Exception:  # (not one: no name, or one no module spells)
+        return False
+
+
+def _start() -> None:
+    global _WAITING
+    waiting: dict[str, list[tuple[str, str]]] = {}
+    for path, module in index.FUNCTIONS.items():
+        alias, _, name = path.rpartition(".")
+        waiting.setdefault(alias, []).append((name, module))
+    _WAITING = waiting
+
+
+def _resolve() -> None:
+    """Find the objects of the paths whose module is imported by now."""
+    assert _WAITING is not None
+    for alias in list(_WAITING):
+        home = path_module(alias)
+        if home is None:
+            continue
+        with warnings.catch_warnings():  # (a deprecated alias warns when read)
+            warnings.simplefilter("ignore")
+            for name, module in _WAITING.pop(alias, ()):
+                obj = getattr(home, name, None)
+                if obj is not None:  # (None: not in this version of the library)
+                    _BY_ID[id(obj)] = (obj, module)
+
+
+def path_module(alias: str) -> Any:
+    """The module a path of the index starts with (``np.linalg``, ``operator``, none for the
+    builtins); None for ``scipy.special`` until SciPy is imported."""
+    import builtins
+    import operator
+
+    from . import registry
+
+    if alias == "":
+        return builtins
+    if alias == "operator":
+        return operator
+    if alias == "registry":
+        return registry
+    return dict(registry.spelling_modules()).get(alias)
+
+
+def path_of(fn: Any) -> str | None:
+    """The path of ``fn`` in the index (None for the registry's stand-ins of array methods,
+    which :data:`index.METHODS` reaches)."""
+    import operator
+
+    from . import registry
+
+    if isinstance(fn, registry.ArrayMethod):
+        return None
+    try:
+        return registry.spelling(fn)
+    except ValueError:
+        pass
+    name = fn.__name__
+    for alias, module in (("operator", operator), ("registry", registry)):
+        if getattr(module, name, None) is fn:
+            return f"{alias}.{name}"
+    raise ValueError(f"{fn!r} is registered by a rule module, but no path names it")
+
+
+def index_source() -> str:
+    """The text of :mod:`adgen.rules.index` for the rule modules as they are now."""
+    from . import registry
+
+    load_all()
+    tables: dict[str, dict[str, str]] = {"FUNCTIONS": {}, "METHODS": {}, "ATTRIBUTES": {}}
+    for module, table, key, value in sorted(
+        registry.builtin_writes(), key=lambda w: _RANKS[w[0]]
+    ):  # (sorted is stable: each module's writes in the order it made them)
+        if table is registry._REGISTRY:
+            name, path = "FUNCTIONS", path_of(value[0])
+            if path is None:
+                continue
+        elif table is registry._METHODS:
+            name, path = "METHODS", key
+        elif table is registry._ATTRIBUTES:
+            name, path = "ATTRIBUTES", key
+        else:
+            continue
+        other = tables[name].setdefault(path, module)
+        if other != module:  # (then which rule wins would depend on what was imported first)
+            raise ValueError(f"{path} is registered by two rule modules, {other} and {module}")
+    lines = [
+        '"""Which rule module registers each function, array method and array attribute.',
+        "",
+        "Generated by ``python -m adgen.rules.make_index`` from the registry (see",
+        ":mod:`adgen.rules.loader`); do not edit. Functions are named by the path generated",
+        "code spells them with (``operator.<name>``, ``registry.<name>`` for the others).",
+        '"""',
+    ]
+    for name, entries in tables.items():
+        lines += ["", f"{name}: dict[str, str] = {{"]
+        lines += [f'    "{key}": "{module}",' for key, module in entries.items()]
+        lines += ["}"]
+    return "\n".join(lines) + "\n"
+
+
+def write_index() -> str:
+    """Rewrite ``index.py`` next to this file from the registry; returns its path."""
+    from pathlib import Path
+
+    path = Path(__file__).with_name("index.py")
+    path.write_text(index_source())
+    return str(path)
