@@ -80,7 +80,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from adgen.rules import registered
-from adgen.rules.registry import spelling
+from adgen.rules.namespace import spelling
 from adgen.rules.samples import ANY, Domain, draw
 
 Shape = tuple[int, ...] | None  # None: a Python float

@@ -22,7 +22,7 @@ import numpy as np
 from source_modules import session_folder, write_module
 
 from adgen.rules import registered
-from adgen.rules.registry import spelling
+from adgen.rules.namespace import spelling
 from adgen.rules.samples import ANY, Arg, Domain, Example, draw
 
 F32 = np.float32

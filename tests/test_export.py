@@ -22,8 +22,9 @@ import numpy as np
 import pytest
 
 import adgen
+from adgen.api import export
 from adgen.cli import main
-from adgen.export import export, runtime_source, value_source
+from adgen.export import runtime_source, value_source
 from adgen.rules import runtime
 
 NUMPY_PARENT = str(Path(np.__file__).resolve().parents[1])

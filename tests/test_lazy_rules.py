@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 import adgen
-from adgen.rules import index, loader, registry
+from adgen.rules import index, loader, make_index, registry
 
 SRC = Path(adgen.__file__).resolve().parent.parent
 RULES = SRC / "adgen" / "rules"
@@ -36,7 +36,7 @@ def run(code: str) -> str:
 
 
 def test_the_index_is_what_the_rule_modules_register() -> None:
-    assert loader.index_source() == Path(index.__file__).read_text(), (
+    assert make_index.index_source() == Path(index.__file__).read_text(), (
         "src/adgen/rules/index.py is stale: run python -m adgen.rules.make_index"
     )
 
@@ -88,7 +88,7 @@ def test_scipy_is_imported_with_its_rules() -> None:
     out = run(
         "import sys\n"
         "from adgen.rules import loader, lookup\n"
-        "from adgen.rules.registry import TEMPLATE_GLOBALS, spelling\n"
+        "from adgen.rules.namespace import TEMPLATE_GLOBALS, spelling\n"
         "print('scipy' in sys.modules, 'scipy' in TEMPLATE_GLOBALS)\n"
         "from scipy.special import expit\n"
         "print(lookup(expit).name, loader.loaded('special'), 'scipy' in TEMPLATE_GLOBALS)\n"

@@ -31,7 +31,7 @@ import adgen
 from adgen.errors import DerivativeError
 from adgen.rules import registered
 from adgen.rules import runtime as rt
-from adgen.rules.registry import spelling
+from adgen.rules.namespace import spelling
 
 # the singular points of the rules there are (0, +-1) and a few regular ones
 SPECIAL = (0.0, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0)

@@ -21,7 +21,7 @@ from source_modules import write_module
 import adgen
 from adgen import transform
 from adgen.rules import registered
-from adgen.rules.registry import TEMPLATE_GLOBALS
+from adgen.rules.namespace import TEMPLATE_GLOBALS
 from adgen.testing import check_grads
 
 _NUMBERS = itertools.count()

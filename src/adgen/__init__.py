@@ -19,6 +19,7 @@ from .api import (
     Differentiable,
     Trace,
     differentiate,
+    export,
     grad,
     hessian,
     hvp,
@@ -27,6 +28,7 @@ from .api import (
     jacrev,
     jvp,
     laplacian,
+    show,
     source,
     trace,
     value_and_grad,
@@ -41,7 +43,6 @@ from .custom import (
     stop_gradient,
     unregister,
 )
-from .display import show
 from .errors import (
     AdgenError,
     ArgumentError,
@@ -58,7 +59,6 @@ from .errors import (
     UnsupportedSyntaxError,
     WrtError,
 )
-from .export import export as export
 from .rules.listing import supported
 from .rules.registry import rule
 from .version import __version__ as __version__

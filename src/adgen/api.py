@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
 import types
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -46,6 +47,8 @@ from .parse import unwrap
 from .rules.runtime import cast_like
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from .transform import Derivative
 
 Wrt = int | str | Sequence[int | str]
@@ -1007,3 +1010,136 @@ def _evaluate(function: ir.Function, args: list[Any]) -> dict[str, Any]:
     gen = Generated(f"{function.name}_trace", function.params, w.render())
     result: dict[str, Any] = load(gen, function.free)(*args)
     return result
+
+
+# -- adgen.show ----------------------------------------------------------------------------------
+class SourceView:
+    """The generated source of a derivative, for display; made by :func:`show`.
+
+    The code is generated when it is first displayed (or ``.source`` is read):
+    errors appear in the display instead of being raised.
+    """
+
+    def __init__(self, f: Callable[..., Any], mode: str = "reverse", wrt: Any = 0) -> None:
+        if mode not in ("forward", "reverse"):
+            raise ValueError(f"mode must be 'forward' or 'reverse', not {mode!r}")
+        self.f = f
+        self.mode = mode
+        self.wrt = wrt
+
+    @property
+    @entry_point
+    def source(self) -> str:
+        """The generated source (raises the :class:`adgen.AdgenError` if there is none)."""
+        return source(self.f, self.mode, self.wrt)
+
+    def _produce(self) -> str:
+        return self.source
+
+    def _repr_html_(self) -> str:
+        return display.repr_html(self._produce)
+
+    def _repr_markdown_(self) -> str:
+        return display.repr_markdown(self._produce)
+
+    def __str__(self) -> str:
+        return display.render(self._produce)[0]
+
+    def __repr__(self) -> str:
+        name = getattr(self.f, "__qualname__", type(self.f).__name__)
+        return f"<adgen.show {self.mode} mode of {name}, wrt={self.wrt!r}>"
+
+
+def show(f: Callable[..., Any], mode: str = "reverse", wrt: Any = 0) -> SourceView:
+    """Display the source adgen generates for ``f`` (the notebook companion of ``adgen.source``).
+
+    In a notebook, ``adgen.show(f)`` as the last line of a cell shows the
+    highlighted code; ``print(adgen.show(f))`` prints it.
+
+    >>> def f(x):
+    ...     return x * x
+    >>> view = show(f, mode="forward")
+    >>> view
+    <adgen.show forward mode of f, wrt=0>
+    >>> print(view)  # doctest: +ELLIPSIS
+    # adgen: forward mode ...
+    def f_jvp(x, x_dot):
+    ...
+    >>> "f_jvp" in view._repr_html_() and view._repr_markdown_().startswith("```python")
+    True
+    """
+    return SourceView(f, mode, wrt)
+
+
+# -- Graphviz ------------------------------------------------------------------------------------
+
+
+# -- adgen.export ---------------------------------------------------------------------------------
+@entry_point
+def export(
+    f: Callable[..., Any],
+    path_or_dir: str | os.PathLike[str],
+    mode: str = "reverse",
+    wrt: int | str | Sequence[int | str] = 0,
+) -> Path:
+    """Write the derivative of ``f`` as a standalone module; return the module's path.
+
+    ``path_or_dir`` is a ``.py`` file to write, or a directory (created if
+    needed) that gets ``<name>_vjp.py`` / ``<name>_jvp.py``. ``adgen_runtime.py``
+    is written next to the module. The module needs only NumPy:
+
+        >>> import adgen, numpy as np
+        >>> def loss(w, x):                        # doctest: +SKIP
+        ...     return np.sum(np.tanh(x * w))
+        >>> adgen.export(loss, "build")            # doctest: +SKIP
+        PosixPath('build/loss_vjp.py')
+
+    and ``from loss_vjp import loss_vjp`` then gives ``loss_vjp(w, x, out_bar)``.
+    Outside values ``f`` reads are written as literals when they are numbers,
+    strings, None or tuples of those; a NumPy array (or any other object) is
+    refused with an :class:`~adgen.errors.AdgenError`: pass it as an argument.
+    """
+    from .export import RUNTIME_MODULE, definitions, module_source, write_modules
+
+    if mode not in ("forward", "reverse"):
+        raise ValueError(f"mode must be 'forward' or 'reverse', not {mode!r}")
+    fn: types.FunctionType = unwrap(f)
+    names, _ = _wrt_names(fn, wrt)
+    d = _transform().derivative(fn, mode, names)
+    code = fn.__code__
+    where = SourceLocation(code.co_filename, code.co_firstlineno)
+
+    def refuse(name: str, value: Any) -> AdgenError:
+        if isinstance(value, np.ndarray):
+            what = f"a NumPy array (shape {value.shape}, {value.dtype})"
+        else:
+            what = f"a {type(value).__name__}"
+        return AdgenError(
+            f"{fn.__qualname__} reads the outside value `{name}`, {what}; adgen.export writes "
+            "only numbers, strings, None and tuples of those into a module (it never pickles)",
+            where,
+            f"pass `{name}` to {fn.__name__} as an argument",
+        )
+
+    outside = definitions(d.function.free, refuse)
+    target = os.fspath(path_or_dir)
+    if target.endswith(".py") and not os.path.isdir(target):
+        directory, filename = os.path.dirname(target) or ".", os.path.basename(target)
+    else:
+        directory, filename = target, f"{d.generated.name}.py"
+    if filename[:-3] == RUNTIME_MODULE:
+        raise AdgenError(f"{target}: {RUNTIME_MODULE}.py is the runtime's file; choose another")
+    text = module_source(
+        d.generated,
+        fn.__name__,
+        list(d.function.params),
+        mode,
+        names,
+        f"{os.path.basename(code.co_filename)}:{code.co_firstlineno}",
+        outside,
+        "regenerate it with adgen.export(...).",
+    )
+    written = write_modules(directory, [(filename, text)])
+    from pathlib import Path
+
+    return Path(written[0])

@@ -22,7 +22,7 @@ from typing import Any
 
 from .errors import LimitError
 from .generated import Generated
-from .rules.registry import TEMPLATE_GLOBALS
+from .rules.namespace import TEMPLATE_GLOBALS
 
 # the longest derivative code adgen compiles (lines): beyond it compiling takes minutes and
 # gigabytes; such a function is better split, or written with loops instead of unrolled

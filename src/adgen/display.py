@@ -26,9 +26,9 @@ from collections.abc import Callable
 from typing import Any
 
 from . import ir
-from .errors import AdgenError, entry_point
+from .errors import AdgenError
 
-__all__ = ["SourceView", "html_code", "markdown_code", "plain_html", "show", "to_dot"]
+__all__ = ["html_code", "markdown_code", "plain_html", "repr_html", "repr_markdown", "to_dot"]
 
 _PRE_STYLE = (
     "margin: 0; padding: 0.5em; line-height: 125%; overflow-x: auto; "
@@ -108,68 +108,6 @@ def repr_markdown(produce: Callable[[], str]) -> str:
     return f"**adgen could not generate this code ({error}):**\n\n" + markdown_code(text, "text")
 
 
-# -- adgen.show ----------------------------------------------------------------------------------
-class SourceView:
-    """The generated source of a derivative, for display; made by :func:`show`.
-
-    The code is generated when it is first displayed (or ``.source`` is read):
-    errors appear in the display instead of being raised.
-    """
-
-    def __init__(self, f: Callable[..., Any], mode: str = "reverse", wrt: Any = 0) -> None:
-        if mode not in ("forward", "reverse"):
-            raise ValueError(f"mode must be 'forward' or 'reverse', not {mode!r}")
-        self.f = f
-        self.mode = mode
-        self.wrt = wrt
-
-    @property
-    @entry_point
-    def source(self) -> str:
-        """The generated source (raises the :class:`adgen.AdgenError` if there is none)."""
-        from .api import source
-
-        return source(self.f, self.mode, self.wrt)
-
-    def _produce(self) -> str:
-        return self.source
-
-    def _repr_html_(self) -> str:
-        return repr_html(self._produce)
-
-    def _repr_markdown_(self) -> str:
-        return repr_markdown(self._produce)
-
-    def __str__(self) -> str:
-        return render(self._produce)[0]
-
-    def __repr__(self) -> str:
-        name = getattr(self.f, "__qualname__", type(self.f).__name__)
-        return f"<adgen.show {self.mode} mode of {name}, wrt={self.wrt!r}>"
-
-
-def show(f: Callable[..., Any], mode: str = "reverse", wrt: Any = 0) -> SourceView:
-    """Display the source adgen generates for ``f`` (the notebook companion of ``adgen.source``).
-
-    In a notebook, ``adgen.show(f)`` as the last line of a cell shows the
-    highlighted code; ``print(adgen.show(f))`` prints it.
-
-    >>> def f(x):
-    ...     return x * x
-    >>> view = show(f, mode="forward")
-    >>> view
-    <adgen.show forward mode of f, wrt=0>
-    >>> print(view)  # doctest: +ELLIPSIS
-    # adgen: forward mode ...
-    def f_jvp(x, x_dot):
-    ...
-    >>> "f_jvp" in view._repr_html_() and view._repr_markdown_().startswith("```python")
-    True
-    """
-    return SourceView(f, mode, wrt)
-
-
-# -- Graphviz ------------------------------------------------------------------------------------
 def _quote(text: str) -> str:
     """A Graphviz double-quoted string (escape sequences like ``\\n`` pass through)."""
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'

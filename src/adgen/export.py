@@ -30,7 +30,6 @@ import math
 import os
 import sys
 import textwrap
-import types
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -38,14 +37,14 @@ from typing import Any
 import numpy as np
 
 from .diskcache import write_atomic
-from .errors import AdgenError, InternalError, SourceLocation, entry_point
+from .errors import AdgenError, InternalError
 from .generated import Generated
 from .rules import runtime
 from .version import __version__
 
 __all__ = [
     "RUNTIME_MODULE",
-    "export",
+    "definitions",
     "module_source",
     "needed_imports",
     "runtime_source",
@@ -434,7 +433,7 @@ def write_modules(directory: str, modules: Sequence[tuple[str, str]]) -> list[st
 
 
 # -- live functions ------------------------------------------------------------------------------
-def _definitions(
+def definitions(
     free: dict[str, Any], refuse: Callable[[str, Any], AdgenError]
 ) -> list[tuple[str, str]]:
     out = []
@@ -446,73 +445,3 @@ def _definitions(
             raise refuse(name, value)
         out.append((name, source))
     return out
-
-
-@entry_point
-def export(
-    f: Callable[..., Any],
-    path_or_dir: str | os.PathLike[str],
-    mode: str = "reverse",
-    wrt: int | str | Sequence[int | str] = 0,
-) -> Path:
-    """Write the derivative of ``f`` as a standalone module; return the module's path.
-
-    ``path_or_dir`` is a ``.py`` file to write, or a directory (created if
-    needed) that gets ``<name>_vjp.py`` / ``<name>_jvp.py``. ``adgen_runtime.py``
-    is written next to the module. The module needs only NumPy:
-
-        >>> import adgen, numpy as np
-        >>> def loss(w, x):                        # doctest: +SKIP
-        ...     return np.sum(np.tanh(x * w))
-        >>> adgen.export(loss, "build")            # doctest: +SKIP
-        PosixPath('build/loss_vjp.py')
-
-    and ``from loss_vjp import loss_vjp`` then gives ``loss_vjp(w, x, out_bar)``.
-    Outside values ``f`` reads are written as literals when they are numbers,
-    strings, None or tuples of those; a NumPy array (or any other object) is
-    refused with an :class:`~adgen.errors.AdgenError`: pass it as an argument.
-    """
-    from .api import _wrt_names
-    from .parse import unwrap
-    from .transform import derivative
-
-    if mode not in _MODE_TEXT:
-        raise ValueError(f"mode must be 'forward' or 'reverse', not {mode!r}")
-    fn: types.FunctionType = unwrap(f)
-    names, _ = _wrt_names(fn, wrt)
-    d = derivative(fn, mode, names)
-    code = fn.__code__
-    where = SourceLocation(code.co_filename, code.co_firstlineno)
-
-    def refuse(name: str, value: Any) -> AdgenError:
-        if isinstance(value, np.ndarray):
-            what = f"a NumPy array (shape {value.shape}, {value.dtype})"
-        else:
-            what = f"a {type(value).__name__}"
-        return AdgenError(
-            f"{fn.__qualname__} reads the outside value `{name}`, {what}; adgen.export writes "
-            "only numbers, strings, None and tuples of those into a module (it never pickles)",
-            where,
-            f"pass `{name}` to {fn.__name__} as an argument",
-        )
-
-    definitions = _definitions(d.function.free, refuse)
-    target = os.fspath(path_or_dir)
-    if target.endswith(".py") and not os.path.isdir(target):
-        directory, filename = os.path.dirname(target) or ".", os.path.basename(target)
-    else:
-        directory, filename = target, f"{d.generated.name}.py"
-    if filename[:-3] == RUNTIME_MODULE:
-        raise AdgenError(f"{target}: {RUNTIME_MODULE}.py is the runtime's file; choose another")
-    text = module_source(
-        d.generated,
-        fn.__name__,
-        list(d.function.params),
-        mode,
-        names,
-        f"{os.path.basename(code.co_filename)}:{code.co_firstlineno}",
-        definitions,
-        "regenerate it with adgen.export(...).",
-    )
-    written = write_modules(directory, [(filename, text)])
-    return Path(written[0])

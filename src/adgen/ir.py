@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .errors import place
+from .rules.namespace import TEMPLATE_GLOBALS
 
 if TYPE_CHECKING:
     from .errors import SourceLocation
@@ -159,8 +160,6 @@ class Function:
         """
         if name in self.free:
             return self.free[name]
-        from .rules.registry import TEMPLATE_GLOBALS  # (the rules import this module)
-
         root, *path = name.split(".")
         if not path or root not in TEMPLATE_GLOBALS:
             raise KeyError(name)
@@ -176,8 +175,6 @@ class Function:
         """What the function's atoms name, for evaluating its statements at transform time:
         the module aliases, the outside values, and each dotted outside name (``np.pi``) under
         that name -- the key a compiled ``Name`` node of it looks up."""
-        from .rules.registry import TEMPLATE_GLOBALS
-
         out = {**TEMPLATE_GLOBALS, **self.free}
         for stmt in self.statements():
             for atom in stmt_atoms(stmt):

@@ -21,7 +21,7 @@ from .. import ir
 from ..errors import UnresolvedNameError
 from ..names import RESERVED
 from ..parse import LiveScope
-from ..rules import registry
+from ..rules import namespace, registry
 from .state import LowererState
 
 if TYPE_CHECKING:
@@ -267,7 +267,7 @@ class ExpressionsMixin(LowererState):
 
 
 def _module_alias(module: Any) -> str | None:
-    for alias, mod in registry._SPELLING_MODULES:
+    for alias, mod in namespace.spelling_modules():
         if module is mod:
             return alias
     return None

@@ -45,11 +45,9 @@ import inspect
 import itertools
 import keyword
 import linecache
-import math
 import operator
 import sys
 import textwrap
-import threading
 import warnings
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -60,66 +58,9 @@ import numpy as np
 from ..errors import InternalError, RuleError, SourceLocation, entry_point, place
 from ..pyast import LEAVES, Transformer, dotted_text, walk
 from . import loader
-from . import runtime as rt
 from .known import literal
+from .namespace import TEMPLATE_GLOBALS, add_optional, spelling
 from .samples import Domain, Example
-
-# The names a template (and every piece of generated code) may use for modules.
-TEMPLATE_GLOBALS: dict[str, Any] = {"np": np, "math": math, "rt": rt}
-
-# Modules whose functions can be spelled directly in generated code, by the
-# alias used there. More specific first. (Read it with spelling_modules().)
-_SPELLINGS: list[tuple[str, Any]] = [
-    ("np", np),
-    ("np.linalg", np.linalg),
-    # ("np.random", np.random) comes here once NumPy has imported it (see _add_optional)
-    ("math", math),
-    ("rt", rt),  # adgen's own helpers: second derivatives differentiate generated code
-]
-_PENDING = {"numpy.random", "scipy.special"}  # the modules not in _SPELLINGS yet
-_PENDING_LOCK = threading.Lock()
-
-
-def _add_optional(import_scipy: bool = False) -> None:
-    """Add the modules ``import adgen`` does not import to the spellings once they are
-    imported (a function of theirs cannot be met before): ``np.random`` (NumPy imports it
-    when first named) and ``scipy.special``. SciPy is optional: when it is installed,
-    generated code may call ``scipy.special.<name>``; it is imported by its rules
-    (:mod:`adgen.rules.special`), by the user, or here with ``import_scipy`` (a user's
-    template naming ``scipy``)."""
-    if not _PENDING:
-        return
-    if import_scipy and "scipy.special" not in sys.modules:
-        try:
-            import scipy.special  # noqa: F401
-        except ImportError:  # pragma: no cover - depends on the environment
-            pass
-    with _PENDING_LOCK:
-        if "numpy.random" in _PENDING and "numpy.random" in sys.modules:
-            _PENDING.discard("numpy.random")
-            _SPELLINGS.insert(2, ("np.random", sys.modules["numpy.random"]))
-        if "scipy.special" in _PENDING and "scipy.special" in sys.modules:
-            _PENDING.discard("scipy.special")
-            TEMPLATE_GLOBALS["scipy"] = sys.modules["scipy"]
-            _SPELLINGS.append(("scipy.special", sys.modules["scipy.special"]))
-
-
-def spelling_modules() -> list[tuple[str, Any]]:
-    """``(alias, module)`` for the modules generated code names functions through: ``np``,
-    ``np.linalg``, ``np.random``, ``math``, ``rt``, and ``scipy.special`` when SciPy is
-    installed (the last ones once imported).
-
-    >>> [alias for alias, _ in spelling_modules()][:2]
-    ['np', 'np.linalg']
-    """
-    _add_optional()
-    return _SPELLINGS
-
-
-def __getattr__(name: str) -> Any:
-    if name == "_SPELLING_MODULES":  # (its former name, which adgen.lower reads)
-        return spelling_modules()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass
@@ -794,21 +735,6 @@ def _module_of_rule(rule_fn: Any) -> str | None:
     return loader.rule_module(getattr(rule_fn, "__module__", None) or "")
 
 
-def spelling(fn: Any) -> str:
-    """How generated code names ``fn``: ``np.sin``, ``np.linalg.solve``, ``math.exp``, ``abs``."""
-    import builtins
-
-    name = getattr(fn, "__name__", None)
-    if name is None:
-        raise ValueError(f"cannot spell {fn!r}")
-    for alias, module in spelling_modules():
-        if getattr(module, name, None) is fn:
-            return f"{alias}.{name}"
-    if getattr(builtins, name, None) is fn:
-        return name
-    raise ValueError(f"cannot spell {fn!r}: register it with an explicit spelling")
-
-
 def dotted(path: str) -> ast.expr:
     """The expression ``path`` (``np.linalg.solve``: Attributes on a Name), built directly
     (parsing it costs more); anything but a dotted name is parsed.
@@ -968,7 +894,7 @@ def _parse_rule(
             n for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
         ]
         if any(n.id == "scipy" for n in loaded):
-            _add_optional(import_scipy=True)  # (templates may name it when it is installed)
+            add_optional(import_scipy=True)  # (templates may name it when it is installed)
         allowed = names | stored | {arg, *extra} | set(TEMPLATE_GLOBALS)
         for n in loaded:
             if n.id == "ans" and not has_ans:
