@@ -270,7 +270,7 @@ def first_call(problem: Problem, size: str, repeats: int = 5) -> tuple[float, fl
     args = problem.inputs(size, 0)
     firsts = []
     for _ in range(repeats):
-        adgen.cache.clear()
+        adgen.backend.cache.clear()
         vg = adgen.value_and_grad(problem.primal, wrt=problem.wrt)
         start = time.perf_counter()
         try:
@@ -292,7 +292,7 @@ def _tiny_scalar_hand(x: float, y: float) -> tuple[float, tuple[float, float]]:
 
 def cache_hit_overhead(repeats: int = 7) -> dict[str, float]:
     """Seconds per call: adgen's value_and_grad, its generated function alone, hand-written."""
-    from adgen.transform import derivative
+    from adgen.pipeline import derivative
 
     vg = adgen.value_and_grad(_tiny_scalar, wrt=(0, 1))
     vg(0.3, 0.7)

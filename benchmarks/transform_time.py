@@ -23,7 +23,7 @@ import time
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import adgen  # noqa: E402
-from adgen import cache  # noqa: E402
+from adgen.backend import cache  # noqa: E402
 
 OPS = [
     "np.sin({a}) * {b}",

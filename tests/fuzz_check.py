@@ -55,8 +55,8 @@ from source_modules import write_module
 import adgen
 from adgen import trees
 from adgen.api import _Flat, _float_like, _scalars
+from adgen.pipeline import derivative
 from adgen.testing import check_grads
-from adgen.transform import derivative
 
 RTOL, ATOL = 1e-4, 1e-6
 

@@ -178,7 +178,7 @@ def reverse_wrapper(case: Case) -> Any:
 
     Every argument of a registry case is a float or a float array, so each has a gradient.
     """
-    from adgen import transform
+    from adgen import pipeline
 
     module = case_module()
     name = case.function_name() + "_rev"
@@ -186,7 +186,7 @@ def reverse_wrapper(case: Case) -> Any:
         return getattr(module, name)
     fn = case_function(case)
     params = [n for n, _ in case.args]
-    compiled = transform.derivative(fn, "reverse", tuple(params)).compiled
+    compiled = pipeline.derivative(fn, "reverse", tuple(params)).compiled
     setattr(module, "_compiled_" + name, compiled)
     grads = ", ".join(f"res[1][{k}]" for k in range(len(params)))
     source = "\n".join(

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import adgen
-from adgen import cache
+from adgen.backend import cache
 from adgen.testing import check_grads
 
 # The AD survey's running example (Baydin et al., Tables 2 and 3): at (2, 5),
@@ -94,7 +94,7 @@ def test_float32_derivative_code_stays_float32(rng):
 
     x = rng.standard_normal((4, 3)).astype(np.float32)
     w = rng.standard_normal(3).astype(np.float32)
-    d = adgen.transform.derivative(adgen.parse.unwrap(f), "reverse", ("w",))
+    d = adgen.pipeline.derivative(adgen.frontend.parse.unwrap(f), "reverse", ("w",))
     _, (raw,) = d.compiled(x, w, np.float32(1.0))
     assert raw.dtype == np.float32  # not cast back by the API: computed in float32
 
@@ -221,14 +221,14 @@ def test_source_names_follow_the_documented_convention():
 
 
 def test_generated_code_is_visible_to_inspect_and_tracebacks():
-    d = adgen.transform.derivative(adgen.parse.unwrap(survey), "reverse", ("x1",))
+    d = adgen.pipeline.derivative(adgen.frontend.parse.unwrap(survey), "reverse", ("x1",))
     assert inspect.getsource(d.compiled) == d.generated.source.split("\n", 1)[1]
     assert d.compiled.__code__.co_filename.startswith("<adgen survey_vjp ")
 
     def bad_shapes(a, b):
         return np.sum(a @ b)
 
-    d = adgen.transform.derivative(adgen.parse.unwrap(bad_shapes), "reverse", ("a",))
+    d = adgen.pipeline.derivative(adgen.frontend.parse.unwrap(bad_shapes), "reverse", ("a",))
     with pytest.raises(ValueError) as info:
         d.compiled(np.ones((2, 3)), np.ones((2, 3)), 1.0)
     frames = [f for f in info.traceback if "adgen bad_shapes_vjp" in str(f.path)]

@@ -20,8 +20,8 @@ import pytest
 import adgen
 from adgen.cli import highlight, main, use_color
 from adgen.errors import UnresolvedNameError
+from adgen.frontend.static import Opaque, StaticScope, UserFunction
 from adgen.rules import runtime
-from adgen.static import Opaque, StaticScope, UserFunction
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "print_source.py"

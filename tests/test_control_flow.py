@@ -519,8 +519,8 @@ def test_scalar_argument_rebound_to_an_array_keeps_shapes_right():
 
 
 def test_scalar_loop_code_uses_no_array_helpers():
-    src = adgen.transform.derivative(
-        adgen.parse.unwrap(loop_euler_integration),
+    src = adgen.pipeline.derivative(
+        adgen.frontend.parse.unwrap(loop_euler_integration),
         "reverse",
         ("x0", "v0", "k"),
         frozenset({"x0", "v0", "k"}),

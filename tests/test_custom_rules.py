@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import adgen
-from adgen import transform
+from adgen import pipeline
 from adgen.testing import check_grads
 
 HERE = __file__
@@ -301,7 +301,7 @@ def test_second_order_through_a_plain_rule() -> None:
     """The forward code calls cube_rule_jvp by name; differentiating it again inlines it."""
     adgen.defrule(cube_rule_target, jvp=cube_rule_jvp, vjp=cube_rule_vjp)
     x, t = np.array([0.3, -0.7]), np.array([1.0, 0.5])
-    first = transform.derivative(uses_cube_rule, "forward", ("x",)).compiled
+    first = pipeline.derivative(uses_cube_rule, "forward", ("x",)).compiled
     check_grads(first, x, t)
     # the Hessian-vector product, exactly: d/dx [cos(x^3) 3x^2 t] along u
     u = np.array([-0.4, 2.0])
@@ -317,7 +317,7 @@ def test_second_order_uses_the_wrong_rule_too() -> None:
         return 2.0 * x * dx
 
     adgen.defrule(cube_rule_target, jvp=square_ish_jvp, vjp=cube_rule_vjp)
-    first = transform.derivative(uses_cube_rule, "forward", ("x",)).compiled
+    first = pipeline.derivative(uses_cube_rule, "forward", ("x",)).compiled
     x, t, u = np.array([0.3]), np.array([1.0]), np.array([1.0])
     _, (_, hvp) = adgen.jvp(first, (x, t), (u, np.zeros(1)))
     # the primal call is differentiated with the (wrong) rule as well: dc = 2 x u
@@ -468,7 +468,7 @@ def test_template_second_order_inlines_the_helper() -> None:
         def vjp(g):
             return g * scaled_cos(x) / 2.0
 
-    first = transform.derivative(uses_weird, "forward", ("x",)).compiled
+    first = pipeline.derivative(uses_weird, "forward", ("x",)).compiled
     x, t, u = np.array([0.3, -0.2]), np.array([1.0, 2.0]), np.array([0.5, -1.0])
     check_grads(first, x, t)
     _, (_, hvp) = adgen.jvp(first, (x, t), (u, np.zeros(2)))
@@ -594,7 +594,7 @@ def test_stop_gradient_in_loops_and_branches() -> None:
 
 def test_stop_gradient_survives_second_order() -> None:
     """Generated code keeps the call, so differentiating it again stops there too."""
-    first = transform.derivative(sg_array, "forward", ("x",)).compiled
+    first = pipeline.derivative(sg_array, "forward", ("x",)).compiled
     assert "stop_gradient(" in inspect.getsource(first)
     x, t, u = np.array([0.2, -1.0]), np.array([1.0, 2.0]), np.array([0.5, 1.5])
     _, (_, hvp) = adgen.jvp(first, (x, t), (u, np.zeros(2)))

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import adgen
-from adgen import cache, diskcache
+from adgen.backend import cache, diskcache
 
 SRC = str(Path(adgen.__file__).resolve().parents[1])
 
@@ -28,7 +28,7 @@ DRIVER = """\
 import json, sys
 import numpy as np
 import adgen
-from adgen import diskcache
+from adgen.backend import diskcache
 import {module} as m
 x = np.array([0.5, 1.0, 2.0])
 g = adgen.grad(m.f)(x, 3.0)

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import adgen
-from adgen import cache
+from adgen.backend import cache
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]

@@ -1,4 +1,4 @@
-"""The text passes over generated code (adgen.codeopt): what they may and may not rewrite.
+"""The text passes over generated code (adgen.backend.codeopt): what they may and may not rewrite.
 
 Each pass must leave values unchanged; the property tests run random straight-line code
 before and after a pass and compare every name the function returns.
@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import adgen
-from adgen.codeopt.drop_copies import drop_copies
-from adgen.codeopt.fuse_temporaries import fuse_temporaries
+from adgen.backend.codeopt.drop_copies import drop_copies
+from adgen.backend.codeopt.fuse_temporaries import fuse_temporaries
 
 
 def _code(text: str) -> str:

@@ -311,17 +311,17 @@ def test_lambdas_whose_text_is_not_the_code_that_runs_are_refused_clearly():
 
 
 def test_internal_errors_are_wrapped_with_the_function_location(monkeypatch, mod):
-    import adgen.reverse
+    import adgen.modes.reverse
 
     def broken(*args):
         raise KeyError("boom")
 
-    monkeypatch.setattr(adgen.transform, "reverse", broken)
-    adgen.cache.clear()
+    monkeypatch.setattr(adgen.pipeline, "reverse", broken)
+    adgen.backend.cache.clear()
     with pytest.raises(adgen.InternalError, match="internal error") as info:
         adgen.source(mod.helper)
     assert info.value.loc.filename == mod.__file__
-    adgen.cache.clear()
+    adgen.backend.cache.clear()
 
 
 def test_errors_form_one_hierarchy():

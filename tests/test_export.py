@@ -23,8 +23,8 @@ import pytest
 
 import adgen
 from adgen.api import export
+from adgen.backend.export import runtime_source, value_source
 from adgen.cli import main
-from adgen.export import runtime_source, value_source
 from adgen.rules import runtime
 
 NUMPY_PARENT = str(Path(np.__file__).resolve().parents[1])

@@ -581,7 +581,7 @@ def typed(statement: str) -> dict[str, Any]:
 def test_the_history_gives_back_the_definition_that_ran(monkeypatch: pytest.MonkeyPatch) -> None:
     """Redefinitions, definitions across lines, nested functions and lambdas, each found as
     the statement that compiles to its code."""
-    from adgen import interactive
+    from adgen.frontend import interactive
 
     first = "def loss(w):\n    return np.sum(w * w)"
     second = "def loss(w,\n         k):\n    v = w * k\n    return np.sum(v * v)"

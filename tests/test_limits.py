@@ -1,10 +1,10 @@
 """Limits of adgen, each with a clear error naming the user's file and line.
 
-* helpers inlined up to ``adgen.lower.calls.MAX_INLINE_DEPTH`` calls deep
+* helpers inlined up to ``adgen.frontend.lower.calls.MAX_INLINE_DEPTH`` calls deep
   (tests/test_robustness.py);
 * loops and branches nested more than Python compiles (20 levels, a helper's counting inside
   its caller's loop) -> :class:`adgen.LimitError`;
-* derivative code longer than ``adgen.compile.MAX_LINES`` -> :class:`adgen.LimitError`;
+* derivative code longer than ``adgen.backend.compile.MAX_LINES`` -> :class:`adgen.LimitError`;
 * expressions nested too deeply for adgen's recursion -> :class:`adgen.LimitError`;
 * recursion deeper at run time than the stack allows -> :class:`adgen.DerivativeError` at the
   recursive call, with a hint.
@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 import adgen
-from adgen import cache
+from adgen.backend import cache
 
 _count = itertools.count()
 
@@ -69,16 +69,16 @@ def test_nineteen_nested_loops_are_fine(tmp_path) -> None:
 
 
 def test_derivative_code_longer_than_the_limit(tmp_path, monkeypatch) -> None:
-    import adgen.compile
+    import adgen.backend.compile
 
     body = "".join("    y = y * 1.001 + x\n" for _ in range(40))
     mod = module(tmp_path, f"def f(x):\n    y = x\n{body}    return y\n")
-    monkeypatch.setattr(adgen.compile, "MAX_LINES", 60)
+    monkeypatch.setattr(adgen.backend.compile, "MAX_LINES", 60)
     cache.clear()
     with pytest.raises(adgen.LimitError, match=r"lines, more than adgen compiles \(60\)") as info:
         adgen.grad(mod.f)(1.0)
     assert info.value.loc is not None and info.value.loc.filename == mod.__file__
-    monkeypatch.setattr(adgen.compile, "MAX_LINES", 400_000)
+    monkeypatch.setattr(adgen.backend.compile, "MAX_LINES", 400_000)
     cache.clear()
     assert adgen.grad(mod.f)(1.0) == pytest.approx(sum(1.001**k for k in range(41)))
 
@@ -86,11 +86,11 @@ def test_derivative_code_longer_than_the_limit(tmp_path, monkeypatch) -> None:
 def test_expression_too_deep_for_adgen(tmp_path, monkeypatch) -> None:
     # adgen lowers with a recursion limit of at least 20,000; a RecursionError anyway (here:
     # forced with a tiny limit inside the pipeline) is a LimitError, not an internal error
-    import adgen.transform
+    import adgen.pipeline
 
     terms = " + ".join(["x * 1.0"] * 300)
     mod = module(tmp_path, f"def f(x):\n    return {terms}\n")
-    real = adgen.transform.lower
+    real = adgen.pipeline.lower
 
     def tiny_stack(*args, **kwargs):
         limit = sys.getrecursionlimit()
@@ -100,7 +100,7 @@ def test_expression_too_deep_for_adgen(tmp_path, monkeypatch) -> None:
         finally:
             sys.setrecursionlimit(limit)
 
-    monkeypatch.setattr(adgen.transform, "lower", tiny_stack)
+    monkeypatch.setattr(adgen.pipeline, "lower", tiny_stack)
     cache.clear()
     with pytest.raises(adgen.LimitError, match="too deeply nested") as info:
         adgen.grad(mod.f)(1.0)

@@ -1,4 +1,4 @@
-"""The IR optimizer (adgen.optimize): each pass, where it must not apply, and agreement of
+"""The IR optimizer (adgen.middle.optimize): each pass, where it must not apply, and agreement of
 optimized and unoptimized code on random programs (values bit for bit, derivatives up to
 rounding)."""
 
@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from test_random_programs import EXAMPLES, programs
 
 import adgen
-from adgen.transform import derivative
+from adgen.pipeline import derivative
 
 SCALE = 3.0
 

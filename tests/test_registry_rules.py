@@ -16,7 +16,7 @@ import pytest
 from registry_cases import Case, case_function, registry_cases, reverse_wrapper
 
 import adgen
-from adgen import transform
+from adgen import pipeline
 from adgen.testing import _cotangent_like, check_grads
 
 CASES = registry_cases()
@@ -81,7 +81,7 @@ def test_registered_rule_second_order(case: Case) -> None:
     fn = case_function(case)
     args = case.draw_args()
     wrt = _float_params(fn, args)
-    first = transform.derivative(fn, "forward", wrt).compiled
+    first = pipeline.derivative(fn, "forward", wrt).compiled
     rng = np.random.default_rng(1)
     tangents = tuple(
         rng.standard_normal(np.shape(a))

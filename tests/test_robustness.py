@@ -570,9 +570,9 @@ def test_many_threads_transforming_and_calling(tmp_path, sys_path_guard, clear_w
     kinds = ["grad", "jvp", "vjp", "source"]
     jobs = [(names[(t + k) % 4], kinds[(t * 3 + k) % 4]) for t in range(8) for k in range(20)]
 
-    adgen.cache.clear()
+    adgen.backend.cache.clear()
     reference = {job: _flat(_task(mod, *job, x, w)) for job in set(jobs)}
-    adgen.cache.clear()
+    adgen.backend.cache.clear()
 
     barrier = threading.Barrier(8)
     stop = threading.Event()
@@ -587,7 +587,7 @@ def test_many_threads_transforming_and_calling(tmp_path, sys_path_guard, clear_w
 
     def clearer():
         while not stop.is_set():
-            adgen.cache.clear()
+            adgen.backend.cache.clear()
             time.sleep(0.001)
 
     clearing = threading.Thread(target=clearer) if clear_while_running else None
@@ -622,7 +622,7 @@ def test_threads_with_different_functions_of_the_same_shape(tmp_path, sys_path_g
     )
     mod = write_module(tmp_path, source)
     x = np.linspace(-1.0, 1.0, 4)
-    adgen.cache.clear()
+    adgen.backend.cache.clear()
     barrier = threading.Barrier(8)
 
     def worker(t):
@@ -689,7 +689,7 @@ def _elementwise_fd(mod, x, y):
 
 
 def test_2000_statement_function_reverse_mode(big_mod):
-    adgen.cache.clear()
+    adgen.backend.cache.clear()
     x, y = np.array([0.3, -0.2]), np.array([1.0001, 0.9])
     start = time.perf_counter()
     gx, gy = adgen.grad(big_mod.big, wrt=(0, 1))(x, y)
@@ -738,7 +738,7 @@ def _chain_grad(n: int, x: float) -> float:
 
 
 def _timed_call_tree(mod, root, x, expected, rel=1e-9):
-    adgen.cache.clear()
+    adgen.backend.cache.clear()
     start = time.perf_counter()
     g = adgen.grad(root)(x)
     reverse = time.perf_counter() - start
@@ -757,7 +757,7 @@ def test_call_chain_of_200_functions(tmp_path, sys_path_guard):
 
 
 def test_call_chain_at_the_depth_limit_and_beyond(tmp_path, sys_path_guard):
-    from adgen.lower.calls import MAX_INLINE_DEPTH
+    from adgen.frontend.lower.calls import MAX_INLINE_DEPTH
 
     depth = MAX_INLINE_DEPTH
     ok = write_module(tmp_path, _chain_source(depth + 1))  # f0 .. f<depth>: depth nested calls

@@ -27,7 +27,7 @@ from registry_cases import case_function, registry_cases
 
 import adgen
 from adgen import ir
-from adgen.optimize import optimize
+from adgen.middle.optimize import optimize
 from adgen.rules import lookup_attribute, registered
 from adgen.rules import registry as _registry
 from adgen.testing import check_grads
@@ -1055,7 +1055,7 @@ def test_method_form(fn: Callable[..., Any], shapes: tuple[Any, ...], dtype: Any
 def _raw_derivatives(fn: Callable[..., Any], *args: Any) -> tuple[Any, tuple[Any, ...]]:
     """The generated code's own results (not cast by the API): forward tangent, cotangents."""
     from adgen.api import _params, _scalars
-    from adgen.transform import derivative
+    from adgen.pipeline import derivative
 
     params = _params(fn)
     wrt = tuple(params)

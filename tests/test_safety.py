@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import adgen
-from adgen.transform import derivative
+from adgen.pipeline import derivative
 
 INJECT = "open({marker!r}, 'w').write('pwned'); import os; os.system('echo pwned')"
 

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import adgen
-from adgen import transform
+from adgen import pipeline
 
 
 def _fd_jvp(fn: Any, args: tuple[Any, ...], tangents: tuple[Any, ...], eps: float = 1e-6) -> Any:
@@ -57,7 +57,7 @@ def outer_sin(x):
     return np.sum(np.sin(x) * x[:, None])
 
 
-outer_sin_vjp = transform.derivative(outer_sin, "reverse", ("x",)).compiled
+outer_sin_vjp = pipeline.derivative(outer_sin, "reverse", ("x",)).compiled
 
 
 def outer_sin_grad(x):
@@ -106,7 +106,7 @@ def mlp(w, b):
 
 
 X = np.linspace(-1.0, 1.0, 12).reshape(4, 3)
-mlp_vjp = transform.derivative(mlp, "reverse", ("w", "b")).compiled
+mlp_vjp = pipeline.derivative(mlp, "reverse", ("w", "b")).compiled
 
 
 def mlp_grads(w, b):
@@ -132,7 +132,7 @@ def dots(a, b):
     return np.sum(np.sin(np.dot(a, b)) * (a @ b))
 
 
-dots_vjp = transform.derivative(dots, "reverse", ("a", "b")).compiled
+dots_vjp = pipeline.derivative(dots, "reverse", ("a", "b")).compiled
 
 
 def dots_grads(a, b):
@@ -153,7 +153,7 @@ def reduced(x):
     return np.sum(np.cos(np.mean(x, axis=0)) * np.sum(np.sin(x), axis=1, keepdims=True))
 
 
-reduced_vjp = transform.derivative(reduced, "reverse", ("x",)).compiled
+reduced_vjp = pipeline.derivative(reduced, "reverse", ("x",)).compiled
 
 
 def reduced_grad(x):
@@ -174,7 +174,7 @@ def softmax_max(x):
     return np.sum(np.max(x, axis=1) * np.log(np.sum(np.exp(x), axis=1)))
 
 
-softmax_max_vjp = transform.derivative(softmax_max, "reverse", ("x",)).compiled
+softmax_max_vjp = pipeline.derivative(softmax_max, "reverse", ("x",)).compiled
 
 
 def softmax_max_grad(x):
@@ -196,7 +196,7 @@ def indexed(x):
     )
 
 
-indexed_vjp = transform.derivative(indexed, "reverse", ("x",)).compiled
+indexed_vjp = pipeline.derivative(indexed, "reverse", ("x",)).compiled
 
 
 def indexed_grad(x):
@@ -227,7 +227,7 @@ def test_generated_code_of_a_write_calls_only_registered_helpers() -> None:
     assert "rt.written(" in source
     x = np.array([0.4, -0.3, 0.8])
     v = np.array([0.2, 0.5, -1.0])
-    rev = transform.derivative(written_into, "reverse", ("x",)).compiled
+    rev = pipeline.derivative(written_into, "reverse", ("x",)).compiled
     try:
         _, hvp = adgen.jvp(rev, (x, 1.0), (v, 0.0))
     except adgen.AdgenError as exc:  # in-place writes in generated code: the core's part
@@ -244,7 +244,7 @@ def product(x):
 def test_prod_second_order_forward_over_reverse_exact() -> None:
     """``rt.prod_vjp`` in ``x`` (``rt.prod_hvp``): the Hessian of a product, zeros included:
     H[i, j] is the product of the entries other than i and j (0 on the diagonal)."""
-    rev = transform.derivative(product, "reverse", ("x",)).compiled
+    rev = pipeline.derivative(product, "reverse", ("x",)).compiled
     x, v = np.array([1.5, 0.0, 3.0, -2.0]), np.array([1.0, -2.0, 0.5, 4.0])
     hess = np.array(
         [[0.0 if i == j else np.prod(np.delete(x, [i, j])) for j in range(4)] for i in range(4)]

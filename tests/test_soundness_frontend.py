@@ -28,7 +28,7 @@ import pytest
 from source_modules import write_module
 
 import adgen
-from adgen import transform
+from adgen import pipeline
 
 HERE = __file__
 
@@ -462,9 +462,9 @@ def test_jacobians_of_a_tuple_result_are_a_tuple_of_jacobians():
 
 
 def test_a_failure_before_the_first_line_of_derivative_code_names_the_function():
-    d = transform.derivative(two_params, "reverse", ("x",))
+    d = pipeline.derivative(two_params, "reverse", ("x",))
     with pytest.raises(adgen.DerivativeError) as info:
-        transform.run(d, X)  # too few arguments: fails before any line runs
+        pipeline.run(d, X)  # too few arguments: fails before any line runs
     err = info.value
     assert (err.loc.filename, err.loc.lineno) == (HERE, line_of("def two_params("))
     assert isinstance(err.__cause__, TypeError) and "`two_params`" in err.message

@@ -19,7 +19,7 @@ import pytest
 from source_modules import write_module
 
 import adgen
-from adgen import transform
+from adgen import pipeline
 from adgen.rules import registered
 from adgen.rules.namespace import TEMPLATE_GLOBALS
 from adgen.testing import check_grads
@@ -405,9 +405,9 @@ def test_rules_naming_constants_differentiate_twice(tmp_path: Path, rule: str) -
     mod = _module(tmp_path, "constants_" + rule.replace(".", "_"), source + "\n\n" + wrapper)
     names = tuple(params.split(", "))
     ones = tuple(np.ones_like(a) if isinstance(a, np.ndarray) else 1.0 for a in args)
-    forward = transform.derivative(mod.f, "forward", names).compiled
+    forward = pipeline.derivative(mod.f, "forward", names).compiled
     check_grads(forward, *args, *ones, rtol=1e-6, atol=1e-7)
-    mod._rev = transform.derivative(mod.f, "reverse", names).compiled
+    mod._rev = pipeline.derivative(mod.f, "reverse", names).compiled
     check_grads(mod.rev, *args, 1.0, rtol=1e-6, atol=1e-7)
     # the Hessian (forward over reverse) against central differences of the gradient
     eps = 1e-6

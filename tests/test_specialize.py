@@ -14,10 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import adgen
-from adgen import cache
 from adgen.api import _scalars
-from adgen.shapes import describe, infer
-from adgen.transform import MAX_SPECIALISED, derivative, lowered
+from adgen.backend import cache
+from adgen.middle.shapes import describe, infer
+from adgen.pipeline import MAX_SPECIALISED, derivative, lowered
 
 
 def broadcasting(x, y, w):

@@ -4,18 +4,18 @@ adgen reads a function's source, lowers it to a three-address IR, and writes
 forward-mode (JVP) and reverse-mode (VJP) derivative code as plain Python you
 can read, compiled in memory and cached.
 
-Pipeline, one module a stage: :mod:`adgen.parse` (source, gast, scopes) ->
-:mod:`adgen.lower` (three-address IR, :mod:`adgen.ir`) -> :mod:`adgen.forward` /
-:mod:`adgen.reverse` (derivative code from the templates in :mod:`adgen.rules`,
-instantiated by :mod:`adgen.expand`) -> :mod:`adgen.emit` (source text) ->
-:mod:`adgen.compile` and :mod:`adgen.cache`; :mod:`adgen.api` is what users call.
+Pipeline, one module a stage: :mod:`adgen.frontend.parse` (source, gast, scopes) ->
+:mod:`adgen.frontend.lower` (three-address IR, :mod:`adgen.ir`) -> :mod:`adgen.modes.forward` /
+:mod:`adgen.modes.reverse` (derivative code from the templates in :mod:`adgen.rules`,
+instantiated by :mod:`adgen.modes.expand`) -> :mod:`adgen.backend.emit` (source text) ->
+:mod:`adgen.backend.compile` and :mod:`adgen.backend.cache`; :mod:`adgen.api` is what users call.
 """
 
 from importlib import import_module as _import_module
 from types import ModuleType as _ModuleType
 
-from . import rules, testing
-from .api import (
+from adgen import rules, testing
+from adgen.api import (
     Differentiable,
     Trace,
     differentiate,
@@ -34,8 +34,8 @@ from .api import (
     value_and_grad,
     vjp,
 )
-from .checkpointing import checkpoint
-from .custom import (
+from adgen.checkpointing import checkpoint
+from adgen.custom import (
     CustomDerivative,
     custom_derivative,
     defrule,
@@ -43,7 +43,7 @@ from .custom import (
     stop_gradient,
     unregister,
 )
-from .errors import (
+from adgen.errors import (
     AdgenError,
     ArgumentError,
     DerivativeError,
@@ -59,13 +59,14 @@ from .errors import (
     UnsupportedSyntaxError,
     WrtError,
 )
-from .rules.listing import supported
-from .rules.registry import rule
-from .version import __version__ as __version__
+from adgen.rules.listing import supported
+from adgen.rules.registry import rule
+from adgen.version import __version__ as __version__
 
-# The pipeline's modules that only differentiating needs: imported by the first derivative
-# (``import adgen`` does not pay for them), or when first named (``adgen.diskcache.stats``).
-_LATER = frozenset({"diskcache", "lower", "nested", "optimize", "reverse", "transform"})
+# adgen.pipeline (all the stages) is imported by the first derivative, or when first named:
+# ``import adgen`` does not pay for it
+
+_LATER = frozenset({"pipeline"})
 
 
 def __getattr__(name: str) -> _ModuleType:

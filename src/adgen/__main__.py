@@ -1,6 +1,6 @@
 """``python -m adgen FILE.py``: see :mod:`adgen.cli`."""
 
-from .cli import main
+from adgen.cli import main
 
 if __name__ == "__main__":  # not when imported (e.g. by pytest's doctest collection)
     raise SystemExit(main())

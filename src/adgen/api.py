@@ -27,9 +27,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import cache, display, ir, shapes, trees
-from .compile import load
-from .errors import (
+from adgen import display, ir, trees
+from adgen.backend import cache
+from adgen.backend.compile import load
+from adgen.errors import (
     AdgenError,
     ArgumentError,
     InternalError,
@@ -41,27 +42,28 @@ from .errors import (
     cut_internal_frames,
     entry_point,
 )
-from .generated import Generated
-from .names import Namer
-from .parse import unwrap
-from .rules.runtime import cast_like
+from adgen.frontend.parse import unwrap
+from adgen.generated import Generated
+from adgen.middle import shapes
+from adgen.names import Namer
+from adgen.rules.runtime import cast_like
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from .transform import Derivative
+    from adgen.pipeline import Derivative
 
 Wrt = int | str | Sequence[int | str]
 
 
 @functools.cache
-def _transform() -> types.ModuleType:
-    """:mod:`adgen.transform`, imported by the first call that differentiates: it imports
+def _pipeline() -> types.ModuleType:
+    """:mod:`adgen.pipeline`, imported by the first call that differentiates: it imports
     the whole pipeline (lowering, optimization, both modes), which ``import adgen`` does not
     need."""
-    from . import transform
+    from adgen import pipeline
 
-    return transform
+    return pipeline
 
 
 # -- arguments -----------------------------------------------------------------------------------
@@ -215,7 +217,7 @@ class _Transformed:
         return self._fixed if self._fixed is not None else unwrap(self.f)
 
     def derivative(self) -> Derivative:
-        return _transform().derivative(self.fn, self.mode, self.wrt)
+        return _pipeline().derivative(self.fn, self.mode, self.wrt)
 
     @property
     @entry_point
@@ -302,7 +304,7 @@ class _ValueAndGrad(_Transformed):
                     held, made, options = plan[1:]
                     if held is None:  # served by the general code: ask the cache
                         return self._finish(
-                            fn, args, _transform().derivative(fn, self.mode, *options), options[0]
+                            fn, args, _pipeline().derivative(fn, self.mode, *options), options[0]
                         )
                     if made == cache.generation and cache.fresh(fn, held):
                         return self._finish(fn, args, held[1], options[0])
@@ -315,13 +317,13 @@ class _ValueAndGrad(_Transformed):
                     _check_differentiable(fn, leaf, value)
             scalars = _scalars(flat.names, flat.values)
             signature = flat.signature
-            d = _transform().derivative(fn, self.mode, wrt, scalars, flat.key, signature=signature)
+            d = _pipeline().derivative(fn, self.mode, wrt, scalars, flat.key, signature=signature)
             if described is not None and not flat.structure:
                 if None not in described:  # the next call with such arguments takes the short way
                     if len(self._plans) >= 64:
                         self._plans.clear()
                     options = (wrt, scalars, (), True, True, signature)
-                    held = cache.entry(fn, _transform().cache_key(self.mode, *options))
+                    held = cache.entry(fn, _pipeline().cache_key(self.mode, *options))
                     if held is not None and held[1] is not d:
                         held = None  # served by the general code (too many shapes seen)
                     self._plans[described] = (fn, held, cache.generation, options)
@@ -356,7 +358,7 @@ class _ValueAndGrad(_Transformed):
             # arguments (never on the leaves), then the derivative again to name the line
             out = fn(*args)
             _check_scalar(fn, self._value(fn, out))
-            out, grads = _transform().run(d, *leaves, 1.0)
+            out, grads = _pipeline().run(d, *leaves, 1.0)
         value = self._value(fn, out)
         if type(value) is not float and type(value) is not np.float64:
             _check_scalar(fn, value)
@@ -412,7 +414,7 @@ def _as_function(t: _ValueAndGrad, only_grad: bool) -> types.FunctionType:
     """The function behind :meth:`_ValueAndGrad.adgen_function`: its source calls the
     compiled ``<f>_vjp`` (not specialised for scalars: it is called with any values)."""
     fn = t.fn
-    d = _transform().derivative(fn, t.mode, t.wrt, batched=False)  # its source is read again
+    d = _pipeline().derivative(fn, t.mode, t.wrt, batched=False)  # its source is read again
     if t._made is not None and t._made[0] is d.compiled:
         return t._made[1]
     params = _params(fn)
@@ -531,10 +533,10 @@ def jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) 
                 )
             active.append((leaf, lt))
     scalars = _scalars(flat.names, flat.values)
-    d = _transform().derivative(
+    d = _pipeline().derivative(
         fn, "forward", tuple(n for n, _ in active), scalars, flat.key, signature=flat.signature
     )
-    out, out_dot = _transform().run(d, *flat.values, *[t for _, t in active])
+    out, out_dot = _pipeline().run(d, *flat.values, *[t for _, t in active])
     protected = [*flat.values, *(t for _, t in active)]
     if isinstance(out, tuple):
         return out, tuple(_like(t, o, protected) for t, o in zip(out_dot, out))
@@ -557,7 +559,7 @@ def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], tupl
     out = fn(*values)
     scalars = _scalars(flat.names, flat.values)
     d = (
-        _transform().derivative(fn, "reverse", wrt, scalars, flat.key, signature=flat.signature)
+        _pipeline().derivative(fn, "reverse", wrt, scalars, flat.key, signature=flat.signature)
         if wrt
         else None
     )
@@ -596,7 +598,7 @@ def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], tupl
             )
         grads: dict[str, Any] = {}
         if d is not None:
-            _, gs = _transform().run(d, *flat.values, cotangent)
+            _, gs = _pipeline().run(d, *flat.values, cotangent)
             grads = dict(zip(wrt, gs))
         protected = [
             *flat.values,
@@ -651,12 +653,12 @@ def _jacobian(f: Callable[..., Any], wrt: Wrt, mode: str) -> Callable[..., Any]:
         if use == "forward":
             for w in names:
                 x = values[params.index(w)]
-                d = _transform().derivative(
+                d = _pipeline().derivative(
                     fn, "forward", (w,), scalars, flat.key, signature=flat.signature
                 )
                 columns, out = [], None
                 for e in np.eye(np.size(x), dtype=np.result_type(x, 0.0)):
-                    out, t = _transform().run(
+                    out, t = _pipeline().run(
                         d, *flat.values, e.reshape(np.shape(x)) if np.ndim(x) else e[0]
                     )
                     columns.append(t)
@@ -672,14 +674,14 @@ def _jacobian(f: Callable[..., Any], wrt: Wrt, mode: str) -> Callable[..., Any]:
                 raise NonScalarOutputError(
                     "jacrev needs one array result, not a tuple", _def_loc(fn), "use vjp"
                 )
-            d = _transform().derivative(
+            d = _pipeline().derivative(
                 fn, "reverse", tuple(names), scalars, flat.key, signature=flat.signature
             )
             rows: list[list[Any]] = [[] for _ in names]
             basis = np.eye(np.size(out), dtype=np.result_type(out, 0.0))
             for e in basis:
                 seed = e.reshape(np.shape(out)) if np.ndim(out) else e[0]
-                _, grads = _transform().run(d, *flat.values, seed)
+                _, grads = _pipeline().run(d, *flat.values, seed)
                 for k, g in enumerate(grads):
                     rows[k].append(np.asarray(g, dtype=np.result_type(g, 0.0)))
             for k, w in enumerate(names):
@@ -843,7 +845,7 @@ def source(
     args: Sequence[Any] | None = None,
 ) -> str:
     """The Python source adgen generates for ``f`` in ``mode`` w.r.t. ``wrt``
-    (``optimize=False``: without the IR optimizer, :mod:`adgen.optimize`).
+    (``optimize=False``: without the IR optimizer, :mod:`adgen.middle.optimize`).
 
     Without ``args`` this is the general code, for arguments of any shape. With ``args``
     (example arguments, not run) it is the code adgen runs for a call with arguments of
@@ -863,13 +865,13 @@ def source(
     fn = unwrap(f)
     names, _ = _wrt_names(fn, wrt)
     if args is None:
-        return _transform().derivative(fn, mode, names, optimized=optimize).generated.source
+        return _pipeline().derivative(fn, mode, names, optimized=optimize).generated.source
     flat = _Flat(_params(fn), _bind(fn, tuple(args), {}))
     leaves = tuple(leaf for w in names for leaf in flat.leaves(w))
     if mode == "forward":  # the tangents of the leaves that are floating point
         leaves = tuple(n for n, v in zip(flat.names, flat.values) if n in leaves and _float_like(v))
     scalars = _scalars(flat.names, flat.values)
-    d = _transform().derivative(
+    d = _pipeline().derivative(
         fn, mode, leaves, scalars, flat.key, optimized=optimize, signature=flat.signature
     )
     return d.generated.source
@@ -967,13 +969,13 @@ class Trace:
 def trace(f: Callable[..., Any], *args: Any, **kwargs: Any) -> Trace:
     """The IR of ``f``; given arguments, evaluated at them (like the AD survey's Table 2)."""
     fn = unwrap(f)
-    function = _transform().lowered(fn)
+    function = _pipeline().lowered(fn)
     if not args and not kwargs:
         return Trace(function)
     values = _bind(fn, args, kwargs)
     try:
         return Trace(
-            function, _transform().guarded(fn, "trace", lambda: _evaluate(function, values))
+            function, _pipeline().guarded(fn, "trace", lambda: _evaluate(function, values))
         )
     except InternalError:
         fn(*values)  # an error of the function itself shows as the user's own
@@ -982,8 +984,8 @@ def trace(f: Callable[..., Any], *args: Any, **kwargs: Any) -> Trace:
 
 def _evaluate(function: ir.Function, args: list[Any]) -> dict[str, Any]:
     """Run the IR's primal code and collect every local value."""
-    from .emit import CodeWriter, open_block, open_while
-    from .generated import Generated
+    from adgen.backend.emit import CodeWriter, open_block, open_while
+    from adgen.generated import Generated
 
     def block(stmts: list[ir.Stmt]) -> None:
         for stmt in stmts:
@@ -1099,13 +1101,13 @@ def export(
     strings, None or tuples of those; a NumPy array (or any other object) is
     refused with an :class:`~adgen.errors.AdgenError`: pass it as an argument.
     """
-    from .export import RUNTIME_MODULE, definitions, module_source, write_modules
+    from adgen.backend.export import RUNTIME_MODULE, definitions, module_source, write_modules
 
     if mode not in ("forward", "reverse"):
         raise ValueError(f"mode must be 'forward' or 'reverse', not {mode!r}")
     fn: types.FunctionType = unwrap(f)
     names, _ = _wrt_names(fn, wrt)
-    d = _transform().derivative(fn, mode, names)
+    d = _pipeline().derivative(fn, mode, names)
     code = fn.__code__
     where = SourceLocation(code.co_filename, code.co_firstlineno)
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import TypeVar
 
-from .rules.runtime import checkpoint_every
+from adgen.rules.runtime import checkpoint_every
 
 __all__ = ["checkpoint", "checkpoint_every"]
 

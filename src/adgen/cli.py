@@ -1,6 +1,6 @@
 """The command line: ``python -m adgen FILE.py`` (or ``adgen FILE.py``) is a compiler.
 
-It reads FILE without running it (see :mod:`adgen.static`) and prints the
+It reads FILE without running it (see :mod:`adgen.frontend.static`) and prints the
 derivative source of every function decorated with ``@differentiate``, or of
 the functions named with ``--function``; ``--ir`` prints the three-address IR
 instead, and ``--output DIR`` writes one standalone module per function (see
@@ -21,16 +21,12 @@ from typing import Any
 
 import gast
 
-from . import ir
-from .api import Wrt, _wrt_names
-from .errors import AdgenError, InternalError, SourceLocation
-from .export import is_builtin, module_source, value_source, write_modules
-from .forward import forward
-from .generated import Generated
-from .lower import lower
-from .optimize import optimize
-from .reverse import reverse
-from .static import (
+from adgen import ir
+from adgen.api import Wrt, _wrt_names
+from adgen.backend.export import is_builtin, module_source, value_source, write_modules
+from adgen.errors import AdgenError, InternalError, SourceLocation
+from adgen.frontend.lower import lower
+from adgen.frontend.static import (
     MODES,
     DecoratorSettings,
     Opaque,
@@ -39,7 +35,11 @@ from .static import (
     parse_file_function,
     stand_in,
 )
-from .transform import guarded
+from adgen.generated import Generated
+from adgen.middle.optimize import optimize
+from adgen.modes.forward import forward
+from adgen.modes.reverse import reverse
+from adgen.pipeline import guarded
 
 EPILOG = """\
 examples:
@@ -307,7 +307,7 @@ def _static_definitions(
 ) -> list[tuple[str, str]]:
     """``(name, literal)`` for each module-level value the derivative reads.
 
-    A value the file computes at run time (an :class:`~adgen.static.Opaque`) has
+    A value the file computes at run time (an :class:`~adgen.frontend.static.Opaque`) has
     no literal: the function is refused, naming where it uses the value.
     """
     out = []

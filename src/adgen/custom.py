@@ -39,9 +39,9 @@ import types
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar, overload
 
-from .errors import RuleError, SourceLocation, entry_point
-from .rules import registry
-from .rules.registry import Primitive, Template
+from adgen.errors import RuleError, SourceLocation, entry_point
+from adgen.rules import registry
+from adgen.rules.registry import Primitive, Template
 
 T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
@@ -114,8 +114,8 @@ def through_rule(fn: Any) -> types.FunctionType | None:
     hit = _CALLERS.get(id(fn))
     if hit is not None and hit[0] is fn:
         return hit[1]
-    from .compile import load
-    from .generated import Generated
+    from adgen.backend.compile import load
+    from adgen.generated import Generated
 
     params = _plain_parameters(fn)
     name = registry._identifier(fn)

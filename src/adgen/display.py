@@ -25,8 +25,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from . import ir
-from .errors import AdgenError
+from adgen import ir
+from adgen.errors import AdgenError
 
 __all__ = ["html_code", "markdown_code", "plain_html", "repr_html", "repr_markdown", "to_dot"]
 

@@ -155,7 +155,7 @@ class DerivativeError(AdgenError):
 class LimitError(AdgenError):
     """The function (with the helpers inlined into it) is beyond a limit of adgen or of
     Python: expressions nested too deeply, loops and branches nested more than Python
-    compiles (20 levels), or derivative code longer than ``adgen.compile.MAX_LINES``."""
+    compiles (20 levels), or derivative code longer than ``adgen.backend.compile.MAX_LINES``."""
 
 
 class ArgumentError(AdgenError, TypeError):

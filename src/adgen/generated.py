@@ -1,7 +1,7 @@
 """The result of forward and reverse mode: a generated function, as source text.
 
-Every later stage takes a :class:`Generated`: compiling it (:mod:`adgen.compile`),
-caching it on disk (:mod:`adgen.diskcache`), exporting it (:mod:`adgen.export`) and the
+Every later stage takes a :class:`Generated`: compiling it (:mod:`adgen.backend.compile`),
+caching it on disk (:mod:`adgen.backend.diskcache`), exporting it (:mod:`adgen.export`) and the
 API around them.
 """
 
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 class Generated:
     """A generated function: its name, parameters and source text, and the lists from which
     its ``v = xs.pop()`` puts back a value ``v`` had (reverse mode's saved values): read
-    again, such a pop leaves ``v`` as differentiable as it was (``adgen.analysis``)."""
+    again, such a pop leaves ``v`` as differentiable as it was (``adgen.middle.analysis``)."""
 
     name: str
     params: list[str]

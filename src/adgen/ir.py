@@ -32,12 +32,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .errors import place
-from .rules.namespace import TEMPLATE_GLOBALS
+from adgen.errors import place
+from adgen.rules.namespace import TEMPLATE_GLOBALS
 
 if TYPE_CHECKING:
-    from .errors import SourceLocation
-    from .rules.registry import Primitive
+    from adgen.errors import SourceLocation
+    from adgen.rules.registry import Primitive
 
 
 @dataclass(frozen=True)
@@ -282,7 +282,8 @@ def stmt_atoms(stmt: Stmt) -> Iterator[Atom]:
 
 def restores(stmt: Assign) -> bool:
     """Is this ``v = xs.pop()`` one of reverse mode's restores (``xs`` holds saved values: the
-    pop puts back a value ``v`` had)? Lowering marks them (see :func:`adgen.compile.load`)."""
+    pop puts back a value ``v`` had)? Lowering marks them (see
+    :func:`adgen.backend.compile.load`)."""
     return stmt.prim.name == "pop" and any(k == "restores" for k, _ in stmt.kwargs)
 
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .rules import runtime as _package
-from .rules.runtime import __all__ as __all__
+from adgen.rules import runtime as _package
+from adgen.rules.runtime import __all__ as __all__
 
 
 def __getattr__(name: str) -> Any:

@@ -10,7 +10,7 @@ Three things met while doing so need the pipeline (or the API on top of it) once
 * ``adgen.grad`` / ``jvp`` / ``vjp`` called *inside* a differentiated function: lowering
   recognises these entry points (:func:`entry_points`) and inlines the derivative of the
   inner function (:func:`derivative_code`: lower it, differentiate it, compile it), so the
-  outer derivative differentiates that code (see :mod:`adgen.nested`);
+  outer derivative differentiates that code (see :mod:`adgen.frontend.nested`);
 * ``adgen.grad(g)`` of a module-level ``g`` inside ``f``: lowering makes it with the API
   (:func:`derivative_of`).
 
@@ -26,7 +26,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .parse import ParsedFunction
+    from adgen.frontend.parse import ParsedFunction
 
 
 class LazyDerivative:
@@ -38,7 +38,7 @@ class LazyDerivative:
         self.wrt = wrt
 
     def __call__(self, *args: Any) -> Any:
-        from .transform import derivative  # (up the pipeline: see the module docstring)
+        from adgen.pipeline import derivative  # (up the pipeline: see the module docstring)
 
         return derivative(self.fn, self.mode, self.wrt).compiled(*args)
 
@@ -48,7 +48,7 @@ class LazyDerivative:
 
 def entry_points() -> dict[Any, str]:
     """The adgen functions recognised when called inside a differentiated function."""
-    from . import api  # (up the pipeline: see the module docstring)
+    from adgen import api  # (up the pipeline: see the module docstring)
 
     return {
         api.grad: "grad",
@@ -60,7 +60,7 @@ def entry_points() -> dict[Any, str]:
 
 def derivative_of(kind: str, fn: Any, wrt: Any) -> Any:
     """``adgen.grad(fn, wrt)`` (``kind`` "grad") or ``adgen.value_and_grad(fn, wrt)``."""
-    from . import api  # (up the pipeline: see the module docstring)
+    from adgen import api  # (up the pipeline: see the module docstring)
 
     return (api.grad if kind == "grad" else api.value_and_grad)(fn, wrt)
 
@@ -70,10 +70,10 @@ def derivative_code(
 ) -> Callable[..., Any] | types.FunctionType:
     """Lower the lifted function and compile its derivative (source kept for inlining)."""
     # (up the pipeline: see the module docstring)
-    from .compile import load
-    from .forward import forward
-    from .lower import lower
-    from .reverse import reverse
+    from adgen.backend.compile import load
+    from adgen.frontend.lower import lower
+    from adgen.modes.forward import forward
+    from adgen.modes.reverse import reverse
 
     function = lower(parsed)
     if mode == "forward":

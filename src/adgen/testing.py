@@ -23,10 +23,10 @@ from typing import Any
 
 import numpy as np
 
-from . import trees
-from .api import _float_like, _params, jvp, vjp
-from .errors import entry_point
-from .parse import unwrap
+from adgen import trees
+from adgen.api import _float_like, _params, jvp, vjp
+from adgen.errors import entry_point
+from adgen.frontend.parse import unwrap
 
 
 def _tree_map(f: Callable[..., Any], value: Any, *others: Any) -> Any:

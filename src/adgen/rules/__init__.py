@@ -10,8 +10,8 @@ add one.
 
 from types import ModuleType as _ModuleType
 
-from . import loader
-from .registry import (
+from adgen.rules import loader
+from adgen.rules.registry import (
     Primitive,
     attribute_rule,
     lookup,

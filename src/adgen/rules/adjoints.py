@@ -18,14 +18,15 @@ Conventions:
 
 import numpy as np
 
-from . import runtime as rt
-from .registry import nondifferentiable, rule, sequence_rule
-from .samples import DISTINCT, NONZERO, Arg, example
+from adgen.rules import runtime as rt
+from adgen.rules.registry import nondifferentiable, rule, sequence_rule
+from adgen.rules.samples import DISTINCT, NONZERO, Arg, example
 
 # ``slice(1, None)``: generated code passes indices as values (``rt.getitem_vjp(g, x,
 # (slice(None), None))``); a slice object carries no derivative.
 nondifferentiable(rt.zeros_like, slice)
-# ``rt.Like(x)``: the shape and dtype reverse mode keeps of x (adgen.codeopt.keep_shapes_only)
+# ``rt.Like(x)``: the shape and dtype reverse mode keeps of x
+# (adgen.backend.codeopt.keep_shapes_only)
 nondifferentiable(rt.Like)
 # a mask (np.select's "no condition holds"): piecewise constant
 nondifferentiable(rt.select_otherwise)

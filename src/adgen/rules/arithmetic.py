@@ -25,9 +25,9 @@ import operator
 
 import numpy as np
 
-from . import runtime as rt
-from .registry import assign, rule, square_product
-from .samples import ANY, NONZERO, POSITIVE, Arg, Domain, example
+from adgen.rules import runtime as rt
+from adgen.rules.registry import assign, rule, square_product
+from adgen.rules.samples import ANY, NONZERO, POSITIVE, Arg, Domain, example
 
 
 @rule(assign, elementwise=True, view=True)

@@ -13,9 +13,9 @@ a constant (``np.float32``, ``"int64"``), and at run time otherwise (``x.astype(
 
 import numpy as np
 
-from . import runtime as rt
-from .registry import method_rule, methods, rule, sequence_rule
-from .samples import example
+from adgen.rules import runtime as rt
+from adgen.rules.registry import method_rule, methods, rule, sequence_rule
+from adgen.rules.samples import example
 
 
 @rule(np.ravel, view=True)

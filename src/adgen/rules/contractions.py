@@ -15,9 +15,9 @@ repeated in one operand (a diagonal) gets its cotangent on that diagonal only.
 
 import numpy as np
 
-from . import runtime as rt
-from .registry import rule, sequence_rule
-from .samples import example
+from adgen.rules import runtime as rt
+from adgen.rules.registry import rule, sequence_rule
+from adgen.rules.samples import example
 
 
 @rule(

@@ -19,9 +19,9 @@ import math
 
 import numpy as np
 
-from . import runtime as rt
-from .registry import nondifferentiable, rule, unary
-from .samples import ANY, NONZERO, POSITIVE, UNIT, Arg, Domain, example
+from adgen.rules import runtime as rt
+from adgen.rules.registry import nondifferentiable, rule, unary
+from adgen.rules.samples import ANY, NONZERO, POSITIVE, UNIT, Arg, Domain, example
 
 
 @unary(np.sin, domain=ANY)

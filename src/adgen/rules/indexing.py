@@ -17,9 +17,9 @@ Conventions:
 
 import numpy as np
 
-from . import runtime as rt
-from .registry import rule, sequence_rule
-from .samples import example
+from adgen.rules import runtime as rt
+from adgen.rules.registry import rule, sequence_rule
+from adgen.rules.samples import example
 
 
 @rule(

@@ -1,6 +1,6 @@
 """Runtime helpers written out as plain NumPy when shapes are known before the code runs.
 
-A derivative specialised for the shapes of a call (:func:`adgen.shapes.infer`) knows the
+A derivative specialised for the shapes of a call (:func:`adgen.middle.shapes.infer`) knows the
 shape and dtype of most values. ``rt.unbroadcast(g, x)`` and ``rt.unreduce(g, x, axis)``
 then need not look at shapes at run time: the sums and broadcasts they would do are
 decided here, once, and written as NumPy calls -- or nothing, when the shapes agree.
@@ -23,7 +23,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ..pyast import Transformer, dotted_text
+from adgen.pyast import Transformer, dotted_text
 
 Known = Mapping[str, tuple[tuple[int, ...], str]]
 

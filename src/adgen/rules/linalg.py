@@ -4,9 +4,9 @@ import operator
 
 import numpy as np
 
-from . import runtime as rt
-from .registry import attribute_rule, methods, rule
-from .samples import INVERTIBLE, SPD, SYMMETRIC, Arg, Domain, example
+from adgen.rules import runtime as rt
+from adgen.rules.registry import attribute_rule, methods, rule
+from adgen.rules.samples import INVERTIBLE, SPD, SYMMETRIC, Arg, Domain, example
 
 
 @rule(np.matmul, operator.matmul)

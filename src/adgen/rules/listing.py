@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from . import loader
-from .registry import (
+from adgen.rules import loader
+from adgen.rules.registry import (
     _ATTRIBUTES,
     _BINOPS,
     _COMPARES,

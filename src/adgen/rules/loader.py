@@ -35,8 +35,8 @@ import warnings
 from types import ModuleType
 from typing import Any
 
-from . import index
-from .namespace import spelling, spelling_modules
+from adgen.rules import index
+from adgen.rules.namespace import spelling, spelling_modules
 
 # The modules that register rules, in the order their rules are listed (``registered()``).
 MODULES: tuple[str, ...] = (

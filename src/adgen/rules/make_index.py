@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import registry
-from .loader import _RANKS, load_all
-from .namespace import spelling
+from adgen.rules import registry
+from adgen.rules.loader import _RANKS, load_all
+from adgen.rules.namespace import spelling
 
 
 def path_of(fn: Any) -> str | None:

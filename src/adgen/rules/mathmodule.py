@@ -13,7 +13,7 @@ a nonzero one gives what NumPy gives (``inf`` with its sign, NaN for ``atan2``),
 
 import math
 
-from .registry import rule, unary
+from adgen.rules.registry import rule, unary
 
 
 @unary(math.sin)

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from . import runtime as rt
+from adgen.rules import runtime as rt
 
 # The names a template (and every piece of generated code) may use for modules.
 TEMPLATE_GLOBALS: dict[str, Any] = {"np": np, "math": math, "rt": rt}

@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from . import runtime as rt
-from .registry import (
+from adgen.rules import runtime as rt
+from adgen.rules.registry import (
     lookup,
     method_function,
     method_rule,
@@ -33,7 +33,7 @@ from .registry import (
     nondifferentiable_attributes,
     rule,
 )
-from .samples import example
+from adgen.rules.samples import example
 
 nondifferentiable(
     operator.lt,
@@ -130,7 +130,7 @@ nondifferentiable(
     np.gcd,
     np.lcm,
     # complex numbers: constants only (a differentiated argument is refused by
-    # adgen.complexvalues before any rule is looked at)
+    # adgen.modes.complexvalues before any rule is looked at)
     complex,
     np.complex128,
     np.complex64,

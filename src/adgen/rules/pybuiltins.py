@@ -10,8 +10,8 @@ cotangent gets ``x``'s shape and dtype back.
 
 import numpy as np
 
-from . import runtime as rt
-from .registry import nondifferentiable, rule
+from adgen.rules import runtime as rt
+from adgen.rules.registry import nondifferentiable, rule
 
 
 @rule(float)

@@ -23,9 +23,9 @@ rule's parameters and are refused.
 
 import numpy as np
 
-from . import runtime as rt
-from .registry import methods, reductions, rule
-from .samples import DISTINCT, POSITIVE, Arg, example
+from adgen.rules import runtime as rt
+from adgen.rules.registry import methods, reductions, rule
+from adgen.rules.samples import DISTINCT, POSITIVE, Arg, example
 
 
 @rule(np.sum)

@@ -55,12 +55,12 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InternalError, RuleError, SourceLocation, entry_point, place
-from ..pyast import LEAVES, Transformer, dotted_text, walk
-from . import loader
-from .known import literal
-from .namespace import TEMPLATE_GLOBALS, add_optional, spelling
-from .samples import Domain, Example
+from adgen.errors import InternalError, RuleError, SourceLocation, entry_point, place
+from adgen.pyast import LEAVES, Transformer, dotted_text, walk
+from adgen.rules import loader
+from adgen.rules.known import literal
+from adgen.rules.namespace import TEMPLATE_GLOBALS, add_optional, spelling
+from adgen.rules.samples import Domain, Example
 
 
 @dataclass
@@ -234,7 +234,7 @@ _STATIC_NODES = (
 _STATIC_CALLS = frozenset({"np.dtype", "np.issubdtype"})
 
 # NumPy functions (besides ufuncs) that only compute: generated code may evaluate a call of
-# one later than written (adgen.codeopt.fuse_temporaries)
+# one later than written (adgen.backend.codeopt.fuse_temporaries)
 _PURE_NUMPY = frozenset(
     "sum prod mean max min amax amin dot vdot matmul einsum outer inner tensordot reshape "
     "transpose swapaxes moveaxis squeeze expand_dims broadcast_to where zeros_like ones_like "
@@ -601,7 +601,7 @@ class Primitive:
         bound = dict(self._signature[1].bind(*args, **dict(kwargs)).arguments)
         for p in self.params:  # `*operands`: one tuple atom (np.einsum("ij,jk", a, b))
             if p.kind is p.VAR_POSITIONAL and p.name in bound and self.differentiable:
-                from ..ir import Tup
+                from adgen.ir import Tup
 
                 bound[p.name] = Tup(tuple(bound[p.name]))
         return bound
@@ -1396,7 +1396,7 @@ def _store(fn: Any, prim: Primitive, module: str | None = None) -> None:
 
 def _changed() -> None:
     """The registry changed: derivatives compiled before may use the old rules."""
-    cache = sys.modules.get("adgen.cache")
+    cache = sys.modules.get("adgen.backend.cache")
     if cache is not None:
         cache.clear()
 

@@ -34,9 +34,9 @@ import operator
 
 import numpy as np
 
-from . import runtime as rt
-from .registry import methods, rule, sequence_rule
-from .samples import example
+from adgen.rules import runtime as rt
+from adgen.rules.registry import methods, rule, sequence_rule
+from adgen.rules.samples import example
 
 
 # -- axes -------------------------------------------------------------------------------------

@@ -31,9 +31,9 @@ import math
 
 import numpy as np
 
-from . import runtime as rt
-from .registry import rule, unary
-from .samples import ANY, POSITIVE, UNIT, Arg, Domain, example
+from adgen.rules import runtime as rt
+from adgen.rules.registry import rule, unary
+from adgen.rules.samples import ANY, POSITIVE, UNIT, Arg, Domain, example
 
 try:
     import scipy.special

@@ -76,7 +76,12 @@ from .core import (  # noqa: F401
     zero_safe_tangent,
     zeros_like,
 )
-from .elementwise import interp_slope, interp_vjp_fp, polyval_dx, polyval_vjp_p  # noqa: F401
+from .elementwise import (  # noqa: F401
+    interp_slope,
+    interp_vjp_fp,
+    polyval_dx,
+    polyval_vjp_p,
+)
 from .indexing import (  # noqa: F401
     choose_vjp,
     select_otherwise,

@@ -41,7 +41,7 @@ def known_shape(x: Any) -> tuple[int, ...] | None:
 
 def known_scalar(x: Any) -> bool:
     """In a template: is ``x`` provably a number (a Python or NumPy scalar: its broadcast
-    class is empty, see :mod:`adgen.shapes`)? Then ``a if x != 0 else b`` may test it."""
+    class is empty, see :mod:`adgen.middle.shapes`)? Then ``a if x != 0 else b`` may test it."""
     return False
 
 

@@ -1,0 +1,1 @@
+"""The backend: write generated code as Python source, optimize it, compile, cache and export it."""

@@ -1,0 +1,38 @@
+"""The optimizer of generated code: passes that rewrite a generated function's source text.
+
+Forward and reverse mode write one statement per IR statement, and reverse mode writes the
+chain rule mechanically: a copy for each ``+`` and plain assignment, a save for each name a
+loop rebinds, and no ``del`` at all. The passes here rewrite that source into code with the
+same values that holds fewer names, copies and arrays. Each takes the text of one generated
+function (a single ``def``), returns the text unchanged when it has nothing to do, and
+shows what it does with a doctest (source in, source out). One pass per module:
+
+* :mod:`~adgen.backend.codeopt.drop_copies`: reads ``b`` where a copy ``a = b`` was read, and
+  starts an adjoint summed from zeros with its first contribution;
+* :mod:`~adgen.backend.codeopt.batch_saves`: saves a loop iteration's values with one push of a
+  tuple (and takes them back with one pop);
+* :mod:`~adgen.backend.codeopt.sum_before_linear`: sums an adjoint read only summed before the
+  linear maps that make it (code specialised for shapes);
+* :mod:`~adgen.backend.codeopt.fuse_temporaries`: writes a temporary read once back into the
+  expression that reads it;
+* :mod:`~adgen.backend.codeopt.keep_shapes_only`: keeps only the shape and dtype (``rt.Like``) of a
+  forward value whose adjoint reads nothing else of it;
+* :mod:`~adgen.backend.codeopt.free_dead_names`: frees each value after its last use (``del``).
+
+:mod:`~adgen.backend.codeopt.common` holds what several of them share.
+
+The order they run in:
+
+* forward mode (:func:`adgen.modes.forward.forward`) runs :func:`fuse_temporaries
+  <adgen.backend.codeopt.fuse_temporaries.fuse_temporaries>` only (none with ``fuse=False``);
+* reverse mode (:func:`adgen.modes.reverse.reverse`) runs, in this order, ``drop_copies``;
+  ``batch_saves`` (not with ``batch=False``: code meant for a higher derivative);
+  ``sum_before_linear`` (only for code specialised for shapes); ``fuse_temporaries`` (not
+  with ``fuse=False``); then ``keep_shapes_only`` and ``free_dead_names`` together
+  (:func:`~adgen.backend.codeopt.keep_shapes_only.keep_shapes_and_free`, one parse for both).
+
+``sum_before_linear`` matches each contribution to an adjoint as the sweep writes it, one
+operation on names, so it runs before ``fuse_temporaries`` merges statements;
+``keep_shapes_only`` and ``free_dead_names`` decide from what the final code reads, so they
+run last.
+"""

@@ -1,0 +1,100 @@
+"""Lower a parsed function (gast) to the three-address IR.
+
+Each expression becomes a sequence of single-primitive statements whose
+temporaries are named after the variable being assigned (see
+:mod:`adgen.names`); a variable assigned twice gets a new name the second
+time, so every IR name is bound once in straight-line code. Every name the
+function reads from outside is resolved to a Python object here, so each call
+knows exactly which function it calls -- ``onp.sin``, ``from numpy import sin``
+and ``np.sin`` all become the same primitive.
+
+>>> import numpy as np
+>>> from adgen.frontend.parse import parse_function
+>>> def f(x1, x2):
+...     return np.log(x1) + x1 * x2 - np.sin(x2)
+>>> print(lower(parse_function(f)))  # doctest: +NORMALIZE_WHITESPACE
+def f(x1, x2):              # <doctest adgen.frontend.lower[2]>:1
+    out_1 = np.log(x1)      # line 2
+    out_2 = x1 * x2         # line 2
+    out_3 = out_1 + out_2   # line 2
+    out_4 = np.sin(x2)      # line 2
+    out = out_3 - out_4     # line 2
+    return out              # line 2
+
+The work is one class, :class:`Lowerer`, written in parts by what they lower: each part is a
+mixin class in a file of its own, a subclass of
+:class:`~adgen.frontend.lower.state.LowererState`, and
+every method takes the whole ``Lowerer`` as ``self``, since the parts call each other (mypy's
+"misc" complaint about such a ``self`` type is turned off in those files):
+
+- :mod:`~adgen.frontend.lower.state`: what a Lowerer holds (the IR block being built, what each
+  of the
+  user's names means) and what every part uses: ``emit`` a primitive's statement, ``new_name``
+  and ``bind`` for a user's name, ``copy``, ``refuse`` what adgen does not support;
+- :mod:`~adgen.frontend.lower.statements`: the function body and each kind of statement
+  (assignments,
+  ``return`` and the single exit, ``if``, ``del``, ``assert``, expression statements);
+- :mod:`~adgen.frontend.lower.loops`: ``for`` and ``while`` loops (over ranges, arrays,
+  ``enumerate``,
+  ``zip``; unrolled over tuples; ``adgen.checkpoint`` marks);
+- :mod:`~adgen.frontend.lower.expressions`: expressions, names and what they resolve to, attributes,
+  indexing, constants;
+- :mod:`~adgen.frontend.lower.calls`: calls of primitives and methods; the user's functions inlined
+  (recursive ones kept as calls), local functions and lambdas;
+- :mod:`~adgen.frontend.lower.nested_derivatives`: ``adgen.grad``/``jvp``/``vjp`` called inside;
+- :mod:`~adgen.frontend.lower.containers`: lists the function builds (appends, pops, concatenation,
+  comprehensions);
+- :mod:`~adgen.frontend.lower.inplace`: in-place writes (``y[i] = v``, ``y += v``) and the checks
+  that
+  no other name sees the array written;
+- two helpers of no class: :mod:`~adgen.frontend.lower.jumps` rewrites ``break``/``continue`` as
+  flags
+  before lowering, :mod:`~adgen.frontend.lower.syntax` answers what the parts ask of the syntax tree
+  (which names are lists, written in place, assigned inside blocks).
+
+How a statement flows through: the constructor (state.py) rewrites ``break``/``continue`` as
+flags and gives each variable assigned inside blocks one IR name; :meth:`Lowerer.lower`
+(statements.py) checks that every path returns and moves the code after an early return into
+the other branch, then lowers the body statement by statement. :meth:`~Lowerer.statement`
+dispatches on the statement's kind to a method of its own (``lower_assign``, ``lower_if``,
+``lower_for``, ...), which lowers its expressions with :meth:`~Lowerer.expr` to atoms -- one IR
+statement per primitive, through :meth:`~Lowerer.emit` -- and binds the user's names to them.
+A new kind of statement is a branch of ``statement`` and a method in statements.py (loops.py
+for a loop); a new kind of expression a branch of ``expr``.
+"""
+
+from __future__ import annotations
+
+from adgen import ir, trees
+from adgen.frontend.lower.calls import CallsMixin
+from adgen.frontend.lower.containers import ContainersMixin
+from adgen.frontend.lower.expressions import ExpressionsMixin
+from adgen.frontend.lower.inplace import InPlaceMixin
+from adgen.frontend.lower.loops import LoopsMixin
+from adgen.frontend.lower.nested_derivatives import NestedDerivativesMixin
+from adgen.frontend.lower.state import LowererState
+from adgen.frontend.lower.statements import StatementsMixin
+from adgen.frontend.parse import ParsedFunction
+
+
+class Lowerer(
+    StatementsMixin,
+    LoopsMixin,
+    ExpressionsMixin,
+    CallsMixin,
+    NestedDerivativesMixin,
+    ContainersMixin,
+    InPlaceMixin,
+    LowererState,
+):
+    """Lowers one function to IR; a call of the user's function is lowered by a Lowerer of
+    its own (``parent``: the caller's), which shares the IR block and the names taken."""
+
+
+def lower(parsed: ParsedFunction, structure: dict[str, trees.Desc] | None = None) -> ir.Function:
+    """Lower a parsed function to IR (raising adgen errors that point at the source).
+
+    ``structure`` gives the shape of tree arguments (dicts, lists, tuples of arrays): their
+    leaves become parameters of their own.
+    """
+    return Lowerer(parsed, structure=structure).lower()

@@ -1,0 +1,450 @@
+# mypy: disable-error-code="misc"
+# (every method takes the whole Lowerer as ``self``, as the parts call each other; mypy wants a
+# ``self`` type to be a supertype of the class the method is written in, and says so as "misc")
+"""Lower calls: primitives, methods, and the user's own functions (inlined).
+
+A call of a function with a derivative rule is one IR statement; a call of the user's own
+Python function (or of a nested ``def`` or a lambda bound to a name, which see the enclosing
+function's variables) is inlined -- its body lowered in place by a Lowerer of its own -- and a
+recursive one is kept as a call (see :mod:`adgen.seam`). ``adgen.grad`` & co. called inside are
+lowered in :mod:`adgen.frontend.lower.nested_derivatives`.
+"""
+
+from __future__ import annotations
+
+import types
+from typing import TYPE_CHECKING, Any, NoReturn
+
+import gast
+
+from adgen import ir, seam
+from adgen.checkpointing import checkpoint
+from adgen.errors import AdgenError, InternalError, NoRuleError, UnsupportedSyntaxError
+from adgen.frontend.lower.state import LowererState
+from adgen.frontend.lower.syntax import _is_pop
+from adgen.frontend.parse import LiveScope, ParsedFunction, parse_function
+from adgen.rules import registry
+from adgen.rules import runtime as rt
+
+if TYPE_CHECKING:
+    from adgen.frontend.lower import Lowerer
+
+
+# how deep calls to the user's functions may nest (each is inlined)
+MAX_INLINE_DEPTH = 256
+
+
+class LocalFunction:
+    """A nested ``def`` (or a lambda bound to a name) of the function being lowered."""
+
+    def __init__(self, node: Any, enclosing: Lowerer, defaults: dict[str, ir.Atom]) -> None:
+        self.node = node
+        self.enclosing = enclosing
+        self.defaults = defaults
+
+    def parsed(self, caller: Lowerer) -> ParsedFunction:
+        outer = self.enclosing.parsed
+        return ParsedFunction(
+            node=self.node,
+            name=self.node.name,
+            filename=outer.filename,
+            line_offset=outer.line_offset,
+            col_offset=outer.col_offset,
+            lines=outer.lines,
+            scope=outer.scope,
+        )
+
+
+class LocalDerivative:
+    """``g = adgen.grad(F, wrt)`` inside the function: ``g(args)`` is a nested derivative."""
+
+    def __init__(self, kind: str, maker: Any) -> None:
+        self.kind = kind
+        self.maker = maker
+
+
+class LocalPullback:
+    """``out, pullback = adgen.vjp(F, *primals)`` inside the function: ``pullback(ct)``."""
+
+    def __init__(
+        self, lifted: ParsedFunction, params: list[str], captured: list[str], args: list[ir.Atom]
+    ) -> None:
+        self.lifted = lifted
+        self.params = params
+        self.captured = captured
+        self.args = args
+
+
+class CallsMixin(LowererState):
+    """Calls: primitives, methods, the user's functions inlined."""
+
+    def call(self: Lowerer, node: gast.Call, target: str | None, hint: str) -> ir.Atom:
+        func = node.func
+        if isinstance(func, gast.Call):  # adgen.grad(lambda y: x * y)(2.0): nested AD
+            ok, maker = self.static_object(func.func)
+            kind = seam.entry_points().get(maker) if ok else None
+            if kind in ("grad", "value_and_grad"):
+                return self.nested_grad(node, kind, func, node.args, node.keywords)
+        if _is_pop(node) and func.value.id in self.env and func.value.id in self.multi:
+            return self.pop(node, func.value.id, target, hint)
+        args: list[ir.Atom] = []
+        ok, fn = self.static_object(func)
+        if ok and seam.entry_points().get(fn) == "jvp":
+            return self.nested_jvp(node)
+        if ok and seam.entry_points().get(fn) is not None:
+            self.refuse(
+                node,
+                "this use of adgen inside a differentiated function",
+                "call adgen.grad(f)(x), adgen.value_and_grad(f)(x), adgen.jvp(f, (x,), (t,)) "
+                "or out, pullback = adgen.vjp(f, x) there",
+            )
+        if ok and fn is checkpoint:
+            self.refuse(
+                node,
+                "adgen.checkpoint here",
+                "it marks a `for` loop: write `for i in adgen.checkpoint(range(n)):`",
+            )
+        if not ok:
+            if isinstance(func, gast.Attribute):
+                method = registry.method_function(func.attr)
+                if method is None:
+                    self.refuse(
+                        func,
+                        f"the method `.{func.attr}()`",
+                        "call the NumPy function instead, e.g. np.sum(x) for x.sum()",
+                    )
+                fn, pack = method
+                args.append(self.expr(func.value, None, hint))
+                rest = [self.expr(a, None, hint) for a in node.args]
+                if pack and len(rest) > 1:
+                    rest = [ir.Tup(tuple(rest))]
+                args.extend(rest)
+            else:
+                self.refuse(
+                    func,
+                    "calling a computed value",
+                    "call a function by its name (adgen must know which function it is)",
+                )
+        else:
+            for a in node.args:
+                if isinstance(a, gast.Starred):
+                    self.refuse(a, "`*args` in calls", "pass the arguments one by one")
+                args.append(self.expr(a, None, hint))
+        kwargs: list[tuple[str, ir.Atom]] = []
+        for kw in node.keywords:
+            if kw.arg is None:
+                self.refuse(kw.value, "`**kwargs` in calls", "pass keyword arguments one by one")
+            kwargs.append((kw.arg, self.expr(kw.value, None, hint)))
+        if fn is registry.np.array and args and isinstance(args[0], ir.Tup):
+            args[0] = self.array_rows(args[0], node, hint)
+        if isinstance(fn, LocalPullback):
+            if len(node.args) != 1 or node.keywords:
+                self.refuse(node, "this call of a pullback", "pass one cotangent")
+            ct = self.expr(node.args[0], None, "ct")
+            code = seam.derivative_code(fn.lifted, "reverse", fn.params)
+            outer = self.outer_values(fn.captured)
+            result = self.inline_code(node, code, fn.args + outer + [ct])
+            if not (isinstance(result, ir.Tup) and isinstance(result.items[1], ir.Tup)):
+                raise InternalError("nested reverse-mode code did not return (value, cotangents)")
+            return result.items[1]
+        if isinstance(fn, LocalDerivative):
+            return self.nested_grad(node, fn.kind, fn.maker, node.args, node.keywords)
+        prim = registry.lookup(fn)
+        if prim is None and hasattr(fn, "adgen_function"):
+            fn = self.derivative_function(fn)
+        if prim is None and getattr(fn, "adgen_refuse", None) is not None:
+            self.refuse(
+                func,
+                f"differentiating through the function {fn.adgen_refuse} returns",
+                "call adgen.grad / adgen.jvp inside instead, or differentiate f itself",
+            )
+        if prim is None and (getattr(fn, "__module__", None) or "").startswith(f"{rt.__name__}."):
+            # adgen's own helpers are differentiated by their rules only (rules/adjoints.py),
+            # never by reading their source
+            raise NoRuleError(
+                f"adgen cannot differentiate its helper rt.{fn.__name__} again (yet)",
+                self.parsed.loc(func),
+                "differentiate in another order (e.g. forward mode over reverse mode: "
+                "adgen.jvp of adgen.grad, adgen.hessian)",
+            )
+        if prim is not None:
+            prim = prim.localize(self.outside_name)  # a user's rule: name its function, helpers
+        if prim is None:
+            if isinstance(fn, LocalFunction):
+                return self.inline(
+                    node, fn.parsed(self), None, fn.defaults, args, kwargs, target, fn.enclosing
+                )
+            if isinstance(fn, types.FunctionType) or (
+                getattr(fn, "adgen_user_function", False) and hasattr(fn, "node")
+            ):
+                parsed, defaults = self.callee(fn, node)
+                return self.inline(node, parsed, fn, defaults, args, kwargs, target, None)
+            self.no_rule(func, fn)
+        return self.emit(target, hint, prim, args, kwargs, node)
+
+    def outside_name(self: Lowerer, preferred: str, obj: Any) -> str:
+        """The name generated code gives an object a user's rule calls (one name per object)."""
+        for key, value in self.free.items():
+            if value is obj and key.isidentifier():
+                return key
+        if preferred not in self.free and self.root.names_global(preferred, obj):
+            self.free[preferred] = obj  # the program calls it by this name too
+            return preferred
+        name = self.namer.claim(preferred)
+        while name in self.free:
+            name = self.namer.fresh(preferred)
+        self.free[name] = obj
+        return name
+
+    def names_global(self: Lowerer, name: str, obj: Any) -> bool:
+        """Does ``name`` mean ``obj`` everywhere in this function (never a local of it)?"""
+        for n in gast.walk(self.node):
+            if isinstance(n, gast.Name) and n.id == name and not isinstance(n.ctx, gast.Load):
+                return False
+        try:
+            return self.parsed.scope.lookup(name) is obj
+        except KeyError:
+            return False
+
+    # -- calls to the user's own functions: inlined ---------------------------------------------
+    def derivative_function(self: Lowerer, obj: Any) -> types.FunctionType:
+        """A call of an adgen derivative (``g = adgen.grad(f)`` called as ``g(x)``): the plain
+        function computing it, whose source calls adgen's generated code, is inlined -- so
+        the derivative is taken through the generated code, never through ``f``."""
+        fn: types.FunctionType = obj.adgen_function()
+        root_scope = self.root.parsed.scope
+        if isinstance(root_scope, LiveScope):
+            root_scope._record("adgen", obj, "adgen_function", fn)
+        return fn
+
+    def callee(self: Lowerer, fn: Any, node: Any) -> tuple[ParsedFunction, dict[str, ir.Atom]]:
+        """Parse a called Python function; its default values become atoms."""
+        if isinstance(fn, types.FunctionType):
+            root_scope = self.root.parsed.scope
+            if isinstance(root_scope, LiveScope):
+                # the callee's lookups count as the caller's: redefining them is noticed
+                scope = LiveScope(fn, root_scope.seen, root_scope._keys)
+                scope._record("attr", fn, "__code__", fn.__code__)
+                scope._record("attr", fn, "__defaults__", fn.__defaults__)
+            else:
+                scope = LiveScope(fn)
+            try:
+                parsed = parse_function(fn, scope)
+            except UnsupportedSyntaxError:
+                raise
+            except AdgenError as exc:
+                raise NoRuleError(
+                    f"cannot read the source of `{_qualname(fn)}`, called here ({exc.message})",
+                    self.parsed.loc(node),
+                    "register a derivative rule for it with @adgen.rules.rule",
+                ) from None
+            names = [a.id for a in parsed.node.args.args]
+            values = fn.__defaults__ or ()
+            defaults = {
+                p: self.value_atom(v, p) for p, v in zip(names[len(names) - len(values) :], values)
+            }
+            return parsed, defaults
+        parsed = ParsedFunction(
+            node=fn.node,
+            name=fn.node.name,
+            filename=fn.scope.filename,
+            line_offset=0,
+            col_offset=0,
+            lines=fn.scope.lines,
+            scope=fn.scope,
+        )
+        names = [a.id for a in fn.node.args.args]
+        defaults = {}
+        for p, d in zip(names[len(names) - len(fn.node.args.defaults) :], fn.node.args.defaults):
+            if not isinstance(d, gast.Constant):
+                self.refuse(d, "non-constant default values in a file read statically")
+            defaults[p] = ir.Const(d.value)
+        return parsed, defaults
+
+    def value_atom(self: Lowerer, value: Any, hint: str) -> ir.Atom:
+        """An atom for a Python value known at transform time (a default argument)."""
+        if value is None or isinstance(value, (bool, int, float, str)):
+            return ir.Const(value)
+        name = self.namer.fresh(hint)
+        self.free[name] = value
+        return self.free_atom(name, value)
+
+    def inline(
+        self: Lowerer,
+        node: Any,
+        parsed: ParsedFunction,
+        fn: Any,
+        defaults: dict[str, ir.Atom],
+        args: list[ir.Atom],
+        kwargs: list[tuple[str, ir.Atom]],
+        target: str | None,
+        enclosing: Lowerer | None,
+    ) -> ir.Atom:
+        """Lower a call to the user's own function by lowering its body in place."""
+        identity = fn.__code__ if isinstance(fn, types.FunctionType) else parsed.node
+        if any(identity is f for f in self.root.inlining):
+            if not isinstance(fn, types.FunctionType):
+                self.refuse(
+                    node,
+                    f"recursive calls of `{parsed.name}` here (a nested or statically read "
+                    "function)",
+                    "make it a module-level function, or write the recursion as a loop",
+                )
+            return self.recursive_call(node, fn, parsed, defaults, args, kwargs)
+        if len(self.root.inlining) >= MAX_INLINE_DEPTH:
+            self.refuse(
+                node, f"calls nested more than {MAX_INLINE_DEPTH} deep", "flatten the helpers"
+            )
+        # the package's class Lowerer (made of this module's mixin, among others)
+        sub = type(self)(parsed, parent=self, fn=fn if isinstance(fn, types.FunctionType) else None)
+        sub.enclosing = enclosing
+        sub.call_target = target
+        sub.block = self.block
+        params = sub.params
+        if len(args) > len(params):
+            self.refuse(
+                node, f"calling `{parsed.name}` with {len(args)} arguments", "check the call"
+            )
+        bound = dict(zip(params, args))
+        for k, v in kwargs:
+            if k not in params or k in bound:
+                self.refuse(
+                    node, f"the argument `{k}` in this call of `{parsed.name}`", "check the call"
+                )
+            bound[k] = v
+        for p in params:
+            if p not in bound:
+                if p not in defaults:
+                    self.refuse(
+                        node, f"calling `{parsed.name}` without `{p}`", "pass every argument"
+                    )
+                bound[p] = defaults[p]
+        self.root.inlining.append(identity)
+        try:
+            return sub.lower_inlined(bound)
+        finally:
+            self.root.inlining.pop()
+
+    def recursive_call(
+        self: Lowerer,
+        node: Any,
+        fn: types.FunctionType,
+        parsed: ParsedFunction,
+        defaults: dict[str, ir.Atom],
+        args: list[ir.Atom],
+        kwargs: list[tuple[str, ir.Atom]],
+    ) -> ir.Atom:
+        """A call that would inline a function into itself: kept as a call, whose derivative is
+        the function's own generated derivative (see :mod:`adgen.seam`)."""
+        params = [a.id for a in parsed.node.args.args]
+        if parsed.node.args.vararg or parsed.node.args.kwarg or parsed.node.args.kwonlyargs:
+            self.refuse(node, "recursive calls of functions with *args or keyword-only parameters")
+        bound = dict(zip(params, args))
+        for k, v in kwargs:
+            if k not in params or k in bound:
+                self.refuse(node, f"the argument `{k}` in this call of `{parsed.name}`")
+            bound[k] = v
+        for p in params:
+            if p not in bound:
+                if p not in defaults:
+                    self.refuse(node, f"calling `{parsed.name}` without `{p}`", "pass each one")
+                bound[p] = defaults[p]
+        spelled = self.root.callee_names.get(fn)
+        if spelled is None:
+            spelled = self.namer.claim(fn.__name__)
+            self.root.callee_names[fn] = spelled
+            self.free[spelled] = fn
+        prim = registry.user_call(spelled, fn, params)
+        name = self.namer.fresh(f"{parsed.name}_out")
+        self.block.append(ir.Assign((name,), prim, tuple(bound[p] for p in params), (), self.line))
+        self.producers[name] = prim
+        return ir.Var(name)
+
+    def lower_inlined(self: Lowerer, bound: dict[str, ir.Atom]) -> ir.Atom:
+        args = self.node.args
+        if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs:
+            self.refuse(self.node, "`*args`, `**kwargs` and keyword-only parameters", "list them")
+        for p, atom in bound.items():
+            if p in self.multi:
+                self.copy(self.multi[p], atom)
+                self.env[p] = ir.Var(self.multi[p])
+            else:
+                self.env[p] = atom
+        body = list(self.node.body)
+        if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant):
+            body = body[1:]
+        self.check_returns(body)
+        body = self.single_exit(body)
+        if not isinstance(body[-1], gast.Return):
+            self.result = self.call_target or self.namer.claim(self.prefix + "out")
+            self.result_items = self.tuple_result(body, self.prefix + "out")
+        self.lower_block(body)
+        if self.result_items:
+            return ir.Tup(tuple(ir.Var(n) for n in self.result_items))
+        if self.result is not None:
+            return ir.Var(self.result)
+        assert self.returned is not None
+        return self.returned
+
+    def define_local_function(self: Lowerer, node: Any, stmt: Any, name: str | None = None) -> None:
+        """A nested ``def`` or a lambda bound to a name: inlined where it is called, seeing the
+        enclosing function's variables as they are at the call."""
+        if isinstance(node, gast.FunctionDef):
+            if node.decorator_list:
+                self.refuse(node, "decorators on nested functions", "define it without decorators")
+            name = node.name
+        else:
+            lam = node
+            ret = gast.Return(value=lam.body)
+            gast.copy_location(ret, lam.body)
+            node = gast.FunctionDef(
+                name=name,
+                args=lam.args,
+                body=[ret],
+                decorator_list=[],
+                returns=None,
+                type_comment=None,
+                type_params=[],
+            )
+            gast.copy_location(node, lam)
+        assert name is not None
+        defaults = {}
+        names = [a.id for a in node.args.args]
+        for p, d in zip(names[len(names) - len(node.args.defaults) :], node.args.defaults):
+            defaults[p] = self.expr(d, None, p)
+        self.local_functions[name] = LocalFunction(node, self, defaults)
+        self.bound.add(name)
+
+    def array_rows(self: Lowerer, seq: ir.Tup, node: Any, hint: str) -> ir.Tup:
+        """``np.array([[a, b], [c, d]])``: each nested row becomes an array first."""
+        prim = registry.lookup(registry.np.array)
+        assert prim is not None
+        items: list[ir.Atom] = []
+        for item in seq.items:
+            if isinstance(item, ir.Tup) and any(True for _ in ir.atom_vars(item)):
+                inner = self.array_rows(item, node, hint)
+                items.append(self.emit(None, hint, prim, [inner], [], node))
+            else:
+                items.append(item)
+        return ir.Tup(tuple(items))
+
+    def no_rule(self: Lowerer, node: Any, fn: Any) -> NoReturn:
+        label = _qualname(fn)
+        if isinstance(fn, types.FunctionType) or getattr(fn, "adgen_user_function", False):
+            raise NoRuleError(
+                f"calls to other Python functions (`{label}`) are not differentiated yet",
+                self.parsed.loc(node),
+                "inline the helper's body, or register a rule for it with @adgen.rules.rule",
+            )
+        raise NoRuleError(
+            f"adgen has no derivative rule for `{label}`",
+            self.parsed.loc(node),
+            "register one with @adgen.rules.rule(...) (see docs/rules.md), or, if it has no "
+            "derivative, adgen.rules.nondifferentiable(...)",
+        )
+
+
+def _qualname(fn: Any) -> str:
+    module = getattr(fn, "__module__", None) or ""
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
+    return f"{module}.{name}" if module and module != "builtins" else name

@@ -1,0 +1,221 @@
+# mypy: disable-error-code="misc"
+# (every method takes the whole Lowerer as ``self``, as the parts call each other; mypy wants a
+# ``self`` type to be a supertype of the class the method is written in, and says so as "misc")
+"""Lower the lists the function builds: appends, pops, concatenation, comprehensions.
+
+A list literal only read is a tuple atom (:mod:`adgen.frontend.lower.expressions`); a list the
+function
+grows (``xs = []`` then ``xs.append(v)``, ``xs = xs + [v]``, a comprehension) is a real list in
+the IR, built by appends, and ``xs.pop()`` takes its last item (adgen's own reverse-mode code
+restores saved values this way).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import gast
+
+from adgen import ir
+from adgen.frontend.lower.jumps import _name
+from adgen.frontend.lower.state import LowererState
+from adgen.pyast import walk
+from adgen.rules import registry
+
+if TYPE_CHECKING:
+    from adgen.frontend.lower import Lowerer
+
+
+class ContainersMixin(LowererState):
+    """Lists the function builds."""
+
+    def append(self: Lowerer, stmt: Any, name: str, value: Any) -> None:
+        """``xs.append(v)`` onto a list the function made (``xs = []``)."""
+        if name not in self.env:
+            self.refuse(stmt, f"appending to `{name}`, which is not a local list", "")
+        self.check_owned(stmt, name, "append to")
+        v = self.expr(value, None, name)
+        ir_name = self.multi[name]
+        self.block.append(
+            ir.Assign((ir_name,), registry.APPEND, (self.env[name], v), (), self.line)
+        )
+        self.env[name] = ir.Var(ir_name)
+
+    def pop(self: Lowerer, node: Any, name: str, target: str | None, hint: str) -> ir.Atom:
+        """``xs.pop()`` from a list the function made: the last item, taken off the list (adgen's
+        own reverse-mode code restores saved values this way)."""
+        self.check_owned(node, name, "pop from")
+        ir_name = self.multi[name]
+        v = target if target is not None else self.namer.fresh(hint)
+        # `v = xs.pop()` binds a name (in adgen's reverse code: puts back v's saved value);
+        # `y[i] = xs.pop()` or `f(xs.pop())` goes through a temporary
+        named: tuple[tuple[str, ir.Atom], ...] = ()
+        if target is not None:
+            named = (("named", ir.Const(True)),)
+            if name in self.restoring:
+                named += (("restores", ir.Const(True)),)
+        self.block.append(
+            ir.Assign((ir_name, v), registry.POP, (self.env[name],), named, self.line)
+        )
+        self.env[name] = ir.Var(ir_name)
+        self.producers[v] = registry.POP
+        return ir.Var(v)
+
+    def list_names(self: Lowerer, finder: Any) -> set[str]:
+        """``finder`` of every node of the function, computed once per function."""
+        memo = self.__dict__.setdefault("_list_names", {})
+        key = (finder, id(self.node))
+        if key not in memo:
+            memo[key] = finder(walk(self.node))
+        result: set[str] = memo[key]
+        return result
+
+    def new_list(self: Lowerer, name: str, items: list[Any]) -> None:
+        """``xs = [a, b]`` for a list later appended to: a real list."""
+        ir_name = self.new_name(name)
+        atoms = [self.expr(e, None, name) for e in items]
+        self.block.append(ir.Assign((ir_name,), registry.LIST_NEW, (), (), self.line))
+        self.producers[ir_name] = registry.LIST_NEW
+        for a in atoms:
+            self.block.append(
+                ir.Assign((ir_name,), registry.APPEND, (ir.Var(ir_name), a), (), self.line)
+            )
+        self.bound.add(name)
+        self.env[name] = ir.Var(ir_name)
+
+    # -- list concatenation ---------------------------------------------------------------
+    # `xs + [v]` of lists: a list literal is a tuple atom (its items), a list the function
+    # builds (`xs = []`, appends, comprehensions) a variable. A concatenation with at least one
+    # such list is a new list built by appends -- the items of a list variable copied by a loop
+    # that reads them by index -- so its derivatives are those of appends and indexing.
+    # `xs = xs + [v]` (and `xs += [v]`) on a list no other name sees appends in place.
+
+    def is_list(self: Lowerer, atom: ir.Atom | None) -> bool:
+        """Is this atom a list the function builds (``xs = []``, appends, a comprehension)?"""
+        return isinstance(atom, ir.Var) and self.producers.get(atom.name) is registry.LIST_NEW
+
+    def concatenation(
+        self: Lowerer, parts: list[ir.Atom], target: str | None, hint: str
+    ) -> ir.Atom | None:
+        """``a + b`` of sequences: a tuple atom when both are literals (items known), a new list
+        when one is a list variable; None when they are not both sequences (numbers, arrays)."""
+        if not all(isinstance(p, ir.Tup) or self.is_list(p) for p in parts):
+            return None
+        if all(isinstance(p, ir.Tup) for p in parts):
+            return ir.Tup(tuple(a for p in parts if isinstance(p, ir.Tup) for a in p.items))
+        result = target if target is not None else self.namer.fresh(hint)
+        self.build_list(result, parts)
+        return ir.Var(result)
+
+    def build_list(self: Lowerer, result: str, parts: list[ir.Atom]) -> None:
+        """``result = [*parts[0], *parts[1], ...]`` as a new list, appended item by item."""
+        # a part that is the list being rebound is read through a copy made first
+        parts = [self.copied_list(p) if p == ir.Var(result) else p for p in parts]
+        self.block.append(ir.Assign((result,), registry.LIST_NEW, (), (), self.line))
+        self.producers[result] = registry.LIST_NEW
+        for p in parts:
+            self.extend_list(result, p)
+
+    def copied_list(self: Lowerer, part: ir.Atom) -> ir.Var:
+        copy = self.namer.fresh("items")
+        self.build_list(copy, [part])
+        return ir.Var(copy)
+
+    def extend_list(self: Lowerer, result: str, part: ir.Atom) -> None:
+        """Append the items of ``part`` (a tuple atom, or a list variable read by index in a
+        loop) to the list ``result``."""
+        if isinstance(part, ir.Tup):
+            for a in part.items:
+                self.block.append(
+                    ir.Assign((result,), registry.APPEND, (ir.Var(result), a), (), self.line)
+                )
+            return
+        if part == ir.Var(result):  # xs += xs: read the items through a copy
+            part = self.copied_list(part)
+        n = self.call_prim(len, [part], "n")
+        loop = self.call_prim(range, [n], "loop")
+        k, item = self.namer.fresh("k"), self.namer.fresh("item")
+        getitem = registry.lookup(registry.operator.getitem)
+        assert getitem is not None
+        self.producers[item] = getitem
+        body: list[ir.Stmt] = [
+            ir.Assign((item,), getitem, (part, ir.Var(k)), (), self.line),
+            ir.Assign((result,), registry.APPEND, (ir.Var(result), ir.Var(item)), (), self.line),
+        ]
+        self.block.append(ir.For(k, loop, body, self.line))
+
+    def assign_concatenation(self: Lowerer, name: str, value: Any, augmented: bool) -> None:
+        """``xs = a + b`` where a or b is a list literal: ``xs`` is a real list (it may be
+        appended to later). ``xs = xs + [v]`` and ``xs += [v]`` append in place when no other
+        name sees the list; ``xs += [v]`` on a list another name sees is refused (Python
+        extends that list)."""
+        ir_name = self.multi[name]
+        left = self.expr(value.left, None, name)
+        right = self.expr(value.right, None, name)
+        sequences = all(isinstance(p, ir.Tup) or self.is_list(p) for p in (left, right))
+        if not sequences:
+            add = registry.lookup(registry.operator.add)
+            assert add is not None
+            self.bind(name, ir_name, self.emit(ir_name, name, add, [left, right], [], value))
+            return
+        old = self.env.get(name)
+        if (
+            isinstance(value.left, gast.Name)
+            and value.left.id == name
+            and self.is_list(old)
+            and old == ir.Var(ir_name)
+        ):
+            why = self.ownership_problem(name, "append to")
+            if augmented and why:
+                self.check_owned(value, name, "extend")
+            if not why:
+                self.extend_list(ir_name, right)
+                self.bound.add(name)
+                return
+        self.build_list(ir_name, [left, right])
+        self.env[name] = ir.Var(ir_name)
+        self.bound.add(name)
+
+    def comprehension(self: Lowerer, node: Any, target: str | None, hint: str) -> ir.Atom:
+        """``[f(x) for x in seq if c]`` is a loop appending to a new list."""
+        if len(node.generators) != 1:
+            self.refuse(node, "comprehensions with several `for`", "write the loops out")
+        gen = node.generators[0]
+        if getattr(gen, "is_async", 0):
+            self.refuse(node, "async comprehensions")
+        # the comprehension's variables are its own: fresh names
+        renames = {
+            n.id: self.namer.fresh(n.id) for n in gast.walk(gen.target) if isinstance(n, gast.Name)
+        }
+        for fresh_name in renames.values():
+            self.multi[fresh_name] = fresh_name
+        parts = [node.elt, *gen.ifs]
+        for part in [gen.target, *parts]:
+            for n in gast.walk(part):
+                if isinstance(n, gast.Name) and n.id in renames:
+                    n.id = renames[n.id]
+        result = target if target is not None else self.namer.fresh(hint)
+        user = self.namer.fresh("items") if target is None else target
+        self.multi[user] = result
+        append = gast.Expr(
+            value=gast.Call(
+                func=gast.Attribute(value=_name(user), attr="append", ctx=gast.Load()),
+                args=[node.elt],
+                keywords=[],
+            )
+        )
+        gast.copy_location(append, node)
+        gast.copy_location(append.value, node)
+        body: list[Any] = [append]
+        for cond in reversed(gen.ifs):
+            body = [gast.copy_location(gast.If(test=cond, body=body, orelse=[]), node)]
+        loop = gast.copy_location(
+            gast.For(target=gen.target, iter=gen.iter, body=body, orelse=[], type_comment=None),
+            node,
+        )
+        self.block.append(ir.Assign((result,), registry.LIST_NEW, (), (), self.line))
+        self.producers[result] = registry.LIST_NEW
+        self.env[user] = ir.Var(result)
+        self.bound.add(user)
+        self.lower_for(loop)
+        return ir.Var(result)

@@ -1,0 +1,273 @@
+# mypy: disable-error-code="misc"
+# (every method takes the whole Lowerer as ``self``, as the parts call each other; mypy wants a
+# ``self`` type to be a supertype of the class the method is written in, and says so as "misc")
+"""Lower expressions: operators, constants, names, attributes and indexing.
+
+:meth:`~ExpressionsMixin.expr` lowers an expression to an atom, emitting one IR statement per
+primitive; names are resolved here -- to the IR atom a local means, or to the Python object a
+global or module attribute is (:meth:`~ExpressionsMixin.static_object`), so each call knows which
+function it calls. Calls are lowered in :mod:`adgen.frontend.lower.calls`, lists the function grows
+in :mod:`adgen.frontend.lower.containers`.
+"""
+
+from __future__ import annotations
+
+import types
+from typing import TYPE_CHECKING, Any
+
+import gast
+
+from adgen import ir
+from adgen.errors import UnresolvedNameError
+from adgen.frontend.lower.state import LowererState
+from adgen.frontend.parse import LiveScope
+from adgen.names import RESERVED
+from adgen.rules import namespace, registry
+
+if TYPE_CHECKING:
+    from adgen.frontend.lower import Lowerer
+
+
+class ExpressionsMixin(LowererState):
+    """Expressions, names and their resolution."""
+
+    def expr(self: Lowerer, node: Any, target: str | None, hint: str | None = None) -> ir.Atom:
+        """Lower an expression; its final operation binds ``target`` if given."""
+        hint = hint or target or "t"
+        if isinstance(node, gast.Constant):
+            return ir.Const(node.value)
+        if isinstance(node, gast.Name):
+            return self.name(node)
+        if isinstance(node, gast.Dict) and all(
+            isinstance(k, gast.Constant) and isinstance(k.value, str) for k in node.keys
+        ):
+            # a dict with string keys is read by key (params["W"]) or returned (aux values)
+            keys = tuple(k.value for k in node.keys)
+            return ir.Dct(keys, tuple(self.expr(v, None, hint) for v in node.values))
+        if isinstance(node, (gast.Tuple, gast.List)):
+            # a list literal is a tuple here: it is only read (np.array([a, b]), np.zeros([2, 3]))
+            return ir.Tup(tuple(self.expr(e, None, hint) for e in node.elts))
+        if isinstance(node, gast.BinOp):
+            fn = registry.BINOP_FUNCTIONS.get(type(node.op).__name__)
+            prim = registry.lookup(fn) if fn is not None else None
+            if prim is None:
+                self.refuse(node, f"the operator `{type(node.op).__name__}`")
+            left = self.expr(node.left, None, hint)
+            right = self.expr(node.right, None, hint)
+            if isinstance(node.op, gast.Add):
+                joined = self.concatenation([left, right], target, hint)
+                if joined is not None:
+                    return joined
+            return self.emit(target, hint, prim, [left, right], [], node)
+        if isinstance(node, gast.UnaryOp):
+            fn = registry.UNARYOP_FUNCTIONS.get(type(node.op).__name__)
+            prim = registry.lookup(fn) if fn is not None else None
+            if prim is None:
+                self.refuse(node, f"the operator `{type(node.op).__name__}`")
+            operand = self.expr(node.operand, None, hint)
+            if isinstance(operand, ir.Const) and isinstance(node.op, gast.USub):
+                return ir.Const(-operand.value)
+            return self.emit(target, hint, prim, [operand], [], node)
+        if isinstance(node, gast.Compare):
+            if len(node.ops) != 1:
+                self.refuse(node, "chained comparisons", "compare two values at a time")
+            fn = registry.COMPARE_FUNCTIONS.get(type(node.ops[0]).__name__)
+            prim = registry.lookup(fn) if fn is not None else None
+            if prim is None:
+                self.refuse(node, f"the comparison `{type(node.ops[0]).__name__}`")
+            left = self.expr(node.left, None, hint)
+            right = self.expr(node.comparators[0], None, hint)
+            return self.emit(target, hint, prim, [left, right], [], node)
+        if isinstance(node, gast.Call):
+            return self.call(node, target, hint)
+        if isinstance(node, gast.ListComp):
+            return self.comprehension(node, target, hint)
+        if isinstance(node, gast.IfExp):
+            test = self.expr(node.test, None, "cond")
+            name = target if target is not None else self.namer.fresh(hint)
+            body = self.branch_value(node.body, name, hint)
+            orelse = self.branch_value(node.orelse, name, hint)
+            self.add_if(test, body, orelse, self.line)
+            return ir.Var(name)
+        if isinstance(node, gast.BoolOp):
+            # `a and b`: a if a is false, else b (`or` the other way round); b is evaluated only
+            # when needed, as in Python
+            name = target if target is not None else self.namer.fresh(hint)
+            first = self.expr(node.values[0], name, hint)
+            if first != ir.Var(name):
+                self.copy(name, first)
+            for value in node.values[1:]:
+                rest = self.branch_value(value, name, hint)
+                is_and = isinstance(node.op, gast.And)
+                self.add_if(ir.Var(name), rest if is_and else [], [] if is_and else rest, self.line)
+            return ir.Var(name)
+        if isinstance(node, gast.Attribute):
+            return self.attribute(node, target, hint)
+        if isinstance(node, gast.Subscript):
+            value = self.expr(node.value, None, hint)
+            index = self.index(node.slice, hint)
+            if isinstance(value, ir.Dct):
+                if not (isinstance(index, ir.Const) and index.value in value.keys):
+                    known = ", ".join(repr(k) for k in value.keys)
+                    self.refuse(
+                        node.slice,
+                        f"this key of a dict argument (its keys: {known})",
+                        "index it with one of its keys, written as a string literal",
+                    )
+                return value.values[value.keys.index(index.value)]
+            if (
+                isinstance(value, ir.Tup)
+                and isinstance(index, ir.Const)
+                and type(index.value) is int
+                and -len(value.items) <= index.value < len(value.items)
+            ):
+                return value.items[index.value]
+            prim = registry.lookup(registry.operator.getitem)
+            assert prim is not None
+            return self.emit(target, hint, prim, [value, index], [], node)
+        self.refuse_node(node)
+
+    def branch_value(self: Lowerer, node: Any, name: str, hint: str) -> list[ir.Stmt]:
+        """The block computing ``node`` into ``name`` (one branch of ``a if c else b``)."""
+        saved, self.block = self.block, []
+        self.depth += 1
+        atom = self.expr(node, name, hint)
+        if atom != ir.Var(name):
+            self.copy(name, atom)
+        self.depth -= 1
+        block, self.block = self.block, saved
+        return block
+
+    def index(self: Lowerer, node: Any, hint: str) -> ir.Atom:
+        if isinstance(node, gast.Slice):
+            parts = [
+                ir.Const(None) if p is None else self.expr(p, None, hint)
+                for p in (node.lower, node.upper, node.step)
+            ]
+            return ir.Slc(parts[0], parts[1], parts[2])
+        if isinstance(node, gast.Tuple):
+            return ir.Tup(tuple(self.index(e, hint) for e in node.elts))
+        if isinstance(node, gast.List):
+            # x[[0, 2, 0]] picks rows 0, 2, 0 (an integer array), it is not x[0, 2, 0]
+            rows = ir.Tup(tuple(self.expr(e, None, hint) for e in node.elts))
+            return self.call_prim(registry.np.array, [rows], hint)
+        return self.expr(node, None, hint)
+
+    def name(self: Lowerer, node: gast.Name) -> ir.Atom:
+        if node.id in self.deleted:
+            self.refuse(node, f"reading `{node.id}` after `del {node.id}`", "remove the `del`")
+        if node.id in self.env:
+            return self.env[node.id]
+        if node.id in self.local_functions:
+            self.refuse(node, f"using the local function `{node.id}` as a value", "call it")
+        if self.enclosing is not None and self.enclosing.sees(node.id):
+            return self.enclosing.name(node)
+        value = self.resolve(node)
+        if any(value is t for t in (float, int, bool, complex)) and node.id == value.__name__:
+            self.free[node.id] = value  # a builtin type as a value: x.astype(float)
+            return ir.Free(node.id)
+        if isinstance(
+            value, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type)
+        ) or callable(value):
+            self.refuse(
+                node,
+                f"using the function or module `{node.id}` as a value",
+                "call it, or pass its result",
+            )
+        name = node.id if node.id not in RESERVED else self.namer.fresh(node.id)
+        self.free[name] = value
+        return self.free_atom(name, value)
+
+    def free_atom(self: Lowerer, name: str, value: Any) -> ir.Free:
+        if isinstance(value, (int, float)):
+            self.scalars.add(name)
+        return ir.Free(name)
+
+    def resolve(self: Lowerer, node: gast.Name) -> Any:
+        if node.id in self.env:
+            return self.env[node.id]
+        if node.id in self.bound:  # bound on another path (the other branch of an `if`)
+            raise UnresolvedNameError(
+                f"`{node.id}` is used where it may not be assigned",
+                self.parsed.loc(node),
+                "assign it on every path before reading it",
+            )
+        try:
+            return self.parsed.scope.lookup(node.id)
+        except KeyError:
+            local = any(
+                isinstance(n, gast.Name) and n.id == node.id and isinstance(n.ctx, gast.Store)
+                for n in gast.walk(self.node)
+            )
+            if local:
+                raise UnresolvedNameError(
+                    f"`{node.id}` is used before it is assigned",
+                    self.parsed.loc(node),
+                    "assign it first",
+                ) from None
+            raise UnresolvedNameError(
+                f"name `{node.id}` is not defined",
+                self.parsed.loc(node),
+                "define it (or import it) before transforming the function",
+            ) from None
+
+    def sees(self: Lowerer, name: str) -> bool:
+        """Is ``name`` a local of this function (or of one it is nested in)?"""
+        return (
+            name in self.env
+            or name in self.local_functions
+            or (self.enclosing is not None and self.enclosing.sees(name))
+        )
+
+    def static_object(self: Lowerer, node: Any) -> tuple[bool, Any]:
+        """Resolve ``name`` or ``module.attr.attr`` to an object when it is not a local value."""
+        if isinstance(node, gast.Name):
+            if node.id in self.local_functions:
+                return True, self.local_functions[node.id]
+            if node.id in self.env:
+                return False, None
+            if self.enclosing is not None and self.enclosing.sees(node.id):
+                return self.enclosing.static_object(node)
+            return True, self.resolve(node)
+        if isinstance(node, gast.Attribute):
+            ok, base = self.static_object(node.value)
+            if ok and isinstance(base, types.ModuleType):
+                try:
+                    value = getattr(base, node.attr)
+                    scope = self.root.parsed.scope
+                    if isinstance(scope, LiveScope):  # `hm.SCALE`: rebinding it is noticed
+                        scope._record("attr", base, node.attr, value)
+                    return True, value
+                except AttributeError:
+                    raise UnresolvedNameError(
+                        f"module `{base.__name__}` has no attribute `{node.attr}`",
+                        self.parsed.loc(node),
+                        "check the spelling",
+                    ) from None
+            # an attribute of a value (W.T, W.shape) is computed by the program, not snapshot
+        return False, None
+
+    def attribute(self: Lowerer, node: gast.Attribute, target: str | None, hint: str) -> ir.Atom:
+        ok, obj = self.static_object(node)
+        if ok:
+            base_ok, base = self.static_object(node.value)
+            if isinstance(obj, types.ModuleType) or (callable(obj) and not isinstance(obj, type)):
+                self.refuse(node, f"using `{node.attr}` as a value", "call it, or pass its result")
+            alias = _module_alias(base) if base_ok else None
+            if alias is not None:
+                return self.free_atom(f"{alias}.{node.attr}", obj)
+            name = self.namer.fresh(node.attr)
+            self.free[name] = obj
+            return self.free_atom(name, obj)
+        value = self.expr(node.value, None, hint)
+        prim = registry.lookup_attribute(node.attr)
+        if prim is None:
+            self.refuse(node, f"the attribute `.{node.attr}`", "use the NumPy function instead")
+        return self.emit(target, hint, prim, [value], [], node)
+
+
+def _module_alias(module: Any) -> str | None:
+    for alias, mod in namespace.spelling_modules():
+        if module is mod:
+            return alias
+    return None

@@ -1,0 +1,210 @@
+# mypy: disable-error-code="misc"
+# (every method takes the whole Lowerer as ``self``, as the parts call each other; mypy wants a
+# ``self`` type to be a supertype of the class the method is written in, and says so as "misc")
+"""Lower adgen called inside the function: nested derivatives.
+
+``adgen.grad(F, wrt)(args)`` (and ``value_and_grad``), ``adgen.jvp(F, primals, tangents)`` and
+``out, pullback = adgen.vjp(F, *primals)`` inside the differentiated function: F's generated
+derivative code, inlined (see :mod:`adgen.frontend.nested`); the outer variables F reads become
+extra
+parameters of it.
+"""
+
+from __future__ import annotations
+
+import ast
+import types
+from typing import TYPE_CHECKING, Any
+
+import gast
+
+from adgen import ir, seam
+from adgen.errors import InternalError
+from adgen.frontend import nested
+from adgen.frontend.lower.calls import LocalFunction, LocalPullback
+from adgen.frontend.lower.state import LowererState
+from adgen.frontend.parse import LiveScope, ParsedFunction
+
+if TYPE_CHECKING:
+    from adgen.frontend.lower import Lowerer
+
+
+class NestedDerivativesMixin(LowererState):
+    """adgen.grad, jvp and vjp called inside the function."""
+
+    # -- adgen called inside the function: nested derivatives ----------------------------------
+    def nested_function(
+        self: Lowerer, node: Any, f: Any
+    ) -> tuple[ParsedFunction, list[str], list[str]]:
+        """The function ``f`` differentiated inside: its lifted form (the outer variables it
+        reads become extra parameters), its own parameters, and those outer variables."""
+        if not isinstance(self.root.parsed.scope, LiveScope):
+            self.refuse(node, "adgen.grad / adgen.jvp inside a function read statically")
+        if isinstance(f, gast.Lambda):
+            fdef = nested.as_def(f, "lam")
+        elif isinstance(f, gast.Name) and isinstance(
+            local := self.local_functions.get(f.id), LocalFunction
+        ):
+            fdef = local.node
+        else:
+            ok, obj = self.static_object(f)
+            if not (ok and isinstance(obj, types.FunctionType)):
+                self.refuse(
+                    f,
+                    "differentiating this function inside another",
+                    "pass a lambda, a nested def or a module-level function",
+                )
+            parsed, _ = self.callee(obj, f)  # module-level: reads no outer variables
+            return parsed, [a.id for a in parsed.node.args.args], []
+        if fdef.args.defaults or fdef.args.vararg or fdef.args.kwarg or fdef.args.kwonlyargs:
+            self.refuse(fdef, "defaults, *args or **kwargs on a function differentiated inside")
+        captured = [c for c in nested.free_names(fdef) if self.sees(c)]
+        for c in captured:
+            lowerer: Lowerer | None = self
+            while lowerer is not None:
+                if c in lowerer.local_functions:
+                    self.refuse(
+                        f,
+                        f"a function differentiated inside that calls the local function `{c}`",
+                        "make that helper a module-level function",
+                    )
+                lowerer = lowerer.enclosing
+        params = [a.id for a in fdef.args.args]
+        return nested.lifted(fdef, captured, self.parsed), params, captured
+
+    def outer_values(self: Lowerer, captured: list[str]) -> list[ir.Atom]:
+        return [
+            self.name(gast.Name(id=c, ctx=gast.Load(), annotation=None, type_comment=None))
+            for c in captured
+        ]
+
+    def inline_code(self: Lowerer, node: Any, code: Any, args: list[ir.Atom]) -> ir.Atom:
+        """Inline adgen-generated code (a nested derivative) called with ``args``."""
+        assert isinstance(code, types.FunctionType)
+        parsed, defaults = self.callee(code, node)
+        return self.inline(node, parsed, code, defaults, args, [], None, None)
+
+    def nested_wrt(self: Lowerer, node: Any, params: list[str], wrt: Any) -> tuple[list[str], bool]:
+        ok, value = (True, 0) if wrt is None else _literal(wrt)
+        single = isinstance(value, (int, str)) and not isinstance(value, bool)
+        items = [value] if single else value
+        if not ok or not isinstance(items, (list, tuple)) or not items:
+            self.refuse(node, "this `wrt`", "write wrt as an integer, a name, or a tuple of those")
+        names = []
+        for item in items:
+            if (
+                isinstance(item, int)
+                and not isinstance(item, bool)
+                and -len(params) <= item < len(params)
+            ):
+                names.append(params[item])
+            elif isinstance(item, str) and item in params:
+                names.append(item)
+            else:
+                self.refuse(node, f"wrt={item!r} here", f"the parameters are {', '.join(params)}")
+        return names, single
+
+    def nested_grad(
+        self: Lowerer,
+        node: Any,
+        kind: str,
+        maker: gast.Call,
+        call_args: list[Any],
+        keywords: list[Any],
+    ) -> ir.Atom:
+        """``adgen.grad(F, wrt)(args)`` (or value_and_grad) inside the differentiated function:
+        F's generated reverse-mode code, inlined (see :mod:`adgen.frontend.nested`)."""
+        if keywords or any(isinstance(a, gast.Starred) for a in call_args):
+            self.refuse(node, "keyword or starred arguments here", "pass the arguments in order")
+        wrt_node = maker.args[1] if len(maker.args) > 1 else None
+        for kw in maker.keywords:
+            if kw.arg == "wrt":
+                wrt_node = kw.value
+            elif kw.arg == "has_aux":
+                ok, aux = _literal(kw.value)
+                if not ok or aux:
+                    self.refuse(kw.value, "has_aux inside a differentiated function")
+            else:
+                self.refuse(kw.value, f"the argument `{kw.arg}` here")
+        if len(maker.args) < 1 or len(maker.args) > 2:
+            self.refuse(maker, f"this call of adgen.{kind}", f"write adgen.{kind}(f, wrt)")
+        f = maker.args[0]
+        ok, obj = self.static_object(f)
+        if ok and (isinstance(obj, types.FunctionType) or hasattr(obj, "adgen_function")):
+            # a module-level function (or derivative): no outer variables to capture
+            ok_wrt, wrt = (True, 0) if wrt_node is None else _literal(wrt_node)
+            if not ok_wrt:
+                self.refuse(wrt_node, "this `wrt`", "write wrt as a constant")
+            made = seam.derivative_of(kind, obj, wrt)
+            fn = self.derivative_function(made)
+            parsed, defaults = self.callee(fn, node)
+            args = [self.expr(a, None, "arg") for a in call_args]
+            return self.inline(node, parsed, fn, defaults, args, [], None, None)
+        lifted, params, captured = self.nested_function(node, f)
+        wrt, single = self.nested_wrt(wrt_node or maker, params, wrt_node)
+        if len(call_args) != len(params):
+            self.refuse(node, f"calling it with {len(call_args)} arguments", "check the call")
+        args = [self.expr(a, None, "arg") for a in call_args]
+        code = seam.derivative_code(lifted, "reverse", wrt)
+        result = self.inline_code(node, code, args + self.outer_values(captured) + [ir.Const(1.0)])
+        if not (isinstance(result, ir.Tup) and isinstance(result.items[1], ir.Tup)):
+            raise InternalError("nested reverse-mode code did not return (value, gradients)")
+        value, grads = result.items[0], result.items[1].items
+        gradient: ir.Atom = grads[0] if single else ir.Tup(tuple(grads))
+        return gradient if kind == "grad" else ir.Tup((value, gradient))
+
+    def nested_vjp(self: Lowerer, node: gast.Call, out: Any, pullback: Any) -> None:
+        """``out, pullback = adgen.vjp(F, *primals)`` inside the differentiated function: out
+        is F's value; calling ``pullback(ct)`` inlines F's generated reverse-mode code."""
+        if len(node.args) < 2 or node.keywords:
+            self.refuse(node, "this call of adgen.vjp", "write adgen.vjp(f, *primals)")
+        if any(isinstance(a, gast.Starred) for a in node.args):
+            self.refuse(node, "starred arguments here", "pass the primals one by one")
+        lifted, params, captured = self.nested_function(node, node.args[0])
+        if len(node.args) - 1 != len(params):
+            self.refuse(node, f"passing {len(node.args) - 1} primals for {len(params)} parameters")
+        args = [self.expr(a, None, "arg") for a in node.args[1:]]
+        value = self.inline(
+            node, lifted, None, {}, args + self.outer_values(captured), [], None, None
+        )
+        self.bind_target(out, value)
+        self.local_functions[pullback.id] = LocalPullback(lifted, params, captured, args)
+        self.bound.add(pullback.id)
+
+    def nested_jvp(self: Lowerer, node: gast.Call) -> ir.Atom:
+        """``adgen.jvp(F, (a, b), (ta, tb))`` inside the differentiated function: F's generated
+        forward-mode code, inlined; ``None`` tangents hold arguments constant."""
+        if len(node.args) != 3 or node.keywords:
+            self.refuse(
+                node, "this call of adgen.jvp", "write adgen.jvp(f, (args...), (tangents...))"
+            )
+        f, primals, tangents = node.args
+        for part in (primals, tangents):
+            if not isinstance(part, (gast.Tuple, gast.List)):
+                self.refuse(part, "primals or tangents that are not written as a tuple here")
+        lifted, params, captured = self.nested_function(node, f)
+        if len(primals.elts) != len(params) or len(tangents.elts) > len(params):
+            self.refuse(node, "primals or tangents that do not match the parameters")
+        wrt = [
+            p
+            for p, t in zip(params, tangents.elts)
+            if not (isinstance(t, gast.Constant) and t.value is None)
+        ]
+        args = [self.expr(a, None, "arg") for a in primals.elts]
+        dots = [
+            self.expr(t, None, "tangent")
+            for t in tangents.elts
+            if not (isinstance(t, gast.Constant) and t.value is None)
+        ]
+        if not wrt:
+            self.refuse(tangents, "adgen.jvp with every tangent None", "pass a tangent")
+        code = seam.derivative_code(lifted, "forward", wrt)
+        return self.inline_code(node, code, args + self.outer_values(captured) + dots)
+
+
+def _literal(node: Any) -> tuple[bool, Any]:
+    """``(True, value)`` for a literal written in the source (``1``, ``"x"``, ``(0, 1)``)."""
+    try:
+        return True, ast.literal_eval(gast.gast_to_ast(node))
+    except (ValueError, TypeError, SyntaxError):
+        return False, None

@@ -1,0 +1,377 @@
+# mypy: disable-error-code="misc"
+# (every method takes the whole Lowerer as ``self``, as the parts call each other; mypy wants a
+# ``self`` type to be a supertype of the class the method is written in, and says so as "misc")
+"""What a Lowerer holds, and the operations every part of it uses.
+
+:class:`LowererState` is the state of one function being lowered (the IR block being built,
+the user's names and the IR atoms they mean, the names adgen has taken, the primitives that made
+each IR name) and the few operations every other part uses: :meth:`~LowererState.emit` a
+primitive's statement, :meth:`~LowererState.new_name` / :meth:`~LowererState.bind` a user's name,
+:meth:`~LowererState.copy`, and :meth:`~LowererState.refuse` what adgen does not support. Its
+constructor also rewrites ``break``/``continue`` (:mod:`adgen.frontend.lower.jumps`) and picks
+one IR
+name for each variable assigned inside blocks.
+"""
+
+from __future__ import annotations
+
+import types
+from typing import TYPE_CHECKING, Any, NoReturn
+
+import gast
+
+from adgen import ir, trees
+from adgen.backend.compile import restoring_lists
+from adgen.errors import SourceLocation, UnsupportedSyntaxError
+from adgen.frontend.lower.jumps import _structure_jumps
+from adgen.frontend.lower.syntax import _assigned_in_blocks, _popped_into, _written_in_place
+from adgen.frontend.parse import ParsedFunction
+from adgen.names import RESERVED, Namer
+from adgen.pyast import walk
+from adgen.rules import registry
+from adgen.rules import runtime as rt
+
+if TYPE_CHECKING:
+    from adgen.frontend.lower import Lowerer
+    from adgen.frontend.lower.calls import LocalDerivative, LocalFunction, LocalPullback
+
+
+_SYNTAX_NAMES = {
+    gast.If: "`if` statements",
+    gast.For: "`for` loops",
+    gast.While: "`while` loops",
+    gast.With: "`with` blocks",
+    gast.Try: "`try` blocks",
+    gast.FunctionDef: "nested `def`",
+    gast.ClassDef: "class definitions",
+    gast.Global: "`global` statements",
+    gast.Nonlocal: "`nonlocal` statements",
+    gast.Delete: "`del` statements (other than `del name` at a function's top level)",
+    gast.Raise: "`raise` statements",
+    gast.Import: "imports inside the function",
+    gast.ImportFrom: "imports inside the function",
+    gast.Assert: "`assert` statements",
+    gast.Match: "`match` statements",
+    gast.AsyncFunctionDef: "`async def`",
+    gast.AsyncFor: "`async for`",
+    gast.AsyncWith: "`async with`",
+    gast.AnnAssign: "annotated assignments",
+    gast.IfExp: "conditional expressions (`a if c else b`)",
+    gast.BoolOp: "`and` / `or`",
+    gast.Lambda: "`lambda` inside the function",
+    gast.ListComp: "list comprehensions",
+    gast.GeneratorExp: "generator expressions",
+    gast.DictComp: "dict comprehensions",
+    gast.SetComp: "set comprehensions",
+    gast.Dict: "dict literals",
+    gast.Set: "set literals",
+    gast.List: "list literals",
+    gast.Starred: "`*args` unpacking",
+    gast.Yield: "`yield`",
+    gast.Await: "`await`",
+    gast.JoinedStr: "f-strings",
+    gast.NamedExpr: "`:=`",
+}
+
+
+_HINTS = {
+    gast.With: "move file and resource handling (`with open(...)`) outside the function you "
+    "differentiate, and pass the data in as an argument",
+    gast.Try: "remove the `try`: check the inputs before calling the function, outside it",
+    gast.ClassDef: "define the class at module level",
+    gast.Global: "pass the value in as an argument and return the new value",
+    gast.Nonlocal: "pass the value in as an argument and return the new value",
+    gast.Delete: "remove the `del` (names go away when the function returns)",
+    gast.Raise: "move the check outside the function you differentiate (check the inputs "
+    "before calling it), or return a value on every path",
+    gast.Import: "move the import to the top of the module",
+    gast.ImportFrom: "move the import to the top of the module",
+    gast.Match: "write the cases as `if`/`elif` on the values",
+    gast.AsyncFunctionDef: "differentiate plain (synchronous) functions",
+    gast.AsyncFor: "differentiate plain (synchronous) functions",
+    gast.AsyncWith: "differentiate plain (synchronous) functions",
+    gast.AnnAssign: "drop the annotation (`y = ...`)",
+    gast.DictComp: "build a tuple or list of the values, or an array",
+    gast.SetComp: "build a tuple or list of the values, or an array",
+    gast.Set: "use a tuple",
+    gast.Starred: "pass the arguments one by one",
+    gast.Yield: "return a value; build a list or array",
+    gast.Await: "differentiate plain (synchronous) functions",
+    gast.JoinedStr: "compute numbers only; move printing and logging outside the function",
+    gast.NamedExpr: "assign the value on a line of its own",
+}
+
+
+class _UserNamer:
+    """Fresh names for variables adgen adds to a function: ``namer``'s, never in ``avoid``."""
+
+    def __init__(self, namer: Namer, avoid: set[str]) -> None:
+        self.namer, self.avoid = namer, avoid
+
+    def fresh(self, base: str) -> str:
+        while True:
+            name = self.namer.fresh(base)
+            if name not in self.avoid:
+                return name
+
+
+class LowererState:
+    """The state of the function being lowered, and the operations every part uses."""
+
+    def __init__(
+        self: Lowerer,
+        parsed: ParsedFunction,
+        parent: Lowerer | None = None,
+        fn: types.FunctionType | None = None,
+        structure: dict[str, trees.Desc] | None = None,
+    ) -> None:
+        self.parsed = parsed
+        self.node = parsed.node
+        self.parent = parent
+        self.fn = fn
+        self.root: Lowerer = parent.root if parent is not None else self
+        self.params = [a.id for a in self.node.args.args]
+        local_names = {n.id for n in walk(self.node) if isinstance(n, gast.Name)}
+        if parent is None:
+            self.namer = Namer(local_names)
+            self.free: dict[str, Any] = {}
+            # IR name -> primitive that made it
+            self.producers: dict[str, registry.Primitive] = {}
+            self.scalars: set[str] = set()
+            self.block: list[ir.Stmt] = []
+            # inlined functions' lines get keys of their own: key -> (label, location)
+            self.labels: dict[int, str] = {}
+            self.origins: dict[int, SourceLocation] = {}
+            self.inlining: list[Any] = []  # code objects being inlined (recursion check)
+            self.callee_names: dict[Any, str] = {}  # functions called, not inlined: their names
+            self.prefix = ""
+        else:
+            self.namer = parent.namer
+            self.free = parent.free
+            self.producers = parent.producers
+            self.scalars = parent.scalars
+            self.block = parent.block
+            self.prefix = f"{parsed.name}_"
+        # names adgen makes up for variables of this function (loop indices, break flags):
+        # never one of its own local names (an inlined function's are not reserved in the
+        # shared namer, only their prefixed IR names)
+        self.user_namer = _UserNamer(self.namer, local_names)
+        self.env: dict[str, ir.Atom] = {p: ir.Var(p) for p in self.params}
+        self.bound: set[str] = set(self.params)
+        # the IR function's parameters: tree arguments are flattened into their leaves
+        self.flat_params = list(self.params)
+        if structure:
+            self.flat_params = []
+            for p in self.params:
+                desc = structure.get(p, trees.LEAF)
+                if not trees.is_tree(desc):
+                    self.flat_params.append(p)
+                    continue
+                leaves = trees.leaf_names(p, desc)
+                for leaf in leaves:
+                    if leaf in local_names or leaf in self.params or leaves.count(leaf) > 1:
+                        self.refuse(
+                            self.node,
+                            f"a dict/list/tuple argument `{p}` whose leaf `{leaf}` clashes "
+                            "with another name",
+                            f"rename `{leaf}` in the function, or the keys of `{p}`",
+                        )
+                    self.namer.reserve(leaf)
+                self.flat_params.extend(leaves)
+                self.env[p] = _tree_atom(desc, iter(leaves))
+        self.line = self.key(self.node)
+        # user variables assigned inside if/for/while: one IR name each (no renaming), so every
+        # path through the blocks leaves its value under the same name
+        if not getattr(self.node, "adgen_structured", False):
+            self.node.body = _structure_jumps(self.node.body, self.user_namer)
+            self.node.adgen_structured = True
+        self.multi: dict[str, str] = {}
+        nodes = walk(self.node)
+        # adgen's reverse-mode code read again: its `v = stack.pop()` puts back a value v had;
+        # v keeps one name, so that "v as differentiable as it was" means all of v's values
+        self.restoring = set(restoring_lists(parsed.filename))
+        restored = _popped_into(nodes, self.restoring)
+        for user in sorted(
+            _assigned_in_blocks(self.node.body) | _written_in_place(nodes) | restored
+        ):
+            if parent is None:
+                self.multi[user] = user if user not in RESERVED else self.namer.fresh(user)
+                self.namer.reserve(self.multi[user])
+            else:
+                self.multi[user] = self.namer.claim(self.prefix + user)
+        self.depth = 0  # nesting depth of blocks being lowered
+        self.deleted: set[str] = set()  # names unbound by `del` (reading them again is refused)
+        self.ranges: set[str] = set()  # slices of ranges (r[a:b]): ranges too
+        self.result: str | None = None  # the name `return` binds inside blocks
+        # ... or, where every `return` gives a tuple of the same length, one name an item
+        self.result_items: list[str] = []
+        self.call_target: str | None = None  # for an inlined call: the caller's name
+        self.returned: ir.Atom | None = None
+        self.local_functions: dict[str, LocalFunction | LocalDerivative | LocalPullback] = {}
+        self.enclosing: Lowerer | None = None  # the function a nested def is defined in
+
+    def key(self: Lowerer, node: Any) -> int:
+        """The line key of a node: its line number, or a key of its own in an inlined function."""
+        line = self.parsed.line(node)
+        if self.parent is None:
+            return line
+        root = self.root
+        label = f"{line} of {self.parsed.name}"
+        for k, existing in root.labels.items():
+            if existing == label and root.origins[k].filename == self.parsed.filename:
+                return k
+        k = 10_000_000 + len(root.labels)
+        root.labels[k] = label
+        root.origins[k] = self.parsed.loc(node)
+        return k
+
+    # -- errors ---------------------------------------------------------------------------------
+    def refuse(self: Lowerer, node: Any, what: str, hint: str = "") -> NoReturn:
+        raise UnsupportedSyntaxError(f"adgen does not support {what}", self.parsed.loc(node), hint)
+
+    def refuse_node(self: Lowerer, node: Any) -> NoReturn:
+        kind = type(node)
+        what = _SYNTAX_NAMES.get(kind, f"`{kind.__name__}`")
+        self.refuse(
+            node, what, _HINTS.get(kind, "rewrite this part with NumPy calls and arithmetic")
+        )
+
+    def call_prim(self: Lowerer, fn: Any, args: list[ir.Atom], hint: str) -> ir.Var:
+        prim = registry.lookup(fn)
+        assert prim is not None and prim.outputs is None, fn
+        out = self.emit(None, hint, prim, args, [], None)
+        assert isinstance(out, ir.Var)
+        return out
+
+    def copy(self: Lowerer, name: str, atom: ir.Atom) -> None:
+        """``name = atom`` as a real statement (a name rebound inside blocks cannot alias)."""
+        prim = registry.lookup(registry.assign)
+        assert prim is not None
+        self.block.append(ir.Assign((name,), prim, (atom,), (), self.line))
+        self.producers[name] = prim
+
+    def new_name(self: Lowerer, user: str) -> str:
+        """The IR name for a new binding of the user's variable ``user``."""
+        if user in self.multi:
+            return self.multi[user]
+        if self.parent is not None:
+            return self.namer.claim(self.prefix + user)
+        if user not in self.bound and user not in RESERVED:
+            self.namer.reserve(user)
+            return user
+        return self.namer.fresh(user)
+
+    def bind(self: Lowerer, user: str, name: str, atom: ir.Atom) -> None:
+        self.bound.add(user)
+        if isinstance(atom, ir.Var) and atom.name == name:
+            self.env[user] = atom
+            return
+        if user in self.multi or (isinstance(atom, ir.Var) and atom.name in self.multi.values()):
+            # rebound inside blocks, or a copy of such a variable: a real copy, not an alias
+            self.copy(name, atom)
+            self.env[user] = ir.Var(name)
+            return
+        # a plain copy (y = x, y = 2.0): the user's name now means that atom
+        self.env[user] = atom
+
+    # -- IR statements -------------------------------------------------------------------------
+    def emit(
+        self: Lowerer,
+        target: str | None,
+        hint: str,
+        prim: registry.Primitive,
+        args: list[ir.Atom],
+        kwargs: list[tuple[str, ir.Atom]],
+        node: Any,
+    ) -> ir.Atom:
+        try:
+            prim.bind(tuple(args), kwargs)
+        except TypeError as exc:
+            names = ", ".join(p.name for p in prim.params)
+            raise UnsupportedSyntaxError(
+                f"{prim.name}: these arguments do not fit adgen's rule ({exc})",
+                self.parsed.loc(node),
+                f"adgen's rule for {prim.name} takes ({names})",
+            ) from None
+        if prim.outputs is not None:
+            return self.emit_several(hint, prim, args, kwargs, node)
+        name = target if target is not None else self.namer.fresh(hint)
+        self.block.append(ir.Assign((name,), prim, tuple(args), tuple(kwargs), self.line))
+        self.producers[name] = prim
+        if prim is registry.lookup(registry.operator.getitem) and self.is_range(args[0]):
+            if isinstance(args[1], ir.Slc):  # r[a:b] of a range is a range
+                self.ranges.add(name)
+        return ir.Var(name)
+
+    def is_range(self: Lowerer, atom: ir.Atom) -> bool:
+        """Is this atom a range (``range(...)``, ``rt.backwards(...)``, a slice of one)?"""
+        if not isinstance(atom, ir.Var):
+            return False
+        made = self.producers.get(atom.name)
+        ranges = (registry.lookup(range), registry.lookup(rt.backwards))
+        return (made is not None and made in ranges) or atom.name in self.ranges
+
+    def emit_several(
+        self: Lowerer,
+        hint: str,
+        prim: registry.Primitive,
+        args: list[ir.Atom],
+        kwargs: list[tuple[str, ir.Atom]],
+        node: Any,
+    ) -> ir.Tup | ir.Var:
+        """A function with several results binds one name each; the call's value is their
+        tuple (unpacked, indexed with constants or returned like any tuple). A count of 1
+        (from ``outputs`` and the call's constants) is a single result, not a tuple, unless
+        the function returns a list of its results (``np.split(x, 1)``: a list of one)."""
+        bound = prim.bind(tuple(args), kwargs)
+        # the constants of the call, and defaults of what it does not pass: an argument
+        # passed as a variable is missing, so a count that needs it fails (never the default)
+        static = {k: v for k, v in prim.defaults().items() if k not in bound}
+        varying: list[str] = []
+        for key, atom in bound.items():
+            known, value = _constant(atom)
+            if known:
+                static[key] = value
+            else:
+                varying.append(key)
+        try:
+            count = prim.count_outputs(static)
+        except KeyError as exc:
+            if exc.args and exc.args[0] in varying:
+                self.refuse(
+                    node,
+                    f"{prim.name} with `{exc.args[0]}` known only at run time (it decides "
+                    "the number of results)",
+                    f"pass `{exc.args[0]}` as a constant",
+                )
+            count = None
+        except (TypeError, ValueError):
+            count = None
+        if count is None:
+            self.refuse(node, f"{prim.name} with these arguments (this form has no rule)")
+        names = tuple(self.namer.fresh(hint) for _ in range(count))
+        self.block.append(ir.Assign(names, prim, tuple(args), tuple(kwargs), self.line))
+        for n in names:
+            self.producers[n] = prim
+        if count == 1 and not prim.result_list:  # np.linalg.svd(a, compute_uv=False)
+            return ir.Var(names[0])
+        return ir.Tup(tuple(ir.Var(n) for n in names))
+
+
+def _tree_atom(desc: trees.Desc, leaves: Any) -> ir.Atom:
+    if not trees.is_tree(desc):
+        return ir.Var(next(leaves))
+    if desc[0] == "dict":
+        return ir.Dct(tuple(desc[1]), tuple(_tree_atom(d, leaves) for d in desc[2]))
+    return ir.Tup(tuple(_tree_atom(d, leaves) for d in desc[1]))
+
+
+def _constant(atom: ir.Atom) -> tuple[bool, Any]:
+    """The Python value of an atom made only of constants (a number, a tuple of numbers)."""
+    if isinstance(atom, ir.Const):
+        return True, atom.value
+    if isinstance(atom, ir.Tup):
+        values = [_constant(a) for a in atom.items]
+        if all(known for known, _ in values):
+            return True, tuple(v for _, v in values)
+    return False, None

@@ -1,0 +1,494 @@
+# mypy: disable-error-code="misc"
+# (every method takes the whole Lowerer as ``self``, as the parts call each other; mypy wants a
+# ``self`` type to be a supertype of the class the method is written in, and says so as "misc")
+"""Lower the function's body and its statements.
+
+The entry :meth:`~StatementsMixin.lower` (a function's whole body: every path must end in a
+``return``; code after an early return moves into the other branch, so each ``return`` ends a
+path), the dispatch on a statement's kind (:meth:`~StatementsMixin.statement`) and one method per
+kind: assignments and the names they bind (tuple unpacking included), augmented assignments,
+``return``, ``if``, ``del``, ``assert`` and expression statements. Loops are lowered in
+:mod:`adgen.frontend.lower.loops`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import gast
+
+from adgen import ir, seam
+from adgen.frontend.lower.calls import LocalDerivative
+from adgen.frontend.lower.state import LowererState
+from adgen.frontend.lower.syntax import _appended, _concatenated, _is_pop
+from adgen.names import RESERVED
+from adgen.pyast import walk
+from adgen.rules import registry
+
+if TYPE_CHECKING:
+    from adgen.frontend.lower import Lowerer
+
+
+# statements that can hold a `return` the single-exit rewriting does not see through
+_OPAQUE_BLOCKS = tuple(
+    t for t in (gast.Try, getattr(gast, "TryStar", None), gast.With, gast.Match) if t
+) + (gast.AsyncWith, gast.AsyncFor)
+
+
+class StatementsMixin(LowererState):
+    """The function body and its statements."""
+
+    # -- entry ----------------------------------------------------------------------------------
+    def lower(self: Lowerer) -> ir.Function:
+        args = self.node.args
+        for part, label in ((args.vararg, "*args"), (args.kwarg, "**kwargs")):
+            if part is not None:
+                self.refuse(self.node, f"`{label}` parameters", "list the parameters one by one")
+        if args.kwonlyargs or args.posonlyargs:
+            self.refuse(
+                self.node, "keyword-only and positional-only parameters", "use plain parameters"
+            )
+        for a in args.args:
+            if a.id in RESERVED:
+                self.refuse(
+                    a,
+                    f"a parameter named `{a.id}` (generated code uses that name for a module)",
+                    f"rename the parameter `{a.id}`",
+                )
+        for n in walk(self.node):
+            if isinstance(n, (gast.Yield, gast.YieldFrom)):
+                self.refuse(n, "`yield` (generators)", "return a value; build a list or array")
+        body = list(self.node.body)
+        if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant):
+            body = body[1:]  # docstring
+        self.check_returns(body)
+        body = self.single_exit(body)
+        if any(isinstance(s, gast.If) for s in body) and not isinstance(body[-1], gast.Return):
+            # returns inside branches bind one result name; the function returns it at the end
+            self.result = self.namer.claim("out")
+            self.result_items = self.tuple_result(body, "out")
+        self.lower_block(body)
+        if self.result_items:
+            result = ir.Tup(tuple(ir.Var(n) for n in self.result_items))
+            self.block.append(ir.Return(result, self.line))
+        elif self.result is not None:
+            self.block.append(ir.Return(ir.Var(self.result), self.line))
+        used = {name for name in self.namer.taken}
+        return ir.Function(
+            name=self.parsed.name,
+            params=self.flat_params,
+            body=self.block,
+            filename=self.parsed.filename,
+            firstlineno=self.parsed.line(self.node),
+            source_lines=self.parsed.lines,
+            free=self.free,
+            user_names=used,
+            scalars=self.scalars,
+            labels=self.labels,
+            origins=self.origins,
+        )
+
+    # -- statements -----------------------------------------------------------------------------
+    def statement(self: Lowerer, stmt: Any) -> bool:
+        """Lower one statement; True if it was a ``return``."""
+        if isinstance(stmt, gast.Assign):
+            self.lower_assign(stmt)
+            return False
+        if isinstance(stmt, gast.AugAssign):
+            self.lower_aug_assign(stmt)
+            return False
+        if isinstance(stmt, gast.Return):
+            self.lower_return(stmt)
+            return True
+        if isinstance(stmt, gast.Pass):
+            return False
+        if (
+            isinstance(stmt, gast.Delete)
+            and self.depth == 0
+            and all(isinstance(t, gast.Name) and t.id in self.env for t in stmt.targets)
+        ):
+            # `del x` of a local at the function's top level (adgen's own reverse-mode code
+            # frees memory that way): nothing to differentiate; reading x afterwards is refused
+            self.deleted.update(t.id for t in stmt.targets)
+            return False
+        if isinstance(stmt, gast.Assert):
+            # kept (the check still runs), never differentiated; the message is not copied
+            test = self.expr(stmt.test, None, "check")
+            self.block.append(ir.Assign((), registry.ASSERT, (test,), (), self.line))
+            return False
+        if isinstance(stmt, gast.FunctionDef):
+            self.define_local_function(stmt, stmt)
+            return False
+        if isinstance(stmt, gast.If):
+            self.lower_if(stmt)
+            return False
+        if isinstance(stmt, gast.For):
+            self.lower_for(stmt)
+            return False
+        if isinstance(stmt, gast.While):
+            self.lower_while(stmt)
+            return False
+        if isinstance(stmt, (gast.Break, gast.Continue)):
+            word = "break" if isinstance(stmt, gast.Break) else "continue"
+            self.refuse(
+                stmt,
+                f"`{word}`",
+                "use a while loop whose condition says when to stop"
+                if word == "break"
+                else "put the rest of the loop body under an if",
+            )
+        if isinstance(stmt, gast.Expr):
+            self.lower_expression_statement(stmt)
+            return False
+        self.refuse_node(stmt)
+
+    def lower_assign(self: Lowerer, stmt: Any) -> None:
+        """An assignment: ``y[i] = v``, ``g = adgen.grad(...)``, ``out, pb = adgen.vjp(...)``,
+        ``f = lambda ...``, ``a = b = expr`` or a plain one."""
+        if len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Subscript):
+            self.write_in_place(stmt, stmt.targets[0], stmt.value, None)
+            return
+        if (
+            len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], gast.Name)
+            and isinstance(stmt.value, gast.Call)
+        ):
+            ok, maker = self.static_object(stmt.value.func)
+            kind = seam.entry_points().get(maker) if ok else None
+            if kind in ("grad", "value_and_grad"):  # g = adgen.grad(lambda y: ...)
+                self.local_functions[stmt.targets[0].id] = LocalDerivative(kind, stmt.value)
+                self.bound.add(stmt.targets[0].id)
+                return
+        if (
+            len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], gast.Tuple)
+            and len(stmt.targets[0].elts) == 2
+            and all(isinstance(t, gast.Name) for t in stmt.targets[0].elts)
+            and isinstance(stmt.value, gast.Call)
+        ):
+            ok, maker = self.static_object(stmt.value.func)
+            if ok and seam.entry_points().get(maker) == "vjp":  # out, pb = adgen.vjp(F, x)
+                self.nested_vjp(stmt.value, *stmt.targets[0].elts)
+                return
+        if (
+            isinstance(stmt.value, gast.Lambda)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], gast.Name)
+        ):
+            self.define_local_function(stmt.value, stmt, stmt.targets[0].id)
+            return
+        if len(stmt.targets) != 1:
+            # a = b = expr: evaluate once, bind every target
+            atom = self.expr(stmt.value, None)
+            for target in stmt.targets:
+                self.bind_target(target, atom)
+            return
+        self.assign(stmt.targets[0], stmt.value)
+
+    def lower_aug_assign(self: Lowerer, stmt: Any) -> None:
+        """``y[i] += v`` (in place) or ``y += v`` (``y = y + v`` where nothing else sees y)."""
+        if isinstance(stmt.target, gast.Subscript):
+            self.write_in_place(stmt, stmt.target, stmt.value, stmt.op)
+            return
+        if not isinstance(stmt.target, gast.Name):
+            self.refuse(stmt, "augmented assignment to subscripts or attributes", "write y = y + v")
+        self.check_in_place(stmt)
+        binop = gast.BinOp(
+            left=gast.Name(id=stmt.target.id, ctx=gast.Load(), annotation=None, type_comment=None),
+            op=stmt.op,
+            right=stmt.value,
+        )
+        gast.copy_location(binop, stmt)
+        self.assign(stmt.target, binop, augmented=True)
+
+    def lower_return(self: Lowerer, stmt: Any) -> None:
+        """``return v``: the function's result, the caller's value (an inlined call), or, where
+        returns stand inside branches, the result name(s) they all bind."""
+        if stmt.value is None:
+            self.refuse(stmt, "`return` without a value", "return the value to differentiate")
+        if self.result_items:
+            assert isinstance(stmt.value, gast.Tuple)
+            for item, elt in zip(self.result_items, stmt.value.elts):
+                atom = self.expr(elt, item)
+                if atom != ir.Var(item):
+                    self.copy(item, atom)
+            return
+        if self.result is not None:
+            atom = self.expr(stmt.value, self.result)
+            if atom != ir.Var(self.result):
+                self.copy(self.result, atom)
+            return
+        if self.parent is not None:  # an inlined call: the value goes to the caller
+            self.returned = self.expr(stmt.value, self.call_target, self.prefix + "out")
+            return
+        atom = self.expr(stmt.value, self.namer.claim("out") if "out" in self.bound else "out")
+        self.block.append(ir.Return(atom, self.line))
+
+    def lower_if(self: Lowerer, stmt: Any) -> None:
+        """``if``/``else``: each branch a block of its own."""
+        test = self.expr(stmt.test, None, "cond")
+        # each branch starts from what the names meant before the `if` (a name bound in
+        # a branch is rebound in blocks, so it has one IR name after it; only statements
+        # after an early return, which end the function, bind names of their own there)
+        before = dict(self.env)
+        body = self.sub_block(stmt.body)
+        self.env, after_body = before, self.env
+        orelse = self.sub_block(stmt.orelse)
+        self.env = {**after_body, **self.env}
+        self.add_if(test, body, orelse, self.key(stmt))
+
+    def lower_expression_statement(self: Lowerer, stmt: Any) -> None:
+        """An expression statement: a constant (a docstring), ``xs.pop()`` or ``xs.append(v)``;
+        any other (a call made for its side effects) is refused."""
+        if isinstance(stmt.value, gast.Constant):
+            return
+        if _is_pop(stmt.value) and stmt.value.func.value.id in self.multi:
+            self.pop(stmt.value, stmt.value.func.value.id, None, "dropped")  # xs.pop()
+            return
+        call = stmt.value
+        if (
+            isinstance(call, gast.Call)
+            and isinstance(call.func, gast.Attribute)
+            and call.func.attr == "append"
+            and isinstance(call.func.value, gast.Name)
+            and len(call.args) == 1
+            and not call.keywords
+        ):
+            self.append(stmt, call.func.value.id, call.args[0])
+            return
+        if (
+            isinstance(call, gast.Call)
+            and isinstance(call.func, gast.Attribute)
+            and call.func.attr in ("append", "extend", "insert")
+        ):
+            self.refuse(
+                stmt,
+                f"growing a list with `.{call.func.attr}()` (not yet)",
+                "preallocate an array (y = np.zeros(n)) and write y[i] = v, "
+                "or stack the values you have: np.stack((a, b))",
+            )
+        self.refuse(
+            stmt,
+            "expression statements (calls made for their side effects)",
+            "remove it, or move printing and I/O outside the differentiated function",
+        )
+
+    def add_if(
+        self: Lowerer, test: ir.Atom, body: list[ir.Stmt], orelse: list[ir.Stmt], line: int
+    ) -> None:
+        """Append an ``If``; a test the branches rebind is first copied, so the branch taken
+        can be told again when reverse mode replays the ``if``."""
+        if isinstance(test, ir.Var):
+            inside = ir.Function("", [], body + orelse, "", 0, {})
+            bound = {t for s in inside.statements() if isinstance(s, ir.Assign) for t in s.targets}
+            if test.name in bound:
+                taken = self.namer.fresh("taken")
+                self.copy(taken, test)
+                test = ir.Var(taken)
+        self.block.append(ir.If(test, body, orelse, line))
+
+    def lower_block(self: Lowerer, stmts: list[Any]) -> None:
+        for stmt in stmts:
+            self.line = self.key(stmt)
+            self.statement(stmt)
+
+    def sub_block(self: Lowerer, stmts: list[Any]) -> list[ir.Stmt]:
+        """Lower the statements of a nested block into their own IR block."""
+        saved, self.block = self.block, []
+        self.depth += 1
+        self.lower_block(stmts)
+        self.depth -= 1
+        block, self.block = self.block, saved
+        return block
+
+    def single_exit(self: Lowerer, stmts: list[Any]) -> list[Any]:
+        """Move the statements after an ``if`` that returns into its other branch, so every
+        ``return`` ends a path (early returns become structured branches)."""
+        out: list[Any] = []
+        for i, stmt in enumerate(stmts):
+            if isinstance(stmt, gast.Return):
+                if i + 1 < len(stmts):
+                    self.refuse(stmts[i + 1], "statements after `return`", "remove them")
+                out.append(stmt)
+                return out
+            if isinstance(stmt, gast.If) and _contains_return(stmt):
+                rest = stmts[i + 1 :]
+                stmt.body = self.single_exit(
+                    stmt.body + ([] if _always_returns(stmt.body) else rest)
+                )
+                orelse = stmt.orelse + ([] if _always_returns(stmt.orelse) else rest)
+                stmt.orelse = self.single_exit(orelse)
+                out.append(stmt)
+                return out
+            if isinstance(stmt, (gast.For, gast.While)) and _contains_return(stmt):
+                node = _find_return(stmt)
+                self.refuse(
+                    node, "`return` inside a loop", "set a variable and return after the loop"
+                )
+            out.append(stmt)
+        return out
+
+    def tuple_result(self: Lowerer, body: list[Any], base: str) -> list[str]:
+        """Where every ``return`` in ``body`` gives a tuple display of one length, a result
+        name for each item (so each item keeps a derivative of its own across the branches);
+        else none."""
+        returns = [r for stmt in body for r in _returns(stmt)]
+        lengths = {len(r.value.elts) if isinstance(r.value, gast.Tuple) else -1 for r in returns}
+        if (
+            len(lengths) != 1
+            or -1 in lengths
+            or any(isinstance(e, gast.Starred) for r in returns for e in r.value.elts)
+        ):
+            return []
+        return [self.namer.fresh(base) for _ in range(lengths.pop())]
+
+    def check_returns(self: Lowerer, body: list[Any]) -> None:
+        """Every path through ``body`` must end in a ``return``; where one stands inside a
+        construct adgen does not read (``try``, ``with``, ``match``), that is refused by name."""
+        if _always_returns(body):
+            return
+        for stmt in body:
+            for node in walk(stmt):
+                if isinstance(node, _OPAQUE_BLOCKS) and _contains_return(node):
+                    self.refuse_node(node)
+        self.refuse(
+            self.node,
+            "functions that can end without a `return`",
+            "return the value to differentiate on every path",
+        )
+
+    def assign(self: Lowerer, target: Any, value: Any, augmented: bool = False) -> None:
+        if (
+            isinstance(target, gast.Name)
+            and isinstance(value, gast.List)
+            and target.id in self.list_names(_appended)
+        ):
+            self.new_list(target.id, value.elts)
+            return
+        if (
+            isinstance(target, gast.Name)
+            and isinstance(value, gast.BinOp)
+            and isinstance(value.op, gast.Add)
+            and target.id in self.list_names(_concatenated)
+        ):
+            self.assign_concatenation(target.id, value, augmented)
+            return
+        if isinstance(target, gast.Name):
+            name = self.new_name(target.id)
+            atom = self.expr(value, name)
+            self.bind(target.id, name, atom)
+        elif isinstance(target, gast.Tuple) and all(isinstance(t, gast.Name) for t in target.elts):
+            if isinstance(value, gast.Tuple) and len(value.elts) == len(target.elts):
+                # every value is computed before any name is rebound (a, b = b, a); values for
+                # names not rebound in blocks are computed straight into their new names
+                atoms = [
+                    self.expr(v, None if t.id in self.multi else self.new_name(t.id), t.id)
+                    for t, v in zip(target.elts, value.elts)
+                ]
+                if any(t.id in self.multi for t in target.elts):
+                    # evaluate every value before rebinding any name (a, b = b, a)
+                    held = []
+                    for a in atoms:
+                        if isinstance(a, ir.Var) and a.name in self.multi.values():
+                            temp = self.namer.fresh(a.name)
+                            self.copy(temp, a)
+                            a = ir.Var(temp)
+                        held.append(a)
+                    atoms = held
+                for t, a in zip(target.elts, atoms):
+                    self.bind(t.id, self.new_name(t.id), a)
+                return
+            atom = self.expr(value, None)
+            self.bind_target(target, atom)
+        elif isinstance(target, gast.Tuple):
+            # nested unpacking: a, (b, c) = ...
+            self.bind_target(target, self.expr(value, None))
+        else:
+            self.refuse(
+                target,
+                "assignments to subscripts and attributes",
+                "build the array with np.where, np.concatenate or arithmetic instead",
+            )
+
+    def bind_target(self: Lowerer, target: Any, atom: ir.Atom) -> None:
+        if isinstance(target, gast.Name):
+            self.bind(target.id, self.new_name(target.id), atom)
+            return
+        if (
+            isinstance(target, gast.Tuple)
+            and isinstance(atom, ir.Tup)
+            and all(isinstance(t, gast.Name) for t in target.elts)
+            and self.block
+            and isinstance(self.block[-1], ir.Assign)
+            and self.block[-1].targets == tuple(getattr(a, "name", None) for a in atom.items)
+            and not {self.multi.get(t.id) for t in target.elts}.intersection(
+                v for a in ir.stmt_args(self.block[-1]) for v in ir.atom_vars(a)
+            )
+        ):
+            # `sign, logdet = np.linalg.slogdet(a)`: the results take the user's names
+            names = tuple(self.new_name(t.id) for t in target.elts)
+            for old, new in zip(self.block[-1].targets, names):
+                self.producers[new] = self.producers.pop(old)
+            self.block[-1].targets = names
+            for t, n in zip(target.elts, names):
+                self.bind(t.id, n, ir.Var(n))
+            return
+        if isinstance(target, gast.Tuple) and isinstance(atom, ir.Tup):
+            if len(atom.items) == len(target.elts):
+                for t, a in zip(target.elts, atom.items):
+                    self.bind_target(t, a)
+                return
+        if isinstance(target, gast.Tuple) and all(isinstance(t, gast.Name) for t in target.elts):
+            if (
+                isinstance(atom, ir.Var)
+                and self.block
+                and isinstance(self.block[-1], ir.Assign)
+                and self.block[-1].targets == (atom.name,)
+            ):
+                names = tuple(self.new_name(t.id) for t in target.elts)
+                self.block[-1].targets = names
+                for t, n in zip(target.elts, names):
+                    self.env[t.id] = ir.Var(n)
+                    self.bound.add(t.id)
+                return
+        self.refuse(target, "this kind of unpacking", "unpack a tuple of the same length")
+
+
+def _contains_return(node: Any) -> bool:
+    """Does this statement hold a ``return`` of its own (not one of a nested ``def``)?"""
+    return _find_return(node) is not None
+
+
+def _find_return(node: Any) -> Any:
+    if isinstance(node, gast.Return):
+        return node
+    if isinstance(node, (gast.FunctionDef, gast.Lambda)):
+        return None
+    for child in gast.iter_child_nodes(node):
+        found = _find_return(child)
+        if found is not None:
+            return found
+    return None
+
+
+def _returns(node: Any) -> list[Any]:
+    """The ``return`` statements of this statement (not those of a nested ``def``)."""
+    if isinstance(node, gast.Return):
+        return [node]
+    if isinstance(node, (gast.FunctionDef, gast.Lambda)):
+        return []
+    return [r for child in gast.iter_child_nodes(node) for r in _returns(child)]
+
+
+def _always_returns(stmts: list[Any]) -> bool:
+    """Does every path through these statements end in a ``return``?"""
+    for stmt in stmts:
+        if isinstance(stmt, gast.Return):
+            return True
+        if (
+            isinstance(stmt, gast.If)
+            and _always_returns(stmt.body)
+            and _always_returns(stmt.orelse)
+        ):
+            return True
+    return False

@@ -1,0 +1,338 @@
+"""Read a function's source with :mod:`inspect`, parse it with gast, and know its scope.
+
+:func:`parse_function` finds the ``def`` (or ``lambda``) of a live function
+and keeps the absolute line numbers of its file, so every later error can
+point at the user's own line. :class:`LiveScope` answers "which Python object
+does this name mean?" from the function's closure cells, module globals and
+builtins, and records each answer so a cache can later check that none of
+them changed.
+"""
+
+from __future__ import annotations
+
+import builtins
+import importlib.util
+import inspect
+import linecache
+import os
+import sys
+import textwrap
+import types
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import gast
+
+from adgen.errors import SourceLocation, SourceUnavailableError, UnsupportedSyntaxError
+from adgen.frontend import interactive
+from adgen.frontend.interactive import STDIN, history_source
+from adgen.frontend.lambdas import find_lambda
+
+
+class Scope(Protocol):
+    def lookup(self, name: str) -> Any:
+        """The object ``name`` means; ``KeyError`` if it is not defined."""
+        ...
+
+
+@dataclass
+class ParsedFunction:
+    """A function's syntax tree with the absolute place of its lines."""
+
+    node: gast.FunctionDef
+    name: str
+    filename: str
+    line_offset: int  # absolute line = node line + line_offset
+    col_offset: int  # absolute column = node column + col_offset
+    lines: dict[int, str]
+    scope: Scope
+
+    def loc(self, node: Any) -> SourceLocation:
+        lineno = getattr(node, "lineno", None) or self.node.lineno
+        line = lineno + self.line_offset
+        col = (getattr(node, "col_offset", 0) or 0) + self.col_offset
+        return SourceLocation(self.filename, line, col, self.lines.get(line, ""))
+
+    def line(self, node: Any) -> int:
+        return (getattr(node, "lineno", None) or self.node.lineno) + self.line_offset
+
+
+_MISSING = object()
+
+
+@dataclass
+class LiveScope:
+    """Names of a live function: closure cells, then module globals, then builtins."""
+
+    fn: types.FunctionType
+    # (kind, container, name, object) for every answer given
+    seen: list[tuple[str, Any, str, Any]] = field(default_factory=list)
+    _keys: set[tuple[int, str]] = field(default_factory=set)
+
+    def _record(self, kind: str, container: Any, name: str, value: Any) -> None:
+        key = (id(container), name)
+        if key not in self._keys:
+            self._keys.add(key)
+            self.seen.append((kind, container, name, value))
+            shape = getattr(value, "shape", None)
+            if type(shape) is tuple and type(value).__name__ == "ndarray":
+                # code specialised for shapes reads an outside array's shape: an array
+                # reshaped in place (`a.shape = ...`) must rebuild it too
+                self._record("shape", value, "shape", shape)
+
+    def lookup(self, name: str) -> Any:
+        code = self.fn.__code__
+        if name in code.co_freevars and self.fn.__closure__:
+            cell = self.fn.__closure__[code.co_freevars.index(name)]
+            try:
+                value = cell.cell_contents
+            except ValueError:
+                raise KeyError(name) from None
+            self._record("cell", cell, name, value)
+            return value
+        globs = self.fn.__globals__
+        if name in globs:
+            value = globs[name]
+            self._record("global", globs, name, value)
+            return value
+        b = globs.get("__builtins__", builtins)
+        table = b if isinstance(b, dict) else vars(b)
+        if name in table:
+            return table[name]
+        raise KeyError(name)
+
+
+def dependencies_unchanged(seen: list[tuple[str, Any, str, Any]]) -> bool:
+    """True when every name looked up still means the same object."""
+    for kind, container, name, value in seen:
+        if kind == "cell":
+            try:
+                current = container.cell_contents
+            except ValueError:
+                return False
+        elif kind == "shape":  # an outside array's shape (the array itself is the same)
+            if container.shape != value:
+                return False
+            continue
+        elif kind in ("attr", "code"):
+            current = getattr(container, name, _MISSING)
+        elif kind == "adgen":  # a derivative object called: the function standing for it now
+            try:
+                current = container.adgen_function()
+            except Exception:
+                return False
+        else:
+            current = container.get(name, _MISSING)
+        if current is not value:
+            return False
+    return True
+
+
+def unwrap(fn: Any) -> types.FunctionType:
+    """The plain Python function behind ``fn`` (adgen wrappers, functools.wraps).
+
+    A function with a rule of its own (``adgen.defrule``, ``@adgen.custom_derivative``...)
+    is differentiated through that rule: a one-line function calling it stands for it.
+    """
+    from adgen.custom import through_rule
+
+    seen = 0
+    refused = getattr(fn, "adgen_refuse", None)
+    if refused is not None:  # a function adgen.jacfwd & co. return: not differentiable (yet)
+        raise SourceUnavailableError(
+            f"adgen cannot differentiate the function {refused} returns",
+            hint="differentiate the function itself: adgen.hessian(f), adgen.jacfwd(adgen.grad(f))",
+        )
+    while seen < 100:
+        caller = through_rule(fn)
+        if caller is not None:
+            return caller
+        if isinstance(fn, types.FunctionType):
+            break
+        make = getattr(fn, "adgen_function", None)
+        if make is not None:  # an adgen derivative: the function that computes it, not `f`
+            fn = make()
+            break
+        if not hasattr(fn, "__wrapped__"):
+            break
+        fn = fn.__wrapped__
+        seen += 1
+    if not isinstance(fn, types.FunctionType):
+        what = type(fn).__name__
+        raise SourceUnavailableError(
+            f"adgen can only differentiate Python functions, not a {what} ({fn!r})",
+            hint="pass a function defined with def or lambda",
+        )
+    return fn
+
+
+def _file_changed_since_import(fn: types.FunctionType) -> bool:
+    """Was the function's file edited after its module was imported (without a reload)?
+
+    The module's bytecode cache records the source's modification time and size when it
+    was compiled; if the file on disk no longer matches, its text is not the running code.
+    """
+    filename = fn.__code__.co_filename
+    module = sys.modules.get(fn.__module__ or "")
+    cached = getattr(module, "__cached__", None)
+    if not cached or getattr(module, "__file__", None) != filename or sys.dont_write_bytecode:
+        return False
+    try:
+        with open(cached, "rb") as fh:
+            header = fh.read(16)
+        stat = os.stat(filename)
+    except OSError:
+        return False
+    if len(header) < 16 or header[:4] != importlib.util.MAGIC_NUMBER:
+        return False
+    if int.from_bytes(header[4:8], "little") != 0:  # a hash-based cache: not comparable
+        return False
+    mtime = int.from_bytes(header[8:12], "little")
+    size = int.from_bytes(header[12:16], "little")
+    return (int(stat.st_mtime) & 0xFFFFFFFF, stat.st_size & 0xFFFFFFFF) != (mtime, size)
+
+
+def parse_function(fn: types.FunctionType, scope: Scope | None = None) -> ParsedFunction:
+    """Parse a live function's source into a gast ``FunctionDef``."""
+    filename = fn.__code__.co_filename
+    if _file_changed_since_import(fn):
+        raise SourceUnavailableError(
+            f"{filename} changed since {fn.__qualname__} was imported: its text is not the "
+            "code that runs",
+            SourceLocation(filename, fn.__code__.co_firstlineno),
+            "reload the module (importlib.reload) or re-run the cell, then differentiate again",
+        )
+    if fn.__name__ == "<lambda>":
+        return _parse_lambda(fn, scope)
+    typed = None
+    try:
+        lines, start = inspect.getsourcelines(fn)
+    except (OSError, TypeError) as exc:
+        typed = history_source(fn)  # typed at the interactive interpreter (3.10-3.12)
+        if typed is None:
+            raise _no_source(fn, exc) from None
+        start = fn.__code__.co_firstlineno
+        lines = inspect.getblock(typed[start - 1 :])
+    start = max(start, 1)
+    all_lines = typed if typed is not None else linecache.getlines(filename)
+    absolute = (
+        {i + 1: text for i, text in enumerate(all_lines)}
+        if all_lines
+        else {start + i: text for i, text in enumerate(lines)}
+    )
+    text = "".join(lines)
+    dedented = textwrap.dedent(text)
+    indent = _indent_width(lines)
+    try:
+        tree = gast.parse(dedented)
+    except SyntaxError:
+        raise SourceUnavailableError(
+            f"cannot parse the source of {fn.__qualname__}",
+            SourceLocation(filename, start, 0, absolute.get(start, "")),
+        ) from None
+    node = _find_def(tree, fn, start)
+    return ParsedFunction(
+        node=node,
+        name=fn.__name__ if fn.__name__ != "<lambda>" else "lambda",
+        filename=filename,
+        line_offset=start - 1,
+        col_offset=indent,
+        lines=absolute,
+        scope=scope if scope is not None else LiveScope(fn),
+    )
+
+
+def _parse_lambda(fn: types.FunctionType, scope: Scope | None) -> ParsedFunction:
+    """A lambda, found in the whole text of its file (:mod:`adgen.frontend.lambdas`), as a
+    ``def``."""
+    filename = fn.__code__.co_filename
+    try:
+        lines, _ = inspect.findsource(fn)
+    except (OSError, TypeError) as exc:
+        typed = history_source(fn)  # typed at the interactive interpreter (3.10-3.12)
+        if typed is None:
+            raise _no_source(fn, exc) from None
+        lines = typed  # the statement, as the interpreter numbered its lines
+    lam = gast.ast_to_gast(find_lambda(fn, lines))
+    ret = gast.Return(value=lam.body)
+    gast.copy_location(ret, lam.body)
+    fdef = gast.FunctionDef(
+        name="lambda",
+        args=lam.args,
+        body=[ret],
+        decorator_list=[],
+        returns=None,
+        type_comment=None,
+        type_params=[],
+    )
+    gast.copy_location(fdef, lam)
+    return ParsedFunction(
+        node=fdef,
+        name="lambda",
+        filename=filename,
+        line_offset=0,  # the whole file was parsed: its places are the file's
+        col_offset=0,
+        lines={i + 1: text for i, text in enumerate(lines)},
+        scope=scope if scope is not None else LiveScope(fn),
+    )
+
+
+def _no_source(fn: types.FunctionType, exc: Exception) -> SourceUnavailableError:
+    """The error for a function whose source cannot be read, saying what to do."""
+    filename = fn.__code__.co_filename
+    where = SourceLocation(filename, fn.__code__.co_firstlineno)
+    name = fn.__qualname__
+    if filename == STDIN:  # typed at the interactive interpreter (Python 3.10-3.12)
+        if interactive.history():
+            why = "its line history (readline) does not hold the definition"
+        else:
+            why = "it has no line history here (readline) to read it back from"
+        return SourceUnavailableError(
+            f"cannot read the source of {name}: the interactive interpreter keeps no text of "
+            f"what is typed at >>>, and {why}",
+            where,
+            f"put {name} in a file and import it (python -i FILE.py runs a file, then "
+            "starts the interpreter), or type it into Python 3.13+'s interpreter, IPython or "
+            "Jupyter, which keep what is typed",
+        )
+    if filename == "<string>":
+        return SourceUnavailableError(
+            f"cannot read the source of {name}: it was compiled from a string (exec, eval or "
+            "python -c), which keeps no source",
+            where,
+            f"put {name} in a file and import it",
+        )
+    return SourceUnavailableError(
+        f"cannot read the source of {name} ({exc})",
+        where,
+        hint="define the function in a file or notebook cell (not with exec or eval)",
+    )
+
+
+def _indent_width(lines: list[str]) -> int:
+    for line in lines:
+        if line.strip():
+            return len(line) - len(line.lstrip())
+    return 0
+
+
+def _find_def(tree: gast.Module, fn: types.FunctionType, start: int) -> gast.FunctionDef:
+    for node in tree.body:
+        if isinstance(node, gast.FunctionDef) and node.name == fn.__name__:
+            return node
+        if isinstance(node, gast.AsyncFunctionDef) and node.name == fn.__name__:
+            line = start + node.lineno - 1
+            raise UnsupportedSyntaxError(
+                "adgen does not support `async def`",
+                SourceLocation(
+                    fn.__code__.co_filename,
+                    line,
+                    0,
+                    linecache.getline(fn.__code__.co_filename, line),
+                ),
+                "differentiate an ordinary function",
+            )
+    for node in gast.walk(tree):
+        if isinstance(node, gast.FunctionDef) and node.name == fn.__name__:
+            return node
+    raise SourceUnavailableError(f"cannot find the definition of {fn.__qualname__}")

@@ -1,0 +1,1 @@
+"""The middle end: the three-address IR, its analyses and its optimizer."""

@@ -1,0 +1,510 @@
+"""Static broadcast classes: which values provably have the same shape.
+
+Shapes are unknown when adgen transforms a function, but broadcasting has
+algebra: the shape of an elementwise result is the broadcast of its operands'
+shapes, and broadcasting is associative, commutative and idempotent. So each
+value gets the *set* of shape sources broadcast together to make it (a
+parameter, a global, or the result of a non-elementwise operation such as a
+reduction); two values with the same set have the same shape. A Python scalar
+constant contributes nothing. This lets the generated code skip
+``rt.unbroadcast`` and ``np.broadcast_to`` wherever they would do nothing.
+
+>>> import numpy as np
+>>> from adgen.frontend.parse import parse_function
+>>> from adgen.frontend.lower import lower
+>>> def f(x, y):
+...     a = np.sin(x) * 2.0
+...     return np.sum(a + x * y)
+>>> classes = broadcast_classes(lower(parse_function(f)))
+>>> sorted(classes["a"]), sorted(classes["out_2"]), sorted(classes["out"])
+(['x'], ['x', 'y'], [])
+
+(``np.sum`` without an axis is one number: its class is empty, like a scalar's.)
+"""
+
+from __future__ import annotations
+
+import ast
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from adgen import ir
+
+Classes = dict[str, frozenset[str]]
+SCALARS = "<scalars>"  # entry listing the outside names known to be Python numbers
+
+
+def atom_class(atom: ir.Atom, classes: Classes) -> frozenset[str]:
+    """The broadcast class of an atom (empty for a scalar constant)."""
+    if isinstance(atom, ir.Var):
+        return classes.get(atom.name, frozenset({atom.name}))
+    if isinstance(atom, ir.Free) and atom.name in classes.get(SCALARS, frozenset()):
+        return frozenset()
+    if isinstance(atom, ir.Free):
+        return frozenset({"<global>" + atom.name})
+    if isinstance(atom, ir.Const) and isinstance(atom.value, (int, float, bool)):
+        return frozenset()
+    return frozenset({repr(atom)})
+
+
+def broadcast_classes(
+    fn: ir.Function, scalars: frozenset[str] = frozenset(), multi: set[str] | None = None
+) -> Classes:
+    """Each local name's broadcast class; parameters in ``scalars`` are known to be scalars.
+
+    A name bound more than once (``multi``: rebound, or bound inside a loop or branch) may
+    change shape, so it gets a class of its own -- unless every value ever bound to it is a
+    scalar (an empty class), which a fixed point over all its bindings proves: then it is a
+    scalar too. Loop counters over ``range`` are integers, so scalars.
+    """
+    multi = multi or set()
+    scalar_names = {p for p in fn.params if p in scalars} | {
+        s.target for s in fn.statements() if isinstance(s, ir.For)
+    }
+    scalar_names |= multi - set(fn.params)  # optimistic start for rebound names
+    # rebound names whose bindings may give them another shape: a value computed from one
+    # has a class of its own (the name's class stands for its shape at any one time, and a
+    # value computed from an earlier binding may have another)
+    unstable: set[str] = set()
+    while True:
+        classes = _classes(fn, scalars, multi, scalar_names, unstable)
+        widened, shifting = set(), set()
+        for stmt in fn.statements():
+            if isinstance(stmt, ir.Assign) and multi.intersection(stmt.targets):
+                bound = _bound_class(stmt, classes, unstable)
+                for t in stmt.targets:
+                    if t not in multi:
+                        continue
+                    if t in scalar_names and bound != frozenset():
+                        widened.add(t)
+                    elif (
+                        t not in scalar_names
+                        and t not in unstable
+                        and stmt.prim.name != "setitem"
+                        and bound != frozenset({t})
+                    ):
+                        shifting.add(t)
+        if not widened and not shifting:
+            return classes
+        scalar_names -= widened
+        unstable |= shifting
+
+
+def _bound_class(
+    stmt: ir.Assign, classes: Classes, unstable: set[str] | frozenset[str] = frozenset()
+) -> frozenset[str] | None:
+    """The class of the value an assignment binds (None: not known from its operands)."""
+    if stmt.prim.name == "setitem":
+        return atom_class(stmt.args[0], classes)  # writing into an array keeps its shape
+    if not stmt.prim.differentiable and stmt.prim.name in ("len", "int", "range"):
+        return frozenset()
+    if stmt.prim.full_reduction and len(stmt.targets) == 1:  # np.sum(x): one number
+        bound = stmt.prim.bind(stmt.args, stmt.kwargs)
+        axis, keepdims = bound.get("axis"), bound.get("keepdims")
+        if (axis is None or axis == ir.Const(None)) and (
+            keepdims is None or keepdims == ir.Const(False)
+        ):
+            return frozenset()
+    if not stmt.prim.elementwise or len(stmt.targets) != 1:
+        return None
+    cls: frozenset[str] = frozenset()
+    for atom in ir.stmt_args(stmt):
+        if unstable.intersection(ir.atom_vars(atom)):
+            return None
+        cls |= atom_class(atom, classes)
+    return cls
+
+
+def _classes(
+    fn: ir.Function,
+    scalars: frozenset[str],
+    multi: set[str],
+    scalar_names: set[str],
+    unstable: set[str],
+) -> Classes:
+    classes: Classes = {
+        p: frozenset() if p in scalar_names and (p not in multi or p in scalars) else frozenset({p})
+        for p in fn.params
+    }
+    classes[SCALARS] = frozenset(fn.scalars)
+    for name in scalar_names:
+        classes.setdefault(name, frozenset())
+    for stmt in fn.statements():
+        if isinstance(stmt, ir.Assign):
+            bound = _bound_class(stmt, classes, unstable)
+            for t in stmt.targets:
+                if t in multi:
+                    classes[t] = frozenset() if t in scalar_names else frozenset({t})
+                elif bound is not None:
+                    classes[t] = bound
+                else:
+                    classes[t] = frozenset({t})
+        elif isinstance(stmt, ir.For):
+            classes[stmt.target] = frozenset()
+    return classes
+
+
+def scalar_names(classes: Classes) -> frozenset[str]:
+    """The local names that are provably scalars (their class is empty)."""
+    return frozenset(n for n, c in classes.items() if n != SCALARS and c == frozenset())
+
+
+def is_scalar(name: str, classes: Classes) -> bool:
+    """Is this local name provably a scalar (its class is empty)?"""
+    return classes.get(name) == frozenset()
+
+
+# -- concrete shapes: specialising for the shapes of one call's arguments ----------------------
+#
+# When a derivative is made for a call, the shapes and dtypes of its array arguments are known
+# (the cache is keyed on them, like a jit cache). :func:`infer` propagates them through the IR:
+# elementwise operations by broadcasting, everything else by calling the operation once on
+# stand-in arrays of the right shape and dtype (zero-stride views: no memory). Only what
+# cannot depend on the *values* of the arguments is inferred -- a value only the shapes
+# determine (``n = x.shape[0]``) is known exactly, a mask's result (``x[x > 0]``) is not.
+
+
+@dataclass(frozen=True)
+class Known:
+    """What is known of a value before the function runs: its shape and dtype, whether it is
+    an array (``"array"``), a NumPy scalar (``"numpy"``) or a Python number (``"python"``),
+    and the value itself when the argument shapes alone determine it (``n = x.shape[0]``)."""
+
+    shape: tuple[int, ...]
+    dtype: np.dtype[Any]
+    kind: str
+    value: Any = None
+    has_value: bool = False
+
+
+Shapes = dict[str, Known]
+Signature = tuple[tuple[str, Any], ...]
+
+
+def describe(value: Any) -> Any:
+    """What the specialisation keys on for one argument: ``(shape, dtype)`` of an array, the
+    type of a number, or None (anything else: not specialised).
+
+    >>> describe(np.zeros((2, 3))), describe(1.5), describe([1.0])
+    (((2, 3), '<f8'), 'float', None)
+    """
+    kind = type(value)
+    if kind is np.ndarray:
+        return (value.shape, value.dtype.str)
+    if kind is float or kind is int or kind is bool or kind is complex:
+        return kind.__name__
+    if isinstance(value, np.generic):
+        return ("numpy", value.dtype.str)
+    return None
+
+
+def _known_of(description: Any) -> Known | None:
+    if description is None:
+        return None
+    if isinstance(description, str):
+        python = {"float": float, "int": int, "bool": bool, "complex": complex}[description]
+        return Known((), np.dtype(python), "python")
+    first, dtype = description
+    if first == "numpy":
+        return Known((), np.dtype(dtype), "numpy")
+    return Known(tuple(first), np.dtype(dtype), "array")
+
+
+def _known_result(value: Any, exact: bool) -> Known | None:
+    """What is known of a result computed from stand-ins (``exact``: from known values only)."""
+    if isinstance(value, np.ndarray):
+        return Known(value.shape, value.dtype, "array")
+    if isinstance(value, np.generic):
+        return Known((), value.dtype, "numpy", value.item() if exact else None, exact)
+    if type(value) in (float, int, bool, complex):
+        return Known((), np.dtype(type(value)), "python", value if exact else None, exact)
+    if exact and _small(value):
+        return Known((), np.dtype(object), "python", value, True)
+    return None
+
+
+def _small(value: Any) -> bool:
+    """A value worth knowing exactly: None, a number, or a tuple of such (a shape)."""
+    if value is None or type(value) in (int, float, bool):
+        return True
+    return type(value) is tuple and len(value) <= 64 and all(_small(v) for v in value)
+
+
+# Primitives that are not differentiable but whose result's shape never depends on the
+# values of their arguments; the first group's results are known exactly from shapes.
+_SHAPE_QUERIES = frozenset(
+    {".shape", ".ndim", ".size", ".dtype", "np.shape", "np.ndim", "np.size", "len"}
+)
+_SHAPE_ONLY = frozenset(
+    {
+        "eq", "ne", "lt", "le", "gt", "ge", "not_", "np.equal", "np.not_equal", "np.greater",
+        "np.greater_equal", "np.less", "np.less_equal", "np.logical_not", "np.logical_and",
+        "np.logical_or", "np.logical_xor", "np.isnan", "np.isfinite", "np.isinf", "np.floor",
+        "np.ceil", "np.sign", "np.signbit", "np.rint", "np.trunc", "np.fix", "np.around",
+        "np.round", "np.zeros_like", "np.ones_like", "np.empty_like", "rt.zeros_like",
+    }
+)  # fmt: skip
+_NEVER = (
+    "setitem",
+    "append",
+    "pop",
+    "assert",
+    # the residuals' length depends on the rank of `a` (stand-ins are rank one)
+    "np.linalg.lstsq",
+)
+
+
+class _Unknown(Exception):
+    """A statement's result cannot be known from shapes alone."""
+
+
+class _Inference:
+    def __init__(self, fn: ir.Function, params: dict[str, Known]) -> None:
+        self.fn = fn
+        self.env: dict[str, Known | None] = dict(params)  # None: unknown (bound, not knowable)
+        for p in fn.params:
+            self.env.setdefault(p, None)
+        self.namespace = fn.namespace()
+        self.memo: dict[tuple[int, tuple[Any, ...]], tuple[Known | None, ...]] = {}
+        self.changed = False
+        # names bound to range(...): a loop over one binds an integer
+        self.ranges = {
+            s.targets[0]
+            for s in fn.statements()
+            if isinstance(s, ir.Assign) and s.prim.name == "range"
+        }
+
+    def bind(self, name: str, known: Known | None) -> None:
+        if name not in self.env:
+            self.env[name] = known
+            self.changed = True
+            return
+        old = self.env[name]
+        if old is None or old == known:
+            return
+        joined: Known | None = None
+        if known is not None and (old.shape, old.dtype, old.kind) == (
+            known.shape,
+            known.dtype,
+            known.kind,
+        ):
+            joined = Known(old.shape, old.dtype, old.kind)  # the same shape, other values
+        self.env[name] = joined
+        self.changed = True
+
+    def block(self, stmts: list[ir.Stmt]) -> None:
+        for stmt in stmts:
+            if isinstance(stmt, ir.Assign):
+                self.assign(stmt)
+            elif isinstance(stmt, ir.If):
+                self.block(stmt.body)
+                self.block(stmt.orelse)
+            elif isinstance(stmt, ir.For):
+                self.bind(stmt.target, self.loop_item(stmt.iter))
+                self.block(stmt.body)
+            elif isinstance(stmt, ir.While):
+                self.block(stmt.test_body)
+                self.block(stmt.body)
+
+    def loop_item(self, atom: ir.Atom) -> Known | None:
+        if isinstance(atom, ir.Var) and atom.name in self.ranges:
+            return Known((), np.dtype(int), "python")
+        known = self.env.get(atom.name) if isinstance(atom, ir.Var) else None
+        if known is None or known.kind != "array" or not known.shape:
+            return None
+        return Known(known.shape[1:], known.dtype, "array" if known.shape[1:] else "numpy")
+
+    def assign(self, stmt: ir.Assign) -> None:
+        atoms = list(ir.stmt_args(stmt))
+        names = {v for atom in atoms for v in ir.atom_vars(atom)}
+        if any(v not in self.env for v in names):
+            return  # read before any binding was seen: wait for the next pass
+        key = (id(stmt), tuple(self.env[v] for v in sorted(names)))
+        if key not in self.memo:
+            try:
+                results = self.evaluate(stmt)
+            except _Unknown:
+                results = (None,) * len(stmt.targets)
+            self.memo[key] = results
+        for target, known in zip(stmt.targets, self.memo[key]):
+            self.bind(target, known)
+
+    def evaluate(self, stmt: ir.Assign) -> tuple[Known | None, ...]:
+        prim = stmt.prim
+        if prim.name in _NEVER or prim.user_fn is not None or prim.callee is not None:
+            raise _Unknown
+        if prim.name.startswith(("np.random", "rt.")) and prim.name != "rt.zeros_like":
+            raise _Unknown
+        values: dict[str, Any] = {}
+        stand_ins = False
+        for v in {v for atom in ir.stmt_args(stmt) for v in ir.atom_vars(atom)}:
+            known = self.env[v]
+            if known is None:
+                raise _Unknown
+            if known.has_value:
+                values[v] = known.value
+            else:
+                stand_ins = True
+                values[v] = known
+        if stand_ins and prim.elementwise:
+            return (self.elementwise(stmt, values),)
+        if stand_ins and not prim.differentiable and prim.name not in _SHAPE_QUERIES | _SHAPE_ONLY:
+            raise _Unknown  # np.nonzero(x), np.argmax(x): the values decide
+        if stand_ins:
+            for v, known in values.items():
+                if isinstance(known, Known):
+                    values[v] = self.stand_in(stmt, v, known)
+        result = self.run(stmt, values)
+        exact = not stand_ins or prim.name in _SHAPE_QUERIES
+        if len(stmt.targets) == 1:
+            return (_known_result(result, exact),)
+        if not isinstance(result, (tuple, list)) or len(result) != len(stmt.targets):
+            raise _Unknown
+        return tuple(_known_result(r, exact) for r in result)
+
+    def stand_in(self, stmt: ir.Assign, name: str, known: Known) -> Any:
+        """A value of the right shape and dtype for ``name`` (zero-stride: no memory)."""
+        if known.dtype.kind not in "fc":
+            # an integer or boolean's value can decide a shape (np.zeros(n), x[mask], x[i:j]):
+            # only a plain integer index is safe (x[i] drops an axis whatever i is)
+            if not (stmt.prim.name == "getitem" and self.direct_index(stmt, name)):
+                raise _Unknown
+            if known.dtype.kind not in "iu":
+                raise _Unknown
+        one = np.ones((), known.dtype) if known.dtype.kind in "fc" else np.zeros((), known.dtype)
+        if known.kind == "array":
+            return np.broadcast_to(one, known.shape)
+        return _of_kind(one, known)
+
+    @staticmethod
+    def direct_index(stmt: ir.Assign, name: str) -> bool:
+        """Is ``name`` an item of the index itself (``x[i]``, ``x[i, :]``), not a bound?"""
+        index = stmt.args[1] if len(stmt.args) > 1 else None
+        items = index.items if isinstance(index, ir.Tup) else (index,)
+        if stmt.args[0] == ir.Var(name):
+            return False
+        return any(item == ir.Var(name) for item in items)
+
+    def elementwise(self, stmt: ir.Assign, values: dict[str, Any]) -> Known | None:
+        """Broadcast the operands' shapes; the dtype from one-element stand-ins."""
+        shapes = []
+        for atom in ir.stmt_args(stmt):  # every operand: names, globals and constants
+            if isinstance(atom, ir.Var):
+                known = values[atom.name]
+                shapes.append(known.shape if isinstance(known, Known) else np.shape(known))
+            elif isinstance(atom, ir.Free):
+                shapes.append(np.shape(self.namespace[atom.name]))
+            elif isinstance(atom, ir.Const):
+                shapes.append(np.shape(atom.value))
+            else:
+                raise _Unknown
+        try:
+            shape = np.broadcast_shapes(*shapes)
+        except ValueError:
+            raise _Unknown from None
+        small = {}
+        for v, known in values.items():
+            if isinstance(known, Known):
+                small[v] = _of_kind(np.ones((1,) * len(known.shape), known.dtype), known)
+            else:
+                small[v] = np.ones((1,) * np.ndim(known)) if np.ndim(known) else known
+        result = self.run(stmt, small)
+        dtype = getattr(result, "dtype", None)
+        if dtype is None:
+            dtype = np.dtype(type(result)) if type(result) in (float, int, bool, complex) else None
+        if dtype is None:
+            raise _Unknown
+        if shape:
+            return Known(shape, dtype, "array")
+        kind = (
+            "array"
+            if isinstance(result, np.ndarray)
+            else ("numpy" if isinstance(result, np.generic) else "python")
+        )
+        return Known((), dtype, kind)
+
+    def run(self, stmt: ir.Assign, values: dict[str, Any]) -> Any:
+        expr = ast.Expression(body=ir.primal_expr(stmt))
+        try:
+            code = compile(ast.fix_missing_locations(expr), "<shapes>", "eval")
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return eval(code, self.namespace, values)
+        except Exception:
+            raise _Unknown from None
+
+
+def _of_kind(one: np.ndarray[Any, Any], known: Known) -> Any:
+    """``one`` as the kind of value ``known`` describes: an array, a NumPy or a Python number."""
+    if known.kind == "array":
+        return one
+    return one[()] if known.kind == "numpy" else one.item()
+
+
+def infer(fn: ir.Function, signature: Signature) -> Shapes:
+    """What is known of each local name, given what the call's arguments are.
+
+    ``signature`` pairs parameters with :func:`describe` of their arguments:
+
+    >>> from adgen.frontend.parse import parse_function
+    >>> from adgen.frontend.lower import lower
+    >>> def f(W, x):
+    ...     n = x.shape[0]
+    ...     h = np.tanh(W @ x)
+    ...     return np.sum(h * h) / n
+    >>> known = infer(lower(parse_function(f)), (("W", describe(np.ones((3, 4)))),
+    ...                                          ("x", describe(np.ones(4)))))
+    >>> known["h"].shape, known["n"].value, known["out_2"].kind
+    ((3,), 4, 'numpy')
+    """
+    params = {p: k for p, d in signature if (k := _known_of(d)) is not None}
+    inference = _Inference(fn, params)
+    for _ in range(8):
+        inference.changed = False
+        inference.block(fn.body)
+        if not inference.changed:
+            return {n: k for n, k in inference.env.items() if k is not None}
+    return {}  # no fixed point: know nothing rather than something wrong
+
+
+def refine(classes: Classes, shapes: Shapes) -> Classes:
+    """Broadcast classes made exact by known shapes: values of equal shape share a class.
+
+    A NumPy or Python scalar keeps the empty class (a scalar never broadcasts anything); an
+    array of known shape gets a class naming its shape.
+    """
+    out = dict(classes)
+    for name, known in shapes.items():
+        if name not in classes or name == SCALARS:
+            continue
+        if known.kind != "array" and not known.shape:
+            out[name] = frozenset()
+        else:
+            out[name] = frozenset({f"<shape>{known.shape}"})
+    return out
+
+
+def specialised_for(fn: ir.Function, shapes: Shapes) -> str:
+    """The header comment's note of the array shapes generated code is specialised for."""
+    arrays = [
+        f"{p} {shapes[p].shape}" for p in fn.params if p in shapes and shapes[p].kind == "array"
+    ]
+    return f"; for shapes {', '.join(arrays)}" if arrays else ""
+
+
+# what rules may ask of a value: name -> (shape, dtype name)
+Answers = dict[str, tuple[tuple[int, ...], str]]
+
+
+def specialise(
+    fn: ir.Function, classes: Classes, signature: Signature
+) -> tuple[Classes, Shapes, Answers]:
+    """What a signature tells the code generators: the broadcast classes made exact by the
+    inferred shapes, the shapes, and ``name -> (shape, dtype name)`` for the rules'
+    questions (``rt.known_ndim``...). No signature: the general code, nothing known."""
+    shapes = infer(fn, signature) if signature else {}
+    known = {n: (k.shape, k.dtype.name) for n, k in shapes.items()}
+    return refine(classes, shapes), shapes, known

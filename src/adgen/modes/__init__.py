@@ -1,0 +1,1 @@
+"""The two modes of differentiation: forward (JVP) and reverse (VJP) code from the rules."""

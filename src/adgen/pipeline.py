@@ -1,0 +1,220 @@
+"""The pipeline, end to end: parse -> lower -> forward / reverse -> compile, cached.
+
+>>> import numpy as np
+>>> def f(x):
+...     return np.sum(np.sin(x) * x)
+>>> d = derivative(f, "reverse", ("x",))
+>>> d.compiled(np.array([0.0, 1.0]), 1.0)[1][0].round(4).tolist()
+[0.0, 1.3818]
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import types
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from adgen import ir
+from adgen.backend import cache, diskcache
+from adgen.backend.compile import load
+from adgen.errors import AdgenError, DerivativeError, InternalError, LimitError, SourceLocation
+from adgen.frontend.lower import lower
+from adgen.frontend.parse import LiveScope, parse_function
+from adgen.generated import Generated
+from adgen.middle.optimize import optimize
+from adgen.middle.shapes import Signature
+from adgen.modes.forward import forward
+from adgen.modes.reverse import reverse
+
+MODES = ("forward", "reverse", "reverse_aux")
+# derivatives specialised for argument shapes, per function and options; calls with more
+# kinds of shapes share the general code (which works for every shape)
+MAX_SPECIALISED = 8
+
+
+@dataclass(frozen=True)
+class Derivative:
+    """A compiled derivative: the IR it came from, its source, and the function."""
+
+    function: ir.Function
+    generated: Generated
+    compiled: Callable[..., Any]
+    mode: str
+    wrt: tuple[str, ...]
+
+
+def _where(fn: types.FunctionType) -> SourceLocation:
+    return SourceLocation(fn.__code__.co_filename, fn.__code__.co_firstlineno)
+
+
+def guarded(fn: types.FunctionType, what: str, action: Callable[[], Any]) -> Any:
+    """Run ``action``; turn any non-adgen exception into an :class:`InternalError`."""
+    limit = sys.getrecursionlimit()
+    try:
+        # lowering recurses through nested expressions and inlined calls
+        sys.setrecursionlimit(max(limit, 20_000))
+        return action()
+    except LimitError as exc:
+        if exc.loc is None:  # raised where the user's function is not known: name it
+            raise LimitError(exc.message, _where(fn), exc.hint) from exc.__cause__
+        raise
+    except AdgenError:
+        raise
+    except RecursionError:
+        raise LimitError(
+            f"{fn.__qualname__} is too deeply nested to {what}",
+            _where(fn),
+            "split the expression into several statements",
+        ) from None
+    except Exception as exc:  # pragma: no cover - reached only through adgen bugs
+        raise InternalError(
+            f"internal error while trying to {what} {fn.__qualname__}: {type(exc).__name__}: {exc}",
+            _where(fn),
+            "this is a bug in adgen; please report it with this function",
+        ) from exc
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def lowered(fn: types.FunctionType) -> ir.Function:
+    """The function's IR (cached; rebuilt when the function or a name it uses changes)."""
+
+    def build() -> tuple[ir.Function, list[Any]]:
+        scope = LiveScope(fn)
+        result = lower(parse_function(fn, scope))
+        return result, scope.seen
+
+    value: ir.Function = guarded(fn, "read", lambda: cache.cached(fn, ("ir",), build))
+    return value
+
+
+def cache_key(
+    mode: str,
+    wrt: tuple[str, ...],
+    scalars: frozenset[str] = frozenset(),
+    structure: tuple[tuple[str, Any], ...] = (),
+    optimized: bool = True,
+    batched: bool = True,
+    signature: Signature = (),
+) -> tuple[Any, ...]:
+    """What :func:`derivative` caches its result under (for ``fn``), given its arguments."""
+    key: tuple[Any, ...] = (mode, wrt, scalars, structure)
+    if not optimized or not batched:
+        key += (optimized, batched)
+    if signature:
+        key += (signature,)
+    return key
+
+
+def derivative(
+    fn: types.FunctionType,
+    mode: str,
+    wrt: tuple[str, ...],
+    scalars: frozenset[str] = frozenset(),
+    structure: tuple[tuple[str, Any], ...] = (),
+    optimized: bool = True,
+    batched: bool = True,
+    signature: Signature = (),
+) -> Derivative:
+    """The compiled forward- or reverse-mode derivative of ``fn`` w.r.t. the parameters ``wrt``.
+
+    ``scalars`` names parameters known to be scalars (Python numbers, NumPy
+    scalars, 0-d arrays): the code is specialised for them, which lets it skip
+    broadcasting helpers entirely on scalar code. ``structure`` gives the shape of
+    arguments that are dicts, lists or tuples (see :mod:`adgen.trees`); ``wrt`` and
+    ``scalars`` then name their leaves. ``optimized=False`` differentiates the IR as
+    lowered, without :mod:`adgen.middle.optimize`'s passes. ``batched=False`` is for code adgen
+    will differentiate again: reverse mode then saves loop values one by one.
+    ``signature`` pairs parameters (leaves) with :func:`adgen.middle.shapes.describe` of the
+    arguments of a call: the code is then specialised for their shapes and dtypes, and
+    cached for them (like a jit cache).
+    """
+    key = cache_key(mode, wrt, scalars, structure, optimized, batched, signature)
+    hit = cache.lookup(fn, key)
+    if hit is not None:
+        return hit  # type: ignore[no-any-return]
+    if signature and cache.variants(fn, key[:-1]) >= MAX_SPECIALISED:
+        # called with ever new shapes: one general derivative serves the others
+        return derivative(fn, mode, wrt, scalars, structure, optimized, batched)
+    if mode not in MODES:
+        raise ValueError(f"mode must be 'forward' or 'reverse', not {mode!r}")
+
+    def build() -> tuple[Derivative, list[Any]]:
+        scope = LiveScope(fn)
+        function = lower(parse_function(fn, scope), dict(structure) or None)
+        if optimized:
+            function = optimize(function)
+
+        def make() -> Generated:
+            if mode == "forward":
+                return forward(function, list(wrt), scalars, signature, fuse=optimized)
+            aux = mode == "reverse_aux"
+            return reverse(function, list(wrt), scalars, aux, batched, signature, fuse=optimized)
+
+        gen, compiled = diskcache.generated(
+            fn, function, scope.seen, key, make, lambda g: load(g, function.free)
+        )
+        return Derivative(function, gen, compiled, mode, wrt), scope.seen
+
+    value: Derivative = guarded(fn, "differentiate", lambda: cache.cached(fn, key, build))
+    return value
+
+
+_COMMENT = re.compile(r"^\s*# (?:adjoint of )?line (.+?): ")
+
+
+def locate(d: Derivative, generated_line: int) -> SourceLocation | None:
+    """The user's line whose derivative stands at this line of the generated source."""
+    lines = d.generated.source.splitlines()
+    for text in reversed(lines[: max(generated_line - 1, 0)]):
+        match = _COMMENT.match(text)
+        if match is None:
+            continue
+        label = match.group(1)
+        fn = d.function
+        if label.isdigit():
+            line = int(label)
+            raw = fn.source_lines.get(line, "")
+            return SourceLocation(fn.filename, line, len(raw) - len(raw.lstrip()), raw)
+        for key, known in fn.labels.items():
+            if known == label:
+                return fn.origins[key]
+        return None
+    return None
+
+
+def run(d: Derivative, *args: Any) -> Any:
+    """Call compiled derivative code; a failure inside it names the user's line."""
+    try:
+        return d.compiled(*args)
+    except AdgenError:
+        raise
+    except Exception as exc:
+        code = getattr(d.compiled, "__code__", None)
+        filename = code.co_filename if code is not None else None
+        tb, line = exc.__traceback__, None
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == filename:
+                line = tb.tb_lineno
+            tb = tb.tb_next
+        loc = locate(d, line) if line is not None else None
+        what, values = "this line", "the shapes and values on this line"
+        if loc is None:  # before the code of the first line: name the function
+            fn = d.function
+            raw = fn.source_lines.get(fn.firstlineno, "")
+            loc = SourceLocation(fn.filename, fn.firstlineno, len(raw) - len(raw.lstrip()), raw)
+            what, values = f"`{fn.name}`", "the arguments"
+        hint = f"adgen.source(f) shows the generated code; check {values}"
+        if isinstance(exc, RecursionError):
+            hint = (
+                "the derivative of a recursive call needs more stack than the call itself: "
+                "write the recursion as a loop, or raise sys.setrecursionlimit"
+            )
+        raise DerivativeError(
+            f"{type(exc).__name__} while computing the derivative of {what}: {exc}",
+            loc,
+            hint,
+        ) from exc
