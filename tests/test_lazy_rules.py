@@ -36,9 +36,14 @@ def run(code: str) -> str:
 
 
 def test_the_index_is_what_the_rule_modules_register() -> None:
-    assert make_index.index_source() == Path(index.__file__).read_text(), (
-        "src/adgen/rules/index.py is stale: run python -m adgen.rules.make_index"
-    )
+    """For this environment's NumPy and SciPy (the index keeps the functions of other
+    versions: np.trapz is registered before NumPy 2.4 only)."""
+    registered_here = make_index.tables()
+    for table, entries in registered_here.items():
+        assert make_index.indexed(table) == entries, (
+            "src/adgen/rules/index.py is stale: run python -m adgen.rules.make_index"
+        )
+    assert "np.trapz" in index.FUNCTIONS  # (kept whichever NumPy wrote the index last)
 
 
 def test_every_module_that_registers_rules_is_listed() -> None:

@@ -425,6 +425,7 @@ FUNCTIONS: dict[str, str] = {
     "scipy.special.softmax": "special",
     "scipy.special.log_softmax": "special",
     "scipy.special.logsumexp": "special",
+    "np.trapz": "reductions",
 }
 
 METHODS: dict[str, str] = {

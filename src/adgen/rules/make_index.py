@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from adgen.rules import registry
-from adgen.rules.loader import _RANKS, load_all
+from adgen.rules import index, registry
+from adgen.rules.loader import _RANKS, load_all, path_module
 from adgen.rules.namespace import spelling
 
 
@@ -31,10 +31,11 @@ def path_of(fn: Any) -> str | None:
     raise ValueError(f"{fn!r} is registered by a rule module, but no path names it")
 
 
-def index_source() -> str:
-    """The text of :mod:`adgen.rules.index` for the rule modules as they are now."""
+def tables() -> dict[str, dict[str, str]]:
+    """What the rule modules register in this environment: for functions (by path), array
+    methods and array attributes, the rule module that registers each."""
     load_all()
-    tables: dict[str, dict[str, str]] = {"FUNCTIONS": {}, "METHODS": {}, "ATTRIBUTES": {}}
+    found: dict[str, dict[str, str]] = {"FUNCTIONS": {}, "METHODS": {}, "ATTRIBUTES": {}}
     for module, table, key, value in sorted(
         registry.builtin_writes(), key=lambda w: _RANKS[w[0]]
     ):  # (sorted is stable: each module's writes in the order it made them)
@@ -48,9 +49,39 @@ def index_source() -> str:
             name, path = "ATTRIBUTES", key
         else:
             continue
-        other = tables[name].setdefault(path, module)
+        other = found[name].setdefault(path, module)
         if other != module:  # (then which rule wins would depend on what was imported first)
             raise ValueError(f"{path} is registered by two rule modules, {other} and {module}")
+    return found
+
+
+def exists(path: str) -> bool | None:
+    """Is there a function at ``path`` (``np.trapz``) in this environment? None when it
+    cannot be told (a library that is not installed)."""
+    alias, _, name = path.rpartition(".")
+    home = path_module(alias)
+    if home is None:
+        return None
+    return getattr(home, name, None) is not None
+
+
+def indexed(table: str) -> dict[str, str]:
+    """The entries of :mod:`adgen.rules.index` for this environment: a function the library
+    installed here does not have (``np.trapz`` after NumPy 2.4) is left out."""
+    entries: dict[str, str] = getattr(index, table)
+    if table != "FUNCTIONS":
+        return dict(entries)
+    return {path: module for path, module in entries.items() if exists(path) is not False}
+
+
+def index_source() -> str:
+    """The text of :mod:`adgen.rules.index` for the rule modules as they are now. Entries for
+    functions that other versions of NumPy or SciPy have and this environment does not are
+    kept from the index as it is (so the index serves every version it was made on)."""
+    found = tables()
+    for path, module in index.FUNCTIONS.items():
+        if path not in found["FUNCTIONS"] and not exists(path):
+            found["FUNCTIONS"][path] = module
     lines = [
         '"""Which rule module registers each function, array method and array attribute.',
         "",
@@ -59,7 +90,7 @@ def index_source() -> str:
         "code spells them with (``operator.<name>``, ``registry.<name>`` for the others).",
         '"""',
     ]
-    for name, entries in tables.items():
+    for name, entries in found.items():
         lines += ["", f"{name}: dict[str, str] = {{"]
         lines += [f'    "{key}": "{module}",' for key, module in entries.items()]
         lines += ["}"]
