@@ -246,6 +246,17 @@ def test_assignment_unpacks_rows_and_nested_tuples():
     both_modes(f, (X,), 0, expected)
 
 
+def test_list_target_unpacks_an_array():
+    def f(X):
+        [a, b] = X
+        a, x0 = a, b[0]
+        return np.sum(a * b) * x0
+
+    X = np.array([[1.0, 2.0], [3.0, 4.0]])
+    # sum(a * b) = 11, x0 = X[1, 0] = 3
+    both_modes(f, (X,), 0, np.array([[9.0, 12.0], [3.0 + 11.0, 6.0]]))
+
+
 def test_unpacking_the_wrong_number_of_items():
     def f(params):
         t = 0.0

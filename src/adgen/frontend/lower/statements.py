@@ -400,8 +400,8 @@ class StatementsMixin(LowererState):
                 return
             atom = self.expr(value, None)
             self.bind_target(target, atom)
-        elif isinstance(target, gast.Tuple):
-            # nested unpacking: a, (b, c) = ...
+        elif isinstance(target, (gast.Tuple, gast.List)):
+            # nested unpacking: a, (b, c) = ...; [a, b] = ...
             self.bind_target(target, self.expr(value, None))
         else:
             self.refuse(
