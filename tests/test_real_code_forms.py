@@ -295,6 +295,42 @@ def test_second_order_through_unpacked_params():
     assert abs(H[0, 1]) < 1e-12
 
 
+def _hessian_by_differences(f: Any, x: np.ndarray, eps: float = 1e-5) -> np.ndarray:
+    g = adgen.grad(f)
+    return np.stack([(g(x + eps * e) - g(x - eps * e)) / (2 * eps) for e in np.eye(x.size)])
+
+
+def rows_zipped(x):
+    P = np.reshape(x, (2, 2))
+    t = 0.0
+    for i, (a, b) in enumerate(zip(P, P[::-1])):
+        t = t + np.sum(np.sin(a) * b) * (i + 1.0)
+    return t
+
+
+def rows_assigned(x):
+    a, b = np.reshape(x, (2, 2))
+    return np.sum(np.sin(a) * b * b)
+
+
+def sums_of_lists(x):
+    xs = []
+    for i in range(3):
+        xs.append(np.sin(x * (i + 1.0)))
+    return np.sum(sum(xs) ** 2) + np.sum(np.square([x[0] * x[1], x[2]])) + np.mean(xs)
+
+
+def sum_of_a_generator(x):
+    return sum(np.sin(v) * v for v in x) + sum(x)
+
+
+@pytest.mark.parametrize("f", [rows_zipped, rows_assigned, sums_of_lists, sum_of_a_generator])
+def test_second_order_through_unpacking_and_sums(f):
+    x = np.array([0.3, -0.5, 0.8, 1.1])
+    H = adgen.hessian(f)(x)
+    np.testing.assert_allclose(H, _hessian_by_differences(f, x), rtol=1e-6, atol=1e-7)
+
+
 # -- sum(...) and np.sum([...]) of differentiated values -------------------------------------
 
 
