@@ -150,7 +150,9 @@ class LoopsMixin(LowererState):
                 self.refuse(it, "this form of enumerate", "write `for i, v in enumerate(x):`")
             inner = self.iteration(it.args[0], seqs)
             start = self.expr(starts[0], None, "start") if starts else None
-            if isinstance(start, ir.Const) and start.value == 0 and type(start.value) is int:
+            if isinstance(start, ir.Const) and type(start.value) is not int:
+                self.refuse(starts[0], "enumerate with a start that is not an integer")
+            if isinstance(start, ir.Const) and start.value == 0:
                 start = None
             return (_Counter(start), inner)
         if self.is_call_to(it, zip):
