@@ -838,11 +838,14 @@ class Writer:
         shape = scope.shapes[v]
         assert shape
         r, j, t, c = self.fresh("r"), self.fresh("j"), self.fresh("t"), self.const()
-        form = self.pick(["plain", "enumerate", "zip"])
+        form = self.pick(["plain", "enumerate", "zip", "enumerate zip"])
+        c2 = self.fresh("q") if form == "enumerate zip" else ""
         head = {
             "plain": f"for {r} in {v}:",
             "enumerate": f"for {j}, {r} in enumerate({v}):",
             "zip": f"for {r}, {j} in zip({v}, {v}[::-1]):",  # j: a row, from the end
+            # nested unpacking: j the count, the row from the end bound to a name of its own
+            "enumerate zip": f"for {j}, ({r}, {c2}) in enumerate(zip({v}, {v}[::-1])):",
         }[form]
         # a new shape only where no enclosing block's statements assume the old one
         change = (self.depth == 0 or v in scope.local) and self.choices.boolean()
@@ -853,6 +856,8 @@ class Writer:
         use = f"{t} = {t} + np.sum(np.sin({r}) * {v})"
         if form != "plain":
             use = f"{t} = {t} + np.sum(np.sin({r}) * {v} * ({j} + 1.0))"
+        if form == "enumerate zip":
+            use = f"{t} = {t} + np.sum(np.sin({r}) * {v} * ({j} + 1.0) + np.cos({c2}))"
         body = [use, rebind] if self.choices.boolean() else [rebind, use]
         scope.shapes[v] = after
         self.features.add(f"iterated name rebound in the loop: {form}" + (", new shape" * change))

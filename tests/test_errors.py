@@ -34,7 +34,7 @@ def uses_list(x):
 
 
 def uses_comprehension(x):
-    return sum(x * i for i in range(3))
+    return max(x * i for i in range(3))
 
 
 def uses_fft(x):
@@ -177,7 +177,7 @@ def refusal(fn, mode="reverse"):
         ),
         (
             "uses_comprehension",
-            "    return sum(x * i for i in range(3))",
+            "    return max(x * i for i in range(3))",
             adgen.UnsupportedSyntaxError,
             "generator expressions",
         ),

@@ -1170,9 +1170,13 @@ def test_builtin_sum_is_a_sum_over_the_first_axis() -> None:
     np.testing.assert_allclose(adgen.jvp(rc.case_builtin_sum, (x,), (x,))[1], np.sum(x, axis=0))
 
 
-def test_builtin_sum_refuses_a_differentiated_start() -> None:
+def test_builtin_sum_differentiates_its_start() -> None:
     def f(x, s):
-        return sum(x, s)
+        return np.sum(sum(x, s) * np.array([1.0, 2.0]))
 
-    with pytest.raises(adgen.NonDifferentiableError, match="start"):
-        adgen.grad(f, wrt=(0, 1))(np.ones(3), 1.0)
+    x, s = np.arange(6.0).reshape(3, 2), 0.5
+    gx, gs = adgen.grad(f, wrt=(0, 1))(x, s)
+    np.testing.assert_array_equal(gx, np.broadcast_to([1.0, 2.0], (3, 2)))
+    assert gs == 3.0  # s broadcasts against the rows: its cotangent is summed back
+    _, out_dot = adgen.jvp(f, (x, s), (np.ones((3, 2)), 2.0))
+    assert out_dot == pytest.approx(3 * 3.0 + 2.0 * 3.0)

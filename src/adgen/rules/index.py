@@ -319,6 +319,7 @@ FUNCTIONS: dict[str, str] = {
     "max": "pybuiltins",
     "min": "pybuiltins",
     "sum": "pybuiltins",
+    "rt.sum_items": "pybuiltins",
     "isinstance": "pybuiltins",
     "np.sum": "reductions",
     "np.mean": "reductions",

@@ -2,16 +2,18 @@
 the arithmetic, ``int``, ``len`` and ``range`` with the non-differentiable functions).
 
 Conventions: ``min(a, b)`` / ``max(a, b)`` of two scalars split the derivative evenly at
-ties (as ``np.minimum`` / ``np.maximum``); ``sum(x)`` of an array adds its rows
-(``0 + x[0] + x[1] + ...``, the derivative of ``np.sum(x, axis=0)``), with a ``start``
-that is not differentiated; ``float(x)`` passes the derivative through, and its
-cotangent gets ``x``'s shape and dtype back.
+ties (as ``np.minimum`` / ``np.maximum``); ``sum(xs, start)`` is Python's
+``start + xs[0] + xs[1] + ...`` of a tuple or list (a literal, a list the function built)
+or of an array's rows, each ``+`` broadcasting: each item's cotangent is the result's summed
+down to the item's shape (``start`` is differentiated too); ``float(x)`` passes the
+derivative through, and its cotangent gets ``x``'s shape and dtype back.
 """
 
 import numpy as np
 
 from adgen.rules import runtime as rt
-from adgen.rules.registry import nondifferentiable, rule
+from adgen.rules.registry import nondifferentiable, rule, sequence_rule
+from adgen.rules.samples import example
 
 
 @rule(float)
@@ -53,13 +55,30 @@ def builtin_min(x, y):
         return g if y < x else 0.5 * g if x == y else 0.0 * g
 
 
-@rule(sum)
-def builtin_sum(iterable, start=0):
-    def jvp(d):
-        return np.sum(d, axis=0)
+@sequence_rule(
+    sum,
+    rt.sum_items,
+    sequence="iterable",
+    examples=[
+        example("sum((a, b))", a=(3,), b=(3,), f32=True),
+        example("sum([a * a, b, 2.0])", a=None, b=(2, 3)),
+        example("sum(a)", a=(4, 3)),
+        example("sum((a, b), c)", a=(), b=(3,), c=(2, 1)),
+        example("rt.sum_items((a, b), c)", a=(2,), b=(), c=None),
+    ],
+)
+def builtin_sum(ans, iterable, start=0):
+    def jvp(parts):
+        return rt.sum_items(parts, rt.zeros_like(ans))
 
-    def vjp(g):
-        return rt.unreduce(g, iterable, axis=0)
+    def vjp(g, k):
+        return rt.unbroadcast(g, iterable[k])
+
+    def jvp_start(d):
+        return d + rt.zeros_like(ans)
+
+    def vjp_start(g):
+        return rt.unbroadcast(g, start)
 
 
 nondifferentiable(isinstance)

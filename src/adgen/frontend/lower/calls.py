@@ -180,6 +180,7 @@ class CallsMixin(LowererState):
                 parsed, defaults = self.callee(fn, node)
                 return self.inline(node, parsed, fn, defaults, args, kwargs, target, None)
             self.no_rule(func, fn)
+        args, kwargs = self.arrays_of_lists(fn, prim, args, kwargs, node, hint)
         return self.emit(target, hint, prim, args, kwargs, node)
 
     def outside_name(self: Lowerer, preferred: str, obj: Any) -> str:

@@ -12,9 +12,11 @@ restores saved values this way).
 
 from __future__ import annotations
 
+import inspect
 from typing import TYPE_CHECKING, Any
 
 import gast
+import numpy as np
 
 from adgen import ir
 from adgen.frontend.lower.jumps import _name
@@ -35,11 +37,30 @@ class ContainersMixin(LowererState):
             self.refuse(stmt, f"appending to `{name}`, which is not a local list", "")
         self.check_owned(stmt, name, "append to")
         v = self.expr(value, None, name)
+        self.check_item(value, v)
         ir_name = self.multi[name]
         self.block.append(
             ir.Assign((ir_name,), registry.APPEND, (self.env[name], v), (), self.line)
         )
         self.env[name] = ir.Var(ir_name)
+
+    def check_item(self: Lowerer, node: Any, atom: ir.Atom) -> None:
+        """An item of a list the function builds is one value: a tuple (or dict) of
+        variables in such a list has no derivative adgen can follow (its derivative would be
+        lost), so it is refused."""
+        if isinstance(atom, (ir.Tup, ir.Dct)) and any(True for _ in ir.atom_vars(atom)):
+            self.refuse(
+                node,
+                "a tuple of variables as an item of a list the function builds",
+                "keep one list per item (`As.append(a)`, `Bs.append(b)`), or stack the "
+                "values into one array: `xs.append(np.stack((a, b)))`",
+            )
+
+    def check_items(self: Lowerer, node: Any, parts: list[ir.Atom]) -> None:
+        """The items of list literals joined to a list the function builds (``xs + [v]``)."""
+        for p in parts:
+            for a in p.items if isinstance(p, ir.Tup) else ():
+                self.check_item(node, a)
 
     def pop(self: Lowerer, node: Any, name: str, target: str | None, hint: str) -> ir.Atom:
         """``xs.pop()`` from a list the function made: the last item, taken off the list (adgen's
@@ -74,6 +95,8 @@ class ContainersMixin(LowererState):
         """``xs = [a, b]`` for a list later appended to: a real list."""
         ir_name = self.new_name(name)
         atoms = [self.expr(e, None, name) for e in items]
+        for e, a in zip(items, atoms):
+            self.check_item(e, a)
         self.block.append(ir.Assign((ir_name,), registry.LIST_NEW, (), (), self.line))
         self.producers[ir_name] = registry.LIST_NEW
         for a in atoms:
@@ -95,7 +118,7 @@ class ContainersMixin(LowererState):
         return isinstance(atom, ir.Var) and self.producers.get(atom.name) is registry.LIST_NEW
 
     def concatenation(
-        self: Lowerer, parts: list[ir.Atom], target: str | None, hint: str
+        self: Lowerer, parts: list[ir.Atom], target: str | None, hint: str, node: Any
     ) -> ir.Atom | None:
         """``a + b`` of sequences: a tuple atom when both are literals (items known), a new list
         when one is a list variable; None when they are not both sequences (numbers, arrays)."""
@@ -103,6 +126,7 @@ class ContainersMixin(LowererState):
             return None
         if all(isinstance(p, ir.Tup) for p in parts):
             return ir.Tup(tuple(a for p in parts if isinstance(p, ir.Tup) for a in p.items))
+        self.check_items(node, parts)
         result = target if target is not None else self.namer.fresh(hint)
         self.build_list(result, parts)
         return ir.Var(result)
@@ -153,7 +177,9 @@ class ContainersMixin(LowererState):
         left = self.expr(value.left, None, name)
         right = self.expr(value.right, None, name)
         sequences = all(isinstance(p, ir.Tup) or self.is_list(p) for p in (left, right))
-        if not sequences:
+        if sequences:
+            self.check_items(value, [left, right])
+        else:
             add = registry.lookup(registry.operator.add)
             assert add is not None
             self.bind(name, ir_name, self.emit(ir_name, name, add, [left, right], [], value))
@@ -175,6 +201,46 @@ class ContainersMixin(LowererState):
         self.build_list(ir_name, [left, right])
         self.env[name] = ir.Var(ir_name)
         self.bound.add(name)
+
+    def arrays_of_lists(
+        self: Lowerer,
+        fn: Any,
+        prim: registry.Primitive,
+        args: list[ir.Atom],
+        kwargs: list[tuple[str, ir.Atom]],
+        node: Any,
+        hint: str,
+    ) -> tuple[list[ir.Atom], list[tuple[str, ir.Atom]]]:
+        """A NumPy function given a list (a literal holding variables, a list the function
+        built) where it takes an array (``np.sum([a * a, b])``, ``np.mean(xs)``) converts it
+        with ``np.asarray`` first: so does adgen, with ``np.array``, whose rule differentiates
+        the items. Functions of a sequence of arrays (``np.stack``) take the list as it is."""
+        if prim.sequence is not None or prim.lists or not _numpy_function(fn):
+            return args, kwargs
+
+        def converted(atom: ir.Atom) -> ir.Atom:
+            if not (
+                (isinstance(atom, ir.Tup) and any(True for _ in ir.atom_vars(atom)))
+                or self.is_list(atom)
+            ):
+                return atom
+            array = registry.lookup(registry.np.array)
+            assert array is not None
+            rows = self.array_rows(atom, node, hint) if isinstance(atom, ir.Tup) else atom
+            return self.emit(None, hint, array, [rows], [], node)
+
+        params = prim.params
+        positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        args = [
+            converted(a)
+            if k < len(params)
+            and params[k].kind in positional
+            and params[k].name in prim.diff_params
+            else a
+            for k, a in enumerate(args)
+        ]
+        kwargs = [(k, converted(a) if k in prim.diff_params else a) for k, a in kwargs]
+        return args, kwargs
 
     def comprehension(self: Lowerer, node: Any, target: str | None, hint: str) -> ir.Atom:
         """``[f(x) for x in seq if c]`` is a loop appending to a new list."""
@@ -219,3 +285,12 @@ class ContainersMixin(LowererState):
         self.bound.add(user)
         self.lower_for(loop)
         return ir.Var(result)
+
+
+def _numpy_function(fn: Any) -> bool:
+    """A function of NumPy's (``np.sum``, ``np.linalg.norm``, a ufunc): its array parameters
+    take anything ``np.asarray`` takes."""
+    if isinstance(fn, np.ufunc):
+        return True
+    module = getattr(fn, "__module__", None) or ""
+    return module == "numpy" or module.startswith("numpy.")

@@ -55,7 +55,7 @@ class ExpressionsMixin(LowererState):
             left = self.expr(node.left, None, hint)
             right = self.expr(node.right, None, hint)
             if isinstance(node.op, gast.Add):
-                joined = self.concatenation([left, right], target, hint)
+                joined = self.concatenation([left, right], target, hint, node)
                 if joined is not None:
                     return joined
             return self.emit(target, hint, prim, [left, right], [], node)
@@ -79,7 +79,7 @@ class ExpressionsMixin(LowererState):
             right = self.expr(node.comparators[0], None, hint)
             return self.emit(target, hint, prim, [left, right], [], node)
         if isinstance(node, gast.Call):
-            return self.call(node, target, hint)
+            return self.call(self.summed_generator(node), target, hint)
         if isinstance(node, gast.ListComp):
             return self.comprehension(node, target, hint)
         if isinstance(node, gast.IfExp):
@@ -126,6 +126,19 @@ class ExpressionsMixin(LowererState):
             assert prim is not None
             return self.emit(target, hint, prim, [value, index], [], node)
         self.refuse_node(node)
+
+    def summed_generator(self: Lowerer, node: gast.Call) -> gast.Call:
+        """``sum(f(x) for x in xs)`` is ``sum([f(x) for x in xs])``: ``sum`` takes every item of
+        the generator at once, in order, so the list comprehension computes the same values
+        (generator expressions elsewhere are refused)."""
+        if not (
+            node.args and isinstance(node.args[0], gast.GeneratorExp) and self.is_call_to(node, sum)
+        ):
+            return node
+        gen = node.args[0]
+        listed = gast.copy_location(gast.ListComp(elt=gen.elt, generators=gen.generators), gen)
+        call = gast.Call(func=node.func, args=[listed, *node.args[1:]], keywords=node.keywords)
+        return gast.copy_location(call, node)
 
     def branch_value(self: Lowerer, node: Any, name: str, hint: str) -> list[ir.Stmt]:
         """The block computing ``node`` into ``name`` (one branch of ``a if c else b``)."""

@@ -77,20 +77,18 @@ def _structure_jumps(stmts: list[Any], namer: _UserNamer) -> list[Any]:
 
 
 def _loop_targets_inside(loop: Any, namer: _UserNamer) -> list[Any]:
-    """Give the names ``loop`` binds (its target, or the names of a tuple target) fresh names;
-    the assignments, to put at the start of the body, that bind the user's names from them."""
-    parts = loop.target.elts if isinstance(loop.target, gast.Tuple) else [loop.target]
+    """Give the names ``loop`` binds (its target, or the names of a tuple target, nested in
+    any way) fresh names; the assignments, to put at the start of the body, that bind the
+    user's names from them."""
     copies = []
-    for k, part in enumerate(parts):
+    for part in gast.walk(loop.target):
         if not isinstance(part, gast.Name):
-            continue  # nested unpacking (refused when lowered)
-        fresh = gast.copy_location(_name(namer.fresh(f"{part.id}_next"), True), part)
-        assign = gast.Assign(targets=[part], value=_name(fresh.id), type_comment=None)
+            continue
+        user = part.id
+        part.id = namer.fresh(f"{user}_next")
+        assign = gast.Assign(targets=[_name(user, True)], value=_name(part.id), type_comment=None)
+        gast.copy_location(assign.targets[0], part)
         copies.append(gast.copy_location(assign, part))
-        if isinstance(loop.target, gast.Tuple):
-            loop.target.elts[k] = fresh
-        else:
-            loop.target = fresh
     return copies
 
 

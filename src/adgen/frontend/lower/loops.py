@@ -12,7 +12,10 @@ checkpointing. ``break`` and ``continue`` are already flags here
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import gast
 
@@ -26,6 +29,18 @@ from adgen.rules import runtime as rt
 
 if TYPE_CHECKING:
     from adgen.frontend.lower import Lowerer
+
+
+@dataclass(frozen=True)
+class _Counter:
+    """enumerate's count in a loop's pattern (``start`` added to the step's number)."""
+
+    start: ir.Atom | None
+
+
+# What one step of a loop binds: the position of a sequence read by index, enumerate's count,
+# or a tuple of those (enumerate and zip, nested in any way).
+_Pattern: TypeAlias = "int | _Counter | tuple[_Pattern, ...]"
 
 
 class LoopsMixin(LowererState):
@@ -57,15 +72,19 @@ class LoopsMixin(LowererState):
         return None
 
     def lower_for(self: Lowerer, stmt: Any) -> None:
-        """``for`` over ``range(...)``; over an array or sequence (rows), ``enumerate`` and ``zip``
-        become a loop over ``range(len(...))`` that reads the items by index."""
+        """``for`` over ``range(...)``; over arrays and sequences (rows), ``enumerate`` and
+        ``zip`` nested in any way, a loop over ``range(len(...))`` (the shortest) that reads the
+        items by index; the target unpacks them, nested in any way (``for i, (a, b) in
+        enumerate(zip(u, v)):``)."""
         if stmt.orelse:
             self.refuse(stmt, "`else` clauses on loops", "move that code after the loop")
         line = self.key(stmt)
         it, target = stmt.iter, stmt.target
         checkpointed, every_node, it = self.checkpoint_marker(it)
-        items: list[tuple[Any, ir.Atom]] = []  # (user target, sequence) read by index
         backwards = self.reversed_range(it)
+        pattern: _Pattern | None = None
+        seqs: list[ir.Atom] = []
+        counter: Any = None  # enumerate's count when it is the loop's own variable
         if self.is_call_to(it, range) or backwards is not None:
             if backwards is not None:  # for i in reversed(range(n)): rt.backwards, a range
                 prim = registry.lookup(rt.backwards)
@@ -77,36 +96,26 @@ class LoopsMixin(LowererState):
                 self.refuse(target, "unpacking a range", "use one loop variable")
             index = self.loop_variable(target.id)
         else:
-            if self.is_call_to(it, enumerate):
-                if (
-                    not (isinstance(target, gast.Tuple) and len(target.elts) == 2)
-                    or len(it.args) != 1
-                ):
-                    self.refuse(
-                        target, "this form of enumerate", "write `for i, v in enumerate(x):`"
-                    )
-                counter, target = target.elts
-                if not isinstance(counter, gast.Name):
-                    self.refuse(counter, "unpacking the enumerate counter", "use a name")
-                index = self.loop_variable(counter.id)
-                seqs, targets = [self.expr(it.args[0], None, "seq")], [target]
-            elif self.is_call_to(it, zip):
-                if not (isinstance(target, gast.Tuple) and len(target.elts) == len(it.args)):
-                    self.refuse(target, "this form of zip", "unpack one name per sequence")
-                index = self.loop_variable(self.user_namer.fresh("k"))
-                seqs, targets = [self.expr(a, None, "seq") for a in it.args], list(target.elts)
-            else:
-                index = self.loop_variable(self.user_namer.fresh("k"))
-                seqs, targets = [self.expr(it, None, "seq")], [target]
+            pattern = self.iteration(it, seqs)
+            if (
+                isinstance(pattern, tuple)
+                and isinstance(pattern[0], _Counter)
+                and pattern[0].start is None
+                and isinstance(target, (gast.Tuple, gast.List))
+                and target.elts
+                and isinstance(target.elts[0], gast.Name)
+            ):
+                counter = target.elts[0]  # for i, v in enumerate(x): i is the loop's variable
+            index = self.loop_variable(counter.id if counter else self.user_namer.fresh("k"))
             seqs = self.held_sequences(stmt, seqs)
-            if all(isinstance(seq, ir.Tup) for seq in seqs):
+            if any(isinstance(seq, ir.Tup) for seq in seqs):
                 if checkpointed:
                     self.refuse(
                         stmt.iter,
                         "adgen.checkpoint on a loop over a tuple or list (it is unrolled)",
                         "checkpoint a loop over range(...) or an array",
                     )
-                self.unroll(stmt, index, seqs, targets)
+                self.unroll(stmt, index, seqs, pattern, counter)
                 return
             length = self.call_prim(len, [seqs[0]], "n")
             for seq in seqs[1:]:
@@ -114,26 +123,107 @@ class LoopsMixin(LowererState):
                     registry.np.minimum, [length, self.call_prim(len, [seq], "n")], "n"
                 )
             r = self.call_prim(range, [length], "loop")
-            for t, seq in zip(targets, seqs):
-                if not isinstance(t, gast.Name):
-                    self.refuse(t, "nested unpacking in a for target", "unpack inside the loop")
-                items.append((t, seq))
         every = self.expr(every_node, None, "every") if every_node is not None else None
         if isinstance(every, ir.Const) and every.value is None:
             every = None
         saved, self.block = self.block, []
         self.depth += 1
-        getitem = registry.lookup(registry.operator.getitem)
-        assert getitem is not None
-        for t, seq in items:
-            name = self.new_name(t.id)
-            self.block.append(ir.Assign((name,), getitem, (seq, ir.Var(index)), (), line))
-            self.producers[name] = getitem
-            self.bind(t.id, name, ir.Var(name))
+        if pattern is not None:
+
+            def read(j: int, user: str | None) -> ir.Atom:
+                return self.read_item(seqs[j], ir.Var(index), user, line)
+
+            self.bind_items(target, pattern, read, ir.Var(index), counter)
         self.lower_block(stmt.body)
         self.depth -= 1
         body, self.block = self.block, saved
         self.block.append(ir.For(index, r, body, line, checkpointed, every))
+
+    def iteration(self: Lowerer, it: Any, seqs: list[ir.Atom]) -> _Pattern:
+        """What a loop over ``it`` binds at each step, as a pattern: the position in ``seqs``
+        of a sequence read by index (its atom appended there), enumerate's count, or a tuple
+        of patterns (``enumerate`` and ``zip``, nested in any way). The sequences are
+        lowered in the order Python evaluates them."""
+        if self.is_call_to(it, enumerate):
+            starts = it.args[1:] + [kw.value for kw in it.keywords if kw.arg == "start"]
+            if len(it.args) < 1 or len(starts) > 1 or any(kw.arg != "start" for kw in it.keywords):
+                self.refuse(it, "this form of enumerate", "write `for i, v in enumerate(x):`")
+            inner = self.iteration(it.args[0], seqs)
+            start = self.expr(starts[0], None, "start") if starts else None
+            if isinstance(start, ir.Const) and type(start.value) is not int:
+                self.refuse(starts[0], "enumerate with a start that is not an integer")
+            if isinstance(start, ir.Const) and start.value == 0:
+                start = None
+            return (_Counter(start), inner)
+        if self.is_call_to(it, zip):
+            if it.keywords or not it.args:
+                self.refuse(it, "this form of zip", "write `for a, b in zip(x, y):`")
+            return tuple(self.iteration(a, seqs) for a in it.args)
+        if isinstance(it, gast.Starred):
+            self.refuse(it, "`*args` in calls", "pass the arguments one by one")
+        seqs.append(self.expr(it, None, "seq"))
+        return len(seqs) - 1
+
+    def bind_items(
+        self: Lowerer,
+        target: Any,
+        pattern: _Pattern,
+        item: Callable[[int, str | None], ir.Atom],
+        count: ir.Atom,
+        counter: Any,
+    ) -> None:
+        """Bind a loop's ``target`` to one step of its ``pattern``: ``item(j, user)`` reads
+        the item of sequence ``j`` (bound to the name ``user`` if given), ``count`` is the
+        step's number; ``counter``, the target node that is the loop's own variable."""
+        if target is counter:
+            return
+        if isinstance(target, gast.Starred) or (
+            isinstance(target, (gast.Tuple, gast.List))
+            and any(isinstance(t, gast.Starred) for t in target.elts)
+        ):
+            self.refuse(target, "starred unpacking (`a, *rest`)", "unpack each item by name")
+        if not isinstance(target, (gast.Name, gast.Tuple, gast.List)):
+            self.refuse(target, "this loop target", "bind names (`for a, (b, c) in ...:`)")
+        if isinstance(pattern, int):
+            if isinstance(target, gast.Name):
+                item(pattern, target.id)
+            else:
+                self.bind_target(target, item(pattern, None))
+            return
+        if isinstance(pattern, _Counter):
+            if not isinstance(target, gast.Name):
+                self.refuse(target, "unpacking the enumerate counter", "use a name")
+            self.bind(target.id, self.new_name(target.id), self.counted(count, pattern.start))
+            return
+        if isinstance(target, gast.Name):  # for pair in zip(u, v): a tuple
+            self.bind(target.id, self.new_name(target.id), self.items_tuple(pattern, item, count))
+            return
+        if len(target.elts) != len(pattern):
+            self.refuse(
+                target,
+                f"unpacking {len(pattern)} values into {len(target.elts)} names",
+                f"unpack {len(pattern)} names",
+            )
+        for t, p in zip(target.elts, pattern):
+            self.bind_items(t, p, item, count, counter)
+
+    def items_tuple(
+        self: Lowerer, pattern: _Pattern, item: Callable[[int, str | None], ir.Atom], count: ir.Atom
+    ) -> ir.Atom:
+        """The value of one step of ``pattern`` (a tuple atom for enumerate and zip)."""
+        if isinstance(pattern, int):
+            return item(pattern, None)
+        if isinstance(pattern, _Counter):
+            return self.counted(count, pattern.start)
+        return ir.Tup(tuple(self.items_tuple(p, item, count) for p in pattern))
+
+    def counted(self: Lowerer, count: ir.Atom, start: ir.Atom | None) -> ir.Atom:
+        """enumerate's count: the step's number plus the ``start`` given."""
+        if start is None:
+            return count
+        if isinstance(count, ir.Const) and isinstance(start, ir.Const) and type(start.value) is int:
+            return ir.Const(count.value + start.value)
+        return self.call_prim(registry.operator.add, [count, start], "count")
 
     def held_sequences(self: Lowerer, loop: Any, seqs: list[ir.Atom]) -> list[ir.Atom]:
         """Python iterates the object a loop's iterable named when the loop started: a
@@ -182,26 +272,58 @@ class LoopsMixin(LowererState):
         return True, (every[0] if every else None), inner
 
     def unroll(
-        self: Lowerer, stmt: Any, index: str, seqs: list[ir.Atom], targets: list[Any]
+        self: Lowerer,
+        stmt: Any,
+        index: str,
+        seqs: list[ir.Atom],
+        pattern: _Pattern,
+        counter: Any,
     ) -> None:
         """A loop over sequences known when transforming (a tuple or list argument, a
-        literal): one copy of the body per item, each binding the items directly."""
+        literal): one copy of the body per item, each binding the items directly. Zipped with
+        sequences known only when running (arrays), whose items are read by index, a copy runs
+        only while those are long enough (zip stops at the shortest)."""
         line = self.key(stmt)
         length = min(len(seq.items) for seq in seqs if isinstance(seq, ir.Tup))
+        bound: ir.Atom | None = None
+        for seq in seqs:
+            if not isinstance(seq, ir.Tup):
+                n = self.call_prim(len, [seq], "n")
+                bound = n if bound is None else self.call_prim(registry.np.minimum, [bound, n], "n")
+
+        def take(k: int, j: int, user: str | None) -> ir.Atom:
+            seq = seqs[j]
+            if not isinstance(seq, ir.Tup):
+                return self.read_item(seq, ir.Const(k), user, line)
+            if user:
+                self.bind(user, self.new_name(user), seq.items[k])
+            return seq.items[k]
+
         for k in range(length):
-            self.copy(index, ir.Const(k))
-            for t, seq in zip(targets, seqs):
-                assert isinstance(seq, ir.Tup)
-                if not isinstance(t, gast.Name):
-                    self.refuse(t, "nested unpacking in a for target", "unpack inside the loop")
-                self.bind(t.id, self.new_name(t.id), seq.items[k])
+            self.line = line
+            test: ir.Atom = ir.Const(True)
+            if bound is not None:
+                test = self.call_prim(registry.operator.lt, [ir.Const(k), bound], "more")
             block, self.block = self.block, []
             self.depth += 1
+            self.copy(index, ir.Const(k))
+            self.bind_items(stmt.target, pattern, partial(take, k), ir.Const(k), counter)
             self.lower_block(stmt.body)
             self.depth -= 1
             body, self.block = self.block, block
             # the body stands in a block, as the loop's body would (its names are rebound)
-            self.block.append(ir.If(ir.Const(True), body, [], line))
+            self.block.append(ir.If(test, body, [], line))
+
+    def read_item(self: Lowerer, seq: ir.Atom, at: ir.Atom, user: str | None, line: int) -> ir.Var:
+        """``seq[at]``, bound to the user's name ``user`` if given."""
+        getitem = registry.lookup(registry.operator.getitem)
+        assert getitem is not None
+        name = self.new_name(user) if user else self.namer.fresh("item")
+        self.block.append(ir.Assign((name,), getitem, (seq, at), (), line))
+        self.producers[name] = getitem
+        if user:
+            self.bind(user, name, ir.Var(name))
+        return ir.Var(name)
 
     def loop_variable(self: Lowerer, user: str) -> str:
         name = self.multi.get(user, user)

@@ -400,8 +400,8 @@ class StatementsMixin(LowererState):
                 return
             atom = self.expr(value, None)
             self.bind_target(target, atom)
-        elif isinstance(target, gast.Tuple):
-            # nested unpacking: a, (b, c) = ...
+        elif isinstance(target, (gast.Tuple, gast.List)):
+            # nested unpacking: a, (b, c) = ...; [a, b] = ...
             self.bind_target(target, self.expr(value, None))
         else:
             self.refuse(
@@ -411,12 +411,21 @@ class StatementsMixin(LowererState):
             )
 
     def bind_target(self: Lowerer, target: Any, atom: ir.Atom) -> None:
+        """Bind an assignment's (or a loop's) target to ``atom``, unpacking tuples and lists
+        of names nested in any way, as Python does."""
         if isinstance(target, gast.Name):
             self.bind(target.id, self.new_name(target.id), atom)
             return
+        if not isinstance(target, (gast.Tuple, gast.List)):
+            self.refuse(
+                target,
+                "assignments to subscripts and attributes inside unpacking",
+                "unpack into names, then write the array",
+            )
+        if any(isinstance(t, gast.Starred) for t in target.elts):
+            self.refuse(target, "starred unpacking (`a, *rest = ...`)", "unpack each item by name")
         if (
-            isinstance(target, gast.Tuple)
-            and isinstance(atom, ir.Tup)
+            isinstance(atom, ir.Tup)
             and all(isinstance(t, gast.Name) for t in target.elts)
             and self.block
             and isinstance(self.block[-1], ir.Assign)
@@ -433,25 +442,60 @@ class StatementsMixin(LowererState):
             for t, n in zip(target.elts, names):
                 self.bind(t.id, n, ir.Var(n))
             return
-        if isinstance(target, gast.Tuple) and isinstance(atom, ir.Tup):
-            if len(atom.items) == len(target.elts):
-                for t, a in zip(target.elts, atom.items):
-                    self.bind_target(t, a)
-                return
-        if isinstance(target, gast.Tuple) and all(isinstance(t, gast.Name) for t in target.elts):
-            if (
-                isinstance(atom, ir.Var)
-                and self.block
-                and isinstance(self.block[-1], ir.Assign)
-                and self.block[-1].targets == (atom.name,)
-            ):
-                names = tuple(self.new_name(t.id) for t in target.elts)
-                self.block[-1].targets = names
-                for t, n in zip(target.elts, names):
-                    self.env[t.id] = ir.Var(n)
-                    self.bound.add(t.id)
-                return
+        if isinstance(atom, ir.Tup):
+            if len(atom.items) != len(target.elts):
+                self.refuse(
+                    target,
+                    f"unpacking {len(atom.items)} values into {len(target.elts)} names",
+                    "unpack a tuple of the same length",
+                )
+            for t, a in zip(target.elts, atom.items):
+                self.bind_target(t, a)
+            return
+        last = self.block[-1] if self.block else None
+        if (
+            all(isinstance(t, gast.Name) for t in target.elts)
+            and isinstance(atom, ir.Var)
+            and isinstance(last, ir.Assign)
+            and last.targets == (atom.name,)
+            and (last.prim.outputs is not None or not last.prim.differentiable)
+        ):
+            # a function's results (`n, m = x.shape`): one name each
+            names = tuple(self.new_name(t.id) for t in target.elts)
+            last.targets = names
+            for t, n in zip(target.elts, names):
+                self.env[t.id] = ir.Var(n)
+                self.bound.add(t.id)
+            return
+        if isinstance(atom, (ir.Var, ir.Free)):
+            self.unpack_by_index(target, atom)
+            return
         self.refuse(target, "this kind of unpacking", "unpack a tuple of the same length")
+
+    def unpack_by_index(self: Lowerer, target: Any, atom: ir.Var | ir.Free) -> None:
+        """``a, (b, c) = v`` of an array (its rows) or a list: Python iterates ``v``, so its
+        length must be the number of names; the items are read by index, all before any name
+        is bound (``a, b = b`` reads both items of the old ``b``)."""
+        size = self.call_prim(len, [atom], "n")
+        fits = self.call_prim(registry.operator.eq, [size, ir.Const(len(target.elts))], "fits")
+        self.block.append(ir.Assign((), registry.ASSERT, (fits,), (), self.line))
+        getitem = registry.lookup(registry.operator.getitem)
+        assert getitem is not None
+        read: list[tuple[Any, str, bool]] = []
+        for k, t in enumerate(target.elts):
+            # a name whose IR name is not the value's own takes the item directly
+            direct = isinstance(t, gast.Name) and self.multi.get(t.id) != getattr(
+                atom, "name", None
+            )
+            name = self.new_name(t.id) if direct else self.namer.fresh("item")
+            self.block.append(ir.Assign((name,), getitem, (atom, ir.Const(k)), (), self.line))
+            self.producers[name] = getitem
+            read.append((t, name, direct))
+        for t, name, direct in read:
+            if direct:
+                self.bind(t.id, name, ir.Var(name))
+            else:
+                self.bind_target(t, ir.Var(name))
 
 
 def _contains_return(node: Any) -> bool:

@@ -318,6 +318,22 @@ def items_vjp(parts: Any, xs: Any) -> Any:
     return np.stack([np.asarray(p) for p in parts]).astype(dtype, copy=False).reshape(a.shape)
 
 
+def sum_items(iterable: Any, start: Any = 0) -> Any:
+    """Python's ``sum(iterable, start)``: ``start + iterable[0] + iterable[1] + ...``, left
+    to right, each ``+`` broadcasting (the tangent of ``sum(xs)``; generated code calls
+    ``sum`` by this name inside rule templates, which name only ``np``, ``math`` and ``rt``).
+
+    >>> sum_items([1.0, np.ones(2)], np.zeros(2)).tolist()
+    [2.0, 2.0]
+    >>> sum_items(np.arange(6.0).reshape(3, 2)).tolist()
+    [6.0, 9.0]
+    """
+    total = start
+    for item in iterable:
+        total = total + item
+    return total
+
+
 def as_list(d: Any) -> list[Any]:
     """``list(d)``: the tangent of ``list(x)`` (generated code calls ``list`` by this name
     inside rule templates, which name only ``np``, ``math`` and ``rt``)."""
