@@ -259,3 +259,17 @@ def test_a_helper_that_may_change_a_global_read_before_is_refused():
         adgen.grad(f)(np.ones(3))
     for d in both_modes(g, np.ones(3)):
         np.testing.assert_array_equal(d, np.zeros(3))
+
+
+def test_a_method_of_an_outside_object_on_a_differentiated_value_is_refused_as_before():
+    def f(x):
+        return np.add.reduce(x)
+
+    with pytest.raises(adgen.UnsupportedSyntaxError, match=r"the method `\.reduce\(\)`"):
+        adgen.grad(f)(np.ones(3))
+
+    def g(x):
+        return np.sum(x) * np.add.reduce(np.arange(4.0))  # on constants: runs
+
+    for d in both_modes(g, np.ones(3)):
+        np.testing.assert_array_equal(d, np.full(3, 6.0))

@@ -686,6 +686,8 @@ def reads_only(fn: Any, positional: int, keywords: Collection[str]) -> bool:
     (False, False)
     >>> reads_only(logging.getLogger("x").info, 2, ()), reads_only(dict.update, 2, ())
     (True, False)
+    >>> reads_only(np.dot, 2, ()), reads_only(np.dot, 3, ()), reads_only(np.histogram, 2, ())
+    (True, False, True)
     """
     if "out" in keywords or any(k.startswith("overwrite") for k in keywords):
         return False
@@ -701,7 +703,24 @@ def reads_only(fn: Any, positional: int, keywords: Collection[str]) -> bool:
 
         return isinstance(owner, logging.Logger) and fn.__name__ in _LOGGER_METHODS
     module = getattr(fn, "__module__", None)
-    return isinstance(module, str) and module.split(".")[0] in _READ_ONLY_MODULES
+    if not (isinstance(module, str) and module.split(".")[0] in _READ_ONLY_MODULES):
+        return False
+    return _writes_nothing_positionally(fn, positional)
+
+
+def _writes_nothing_positionally(fn: Any, positional: int) -> bool:
+    """Does a call of ``fn`` with ``positional`` arguments leave its ``out`` / ``overwrite_*``
+    parameters unpassed (``np.dot(a, b, out)``)? False when its signature cannot be read."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return False
+    for k, p in enumerate(params):
+        if p.kind in (p.VAR_POSITIONAL, p.KEYWORD_ONLY, p.VAR_KEYWORD) or k >= positional:
+            return True
+        if p.name == "out" or p.name.startswith("overwrite"):
+            return False
+    return True
 
 
 def opaque_call(

@@ -110,17 +110,15 @@ class CallsMixin(LowererState):
                 "adgen.checkpoint here",
                 "it marks a `for` loop: write `for i in adgen.checkpoint(range(n)):`",
             )
+        refusal: AdgenError | None = None  # what adgen says of the call if it cannot run it
         if not ok and isinstance(func, gast.Attribute):
             ok, fn = self.outside_method(func)
+            refusal = self.method_refusal(func) if ok else None
         if not ok:
             if isinstance(func, gast.Attribute):
                 method = registry.method_function(func.attr)
                 if method is None:
-                    self.refuse(
-                        func,
-                        f"the method `.{func.attr}()`",
-                        "call the NumPy function instead, e.g. np.sum(x) for x.sum()",
-                    )
+                    raise self.method_refusal(func)
                 fn, pack = method
                 args.append(self.expr(func.value, None, hint))
                 rest = [self.expr(a, None, hint) for a in node.args]
@@ -187,7 +185,8 @@ class CallsMixin(LowererState):
             if getattr(fn, "adgen_user_function", False) and hasattr(fn, "node"):
                 parsed, defaults = self.callee(fn, node)
                 return self.inline(node, parsed, fn, defaults, args, kwargs, target, None)
-            return self.opaque(fn, self.no_rule_error(func, fn), args, kwargs, target, hint, node)
+            refusal = refusal or self.no_rule_error(func, fn)
+            return self.opaque(fn, refusal, args, kwargs, target, hint, node)
         return self.emit(target, hint, prim, args, kwargs, node)
 
     def inline_or_run(
@@ -252,6 +251,14 @@ class CallsMixin(LowererState):
         make = registry.lookup(list)
         assert make is not None
         return self.emit(None, hint, make, [items], [], node)
+
+    def method_refusal(self: Lowerer, func: gast.Attribute) -> UnsupportedSyntaxError:
+        """The error for a method adgen has no rule for."""
+        return UnsupportedSyntaxError(
+            f"adgen does not support the method `.{func.attr}()`",
+            self.parsed.loc(func),
+            "call the NumPy function instead, e.g. np.sum(x) for x.sum()",
+        )
 
     def outside_method(self: Lowerer, func: gast.Attribute) -> tuple[bool, Any]:
         """``log.info``, ``rng.normal``, ``np.add.at``: a method of an outside object that is
