@@ -273,3 +273,20 @@ def test_a_method_of_an_outside_object_on_a_differentiated_value_is_refused_as_b
 
     for d in both_modes(g, np.ones(3)):
         np.testing.assert_array_equal(d, np.full(3, 6.0))
+
+
+def test_a_message_made_from_a_differentiated_value_is_printed(capsys):
+    def f(x):
+        y = x * x
+        print("loss " + str(y))
+        return y
+
+    assert adgen.grad(f)(3.0) == 6.0
+    assert adgen.jvp(f, (3.0,), (1.0,)) == (9.0, 6.0)
+    assert capsys.readouterr().out == "loss 9.0\nloss 9.0\n"
+
+    def g(x):
+        return float(str(x * x))  # a value through str: its derivative would be lost
+
+    with pytest.raises(adgen.NoRuleError, match="no derivative rule for `str`"):
+        adgen.grad(g)(3.0)

@@ -193,7 +193,8 @@ def check_opaque_calls(fn: ir.Function, varied: set[str], reverse: bool = True) 
 
     * A differentiated value passed to one is refused with the error adgen gave for the call
       before (no rule for it...), unless the call is known only to read its arguments and
-      its result is unused (``print(y)``: the value is printed, not differentiated).
+      its result reaches the function's result through no differentiable operation
+      (``print(y)``, ``print("loss " + str(y))``: the value is printed, not differentiated).
     * In reverse mode, a call that may write into its arguments (not known to only read
       them), given a value a differentiated operation read before it (or in the same loop),
       or that could reach an outside array (a global) such an operation read, is refused:
@@ -207,7 +208,7 @@ def check_opaque_calls(fn: ir.Function, varied: set[str], reverse: bool = True) 
     assigns = [s for s, _, _ in placed if isinstance(s, ir.Assign)]
     if not any(s.prim.refusal is not None for s in assigns):
         return
-    read = {name for kind, name, _ in ir.events(fn.body) if kind == "read"}
+    carry = _may_carry(fn, assigns)
     numbers = {s.target for s, _, _ in placed if isinstance(s, ir.For)}  # range's ints
     mutable = {name for name, value in fn.free.items() if _mutable(value)}
     numbers |= {t for s in assigns if s.prim.name in _NUMBERS for t in s.targets}
@@ -225,7 +226,7 @@ def check_opaque_calls(fn: ir.Function, varied: set[str], reverse: bool = True) 
         args = set(_args(stmt))
         outside = _outside(stmt)
         if args & varied:
-            if not stmt.prim.reads_only or read.intersection(stmt.targets):
+            if not stmt.prim.reads_only or _carried(set(stmt.targets), assigns, carry):
                 raise _again(stmt.prim.refusal)
             continue
         if stmt.prim.reads_only or not reverse:
@@ -277,3 +278,32 @@ def _mutable(value: object) -> bool:
     if isinstance(value, tuple):
         return any(_mutable(v) for v in value)
     return isinstance(value, (np.ndarray, list, dict, set, bytearray))
+
+
+def _may_carry(fn: ir.Function, assigns: list[ir.Assign]) -> set[str]:
+    """The names a derivative could flow from to the result: the returned names and, to a
+    fixed point, the arguments of differentiable operations binding such a name."""
+    carry = set(_returned(fn))
+    grown = True
+    while grown:
+        grown = False
+        for s in assigns:
+            if s.prim.differentiable and carry.intersection(s.targets):
+                new = set(_args(s)) - carry
+                if new:
+                    carry |= new
+                    grown = True
+    return carry
+
+
+def _carried(names: set[str], assigns: list[ir.Assign], carry: set[str]) -> bool:
+    """Do ``names``, or values differentiable operations compute from them, reach ``carry``?"""
+    reached = set(names)
+    grown = True
+    while grown:
+        grown = False
+        for s in assigns:
+            if s.prim.differentiable and reached & set(_args(s)) and not reached >= set(s.targets):
+                reached |= set(s.targets)
+                grown = True
+    return bool(reached & carry)

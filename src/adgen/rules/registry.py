@@ -731,12 +731,15 @@ def opaque_call(
     code of both modes, and its result is a constant of the derivative. ``refusal`` is the
     error adgen raised for it before (:mod:`adgen.middle.analysis` raises it if a
     differentiated value reaches the call where that would matter)."""
-    emitter, callee = _emitter(fn)
+    with warnings.catch_warnings():  # looking `str` up in NumPy warns (np.str)
+        warnings.simplefilter("ignore", FutureWarning)
+        emitter, callee = _emitter(fn)
+        label = _label(fn)
     params = [
         inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL),
         inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD),
     ]
-    prim = Primitive(_label(fn), emitter, params, {}, {}, differentiable=False)
+    prim = Primitive(label, emitter, params, {}, {}, differentiable=False)
     prim.callee = callee
     prim.view = True  # its result may be (or share memory with) an argument
     prim.refusal = refusal
