@@ -290,3 +290,13 @@ def test_a_message_made_from_a_differentiated_value_is_printed(capsys):
 
     with pytest.raises(adgen.NoRuleError, match="no derivative rule for `str`"):
         adgen.grad(g)(3.0)
+
+    def h(x):
+        return x * parse(str(x))  # through another call run as written: refused the same
+
+    with pytest.raises(adgen.NoRuleError, match="no derivative rule for `str`"):
+        adgen.grad(h)(3.0)
+
+
+def parse(*text):  # `*text`: not inlined, run as written
+    return float(text[0])

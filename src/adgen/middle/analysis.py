@@ -297,13 +297,15 @@ def _may_carry(fn: ir.Function, assigns: list[ir.Assign]) -> set[str]:
 
 
 def _carried(names: set[str], assigns: list[ir.Assign], carry: set[str]) -> bool:
-    """Do ``names``, or values differentiable operations compute from them, reach ``carry``?"""
+    """Do ``names``, or values differentiable operations (or calls run as written) compute
+    from them, reach ``carry``?"""
     reached = set(names)
     grown = True
     while grown:
         grown = False
         for s in assigns:
-            if s.prim.differentiable and reached & set(_args(s)) and not reached >= set(s.targets):
+            flows = s.prim.differentiable or s.prim.refusal is not None  # not np.floor's zero
+            if flows and reached & set(_args(s)) and not reached >= set(s.targets):
                 reached |= set(s.targets)
                 grown = True
     return bool(reached & carry)
