@@ -300,3 +300,34 @@ def test_a_message_made_from_a_differentiated_value_is_printed(capsys):
 
 def parse(*text):  # `*text`: not inlined, run as written
     return float(text[0])
+
+
+def test_a_list_passed_to_such_a_call_stays_a_list():
+    def f(x):
+        counts = np.zeros(3)
+        idx = [0, 2, 2]  # bound once to a list: passed as a list
+        np.add.at(counts, idx, 1.0)
+        return np.sum(x * counts)
+
+    for d in both_modes(f, np.ones(3)):
+        np.testing.assert_array_equal(d, [1.0, 0.0, 2.0])
+
+
+def test_a_list_or_tuple_adgen_cannot_tell_apart_is_refused():
+    def f(x, idx):  # idx: a list argument, which adgen takes apart
+        counts = np.zeros(3)
+        np.add.at(counts, idx, 1.0)
+        return np.sum(x * counts)
+
+    with pytest.raises(adgen.UnsupportedSyntaxError, match="which of the two it is"):
+        adgen.grad(f)(np.ones(3), [0, 2, 2])
+
+    def g(x):
+        counts = np.zeros(3)
+        for k in range(2):
+            idx = [0, 2, 2]  # bound inside a loop: a copy of a tuple in adgen's code
+        np.add.at(counts, idx, 1.0)
+        return np.sum(x * counts)
+
+    with pytest.raises(adgen.UnsupportedSyntaxError, match="adgen made it a tuple"):
+        adgen.grad(g)(np.ones(3))

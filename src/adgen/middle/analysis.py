@@ -209,6 +209,7 @@ def check_opaque_calls(fn: ir.Function, varied: set[str], reverse: bool = True) 
     if not any(s.prim.refusal is not None for s in assigns):
         return
     carry = _may_carry(fn, assigns)
+    tuples = _tuple_copies(assigns)
     numbers = {s.target for s, _, _ in placed if isinstance(s, ir.For)}  # range's ints
     mutable = {name for name, value in fn.free.items() if _mutable(value)}
     numbers |= {t for s in assigns if s.prim.name in _NUMBERS for t in s.targets}
@@ -229,6 +230,17 @@ def check_opaque_calls(fn: ir.Function, varied: set[str], reverse: bool = True) 
             if not stmt.prim.reads_only or _carried(set(stmt.targets), assigns, carry):
                 raise _again(stmt.prim.refusal)
             continue
+        if stmt.prim.ambiguous is not None:
+            raise _again(stmt.prim.ambiguous)
+        held = sorted(args & tuples)
+        if held:
+            raise UnsupportedSyntaxError(
+                f"adgen does not support passing `{held[0]}` to `{stmt.prim.name}`, which it "
+                "runs as written (it has no rule for it): adgen made it a tuple, which the "
+                "program may have written as a list",
+                loc,
+                "write the list or tuple in the call itself (`f(a, [0, 2])`), or pass an array",
+            )
         if stmt.prim.reads_only or not reverse:
             continue
         # what it is given, and the outside arrays (globals) it could reach and change
@@ -309,3 +321,20 @@ def _carried(names: set[str], assigns: list[ir.Assign], carry: set[str]) -> bool
                 reached |= set(s.targets)
                 grown = True
     return bool(reached & carry)
+
+
+def _tuple_copies(assigns: list[ir.Assign]) -> set[str]:
+    """Names bound to a tuple atom by a copy (a list or tuple display bound to a name that a
+    block rebinds: the program's list is a tuple in the code adgen writes), and copies of them."""
+    names: set[str] = set()
+    grown = True
+    while grown:
+        grown = False
+        for s in assigns:
+            if s.prim.name != "assign" or not s.args or set(s.targets) <= names:
+                continue
+            a = s.args[0]
+            if isinstance(a, ir.Tup) or (isinstance(a, ir.Var) and a.name in names):
+                names |= set(s.targets)
+                grown = True
+    return names

@@ -572,6 +572,8 @@ class Primitive:
         # arguments (never writes into them)
         self.refusal: Exception | None = None
         self.reads_only = False
+        # why such a call cannot run as written, whatever reaches it (a list or a tuple?)
+        self.ambiguous: Exception | None = None
 
     def __repr__(self) -> str:
         return f"<primitive {self.name}>"

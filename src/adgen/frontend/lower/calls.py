@@ -229,28 +229,62 @@ class CallsMixin(LowererState):
             or registry.reads_frame(fn)
         ):
             raise refusal
-        if isinstance(node, gast.Call) and len(node.args) == len(args):
-            # lists stay lists (lowering makes every sequence a tuple: np.add.at(a, [0, 1], 1)
-            # must not index with a tuple)
-            args = [self.as_written(a, atom, hint) for a, atom in zip(node.args, args)]
-            written = {kw.arg: kw.value for kw in node.keywords}
-            kwargs = [(k, self.as_written(written[k], v, hint)) for k, v in kwargs]
+        # lists stay lists (lowering makes every sequence a tuple: np.add.at(a, [0, 1], 1) must
+        # not index with a tuple)
+        label = _qualname(fn)
+        written = {kw.arg: kw.value for kw in node.keywords} if isinstance(node, gast.Call) else {}
+        nodes = list(node.args) if isinstance(node, gast.Call) else []
+        ambiguous = None
+        try:
+            nodes += [node] * (len(args) - len(nodes))
+            args = [self.as_written(n, a, hint, label) for n, a in zip(nodes, args)]
+            kwargs = [(k, self.as_written(written.get(k, node), v, hint, label)) for k, v in kwargs]
+        except UnsupportedSyntaxError as exc:
+            ambiguous = exc  # raised if no differentiated value reaches the call (else refusal)
         prim = registry.opaque_call(fn, refusal, len(args), [k for k, _ in kwargs])
+        prim.ambiguous = ambiguous
         prim = prim.localize(self.outside_name)
         return self.emit(target, hint, prim, args, kwargs, node)
 
-    def as_written(self: Lowerer, node: Any, atom: ir.Atom, hint: str) -> ir.Atom:
-        """The value of a list display as a list again (its atom is a tuple)."""
-        if not isinstance(atom, ir.Tup) or not isinstance(node, (gast.List, gast.Tuple)):
+    def as_written(self: Lowerer, node: Any, atom: ir.Atom, hint: str, label: str) -> ir.Atom:
+        """An argument of a call run as written, with the type the program gives it: a list
+        display is a list again (its atom is a tuple). A tuple atom that is not written in the
+        call (a name bound to a list or a tuple, a tree argument) is refused: adgen does not
+        know which it was."""
+        if not isinstance(atom, ir.Tup):
             return atom
-        if len(node.elts) != len(atom.items):
-            return atom
-        items = ir.Tup(tuple(self.as_written(n, a, hint) for n, a in zip(node.elts, atom.items)))
+        if isinstance(node, gast.Name):  # `idx = [0, 2]` once, then f(a, idx)
+            node = self.only_display(node.id) or node
+        if not isinstance(node, (gast.List, gast.Tuple)) or len(node.elts) != len(atom.items):
+            self.refuse(
+                node,
+                f"passing this list or tuple to `{label}`, which adgen runs as written (it has "
+                "no rule for it): adgen does not know here which of the two it is",
+                "write the list or tuple in the call itself (`f(a, [0, 2])`), or pass an array",
+            )
+        parts = zip(node.elts, atom.items)
+        items = ir.Tup(tuple(self.as_written(n, a, hint, label) for n, a in parts))
         if isinstance(node, gast.Tuple):
             return items
         make = registry.lookup(list)
         assert make is not None
         return self.emit(None, hint, make, [items], [], node)
+
+    def only_display(self: Lowerer, name: str) -> Any:
+        """The list or tuple display ``name`` is bound to, if that is its only binding in the
+        function (not a parameter, never assigned again); else None."""
+        if name in self.params:
+            return None
+        values = []
+        for n in gast.walk(self.node):
+            if isinstance(n, gast.Name) and n.id == name and not isinstance(n.ctx, gast.Load):
+                values.append(n)
+        if len(values) != 1:
+            return None
+        for n in gast.walk(self.node):
+            if isinstance(n, gast.Assign) and n.targets == [values[0]]:
+                return n.value if isinstance(n.value, (gast.List, gast.Tuple)) else None
+        return None
 
     def method_refusal(self: Lowerer, func: gast.Attribute) -> UnsupportedSyntaxError:
         """The error for a method adgen has no rule for."""
