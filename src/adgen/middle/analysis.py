@@ -286,10 +286,12 @@ def _outside(stmt: ir.Assign) -> set[str]:
 
 
 def _mutable(value: object) -> bool:
-    """Could a function change this outside value in place (an array, a list, a dict...)?"""
-    if isinstance(value, tuple):
+    """Could a function change this outside value in place (an array, a list, a dict, an
+    object with attributes...)? Numbers, strings, functions, types and modules cannot."""
+    if isinstance(value, (tuple, frozenset)):
         return any(_mutable(v) for v in value)
-    return isinstance(value, (np.ndarray, list, dict, set, bytearray))
+    fixed = (int, float, complex, str, bytes, type(None), np.generic, np.dtype, range, slice)
+    return not (isinstance(value, fixed) or callable(value) or isinstance(value, type(np)))
 
 
 def _may_carry(fn: ir.Function, assigns: list[ir.Assign]) -> set[str]:
