@@ -430,7 +430,7 @@ class Writer:
 
     def statement(self, scope: Scope, indent: str, depth: int) -> list[str]:
         kinds = ["prim", "prim", "arith", "arith", "reduce", "index", "product", "example"]
-        kinds += ["math", "tuple", "helper", "inplace"]
+        kinds += ["math", "tuple", "helper", "inplace", "opaque"]
         # the constructs an independent fuzzer found adgen wrong or crashing on
         kinds += sorted(NEW_KINDS - {"call"})
         if scope.closures:
@@ -629,6 +629,15 @@ class Writer:
         expr = self.pick([expr, f"{expr} * {b}", f"{b} - {expr}", f"{expr} ** 2"])
         name = self.fresh("t")
         return [f"{name} = {expr}"], name, None
+
+    def stmt_opaque(self, scope: Scope) -> Any:
+        """A call adgen has no rule for, run as written: on constants (its result a constant
+        of the derivative), or reading any value, as a statement whose value is unused."""
+        if self.choices.boolean():
+            return [f"str({self.source(scope)})"], None, None
+        name = self.fresh("t")
+        k = self.choices.integer(0, 2)
+        return [f"{name} = float(np.histogram(np.arange(6.0), bins=3)[0][{k}])"], name, None
 
     def stmt_tuple(self, scope: Scope) -> Any:
         a = self.source(scope, readable=False)

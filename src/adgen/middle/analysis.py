@@ -26,7 +26,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import numpy as np
+
 from adgen import ir
+from adgen.errors import (
+    AdgenError,
+    NonDifferentiableError,
+    SourceLocation,
+    UnsupportedSyntaxError,
+)
 
 
 def _args(stmt: ir.Assign) -> Iterator[str]:
@@ -49,7 +57,7 @@ def _block_statements(block: list[ir.Stmt], inside: bool) -> Iterator[tuple[ir.S
 
 
 class Facts:
-    def __init__(self, fn: ir.Function, wrt: list[str]) -> None:
+    def __init__(self, fn: ir.Function, wrt: list[str], reverse: bool = True) -> None:
         self.fn = fn
         placed = list(_block_statements(fn.body, False))
         self.has_blocks = any(isinstance(s, (ir.If, ir.For, ir.While)) for s, _ in placed)
@@ -129,6 +137,7 @@ class Facts:
                 in_blocks.update(stmt.targets)
                 in_blocks.update(_args(stmt))
         self.managed = (in_blocks | self.multi) & self.useful
+        check_opaque_calls(fn, self.varied, reverse)
 
 
 def _returned(fn: ir.Function) -> set[str]:
@@ -136,4 +145,198 @@ def _returned(fn: ir.Function) -> set[str]:
     for stmt in fn.statements():
         if isinstance(stmt, ir.Return):
             names.update(ir.atom_vars(stmt.value))
+    return names
+
+
+def _placed_in_order(
+    block: list[ir.Stmt], loops: tuple[int, ...], checkpointed: bool
+) -> Iterator[tuple[ir.Stmt, tuple[int, ...], bool]]:
+    """Every statement in execution order, with the loops around it (ids) and whether one
+    of them is a checkpointed ``for`` (reverse mode runs its body again)."""
+    for stmt in block:
+        yield stmt, loops, checkpointed
+        if isinstance(stmt, ir.If):
+            yield from _placed_in_order(stmt.body, loops, checkpointed)
+            yield from _placed_in_order(stmt.orelse, loops, checkpointed)
+        elif isinstance(stmt, ir.For):
+            inner = checkpointed or stmt.checkpoint
+            yield from _placed_in_order(stmt.body, (*loops, id(stmt)), inner)
+        elif isinstance(stmt, ir.While):
+            yield from _placed_in_order(stmt.test_body, (*loops, id(stmt)), checkpointed)
+            yield from _placed_in_order(stmt.body, (*loops, id(stmt)), checkpointed)
+
+
+def _sharing(names: set[str], assigns: list[ir.Assign]) -> set[str]:
+    """``names`` and every name that may hold (part of) the same object: copies, views and
+    the results of calls that may return their argument, both ways, to a fixed point."""
+    out = set(names)
+    grown = True
+    while grown:
+        grown = False
+        for s in assigns:
+            if not (s.prim.view or s.prim.name == "assign"):
+                continue
+            linked = set(_args(s)) | set(s.targets)
+            if linked & out and not linked <= out:
+                out |= linked
+                grown = True
+    return out
+
+
+# primitives whose results are Python numbers (or ranges): never changed in place
+_NUMBERS = frozenset({"len", "range", "int", "float", "bool", "rt.backwards"})
+
+
+def check_opaque_calls(fn: ir.Function, varied: set[str], reverse: bool = True) -> None:
+    """Refuse the calls adgen runs as written (no rule, not inlined: ``registry.opaque_call``)
+    where that could make a derivative wrong.
+
+    * A differentiated value passed to one is refused with the error adgen gave for the call
+      before (no rule for it...), unless the call is known only to read its arguments and
+      its result reaches the function's result through no differentiable operation
+      (``print(y)``, ``print("loss " + str(y))``: the value is printed, not differentiated).
+    * In reverse mode, a call that may write into its arguments (not known to only read
+      them), given a value a differentiated operation read before it (or in the same loop),
+      or that could reach an outside array (a global) such an operation read, is refused:
+      the adjoint sweep reads that value again, after the call changed it (loop counters and
+      other Python numbers cannot change). Forward mode reads each value as the program
+      does.
+    * Such calls inside a checkpointed loop are refused: reverse mode runs the loop's body
+      again, and would run the call twice.
+    """
+    placed = list(_placed_in_order(fn.body, (), False))
+    assigns = [s for s, _, _ in placed if isinstance(s, ir.Assign)]
+    if not any(s.prim.refusal is not None for s in assigns):
+        return
+    carry = _may_carry(fn, assigns)
+    tuples = _tuple_copies(assigns)
+    numbers = {s.target for s, _, _ in placed if isinstance(s, ir.For)}  # range's ints
+    mutable = {name for name, value in fn.free.items() if _mutable(value)}
+    numbers |= {t for s in assigns if s.prim.name in _NUMBERS for t in s.targets}
+    for k, (stmt, loops, checkpointed) in enumerate(placed):
+        if not isinstance(stmt, ir.Assign) or stmt.prim.refusal is None:
+            continue
+        loc = _loc(fn, stmt.line)
+        if checkpointed:
+            raise UnsupportedSyntaxError(
+                f"a call of `{stmt.prim.name}` (run as written, adgen has no rule for it) "
+                "inside a checkpointed loop: reverse mode runs the loop's body again",
+                loc,
+                "move the call out of the loop, or do not checkpoint it",
+            )
+        args = set(_args(stmt))
+        outside = _outside(stmt)
+        if args & varied:
+            if not stmt.prim.reads_only or _carried(set(stmt.targets), assigns, carry):
+                raise _again(stmt.prim.refusal)
+            continue
+        if stmt.prim.ambiguous is not None:
+            raise _again(stmt.prim.ambiguous)
+        held = sorted(args & tuples)
+        if held:
+            raise UnsupportedSyntaxError(
+                f"adgen does not support passing `{held[0]}` to `{stmt.prim.name}`, which it "
+                "runs as written (it has no rule for it): adgen made it a tuple, which the "
+                "program may have written as a list",
+                loc,
+                "write the list or tuple in the call itself (`f(a, [0, 2])`), or pass an array",
+            )
+        if stmt.prim.reads_only or not reverse:
+            continue
+        # what it is given, and the outside arrays (globals) it could reach and change
+        shared = (_sharing(args - numbers, assigns) | outside | mutable) - numbers
+        for j, (other, other_loops, _) in enumerate(placed):
+            if not (
+                isinstance(other, ir.Assign)
+                and other.prim.differentiable
+                and (j < k or set(loops) & set(other_loops))
+            ):
+                continue
+            reads = set(_args(other))
+            if reads & varied and (reads | _outside(other)) & shared:
+                reads |= _outside(other)
+                value = sorted(reads & shared)[0]
+                raise NonDifferentiableError(
+                    f"`{stmt.prim.name}` (run as written, adgen has no rule for it) may change "
+                    f"`{value}` in place, which a differentiated operation read before it",
+                    loc,
+                    "pass it a copy (np.copy(...)), or register a rule for the function "
+                    "with @adgen.rules.rule",
+                )
+
+
+def _loc(fn: ir.Function, line: int) -> SourceLocation:
+    """Where a statement of ``fn`` came from."""
+    if line in fn.origins:
+        return fn.origins[line]
+    text = fn.source_lines.get(line, "")
+    return SourceLocation(fn.filename, line, len(text) - len(text.lstrip()), text)
+
+
+def _again(error: Exception) -> Exception:
+    """A fresh copy of an error kept to be raised later (each raise its own traceback)."""
+    if isinstance(error, AdgenError):
+        return type(error)(error.message, error.loc, error.hint)
+    return error
+
+
+def _outside(stmt: ir.Assign) -> set[str]:
+    """The outside values (globals, closures) a statement reads."""
+    return {n for a in ir.stmt_args(stmt) for n in ir.free_names(a)}
+
+
+def _mutable(value: object) -> bool:
+    """Could a function change this outside value in place (an array, a list, a dict, an
+    object with attributes...)? Numbers, strings, functions, types and modules cannot."""
+    if isinstance(value, (tuple, frozenset)):
+        return any(_mutable(v) for v in value)
+    fixed = (int, float, complex, str, bytes, type(None), np.generic, np.dtype, range, slice)
+    return not (isinstance(value, fixed) or callable(value) or isinstance(value, type(np)))
+
+
+def _may_carry(fn: ir.Function, assigns: list[ir.Assign]) -> set[str]:
+    """The names a derivative could flow from to the result: the returned names and, to a
+    fixed point, the arguments of differentiable operations binding such a name."""
+    carry = set(_returned(fn))
+    grown = True
+    while grown:
+        grown = False
+        for s in assigns:
+            if s.prim.differentiable and carry.intersection(s.targets):
+                new = set(_args(s)) - carry
+                if new:
+                    carry |= new
+                    grown = True
+    return carry
+
+
+def _carried(names: set[str], assigns: list[ir.Assign], carry: set[str]) -> bool:
+    """Do ``names``, or values differentiable operations (or calls run as written) compute
+    from them, reach ``carry``?"""
+    reached = set(names)
+    grown = True
+    while grown:
+        grown = False
+        for s in assigns:
+            flows = s.prim.differentiable or s.prim.refusal is not None  # not np.floor's zero
+            if flows and reached & set(_args(s)) and not reached >= set(s.targets):
+                reached |= set(s.targets)
+                grown = True
+    return bool(reached & carry)
+
+
+def _tuple_copies(assigns: list[ir.Assign]) -> set[str]:
+    """Names bound to a tuple atom by a copy (a list or tuple display bound to a name that a
+    block rebinds: the program's list is a tuple in the code adgen writes), and copies of them."""
+    names: set[str] = set()
+    grown = True
+    while grown:
+        grown = False
+        for s in assigns:
+            if s.prim.name != "assign" or not s.args or set(s.targets) <= names:
+                continue
+            a = s.args[0]
+            if isinstance(a, ir.Tup) or (isinstance(a, ir.Var) and a.name in names):
+                names |= set(s.targets)
+                grown = True
     return names

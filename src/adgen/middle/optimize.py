@@ -21,11 +21,13 @@ chain rule applies, ``(a + b) * c`` rather than ``a * c + b * c``:
   derivative is ``dx * x * 2.0`` (one product fewer; bit for bit ``dx * x + x * dx``);
 * **dead-code elimination** -- an operation whose result nothing reads is dropped.
 
-Functions that write into arrays or lists (``y[i] = ...``, ``xs.append``) are left as they
-are apart from constant folding and dead-code elimination: names there may alias one another.
+Functions that write into arrays or lists (``y[i] = ...``, ``xs.append``, or a call adgen
+runs as written without knowing it only reads its arguments) are left as they are apart
+from constant folding and dead-code elimination: names there may alias one another.
 
 Only operations known to be pure are touched: a differentiable NumPy/Python primitive
-registered by adgen (not the user's own rules, calls or random samplers).
+registered by adgen (not the user's own rules, calls or random samplers, nor calls adgen
+runs as written: ``print(x)`` prints once per run, in order).
 
 >>> from adgen.frontend.parse import parse_function
 >>> from adgen.frontend.lower import lower
@@ -84,7 +86,7 @@ def optimize(fn: ir.Function) -> ir.Function:
     out = copy.copy(fn)
     out.body = _copy_block(fn.body)
     out.user_names = set(fn.user_names)  # names made here are added (derivative code avoids them)
-    mutating = any(isinstance(s, ir.Assign) and s.prim.name in _MUTATING for s in out.statements())
+    mutating = any(isinstance(s, ir.Assign) and _may_write(s.prim) for s in out.statements())
     _fold_constants(out)
     if not mutating:
         _hoist_invariants(out)
@@ -109,6 +111,12 @@ def _copy_block(block: list[ir.Stmt]) -> list[ir.Stmt]:
             new.test_body, new.body = _copy_block(new.test_body), _copy_block(new.body)
         out.append(new)
     return out
+
+
+def _may_write(prim: Primitive) -> bool:
+    """May a call of this primitive write into an object some name holds? (``y[i] = v``; a
+    call adgen runs as written that is not known to only read its arguments.)"""
+    return prim.name in _MUTATING or (prim.refusal is not None and not prim.reads_only)
 
 
 def pure(prim: Primitive) -> bool:

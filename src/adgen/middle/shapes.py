@@ -336,6 +336,8 @@ class _Inference:
         prim = stmt.prim
         if prim.name in _NEVER or prim.user_fn is not None or prim.callee is not None:
             raise _Unknown
+        if prim.refusal is not None:  # a call run as written (print(x)): only when f runs
+            raise _Unknown
         if prim.name.startswith(("np.random", "rt.")) and prim.name != "rt.zeros_like":
             raise _Unknown
         values: dict[str, Any] = {}

@@ -60,7 +60,7 @@ class _Forward:
         self, fn: ir.Function, wrt: list[str], scalars: frozenset[str], signature: Signature
     ) -> None:
         self.fn = fn
-        self.facts = Facts(fn, wrt)
+        self.facts = Facts(fn, wrt, reverse=False)
         refuse_complex(fn, self.facts.varied)
         self.namer = Namer(fn.user_names | set(fn.free))
         classes = broadcast_classes(fn, scalars, self.facts.rebound)

@@ -355,7 +355,6 @@ FUNCTIONS: dict[str, str] = {
     "np.diff": "reductions",
     "np.ediff1d": "reductions",
     "np.trapezoid": "reductions",
-    "np.trapz": "reductions",
     "np.cov": "reductions",
     "np.corrcoef": "reductions",
     "np.convolve": "reductions",
@@ -427,6 +426,7 @@ FUNCTIONS: dict[str, str] = {
     "scipy.special.softmax": "special",
     "scipy.special.log_softmax": "special",
     "scipy.special.logsumexp": "special",
+    "np.trapz": "reductions",
 }
 
 METHODS: dict[str, str] = {

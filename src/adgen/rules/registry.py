@@ -567,6 +567,13 @@ class Primitive:
         self.helpers: dict[str, Any] = {}
         # a reduction whose result is one number when called without axis and keepdims
         self.full_reduction = False
+        # a call adgen runs as written, without a rule (see :func:`opaque_call`): the error
+        # to raise if a differentiated value reaches it, and whether it only reads its
+        # arguments (never writes into them)
+        self.refusal: Exception | None = None
+        self.reads_only = False
+        # why such a call cannot run as written, whatever reaches it (a list or a tuple?)
+        self.ambiguous: Exception | None = None
 
     def __repr__(self) -> str:
         return f"<primitive {self.name}>"
@@ -647,6 +654,99 @@ POP.diff_params = ("a",)
 
 # `assert test`: kept in the generated code (forward sweep / primal), never differentiated.
 ASSERT = Primitive("assert", _setitem_emitter, _positional("test"), {}, {}, differentiable=False)
+
+
+# Calls known to only read their arguments (never write into them): besides these, the
+# functions of NumPy, SciPy, ``math``, ``logging`` and ``warnings`` but those named in
+# _MUTATORS, ufuncs without an ``out`` argument, and a ``logging.Logger``'s messages.
+_READ_ONLY_BUILTINS = (print, repr, str, format, isinstance, issubclass, type, id, hash, callable)
+_READ_ONLY_MODULES = frozenset({"numpy", "scipy", "math", "logging", "warnings", "_warnings"})
+_MUTATORS = frozenset(
+    "at shuffle copyto put place putmask fill_diagonal put_along_axis sort partition fill "
+    "resize setflags itemset seed".split()
+)
+_LOGGER_METHODS = frozenset("debug info warning warn error critical exception log".split())
+
+
+def reads_frame(fn: Any) -> bool:
+    """Does ``fn`` read the frame that calls it (``eval("x * 2")``, ``locals()``)? In generated
+    code that frame holds other names, and differentiated values adgen cannot see read."""
+    import inspect as _inspect
+
+    readers = (eval, exec, locals, globals, vars, dir, breakpoint, sys._getframe)
+    return any(fn is r for r in (*readers, _inspect.currentframe, _inspect.stack))
+
+
+def reads_only(fn: Any, positional: int, keywords: Collection[str]) -> bool:
+    """Is a call of ``fn`` with ``positional`` arguments and these keywords known never to
+    write into its arguments? (Unknown: False.)
+
+    >>> import logging, math
+    >>> [reads_only(f, 1, ()) for f in (print, np.meshgrid, math.exp, np.random.shuffle)]
+    [True, True, True, False]
+    >>> reads_only(np.add, 3, ()), reads_only(np.sin, 1, ("out",))
+    (False, False)
+    >>> reads_only(logging.getLogger("x").info, 2, ()), reads_only(dict.update, 2, ())
+    (True, False)
+    >>> reads_only(np.dot, 2, ()), reads_only(np.dot, 3, ()), reads_only(np.histogram, 2, ())
+    (True, False, True)
+    """
+    if "out" in keywords or any(k.startswith("overwrite") for k in keywords):
+        return False
+    if isinstance(fn, np.ufunc):
+        return positional <= fn.nin
+    if any(fn is b for b in _READ_ONLY_BUILTINS):
+        return True
+    if getattr(fn, "__name__", None) in _MUTATORS:
+        return False
+    owner = getattr(fn, "__self__", None)
+    if owner is not None and not isinstance(owner, type(np)):  # a bound method
+        import logging
+
+        return isinstance(owner, logging.Logger) and fn.__name__ in _LOGGER_METHODS
+    module = getattr(fn, "__module__", None)
+    if not (isinstance(module, str) and module.split(".")[0] in _READ_ONLY_MODULES):
+        return False
+    return _writes_nothing_positionally(fn, positional)
+
+
+def _writes_nothing_positionally(fn: Any, positional: int) -> bool:
+    """Does a call of ``fn`` with ``positional`` arguments leave its ``out`` / ``overwrite_*``
+    parameters unpassed (``np.dot(a, b, out)``)? False when its signature cannot be read."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return False
+    for k, p in enumerate(params):
+        if p.kind in (p.VAR_POSITIONAL, p.KEYWORD_ONLY, p.VAR_KEYWORD) or k >= positional:
+            return True
+        if p.name == "out" or p.name.startswith("overwrite"):
+            return False
+    return True
+
+
+def opaque_call(
+    fn: Any, refusal: Exception, positional: int, keywords: Collection[str]
+) -> Primitive:
+    """The primitive of a call adgen has no rule for and does not inline (a library function,
+    or one of the user's whose body adgen cannot lower): it runs as written, in the primal
+    code of both modes, and its result is a constant of the derivative. ``refusal`` is the
+    error adgen raised for it before (:mod:`adgen.middle.analysis` raises it if a
+    differentiated value reaches the call where that would matter)."""
+    with warnings.catch_warnings():  # looking `str` up in NumPy warns (np.str)
+        warnings.simplefilter("ignore", FutureWarning)
+        emitter, callee = _emitter(fn)
+        label = _label(fn)
+    params = [
+        inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL),
+        inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD),
+    ]
+    prim = Primitive(label, emitter, params, {}, {}, differentiable=False)
+    prim.callee = callee
+    prim.view = True  # its result may be (or share memory with) an argument
+    prim.refusal = refusal
+    prim.reads_only = reads_only(fn, positional, keywords)
+    return prim
 
 
 def user_call(spelled: str, fn: Any, params: list[str]) -> Primitive:

@@ -13,13 +13,19 @@ lowered in :mod:`adgen.frontend.lower.nested_derivatives`.
 from __future__ import annotations
 
 import types
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
 import gast
 
 from adgen import ir, seam
 from adgen.checkpointing import checkpoint
-from adgen.errors import AdgenError, InternalError, NoRuleError, UnsupportedSyntaxError
+from adgen.errors import (
+    AdgenError,
+    InternalError,
+    NonDifferentiableError,
+    NoRuleError,
+    UnsupportedSyntaxError,
+)
 from adgen.frontend.lower.state import LowererState
 from adgen.frontend.lower.syntax import _is_pop
 from adgen.frontend.parse import LiveScope, ParsedFunction, parse_function
@@ -104,15 +110,15 @@ class CallsMixin(LowererState):
                 "adgen.checkpoint here",
                 "it marks a `for` loop: write `for i in adgen.checkpoint(range(n)):`",
             )
+        refusal: AdgenError | None = None  # what adgen says of the call if it cannot run it
+        if not ok and isinstance(func, gast.Attribute):
+            ok, fn = self.outside_method(func)
+            refusal = self.method_refusal(func) if ok else None
         if not ok:
             if isinstance(func, gast.Attribute):
                 method = registry.method_function(func.attr)
                 if method is None:
-                    self.refuse(
-                        func,
-                        f"the method `.{func.attr}()`",
-                        "call the NumPy function instead, e.g. np.sum(x) for x.sum()",
-                    )
+                    raise self.method_refusal(func)
                 fn, pack = method
                 args.append(self.expr(func.value, None, hint))
                 rest = [self.expr(a, None, hint) for a in node.args]
@@ -174,14 +180,133 @@ class CallsMixin(LowererState):
                 return self.inline(
                     node, fn.parsed(self), None, fn.defaults, args, kwargs, target, fn.enclosing
                 )
-            if isinstance(fn, types.FunctionType) or (
-                getattr(fn, "adgen_user_function", False) and hasattr(fn, "node")
-            ):
+            if isinstance(fn, types.FunctionType):
+                return self.inline_or_run(node, fn, args, kwargs, target, hint)
+            if getattr(fn, "adgen_user_function", False) and hasattr(fn, "node"):
                 parsed, defaults = self.callee(fn, node)
                 return self.inline(node, parsed, fn, defaults, args, kwargs, target, None)
-            self.no_rule(func, fn)
+            refusal = refusal or self.no_rule_error(func, fn)
+            return self.opaque(fn, refusal, args, kwargs, target, hint, node)
         args, kwargs = self.arrays_of_lists(fn, prim, args, kwargs, node, hint)
         return self.emit(target, hint, prim, args, kwargs, node)
+
+    def inline_or_run(
+        self: Lowerer,
+        node: Any,
+        fn: types.FunctionType,
+        args: list[ir.Atom],
+        kwargs: list[tuple[str, ir.Atom]],
+        target: str | None,
+        hint: str,
+    ) -> ir.Atom:
+        """A call of a Python function: inlined; or, if adgen cannot lower its body (a
+        library's function that raises, one whose source cannot be read), run as written
+        (:meth:`opaque`), the refusal kept for where a differentiated value reaches it."""
+        mark = len(self.block)
+        try:
+            parsed, defaults = self.callee(fn, node)
+            return self.inline(node, parsed, fn, defaults, args, kwargs, target, None)
+        except (UnsupportedSyntaxError, NoRuleError, NonDifferentiableError) as exc:
+            del self.block[mark:]  # what the failed inlining wrote
+            return self.opaque(fn, exc, args, kwargs, target, hint, node)
+
+    def opaque(
+        self: Lowerer,
+        fn: Any,
+        refusal: AdgenError,
+        args: list[ir.Atom],
+        kwargs: list[tuple[str, ir.Atom]],
+        target: str | None,
+        hint: str,
+        node: Any,
+    ) -> ir.Atom:
+        """A call adgen has no rule for and does not inline: one statement that runs it as
+        written; its result is a constant of the derivative. :mod:`adgen.middle.analysis`
+        raises ``refusal`` (what adgen said of it before) if a differentiated value reaches
+        it where that would matter."""
+        if (
+            not callable(fn)
+            or getattr(fn, "adgen_user_function", False)
+            or registry.reads_frame(fn)
+        ):
+            raise refusal
+        # lists stay lists (lowering makes every sequence a tuple: np.add.at(a, [0, 1], 1) must
+        # not index with a tuple)
+        label = _qualname(fn)
+        written = {kw.arg: kw.value for kw in node.keywords} if isinstance(node, gast.Call) else {}
+        nodes = list(node.args) if isinstance(node, gast.Call) else []
+        ambiguous = None
+        try:
+            nodes += [node] * (len(args) - len(nodes))
+            args = [self.as_written(n, a, hint, label) for n, a in zip(nodes, args)]
+            kwargs = [(k, self.as_written(written.get(k, node), v, hint, label)) for k, v in kwargs]
+        except UnsupportedSyntaxError as exc:
+            ambiguous = exc  # raised if no differentiated value reaches the call (else refusal)
+        prim = registry.opaque_call(fn, refusal, len(args), [k for k, _ in kwargs])
+        prim.ambiguous = ambiguous
+        prim = prim.localize(self.outside_name)
+        return self.emit(target, hint, prim, args, kwargs, node)
+
+    def as_written(self: Lowerer, node: Any, atom: ir.Atom, hint: str, label: str) -> ir.Atom:
+        """An argument of a call run as written, with the type the program gives it: a list
+        display is a list again (its atom is a tuple). A tuple atom that is not written in the
+        call (a name bound to a list or a tuple, a tree argument) is refused: adgen does not
+        know which it was."""
+        if not isinstance(atom, ir.Tup):
+            return atom
+        if isinstance(node, gast.Name):  # `idx = [0, 2]` once, then f(a, idx)
+            node = self.only_display(node.id) or node
+        if not isinstance(node, (gast.List, gast.Tuple)) or len(node.elts) != len(atom.items):
+            self.refuse(
+                node,
+                f"passing this list or tuple to `{label}`, which adgen runs as written (it has "
+                "no rule for it): adgen does not know here which of the two it is",
+                "write the list or tuple in the call itself (`f(a, [0, 2])`), or pass an array",
+            )
+        parts = zip(node.elts, atom.items)
+        items = ir.Tup(tuple(self.as_written(n, a, hint, label) for n, a in parts))
+        if isinstance(node, gast.Tuple):
+            return items
+        make = registry.lookup(list)
+        assert make is not None
+        return self.emit(None, hint, make, [items], [], node)
+
+    def only_display(self: Lowerer, name: str) -> Any:
+        """The list or tuple display ``name`` is bound to, if that is its only binding in the
+        function (not a parameter, never assigned again); else None."""
+        if name in self.params:
+            return None
+        values = []
+        for n in gast.walk(self.node):
+            if isinstance(n, gast.Name) and n.id == name and not isinstance(n.ctx, gast.Load):
+                values.append(n)
+        if len(values) != 1:
+            return None
+        for n in gast.walk(self.node):
+            if isinstance(n, gast.Assign) and n.targets == [values[0]]:
+                return n.value if isinstance(n.value, (gast.List, gast.Tuple)) else None
+        return None
+
+    def method_refusal(self: Lowerer, func: gast.Attribute) -> UnsupportedSyntaxError:
+        """The error for a method adgen has no rule for."""
+        return UnsupportedSyntaxError(
+            f"adgen does not support the method `.{func.attr}()`",
+            self.parsed.loc(func),
+            "call the NumPy function instead, e.g. np.sum(x) for x.sum()",
+        )
+
+    def outside_method(self: Lowerer, func: gast.Attribute) -> tuple[bool, Any]:
+        """``log.info``, ``rng.normal``, ``np.add.at``: a method of an outside object that is
+        not data (not an array, list, dict or set, whose methods may write into what the
+        program reads) and has no array-method rule -- run as written (:meth:`opaque`)."""
+        if registry.method_function(func.attr) is not None:
+            return False, None
+        ok, base = self.static_object(func.value)
+        data = (registry.np.ndarray, list, dict, set, bytearray)
+        if not ok or isinstance(base, (types.ModuleType, LocalFunction, *data)):
+            return False, None
+        method = getattr(base, func.attr, None)
+        return (True, method) if callable(method) else (False, None)
 
     def outside_name(self: Lowerer, preferred: str, obj: Any) -> str:
         """The name generated code gives an object a user's rule calls (one name per object)."""
@@ -429,15 +554,16 @@ class CallsMixin(LowererState):
                 items.append(item)
         return ir.Tup(tuple(items))
 
-    def no_rule(self: Lowerer, node: Any, fn: Any) -> NoReturn:
+    def no_rule_error(self: Lowerer, node: Any, fn: Any) -> NoRuleError:
+        """The error for a call of ``fn``, which has no rule and is not inlined."""
         label = _qualname(fn)
         if isinstance(fn, types.FunctionType) or getattr(fn, "adgen_user_function", False):
-            raise NoRuleError(
+            return NoRuleError(
                 f"calls to other Python functions (`{label}`) are not differentiated yet",
                 self.parsed.loc(node),
                 "inline the helper's body, or register a rule for it with @adgen.rules.rule",
             )
-        raise NoRuleError(
+        return NoRuleError(
             f"adgen has no derivative rule for `{label}`",
             self.parsed.loc(node),
             "register one with @adgen.rules.rule(...) (see docs/rules.md), or, if it has no "

@@ -238,8 +238,8 @@ class StatementsMixin(LowererState):
         self.add_if(test, body, orelse, self.key(stmt))
 
     def lower_expression_statement(self: Lowerer, stmt: Any) -> None:
-        """An expression statement: a constant (a docstring), ``xs.pop()`` or ``xs.append(v)``;
-        any other (a call made for its side effects) is refused."""
+        """An expression statement: a constant (a docstring), ``xs.pop()``, ``xs.append(v)``
+        or another call (``print(x)``: run as written; pure operations are dropped)."""
         if isinstance(stmt.value, gast.Constant):
             return
         if _is_pop(stmt.value) and stmt.value.func.value.id in self.multi:
@@ -267,10 +267,11 @@ class StatementsMixin(LowererState):
                 "preallocate an array (y = np.zeros(n)) and write y[i] = v, "
                 "or stack the values you have: np.stack((a, b))",
             )
+        if isinstance(call, gast.Call):  # print(x), a call made for its effects: kept as is
+            self.expr(call, None, "unused")
+            return
         self.refuse(
-            stmt,
-            "expression statements (calls made for their side effects)",
-            "remove it, or move printing and I/O outside the differentiated function",
+            stmt, "expression statements that are not calls (the value is unused)", "remove it"
         )
 
     def add_if(
