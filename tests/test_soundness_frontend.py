@@ -589,3 +589,72 @@ def test_lambdas_alike_but_for_where_they_jump_are_told_apart_in_a_notebook_cell
         del linecache.cache[name]
     # 0.0 is false: the first gives s * 3.0, the second np.sin(s) * 0.0
     assert namespace["out"] == (3.0, 0.0)
+
+
+# -- a list bound to a name, used as an index (found by a helper while extending calls) -----------
+# A list display is lowered as a tuple atom; `x[idx]` then read it as x[0, 2] (one entry)
+# instead of rows 0 and 2: the value and the derivative were both silently wrong.
+
+
+def rows_by_a_named_list(x):
+    idx = [0, 2]
+    return np.sum(x[idx])
+
+
+def entry_by_a_named_tuple(x):
+    idx = (0, 2)
+    return np.sum(x[idx]) * 2.0
+
+
+def rows_by_a_named_list_in_a_loop(x):
+    for i in range(2):
+        idx = [i, 1]
+        x = x[idx] * 1.0
+    return np.sum(x)
+
+
+def rows_by_a_named_list_and_a_column(x):
+    idx = [2, 0]
+    return np.sum(x[idx, 1] * x[idx, 1])
+
+
+def index_passed_in(x, idx):
+    return np.sum(x[idx])
+
+
+def list_rebound_then_used_as_an_index(x, flip):
+    idx = [0, 1]
+    if flip:
+        idx = [1, 0]
+    return np.sum(x[idx] * np.arange(3.0))
+
+
+@pytest.mark.parametrize(
+    "fn, value, grad",
+    [
+        (rows_by_a_named_list, 24.0, [[1, 1, 1], [0, 0, 0], [1, 1, 1]]),
+        (entry_by_a_named_tuple, 4.0, [[0, 0, 2], [0, 0, 0], [0, 0, 0]]),
+        (rows_by_a_named_list_in_a_loop, 24.0, [[0, 0, 0], [2, 2, 2], [0, 0, 0]]),
+        (rows_by_a_named_list_and_a_column, 7.0**2 + 1.0, [[0, 2, 0], [0, 0, 0], [0, 14, 0]]),
+    ],
+)
+def test_a_list_bound_to_a_name_indexes_rows_as_in_python(fn, value, grad):
+    x = np.arange(9.0).reshape(3, 3)
+    assert fn(x) == value  # what Python computes
+    out, g = adgen.value_and_grad(fn)(x)
+    assert out == value
+    np.testing.assert_array_equal(g, np.array(grad, dtype=float))
+    out, tangent = adgen.jvp(fn, (x,), (np.ones((3, 3)),))
+    assert out == value and tangent == np.sum(np.array(grad, dtype=float))
+
+
+@pytest.mark.parametrize("idx", [[0, 2], (0, 2)])
+def test_a_list_or_tuple_argument_as_an_index_is_refused(idx):
+    x = np.arange(9.0).reshape(3, 3)
+    with pytest.raises(adgen.UnsupportedSyntaxError, match="list or tuple: adgen does not know"):
+        adgen.grad(index_passed_in)(x, idx)
+
+
+def test_a_name_bound_to_two_lists_as_an_index_is_refused():
+    with pytest.raises(adgen.UnsupportedSyntaxError, match="list picks rows"):
+        adgen.grad(list_rebound_then_used_as_an_index)(np.ones((2, 3)), True)

@@ -164,7 +164,24 @@ class ExpressionsMixin(LowererState):
             # x[[0, 2, 0]] picks rows 0, 2, 0 (an integer array), it is not x[0, 2, 0]
             rows = ir.Tup(tuple(self.expr(e, None, hint) for e in node.elts))
             return self.call_prim(registry.np.array, [rows], hint)
-        return self.expr(node, None, hint)
+        atom = self.expr(node, None, hint)
+        # a list display is a tuple atom (a tuple value, once bound to a name a block rebinds),
+        # but a list and a tuple index differently: `idx = [0, 2]` then x[idx] picks rows 0
+        # and 2, `idx = (0, 2)` then x[idx] is x[0, 2]
+        listed = isinstance(node, gast.Name) and _bound_to_list_display(self.node, node.id)
+        if isinstance(atom, ir.Tup) or listed:
+            written = self.only_display(node.id) if isinstance(node, gast.Name) else None
+            if isinstance(written, gast.List):  # its only binding: rows, as an array
+                return self.call_prim(registry.np.array, [atom], hint)
+            if not isinstance(written, gast.Tuple):
+                self.refuse(
+                    node,
+                    "indexing with this list or tuple: adgen does not know here which of the "
+                    "two it is (a list picks rows, a tuple indexes several axes)",
+                    "write the index in the subscript (`x[[0, 2]]` or `x[0, 2]`), or make it "
+                    "an array (`idx = np.array([0, 2])`)",
+                )
+        return atom
 
     def name(self: Lowerer, node: gast.Name) -> ir.Atom:
         if node.id in self.deleted:
@@ -284,3 +301,13 @@ def _module_alias(module: Any) -> str | None:
         if module is mod:
             return alias
     return None
+
+
+def _bound_to_list_display(function: Any, name: str) -> bool:
+    """Does ``function`` bind ``name`` to a list display (``name = [a, b]``) anywhere?"""
+    return any(
+        isinstance(n, gast.Assign)
+        and isinstance(n.value, gast.List)
+        and any(isinstance(t, gast.Name) and t.id == name for t in n.targets)
+        for n in gast.walk(function)
+    )
