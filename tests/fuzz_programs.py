@@ -527,6 +527,16 @@ class Writer:
         except (IndexError, ValueError):
             return None
         name = self.fresh()
+        inner = index[1:-1]
+        if index.startswith("[[") and index.count("[") == 2 and self.pick([False, True]):
+            # the index list bound to a name first (a tuple atom for adgen, a list for Python)
+            held = self.fresh()
+            self.features.add("index: a list bound to a name")
+            return [f"{held} = {inner}", f"{name} = {a}[{held}]"], name, result
+        if len(shape) >= 2 and index == "[0]" and self.pick([False, True]):
+            held = self.fresh()
+            self.features.add("index: a tuple bound to a name")
+            return [f"{held} = (0, 1)", f"{name} = {a}[{held}]"], name, np.zeros(shape)[0, 1].shape
         return [f"{name} = {a}{index}"], name, result
 
     def stmt_product(self, scope: Scope) -> Any:
