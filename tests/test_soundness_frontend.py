@@ -658,3 +658,37 @@ def test_a_list_or_tuple_argument_as_an_index_is_refused(idx):
 def test_a_name_bound_to_two_lists_as_an_index_is_refused():
     with pytest.raises(adgen.UnsupportedSyntaxError, match="list picks rows"):
         adgen.grad(list_rebound_then_used_as_an_index)(np.ones((2, 3)), True)
+
+
+def rows_after_an_early_return(x, flag):
+    if flag:
+        return np.sum(x)
+    idx = [0, 2]
+    return np.sum(x[idx] * x[idx])
+
+
+def rows_in_a_while_loop(x):
+    k = 0
+    y = x
+    while k < 1:
+        k = k + 1
+        idx = [0, 2]
+        y = x[idx]
+    return np.sum(y * y)
+
+
+@pytest.mark.parametrize("fn", [rows_after_an_early_return, rows_in_a_while_loop])
+def test_a_named_list_index_where_lowering_copies_its_binding(fn):
+    """An early return (or a while loop's guards) makes lowering copy the statements after
+    it into a branch: `idx = [0, 2]` is still its one binding, not refused as two (a false
+    alarm the fuzzer found)."""
+    x = np.arange(9.0).reshape(3, 3)
+    args = (x, False) if fn is rows_after_an_early_return else (x,)
+    value = fn(*args)
+    assert value == np.sum(x[[0, 2]] ** 2)
+    out, g = adgen.value_and_grad(fn)(*args)
+    want = np.zeros((3, 3))
+    want[[0, 2]] = 2 * x[[0, 2]]
+    assert out == value
+    np.testing.assert_array_equal(g, want)
+    assert adgen.jvp(fn, args, (np.ones((3, 3)),) + (None,) * (len(args) - 1))[1] == np.sum(want)

@@ -276,14 +276,22 @@ class CallsMixin(LowererState):
         function (not a parameter, never assigned again); else None."""
         if name in self.params:
             return None
-        values = []
-        for n in gast.walk(self.node):
-            if isinstance(n, gast.Name) and n.id == name and not isinstance(n.ctx, gast.Load):
-                values.append(n)
-        if len(values) != 1:
+        # where the source binds it (lowering may have copied a statement into two branches,
+        # as it does to give an early return a single exit: a copy has the same place)
+        places = {
+            (n.lineno, n.col_offset)
+            for n in gast.walk(self.node)
+            if isinstance(n, gast.Name) and n.id == name and not isinstance(n.ctx, gast.Load)
+        }
+        if len(places) != 1:
             return None
         for n in gast.walk(self.node):
-            if isinstance(n, gast.Assign) and n.targets == [values[0]]:
+            if (
+                isinstance(n, gast.Assign)
+                and len(n.targets) == 1
+                and isinstance(n.targets[0], gast.Name)
+                and n.targets[0].id == name
+            ):
                 return n.value if isinstance(n.value, (gast.List, gast.Tuple)) else None
         return None
 
