@@ -688,8 +688,12 @@ def reads_only(fn: Any, positional: int, keywords: Collection[str]) -> bool:
     (False, False)
     >>> reads_only(logging.getLogger("x").info, 2, ()), reads_only(dict.update, 2, ())
     (True, False)
-    >>> reads_only(np.dot, 2, ()), reads_only(np.dot, 3, ()), reads_only(np.histogram, 2, ())
+    >>> reads_only(np.around, 2, ()), reads_only(np.around, 3, ()), reads_only(np.histogram, 2, ())
     (True, False, True)
+
+    (``np.around(a, decimals, out)``: the third argument is ``out``. A function whose
+    signature cannot be read, as some of NumPy's C functions before NumPy 2.4, is not
+    known to only read.)
     """
     if "out" in keywords or any(k.startswith("overwrite") for k in keywords):
         return False
