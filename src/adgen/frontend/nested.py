@@ -23,24 +23,6 @@ import gast
 from adgen.frontend.parse import ParsedFunction
 
 
-def as_def(node: Any, name: str) -> Any:
-    """A lambda as the equivalent ``def`` (a nested ``def`` is returned unchanged)."""
-    if isinstance(node, gast.FunctionDef):
-        return node
-    ret = gast.Return(value=node.body)
-    gast.copy_location(ret, node.body)
-    fdef = gast.FunctionDef(
-        name=name,
-        args=node.args,
-        body=[ret],
-        decorator_list=[],
-        returns=None,
-        type_comment=None,
-        type_params=[],
-    )
-    return gast.copy_location(fdef, node)
-
-
 def free_names(fdef: Any) -> list[str]:
     """Names ``fdef`` reads but neither takes as a parameter nor binds, in order of use."""
     params = {a.id for a in fdef.args.args}

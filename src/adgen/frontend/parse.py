@@ -242,6 +242,24 @@ def parse_function(fn: types.FunctionType, scope: Scope | None = None) -> Parsed
     )
 
 
+def as_def(node: Any, name: str) -> Any:
+    """A lambda as the equivalent ``def`` named ``name`` (a ``def`` is returned unchanged)."""
+    if isinstance(node, gast.FunctionDef):
+        return node
+    ret = gast.Return(value=node.body)
+    gast.copy_location(ret, node.body)
+    fdef = gast.FunctionDef(
+        name=name,
+        args=node.args,
+        body=[ret],
+        decorator_list=[],
+        returns=None,
+        type_comment=None,
+        type_params=[],
+    )
+    return gast.copy_location(fdef, node)
+
+
 def _parse_lambda(fn: types.FunctionType, scope: Scope | None) -> ParsedFunction:
     """A lambda, found in the whole text of its file (:mod:`adgen.frontend.lambdas`), as a
     ``def``."""
@@ -253,19 +271,7 @@ def _parse_lambda(fn: types.FunctionType, scope: Scope | None) -> ParsedFunction
         if typed is None:
             raise _no_source(fn, exc) from None
         lines = typed  # the statement, as the interpreter numbered its lines
-    lam = gast.ast_to_gast(find_lambda(fn, lines))
-    ret = gast.Return(value=lam.body)
-    gast.copy_location(ret, lam.body)
-    fdef = gast.FunctionDef(
-        name="lambda",
-        args=lam.args,
-        body=[ret],
-        decorator_list=[],
-        returns=None,
-        type_comment=None,
-        type_params=[],
-    )
-    gast.copy_location(fdef, lam)
+    fdef = as_def(gast.ast_to_gast(find_lambda(fn, lines)), "lambda")
     return ParsedFunction(
         node=fdef,
         name="lambda",

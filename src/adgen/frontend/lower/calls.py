@@ -28,7 +28,7 @@ from adgen.errors import (
 )
 from adgen.frontend.lower.state import LowererState
 from adgen.frontend.lower.syntax import _is_pop
-from adgen.frontend.parse import LiveScope, ParsedFunction, parse_function
+from adgen.frontend.parse import LiveScope, ParsedFunction, as_def, parse_function
 from adgen.rules import registry
 from adgen.rules import runtime as rt
 
@@ -527,21 +527,8 @@ class CallsMixin(LowererState):
             if node.decorator_list:
                 self.refuse(node, "decorators on nested functions", "define it without decorators")
             name = node.name
-        else:
-            lam = node
-            ret = gast.Return(value=lam.body)
-            gast.copy_location(ret, lam.body)
-            node = gast.FunctionDef(
-                name=name,
-                args=lam.args,
-                body=[ret],
-                decorator_list=[],
-                returns=None,
-                type_comment=None,
-                type_params=[],
-            )
-            gast.copy_location(node, lam)
         assert name is not None
+        node = as_def(node, name)
         defaults = {}
         names = [a.id for a in node.args.args]
         for p, d in zip(names[len(names) - len(node.args.defaults) :], node.args.defaults):

@@ -23,7 +23,7 @@ from adgen.errors import InternalError
 from adgen.frontend import nested
 from adgen.frontend.lower.calls import LocalFunction, LocalPullback
 from adgen.frontend.lower.state import LowererState
-from adgen.frontend.parse import LiveScope, ParsedFunction
+from adgen.frontend.parse import LiveScope, ParsedFunction, as_def
 
 if TYPE_CHECKING:
     from adgen.frontend.lower import Lowerer
@@ -41,7 +41,7 @@ class NestedDerivativesMixin(LowererState):
         if not isinstance(self.root.parsed.scope, LiveScope):
             self.refuse(node, "adgen.grad / adgen.jvp inside a function read statically")
         if isinstance(f, gast.Lambda):
-            fdef = nested.as_def(f, "lam")
+            fdef = as_def(f, "lam")
         elif isinstance(f, gast.Name) and isinstance(
             local := self.local_functions.get(f.id), LocalFunction
         ):
