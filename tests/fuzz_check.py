@@ -29,9 +29,10 @@ The :class:`Outcome` is one of
   each refusal is counted and reported: it is a construct adgen does not support (yet) or
   a generator that strays;
 * ``unsteady``: the program is not smooth enough at its arguments for finite differences
-  to judge: forward mode disagreed with central differences, and central differences at
-  a step 100 times larger disagree with those too (chaotic programs, derivatives of 1e10,
-  a kink within a step). Not a defect; counted, like refusals;
+  to judge: forward mode disagreed with central differences (at the step and at one 100
+  times smaller), and central differences at a step 100 times larger disagree with those
+  too (chaotic programs, derivatives of 1e10, a kink within a step, a value that moves
+  below float resolution). Not a defect, but each is worth a look: counted, like refusals;
 * ``invalid``: the program itself fails or has a value that is not finite: a bug of the
   generator.
 

@@ -389,6 +389,18 @@ def test_check_grads_passes_on_correct_code_and_catches_a_wrong_derivative(monke
         check_grads(f, x, modes=("reverse",))
 
 
+def faster(x):
+    return np.sum(np.sin(1e5 * x))
+
+
+def test_check_grads_tries_a_smaller_step_before_it_complains():
+    """At step 1e-6, sin(1e5 x) turns 0.1 rad: the differences are 0.2 % off, more than the
+    tolerance; at 1e-8 they agree with adgen's exact derivative, which passes."""
+    x = np.array([0.3, -0.2])
+    np.testing.assert_allclose(adgen.grad(faster)(x), 1e5 * np.cos(1e5 * x), rtol=1e-9)
+    check_grads(faster, x)
+
+
 def test_check_grads_says_when_finite_differences_cannot_judge(monkeypatch):
     """A function that varies faster than the step: central differences at two steps
     disagree with each other, and check_grads says so instead of blaming adgen."""
