@@ -168,7 +168,9 @@ class ExpressionsMixin(LowererState):
         # a list display is a tuple atom (a tuple value, once bound to a name a block rebinds),
         # but a list and a tuple index differently: `idx = [0, 2]` then x[idx] picks rows 0
         # and 2, `idx = (0, 2)` then x[idx] is x[0, 2]
-        listed = isinstance(node, gast.Name) and _bound_to_list_display(self.node, node.id)
+        if self.list_displays is None:  # (one walk of the function, not one per index)
+            self.list_displays = _list_display_names(self.node)
+        listed = isinstance(node, gast.Name) and node.id in self.list_displays
         if isinstance(atom, ir.Tup) or listed:
             written = self.only_display(node.id) if isinstance(node, gast.Name) else None
             if isinstance(written, gast.List):  # its only binding: rows, as an array
@@ -303,11 +305,12 @@ def _module_alias(module: Any) -> str | None:
     return None
 
 
-def _bound_to_list_display(function: Any, name: str) -> bool:
-    """Does ``function`` bind ``name`` to a list display (``name = [a, b]``) anywhere?"""
-    return any(
-        isinstance(n, gast.Assign)
-        and isinstance(n.value, gast.List)
-        and any(isinstance(t, gast.Name) and t.id == name for t in n.targets)
+def _list_display_names(function: Any) -> frozenset[str]:
+    """The names ``function`` binds to a list display (``name = [a, b]``) anywhere."""
+    return frozenset(
+        t.id
         for n in gast.walk(function)
+        if isinstance(n, gast.Assign) and isinstance(n.value, gast.List)
+        for t in n.targets
+        if isinstance(t, gast.Name)
     )

@@ -201,6 +201,8 @@ class LowererState:
                 self.multi[user] = self.namer.claim(self.prefix + user)
         self.depth = 0  # nesting depth of blocks being lowered
         self.deleted: set[str] = set()  # names unbound by `del` (reading them again is refused)
+        # names bound to a list display somewhere in the function (found when first asked)
+        self.list_displays: frozenset[str] | None = None
         self.ranges: set[str] = set()  # slices of ranges (r[a:b]): ranges too
         self.result: str | None = None  # the name `return` binds inside blocks
         # ... or, where every `return` gives a tuple of the same length, one name an item
