@@ -335,9 +335,21 @@ def test_generated_code_saves_snapshots_not_iterations() -> None:
     forward, adjoint = text.split("# adjoint of line", 1)
     assert "snapshots.append(" in forward and "stack.append" not in forward
     assert "rt.checkpoint_every(len(loop_1))" in forward
-    # the recomputed segment saves each iteration's values (one tuple an iteration)
-    assert "snapshots.pop()" in adjoint and "stack.append((x_1, x_2, x_3, x))" in adjoint
+    # the recomputed segment saves each iteration's values: only what the adjoint reads (x);
+    # the temporaries of one iteration are neither saved nor reset to zeros
+    assert "snapshots.pop()" in adjoint and "stack.append(x)" in adjoint
+    assert "zeros_like(x_1)" not in adjoint
     assert "checkpointed loop" in forward and "checkpointed loop" in adjoint
+
+
+def test_snapshots_hold_the_loop_carried_names_only() -> None:
+    # two_carried's body makes a temporary (a) and temporaries of each line; a segment's
+    # start needs only the names one iteration hands to the next
+    forward = adgen.source(two_carried).split("# adjoint of line", 1)[0]
+    snapped = sorted(line.strip() for line in forward.splitlines() if "snapshots.append" in line)
+    assert snapped == ["snapshots.append(v)", "snapshots.append(x)"]
+    x, v = _x(), _x() * 0.5
+    check_grads(two_carried, x, v, 12, wrt=(0, 1), modes=("reverse",))
 
 
 def test_arrays_written_in_place_are_copied_into_the_snapshot() -> None:

@@ -168,3 +168,33 @@ def test_numbers_and_arrays_plus_a_list_still_add():
         return np.sum((x + [1.0, 2.0, 3.0]) ** 2)
 
     check_grads(f, V)
+
+
+def rnn_states(w, x0):
+    states = [x0]
+    for t in range(6):
+        s = np.tanh(w @ states[-1] + 0.1 * states[0])
+        states = states + [s]
+    return np.sum(states[-1] ** 2) + np.sum(states[2])
+
+
+def test_reading_an_item_of_a_built_list_adds_to_that_item_only() -> None:
+    # reverse mode once built a whole list of zeros for each `states[-1]` read and added it
+    # item by item: a time loop's gradient grew quadratically with its steps. The adjoint of
+    # one item's read now adds to that item (rt.accumulate_item), in both directions a rule.
+    text = adgen.source(rnn_states, mode="reverse")
+    assert "rt.accumulate_item(" in text
+    assert "rt.getitem_vjp(" not in text
+    rng = np.random.default_rng(3)
+    w, x0 = rng.normal(size=(3, 3)) * 0.5, rng.normal(size=3)
+    check_grads(rnn_states, w, x0, wrt=(0, 1))
+    # second order through the helper: Hessian-vector product both ways round
+    v = rng.normal(size=(3, 3))
+    hv = adgen.jvp(adgen.grad(rnn_states), (w, x0), (v, np.zeros(3)))[1]
+    eps = 1e-5
+    fd = (adgen.grad(rnn_states)(w + eps * v, x0) - adgen.grad(rnn_states)(w - eps * v, x0)) / (
+        2 * eps
+    )
+    np.testing.assert_allclose(hv, fd, rtol=1e-6, atol=1e-8)
+    h = adgen.hessian(lambda a: rnn_states(a.reshape(3, 3), x0))(w.ravel())
+    np.testing.assert_allclose(h @ v.ravel(), fd.ravel(), rtol=1e-6, atol=1e-8)

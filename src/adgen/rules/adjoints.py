@@ -490,6 +490,23 @@ def accumulate(a, b):
         return g
 
 
+@rule(rt.accumulate_item, lists=True)
+def accumulate_item(a, index, g):
+    """``a`` with ``g`` added to its item ``index``: linear in ``a`` and in ``g``."""
+
+    def jvp_a(da):
+        return da
+
+    def jvp_g(dg):
+        return rt.accumulate_item(rt.zeros_like(a), index, dg)
+
+    def vjp_a(c):
+        return c
+
+    def vjp_g(c):
+        return c[index]
+
+
 @rule(rt.split_last, outputs=2, lists=True)
 def split_last(xs):
     """``(xs[:-1], xs[-1])``: linear; the transpose joins the two cotangents again."""

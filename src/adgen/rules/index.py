@@ -30,6 +30,7 @@ FUNCTIONS: dict[str, str] = {
     "rt.concatenated_part": "adjoints",
     "rt.concatenated_part_vjp": "adjoints",
     "rt.accumulate": "adjoints",
+    "rt.accumulate_item": "adjoints",
     "rt.split_last": "adjoints",
     "rt.join_last": "adjoints",
     "rt.items_vjp": "adjoints",
@@ -355,6 +356,7 @@ FUNCTIONS: dict[str, str] = {
     "np.diff": "reductions",
     "np.ediff1d": "reductions",
     "np.trapezoid": "reductions",
+    "np.trapz": "reductions",
     "np.cov": "reductions",
     "np.corrcoef": "reductions",
     "np.convolve": "reductions",
@@ -426,7 +428,6 @@ FUNCTIONS: dict[str, str] = {
     "scipy.special.softmax": "special",
     "scipy.special.log_softmax": "special",
     "scipy.special.logsumexp": "special",
-    "np.trapz": "reductions",
 }
 
 METHODS: dict[str, str] = {

@@ -50,10 +50,26 @@ def fuse_temporaries(source: str, width: int = 100) -> str:
         s = s_1 * y + 0.5 * math.cos(z)
         # line 3: return s * s_1
         return (s * s_1, ())
+
+    A temporary bound in several places (a checkpointed loop's body is written twice: the
+    primal run and its recomputation) is fused only if every binding is fused into the one
+    statement reading it next, and nothing else reads it.
     """
+    excluded: set[str] = set()
+    while True:
+        fused, partial = _fuse(source, width, excluded)
+        if not partial:
+            return fused
+        excluded |= partial
+
+
+def _fuse(source: str, width: int, excluded: set[str]) -> tuple[str, set[str]]:
+    """One attempt of :func:`fuse_temporaries`, leaving the names ``excluded`` alone; also
+    the names bound several times that it fused in some places but not in all (the attempt
+    is then made again without them)."""
     tree = ast.parse(source)
     if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef):
-        return source
+        return source, set()
     fn = tree.body[0]
     lines = source.split("\n")
     loads: dict[str, int] = {}
@@ -87,13 +103,15 @@ def fuse_temporaries(source: str, width: int = 100) -> str:
 
     dropped: set[int] = set()
     changed: dict[int, ast.stmt] = {}
+    fused: dict[str, int] = {}  # how many of a temporary's bindings were fused
     for block in _blocks(fn.body):
         for i, stmt in enumerate(block):
             assign = _simple_assign(stmt)
             if assign is None or id(stmt) in dropped:
                 continue
             temp, value = assign
-            if stores.get(temp) != 1 or loads.get(temp) != 1 or not pure(stmt, value):
+            count = stores.get(temp, 0)
+            if temp in excluded or loads.get(temp) != count or not pure(stmt, value):
                 continue
             reads = set(names.of(stmt)[0])
             for j in range(i + 1, len(block)):
@@ -111,12 +129,13 @@ def fuse_temporaries(source: str, width: int = 100) -> str:
                         break
                     continue
                 use = _simple_assign(later)
-                if use is None or not pure(later, use[1]):
+                if use is None or not pure(later, use[1]) or temp in later_binds - {use[0]}:
                     break
                 if temp in later_loads:
                     value_size = size(stmt) - stmt.col_offset - len(temp) - len(" = ")
                     fused_size = size(later) - len(temp) + value_size + 2
-                    if fused_size <= width:
+                    if fused_size <= width and _loads(later, temp) == 1:
+                        fused[temp] = fused.get(temp, 0) + 1
                         _Inline(temp, value).visit(later)
                         length[id(later)] = fused_size
                         dropped.add(id(stmt))
@@ -133,13 +152,23 @@ def fuse_temporaries(source: str, width: int = 100) -> str:
                     break
                 if later_binds & reads:
                     break
-    if not dropped:
-        return source
+    partial = {t for t, n in fused.items() if n != stores.get(t)}
+    if partial or not dropped:
+        return source, partial
     edits = [s for s in _statements(fn.body) if id(s) in dropped or id(s) in changed]
     for stmt in sorted(edits, key=lambda s: s.lineno, reverse=True):
         new = [] if id(stmt) in dropped else [" " * stmt.col_offset + ast.unparse(stmt)]
         lines[stmt.lineno - 1 : stmt.end_lineno or stmt.lineno] = new
-    return "\n".join(lines)
+    return "\n".join(lines), set()
+
+
+def _loads(stmt: ast.stmt, name: str) -> int:
+    """How many times ``stmt`` reads ``name``."""
+    return sum(
+        1
+        for node in walk(stmt)
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)
+    )
 
 
 _PURE_NODES = (

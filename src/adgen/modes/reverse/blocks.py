@@ -26,17 +26,16 @@ def _walk(block: list[ir.Stmt]) -> list[ir.Stmt]:
 
 
 def _iteration_local(fn: ir.Function, facts: Facts) -> dict[int, set[str]]:
-    """For each plain ``for`` loop (by id), the values local to one iteration: bound once,
+    """For each ``for`` loop (by id), the values local to one iteration: bound once,
     directly in the loop's body, and read only by later statements directly in that body.
     Each iteration's adjoint sweep then meets every contribution to such a value's adjoint
     unconditionally, after none from another iteration."""
     counts = ir.binding_counts(fn)
     where: dict[int, tuple[int, int]] = {}  # statement -> (its loop, its place in the body)
-    loops = [
+    loops = [  # a checkpointed loop's segments run its body as a plain loop does
         s
         for s in fn.statements()
         if isinstance(s, ir.For)
-        and not s.checkpoint
         and not any(isinstance(c, ir.For) and c.checkpoint for c in _walk(s.body))
     ]
     inside_checkpoint = {

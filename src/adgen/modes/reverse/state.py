@@ -145,7 +145,13 @@ class _State:
                 self.adjoint[var] = bar
                 w.stmt(_assign(bar, call("list", expr)))
                 return
-            w.stmt(_assign(bar, call("rt.accumulate", name(self.adjoint.get(var, bar)), expr)))
+            current = name(self.adjoint.get(var, bar))
+            item = _list_item_share(expr, var)
+            if item is not None:  # the share of one item xs[i]: add to that item only
+                index, g = item
+                w.stmt(_assign(bar, call("rt.accumulate_item", current, index, g)))
+            else:
+                w.stmt(_assign(bar, call("rt.accumulate", current, expr)))
             self.adjoint[var] = bar
             return
         if var in self.facts.managed:
@@ -166,3 +172,22 @@ class _State:
         self.adjoint[var] = self.bar(var)
         self.aliasable.add(self.adjoint[var])
         w.stmt(_assign(self.adjoint[var], expr))
+
+
+def _list_item_share(expr: ast.expr, var: str) -> tuple[ast.expr, ast.expr] | None:
+    """``(index, g)`` if ``expr`` is ``rt.getitem_vjp(g, var, index)``: the share of the item
+    ``var[index]`` of a list (else None).
+
+    >>> _list_item_share(ast.parse("rt.getitem_vjp(g, xs, -1)").body[0].value, "xs") is None
+    False
+    """
+    if not (
+        isinstance(expr, ast.Call)
+        and ast.unparse(expr.func) == "rt.getitem_vjp"
+        and len(expr.args) == 3
+        and not expr.keywords
+        and isinstance(expr.args[1], ast.Name)
+        and expr.args[1].id == var
+    ):
+        return None
+    return expr.args[2], expr.args[0]

@@ -158,6 +158,7 @@ class _Reverse(_Assignments):
         fn = self.fn
         segment_depth = w.depth + 2
         body = CodeWriter(segment_depth, w.text)
+        self.started -= self.local.get(id(stmt), set())
         self.adjoint_block(stmt.body, body)
         needed = self.checkpoint_needed[id(stmt)] = bool(body.lines)
         if needed:
@@ -255,6 +256,7 @@ class _Reverse(_Assignments):
     def snapshot_names(self, stmt: ir.For) -> list[str]:
         """What a snapshot holds: the names the loop changes whose value at a segment's start
         matters, i.e. that an iteration reads before writing or that the adjoint sweep reads
-        (and would otherwise have saved)."""
-        bound = _bound(stmt.body)
+        (and would otherwise have saved). Values local to one iteration are not: each
+        iteration binds them before anything reads them, and nothing outside the loop does."""
+        bound = _bound(stmt.body) - self.local.get(id(stmt), set())
         return sorted(((self.pushed & bound) | _carried(stmt)) - {stmt.target})

@@ -60,6 +60,7 @@ from .contractions import (  # noqa: F401
 from .core import (  # noqa: F401
     Like,
     accumulate,
+    accumulate_item,
     as_list,
     cast_like,
     items_vjp,

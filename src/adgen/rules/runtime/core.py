@@ -295,6 +295,20 @@ def accumulate(a: Any, b: Any) -> Any:
     return a + b
 
 
+def accumulate_item(a: Any, index: Any, g: Any) -> list[Any]:
+    """``accumulate(a, getitem_vjp(g, a, index))`` for the derivative ``a`` of a list: a new
+    list whose item ``index`` has ``g`` added, the other items shared (one addition, not one
+    per item: the adjoint of ``xs[t]`` read in a loop costs the same at every step).
+
+    >>> a = [1.0, 2.0, 3.0]
+    >>> accumulate_item(a, -1, 10.0), a
+    ([1.0, 2.0, 13.0], [1.0, 2.0, 3.0])
+    """
+    out = list(a)
+    out[index] = accumulate(out[index], g)
+    return out
+
+
 def split_last(xs: Any) -> tuple[Any, Any]:
     """``(xs[:-1], xs[-1])``: the derivative of a list without its last element, and that one.
 
