@@ -414,3 +414,23 @@ def test_a_list_of_tuples_built_by_appends_is_refused():
     for action in (lambda: adgen.grad(f)(1.5), lambda: adgen.jvp(f, (1.5,), (1.0,))):
         with pytest.raises(adgen.UnsupportedSyntaxError, match="a tuple of variables"):
             action()
+
+
+def hidden_layers_then_output(params, X):
+    h = X
+    for W, b in params[:-1]:
+        h = np.tanh(h @ W + b)
+    W_out, b_out = params[-1]
+    return np.sum((h @ W_out + b_out) ** 2)
+
+
+def test_a_slice_of_a_parameter_list_iterates_its_pairs() -> None:
+    # `params[:-1]` of a list of (W, b) tuples was refused ("no derivative of getitem")
+    rng = np.random.default_rng(5)
+    params = [
+        (rng.normal(size=(3, 4)), rng.normal(size=4)),
+        (rng.normal(size=(4, 4)), rng.normal(size=4)),
+        (rng.normal(size=(4, 2)), rng.normal(size=2)),
+    ]
+    X = rng.normal(size=(5, 3))
+    check_grads(hidden_layers_then_output, params, X, wrt=(0,))

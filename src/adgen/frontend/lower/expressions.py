@@ -122,6 +122,9 @@ class ExpressionsMixin(LowererState):
                 and -len(value.items) <= index.value < len(value.items)
             ):
                 return value.items[index.value]
+            bounds = _static_slice(index)
+            if isinstance(value, ir.Tup) and bounds is not None:  # params[:-1] of a tuple
+                return ir.Tup(value.items[bounds])
             prim = registry.lookup(registry.operator.getitem)
             assert prim is not None
             return self.emit(target, hint, prim, [value, index], [], node)
@@ -314,3 +317,19 @@ def _list_display_names(function: Any) -> frozenset[str]:
         for t in n.targets
         if isinstance(t, gast.Name)
     )
+
+
+def _static_slice(index: ir.Atom) -> slice | None:
+    """The slice ``index`` is, if all its bounds are integer (or missing) constants.
+
+    >>> _static_slice(ir.Slc(ir.Const(None), ir.Const(-1), ir.Const(None)))
+    slice(None, -1, None)
+    """
+    if not isinstance(index, ir.Slc):
+        return None
+    parts = (index.lower, index.upper, index.step)
+    if not all(
+        isinstance(p, ir.Const) and (p.value is None or type(p.value) is int) for p in parts
+    ):
+        return None
+    return slice(*(p.value for p in parts))  # type: ignore[union-attr]
