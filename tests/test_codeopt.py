@@ -65,6 +65,60 @@ def test_fuse_keeps_a_value_read_twice() -> None:
     assert fuse_temporaries(src) == src
 
 
+def test_fuse_a_temporary_bound_twice_when_each_binding_has_its_one_reader() -> None:
+    # a checkpointed loop's body is written twice (the primal run and its recomputation)
+    src = _code(
+        """
+        def f(x, n):
+            for i in range(n):
+                # line 3: x = np.sin(x) * 0.5
+                t = np.sin(x)
+                x = t * 0.5
+            for i in range(n):
+                # line 3: x = np.sin(x) * 0.5
+                t = np.sin(x)
+                x = t * 0.5
+            return x
+        """
+    )
+    out = fuse_temporaries(src)
+    assert "t = " not in out and _body(out).count("x = np.sin(x) * 0.5") == 2
+    assert _run(out, 0.3, 3) == _run(src, 0.3, 3)
+
+
+def test_fuse_keeps_a_temporary_bound_twice_if_another_statement_reads_a_binding() -> None:
+    # the second binding's value is read again after its loop: fusing only the first
+    # binding would leave that read of t without the value it reads
+    src = _code(
+        """
+        def f(x, n):
+            for i in range(n):
+                # line 3: x = np.sin(x) * 0.5
+                t = np.sin(x)
+                x = t * 0.5
+            for i in range(n):
+                t = np.cos(x)
+            return x + t
+        """
+    )
+    assert fuse_temporaries(src) == src
+
+
+def test_fuse_never_fuses_past_a_second_binding_of_the_temporary() -> None:
+    src = _code(
+        """
+        def f(x):
+            t = x * 2.0
+            t = x + 1.0
+            b = t * 3.0
+            c = b + 0.0
+            return c
+        """
+    )
+    out = fuse_temporaries(src)
+    assert _run(out, 1.0) == _run(src, 1.0) == 6.0
+
+
 def test_fuse_never_moves_past_a_rebinding_of_what_it_reads() -> None:
     src = _code(
         """
