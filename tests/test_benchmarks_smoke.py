@@ -132,3 +132,19 @@ def test_checkpointing_benchmark_runs(capsys: pytest.CaptureFixture[str]) -> Non
     assert checkpointing.main(["--steps", "30", "--size", "3", "--repeat", "1"]) == 0
     out = capsys.readouterr().out
     assert "| plain loop |" in out and "| checkpoint (sqrt n) |" in out
+
+
+def test_the_real_code_benchmark_ports_the_programs_and_runs(capsys: Any) -> None:
+    # only the import line changes for another tool: here the port to NumPy itself must
+    # give the same function; then the runner's quick sizes (with whichever peers exist)
+    from benchmarks import real_code
+
+    ported = real_code.ported("fluid", "numpy")
+    sys.path.insert(0, str(ROOT / "tests"))
+    from real_code import fluid  # type: ignore[import-not-found]
+
+    args = fluid.make_args()
+    assert ported.objective(*args) == fluid.objective(*args)
+    assert real_code.main(["--quick"]) == 0
+    table = capsys.readouterr().out
+    assert "| fluid 16x16, 20 steps |" in table and "| lstm hidden 32, 16 steps |" in table
