@@ -357,10 +357,17 @@ class Scope:
     fixed: set[str] = field(default_factory=set)  # read, never rebound (`p["a"]`)
     local: set[str] = field(default_factory=set)  # bound in this block (not outside it)
     closures: dict[str, str] = field(default_factory=dict)  # function -> the name it reads
+    # names the enclosing blocks bound (their statements after this block assume their shapes)
+    inherited: set[str] = field(default_factory=set)
 
     def child(self) -> Scope:
         return Scope(
-            dict(self.shapes), set(self.writable), set(self.fixed), set(), {**self.closures}
+            dict(self.shapes),
+            set(self.writable),
+            set(self.fixed),
+            set(),
+            {**self.closures},
+            set(self.shapes),
         )
 
 
@@ -867,7 +874,8 @@ class Writer:
             "enumerate zip": f"for {j}, ({r}, {c2}) in enumerate(zip({v}, {v}[::-1])):",
         }[form]
         # a new shape only where no enclosing block's statements assume the old one
-        change = (self.depth == 0 or v in scope.local) and self.choices.boolean()
+        # (a name of an enclosing block rebound here is in `local` too: not enough)
+        change = (self.depth == 0 or v not in scope.inherited) and self.choices.boolean()
         if change:
             rebind, after = f"{v} = {r} * {c}", shape[1:] or ()
         else:
