@@ -352,21 +352,43 @@ def test_arguments_the_rule_does_not_take_are_refused() -> None:
         adgen.grad(f)(np.ones(2))
 
 
-def test_scipy_stats_rules_load_lazily() -> None:
+def _run(code: str) -> list[str]:
+    """The words ``code`` prints, run by a fresh Python that imports this adgen."""
     src = Path(adgen.__file__).resolve().parent.parent
-    code = (
+    env = dict(os.environ, PYTHONPATH=str(src), OMP_NUM_THREADS="1")
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.split()
+
+
+def test_scipy_stats_rules_load_lazily() -> None:
+    out = _run(
         "import sys, adgen\n"
         "from adgen.rules import loader, lookup\n"
         "print('scipy' in sys.modules, loader.loaded('stats'))\n"
         "import scipy.stats\n"
         "print(lookup(scipy.stats.norm.logpdf).name, loader.loaded('stats'))\n"
     )
-    env = dict(os.environ, PYTHONPATH=str(src), OMP_NUM_THREADS="1")
-    done = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300
+    assert out == ["False", "False", "scipy.stats.norm.logpdf", "True"]
+
+
+def test_adgen_works_where_scipy_is_not_installed(tmp_path: Path) -> None:
+    (tmp_path / "nosci.py").write_text(
+        "import numpy as np\n\ndef f(x):\n    return np.sum(np.tanh(x))\n"
     )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["False", "False", "scipy.stats.norm.logpdf", "True"]
+    out = _run(
+        "import sys\n"
+        "sys.modules['scipy'] = None  # `import scipy` fails\n"
+        f"sys.path.insert(0, {str(tmp_path)!r})\n"
+        "import numpy as np, adgen, nosci\n"
+        "from adgen.rules import loader\n"
+        "loader.load_all()\n"
+        "print(loader.loaded('stats'), any(n.startswith('scipy') for n in adgen.supported()))\n"
+        "print(adgen.grad(nosci.f)(np.zeros(2)).tolist())\n"
+    )
+    assert out == ["True", "False", "[1.0,", "1.0]"]
 
 
 # -- random draws inside the function: constants of the derivative ---------------------------
@@ -454,3 +476,34 @@ def test_a_random_write_into_what_reverse_mode_reads_again_is_refused() -> None:
     out, tangent = adgen.jvp(f, (np.ones(3),), (np.ones(3),))  # forward mode reads as it runs
     assert out == pytest.approx(f(np.ones(3)))
     assert tangent == pytest.approx(2 * 3.0 * 3.0 + 3.0)
+
+
+def expon_loglik(s: Any, x: Any) -> Any:
+    return np.sum(st.expon.logpdf(x, scale=s))
+
+
+def test_another_distribution_is_refused_by_name_and_takes_a_users_rule() -> None:
+    from adgen.rules import registrations
+
+    x = np.array([0.5, 1.0, 2.0])
+    with pytest.raises(NoRuleError, match="no derivative rule for `scipy.stats.expon.logpdf`"):
+        adgen.grad(expon_loglik)(1.5, x)
+    with registrations():
+
+        @adgen.rule(st.expon.logpdf, elementwise=True)
+        def expon_logpdf(x, scale=1.0):  # type: ignore[no-untyped-def]
+            def jvp_x(d):  # type: ignore[no-untyped-def]
+                return -d / scale
+
+            def vjp_x(g):  # type: ignore[no-untyped-def]
+                return -g / scale
+
+            def jvp_scale(d):  # type: ignore[no-untyped-def]
+                return d * (x / scale - 1.0) / scale
+
+            def vjp_scale(g):  # type: ignore[no-untyped-def]
+                return g * (x / scale - 1.0) / scale
+
+        both_modes(expon_loglik, (1.5, x), 0, np.sum((x / 1.5 - 1.0) / 1.5))
+    with pytest.raises(NoRuleError):
+        adgen.grad(expon_loglik)(1.5, x)

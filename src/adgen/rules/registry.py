@@ -859,6 +859,14 @@ def method_rules(obj: Any) -> list[str]:
     return out
 
 
+def spelled(fn: Any) -> str | None:
+    """How generated code names ``fn`` (``scipy.stats.expon.logpdf``), or None if it cannot."""
+    try:
+        return spelling(fn)
+    except (ValueError, TypeError):
+        return None
+
+
 def frozen_refusal(obj: Any, method: str | None = None) -> tuple[str, str] | None:
     """What to say of a call of ``obj`` whose methods have rules (``norm(mu, s)``, a frozen
     distribution) where its result reaches a derivative: (message, hint); None for another.

@@ -113,7 +113,7 @@ class CallsMixin(LowererState):
         refusal: AdgenError | None = None  # what adgen says of the call if it cannot run it
         if not ok and isinstance(func, gast.Attribute):
             ok, fn = self.outside_method(func)
-            refusal = self.method_refusal(func) if ok else None
+            refusal = self.method_refusal(func, fn) if ok else None
         if not ok:
             if isinstance(func, gast.Attribute):
                 method = registry.method_function(func.attr)
@@ -337,8 +337,17 @@ class CallsMixin(LowererState):
             refusal = NoRuleError(frozen[0], self.parsed.loc(func), frozen[1])
         return self.opaque(fn, refusal, args, kwargs, target, hint, node, receiver=func.value)
 
-    def method_refusal(self: Lowerer, func: gast.Attribute) -> UnsupportedSyntaxError:
-        """The error for a method adgen has no rule for."""
+    def method_refusal(self: Lowerer, func: gast.Attribute, method: Any = None) -> AdgenError:
+        """The error for a method adgen has no rule for (``method``: the bound method of an
+        outside object, if it is one)."""
+        spelled = registry.spelled(method) if method is not None else None
+        if spelled is not None and spelled.startswith(("np.", "scipy.")):  # st.expon.logpdf
+            return NoRuleError(
+                f"adgen has no derivative rule for `{spelled}`",
+                self.parsed.loc(func),
+                "write it with NumPy functions that have rules, or register one with "
+                "@adgen.rules.rule(...) (see docs/rules.md)",
+            )
         if isinstance(func.value, gast.Call):  # norm(mu, s).logpdf(x): a frozen distribution?
             ok, maker = self.static_object(func.value.func)
             frozen = registry.frozen_refusal(maker, func.attr) if ok else None
