@@ -1,6 +1,6 @@
 """The names generated code calls modules by: ``np``, ``math``, ``rt`` (adgen's runtime
-helpers), ``np.linalg``, ``np.random`` and ``scipy.special`` once imported, and how a
-function is spelled through them (:func:`spelling`). Every stage that writes or evaluates
+helpers), ``np.linalg``, ``np.random``, ``scipy.special`` and ``scipy.stats`` once imported,
+and how a function is spelled through them (:func:`spelling`). Every stage that writes or evaluates
 generated code reads them here; nothing here knows the rules or the IR.
 """
 
@@ -35,10 +35,11 @@ _PENDING_LOCK = threading.Lock()
 def add_optional(import_scipy: bool = False) -> None:
     """Add the modules ``import adgen`` does not import to the spellings once they are
     imported (a function of theirs cannot be met before): ``np.random`` (NumPy imports it
-    when first named) and ``scipy.special``. SciPy is optional: when it is installed,
-    generated code may call ``scipy.special.<name>``; it is imported by its rules
-    (:mod:`adgen.rules.special`), by the user, or here with ``import_scipy`` (a user's
-    template naming ``scipy``)."""
+    when first named), ``scipy.special`` and ``scipy.stats``. SciPy is optional: when it is
+    installed, generated code may call ``scipy.special.<name>`` and the methods of
+    ``scipy.stats``'s distributions (``scipy.stats.norm.logpdf``); it is imported by their
+    rules (:mod:`adgen.rules.special`, :mod:`adgen.rules.stats`), by the user, or here with
+    ``import_scipy`` (a user's template naming ``scipy``)."""
     if not _PENDING:
         return
     if import_scipy and "scipy.special" not in sys.modules:
@@ -59,8 +60,8 @@ def add_optional(import_scipy: bool = False) -> None:
 
 def spelling_modules() -> list[tuple[str, Any]]:
     """``(alias, module)`` for the modules generated code names functions through: ``np``,
-    ``np.linalg``, ``np.random``, ``math``, ``rt``, and ``scipy.special`` when SciPy is
-    installed (the last ones once imported).
+    ``np.linalg``, ``np.random``, ``math``, ``rt``, and ``scipy.special`` and ``scipy.stats``
+    when SciPy is installed (the last ones once imported).
 
     >>> [alias for alias, _ in spelling_modules()][:2]
     ['np', 'np.linalg']
