@@ -394,10 +394,14 @@ def test_adgen_works_where_scipy_is_not_installed(tmp_path: Path) -> None:
 # -- random draws inside the function: constants of the derivative ---------------------------
 
 
+def jitter_of(rs: Any, n: int) -> Any:
+    return rs.rand(n)
+
+
 def noisy_objective(w: Any) -> Any:
     rs = np.random.RandomState(0)
     noise = rs.randn(12, 3)
-    jitter = rs.rand(12)
+    jitter = jitter_of(rs, 12)  # a helper of the program draws from it too
     pred = (X + 0.1 * noise) @ w
     return np.sum((pred - Y) ** 2 * (1.0 + jitter))
 

@@ -146,6 +146,20 @@ def module_of(fn: Any) -> str | None:
     return hit[1] if hit is not None and same(hit[0], fn) else None
 
 
+def methods_of(obj: Any) -> list[str]:
+    """The names of the methods of ``obj`` the index knows a rule module for
+    (``scipy.stats.norm``: ``logpdf``, ``pdf``...)."""
+    if _WAITING is None:
+        _start()
+    if _WAITING:
+        _resolve()
+    return [
+        key[1]
+        for key, (fn, _) in list(_BY_ID.items())
+        if isinstance(key, tuple) and getattr(fn, "__self__", None) is obj
+    ]
+
+
 def require(fn: Any) -> bool:
     """Import the rule module registering ``fn`` if it is not imported yet; True if one was.
 

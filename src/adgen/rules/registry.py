@@ -847,15 +847,21 @@ def lookup(fn: Any) -> Primitive | None:
 def method_rules(obj: Any) -> list[str]:
     """How generated code spells the methods of ``obj`` that have rules (``scipy.stats.norm``:
     ``scipy.stats.norm.logpdf``...): for a refusal of a call of ``obj`` itself (a frozen
-    distribution, ``norm(mu, s).logpdf(x)``) to say what to write instead."""
-    if isinstance(obj, (type, types.ModuleType)) or not callable(obj):
+    distribution, ``norm(mu, s).logpdf(x)``) to say what to write instead. Only the
+    registry and the index are read, never another attribute of ``obj``."""
+    if isinstance(obj, (type, types.ModuleType)):
         return []
+    names = set(loader.methods_of(obj))
+    names |= {
+        key[1]
+        for key, (fn, _) in list(_REGISTRY.items())
+        if isinstance(key, tuple) and getattr(fn, "__self__", None) is obj
+    }
     out = []
-    for name in dir(obj):
-        method = None if name.startswith("_") else getattr(obj, name, None)
-        if isinstance(method, types.MethodType) and lookup(method) is not None:
-            with contextlib.suppress(ValueError):
-                out.append(spelling(method))
+    for name in sorted(names):
+        found = spelled(getattr(obj, name, None))
+        if found is not None and lookup(getattr(obj, name)) is not None:
+            out.append(found)
     return out
 
 
