@@ -511,3 +511,43 @@ def test_another_distribution_is_refused_by_name_and_takes_a_users_rule() -> Non
         both_modes(expon_loglik, (1.5, x), 0, np.sum((x / 1.5 - 1.0) / 1.5))
     with pytest.raises(NoRuleError):
         adgen.grad(expon_loglik)(1.5, x)
+
+
+def test_a_draw_into_an_array_the_program_reads_is_never_hidden() -> None:
+    """``out=``: the draw writes into ``buf``, which a differentiated operation read before.
+    Forward mode reads values as the program does; reverse mode refuses (its adjoint sweep
+    would read ``buf`` again), and so do the rules of ``rng.standard_normal`` and
+    ``rng.random``, whose calls have no effect in generated code."""
+
+    def positional(w: Any) -> Any:
+        rng = np.random.default_rng(0)
+        buf = np.ones(3)
+        first = np.sum(w * buf) ** 2
+        rng.standard_exponential(3, np.float64, "zig", buf)
+        return first + np.sum(w * buf)
+
+    def keyword(w: Any) -> Any:
+        rng = np.random.default_rng(0)
+        buf = np.ones(3)
+        first = np.sum(w * buf) ** 2
+        rng.standard_exponential(out=buf)
+        return first + np.sum(w * buf)
+
+    w = np.ones(3)
+    drawn = np.random.default_rng(0).standard_exponential(3)
+    for f in (positional, keyword):
+        with pytest.raises(NonDifferentiableError, match="may change `buf` in place"):
+            adgen.grad(f)(w)
+        tangent = np.array([0.3, -0.2, 0.5])
+        out, out_dot = adgen.jvp(f, (w,), (tangent,))
+        assert out == pytest.approx(f(w))
+        assert out_dot == pytest.approx(2 * 3.0 * np.sum(tangent) + np.sum(drawn * tangent))
+
+    def ruled(w: Any) -> Any:
+        rng = np.random.default_rng(0)
+        buf = np.ones(3)
+        rng.standard_normal(out=buf)
+        return np.sum(w * buf)
+
+    with pytest.raises(UnsupportedSyntaxError, match="do not fit adgen's rule"):
+        adgen.grad(ruled)(w)

@@ -702,7 +702,7 @@ def reads_only(fn: Any, positional: int, keywords: Collection[str]) -> bool:
     if isinstance(fn, np.ufunc):
         return positional <= fn.nin
     if isinstance(fn, ObjectMethod):
-        return fn.reads_only(keywords)
+        return fn.reads_only(positional - 1, keywords)  # (the first argument: the object)
     if any(fn is b for b in _READ_ONLY_BUILTINS):
         return True
     if getattr(fn, "__name__", None) in _MUTATORS:
@@ -779,19 +779,29 @@ class ObjectMethod:
     def __repr__(self) -> str:
         return f"<method .{self.__name__}() of a value made by {_label(self.maker)}>"
 
-    def reads_only(self, keywords: Collection[str]) -> bool:
+    def reads_only(self, positional: int, keywords: Collection[str]) -> bool:
         """Does a call of it write into nothing the program reads? A random generator's
         (``np.random.default_rng(...)``, ``np.random.RandomState(...)``) changes its own state
-        only, but for the methods that shuffle an array in place or take ``out``."""
-        makers = [getattr(np.random, n, None) for n in _RANDOM_MAKERS]
+        only, but for the methods that shuffle an array in place or are given ``out``
+        (``rng.standard_normal(3, np.float64, buf)``: read from the method's signature)."""
+        kind = _RANDOM_MAKERS.get(getattr(self.maker, "__name__", ""))
+        if kind is None or self.maker is not getattr(np.random, self.maker.__name__, None):
+            return False
+        method = getattr(getattr(np.random, kind), self.__name__, None)
         return (
-            any(self.maker is m for m in makers if m is not None)
+            method is not None
             and self.__name__ not in _MUTATORS
             and "out" not in keywords
+            and _writes_nothing_positionally(method, positional + 1)  # (+1: self)
         )
 
 
-_RANDOM_MAKERS = ("default_rng", "RandomState", "Generator")
+# the functions of np.random that make a random generator, and the class of what they make
+_RANDOM_MAKERS = {
+    "default_rng": "Generator",
+    "Generator": "Generator",
+    "RandomState": "RandomState",
+}
 
 
 def makes_object(prim: Primitive) -> bool:
@@ -804,7 +814,7 @@ def makes_object(prim: Primitive) -> bool:
         return False
     if prim.refusal is not None:
         return True
-    if any(fn is getattr(np.random, n, None) for n in _RANDOM_MAKERS):
+    if any(fn is getattr(np.random, name, None) for name in _RANDOM_MAKERS):
         return True
     data = (np.ndarray, list, tuple, dict, set, bytearray, int, float, complex, str)
     return isinstance(fn, type) and not issubclass(fn, data)
