@@ -237,6 +237,34 @@ def test_student_t_robust_regression() -> None:
     check_grads(robust_regression, np.array([0.4, -0.9, 1.8]), 1.2, -0.3)
 
 
+def test_a_censored_log_normal_survival_model() -> None:
+    """Observed times contribute the density, censored ones the survival function."""
+    events = np.array([0.7, 1.9, 3.2, 0.4, 2.5])
+    censored = np.array([2.0, 4.1, 1.2])
+
+    def survival(mu: Any, log_sig: Any) -> Any:
+        sig = np.exp(log_sig)
+        observed = np.sum(st.lognorm.logpdf(events, sig, scale=np.exp(mu)))
+        return observed + np.sum(norm.logsf((np.log(censored) - mu) / sig))
+
+    check_grads(survival, 0.4, -0.3)
+    check_grads(lambda m: np.sum(st.expon.logpdf(events, scale=np.exp(m))), 0.2)
+
+
+def test_heavy_tailed_regressions() -> None:
+    def laplace_fit(w: Any, log_b: Any) -> Any:
+        return np.sum(st.laplace.logpdf(Y, X @ w, np.exp(log_b)))
+
+    def cauchy_fit(w: Any, log_b: Any) -> Any:
+        return np.sum(st.cauchy.logpdf(Y - X @ w, scale=np.exp(log_b)))
+
+    w = np.array([0.4, -0.9, 1.8])
+    check_grads(laplace_fit, w, 0.1)
+    check_grads(cauchy_fit, w, 0.1)
+    r = Y - X @ w
+    both_modes(laplace_fit, (w, 0.1), 0, X.T @ np.sign(r) / np.exp(0.1))
+
+
 def test_a_mixture_of_two_gaussians() -> None:
     def mixture(m: Any, log_s: Any, logit_p: Any, x: Any) -> Any:
         p = scipy.special.expit(logit_p)
@@ -482,20 +510,22 @@ def test_a_random_write_into_what_reverse_mode_reads_again_is_refused() -> None:
     assert tangent == pytest.approx(2 * 3.0 * 3.0 + 3.0)
 
 
-def expon_loglik(s: Any, x: Any) -> Any:
-    return np.sum(st.expon.logpdf(x, scale=s))
+def weibull_min_loglik(s: Any, x: Any) -> Any:
+    return np.sum(st.weibull_min.logpdf(x, 1.0, scale=s))  # (shape 1: an exponential)
 
 
 def test_another_distribution_is_refused_by_name_and_takes_a_users_rule() -> None:
     from adgen.rules import registrations
 
     x = np.array([0.5, 1.0, 2.0])
-    with pytest.raises(NoRuleError, match="no derivative rule for `scipy.stats.expon.logpdf`"):
-        adgen.grad(expon_loglik)(1.5, x)
+    with pytest.raises(
+        NoRuleError, match="no derivative rule for `scipy.stats.weibull_min.logpdf`"
+    ):
+        adgen.grad(weibull_min_loglik)(1.5, x)
     with registrations():
 
-        @adgen.rule(st.expon.logpdf, elementwise=True)
-        def expon_logpdf(x, scale=1.0):  # type: ignore[no-untyped-def]
+        @adgen.rule(st.weibull_min.logpdf, elementwise=True)
+        def weibull_min_logpdf(x, c, scale=1.0):  # type: ignore[no-untyped-def]
             def jvp_x(d):  # type: ignore[no-untyped-def]
                 return -d / scale
 
@@ -508,9 +538,9 @@ def test_another_distribution_is_refused_by_name_and_takes_a_users_rule() -> Non
             def vjp_scale(g):  # type: ignore[no-untyped-def]
                 return g * (x / scale - 1.0) / scale
 
-        both_modes(expon_loglik, (1.5, x), 0, np.sum((x / 1.5 - 1.0) / 1.5))
+        both_modes(weibull_min_loglik, (1.5, x), 0, np.sum((x / 1.5 - 1.0) / 1.5))
     with pytest.raises(NoRuleError):
-        adgen.grad(expon_loglik)(1.5, x)
+        adgen.grad(weibull_min_loglik)(1.5, x)
 
 
 def test_a_draw_into_an_array_the_program_reads_is_never_hidden() -> None:

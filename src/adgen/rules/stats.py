@@ -9,9 +9,11 @@ defaults ``loc=0``, ``scale=1``. Generated code calls the method itself for the 
 rules themselves (``scipy.special.psi``, ``np.linalg.solve``...), so they can be
 differentiated again.
 
-* ``norm`` (``logpdf``, ``pdf``, ``logcdf``, ``cdf``), ``t`` (``df``), ``gamma`` (``a``),
-  ``beta`` (``a``, ``b``) (``logpdf``, ``pdf``): w.r.t. ``x``, ``loc``, ``scale`` and the shape
-  parameters; they broadcast as SciPy does.
+* ``norm`` (``logpdf``, ``pdf``, ``logcdf``, ``cdf``, ``logsf``, ``sf``), ``t`` (``df``),
+  ``gamma`` (``a``), ``beta`` (``a``, ``b``), ``lognorm`` (``s``), ``expon``, ``cauchy``,
+  ``logistic``, ``laplace`` (``logpdf``, ``pdf``): w.r.t. ``x``, ``loc``, ``scale`` and the
+  shape parameters; they broadcast as SciPy does. ``laplace`` at its kink ``x == loc``
+  takes the derivative 0 w.r.t. ``x`` and ``loc`` (``np.sign(0)``, as for ``np.abs``).
 * ``poisson`` (``logpmf``, ``pmf``): w.r.t. ``mu`` only; the count ``k`` and ``loc`` (the mass
   is 0 off the integers) are data, refused where a differentiated value reaches them.
 * ``multivariate_normal`` (``logpdf``, ``pdf``): w.r.t. ``x`` (shape ``(d,)`` or ``(..., d)``),
@@ -289,6 +291,167 @@ if scipy is not None:
     def poisson_logpmf(ans, k, mu, loc=0):
         """(k - loc) log(mu) - mu - gammaln(k - loc + 1): d/dmu = (k - loc) / mu - 1."""
         return {"mu": (k - loc) / mu - 1.0}
+
+    @partials(
+        norm.logsf,
+        domain=ANY,
+        examples=[example("scipy.stats.norm.logsf(x, m, s)", x=(4,), m=(), s=Arg(None, SCALE))],
+    )
+    def norm_logsf(ans, x, loc=0.0, scale=1.0):
+        """log(1 - Phi(z)): d = -pdf(z) / sf(z) dz, as exp(-z^2 / 2 - logsf) / sqrt(2 pi)."""
+        z = (x - loc) / scale
+        r = 0.3989422804014327 * np.exp(-0.5 * z * z - ans) / scale
+        return {"x": -r, "loc": r, "scale": z * r}
+
+    @partials(
+        norm.sf,
+        domain=ANY,
+        examples=[
+            example("scipy.stats.norm.sf(x, loc=m, scale=s)", x=(4,), m=(4,), s=Arg((), SCALE))
+        ],
+    )
+    def norm_sf(ans, x, loc=0.0, scale=1.0):
+        """1 - Phi(z): d = -pdf(z) dz."""
+        z = (x - loc) / scale
+        p = 0.3989422804014327 * np.exp(-0.5 * z * z) / scale
+        return {"x": -p, "loc": p, "scale": z * p}
+
+    @partials(
+        scipy.stats.expon.logpdf,
+        kind="log",
+        domain=POSITIVE,
+        examples=[
+            example(
+                "scipy.stats.expon.logpdf(x, m, s)",
+                x=Arg((4,), Domain(1.0, 3.0)),
+                m=Arg(None, Domain(-0.5, 0.5)),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    @partials(
+        scipy.stats.expon.pdf,
+        kind="density",
+        domain=POSITIVE,
+        examples=[
+            example("scipy.stats.expon.pdf(x, scale=s)", x=Arg((4,), POSITIVE), s=Arg((4,), SCALE))
+        ],
+    )
+    def expon_logpdf(ans, x, loc=0.0, scale=1.0):
+        """-y - log(scale), y = (x - loc) / scale >= 0."""
+        y = (x - loc) / scale
+        return {"x": -1.0 / scale, "loc": 1.0 / scale, "scale": (y - 1.0) / scale}
+
+    @partials(
+        scipy.stats.lognorm.logpdf,
+        kind="log",
+        domain=(POSITIVE, POSITIVE),
+        examples=[
+            example(
+                "scipy.stats.lognorm.logpdf(x, sig, m, s)",
+                x=Arg((4,), Domain(1.0, 3.0)),
+                sig=Arg(None, POSITIVE),
+                m=Arg(None, Domain(-0.5, 0.5)),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    @partials(
+        scipy.stats.lognorm.pdf,
+        kind="density",
+        domain=(POSITIVE, POSITIVE),
+        examples=[
+            example(
+                "scipy.stats.lognorm.pdf(x, sig, scale=s)",
+                x=Arg((4,), POSITIVE),
+                sig=Arg((4,), POSITIVE),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def lognorm_logpdf(ans, x, s, loc=0.0, scale=1.0):
+        """-log(s y sqrt(2 pi)) - log(y)^2 / (2 s^2) - log(scale), y = (x - loc) / scale."""
+        y = (x - loc) / scale
+        u = np.log(y)
+        dy = -(1.0 + u / (s * s)) / y
+        return {
+            "x": dy / scale,
+            "s": (u * u / (s * s) - 1.0) / s,
+            "loc": -dy / scale,
+            "scale": u / (s * s * scale),
+        }
+
+    @partials(
+        scipy.stats.cauchy.logpdf,
+        kind="log",
+        domain=ANY,
+        examples=[
+            example("scipy.stats.cauchy.logpdf(x, m, s)", x=(4,), m=(4,), s=Arg(None, SCALE))
+        ],
+    )
+    @partials(
+        scipy.stats.cauchy.pdf,
+        kind="density",
+        domain=ANY,
+        examples=[example("scipy.stats.cauchy.pdf(x, m, s)", x=(4,), m=(), s=Arg((4,), SCALE))],
+    )
+    def cauchy_logpdf(ans, x, loc=0.0, scale=1.0):
+        """-log(pi scale (1 + z^2))."""
+        z = (x - loc) / scale
+        dz = -2.0 * z / (1.0 + z * z)
+        return {"x": dz / scale, "loc": -dz / scale, "scale": -(1.0 + z * dz) / scale}
+
+    @partials(
+        scipy.stats.logistic.logpdf,
+        kind="log",
+        domain=ANY,
+        examples=[
+            example("scipy.stats.logistic.logpdf(x, m, s)", x=(4,), m=(4,), s=Arg(None, SCALE))
+        ],
+    )
+    @partials(
+        scipy.stats.logistic.pdf,
+        kind="density",
+        domain=ANY,
+        examples=[example("scipy.stats.logistic.pdf(x, m, s)", x=(4,), m=(), s=Arg((4,), SCALE))],
+    )
+    def logistic_logpdf(ans, x, loc=0.0, scale=1.0):
+        """-z - 2 log(1 + exp(-z)) - log(scale): d/dz = -tanh(z / 2)."""
+        z = (x - loc) / scale
+        dz = -np.tanh(0.5 * z)
+        return {"x": dz / scale, "loc": -dz / scale, "scale": -(1.0 + z * dz) / scale}
+
+    @partials(
+        scipy.stats.laplace.logpdf,
+        kind="log",
+        domain=Domain(-1.5, 1.5, avoid=(0.0,), gap=0.1),
+        examples=[
+            example(
+                "scipy.stats.laplace.logpdf(x, m, s)",
+                x=Arg((4,), Domain(0.5, 1.5)),
+                m=Arg((4,), Domain(-0.3, 0.3)),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    @partials(
+        scipy.stats.laplace.pdf,
+        kind="density",
+        domain=Domain(-1.5, 1.5, avoid=(0.0,), gap=0.1),
+        examples=[
+            example(
+                "scipy.stats.laplace.pdf(x, m, s)",
+                x=Arg((4,), Domain(-1.5, -0.5)),
+                m=Arg(None, Domain(-0.3, 0.3)),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def laplace_logpdf(ans, x, loc=0.0, scale=1.0):
+        """-|z| - log(2 scale): d/dz = -sign(z), 0 at the kink z == 0 (as for np.abs)."""
+        z = (x - loc) / scale
+        dz = -np.sign(z)
+        return {"x": dz / scale, "loc": -dz / scale, "scale": (np.abs(z) - 1.0) / scale}
 
     _MVN_EXAMPLES = [
         example(
