@@ -859,7 +859,8 @@ def method_rules(obj: Any) -> list[str]:
     ``scipy.stats.norm.logpdf``...): for a refusal of a call of ``obj`` itself (a frozen
     distribution, ``norm(mu, s).logpdf(x)``) to say what to write instead. Only the
     registry and the index are read, never another attribute of ``obj``."""
-    if isinstance(obj, (type, types.ModuleType)):
+    plain = (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType, np.ufunc)
+    if isinstance(obj, plain) or isinstance(obj, types.MethodType):
         return []
     names = set(loader.methods_of(obj))
     names |= {
