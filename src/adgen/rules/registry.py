@@ -1426,6 +1426,12 @@ def partials(
     partials are given for its log (the derivative is ``ans`` times them, 0 where the
     density is 0), ``"value"`` for any other (nan where the value is nan). The rule takes
     ``ans`` first, the function's value (:mod:`adgen.rules.stats` has examples).
+
+    Such functions have points where they are finite and a partial is not (a density at the
+    edge of its support): the rule is registered ``singular=True`` (a zero tangent or
+    cotangent contributes exactly 0), and its divisions ``a / b`` are written
+    ``np.divide(a, b)``, so that Python numbers give inf or nan there as arrays do, instead
+    of raising ``ZeroDivisionError``.
     """
     wrap = ast.parse(_SUPPORT[kind], mode="eval").body
 
@@ -1437,6 +1443,7 @@ def partials(
             for s in fdef.body
             if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
         ]
+        body = [_NumpyDivision().visit(stmt) for stmt in body]
         *pre, last = body
         assert isinstance(last, ast.Return) and isinstance(last.value, ast.Dict), rule_fn
         templates = []
@@ -1471,10 +1478,21 @@ def partials(
             name=None,
             examples=tuple(examples),
             domain=domain,
+            singular=True,
         )
         return rule_fn
 
     return register
+
+
+class _NumpyDivision(Transformer):
+    """``a / b`` -> ``np.divide(a, b)`` where ``b`` is not a constant."""
+
+    def visit_BinOp(self, node: ast.BinOp) -> ast.expr:
+        self.generic_visit(node)
+        if not isinstance(node.op, ast.Div) or isinstance(node.right, ast.Constant):
+            return node
+        return ast.Call(func=dotted("np.divide"), args=[node.left, node.right], keywords=[])
 
 
 def singular_templates(templates: dict[str, Template]) -> dict[str, Template]:

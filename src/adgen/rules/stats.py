@@ -289,8 +289,9 @@ if scipy is not None:
         ],
     )
     def poisson_logpmf(ans, k, mu, loc=0):
-        """(k - loc) log(mu) - mu - gammaln(k - loc + 1): d/dmu = (k - loc) / mu - 1."""
-        return {"mu": (k - loc) / mu - 1.0}
+        """(k - loc) log(mu) - mu - gammaln(k - loc + 1): d/dmu = (k - loc) / mu - 1 (-1 for
+        k == loc, at mu == 0 too, where the term (k - loc) log(mu) is 0, as for xlogy)."""
+        return {"mu": np.where(k - loc == 0, 0.0, (k - loc) / mu) - 1.0}
 
     @partials(
         norm.logsf,
