@@ -345,6 +345,22 @@ def test_outside_the_support_the_derivative_is_nan_never_a_wrong_number() -> Non
         assert np.isnan(bad)
 
 
+def edge_masked(x: Any) -> Any:
+    return np.sum(np.array([0.0, 1.0]) * st.gamma.logpdf(x, 1.0))
+
+
+def test_at_the_edge_of_the_support_a_zero_seed_contributes_zero() -> None:
+    """gamma(1) at x == 0 is finite and its partial is not (0 / 0): the entry the result
+    does not depend on gets exactly 0, in both modes and for Python numbers too."""
+    x = np.array([0.0, 2.0])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        assert adgen.grad(edge_masked)(x).tolist() == [0.0, -1.0]
+        _, tangent = adgen.jvp(edge_masked, (x,), (np.array([0.0, 1.0]),))
+        assert tangent == -1.0
+        value, tangent = adgen.jvp(lambda m: poisson.logpmf(0, m), (0.0,), (1.0,))
+        assert (value, tangent) == (0.0, -1.0)  # d/dmu (-mu) at mu == 0, k == 0
+
+
 def test_differentiated_counts_are_refused() -> None:
     def f(k: Any, mu: Any) -> Any:
         return np.sum(poisson.logpmf(k, mu))
