@@ -227,8 +227,12 @@ class _RuntimeModule:
 
 
 # Modules generated code may name beyond math, np and rt, and how a module imports them:
-# rules for scipy.special are spelled ``scipy.special.gammaln(x)`` (when SciPy is installed).
-_OPTIONAL_IMPORTS = {"scipy": ("import scipy.special", "SciPy")}
+# rules for SciPy are spelled ``scipy.special.gammaln(x)``, ``scipy.stats.norm.logpdf(x)``
+# (when SciPy is installed).
+_OPTIONAL_IMPORTS = {
+    "scipy.special": ("import scipy.special", "SciPy"),
+    "scipy.stats": ("import scipy.stats", "SciPy"),
+}
 
 
 def needed_imports(source: str) -> list[tuple[str, str]]:
@@ -236,11 +240,17 @@ def needed_imports(source: str) -> list[tuple[str, str]]:
 
     >>> needed_imports("out = scipy.special.psi(x)")
     [('import scipy.special', 'SciPy')]
+    >>> needed_imports("out = scipy.stats.norm.pdf(x) * scipy.special.psi(x)")
+    [('import scipy.special', 'SciPy'), ('import scipy.stats', 'SciPy')]
     >>> needed_imports("out = np.sin(x)")
     []
     """
-    names = {n.id for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Name)}
-    return [_OPTIONAL_IMPORTS[name] for name in sorted(names) if name in _OPTIONAL_IMPORTS]
+    paths = {
+        f"{n.value.id}.{n.attr}"
+        for n in ast.walk(ast.parse(source))
+        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
+    }
+    return [_OPTIONAL_IMPORTS[path] for path in sorted(paths) if path in _OPTIONAL_IMPORTS]
 
 
 def _own_nodes(fdef: ast.FunctionDef) -> list[ast.AST]:
@@ -387,7 +397,7 @@ def module_source(
             "returns it."
         )
     extra = needed_imports(gen.source)
-    needs = " and ".join(["NumPy", *(package for _, package in extra)])
+    needs = " and ".join(["NumPy", *dict.fromkeys(package for _, package in extra)])
     doc = (
         f"{gen.name}: {_MODE_TEXT[mode]} of `{primal}` w.r.t. {', '.join(wrt)}.\n\n"
         f"{textwrap.fill(returns, 88)}\n\n"

@@ -18,6 +18,7 @@ import builtins
 import math
 import operator
 import sys
+import types
 from typing import Any
 
 import numpy as np
@@ -75,6 +76,11 @@ def names_of(fn: Any) -> list[str]:
         return [_SYMBOLS.get(fn.__name__, fn.__name__)]
     if isinstance(fn, ArrayMethod):
         return [f"x.{fn.__name__}()"]
+    if isinstance(fn, types.MethodType):  # a method of a library's object (scipy.stats.norm.pdf)
+        try:
+            return [spelling(fn)]
+        except ValueError:
+            return []
     out = []
     modules = _modules()
     own = sys.modules.get("adgen")  # adgen's own functions (adgen.stop_gradient)
@@ -111,7 +117,9 @@ def supported(kind: str = "differentiable") -> list[str]:
 def library_count() -> int:
     """How many distinct NumPy and SciPy functions have forward and reverse rules."""
     fns = {
-        id(fn) for name, fn, _ in _entries("differentiable") if name.startswith(("np.", "scipy."))
+        loader.identity(fn)
+        for name, fn, _ in _entries("differentiable")
+        if name.startswith(("np.", "scipy."))
     }
     return len(fns)
 
@@ -133,7 +141,9 @@ def markdown() -> str:
     diff = _entries("differentiable")
     groups: dict[str, list[str]] = {}
     for name, _, prim in diff:
-        if name.startswith(("np.", "scipy.")):
+        if name.startswith("scipy.stats."):  # the methods of its distributions
+            group = "scipy.stats"
+        elif name.startswith(("np.", "scipy.")):
             group = name.rsplit(".", 1)[0]
         elif name.startswith("math."):
             group = "math"

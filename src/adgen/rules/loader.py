@@ -16,8 +16,10 @@ The registry asks :func:`require` (and :func:`require_method`, :func:`require_at
 when a lookup misses and before a user's registration replaces a rule of adgen's, so that
 the user's rule is the one kept; everything that enumerates the rules (``registered()``,
 ``adgen.supported()``) imports them all first (:func:`load_all`). SciPy is imported only
-with ``special``, the module of its rules: its paths are resolved once ``scipy.special``
-is imported. A NumPy or SciPy function the index does not know makes a lookup import
+with ``special`` and ``stats``, the modules of its rules: their paths are resolved once
+``scipy.special`` (``scipy.stats``) is imported. A method of an object
+(``scipy.stats.norm.logpdf``) is known by the object and the method's name
+(:func:`identity`). A NumPy or SciPy function the index does not know makes a lookup import
 every module: rule modules register some functions only where NumPy has them
 (``if hasattr(np, "vecdot")``), and the index was made with one version of NumPy.
 
@@ -32,7 +34,8 @@ from __future__ import annotations
 import importlib
 import sys
 import warnings
-from types import ModuleType
+from collections.abc import Hashable
+from types import MethodType, ModuleType
 from typing import Any
 
 from adgen.rules import index
@@ -53,11 +56,12 @@ MODULES: tuple[str, ...] = (
     "reductions",
     "shaping",
     "special",
+    "stats",
 )
 _RANKS = {name: i for i, name in enumerate(MODULES)}
 
-# the functions of the index found in this process: id -> (object, its rule module)
-_BY_ID: dict[int, tuple[Any, str]] = {}
+# the functions of the index found in this process: identity -> (object, its rule module)
+_BY_ID: dict[Hashable, tuple[Any, str]] = {}
 # the paths not looked up yet, by the alias of their module (``scipy.special`` before SciPy
 # is imported); None until the first lookup
 _WAITING: dict[str, list[tuple[str, str]]] | None = None
@@ -102,14 +106,58 @@ def load_all() -> None:
         _ALL = True
 
 
+def identity(fn: Any) -> Hashable:
+    """The key the index and the registry know ``fn`` by: its ``id``; for a method of an
+    object that is neither a module nor a class (``scipy.stats.norm.logpdf``: Python makes a
+    new bound method at every access), the object's ``id`` and the method's name.
+
+    >>> class Law:
+    ...     def logpdf(self, x):
+    ...         return -x
+    >>> law = Law()
+    >>> law.logpdf is law.logpdf, identity(law.logpdf) == identity(law.logpdf)
+    (False, True)
+    """
+    owner = getattr(fn, "__self__", None)
+    if isinstance(fn, MethodType) and not isinstance(owner, (type, ModuleType)):
+        return (id(owner), fn.__name__)
+    return id(fn)
+
+
+def same(a: Any, b: Any) -> bool:
+    """Are ``a`` and ``b`` one function: the same object, or the same method of one object?"""
+    if a is b:
+        return True
+    return (
+        isinstance(a, MethodType)
+        and isinstance(b, MethodType)
+        and a.__self__ is b.__self__
+        and a.__func__ is b.__func__
+    )
+
+
 def module_of(fn: Any) -> str | None:
     """The rule module the index says registers ``fn`` (None: none, or not one it knows)."""
     if _WAITING is None:
         _start()
     if _WAITING:
         _resolve()
-    hit = _BY_ID.get(id(fn))
-    return hit[1] if hit is not None and hit[0] is fn else None
+    hit = _BY_ID.get(identity(fn))
+    return hit[1] if hit is not None and same(hit[0], fn) else None
+
+
+def methods_of(obj: Any) -> list[str]:
+    """The names of the methods of ``obj`` the index knows a rule module for
+    (``scipy.stats.norm``: ``logpdf``, ``pdf``...)."""
+    if _WAITING is None:
+        _start()
+    if _WAITING:
+        _resolve()
+    return [
+        key[1]
+        for key, (fn, _) in list(_BY_ID.items())
+        if isinstance(key, tuple) and getattr(fn, "__self__", None) is obj
+    ]
 
 
 def require(fn: Any) -> bool:
@@ -172,7 +220,7 @@ def _resolve() -> None:
             for name, module in _WAITING.pop(alias, ()):
                 obj = getattr(home, name, None)
                 if obj is not None:  # (None: not in this version of the library)
-                    _BY_ID[id(obj)] = (obj, module)
+                    _BY_ID[identity(obj)] = (obj, module)
 
 
 def path_module(alias: str) -> Any:
@@ -187,4 +235,9 @@ def path_module(alias: str) -> Any:
         return operator
     if alias == "registry":  # (the registry's own primitives: it imports this module)
         return sys.modules[f"{__package__}.registry"]
-    return dict(spelling_modules()).get(alias)
+    modules = dict(spelling_modules())
+    if alias in modules:
+        return modules[alias]
+    # an object of such a module, whose methods have rules (``scipy.stats.norm``)
+    home, _, name = alias.rpartition(".")
+    return getattr(modules[home], name, None) if home in modules else None

@@ -293,13 +293,14 @@ def generator_uniform(rng, low=0.0, high=1.0, size=None):
 
 
 @method_rule("standard_normal")
-def generator_standard_normal(rng, size=None, dtype=None, out=None):
-    """``rng.standard_normal(size)``."""
+def generator_standard_normal(rng, size=None, dtype=None):
+    """``rng.standard_normal(size)``. (Not ``out=``: a write into an array the program
+    reads, which a call without an effect would hide from the generated code.)"""
 
 
 @method_rule("random")
-def generator_random(rng, size=None, dtype=None, out=None):
-    """``rng.random(size)``."""
+def generator_random(rng, size=None, dtype=None):
+    """``rng.random(size)`` (not ``out=``, as for ``standard_normal``)."""
 
 
 @method_rule("integers")

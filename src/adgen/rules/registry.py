@@ -48,8 +48,9 @@ import linecache
 import operator
 import sys
 import textwrap
+import types
 import warnings
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -574,6 +575,7 @@ class Primitive:
         self.reads_only = False
         # why such a call cannot run as written, whatever reaches it (a list or a tuple?)
         self.ambiguous: Exception | None = None
+        self.runs: Any = None  # the function such a call runs
 
     def __repr__(self) -> str:
         return f"<primitive {self.name}>"
@@ -663,7 +665,7 @@ _READ_ONLY_BUILTINS = (print, repr, str, format, isinstance, issubclass, type, i
 _READ_ONLY_MODULES = frozenset({"numpy", "scipy", "math", "logging", "warnings", "_warnings"})
 _MUTATORS = frozenset(
     "at shuffle copyto put place putmask fill_diagonal put_along_axis sort partition fill "
-    "resize setflags itemset seed".split()
+    "resize setflags itemset seed permuted".split()
 )
 _LOGGER_METHODS = frozenset("debug info warning warn error critical exception log".split())
 
@@ -699,6 +701,8 @@ def reads_only(fn: Any, positional: int, keywords: Collection[str]) -> bool:
         return False
     if isinstance(fn, np.ufunc):
         return positional <= fn.nin
+    if isinstance(fn, ObjectMethod):
+        return fn.reads_only(positional - 1, keywords)  # (the first argument: the object)
     if any(fn is b for b in _READ_ONLY_BUILTINS):
         return True
     if getattr(fn, "__name__", None) in _MUTATORS:
@@ -737,10 +741,13 @@ def opaque_call(
     code of both modes, and its result is a constant of the derivative. ``refusal`` is the
     error adgen raised for it before (:mod:`adgen.middle.analysis` raises it if a
     differentiated value reaches the call where that would matter)."""
-    with warnings.catch_warnings():  # looking `str` up in NumPy warns (np.str)
-        warnings.simplefilter("ignore", FutureWarning)
-        emitter, callee = _emitter(fn)
-        label = _label(fn)
+    if isinstance(fn, ObjectMethod):  # rng.normal(size=3): written as the program writes it
+        emitter, callee, label = method_emitter(fn.__name__), None, f".{fn.__name__}()"
+    else:
+        with warnings.catch_warnings():  # looking `str` up in NumPy warns (np.str)
+            warnings.simplefilter("ignore", FutureWarning)
+            emitter, callee = _emitter(fn)
+            label = _label(fn)
     params = [
         inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL),
         inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD),
@@ -750,7 +757,67 @@ def opaque_call(
     prim.view = True  # its result may be (or share memory with) an argument
     prim.refusal = refusal
     prim.reads_only = reads_only(fn, positional, keywords)
+    prim.runs = fn
     return prim
+
+
+class ObjectMethod:
+    """The stand-in for a method of a value the program made with a call adgen runs as
+    written (``rng = np.random.default_rng(0)``, then ``rng.normal(size=3)``): which object
+    it is is known only when the code runs. Calling the stand-in calls the method of its
+    first argument; a call of it is run as written too (:func:`opaque_call`), the object
+    being one of its arguments. ``maker`` is the function whose call made the object."""
+
+    def __init__(self, name: str, maker: Any) -> None:
+        self.__name__ = name
+        self.__qualname__ = name
+        self.maker = maker
+
+    def __call__(self, obj: Any, *args: Any, **kwargs: Any) -> Any:
+        return getattr(obj, self.__name__)(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<method .{self.__name__}() of a value made by {_label(self.maker)}>"
+
+    def reads_only(self, positional: int, keywords: Collection[str]) -> bool:
+        """Does a call of it write into nothing the program reads? A random generator's
+        (``np.random.default_rng(...)``, ``np.random.RandomState(...)``) changes its own state
+        only, but for the methods that shuffle an array in place or are given ``out``
+        (``rng.standard_normal(3, np.float64, buf)``: read from the method's signature)."""
+        kind = _RANDOM_MAKERS.get(getattr(self.maker, "__name__", ""))
+        if kind is None or self.maker is not getattr(np.random, self.maker.__name__, None):
+            return False
+        method = getattr(getattr(np.random, kind), self.__name__, None)
+        return (
+            method is not None
+            and self.__name__ not in _MUTATORS
+            and "out" not in keywords
+            and _writes_nothing_positionally(method, positional + 1)  # (+1: self)
+        )
+
+
+# the functions of np.random that make a random generator, and the class of what they make
+_RANDOM_MAKERS = {
+    "default_rng": "Generator",
+    "Generator": "Generator",
+    "RandomState": "RandomState",
+}
+
+
+def makes_object(prim: Primitive) -> bool:
+    """Is the result of a call of ``prim`` an object whose methods adgen may run as written
+    (:class:`ObjectMethod`)? The result of a call run as written (adgen does not know what
+    it is), or of a function without derivative that makes a random generator or another
+    object of a class (not an array, a list or another container of the program's data)."""
+    fn = prim.runs
+    if fn is None or prim.differentiable:
+        return False
+    if prim.refusal is not None:
+        return True
+    if any(fn is getattr(np.random, name, None) for name in _RANDOM_MAKERS):
+        return True
+    data = (np.ndarray, list, tuple, dict, set, bytearray, int, float, complex, str)
+    return isinstance(fn, type) and not issubclass(fn, data)
 
 
 def user_call(spelled: str, fn: Any, params: list[str]) -> Primitive:
@@ -764,12 +831,12 @@ def user_call(spelled: str, fn: Any, params: list[str]) -> Primitive:
 
 # The registry: id of a function -> (the function, its primitive); array attributes; array
 # methods. adgen's rule modules fill them when first needed (adgen.rules.loader).
-_REGISTRY: dict[int, tuple[Any, Primitive]] = {}
+_REGISTRY: dict[Hashable, tuple[Any, Primitive]] = {}
 _ATTRIBUTES: dict[str, Primitive] = {}
 _METHODS: dict[str, tuple[Any, bool]] = {}
 # where each function comes in registered(): (rank of the rule module registering it, count);
 # adgen's rules first, as if all their modules had been imported before anything else
-_ORDER: dict[int, tuple[int, int]] = {}
+_ORDER: dict[Hashable, tuple[int, int]] = {}
 _COUNT = itertools.count()
 # the writes into these tables made by adgen's rule modules, in order: (module, table, key,
 # value). registrations() makes again those made inside its block (the module stays imported)
@@ -777,13 +844,62 @@ _BUILTIN: list[tuple[str, dict[Any, Any], Any, Any]] = []
 
 
 def lookup(fn: Any) -> Primitive | None:
-    """The primitive registered for a Python object (by identity), or None."""
-    entry = _REGISTRY.get(id(fn))
-    if entry is not None and entry[0] is fn:
+    """The primitive registered for a Python object (by identity; a method of an object such
+    as ``scipy.stats.norm.logpdf`` by the object and the method's name), or None."""
+    entry = _REGISTRY.get(loader.identity(fn))
+    if entry is not None and loader.same(entry[0], fn):
         return entry[1]
     if loader.require(fn):  # its rule module was not imported yet
         return lookup(fn)
     return None
+
+
+def method_rules(obj: Any) -> list[str]:
+    """How generated code spells the methods of ``obj`` that have rules (``scipy.stats.norm``:
+    ``scipy.stats.norm.logpdf``...): for a refusal of a call of ``obj`` itself (a frozen
+    distribution, ``norm(mu, s).logpdf(x)``) to say what to write instead. Only the
+    registry and the index are read, never another attribute of ``obj``."""
+    plain = (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType, np.ufunc)
+    if isinstance(obj, plain) or isinstance(obj, types.MethodType):
+        return []
+    names = set(loader.methods_of(obj))
+    names |= {
+        key[1]
+        for key, (fn, _) in list(_REGISTRY.items())
+        if isinstance(key, tuple) and getattr(fn, "__self__", None) is obj
+    }
+    out = []
+    for name in sorted(names):
+        found = spelled(getattr(obj, name, None))
+        if found is not None and lookup(getattr(obj, name)) is not None:
+            out.append(found)
+    return out
+
+
+def spelled(fn: Any) -> str | None:
+    """How generated code names ``fn`` (``scipy.stats.expon.logpdf``), or None if it cannot."""
+    try:
+        return spelling(fn)
+    except (ValueError, TypeError):
+        return None
+
+
+def frozen_refusal(obj: Any, method: str | None = None) -> tuple[str, str] | None:
+    """What to say of a call of ``obj`` whose methods have rules (``norm(mu, s)``, a frozen
+    distribution) where its result reaches a derivative: (message, hint); None for another.
+    ``method``: the one the program calls on the result (``logpdf``), if known."""
+    spelled = method_rules(obj)
+    if not spelled:
+        return None
+    owner = spelled[0].rsplit(".", 1)[0]
+    names = [s.rsplit(".", 1)[1] for s in spelled]
+    chosen = method if method in names else ("logpdf" if "logpdf" in names else names[0])
+    return (
+        f"adgen does not differentiate `{owner}(...)` (a frozen distribution): it has rules for "
+        f"the methods of `{owner}` called with the parameters ({', '.join(spelled)})",
+        f"write `{owner}.{chosen}(x, *parameters)` instead of "
+        f"`{owner.rsplit('.', 1)[-1]}(*parameters).{chosen}(x)`",
+    )
 
 
 def lookup_attribute(name: str) -> Primitive | None:
@@ -1280,6 +1396,105 @@ def unary(
     return register
 
 
+# How :func:`partials` turns a partial derivative ``PARTIAL`` (of the function, or of its log)
+# into the factor its tangents and cotangents are multiplied by, for each kind of function.
+_SUPPORT = {
+    # a log-density or log-mass: -inf outside its support (nan for invalid parameters),
+    # where the partials are nan, never finite numbers
+    "log": "np.where(ans > -np.inf, PARTIAL, np.nan)",
+    # the density itself, the partials being those of its log: ans * PARTIAL, 0 outside the
+    # support (where the density is 0 on an open set), nan where the value is nan
+    "density": "np.where(ans > 0.0, ans * PARTIAL, 0.0 * ans)",
+    # any other function: nan where its value is nan
+    "value": "np.where(np.isnan(ans), np.nan, PARTIAL)",
+}
+
+
+def partials(
+    *fns: Any,
+    kind: str = "value",
+    domain: Domain | tuple[Domain, ...] | None = None,
+    examples: Iterable[Example] = (),
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register an elementwise (broadcasting) function of several arguments by its partial
+    derivatives, as :func:`unary` does for one: the rule's body computes what they share
+    and ends in ``return {"x": dx, "loc": dloc, ...}``, one partial for each parameter
+    that is differentiated (the others, e.g. a count, are refused where a differentiated
+    value reaches them). ``kind`` says what the function is, and so what its derivative is
+    where it has none (see ``_SUPPORT``): ``"log"`` for a log-density whose value is -inf
+    outside its support (the derivative is nan there), ``"density"`` for a density whose
+    partials are given for its log (the derivative is ``ans`` times them, 0 where the
+    density is 0), ``"value"`` for any other (nan where the value is nan). The rule takes
+    ``ans`` first, the function's value (:mod:`adgen.rules.stats` has examples).
+
+    Such functions have points where they are finite and a partial is not (a density at the
+    edge of its support): the rule is registered ``singular=True`` (a zero tangent or
+    cotangent contributes exactly 0), and its divisions ``a / b`` are written
+    ``np.divide(a, b)``, so that Python numbers give inf or nan there as arrays do, instead
+    of raising ``ZeroDivisionError``.
+    """
+    wrap = ast.parse(_SUPPORT[kind], mode="eval").body
+
+    def register(rule_fn: Callable[..., Any]) -> Callable[..., Any]:
+        fdef = ast.parse(textwrap.dedent(inspect.getsource(rule_fn))).body[0]
+        assert isinstance(fdef, ast.FunctionDef)
+        body = [
+            s
+            for s in fdef.body
+            if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
+        ]
+        body = [_NumpyDivision().visit(stmt) for stmt in body]
+        *pre, last = body
+        assert isinstance(last, ast.Return) and isinstance(last.value, ast.Dict), rule_fn
+        templates = []
+        for key, value in zip(last.value.keys, last.value.values, strict=True):
+            assert isinstance(key, ast.Constant) and isinstance(key.value, str), rule_fn
+            factor = _substitute(wrap, {"PARTIAL": value})
+            for mode, arg in (("jvp", "d"), ("vjp", "g")):
+                seed = ast.Name(id=f"{arg}_seed", ctx=ast.Load())
+                product = ast.BinOp(left=seed, op=ast.Mult(), right=factor)
+                templates.append(
+                    ast.FunctionDef(
+                        name=f"{mode}_{key.value}",
+                        args=ast.arguments(
+                            posonlyargs=[],
+                            args=[ast.arg(arg=f"{arg}_seed")],
+                            kwonlyargs=[],
+                            kw_defaults=[],
+                            defaults=[],
+                        ),
+                        body=[*copy.deepcopy(pre), ast.Return(value=product)],
+                        decorator_list=[],
+                    )
+                )
+        fdef.body = templates  # type: ignore[assignment]
+        fdef.decorator_list = []
+        ast.fix_missing_locations(fdef)
+        _register_parsed(
+            fns,
+            rule_fn,
+            fdef,
+            elementwise=True,
+            name=None,
+            examples=tuple(examples),
+            domain=domain,
+            singular=True,
+        )
+        return rule_fn
+
+    return register
+
+
+class _NumpyDivision(Transformer):
+    """``a / b`` -> ``np.divide(a, b)`` where ``b`` is not a constant."""
+
+    def visit_BinOp(self, node: ast.BinOp) -> ast.expr:
+        self.generic_visit(node)
+        if not isinstance(node.op, ast.Div) or isinstance(node.right, ast.Constant):
+            return node
+        return ast.Call(func=dotted("np.divide"), args=[node.left, node.right], keywords=[])
+
+
 def singular_templates(templates: dict[str, Template]) -> dict[str, Template]:
     """The templates of a rule registered ``singular=True``: every ``return e`` becomes
     ``return rt.zero_safe(e, seed)`` (``return -rt.zero_safe(e, seed)`` for ``return -e``,
@@ -1353,7 +1568,7 @@ def sequence_rule(
             prim.domain = domain
             if module is None:
                 loader.require(fn)  # (adgen's rule first: this one replaces it)
-            _put(_REGISTRY, id(fn), (fn, prim), module)
+            _put(_REGISTRY, loader.identity(fn), (fn, prim), module)
         return rule_fn
 
     return register
@@ -1454,6 +1669,7 @@ def nondifferentiable(*fns: Any) -> None:
         prim = Primitive(_label(fn), emitter, params, {}, {}, differentiable=False)
         prim.callee = callee
         prim.view = callee is not None  # a user's function may return its argument
+        prim.runs = fn
         _store(fn, prim, module)
 
 
@@ -1493,7 +1709,7 @@ def _store(fn: Any, prim: Primitive, module: str | None = None) -> None:
     before are forgotten)."""
     if module is None:
         loader.require(fn)
-    _put(_REGISTRY, id(fn), (fn, prim), module)
+    _put(_REGISTRY, loader.identity(fn), (fn, prim), module)
     if module is None:
         _changed()
 
@@ -1509,11 +1725,12 @@ def unregister(fn: Any) -> bool:
     """Forget the rule registered for ``fn`` (a user's rule, or ``nondifferentiable``); True if
     there was one. Calls of a plain Python function are then inlined again."""
     loader.require(fn)  # (adgen's rule for it, if not imported yet)
-    entry = _REGISTRY.get(id(fn))
-    if entry is None or entry[0] is not fn:
+    key = loader.identity(fn)
+    entry = _REGISTRY.get(key)
+    if entry is None or not loader.same(entry[0], fn):
         return False
-    del _REGISTRY[id(fn)]
-    _ORDER.pop(id(fn), None)
+    del _REGISTRY[key]
+    _ORDER.pop(key, None)
     _changed()
     return True
 

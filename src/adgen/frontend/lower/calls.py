@@ -113,12 +113,12 @@ class CallsMixin(LowererState):
         refusal: AdgenError | None = None  # what adgen says of the call if it cannot run it
         if not ok and isinstance(func, gast.Attribute):
             ok, fn = self.outside_method(func)
-            refusal = self.method_refusal(func) if ok else None
+            refusal = self.method_refusal(func, fn) if ok else None
         if not ok:
             if isinstance(func, gast.Attribute):
                 method = registry.method_function(func.attr)
                 if method is None:
-                    raise self.method_refusal(func)
+                    return self.local_method(node, func, target, hint)
                 fn, pack = method
                 args.append(self.expr(func.value, None, hint))
                 rest = [self.expr(a, None, hint) for a in node.args]
@@ -219,11 +219,13 @@ class CallsMixin(LowererState):
         target: str | None,
         hint: str,
         node: Any,
+        receiver: Any = None,
     ) -> ir.Atom:
         """A call adgen has no rule for and does not inline: one statement that runs it as
         written; its result is a constant of the derivative. :mod:`adgen.middle.analysis`
         raises ``refusal`` (what adgen said of it before) if a differentiated value reaches
-        it where that would matter."""
+        it where that would matter. ``receiver``: the object of a method call (``rng`` of
+        ``rng.normal(...)``), its first argument."""
         if (
             not callable(fn)
             or getattr(fn, "adgen_user_function", False)
@@ -235,6 +237,8 @@ class CallsMixin(LowererState):
         label = _qualname(fn)
         written = {kw.arg: kw.value for kw in node.keywords} if isinstance(node, gast.Call) else {}
         nodes = list(node.args) if isinstance(node, gast.Call) else []
+        if receiver is not None:
+            nodes.insert(0, receiver)
         ambiguous = None
         try:
             nodes += [node] * (len(args) - len(nodes))
@@ -295,8 +299,60 @@ class CallsMixin(LowererState):
                 return n.value if isinstance(n.value, (gast.List, gast.Tuple)) else None
         return None
 
-    def method_refusal(self: Lowerer, func: gast.Attribute) -> UnsupportedSyntaxError:
-        """The error for a method adgen has no rule for."""
+    def local_method(
+        self: Lowerer, node: gast.Call, func: gast.Attribute, target: str | None, hint: str
+    ) -> ir.Atom:
+        """``rng.normal(size=3)`` where ``rng`` is a local value made by a call run as written
+        (``rng = np.random.default_rng(0)``) and the method has no rule: run as written too,
+        the object one of its arguments (so a differentiated value reaching the call, or a
+        write into what a differentiated operation read, is refused as for any such call).
+        A method of any other value is refused."""
+        made = None
+        if isinstance(func.value, gast.Name) and func.value.id not in self.multi:
+            atom = self.env.get(func.value.id)
+            if isinstance(atom, ir.Var):
+                made = self.producers.get(atom.name)
+        if made is None or not registry.makes_object(made):
+            raise self.method_refusal(func)
+        fn = registry.ObjectMethod(func.attr, made.runs)
+        frozen = registry.frozen_refusal(made.runs, func.attr)
+        args = [self.expr(func.value, None, hint)]
+        for a in node.args:
+            if isinstance(a, gast.Starred):
+                self.refuse(a, "`*args` in calls", "pass the arguments one by one")
+            args.append(self.expr(a, None, hint))
+        kwargs: list[tuple[str, ir.Atom]] = []
+        for kw in node.keywords:
+            if kw.arg is None:
+                self.refuse(kw.value, "`**kwargs` in calls", "pass keyword arguments one by one")
+            kwargs.append((kw.arg, self.expr(kw.value, None, hint)))
+        refusal = NoRuleError(
+            f"adgen has no derivative rule for the method `.{func.attr}()` of "
+            f"`{func.value.id}` (made by {made.name}), which a differentiated value reaches",
+            self.parsed.loc(func),
+            "pass it values you do not differentiate (a random draw: scale and shift a "
+            "standard one, `mu + sigma * rng.standard_normal(n)`)",
+        )
+        if frozen is not None:
+            refusal = NoRuleError(frozen[0], self.parsed.loc(func), frozen[1])
+        return self.opaque(fn, refusal, args, kwargs, target, hint, node, receiver=func.value)
+
+    def method_refusal(self: Lowerer, func: gast.Attribute, method: Any = None) -> AdgenError:
+        """The error for a method adgen has no rule for (``method``: the bound method of an
+        outside object, if it is one)."""
+        spelled = registry.spelled(method) if method is not None else None
+        if spelled is not None and spelled.startswith(("np.", "scipy.")):  # st.expon.logpdf
+            return NoRuleError(
+                f"adgen has no derivative rule for `{spelled}`",
+                self.parsed.loc(func),
+                "write it with NumPy functions that have rules, or register one with "
+                "@adgen.rules.rule(...) (see docs/rules.md)",
+            )
+        if isinstance(func.value, gast.Call):  # norm(mu, s).logpdf(x): a frozen distribution?
+            ok, maker = self.static_object(func.value.func)
+            frozen = registry.frozen_refusal(maker, func.attr) if ok else None
+            if frozen is not None:
+                return UnsupportedSyntaxError(frozen[0], self.parsed.loc(func), frozen[1])
         return UnsupportedSyntaxError(
             f"adgen does not support the method `.{func.attr}()`",
             self.parsed.loc(func),
@@ -552,6 +608,9 @@ class CallsMixin(LowererState):
     def no_rule_error(self: Lowerer, node: Any, fn: Any) -> NoRuleError:
         """The error for a call of ``fn``, which has no rule and is not inlined."""
         label = _qualname(fn)
+        frozen = registry.frozen_refusal(fn)
+        if frozen is not None:
+            return NoRuleError(frozen[0], self.parsed.loc(node), frozen[1])
         if isinstance(fn, types.FunctionType) or getattr(fn, "adgen_user_function", False):
             return NoRuleError(
                 f"calls to other Python functions (`{label}`) are not differentiated yet",

@@ -12,7 +12,8 @@ Where a helper lives: beside the rules whose templates call it, one module per f
 :mod:`adgen.rules` -- :mod:`~adgen.rules.runtime.reductions` holds the helpers of
 ``adgen/rules/reductions.py`` (``rt.prod_vjp``, ``rt.sort_vjp``...), and likewise
 ``arithmetic``, ``contractions``, ``elementwise``, ``indexing``, ``linalg`` (products,
-``x[index]``, ``np.linalg``) and ``shaping`` (with the joins of ``rules/arrays.py``).
+``x[index]``, ``np.linalg``), ``shaping`` (with the joins of ``rules/arrays.py``) and
+``stats`` (``scipy.stats``).
 :mod:`~adgen.rules.runtime.core` holds what every family and the code generators share
 (a template's questions about shapes, ``rt.zero_safe``, ``rt.unbroadcast`` /
 ``rt.unreduce``, ``rt.zeros_like`` / ``rt.cast_like``, the derivatives of lists),
@@ -145,6 +146,7 @@ from .shaping import (  # noqa: F401
     rollaxis_destination,
     source_index,
 )
+from .stats import covariance, covariance_vjp  # noqa: F401
 
 # the helpers shown with a doctest (tests/test_runtime.py checks that each has one)
 __all__ = [
@@ -218,6 +220,9 @@ __all__ = [
     "trapezoid_vjp_x",
     "trapezoid_vjp_y",
     "trapezoid_y_weights",
+    # scipy.stats
+    "covariance",
+    "covariance_vjp",
     # derivatives of the helpers
     "rebroadcast",
     "written_vjp",

@@ -1,0 +1,47 @@
+"""Helpers of the rules for ``scipy.stats`` (:mod:`adgen.rules.stats`).
+
+``rt.covariance`` makes the covariance matrix ``scipy.stats.multivariate_normal`` makes of
+its ``cov`` argument, and ``rt.covariance_vjp`` is its transpose. Neither imports SciPy.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+
+def covariance(cov: Any, dim: int) -> Any:
+    """The ``(dim, dim)`` covariance matrix SciPy's ``multivariate_normal`` reads ``cov`` as:
+    a number times the identity, a vector as the diagonal, a square matrix as the symmetric
+    matrix of its lower triangle (SciPy reads no other entry). Linear in ``cov``.
+
+    >>> covariance(2.0, 2).tolist()
+    [[2.0, 0.0], [0.0, 2.0]]
+    >>> covariance(np.array([1.0, 3.0]), 2).tolist()
+    [[1.0, 0.0], [0.0, 3.0]]
+    >>> covariance(np.array([[1.0, 9.0], [2.0, 3.0]]), 2).tolist()
+    [[1.0, 2.0], [2.0, 3.0]]
+    """
+    cov = np.asarray(cov)
+    if cov.ndim == 0:
+        return cov * np.eye(dim, dtype=np.result_type(cov, 1.0))
+    if cov.ndim == 1:
+        return np.diag(cov)
+    return np.tril(cov) + np.swapaxes(np.tril(cov, -1), -1, -2)
+
+
+def covariance_vjp(g: Any, ndim: int) -> Any:
+    """The transpose of :func:`covariance` for a ``cov`` of ``ndim`` dimensions: the trace of
+    the ``(dim, dim)`` cotangent ``g``, its diagonal, or its lower triangle with the upper
+    one's entries added (what a cotangent of ``cov`` is, as SciPy reads only that triangle).
+
+    >>> g = np.array([[1.0, 2.0], [3.0, 4.0]])
+    >>> float(covariance_vjp(g, 0)), covariance_vjp(g, 1).tolist(), covariance_vjp(g, 2).tolist()
+    (5.0, [1.0, 4.0], [[1.0, 0.0], [5.0, 4.0]])
+    """
+    if ndim == 0:
+        return np.trace(g)
+    if ndim == 1:
+        return np.diagonal(g).copy()
+    return np.tril(g) + np.tril(np.swapaxes(g, -1, -2), -1)

@@ -1,0 +1,730 @@
+"""SciPy's distributions (``scipy.stats``), registered only when SciPy is installed.
+
+A rule is registered for a method of a distribution object (``scipy.stats.norm.logpdf``): the
+registry knows it by the object and the method's name (:func:`adgen.rules.loader.identity`),
+however the program reaches it (``scipy.stats.norm.logpdf``, ``st.norm.logpdf``, ``from
+scipy.stats import norm; norm.logpdf``), with positional or keyword arguments and the
+defaults ``loc=0``, ``scale=1``. Generated code calls the method itself for the value
+(``scipy.stats.norm.logpdf(x, mu, s)``); the derivatives are written with functions that have
+rules themselves (``scipy.special.psi``, ``np.linalg.solve``...), so they can be
+differentiated again.
+
+* ``norm`` (``logpdf``, ``pdf``, ``logcdf``, ``cdf``, ``logsf``, ``sf``), ``t`` (``df``),
+  ``gamma`` (``a``), ``beta`` (``a``, ``b``), ``lognorm`` (``s``), ``expon``, ``cauchy``,
+  ``logistic``, ``laplace`` (``logpdf``, ``pdf``): w.r.t. ``x``, ``loc``, ``scale`` and the
+  shape parameters; they broadcast as SciPy does. ``laplace`` at its kink ``x == loc``
+  takes the derivative 0 w.r.t. ``x`` and ``loc`` (``np.sign(0)``, as for ``np.abs``).
+* ``poisson`` (``logpmf``, ``pmf``): w.r.t. ``mu`` only; the count ``k`` and ``loc`` (the mass
+  is 0 off the integers) are data, refused where a differentiated value reaches them.
+* ``multivariate_normal`` (``logpdf``, ``pdf``): w.r.t. ``x`` (shape ``(d,)`` or ``(..., d)``),
+  ``mean`` and ``cov`` (a number, the diagonal, or a matrix, of which SciPy reads the lower
+  triangle only: the derivative w.r.t. the upper one is 0, as for ``np.linalg.cholesky``).
+  ``allow_singular`` is not accepted.
+* ``dirichlet`` (``logpdf``, ``pdf``): w.r.t. ``x`` (its components along the first axis,
+  all ``K`` of them or the first ``K - 1``) and ``alpha``. SciPy refuses an ``x`` off the
+  simplex, so the derivative w.r.t. ``x`` is the one along it (e.g. through a softmax).
+
+Outside the support (``gamma`` at ``x < loc``...), where the log-density is -inf, its
+derivatives are nan, never finite numbers; the density's are 0 there. Where SciPy's value
+is nan (``scale <= 0``), so are the derivatives.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from adgen.rules import runtime as rt
+from adgen.rules.registry import partials, rule
+from adgen.rules.samples import ANY, POSITIVE, SPD, Arg, Domain, example
+
+try:
+    import scipy.special
+    import scipy.stats
+except ImportError:  # pragma: no cover - SciPy is optional
+    scipy = None  # type: ignore[assignment]
+
+SCALE = Domain(0.5, 2.0)
+OPEN_UNIT = Domain(0.1, 0.9)
+
+
+@rule(
+    rt.covariance,
+    examples=[
+        example("rt.covariance(c, 3) ** 2", c=(3, 3)),
+        example("rt.covariance(c, 3) ** 2", c=(3,)),
+        example("rt.covariance(c, 2) ** 2", c=None),
+    ],
+)
+def covariance(cov, dim):
+    """Linear in ``cov``: its transpose is ``rt.covariance_vjp``."""
+
+    def jvp_cov(d):
+        return rt.covariance(d, dim)
+
+    def vjp_cov(g):
+        return rt.covariance_vjp(g, np.ndim(cov))
+
+
+@rule(
+    rt.covariance_vjp,
+    examples=[
+        example("rt.covariance_vjp(g, 2) ** 2", g=(3, 3)),
+        example("rt.covariance_vjp(g, 1) ** 2", g=(3, 3)),
+        example("rt.covariance_vjp(g, 0) ** 2", g=(2, 2)),
+    ],
+)
+def covariance_vjp(g, ndim):
+    """Linear in ``g``: its transpose is ``rt.covariance``."""
+
+    def jvp_g(d):
+        return rt.covariance_vjp(d, ndim)
+
+    def vjp_g(h):
+        return rt.covariance(h, np.shape(g)[-1])
+
+
+if scipy is not None:
+    norm, t, gamma, beta = scipy.stats.norm, scipy.stats.t, scipy.stats.gamma, scipy.stats.beta
+    poisson, mvn, dirichlet = (
+        scipy.stats.poisson,
+        scipy.stats.multivariate_normal,
+        scipy.stats.dirichlet,
+    )
+
+    @partials(
+        norm.logpdf,
+        kind="log",
+        domain=ANY,
+        examples=[
+            example("scipy.stats.norm.logpdf(x, m, s)", x=(4,), m=None, s=Arg(None, SCALE)),
+            example(
+                "scipy.stats.norm.logpdf(x, loc=m, scale=s)",
+                x=(3, 4),
+                m=(4,),
+                s=Arg((3, 1), SCALE),
+            ),
+        ],
+    )
+    @partials(
+        norm.pdf,
+        kind="density",
+        domain=ANY,
+        examples=[example("scipy.stats.norm.pdf(x, m, s)", x=(4,), m=(4,), s=Arg(None, SCALE))],
+    )
+    def norm_logpdf(ans, x, loc=0.0, scale=1.0):
+        """log N(x; loc, scale^2) = -z^2 / 2 - log(scale) - log(2 pi) / 2, z = (x - loc) / scale."""
+        z = (x - loc) / scale
+        return {"x": -z / scale, "loc": z / scale, "scale": (z * z - 1.0) / scale}
+
+    @partials(
+        norm.logcdf,
+        domain=ANY,
+        examples=[example("scipy.stats.norm.logcdf(x, m, s)", x=(4,), m=(), s=Arg(None, SCALE))],
+    )
+    def norm_logcdf(ans, x, loc=0.0, scale=1.0):
+        """d log Phi(z) = pdf(z) / Phi(z) dz, computed as exp(-z^2 / 2 - logcdf) / sqrt(2 pi)."""
+        z = (x - loc) / scale
+        r = 0.3989422804014327 * np.exp(-0.5 * z * z - ans) / scale
+        return {"x": r, "loc": -r, "scale": -z * r}
+
+    @partials(
+        norm.cdf,
+        domain=ANY,
+        examples=[example("scipy.stats.norm.cdf(x, m, s)", x=(4,), m=(4,), s=Arg((), SCALE))],
+    )
+    def norm_cdf(ans, x, loc=0.0, scale=1.0):
+        """d Phi(z) = pdf(z) dz."""
+        z = (x - loc) / scale
+        p = 0.3989422804014327 * np.exp(-0.5 * z * z) / scale
+        return {"x": p, "loc": -p, "scale": -z * p}
+
+    @partials(
+        t.logpdf,
+        kind="log",
+        domain=(ANY, Domain(1.5, 6.0)),
+        examples=[
+            example(
+                "scipy.stats.t.logpdf(x, nu, m, s)",
+                x=(4,),
+                nu=Arg(None, Domain(1.5, 6.0)),
+                m=Arg(None, ANY),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    @partials(
+        t.pdf,
+        kind="density",
+        domain=(ANY, Domain(1.5, 6.0)),
+        examples=[
+            example(
+                "scipy.stats.t.pdf(x, df=nu, loc=m, scale=s)",
+                x=(4,),
+                nu=Arg((4,), Domain(1.5, 6.0)),
+                m=Arg((), ANY),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def t_logpdf(ans, x, df, loc=0.0, scale=1.0):
+        """Student's t: -(df + 1) / 2 log(1 + z^2 / df) - log(scale) + terms of df."""
+        z = (x - loc) / scale
+        w = df + z * z
+        dz = -(df + 1.0) * z / w
+        return {
+            "x": dz / scale,
+            "df": 0.5
+            * (
+                scipy.special.psi(0.5 * (df + 1.0))
+                - scipy.special.psi(0.5 * df)
+                - 1.0 / df
+                - np.log1p(z * z / df)
+                + (df + 1.0) * z * z / (df * w)
+            ),
+            "loc": -dz / scale,
+            "scale": -(1.0 + z * dz) / scale,
+        }
+
+    @partials(
+        gamma.logpdf,
+        kind="log",
+        domain=(POSITIVE, POSITIVE),
+        examples=[
+            example(
+                "scipy.stats.gamma.logpdf(x, a, m, s)",
+                x=Arg((4,), Domain(1.0, 3.0)),
+                a=Arg(None, POSITIVE),
+                m=Arg(None, Domain(-0.5, 0.5)),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    @partials(
+        gamma.pdf,
+        kind="density",
+        domain=(POSITIVE, POSITIVE),
+        examples=[
+            example(
+                "scipy.stats.gamma.pdf(x, a, scale=s)",
+                x=Arg((4,), POSITIVE),
+                a=Arg((4,), POSITIVE),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def gamma_logpdf(ans, x, a, loc=0.0, scale=1.0):
+        """(a - 1) log(y) - y - gammaln(a) - log(scale), y = (x - loc) / scale."""
+        y = (x - loc) / scale
+        dy = (a - 1.0) / y - 1.0
+        return {
+            "x": dy / scale,
+            "a": np.log(y) - scipy.special.psi(a),
+            "loc": -dy / scale,
+            "scale": (y - a) / scale,
+        }
+
+    @partials(
+        beta.logpdf,
+        kind="log",
+        domain=(OPEN_UNIT, POSITIVE, POSITIVE),
+        examples=[
+            example(
+                "scipy.stats.beta.logpdf(x, a, b)",
+                x=Arg((4,), OPEN_UNIT),
+                a=Arg(None, POSITIVE),
+                b=Arg((4,), POSITIVE),
+            ),
+            example(
+                "scipy.stats.beta.logpdf(x, a, b, m, s)",
+                x=Arg((4,), Domain(0.6, 1.4)),
+                a=Arg(None, POSITIVE),
+                b=Arg(None, POSITIVE),
+                m=Arg(None, Domain(0.0, 0.5)),
+                s=Arg(None, Domain(1.5, 2.0)),
+            ),
+        ],
+    )
+    @partials(
+        beta.pdf,
+        kind="density",
+        domain=(OPEN_UNIT, POSITIVE, POSITIVE),
+        examples=[
+            example(
+                "scipy.stats.beta.pdf(x, a, b)",
+                x=Arg((4,), OPEN_UNIT),
+                a=Arg((4,), POSITIVE),
+                b=Arg(None, POSITIVE),
+            )
+        ],
+    )
+    def beta_logpdf(ans, x, a, b, loc=0.0, scale=1.0):
+        """(a - 1) log(y) + (b - 1) log(1 - y) - betaln(a, b) - log(scale)."""
+        y = (x - loc) / scale
+        dy = (a - 1.0) / y - (b - 1.0) / (1.0 - y)
+        both = scipy.special.psi(a + b)
+        return {
+            "x": dy / scale,
+            "a": np.log(y) - scipy.special.psi(a) + both,
+            "b": np.log1p(-y) - scipy.special.psi(b) + both,
+            "loc": -dy / scale,
+            "scale": -(1.0 + y * dy) / scale,
+        }
+
+    @partials(
+        poisson.logpmf,
+        kind="log",
+        examples=[
+            example(
+                "scipy.stats.poisson.logpmf(np.array([0.0, 1.0, 3.0, 7.0]), mu)",
+                mu=Arg((4,), POSITIVE),
+            ),
+            example("scipy.stats.poisson.logpmf(np.arange(6), mu)", mu=Arg(None, POSITIVE)),
+        ],
+    )
+    @partials(
+        poisson.pmf,
+        kind="density",
+        examples=[
+            example("scipy.stats.poisson.pmf(np.arange(4), mu)", mu=Arg((4,), POSITIVE)),
+        ],
+    )
+    def poisson_logpmf(ans, k, mu, loc=0):
+        """(k - loc) log(mu) - mu - gammaln(k - loc + 1): d/dmu = (k - loc) / mu - 1 (-1 for
+        k == loc, at mu == 0 too, where the term (k - loc) log(mu) is 0, as for xlogy)."""
+        return {"mu": np.where(k - loc == 0, 0.0, (k - loc) / mu) - 1.0}
+
+    @partials(
+        norm.logsf,
+        domain=ANY,
+        examples=[example("scipy.stats.norm.logsf(x, m, s)", x=(4,), m=(), s=Arg(None, SCALE))],
+    )
+    def norm_logsf(ans, x, loc=0.0, scale=1.0):
+        """log(1 - Phi(z)): d = -pdf(z) / sf(z) dz, as exp(-z^2 / 2 - logsf) / sqrt(2 pi)."""
+        z = (x - loc) / scale
+        r = 0.3989422804014327 * np.exp(-0.5 * z * z - ans) / scale
+        return {"x": -r, "loc": r, "scale": z * r}
+
+    @partials(
+        norm.sf,
+        domain=ANY,
+        examples=[
+            example("scipy.stats.norm.sf(x, loc=m, scale=s)", x=(4,), m=(4,), s=Arg((), SCALE))
+        ],
+    )
+    def norm_sf(ans, x, loc=0.0, scale=1.0):
+        """1 - Phi(z): d = -pdf(z) dz."""
+        z = (x - loc) / scale
+        p = 0.3989422804014327 * np.exp(-0.5 * z * z) / scale
+        return {"x": -p, "loc": p, "scale": z * p}
+
+    @partials(
+        scipy.stats.expon.logpdf,
+        kind="log",
+        domain=POSITIVE,
+        examples=[
+            example(
+                "scipy.stats.expon.logpdf(x, m, s)",
+                x=Arg((4,), Domain(1.0, 3.0)),
+                m=Arg(None, Domain(-0.5, 0.5)),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    @partials(
+        scipy.stats.expon.pdf,
+        kind="density",
+        domain=POSITIVE,
+        examples=[
+            example("scipy.stats.expon.pdf(x, scale=s)", x=Arg((4,), POSITIVE), s=Arg((4,), SCALE))
+        ],
+    )
+    def expon_logpdf(ans, x, loc=0.0, scale=1.0):
+        """-y - log(scale), y = (x - loc) / scale >= 0."""
+        y = (x - loc) / scale
+        return {"x": -1.0 / scale, "loc": 1.0 / scale, "scale": (y - 1.0) / scale}
+
+    @partials(
+        scipy.stats.lognorm.logpdf,
+        kind="log",
+        domain=(POSITIVE, POSITIVE),
+        examples=[
+            example(
+                "scipy.stats.lognorm.logpdf(x, sig, m, s)",
+                x=Arg((4,), Domain(1.0, 3.0)),
+                sig=Arg(None, POSITIVE),
+                m=Arg(None, Domain(-0.5, 0.5)),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    @partials(
+        scipy.stats.lognorm.pdf,
+        kind="density",
+        domain=(POSITIVE, POSITIVE),
+        examples=[
+            example(
+                "scipy.stats.lognorm.pdf(x, sig, scale=s)",
+                x=Arg((4,), POSITIVE),
+                sig=Arg((4,), POSITIVE),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def lognorm_logpdf(ans, x, s, loc=0.0, scale=1.0):
+        """-log(s y sqrt(2 pi)) - log(y)^2 / (2 s^2) - log(scale), y = (x - loc) / scale."""
+        y = (x - loc) / scale
+        u = np.log(y)
+        dy = -(1.0 + u / (s * s)) / y
+        return {
+            "x": dy / scale,
+            "s": (u * u / (s * s) - 1.0) / s,
+            "loc": -dy / scale,
+            "scale": u / (s * s * scale),
+        }
+
+    @partials(
+        scipy.stats.cauchy.logpdf,
+        kind="log",
+        domain=ANY,
+        examples=[
+            example("scipy.stats.cauchy.logpdf(x, m, s)", x=(4,), m=(4,), s=Arg(None, SCALE))
+        ],
+    )
+    @partials(
+        scipy.stats.cauchy.pdf,
+        kind="density",
+        domain=ANY,
+        examples=[example("scipy.stats.cauchy.pdf(x, m, s)", x=(4,), m=(), s=Arg((4,), SCALE))],
+    )
+    def cauchy_logpdf(ans, x, loc=0.0, scale=1.0):
+        """-log(pi scale (1 + z^2))."""
+        z = (x - loc) / scale
+        dz = -2.0 * z / (1.0 + z * z)
+        return {"x": dz / scale, "loc": -dz / scale, "scale": -(1.0 + z * dz) / scale}
+
+    @partials(
+        scipy.stats.logistic.logpdf,
+        kind="log",
+        domain=ANY,
+        examples=[
+            example("scipy.stats.logistic.logpdf(x, m, s)", x=(4,), m=(4,), s=Arg(None, SCALE))
+        ],
+    )
+    @partials(
+        scipy.stats.logistic.pdf,
+        kind="density",
+        domain=ANY,
+        examples=[example("scipy.stats.logistic.pdf(x, m, s)", x=(4,), m=(), s=Arg((4,), SCALE))],
+    )
+    def logistic_logpdf(ans, x, loc=0.0, scale=1.0):
+        """-z - 2 log(1 + exp(-z)) - log(scale): d/dz = -tanh(z / 2)."""
+        z = (x - loc) / scale
+        dz = -np.tanh(0.5 * z)
+        return {"x": dz / scale, "loc": -dz / scale, "scale": -(1.0 + z * dz) / scale}
+
+    @partials(
+        scipy.stats.laplace.logpdf,
+        kind="log",
+        domain=Domain(-1.5, 1.5, avoid=(0.0,), gap=0.1),
+        examples=[
+            example(
+                "scipy.stats.laplace.logpdf(x, m, s)",
+                x=Arg((4,), Domain(0.5, 1.5)),
+                m=Arg((4,), Domain(-0.3, 0.3)),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    @partials(
+        scipy.stats.laplace.pdf,
+        kind="density",
+        domain=Domain(-1.5, 1.5, avoid=(0.0,), gap=0.1),
+        examples=[
+            example(
+                "scipy.stats.laplace.pdf(x, m, s)",
+                x=Arg((4,), Domain(-1.5, -0.5)),
+                m=Arg(None, Domain(-0.3, 0.3)),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def laplace_logpdf(ans, x, loc=0.0, scale=1.0):
+        """-|z| - log(2 scale): d/dz = -sign(z), 0 at the kink z == 0 (as for np.abs)."""
+        z = (x - loc) / scale
+        dz = -np.sign(z)
+        return {"x": dz / scale, "loc": -dz / scale, "scale": (np.abs(z) - 1.0) / scale}
+
+    _MVN_EXAMPLES = [
+        example(
+            "scipy.stats.multivariate_normal.logpdf(x, m, c)", x=(3,), m=(3,), c=Arg((3, 3), SPD)
+        ),
+        example(
+            "scipy.stats.multivariate_normal.logpdf(x, mean=m, cov=c)",
+            x=(4, 3),
+            m=(3,),
+            c=Arg((3, 3), SPD),
+        ),
+        example(
+            "scipy.stats.multivariate_normal.logpdf(x, m, c)",
+            x=(4, 2),
+            m=(2,),
+            c=Arg((2,), POSITIVE),
+        ),
+        example("scipy.stats.multivariate_normal.logpdf(x)", x=(4, 1)),
+        example("scipy.stats.multivariate_normal.logpdf(x, cov=c)", x=(5,), c=Arg(None, SCALE)),
+    ]
+
+    @rule(mvn.logpdf, examples=_MVN_EXAMPLES)
+    def mvn_logpdf(ans, x, mean=None, cov=1):
+        """-(r S^-1 r + log det S + d log 2 pi) / 2 for each point r = x - mean (the last axis
+        of x), S = rt.covariance(cov, d): with z = S^-1 r, d/dx = -z, d/dmean = z and
+        d/dS = (z z^T - S^-1) / 2 (symmetric; rt.covariance_vjp takes it to cov)."""
+
+        def jvp_x(dx):
+            if mean is None:
+                dim = np.shape(np.atleast_2d(cov))[0]
+                r = np.reshape(x, (-1, dim))
+            else:
+                dim = np.size(mean)
+                r = np.reshape(x, (-1, dim)) - mean
+            z = np.swapaxes(np.linalg.solve(rt.covariance(cov, dim), np.swapaxes(r, 0, 1)), 0, 1)
+            return np.reshape(-np.sum(z * np.reshape(dx, (-1, dim)), axis=-1), np.shape(ans))
+
+        def jvp_mean(dm):
+            dim = np.size(mean)
+            r = np.reshape(x, (-1, dim)) - mean
+            z = np.swapaxes(np.linalg.solve(rt.covariance(cov, dim), np.swapaxes(r, 0, 1)), 0, 1)
+            return np.reshape(np.sum(z * dm, axis=-1), np.shape(ans))
+
+        def jvp_cov(dc):
+            if mean is None:
+                dim = np.shape(np.atleast_2d(cov))[0]
+                r = np.reshape(x, (-1, dim))
+            else:
+                dim = np.size(mean)
+                r = np.reshape(x, (-1, dim)) - mean
+            s = rt.covariance(cov, dim)
+            ds = rt.covariance(dc, dim)
+            z = np.swapaxes(np.linalg.solve(s, np.swapaxes(r, 0, 1)), 0, 1)
+            quad = np.sum((z @ ds) * z, axis=-1) - np.trace(np.linalg.solve(s, ds))
+            return np.reshape(0.5 * quad, np.shape(ans))
+
+        def vjp_x(g):
+            if mean is None:
+                dim = np.shape(np.atleast_2d(cov))[0]
+                r = np.reshape(x, (-1, dim))
+            else:
+                dim = np.size(mean)
+                r = np.reshape(x, (-1, dim)) - mean
+            z = np.swapaxes(np.linalg.solve(rt.covariance(cov, dim), np.swapaxes(r, 0, 1)), 0, 1)
+            return np.reshape(-np.reshape(g, (-1, 1)) * z, np.shape(x))
+
+        def vjp_mean(g):
+            dim = np.size(mean)
+            r = np.reshape(x, (-1, dim)) - mean
+            z = np.swapaxes(np.linalg.solve(rt.covariance(cov, dim), np.swapaxes(r, 0, 1)), 0, 1)
+            return rt.unbroadcast(np.sum(np.reshape(g, (-1, 1)) * z, axis=0), mean)
+
+        def vjp_cov(g):
+            if mean is None:
+                dim = np.shape(np.atleast_2d(cov))[0]
+                r = np.reshape(x, (-1, dim))
+            else:
+                dim = np.size(mean)
+                r = np.reshape(x, (-1, dim)) - mean
+            s = rt.covariance(cov, dim)
+            z = np.swapaxes(np.linalg.solve(s, np.swapaxes(r, 0, 1)), 0, 1)
+            gz = np.reshape(g, (-1, 1)) * z
+            m = 0.5 * (np.swapaxes(z, 0, 1) @ gz - np.sum(g) * np.linalg.inv(s))
+            return rt.covariance_vjp(m, np.ndim(cov))
+
+    @rule(
+        mvn.pdf,
+        examples=[
+            example(
+                "scipy.stats.multivariate_normal.pdf(x, m, c)",
+                x=(4, 2),
+                m=(2,),
+                c=Arg((2, 2), SPD),
+            ),
+            example("scipy.stats.multivariate_normal.pdf(x, m)", x=(2,), m=(2,)),
+        ],
+    )
+    def mvn_pdf(ans, x, mean=None, cov=1):
+        """exp(logpdf): each derivative of the log-density times the density."""
+
+        def jvp_x(dx):
+            if mean is None:
+                dim = np.shape(np.atleast_2d(cov))[0]
+                r = np.reshape(x, (-1, dim))
+            else:
+                dim = np.size(mean)
+                r = np.reshape(x, (-1, dim)) - mean
+            z = np.swapaxes(np.linalg.solve(rt.covariance(cov, dim), np.swapaxes(r, 0, 1)), 0, 1)
+            return -ans * np.reshape(np.sum(z * np.reshape(dx, (-1, dim)), axis=-1), np.shape(ans))
+
+        def jvp_mean(dm):
+            dim = np.size(mean)
+            r = np.reshape(x, (-1, dim)) - mean
+            z = np.swapaxes(np.linalg.solve(rt.covariance(cov, dim), np.swapaxes(r, 0, 1)), 0, 1)
+            return ans * np.reshape(np.sum(z * dm, axis=-1), np.shape(ans))
+
+        def jvp_cov(dc):
+            if mean is None:
+                dim = np.shape(np.atleast_2d(cov))[0]
+                r = np.reshape(x, (-1, dim))
+            else:
+                dim = np.size(mean)
+                r = np.reshape(x, (-1, dim)) - mean
+            s = rt.covariance(cov, dim)
+            ds = rt.covariance(dc, dim)
+            z = np.swapaxes(np.linalg.solve(s, np.swapaxes(r, 0, 1)), 0, 1)
+            quad = np.sum((z @ ds) * z, axis=-1) - np.trace(np.linalg.solve(s, ds))
+            return ans * np.reshape(0.5 * quad, np.shape(ans))
+
+        def vjp_x(g):
+            if mean is None:
+                dim = np.shape(np.atleast_2d(cov))[0]
+                r = np.reshape(x, (-1, dim))
+            else:
+                dim = np.size(mean)
+                r = np.reshape(x, (-1, dim)) - mean
+            z = np.swapaxes(np.linalg.solve(rt.covariance(cov, dim), np.swapaxes(r, 0, 1)), 0, 1)
+            return np.reshape(-np.reshape(g * ans, (-1, 1)) * z, np.shape(x))
+
+        def vjp_mean(g):
+            dim = np.size(mean)
+            r = np.reshape(x, (-1, dim)) - mean
+            z = np.swapaxes(np.linalg.solve(rt.covariance(cov, dim), np.swapaxes(r, 0, 1)), 0, 1)
+            return rt.unbroadcast(np.sum(np.reshape(g * ans, (-1, 1)) * z, axis=0), mean)
+
+        def vjp_cov(g):
+            if mean is None:
+                dim = np.shape(np.atleast_2d(cov))[0]
+                r = np.reshape(x, (-1, dim))
+            else:
+                dim = np.size(mean)
+                r = np.reshape(x, (-1, dim)) - mean
+            s = rt.covariance(cov, dim)
+            z = np.swapaxes(np.linalg.solve(s, np.swapaxes(r, 0, 1)), 0, 1)
+            w = g * ans
+            m = 0.5 * (
+                np.swapaxes(z, 0, 1) @ (np.reshape(w, (-1, 1)) * z) - np.sum(w) * np.linalg.inv(s)
+            )
+            return rt.covariance_vjp(m, np.ndim(cov))
+
+    _DIRICHLET_EXAMPLES = [
+        example(
+            "scipy.stats.dirichlet.logpdf(scipy.special.softmax(u), a)",
+            u=(3,),
+            a=Arg((3,), POSITIVE),
+        ),
+        example(
+            "scipy.stats.dirichlet.logpdf(scipy.special.softmax(u, axis=0), a)",
+            u=(3, 4),
+            a=Arg((3,), POSITIVE),
+        ),
+        example(
+            "scipy.stats.dirichlet.logpdf(scipy.special.softmax(u)[:2], a)",
+            u=(3,),
+            a=Arg((3,), POSITIVE),
+        ),
+    ]
+
+    @rule(dirichlet.logpdf, examples=_DIRICHLET_EXAMPLES)
+    def dirichlet_logpdf(ans, x, alpha):
+        """sum((alpha - 1) log x) - lnB(alpha) over the components (the first axis of x; a
+        last one 1 - sum(x) when x has one fewer than alpha)."""
+
+        def jvp_x(dx):
+            k = np.shape(x)[0]
+            full = np.concatenate(
+                [x, (1.0 - np.sum(x, axis=0, keepdims=True))[: np.size(alpha) - k]]
+            )
+            p = np.swapaxes(np.swapaxes(full, 0, -1) ** -1.0 * (alpha - 1.0), 0, -1)
+            return np.sum((p[:k] - np.sum(p[k:], axis=0, keepdims=True)) * dx, axis=0)
+
+        def jvp_alpha(da):
+            k = np.shape(x)[0]
+            full = np.concatenate(
+                [x, (1.0 - np.sum(x, axis=0, keepdims=True))[: np.size(alpha) - k]]
+            )
+            q = (
+                np.log(np.swapaxes(full, 0, -1))
+                - scipy.special.psi(alpha)
+                + scipy.special.psi(np.sum(alpha))
+            )
+            return np.sum(q * da, axis=-1)
+
+        def vjp_x(g):
+            k = np.shape(x)[0]
+            full = np.concatenate(
+                [x, (1.0 - np.sum(x, axis=0, keepdims=True))[: np.size(alpha) - k]]
+            )
+            p = np.swapaxes(np.swapaxes(full, 0, -1) ** -1.0 * (alpha - 1.0), 0, -1)
+            return (p[:k] - np.sum(p[k:], axis=0, keepdims=True)) * g
+
+        def vjp_alpha(g):
+            k = np.shape(x)[0]
+            full = np.concatenate(
+                [x, (1.0 - np.sum(x, axis=0, keepdims=True))[: np.size(alpha) - k]]
+            )
+            q = (
+                np.log(np.swapaxes(full, 0, -1))
+                - scipy.special.psi(alpha)
+                + scipy.special.psi(np.sum(alpha))
+            )
+            return np.sum(np.reshape(q * np.expand_dims(g, -1), (-1, np.size(alpha))), axis=0)
+
+    @rule(
+        dirichlet.pdf,
+        examples=[
+            example(
+                "scipy.stats.dirichlet.pdf(scipy.special.softmax(u, axis=0), a)",
+                u=(3, 2),
+                a=Arg((3,), POSITIVE),
+            )
+        ],
+    )
+    def dirichlet_pdf(ans, x, alpha):
+        """exp(logpdf): each derivative of the log-density times the density."""
+
+        def jvp_x(dx):
+            k = np.shape(x)[0]
+            full = np.concatenate(
+                [x, (1.0 - np.sum(x, axis=0, keepdims=True))[: np.size(alpha) - k]]
+            )
+            p = np.swapaxes(np.swapaxes(full, 0, -1) ** -1.0 * (alpha - 1.0), 0, -1)
+            return ans * np.sum((p[:k] - np.sum(p[k:], axis=0, keepdims=True)) * dx, axis=0)
+
+        def jvp_alpha(da):
+            k = np.shape(x)[0]
+            full = np.concatenate(
+                [x, (1.0 - np.sum(x, axis=0, keepdims=True))[: np.size(alpha) - k]]
+            )
+            q = (
+                np.log(np.swapaxes(full, 0, -1))
+                - scipy.special.psi(alpha)
+                + scipy.special.psi(np.sum(alpha))
+            )
+            return ans * np.sum(q * da, axis=-1)
+
+        def vjp_x(g):
+            k = np.shape(x)[0]
+            full = np.concatenate(
+                [x, (1.0 - np.sum(x, axis=0, keepdims=True))[: np.size(alpha) - k]]
+            )
+            p = np.swapaxes(np.swapaxes(full, 0, -1) ** -1.0 * (alpha - 1.0), 0, -1)
+            return (p[:k] - np.sum(p[k:], axis=0, keepdims=True)) * (g * ans)
+
+        def vjp_alpha(g):
+            k = np.shape(x)[0]
+            full = np.concatenate(
+                [x, (1.0 - np.sum(x, axis=0, keepdims=True))[: np.size(alpha) - k]]
+            )
+            q = (
+                np.log(np.swapaxes(full, 0, -1))
+                - scipy.special.psi(alpha)
+                + scipy.special.psi(np.sum(alpha))
+            )
+            return np.sum(np.reshape(q * np.expand_dims(g * ans, -1), (-1, np.size(alpha))), axis=0)
