@@ -535,6 +535,29 @@ def items_vjp(ans, parts, xs):
         return rt.zeros_like(xs)
 
 
+@rule(rt.extremum_vjp)
+def extremum_vjp(ans, g, item, top, count):
+    """Linear in ``g``; which items share it is piecewise constant (zero derivative)."""
+
+    def jvp_g(dg):
+        return rt.extremum_vjp(dg, item, top, count)
+
+    def jvp_item(d):
+        return rt.zeros_like(ans)
+
+    def jvp_top(d):
+        return rt.zeros_like(ans)
+
+    def vjp_g(c):
+        return rt.unbroadcast(rt.extremum_vjp(c, item, top, count), g)
+
+    def vjp_item(c):
+        return rt.zeros_like(item)
+
+    def vjp_top(c):
+        return rt.zeros_like(top)
+
+
 @rule(list, rt.as_list, lists=True)
 def builtin_list(iterable):
     """A copy of a list (of derivatives), or the list of an array's rows."""

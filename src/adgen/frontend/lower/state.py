@@ -211,6 +211,16 @@ class LowererState:
         self.returned: ir.Atom | None = None
         self.local_functions: dict[str, LocalFunction | LocalDerivative | LocalPullback] = {}
         self.enclosing: Lowerer | None = None  # the function a nested def is defined in
+        self.imported: dict[str, Any] = {}  # names an `import` inside the function binds
+        # names rebound in blocks whose every binding is a tuple of one structure: one IR name
+        # an item (the template: a Tup of those names), False where the first binding was not
+        # a tuple; the names that may be split (found when first asked); the items' names
+        self.splits: dict[str, ir.Atom | bool] = {}
+        self.tuple_shaped: dict[str, int | None] | None = None
+        self.split_leaves: set[str] = set()
+        self.current: Any = self.node  # the statement being lowered
+        # a tree argument that blocks rebind, copied into its one name: that name -> its atom
+        self.param_values: dict[str, ir.Atom] = {}
 
     def key(self: Lowerer, node: Any) -> int:
         """The line key of a node: its line number, or a key of its own in an inlined function."""
@@ -265,10 +275,15 @@ class LowererState:
 
     def bind(self: Lowerer, user: str, name: str, atom: ir.Atom) -> None:
         self.bound.add(user)
+        if user in self.multi and self.bind_split(user, atom):
+            return  # a tuple: one name an item
         if isinstance(atom, ir.Var) and atom.name == name:
             self.env[user] = atom
             return
-        if user in self.multi or (isinstance(atom, ir.Var) and atom.name in self.multi.values()):
+        if user in self.multi or (
+            isinstance(atom, ir.Var)
+            and (atom.name in self.multi.values() or atom.name in self.split_leaves)
+        ):
             # rebound inside blocks, or a copy of such a variable: a real copy, not an alias
             self.copy(name, atom)
             self.env[user] = ir.Var(name)
@@ -365,7 +380,7 @@ def _tree_atom(desc: trees.Desc, leaves: Any) -> ir.Atom:
         return ir.Var(next(leaves))
     if desc[0] == "dict":
         return ir.Dct(tuple(desc[1]), tuple(_tree_atom(d, leaves) for d in desc[2]))
-    return ir.Tup(tuple(_tree_atom(d, leaves) for d in desc[1]))
+    return ir.Tup(tuple(_tree_atom(d, leaves) for d in desc[1]), kind=desc[0])
 
 
 def _constant(atom: ir.Atom) -> tuple[bool, Any]:

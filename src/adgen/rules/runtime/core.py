@@ -334,6 +334,69 @@ def sum_items(iterable: Any, start: Any = 0) -> Any:
     return total
 
 
+def max_items(iterable: Any) -> Any:
+    """Python's ``max(iterable)`` (generated code calls ``max`` of one sequence by this name:
+    the ``max`` of two values has a rule of its own).
+
+    >>> max_items([1.0, 3.0, 2.0])
+    3.0
+    """
+    return max(iterable)
+
+
+def min_items(iterable: Any) -> Any:
+    """Python's ``min(iterable)`` (see :func:`max_items`).
+
+    >>> min_items((2.0, -1.0, 5.0))
+    -1.0
+    """
+    return min(iterable)
+
+
+def _selected(item: Any, ans: Any) -> bool:
+    """Is ``item`` the extremum ``ans`` (equal, or both NaN)?"""
+    if bool(np.all(item == ans)):
+        return True
+    return bool(np.all(np.isnan(item)) and np.all(np.isnan(ans)))
+
+
+def ties(iterable: Any, ans: Any) -> int:
+    """How many items of ``iterable`` are the extremum ``ans`` (equal to it, or NaN where it
+    is NaN): the derivative of ``max`` / ``min`` of items is split evenly among them, as
+    ``np.max``'s is.
+
+    >>> ties([1.0, 3.0, 3.0], 3.0)
+    2
+    """
+    return max(sum(_selected(item, ans) for item in iterable), 1)
+
+
+def extremum_vjp(g: Any, item: Any, top: Any, count: int) -> Any:
+    """The cotangent of one item of ``max(items)`` / ``min(items)`` (whose result is ``top``):
+    its share of ``g`` if it is the extremum (``count`` items are), else zero.
+
+    >>> extremum_vjp(1.0, 3.0, 3.0, 2), extremum_vjp(1.0, 1.0, 3.0, 2)
+    (0.5, 0.0)
+    """
+    share = 1.0 / count if _selected(item, top) else 0.0
+    return g * share
+
+
+def extremum_jvp(parts: Any, iterable: Any, ans: Any) -> Any:
+    """The tangent of ``max(items)`` / ``min(items)`` (result ``ans``) from the items' tangents
+    ``parts``: their mean over the items that are the extremum.
+
+    >>> extremum_jvp((10.0, 20.0, 30.0), (1.0, 3.0, 3.0), 3.0)
+    25.0
+    """
+    count = ties(iterable, ans)
+    total: Any = 0.0
+    for part, item in zip(parts, iterable):
+        if _selected(item, ans):
+            total = total + part / count
+    return total
+
+
 def as_list(d: Any) -> list[Any]:
     """``list(d)``: the tangent of ``list(x)`` (generated code calls ``list`` by this name
     inside rule templates, which name only ``np``, ``math`` and ``rt``)."""
