@@ -34,7 +34,7 @@ def uses_list(x):
 
 
 def uses_comprehension(x):
-    return np.sum(np.stack(x * i for i in range(3)))  # NumPy refuses a generator there
+    return np.sum(np.stack(x * i for i in range(3)))  # NumPy refuses it
 
 
 def uses_fft(x):
@@ -177,7 +177,7 @@ def refusal(fn, mode="reverse"):
         ),
         (
             "uses_comprehension",
-            "    return np.sum(np.stack(x * i for i in range(3)))  # NumPy refuses a generator there",
+            "    return np.sum(np.stack(x * i for i in range(3)))  # NumPy refuses it",
             adgen.UnsupportedSyntaxError,
             "generator expression passed",
         ),

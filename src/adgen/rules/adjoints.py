@@ -535,27 +535,15 @@ def items_vjp(ans, parts, xs):
         return rt.zeros_like(xs)
 
 
-@rule(rt.extremum_vjp)
-def extremum_vjp(ans, g, item, top, count):
-    """Linear in ``g``; which items share it is piecewise constant (zero derivative)."""
+@sequence_rule(rt.extremum_jvp, sequence="parts")
+def extremum_jvp(ans, parts, shares):
+    """Linear in the items' tangents; the shares are piecewise constant (no derivative)."""
 
-    def jvp_g(dg):
-        return rt.extremum_vjp(dg, item, top, count)
+    def jvp(dparts):
+        return rt.extremum_jvp(dparts, shares)
 
-    def jvp_item(d):
-        return rt.zeros_like(ans)
-
-    def jvp_top(d):
-        return rt.zeros_like(ans)
-
-    def vjp_g(c):
-        return rt.unbroadcast(rt.extremum_vjp(c, item, top, count), g)
-
-    def vjp_item(c):
-        return rt.zeros_like(item)
-
-    def vjp_top(c):
-        return rt.zeros_like(top)
+    def vjp(g, k):
+        return g * shares[k]
 
 
 @rule(list, rt.as_list, lists=True)

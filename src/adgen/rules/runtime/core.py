@@ -360,40 +360,30 @@ def _selected(item: Any, ans: Any) -> bool:
     return bool(np.all(np.isnan(item)) and np.all(np.isnan(ans)))
 
 
-def ties(iterable: Any, ans: Any) -> int:
-    """How many items of ``iterable`` are the extremum ``ans`` (equal to it, or NaN where it
-    is NaN): the derivative of ``max`` / ``min`` of items is split evenly among them, as
-    ``np.max``'s is.
+def extremum_shares(iterable: Any, ans: Any) -> tuple[float, ...]:
+    """Each item's share of the derivative of ``max(items)`` / ``min(items)`` (result
+    ``ans``): the items equal to it (or NaN where it is NaN) split it evenly, as ``np.max``'s
+    entries do; the others get 0.
 
-    >>> ties([1.0, 3.0, 3.0], 3.0)
-    2
+    >>> extremum_shares([1.0, 3.0, 3.0], 3.0)
+    (0.0, 0.5, 0.5)
     """
-    return max(sum(_selected(item, ans) for item in iterable), 1)
+    hits = [_selected(item, ans) for item in iterable]
+    count = max(sum(hits), 1)
+    return tuple(1.0 / count if hit else 0.0 for hit in hits)
 
 
-def extremum_vjp(g: Any, item: Any, top: Any, count: int) -> Any:
-    """The cotangent of one item of ``max(items)`` / ``min(items)`` (whose result is ``top``):
-    its share of ``g`` if it is the extremum (``count`` items are), else zero.
+def extremum_jvp(parts: Any, shares: Any) -> Any:
+    """The tangent of ``max(items)`` / ``min(items)`` from the items' tangents ``parts`` and
+    their :func:`extremum_shares`.
 
-    >>> extremum_vjp(1.0, 3.0, 3.0, 2), extremum_vjp(1.0, 1.0, 3.0, 2)
-    (0.5, 0.0)
-    """
-    share = 1.0 / count if _selected(item, top) else 0.0
-    return g * share
-
-
-def extremum_jvp(parts: Any, iterable: Any, ans: Any) -> Any:
-    """The tangent of ``max(items)`` / ``min(items)`` (result ``ans``) from the items' tangents
-    ``parts``: their mean over the items that are the extremum.
-
-    >>> extremum_jvp((10.0, 20.0, 30.0), (1.0, 3.0, 3.0), 3.0)
+    >>> extremum_jvp((10.0, 20.0, 30.0), (0.0, 0.5, 0.5))
     25.0
     """
-    count = ties(iterable, ans)
     total: Any = 0.0
-    for part, item in zip(parts, iterable):
-        if _selected(item, ans):
-            total = total + part / count
+    for part, share in zip(parts, shares):
+        if share:
+            total = total + part * share
     return total
 
 
