@@ -172,6 +172,10 @@ def _display_length(value: Any) -> int | None:
     if isinstance(value, (gast.Tuple, gast.List)):
         starred = any(isinstance(e, gast.Starred) for e in value.elts)
         return None if starred else len(value.elts)
+    if isinstance(value, gast.Dict):  # a dict of string keys: its structure shows when lowering
+        keys = value.keys
+        strings = all(isinstance(k, gast.Constant) and isinstance(k.value, str) for k in keys)
+        return None if strings else -1
     if isinstance(
         value,
         (
@@ -182,7 +186,6 @@ def _display_length(value: Any) -> int | None:
             gast.IfExp,
             gast.Attribute,
             gast.ListComp,
-            gast.Dict,
             gast.Lambda,
             gast.BinOp,
         ),

@@ -97,10 +97,13 @@ class TuplesMixin(LowererState):
         else:
             return -1
         returns = [r.value for r in _returns_of(definition)]
-        lengths = {len(r.elts) if isinstance(r, gast.Tuple) else -1 for r in returns}
-        if lengths == {-1}:
+        lengths = {
+            len(r.elts) if isinstance(r, gast.Tuple) else None if isinstance(r, gast.Dict) else -1
+            for r in returns
+        }
+        if -1 in lengths:
             return -1
-        return lengths.pop() if len(lengths) == 1 else None
+        return lengths.pop() if len(lengths) == 1 else -1
 
     def split_template(self: Lowerer, base: str, atom: ir.Atom) -> ir.Atom:
         """One new IR name per item of the tuple (or dict) atom, nested as it is."""
