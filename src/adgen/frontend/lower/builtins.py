@@ -195,6 +195,7 @@ class BuiltinsMixin(LowererState):
 
     def possible_values(self: Lowerer, atom: ir.Atom) -> list[Any] | None:
         """A value of each type the atom may hold (None: adgen does not know them)."""
+        atom = self.settled(atom)
         if isinstance(atom, ir.Const):
             return [atom.value]
         if isinstance(atom, ir.Free) and atom.name in self.free:
@@ -204,16 +205,6 @@ class BuiltinsMixin(LowererState):
             return kinds.get(atom.kind, [[], ()])
         if isinstance(atom, ir.Dct):
             return [{}]
-        if isinstance(atom, ir.Var) and atom.name in self.root.param_values:
-            # a tuple or list argument, copied into the name blocks rebind: still its first
-            # value where no block encloses this and nothing lowered so far bound it again
-            bindings = [
-                s
-                for s in ir.Function("", [], self.root.block, "", 0, {}).statements()
-                if isinstance(s, ir.Assign) and atom.name in s.targets
-            ]
-            if self.root.depth == 0 and self is self.root and len(bindings) == 1:
-                return self.possible_values(self.root.param_values[atom.name])
         if isinstance(atom, ir.Var):
             prim = self.producers.get(atom.name)
             if prim is not None and (prim is registry.LIST_NEW or prim.lists):
@@ -288,11 +279,18 @@ class BuiltinsMixin(LowererState):
                 inner = self.static_steps(it.args[0])
                 return [ir.Tup((ir.Const(k), a), kind="tuple") for k, a in enumerate(inner)]
             raise _NotStatic
-        if isinstance(it, gast.Name) and not isinstance(self.env.get(it.id), ir.Tup):
+        if not isinstance(it, (gast.Name, gast.Attribute, gast.Tuple, gast.List)):
             raise _NotStatic
-        if not isinstance(it, (gast.Name, gast.Tuple, gast.List)):
-            raise _NotStatic
+        if isinstance(it, gast.Name) and it.id in self.env:
+            if not isinstance(self.env[it.id], (ir.Tup, ir.Free)):
+                raise _NotStatic
         atom = self.expr(it, None, "items")
+        if isinstance(atom, ir.Free):  # a constant tuple of the module, a default argument
+            ok, value = self.known_value(atom)
+            simple = (int, float, bool, str, type(None))
+            if not (ok and type(value) in (tuple, list) and all(type(v) in simple for v in value)):
+                raise _NotStatic
+            return [ir.Const(v) for v in value]
         if not isinstance(atom, ir.Tup):
             raise _NotStatic
         return list(atom.items)

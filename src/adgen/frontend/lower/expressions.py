@@ -168,8 +168,8 @@ class ExpressionsMixin(LowererState):
         values is refused: adgen's optimizer may share or copy values, which changes
         identity but not equality)."""
         negate = isinstance(node.ops[0], gast.IsNot)
-        left = self.expr(node.left, None, hint)
-        right = self.expr(node.comparators[0], None, hint)
+        left = self.settled(self.expr(node.left, None, hint))
+        right = self.settled(self.expr(node.comparators[0], None, hint))
         known = [self.known_value(a) for a in (left, right)]
         if all(ok for ok, _ in known):
             if any(_is_singleton(v) for _, v in known):
@@ -190,6 +190,19 @@ class ExpressionsMixin(LowererState):
             "by adgen's optimizer, which may share equal values)",
             "compare with None (`x is None`), or compare values with `==`",
         )
+
+    def settled(self: Lowerer, atom: ir.Atom) -> ir.Atom:
+        """The atom a name that blocks rebind still holds here, if known: where no block
+        encloses this point and the name was bound once so far, outside blocks (a parameter
+        of an inlined function, ``scale = None`` before a loop), its value is what was copied
+        there; else ``atom`` itself."""
+        if not (isinstance(atom, ir.Var) and atom.name in self.first_values and self.depth == 0):
+            return atom
+        inside = ir.Function("", [], self.block, "", 0, {})
+        bindings = [
+            s for s in inside.statements() if isinstance(s, ir.Assign) and atom.name in s.targets
+        ]
+        return self.first_values[atom.name] if len(bindings) == 1 else atom
 
     def known_value(self: Lowerer, atom: ir.Atom) -> tuple[bool, Any]:
         """The Python value of a constant or an outside value (a global), if the atom is one."""

@@ -219,8 +219,9 @@ class LowererState:
         self.tuple_shaped: dict[str, int | None] | None = None
         self.split_leaves: set[str] = set()
         self.current: Any = self.node  # the statement being lowered
-        # a tree argument that blocks rebind, copied into its one name: that name -> its atom
-        self.param_values: dict[str, ir.Atom] = {}
+        # names blocks rebind, bound outside any block (a parameter, a default): name -> the
+        # atom copied there (what it still holds until something binds it again)
+        self.first_values: dict[str, ir.Atom] = {}
 
     def key(self: Lowerer, node: Any) -> int:
         """The line key of a node: its line number, or a key of its own in an inlined function."""
@@ -287,6 +288,11 @@ class LowererState:
             # rebound inside blocks, or a copy of such a variable: a real copy, not an alias
             self.copy(name, atom)
             self.env[user] = ir.Var(name)
+            rebound = isinstance(atom, ir.Var) and (
+                atom.name in self.multi.values() or atom.name in self.split_leaves
+            )
+            if self.depth == 0 and not rebound:  # (a name bound once keeps its value)
+                self.first_values[name] = atom
             return
         # a plain copy (y = x, y = 2.0): the user's name now means that atom
         self.env[user] = atom

@@ -70,11 +70,7 @@ class StatementsMixin(LowererState):
             if p in self.multi and isinstance(self.env[p], (ir.Tup, ir.Dct)):
                 # a tuple, list or dict argument that blocks rebind: its leaves are its first
                 # value (read through the names the blocks rebind, not the leaves themselves)
-                first = self.env[p]
-                self.bind(p, self.multi[p], first)
-                held = self.env[p]
-                if isinstance(held, ir.Var):  # one name holding it: its first value
-                    self.param_values[held.name] = first
+                self.bind(p, self.multi[p], self.env[p])
         if any(isinstance(s, gast.If) for s in body) and not isinstance(body[-1], gast.Return):
             # returns inside branches bind one result name; the function returns it at the end
             self.result = self.namer.claim("out")
