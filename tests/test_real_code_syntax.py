@@ -409,10 +409,10 @@ def test_a_generator_kept_in_a_name_is_refused():
 
 
 def logistic_loss(w, x, y):
+    import math as m
+
     import numpy as onp
     from scipy import special
-
-    import math as m
 
     z = x @ w
     return -onp.mean(onp.log(special.expit(y * z))) * m.e / math.e
