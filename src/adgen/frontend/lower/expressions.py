@@ -222,6 +222,7 @@ class ExpressionsMixin(LowererState):
             prim is not None
             and bool(prim.jvp or prim.vjp)
             and prim.name not in ("assign", "getitem", "pop")
+            and not prim.name.startswith("rt.")  # (helpers of generated code: lists too)
             and not prim.lists
         )
 
