@@ -72,6 +72,7 @@ class BuiltinsMixin(LowererState):
         if (fn is any or fn is all or fn is sorted) and len(node.args) == 1 and not node.keywords:
             arg = node.args[0]
             if isinstance(arg, (gast.GeneratorExp, gast.ListComp)):
+                mark = len(self.block)
                 items = self.unrolled(arg)
                 if items is not None and all(isinstance(a, ir.Const) for a in items):
                     values = [a.value for a in items]  # type: ignore[union-attr]
@@ -82,6 +83,7 @@ class BuiltinsMixin(LowererState):
                     prim = registry.lookup(fn)
                     assert prim is not None
                     return self.emit(target, hint, prim, [ir.Tup(tuple(items))], [], node)
+                del self.block[mark:]  # sorted(...) of values known when running: run as written
         return None
 
     def extremum(self: Lowerer, node: gast.Call, fn: Any, target: str | None, hint: str) -> Any:

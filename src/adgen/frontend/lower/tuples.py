@@ -43,7 +43,8 @@ class TuplesMixin(LowererState):
         a name."""
         template = self.splits.get(user)
         if template is None:
-            if self.tuple_shaped is None:
+            if self.tuple_shaped is None or user not in self.tuple_shaped:
+                # (again for a name not found: a comprehension's variable renamed since)
                 self.tuple_shaped = _tuple_shaped(self.node, self.call_length)
             length = self.tuple_shaped.get(user, -1)
             fits = isinstance(atom, ir.Dct) or (
