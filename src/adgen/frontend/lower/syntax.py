@@ -123,7 +123,7 @@ def _tuple_shaped(function: Any, call_length: Any) -> dict[str, int | None]:
     value that is certainly not a tuple (a number, an operation's result, an attribute,
     ``np.stack(...)``), grown as a list,
     updated with ``+=`` or bound by another statement (``del``, ``with``, ``:=``) is left out,
-    as is one bound to displays of different lengths."""
+    as is one bound to displays of different lengths: those are -1."""
     lengths: dict[str, set[int | None]] = {}
     sited: set[int] = set()  # the Name nodes of the bindings read here
 
@@ -161,6 +161,7 @@ def _tuple_shaped(function: Any, call_length: Any) -> dict[str, int | None]:
     for name, seen in lengths.items():
         known = seen - {None}
         if name in unsited or name in grown or -1 in known or len(known) > 1:
+            out[name] = -1  # bound, not always to a tuple of one length
             continue
         out[name] = known.pop() if known else None
     return out

@@ -50,7 +50,7 @@ class TuplesMixin(LowererState):
             fits = isinstance(atom, ir.Dct) or (
                 isinstance(atom, ir.Tup) and length in (None, len(atom.items))
             )
-            if user not in self.tuple_shaped or not fits:
+            if length == -1 or not fits:
                 self.splits[user] = False
                 return False
             template = self.splits[user] = self.split_template(self.multi[user], atom)
