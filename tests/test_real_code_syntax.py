@@ -141,6 +141,35 @@ def test_is_none_of_a_computed_value_is_false_when_transforming():
         adgen.grad(squares)(w, 1.0)  # b a parameter: tested when running, both branches read
 
 
+def maybe_sine(x, c):
+    if c <= 0:
+        return None
+    return np.sin(x)
+
+
+def test_is_none_of_a_name_bound_on_several_paths_is_tested_when_running():
+    # what made such a name last (np.sin) says nothing of what it holds on the path taken
+    def assigned_in_a_branch(x, c):
+        y = None
+        if c > 0:
+            y = np.sin(x)
+        if y is None:
+            return x * 2.0
+        return y
+
+    def returned_from_branches(x, c):
+        y = maybe_sine(x, c)
+        return x * 2.0 if y is None else y
+
+    def conditional_expression(x, c):
+        y = None if c <= 0 else np.sin(x)
+        return x * 2.0 if y is None else y
+
+    for f in (assigned_in_a_branch, returned_from_branches, conditional_expression):
+        both_modes(f, (1.0, -1.0), 0, 2.0)
+        both_modes(f, (1.0, 1.0), 0, math.cos(1.0))
+
+
 def test_is_none_second_order():
     def f(w, l2=None):
         loss = np.sum(np.sin(w) ** 2)

@@ -207,7 +207,7 @@ class BuiltinsMixin(LowererState):
             return kinds.get(atom.kind, [[], ()])
         if isinstance(atom, ir.Dct):
             return [{}]
-        if isinstance(atom, ir.Var):
+        if isinstance(atom, ir.Var) and atom.name not in self.rebound_names:
             prim = self.producers.get(atom.name)
             if prim is not None and (prim is registry.LIST_NEW or prim.lists):
                 return [[]]

@@ -108,6 +108,7 @@ class ExpressionsMixin(LowererState):
             if isinstance(test, ir.Const):  # `0.0 if l2 is None else l2`: only one is evaluated
                 return self.expr(node.body if test.value else node.orelse, target, hint)
             name = target if target is not None else self.namer.fresh(hint)
+            self.rebound_names.add(name)  # bound in both branches
             body = self.branch_value(node.body, name, hint)
             orelse = self.branch_value(node.orelse, name, hint)
             self.add_if(test, body, orelse, self.line)
@@ -128,6 +129,7 @@ class ExpressionsMixin(LowererState):
                 first = self.expr(values[0], name, hint)
             if len(values) == 1:
                 return first
+            self.rebound_names.add(name)  # bound by each value evaluated
             if first != ir.Var(name):
                 self.copy(name, first)
             for value in values[1:]:
@@ -215,8 +217,8 @@ class ExpressionsMixin(LowererState):
     def never_singleton(self: Lowerer, atom: ir.Atom) -> bool:
         """Is this atom's value an array or a number for certain (made by a derivative rule,
         such as NumPy's functions and arithmetic: never None, True or False)?"""
-        if not isinstance(atom, ir.Var):
-            return False
+        if not isinstance(atom, ir.Var) or atom.name in self.rebound_names:
+            return False  # (a name bound on several paths: its last statement says nothing)
         prim = self.producers.get(atom.name)
         return (
             prim is not None

@@ -143,6 +143,9 @@ class LowererState:
             self.labels: dict[int, str] = {}
             self.origins: dict[int, SourceLocation] = {}
             self.inlining: list[Any] = []  # code objects being inlined (recursion check)
+            # IR names bound more than once (rebound in blocks, any function): what made them
+            # last (``producers``) says nothing of the value they hold at a given point
+            self.rebound_names: set[str] = set()
             self.callee_names: dict[Any, str] = {}  # functions called, not inlined: their names
             self.prefix = ""
         else:
@@ -150,6 +153,7 @@ class LowererState:
             self.free = parent.free
             self.producers = parent.producers
             self.scalars = parent.scalars
+            self.rebound_names = parent.rebound_names
             self.block = parent.block
             self.prefix = f"{parsed.name}_"
         # names adgen makes up for variables of this function (loop indices, break flags):
@@ -199,6 +203,7 @@ class LowererState:
                 self.namer.reserve(self.multi[user])
             else:
                 self.multi[user] = self.namer.claim(self.prefix + user)
+            self.rebound_names.add(self.multi[user])
         self.depth = 0  # nesting depth of blocks being lowered
         self.deleted: set[str] = set()  # names unbound by `del` (reading them again is refused)
         # names bound to a list display somewhere in the function (found when first asked)

@@ -289,6 +289,10 @@ class StatementsMixin(LowererState):
         returns stand inside branches, the result name(s) they all bind."""
         if stmt.value is None:
             self.refuse(stmt, "`return` without a value", "return the value to differentiate")
+        # returns inside branches bind the result name(s) on each path
+        self.rebound_names.update(self.result_items)
+        if self.result is not None:
+            self.rebound_names.add(self.result)
         if self.result_items:
             assert isinstance(stmt.value, gast.Tuple)
             for item, elt in zip(self.result_items, stmt.value.elts):

@@ -116,6 +116,7 @@ class TuplesMixin(LowererState):
             return ir.Dct(atom.keys, tuple(parts))
         name = self.namer.fresh(base)
         self.split_leaves.add(name)
+        self.rebound_names.add(name)
         return ir.Var(name)
 
     def copy_items(self: Lowerer, template: ir.Atom, atom: ir.Atom) -> None:
