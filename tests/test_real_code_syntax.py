@@ -311,6 +311,20 @@ def test_max_and_min_of_several_values_and_of_a_list():
     np.testing.assert_allclose(h, np.diag([0.0, 2.0, 0.0]))
 
 
+def test_max_and_min_of_a_generator_over_an_array_second_order():
+    def largest(x):  # the items a list built when running
+        return max(x[i] ** 2 * x[0] for i in range(len(x)))
+
+    def smallest(x):
+        return min(np.sin(v) for v in x)
+
+    x = np.array([0.5, -2.0, 1.0])  # largest: item 1, x1^2 x0; smallest: sin(x1)
+    both_modes(largest, (x,), 0, np.array([4.0, -2.0, 0.0]))
+    np.testing.assert_allclose(adgen.hessian(largest)(x), [[0, -4, 0], [-4, 1, 0], [0, 0, 0]])
+    both_modes(smallest, (x,), 0, np.array([0.0, np.cos(-2.0), 0.0]))
+    np.testing.assert_allclose(adgen.hessian(smallest)(x), np.diag([0.0, -np.sin(-2.0), 0.0]))
+
+
 def test_max_of_ties_splits_the_derivative_like_np_max():
     def f(a, b):
         return max(a, b, a) + min(a * 1.0 for _ in range(2))
