@@ -535,7 +535,14 @@ def items_vjp(ans, parts, xs):
         return rt.zeros_like(xs)
 
 
-@sequence_rule(rt.extremum_jvp, sequence="parts")
+@sequence_rule(
+    rt.extremum_jvp,
+    sequence="parts",
+    examples=[
+        example("rt.extremum_jvp((a, b, c), (0.0, 0.5, 0.5))", a=None, b=(), c=None),
+        example("rt.extremum_jvp([a * a, b], (1.0, 0.0))", a=None, b=None),
+    ],
+)
 def extremum_jvp(ans, parts, shares):
     """Linear in the items' tangents; the shares are piecewise constant (no derivative)."""
 
