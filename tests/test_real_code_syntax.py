@@ -184,6 +184,24 @@ def test_is_none_second_order():
     np.testing.assert_allclose(h2, np.diag(2 * np.cos(2 * w) + 6 * w**2), rtol=1e-12)
 
 
+_DEFAULT = object()
+_OTHER = object()
+
+
+def scaled_by_mode(x, mode=_DEFAULT):
+    if mode is _DEFAULT:
+        return x * 2.0
+    return x * 3.0
+
+
+def test_is_of_a_sentinel_object_is_decided_when_transforming():
+    def f(x):
+        return scaled_by_mode(x) + scaled_by_mode(x, _OTHER)
+
+    both_modes(f, (1.0,), 0, 5.0)
+    assert " is " not in _code(adgen.source(f))
+
+
 def test_is_between_two_computed_values_is_refused():
     def f(w):
         a = np.sin(w)

@@ -174,7 +174,9 @@ class ExpressionsMixin(LowererState):
         right = self.settled(self.expr(node.comparators[0], None, hint))
         known = [self.known_value(a) for a in (left, right)]
         if all(ok for ok, _ in known):
-            if any(_is_singleton(v) for _, v in known):
+            # singletons, or two outside objects (`mode is DEFAULT`): identity is exact
+            outside = all(isinstance(a, ir.Free) for a in (left, right))
+            if outside or any(_is_singleton(v) for _, v in known):
                 return ir.Const((known[0][1] is known[1][1]) != negate)
         for (ok, value), other in ((known[0], right), (known[1], left)):
             if not (ok and _is_singleton(value)):
