@@ -38,7 +38,7 @@ crashing on:
   that ran zero times when the name was bound before it, rows of ``for r in a``,
   ``enumerate``;
 * ``rebind``: the name a ``for`` loop iterates over bound again inside the loop (with
-  a new shape too);
+  a new shape too; its items unpacked, or one name for the pair ``zip`` gives);
 * ``closure`` / ``call``: a ``lambda`` or nested ``def`` reading a name of the program
   that is bound again after the function is made (late binding), called before and after;
 * ``overlap`` (a form of the in-place writes): a write through an overlapping view of
@@ -864,14 +864,17 @@ class Writer:
         shape = scope.shapes[v]
         assert shape
         r, j, t, c = self.fresh("r"), self.fresh("j"), self.fresh("t"), self.const()
-        form = self.pick(["plain", "enumerate", "zip", "enumerate zip"])
+        form = self.pick(["plain", "enumerate", "zip", "enumerate zip", "zip pair"])
         c2 = self.fresh("q") if form == "enumerate zip" else ""
+        pair = self.fresh("pair")
         head = {
             "plain": f"for {r} in {v}:",
             "enumerate": f"for {j}, {r} in enumerate({v}):",
             "zip": f"for {r}, {j} in zip({v}, {v}[::-1]):",  # j: a row, from the end
             # nested unpacking: j the count, the row from the end bound to a name of its own
             "enumerate zip": f"for {j}, ({r}, {c2}) in enumerate(zip({v}, {v}[::-1])):",
+            # one name for the pair (a tuple bound in the loop), its items read by index
+            "zip pair": f"for {pair} in zip({v}, {v}[::-1]):",
         }[form]
         # a new shape only where no enclosing block's statements assume the old one
         # (a name of an enclosing block rebound here is in `local` too: not enough)
@@ -886,6 +889,8 @@ class Writer:
         if form == "enumerate zip":
             use = f"{t} = {t} + np.sum(np.sin({r}) * {v} * ({j} + 1.0) + np.cos({c2}))"
         body = [use, rebind] if self.choices.boolean() else [rebind, use]
+        if form == "zip pair":
+            body = [f"{r} = {pair}[0]", f"{j} = {pair}[1]", *body]
         scope.shapes[v] = after
         self.features.add(f"iterated name rebound in the loop: {form}" + (", new shape" * change))
         return [f"{t} = 0.0", head] + ["    " + line for line in body], t, ()
@@ -1147,11 +1152,11 @@ class Writer:
             calls.append("np.hsplit({a}, 2)")
         if len(shape) >= 3 and shape[2] % 2 == 0:
             calls.append("np.dsplit({a}, 2)")
-        if shape[0] >= 2:  # a tuple or list of pieces, written out
+        if shape[0] >= 2:  # a tuple or list of pieces, written out (in blocks too: a name
+            # bound to a tuple there has one name an item)
             k = self.choices.integer(1, shape[0] - 1)
             calls.append(f"[{{a}}[:{k}], {{a}}[{k}:]]")
-            if self.depth == 0:  # a tuple bound to a name in a block is refused (documented)
-                calls.append(f"({{a}}[:{k}], {{a}}[{k}:])")
+            calls.append(f"({{a}}[:{k}], {{a}}[{k}:])")
         if not calls:
             return None
         call = self.pick(calls)

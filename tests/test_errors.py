@@ -34,7 +34,7 @@ def uses_list(x):
 
 
 def uses_comprehension(x):
-    return max(x * i for i in range(3))
+    return np.sum(np.stack(x * i for i in range(3)))  # NumPy refuses it
 
 
 def uses_fft(x):
@@ -177,9 +177,9 @@ def refusal(fn, mode="reverse"):
         ),
         (
             "uses_comprehension",
-            "    return max(x * i for i in range(3))",
+            "    return np.sum(np.stack(x * i for i in range(3)))  # NumPy refuses it",
             adgen.UnsupportedSyntaxError,
-            "generator expressions",
+            "generator expression passed",
         ),
         ("uses_fft", "    return np.sum(np.fft.fft(x).real)", adgen.NoRuleError, "numpy.fft"),
         (

@@ -56,7 +56,12 @@ def refusal(tmp_path: Path, body: str) -> adgen.AdgenError:
             "outside the function",
         ),
         ("match x:\n    case _:\n        return x\n", "`match` statements", 4, "`if`/`elif`"),
-        ("import math\nreturn x\n", "imports inside the function", 4, "top of the module"),
+        (
+            "from . import helpers\nreturn x\n",
+            "relative imports inside the function",
+            4,
+            "top of the module",
+        ),
         (
             "if x > 0:\n    raise ValueError('no')\nreturn x\n",
             "`raise` statements",

@@ -125,9 +125,27 @@ def tuple_in_branch(x, s):
     return np.sum(x)
 
 
+def test_tuple_bound_inside_a_block_is_one_name_an_item() -> None:
+    # was refused ("a tuple of differentiated values bound to a name that an if/for/while
+    # block (re)assigns"): every binding of `pair` is a pair, so each item has a name
+    x, s = np.ones(2), 0.5
+    assert adgen.grad(tuple_in_branch, wrt=1)(x, s) == pytest.approx(2 * (-np.sin(s) - 1.0))
+    _, dot = adgen.jvp(tuple_in_branch, (x, s), (np.zeros(2), 1.0))
+    assert dot == pytest.approx(2 * (-np.sin(s) - 1.0))
+
+
+def tuple_after_none(x, s):
+    pair = None
+    if s > 0.0:
+        pair = (s, np.cos(s))
+        x = x + (pair[1] - pair[0])
+    return np.sum(x)
+
+
 def test_tuple_bound_inside_a_block_is_refused_clearly() -> None:
     # was: "adgen has no derivative of assign with respect to its argument `x`" (the name
-    # of a parameter of adgen's internal copy rule, not of the user's function)
+    # of a parameter of adgen's internal copy rule, not of the user's function); `pair` is
+    # bound to None too, so it is one name holding a tuple
     with pytest.raises(adgen.NonDifferentiableError, match="tuple of differentiated") as info:
-        adgen.grad(tuple_in_branch, wrt=1)(np.ones(2), 0.5)
+        adgen.grad(tuple_after_none, wrt=1)(np.ones(2), 0.5)
     assert info.value.loc is not None and "pair = (s, np.cos(s))" in info.value.loc.text

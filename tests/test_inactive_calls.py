@@ -325,9 +325,19 @@ def test_a_list_or_tuple_adgen_cannot_tell_apart_is_refused():
     def g(x):
         counts = np.zeros(3)
         for k in range(2):
-            idx = [0, 2, 2]  # bound inside a loop: a copy of a tuple in adgen's code
+            idx = [0, 2, 2]  # bound inside a loop: one name an item, the display written once
+        np.add.at(counts, idx, 1.0)
+        return np.sum(x * counts)
+
+    assert adgen.grad(g)(np.ones(3)).tolist() == [1.0, 0.0, 2.0]
+
+    def h(x):
+        counts = np.zeros(3)
+        idx = None
+        for k in range(2):
+            idx = [0, 2, 2]  # bound to None too: a copy of a tuple in adgen's code
         np.add.at(counts, idx, 1.0)
         return np.sum(x * counts)
 
     with pytest.raises(adgen.UnsupportedSyntaxError, match="adgen made it a tuple"):
-        adgen.grad(g)(np.ones(3))
+        adgen.grad(h)(np.ones(3))

@@ -1144,12 +1144,13 @@ def test_builtin_max_min_split_ties_evenly() -> None:
     assert adgen.jvp(rc.case_builtin_min, (1.0, 2.0), (1.0, 3.0))[1] == 1.0
 
 
-def test_builtin_max_of_an_array_is_refused() -> None:
+def test_builtin_max_of_an_array_is_its_largest_entry() -> None:
     def f(x):
-        return max(x)
+        return max(x)  # Python compares the entries: the largest one's derivative (ties share)
 
-    with pytest.raises(adgen.AdgenError, match="max"):
-        adgen.grad(f)(np.array([1.0, 2.0]))
+    assert adgen.grad(f)(np.array([1.0, 2.0])).tolist() == [0.0, 1.0]
+    assert adgen.grad(f)(np.array([2.0, 1.0, 2.0])).tolist() == [0.5, 0.0, 0.5]
+    assert adgen.jvp(f, (np.array([1.0, 2.0]),), (np.array([3.0, 5.0]),))[1] == 5.0
 
 
 def test_float_cotangent_has_the_shape_and_dtype_of_its_argument() -> None:

@@ -58,6 +58,9 @@ class Free:
 @dataclass(frozen=True)
 class Tup:
     items: tuple[Atom, ...]
+    # what the program has there, where lowering knows it: "tuple", "list" ("" unknown); not
+    # part of the atom's value (equal atoms of either kind are the same items)
+    kind: str = field(default="", compare=False, repr=False)
 
 
 @dataclass(frozen=True)

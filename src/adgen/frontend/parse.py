@@ -28,6 +28,10 @@ from adgen.frontend import interactive
 from adgen.frontend.interactive import STDIN, history_source
 from adgen.frontend.lambdas import find_lambda
 
+#: Top-level packages the command line (a file read without running it) may import to
+#: resolve names. Nothing else is ever imported -- in particular never the file being compiled.
+KNOWN_PACKAGES = frozenset({"numpy", "math", "scipy", "operator", "builtins", "adgen"})
+
 
 class Scope(Protocol):
     def lookup(self, name: str) -> Any:

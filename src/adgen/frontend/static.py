@@ -61,11 +61,7 @@ from adgen.errors import (
     UnresolvedNameError,
     WrtError,
 )
-from adgen.frontend.parse import ParsedFunction
-
-#: Top-level packages the command line may import to resolve names. Nothing else is
-#: ever imported -- in particular never the file being compiled.
-KNOWN_PACKAGES = frozenset({"numpy", "math", "scipy", "operator", "builtins", "adgen"})
+from adgen.frontend.parse import KNOWN_PACKAGES, ParsedFunction
 
 MODES = ("reverse", "forward")
 

@@ -552,6 +552,24 @@ def items_vjp(ans, parts, xs):
         return rt.zeros_like(xs)
 
 
+@sequence_rule(
+    rt.extremum_jvp,
+    sequence="parts",
+    examples=[
+        example("rt.extremum_jvp((a, b, c), (0.0, 0.5, 0.5))", a=None, b=(), c=None),
+        example("rt.extremum_jvp([a * a, b], (1.0, 0.0))", a=None, b=None),
+    ],
+)
+def extremum_jvp(ans, parts, shares):
+    """Linear in the items' tangents; the shares are piecewise constant (no derivative)."""
+
+    def jvp(dparts):
+        return rt.extremum_jvp(dparts, shares)
+
+    def vjp(g, k):
+        return g * shares[k]
+
+
 @rule(list, rt.as_list, lists=True)
 def builtin_list(iterable):
     """A copy of a list (of derivatives), or the list of an array's rows."""

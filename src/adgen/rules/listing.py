@@ -67,6 +67,8 @@ _SYMBOLS = {
     "ge": "x >= y",
     "eq": "x == y",
     "ne": "x != y",
+    "is_": "x is y",
+    "is_not": "x is not y",
 }
 
 

@@ -42,6 +42,8 @@ nondifferentiable(
     operator.ge,
     operator.eq,
     operator.ne,
+    operator.is_,
+    operator.is_not,
     operator.not_,
     operator.invert,
     operator.floordiv,

@@ -1,6 +1,10 @@
 """Python's builtins ``float``, ``min``, ``max`` and ``sum`` (``abs`` and ``pow`` are with
 the arithmetic, ``int``, ``len`` and ``range`` with the non-differentiable functions).
 
+``max(items)`` / ``min(items)`` of one sequence (or of three values or more) is
+``rt.max_items`` / ``rt.min_items`` (lowering calls it so: ``max(a, b)`` has the rule
+below); the items equal to the result share its derivative evenly, as ``np.max``'s do.
+
 Conventions: ``min(a, b)`` / ``max(a, b)`` of two scalars split the derivative evenly at
 ties (as ``np.minimum`` / ``np.maximum``); ``sum(xs, start)`` is Python's
 ``start + xs[0] + xs[1] + ...`` of a tuple or list (a literal, a list the function built)
@@ -81,4 +85,22 @@ def builtin_sum(ans, iterable, start=0):
         return rt.unbroadcast(g, start)
 
 
-nondifferentiable(isinstance)
+@sequence_rule(
+    rt.max_items,
+    rt.min_items,
+    sequence="iterable",
+    examples=[
+        example("rt.max_items((a, b, c))", a=None, b=None, c=None),
+        example("rt.min_items([a * a, b, 0.5])", a=None, b=()),
+        example("rt.max_items(a)", a=(4,)),
+    ],
+)
+def builtin_extremum_items(ans, iterable):
+    def jvp(parts):
+        return rt.extremum_jvp(parts, rt.extremum_shares(iterable, ans))
+
+    def vjp(g, k):
+        return g * rt.extremum_shares(iterable, ans)[k]
+
+
+nondifferentiable(isinstance, any, all, rt.extremum_shares)

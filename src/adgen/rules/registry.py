@@ -1007,6 +1007,8 @@ _COMPARES: dict[Any, type[ast.cmpop]] = {
     operator.ge: ast.GtE,
     operator.eq: ast.Eq,
     operator.ne: ast.NotEq,
+    operator.is_: ast.Is,
+    operator.is_not: ast.IsNot,
 }
 
 # By operator class name (``"Add"``), which gast and ast share.

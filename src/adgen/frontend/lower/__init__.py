@@ -39,11 +39,15 @@ every method takes the whole ``Lowerer`` as ``self``, since the parts call each 
   ``zip``; unrolled over tuples; ``adgen.checkpoint`` marks);
 - :mod:`~adgen.frontend.lower.expressions`: expressions, names and what they resolve to, attributes,
   indexing, constants;
+- :mod:`~adgen.frontend.lower.builtins`: ``max``/``min``/``tuple``/``isinstance``/``any``/
+  ``all``/``sorted`` and the generator expressions given to calls;
 - :mod:`~adgen.frontend.lower.calls`: calls of primitives and methods; the user's functions inlined
   (recursive ones kept as calls), local functions and lambdas;
 - :mod:`~adgen.frontend.lower.nested_derivatives`: ``adgen.grad``/``jvp``/``vjp`` called inside;
 - :mod:`~adgen.frontend.lower.containers`: lists the function builds (appends, pops, concatenation,
   comprehensions);
+- :mod:`~adgen.frontend.lower.tuples`: tuples bound to names that blocks rebind, one IR name
+  an item;
 - :mod:`~adgen.frontend.lower.inplace`: in-place writes (``y[i] = v``, ``y += v``) and the checks
   that
   no other name sees the array written;
@@ -66,6 +70,7 @@ for a loop); a new kind of expression a branch of ``expr``.
 from __future__ import annotations
 
 from adgen import ir, trees
+from adgen.frontend.lower.builtins import BuiltinsMixin
 from adgen.frontend.lower.calls import CallsMixin
 from adgen.frontend.lower.containers import ContainersMixin
 from adgen.frontend.lower.expressions import ExpressionsMixin
@@ -74,6 +79,7 @@ from adgen.frontend.lower.loops import LoopsMixin
 from adgen.frontend.lower.nested_derivatives import NestedDerivativesMixin
 from adgen.frontend.lower.state import LowererState
 from adgen.frontend.lower.statements import StatementsMixin
+from adgen.frontend.lower.tuples import TuplesMixin
 from adgen.frontend.parse import ParsedFunction
 
 
@@ -81,10 +87,12 @@ class Lowerer(
     StatementsMixin,
     LoopsMixin,
     ExpressionsMixin,
+    BuiltinsMixin,
     CallsMixin,
     NestedDerivativesMixin,
     ContainersMixin,
     InPlaceMixin,
+    TuplesMixin,
     LowererState,
 ):
     """Lowers one function to IR; a call of the user's function is lowered by a Lowerer of

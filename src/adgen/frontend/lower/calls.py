@@ -556,8 +556,7 @@ class CallsMixin(LowererState):
             self.refuse(self.node, "`*args`, `**kwargs` and keyword-only parameters", "list them")
         for p, atom in bound.items():
             if p in self.multi:
-                self.copy(self.multi[p], atom)
-                self.env[p] = ir.Var(self.multi[p])
+                self.bind(p, self.multi[p], atom)  # a real copy (one name an item of a tuple)
             else:
                 self.env[p] = atom
         body = list(self.node.body)

@@ -255,6 +255,7 @@ class ContainersMixin(LowererState):
         }
         for fresh_name in renames.values():
             self.multi[fresh_name] = fresh_name
+            self.rebound_names.add(fresh_name)
         parts = [node.elt, *gen.ifs]
         for part in [gen.target, *parts]:
             for n in gast.walk(part):
@@ -262,7 +263,7 @@ class ContainersMixin(LowererState):
                     n.id = renames[n.id]
         result = target if target is not None else self.namer.fresh(hint)
         user = self.namer.fresh("items") if target is None else target
-        self.multi[user] = result
+        self.multi[user] = result  # (a list, bound by its appends only)
         append = gast.Expr(
             value=gast.Call(
                 func=gast.Attribute(value=_name(user), attr="append", ctx=gast.Load()),

@@ -46,7 +46,8 @@ class ExpressionsMixin(LowererState):
             return ir.Dct(keys, tuple(self.expr(v, None, hint) for v in node.values))
         if isinstance(node, (gast.Tuple, gast.List)):
             # a list literal is a tuple here: it is only read (np.array([a, b]), np.zeros([2, 3]))
-            return ir.Tup(tuple(self.expr(e, None, hint) for e in node.elts))
+            kind = "tuple" if isinstance(node, gast.Tuple) else "list"
+            return ir.Tup(tuple(self.expr(e, None, hint) for e in node.elts), kind=kind)
         if isinstance(node, gast.BinOp):
             fn = registry.BINOP_FUNCTIONS.get(type(node.op).__name__)
             prim = registry.lookup(fn) if fn is not None else None
@@ -54,6 +55,9 @@ class ExpressionsMixin(LowererState):
                 self.refuse(node, f"the operator `{type(node.op).__name__}`")
             left = self.expr(node.left, None, hint)
             right = self.expr(node.right, None, hint)
+            folded = _folded(fn, left, right, (int,))
+            if folded is not None:  # `i + 1`, `k % 2` of integers known when transforming
+                return folded
             if isinstance(node.op, gast.Add):
                 joined = self.concatenation([left, right], target, hint, node)
                 if joined is not None:
@@ -67,24 +71,44 @@ class ExpressionsMixin(LowererState):
             operand = self.expr(node.operand, None, hint)
             if isinstance(operand, ir.Const) and isinstance(node.op, gast.USub):
                 return ir.Const(-operand.value)
+            if isinstance(operand, ir.Const) and isinstance(node.op, gast.Not):
+                return ir.Const(not operand.value)  # `not (b is None)`, decided statically
             return self.emit(target, hint, prim, [operand], [], node)
         if isinstance(node, gast.Compare):
             if len(node.ops) != 1:
                 self.refuse(node, "chained comparisons", "compare two values at a time")
+            if isinstance(node.ops[0], (gast.Is, gast.IsNot)):
+                return self.identity(node, target, hint)
             fn = registry.COMPARE_FUNCTIONS.get(type(node.ops[0]).__name__)
             prim = registry.lookup(fn) if fn is not None else None
             if prim is None:
                 self.refuse(node, f"the comparison `{type(node.ops[0]).__name__}`")
             left = self.expr(node.left, None, hint)
             right = self.expr(node.comparators[0], None, hint)
+            folded = _folded(fn, left, right, (int, float, bool, str))
+            if folded is not None:  # `i != 1` in a loop unrolled when transforming
+                return folded
             return self.emit(target, hint, prim, [left, right], [], node)
         if isinstance(node, gast.Call):
-            return self.call(self.summed_generator(node), target, hint)
+            done = self.builtin_call(node, target, hint)  # max(items), tuple(...), isinstance
+            if done is not None:
+                return done  # type: ignore[no-any-return]
+            return self.call(self.consumed_generators(node), target, hint)
+        if isinstance(node, gast.GeneratorExp):
+            self.refuse(
+                node,
+                "generator expressions here",
+                "pass it straight to sum, max, min, tuple, list, any or all (or to a function "
+                "of yours that iterates it once), or write a list comprehension `[...]`",
+            )
         if isinstance(node, gast.ListComp):
             return self.comprehension(node, target, hint)
         if isinstance(node, gast.IfExp):
             test = self.expr(node.test, None, "cond")
+            if isinstance(test, ir.Const):  # `0.0 if l2 is None else l2`: only one is evaluated
+                return self.expr(node.body if test.value else node.orelse, target, hint)
             name = target if target is not None else self.namer.fresh(hint)
+            self.rebound_names.add(name)  # bound in both branches
             body = self.branch_value(node.body, name, hint)
             orelse = self.branch_value(node.orelse, name, hint)
             self.add_if(test, body, orelse, self.line)
@@ -93,12 +117,23 @@ class ExpressionsMixin(LowererState):
             # `a and b`: a if a is false, else b (`or` the other way round); b is evaluated only
             # when needed, as in Python
             name = target if target is not None else self.namer.fresh(hint)
-            first = self.expr(node.values[0], name, hint)
+            is_and = isinstance(node.op, gast.And)
+            values = list(node.values)
+            first = self.expr(values[0], name, hint)
+            # a value known when transforming (`b is not None and ...`) decides statically
+            # whether the next one is evaluated
+            while isinstance(first, ir.Const) and len(values) > 1:
+                if bool(first.value) != is_and:
+                    return first
+                values = values[1:]
+                first = self.expr(values[0], name, hint)
+            if len(values) == 1:
+                return first
+            self.rebound_names.add(name)  # bound by each value evaluated
             if first != ir.Var(name):
                 self.copy(name, first)
-            for value in node.values[1:]:
+            for value in values[1:]:
                 rest = self.branch_value(value, name, hint)
-                is_and = isinstance(node.op, gast.And)
                 self.add_if(ir.Var(name), rest if is_and else [], [] if is_and else rest, self.line)
             return ir.Var(name)
         if isinstance(node, gast.Attribute):
@@ -130,18 +165,73 @@ class ExpressionsMixin(LowererState):
             return self.emit(target, hint, prim, [value, index], [], node)
         self.refuse_node(node)
 
-    def summed_generator(self: Lowerer, node: gast.Call) -> gast.Call:
-        """``sum(f(x) for x in xs)`` is ``sum([f(x) for x in xs])``: ``sum`` takes every item of
-        the generator at once, in order, so the list comprehension computes the same values
-        (generator expressions elsewhere are refused)."""
-        if not (
-            node.args and isinstance(node.args[0], gast.GeneratorExp) and self.is_call_to(node, sum)
-        ):
-            return node
-        gen = node.args[0]
-        listed = gast.copy_location(gast.ListComp(elt=gen.elt, generators=gen.generators), gen)
-        call = gast.Call(func=node.func, args=[listed, *node.args[1:]], keywords=node.keywords)
-        return gast.copy_location(call, node)
+    def identity(self: Lowerer, node: gast.Compare, target: str | None, hint: str) -> ir.Atom:
+        """``x is None``, ``x is not None`` (and ``is`` between values known when transforming):
+        decided statically where adgen knows the values -- a constant, a default argument, an
+        array or number a rule computed, a tuple -- so only the branch Python takes is lowered;
+        else, against ``None`` only, a test run with the program (``x is y`` of two computed
+        values is refused: adgen's optimizer may share or copy values, which changes
+        identity but not equality)."""
+        negate = isinstance(node.ops[0], gast.IsNot)
+        left = self.settled(self.expr(node.left, None, hint))
+        right = self.settled(self.expr(node.comparators[0], None, hint))
+        known = [self.known_value(a) for a in (left, right)]
+        if all(ok for ok, _ in known):
+            # singletons, or two outside objects (`mode is DEFAULT`): identity is exact
+            outside = all(isinstance(a, ir.Free) for a in (left, right))
+            if outside or any(_is_singleton(v) for _, v in known):
+                return ir.Const((known[0][1] is known[1][1]) != negate)
+        for (ok, value), other in ((known[0], right), (known[1], left)):
+            if not (ok and _is_singleton(value)):
+                continue
+            if isinstance(other, (ir.Tup, ir.Dct)) or self.never_singleton(other):
+                return ir.Const(negate)  # an array, a number, a tuple is not None
+            if value is None:  # decided when the program runs
+                fn = registry.operator.is_not if negate else registry.operator.is_
+                prim = registry.lookup(fn)
+                assert prim is not None
+                return self.emit(target, hint, prim, [other, ir.Const(None)], [], node)
+        self.refuse(
+            node,
+            "`is` between values adgen does not know when transforming (identity is not kept "
+            "by adgen's optimizer, which may share equal values)",
+            "compare with None (`x is None`), or compare values with `==`",
+        )
+
+    def settled(self: Lowerer, atom: ir.Atom) -> ir.Atom:
+        """The atom a name that blocks rebind still holds here, if known: where no block
+        encloses this point and the name was bound once so far, outside blocks (a parameter
+        of an inlined function, ``scale = None`` before a loop), its value is what was copied
+        there; else ``atom`` itself."""
+        if not (isinstance(atom, ir.Var) and atom.name in self.first_values and self.depth == 0):
+            return atom
+        inside = ir.Function("", [], self.block, "", 0, {})
+        bindings = [
+            s for s in inside.statements() if isinstance(s, ir.Assign) and atom.name in s.targets
+        ]
+        return self.first_values[atom.name] if len(bindings) == 1 else atom
+
+    def known_value(self: Lowerer, atom: ir.Atom) -> tuple[bool, Any]:
+        """The Python value of a constant or an outside value (a global), if the atom is one."""
+        if isinstance(atom, ir.Const):
+            return True, atom.value
+        if isinstance(atom, ir.Free) and atom.name in self.free:
+            return True, self.free[atom.name]
+        return False, None
+
+    def never_singleton(self: Lowerer, atom: ir.Atom) -> bool:
+        """Is this atom's value an array or a number for certain (made by a derivative rule,
+        such as NumPy's functions and arithmetic: never None, True or False)?"""
+        if not isinstance(atom, ir.Var) or atom.name in self.rebound_names:
+            return False  # (a name bound on several paths: its last statement says nothing)
+        prim = self.producers.get(atom.name)
+        return (
+            prim is not None
+            and bool(prim.jvp or prim.vjp)
+            and prim.name not in ("assign", "getitem", "pop")
+            and not prim.name.startswith("rt.")  # (helpers of generated code: lists too)
+            and not prim.lists
+        )
 
     def branch_value(self: Lowerer, node: Any, name: str, hint: str) -> list[ir.Stmt]:
         """The block computing ``node`` into ``name`` (one branch of ``a if c else b``)."""
@@ -221,6 +311,8 @@ class ExpressionsMixin(LowererState):
     def resolve(self: Lowerer, node: gast.Name) -> Any:
         if node.id in self.env:
             return self.env[node.id]
+        if node.id in self.imported:  # `import numpy as np` inside the function
+            return self.imported[node.id]
         if node.id in self.bound:  # bound on another path (the other branch of an `if`)
             raise UnresolvedNameError(
                 f"`{node.id}` is used where it may not be assigned",
@@ -251,6 +343,7 @@ class ExpressionsMixin(LowererState):
         return (
             name in self.env
             or name in self.local_functions
+            or name in self.imported
             or (self.enclosing is not None and self.enclosing.sees(name))
         )
 
@@ -299,6 +392,24 @@ class ExpressionsMixin(LowererState):
         if prim is None:
             self.refuse(node, f"the attribute `.{node.attr}`", "use the NumPy function instead")
         return self.emit(target, hint, prim, [value], [], node)
+
+
+def _folded(fn: Any, left: ir.Atom, right: ir.Atom, types: tuple[type, ...]) -> ir.Const | None:
+    """``fn(left, right)`` as a constant, when both are constants of ``types`` (None where
+    they are not, or Python raises: the program then raises when it runs)."""
+    if not (isinstance(left, ir.Const) and isinstance(right, ir.Const)):
+        return None
+    if not (type(left.value) in types and type(right.value) in types):
+        return None
+    try:
+        return ir.Const(fn(left.value, right.value))
+    except Exception:
+        return None
+
+
+def _is_singleton(value: Any) -> bool:
+    """None, True, False, ``...``: values whose identity is their meaning."""
+    return any(value is s for s in (None, True, False, Ellipsis, NotImplemented))
 
 
 def _module_alias(module: Any) -> str | None:

@@ -40,9 +40,12 @@ _OPERATOR_TEXT = {
 class InPlaceMixin(LowererState):
     """In-place writes and the ownership checks they need."""
 
-    def write_in_place(self: Lowerer, stmt: Any, target: Any, value: Any, op: Any) -> None:
+    def write_in_place(
+        self: Lowerer, stmt: Any, target: Any, value: Any, op: Any, atom: ir.Atom | None = None
+    ) -> None:
         """``y[index] = v`` and ``y[index] += v``: an in-place write into an array the function
-        made itself (``np.zeros(...)``, ``x.copy()``, arithmetic results)."""
+        made itself (``np.zeros(...)``, ``x.copy()``, arithmetic results). ``atom``: the value
+        already computed (an item of ``y[0], y[1] = ...``), instead of ``value``'s."""
         if not isinstance(target.value, gast.Name):
             self.refuse(
                 target, "writing into an expression", "write `y[i, j] = v`, not `y[i][j] = v`"
@@ -53,7 +56,9 @@ class InPlaceMixin(LowererState):
         self.check_owned(stmt, name, "write into")
         base = self.env[name]
         index = self.index(target.slice, name)
-        if op is None:
+        if atom is not None:
+            v = atom
+        elif op is None:
             v = self.expr(value, None, name)
         else:
             getitem = registry.lookup(registry.operator.getitem)
@@ -104,7 +109,7 @@ class InPlaceMixin(LowererState):
                     for t in targets
                     if isinstance(t, (gast.Name, gast.Tuple))
                     for n in gast.walk(t)
-                    if isinstance(n, gast.Name)
+                    if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)
                 }
                 fresh = isinstance(node, gast.AugAssign) or self.fresh_value(node.value)
                 if name in stored and not fresh:
@@ -157,7 +162,12 @@ class InPlaceMixin(LowererState):
         for node in gast.walk(self.node):
             if isinstance(node, (gast.Assign, gast.AugAssign)) and not why:
                 targets = node.targets if isinstance(node, gast.Assign) else [node.target]
-                stored = {n.id for t in targets for n in gast.walk(t) if isinstance(n, gast.Name)}
+                stored = {
+                    n.id
+                    for t in targets
+                    for n in gast.walk(t)
+                    if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)
+                }
                 fresh = isinstance(node, gast.AugAssign) or self.fresh_value(node.value)
                 read = {n.id for n in gast.walk(node.value) if isinstance(n, gast.Name)}
                 if name in stored and not fresh:

@@ -133,6 +133,7 @@ class LoopsMixin(LowererState):
             def read(j: int, user: str | None) -> ir.Atom:
                 return self.read_item(seqs[j], ir.Var(index), user, line)
 
+            self.current = stmt
             self.bind_items(target, pattern, read, ir.Var(index), counter)
         self.lower_block(stmt.body)
         self.depth -= 1
@@ -307,6 +308,7 @@ class LoopsMixin(LowererState):
             block, self.block = self.block, []
             self.depth += 1
             self.copy(index, ir.Const(k))
+            self.current = stmt  # (what a refusal of the target points at)
             self.bind_items(stmt.target, pattern, partial(take, k), ir.Const(k), counter)
             self.lower_block(stmt.body)
             self.depth -= 1

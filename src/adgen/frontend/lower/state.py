@@ -143,6 +143,9 @@ class LowererState:
             self.labels: dict[int, str] = {}
             self.origins: dict[int, SourceLocation] = {}
             self.inlining: list[Any] = []  # code objects being inlined (recursion check)
+            # IR names bound more than once (rebound in blocks, any function): what made them
+            # last (``producers``) says nothing of the value they hold at a given point
+            self.rebound_names: set[str] = set()
             self.callee_names: dict[Any, str] = {}  # functions called, not inlined: their names
             self.prefix = ""
         else:
@@ -150,6 +153,7 @@ class LowererState:
             self.free = parent.free
             self.producers = parent.producers
             self.scalars = parent.scalars
+            self.rebound_names = parent.rebound_names
             self.block = parent.block
             self.prefix = f"{parsed.name}_"
         # names adgen makes up for variables of this function (loop indices, break flags):
@@ -199,6 +203,7 @@ class LowererState:
                 self.namer.reserve(self.multi[user])
             else:
                 self.multi[user] = self.namer.claim(self.prefix + user)
+            self.rebound_names.add(self.multi[user])
         self.depth = 0  # nesting depth of blocks being lowered
         self.deleted: set[str] = set()  # names unbound by `del` (reading them again is refused)
         # names bound to a list display somewhere in the function (found when first asked)
@@ -211,6 +216,17 @@ class LowererState:
         self.returned: ir.Atom | None = None
         self.local_functions: dict[str, LocalFunction | LocalDerivative | LocalPullback] = {}
         self.enclosing: Lowerer | None = None  # the function a nested def is defined in
+        self.imported: dict[str, Any] = {}  # names an `import` inside the function binds
+        # names rebound in blocks whose every binding is a tuple of one structure: one IR name
+        # an item (the template: a Tup of those names), False where the first binding was not
+        # a tuple; the names that may be split (found when first asked); the items' names
+        self.splits: dict[str, ir.Atom | bool] = {}
+        self.tuple_shaped: dict[str, int | None] | None = None
+        self.split_leaves: set[str] = set()
+        self.current: Any = self.node  # the statement being lowered
+        # names blocks rebind, bound outside any block (a parameter, a default): name -> the
+        # atom copied there (what it still holds until something binds it again)
+        self.first_values: dict[str, ir.Atom] = {}
 
     def key(self: Lowerer, node: Any) -> int:
         """The line key of a node: its line number, or a key of its own in an inlined function."""
@@ -265,13 +281,23 @@ class LowererState:
 
     def bind(self: Lowerer, user: str, name: str, atom: ir.Atom) -> None:
         self.bound.add(user)
+        if user in self.multi and self.bind_split(user, atom):
+            return  # a tuple: one name an item
         if isinstance(atom, ir.Var) and atom.name == name:
             self.env[user] = atom
             return
-        if user in self.multi or (isinstance(atom, ir.Var) and atom.name in self.multi.values()):
+        if user in self.multi or (
+            isinstance(atom, ir.Var)
+            and (atom.name in self.multi.values() or atom.name in self.split_leaves)
+        ):
             # rebound inside blocks, or a copy of such a variable: a real copy, not an alias
             self.copy(name, atom)
             self.env[user] = ir.Var(name)
+            rebound = isinstance(atom, ir.Var) and (
+                atom.name in self.multi.values() or atom.name in self.split_leaves
+            )
+            if self.depth == 0 and not rebound:  # (a name bound once keeps its value)
+                self.first_values[name] = atom
             return
         # a plain copy (y = x, y = 2.0): the user's name now means that atom
         self.env[user] = atom
@@ -365,7 +391,7 @@ def _tree_atom(desc: trees.Desc, leaves: Any) -> ir.Atom:
         return ir.Var(next(leaves))
     if desc[0] == "dict":
         return ir.Dct(tuple(desc[1]), tuple(_tree_atom(d, leaves) for d in desc[2]))
-    return ir.Tup(tuple(_tree_atom(d, leaves) for d in desc[1]))
+    return ir.Tup(tuple(_tree_atom(d, leaves) for d in desc[1]), kind=desc[0])
 
 
 def _constant(atom: ir.Atom) -> tuple[bool, Any]:

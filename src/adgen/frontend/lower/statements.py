@@ -13,14 +13,17 @@ kind: assignments and the names they bind (tuple unpacking included), augmented 
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 import gast
 
 from adgen import ir, seam
+from adgen.errors import UnresolvedNameError
 from adgen.frontend.lower.calls import LocalDerivative
 from adgen.frontend.lower.state import LowererState
 from adgen.frontend.lower.syntax import _appended, _concatenated, _is_pop
+from adgen.frontend.parse import KNOWN_PACKAGES, LiveScope
 from adgen.names import RESERVED
 from adgen.pyast import walk
 from adgen.rules import registry
@@ -63,6 +66,11 @@ class StatementsMixin(LowererState):
             body = body[1:]  # docstring
         self.check_returns(body)
         body = self.single_exit(body)
+        for p in self.params:
+            if p in self.multi and isinstance(self.env[p], (ir.Tup, ir.Dct)):
+                # a tuple, list or dict argument that blocks rebind: its leaves are its first
+                # value (read through the names the blocks rebind, not the leaves themselves)
+                self.bind(p, self.multi[p], self.env[p])
         if any(isinstance(s, gast.If) for s in body) and not isinstance(body[-1], gast.Return):
             # returns inside branches bind one result name; the function returns it at the end
             self.result = self.namer.claim("out")
@@ -118,6 +126,9 @@ class StatementsMixin(LowererState):
             return False
         if isinstance(stmt, gast.FunctionDef):
             self.define_local_function(stmt, stmt)
+            return False
+        if isinstance(stmt, (gast.Import, gast.ImportFrom)):
+            self.lower_import(stmt)
             return False
         if isinstance(stmt, gast.If):
             self.lower_if(stmt)
@@ -185,6 +196,78 @@ class StatementsMixin(LowererState):
             return
         self.assign(stmt.targets[0], stmt.value)
 
+    def lower_import(self: Lowerer, stmt: Any) -> None:
+        """``import numpy as np``, ``import math``, ``from scipy import special`` inside the
+        function: the names are bound to the modules (or their attributes) when transforming,
+        for the rest of the function, as Python binds them when it runs."""
+        if isinstance(stmt, gast.ImportFrom) and stmt.level:
+            self.refuse(
+                stmt,
+                "relative imports inside the function",
+                "import it by its full name, or at the top of the module",
+            )
+        if self.depth > 0:
+            self.refuse(
+                stmt,
+                "imports inside if/for/while blocks",
+                "import at the top of the function (or of the module)",
+            )
+        stored = {
+            n.id
+            for n in walk(self.node)
+            if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)
+        }
+        for alias in stmt.names:
+            if isinstance(stmt, gast.Import):
+                bound = alias.asname or alias.name.split(".", 1)[0]
+                module = self.import_module(stmt, alias.name)
+                value = module if alias.asname else self.import_module(stmt, bound)
+            else:
+                if alias.name == "*":
+                    self.refuse(stmt, "`from ... import *`", "import the names you use")
+                bound = alias.asname or alias.name
+                value = self.import_name(stmt, stmt.module or "", alias.name)
+            if bound in stored or bound in self.params:
+                self.refuse(
+                    stmt,
+                    f"importing `{bound}`, a name the function also assigns",
+                    "give the module or the variable another name",
+                )
+            self.imported[bound] = value
+
+    def import_module(self: Lowerer, stmt: Any, module: str) -> Any:
+        """The module ``module``, imported (a file read without running it imports only the
+        packages adgen knows, as it does for the module's own imports)."""
+        known = module.split(".", 1)[0] in KNOWN_PACKAGES
+        if not isinstance(self.parsed.scope, LiveScope) and not known:
+            self.refuse(
+                stmt,
+                f"importing `{module}` in a file adgen reads without running it",
+                "import it at the top of the module",
+            )
+        try:
+            return importlib.import_module(module)
+        except ImportError as exc:
+            raise UnresolvedNameError(
+                f"cannot import `{module}` ({exc})",
+                self.parsed.loc(stmt),
+                f"install {module.split('.')[0]}, or check the spelling",
+            ) from None
+
+    def import_name(self: Lowerer, stmt: Any, module: str, name: str) -> Any:
+        """``from module import name``: an attribute of the module, or its submodule."""
+        base = self.import_module(stmt, module)
+        if hasattr(base, name):
+            return getattr(base, name)
+        try:
+            return importlib.import_module(f"{module}.{name}")
+        except ImportError:
+            raise UnresolvedNameError(
+                f"cannot import `{name}` from `{module}`",
+                self.parsed.loc(stmt),
+                "check the spelling",
+            ) from None
+
     def lower_aug_assign(self: Lowerer, stmt: Any) -> None:
         """``y[i] += v`` (in place) or ``y += v`` (``y = y + v`` where nothing else sees y)."""
         if isinstance(stmt.target, gast.Subscript):
@@ -206,6 +289,10 @@ class StatementsMixin(LowererState):
         returns stand inside branches, the result name(s) they all bind."""
         if stmt.value is None:
             self.refuse(stmt, "`return` without a value", "return the value to differentiate")
+        # returns inside branches bind the result name(s) on each path
+        self.rebound_names.update(self.result_items)
+        if self.result is not None:
+            self.rebound_names.add(self.result)
         if self.result_items:
             assert isinstance(stmt.value, gast.Tuple)
             for item, elt in zip(self.result_items, stmt.value.elts):
@@ -227,6 +314,11 @@ class StatementsMixin(LowererState):
     def lower_if(self: Lowerer, stmt: Any) -> None:
         """``if``/``else``: each branch a block of its own."""
         test = self.expr(stmt.test, None, "cond")
+        if isinstance(test, ir.Const):
+            # decided when transforming (`if b is None:` with b's default): Python runs only
+            # that branch, so only that one is lowered
+            self.lower_block(stmt.body if test.value else stmt.orelse)
+            return
         # each branch starts from what the names meant before the `if` (a name bound in
         # a branch is rebound in blocks, so it has one IR name after it; only statements
         # after an early return, which end the function, bind names of their own there)
@@ -291,6 +383,7 @@ class StatementsMixin(LowererState):
     def lower_block(self: Lowerer, stmts: list[Any]) -> None:
         for stmt in stmts:
             self.line = self.key(stmt)
+            self.current = stmt
             self.statement(stmt)
 
     def sub_block(self: Lowerer, stmts: list[Any]) -> list[ir.Stmt]:
@@ -390,7 +483,9 @@ class StatementsMixin(LowererState):
                     # evaluate every value before rebinding any name (a, b = b, a)
                     held = []
                     for a in atoms:
-                        if isinstance(a, ir.Var) and a.name in self.multi.values():
+                        if isinstance(a, ir.Var) and (
+                            a.name in self.multi.values() or a.name in self.split_leaves
+                        ):
                             temp = self.namer.fresh(a.name)
                             self.copy(temp, a)
                             a = ir.Var(temp)
@@ -417,11 +512,16 @@ class StatementsMixin(LowererState):
         if isinstance(target, gast.Name):
             self.bind(target.id, self.new_name(target.id), atom)
             return
+        if isinstance(target, gast.Subscript):
+            # `y[0], y[1] = ...`: Python computes the right side, then assigns the targets
+            # left to right; each write is `y[i] = item`
+            self.write_in_place(target, target, None, None, atom)
+            return
         if not isinstance(target, (gast.Tuple, gast.List)):
             self.refuse(
                 target,
-                "assignments to subscripts and attributes inside unpacking",
-                "unpack into names, then write the array",
+                "assignments to attributes inside unpacking",
+                "unpack into names, then set the attributes",
             )
         if any(isinstance(t, gast.Starred) for t in target.elts):
             self.refuse(target, "starred unpacking (`a, *rest = ...`)", "unpack each item by name")
@@ -450,7 +550,11 @@ class StatementsMixin(LowererState):
                     f"unpacking {len(atom.items)} values into {len(target.elts)} names",
                     "unpack a tuple of the same length",
                 )
-            for t, a in zip(target.elts, atom.items):
+            items = atom.items
+            if any(isinstance(n, gast.Subscript) for n in walk(target)):
+                # every item is read before any target is written (`s, y[0] = 2 * s, s`)
+                items = tuple(self.held(a) for a in items)
+            for t, a in zip(target.elts, items):
                 self.bind_target(t, a)
             return
         last = self.block[-1] if self.block else None
@@ -472,6 +576,19 @@ class StatementsMixin(LowererState):
             self.unpack_by_index(target, atom)
             return
         self.refuse(target, "this kind of unpacking", "unpack a tuple of the same length")
+
+    def held(self: Lowerer, atom: ir.Atom) -> ir.Atom:
+        """``atom``, through a copy if it is a name that blocks rebind (so that binding that
+        name again does not change it)."""
+        if isinstance(atom, ir.Tup):
+            return ir.Tup(tuple(self.held(a) for a in atom.items))
+        if isinstance(atom, ir.Var) and (
+            atom.name in self.multi.values() or atom.name in self.split_leaves
+        ):
+            temp = self.namer.fresh(atom.name)
+            self.copy(temp, atom)
+            return ir.Var(temp)
+        return atom
 
     def unpack_by_index(self: Lowerer, target: Any, atom: ir.Var | ir.Free) -> None:
         """``a, (b, c) = v`` of an array (its rows) or a list: Python iterates ``v``, so its

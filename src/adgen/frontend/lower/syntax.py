@@ -42,8 +42,11 @@ def _written_in_place(nodes: list[Any]) -> set[str]:
             else []
         )
         for t in targets:
-            if isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name):
-                names.add(t.value.id)
+            # `y[i] = v`, and `y[0], y[1] = ...` (a subscript inside an unpacking)
+            parts = gast.walk(t) if isinstance(t, (gast.Tuple, gast.List)) else [t]
+            for part in parts:
+                if isinstance(part, gast.Subscript) and isinstance(part.value, gast.Name):
+                    names.add(part.value.id)
     return names
 
 
@@ -110,3 +113,94 @@ def _is_pop(node: Any) -> bool:
         and not node.args
         and not node.keywords
     )
+
+
+def _tuple_shaped(function: Any, call_length: Any) -> dict[str, int | None]:
+    """Names that every binding in ``function`` may bind to a tuple of one length: the length
+    where a binding shows it (a tuple or list display, ``for pair in zip(u, v)``), else None
+    (a name, an item: known only when lowering; ``call_length(call)`` says it of a call: a
+    length, None, or -1 where the call certainly gives no tuple). A name bound anywhere to a
+    value that is certainly not a tuple (a number, an operation's result, an attribute,
+    ``np.stack(...)``), grown as a list,
+    updated with ``+=`` or bound by another statement (``del``, ``with``, ``:=``) is left out,
+    as is one bound to displays of different lengths: those are -1."""
+    lengths: dict[str, set[int | None]] = {}
+    sited: set[int] = set()  # the Name nodes of the bindings read here
+
+    def site(target: Any, length: int | None) -> None:
+        if isinstance(target, gast.Name):
+            lengths.setdefault(target.id, set()).add(length)
+            sited.add(id(target))
+            return
+        for n in gast.walk(target):  # an item of an unpacking: its structure is not shown
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+                lengths.setdefault(n.id, set()).add(None)
+                sited.add(id(n))
+
+    nodes = list(gast.walk(function))
+    for n in nodes:
+        if isinstance(n, gast.Assign):
+            for t in n.targets:
+                if not isinstance(t, gast.Name):
+                    site(t, None)
+                elif isinstance(n.value, gast.Call):
+                    site(t, call_length(n.value))
+                else:
+                    site(t, _display_length(n.value))
+        elif isinstance(n, (gast.For, gast.comprehension)):
+            site(n.target, _iterated_length(n.iter) if isinstance(n.target, gast.Name) else None)
+    out: dict[str, int | None] = {}
+    unsited = {
+        n.id
+        for n in nodes
+        if isinstance(n, gast.Name)
+        and isinstance(n.ctx, (gast.Store, gast.Del))
+        and id(n) not in sited
+    }
+    grown = _appended(nodes)
+    for name, seen in lengths.items():
+        known = seen - {None}
+        if name in unsited or name in grown or -1 in known or len(known) > 1:
+            out[name] = -1  # bound, not always to a tuple of one length
+            continue
+        out[name] = known.pop() if known else None
+    return out
+
+
+def _display_length(value: Any) -> int | None:
+    """The length of the tuple ``value`` makes, where it shows (a display); -1 where it is
+    certainly not a tuple; None where lowering will tell."""
+    if isinstance(value, (gast.Tuple, gast.List)):
+        starred = any(isinstance(e, gast.Starred) for e in value.elts)
+        return None if starred else len(value.elts)
+    if isinstance(value, gast.Dict):  # a dict of string keys: its structure shows when lowering
+        keys = value.keys
+        strings = all(isinstance(k, gast.Constant) and isinstance(k.value, str) for k in keys)
+        return None if strings else -1
+    if isinstance(
+        value,
+        (
+            gast.Constant,
+            gast.UnaryOp,
+            gast.Compare,
+            gast.BoolOp,
+            gast.IfExp,
+            gast.Attribute,
+            gast.ListComp,
+            gast.Lambda,
+            gast.BinOp,
+        ),
+    ):
+        return -1
+    return None
+
+
+def _iterated_length(it: Any) -> int | None:
+    """The length of the tuples a loop over ``it`` binds, where it shows (``zip`` and
+    ``enumerate`` called by name)."""
+    if isinstance(it, gast.Call) and isinstance(it.func, gast.Name) and not it.keywords:
+        if it.func.id == "zip" and not any(isinstance(a, gast.Starred) for a in it.args):
+            return len(it.args)
+        if it.func.id == "enumerate":
+            return 2
+    return None

@@ -348,6 +348,59 @@ def sum_items(iterable: Any, start: Any = 0) -> Any:
     return total
 
 
+def max_items(iterable: Any) -> Any:
+    """Python's ``max(iterable)`` (generated code calls ``max`` of one sequence by this name:
+    the ``max`` of two values has a rule of its own).
+
+    >>> max_items([1.0, 3.0, 2.0])
+    3.0
+    """
+    return max(iterable)
+
+
+def min_items(iterable: Any) -> Any:
+    """Python's ``min(iterable)`` (see :func:`max_items`).
+
+    >>> min_items((2.0, -1.0, 5.0))
+    -1.0
+    """
+    return min(iterable)
+
+
+def _selected(item: Any, ans: Any) -> bool:
+    """Is ``item`` the extremum ``ans`` (equal, or both NaN)?"""
+    if bool(np.all(item == ans)):
+        return True
+    return bool(np.all(np.isnan(item)) and np.all(np.isnan(ans)))
+
+
+def extremum_shares(iterable: Any, ans: Any) -> tuple[float, ...]:
+    """Each item's share of the derivative of ``max(items)`` / ``min(items)`` (result
+    ``ans``): the items equal to it (or NaN where it is NaN) split it evenly, as ``np.max``'s
+    entries do; the others get 0.
+
+    >>> extremum_shares([1.0, 3.0, 3.0], 3.0)
+    (0.0, 0.5, 0.5)
+    """
+    hits = [_selected(item, ans) for item in iterable]
+    count = max(sum(hits), 1)
+    return tuple(1.0 / count if hit else 0.0 for hit in hits)
+
+
+def extremum_jvp(parts: Any, shares: Any) -> Any:
+    """The tangent of ``max(items)`` / ``min(items)`` from the items' tangents ``parts`` and
+    their :func:`extremum_shares`.
+
+    >>> extremum_jvp((10.0, 20.0, 30.0), (0.0, 0.5, 0.5))
+    25.0
+    """
+    total: Any = 0.0
+    for part, share in zip(parts, shares):
+        if share:
+            total = total + part * share
+    return total
+
+
 def as_list(d: Any) -> list[Any]:
     """``list(d)``: the tangent of ``list(x)`` (generated code calls ``list`` by this name
     inside rule templates, which name only ``np``, ``math`` and ``rt``)."""

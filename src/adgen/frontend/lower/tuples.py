@@ -1,0 +1,165 @@
+# mypy: disable-error-code="misc"
+# (every method takes the whole Lowerer as ``self``, as the parts call each other; mypy wants a
+# ``self`` type to be a supertype of the class the method is written in, and says so as "misc")
+"""Tuples bound to names that if/for/while blocks rebind: one IR name an item.
+
+A name rebound inside blocks keeps one IR name, so that every path leaves its value there;
+a tuple bound to it would be a tuple value in the generated code, whose items' derivatives
+adgen does not follow. Where every binding of the name gives a tuple of one structure
+(``for pair in zip(u, v)``, ``state = (y, v)`` then ``state = step(state)`` in a loop,
+``parts = np.hsplit(a, 2)`` in a loop), each item gets an IR name of its own instead, and the
+name means the tuple of those names: ``pair[0]`` is read statically, and the derivatives are
+those of plain names. (Which names may be split is read from the syntax tree:
+:func:`adgen.frontend.lower.syntax._tuple_shaped`.)
+"""
+
+from __future__ import annotations
+
+import types
+from typing import TYPE_CHECKING, Any
+
+import gast
+
+from adgen import ir
+from adgen.errors import AdgenError
+from adgen.frontend.lower.calls import LocalFunction
+from adgen.frontend.lower.state import LowererState
+from adgen.frontend.lower.syntax import _tuple_shaped
+from adgen.rules import registry
+
+if TYPE_CHECKING:
+    from adgen.frontend.lower import Lowerer
+
+
+class TuplesMixin(LowererState):
+    """Tuples bound to names that blocks rebind."""
+
+    def bind_split(self: Lowerer, user: str, atom: ir.Atom) -> bool:
+        """Bind ``user``, a name rebound inside blocks, to a tuple (or dict) atom as one IR
+        name per item, if every binding of it gives a tuple of one structure (the first
+        binding lowered fixes it): ``for pair in zip(u, v)``, ``state = (y, v)`` before a loop
+        and ``state = step(state)`` in it. Items are read statically (``pair[0]``), so their
+        derivatives are those of plain names. False (nothing done) where ``user`` is not such
+        a name."""
+        template = self.splits.get(user)
+        if template is None:
+            if self.tuple_shaped is None or user not in self.tuple_shaped:
+                # (again for a name not found: a comprehension's variable renamed since)
+                self.tuple_shaped = _tuple_shaped(self.node, self.call_length)
+            length = self.tuple_shaped.get(user, -1)
+            fits = isinstance(atom, ir.Dct) or (
+                isinstance(atom, ir.Tup) and length in (None, len(atom.items))
+            )
+            if length == -1 or not fits:
+                self.splits[user] = False
+                return False
+            template = self.splits[user] = self.split_template(self.multi[user], atom)
+        if template is False or template is True:
+            return False
+        assert not isinstance(template, bool)
+        if not _same_structure(template, atom):
+            self.refuse(
+                self.current,
+                f"binding `{user}` to values of another structure than its first binding "
+                "(adgen gives a tuple bound to a name that an if/for/while block rebinds one "
+                "name an item, so every binding must be a tuple of the same length)",
+                "use a name of its own for each kind of value",
+            )
+        leaves = {v for v in ir.atom_vars(template)}
+        if leaves & set(ir.atom_vars(atom)):
+            atom = self.held(atom)  # `pair = (pair[1], pair[0])`: read both items first
+        self.copy_items(template, atom)
+        self.env[user] = template
+        return True
+
+    def call_length(self: Lowerer, call: Any) -> int | None:
+        """The length of the tuple a call gives, where its function shows it: a function with
+        several results (``np.hsplit``: None, counted when lowering), one of the user's whose
+        every ``return`` is a tuple display; -1 where it certainly gives no tuple (a NumPy
+        function of one result, a method of a value); None where adgen cannot tell."""
+        try:
+            ok, fn = self.static_object(call.func)
+        except AdgenError:
+            return -1
+        if not ok:
+            return -1
+        prim = registry.lookup(fn)
+        if prim is not None:
+            return None if prim.outputs is not None else -1
+        if fn is tuple:
+            return None
+        if isinstance(fn, LocalFunction):
+            definition = fn.node
+        elif isinstance(fn, types.FunctionType):
+            try:
+                definition = self.callee(fn, call)[0].node
+            except AdgenError:
+                return -1
+        else:
+            return -1
+        returns = [r.value for r in _returns_of(definition)]
+        lengths = {
+            len(r.elts) if isinstance(r, gast.Tuple) else None if isinstance(r, gast.Dict) else -1
+            for r in returns
+        }
+        if -1 in lengths:
+            return -1
+        return lengths.pop() if len(lengths) == 1 else -1
+
+    def split_template(self: Lowerer, base: str, atom: ir.Atom) -> ir.Atom:
+        """One new IR name per item of the tuple (or dict) atom, nested as it is."""
+        if isinstance(atom, ir.Tup):
+            items = [self.split_template(f"{base}_{k}", a) for k, a in enumerate(atom.items)]
+            return ir.Tup(tuple(items), kind=atom.kind)
+        if isinstance(atom, ir.Dct):
+            parts = [self.split_template(f"{base}_{k}", a) for k, a in zip(atom.keys, atom.values)]
+            return ir.Dct(atom.keys, tuple(parts))
+        name = self.namer.fresh(base)
+        self.split_leaves.add(name)
+        self.rebound_names.add(name)
+        return ir.Var(name)
+
+    def copy_items(self: Lowerer, template: ir.Atom, atom: ir.Atom) -> None:
+        """Copy each item of ``atom`` into its name of ``template``."""
+        if isinstance(template, ir.Tup) and isinstance(atom, ir.Tup):
+            for t, a in zip(template.items, atom.items):
+                self.copy_items(t, a)
+        elif isinstance(template, ir.Dct) and isinstance(atom, ir.Dct):
+            for t, a in zip(template.values, atom.values):
+                self.copy_items(t, a)
+        else:
+            assert isinstance(template, ir.Var)
+            self.copy(template.name, atom)
+
+
+def _same_structure(template: ir.Atom, atom: ir.Atom) -> bool:
+    """Does ``atom`` have the tuples (and dicts) of ``template`` (anything at its leaves)?"""
+    if isinstance(template, ir.Tup):
+        return (
+            isinstance(atom, ir.Tup)
+            and len(atom.items) == len(template.items)
+            and all(_same_structure(t, a) for t, a in zip(template.items, atom.items))
+        )
+    if isinstance(template, ir.Dct):
+        return (
+            isinstance(atom, ir.Dct)
+            and atom.keys == template.keys
+            and all(_same_structure(t, a) for t, a in zip(template.values, atom.values))
+        )
+    return True
+
+
+def _returns_of(definition: Any) -> list[Any]:
+    """The ``return`` statements (with a value) of a function, not of functions inside it."""
+    out: list[Any] = []
+
+    def visit(node: Any) -> None:
+        for child in gast.iter_child_nodes(node):
+            if isinstance(child, (gast.FunctionDef, gast.Lambda)):
+                continue
+            if isinstance(child, gast.Return) and child.value is not None:
+                out.append(child)
+            visit(child)
+
+    visit(definition)
+    return out
