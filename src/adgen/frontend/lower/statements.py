@@ -20,7 +20,7 @@ import gast
 from adgen import ir, seam
 from adgen.frontend.lower.calls import LocalDerivative
 from adgen.frontend.lower.state import LowererState
-from adgen.frontend.lower.syntax import _appended, _concatenated, _is_pop
+from adgen.frontend.lower.syntax import _concatenated, _is_pop, _written_in_place
 from adgen.names import RESERVED
 from adgen.pyast import walk
 from adgen.rules import registry
@@ -362,9 +362,18 @@ class StatementsMixin(LowererState):
         if (
             isinstance(target, gast.Name)
             and isinstance(value, gast.List)
-            and target.id in self.list_names(_appended)
+            and target.id in self.list_names(_written_in_place)  # appended or written by index
         ):
             self.new_list(target.id, value.elts)
+            return
+        if (
+            isinstance(target, gast.Name)
+            and isinstance(value, gast.BinOp)
+            and isinstance(value.op, gast.Mult)
+            and isinstance(value.left, gast.List) != isinstance(value.right, gast.List)
+            and target.id in self.list_names(_written_in_place)
+        ):
+            self.repeated_list(target.id, value)  # hs = [np.zeros(n)] * T, then hs[t] = v
             return
         if (
             isinstance(target, gast.Name)

@@ -110,3 +110,39 @@ def _is_pop(node: Any) -> bool:
         and not node.args
         and not node.keywords
     )
+
+
+def _own_nodes(fn: Any) -> list[Any]:
+    """Every node of the function ``fn``, but those inside the functions (``def``, ``lambda``)
+    defined in it, whose names are their own (a nested ``def``'s ``xs`` is not ``fn``'s)."""
+    found = [fn]
+    for n in found:
+        for child in gast.iter_child_nodes(n):
+            if isinstance(child, (gast.FunctionDef, gast.Lambda)):
+                found.extend(child.args.defaults)  # defaults are evaluated where it is defined
+                continue
+            found.append(child)
+    return found
+
+
+def _read_by_nested(fn: Any) -> set[str]:
+    """Names the functions defined inside ``fn`` read from it (free in them): a call of such a
+    function can see (and keep a view of) their arrays at any time."""
+    names: set[str] = set()
+    for n in _own_nodes(fn):
+        for child in gast.iter_child_nodes(n):
+            if isinstance(child, (gast.FunctionDef, gast.Lambda)):
+                inner = list(gast.walk(child))
+                local = {
+                    a.id
+                    for a in inner
+                    if isinstance(a, gast.Name) and isinstance(a.ctx, (gast.Store, gast.Param))
+                }
+                names |= {
+                    a.id
+                    for a in inner
+                    if isinstance(a, gast.Name)
+                    and isinstance(a.ctx, gast.Load)
+                    and a.id not in local
+                }
+    return names
