@@ -221,6 +221,51 @@ def test_lstm_with_lists_of_states_written_by_index():
     same_value_and_grads(lstm, xs, W, U)
 
 
+def step(x, h):
+    h_new = np.tanh(x + 0.5 * h)
+    return 2.0 * h_new, h_new
+
+
+def rollout(xs):
+    h = xs[0] * 0.0
+    states = []
+    out = np.zeros(2)
+    for t in range(xs.shape[0]):
+        y, new_state = step(xs[t], h)
+        states.append(new_state.copy())
+        new_state *= 0.9  # the list holds a copy
+        h = new_state
+        out += y
+    return np.sum(out * states[-1]) + np.sum(h)
+
+
+def test_state_appended_as_a_copy_then_updated():
+    xs = np.array([[0.1, -0.3], [0.5, 0.2], [-0.4, 0.9]])
+    same_value_and_grads(rollout, xs)
+
+
+def fresh_each_iteration(w):
+    """Names a loop binds to a new array each time, updated in place before anything else
+    holds them: what earlier iterations left in other names is another array."""
+    prev = w * 1.0
+    out = w * 0.0
+    for t in range(3):
+        y = w * (t + 2.0)
+        y += prev  # prev holds the last iteration's y, not this one
+        prev = y
+        v = np.reshape(w * t, (2, 1))
+        v += 1.0
+        s = w[0]
+        s += w[1]
+        out = out + v[:, 0] * s
+    return np.sum(prev * w) + np.sum(out * w)
+
+
+def test_names_bound_anew_in_each_iteration():
+    same_value_and_grads(fresh_each_iteration, np.array([1.0, 2.0]))
+    assert adgen.hessian(fresh_each_iteration)(np.array([1.0, 2.0])).shape == (2, 2)
+
+
 def nested_def_shadows_a_list(w):
     xs = [w, w * 2.0]
 
@@ -313,6 +358,28 @@ REFUSED = {
         "a list may hold it",
         "",
     ),
+    "appended-before-the-update-in-a-loop": (
+        "def f(w):\n    hs = []\n    for t in range(3):\n        y = w * t\n"
+        "        hs.append(y)\n        y += 1.0\n    return np.sum(hs[0] * w)\n",
+        (np.ones(2),),
+        "a list may hold it",
+        "",
+    ),
+    "view-appended-in-a-loop": (
+        "def f(w):\n    keep = []\n    for t in range(3):\n        y = w * t\n"
+        "        keep.append(y[0:1])\n        y *= 2.0\n    return np.sum(keep[2] * w)\n",
+        (np.ones(2),),
+        "a list may hold it",
+        "",
+    ),
+    "view-by-a-nested-def-in-a-loop": (
+        "def f(w):\n    r = w\n    for t in range(2):\n        y = w * 2\n\n"
+        "        def g():\n            return y[0:]\n\n        r = g()\n        y += 1.0\n"
+        "    return np.sum(r * w)\n",
+        (np.ones(2),),
+        "a function defined here reads it",
+        "",
+    ),
     "item-of-a-list": (
         "def f(w):\n    hs = [w * 1.0, w * 2.0]\n    x = hs[0]\n    x += 1.0\n"
         "    return np.sum(hs[0] * w)\n",
@@ -347,7 +414,9 @@ REFUSED = {
 def test_true_aliases_are_refused_in_both_modes(tmp_path, case):
     source, args, words, hint = REFUSED[case]
     mod = _module(tmp_path, source)
-    line = next(k for k, text in enumerate(source.splitlines(), 4) if "+=" in text or "] =" in text)
+    written = ("+=", "-=", "*=", "] =")
+    lines = enumerate(source.splitlines(), 4)
+    line = next(k for k, text in lines if any(w in text for w in written))
     for run in (
         lambda: adgen.grad(mod.f)(*args),
         lambda: adgen.jvp(mod.f, args, tuple(np.zeros_like(a) for a in args)),

@@ -153,7 +153,7 @@ class InPlaceMixin(LowererState):
         if self.parsed.filename.startswith("<adgen ") and name not in self.params:
             return  # adgen's own code (see ownership_problem)
         if name in self.multi:
-            why = self.blocks_sharing_problem(name)
+            why = "" if self.fresh_here(name) else self.blocks_sharing_problem(name)
         else:
             why = self.sharing_problem(name)
         if not why:
@@ -185,15 +185,19 @@ class InPlaceMixin(LowererState):
 
     def sharing_problem(self: Lowerer, name: str) -> str:
         """Why another name could see the array of ``name`` (not rebound in blocks), at this
-        point of the function ("" if none can): what the IR says its value shares memory
-        with, and which names (here, in the callers of an inlined function, in lists) hold
-        any of that."""
+        point of the function ("" if none can)."""
         atom = self.env.get(name)
         if atom is None or isinstance(atom, ir.Const):
             return ""
         if isinstance(atom, ir.Free):
             return "" if atom.name in self.scalars else "it is a global value"
         assert isinstance(atom, ir.Var)
+        return self.value_problem(atom, name)
+
+    def value_problem(self: Lowerer, atom: ir.Var, name: str | None) -> str:
+        """Why a name other than ``name`` could see ``atom``'s array now ("" if none can):
+        what the IR says it shares memory with (views, their bases), and which names (here,
+        in the callers of an inlined function, in tuples) or lists hold any of that."""
         family = self.shares_with(atom.name)
         holders = [
             (user, a, v, self.shares_with(v))
@@ -220,6 +224,57 @@ class InPlaceMixin(LowererState):
             return "a list holds it (or a view of it)"
         return ""
 
+    def note_binding(self: Lowerer, user: str, name: str, atom: ir.Atom) -> None:
+        """Remember where a name rebound in blocks was last bound to an array no other name
+        sees (a number, a new array, another name's array nobody else holds): an update of
+        it later in the same block, before anything takes a view of it, is then of a new
+        array whatever earlier iterations of a loop left in other names."""
+        if user not in self.multi or self.parsed.filename.startswith("<adgen "):
+            return
+        self.fresh_binding.pop(user, None)
+        if isinstance(atom, ir.Const):
+            fresh, after = True, 1
+        elif isinstance(atom, ir.Var) and atom.name == name:  # computed into its own name
+            made = self.producers.get(name)
+            fresh = made is not None and not self.storage_problem_of(made)
+            last = self.block[-1] if self.block else None
+            if fresh and made is not None and made.view:  # a view of a temporary?
+                fresh = (
+                    isinstance(last, ir.Assign)
+                    and last.targets == (name,)
+                    and made.differentiable
+                    and bool(last.args)
+                    and all(
+                        not self.value_problem(ir.Var(v), user) for v in ir.atom_vars(last.args[0])
+                    )
+                    and name not in ir.atom_vars(last.args[0])
+                )
+            after = 0
+        elif isinstance(atom, ir.Var):  # copied into it next (bind)
+            fresh, after = not self.value_problem(atom, user), 1
+        else:
+            return
+        if fresh:
+            self.fresh_binding[user] = (self.block, len(self.block) + after)
+
+    def fresh_here(self: Lowerer, name: str) -> bool:
+        """Was ``name`` (rebound in blocks) bound to a new array earlier in this very block,
+        not rebound since, and is it held by no other name or list now?"""
+        found = self.fresh_binding.get(name)
+        atom = self.env.get(name)
+        if found is None or found[0] is not self.block or not isinstance(atom, ir.Var):
+            return False
+        if _rebinds(self.block[found[1] :], atom.name):
+            return False
+        others = [
+            v
+            for lowerer in self.lowerers()
+            for user, a in lowerer.env.items()
+            if not (lowerer is self and user == name)
+            for v in ir.atom_vars(a)
+        ]
+        return not any(atom.name in self.shares_with(v) for v in [*others, *self.held])
+
     def shares_with(self: Lowerer, var: str) -> set[str]:
         """The IR names whose memory ``var``'s array may be (a part of): itself, what it is a
         view of, and so on."""
@@ -241,10 +296,14 @@ class InPlaceMixin(LowererState):
             return "it is a variable rebound in a loop or branch"
         if var in self.held:
             return "it is an item of a list"
-        if made in (registry.LIST_NEW, registry.POP):
-            return "it is an item of a list"
         if made.view and not self.bases.get(var):
             return "it is a global value"
+        return self.storage_problem_of(made)
+
+    def storage_problem_of(self: Lowerer, made: registry.Primitive) -> str:
+        """Why what ``made`` returns may be an array other names see ("" if it is new)."""
+        if made in (registry.LIST_NEW, registry.POP):
+            return "it is an item of a list"
         if made.refusal is not None or made.callee is not None or made.user_fn is not None:
             return f"it is the result of `{made.name}`, which may be another array"
         return ""
@@ -365,3 +424,15 @@ def _iterated_into(node: Any, name: str) -> bool:
     return not (
         isinstance(it, gast.Call) and isinstance(it.func, gast.Name) and it.func.id == "range"
     )
+
+
+def _rebinds(stmts: list[ir.Stmt], var: str) -> bool:
+    """Does any of these statements (at any depth) bind ``var`` again, other than by writing
+    into it (``var[i] = v`` keeps its array)?"""
+    inside = ir.Function("", [], stmts, "", 0, {})
+    for s in inside.statements():
+        if isinstance(s, ir.Assign) and var in s.targets and s.prim is not registry.SETITEM:
+            return True
+        if isinstance(s, ir.For) and s.target == var:
+            return True
+    return False

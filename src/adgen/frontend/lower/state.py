@@ -212,6 +212,9 @@ class LowererState:
             self.rebound.add(self.multi[user])
         self.depth = 0  # nesting depth of blocks being lowered
         self.deleted: set[str] = set()  # names unbound by `del` (reading them again is refused)
+        # a name rebound in blocks -> (block, position) after its latest binding, where that
+        # binding made an array no other name sees (see InPlaceMixin.note_binding)
+        self.fresh_binding: dict[str, tuple[list[ir.Stmt], int]] = {}
         # names bound to a list display somewhere in the function (found when first asked)
         self.list_displays: frozenset[str] | None = None
         self.ranges: set[str] = set()  # slices of ranges (r[a:b]): ranges too
@@ -277,6 +280,7 @@ class LowererState:
 
     def bind(self: Lowerer, user: str, name: str, atom: ir.Atom) -> None:
         self.bound.add(user)
+        self.note_binding(user, name, atom)
         if isinstance(atom, ir.Var) and atom.name == name:
             self.env[user] = atom
             return
