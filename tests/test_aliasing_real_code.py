@@ -24,6 +24,7 @@ import pytest
 
 import adgen
 from adgen import pipeline
+from adgen.middle.shapes import describe
 from adgen.testing import check_grads
 
 
@@ -106,6 +107,14 @@ def test_general_code_checks_the_kind_when_it_runs():
     with pytest.raises(adgen.DerivativeError, match="in-place update of `z`") as info:
         pipeline.run(d, np.ones((3, 2)), 1.0)
     assert info.value.loc.lineno == first_item_updated.__code__.co_firstlineno + 2
+
+
+def test_code_specialised_for_a_vector_has_no_check_left():
+    w = np.array([1.0, 2.0, 3.0])
+    signature = (("w", describe(w)),)
+    for mode in ("forward", "reverse"):
+        d = pipeline.derivative(first_item_updated, mode, ("w",), signature=signature)
+        assert "isscalar" not in d.generated.source and "assert" not in d.generated.source
 
 
 # -- arrays nobody else holds ----------------------------------------------------------------

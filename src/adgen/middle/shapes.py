@@ -539,7 +539,7 @@ def settle_checks(fn: ir.Function, signature: Signature) -> ir.Function:
     >>> [s.prim.name for s in lowered.body if isinstance(s, ir.Assign)]
     ['getitem', 'np.isscalar', 'assert', 'getitem', 'add']
     >>> [s.prim.name for s in settle_checks(lowered, vector).body if isinstance(s, ir.Assign)]
-    ['getitem', 'np.isscalar', 'getitem', 'add']
+    ['getitem', 'getitem', 'add']
     >>> settle_checks(lowered, (("w", describe(np.ones((3, 3)))),))
     Traceback (most recent call last):
     ...
@@ -554,13 +554,17 @@ def settle_checks(fn: ir.Function, signature: Signature) -> ir.Function:
         return fn
     known = infer(fn, signature)
     passed: set[int] = set()
+    tests: set[str] = set()  # the names the passed checks test (lowering made them for that)
     for check in checks:
         test, words = check.args[0], dict(check.kwargs)
-        found = known.get(test.name) if isinstance(test, ir.Var) else None
+        if not isinstance(test, ir.Var):
+            continue
+        found = known.get(test.name)
         if found is None or not found.has_value:
             continue
         if found.value:
             passed.add(id(check))
+            tests.add(test.name)
             continue
         what, hint = words.get("what"), words.get("hint")
         raise UnsupportedSyntaxError(
@@ -568,6 +572,11 @@ def settle_checks(fn: ir.Function, signature: Signature) -> ir.Function:
             _location(fn, check.line),
             str(getattr(hint, "value", "")),
         )
+    passed |= {
+        id(s)
+        for s in fn.statements()
+        if isinstance(s, ir.Assign) and len(s.targets) == 1 and s.targets[0] in tests
+    }
     return dataclasses.replace(fn, body=_without(fn.body, passed))
 
 
