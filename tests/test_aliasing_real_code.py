@@ -168,13 +168,30 @@ def heat_equation(u0, kappa):
     dt = 0.1
     u = u0.copy()
     frames = [u0] * 4
-    energy = u0[0]
+    energy = u[0]  # a number: the writes into u below do not change it
     for k in range(3):
         lap = u[2:] - 2.0 * u[1:-1] + u[:-2]
         u[1:-1] += dt * kappa * lap
         frames[k + 1] = u.copy()
-        energy += np.sum(u * u)
+        middle = u[2]
+        energy += np.sum(u * u) + middle
     return energy + np.sum(frames[2] * frames[3])
+
+
+def kept_row(X):
+    Y = X.copy()
+    r = Y[0]
+    Y[1] = 2.0 * Y[0]
+    return np.sum(r * Y)
+
+
+def test_an_item_kept_while_the_array_is_written():
+    """``r = Y[0]`` of a vector is a number; of a matrix, a row the write would change."""
+    same_value_and_grads(kept_row, np.array([0.5, -1.5, 2.0]))
+    with pytest.raises(adgen.UnsupportedSyntaxError, match="`r` keeps a view of it") as info:
+        adgen.grad(kept_row)(np.ones((2, 2)))
+    assert info.value.loc.lineno == kept_row.__code__.co_firstlineno + 2
+    assert "copy it" in info.value.hint
 
 
 def particles(pos0, vel0, k, t0):

@@ -336,6 +336,12 @@ class _Inference:
 
     def evaluate(self, stmt: ir.Assign) -> tuple[Known | None, ...]:
         prim = stmt.prim
+        if prim.name == "setitem" and isinstance(stmt.args[0], ir.Var):
+            # writing into an array keeps its shape, dtype and kind (not its values)
+            old = self.env.get(stmt.args[0].name)
+            if old is None or old.kind != "array":
+                raise _Unknown
+            return (Known(old.shape, old.dtype, old.kind),)
         if prim.name in _NEVER or prim.user_fn is not None or prim.callee is not None:
             raise _Unknown
         if prim.refusal is not None:  # a call run as written (print(x)): only when f runs

@@ -18,7 +18,12 @@ import gast
 from adgen import ir
 from adgen.errors import UnresolvedNameError
 from adgen.frontend.lower.state import LowererState
-from adgen.frontend.lower.syntax import _is_pop, _own_nodes, _read_by_nested
+from adgen.frontend.lower.syntax import (
+    _is_pop,
+    _own_nodes,
+    _read_by_nested,
+    _written_in_place,
+)
 from adgen.rules import registry
 
 if TYPE_CHECKING:
@@ -126,6 +131,8 @@ class InPlaceMixin(LowererState):
                 fresh = isinstance(node, gast.AugAssign) or self.fresh_value(node.value)
                 if name in stored and not fresh:
                     why = "it may be a view of another array or another variable's array"
+                elif not lists and _item_of(node, name):
+                    pass  # `yi = y[i]`: checked to be a number where it is bound (kept_item)
                 elif stored and self.shares(node.value, name, lists):
                     kept = sorted(stored) or ["a name"]
                     why = f"`{kept[0]}` keeps a view of it"
@@ -134,6 +141,38 @@ class InPlaceMixin(LowererState):
             elif _iterated_into(node, name):
                 why = "a loop binds it to the items of what it iterates over"
         return why
+
+    def check_kept_item(self: Lowerer, target: Any, value: Any) -> None:
+        """After ``yi = y[i]`` where ``y`` is written in place somewhere in the function: a
+        check that ``yi`` is a number (``y[i]`` of a vector), not a view that a write into
+        ``y`` would change -- decided by the argument kinds where they tell."""
+        y = value.value.id
+        if (
+            self.parsed.filename.startswith("<adgen ")
+            or y not in self.list_names(_written_in_place)
+            or self.is_list(self.env.get(y))
+            or target.id not in self.env
+        ):
+            return
+        what = (
+            f"in-place write into `{y}` (`{target.id}` keeps a view of it): `{target.id}` is "
+            f"an array here, which writing into `{y}` would change"
+        )
+        hint = f"copy it (`{target.id} = {y}[...].copy()`), or write into a copy of `{y}`"
+        self.add_number_check(self.env[target.id], what, hint)
+
+    def add_number_check(self: Lowerer, atom: ir.Atom, what: str, hint: str) -> None:
+        """``assert np.isscalar(atom)`` carrying a refusal's words (see check_in_place)."""
+        test = self.call_prim(registry.np.isscalar, [atom], "number")
+        self.block.append(
+            ir.Assign(
+                (),
+                registry.ASSERT,
+                (test,),
+                (("what", ir.Const(what)), ("hint", ir.Const(hint))),
+                self.line,
+            )
+        )
 
     def check_in_place(self: Lowerer, stmt: Any) -> None:
         """``y += v`` updates an array in place; lowering it as ``y = y + v`` is right only when
@@ -165,7 +204,6 @@ class InPlaceMixin(LowererState):
                 f"in-place update of `{name}` ({why}; Python extends the list in place)",
                 f"write `{name} = {name} + ...` to make a new list",
             )
-        test = self.call_prim(registry.np.isscalar, [old], "number")
         what = (
             f"in-place update of `{name}` ({why}): `{name}` is an array here, which "
             f"`{_operator(stmt)}=` would change in place"
@@ -173,15 +211,7 @@ class InPlaceMixin(LowererState):
         hint = f"write `{name} = {name} {_operator(stmt)} ...` to make a new array" + (
             f", or copy it first (`{name} = ....copy()`)" if "view" in why else ""
         )
-        self.block.append(
-            ir.Assign(
-                (),
-                registry.ASSERT,
-                (test,),
-                (("what", ir.Const(what)), ("hint", ir.Const(hint))),
-                self.line,
-            )
-        )
+        self.add_number_check(old, what, hint)
 
     def sharing_problem(self: Lowerer, name: str) -> str:
         """Why another name could see the array of ``name`` (not rebound in blocks), at this
@@ -436,3 +466,16 @@ def _rebinds(stmts: list[ir.Stmt], var: str) -> bool:
         if isinstance(s, ir.For) and s.target == var:
             return True
     return False
+
+
+def _item_of(node: Any, name: str) -> bool:
+    """``yi = name[index]``: one name bound to a subscript of ``name`` (a number of a vector,
+    or a view: :meth:`InPlaceMixin.check_kept_item` checks which where it is bound)."""
+    return (
+        isinstance(node, gast.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], gast.Name)
+        and isinstance(node.value, gast.Subscript)
+        and isinstance(node.value.value, gast.Name)
+        and node.value.value.id == name
+    )

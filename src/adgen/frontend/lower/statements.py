@@ -387,6 +387,8 @@ class StatementsMixin(LowererState):
             name = self.new_name(target.id)
             atom = self.expr(value, name)
             self.bind(target.id, name, atom)
+            if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
+                self.check_kept_item(target, value)
         elif isinstance(target, gast.Tuple) and all(isinstance(t, gast.Name) for t in target.elts):
             if isinstance(value, gast.Tuple) and len(value.elts) == len(target.elts):
                 # every value is computed before any name is rebound (a, b = b, a); values for
