@@ -403,7 +403,7 @@ REFUSED = {
         "        def g():\n            return y[0:]\n\n        r = g()\n        y += 1.0\n"
         "    return np.sum(r * w)\n",
         (np.ones(2),),
-        "a function defined here reads it",
+        "a function defined here may return a view of it",
         "",
     ),
     "item-of-a-list": (

@@ -20,8 +20,8 @@ from adgen.errors import UnresolvedNameError
 from adgen.frontend.lower.state import LowererState
 from adgen.frontend.lower.syntax import (
     _is_pop,
+    _nested_results,
     _own_nodes,
-    _read_by_nested,
     _written_in_place,
 )
 from adgen.rules import registry
@@ -112,8 +112,8 @@ class InPlaceMixin(LowererState):
         lists = lists or verb in ("append to", "pop from", "extend")
         if name in self.params:
             why = "it is an argument passed by the caller"
-        elif name in _read_by_nested(self.node):
-            why = "a function defined here reads it"
+        elif not lists and self.viewed_by_nested(name):
+            why = "a function defined here may return a view of it"
         for node in _own_nodes(self.node):
             if why:
                 break
@@ -354,8 +354,8 @@ class InPlaceMixin(LowererState):
         value and no statement could make another name share ``y``'s array."""
         if name in self.params:
             return "it is an argument passed by the caller"
-        if name in _read_by_nested(self.node):
-            return "a function defined here reads it"
+        if self.viewed_by_nested(name):
+            return "a function defined here may return a view of it"
         for node in _own_nodes(self.node):
             if isinstance(node, (gast.Assign, gast.AugAssign)):
                 targets = node.targets if isinstance(node, gast.Assign) else [node.target]
@@ -371,6 +371,13 @@ class InPlaceMixin(LowererState):
             elif _iterated_into(node, name):
                 return "a loop binds it to the items of what it iterates over"
         return ""
+
+    def viewed_by_nested(self: Lowerer, name: str) -> bool:
+        """May a function defined in this one return ``name``'s array or a view of it?"""
+        return any(
+            name in free and any(_views_of(r, name) for r in results)
+            for free, results in _nested_results(self.node)
+        )
 
     def holds(self: Lowerer, node: Any, name: str, whole_only: bool = False) -> bool:
         """Does this new list (a display or a comprehension) hold ``name``'s array (or a view
@@ -415,7 +422,7 @@ def _views_of(node: Any, name: str, whole_only: bool = False) -> bool:
         return node.id == name
     if isinstance(node, (gast.Subscript, gast.Attribute)):
         return not whole_only and _views_of(node.value, name)
-    if isinstance(node, gast.Tuple):
+    if isinstance(node, (gast.Tuple, gast.List)):
         return any(_views_of(e, name) for e in node.elts)
     if isinstance(node, gast.IfExp):
         return _views_of(node.body, name) or _views_of(node.orelse, name)

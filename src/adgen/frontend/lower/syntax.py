@@ -125,24 +125,29 @@ def _own_nodes(fn: Any) -> list[Any]:
     return found
 
 
-def _read_by_nested(fn: Any) -> set[str]:
-    """Names the functions defined inside ``fn`` read from it (free in them): a call of such a
-    function can see (and keep a view of) their arrays at any time."""
-    names: set[str] = set()
+def _nested_results(fn: Any) -> list[tuple[set[str], list[Any]]]:
+    """For each function defined inside ``fn`` (``def``, ``lambda``): the names it reads from
+    ``fn`` (free in it) and the expressions it returns -- a call of it may return a view of
+    one of those arrays, which the caller keeps under a name adgen sees only as a call."""
+    found: list[tuple[set[str], list[Any]]] = []
     for n in _own_nodes(fn):
         for child in gast.iter_child_nodes(n):
-            if isinstance(child, (gast.FunctionDef, gast.Lambda)):
-                inner = list(gast.walk(child))
-                local = {
-                    a.id
-                    for a in inner
-                    if isinstance(a, gast.Name) and isinstance(a.ctx, (gast.Store, gast.Param))
-                }
-                names |= {
-                    a.id
-                    for a in inner
-                    if isinstance(a, gast.Name)
-                    and isinstance(a.ctx, gast.Load)
-                    and a.id not in local
-                }
-    return names
+            if not isinstance(child, (gast.FunctionDef, gast.Lambda)):
+                continue
+            inner = list(gast.walk(child))
+            local = {
+                a.id
+                for a in inner
+                if isinstance(a, gast.Name) and isinstance(a.ctx, (gast.Store, gast.Param))
+            }
+            free = {
+                a.id
+                for a in inner
+                if isinstance(a, gast.Name) and isinstance(a.ctx, gast.Load) and a.id not in local
+            }
+            if isinstance(child, gast.Lambda):
+                results = [child.body]
+            else:
+                results = [r.value for r in inner if isinstance(r, gast.Return) and r.value]
+            found.append((free, results))
+    return found
