@@ -406,6 +406,13 @@ REFUSED = {
         "a function defined here may return a view of it",
         "",
     ),
+    "descent-from-the-callers-array": (
+        "def f(x0, A):\n    x = x0\n    for k in range(3):\n        x -= 0.1 * (A @ x)\n"
+        "    return np.sum(x ** 2)\n",
+        (np.ones(2), np.eye(2)),
+        "line 5 binds it to `x0`",
+        "`x = x0.copy()`",
+    ),
     "item-of-a-list": (
         "def f(w):\n    hs = [w * 1.0, w * 2.0]\n    x = hs[0]\n    x += 1.0\n"
         "    return np.sum(hs[0] * w)\n",

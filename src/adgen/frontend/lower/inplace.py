@@ -11,6 +11,8 @@ Python does in place, is lowered as ``y = y + v`` only where no other name sees 
 
 from __future__ import annotations
 
+import ast
+import re
 from typing import TYPE_CHECKING, Any
 
 import gast
@@ -208,8 +210,10 @@ class InPlaceMixin(LowererState):
             f"in-place update of `{name}` ({why}): `{name}` is an array here, which "
             f"`{_operator(stmt)}=` would change in place"
         )
+        bound = _BOUND_TO.search(why)
+        copy = f"`{name} = {bound.group(1)}.copy()`" if bound else f"`{name} = ....copy()`"
         hint = f"write `{name} = {name} {_operator(stmt)} ...` to make a new array" + (
-            f", or copy it first (`{name} = ....copy()`)" if "view" in why else ""
+            f", or bind `{name}` to a copy ({copy})" if "view" in why or bound else ""
         )
         self.add_number_check(old, what, hint)
 
@@ -362,10 +366,12 @@ class InPlaceMixin(LowererState):
                 stored = {n.id for t in targets for n in gast.walk(t) if isinstance(n, gast.Name)}
                 fresh = isinstance(node, gast.AugAssign) or self.fresh_value(node.value)
                 read = {n.id for n in gast.walk(node.value) if isinstance(n, gast.Name)}
+                line = self.parsed.line(node)
                 if name in stored and not fresh:
-                    return "it may be a view or another variable's array"
+                    text = _source_text(node.value)
+                    return f"line {line} binds it to `{text}`, another name's array or a view"
                 if name in read and (not fresh or self.holds(node.value, name)):
-                    return "another variable may share its array"
+                    return f"line {line} may give another name its array"
             elif _appends(node) and self.shares(node.args[-1], name):
                 return "a list may hold it"
             elif _iterated_into(node, name):
@@ -433,6 +439,15 @@ def _views_of(node: Any, name: str, whole_only: bool = False) -> bool:
             return True
         return any(_views_of(a, name) for a in node.args)
     return False
+
+
+_BOUND_TO = re.compile(r"binds it to `(.+)`, another")
+
+
+def _source_text(node: Any) -> str:
+    """The Python text of an expression of the user's (shortened when long)."""
+    text = ast.unparse(gast.gast_to_ast(node))
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _operator(stmt: Any) -> str:
