@@ -413,6 +413,13 @@ REFUSED = {
         "line 5 binds it to `x0`",
         "`x = x0.copy()`",
     ),
+    "slice-of-a-list": (
+        "def f(w):\n    hs = [w, w * 2, w * 3]\n    hs[1:3] = [w * 4, w * 5]\n"
+        "    return np.sum(hs[1] * hs[2])\n",
+        (np.ones(2),),
+        "assigning to a slice of the list `hs`",
+        "write the items one by one",
+    ),
     "item-of-a-list": (
         "def f(w):\n    hs = [w * 1.0, w * 2.0]\n    x = hs[0]\n    x += 1.0\n"
         "    return np.sum(hs[0] * w)\n",

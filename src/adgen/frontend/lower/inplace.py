@@ -70,6 +70,12 @@ class InPlaceMixin(LowererState):
         # writing an item of a list rebinds it: the list's items are not views of it
         self.check_owned(stmt, name, "write into", lists=self.is_list(base))
         index = self.index(target.slice, name)
+        if self.is_list(base) and isinstance(index, (ir.Slc, ir.Tup)):
+            self.refuse(
+                stmt,
+                f"assigning to a slice of the list `{name}`",
+                f"write the items one by one (`{name}[1] = a`, `{name}[2] = b`)",
+            )
         if op is None:
             v = self.expr(value, None, name)
         else:
