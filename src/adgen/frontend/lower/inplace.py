@@ -4,9 +4,18 @@
 """Lower in-place writes, and check that no other name sees the array written.
 
 ``y[i] = v`` and ``y[i] += v`` write into an array: allowed only on an array the function made
-itself, which no other name (an argument, a global, a view, another variable) can see -- else
-the write would change that value too, and the derivative would be wrong. ``y += v``, which
-Python does in place, is lowered as ``y = y + v`` only where no other name sees ``y``'s array.
+itself, which no other name (an argument, a global, a view, another variable, a list) can see
+-- else the write would change that value too, and the derivative would be wrong; ``hs[t] = v``
+on a list the function builds rebinds an item (other names keep the old one).
+
+``y += v``, which Python does in place, is lowered as ``y = y + v`` where no other name sees
+``y``'s array: for a name bound once, what the IR says its value shares memory with (views and
+their bases, lists and tuples holding it, the callers of an inlined function) at this point;
+for a name rebound in blocks, that it was bound to a new array earlier in the same block, or
+else that every assignment to it makes a new value. Where that cannot be shown, ``y`` may
+still be a number (``w[0]`` of a vector, a float argument), for which ``+=`` makes a new one:
+lowering adds ``assert np.isscalar(y)`` carrying the refusal's words, which the argument kinds
+of the call decide before the code runs (:func:`adgen.middle.shapes.settle_checks`).
 """
 
 from __future__ import annotations
