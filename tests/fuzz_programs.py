@@ -20,6 +20,8 @@ random choices (:class:`Choices`): hypothesis's, or a seeded ``random.Random`` f
 * ``tuple``: tuple packing, unpacking and swaps;
 * ``helper``: a call to a helper function of the module (some return tuples, some
   branch, some call another helper);
+* ``augment``: ``z += v`` (``-=``, ``*=``) where ``z`` is another name of a Python float,
+  an item of a vector, a view of a temporary or a new array;
 * ``inplace``: an array made inside the program (``np.zeros``, ``.copy()``,
   ``np.copy``) written with ``v[i] = ...``, ``v[1:] += ...``, ``v[mask] = ...``,
   ``v[:, j] = ...``;
@@ -437,7 +439,7 @@ class Writer:
 
     def statement(self, scope: Scope, indent: str, depth: int) -> list[str]:
         kinds = ["prim", "prim", "arith", "arith", "reduce", "index", "product", "example"]
-        kinds += ["math", "tuple", "helper", "inplace", "opaque"]
+        kinds += ["math", "tuple", "helper", "inplace", "opaque", "augment"]
         # the constructs an independent fuzzer found adgen wrong or crashing on
         kinds += sorted(NEW_KINDS - {"call"})
         if scope.closures:
@@ -733,6 +735,37 @@ class Writer:
             lines += self.write(inner, name, "")
         scope.writable.add(name)
         return lines, name, shape
+
+    def stmt_augment(self, scope: Scope) -> Any:
+        """``z op= v`` where Python makes a new value or updates an array nobody else sees:
+        ``z`` another name of a Python float, an item of a vector (a NumPy number), a view
+        of a temporary (``np.reshape(a * c, (-1,))``) or a new array."""
+        a = self.source(scope)
+        shape = scope.shapes[a]
+        forms: list[tuple[str, Shape]] = [(f"{a} * {self.const()}", shape)]
+        if shape is None:
+            forms.append((a, None))
+        elif len(shape) == 1 and shape[0] > 0:
+            forms.append((f"{a}[{self.choices.integer(0, shape[0] - 1)}]", ()))
+        if shape:
+            size = int(np.prod(shape))
+            forms.append((f"np.reshape({a} * {self.const()}, (-1,))", (size,)))
+        init, zshape = self.pick(forms)
+        name = self.fresh()
+        lines = [f"{name} = {init}"]
+        for _ in range(self.choices.integer(1, 2)):
+            fits = [
+                n
+                for n in self.fits(scope, zshape or ())
+                if n != name and (zshape is not None or scope.shapes[n] is None)
+            ]
+            if self.choices.integer(0, 2) == 0 or not fits:
+                lines.append(f"{name} *= {self.const()}")
+            else:
+                op = self.pick(["+=", "-="])
+                lines.append(f"{name} {op} np.tanh({self.pick(fits)})")
+        self.features.add("augment " + ("number" if not zshape else "array"))
+        return lines, name, zshape
 
     def write(self, scope: Scope, w: str, indent: str, loop_var: str | None = None) -> list[str]:
         """One in-place write into the array ``w`` (made by the program)."""

@@ -355,7 +355,12 @@ def stmt_to_ast(stmt: Stmt) -> ast.stmt:
     """The primal Python statement (control-flow blocks without their bodies)."""
     if isinstance(stmt, Assign):
         if stmt.prim.name == "assert":
-            return ast.Assert(test=atom_to_ast(stmt.args[0]), msg=None)
+            words = dict(stmt.kwargs)
+            what, hint = words.get("what"), words.get("hint")
+            msg = None
+            if isinstance(what, Const) and isinstance(hint, Const):
+                msg = ast.Constant(f"adgen does not support {what.value} (hint: {hint.value})")
+            return ast.Assert(test=atom_to_ast(stmt.args[0]), msg=msg)
         if stmt.prim.name == "append":  # xs.append(v), in place
             method = ast.Attribute(value=atom_to_ast(stmt.args[0]), attr="append", ctx=ast.Load())
             return ast.Expr(

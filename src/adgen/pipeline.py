@@ -25,7 +25,7 @@ from adgen.frontend.lower import lower
 from adgen.frontend.parse import LiveScope, parse_function
 from adgen.generated import Generated
 from adgen.middle.optimize import optimize
-from adgen.middle.shapes import Signature
+from adgen.middle.shapes import Signature, settle_checks
 from adgen.modes.forward import forward
 from adgen.modes.reverse import reverse
 
@@ -145,6 +145,7 @@ def derivative(
     def build() -> tuple[Derivative, list[Any]]:
         scope = LiveScope(fn)
         function = lower(parse_function(fn, scope), dict(structure) or None)
+        function = settle_checks(function, signature)
         if optimized:
             function = optimize(function)
 

@@ -25,6 +25,7 @@ constant contributes nothing. This lets the generated code skip
 from __future__ import annotations
 
 import ast
+import dataclasses
 import warnings
 from dataclasses import dataclass
 from typing import Any
@@ -32,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from adgen import ir
+from adgen.errors import SourceLocation, UnsupportedSyntaxError
 
 Classes = dict[str, frozenset[str]]
 SCALARS = "<scalars>"  # entry listing the outside names known to be Python numbers
@@ -334,12 +336,25 @@ class _Inference:
 
     def evaluate(self, stmt: ir.Assign) -> tuple[Known | None, ...]:
         prim = stmt.prim
+        if prim.name == "setitem" and isinstance(stmt.args[0], ir.Var):
+            # writing into an array keeps its shape, dtype and kind (not its values)
+            old = self.env.get(stmt.args[0].name)
+            if old is None or old.kind != "array":
+                raise _Unknown
+            return (Known(old.shape, old.dtype, old.kind),)
         if prim.name in _NEVER or prim.user_fn is not None or prim.callee is not None:
             raise _Unknown
         if prim.refusal is not None:  # a call run as written (print(x)): only when f runs
             raise _Unknown
         if prim.name.startswith(("np.random", "rt.")) and prim.name != "rt.zeros_like":
             raise _Unknown
+        if prim.name == "np.isscalar" and len(stmt.args) == 1 and not stmt.kwargs:
+            # a NumPy or Python number, not an array (a 0-d one too): the kind decides
+            arg = stmt.args[0]
+            known = self.env.get(arg.name) if isinstance(arg, ir.Var) else None
+            if known is None:
+                raise _Unknown
+            return (Known((), np.dtype(bool), "python", known.kind != "array", True),)
         values: dict[str, Any] = {}
         stand_ins = False
         for v in {v for atom in ir.stmt_args(stmt) for v in ir.atom_vars(atom)}:
@@ -510,3 +525,90 @@ def specialise(
     shapes = infer(fn, signature) if signature else {}
     known = {n: (k.shape, k.dtype.name) for n, k in shapes.items()}
     return refine(classes, shapes), shapes, known
+
+
+def settle_checks(fn: ir.Function, signature: Signature) -> ir.Function:
+    """adgen's own checks (an ``assert`` carrying a refusal's words: lowering makes one for
+    ``z += v`` where ``z`` may be an array another name sees, which Python would change in
+    place) decided by the kinds of the call's arguments: a check known to pass is dropped, one
+    known to fail is refused now, with its words; one the shapes do not decide stays in the
+    code, to run.
+
+    >>> from adgen.frontend.parse import parse_function
+    >>> from adgen.frontend.lower import lower
+    >>> def f(w):
+    ...     z = w[0]
+    ...     z += w[1]
+    ...     return z
+    >>> lowered = lower(parse_function(f))
+    >>> vector = (("w", describe(np.ones(3))),)
+    >>> [s.prim.name for s in lowered.body if isinstance(s, ir.Assign)]
+    ['getitem', 'np.isscalar', 'assert', 'getitem', 'add']
+    >>> [s.prim.name for s in settle_checks(lowered, vector).body if isinstance(s, ir.Assign)]
+    ['getitem', 'getitem', 'add']
+    >>> settle_checks(lowered, (("w", describe(np.ones((3, 3)))),))
+    Traceback (most recent call last):
+    ...
+    adgen.errors.UnsupportedSyntaxError: ... in-place update of `z` ...
+    """
+    checks = [
+        s
+        for s in fn.statements()
+        if isinstance(s, ir.Assign) and s.prim.name == "assert" and s.kwargs
+    ]
+    if not checks or not signature:
+        return fn
+    known = infer(fn, signature)
+    passed: set[int] = set()
+    tests: set[str] = set()  # the names the passed checks test (lowering made them for that)
+    for check in checks:
+        test, words = check.args[0], dict(check.kwargs)
+        if not isinstance(test, ir.Var):
+            continue
+        found = known.get(test.name)
+        if found is None or not found.has_value:
+            continue
+        if found.value:
+            passed.add(id(check))
+            tests.add(test.name)
+            continue
+        what, hint = words.get("what"), words.get("hint")
+        raise UnsupportedSyntaxError(
+            f"adgen does not support {getattr(what, 'value', what)}",
+            _location(fn, check.line),
+            str(getattr(hint, "value", "")),
+        )
+    passed |= {
+        id(s)
+        for s in fn.statements()
+        if isinstance(s, ir.Assign) and len(s.targets) == 1 and s.targets[0] in tests
+    }
+    return dataclasses.replace(fn, body=_without(fn.body, passed))
+
+
+def _without(block: list[ir.Stmt], dropped: set[int]) -> list[ir.Stmt]:
+    """``block`` without the statements whose ids are in ``dropped`` (at any depth)."""
+    out: list[ir.Stmt] = []
+    for s in block:
+        if id(s) in dropped:
+            continue
+        if isinstance(s, ir.If):
+            s = dataclasses.replace(
+                s, body=_without(s.body, dropped), orelse=_without(s.orelse, dropped)
+            )
+        elif isinstance(s, ir.For):
+            s = dataclasses.replace(s, body=_without(s.body, dropped))
+        elif isinstance(s, ir.While):
+            s = dataclasses.replace(
+                s, test_body=_without(s.test_body, dropped), body=_without(s.body, dropped)
+            )
+        out.append(s)
+    return out
+
+
+def _location(fn: ir.Function, line: int) -> SourceLocation:
+    """Where a statement's line is in the user's source (an inlined function's own file)."""
+    if line in fn.origins:
+        return fn.origins[line]
+    text = fn.source_lines.get(line, "")
+    return SourceLocation(fn.filename, line, len(text) - len(text.lstrip()), text)

@@ -655,7 +655,23 @@ POP = Primitive("pop", _setitem_emitter, _positional("a"), {}, {})
 POP.diff_params = ("a",)
 
 # `assert test`: kept in the generated code (forward sweep / primal), never differentiated.
-ASSERT = Primitive("assert", _setitem_emitter, _positional("test"), {}, {}, differentiable=False)
+# adgen's own checks carry a refusal's words (`what`, `hint`): the message if the check fails
+# when the code runs, or adgen's error when the argument shapes decide it beforehand
+# (middle/shapes.settle_checks).
+ASSERT = Primitive(
+    "assert",
+    _setitem_emitter,
+    [
+        *_positional("test"),
+        *(
+            inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None)
+            for n in ("what", "hint")
+        ),
+    ],
+    {},
+    {},
+    differentiable=False,
+)
 
 
 # Calls known to only read their arguments (never write into them): besides these, the

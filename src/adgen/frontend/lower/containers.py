@@ -21,7 +21,7 @@ import numpy as np
 from adgen import ir
 from adgen.frontend.lower.jumps import _name
 from adgen.frontend.lower.state import LowererState
-from adgen.pyast import walk
+from adgen.frontend.lower.syntax import _own_nodes
 from adgen.rules import registry
 
 if TYPE_CHECKING:
@@ -38,11 +38,17 @@ class ContainersMixin(LowererState):
         self.check_owned(stmt, name, "append to")
         v = self.expr(value, None, name)
         self.check_item(value, v)
+        self.hold(v)
         ir_name = self.multi[name]
         self.block.append(
             ir.Assign((ir_name,), registry.APPEND, (self.env[name], v), (), self.line)
         )
         self.env[name] = ir.Var(ir_name)
+
+    def hold(self: Lowerer, atom: ir.Atom) -> None:
+        """A list now holds ``atom``'s arrays: updating one in place would change the list's
+        item too (:meth:`~adgen.frontend.lower.inplace.InPlaceMixin.sharing_problem`)."""
+        self.held.update(ir.atom_vars(atom))
 
     def check_item(self: Lowerer, node: Any, atom: ir.Atom) -> None:
         """An item of a list the function builds is one value: a tuple (or dict) of
@@ -87,7 +93,7 @@ class ContainersMixin(LowererState):
         memo = self.__dict__.setdefault("_list_names", {})
         key = (finder, id(self.node))
         if key not in memo:
-            memo[key] = finder(walk(self.node))
+            memo[key] = finder(_own_nodes(self.node))  # (a nested def's names are its own)
         result: set[str] = memo[key]
         return result
 
@@ -97,12 +103,35 @@ class ContainersMixin(LowererState):
         atoms = [self.expr(e, None, name) for e in items]
         for e, a in zip(items, atoms):
             self.check_item(e, a)
+            self.hold(a)
         self.block.append(ir.Assign((ir_name,), registry.LIST_NEW, (), (), self.line))
         self.producers[ir_name] = registry.LIST_NEW
         for a in atoms:
             self.block.append(
                 ir.Assign((ir_name,), registry.APPEND, (ir.Var(ir_name), a), (), self.line)
             )
+        self.bound.add(name)
+        self.env[name] = ir.Var(ir_name)
+
+    def repeated_list(self: Lowerer, name: str, value: Any) -> None:
+        """``xs = [a, b] * n`` for a list later written by index (``xs[t] = v``): a real list,
+        built by appending the items ``n`` times (the same arrays, as Python repeats them)."""
+        left = isinstance(value.left, gast.List)
+        display, count = (value.left, value.right) if left else (value.right, value.left)
+        ir_name = self.new_name(name)
+        atoms = [self.expr(e, None, name) for e in display.elts]
+        for e, a in zip(display.elts, atoms):
+            self.check_item(e, a)
+            self.hold(a)
+        n = self.expr(count, None, "n")
+        loop = self.call_prim(range, [n], "loop")
+        self.block.append(ir.Assign((ir_name,), registry.LIST_NEW, (), (), self.line))
+        self.producers[ir_name] = registry.LIST_NEW
+        body: list[ir.Stmt] = [
+            ir.Assign((ir_name,), registry.APPEND, (ir.Var(ir_name), a), (), self.line)
+            for a in atoms
+        ]
+        self.block.append(ir.For(self.namer.fresh("k"), loop, body, self.line))
         self.bound.add(name)
         self.env[name] = ir.Var(ir_name)
 
@@ -150,6 +179,7 @@ class ContainersMixin(LowererState):
         loop) to the list ``result``."""
         if isinstance(part, ir.Tup):
             for a in part.items:
+                self.hold(a)
                 self.block.append(
                     ir.Assign((result,), registry.APPEND, (ir.Var(result), a), (), self.line)
                 )
@@ -162,6 +192,8 @@ class ContainersMixin(LowererState):
         getitem = registry.lookup(registry.operator.getitem)
         assert getitem is not None
         self.producers[item] = getitem
+        self.bases[item] = {part.name} if isinstance(part, ir.Var) else set()
+        self.hold(ir.Var(item))
         body: list[ir.Stmt] = [
             ir.Assign((item,), getitem, (part, ir.Var(k)), (), self.line),
             ir.Assign((result,), registry.APPEND, (ir.Var(result), ir.Var(item)), (), self.line),

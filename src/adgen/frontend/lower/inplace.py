@@ -4,13 +4,24 @@
 """Lower in-place writes, and check that no other name sees the array written.
 
 ``y[i] = v`` and ``y[i] += v`` write into an array: allowed only on an array the function made
-itself, which no other name (an argument, a global, a view, another variable) can see -- else
-the write would change that value too, and the derivative would be wrong. ``y += v``, which
-Python does in place, is lowered as ``y = y + v`` only where no other name sees ``y``'s array.
+itself, which no other name (an argument, a global, a view, another variable, a list) can see
+-- else the write would change that value too, and the derivative would be wrong; ``hs[t] = v``
+on a list the function builds rebinds an item (other names keep the old one).
+
+``y += v``, which Python does in place, is lowered as ``y = y + v`` where no other name sees
+``y``'s array: for a name bound once, what the IR says its value shares memory with (views and
+their bases, lists and tuples holding it, the callers of an inlined function) at this point;
+for a name rebound in blocks, that it was bound to a new array earlier in the same block, or
+else that every assignment to it makes a new value. Where that cannot be shown, ``y`` may
+still be a number (``w[0]`` of a vector, a float argument), for which ``+=`` makes a new one:
+lowering adds ``assert np.isscalar(y)`` carrying the refusal's words, which the argument kinds
+of the call decide before the code runs (:func:`adgen.middle.shapes.settle_checks`).
 """
 
 from __future__ import annotations
 
+import ast
+import re
 from typing import TYPE_CHECKING, Any
 
 import gast
@@ -18,7 +29,12 @@ import gast
 from adgen import ir
 from adgen.errors import UnresolvedNameError
 from adgen.frontend.lower.state import LowererState
-from adgen.frontend.lower.syntax import _is_pop
+from adgen.frontend.lower.syntax import (
+    _is_pop,
+    _nested_results,
+    _own_nodes,
+    _written_in_place,
+)
 from adgen.rules import registry
 
 if TYPE_CHECKING:
@@ -53,9 +69,25 @@ class InPlaceMixin(LowererState):
         name = target.value.id
         if name not in self.env:
             self.refuse(target.value, f"writing into `{name}`, which is not a local array", "")
-        self.check_owned(stmt, name, "write into")
         base = self.env[name]
+        if self.is_list(base) and op is not None:
+            # Python updates the item in place (`hs[i].__iadd__(v)`): an array another name
+            # (or another item) may hold
+            self.refuse(
+                stmt,
+                f"an in-place update of an item of the list `{name}` (the item's array would "
+                "change in place, and other names may hold it)",
+                f"write `{name}[...] = {name}[...] {_operator(stmt)} ...` to make a new item",
+            )
+        # writing an item of a list rebinds it: the list's items are not views of it
+        self.check_owned(stmt, name, "write into", lists=self.is_list(base))
         index = self.index(target.slice, name)
+        if self.is_list(base) and isinstance(index, (ir.Slc, ir.Tup)):
+            self.refuse(
+                stmt,
+                f"assigning to a slice of the list `{name}`",
+                f"write the items one by one (`{name}[1] = a`, `{name}[2] = b`)",
+            )
         if atom is not None:
             v = atom
         elif op is None:
@@ -70,14 +102,17 @@ class InPlaceMixin(LowererState):
             old = self.emit(None, name, getitem, [base, index], [], stmt)
             rhs = self.expr(value, None, name)
             v = self.emit(None, name, prim, [old, rhs], [], stmt)
+        if self.is_list(base):
+            self.hold(v)
         ir_name = self.multi[name]
         self.block.append(ir.Assign((ir_name,), registry.SETITEM, (base, index, v), (), self.line))
         self.env[name] = ir.Var(ir_name)
 
-    def check_owned(self: Lowerer, stmt: Any, name: str, verb: str) -> None:
+    def check_owned(self: Lowerer, stmt: Any, name: str, verb: str, lists: bool = False) -> None:
         """Writing into ``name``'s array must not be seen through any other name: it must be
-        made inside the function, every binding a new array, and no name kept as a view."""
-        why = self.ownership_problem(name, verb)
+        made inside the function, every binding a new array, and no name kept as a view
+        (``lists``: ``name`` is a list, whose items are not views of it)."""
+        why = self.ownership_problem(name, verb, lists)
         if why:
             self.refuse(
                 stmt,
@@ -86,7 +121,7 @@ class InPlaceMixin(LowererState):
                 "or copy the slice you keep",
             )
 
-    def ownership_problem(self: Lowerer, name: str, verb: str) -> str:
+    def ownership_problem(self: Lowerer, name: str, verb: str, lists: bool = False) -> str:
         """Why writing into ``name``'s array (or list) could be seen through another name
         ("" if it cannot)."""
         why = ""
@@ -96,13 +131,17 @@ class InPlaceMixin(LowererState):
             # such a view again -- the generated code has the meaning of its values
             return ""
         # a list's items are not views of it: only another name for the list itself matters
-        lists = verb in ("append to", "pop from", "extend")
+        lists = lists or verb in ("append to", "pop from", "extend")
         if name in self.params:
             why = "it is an argument passed by the caller"
-        for node in gast.walk(self.node):
+        elif not lists and self.viewed_by_nested(name):
+            why = "a function defined here may return a view of it"
+        for node in _own_nodes(self.node):
             if why:
                 break
-            if isinstance(node, (gast.Assign, gast.AugAssign)):
+            if _appends(node) and self.shares(node.args[-1], name, lists):
+                why = "a list holds it"
+            elif isinstance(node, (gast.Assign, gast.AugAssign)):
                 targets = node.targets if isinstance(node, gast.Assign) else [node.target]
                 stored = {
                     n.id
@@ -114,53 +153,235 @@ class InPlaceMixin(LowererState):
                 fresh = isinstance(node, gast.AugAssign) or self.fresh_value(node.value)
                 if name in stored and not fresh:
                     why = "it may be a view of another array or another variable's array"
-                elif stored and not fresh and _views_of(node.value, name, lists):
+                elif not lists and _item_of(node, name):
+                    pass  # `yi = y[i]`: checked to be a number where it is bound (kept_item)
+                elif stored and self.shares(node.value, name, lists):
                     kept = sorted(stored) or ["a name"]
                     why = f"`{kept[0]}` keeps a view of it"
             elif isinstance(node, gast.For) and not lists and _views_of(node.iter, name):
                 why = "a loop iterates over its rows"
+            elif _iterated_into(node, name):
+                why = "a loop binds it to the items of what it iterates over"
         return why
+
+    def check_kept_item(self: Lowerer, target: Any, value: Any) -> None:
+        """After ``yi = y[i]`` where ``y`` is written in place somewhere in the function: a
+        check that ``yi`` is a number (``y[i]`` of a vector), not a view that a write into
+        ``y`` would change -- decided by the argument kinds where they tell."""
+        y = value.value.id
+        if (
+            self.parsed.filename.startswith("<adgen ")
+            or y not in self.list_names(_written_in_place)
+            or self.is_list(self.env.get(y))
+            or target.id not in self.env
+        ):
+            return
+        what = (
+            f"in-place write into `{y}` (`{target.id}` keeps a view of it): `{target.id}` is "
+            f"an array here, which writing into `{y}` would change"
+        )
+        hint = f"copy it (`{target.id} = {y}[...].copy()`), or write into a copy of `{y}`"
+        self.add_number_check(self.env[target.id], what, hint)
+
+    def add_number_check(self: Lowerer, atom: ir.Atom, what: str, hint: str) -> None:
+        """``assert np.isscalar(atom)`` carrying a refusal's words (see check_in_place)."""
+        test = self.call_prim(registry.np.isscalar, [atom], "number")
+        self.block.append(
+            ir.Assign(
+                (),
+                registry.ASSERT,
+                (test,),
+                (("what", ir.Const(what)), ("hint", ir.Const(hint))),
+                self.line,
+            )
+        )
 
     def check_in_place(self: Lowerer, stmt: Any) -> None:
         """``y += v`` updates an array in place; lowering it as ``y = y + v`` is right only when
-        no other name can see that array: refuse when ``y`` is a parameter, a global, a view
-        (slice, reshape, transpose) or another variable's value too."""
+        no other name can see that array, or when ``y`` is a number (a NumPy scalar such as
+        ``w[0]`` of a vector, a Python float: ``+=`` then makes a new one). Where adgen cannot
+        show that no other name sees it, the update is lowered with a check that ``y`` is a
+        number, which the argument kinds of the call decide before the code runs
+        (:func:`adgen.middle.shapes.settle_checks`): refused there if ``y`` is an array."""
         name = stmt.target.id
         atom = self.env.get(name)
+        if isinstance(atom, (ir.Tup, ir.Dct)):
+            self.refuse(
+                stmt,
+                f"in-place update of `{name}` (it is a tuple or list of values)",
+                f"write `{name} = {name} {_operator(stmt)} ...`",
+            )
+        if self.parsed.filename.startswith("<adgen ") and name not in self.params:
+            return  # adgen's own code (see ownership_problem)
         if name in self.multi:
-            self.check_in_place_in_blocks(stmt, name)
-            return
-        if atom is None or isinstance(atom, ir.Const):
-            return
-        if isinstance(atom, ir.Var):
-            prim = self.producers.get(atom.name)
-            shared = [u for u, a in self.env.items() if u != name and a == atom]
-            if prim is not None and not prim.view and not shared:
-                return
-            if shared:
-                why = f"it is also `{shared[0]}`"
-            elif prim is None:
-                why = "it is an argument passed by the caller"
-            else:
-                why = f"it is a view of another array (made by {prim.name})"
+            why = "" if self.fresh_here(name) else self.blocks_sharing_problem(name)
         else:
-            why = "it is a global value"
-        self.refuse(
-            stmt,
-            f"in-place update of `{name}` ({why}; arrays would change in place)",
-            f"write `{name} = {name} {_OPERATOR_TEXT.get(type(stmt.op).__name__, '+')} ...` "
-            "to make a new value",
+            why = self.sharing_problem(name)
+        if not why:
+            return
+        old = self.env[name]
+        if self.is_list(old):  # `xs += ys` extends the list in place: never a new value
+            self.refuse(
+                stmt,
+                f"in-place update of `{name}` ({why}; Python extends the list in place)",
+                f"write `{name} = {name} + ...` to make a new list",
+            )
+        what = (
+            f"in-place update of `{name}` ({why}): `{name}` is an array here, which "
+            f"`{_operator(stmt)}=` would change in place"
         )
+        bound = _BOUND_TO.search(why)
+        copy = f"`{name} = {bound.group(1)}.copy()`" if bound else f"`{name} = ....copy()`"
+        hint = f"write `{name} = {name} {_operator(stmt)} ...` to make a new array" + (
+            f", or bind `{name}` to a copy ({copy})" if "view" in why or bound else ""
+        )
+        self.add_number_check(old, what, hint)
 
-    def check_in_place_in_blocks(self: Lowerer, stmt: Any, name: str) -> None:
+    def sharing_problem(self: Lowerer, name: str) -> str:
+        """Why another name could see the array of ``name`` (not rebound in blocks), at this
+        point of the function ("" if none can)."""
+        atom = self.env.get(name)
+        if atom is None or isinstance(atom, ir.Const):
+            return ""
+        if isinstance(atom, ir.Free):
+            return "" if atom.name in self.scalars else "it is a global value"
+        assert isinstance(atom, ir.Var)
+        return self.value_problem(atom, name)
+
+    def value_problem(self: Lowerer, atom: ir.Var, name: str | None) -> str:
+        """Why a name other than ``name`` could see ``atom``'s array now ("" if none can):
+        what the IR says it shares memory with (views, their bases), and which names (here,
+        in the callers of an inlined function, in tuples) or lists hold any of that."""
+        family = self.shares_with(atom.name)
+        holders = [
+            (user, a, v, self.shares_with(v))
+            for lowerer in self.lowerers()
+            for user, a in lowerer.env.items()
+            if not (lowerer is self and user == name)
+            for v in ir.atom_vars(a)
+        ]
+        for user, a, v, _ in holders:
+            if v == atom.name:
+                return f"it is also `{user}`" if a == atom else f"`{user}` holds it too"
+        why = self.storage_problem(atom.name)
+        if why:
+            return why
+        made = self.producers[atom.name]
+        for v in sorted(family - {atom.name}):
+            why = self.storage_problem(v)
+            if why:
+                return f"it may be a view of {why.removeprefix('it is ')} (made by {made.name})"
+        for user, _, _, shared in holders:
+            if shared & family:
+                return f"`{user}` may see its array (a view or another name of it)"
+        if any(self.shares_with(h) & family for h in self.held):
+            return "a list holds it (or a view of it)"
+        return ""
+
+    def note_binding(self: Lowerer, user: str, name: str, atom: ir.Atom) -> None:
+        """Remember where a name rebound in blocks was last bound to an array no other name
+        sees (a number, a new array, another name's array nobody else holds): an update of
+        it later in the same block, before anything takes a view of it, is then of a new
+        array whatever earlier iterations of a loop left in other names."""
+        if user not in self.multi or self.parsed.filename.startswith("<adgen "):
+            return
+        self.fresh_binding.pop(user, None)
+        if isinstance(atom, ir.Const):
+            fresh, after = True, 1
+        elif isinstance(atom, ir.Var) and atom.name == name:  # computed into its own name
+            made = self.producers.get(name)
+            fresh = made is not None and not self.storage_problem_of(made)
+            last = self.block[-1] if self.block else None
+            if fresh and made is not None and made.view:  # a view of a temporary?
+                fresh = (
+                    isinstance(last, ir.Assign)
+                    and last.targets == (name,)
+                    and made.differentiable
+                    and bool(last.args)
+                    and all(
+                        not self.value_problem(ir.Var(v), user) for v in ir.atom_vars(last.args[0])
+                    )
+                    and name not in ir.atom_vars(last.args[0])
+                )
+            after = 0
+        elif isinstance(atom, ir.Var):  # copied into it next (bind)
+            fresh, after = not self.value_problem(atom, user), 1
+        else:
+            return
+        if fresh:
+            self.fresh_binding[user] = (self.block, len(self.block) + after)
+
+    def fresh_here(self: Lowerer, name: str) -> bool:
+        """Was ``name`` (rebound in blocks) bound to a new array earlier in this very block,
+        not rebound since, and is it held by no other name or list now?"""
+        found = self.fresh_binding.get(name)
+        atom = self.env.get(name)
+        if found is None or found[0] is not self.block or not isinstance(atom, ir.Var):
+            return False
+        if _rebinds(self.block[found[1] :], atom.name):
+            return False
+        others = [
+            v
+            for lowerer in self.lowerers()
+            for user, a in lowerer.env.items()
+            if not (lowerer is self and user == name)
+            for v in ir.atom_vars(a)
+        ]
+        return not any(atom.name in self.shares_with(v) for v in [*others, *self.held])
+
+    def shares_with(self: Lowerer, var: str) -> set[str]:
+        """The IR names whose memory ``var``'s array may be (a part of): itself, what it is a
+        view of, and so on."""
+        found, todo = {var}, [var]
+        while todo:
+            for base in self.bases.get(todo.pop(), ()):
+                if base not in found:
+                    found.add(base)
+                    todo.append(base)
+        return found
+
+    def storage_problem(self: Lowerer, var: str) -> str:
+        """Why the IR name ``var`` may be an array other names see, whatever this function
+        does ("" if it is one the function made)."""
+        made = self.producers.get(var)
+        if made is None:
+            return "it is an argument passed by the caller"
+        if var in self.rebound:
+            return "it is a variable rebound in a loop or branch"
+        if var in self.held:
+            return "it is an item of a list"
+        if made.view and not self.bases.get(var):
+            return "it is a global value"
+        return self.storage_problem_of(made)
+
+    def storage_problem_of(self: Lowerer, made: registry.Primitive) -> str:
+        """Why what ``made`` returns may be an array other names see ("" if it is new)."""
+        if made in (registry.LIST_NEW, registry.POP):
+            return "it is an item of a list"
+        if made.refusal is not None or made.callee is not None or made.user_fn is not None:
+            return f"it is the result of `{made.name}`, which may be another array"
+        return ""
+
+    def lowerers(self: Lowerer) -> list[Lowerer]:
+        """This Lowerer, and those of the functions an inlined call is lowered inside or a
+        nested ``def`` is defined in: every name that can see a value now."""
+        found: list[Lowerer] = [self]
+        for lowerer in found:
+            for other in (lowerer.parent, lowerer.enclosing):
+                if other is not None and all(other is not f for f in found):
+                    found.append(other)
+        return found
+
+    def blocks_sharing_problem(self: Lowerer, name: str) -> str:
         """For a variable rebound inside blocks the order of assignments is not known here, so
-        ``y += v`` is allowed only when *every* assignment to ``y`` makes a new value and no
-        statement could make another name share ``y``'s array."""
-        why = ""
+        ``y += v`` is taken for a new value only when *every* assignment to ``y`` makes a new
+        value and no statement could make another name share ``y``'s array."""
         if name in self.params:
-            why = "it is an argument passed by the caller"
-        for node in gast.walk(self.node):
-            if isinstance(node, (gast.Assign, gast.AugAssign)) and not why:
+            return "it is an argument passed by the caller"
+        if self.viewed_by_nested(name):
+            return "a function defined here may return a view of it"
+        for node in _own_nodes(self.node):
+            if isinstance(node, (gast.Assign, gast.AugAssign)):
                 targets = node.targets if isinstance(node, gast.Assign) else [node.target]
                 stored = {
                     n.id
@@ -170,17 +391,39 @@ class InPlaceMixin(LowererState):
                 }
                 fresh = isinstance(node, gast.AugAssign) or self.fresh_value(node.value)
                 read = {n.id for n in gast.walk(node.value) if isinstance(n, gast.Name)}
+                line = self.parsed.line(node)
                 if name in stored and not fresh:
-                    why = "it may be a view or another variable's array"
-                elif name in read and not fresh:
-                    why = "another variable may share its array"
-        if why:
-            self.refuse(
-                stmt,
-                f"in-place update of `{name}` ({why}; arrays would change in place)",
-                f"write `{name} = {name} {_OPERATOR_TEXT.get(type(stmt.op).__name__, '+')} ...` "
-                "to make a new value",
-            )
+                    text = _source_text(node.value)
+                    return f"line {line} binds it to `{text}`, another name's array or a view"
+                if name in read and (not fresh or self.holds(node.value, name)):
+                    return f"line {line} may give another name its array"
+            elif _appends(node) and self.shares(node.args[-1], name):
+                return "a list may hold it"
+            elif _iterated_into(node, name):
+                return "a loop binds it to the items of what it iterates over"
+        return ""
+
+    def viewed_by_nested(self: Lowerer, name: str) -> bool:
+        """May a function defined in this one return ``name``'s array or a view of it?"""
+        return any(
+            name in free and any(_views_of(r, name) for r in results)
+            for free, results in _nested_results(self.node)
+        )
+
+    def holds(self: Lowerer, node: Any, name: str, whole_only: bool = False) -> bool:
+        """Does this new list (a display or a comprehension) hold ``name``'s array (or a view
+        of it) as an item?"""
+        if isinstance(node, gast.List):
+            return any(self.shares(e, name, whole_only) for e in node.elts)
+        if isinstance(node, gast.ListComp):
+            return self.shares(node.elt, name, whole_only)
+        return False
+
+    def shares(self: Lowerer, node: Any, name: str, whole_only: bool = False) -> bool:
+        """Could this value be ``name``'s array, a view of it, or a list holding it?"""
+        if isinstance(node, (gast.List, gast.ListComp)):
+            return self.holds(node, name, whole_only)
+        return not self.fresh_value(node) and _views_of(node, name, whole_only)
 
     def fresh_value(self: Lowerer, node: Any) -> bool:
         """Does this expression certainly make a new value (not a view or an alias)?"""
@@ -210,7 +453,7 @@ def _views_of(node: Any, name: str, whole_only: bool = False) -> bool:
         return node.id == name
     if isinstance(node, (gast.Subscript, gast.Attribute)):
         return not whole_only and _views_of(node.value, name)
-    if isinstance(node, gast.Tuple):
+    if isinstance(node, (gast.Tuple, gast.List)):
         return any(_views_of(e, name) for e in node.elts)
     if isinstance(node, gast.IfExp):
         return _views_of(node.body, name) or _views_of(node.orelse, name)
@@ -221,3 +464,65 @@ def _views_of(node: Any, name: str, whole_only: bool = False) -> bool:
             return True
         return any(_views_of(a, name) for a in node.args)
     return False
+
+
+_BOUND_TO = re.compile(r"binds it to `(.+)`, another")
+
+
+def _source_text(node: Any) -> str:
+    """The Python text of an expression of the user's (shortened when long)."""
+    text = ast.unparse(gast.gast_to_ast(node))
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _operator(stmt: Any) -> str:
+    """The text of an augmented assignment's operator (``+`` of ``y += v``)."""
+    return _OPERATOR_TEXT.get(type(stmt.op).__name__, "+")
+
+
+def _appends(node: Any) -> bool:
+    """``xs.append(v)`` (or ``insert``): a list then holds ``v``."""
+    return (
+        isinstance(node, gast.Call)
+        and isinstance(node.func, gast.Attribute)
+        and node.func.attr in ("append", "insert")
+        and bool(node.args)
+    )
+
+
+def _iterated_into(node: Any, name: str) -> bool:
+    """Is ``node`` a loop binding ``name`` to the items of an array or list (rows: views of
+    it, or items others hold), not to the integers of a ``range``?"""
+    if not isinstance(node, gast.For):
+        return False
+    if not any(isinstance(n, gast.Name) and n.id == name for n in gast.walk(node.target)):
+        return False
+    it = node.iter
+    return not (
+        isinstance(it, gast.Call) and isinstance(it.func, gast.Name) and it.func.id == "range"
+    )
+
+
+def _rebinds(stmts: list[ir.Stmt], var: str) -> bool:
+    """Does any of these statements (at any depth) bind ``var`` again, other than by writing
+    into it (``var[i] = v`` keeps its array)?"""
+    inside = ir.Function("", [], stmts, "", 0, {})
+    for s in inside.statements():
+        if isinstance(s, ir.Assign) and var in s.targets and s.prim is not registry.SETITEM:
+            return True
+        if isinstance(s, ir.For) and s.target == var:
+            return True
+    return False
+
+
+def _item_of(node: Any, name: str) -> bool:
+    """``yi = name[index]``: one name bound to a subscript of ``name`` (a number of a vector,
+    or a view: :meth:`InPlaceMixin.check_kept_item` checks which where it is bound)."""
+    return (
+        isinstance(node, gast.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], gast.Name)
+        and isinstance(node.value, gast.Subscript)
+        and isinstance(node.value.value, gast.Name)
+        and node.value.value.id == name
+    )

@@ -24,7 +24,12 @@ from adgen import ir, trees
 from adgen.backend.compile import restoring_lists
 from adgen.errors import SourceLocation, UnsupportedSyntaxError
 from adgen.frontend.lower.jumps import _structure_jumps
-from adgen.frontend.lower.syntax import _assigned_in_blocks, _popped_into, _written_in_place
+from adgen.frontend.lower.syntax import (
+    _assigned_in_blocks,
+    _own_nodes,
+    _popped_into,
+    _written_in_place,
+)
 from adgen.frontend.parse import ParsedFunction
 from adgen.names import RESERVED, Namer
 from adgen.pyast import walk
@@ -137,6 +142,10 @@ class LowererState:
             self.free: dict[str, Any] = {}
             # IR name -> primitive that made it
             self.producers: dict[str, registry.Primitive] = {}
+            # IR name -> the IR names a view of it may share memory with (every binding's)
+            self.bases: dict[str, set[str]] = {}
+            self.held: set[str] = set()  # IR names put into a list (a list holds the array)
+            self.rebound: set[str] = set()  # IR names bound more than once (in blocks)
             self.scalars: set[str] = set()
             self.block: list[ir.Stmt] = []
             # inlined functions' lines get keys of their own: key -> (label, location)
@@ -152,6 +161,7 @@ class LowererState:
             self.namer = parent.namer
             self.free = parent.free
             self.producers = parent.producers
+            self.bases, self.held, self.rebound = parent.bases, parent.held, parent.rebound
             self.scalars = parent.scalars
             self.rebound_names = parent.rebound_names
             self.block = parent.block
@@ -190,7 +200,7 @@ class LowererState:
             self.node.body = _structure_jumps(self.node.body, self.user_namer)
             self.node.adgen_structured = True
         self.multi: dict[str, str] = {}
-        nodes = walk(self.node)
+        nodes = _own_nodes(self.node)  # (a nested def's names are its own)
         # adgen's reverse-mode code read again: its `v = stack.pop()` puts back a value v had;
         # v keeps one name, so that "v as differentiable as it was" means all of v's values
         self.restoring = set(restoring_lists(parsed.filename))
@@ -204,8 +214,12 @@ class LowererState:
             else:
                 self.multi[user] = self.namer.claim(self.prefix + user)
             self.rebound_names.add(self.multi[user])
+            self.rebound.add(self.multi[user])
         self.depth = 0  # nesting depth of blocks being lowered
         self.deleted: set[str] = set()  # names unbound by `del` (reading them again is refused)
+        # a name rebound in blocks -> (block, position) after its latest binding, where that
+        # binding made an array no other name sees (see InPlaceMixin.note_binding)
+        self.fresh_binding: dict[str, tuple[list[ir.Stmt], int]] = {}
         # names bound to a list display somewhere in the function (found when first asked)
         self.list_displays: frozenset[str] | None = None
         self.ranges: set[str] = set()  # slices of ranges (r[a:b]): ranges too
@@ -267,6 +281,7 @@ class LowererState:
         assert prim is not None
         self.block.append(ir.Assign((name,), prim, (atom,), (), self.line))
         self.producers[name] = prim
+        self.note_views((name,), prim, [atom])
 
     def new_name(self: Lowerer, user: str) -> str:
         """The IR name for a new binding of the user's variable ``user``."""
@@ -281,6 +296,7 @@ class LowererState:
 
     def bind(self: Lowerer, user: str, name: str, atom: ir.Atom) -> None:
         self.bound.add(user)
+        self.note_binding(user, name, atom)
         if user in self.multi and self.bind_split(user, atom):
             return  # a tuple: one name an item
         if isinstance(atom, ir.Var) and atom.name == name:
@@ -326,10 +342,25 @@ class LowererState:
         name = target if target is not None else self.namer.fresh(hint)
         self.block.append(ir.Assign((name,), prim, tuple(args), tuple(kwargs), self.line))
         self.producers[name] = prim
+        self.note_views((name,), prim, [*args, *(a for _, a in kwargs)])
         if prim is registry.lookup(registry.operator.getitem) and self.is_range(args[0]):
             if isinstance(args[1], ir.Slc):  # r[a:b] of a range is a range
                 self.ranges.add(name)
         return ir.Var(name)
+
+    def note_views(
+        self: Lowerer, targets: tuple[str, ...], prim: registry.Primitive, args: list[ir.Atom]
+    ) -> None:
+        """Remember what the results of a primitive that may return a view (or its argument
+        itself) share memory with: its array argument's variables (a rule's first argument:
+        ``x[i]`` is a view of ``x``, not of ``i``), or every argument's of a call adgen has no
+        rule for."""
+        if not prim.view:
+            return
+        known = prim.differentiable and prim.callee is None and prim.user_fn is None
+        shared = {v for a in (args[:1] if known else args) for v in ir.atom_vars(a)}
+        for t in targets:
+            self.bases.setdefault(t, set()).update(shared - {t})
 
     def is_range(self: Lowerer, atom: ir.Atom) -> bool:
         """Is this atom a range (``range(...)``, ``rt.backwards(...)``, a slice of one)?"""
@@ -381,6 +412,7 @@ class LowererState:
         self.block.append(ir.Assign(names, prim, tuple(args), tuple(kwargs), self.line))
         for n in names:
             self.producers[n] = prim
+        self.note_views(names, prim, [*args, *(a for _, a in kwargs)])
         if count == 1 and not prim.result_list:  # np.linalg.svd(a, compute_uv=False)
             return ir.Var(names[0])
         return ir.Tup(tuple(ir.Var(n) for n in names))

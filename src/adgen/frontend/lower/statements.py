@@ -22,7 +22,7 @@ from adgen import ir, seam
 from adgen.errors import UnresolvedNameError
 from adgen.frontend.lower.calls import LocalDerivative
 from adgen.frontend.lower.state import LowererState
-from adgen.frontend.lower.syntax import _appended, _concatenated, _is_pop
+from adgen.frontend.lower.syntax import _concatenated, _is_pop, _written_in_place
 from adgen.frontend.parse import KNOWN_PACKAGES, LiveScope
 from adgen.names import RESERVED
 from adgen.pyast import walk
@@ -455,9 +455,18 @@ class StatementsMixin(LowererState):
         if (
             isinstance(target, gast.Name)
             and isinstance(value, gast.List)
-            and target.id in self.list_names(_appended)
+            and target.id in self.list_names(_written_in_place)  # appended or written by index
         ):
             self.new_list(target.id, value.elts)
+            return
+        if (
+            isinstance(target, gast.Name)
+            and isinstance(value, gast.BinOp)
+            and isinstance(value.op, gast.Mult)
+            and isinstance(value.left, gast.List) != isinstance(value.right, gast.List)
+            and target.id in self.list_names(_written_in_place)
+        ):
+            self.repeated_list(target.id, value)  # hs = [np.zeros(n)] * T, then hs[t] = v
             return
         if (
             isinstance(target, gast.Name)
@@ -471,6 +480,8 @@ class StatementsMixin(LowererState):
             name = self.new_name(target.id)
             atom = self.expr(value, name)
             self.bind(target.id, name, atom)
+            if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
+                self.check_kept_item(target, value)
         elif isinstance(target, gast.Tuple) and all(isinstance(t, gast.Name) for t in target.elts):
             if isinstance(value, gast.Tuple) and len(value.elts) == len(target.elts):
                 # every value is computed before any name is rebound (a, b = b, a); values for
@@ -553,7 +564,7 @@ class StatementsMixin(LowererState):
             items = atom.items
             if any(isinstance(n, gast.Subscript) for n in walk(target)):
                 # every item is read before any target is written (`s, y[0] = 2 * s, s`)
-                items = tuple(self.held(a) for a in items)
+                items = tuple(self.kept_apart(a) for a in items)
             for t, a in zip(target.elts, items):
                 self.bind_target(t, a)
             return
@@ -577,11 +588,11 @@ class StatementsMixin(LowererState):
             return
         self.refuse(target, "this kind of unpacking", "unpack a tuple of the same length")
 
-    def held(self: Lowerer, atom: ir.Atom) -> ir.Atom:
+    def kept_apart(self: Lowerer, atom: ir.Atom) -> ir.Atom:
         """``atom``, through a copy if it is a name that blocks rebind (so that binding that
         name again does not change it)."""
         if isinstance(atom, ir.Tup):
-            return ir.Tup(tuple(self.held(a) for a in atom.items))
+            return ir.Tup(tuple(self.kept_apart(a) for a in atom.items))
         if isinstance(atom, ir.Var) and (
             atom.name in self.multi.values() or atom.name in self.split_leaves
         ):

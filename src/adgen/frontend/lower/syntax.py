@@ -204,3 +204,44 @@ def _iterated_length(it: Any) -> int | None:
         if it.func.id == "enumerate":
             return 2
     return None
+
+
+def _own_nodes(fn: Any) -> list[Any]:
+    """Every node of the function ``fn``, but those inside the functions (``def``, ``lambda``)
+    defined in it, whose names are their own (a nested ``def``'s ``xs`` is not ``fn``'s)."""
+    found = [fn]
+    for n in found:
+        for child in gast.iter_child_nodes(n):
+            if isinstance(child, (gast.FunctionDef, gast.Lambda)):
+                found.extend(child.args.defaults)  # defaults are evaluated where it is defined
+                continue
+            found.append(child)
+    return found
+
+
+def _nested_results(fn: Any) -> list[tuple[set[str], list[Any]]]:
+    """For each function defined inside ``fn`` (``def``, ``lambda``): the names it reads from
+    ``fn`` (free in it) and the expressions it returns -- a call of it may return a view of
+    one of those arrays, which the caller keeps under a name adgen sees only as a call."""
+    found: list[tuple[set[str], list[Any]]] = []
+    for n in _own_nodes(fn):
+        for child in gast.iter_child_nodes(n):
+            if not isinstance(child, (gast.FunctionDef, gast.Lambda)):
+                continue
+            inner = list(gast.walk(child))
+            local = {
+                a.id
+                for a in inner
+                if isinstance(a, gast.Name) and isinstance(a.ctx, (gast.Store, gast.Param))
+            }
+            free = {
+                a.id
+                for a in inner
+                if isinstance(a, gast.Name) and isinstance(a.ctx, gast.Load) and a.id not in local
+            }
+            if isinstance(child, gast.Lambda):
+                results = [child.body]
+            else:
+                results = [r.value for r in inner if isinstance(r, gast.Return) and r.value]
+            found.append((free, results))
+    return found

@@ -67,7 +67,7 @@ class TuplesMixin(LowererState):
             )
         leaves = {v for v in ir.atom_vars(template)}
         if leaves & set(ir.atom_vars(atom)):
-            atom = self.held(atom)  # `pair = (pair[1], pair[0])`: read both items first
+            atom = self.kept_apart(atom)  # `pair = (pair[1], pair[0])`: read both items first
         self.copy_items(template, atom)
         self.env[user] = template
         return True

@@ -200,7 +200,16 @@ def written(g: Any, index: Any) -> Any:
     2.0
     >>> written(np.array([1.0, 2.0, 3.0]), np.array([0, 2, 0])).tolist()
     [0.0, 3.0, 1.0]
+
+    The cotangent of a list (``hs[t] = v`` rebinds an item) is a list, whose items may be
+    arrays or zeros (``0.0``): the item's, as it is.
+
+    >>> written([np.ones(2), 0.0], 1), written([np.ones(2), 0.0], 0).tolist()
+    (0.0, [1.0, 1.0])
     """
+    if isinstance(g, list):
+        item = g[index]
+        return np.copy(item) if isinstance(item, np.ndarray) else item
     g = np.asarray(g)
     picked = np.copy(g[index])  # a copy: the caller zeroes those slots of g next
     if _is_basic_index(index) or isinstance(index, np.ndarray) and index.dtype == bool:
