@@ -126,12 +126,13 @@ def test_unsupported_tools_are_recorded_not_raised() -> None:
 def test_checkpointing_benchmark_runs(capsys: pytest.CaptureFixture[str]) -> None:
     from benchmarks import checkpointing
 
-    results = checkpointing.measure(steps=40, size=5, repeat=1)  # also checks the gradients
+    results, primal = checkpointing.measure(steps=40, size=5, repeat=1)  # checks the gradients
     assert [r.variant for r in results] == list(checkpointing.VARIANTS)
-    assert all(r.peak_bytes > 0 and r.seconds > 0 for r in results)
+    assert all(r.peak_bytes > 0 and r.seconds > 0 for r in results) and primal > 0
     assert checkpointing.main(["--steps", "30", "--size", "3", "--repeat", "1"]) == 0
     out = capsys.readouterr().out
     assert "| plain loop |" in out and "| checkpoint (sqrt n) |" in out
+    assert "the function itself:" in out
 
 
 def test_the_real_code_benchmark_ports_the_programs_and_runs(capsys: Any) -> None:
