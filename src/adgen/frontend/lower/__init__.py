@@ -41,6 +41,8 @@ every method takes the whole ``Lowerer`` as ``self``, since the parts call each 
   indexing, constants;
 - :mod:`~adgen.frontend.lower.calls`: calls of primitives and methods; the user's functions inlined
   (recursive ones kept as calls), local functions and lambdas;
+- :mod:`~adgen.frontend.lower.objects`: functions and objects as values (a callback passed to
+  your function, ``map``), methods of your classes' objects, instances made inside;
 - :mod:`~adgen.frontend.lower.nested_derivatives`: ``adgen.grad``/``jvp``/``vjp`` called inside;
 - :mod:`~adgen.frontend.lower.containers`: lists the function builds (appends, pops, concatenation,
   comprehensions);
@@ -72,6 +74,7 @@ from adgen.frontend.lower.expressions import ExpressionsMixin
 from adgen.frontend.lower.inplace import InPlaceMixin
 from adgen.frontend.lower.loops import LoopsMixin
 from adgen.frontend.lower.nested_derivatives import NestedDerivativesMixin
+from adgen.frontend.lower.objects import ObjectsMixin
 from adgen.frontend.lower.state import LowererState
 from adgen.frontend.lower.statements import StatementsMixin
 from adgen.frontend.parse import ParsedFunction
@@ -82,6 +85,7 @@ class Lowerer(
     LoopsMixin,
     ExpressionsMixin,
     CallsMixin,
+    ObjectsMixin,
     NestedDerivativesMixin,
     ContainersMixin,
     InPlaceMixin,

@@ -26,6 +26,15 @@ from adgen.errors import (
     NoRuleError,
     UnsupportedSyntaxError,
 )
+from adgen.frontend.lower.objects import (  # noqa: F401 (LocalFunction & co. are named here)
+    LocalDerivative,
+    LocalFunction,
+    LocalInstance,
+    LocalPullback,
+    StaticArg,
+    is_user_class,
+    is_user_object,
+)
 from adgen.frontend.lower.state import LowererState
 from adgen.frontend.lower.syntax import _is_pop
 from adgen.frontend.parse import LiveScope, ParsedFunction, as_def, parse_function
@@ -40,47 +49,6 @@ if TYPE_CHECKING:
 MAX_INLINE_DEPTH = 256
 
 
-class LocalFunction:
-    """A nested ``def`` (or a lambda bound to a name) of the function being lowered."""
-
-    def __init__(self, node: Any, enclosing: Lowerer, defaults: dict[str, ir.Atom]) -> None:
-        self.node = node
-        self.enclosing = enclosing
-        self.defaults = defaults
-
-    def parsed(self, caller: Lowerer) -> ParsedFunction:
-        outer = self.enclosing.parsed
-        return ParsedFunction(
-            node=self.node,
-            name=self.node.name,
-            filename=outer.filename,
-            line_offset=outer.line_offset,
-            col_offset=outer.col_offset,
-            lines=outer.lines,
-            scope=outer.scope,
-        )
-
-
-class LocalDerivative:
-    """``g = adgen.grad(F, wrt)`` inside the function: ``g(args)`` is a nested derivative."""
-
-    def __init__(self, kind: str, maker: Any) -> None:
-        self.kind = kind
-        self.maker = maker
-
-
-class LocalPullback:
-    """``out, pullback = adgen.vjp(F, *primals)`` inside the function: ``pullback(ct)``."""
-
-    def __init__(
-        self, lifted: ParsedFunction, params: list[str], captured: list[str], args: list[ir.Atom]
-    ) -> None:
-        self.lifted = lifted
-        self.params = params
-        self.captured = captured
-        self.args = args
-
-
 class CallsMixin(LowererState):
     """Calls: primitives, methods, the user's functions inlined."""
 
@@ -93,27 +61,21 @@ class CallsMixin(LowererState):
                 return self.nested_grad(node, kind, func, node.args, node.keywords)
         if _is_pop(node) and func.value.id in self.env and func.value.id in self.multi:
             return self.pop(node, func.value.id, target, hint)
-        args: list[ir.Atom] = []
-        ok, fn = self.static_object(func)
+        args: list[Any] = []
+        if isinstance(func, gast.Lambda):  # (lambda v: v * v)(x), as map(lambda ...) makes
+            ok, fn = True, self.lambda_function(func)
+        else:
+            ok, fn = self.static_object(func)
+        if ok and fn is map:  # map(f, xs): [f(x) for x in xs]
+            return self.expr(self.map_comprehension(node), target, hint)
+        self.check_special(node, ok, fn)
         if ok and seam.entry_points().get(fn) == "jvp":
             return self.nested_jvp(node)
-        if ok and seam.entry_points().get(fn) is not None:
-            self.refuse(
-                node,
-                "this use of adgen inside a differentiated function",
-                "call adgen.grad(f)(x), adgen.value_and_grad(f)(x), adgen.jvp(f, (x,), (t,)) "
-                "or out, pullback = adgen.vjp(f, x) there",
-            )
-        if ok and fn is checkpoint:
-            self.refuse(
-                node,
-                "adgen.checkpoint here",
-                "it marks a `for` loop: write `for i in adgen.checkpoint(range(n)):`",
-            )
         refusal: AdgenError | None = None  # what adgen says of the call if it cannot run it
         if not ok and isinstance(func, gast.Attribute):
             ok, fn = self.outside_method(func)
             refusal = self.method_refusal(func) if ok else None
+        static = ok and self.takes_functions(fn)
         if not ok:
             if isinstance(func, gast.Attribute):
                 method = registry.method_function(func.attr)
@@ -121,7 +83,7 @@ class CallsMixin(LowererState):
                     raise self.method_refusal(func)
                 fn, pack = method
                 args.append(self.expr(func.value, None, hint))
-                rest = [self.expr(a, None, hint) for a in node.args]
+                rest = self.call_arguments(node, False, hint)
                 if pack and len(rest) > 1:
                     rest = [ir.Tup(tuple(rest))]
                 args.extend(rest)
@@ -132,15 +94,8 @@ class CallsMixin(LowererState):
                     "call a function by its name (adgen must know which function it is)",
                 )
         else:
-            for a in node.args:
-                if isinstance(a, gast.Starred):
-                    self.refuse(a, "`*args` in calls", "pass the arguments one by one")
-                args.append(self.expr(a, None, hint))
-        kwargs: list[tuple[str, ir.Atom]] = []
-        for kw in node.keywords:
-            if kw.arg is None:
-                self.refuse(kw.value, "`**kwargs` in calls", "pass keyword arguments one by one")
-            kwargs.append((kw.arg, self.expr(kw.value, None, hint)))
+            args = self.call_arguments(node, static, hint)
+        kwargs = self.call_keywords(node, static, hint)
         if fn is registry.np.array and args and isinstance(args[0], ir.Tup):
             args[0] = self.array_rows(args[0], node, hint)
         if isinstance(fn, LocalPullback):
@@ -155,7 +110,11 @@ class CallsMixin(LowererState):
             return result.items[1]
         if isinstance(fn, LocalDerivative):
             return self.nested_grad(node, fn.kind, fn.maker, node.args, node.keywords)
-        prim = registry.lookup(fn)
+        if fn is zip and args and not kwargs and all(isinstance(a, ir.Tup) for a in args):
+            # zip of sequences known now (zip(*pairs)): the tuple of their items' tuples
+            return ir.Tup(tuple(ir.Tup(items) for items in zip(*(a.items for a in args))))
+        fn = self.callable_of(fn, func)
+        prim = None if isinstance(fn, (LocalFunction, LocalInstance)) else registry.lookup(fn)
         if prim is None and hasattr(fn, "adgen_function"):
             fn = self.derivative_function(fn)
         if prim is None and getattr(fn, "adgen_refuse", None) is not None:
@@ -176,26 +135,78 @@ class CallsMixin(LowererState):
         if prim is not None:
             prim = prim.localize(self.outside_name)  # a user's rule: name its function, helpers
         if prim is None:
-            if isinstance(fn, LocalFunction):
-                return self.inline(
-                    node, fn.parsed(self), None, fn.defaults, args, kwargs, target, fn.enclosing
-                )
-            if isinstance(fn, types.FunctionType):
-                return self.inline_or_run(node, fn, args, kwargs, target, hint)
-            if getattr(fn, "adgen_user_function", False) and hasattr(fn, "node"):
-                parsed, defaults = self.callee(fn, node)
-                return self.inline(node, parsed, fn, defaults, args, kwargs, target, None)
-            refusal = refusal or self.no_rule_error(func, fn)
-            return self.opaque(fn, refusal, args, kwargs, target, hint, node)
+            return self.call_without_rule(node, fn, refusal, args, kwargs, target, hint)
         args, kwargs = self.arrays_of_lists(fn, prim, args, kwargs, node, hint)
         return self.emit(target, hint, prim, args, kwargs, node)
+
+    def call_without_rule(
+        self: Lowerer,
+        node: gast.Call,
+        fn: Any,
+        refusal: AdgenError | None,
+        args: list[Any],
+        kwargs: list[tuple[str, Any]],
+        target: str | None,
+        hint: str,
+    ) -> ir.Atom:
+        """A call of a function without a rule: the user's function (or method) inlined, a
+        class of the user's (in an expression: run as written), else run as written."""
+        if isinstance(fn, LocalFunction):
+            return self.inline(
+                node, fn.parsed(self), None, fn.defaults, args, kwargs, target, fn.enclosing
+            )
+        if (
+            isinstance(fn, types.MethodType)
+            and isinstance(fn.__func__, types.FunctionType)
+            and (isinstance(fn.__self__, (LocalInstance, type)) or is_user_object(fn.__self__))
+        ):
+            bound = [StaticArg(fn.__self__), *args]
+            return self.inline_or_run(node, fn.__func__, bound, kwargs, target, hint)
+        if isinstance(fn, types.FunctionType):
+            return self.inline_or_run(node, fn, args, kwargs, target, hint)
+        if getattr(fn, "adgen_user_function", False) and hasattr(fn, "node"):
+            parsed, defaults = self.callee(fn, node)
+            return self.inline(node, parsed, fn, defaults, args, kwargs, target, None)
+        if is_user_class(fn):
+            refusal = UnsupportedSyntaxError(
+                f"adgen does not support making a `{fn.__name__}` inside an expression, with "
+                "arguments that carry derivatives",
+                self.parsed.loc(node),
+                f"assign it to a name first (`m = {fn.__name__}(...)`), then call its methods",
+            )
+        refusal = refusal or self.no_rule_error(node.func, fn)
+        return self.opaque(fn, refusal, args, kwargs, target, hint, node)
+
+    def check_special(self: Lowerer, node: gast.Call, ok: bool, fn: Any) -> None:
+        """Refuse the calls that mean something else inside a differentiated function."""
+        if not ok:
+            return
+        if seam.entry_points().get(fn) not in (None, "jvp"):
+            self.refuse(
+                node,
+                "this use of adgen inside a differentiated function",
+                "call adgen.grad(f)(x), adgen.value_and_grad(f)(x), adgen.jvp(f, (x,), (t,)) "
+                "or out, pullback = adgen.vjp(f, x) there",
+            )
+        if fn is checkpoint:
+            self.refuse(
+                node,
+                "adgen.checkpoint here",
+                "it marks a `for` loop: write `for i in adgen.checkpoint(range(n)):`",
+            )
+        if fn is super:
+            self.refuse(
+                node,
+                "`super()`",
+                "call the base class's method by name: `Base.__init__(self, ...)`",
+            )
 
     def inline_or_run(
         self: Lowerer,
         node: Any,
         fn: types.FunctionType,
-        args: list[ir.Atom],
-        kwargs: list[tuple[str, ir.Atom]],
+        args: list[Any],
+        kwargs: list[tuple[str, Any]],
         target: str | None,
         hint: str,
     ) -> ir.Atom:
@@ -207,6 +218,8 @@ class CallsMixin(LowererState):
             parsed, defaults = self.callee(fn, node)
             return self.inline(node, parsed, fn, defaults, args, kwargs, target, None)
         except (UnsupportedSyntaxError, NoRuleError, NonDifferentiableError) as exc:
+            if any(isinstance(a, StaticArg) for a in [*args, *(v for _, v in kwargs)]):
+                raise  # a function or an object passed: it cannot run as written
             del self.block[mark:]  # what the failed inlining wrote
             return self.opaque(fn, exc, args, kwargs, target, hint, node)
 
@@ -228,6 +241,7 @@ class CallsMixin(LowererState):
             not callable(fn)
             or getattr(fn, "adgen_user_function", False)
             or registry.reads_frame(fn)
+            or any(isinstance(a, StaticArg) for a in [*args, *(v for _, v in kwargs)])
         ):
             raise refusal
         # lists stay lists (lowering makes every sequence a tuple: np.add.at(a, [0, 1], 1) must
@@ -351,7 +365,7 @@ class CallsMixin(LowererState):
             root_scope._record("adgen", obj, "adgen_function", fn)
         return fn
 
-    def callee(self: Lowerer, fn: Any, node: Any) -> tuple[ParsedFunction, dict[str, ir.Atom]]:
+    def callee(self: Lowerer, fn: Any, node: Any) -> tuple[ParsedFunction, dict[str, Any]]:
         """Parse a called Python function; its default values become atoms."""
         if isinstance(fn, types.FunctionType):
             root_scope = self.root.parsed.scope
@@ -374,9 +388,11 @@ class CallsMixin(LowererState):
                 ) from None
             names = [a.id for a in parsed.node.args.args]
             values = fn.__defaults__ or ()
-            defaults = {
-                p: self.value_atom(v, p) for p, v in zip(names[len(names) - len(values) :], values)
+            given = {
+                **dict(zip(names[len(names) - len(values) :], values)),
+                **(fn.__kwdefaults__ or {}),
             }
+            defaults = {p: self.default_atom(v, p) for p, v in given.items()}
             return parsed, defaults
         parsed = ParsedFunction(
             node=fn.node,
@@ -408,9 +424,9 @@ class CallsMixin(LowererState):
         node: Any,
         parsed: ParsedFunction,
         fn: Any,
-        defaults: dict[str, ir.Atom],
-        args: list[ir.Atom],
-        kwargs: list[tuple[str, ir.Atom]],
+        defaults: dict[str, Any],
+        args: list[Any],
+        kwargs: list[tuple[str, Any]],
         target: str | None,
         enclosing: Lowerer | None,
     ) -> ir.Atom:
@@ -434,30 +450,56 @@ class CallsMixin(LowererState):
         sub.enclosing = enclosing
         sub.call_target = target
         sub.block = self.block
-        params = sub.params
-        if len(args) > len(params):
-            self.refuse(
-                node, f"calling `{parsed.name}` with {len(args)} arguments", "check the call"
-            )
-        bound = dict(zip(params, args))
-        for k, v in kwargs:
-            if k not in params or k in bound:
-                self.refuse(
-                    node, f"the argument `{k}` in this call of `{parsed.name}`", "check the call"
-                )
-            bound[k] = v
-        for p in params:
-            if p not in bound:
-                if p not in defaults:
-                    self.refuse(
-                        node, f"calling `{parsed.name}` without `{p}`", "pass every argument"
-                    )
-                bound[p] = defaults[p]
+        bound = self.bind_arguments(node, parsed, defaults, args, kwargs)
         self.root.inlining.append(identity)
         try:
             return sub.lower_inlined(bound)
         finally:
             self.root.inlining.pop()
+
+    def bind_arguments(
+        self: Lowerer,
+        node: Any,
+        parsed: ParsedFunction,
+        defaults: dict[str, Any],
+        args: list[Any],
+        kwargs: list[tuple[str, Any]],
+    ) -> dict[str, Any]:
+        """What each parameter of the inlined function means: positional and keyword
+        arguments, defaults, ``*args`` as a tuple (its length known now), keyword-only
+        parameters, ``**kwargs`` as a dict of the other keywords."""
+        spec = parsed.node.args
+        name = parsed.name
+        if spec.posonlyargs:
+            self.refuse(node, f"calling `{name}`, which has positional-only parameters")
+        params = [a.id for a in spec.args]
+        kwonly = [a.id for a in spec.kwonlyargs]
+        bound = dict(zip(params, args))
+        extra = args[len(params) :]
+        if spec.vararg is not None:
+            if any(isinstance(a, StaticArg) for a in extra):
+                self.refuse(node, f"functions or objects in the `*{spec.vararg.id}` of `{name}`")
+            bound[spec.vararg.id] = ir.Tup(tuple(extra))
+        elif extra:
+            self.refuse(node, f"calling `{name}` with {len(args)} arguments", "check the call")
+        spread: list[tuple[str, Any]] = []
+        for k, v in kwargs:
+            if k in bound or k in (p for p, _ in spread):
+                self.refuse(node, f"the argument `{k}` given twice to `{name}`", "check the call")
+            if k in params or k in kwonly:
+                bound[k] = v
+            elif spec.kwarg is not None and not isinstance(v, StaticArg):
+                spread.append((k, v))
+            else:
+                self.refuse(node, f"the argument `{k}` in this call of `{name}`", "check the call")
+        if spec.kwarg is not None:
+            bound[spec.kwarg.id] = ir.Dct(tuple(k for k, _ in spread), tuple(v for _, v in spread))
+        for p in params + kwonly:
+            if p not in bound:
+                if p not in defaults:
+                    self.refuse(node, f"calling `{name}` without `{p}`", "pass every argument")
+                bound[p] = defaults[p]
+        return bound
 
     def recursive_call(
         self: Lowerer,
@@ -473,6 +515,12 @@ class CallsMixin(LowererState):
         params = [a.id for a in parsed.node.args.args]
         if parsed.node.args.vararg or parsed.node.args.kwarg or parsed.node.args.kwonlyargs:
             self.refuse(node, "recursive calls of functions with *args or keyword-only parameters")
+        if any(isinstance(a, StaticArg) for a in [*args, *(v for _, v in kwargs)]):
+            self.refuse(
+                node,
+                f"passing a function or an object to the recursive function `{parsed.name}`",
+                "pass values only, or write the recursion as a loop",
+            )
         bound = dict(zip(params, args))
         for k, v in kwargs:
             if k not in params or k in bound:
@@ -494,12 +542,20 @@ class CallsMixin(LowererState):
         self.producers[name] = prim
         return ir.Var(name)
 
-    def lower_inlined(self: Lowerer, bound: dict[str, ir.Atom]) -> ir.Atom:
-        args = self.node.args
-        if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs:
-            self.refuse(self.node, "`*args`, `**kwargs` and keyword-only parameters", "list them")
+    def lower_inlined(self: Lowerer, bound: dict[str, Any]) -> ir.Atom:
         for p, atom in bound.items():
-            if p in self.multi:
+            self.bound.add(p)
+            if isinstance(atom, StaticArg):  # a function or an object: the name means it
+                if p in self.multi:
+                    self.refuse(
+                        self.node,
+                        f"assigning the parameter `{p}` (a function or an object here) inside "
+                        "a loop or a branch",
+                        "give the new value a name of its own",
+                    )
+                self.env.pop(p, None)
+                self.local_functions[p] = atom.value
+            elif p in self.multi:
                 self.copy(self.multi[p], atom)
                 self.env[p] = ir.Var(self.multi[p])
             else:
@@ -507,6 +563,10 @@ class CallsMixin(LowererState):
         body = list(self.node.body)
         if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant):
             body = body[1:]
+        if not any(_has_return(s) for s in body):  # a procedure (`__init__`): returns None
+            ret = gast.Return(value=gast.Constant(value=None, kind=None))
+            body.append(gast.copy_location(ret, body[-1] if body else self.node))
+            gast.copy_location(ret.value, ret)
         self.check_returns(body)
         body = self.single_exit(body)
         if not isinstance(body[-1], gast.Return):
@@ -529,10 +589,13 @@ class CallsMixin(LowererState):
             name = node.name
         assert name is not None
         node = as_def(node, name)
-        defaults = {}
+        defaults: dict[str, Any] = {}
         names = [a.id for a in node.args.args]
-        for p, d in zip(names[len(names) - len(node.args.defaults) :], node.args.defaults):
-            defaults[p] = self.expr(d, None, p)
+        given = list(zip(names[len(names) - len(node.args.defaults) :], node.args.defaults))
+        given += [(a.id, d) for a, d in zip(node.args.kwonlyargs, node.args.kw_defaults) if d]
+        for p, d in given:
+            found = self.static_argument(d)
+            defaults[p] = found if found is not None else self.expr(d, None, p)
         self.local_functions[name] = LocalFunction(node, self, defaults)
         self.bound.add(name)
 
@@ -564,6 +627,15 @@ class CallsMixin(LowererState):
             "register one with @adgen.rules.rule(...) (see docs/rules.md), or, if it has no "
             "derivative, adgen.rules.nondifferentiable(...)",
         )
+
+
+def _has_return(node: Any) -> bool:
+    """Does this statement hold a ``return`` of its own (not one of a nested ``def``)?"""
+    if isinstance(node, gast.Return):
+        return True
+    if isinstance(node, (gast.FunctionDef, gast.Lambda)):
+        return False
+    return any(_has_return(child) for child in gast.iter_child_nodes(node))
 
 
 def _qualname(fn: Any) -> str:

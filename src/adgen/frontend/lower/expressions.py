@@ -19,6 +19,12 @@ import gast
 
 from adgen import ir
 from adgen.errors import UnresolvedNameError
+from adgen.frontend.lower.objects import (
+    LocalDerivative,
+    LocalFunction,
+    LocalInstance,
+    LocalPullback,
+)
 from adgen.frontend.lower.state import LowererState
 from adgen.frontend.parse import LiveScope
 from adgen.names import RESERVED
@@ -190,11 +196,23 @@ class ExpressionsMixin(LowererState):
             self.refuse(node, f"reading `{node.id}` after `del {node.id}`", "remove the `del`")
         if node.id in self.env:
             return self.env[node.id]
-        if node.id in self.local_functions:
+        value: Any
+        local = self.local_functions.get(node.id)
+        if isinstance(local, LocalInstance):
+            self.refuse(
+                node,
+                f"using `{node.id}` (a `{local.cls.__name__}` made inside the function) as a "
+                "value here (in a list, returned, or passed to a function that is not yours)",
+                "read its attributes or call its methods; pass it only to your own functions",
+            )
+        if local is not None and not _local_kind(local):
+            value = local  # a name bound to a function or an object (a parameter, f = np.sin)
+        elif local is not None:
             self.refuse(node, f"using the local function `{node.id}` as a value", "call it")
-        if self.enclosing is not None and self.enclosing.sees(node.id):
+        elif self.enclosing is not None and self.enclosing.sees(node.id):
             return self.enclosing.name(node)
-        value = self.resolve(node)
+        else:
+            value = self.resolve(node)
         if any(value is t for t in (float, int, bool, complex)) and node.id == value.__name__:
             self.free[node.id] = value  # a builtin type as a value: x.astype(float)
             return ir.Free(node.id)
@@ -276,13 +294,22 @@ class ExpressionsMixin(LowererState):
                         self.parsed.loc(node),
                         "check the spelling",
                     ) from None
+            if ok and not isinstance(base, types.ModuleType):  # model.loss, Cls.create, m.W
+                return self.member(base, node)
             # an attribute of a value (W.T, W.shape) is computed by the program, not snapshot
         return False, None
 
     def attribute(self: Lowerer, node: gast.Attribute, target: str | None, hint: str) -> ir.Atom:
+        found = self.instance_attribute(node, hint)
+        if found is not None:
+            return found
         ok, obj = self.static_object(node)
         if ok:
             base_ok, base = self.static_object(node.value)
+            if base_ok and not isinstance(base, types.ModuleType):  # an object's: a constant
+                if callable(obj) and not isinstance(obj, type):
+                    self.refuse(node, f"using `{node.attr}` as a value", "call it")
+                return self.static_atom(obj, node.attr)
             if isinstance(obj, types.ModuleType) or (callable(obj) and not isinstance(obj, type)):
                 self.refuse(node, f"using `{node.attr}` as a value", "call it, or pass its result")
             alias = _module_alias(base) if base_ok else None
@@ -296,6 +323,11 @@ class ExpressionsMixin(LowererState):
         if prim is None:
             self.refuse(node, f"the attribute `.{node.attr}`", "use the NumPy function instead")
         return self.emit(target, hint, prim, [value], [], node)
+
+
+def _local_kind(local: Any) -> bool:
+    """Is this a local function or derivative of adgen's (not a Python object)?"""
+    return isinstance(local, (LocalFunction, LocalDerivative, LocalPullback))
 
 
 def _module_alias(module: Any) -> str | None:

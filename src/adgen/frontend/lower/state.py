@@ -209,7 +209,10 @@ class LowererState:
         self.result_items: list[str] = []
         self.call_target: str | None = None  # for an inlined call: the caller's name
         self.returned: ir.Atom | None = None
-        self.local_functions: dict[str, LocalFunction | LocalDerivative | LocalPullback] = {}
+        # names meaning a function or an object, not an IR value: local functions, derivatives,
+        # pullbacks, instances made inside, and Python objects (a function passed as an
+        # argument, an object of the user's, `f = np.sin`)
+        self.local_functions: dict[str, LocalFunction | LocalDerivative | LocalPullback | Any] = {}
         self.enclosing: Lowerer | None = None  # the function a nested def is defined in
 
     def key(self: Lowerer, node: Any) -> int:
@@ -265,6 +268,7 @@ class LowererState:
 
     def bind(self: Lowerer, user: str, name: str, atom: ir.Atom) -> None:
         self.bound.add(user)
+        self.local_functions.pop(user, None)  # no longer a function or an object of its own
         if isinstance(atom, ir.Var) and atom.name == name:
             self.env[user] = atom
             return

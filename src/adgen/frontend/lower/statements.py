@@ -177,6 +177,15 @@ class StatementsMixin(LowererState):
         ):
             self.define_local_function(stmt.value, stmt, stmt.targets[0].id)
             return
+        if len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Attribute):
+            self.assign_attribute(stmt.targets[0], stmt.value)  # self.W = W
+            return
+        if (
+            len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], gast.Name)
+            and self.assign_static(stmt.targets[0].id, stmt.value)
+        ):
+            return  # m = Linear(W, b); f = np.tanh; step = self.step
         if len(stmt.targets) != 1:
             # a = b = expr: evaluate once, bind every target
             atom = self.expr(stmt.value, None)
@@ -189,6 +198,13 @@ class StatementsMixin(LowererState):
         """``y[i] += v`` (in place) or ``y += v`` (``y = y + v`` where nothing else sees y)."""
         if isinstance(stmt.target, gast.Subscript):
             self.write_in_place(stmt, stmt.target, stmt.value, stmt.op)
+            return
+        if isinstance(stmt.target, gast.Attribute):  # self.n += 1: self.n = self.n + 1
+            load = gast.Attribute(value=stmt.target.value, attr=stmt.target.attr, ctx=gast.Load())
+            binop = gast.BinOp(
+                left=gast.copy_location(load, stmt.target), op=stmt.op, right=stmt.value
+            )
+            self.assign_attribute(stmt.target, gast.copy_location(binop, stmt))
             return
         if not isinstance(stmt.target, gast.Name):
             self.refuse(stmt, "augmented assignment to subscripts or attributes", "write y = y + v")

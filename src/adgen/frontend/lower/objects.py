@@ -1,0 +1,585 @@
+# mypy: disable-error-code="misc"
+# (every method takes the whole Lowerer as ``self``, as the parts call each other; mypy wants a
+# ``self`` type to be a supertype of the class the method is written in, and says so as "misc")
+"""Lower functions and objects used as values: callbacks, methods, instances of your classes.
+
+Every call of the user's own code is inlined, so a function passed to another function need
+not be a value of the IR: the callee's parameter is bound to the function itself
+(:class:`StaticArg`), and ``f(y, t)`` inside it inlines that function -- a nested ``def``, a
+lambda, a module-level function, a bound method or a NumPy function. ``map(f, xs)`` is the
+list comprehension ``[f(x) for x in xs]``.
+
+Objects:
+
+- an object made outside the function (a global ``model``, a default or closure value) is a
+  constant: its attributes are read when the function is transformed (the cache notices when
+  one is rebound), its methods are inlined like any function with ``self`` bound to it;
+- an instance of a module-level class made inside the function (``m = Linear(W, b)``) is a
+  :class:`LocalInstance`: ``__init__`` is inlined, and each ``self.name = value`` records what
+  the attribute means (an IR atom); reading ``m.W`` gives that atom, ``m(x)`` and
+  ``m.forward(x)`` inline the method with ``self`` bound to the record. Attributes are written
+  only in straight-line code (a write inside a loop or a branch is refused: the record could
+  not say which value the attribute has).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import sys
+import types
+from typing import TYPE_CHECKING, Any
+
+import gast
+import numpy as np
+
+from adgen import ir
+from adgen.frontend.lower.state import LowererState
+from adgen.frontend.parse import LiveScope, ParsedFunction, as_def
+from adgen.rules import registry
+
+if TYPE_CHECKING:
+    from adgen.frontend.lower import Lowerer
+
+
+class LocalFunction:
+    """A nested ``def`` (or a lambda bound to a name) of the function being lowered."""
+
+    def __init__(self, node: Any, enclosing: Lowerer, defaults: dict[str, Any]) -> None:
+        self.node = node
+        self.enclosing = enclosing
+        self.defaults = defaults
+
+    def parsed(self, caller: Lowerer) -> ParsedFunction:
+        outer = self.enclosing.parsed
+        return ParsedFunction(
+            node=self.node,
+            name=self.node.name,
+            filename=outer.filename,
+            line_offset=outer.line_offset,
+            col_offset=outer.col_offset,
+            lines=outer.lines,
+            scope=outer.scope,
+        )
+
+
+class LocalDerivative:
+    """``g = adgen.grad(F, wrt)`` inside the function: ``g(args)`` is a nested derivative."""
+
+    def __init__(self, kind: str, maker: Any) -> None:
+        self.kind = kind
+        self.maker = maker
+
+
+class LocalPullback:
+    """``out, pullback = adgen.vjp(F, *primals)`` inside the function: ``pullback(ct)``."""
+
+    def __init__(
+        self, lifted: ParsedFunction, params: list[str], captured: list[str], args: list[ir.Atom]
+    ) -> None:
+        self.lifted = lifted
+        self.params = params
+        self.captured = captured
+        self.args = args
+
+
+class LocalInstance:
+    """An instance of a module-level class made inside the function: its class and what each
+    attribute means (an IR atom, or a :class:`StaticArg` for a function or an object)."""
+
+    def __init__(self, cls: type, name: str, block: list[ir.Stmt]) -> None:
+        self.cls = cls
+        self.name = name
+        self.attrs: dict[str, ir.Atom | StaticArg] = {}
+        # the block it is made in: its attributes are written only there, in straight-line
+        # code (a write in a loop or a branch would leave the record unsure)
+        self.block = block
+
+
+class StaticArg:
+    """An argument that is not an IR value: a function, a bound method, a class or an object
+    (passed to a function adgen inlines, whose parameter then means the same thing)."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+# modules whose classes are not read as the user's own (their objects' methods run as written)
+_LIBRARIES = {"numpy", "scipy", "adgen", "builtins", "jax", "torch", "pandas"}
+_DATA = (
+    np.ndarray,
+    np.generic,
+    int,
+    float,
+    complex,
+    str,
+    bytes,
+    list,
+    tuple,
+    dict,
+    set,
+    frozenset,
+    range,
+    slice,
+    type(None),
+)
+
+
+def _library(module: Any) -> bool:
+    root = (module or "").split(".")[0]
+    return root in _LIBRARIES or root in getattr(sys, "stdlib_module_names", ())
+
+
+def is_user_class(obj: Any) -> bool:
+    """A class of the user's (not of a library's, no metaclass, no ``__new__`` of its own)."""
+    return (
+        isinstance(obj, type)
+        and type(obj) is type
+        and not _library(obj.__module__)
+        and getattr(obj, "__new__", None) is object.__new__
+    )
+
+
+def is_user_object(obj: Any) -> bool:
+    """An instance of a user's class (not data, not a function, not a library's object)."""
+    return (
+        not isinstance(obj, (*_DATA, type, types.ModuleType, types.FunctionType))
+        and not isinstance(obj, (types.MethodType, types.BuiltinFunctionType))
+        and hasattr(obj, "__dict__")
+        and not _library(type(obj).__module__)
+    )
+
+
+def _owner(cls: type, attr: str) -> type | None:
+    """The class of ``cls``'s method resolution order that defines ``attr``."""
+    for klass in cls.__mro__:
+        if attr in vars(klass):
+            return klass
+    return None
+
+
+class ObjectsMixin(LowererState):
+    """Functions and objects as values; methods; instances of the user's classes."""
+
+    # -- what a name or an attribute means, when it is not an IR value --------------------------
+    def takes_functions(self: Lowerer, fn: Any) -> bool:
+        """Is ``fn`` inlined, so that a function or an object passed to it can be passed as
+        itself (:class:`StaticArg`)?"""
+        if isinstance(fn, (LocalFunction, LocalInstance)):
+            return True
+        if isinstance(fn, types.MethodType):
+            return isinstance(fn.__func__, types.FunctionType)
+        if is_user_class(fn) or is_user_object(fn):
+            return True
+        if isinstance(fn, types.FunctionType):
+            return (
+                registry.lookup(fn) is None
+                and not hasattr(fn, "adgen_function")
+                and getattr(fn, "adgen_refuse", None) is None
+            )
+        return False
+
+    def callable_of(self: Lowerer, fn: Any, func: Any) -> Any:
+        """What calling ``fn`` calls: for an object of the user's (one made inside the function
+        too), its ``__call__`` bound to it."""
+        if isinstance(fn, LocalInstance) or (is_user_object(fn) and not callable_rule(fn)):
+            attr = gast.copy_location(
+                gast.Attribute(value=func, attr="__call__", ctx=gast.Load()), func
+            )
+            found, method = self.member(fn, attr)
+            return method if found else fn
+        return fn
+
+    def default_atom(self: Lowerer, value: Any, hint: str) -> Any:
+        """A default value: a function or an object of the user's as itself, else an atom."""
+        if passable(value) and not isinstance(value, (types.ModuleType, type(None))):
+            return StaticArg(value)
+        return self.value_atom(value, hint)
+
+    def static_argument(self: Lowerer, node: Any) -> StaticArg | None:
+        """The function or object an argument names, if it is not a value of the IR (a
+        function, a method, a class, an object of the user's); else None."""
+        if isinstance(node, gast.Lambda):
+            return StaticArg(self.lambda_function(node))
+        if isinstance(node, gast.Name):
+            if node.id in self.env:
+                return None
+            local = self.local_functions.get(node.id)
+            if local is not None:
+                if isinstance(local, (LocalDerivative, LocalPullback)):
+                    return None
+                return StaticArg(local)
+            if self.enclosing is not None and self.enclosing.sees(node.id):
+                return self.enclosing.static_argument(node)
+        if not isinstance(node, (gast.Name, gast.Attribute)):
+            return None
+        try:
+            ok, obj = self.static_object(node)
+        except Exception:
+            return None
+        if not ok or isinstance(obj, (types.ModuleType, *_DATA)) or not passable(obj):
+            return None
+        return StaticArg(obj)
+
+    def lambda_function(self: Lowerer, node: Any) -> Any:
+        """A lambda written where it is used (``map(lambda v: v * v, xs)``, ``euler(lambda y,
+        t: -k * y, y0, ts)``): a local function of its own."""
+        fdef = as_def(node, "lambda")
+        names = [a.id for a in fdef.args.args]
+        defaults = {
+            p: self.expr(d, None, p)
+            for p, d in zip(names[len(names) - len(fdef.args.defaults) :], fdef.args.defaults)
+        }
+        return LocalFunction(fdef, self, defaults)
+
+    def member(self: Lowerer, base: Any, node: gast.Attribute) -> tuple[bool, Any]:
+        """``base.attr`` for an object adgen reads: a method (bound to ``base``), a static or
+        class method, a class attribute, or an attribute of an object made outside."""
+        attr = node.attr
+        if isinstance(base, LocalInstance):
+            value = base.attrs.get(attr)
+            if value is not None:
+                return (True, value.value) if isinstance(value, StaticArg) else (False, None)
+            return self.class_member(base.cls, base, node)
+        if is_user_class(base):
+            return self.class_member(base, None, node)
+        if not is_user_object(base):
+            return False, None
+        if attr in vars(base):  # an attribute of the object: a constant of the derivative
+            value = vars(base)[attr]
+            self.record("attr", base, attr, value)
+            return True, value
+        return self.class_member(type(base), base, node)
+
+    def class_member(
+        self: Lowerer, cls: type, instance: Any, node: gast.Attribute
+    ) -> tuple[bool, Any]:
+        """``attr`` looked up on ``cls`` (for ``instance``, if not None)."""
+        attr = node.attr
+        owner = _owner(cls, attr)
+        if owner is None:
+            what = f"`{cls.__name__}`" + (" instance" if instance is not None else "")
+            self.refuse(
+                node,
+                f"reading `.{attr}`: {what} has no attribute `{attr}` here",
+                "assign every attribute in __init__ (adgen reads the class's source)",
+            )
+        raw = vars(owner)[attr]
+        self.record("item", vars(owner), attr, raw)
+        if isinstance(raw, staticmethod):
+            return True, raw.__func__
+        if isinstance(raw, classmethod):
+            return True, types.MethodType(raw.__func__, cls)
+        if isinstance(raw, types.FunctionType):
+            return True, raw if instance is None else types.MethodType(raw, instance)
+        if isinstance(raw, property) and instance is not None:
+            return True, Property(raw, instance)
+        if hasattr(type(raw), "__get__") and not isinstance(raw, _DATA):
+            self.refuse(
+                node, f"the attribute `{attr}` of `{cls.__name__}` (a descriptor adgen cannot read)"
+            )
+        return True, raw
+
+    def record(self: Lowerer, kind: str, container: Any, name: str, value: Any) -> None:
+        """Note a value read from an object, so that the cached derivative is made again if
+        the object is changed (rebinding an attribute, redefining a method)."""
+        scope = self.root.parsed.scope
+        if isinstance(scope, LiveScope):
+            scope._record(kind, container, name, value)
+
+    def static_atom(self: Lowerer, value: Any, hint: str) -> ir.Atom:
+        """The atom of a value read from an object: numbers, strings and tuples of them are
+        constants, anything else an outside value."""
+        if value is None or isinstance(value, (bool, int, float, str)):
+            return ir.Const(value)
+        if isinstance(value, tuple) and all(
+            v is None or isinstance(v, (bool, int, float, str)) for v in value
+        ):
+            return ir.Tup(tuple(ir.Const(v) for v in value))
+        return self.value_atom(value, hint)
+
+    # -- attributes of instances made inside -----------------------------------------------------
+    def instance_attribute(self: Lowerer, node: gast.Attribute, hint: str) -> ir.Atom | None:
+        """``m.W`` for an instance made inside (the atom its record holds) or a property of an
+        object (its getter inlined); None for other attributes."""
+        try:
+            ok, base = self.static_object(node.value)
+        except Exception:
+            return None
+        if not ok:
+            return None
+        if isinstance(base, LocalInstance):
+            value = base.attrs.get(node.attr)
+            if isinstance(value, StaticArg):
+                return None
+            if value is not None:
+                return value
+        if not (isinstance(base, LocalInstance) or is_user_object(base)):
+            return None
+        found, member = self.member(base, node)
+        if found and isinstance(member, Property):
+            fget = member.prop.fget
+            if not isinstance(fget, types.FunctionType):
+                self.refuse(node, f"the property `{node.attr}` (its getter is not Python code)")
+            return self.inline_or_run(node, fget, [StaticArg(member.instance)], [], None, hint)
+        return None
+
+    def assign_attribute(self: Lowerer, target: gast.Attribute, value: Any) -> None:
+        """``self.W = v`` (``m.h = v``) on an instance made inside the function, in straight-line
+        code: the record of the instance now says ``W`` means ``v``."""
+        try:
+            ok, base = self.static_object(target.value)
+        except Exception:
+            ok, base = False, None
+        if not (ok and isinstance(base, LocalInstance)):
+            self.refuse(
+                target,
+                "assignments to attributes (other than of an instance of your class made "
+                "inside the function)",
+                "keep the value in a variable; an object made outside the function is a "
+                "constant of the derivative",
+            )
+        if self.block is not base.block:
+            self.refuse(
+                target,
+                f"writing the attribute `{target.attr}` of `{base.name}` (a `{base.cls.__name__}`) "
+                "inside a loop or a branch",
+                "keep the changing value in a variable (`h = cell.step(h, x)`), or write the "
+                "attribute in straight-line code",
+            )
+        static = self.static_argument(value)
+        if static is not None:
+            base.attrs[target.attr] = static
+            return
+        base.attrs[target.attr] = self.held(self.expr(value, None, target.attr), target.attr)
+
+    def held(self: Lowerer, atom: ir.Atom, hint: str) -> ir.Atom:
+        """``atom``, its names copied to names of their own (a name rebound later, inside a
+        block, must not change what an attribute means)."""
+        if isinstance(atom, ir.Var):
+            name = self.namer.fresh(hint)
+            self.copy(name, atom)
+            return ir.Var(name)
+        if isinstance(atom, ir.Tup):
+            return ir.Tup(tuple(self.held(a, hint) for a in atom.items))
+        if isinstance(atom, ir.Dct):
+            return ir.Dct(atom.keys, tuple(self.held(a, hint) for a in atom.values))
+        return atom
+
+    # -- making an instance --------------------------------------------------------------------
+    def assign_static(self: Lowerer, name: str, value: Any) -> bool:
+        """``m = Linear(W, b)`` (an instance made inside), ``f = np.tanh``, ``step =
+        self.step``, ``g = f``: the name means the instance, the function or the object. False
+        if ``value`` is a value of the IR."""
+        cls = None
+        if isinstance(value, gast.Call) and isinstance(value.func, (gast.Name, gast.Attribute)):
+            try:
+                ok, cls = self.static_object(value.func)
+            except Exception:
+                ok = False
+            if not (ok and is_user_class(cls)):
+                return False
+            found: Any = None
+        else:
+            found = self.static_argument(value)
+            if found is None:
+                return False
+        if name in self.multi:
+            what = f"a `{cls.__name__}`" if cls is not None else "a function or an object"
+            self.refuse(
+                value,
+                f"binding `{name}` to {what} where `{name}` is also assigned inside a loop or "
+                "a branch (adgen must know which it is)",
+                "give each a name of its own, assigned outside loops and branches",
+            )
+        if cls is not None:
+            found = self.make_instance(name, value, cls)
+            if found is None:
+                return True  # made as written (adgen could not read how)
+            found = StaticArg(found)
+        self.env.pop(name, None)
+        self.local_functions[name] = found.value
+        self.bound.add(name)
+        return True
+
+    def make_instance(self: Lowerer, name: str, call: gast.Call, cls: type) -> Any:
+        """The instance ``name = cls(...)`` makes; where adgen cannot read how the class makes
+        it (its ``__init__`` does what adgen does not lower), the call runs as written and
+        ``name`` is bound to its result (None is returned): refused, with what adgen said of
+        ``__init__``, if a differentiated value reaches it."""
+        from adgen.errors import NonDifferentiableError, NoRuleError, UnsupportedSyntaxError
+
+        mark = len(self.block)
+        try:
+            return self.construct(name, call, cls)
+        except (UnsupportedSyntaxError, NoRuleError, NonDifferentiableError) as exc:
+            del self.block[mark:]
+            if any(self.static_argument(a) is not None for a in call.args) or any(
+                self.static_argument(k.value) is not None for k in call.keywords
+            ):
+                raise
+            args = self.call_arguments(call, False)
+            kwargs = self.call_keywords(call, False)
+            target = self.new_name(name)
+            atom = self.opaque(cls, exc, args, kwargs, target, name, call)
+            self.bind(name, target, atom)
+            return None
+
+    def construct(self: Lowerer, name: str, call: gast.Call, cls: type) -> LocalInstance:
+        """``m = Linear(W, b)`` inside the function: ``__init__`` inlined with ``self`` bound to
+        a new record."""
+        inst = LocalInstance(cls, name, self.block)
+        args = self.call_arguments(call, True)
+        kwargs = self.call_keywords(call, True)
+        if dataclasses.is_dataclass(cls) and "__init__" in vars(cls):
+            self.dataclass_init(call, inst, args, kwargs)
+            post = getattr(cls, "__post_init__", None)
+            if isinstance(post, types.FunctionType):
+                self.inline_function(call, post, [StaticArg(inst)], [])
+            return inst
+        init = _owner(cls, "__init__")
+        fn = vars(init)["__init__"] if init is not None else None
+        if init is object or fn is None:
+            if args or kwargs:
+                self.refuse(call, f"arguments to `{cls.__name__}()`, which has no __init__")
+            return inst
+        if not isinstance(fn, types.FunctionType):
+            self.refuse(call, f"making a `{cls.__name__}` (its __init__ is not Python code)")
+        self.record("item", vars(init), "__init__", fn)
+        self.inline_function(call, fn, [StaticArg(inst), *args], kwargs)
+        return inst
+
+    def inline_function(
+        self: Lowerer, node: Any, fn: types.FunctionType, args: list[Any], kwargs: list[Any]
+    ) -> ir.Atom:
+        """Inline a call of the Python function ``fn`` (its source must be readable)."""
+        parsed, defaults = self.callee(fn, node)
+        return self.inline(node, parsed, fn, defaults, args, kwargs, None, None)
+
+    def dataclass_init(
+        self: Lowerer, call: Any, inst: LocalInstance, args: list[Any], kwargs: list[Any]
+    ) -> None:
+        """The ``__init__`` a dataclass writes for itself: each field from its argument or
+        its default."""
+        fields = [f for f in dataclasses.fields(inst.cls) if f.init]
+        if len(args) > len(fields):
+            self.refuse(call, f"{len(args)} arguments to `{inst.cls.__name__}`", "check the call")
+        given = dict(zip((f.name for f in fields), args))
+        for k, v in kwargs:
+            if k in given or k not in {f.name for f in fields}:
+                self.refuse(call, f"the argument `{k}` to `{inst.cls.__name__}`", "check the call")
+            given[k] = v
+        for f in fields:
+            if f.name not in given:
+                if f.default is dataclasses.MISSING:
+                    self.refuse(
+                        call, f"making a `{inst.cls.__name__}` without `{f.name}`", "pass it"
+                    )
+                given[f.name] = self.static_atom(f.default, f.name)
+            value = given[f.name]
+            inst.attrs[f.name] = value if isinstance(value, StaticArg) else self.held(value, f.name)
+
+    # -- calls with functions and sequences as arguments ---------------------------------------
+    def call_arguments(
+        self: Lowerer, node: gast.Call, static: bool, hint: str = "arg"
+    ) -> list[Any]:
+        """The positional arguments of a call, ``*seq`` spread where ``seq`` has a length known
+        now (a tuple or list display, a name bound to one, a ``*args`` parameter); with
+        ``static``, a function or an object as its :class:`StaticArg`."""
+        args: list[Any] = []
+        for a in node.args:
+            if isinstance(a, gast.Starred):
+                seq = self.expr(a.value, None, hint)
+                if not isinstance(seq, ir.Tup):
+                    self.refuse(
+                        a,
+                        "`*args` in a call where the number of items is not known when adgen "
+                        "reads the function",
+                        "spread a tuple or list written in the function (or a `*args` "
+                        "parameter), or pass the arguments one by one",
+                    )
+                args.extend(seq.items)
+                continue
+            found = self.static_argument(a) if static else None
+            args.append(found if found is not None else self.expr(a, None, hint))
+        return args
+
+    def call_keywords(
+        self: Lowerer, node: gast.Call, static: bool, hint: str = "arg"
+    ) -> list[tuple[str, Any]]:
+        """The keyword arguments of a call, ``**kw`` spread where ``kw`` is a dict with keys
+        known now (a ``**kwargs`` parameter, a dict display)."""
+        kwargs: list[tuple[str, Any]] = []
+        for kw in node.keywords:
+            if kw.arg is None:
+                spread = self.expr(kw.value, None, hint)
+                if not isinstance(spread, ir.Dct):
+                    self.refuse(
+                        kw.value,
+                        "`**kwargs` in a call where the keys are not known when adgen reads "
+                        "the function",
+                        "pass keyword arguments one by one",
+                    )
+                kwargs.extend(zip(spread.keys, spread.values))
+                continue
+            found = self.static_argument(kw.value) if static else None
+            atom = found if found is not None else self.expr(kw.value, None, hint)
+            kwargs.append((kw.arg, atom))
+        return kwargs
+
+    def map_comprehension(self: Lowerer, node: gast.Call) -> Any:
+        """``map(f, xs)`` (``map(f, xs, ys)``) as ``[f(x) for x in xs]`` (``zip``-ped)."""
+        if (
+            len(node.args) < 2
+            or node.keywords
+            or any(isinstance(a, gast.Starred) for a in node.args)
+        ):
+            self.refuse(node, "this form of map", "write `map(f, xs)` or a list comprehension")
+        names = [self.user_namer.fresh("mapped") for _ in node.args[1:]]
+
+        def load(n: str) -> Any:
+            return gast.Name(id=n, ctx=gast.Load(), annotation=None, type_comment=None)
+
+        def store(n: str) -> Any:
+            return gast.Name(id=n, ctx=gast.Store(), annotation=None, type_comment=None)
+
+        call = gast.Call(func=node.args[0], args=[load(n) for n in names], keywords=[])
+        if len(names) == 1:
+            target, it = store(names[0]), node.args[1]
+        else:
+            target = gast.Tuple(elts=[store(n) for n in names], ctx=gast.Store())
+            zipped = self.user_namer.fresh("zip")
+            self.local_functions[zipped] = zip  # the builtin, whatever `zip` names here
+            it = gast.Call(func=load(zipped), args=list(node.args[1:]), keywords=[])
+        gen = gast.comprehension(target=target, iter=it, ifs=[], is_async=0)
+        comp = gast.ListComp(elt=call, generators=[gen])
+        for n in gast.walk(comp):
+            gast.copy_location(n, node)
+        return comp
+
+
+def callable_rule(fn: Any) -> bool:
+    """Has this object a derivative rule of its own?"""
+    try:
+        return registry.lookup(fn) is not None
+    except TypeError:
+        return False
+
+
+class Property:
+    """A property of an object adgen reads, and the object (its getter is inlined)."""
+
+    def __init__(self, prop: property, instance: Any) -> None:
+        self.prop = prop
+        self.instance = instance
+
+
+def passable(obj: Any) -> bool:
+    """Can ``obj`` be passed to a function adgen inlines as itself (not as a value)?"""
+    if isinstance(obj, (LocalFunction, LocalInstance)):
+        return True
+    if any(obj is t for t in (float, int, bool, complex)) or (
+        isinstance(obj, type) and issubclass(obj, np.generic)
+    ):
+        return False  # a dtype: a value (x.astype(float))
+    return callable(obj) or is_user_object(obj) or inspect.isclass(obj)
