@@ -32,6 +32,7 @@ from adgen.frontend.lower.objects import (  # noqa: F401 (LocalFunction & co. ar
     LocalInstance,
     LocalPullback,
     StaticArg,
+    is_library,
     is_user_class,
     is_user_object,
 )
@@ -219,7 +220,16 @@ class CallsMixin(LowererState):
             return self.inline(node, parsed, fn, defaults, args, kwargs, target, None)
         except (UnsupportedSyntaxError, NoRuleError, NonDifferentiableError) as exc:
             if any(isinstance(a, StaticArg) for a in [*args, *(v for _, v in kwargs)]):
-                raise  # a function or an object passed: it cannot run as written
+                # a function or an object passed: it cannot run as written
+                if not is_library(fn.__module__):
+                    raise
+                raise UnsupportedSyntaxError(
+                    f"adgen does not support passing a function or an object to "
+                    f"`{_qualname(fn)}`, which it cannot read ({exc.message})",
+                    self.parsed.loc(node),
+                    "differentiate code of your own that calls it with values only, or give "
+                    "it a rule (@adgen.rules.rule)",
+                ) from None
             del self.block[mark:]  # what the failed inlining wrote
             return self.opaque(fn, exc, args, kwargs, target, hint, node)
 
@@ -311,6 +321,15 @@ class CallsMixin(LowererState):
 
     def method_refusal(self: Lowerer, func: gast.Attribute) -> UnsupportedSyntaxError:
         """The error for a method adgen has no rule for."""
+        if isinstance(func.value, gast.Name) and func.value.id in self.env:
+            return UnsupportedSyntaxError(
+                f"adgen does not support the method `.{func.attr}()` of `{func.value.id}`, a "
+                "value of the function (not an array method adgen has a rule for)",
+                self.parsed.loc(func),
+                "adgen reads the methods of an object it knows when it reads the function: a "
+                "global, a closure value, an argument of your own function, an instance made "
+                "inside; for an array, call the NumPy function (np.sum(x) for x.sum())",
+            )
         return UnsupportedSyntaxError(
             f"adgen does not support the method `.{func.attr}()`",
             self.parsed.loc(func),

@@ -280,6 +280,14 @@ class ExpressionsMixin(LowererState):
                 return self.enclosing.static_object(node)
             return True, self.resolve(node)
         if isinstance(node, gast.Attribute):
+            if (
+                isinstance(node.value, gast.Call)
+                and isinstance(node.value.func, gast.Name)
+                and node.value.func.id == "super"
+                and not node.value.args
+                and self.is_call_to(node.value, super)
+            ):
+                return self.super_member(node)  # super().__init__(W)
             ok, base = self.static_object(node.value)
             if ok and isinstance(base, types.ModuleType):
                 try:

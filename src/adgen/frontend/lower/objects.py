@@ -125,7 +125,8 @@ _DATA = (
 )
 
 
-def _library(module: Any) -> bool:
+def is_library(module: Any) -> bool:
+    """Is this module (a name) a library's (NumPy, SciPy, the standard library...)?"""
     root = (module or "").split(".")[0]
     return root in _LIBRARIES or root in getattr(sys, "stdlib_module_names", ())
 
@@ -135,7 +136,7 @@ def is_user_class(obj: Any) -> bool:
     return (
         isinstance(obj, type)
         and type(obj) is type
-        and not _library(obj.__module__)
+        and not is_library(obj.__module__)
         and getattr(obj, "__new__", None) is object.__new__
     )
 
@@ -146,13 +147,17 @@ def is_user_object(obj: Any) -> bool:
         not isinstance(obj, (*_DATA, type, types.ModuleType, types.FunctionType))
         and not isinstance(obj, (types.MethodType, types.BuiltinFunctionType))
         and hasattr(obj, "__dict__")
-        and not _library(type(obj).__module__)
+        and not is_library(type(obj).__module__)
     )
 
 
-def _owner(cls: type, attr: str) -> type | None:
-    """The class of ``cls``'s method resolution order that defines ``attr``."""
-    for klass in cls.__mro__:
+def _owner(cls: type, attr: str, after: type | None = None) -> type | None:
+    """The class of ``cls``'s method resolution order that defines ``attr`` (only those after
+    ``after``, if given: ``super()``)."""
+    mro = cls.__mro__
+    if after is not None:
+        mro = mro[mro.index(after) + 1 :] if after in mro else ()
+    for klass in mro:
         if attr in vars(klass):
             return klass
     return None
@@ -251,12 +256,33 @@ class ObjectsMixin(LowererState):
             return True, value
         return self.class_member(type(base), base, node)
 
+    def super_member(self: Lowerer, node: gast.Attribute) -> tuple[bool, Any]:
+        """``super().attr`` in a method adgen inlines: looked up after the method's class."""
+        fn = self.fn
+        args = self.node.args.args
+        if (
+            fn is None
+            or "__class__" not in fn.__code__.co_freevars
+            or not args
+            or not fn.__closure__
+        ):
+            self.refuse(node, "`super()` here", "call the base class's method by name")
+        cell = fn.__closure__[fn.__code__.co_freevars.index("__class__")]
+        instance = self.local_functions.get(args[0].id)
+        if isinstance(instance, LocalInstance):
+            cls = instance.cls
+        elif is_user_object(instance) or is_user_class(instance):
+            cls = instance if isinstance(instance, type) else type(instance)
+        else:
+            self.refuse(node, "`super()` in a method whose `self` adgen does not know")
+        return self.class_member(cls, instance, node, after=cell.cell_contents)
+
     def class_member(
-        self: Lowerer, cls: type, instance: Any, node: gast.Attribute
+        self: Lowerer, cls: type, instance: Any, node: gast.Attribute, after: type | None = None
     ) -> tuple[bool, Any]:
         """``attr`` looked up on ``cls`` (for ``instance``, if not None)."""
         attr = node.attr
-        owner = _owner(cls, attr)
+        owner = _owner(cls, attr, after)
         if owner is None:
             what = f"`{cls.__name__}`" + (" instance" if instance is not None else "")
             self.refuse(
@@ -348,6 +374,9 @@ class ObjectsMixin(LowererState):
                 "attribute in straight-line code",
             )
         static = self.static_argument(value)
+        made = self.made_class(value)
+        if made is not None:  # self.layer = Dense(W, b)
+            static = StaticArg(self.construct(f"{base.name}.{target.attr}", value, made))
         if static is not None:
             base.attrs[target.attr] = static
             return
@@ -371,16 +400,11 @@ class ObjectsMixin(LowererState):
         """``m = Linear(W, b)`` (an instance made inside), ``f = np.tanh``, ``step =
         self.step``, ``g = f``: the name means the instance, the function or the object. False
         if ``value`` is a value of the IR."""
-        cls = None
-        if isinstance(value, gast.Call) and isinstance(value.func, (gast.Name, gast.Attribute)):
-            try:
-                ok, cls = self.static_object(value.func)
-            except Exception:
-                ok = False
-            if not (ok and is_user_class(cls)):
-                return False
-            found: Any = None
-        else:
+        found: Any = None
+        cls = self.made_class(value)
+        if cls is None and isinstance(value, gast.Call):
+            return False
+        if cls is None:
             found = self.static_argument(value)
             if found is None:
                 return False
@@ -393,37 +417,23 @@ class ObjectsMixin(LowererState):
                 "give each a name of its own, assigned outside loops and branches",
             )
         if cls is not None:
-            found = self.make_instance(name, value, cls)
-            if found is None:
-                return True  # made as written (adgen could not read how)
-            found = StaticArg(found)
+            found = StaticArg(self.construct(name, value, cls))
         self.env.pop(name, None)
         self.local_functions[name] = found.value
         self.bound.add(name)
         return True
 
-    def make_instance(self: Lowerer, name: str, call: gast.Call, cls: type) -> Any:
-        """The instance ``name = cls(...)`` makes; where adgen cannot read how the class makes
-        it (its ``__init__`` does what adgen does not lower), the call runs as written and
-        ``name`` is bound to its result (None is returned): refused, with what adgen said of
-        ``__init__``, if a differentiated value reaches it."""
-        from adgen.errors import NonDifferentiableError, NoRuleError, UnsupportedSyntaxError
-
-        mark = len(self.block)
-        try:
-            return self.construct(name, call, cls)
-        except (UnsupportedSyntaxError, NoRuleError, NonDifferentiableError) as exc:
-            del self.block[mark:]
-            if any(self.static_argument(a) is not None for a in call.args) or any(
-                self.static_argument(k.value) is not None for k in call.keywords
-            ):
-                raise
-            args = self.call_arguments(call, False)
-            kwargs = self.call_keywords(call, False)
-            target = self.new_name(name)
-            atom = self.opaque(cls, exc, args, kwargs, target, name, call)
-            self.bind(name, target, atom)
+    def made_class(self: Lowerer, value: Any) -> type | None:
+        """The class of the user's ``value`` calls (``Linear(W, b)``), if it is one."""
+        if not (
+            isinstance(value, gast.Call) and isinstance(value.func, (gast.Name, gast.Attribute))
+        ):
             return None
+        try:
+            ok, cls = self.static_object(value.func)
+        except Exception:
+            return None
+        return cls if ok and is_user_class(cls) else None
 
     def construct(self: Lowerer, name: str, call: gast.Call, cls: type) -> LocalInstance:
         """``m = Linear(W, b)`` inside the function: ``__init__`` inlined with ``self`` bound to
