@@ -321,15 +321,6 @@ class CallsMixin(LowererState):
 
     def method_refusal(self: Lowerer, func: gast.Attribute) -> UnsupportedSyntaxError:
         """The error for a method adgen has no rule for."""
-        if isinstance(func.value, gast.Name) and func.value.id in self.env:
-            return UnsupportedSyntaxError(
-                f"adgen does not support the method `.{func.attr}()` of `{func.value.id}`, a "
-                "value of the function (not an array method adgen has a rule for)",
-                self.parsed.loc(func),
-                "adgen reads the methods of an object it knows when it reads the function: a "
-                "global, a closure value, an argument of your own function, an instance made "
-                "inside; for an array, call the NumPy function (np.sum(x) for x.sum())",
-            )
         return UnsupportedSyntaxError(
             f"adgen does not support the method `.{func.attr}()`",
             self.parsed.loc(func),
