@@ -186,7 +186,54 @@ def test_map_is_a_list_of_calls():
     check_grads(weighted, xs, ws)
 
 
+def relu(z):
+    return np.maximum(z, 0.0)
+
+
+ACTIVATIONS = {"tanh": np.tanh, "relu": relu}
+
+
+def dense(x, W, act="tanh"):
+    f = ACTIVATIONS[act]
+    return f(W @ x)
+
+
+def test_a_callback_picked_from_a_dict_by_a_constant_key():
+    def loss(W, x):
+        return np.sum(dense(x, W) + dense(x, W, act="relu") + ACTIVATIONS["tanh"](x))
+
+    W, x = np.array([[1.0, 0.5], [0.2, -0.3]]), np.array([0.3, 0.4])
+    z = W @ x
+    expected = np.outer(1 - np.tanh(z) ** 2 + (z > 0), x)
+    np.testing.assert_allclose(adgen.grad(loss)(W, x), expected, rtol=1e-12)
+    check_grads(loss, W, x)
+
+    def by_argument(x, name):
+        return ACTIVATIONS[name](x)  # a key known only when running: refused
+
+    refused(by_argument, 0.3, "tanh", match="calling a computed value")
+
+
 # -- *args, keyword-only parameters, **kwargs, f(*seq), zip(*pairs) ---------------------------
+
+
+def logged(fn):
+    def wrapper(*args, **kwargs):
+        return fn(*args, **kwargs)
+
+    return wrapper
+
+
+@logged
+def spring_energy(x, k=1.0):
+    return 0.5 * k * x * x
+
+
+def test_a_decorated_helper_forwarding_args_and_kwargs():
+    def loss(x):
+        return spring_energy(x, k=3.0) + spring_energy(x)
+
+    both_modes(loss, 0.4, 3.0 * 0.4 + 0.4)
 
 
 def mean_of(*terms, scale=1.0):

@@ -305,6 +305,8 @@ class ExpressionsMixin(LowererState):
             if ok and not isinstance(base, types.ModuleType):  # model.loss, Cls.create, m.W
                 return self.member(base, node)
             # an attribute of a value (W.T, W.shape) is computed by the program, not snapshot
+        if isinstance(node, gast.Subscript):  # ACTIVATIONS["tanh"]: a function picked now
+            return self.static_item(node)
         return False, None
 
     def attribute(self: Lowerer, node: gast.Attribute, target: str | None, hint: str) -> ir.Atom:

@@ -216,7 +216,7 @@ class ObjectsMixin(LowererState):
                 return StaticArg(local)
             if self.enclosing is not None and self.enclosing.sees(node.id):
                 return self.enclosing.static_argument(node)
-        if not isinstance(node, (gast.Name, gast.Attribute)):
+        if not isinstance(node, (gast.Name, gast.Attribute, gast.Subscript)):
             return None
         try:
             ok, obj = self.static_object(node)
@@ -225,6 +225,32 @@ class ObjectsMixin(LowererState):
         if not ok or isinstance(obj, (types.ModuleType, *_DATA)) or not passable(obj):
             return None
         return StaticArg(obj)
+
+    def static_item(self: Lowerer, node: gast.Subscript) -> tuple[bool, Any]:
+        """``ACTIVATIONS["tanh"]``, ``self.acts[name]`` with ``name`` a constant: a function
+        (or an object of the user's) picked from a dict or a tuple known now, by a key known
+        now -- a callback chosen statically. Anything else is not static here."""
+        ok, container = self.static_object(node.value)
+        if not ok or not isinstance(container, (dict, tuple)):
+            return False, None
+        key = node.slice
+        if isinstance(key, gast.Name) and isinstance(self.env.get(key.id), ir.Const):
+            known = self.env[key.id]
+            assert isinstance(known, ir.Const)
+            value = known.value
+        elif isinstance(key, gast.Constant):
+            value = key.value
+        else:
+            return False, None
+        try:
+            item = container[value]
+        except (KeyError, IndexError, TypeError):
+            return False, None
+        if not passable(item) or isinstance(item, type):
+            return False, None
+        if isinstance(container, dict):
+            self.record("item", container, value, item)  # (a dict's .get tells a change)
+        return True, item
 
     def lambda_function(self: Lowerer, node: Any) -> Any:
         """A lambda written where it is used (``map(lambda v: v * v, xs)``, ``euler(lambda y,
