@@ -430,7 +430,7 @@ class Writer:
 
     def statement(self, scope: Scope, indent: str, depth: int) -> list[str]:
         kinds = ["prim", "prim", "arith", "arith", "reduce", "index", "product", "example"]
-        kinds += ["math", "tuple", "helper", "inplace", "opaque"]
+        kinds += ["math", "tuple", "helper", "inplace", "opaque", "callback"]
         # the constructs an independent fuzzer found adgen wrong or crashing on
         kinds += sorted(NEW_KINDS - {"call"})
         if scope.closures:
@@ -710,6 +710,30 @@ class Writer:
             self.bind(scope, other, shape)
             return [f"{name}, {other} = {fn}({', '.join(args)})"], name, shape
         return [f"{name} = {fn}({', '.join(args)})"], name, shape
+
+    def stmt_callback(self, scope: Scope) -> Any:
+        """A function passed as a value to a helper of the module that calls it in a loop (an
+        Euler integrator): a NumPy function, a helper of the module, a lambda written in the
+        call (reading a value of the program), or a closure of the program."""
+        if not any(h.startswith("def integrate(") for h in self.helpers):
+            self.helpers.append(
+                "def integrate(f, u, n):\n"
+                "    for _ in range(n):\n"
+                "        u = u + 0.25 * f(u)\n"
+                "    return u\n"
+            )
+        a = self.source(scope, readable=False)
+        shape = scope.shapes[a]
+        shape = () if shape is None else shape  # np.tanh of a Python float
+        options = ["np.tanh", "np.sin", f"lambda v: np.tanh(v) * {self.const()}"]
+        options += [h for h, arity, pair in self.helper_kinds if arity == 1 and not pair]
+        reads = [n for n, s in scope.shapes.items() if s is None or s == ()]
+        if reads:
+            options.append(f"lambda v: np.sin(v) * {self.pick(sorted(reads))}")
+        f = self.pick(options)
+        self.features.add("callback: " + f.split("(")[0].split(":")[0].split(" ")[0])
+        name = self.fresh()
+        return [f"{name} = integrate({f}, {a}, {self.choices.integer(1, 3)})"], name, shape
 
     def stmt_inplace(self, scope: Scope) -> Any:
         a = self.source(scope, arrays=True)
