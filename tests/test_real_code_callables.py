@@ -416,6 +416,61 @@ def test_rebinding_an_attribute_of_a_global_object_makes_the_derivative_again():
     assert adgen.grad(loss)(1.0) == 4.0
 
 
+LIBRARY = """
+import numpy as np
+
+
+class Scaler:
+    def __init__(self, X):
+        self.mean_ = X.mean(axis=0)
+        self.scale_ = X.std(axis=0)
+
+    def transform(self, X):
+        try:
+            return (X - self.mean_) / self.scale_
+        except ValueError:
+            raise
+
+    @property
+    def n_features(self):
+        try:
+            return len(self.mean_)
+        except TypeError:
+            raise
+"""
+
+
+def test_methods_adgen_cannot_read_of_an_object_made_outside_run_as_written(tmp_path):
+    """A library's object (its methods use `try`): a method given only constants runs as
+    written, a property is read as a constant, an attribute is a constant; a method given a
+    differentiated value is refused with what adgen said of its body."""
+    import importlib.util
+
+    path = tmp_path / "scaling_library.py"
+    path.write_text(LIBRARY)
+    spec = importlib.util.spec_from_file_location("scaling_library", path)
+    assert spec is not None and spec.loader is not None
+    library = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(library)
+    scaler = library.Scaler(X)
+
+    def loss(w):
+        Z = scaler.transform(X)
+        return np.sum((Z @ w) ** 2) * scaler.n_features + np.sum(scaler.mean_ * w)
+
+    w = np.array([0.1, 0.2, 0.3])
+    Z = (X - X.mean(axis=0)) / X.std(axis=0)
+    np.testing.assert_allclose(
+        adgen.grad(loss)(w), 3 * 2 * Z.T @ (Z @ w) + X.mean(axis=0), rtol=1e-12
+    )
+    check_grads(loss, w)
+
+    def through(w):
+        return np.sum(scaler.transform(X * w))
+
+    refused(through, 1.0, match="`try` blocks")
+
+
 # -- instances made inside the function --------------------------------------------------------
 
 

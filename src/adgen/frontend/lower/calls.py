@@ -161,8 +161,20 @@ class CallsMixin(LowererState):
             and isinstance(fn.__func__, types.FunctionType)
             and (isinstance(fn.__self__, (LocalInstance, type)) or is_user_object(fn.__self__))
         ):
-            bound = [StaticArg(fn.__self__), *args]
-            return self.inline_or_run(node, fn.__func__, bound, kwargs, target, hint)
+            owner = fn.__self__
+            passed = any(isinstance(a, StaticArg) for a in [*args, *(v for _, v in kwargs)])
+            if isinstance(owner, LocalInstance) or passed:
+                bound = [StaticArg(owner), *args]
+                return self.inline_or_run(node, fn.__func__, bound, kwargs, target, hint)
+            # a method of an object made outside: inlined, or run as written if adgen cannot
+            # read it (a library's object, `scaler.transform(X)`)
+            mark = len(self.block)
+            try:
+                bound = [StaticArg(owner), *args]
+                return self.inline_function(node, fn.__func__, bound, kwargs, target)
+            except (UnsupportedSyntaxError, NoRuleError, NonDifferentiableError) as exc:
+                del self.block[mark:]
+                return self.opaque(fn, exc, args, kwargs, target, hint, node)
         if isinstance(fn, types.FunctionType):
             return self.inline_or_run(node, fn, args, kwargs, target, hint)
         if getattr(fn, "adgen_user_function", False) and hasattr(fn, "node"):

@@ -34,6 +34,7 @@ import gast
 import numpy as np
 
 from adgen import ir
+from adgen.errors import NonDifferentiableError, NoRuleError, UnsupportedSyntaxError
 from adgen.frontend.lower.state import LowererState
 from adgen.frontend.parse import LiveScope, ParsedFunction, as_def
 from adgen.rules import registry
@@ -280,7 +281,17 @@ class ObjectsMixin(LowererState):
             value = vars(base)[attr]
             self.record("attr", base, attr, value)
             return True, value
-        return self.class_member(type(base), base, node)
+        raw = inspect.getattr_static(base, attr, None)
+        if isinstance(raw, (types.FunctionType, staticmethod, classmethod, property)):
+            return self.class_member(type(base), base, node)
+        try:  # a class attribute, a slot, what __getattr__ makes: a constant too
+            value = getattr(base, attr)
+        except AttributeError:
+            self.refuse(
+                node, f"reading `.{attr}`: `{type(base).__name__}` has no attribute `{attr}`"
+            )
+        self.record("attr", base, attr, value)
+        return True, value
 
     def super_member(self: Lowerer, node: gast.Attribute) -> tuple[bool, Any]:
         """``super().attr`` in a method adgen inlines: looked up after the method's class."""
@@ -369,12 +380,22 @@ class ObjectsMixin(LowererState):
         if not (isinstance(base, LocalInstance) or is_user_object(base)):
             return None
         found, member = self.member(base, node)
-        if found and isinstance(member, Property):
-            fget = member.prop.fget
-            if not isinstance(fget, types.FunctionType):
-                self.refuse(node, f"the property `{node.attr}` (its getter is not Python code)")
-            return self.inline_or_run(node, fget, [StaticArg(member.instance)], [], None, hint)
-        return None
+        if not (found and isinstance(member, Property)):
+            return None
+        fget = member.prop.fget
+        if isinstance(fget, types.FunctionType):
+            mark = len(self.block)
+            try:
+                return self.inline_function(node, fget, [StaticArg(member.instance)], [])
+            except (UnsupportedSyntaxError, NoRuleError, NonDifferentiableError):
+                if isinstance(base, LocalInstance):
+                    raise
+                del self.block[mark:]
+        if isinstance(base, LocalInstance):
+            self.refuse(node, f"the property `{node.attr}` (its getter is not Python code)")
+        value = getattr(base, node.attr)  # of an object made outside: a constant
+        self.record("attr", base, node.attr, value)
+        return self.static_atom(value, node.attr)
 
     def assign_attribute(self: Lowerer, target: gast.Attribute, value: Any) -> None:
         """``self.W = v`` (``m.h = v``) on an instance made inside the function, in straight-line
@@ -486,11 +507,16 @@ class ObjectsMixin(LowererState):
         return inst
 
     def inline_function(
-        self: Lowerer, node: Any, fn: types.FunctionType, args: list[Any], kwargs: list[Any]
+        self: Lowerer,
+        node: Any,
+        fn: types.FunctionType,
+        args: list[Any],
+        kwargs: list[Any],
+        target: str | None = None,
     ) -> ir.Atom:
         """Inline a call of the Python function ``fn`` (its source must be readable)."""
         parsed, defaults = self.callee(fn, node)
-        return self.inline(node, parsed, fn, defaults, args, kwargs, None, None)
+        return self.inline(node, parsed, fn, defaults, args, kwargs, target, None)
 
     def dataclass_init(
         self: Lowerer, call: Any, inst: LocalInstance, args: list[Any], kwargs: list[Any]
