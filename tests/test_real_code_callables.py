@@ -539,6 +539,45 @@ def test_attributes_written_again_in_straight_line_code():
     check_grads(loss, W)
 
 
+def test_a_counter_attribute_and_updates_in_place_of_arrays():
+    class Accumulator:
+        def __init__(self, h):
+            self.h = h
+            self.count = 0
+
+        def add(self, v):
+            self.h = self.h + v
+            self.count += 1
+
+        def mean(self):
+            return self.h / self.count
+
+    def loss(x):
+        acc = Accumulator(x)
+        acc.add(x * x)
+        acc.add(np.sin(x))
+        return np.sum(acc.mean())
+
+    x = np.array([0.3, 1.2])
+    np.testing.assert_allclose(adgen.grad(loss)(x), (1 + 2 * x + np.cos(x)) / 2, rtol=1e-12)
+    check_grads(loss, x)
+
+    class InPlace:
+        def __init__(self, h):
+            self.h = h
+
+        def add(self, v):
+            self.h += v  # changes the array in place: `first` below would see it
+
+    def shared(x):
+        acc = InPlace(x * 1.0)
+        first = acc.h
+        acc.add(x)
+        return np.sum(first * acc.h)
+
+    refused(shared, x, match="augmented assignment to the attribute `h`")
+
+
 class Affine:
     scale = 2.0
 

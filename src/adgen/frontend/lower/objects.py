@@ -429,6 +429,32 @@ class ObjectsMixin(LowererState):
             return
         base.attrs[target.attr] = self.held(self.expr(value, None, target.attr), target.attr)
 
+    def update_attribute(self: Lowerer, stmt: Any) -> None:
+        """``self.n += 1`` on an instance made inside, where the attribute holds a number known
+        now and so does the value: the new number. Anything else is refused: an array would
+        change in place, and another name may share it."""
+        target = stmt.target
+        try:
+            ok, base = self.static_object(target.value)
+        except Exception:
+            ok, base = False, None
+        current = base.attrs.get(target.attr) if ok and isinstance(base, LocalInstance) else None
+        fn = registry.BINOP_FUNCTIONS.get(type(stmt.op).__name__)
+        if isinstance(current, ir.Const) and fn is not None:
+            value = self.expr(stmt.value, None, target.attr)
+            if isinstance(value, ir.Const):
+                new = gast.copy_location(
+                    gast.Constant(value=fn(current.value, value.value), kind=None), stmt
+                )
+                self.assign_attribute(target, new)
+                return
+        self.refuse(
+            stmt,
+            f"augmented assignment to the attribute `{target.attr}` (an array would change in "
+            "place, and another name may share it)",
+            f"write `self.{target.attr} = self.{target.attr} + ...` to make a new value",
+        )
+
     def held(self: Lowerer, atom: ir.Atom, hint: str) -> ir.Atom:
         """``atom``, its names copied to names of their own (a name rebound later, inside a
         block, must not change what an attribute means)."""

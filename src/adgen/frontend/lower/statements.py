@@ -199,12 +199,8 @@ class StatementsMixin(LowererState):
         if isinstance(stmt.target, gast.Subscript):
             self.write_in_place(stmt, stmt.target, stmt.value, stmt.op)
             return
-        if isinstance(stmt.target, gast.Attribute):  # self.n += 1: self.n = self.n + 1
-            load = gast.Attribute(value=stmt.target.value, attr=stmt.target.attr, ctx=gast.Load())
-            binop = gast.BinOp(
-                left=gast.copy_location(load, stmt.target), op=stmt.op, right=stmt.value
-            )
-            self.assign_attribute(stmt.target, gast.copy_location(binop, stmt))
+        if isinstance(stmt.target, gast.Attribute):  # self.n += 1
+            self.update_attribute(stmt)
             return
         if not isinstance(stmt.target, gast.Name):
             self.refuse(stmt, "augmented assignment to subscripts or attributes", "write y = y + v")
