@@ -296,6 +296,16 @@ def test_zip_of_a_list_of_pairs_spread():
     assert adgen.grad(loss)(0.5, 1.5) == pytest.approx(expected(0.5, 1.5), rel=1e-12)
     check_grads(loss, 0.5, 1.5)
 
+    def columns(a, b):
+        pairs = [(a, b), (b * 2, a), (a * b, 1.0)]
+        xs, ys = map(np.array, zip(*pairs))
+        cols = list(zip(*pairs))
+        return np.sum(xs * ys) + cols[0][1] * cols[1][0]
+
+    # ab + 2ab + ab + 2b * b
+    assert adgen.grad(columns, wrt=(0, 1))(0.5, 1.5) == pytest.approx((4 * 1.5, 4 * 0.5 + 4 * 1.5))
+    check_grads(columns, 0.5, 1.5)
+
 
 # -- methods of an object made outside the function -------------------------------------------
 

@@ -68,7 +68,7 @@ class CallsMixin(LowererState):
         else:
             ok, fn = self.static_object(func)
         if ok and fn is map:  # map(f, xs): [f(x) for x in xs]
-            return self.expr(self.map_comprehension(node), target, hint)
+            return self.mapped(node, target, hint)
         self.check_special(node, ok, fn)
         if ok and seam.entry_points().get(fn) == "jvp":
             return self.nested_jvp(node)
@@ -114,6 +114,8 @@ class CallsMixin(LowererState):
         if fn is zip and args and not kwargs and all(isinstance(a, ir.Tup) for a in args):
             # zip of sequences known now (zip(*pairs)): the tuple of their items' tuples
             return ir.Tup(tuple(ir.Tup(items) for items in zip(*(a.items for a in args))))
+        if fn in (list, tuple) and len(args) == 1 and not kwargs and isinstance(args[0], ir.Tup):
+            return args[0]  # list(zip(*pairs)): a sequence known now, only read
         fn = self.callable_of(fn, func)
         prim = None if isinstance(fn, (LocalFunction, LocalInstance)) else registry.lookup(fn)
         if prim is None and hasattr(fn, "adgen_function"):
@@ -478,50 +480,6 @@ class CallsMixin(LowererState):
             return sub.lower_inlined(bound)
         finally:
             self.root.inlining.pop()
-
-    def bind_arguments(
-        self: Lowerer,
-        node: Any,
-        parsed: ParsedFunction,
-        defaults: dict[str, Any],
-        args: list[Any],
-        kwargs: list[tuple[str, Any]],
-    ) -> dict[str, Any]:
-        """What each parameter of the inlined function means: positional and keyword
-        arguments, defaults, ``*args`` as a tuple (its length known now), keyword-only
-        parameters, ``**kwargs`` as a dict of the other keywords."""
-        spec = parsed.node.args
-        name = parsed.name
-        if spec.posonlyargs:
-            self.refuse(node, f"calling `{name}`, which has positional-only parameters")
-        params = [a.id for a in spec.args]
-        kwonly = [a.id for a in spec.kwonlyargs]
-        bound = dict(zip(params, args))
-        extra = args[len(params) :]
-        if spec.vararg is not None:
-            if any(isinstance(a, StaticArg) for a in extra):
-                self.refuse(node, f"functions or objects in the `*{spec.vararg.id}` of `{name}`")
-            bound[spec.vararg.id] = ir.Tup(tuple(extra))
-        elif extra:
-            self.refuse(node, f"calling `{name}` with {len(args)} arguments", "check the call")
-        spread: list[tuple[str, Any]] = []
-        for k, v in kwargs:
-            if k in bound or k in (p for p, _ in spread):
-                self.refuse(node, f"the argument `{k}` given twice to `{name}`", "check the call")
-            if k in params or k in kwonly:
-                bound[k] = v
-            elif spec.kwarg is not None and not isinstance(v, StaticArg):
-                spread.append((k, v))
-            else:
-                self.refuse(node, f"the argument `{k}` in this call of `{name}`", "check the call")
-        if spec.kwarg is not None:
-            bound[spec.kwarg.id] = ir.Dct(tuple(k for k, _ in spread), tuple(v for _, v in spread))
-        for p in params + kwonly:
-            if p not in bound:
-                if p not in defaults:
-                    self.refuse(node, f"calling `{name}` without `{p}`", "pass every argument")
-                bound[p] = defaults[p]
-        return bound
 
     def recursive_call(
         self: Lowerer,

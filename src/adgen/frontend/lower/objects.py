@@ -615,15 +615,91 @@ class ObjectsMixin(LowererState):
             kwargs.append((kw.arg, atom))
         return kwargs
 
-    def map_comprehension(self: Lowerer, node: gast.Call) -> Any:
-        """``map(f, xs)`` (``map(f, xs, ys)``) as ``[f(x) for x in xs]`` (``zip``-ped)."""
+    def mapped(self: Lowerer, node: gast.Call, target: str | None, hint: str) -> ir.Atom:
+        """``map(f, xs)``: over sequences known now (tuples, list displays, ``zip(*pairs)``)
+        the tuple of the calls ``(f(xs[0]), f(xs[1]), ...)``; else the list comprehension
+        ``[f(x) for x in xs]``."""
         if (
             len(node.args) < 2
             or node.keywords
             or any(isinstance(a, gast.Starred) for a in node.args)
         ):
             self.refuse(node, "this form of map", "write `map(f, xs)` or a list comprehension")
-        names = [self.user_namer.fresh("mapped") for _ in node.args[1:]]
+        seqs = [self.expr(a, None, hint) for a in node.args[1:]]
+        names = [self.user_namer.fresh("mapped") for _ in seqs]
+        for name, seq in zip(names, seqs):
+            self.env[name] = seq  # hidden names: the sequences are evaluated once
+        if not all(isinstance(seq, ir.Tup) for seq in seqs):
+            return self.expr(self.map_comprehension(node, names), target, hint)
+        count = min(len(seq.items) for seq in seqs if isinstance(seq, ir.Tup))
+        calls = [
+            gast.Call(
+                func=node.args[0],
+                args=[
+                    gast.Subscript(
+                        value=gast.Name(id=n, ctx=gast.Load(), annotation=None, type_comment=None),
+                        slice=gast.Constant(value=k, kind=None),
+                        ctx=gast.Load(),
+                    )
+                    for n in names
+                ],
+                keywords=[],
+            )
+            for k in range(count)
+        ]
+        for call in calls:
+            for n in gast.walk(call):
+                gast.copy_location(n, node)
+        return ir.Tup(tuple(self.expr(call, None, hint) for call in calls))
+
+    def bind_arguments(
+        self: Lowerer,
+        node: Any,
+        parsed: ParsedFunction,
+        defaults: dict[str, Any],
+        args: list[Any],
+        kwargs: list[tuple[str, Any]],
+    ) -> dict[str, Any]:
+        """What each parameter of the inlined function means: positional and keyword
+        arguments, defaults, ``*args`` as a tuple (its length known now), keyword-only
+        parameters, ``**kwargs`` as a dict of the other keywords."""
+        spec = parsed.node.args
+        name = parsed.name
+        if spec.posonlyargs:
+            self.refuse(node, f"calling `{name}`, which has positional-only parameters")
+        params = [a.id for a in spec.args]
+        kwonly = [a.id for a in spec.kwonlyargs]
+        bound = dict(zip(params, args))
+        extra = args[len(params) :]
+        if spec.vararg is not None:
+            if any(isinstance(a, StaticArg) for a in extra):
+                self.refuse(node, f"functions or objects in the `*{spec.vararg.id}` of `{name}`")
+            bound[spec.vararg.id] = ir.Tup(tuple(extra))
+        elif extra:
+            self.refuse(node, f"calling `{name}` with {len(args)} arguments", "check the call")
+        spread: list[tuple[str, Any]] = []
+        for k, v in kwargs:
+            if k in bound or k in (p for p, _ in spread):
+                self.refuse(node, f"the argument `{k}` given twice to `{name}`", "check the call")
+            if k in params or k in kwonly:
+                bound[k] = v
+            elif spec.kwarg is not None and not isinstance(v, StaticArg):
+                spread.append((k, v))
+            else:
+                self.refuse(node, f"the argument `{k}` in this call of `{name}`", "check the call")
+        if spec.kwarg is not None:
+            bound[spec.kwarg.id] = ir.Dct(tuple(k for k, _ in spread), tuple(v for _, v in spread))
+        for p in params + kwonly:
+            if p not in bound:
+                if p not in defaults:
+                    self.refuse(node, f"calling `{name}` without `{p}`", "pass every argument")
+                bound[p] = defaults[p]
+        return bound
+
+    def map_comprehension(self: Lowerer, node: gast.Call, seqs: list[str]) -> Any:
+        """``map(f, xs)`` (``map(f, xs, ys)``) as ``[f(x) for x in xs]`` (``zip``-ped), the
+        sequences already lowered and bound to the hidden names ``seqs``."""
+        names = [self.user_namer.fresh("item") for _ in seqs]
 
         def load(n: str) -> Any:
             return gast.Name(id=n, ctx=gast.Load(), annotation=None, type_comment=None)
@@ -633,12 +709,12 @@ class ObjectsMixin(LowererState):
 
         call = gast.Call(func=node.args[0], args=[load(n) for n in names], keywords=[])
         if len(names) == 1:
-            target, it = store(names[0]), node.args[1]
+            target, it = store(names[0]), load(seqs[0])
         else:
             target = gast.Tuple(elts=[store(n) for n in names], ctx=gast.Store())
             zipped = self.user_namer.fresh("zip")
             self.local_functions[zipped] = zip  # the builtin, whatever `zip` names here
-            it = gast.Call(func=load(zipped), args=list(node.args[1:]), keywords=[])
+            it = gast.Call(func=load(zipped), args=[load(n) for n in seqs], keywords=[])
         gen = gast.comprehension(target=target, iter=it, ifs=[], is_async=0)
         comp = gast.ListComp(elt=call, generators=[gen])
         for n in gast.walk(comp):
