@@ -527,6 +527,46 @@ def test_a_network_made_inside_the_loss_from_its_weights():
     )
 
 
+class Leaf:
+    def __init__(self, w):
+        self.w = w
+
+    def __call__(self, x):
+        return np.tanh(self.w * x)
+
+
+class Chain:
+    def __init__(self, first, second):
+        self.first = first
+        self.second = second
+
+    def __call__(self, x):
+        return self.second(self.first(x))
+
+
+tree = Chain(Chain(Leaf(0.5), Leaf(1.5)), Leaf(2.0))
+
+
+def test_objects_holding_objects_call_the_same_method_nested():
+    """Chain.__call__ inside Chain.__call__ (of another object) is not a recursion."""
+
+    def outside(x):
+        return tree(x)
+
+    def expected(x):
+        a = np.tanh(0.5 * x)
+        b = np.tanh(1.5 * a)
+        return (1 - np.tanh(2 * b) ** 2) * 2 * (1 - b**2) * 1.5 * (1 - a**2) * 0.5
+
+    both_modes(outside, 0.3, expected(0.3))
+
+    def inside(a, b):
+        net = Chain(Chain(Leaf(a), Leaf(b)), Leaf(a * b))
+        return net(0.7) + Leaf(b)(0.2)
+
+    check_grads(inside, 0.4, 0.9)
+
+
 def test_attributes_written_again_in_straight_line_code():
     class Cell:
         def __init__(self, W):

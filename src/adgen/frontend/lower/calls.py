@@ -63,8 +63,11 @@ class CallsMixin(LowererState):
         if _is_pop(node) and func.value.id in self.env and func.value.id in self.multi:
             return self.pop(node, func.value.id, target, hint)
         args: list[Any] = []
+        made = self.made_class(func)
         if isinstance(func, gast.Lambda):  # (lambda v: v * v)(x), as map(lambda ...) makes
             ok, fn = True, self.lambda_function(func)
+        elif made is not None:  # Dense(W, b)(x): the instance, then its __call__
+            ok, fn = True, self.construct(f"{made.__name__}(...)", func, made)
         else:
             ok, fn = self.static_object(func)
         if ok and fn is map:  # map(f, xs): [f(x) for x in xs]
@@ -455,8 +458,14 @@ class CallsMixin(LowererState):
         enclosing: Lowerer | None,
     ) -> ir.Atom:
         """Lower a call to the user's own function by lowering its body in place."""
-        identity = fn.__code__ if isinstance(fn, types.FunctionType) else parsed.node
-        if any(identity is f for f in self.root.inlining):
+        code = fn.__code__ if isinstance(fn, types.FunctionType) else parsed.node
+        # the objects and functions passed: a method of one object calling the same method of
+        # another (a tree of layers) is not a recursion
+        statics = tuple(
+            id(a.value) for a in [*args, *(v for _, v in kwargs)] if isinstance(a, StaticArg)
+        )
+        identity = (code, statics)
+        if any(code is f[0] and statics == f[1] for f in self.root.inlining):
             if not isinstance(fn, types.FunctionType):
                 self.refuse(
                     node,

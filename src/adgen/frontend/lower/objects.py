@@ -207,6 +207,9 @@ class ObjectsMixin(LowererState):
         function, a method, a class, an object of the user's); else None."""
         if isinstance(node, gast.Lambda):
             return StaticArg(self.lambda_function(node))
+        made = self.made_class(node)
+        if made is not None:  # Seq(Leaf(a), Leaf(b)): an instance made for the call
+            return StaticArg(self.construct(f"{made.__name__}(...)", node, made))
         if isinstance(node, gast.Name):
             if node.id in self.env:
                 return None
