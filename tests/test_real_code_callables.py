@@ -214,6 +214,26 @@ def test_a_callback_picked_from_a_dict_by_a_constant_key():
     refused(by_argument, 0.3, "tanh", match="calling a computed value")
 
 
+def test_a_helper_of_another_module_reading_its_own_global_of_the_same_name(tmp_path):
+    """`K` of the helper's module is not `K` of the caller's (they were one value before)."""
+    import importlib.util
+
+    path = tmp_path / "gain_helpers.py"
+    path.write_text(
+        "import numpy as np\n\nK = np.array([10.0])\n\n\ndef gain(x):\n    return K * x\n"
+    )
+    spec = importlib.util.spec_from_file_location("gain_helpers", path)
+    assert spec is not None and spec.loader is not None
+    helpers = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(helpers)
+    source = "def f(x):\n    return np.sum(K * x + gain(x))\n"
+    (tmp_path / "caller.py").write_text(source)
+    namespace = {"np": np, "gain": helpers.gain, "K": np.array([2.0])}
+    exec(compile(source, str(tmp_path / "caller.py"), "exec"), namespace)
+    f = namespace["f"]
+    both_modes(f, 1.0, 12.0)
+
+
 # -- *args, keyword-only parameters, **kwargs, f(*seq), zip(*pairs) ---------------------------
 
 

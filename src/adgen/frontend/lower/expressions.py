@@ -224,7 +224,12 @@ class ExpressionsMixin(LowererState):
                 f"using the function or module `{node.id}` as a value",
                 "call it, or pass its result",
             )
+        if local is not None:  # an object passed as itself: a name of its own
+            return self.value_atom(value, node.id)
         name = node.id if node.id not in RESERVED else self.namer.fresh(node.id)
+        if name in self.free and self.free[name] is not value:
+            # another global of that name (a helper of another module reads its own `K`)
+            name = self.namer.fresh(node.id)
         self.free[name] = value
         return self.free_atom(name, value)
 

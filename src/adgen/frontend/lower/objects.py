@@ -490,7 +490,8 @@ class ObjectsMixin(LowererState):
                 value,
                 f"binding `{name}` to {what} where `{name}` is also assigned inside a loop or "
                 "a branch (adgen must know which it is)",
-                "give each a name of its own, assigned outside loops and branches",
+                "give each a name of its own, assigned outside loops and branches (an "
+                "instance can be called where it is made: `h = Dense(W[i], b[i])(h)`)",
             )
         if cls is not None:
             found = StaticArg(self.construct(name, value, cls))
