@@ -280,6 +280,10 @@ class ObjectsMixin(LowererState):
             return self.class_member(base, None, node)
         if not is_user_object(base):
             return False, None
+        if type(base).__getattribute__ is not object.__getattribute__:
+            value = getattr(base, attr)  # the class says what its attributes are
+            self.record("attr", base, attr, value)
+            return True, value
         if attr in vars(base):  # an attribute of the object: a constant of the derivative
             value = vars(base)[attr]
             self.record("attr", base, attr, value)
@@ -515,6 +519,19 @@ class ObjectsMixin(LowererState):
     def construct(self: Lowerer, name: str, call: gast.Call, cls: type) -> LocalInstance:
         """``m = Linear(W, b)`` inside the function: ``__init__`` inlined with ``self`` bound to
         a new record."""
+        hooks = [
+            h
+            for h in ("__setattr__", "__getattr__", "__getattribute__", "__delattr__")
+            if getattr(cls, h, None) is not getattr(object, h, None)
+        ]
+        frozen = getattr(getattr(cls, "__dataclass_params__", None), "frozen", False)
+        if hooks or frozen:
+            what = f"its own `{hooks[0]}`" if hooks else "frozen fields"
+            self.refuse(
+                call,
+                f"making a `{cls.__name__}` inside the function: the class has {what}",
+                "make the object outside the function and pass what it computes, or a plain class",
+            )
         inst = LocalInstance(cls, name, self.block)
         args = self.call_arguments(call, True)
         kwargs = self.call_keywords(call, True)
