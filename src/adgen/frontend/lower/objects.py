@@ -7,7 +7,10 @@ Every call of the user's own code is inlined, so a function passed to another fu
 not be a value of the IR: the callee's parameter is bound to the function itself
 (:class:`StaticArg`), and ``f(y, t)`` inside it inlines that function -- a nested ``def``, a
 lambda, a module-level function, a bound method or a NumPy function. ``map(f, xs)`` is the
-list comprehension ``[f(x) for x in xs]``.
+list comprehension ``[f(x) for x in xs]`` (over a sequence known now, the tuple of the calls).
+The arguments of a call are spread here too (``f(*args)``, ``f(**kwargs)``, of a length known
+now), and bound to the parameters of the function inlined (``*args`` a tuple, ``**kwargs`` a
+dict of the other keywords, keyword-only parameters).
 
 Objects:
 
@@ -427,10 +430,7 @@ class ObjectsMixin(LowererState):
                 "keep the changing value in a variable (`h = cell.step(h, x)`), or write the "
                 "attribute in straight-line code",
             )
-        static = self.static_argument(value)
-        made = self.made_class(value)
-        if made is not None:  # self.layer = Dense(W, b)
-            static = StaticArg(self.construct(f"{base.name}.{target.attr}", value, made))
+        static = self.static_argument(value)  # a function, an object, Dense(W, b)
         if static is not None:
             base.attrs[target.attr] = static
             return
@@ -449,10 +449,12 @@ class ObjectsMixin(LowererState):
         fn = registry.BINOP_FUNCTIONS.get(type(stmt.op).__name__)
         if isinstance(current, ir.Const) and fn is not None:
             value = self.expr(stmt.value, None, target.attr)
-            if isinstance(value, ir.Const):
-                new = gast.copy_location(
-                    gast.Constant(value=fn(current.value, value.value), kind=None), stmt
-                )
+            try:
+                result = fn(current.value, value.value) if isinstance(value, ir.Const) else None
+            except Exception:  # 1 / 0: Python raises
+                result = None
+            if result is not None:
+                new = gast.copy_location(gast.Constant(value=result, kind=None), stmt)
                 self.assign_attribute(target, new)
                 return
         self.refuse(
