@@ -587,6 +587,66 @@ def test_objects_holding_objects_call_the_same_method_nested():
     check_grads(inside, 0.4, 0.9)
 
 
+class Stack:
+    def __init__(self, params):
+        self.layers = [Dense(params[0][0], params[0][1]), Layer(params[1][0], params[1][1])]
+
+    def __call__(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+
+class Model:
+    def __init__(self, params):
+        self.layers = [Dense(W, b) for W, b in params]
+
+    def predict(self, x):
+        for i, layer in enumerate(self.layers):
+            x = layer(x) * (i + 1)
+        return x
+
+
+PARAMS = [(RNG.standard_normal((3, 4)), np.zeros(4)), (RNG.standard_normal((4, 2)), np.ones(2))]
+
+
+def test_a_list_of_layers_looped_over_and_indexed():
+    def inside(params):
+        net = Stack(params)
+        return np.sum(net(X) ** 2) + np.sum(net.layers[-1].b) * len(net.layers)
+
+    check_grads(inside, PARAMS)
+    W, b = PARAMS[1]
+    h = np.tanh(X @ PARAMS[0][0] + PARAMS[0][1])
+    np.testing.assert_allclose(adgen.grad(inside)(PARAMS)[1][0], 2 * h.T @ (h @ W + b), rtol=1e-12)
+
+    model = Model(PARAMS)  # made outside: its list of layers is read when adgen reads `loss`
+
+    def loss(x):
+        return np.sum(model.predict(x) ** 2) + np.sum(model.layers[0](x))
+
+    check_grads(loss, X)
+    model.layers.append(Dense(np.eye(2), np.zeros(2)))  # the list changed: read again
+
+    value, _ = adgen.value_and_grad(loss)(X)
+    assert value == pytest.approx(loss(X), rel=1e-12)  # three layers now, not two
+    check_grads(loss, X)
+
+    def functions(x):
+        total = 0.0
+        for f in (np.sin, np.cos, lambda v: v * v):
+            total = total + f(x)
+        return total
+
+    both_modes(functions, 0.4, np.cos(0.4) - np.sin(0.4) + 0.8)
+
+    def as_value(x):
+        fs = [np.sin, np.cos]
+        return np.sum(np.array(fs))
+
+    refused(as_value, 0.4, match="`fs`, a list or tuple of functions or objects, as a value")
+
+
 def test_attributes_written_again_in_straight_line_code():
     class Cell:
         def __init__(self, W):
@@ -750,12 +810,30 @@ def test_attribute_writes_in_loops_and_escaping_instances_are_refused():
 
     refused(in_loop, np.eye(2), match="writing the attribute `h` of `cell`.*inside a loop")
 
-    def into_list(W):
+    def in_a_display(W):  # a list written out: its items are known
         cell = Cell(W)
         cells = [cell, cell]
+        return np.sum(cells[0].step(np.ones(2)) * cells[1].h)
+
+    W = np.array([[0.5, 0.1], [-0.2, 0.3]])
+    check_grads(in_a_display, W)
+
+    def appended(W):
+        cells = []
+        cells.append(Cell(W))
         return np.sum(cells[0].step(np.ones(2)))
 
-    refused(into_list, np.eye(2), match="using `cell` \\(a `Cell` made inside the function\\)")
+    refused(appended, W, match="making a `Cell` here")
+
+    def returned(W):
+        def make(W):
+            cell = Cell(W)
+            return cell
+
+        made = make(W)
+        return np.sum(made.step(np.ones(2)))
+
+    refused(returned, W, match="using `cell` \\(a `Cell` made inside the function\\)")
 
     def class_inside(x):
         class A:

@@ -41,8 +41,10 @@ every method takes the whole ``Lowerer`` as ``self``, since the parts call each 
   indexing, constants;
 - :mod:`~adgen.frontend.lower.calls`: calls of primitives and methods; the user's functions inlined
   (recursive ones kept as calls), local functions and lambdas;
-- :mod:`~adgen.frontend.lower.objects`: functions and objects as values (a callback passed to
-  your function, ``map``), methods of your classes' objects, instances made inside;
+- :mod:`~adgen.frontend.lower.callables`: functions as values (a callback passed to your
+  function, ``map``, a tuple of functions or objects), the arguments of calls (``*args``,
+  ``**kwargs``);
+- :mod:`~adgen.frontend.lower.objects`: methods of your classes' objects, instances made inside;
 - :mod:`~adgen.frontend.lower.nested_derivatives`: ``adgen.grad``/``jvp``/``vjp`` called inside;
 - :mod:`~adgen.frontend.lower.containers`: lists the function builds (appends, pops, concatenation,
   comprehensions);
@@ -68,6 +70,7 @@ for a loop); a new kind of expression a branch of ``expr``.
 from __future__ import annotations
 
 from adgen import ir, trees
+from adgen.frontend.lower.callables import CallablesMixin
 from adgen.frontend.lower.calls import CallsMixin
 from adgen.frontend.lower.containers import ContainersMixin
 from adgen.frontend.lower.expressions import ExpressionsMixin
@@ -85,6 +88,7 @@ class Lowerer(
     LoopsMixin,
     ExpressionsMixin,
     CallsMixin,
+    CallablesMixin,
     ObjectsMixin,
     NestedDerivativesMixin,
     ContainersMixin,

@@ -72,6 +72,10 @@ class CallsMixin(LowererState):
             ok, fn = self.static_object(func)
         if ok and fn is map:  # map(f, xs): [f(x) for x in xs]
             return self.mapped(node, target, hint)
+        if ok and fn is len and len(node.args) == 1 and not node.keywords:
+            seq = self.static_sequence(node.args[0])
+            if seq is not None:  # len(self.layers): known now
+                return ir.Const(len(seq.items))
         self.check_special(node, ok, fn)
         if ok and seam.entry_points().get(fn) == "jvp":
             return self.nested_jvp(node)
@@ -185,12 +189,16 @@ class CallsMixin(LowererState):
         if getattr(fn, "adgen_user_function", False) and hasattr(fn, "node"):
             parsed, defaults = self.callee(fn, node)
             return self.inline(node, parsed, fn, defaults, args, kwargs, target, None)
-        if is_user_class(fn):
-            refusal = UnsupportedSyntaxError(
-                f"adgen does not support making a `{fn.__name__}` inside an expression, with "
-                "arguments that carry derivatives",
+        if is_user_class(fn):  # an instance adgen could not follow: refused now
+            raise UnsupportedSyntaxError(
+                f"adgen does not support making a `{fn.__name__}` here (in an expression that "
+                "does not call it, a comprehension, a list built by appends): adgen could not "
+                "follow the instance",
                 self.parsed.loc(node),
-                f"assign it to a name first (`m = {fn.__name__}(...)`), then call its methods",
+                f"make it in an assignment (`m = {fn.__name__}(...)`, `self.layer = "
+                f"{fn.__name__}(...)`), a list or tuple written out (`[{fn.__name__}(W1, b1), "
+                f"{fn.__name__}(W2, b2)]`), an argument of your own function, or call it at "
+                f"once (`{fn.__name__}(...)(x)`)",
             )
         refusal = refusal or self.no_rule_error(node.func, fn)
         return self.opaque(fn, refusal, args, kwargs, target, hint, node)

@@ -24,6 +24,7 @@ from adgen.frontend.lower.objects import (
     LocalFunction,
     LocalInstance,
     LocalPullback,
+    StaticSeq,
 )
 from adgen.frontend.lower.state import LowererState
 from adgen.frontend.parse import LiveScope
@@ -205,6 +206,8 @@ class ExpressionsMixin(LowererState):
                 "value here (in a list, returned, or passed to a function that is not yours)",
                 "read its attributes or call its methods; pass it only to your own functions",
             )
+        if isinstance(local, StaticSeq):
+            self.refuse_sequence(node.id, node)
         if local is not None and not _local_kind(local):
             value = local  # a name bound to a function or an object (a parameter, f = np.sin)
         elif local is not None:
@@ -324,7 +327,7 @@ class ExpressionsMixin(LowererState):
             if base_ok and not isinstance(base, types.ModuleType):  # an object's: a constant
                 if callable(obj) and not isinstance(obj, type):
                     self.refuse(node, f"using `{node.attr}` as a value", "call it")
-                return self.static_atom(obj, node.attr)
+                return self.static_atom(obj, node.attr, node)
             if isinstance(obj, types.ModuleType) or (callable(obj) and not isinstance(obj, type)):
                 self.refuse(node, f"using `{node.attr}` as a value", "call it, or pass its result")
             alias = _module_alias(base) if base_ok else None

@@ -78,6 +78,8 @@ class LoopsMixin(LowererState):
         ``zip`` nested in any way, a loop over ``range(len(...))`` (the shortest) that reads the
         items by index; the target unpacks them, nested in any way (``for i, (a, b) in
         enumerate(zip(u, v)):``)."""
+        if self.lower_static_loop(stmt):  # for layer in self.layers: functions or objects
+            return
         if stmt.orelse:
             self.refuse(stmt, "`else` clauses on loops", "move that code after the loop")
         line = self.key(stmt)

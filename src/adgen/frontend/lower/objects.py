@@ -1,28 +1,22 @@
 # mypy: disable-error-code="misc"
 # (every method takes the whole Lowerer as ``self``, as the parts call each other; mypy wants a
 # ``self`` type to be a supertype of the class the method is written in, and says so as "misc")
-"""Lower functions and objects used as values: callbacks, methods, instances of your classes.
-
-Every call of the user's own code is inlined, so a function passed to another function need
-not be a value of the IR: the callee's parameter is bound to the function itself
-(:class:`StaticArg`), and ``f(y, t)`` inside it inlines that function -- a nested ``def``, a
-lambda, a module-level function, a bound method or a NumPy function. ``map(f, xs)`` is the
-list comprehension ``[f(x) for x in xs]`` (over a sequence known now, the tuple of the calls).
-The arguments of a call are spread here too (``f(*args)``, ``f(**kwargs)``, of a length known
-now), and bound to the parameters of the function inlined (``*args`` a tuple, ``**kwargs`` a
-dict of the other keywords, keyword-only parameters).
-
-Objects:
+"""Lower the objects of the user's classes: their methods and attributes, instances made inside.
 
 - an object made outside the function (a global ``model``, a default or closure value) is a
   constant: its attributes are read when the function is transformed (the cache notices when
-  one is rebound), its methods are inlined like any function with ``self`` bound to it;
+  one is rebound), its methods are inlined like any function with ``self`` bound to it (one
+  adgen cannot read, of a library's object, runs as written when only constants reach it);
 - an instance of a module-level class made inside the function (``m = Linear(W, b)``) is a
   :class:`LocalInstance`: ``__init__`` is inlined, and each ``self.name = value`` records what
   the attribute means (an IR atom); reading ``m.W`` gives that atom, ``m(x)`` and
   ``m.forward(x)`` inline the method with ``self`` bound to the record. Attributes are written
-  only in straight-line code (a write inside a loop or a branch is refused: the record could
-  not say which value the attribute has).
+  only in straight-line code of the block the instance was made in (a write inside a loop or
+  a branch is refused: the record could not say which value the attribute has).
+
+The values that stand for what is not an IR value live here too: :class:`StaticArg` (a function
+or an object passed as itself), :class:`StaticSeq` (a sequence of them), the local functions.
+Functions as values are lowered in :mod:`adgen.frontend.lower.callables`.
 """
 
 from __future__ import annotations
@@ -39,7 +33,7 @@ import numpy as np
 from adgen import ir
 from adgen.errors import NonDifferentiableError, NoRuleError, UnsupportedSyntaxError
 from adgen.frontend.lower.state import LowererState
-from adgen.frontend.parse import LiveScope, ParsedFunction, as_def
+from adgen.frontend.parse import LiveScope, ParsedFunction
 from adgen.rules import registry
 
 if TYPE_CHECKING:
@@ -98,6 +92,15 @@ class LocalInstance:
         # the block it is made in: its attributes are written only there, in straight-line
         # code (a write in a loop or a branch would leave the record unsure)
         self.block = block
+
+
+class StaticSeq:
+    """A tuple or list of functions or objects known now (``(np.sin, np.cos)``,
+    ``[Dense(W1, b1), Dense(W2, b2)]``, a model's list of layers): a loop over it is unrolled,
+    an item taken by a constant index is that function or object."""
+
+    def __init__(self, items: list[Any]) -> None:
+        self.items = items
 
 
 class StaticArg:
@@ -171,23 +174,6 @@ class ObjectsMixin(LowererState):
     """Functions and objects as values; methods; instances of the user's classes."""
 
     # -- what a name or an attribute means, when it is not an IR value --------------------------
-    def takes_functions(self: Lowerer, fn: Any) -> bool:
-        """Is ``fn`` inlined, so that a function or an object passed to it can be passed as
-        itself (:class:`StaticArg`)?"""
-        if isinstance(fn, (LocalFunction, LocalInstance)):
-            return True
-        if isinstance(fn, types.MethodType):
-            return isinstance(fn.__func__, types.FunctionType)
-        if is_user_class(fn) or is_user_object(fn):
-            return True
-        if isinstance(fn, types.FunctionType):
-            return (
-                registry.lookup(fn) is None
-                and not hasattr(fn, "adgen_function")
-                and getattr(fn, "adgen_refuse", None) is None
-            )
-        return False
-
     def callable_of(self: Lowerer, fn: Any, func: Any) -> Any:
         """What calling ``fn`` calls: for an object of the user's (one made inside the function
         too), its ``__call__`` bound to it."""
@@ -198,77 +184,6 @@ class ObjectsMixin(LowererState):
             found, method = self.member(fn, attr)
             return method if found else fn
         return fn
-
-    def default_atom(self: Lowerer, value: Any, hint: str) -> Any:
-        """A default value: a function or an object of the user's as itself, else an atom."""
-        if passable(value) and not isinstance(value, (types.ModuleType, type(None))):
-            return StaticArg(value)
-        return self.value_atom(value, hint)
-
-    def static_argument(self: Lowerer, node: Any) -> StaticArg | None:
-        """The function or object an argument names, if it is not a value of the IR (a
-        function, a method, a class, an object of the user's); else None."""
-        if isinstance(node, gast.Lambda):
-            return StaticArg(self.lambda_function(node))
-        made = self.made_class(node)
-        if made is not None:  # Seq(Leaf(a), Leaf(b)): an instance made for the call
-            return StaticArg(self.construct(f"{made.__name__}(...)", node, made))
-        if isinstance(node, gast.Name):
-            if node.id in self.env:
-                return None
-            local = self.local_functions.get(node.id)
-            if local is not None:
-                if isinstance(local, (LocalDerivative, LocalPullback)):
-                    return None
-                return StaticArg(local)
-            if self.enclosing is not None and self.enclosing.sees(node.id):
-                return self.enclosing.static_argument(node)
-        if not isinstance(node, (gast.Name, gast.Attribute, gast.Subscript)):
-            return None
-        try:
-            ok, obj = self.static_object(node)
-        except Exception:
-            return None
-        if not ok or isinstance(obj, (types.ModuleType, *_DATA)) or not passable(obj):
-            return None
-        return StaticArg(obj)
-
-    def static_item(self: Lowerer, node: gast.Subscript) -> tuple[bool, Any]:
-        """``ACTIVATIONS["tanh"]``, ``self.acts[name]`` with ``name`` a constant: a function
-        (or an object of the user's) picked from a dict or a tuple known now, by a key known
-        now -- a callback chosen statically. Anything else is not static here."""
-        ok, container = self.static_object(node.value)
-        if not ok or not isinstance(container, (dict, tuple)):
-            return False, None
-        key = node.slice
-        if isinstance(key, gast.Name) and isinstance(self.env.get(key.id), ir.Const):
-            known = self.env[key.id]
-            assert isinstance(known, ir.Const)
-            value = known.value
-        elif isinstance(key, gast.Constant):
-            value = key.value
-        else:
-            return False, None
-        try:
-            item = container[value]
-        except (KeyError, IndexError, TypeError):
-            return False, None
-        if not passable(item) or isinstance(item, type):
-            return False, None
-        if isinstance(container, dict):
-            self.record("item", container, value, item)  # (a dict's .get tells a change)
-        return True, item
-
-    def lambda_function(self: Lowerer, node: Any) -> Any:
-        """A lambda written where it is used (``map(lambda v: v * v, xs)``, ``euler(lambda y,
-        t: -k * y, y0, ts)``): a local function of its own."""
-        fdef = as_def(node, "lambda")
-        names = [a.id for a in fdef.args.args]
-        defaults = {
-            p: self.expr(d, None, p)
-            for p, d in zip(names[len(names) - len(fdef.args.defaults) :], fdef.args.defaults)
-        }
-        return LocalFunction(fdef, self, defaults)
 
     def member(self: Lowerer, base: Any, node: gast.Attribute) -> tuple[bool, Any]:
         """``base.attr`` for an object adgen reads: a method (bound to ``base``), a static or
@@ -353,16 +268,18 @@ class ObjectsMixin(LowererState):
             )
         return True, raw
 
-    def record(self: Lowerer, kind: str, container: Any, name: str, value: Any) -> None:
+    def record(self: Lowerer, kind: str, container: Any, name: Any, value: Any) -> None:
         """Note a value read from an object, so that the cached derivative is made again if
         the object is changed (rebinding an attribute, redefining a method)."""
         scope = self.root.parsed.scope
         if isinstance(scope, LiveScope):
             scope._record(kind, container, name, value)
 
-    def static_atom(self: Lowerer, value: Any, hint: str) -> ir.Atom:
+    def static_atom(self: Lowerer, value: Any, hint: str, node: Any = None) -> ir.Atom:
         """The atom of a value read from an object: numbers, strings and tuples of them are
         constants, anything else an outside value."""
+        if isinstance(value, StaticSeq):
+            self.refuse_sequence(hint, node)
         if value is None or isinstance(value, (bool, int, float, str)):
             return ir.Const(value)
         if isinstance(value, tuple) and all(
@@ -589,160 +506,6 @@ class ObjectsMixin(LowererState):
                 given[f.name] = self.static_atom(f.default, f.name)
             value = given[f.name]
             inst.attrs[f.name] = value if isinstance(value, StaticArg) else self.held(value, f.name)
-
-    # -- calls with functions and sequences as arguments ---------------------------------------
-    def call_arguments(
-        self: Lowerer, node: gast.Call, static: bool, hint: str = "arg"
-    ) -> list[Any]:
-        """The positional arguments of a call, ``*seq`` spread where ``seq`` has a length known
-        now (a tuple or list display, a name bound to one, a ``*args`` parameter); with
-        ``static``, a function or an object as its :class:`StaticArg`."""
-        args: list[Any] = []
-        for a in node.args:
-            if isinstance(a, gast.Starred):
-                seq = self.expr(a.value, None, hint)
-                if not isinstance(seq, ir.Tup):
-                    self.refuse(
-                        a,
-                        "`*args` in a call where the number of items is not known when adgen "
-                        "reads the function",
-                        "spread a tuple or list written in the function (or a `*args` "
-                        "parameter), or pass the arguments one by one",
-                    )
-                args.extend(seq.items)
-                continue
-            found = self.static_argument(a) if static else None
-            args.append(found if found is not None else self.expr(a, None, hint))
-        return args
-
-    def call_keywords(
-        self: Lowerer, node: gast.Call, static: bool, hint: str = "arg"
-    ) -> list[tuple[str, Any]]:
-        """The keyword arguments of a call, ``**kw`` spread where ``kw`` is a dict with keys
-        known now (a ``**kwargs`` parameter, a dict display)."""
-        kwargs: list[tuple[str, Any]] = []
-        for kw in node.keywords:
-            if kw.arg is None:
-                spread = self.expr(kw.value, None, hint)
-                if not isinstance(spread, ir.Dct):
-                    self.refuse(
-                        kw.value,
-                        "`**kwargs` in a call where the keys are not known when adgen reads "
-                        "the function",
-                        "pass keyword arguments one by one",
-                    )
-                kwargs.extend(zip(spread.keys, spread.values))
-                continue
-            found = self.static_argument(kw.value) if static else None
-            atom = found if found is not None else self.expr(kw.value, None, hint)
-            kwargs.append((kw.arg, atom))
-        return kwargs
-
-    def mapped(self: Lowerer, node: gast.Call, target: str | None, hint: str) -> ir.Atom:
-        """``map(f, xs)``: over sequences known now (tuples, list displays, ``zip(*pairs)``)
-        the tuple of the calls ``(f(xs[0]), f(xs[1]), ...)``; else the list comprehension
-        ``[f(x) for x in xs]``."""
-        if (
-            len(node.args) < 2
-            or node.keywords
-            or any(isinstance(a, gast.Starred) for a in node.args)
-        ):
-            self.refuse(node, "this form of map", "write `map(f, xs)` or a list comprehension")
-        seqs = [self.expr(a, None, hint) for a in node.args[1:]]
-        names = [self.user_namer.fresh("mapped") for _ in seqs]
-        for name, seq in zip(names, seqs):
-            self.env[name] = seq  # hidden names: the sequences are evaluated once
-        if not all(isinstance(seq, ir.Tup) for seq in seqs):
-            return self.expr(self.map_comprehension(node, names), target, hint)
-        count = min(len(seq.items) for seq in seqs if isinstance(seq, ir.Tup))
-        calls = [
-            gast.Call(
-                func=node.args[0],
-                args=[
-                    gast.Subscript(
-                        value=gast.Name(id=n, ctx=gast.Load(), annotation=None, type_comment=None),
-                        slice=gast.Constant(value=k, kind=None),
-                        ctx=gast.Load(),
-                    )
-                    for n in names
-                ],
-                keywords=[],
-            )
-            for k in range(count)
-        ]
-        for call in calls:
-            for n in gast.walk(call):
-                gast.copy_location(n, node)
-        return ir.Tup(tuple(self.expr(call, None, hint) for call in calls))
-
-    def bind_arguments(
-        self: Lowerer,
-        node: Any,
-        parsed: ParsedFunction,
-        defaults: dict[str, Any],
-        args: list[Any],
-        kwargs: list[tuple[str, Any]],
-    ) -> dict[str, Any]:
-        """What each parameter of the inlined function means: positional and keyword
-        arguments, defaults, ``*args`` as a tuple (its length known now), keyword-only
-        parameters, ``**kwargs`` as a dict of the other keywords."""
-        spec = parsed.node.args
-        name = parsed.name
-        if spec.posonlyargs:
-            self.refuse(node, f"calling `{name}`, which has positional-only parameters")
-        params = [a.id for a in spec.args]
-        kwonly = [a.id for a in spec.kwonlyargs]
-        bound = dict(zip(params, args))
-        extra = args[len(params) :]
-        if spec.vararg is not None:
-            if any(isinstance(a, StaticArg) for a in extra):
-                self.refuse(node, f"functions or objects in the `*{spec.vararg.id}` of `{name}`")
-            bound[spec.vararg.id] = ir.Tup(tuple(extra))
-        elif extra:
-            self.refuse(node, f"calling `{name}` with {len(args)} arguments", "check the call")
-        spread: list[tuple[str, Any]] = []
-        for k, v in kwargs:
-            if k in bound or k in (p for p, _ in spread):
-                self.refuse(node, f"the argument `{k}` given twice to `{name}`", "check the call")
-            if k in params or k in kwonly:
-                bound[k] = v
-            elif spec.kwarg is not None and not isinstance(v, StaticArg):
-                spread.append((k, v))
-            else:
-                self.refuse(node, f"the argument `{k}` in this call of `{name}`", "check the call")
-        if spec.kwarg is not None:
-            bound[spec.kwarg.id] = ir.Dct(tuple(k for k, _ in spread), tuple(v for _, v in spread))
-        for p in params + kwonly:
-            if p not in bound:
-                if p not in defaults:
-                    self.refuse(node, f"calling `{name}` without `{p}`", "pass every argument")
-                bound[p] = defaults[p]
-        return bound
-
-    def map_comprehension(self: Lowerer, node: gast.Call, seqs: list[str]) -> Any:
-        """``map(f, xs)`` (``map(f, xs, ys)``) as ``[f(x) for x in xs]`` (``zip``-ped), the
-        sequences already lowered and bound to the hidden names ``seqs``."""
-        names = [self.user_namer.fresh("item") for _ in seqs]
-
-        def load(n: str) -> Any:
-            return gast.Name(id=n, ctx=gast.Load(), annotation=None, type_comment=None)
-
-        def store(n: str) -> Any:
-            return gast.Name(id=n, ctx=gast.Store(), annotation=None, type_comment=None)
-
-        call = gast.Call(func=node.args[0], args=[load(n) for n in names], keywords=[])
-        if len(names) == 1:
-            target, it = store(names[0]), load(seqs[0])
-        else:
-            target = gast.Tuple(elts=[store(n) for n in names], ctx=gast.Store())
-            zipped = self.user_namer.fresh("zip")
-            self.local_functions[zipped] = zip  # the builtin, whatever `zip` names here
-            it = gast.Call(func=load(zipped), args=[load(n) for n in seqs], keywords=[])
-        gen = gast.comprehension(target=target, iter=it, ifs=[], is_async=0)
-        comp = gast.ListComp(elt=call, generators=[gen])
-        for n in gast.walk(comp):
-            gast.copy_location(n, node)
-        return comp
 
 
 def callable_rule(fn: Any) -> bool:
