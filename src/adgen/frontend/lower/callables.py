@@ -34,6 +34,7 @@ from adgen.frontend.lower.objects import (
     LocalPullback,
     StaticArg,
     StaticSeq,
+    is_library,
     is_user_class,
     is_user_object,
     passable,
@@ -81,8 +82,11 @@ class CallablesMixin(LowererState):
         if is_user_class(fn) or is_user_object(fn):
             return True
         if isinstance(fn, types.FunctionType):
+            # a library's function (copy.deepcopy(model), logging.info("%s", model)) is given
+            # values, as before: it runs as written if adgen cannot read it
             return (
-                registry.lookup(fn) is None
+                not is_library(fn.__module__)
+                and registry.lookup(fn) is None
                 and not hasattr(fn, "adgen_function")
                 and getattr(fn, "adgen_refuse", None) is None
             )

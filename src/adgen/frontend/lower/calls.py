@@ -32,7 +32,6 @@ from adgen.frontend.lower.objects import (  # noqa: F401 (LocalFunction & co. ar
     LocalInstance,
     LocalPullback,
     StaticArg,
-    is_library,
     is_user_class,
     is_user_object,
 )
@@ -245,16 +244,7 @@ class CallsMixin(LowererState):
             return self.inline(node, parsed, fn, defaults, args, kwargs, target, None)
         except (UnsupportedSyntaxError, NoRuleError, NonDifferentiableError) as exc:
             if any(isinstance(a, StaticArg) for a in [*args, *(v for _, v in kwargs)]):
-                # a function or an object passed: it cannot run as written
-                if not is_library(fn.__module__):
-                    raise
-                raise UnsupportedSyntaxError(
-                    f"adgen does not support passing a function or an object to "
-                    f"`{_qualname(fn)}`, which it cannot read ({exc.message})",
-                    self.parsed.loc(node),
-                    "differentiate code of your own that calls it with values only, or give "
-                    "it a rule (@adgen.rules.rule)",
-                ) from None
+                raise  # a function or an object passed: it cannot run as written
             del self.block[mark:]  # what the failed inlining wrote
             return self.opaque(fn, exc, args, kwargs, target, hint, node)
 

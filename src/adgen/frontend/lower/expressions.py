@@ -211,7 +211,12 @@ class ExpressionsMixin(LowererState):
         if local is not None and not _local_kind(local):
             value = local  # a name bound to a function or an object (a parameter, f = np.sin)
         elif local is not None:
-            self.refuse(node, f"using the local function `{node.id}` as a value", "call it")
+            self.refuse(
+                node,
+                f"using the local function `{node.id}` as a value",
+                "call it, or pass it to a function of your own (adgen reads those; it cannot "
+                "follow it into a library's function)",
+            )
         elif self.enclosing is not None and self.enclosing.sees(node.id):
             return self.enclosing.name(node)
         else:
