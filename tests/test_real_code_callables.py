@@ -757,6 +757,30 @@ class Params:
         return x @ self.w + self.b
 
 
+@dataclass
+class Gain:
+    k: float
+
+    def __call__(self, x):
+        return self.k * x
+
+
+gain = Gain(3.0)  # a dataclass compares by value: it is not hashable
+
+
+def test_an_unhashable_callable_object_made_outside():
+    def loss(x):
+        return gain(x) * x + apply(gain, x)
+
+    both_modes(loss, 2.0, 2 * 3.0 * 2.0 + 3.0)
+
+    def assigned(x):
+        y = gain(x)
+        return y * y
+
+    both_modes(assigned, 2.0, 2 * 9.0 * 2.0)
+
+
 def test_a_dataclass_made_inside():
     def loss(w):
         p = Params(w)

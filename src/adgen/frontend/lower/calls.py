@@ -56,7 +56,7 @@ class CallsMixin(LowererState):
         func = node.func
         if isinstance(func, gast.Call):  # adgen.grad(lambda y: x * y)(2.0): nested AD
             ok, maker = self.static_object(func.func)
-            kind = seam.entry_points().get(maker) if ok else None
+            kind = seam.entry_kind(maker) if ok else None
             if kind in ("grad", "value_and_grad"):
                 return self.nested_grad(node, kind, func, node.args, node.keywords)
         if _is_pop(node) and func.value.id in self.env and func.value.id in self.multi:
@@ -76,7 +76,7 @@ class CallsMixin(LowererState):
             if seq is not None:  # len(self.layers): known now
                 return ir.Const(len(seq.items))
         self.check_special(node, ok, fn)
-        if ok and seam.entry_points().get(fn) == "jvp":
+        if ok and seam.entry_kind(fn) == "jvp":
             return self.nested_jvp(node)
         refusal: AdgenError | None = None  # what adgen says of the call if it cannot run it
         if not ok and isinstance(func, gast.Attribute):
@@ -120,7 +120,12 @@ class CallsMixin(LowererState):
         if fn is zip and args and not kwargs and all(isinstance(a, ir.Tup) for a in args):
             # zip of sequences known now (zip(*pairs)): the tuple of their items' tuples
             return ir.Tup(tuple(ir.Tup(items) for items in zip(*(a.items for a in args))))
-        if fn in (list, tuple) and len(args) == 1 and not kwargs and isinstance(args[0], ir.Tup):
+        if (
+            (fn is list or fn is tuple)
+            and len(args) == 1
+            and not kwargs
+            and isinstance(args[0], ir.Tup)
+        ):
             return args[0]  # list(zip(*pairs)): a sequence known now, only read
         fn = self.callable_of(fn, func)
         prim = None if isinstance(fn, (LocalFunction, LocalInstance)) else registry.lookup(fn)
@@ -206,7 +211,7 @@ class CallsMixin(LowererState):
         """Refuse the calls that mean something else inside a differentiated function."""
         if not ok:
             return
-        if seam.entry_points().get(fn) not in (None, "jvp"):
+        if seam.entry_kind(fn) not in (None, "jvp"):
             self.refuse(
                 node,
                 "this use of adgen inside a differentiated function",

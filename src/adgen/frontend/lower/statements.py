@@ -154,7 +154,7 @@ class StatementsMixin(LowererState):
             and isinstance(stmt.value, gast.Call)
         ):
             ok, maker = self.static_object(stmt.value.func)
-            kind = seam.entry_points().get(maker) if ok else None
+            kind = seam.entry_kind(maker) if ok else None
             if kind in ("grad", "value_and_grad"):  # g = adgen.grad(lambda y: ...)
                 self.local_functions[stmt.targets[0].id] = LocalDerivative(kind, stmt.value)
                 self.bound.add(stmt.targets[0].id)
@@ -167,7 +167,7 @@ class StatementsMixin(LowererState):
             and isinstance(stmt.value, gast.Call)
         ):
             ok, maker = self.static_object(stmt.value.func)
-            if ok and seam.entry_points().get(maker) == "vjp":  # out, pb = adgen.vjp(F, x)
+            if ok and seam.entry_kind(maker) == "vjp":  # out, pb = adgen.vjp(F, x)
                 self.nested_vjp(stmt.value, *stmt.targets[0].elts)
                 return
         if (
