@@ -14,6 +14,7 @@ stays refused is refused with a message saying what to write.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -160,6 +161,37 @@ def test_numpy_functions_and_functions_passed_on():
         return apply(square, x) + compose(square, np.sin, x)
 
     both_modes(through, 0.4, 2 * 0.4 + 2 * np.sin(0.4) * np.cos(0.4))
+
+
+def decay(y, t, k=1.0, c=0.0):
+    return -k * y + c
+
+
+SLOW = functools.partial(decay, k=0.5)
+
+
+def test_functools_partial_made_outside_and_inside():
+    def outside(y0):
+        return euler(SLOW, y0, np.linspace(0.0, 1.0, 5))
+
+    both_modes(outside, 1.0, (1 - 0.125) ** 4)
+
+    def inside(k):
+        rate = functools.partial(decay, k=k, c=0.1)
+        return euler(rate, 1.0, np.linspace(0.0, 1.0, 5)) + rate(2.0, 0.0, k=3.0)
+
+    # y <- y (1 - k/4) + 0.025, four times; the call's own k wins: its derivative is 0
+    k, y, dy = 0.7, 1.0, 0.0
+    for _ in range(4):
+        y, dy = y * (1 - k / 4) + 0.025, dy * (1 - k / 4) - y / 4
+    both_modes(inside, k, dy)
+    check_grads(inside, 0.7)
+    summed = functools.partial(np.sum, axis=0)
+
+    def rule(x):
+        return np.sum(apply(summed, x * x))
+
+    np.testing.assert_allclose(adgen.grad(rule)(np.ones((2, 3))), 2 * np.ones((2, 3)))
 
 
 def test_a_name_bound_to_a_function():

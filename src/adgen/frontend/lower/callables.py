@@ -20,6 +20,7 @@ dict of the other keywords, keyword-only parameters).
 
 from __future__ import annotations
 
+import functools
 import types
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +32,7 @@ from adgen.frontend.lower.objects import (
     LocalDerivative,
     LocalFunction,
     LocalInstance,
+    LocalPartial,
     LocalPullback,
     StaticArg,
     StaticSeq,
@@ -77,6 +79,8 @@ class CallablesMixin(LowererState):
         itself (:class:`StaticArg`)?"""
         if isinstance(fn, (LocalFunction, LocalInstance)):
             return True
+        if isinstance(fn, (LocalPartial, functools.partial)):
+            return self.takes_functions(fn.func)
         if isinstance(fn, types.MethodType):
             return isinstance(fn.__func__, types.FunctionType)
         if is_user_class(fn) or is_user_object(fn):
@@ -106,6 +110,8 @@ class CallablesMixin(LowererState):
         made = self.made_class(node)
         if made is not None:  # Seq(Leaf(a), Leaf(b)): an instance made for the call
             return StaticArg(self.construct(f"{made.__name__}(...)", node, made))
+        if self.is_partial(node):  # functools.partial(dynamics, k=k)
+            return StaticArg(self.make_partial(node))
         if isinstance(node, (gast.List, gast.Tuple)) and node.elts and _static_display(node):
             items = [self.static_argument(e) for e in node.elts]
             if all(item is not None for item in items):  # [Dense(W1, b1), Dense(W2, b2)]
@@ -134,6 +140,47 @@ class CallablesMixin(LowererState):
         if not ok or isinstance(obj, (types.ModuleType, *_DATA)) or not passable(obj):
             return None
         return StaticArg(obj)
+
+    def is_partial(self: Lowerer, node: Any) -> bool:
+        """Is ``node`` a call of ``functools.partial``?"""
+        try:
+            return isinstance(node, gast.Call) and self.is_call_to(node, functools.partial)
+        except Exception:
+            return False
+
+    def make_partial(self: Lowerer, node: gast.Call) -> LocalPartial:
+        """``functools.partial(f, *args, **kwargs)`` inside the function: ``f`` must be a
+        function adgen knows; the arguments are lowered now, as Python evaluates them."""
+        if not node.args or isinstance(node.args[0], gast.Starred):
+            self.refuse(node, "this form of functools.partial", "write partial(f, ...)")
+        func = self.static_argument(node.args[0])
+        if func is None:
+            self.refuse(
+                node.args[0],
+                "functools.partial of a value adgen does not know as a function",
+                "pass a function by its name, a lambda or a nested def",
+            )
+        rest = gast.copy_location(
+            gast.Call(func=node.func, args=node.args[1:], keywords=node.keywords), node
+        )
+        return LocalPartial(
+            func.value, self.call_arguments(rest, True), self.call_keywords(rest, True)
+        )
+
+    def unpartial(
+        self: Lowerer, fn: Any, args: list[Any], kwargs: list[tuple[str, Any]]
+    ) -> tuple[Any, list[Any], list[tuple[str, Any]]]:
+        """A call of a partial: its function, with its arguments first and its keywords
+        (those of the call win, as in Python)."""
+        if isinstance(fn, functools.partial):  # made outside: its arguments are constants
+            fn = LocalPartial(
+                fn.func,
+                [self.default_atom(a, "arg") for a in fn.args],
+                [(k, self.default_atom(v, k)) for k, v in fn.keywords.items()],
+            )
+        given = {k for k, _ in kwargs}
+        merged = [(k, v) for k, v in fn.kwargs if k not in given] + kwargs
+        return fn.func, [*fn.args, *args], merged
 
     def refuse_sequence(self: Lowerer, name: str, node: Any = None) -> None:
         """Refuse a sequence of functions or objects used as a value."""

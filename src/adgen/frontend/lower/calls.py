@@ -12,6 +12,7 @@ lowered in :mod:`adgen.frontend.lower.nested_derivatives`.
 
 from __future__ import annotations
 
+import functools
 import types
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +31,7 @@ from adgen.frontend.lower.objects import (  # noqa: F401 (LocalFunction & co. ar
     LocalDerivative,
     LocalFunction,
     LocalInstance,
+    LocalPartial,
     LocalPullback,
     StaticArg,
     is_user_class,
@@ -128,6 +130,9 @@ class CallsMixin(LowererState):
         ):
             return args[0]  # list(zip(*pairs)): a sequence known now, only read
         fn = self.callable_of(fn, func)
+        while isinstance(fn, (LocalPartial, functools.partial)):
+            fn, args, kwargs = self.unpartial(fn, args, kwargs)
+            fn = self.callable_of(fn, func)
         prim = None if isinstance(fn, (LocalFunction, LocalInstance)) else registry.lookup(fn)
         if prim is None and hasattr(fn, "adgen_function"):
             fn = self.derivative_function(fn)

@@ -23,6 +23,7 @@ from adgen.frontend.lower.objects import (
     LocalDerivative,
     LocalFunction,
     LocalInstance,
+    LocalPartial,
     LocalPullback,
     StaticSeq,
 )
@@ -350,7 +351,7 @@ class ExpressionsMixin(LowererState):
 
 def _local_kind(local: Any) -> bool:
     """Is this a local function or derivative of adgen's (not a Python object)?"""
-    return isinstance(local, (LocalFunction, LocalDerivative, LocalPullback))
+    return isinstance(local, (LocalFunction, LocalDerivative, LocalPullback, LocalPartial))
 
 
 def _module_alias(module: Any) -> str | None:

@@ -94,6 +94,16 @@ class LocalInstance:
         self.block = block
 
 
+class LocalPartial:
+    """``functools.partial(f, *args, **kwargs)``: the function (or a local one) and the
+    arguments it was given (atoms, or :class:`StaticArg`), made inside the function or outside."""
+
+    def __init__(self, func: Any, args: list[Any], kwargs: list[tuple[str, Any]]) -> None:
+        self.func = func
+        self.args = args
+        self.kwargs = kwargs
+
+
 class StaticSeq:
     """A tuple or list of functions or objects known now (``(np.sin, np.cos)``,
     ``[Dense(W1, b1), Dense(W2, b2)]``, a model's list of layers): a loop over it is unrolled,
@@ -401,7 +411,7 @@ class ObjectsMixin(LowererState):
         if ``value`` is a value of the IR."""
         found: Any = None
         cls = self.made_class(value)
-        if cls is None and isinstance(value, gast.Call):
+        if cls is None and isinstance(value, gast.Call) and not self.is_partial(value):
             return False
         if cls is None:
             found = self.static_argument(value)
@@ -526,7 +536,7 @@ class Property:
 
 def passable(obj: Any) -> bool:
     """Can ``obj`` be passed to a function adgen inlines as itself (not as a value)?"""
-    if isinstance(obj, (LocalFunction, LocalInstance)):
+    if isinstance(obj, (LocalFunction, LocalInstance, LocalPartial)):
         return True
     if any(obj is t for t in (float, int, bool, complex)) or (
         isinstance(obj, type) and issubclass(obj, np.generic)
