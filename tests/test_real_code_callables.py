@@ -194,6 +194,33 @@ def test_functools_partial_made_outside_and_inside():
     np.testing.assert_allclose(adgen.grad(rule)(np.ones((2, 3))), 2 * np.ones((2, 3)))
 
 
+def test_defaults_and_partial_arguments_keep_the_value_they_had():
+    """A default of a nested def and an argument of a partial are values taken when the def
+    or the partial is made: a loop rebinding the name afterwards does not change them (it did
+    for defaults: the derivative was 4 here)."""
+
+    def default(x):
+        k = x
+
+        def scaled(y, k=k):
+            return y * k
+
+        for _ in range(2):
+            k = k * 2
+        return scaled(1.0) + 0.0 * k
+
+    both_modes(default, 1.0, 1.0)
+
+    def bound(x):
+        k = x
+        rate = functools.partial(decay, t=0.0, k=k)
+        for _ in range(2):
+            k = k * 2
+        return rate(1.0)
+
+    both_modes(bound, 1.0, -1.0)
+
+
 def test_a_name_bound_to_a_function():
     def loss(x):
         act = np.tanh

@@ -163,9 +163,16 @@ class CallablesMixin(LowererState):
         rest = gast.copy_location(
             gast.Call(func=node.func, args=node.args[1:], keywords=node.keywords), node
         )
-        return LocalPartial(
-            func.value, self.call_arguments(rest, True), self.call_keywords(rest, True)
-        )
+        # the values now: a name rebound later (in a loop) must not change them
+        args = [
+            a if isinstance(a, StaticArg) else self.held(a, "arg")
+            for a in self.call_arguments(rest, True)
+        ]
+        kwargs = [
+            (k, v if isinstance(v, StaticArg) else self.held(v, k))
+            for k, v in self.call_keywords(rest, True)
+        ]
+        return LocalPartial(func.value, args, kwargs)
 
     def unpartial(
         self: Lowerer, fn: Any, args: list[Any], kwargs: list[tuple[str, Any]]
@@ -294,7 +301,7 @@ class CallablesMixin(LowererState):
         fdef = as_def(node, "lambda")
         names = [a.id for a in fdef.args.args]
         defaults = {
-            p: self.expr(d, None, p)
+            p: self.held(self.expr(d, None, p), p)
             for p, d in zip(names[len(names) - len(fdef.args.defaults) :], fdef.args.defaults)
         }
         return LocalFunction(fdef, self, defaults)

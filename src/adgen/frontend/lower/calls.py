@@ -592,7 +592,8 @@ class CallsMixin(LowererState):
         given += [(a.id, d) for a, d in zip(node.args.kwonlyargs, node.args.kw_defaults) if d]
         for p, d in given:
             found = self.static_argument(d)
-            defaults[p] = found if found is not None else self.expr(d, None, p)
+            # the value now: a name rebound later (in a loop) must not change it
+            defaults[p] = found if found is not None else self.held(self.expr(d, None, p), p)
         self.local_functions[name] = LocalFunction(node, self, defaults)
         self.bound.add(name)
 
