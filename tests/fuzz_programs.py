@@ -430,7 +430,7 @@ class Writer:
 
     def statement(self, scope: Scope, indent: str, depth: int) -> list[str]:
         kinds = ["prim", "prim", "arith", "arith", "reduce", "index", "product", "example"]
-        kinds += ["math", "tuple", "helper", "inplace", "opaque", "callback"]
+        kinds += ["math", "tuple", "helper", "inplace", "opaque", "callback", "method"]
         # the constructs an independent fuzzer found adgen wrong or crashing on
         kinds += sorted(NEW_KINDS - {"call"})
         if scope.closures:
@@ -734,6 +734,51 @@ class Writer:
         self.features.add("callback: " + f.split("(")[0].split(":")[0].split(" ")[0])
         name = self.fresh()
         return [f"{name} = integrate({f}, {a}, {self.choices.integer(1, 3)})"], name, shape
+
+    def stmt_method(self, scope: Scope) -> Any:
+        """A method of an object of a module-level class: one made outside the program (its
+        attributes are constants), or one made inside from the program's values (its
+        attributes carry derivatives), its state written again by a method."""
+        if not any(h.startswith("class Affine:") for h in self.helpers):
+            self.helpers.append(
+                "class Affine:\n"
+                "    def __init__(self, w, c=0.5):\n"
+                "        self.w = w\n"
+                "        self.c = c\n"
+                "\n"
+                "    def __call__(self, u):\n"
+                "        return np.tanh(self.w * u) + self.c\n"
+                "\n"
+                "    def shift(self, d):\n"
+                "        self.c = self.c + d\n"
+                "        return self(d)\n"
+                "\n"
+                "\n"
+                "OUTSIDE = Affine(0.75, c=-0.25)\n"
+            )
+        u = self.source(scope, readable=False)
+        name = self.fresh()
+        if self.choices.boolean():
+            shape = scope.shapes[u]
+            self.features.add("method: of an object made outside")
+            return [f"{name} = OUTSIDE({u}) * OUTSIDE.w"], name, () if shape is None else shape
+        w = self.source(scope, readable=False)
+        shape = broadcast(scope.shapes[w], scope.shapes[u])
+        if shape is False:
+            return None
+        shape = () if shape is None else shape
+        if self.depth > 0:  # (a name bound to an instance inside a block is refused)
+            self.features.add("method: instance called where it is made")
+            return [f"{name} = Affine({w})({u}) * 0.5"], name, shape
+        m = self.fresh("m")
+        lines = [f"{m} = Affine({w})"]
+        if self.choices.boolean():
+            lines.append(f"{name} = {m}({u}) + {m}.shift({u})")
+            self.features.add("method: state written again")
+        else:
+            lines.append(f"{name} = {m}({u}) * {m}.c")
+            self.features.add("method: of an instance made inside")
+        return lines, name, shape
 
     def stmt_inplace(self, scope: Scope) -> Any:
         a = self.source(scope, arrays=True)
