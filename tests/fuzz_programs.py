@@ -767,7 +767,7 @@ class Writer:
         if shape is False:
             return None
         shape = () if shape is None else shape
-        if self.depth > 0:  # (a name bound to an instance inside a block is refused)
+        if self.choices.boolean():
             self.features.add("method: instance called where it is made")
             return [f"{name} = Affine({w})({u}) * 0.5"], name, shape
         m = self.fresh("m")

@@ -706,6 +706,36 @@ def test_a_list_of_layers_looped_over_and_indexed():
     refused(as_value, 0.4, match="`fs`, a list or tuple of functions or objects, as a value")
 
 
+def test_an_instance_made_in_each_pass_of_a_loop():
+    def loss(params):
+        h = X
+        for W, b in params:
+            layer = Dense(W, b)
+            h = layer(h)
+        return np.sum(h**2)
+
+    check_grads(loss, PARAMS)
+
+    def by_index(Ws, x):
+        h = x
+        for i in range(Ws.shape[0]):
+            layer = Dense(Ws[i], 0.1)
+            h = layer(h)
+        return np.sum(h)
+
+    Ws, x = RNG.standard_normal((3, 2, 2)), np.array([0.3, 0.2])
+    check_grads(by_index, Ws, x)
+
+    def read_after(Ws, x):
+        h = x
+        for i in range(2):
+            layer = Dense(Ws[i], 0.1)
+            h = layer(h)
+        return np.sum(layer(h))  # which layer? the record of the last pass is not there
+
+    refused(read_after, Ws, x, match="binding `layer` to a `Dense` in a loop or a branch")
+
+
 def test_attributes_written_again_in_straight_line_code():
     class Cell:
         def __init__(self, W):
@@ -872,7 +902,7 @@ def test_a_function_chosen_by_the_data_is_refused():
             f = np.cos
         return f(x)
 
-    refused(by_branch, 0.5, match="`f` is also assigned inside a loop or a branch")
+    refused(by_branch, 0.5, match="binding `f` to a function or an object in a loop or a branch")
 
 
 def test_attribute_writes_in_loops_and_escaping_instances_are_refused():

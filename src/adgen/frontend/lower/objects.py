@@ -168,6 +168,36 @@ def is_user_object(obj: Any) -> bool:
     )
 
 
+def _block_local(function: Any, value: Any, name: str) -> bool:
+    """Is ``name = value`` the only binding of ``name`` in ``function``, with every read of
+    ``name`` in the statements after it in the same block (``for W, b in params: layer =
+    Dense(W, b); h = layer(h)``), none inside a nested function? Then each pass through the
+    block binds ``name`` before reading it, and nothing reads it elsewhere."""
+    uses = [n for n in gast.walk(function) if isinstance(n, gast.Name) and n.id == name]
+    stores = [n for n in uses if not isinstance(n.ctx, gast.Load)]
+    if len(stores) != 1:
+        return False
+    for node in gast.walk(function):
+        for field in ("body", "orelse"):
+            stmts = getattr(node, field, None)
+            if not isinstance(stmts, list):
+                continue
+            for i, stmt in enumerate(stmts):
+                if not (isinstance(stmt, gast.Assign) and stmt.value is value):
+                    continue
+                after = {id(n) for s in stmts[i + 1 :] for n in gast.walk(s)}
+                nested = {
+                    id(n)
+                    for s in stmts[i + 1 :]
+                    for f in gast.walk(s)
+                    if isinstance(f, (gast.FunctionDef, gast.Lambda))
+                    for n in gast.walk(f)
+                }
+                loads = [n for n in uses if isinstance(n.ctx, gast.Load)]
+                return all(id(n) in after and id(n) not in nested for n in loads)
+    return False
+
+
 def _owner(cls: type, attr: str, after: type | None = None) -> type | None:
     """The class of ``cls``'s method resolution order that defines ``attr`` (only those after
     ``after``, if given: ``super()``)."""
@@ -417,14 +447,15 @@ class ObjectsMixin(LowererState):
             found = self.static_argument(value)
             if found is None:
                 return False
-        if name in self.multi:
+        if name in self.multi and not _block_local(self.node, value, name):
             what = f"a `{cls.__name__}`" if cls is not None else "a function or an object"
             self.refuse(
                 value,
-                f"binding `{name}` to {what} where `{name}` is also assigned inside a loop or "
-                "a branch (adgen must know which it is)",
-                "give each a name of its own, assigned outside loops and branches (an "
-                "instance can be called where it is made: `h = Dense(W[i], b[i])(h)`)",
+                f"binding `{name}` to {what} in a loop or a branch where `{name}` is bound "
+                "elsewhere too, or read outside the statements after this one (adgen must know "
+                "which it is)",
+                "give it a name of its own, read only in the statements after it in the same "
+                "block (or call it where it is made: `h = Dense(W[i], b[i])(h)`)",
             )
         if cls is not None:
             found = StaticArg(self.construct(name, value, cls))
