@@ -172,11 +172,17 @@ def _block_local(function: Any, value: Any, name: str) -> bool:
     """Is ``name = value`` the only binding of ``name`` in ``function``, with every read of
     ``name`` in the statements after it in the same block (``for W, b in params: layer =
     Dense(W, b); h = layer(h)``), none inside a nested function? Then each pass through the
-    block binds ``name`` before reading it, and nothing reads it elsewhere."""
+    block binds ``name`` before reading it, and nothing reads it elsewhere. (Places, not nodes,
+    are compared: lowering may have copied the statements after an early return into two
+    branches, and each copy is lowered on its own.)"""
+
+    def place(n: Any) -> tuple[int, int]:
+        return (getattr(n, "lineno", -1), getattr(n, "col_offset", -1))
+
     uses = [n for n in gast.walk(function) if isinstance(n, gast.Name) and n.id == name]
-    stores = [n for n in uses if not isinstance(n.ctx, gast.Load)]
-    if len(stores) != 1:
+    if len({place(n) for n in uses if not isinstance(n.ctx, gast.Load)}) != 1:
         return False
+    loads = {place(n) for n in uses if isinstance(n.ctx, gast.Load)}
     for node in gast.walk(function):
         for field in ("body", "orelse"):
             stmts = getattr(node, field, None)
@@ -185,16 +191,15 @@ def _block_local(function: Any, value: Any, name: str) -> bool:
             for i, stmt in enumerate(stmts):
                 if not (isinstance(stmt, gast.Assign) and stmt.value is value):
                     continue
-                after = {id(n) for s in stmts[i + 1 :] for n in gast.walk(s)}
+                after = {place(n) for s in stmts[i + 1 :] for n in gast.walk(s)}
                 nested = {
-                    id(n)
+                    place(n)
                     for s in stmts[i + 1 :]
                     for f in gast.walk(s)
                     if isinstance(f, (gast.FunctionDef, gast.Lambda))
                     for n in gast.walk(f)
                 }
-                loads = [n for n in uses if isinstance(n.ctx, gast.Load)]
-                return all(id(n) in after and id(n) not in nested for n in loads)
+                return loads <= after and not loads & nested
     return False
 
 
