@@ -533,7 +533,7 @@ class Writer:
             held = self.fresh()
             self.features.add("index: a list bound to a name")
             return [f"{held} = {inner}", f"{name} = {a}[{held}]"], name, result
-        if len(shape) >= 2 and index == "[0]" and self.pick([False, True]):
+        if len(shape) >= 2 and shape[1] >= 2 and index == "[0]" and self.pick([False, True]):
             held = self.fresh()
             self.features.add("index: a tuple bound to a name")
             return [f"{held} = (0, 1)", f"{name} = {a}[{held}]"], name, np.zeros(shape)[0, 1].shape
