@@ -137,6 +137,49 @@ def test_integrators_take_a_lambda_and_a_bound_method():
     check_grads(with_lambda, k)
 
 
+def odeint_euler(func, y0, t, args=()):
+    """scipy.integrate.odeint's signature: extra arguments of the dynamics in `args`."""
+    ys = [y0]
+    y = y0
+    for i in range(len(t) - 1):
+        y = y + (t[i + 1] - t[i]) * func(y, t[i], *args)
+        ys.append(y)
+    return np.stack(ys)
+
+
+def lotka_volterra(y, t, a, b):
+    return np.array([a * y[0] - b * y[0] * y[1], -y[1] + b * y[0] * y[1]])
+
+
+class NeuralODE:
+    def dynamics(self, y, t, W1, W2):
+        return np.tanh(y @ W1) @ W2
+
+    def solve(self, y0, params, steps=5):
+        W1, W2 = params
+        return odeint_euler(self.dynamics, y0, np.linspace(0, 1, steps), args=(W1, W2))[-1]
+
+
+neural_ode = NeuralODE()
+
+
+def test_an_odeint_style_integrator_with_args_and_a_neural_ode():
+    def fit(theta):
+        trajectory = odeint_euler(
+            lotka_volterra, np.array([1.0, 0.5]), np.linspace(0, 1, 6), args=(theta[0], theta[1])
+        )
+        return np.sum(trajectory**2)
+
+    check_grads(fit, np.array([1.1, 0.4]))
+    check_grads(adgen.grad(fit), np.array([1.1, 0.4]), directions=1)
+
+    def loss(params):
+        return np.sum(neural_ode.solve(np.ones(2), params) ** 2)
+
+    params = (RNG.standard_normal((2, 4)) * 0.5, RNG.standard_normal((4, 2)) * 0.5)
+    check_grads(loss, params)
+
+
 def apply(f, x):
     return f(x)
 
