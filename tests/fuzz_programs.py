@@ -439,7 +439,7 @@ class Writer:
 
     def statement(self, scope: Scope, indent: str, depth: int) -> list[str]:
         kinds = ["prim", "prim", "arith", "arith", "reduce", "index", "product", "example"]
-        kinds += ["math", "tuple", "helper", "inplace", "opaque", "augment"]
+        kinds += ["math", "tuple", "helper", "inplace", "opaque", "augment", "callback", "method"]
         # the constructs an independent fuzzer found adgen wrong or crashing on
         kinds += sorted(NEW_KINDS - {"call"})
         if scope.closures:
@@ -542,7 +542,7 @@ class Writer:
             held = self.fresh()
             self.features.add("index: a list bound to a name")
             return [f"{held} = {inner}", f"{name} = {a}[{held}]"], name, result
-        if len(shape) >= 2 and index == "[0]" and self.pick([False, True]):
+        if len(shape) >= 2 and shape[1] >= 2 and index == "[0]" and self.pick([False, True]):
             held = self.fresh()
             self.features.add("index: a tuple bound to a name")
             return [f"{held} = (0, 1)", f"{name} = {a}[{held}]"], name, np.zeros(shape)[0, 1].shape
@@ -719,6 +719,75 @@ class Writer:
             self.bind(scope, other, shape)
             return [f"{name}, {other} = {fn}({', '.join(args)})"], name, shape
         return [f"{name} = {fn}({', '.join(args)})"], name, shape
+
+    def stmt_callback(self, scope: Scope) -> Any:
+        """A function passed as a value to a helper of the module that calls it in a loop (an
+        Euler integrator): a NumPy function, a helper of the module, a lambda written in the
+        call (reading a value of the program), or a closure of the program."""
+        if not any(h.startswith("def integrate(") for h in self.helpers):
+            self.helpers.append(
+                "def integrate(f, u, n):\n"
+                "    for _ in range(n):\n"
+                "        u = u + 0.25 * f(u)\n"
+                "    return u\n"
+            )
+        a = self.source(scope, readable=False)
+        shape = scope.shapes[a]
+        shape = () if shape is None else shape  # np.tanh of a Python float
+        options = ["np.tanh", "np.sin", f"lambda v: np.tanh(v) * {self.const()}"]
+        options += [h for h, arity, pair in self.helper_kinds if arity == 1 and not pair]
+        reads = [n for n, s in scope.shapes.items() if s is None or s == ()]
+        if reads:
+            options.append(f"lambda v: np.sin(v) * {self.pick(sorted(reads))}")
+        f = self.pick(options)
+        self.features.add("callback: " + f.split("(")[0].split(":")[0].split(" ")[0])
+        name = self.fresh()
+        return [f"{name} = integrate({f}, {a}, {self.choices.integer(1, 3)})"], name, shape
+
+    def stmt_method(self, scope: Scope) -> Any:
+        """A method of an object of a module-level class: one made outside the program (its
+        attributes are constants), or one made inside from the program's values (its
+        attributes carry derivatives), its state written again by a method."""
+        if not any(h.startswith("class Affine:") for h in self.helpers):
+            self.helpers.append(
+                "class Affine:\n"
+                "    def __init__(self, w, c=0.5):\n"
+                "        self.w = w\n"
+                "        self.c = c\n"
+                "\n"
+                "    def __call__(self, u):\n"
+                "        return np.tanh(self.w * u) + self.c\n"
+                "\n"
+                "    def shift(self, d):\n"
+                "        self.c = self.c + d\n"
+                "        return self(d)\n"
+                "\n"
+                "\n"
+                "OUTSIDE = Affine(0.75, c=-0.25)\n"
+            )
+        u = self.source(scope, readable=False)
+        name = self.fresh()
+        if self.choices.boolean():
+            shape = scope.shapes[u]
+            self.features.add("method: of an object made outside")
+            return [f"{name} = OUTSIDE({u}) * OUTSIDE.w"], name, () if shape is None else shape
+        w = self.source(scope, readable=False)
+        shape = broadcast(scope.shapes[w], scope.shapes[u])
+        if shape is False:
+            return None
+        shape = () if shape is None else shape
+        if self.choices.boolean():
+            self.features.add("method: instance called where it is made")
+            return [f"{name} = Affine({w})({u}) * 0.5"], name, shape
+        m = self.fresh("m")
+        lines = [f"{m} = Affine({w})"]
+        if self.choices.boolean():
+            lines.append(f"{name} = {m}({u}) + {m}.shift({u})")
+            self.features.add("method: state written again")
+        else:
+            lines.append(f"{name} = {m}({u}) * {m}.c")
+            self.features.add("method: of an instance made inside")
+        return lines, name, shape
 
     def stmt_inplace(self, scope: Scope) -> Any:
         a = self.source(scope, arrays=True)

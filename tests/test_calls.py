@@ -242,15 +242,35 @@ def test_recursion_of_a_nested_function_is_refused_with_the_callers_line():
 
 
 def test_local_function_used_as_a_value_is_refused():
+    """A name bound to a local function calls it (``h = g``), so does an item of a tuple of
+    them; a local function used as a value in arithmetic is refused."""
+
     def f(x):
         def g(z):
-            return z
+            return z * z
 
         h = g
         return h(x)
 
+    assert adgen.grad(f)(3.0) == 6.0
+
+    def f2(x):
+        def g(z):
+            return z
+
+        fs = (g, g)
+        return fs[0](x) + g
+
+    def f3(x):
+        def g(z):
+            return z * z
+
+        fs = (g, np.sin)
+        return fs[0](x) + fs[1](x)
+
+    assert adgen.grad(f3)(3.0) == pytest.approx(6.0 + np.cos(3.0))
     with pytest.raises(adgen.UnsupportedSyntaxError, match="local function `g` as a value"):
-        adgen.grad(f)(1.0)
+        adgen.grad(f2)(1.0)
 
 
 def test_functions_imported_from_another_user_module(tmp_path, monkeypatch):

@@ -58,6 +58,12 @@ def entry_points() -> dict[Any, str]:
     }
 
 
+def entry_kind(obj: Any) -> str | None:
+    """Which adgen function ``obj`` is (``"grad"``, ...), by identity (any object may be asked:
+    one of the user's may not be hashable); None if none."""
+    return next((kind for fn, kind in entry_points().items() if fn is obj), None)
+
+
 def derivative_of(kind: str, fn: Any, wrt: Any) -> Any:
     """``adgen.grad(fn, wrt)`` (``kind`` "grad") or ``adgen.value_and_grad(fn, wrt)``."""
     from adgen import api  # (up the pipeline: see the module docstring)

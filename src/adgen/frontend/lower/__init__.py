@@ -43,6 +43,12 @@ every method takes the whole ``Lowerer`` as ``self``, since the parts call each 
   ``all``/``sorted`` and the generator expressions given to calls;
 - :mod:`~adgen.frontend.lower.calls`: calls of primitives and methods; the user's functions inlined
   (recursive ones kept as calls), local functions and lambdas;
+- :mod:`~adgen.frontend.lower.as_written`: calls adgen runs as written (no rule, not inlined)
+  and the methods of objects that are not data;
+- :mod:`~adgen.frontend.lower.callables`: functions as values (a callback passed to your
+  function, ``map``, a tuple of functions or objects), the arguments of calls (``*args``,
+  ``**kwargs``);
+- :mod:`~adgen.frontend.lower.objects`: methods of your classes' objects, instances made inside;
 - :mod:`~adgen.frontend.lower.nested_derivatives`: ``adgen.grad``/``jvp``/``vjp`` called inside;
 - :mod:`~adgen.frontend.lower.containers`: lists the function builds (appends, pops, concatenation,
   comprehensions);
@@ -70,13 +76,16 @@ for a loop); a new kind of expression a branch of ``expr``.
 from __future__ import annotations
 
 from adgen import ir, trees
+from adgen.frontend.lower.as_written import AsWrittenMixin
 from adgen.frontend.lower.builtins import BuiltinsMixin
+from adgen.frontend.lower.callables import CallablesMixin
 from adgen.frontend.lower.calls import CallsMixin
 from adgen.frontend.lower.containers import ContainersMixin
 from adgen.frontend.lower.expressions import ExpressionsMixin
 from adgen.frontend.lower.inplace import InPlaceMixin
 from adgen.frontend.lower.loops import LoopsMixin
 from adgen.frontend.lower.nested_derivatives import NestedDerivativesMixin
+from adgen.frontend.lower.objects import ObjectsMixin
 from adgen.frontend.lower.state import LowererState
 from adgen.frontend.lower.statements import StatementsMixin
 from adgen.frontend.lower.tuples import TuplesMixin
@@ -89,6 +98,9 @@ class Lowerer(
     ExpressionsMixin,
     BuiltinsMixin,
     CallsMixin,
+    AsWrittenMixin,
+    CallablesMixin,
+    ObjectsMixin,
     NestedDerivativesMixin,
     ContainersMixin,
     InPlaceMixin,

@@ -12,6 +12,7 @@ lowered in :mod:`adgen.frontend.lower.nested_derivatives`.
 
 from __future__ import annotations
 
+import functools
 import types
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +26,17 @@ from adgen.errors import (
     NonDifferentiableError,
     NoRuleError,
     UnsupportedSyntaxError,
+)
+from adgen.frontend.lower.as_written import _qualname
+from adgen.frontend.lower.objects import (  # noqa: F401 (LocalFunction & co. are named here)
+    LocalDerivative,
+    LocalFunction,
+    LocalInstance,
+    LocalPartial,
+    LocalPullback,
+    StaticArg,
+    is_user_class,
+    is_user_object,
 )
 from adgen.frontend.lower.state import LowererState
 from adgen.frontend.lower.syntax import _is_pop
@@ -40,47 +52,6 @@ if TYPE_CHECKING:
 MAX_INLINE_DEPTH = 256
 
 
-class LocalFunction:
-    """A nested ``def`` (or a lambda bound to a name) of the function being lowered."""
-
-    def __init__(self, node: Any, enclosing: Lowerer, defaults: dict[str, ir.Atom]) -> None:
-        self.node = node
-        self.enclosing = enclosing
-        self.defaults = defaults
-
-    def parsed(self, caller: Lowerer) -> ParsedFunction:
-        outer = self.enclosing.parsed
-        return ParsedFunction(
-            node=self.node,
-            name=self.node.name,
-            filename=outer.filename,
-            line_offset=outer.line_offset,
-            col_offset=outer.col_offset,
-            lines=outer.lines,
-            scope=outer.scope,
-        )
-
-
-class LocalDerivative:
-    """``g = adgen.grad(F, wrt)`` inside the function: ``g(args)`` is a nested derivative."""
-
-    def __init__(self, kind: str, maker: Any) -> None:
-        self.kind = kind
-        self.maker = maker
-
-
-class LocalPullback:
-    """``out, pullback = adgen.vjp(F, *primals)`` inside the function: ``pullback(ct)``."""
-
-    def __init__(
-        self, lifted: ParsedFunction, params: list[str], captured: list[str], args: list[ir.Atom]
-    ) -> None:
-        self.lifted = lifted
-        self.params = params
-        self.captured = captured
-        self.args = args
-
-
 class CallsMixin(LowererState):
     """Calls: primitives, methods, the user's functions inlined."""
 
@@ -88,32 +59,33 @@ class CallsMixin(LowererState):
         func = node.func
         if isinstance(func, gast.Call):  # adgen.grad(lambda y: x * y)(2.0): nested AD
             ok, maker = self.static_object(func.func)
-            kind = seam.entry_points().get(maker) if ok else None
+            kind = seam.entry_kind(maker) if ok else None
             if kind in ("grad", "value_and_grad"):
                 return self.nested_grad(node, kind, func, node.args, node.keywords)
         if _is_pop(node) and func.value.id in self.env and func.value.id in self.multi:
             return self.pop(node, func.value.id, target, hint)
-        args: list[ir.Atom] = []
-        ok, fn = self.static_object(func)
-        if ok and seam.entry_points().get(fn) == "jvp":
+        args: list[Any] = []
+        made = self.made_class(func)
+        if isinstance(func, gast.Lambda):  # (lambda v: v * v)(x), as map(lambda ...) makes
+            ok, fn = True, self.lambda_function(func)
+        elif made is not None:  # Dense(W, b)(x): the instance, then its __call__
+            ok, fn = True, self.construct(f"{made.__name__}(...)", func, made)
+        else:
+            ok, fn = self.static_object(func)
+        if ok and fn is map:  # map(f, xs): [f(x) for x in xs]
+            return self.mapped(node, target, hint)
+        if ok and fn is len and len(node.args) == 1 and not node.keywords:
+            seq = self.static_sequence(node.args[0])
+            if seq is not None:  # len(self.layers): known now
+                return ir.Const(len(seq.items))
+        self.check_special(node, ok, fn)
+        if ok and seam.entry_kind(fn) == "jvp":
             return self.nested_jvp(node)
-        if ok and seam.entry_points().get(fn) is not None:
-            self.refuse(
-                node,
-                "this use of adgen inside a differentiated function",
-                "call adgen.grad(f)(x), adgen.value_and_grad(f)(x), adgen.jvp(f, (x,), (t,)) "
-                "or out, pullback = adgen.vjp(f, x) there",
-            )
-        if ok and fn is checkpoint:
-            self.refuse(
-                node,
-                "adgen.checkpoint here",
-                "it marks a `for` loop: write `for i in adgen.checkpoint(range(n)):`",
-            )
         refusal: AdgenError | None = None  # what adgen says of the call if it cannot run it
         if not ok and isinstance(func, gast.Attribute):
             ok, fn = self.outside_method(func)
             refusal = self.method_refusal(func, fn) if ok else None
+        static = ok and self.takes_functions(fn)
         if not ok:
             if isinstance(func, gast.Attribute):
                 method = registry.method_function(func.attr)
@@ -121,7 +93,7 @@ class CallsMixin(LowererState):
                     return self.local_method(node, func, target, hint)
                 fn, pack = method
                 args.append(self.expr(func.value, None, hint))
-                rest = [self.expr(a, None, hint) for a in node.args]
+                rest = self.call_arguments(node, False, hint)
                 if pack and len(rest) > 1:
                     rest = [ir.Tup(tuple(rest))]
                 args.extend(rest)
@@ -132,15 +104,8 @@ class CallsMixin(LowererState):
                     "call a function by its name (adgen must know which function it is)",
                 )
         else:
-            for a in node.args:
-                if isinstance(a, gast.Starred):
-                    self.refuse(a, "`*args` in calls", "pass the arguments one by one")
-                args.append(self.expr(a, None, hint))
-        kwargs: list[tuple[str, ir.Atom]] = []
-        for kw in node.keywords:
-            if kw.arg is None:
-                self.refuse(kw.value, "`**kwargs` in calls", "pass keyword arguments one by one")
-            kwargs.append((kw.arg, self.expr(kw.value, None, hint)))
+            args = self.call_arguments(node, static, hint)
+        kwargs = self.call_keywords(node, static, hint)
         if fn is registry.np.array and args and isinstance(args[0], ir.Tup):
             args[0] = self.array_rows(args[0], node, hint)
         if isinstance(fn, LocalPullback):
@@ -155,7 +120,21 @@ class CallsMixin(LowererState):
             return result.items[1]
         if isinstance(fn, LocalDerivative):
             return self.nested_grad(node, fn.kind, fn.maker, node.args, node.keywords)
-        prim = registry.lookup(fn)
+        if fn is zip and args and not kwargs and all(isinstance(a, ir.Tup) for a in args):
+            # zip of sequences known now (zip(*pairs)): the tuple of their items' tuples
+            return ir.Tup(tuple(ir.Tup(items) for items in zip(*(a.items for a in args))))
+        if (
+            (fn is list or fn is tuple)
+            and len(args) == 1
+            and not kwargs
+            and isinstance(args[0], ir.Tup)
+        ):
+            return args[0]  # list(zip(*pairs)): a sequence known now, only read
+        fn = self.callable_of(fn, func)
+        while isinstance(fn, (LocalPartial, functools.partial)):
+            fn, args, kwargs = self.unpartial(fn, args, kwargs)
+            fn = self.callable_of(fn, func)
+        prim = None if isinstance(fn, (LocalFunction, LocalInstance)) else registry.lookup(fn)
         if prim is None and hasattr(fn, "adgen_function"):
             fn = self.derivative_function(fn)
         if prim is None and getattr(fn, "adgen_refuse", None) is not None:
@@ -176,26 +155,94 @@ class CallsMixin(LowererState):
         if prim is not None:
             prim = prim.localize(self.outside_name)  # a user's rule: name its function, helpers
         if prim is None:
-            if isinstance(fn, LocalFunction):
-                return self.inline(
-                    node, fn.parsed(self), None, fn.defaults, args, kwargs, target, fn.enclosing
-                )
-            if isinstance(fn, types.FunctionType):
-                return self.inline_or_run(node, fn, args, kwargs, target, hint)
-            if getattr(fn, "adgen_user_function", False) and hasattr(fn, "node"):
-                parsed, defaults = self.callee(fn, node)
-                return self.inline(node, parsed, fn, defaults, args, kwargs, target, None)
-            refusal = refusal or self.no_rule_error(func, fn)
-            return self.opaque(fn, refusal, args, kwargs, target, hint, node)
+            return self.call_without_rule(node, fn, refusal, args, kwargs, target, hint)
         args, kwargs = self.arrays_of_lists(fn, prim, args, kwargs, node, hint)
         return self.emit(target, hint, prim, args, kwargs, node)
+
+    def call_without_rule(
+        self: Lowerer,
+        node: gast.Call,
+        fn: Any,
+        refusal: AdgenError | None,
+        args: list[Any],
+        kwargs: list[tuple[str, Any]],
+        target: str | None,
+        hint: str,
+    ) -> ir.Atom:
+        """A call of a function without a rule: the user's function (or method) inlined, a
+        class of the user's (in an expression: run as written), else run as written."""
+        if isinstance(fn, LocalFunction):
+            return self.inline(
+                node, fn.parsed(self), None, fn.defaults, args, kwargs, target, fn.enclosing
+            )
+        if (
+            isinstance(fn, types.MethodType)
+            and isinstance(fn.__func__, types.FunctionType)
+            and (isinstance(fn.__self__, (LocalInstance, type)) or is_user_object(fn.__self__))
+        ):
+            owner = fn.__self__
+            passed = any(isinstance(a, StaticArg) for a in [*args, *(v for _, v in kwargs)])
+            if isinstance(owner, LocalInstance) or passed:
+                bound = [StaticArg(owner), *args]
+                return self.inline_or_run(node, fn.__func__, bound, kwargs, target, hint)
+            # a method of an object made outside: inlined, or run as written if adgen cannot
+            # read it (a library's object, `scaler.transform(X)`)
+            mark = len(self.block)
+            try:
+                bound = [StaticArg(owner), *args]
+                return self.inline_function(node, fn.__func__, bound, kwargs, target)
+            except (UnsupportedSyntaxError, NoRuleError, NonDifferentiableError) as exc:
+                del self.block[mark:]
+                return self.opaque(fn, exc, args, kwargs, target, hint, node)
+        if isinstance(fn, types.FunctionType):
+            return self.inline_or_run(node, fn, args, kwargs, target, hint)
+        if getattr(fn, "adgen_user_function", False) and hasattr(fn, "node"):
+            parsed, defaults = self.callee(fn, node)
+            return self.inline(node, parsed, fn, defaults, args, kwargs, target, None)
+        if is_user_class(fn):  # an instance adgen could not follow: refused now
+            raise UnsupportedSyntaxError(
+                f"adgen does not support making a `{fn.__name__}` here (in an expression that "
+                "does not call it, a comprehension, a list built by appends): adgen could not "
+                "follow the instance",
+                self.parsed.loc(node),
+                f"make it in an assignment (`m = {fn.__name__}(...)`, `self.layer = "
+                f"{fn.__name__}(...)`), a list or tuple written out (`[{fn.__name__}(W1, b1), "
+                f"{fn.__name__}(W2, b2)]`), an argument of your own function, or call it at "
+                f"once (`{fn.__name__}(...)(x)`)",
+            )
+        refusal = refusal or self.no_rule_error(node.func, fn)
+        return self.opaque(fn, refusal, args, kwargs, target, hint, node)
+
+    def check_special(self: Lowerer, node: gast.Call, ok: bool, fn: Any) -> None:
+        """Refuse the calls that mean something else inside a differentiated function."""
+        if not ok:
+            return
+        if seam.entry_kind(fn) not in (None, "jvp"):
+            self.refuse(
+                node,
+                "this use of adgen inside a differentiated function",
+                "call adgen.grad(f)(x), adgen.value_and_grad(f)(x), adgen.jvp(f, (x,), (t,)) "
+                "or out, pullback = adgen.vjp(f, x) there",
+            )
+        if fn is checkpoint:
+            self.refuse(
+                node,
+                "adgen.checkpoint here",
+                "it marks a `for` loop: write `for i in adgen.checkpoint(range(n)):`",
+            )
+        if fn is super:
+            self.refuse(
+                node,
+                "`super()`",
+                "call the base class's method by name: `Base.__init__(self, ...)`",
+            )
 
     def inline_or_run(
         self: Lowerer,
         node: Any,
         fn: types.FunctionType,
-        args: list[ir.Atom],
-        kwargs: list[tuple[str, ir.Atom]],
+        args: list[Any],
+        kwargs: list[tuple[str, Any]],
         target: str | None,
         hint: str,
     ) -> ir.Atom:
@@ -207,170 +254,10 @@ class CallsMixin(LowererState):
             parsed, defaults = self.callee(fn, node)
             return self.inline(node, parsed, fn, defaults, args, kwargs, target, None)
         except (UnsupportedSyntaxError, NoRuleError, NonDifferentiableError) as exc:
+            if any(isinstance(a, StaticArg) for a in [*args, *(v for _, v in kwargs)]):
+                raise  # a function or an object passed: it cannot run as written
             del self.block[mark:]  # what the failed inlining wrote
             return self.opaque(fn, exc, args, kwargs, target, hint, node)
-
-    def opaque(
-        self: Lowerer,
-        fn: Any,
-        refusal: AdgenError,
-        args: list[ir.Atom],
-        kwargs: list[tuple[str, ir.Atom]],
-        target: str | None,
-        hint: str,
-        node: Any,
-        receiver: Any = None,
-    ) -> ir.Atom:
-        """A call adgen has no rule for and does not inline: one statement that runs it as
-        written; its result is a constant of the derivative. :mod:`adgen.middle.analysis`
-        raises ``refusal`` (what adgen said of it before) if a differentiated value reaches
-        it where that would matter. ``receiver``: the object of a method call (``rng`` of
-        ``rng.normal(...)``), its first argument."""
-        if (
-            not callable(fn)
-            or getattr(fn, "adgen_user_function", False)
-            or registry.reads_frame(fn)
-        ):
-            raise refusal
-        # lists stay lists (lowering makes every sequence a tuple: np.add.at(a, [0, 1], 1) must
-        # not index with a tuple)
-        label = _qualname(fn)
-        written = {kw.arg: kw.value for kw in node.keywords} if isinstance(node, gast.Call) else {}
-        nodes = list(node.args) if isinstance(node, gast.Call) else []
-        if receiver is not None:
-            nodes.insert(0, receiver)
-        ambiguous = None
-        try:
-            nodes += [node] * (len(args) - len(nodes))
-            args = [self.as_written(n, a, hint, label) for n, a in zip(nodes, args)]
-            kwargs = [(k, self.as_written(written.get(k, node), v, hint, label)) for k, v in kwargs]
-        except UnsupportedSyntaxError as exc:
-            ambiguous = exc  # raised if no differentiated value reaches the call (else refusal)
-        prim = registry.opaque_call(fn, refusal, len(args), [k for k, _ in kwargs])
-        prim.ambiguous = ambiguous
-        prim = prim.localize(self.outside_name)
-        return self.emit(target, hint, prim, args, kwargs, node)
-
-    def as_written(self: Lowerer, node: Any, atom: ir.Atom, hint: str, label: str) -> ir.Atom:
-        """An argument of a call run as written, with the type the program gives it: a list
-        display is a list again (its atom is a tuple). A tuple atom that is not written in the
-        call (a name bound to a list or a tuple, a tree argument) is refused: adgen does not
-        know which it was."""
-        if not isinstance(atom, ir.Tup):
-            return atom
-        if isinstance(node, gast.Name):  # `idx = [0, 2]` once, then f(a, idx)
-            node = self.only_display(node.id) or node
-        if not isinstance(node, (gast.List, gast.Tuple)) or len(node.elts) != len(atom.items):
-            self.refuse(
-                node,
-                f"passing this list or tuple to `{label}`, which adgen runs as written (it has "
-                "no rule for it): adgen does not know here which of the two it is",
-                "write the list or tuple in the call itself (`f(a, [0, 2])`), or pass an array",
-            )
-        parts = zip(node.elts, atom.items)
-        items = ir.Tup(tuple(self.as_written(n, a, hint, label) for n, a in parts))
-        if isinstance(node, gast.Tuple):
-            return items
-        make = registry.lookup(list)
-        assert make is not None
-        return self.emit(None, hint, make, [items], [], node)
-
-    def only_display(self: Lowerer, name: str) -> Any:
-        """The list or tuple display ``name`` is bound to, if that is its only binding in the
-        function (not a parameter, never assigned again); else None."""
-        if name in self.params:
-            return None
-        # where the source binds it (lowering may have copied a statement into two branches,
-        # as it does to give an early return a single exit: a copy has the same place)
-        places = {
-            (n.lineno, n.col_offset)
-            for n in gast.walk(self.node)
-            if isinstance(n, gast.Name) and n.id == name and not isinstance(n.ctx, gast.Load)
-        }
-        if len(places) != 1:
-            return None
-        for n in gast.walk(self.node):
-            if (
-                isinstance(n, gast.Assign)
-                and len(n.targets) == 1
-                and isinstance(n.targets[0], gast.Name)
-                and n.targets[0].id == name
-            ):
-                return n.value if isinstance(n.value, (gast.List, gast.Tuple)) else None
-        return None
-
-    def local_method(
-        self: Lowerer, node: gast.Call, func: gast.Attribute, target: str | None, hint: str
-    ) -> ir.Atom:
-        """``rng.normal(size=3)`` where ``rng`` is a local value made by a call run as written
-        (``rng = np.random.default_rng(0)``) and the method has no rule: run as written too,
-        the object one of its arguments (so a differentiated value reaching the call, or a
-        write into what a differentiated operation read, is refused as for any such call).
-        A method of any other value is refused."""
-        made = None
-        if isinstance(func.value, gast.Name) and func.value.id not in self.multi:
-            atom = self.env.get(func.value.id)
-            if isinstance(atom, ir.Var):
-                made = self.producers.get(atom.name)
-        if made is None or not registry.makes_object(made):
-            raise self.method_refusal(func)
-        fn = registry.ObjectMethod(func.attr, made.runs)
-        frozen = registry.frozen_refusal(made.runs, func.attr)
-        args = [self.expr(func.value, None, hint)]
-        for a in node.args:
-            if isinstance(a, gast.Starred):
-                self.refuse(a, "`*args` in calls", "pass the arguments one by one")
-            args.append(self.expr(a, None, hint))
-        kwargs: list[tuple[str, ir.Atom]] = []
-        for kw in node.keywords:
-            if kw.arg is None:
-                self.refuse(kw.value, "`**kwargs` in calls", "pass keyword arguments one by one")
-            kwargs.append((kw.arg, self.expr(kw.value, None, hint)))
-        refusal = NoRuleError(
-            f"adgen has no derivative rule for the method `.{func.attr}()` of "
-            f"`{func.value.id}` (made by {made.name}), which a differentiated value reaches",
-            self.parsed.loc(func),
-            "pass it values you do not differentiate (a random draw: scale and shift a "
-            "standard one, `mu + sigma * rng.standard_normal(n)`)",
-        )
-        if frozen is not None:
-            refusal = NoRuleError(frozen[0], self.parsed.loc(func), frozen[1])
-        return self.opaque(fn, refusal, args, kwargs, target, hint, node, receiver=func.value)
-
-    def method_refusal(self: Lowerer, func: gast.Attribute, method: Any = None) -> AdgenError:
-        """The error for a method adgen has no rule for (``method``: the bound method of an
-        outside object, if it is one)."""
-        spelled = registry.spelled(method) if method is not None else None
-        if spelled is not None and spelled.startswith(("np.", "scipy.")):  # st.expon.logpdf
-            return NoRuleError(
-                f"adgen has no derivative rule for `{spelled}`",
-                self.parsed.loc(func),
-                "write it with NumPy functions that have rules, or register one with "
-                "@adgen.rules.rule(...) (see docs/rules.md)",
-            )
-        if isinstance(func.value, gast.Call):  # norm(mu, s).logpdf(x): a frozen distribution?
-            ok, maker = self.static_object(func.value.func)
-            frozen = registry.frozen_refusal(maker, func.attr) if ok else None
-            if frozen is not None:
-                return UnsupportedSyntaxError(frozen[0], self.parsed.loc(func), frozen[1])
-        return UnsupportedSyntaxError(
-            f"adgen does not support the method `.{func.attr}()`",
-            self.parsed.loc(func),
-            "call the NumPy function instead, e.g. np.sum(x) for x.sum()",
-        )
-
-    def outside_method(self: Lowerer, func: gast.Attribute) -> tuple[bool, Any]:
-        """``log.info``, ``rng.normal``, ``np.add.at``: a method of an outside object that is
-        not data (not an array, list, dict or set, whose methods may write into what the
-        program reads) and has no array-method rule -- run as written (:meth:`opaque`)."""
-        if registry.method_function(func.attr) is not None:
-            return False, None
-        ok, base = self.static_object(func.value)
-        data = (registry.np.ndarray, list, dict, set, bytearray)
-        if not ok or isinstance(base, (types.ModuleType, LocalFunction, *data)):
-            return False, None
-        method = getattr(base, func.attr, None)
-        return (True, method) if callable(method) else (False, None)
 
     def outside_name(self: Lowerer, preferred: str, obj: Any) -> str:
         """The name generated code gives an object a user's rule calls (one name per object)."""
@@ -407,7 +294,7 @@ class CallsMixin(LowererState):
             root_scope._record("adgen", obj, "adgen_function", fn)
         return fn
 
-    def callee(self: Lowerer, fn: Any, node: Any) -> tuple[ParsedFunction, dict[str, ir.Atom]]:
+    def callee(self: Lowerer, fn: Any, node: Any) -> tuple[ParsedFunction, dict[str, Any]]:
         """Parse a called Python function; its default values become atoms."""
         if isinstance(fn, types.FunctionType):
             root_scope = self.root.parsed.scope
@@ -430,9 +317,11 @@ class CallsMixin(LowererState):
                 ) from None
             names = [a.id for a in parsed.node.args.args]
             values = fn.__defaults__ or ()
-            defaults = {
-                p: self.value_atom(v, p) for p, v in zip(names[len(names) - len(values) :], values)
+            given = {
+                **dict(zip(names[len(names) - len(values) :], values)),
+                **(fn.__kwdefaults__ or {}),
             }
+            defaults = {p: self.default_atom(v, p) for p, v in given.items()}
             return parsed, defaults
         parsed = ParsedFunction(
             node=fn.node,
@@ -464,15 +353,21 @@ class CallsMixin(LowererState):
         node: Any,
         parsed: ParsedFunction,
         fn: Any,
-        defaults: dict[str, ir.Atom],
-        args: list[ir.Atom],
-        kwargs: list[tuple[str, ir.Atom]],
+        defaults: dict[str, Any],
+        args: list[Any],
+        kwargs: list[tuple[str, Any]],
         target: str | None,
         enclosing: Lowerer | None,
     ) -> ir.Atom:
         """Lower a call to the user's own function by lowering its body in place."""
-        identity = fn.__code__ if isinstance(fn, types.FunctionType) else parsed.node
-        if any(identity is f for f in self.root.inlining):
+        code = fn.__code__ if isinstance(fn, types.FunctionType) else parsed.node
+        # the objects and functions passed: a method of one object calling the same method of
+        # another (a tree of layers) is not a recursion
+        statics = tuple(
+            id(a.value) for a in [*args, *(v for _, v in kwargs)] if isinstance(a, StaticArg)
+        )
+        identity = (code, statics)
+        if any(code is f[0] and statics == f[1] for f in self.root.inlining):
             if not isinstance(fn, types.FunctionType):
                 self.refuse(
                     node,
@@ -490,25 +385,7 @@ class CallsMixin(LowererState):
         sub.enclosing = enclosing
         sub.call_target = target
         sub.block = self.block
-        params = sub.params
-        if len(args) > len(params):
-            self.refuse(
-                node, f"calling `{parsed.name}` with {len(args)} arguments", "check the call"
-            )
-        bound = dict(zip(params, args))
-        for k, v in kwargs:
-            if k not in params or k in bound:
-                self.refuse(
-                    node, f"the argument `{k}` in this call of `{parsed.name}`", "check the call"
-                )
-            bound[k] = v
-        for p in params:
-            if p not in bound:
-                if p not in defaults:
-                    self.refuse(
-                        node, f"calling `{parsed.name}` without `{p}`", "pass every argument"
-                    )
-                bound[p] = defaults[p]
+        bound = self.bind_arguments(node, parsed, defaults, args, kwargs)
         self.root.inlining.append(identity)
         try:
             return sub.lower_inlined(bound)
@@ -529,6 +406,12 @@ class CallsMixin(LowererState):
         params = [a.id for a in parsed.node.args.args]
         if parsed.node.args.vararg or parsed.node.args.kwarg or parsed.node.args.kwonlyargs:
             self.refuse(node, "recursive calls of functions with *args or keyword-only parameters")
+        if any(isinstance(a, StaticArg) for a in [*args, *(v for _, v in kwargs)]):
+            self.refuse(
+                node,
+                f"passing a function or an object to the recursive function `{parsed.name}`",
+                "pass values only, or write the recursion as a loop",
+            )
         bound = dict(zip(params, args))
         for k, v in kwargs:
             if k not in params or k in bound:
@@ -550,18 +433,30 @@ class CallsMixin(LowererState):
         self.producers[name] = prim
         return ir.Var(name)
 
-    def lower_inlined(self: Lowerer, bound: dict[str, ir.Atom]) -> ir.Atom:
-        args = self.node.args
-        if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs:
-            self.refuse(self.node, "`*args`, `**kwargs` and keyword-only parameters", "list them")
+    def lower_inlined(self: Lowerer, bound: dict[str, Any]) -> ir.Atom:
         for p, atom in bound.items():
-            if p in self.multi:
+            self.bound.add(p)
+            if isinstance(atom, StaticArg):  # a function or an object: the name means it
+                if p in self.multi:
+                    self.refuse(
+                        self.node,
+                        f"assigning the parameter `{p}` (a function or an object here) inside "
+                        "a loop or a branch",
+                        "give the new value a name of its own",
+                    )
+                self.env.pop(p, None)
+                self.local_functions[p] = atom.value
+            elif p in self.multi:
                 self.bind(p, self.multi[p], atom)  # a real copy (one name an item of a tuple)
             else:
                 self.env[p] = atom
         body = list(self.node.body)
         if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant):
             body = body[1:]
+        if not any(_has_return(s) for s in body):  # a procedure (`__init__`): returns None
+            ret = gast.Return(value=gast.Constant(value=None, kind=None))
+            body.append(gast.copy_location(ret, body[-1] if body else self.node))
+            gast.copy_location(ret.value, ret)
         self.check_returns(body)
         body = self.single_exit(body)
         if not isinstance(body[-1], gast.Return):
@@ -584,10 +479,16 @@ class CallsMixin(LowererState):
             name = node.name
         assert name is not None
         node = as_def(node, name)
-        defaults = {}
+        defaults: dict[str, Any] = {}
         names = [a.id for a in node.args.args]
-        for p, d in zip(names[len(names) - len(node.args.defaults) :], node.args.defaults):
-            defaults[p] = self.expr(d, None, p)
+        given = list(zip(names[len(names) - len(node.args.defaults) :], node.args.defaults))
+        given += [(a.id, d) for a, d in zip(node.args.kwonlyargs, node.args.kw_defaults) if d]
+        for p, d in given:
+            found = self.static_argument(d)
+            # the value now: a name rebound later (in a loop) must not change it
+            defaults[p] = (
+                found if found is not None else self.copied_apart(self.expr(d, None, p), p)
+            )
         self.local_functions[name] = LocalFunction(node, self, defaults)
         self.bound.add(name)
 
@@ -624,7 +525,10 @@ class CallsMixin(LowererState):
         )
 
 
-def _qualname(fn: Any) -> str:
-    module = getattr(fn, "__module__", None) or ""
-    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
-    return f"{module}.{name}" if module and module != "builtins" else name
+def _has_return(node: Any) -> bool:
+    """Does this statement hold a ``return`` of its own (not one of a nested ``def``)?"""
+    if isinstance(node, gast.Return):
+        return True
+    if isinstance(node, (gast.FunctionDef, gast.Lambda)):
+        return False
+    return any(_has_return(child) for child in gast.iter_child_nodes(node))

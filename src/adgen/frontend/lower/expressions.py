@@ -19,6 +19,14 @@ import gast
 
 from adgen import ir
 from adgen.errors import UnresolvedNameError
+from adgen.frontend.lower.objects import (
+    LocalDerivative,
+    LocalFunction,
+    LocalInstance,
+    LocalPartial,
+    LocalPullback,
+    StaticSeq,
+)
 from adgen.frontend.lower.state import LowererState
 from adgen.frontend.parse import LiveScope
 from adgen.names import RESERVED
@@ -283,11 +291,30 @@ class ExpressionsMixin(LowererState):
             self.refuse(node, f"reading `{node.id}` after `del {node.id}`", "remove the `del`")
         if node.id in self.env:
             return self.env[node.id]
-        if node.id in self.local_functions:
-            self.refuse(node, f"using the local function `{node.id}` as a value", "call it")
-        if self.enclosing is not None and self.enclosing.sees(node.id):
+        value: Any
+        local = self.local_functions.get(node.id)
+        if isinstance(local, LocalInstance):
+            self.refuse(
+                node,
+                f"using `{node.id}` (a `{local.cls.__name__}` made inside the function) as a "
+                "value here (in a list, returned, or passed to a function that is not yours)",
+                "read its attributes or call its methods; pass it only to your own functions",
+            )
+        if isinstance(local, StaticSeq):
+            self.refuse_sequence(node.id, node)
+        if local is not None and not _local_kind(local):
+            value = local  # a name bound to a function or an object (a parameter, f = np.sin)
+        elif local is not None:
+            self.refuse(
+                node,
+                f"using the local function `{node.id}` as a value",
+                "call it, or pass it to a function of your own (adgen reads those; it cannot "
+                "follow it into a library's function)",
+            )
+        elif self.enclosing is not None and self.enclosing.sees(node.id):
             return self.enclosing.name(node)
-        value = self.resolve(node)
+        else:
+            value = self.resolve(node)
         if any(value is t for t in (float, int, bool, complex)) and node.id == value.__name__:
             self.free[node.id] = value  # a builtin type as a value: x.astype(float)
             return ir.Free(node.id)
@@ -299,7 +326,12 @@ class ExpressionsMixin(LowererState):
                 f"using the function or module `{node.id}` as a value",
                 "call it, or pass its result",
             )
+        if local is not None:  # an object passed as itself: a name of its own
+            return self.value_atom(value, node.id)
         name = node.id if node.id not in RESERVED else self.namer.fresh(node.id)
+        if name in self.free and self.free[name] is not value:
+            # another global of that name (a helper of another module reads its own `K`)
+            name = self.namer.fresh(node.id)
         self.free[name] = value
         return self.free_atom(name, value)
 
@@ -358,6 +390,14 @@ class ExpressionsMixin(LowererState):
                 return self.enclosing.static_object(node)
             return True, self.resolve(node)
         if isinstance(node, gast.Attribute):
+            if (
+                isinstance(node.value, gast.Call)
+                and isinstance(node.value.func, gast.Name)
+                and node.value.func.id == "super"
+                and not node.value.args
+                and self.is_call_to(node.value, super)
+            ):
+                return self.super_member(node)  # super().__init__(W)
             ok, base = self.static_object(node.value)
             if ok and isinstance(base, types.ModuleType):
                 try:
@@ -372,13 +412,24 @@ class ExpressionsMixin(LowererState):
                         self.parsed.loc(node),
                         "check the spelling",
                     ) from None
+            if ok and not isinstance(base, types.ModuleType):  # model.loss, Cls.create, m.W
+                return self.member(base, node)
             # an attribute of a value (W.T, W.shape) is computed by the program, not snapshot
+        if isinstance(node, gast.Subscript):  # ACTIVATIONS["tanh"]: a function picked now
+            return self.static_item(node)
         return False, None
 
     def attribute(self: Lowerer, node: gast.Attribute, target: str | None, hint: str) -> ir.Atom:
+        found = self.instance_attribute(node, hint)
+        if found is not None:
+            return found
         ok, obj = self.static_object(node)
         if ok:
             base_ok, base = self.static_object(node.value)
+            if base_ok and not isinstance(base, types.ModuleType):  # an object's: a constant
+                if callable(obj) and not isinstance(obj, type):
+                    self.refuse(node, f"using `{node.attr}` as a value", "call it")
+                return self.static_atom(obj, node.attr, node)
             if isinstance(obj, types.ModuleType) or (callable(obj) and not isinstance(obj, type)):
                 self.refuse(node, f"using `{node.attr}` as a value", "call it, or pass its result")
             alias = _module_alias(base) if base_ok else None
@@ -410,6 +461,11 @@ def _folded(fn: Any, left: ir.Atom, right: ir.Atom, types: tuple[type, ...]) -> 
 def _is_singleton(value: Any) -> bool:
     """None, True, False, ``...``: values whose identity is their meaning."""
     return any(value is s for s in (None, True, False, Ellipsis, NotImplemented))
+
+
+def _local_kind(local: Any) -> bool:
+    """Is this a local function or derivative of adgen's (not a Python object)?"""
+    return isinstance(local, (LocalFunction, LocalDerivative, LocalPullback, LocalPartial))
 
 
 def _module_alias(module: Any) -> str | None:

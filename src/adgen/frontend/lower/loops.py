@@ -53,7 +53,9 @@ class LoopsMixin(LowererState):
             self.refuse(stmt, "`else` clauses on loops", "move that code after the loop")
         line = self.key(stmt)
         saved, self.block = self.block, []
+        self.depth += 1  # (the test runs before each iteration: it is in a block)
         test = self.expr(stmt.test, None, "cond")
+        self.depth -= 1
         test_body, self.block = self.block, saved
         body = self.sub_block(stmt.body)
         self.block.append(ir.While(test_body, test, body, line))
@@ -76,6 +78,8 @@ class LoopsMixin(LowererState):
         ``zip`` nested in any way, a loop over ``range(len(...))`` (the shortest) that reads the
         items by index; the target unpacks them, nested in any way (``for i, (a, b) in
         enumerate(zip(u, v)):``)."""
+        if self.lower_static_loop(stmt):  # for layer in self.layers: functions or objects
+            return
         if stmt.orelse:
             self.refuse(stmt, "`else` clauses on loops", "move that code after the loop")
         line = self.key(stmt)
@@ -159,7 +163,24 @@ class LoopsMixin(LowererState):
         if self.is_call_to(it, zip):
             if it.keywords or not it.args:
                 self.refuse(it, "this form of zip", "write `for a, b in zip(x, y):`")
-            return tuple(self.iteration(a, seqs) for a in it.args)
+            parts: list[_Pattern] = []
+            for a in it.args:
+                if not isinstance(a, gast.Starred):
+                    parts.append(self.iteration(a, seqs))
+                    continue
+                spread = self.expr(a.value, None, "seq")  # zip(*pairs): pairs of known length
+                if not isinstance(spread, ir.Tup):
+                    self.refuse(
+                        a,
+                        "`zip(*seqs)` where the number of sequences is not known when adgen "
+                        "reads the function",
+                        "zip sequences named one by one, or a tuple or list written in the "
+                        "function",
+                    )
+                for item in spread.items:
+                    seqs.append(item)
+                    parts.append(len(seqs) - 1)
+            return tuple(parts)
         if isinstance(it, gast.Starred):
             self.refuse(it, "`*args` in calls", "pass the arguments one by one")
         seqs.append(self.expr(it, None, "seq"))

@@ -45,6 +45,12 @@ class NestedDerivativesMixin(LowererState):
         elif isinstance(f, gast.Name) and isinstance(
             local := self.local_functions.get(f.id), LocalFunction
         ):
+            if local.enclosing is not self:  # passed in: it reads another function's names
+                self.refuse(
+                    f,
+                    f"differentiating `{f.id}` here: a local function passed as an argument",
+                    "differentiate it where it is defined, or make it a module-level function",
+                )
             fdef = local.node
         else:
             ok, obj = self.static_object(f)

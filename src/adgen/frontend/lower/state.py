@@ -228,7 +228,10 @@ class LowererState:
         self.result_items: list[str] = []
         self.call_target: str | None = None  # for an inlined call: the caller's name
         self.returned: ir.Atom | None = None
-        self.local_functions: dict[str, LocalFunction | LocalDerivative | LocalPullback] = {}
+        # names meaning a function or an object, not an IR value: local functions, derivatives,
+        # pullbacks, instances made inside, and Python objects (a function passed as an
+        # argument, an object of the user's, `f = np.sin`)
+        self.local_functions: dict[str, LocalFunction | LocalDerivative | LocalPullback | Any] = {}
         self.enclosing: Lowerer | None = None  # the function a nested def is defined in
         self.imported: dict[str, Any] = {}  # names an `import` inside the function binds
         # names rebound in blocks whose every binding is a tuple of one structure: one IR name
@@ -296,6 +299,7 @@ class LowererState:
 
     def bind(self: Lowerer, user: str, name: str, atom: ir.Atom) -> None:
         self.bound.add(user)
+        self.local_functions.pop(user, None)  # no longer a function or an object of its own
         self.note_binding(user, name, atom)
         if user in self.multi and self.bind_split(user, atom):
             return  # a tuple: one name an item

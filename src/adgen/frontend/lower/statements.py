@@ -165,7 +165,7 @@ class StatementsMixin(LowererState):
             and isinstance(stmt.value, gast.Call)
         ):
             ok, maker = self.static_object(stmt.value.func)
-            kind = seam.entry_points().get(maker) if ok else None
+            kind = seam.entry_kind(maker) if ok else None
             if kind in ("grad", "value_and_grad"):  # g = adgen.grad(lambda y: ...)
                 self.local_functions[stmt.targets[0].id] = LocalDerivative(kind, stmt.value)
                 self.bound.add(stmt.targets[0].id)
@@ -178,7 +178,7 @@ class StatementsMixin(LowererState):
             and isinstance(stmt.value, gast.Call)
         ):
             ok, maker = self.static_object(stmt.value.func)
-            if ok and seam.entry_points().get(maker) == "vjp":  # out, pb = adgen.vjp(F, x)
+            if ok and seam.entry_kind(maker) == "vjp":  # out, pb = adgen.vjp(F, x)
                 self.nested_vjp(stmt.value, *stmt.targets[0].elts)
                 return
         if (
@@ -188,6 +188,15 @@ class StatementsMixin(LowererState):
         ):
             self.define_local_function(stmt.value, stmt, stmt.targets[0].id)
             return
+        if len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Attribute):
+            self.assign_attribute(stmt.targets[0], stmt.value)  # self.W = W
+            return
+        if (
+            len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], gast.Name)
+            and self.assign_static(stmt.targets[0].id, stmt.value)
+        ):
+            return  # m = Linear(W, b); f = np.tanh; step = self.step
         if len(stmt.targets) != 1:
             # a = b = expr: evaluate once, bind every target
             atom = self.expr(stmt.value, None)
@@ -272,6 +281,9 @@ class StatementsMixin(LowererState):
         """``y[i] += v`` (in place) or ``y += v`` (``y = y + v`` where nothing else sees y)."""
         if isinstance(stmt.target, gast.Subscript):
             self.write_in_place(stmt, stmt.target, stmt.value, stmt.op)
+            return
+        if isinstance(stmt.target, gast.Attribute):  # self.n += 1
+            self.update_attribute(stmt)
             return
         if not isinstance(stmt.target, gast.Name):
             self.refuse(stmt, "augmented assignment to subscripts or attributes", "write y = y + v")

@@ -1,0 +1,201 @@
+# mypy: disable-error-code="misc"
+# (every method takes the whole Lowerer as ``self``, as the parts call each other; mypy wants a
+# ``self`` type to be a supertype of the class the method is written in, and says so as "misc")
+"""Lower calls adgen runs as written: a call without a rule that adgen does not inline (its
+result a constant of the derivative, refused later if a differentiated value reaches it), and
+the methods of objects that are not data (a logger, a random generator, a library object).
+
+:meth:`AsWrittenMixin.opaque` makes the one IR statement such a call is;
+:func:`adgen.middle.analysis.check_opaque_calls` refuses it where a differentiated value
+reaches it.
+"""
+
+from __future__ import annotations
+
+import types
+from typing import TYPE_CHECKING, Any
+
+import gast
+
+from adgen import ir
+from adgen.errors import AdgenError, NoRuleError, UnsupportedSyntaxError
+from adgen.frontend.lower.objects import LocalFunction, StaticArg
+from adgen.frontend.lower.state import LowererState
+from adgen.rules import registry
+
+if TYPE_CHECKING:
+    from adgen.frontend.lower import Lowerer
+
+
+def _qualname(fn: Any) -> str:
+    """``module.qualname`` of a function or method (the builtins' without a module)."""
+    module = getattr(fn, "__module__", None) or ""
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
+    return f"{module}.{name}" if module and module != "builtins" else name
+
+
+class AsWrittenMixin(LowererState):
+    """Calls run as written, and methods of objects that are not data."""
+
+    def opaque(
+        self: Lowerer,
+        fn: Any,
+        refusal: AdgenError,
+        args: list[ir.Atom],
+        kwargs: list[tuple[str, ir.Atom]],
+        target: str | None,
+        hint: str,
+        node: Any,
+        receiver: Any = None,
+    ) -> ir.Atom:
+        """A call adgen has no rule for and does not inline: one statement that runs it as
+        written; its result is a constant of the derivative. :mod:`adgen.middle.analysis`
+        raises ``refusal`` (what adgen said of it before) if a differentiated value reaches
+        it where that would matter. ``receiver``: the object of a method call (``rng`` of
+        ``rng.normal(...)``), its first argument."""
+        if (
+            not callable(fn)
+            or getattr(fn, "adgen_user_function", False)
+            or registry.reads_frame(fn)
+            or any(isinstance(a, StaticArg) for a in [*args, *(v for _, v in kwargs)])
+        ):
+            raise refusal
+        # lists stay lists (lowering makes every sequence a tuple: np.add.at(a, [0, 1], 1) must
+        # not index with a tuple)
+        label = _qualname(fn)
+        written = {kw.arg: kw.value for kw in node.keywords} if isinstance(node, gast.Call) else {}
+        nodes = list(node.args) if isinstance(node, gast.Call) else []
+        if receiver is not None:
+            nodes.insert(0, receiver)
+        ambiguous = None
+        try:
+            nodes += [node] * (len(args) - len(nodes))
+            args = [self.as_written(n, a, hint, label) for n, a in zip(nodes, args)]
+            kwargs = [(k, self.as_written(written.get(k, node), v, hint, label)) for k, v in kwargs]
+        except UnsupportedSyntaxError as exc:
+            ambiguous = exc  # raised if no differentiated value reaches the call (else refusal)
+        prim = registry.opaque_call(fn, refusal, len(args), [k for k, _ in kwargs])
+        prim.ambiguous = ambiguous
+        prim = prim.localize(self.outside_name)
+        return self.emit(target, hint, prim, args, kwargs, node)
+
+    def as_written(self: Lowerer, node: Any, atom: ir.Atom, hint: str, label: str) -> ir.Atom:
+        """An argument of a call run as written, with the type the program gives it: a list
+        display is a list again (its atom is a tuple). A tuple atom that is not written in the
+        call (a name bound to a list or a tuple, a tree argument) is refused: adgen does not
+        know which it was."""
+        if not isinstance(atom, ir.Tup):
+            return atom
+        if isinstance(node, gast.Name):  # `idx = [0, 2]` once, then f(a, idx)
+            node = self.only_display(node.id) or node
+        if not isinstance(node, (gast.List, gast.Tuple)) or len(node.elts) != len(atom.items):
+            self.refuse(
+                node,
+                f"passing this list or tuple to `{label}`, which adgen runs as written (it has "
+                "no rule for it): adgen does not know here which of the two it is",
+                "write the list or tuple in the call itself (`f(a, [0, 2])`), or pass an array",
+            )
+        parts = zip(node.elts, atom.items)
+        items = ir.Tup(tuple(self.as_written(n, a, hint, label) for n, a in parts))
+        if isinstance(node, gast.Tuple):
+            return items
+        make = registry.lookup(list)
+        assert make is not None
+        return self.emit(None, hint, make, [items], [], node)
+
+    def only_display(self: Lowerer, name: str) -> Any:
+        """The list or tuple display ``name`` is bound to, if that is its only binding in the
+        function (not a parameter, never assigned again); else None."""
+        if name in self.params:
+            return None
+        # where the source binds it (lowering may have copied a statement into two branches,
+        # as it does to give an early return a single exit: a copy has the same place)
+        places = {
+            (n.lineno, n.col_offset)
+            for n in gast.walk(self.node)
+            if isinstance(n, gast.Name) and n.id == name and not isinstance(n.ctx, gast.Load)
+        }
+        if len(places) != 1:
+            return None
+        for n in gast.walk(self.node):
+            if (
+                isinstance(n, gast.Assign)
+                and len(n.targets) == 1
+                and isinstance(n.targets[0], gast.Name)
+                and n.targets[0].id == name
+            ):
+                return n.value if isinstance(n.value, (gast.List, gast.Tuple)) else None
+        return None
+
+    def local_method(
+        self: Lowerer, node: gast.Call, func: gast.Attribute, target: str | None, hint: str
+    ) -> ir.Atom:
+        """``rng.normal(size=3)`` where ``rng`` is a local value made by a call run as written
+        (``rng = np.random.default_rng(0)``) and the method has no rule: run as written too,
+        the object one of its arguments (so a differentiated value reaching the call, or a
+        write into what a differentiated operation read, is refused as for any such call).
+        A method of any other value is refused."""
+        made = None
+        if isinstance(func.value, gast.Name) and func.value.id not in self.multi:
+            atom = self.env.get(func.value.id)
+            if isinstance(atom, ir.Var):
+                made = self.producers.get(atom.name)
+        if made is None or not registry.makes_object(made):
+            raise self.method_refusal(func)
+        fn = registry.ObjectMethod(func.attr, made.runs)
+        frozen = registry.frozen_refusal(made.runs, func.attr)
+        args = [self.expr(func.value, None, hint)]
+        for a in node.args:
+            if isinstance(a, gast.Starred):
+                self.refuse(a, "`*args` in calls", "pass the arguments one by one")
+            args.append(self.expr(a, None, hint))
+        kwargs: list[tuple[str, ir.Atom]] = []
+        for kw in node.keywords:
+            if kw.arg is None:
+                self.refuse(kw.value, "`**kwargs` in calls", "pass keyword arguments one by one")
+            kwargs.append((kw.arg, self.expr(kw.value, None, hint)))
+        refusal = NoRuleError(
+            f"adgen has no derivative rule for the method `.{func.attr}()` of "
+            f"`{func.value.id}` (made by {made.name}), which a differentiated value reaches",
+            self.parsed.loc(func),
+            "pass it values you do not differentiate (a random draw: scale and shift a "
+            "standard one, `mu + sigma * rng.standard_normal(n)`)",
+        )
+        if frozen is not None:
+            refusal = NoRuleError(frozen[0], self.parsed.loc(func), frozen[1])
+        return self.opaque(fn, refusal, args, kwargs, target, hint, node, receiver=func.value)
+
+    def method_refusal(self: Lowerer, func: gast.Attribute, method: Any = None) -> AdgenError:
+        """The error for a method adgen has no rule for (``method``: the bound method of an
+        outside object, if it is one)."""
+        spelled = registry.spelled(method) if method is not None else None
+        if spelled is not None and spelled.startswith(("np.", "scipy.")):  # st.expon.logpdf
+            return NoRuleError(
+                f"adgen has no derivative rule for `{spelled}`",
+                self.parsed.loc(func),
+                "write it with NumPy functions that have rules, or register one with "
+                "@adgen.rules.rule(...) (see docs/rules.md)",
+            )
+        if isinstance(func.value, gast.Call):  # norm(mu, s).logpdf(x): a frozen distribution?
+            ok, maker = self.static_object(func.value.func)
+            frozen = registry.frozen_refusal(maker, func.attr) if ok else None
+            if frozen is not None:
+                return UnsupportedSyntaxError(frozen[0], self.parsed.loc(func), frozen[1])
+        return UnsupportedSyntaxError(
+            f"adgen does not support the method `.{func.attr}()`",
+            self.parsed.loc(func),
+            "call the NumPy function instead, e.g. np.sum(x) for x.sum()",
+        )
+
+    def outside_method(self: Lowerer, func: gast.Attribute) -> tuple[bool, Any]:
+        """``log.info``, ``rng.normal``, ``np.add.at``: a method of an outside object that is
+        not data (not an array, list, dict or set, whose methods may write into what the
+        program reads) and has no array-method rule -- run as written (:meth:`opaque`)."""
+        if registry.method_function(func.attr) is not None:
+            return False, None
+        ok, base = self.static_object(func.value)
+        data = (registry.np.ndarray, list, dict, set, bytearray)
+        if not ok or isinstance(base, (types.ModuleType, LocalFunction, *data)):
+            return False, None
+        method = getattr(base, func.attr, None)
+        return (True, method) if callable(method) else (False, None)
