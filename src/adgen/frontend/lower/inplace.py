@@ -31,8 +31,10 @@ from adgen.errors import UnresolvedNameError
 from adgen.frontend.lower.state import LowererState
 from adgen.frontend.lower.syntax import (
     _is_pop,
+    _loads,
     _nested_results,
     _own_nodes,
+    _read_after,
     _written_in_place,
 )
 from adgen.rules import registry
@@ -246,24 +248,35 @@ class InPlaceMixin(LowererState):
         if isinstance(atom, ir.Free):
             return "" if atom.name in self.scalars else "it is a global value"
         assert isinstance(atom, ir.Var)
-        return self.value_problem(atom, name)
+        return self.value_problem(atom, name, live_only=True)
 
-    def value_problem(self: Lowerer, atom: ir.Var, name: str | None) -> str:
+    def value_problem(
+        self: Lowerer, atom: ir.Var, name: str | None, live_only: bool = False
+    ) -> str:
         """Why a name other than ``name`` could see ``atom``'s array now ("" if none can):
         what the IR says it shares memory with (views, their bases), and which names (here,
-        in the callers of an inlined function, in tuples) or lists hold any of that."""
+        in the callers of an inlined function, in tuples) or lists hold any of that. With
+        ``live_only``, a name nothing reads again (:meth:`dead_after`) does not count: it
+        cannot tell an update in place from a new value."""
         family = self.shares_with(atom.name)
         holders = [
             (user, a, v, self.shares_with(v))
             for lowerer in self.lowerers()
             for user, a in lowerer.env.items()
             if not (lowerer is self and user == name)
+            and not (live_only and self.dead_after(lowerer, user))
             for v in ir.atom_vars(a)
         ]
         for user, a, v, _ in holders:
             if v == atom.name:
                 return f"it is also `{user}`" if a == atom else f"`{user}` holds it too"
-        why = self.storage_problem(atom.name)
+        fresh = live_only and any(  # `vx_new = advect(...)` in this block, then passed here
+            lowerer.fresh_here(user)
+            for lowerer in self.lowerers()
+            for user, a in lowerer.env.items()
+            if a == atom and user in lowerer.multi
+        )
+        why = self.storage_problem(atom.name, rebound_ok=fresh)
         if why:
             return why
         made = self.producers[atom.name]
@@ -277,6 +290,26 @@ class InPlaceMixin(LowererState):
         if any(self.shares_with(h) & family for h in self.held):
             return "a list holds it (or a view of it)"
         return ""
+
+    def dead_after(self: Lowerer, lowerer: Lowerer, user: str) -> bool:
+        """Is ``user`` (a name of ``lowerer``, this function or one it is inlined in) never read
+        again? In this function: not read by the statement being lowered nor after it. In a
+        caller: passed once, directly, to the call of the statement being lowered there
+        (``vx, vy = project(vx_new, vy_new)``), and not read after that statement."""
+        stmt = lowerer.current
+        if lowerer.parsed.filename.startswith("<adgen ") or user in lowerer.params:
+            return False
+        if lowerer is self:
+            if _loads(stmt, user):
+                return False
+        else:
+            call = stmt.value if isinstance(stmt, (gast.Assign, gast.Expr, gast.Return)) else None
+            if not isinstance(call, gast.Call) or _loads(stmt, user) != 1:
+                return False
+            direct = [*call.args, *(kw.value for kw in call.keywords)]
+            if not any(isinstance(a, gast.Name) and a.id == user for a in direct):
+                return False
+        return not _read_after(lowerer.node, stmt, user)
 
     def note_binding(self: Lowerer, user: str, name: str, atom: ir.Atom) -> None:
         """Remember where a name rebound in blocks was last bound to an array no other name
@@ -340,13 +373,14 @@ class InPlaceMixin(LowererState):
                     todo.append(base)
         return found
 
-    def storage_problem(self: Lowerer, var: str) -> str:
+    def storage_problem(self: Lowerer, var: str, rebound_ok: bool = False) -> str:
         """Why the IR name ``var`` may be an array other names see, whatever this function
-        does ("" if it is one the function made)."""
+        does ("" if it is one the function made). ``rebound_ok``: a name rebound in blocks
+        whose latest binding made a new array (:meth:`fresh_here`) is as good as new."""
         made = self.producers.get(var)
         if made is None:
             return "it is an argument passed by the caller"
-        if var in self.rebound:
+        if var in self.rebound and not rebound_ok:
             return "it is a variable rebound in a loop or branch"
         if var in self.held:
             return "it is an item of a list"

@@ -245,3 +245,97 @@ def _nested_results(fn: Any) -> list[tuple[set[str], list[Any]]]:
                 results = [r.value for r in inner if isinstance(r, gast.Return) and r.value]
             found.append((free, results))
     return found
+
+
+def _read_after(function: Any, stmt: Any, name: str) -> bool:
+    """May ``name`` be read after the statement ``stmt`` of ``function`` has run (in the
+    statements after it, or, inside a loop, in the next iterations)? True when unsure: a
+    statement not found in the tree (lowering rewrote it), a jump, a nested function reading
+    the name, a read anywhere inside a later compound statement.
+
+    >>> fn = gast.parse(
+    ...     "def f(x):\\n"
+    ...     "    for i in range(3):\\n"
+    ...     "        a = g(x)\\n"
+    ...     "        x = h(a)\\n"
+    ...     "        y = x + 1\\n"
+    ...     "    return y\\n"
+    ... ).body[0]
+    >>> loop = fn.body[0]
+    >>> _read_after(fn, loop.body[1], "a"), _read_after(fn, loop.body[0], "a")
+    (False, True)
+    >>> _read_after(fn, loop.body[1], "x")  # the next iteration reads it, then the return
+    True
+    """
+    for n in gast.walk(function):
+        if n is not function and isinstance(n, (gast.FunctionDef, gast.Lambda)):
+            if any(isinstance(m, gast.Name) and m.id == name for m in gast.walk(n)):
+                return True
+    path = _path_to(function, stmt)
+    if path is None:
+        return True
+    for block, index, owner in reversed(path):
+        state = _scan(block[index + 1 :], name)
+        if state != "through":
+            return state == "read"
+        if isinstance(owner, (gast.For, gast.While)):
+            if isinstance(owner, gast.While) and _loads(owner.test, name):
+                return True
+            state = _scan(owner.body, name)  # the next iteration, from the top
+            if state != "through":
+                return state == "read"
+    return False
+
+
+def _path_to(function: Any, stmt: Any) -> list[tuple[list[Any], int, Any]] | None:
+    """The blocks from the function's body down to ``stmt``: (block, index of the statement
+    holding ``stmt`` in it, the node whose block it is); None if ``stmt`` is not there (or
+    sits in a loop's ``else``, a ``try``, a ``with``)."""
+    for field in ("body", "orelse"):
+        block = getattr(function, field, None)
+        if not isinstance(block, list) or (field == "orelse" and not isinstance(function, gast.If)):
+            continue
+        for i, s in enumerate(block):
+            if s is stmt:
+                return [(block, i, function)]
+            if isinstance(s, (gast.If, gast.For, gast.While)):
+                inner = _path_to(s, stmt)
+                if inner is not None:
+                    return [(block, i, function), *inner]
+    return None
+
+
+def _scan(stmts: list[Any], name: str) -> str:
+    """What the statements do to ``name``, in order: "read" (may read it before binding it
+    again, or unsure), "killed" (bind it again, or leave the function, before any read), or
+    "through" (neither)."""
+    for s in stmts:
+        if isinstance(s, (gast.Break, gast.Continue)):
+            return "read"  # where it jumps to: unsure
+        if isinstance(s, gast.Return):
+            return "read" if s.value is not None and _loads(s.value, name) else "killed"
+        if isinstance(s, gast.Assign) and not _loads(s, name):
+            if any(isinstance(t, gast.Name) and t.id == name for t in s.targets):
+                return "killed"
+            continue
+        if isinstance(s, gast.Delete) and any(
+            isinstance(t, gast.Name) and t.id == name for t in s.targets
+        ):
+            return "killed"
+        jumps = any(isinstance(n, (gast.Break, gast.Continue)) for n in gast.walk(s))
+        updated = any(  # `name += v` reads it too
+            isinstance(n, gast.AugAssign) and getattr(n.target, "id", None) == name
+            for n in gast.walk(s)
+        )
+        if _loads(s, name) or jumps or updated:
+            return "read"
+    return "through"
+
+
+def _loads(node: Any, name: str) -> int:
+    """How many times ``node`` reads ``name``."""
+    return sum(
+        1
+        for n in gast.walk(node)
+        if isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load)
+    )
