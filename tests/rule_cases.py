@@ -920,6 +920,7 @@ def case_list_helpers(x):
     rest, last = rt.split_last(xs)
     ys = rt.join_last(rest, last * 2.0)
     zs = rt.accumulate(ys, rt.as_list(x))
+    zs = rt.accumulate_item(zs, -1, np.cos(xs[0]))
     return np.stack(zs) + rt.items_vjp([np.sin(r) for r in xs], x)
 
 

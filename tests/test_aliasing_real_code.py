@@ -511,7 +511,7 @@ def fluid_steps(v0):
 
 def update_then_forget(w):
     y = w * 2
-    z = y
+    z = y  # noqa: F841 (another name of y's array, never read again)
     y += 1.0
     return np.sum(y * w)
 

@@ -434,3 +434,34 @@ def test_a_slice_of_a_parameter_list_iterates_its_pairs() -> None:
     ]
     X = rng.normal(size=(5, 3))
     check_grads(hidden_layers_then_output, params, X, wrt=(0,))
+
+
+def mlp_with_starred_layers(params, x):
+    *hidden, last = params
+    for W, b in hidden:
+        x = np.tanh(x @ W + b)
+    W, b = last
+    first, *_ = hidden
+    return np.sum((x @ W + b) ** 2) + np.sum(first[0] ** 2)
+
+
+def test_starred_unpacking_of_a_parameter_list() -> None:
+    # `*hidden, last = params` (a VAE's encoder and decoder in this style) was refused
+    rng = np.random.default_rng(6)
+    params = [
+        (rng.normal(size=(3, 4)), rng.normal(size=4)),
+        (rng.normal(size=(4, 4)), rng.normal(size=4)),
+        (rng.normal(size=(4, 1)), rng.normal(size=1)),
+    ]
+    check_grads(mlp_with_starred_layers, params, rng.normal(size=(2, 3)), wrt=(0, 1))
+
+
+def starred_of_an_array(x):
+    a, *rest = x
+    return a * np.sum(rest)
+
+
+def test_starred_unpacking_of_an_array_is_refused_with_a_hint() -> None:
+    with pytest.raises(adgen.UnsupportedSyntaxError, match="known only when it runs") as info:
+        adgen.grad(starred_of_an_array)(np.ones(3))
+    assert "rest = xs[1:]" in (info.value.hint or "")

@@ -382,6 +382,77 @@ CONSTANT_RULES = {
         (np.array([0.7, 1.2]), 1.3),
     ),
     "rt.power": ("def f(x, y):\n    return x ** y * y\n", (0.7, 2.5)),
+    # scipy.stats rules name np.pi, np.inf or np.nan (the support's edges, log(2 pi))
+    "scipy.stats.norm.logpdf": (
+        "import scipy.stats\n\n\n"
+        "def f(x):\n    return np.sum(scipy.stats.norm.logpdf(x, 0.3, 1.2) * x)\n",
+        (np.array([0.2, -0.5]),),
+    ),
+    "scipy.stats.norm.cdf": (
+        "import scipy.stats\n\n\n"
+        "def f(x):\n    return np.sum(scipy.stats.norm.cdf(x, 0.3, 1.2) * x)\n",
+        (np.array([0.2, -0.5]),),
+    ),
+    "scipy.stats.norm.logcdf": (
+        "import scipy.stats\n\n\n"
+        "def f(x):\n    return np.sum(scipy.stats.norm.logcdf(x, 0.3, 1.2) * x)\n",
+        (np.array([0.2, -0.5]),),
+    ),
+    "scipy.stats.norm.sf": (
+        "import scipy.stats\n\n\n"
+        "def f(x):\n    return np.sum(scipy.stats.norm.sf(x, 0.3, 1.2) * x)\n",
+        (np.array([0.2, -0.5]),),
+    ),
+    "scipy.stats.norm.logsf": (
+        "import scipy.stats\n\n\n"
+        "def f(x):\n    return np.sum(scipy.stats.norm.logsf(x, 0.3, 1.2) * x)\n",
+        (np.array([0.2, -0.5]),),
+    ),
+    "scipy.stats.t.logpdf": (
+        "import scipy.stats\n\n\n"
+        "def f(x):\n    return np.sum(scipy.stats.t.logpdf(x, 4.0, 0.1, 1.3) * x)\n",
+        (np.array([0.2, -0.5]),),
+    ),
+    "scipy.stats.laplace.logpdf": (
+        "import scipy.stats\n\n\n"
+        "def f(x):\n    return np.sum(scipy.stats.laplace.logpdf(x, 0.1, 1.3) * x)\n",
+        (np.array([0.4, -0.5]),),
+    ),
+    "scipy.stats.lognorm.logpdf": (
+        "import scipy.stats\n\n\n"
+        "def f(x):\n    return np.sum(scipy.stats.lognorm.logpdf(x, 0.7) * x)\n",
+        (np.array([0.4, 1.5]),),
+    ),
+    "scipy.stats.cauchy.logpdf": (
+        "import scipy.stats\n\n\n"
+        "def f(x):\n    return np.sum(scipy.stats.cauchy.logpdf(x, 0.1, 0.8) * x)\n",
+        (np.array([0.4, -0.5]),),
+    ),
+    "scipy.stats.gamma.logpdf": (
+        "import scipy.stats\n\n\n"
+        "def f(x):\n    return np.sum(scipy.stats.gamma.logpdf(x, 2.0) * x)\n",
+        (np.array([0.4, 1.5]),),
+    ),
+    "scipy.stats.beta.logpdf": (
+        "import scipy.stats\n\n\n"
+        "def f(x):\n    return np.sum(scipy.stats.beta.logpdf(x, 2.0, 3.0) * x)\n",
+        (np.array([0.3, 0.6]),),
+    ),
+    "scipy.stats.expon.logpdf": (
+        "import scipy.stats\n\n\n"
+        "def f(x):\n    return np.sum(scipy.stats.expon.logpdf(x, 0.0, 1.5) * x)\n",
+        (np.array([0.4, 1.5]),),
+    ),
+    "scipy.stats.logistic.logpdf": (
+        "import scipy.stats\n\n\n"
+        "def f(x):\n    return np.sum(scipy.stats.logistic.logpdf(x, 0.1, 0.8) * x)\n",
+        (np.array([0.4, -0.5]),),
+    ),
+    "scipy.stats.poisson.logpmf": (
+        "import scipy.stats\n\n\n"
+        "def f(x):\n    return np.sum(scipy.stats.poisson.logpmf(3, x) * x)\n",
+        (np.array([0.4, 2.5]),),
+    ),
 }
 
 

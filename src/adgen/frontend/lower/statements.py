@@ -546,8 +546,25 @@ class StatementsMixin(LowererState):
                 "assignments to attributes inside unpacking",
                 "unpack into names, then set the attributes",
             )
-        if any(isinstance(t, gast.Starred) for t in target.elts):
-            self.refuse(target, "starred unpacking (`a, *rest = ...`)", "unpack each item by name")
+        starred = [k for k, t in enumerate(target.elts) if isinstance(t, gast.Starred)]
+        if starred and isinstance(atom, ir.Tup) and len(atom.items) >= len(target.elts) - 1:
+            # `*hidden, last = params` of a tuple or list of known length: the starred name
+            # is the list of the items between, as in Python
+            k, after = starred[0], len(target.elts) - starred[0] - 1
+            end = len(atom.items) - after
+            middle = ir.Tup(atom.items[k:end], kind="list")
+            parts = (*atom.items[:k], middle, *atom.items[end:])
+            names = [t.value if isinstance(t, gast.Starred) else t for t in target.elts]
+            for t, a in zip(names, parts):
+                self.bind_target(t, a)
+            return
+        if starred:
+            self.refuse(
+                target,
+                "starred unpacking (`a, *rest = ...`) of a value whose length is known only "
+                "when it runs",
+                "unpack each item by name, or slice (`rest = xs[1:]`)",
+            )
         if (
             isinstance(atom, ir.Tup)
             and all(isinstance(t, gast.Name) for t in target.elts)
