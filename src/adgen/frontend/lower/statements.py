@@ -554,8 +554,8 @@ class StatementsMixin(LowererState):
             end = len(atom.items) - after
             middle = ir.Tup(atom.items[k:end], kind="list")
             parts = (*atom.items[:k], middle, *atom.items[end:])
-            names = [t.value if isinstance(t, gast.Starred) else t for t in target.elts]
-            for t, a in zip(names, parts):
+            unstarred = [t.value if isinstance(t, gast.Starred) else t for t in target.elts]
+            for t, a in zip(unstarred, parts):
                 self.bind_target(t, a)
             return
         if starred:
