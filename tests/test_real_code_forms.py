@@ -465,3 +465,60 @@ def test_starred_unpacking_of_an_array_is_refused_with_a_hint() -> None:
     with pytest.raises(adgen.UnsupportedSyntaxError, match="known only when it runs") as info:
         adgen.grad(starred_of_an_array)(np.ones(3))
     assert "rest = xs[1:]" in (info.value.hint or "")
+
+
+def tsne_kl(Y, P):
+    sum_Y = np.sum(np.square(Y), 1)
+    num = 1.0 / (1.0 + np.add(np.add(-2 * np.dot(Y, Y.T), sum_Y).T, sum_Y))
+    np.fill_diagonal(num, 0.0)
+    Q = np.maximum(num / np.sum(num), 1e-12)
+    return np.sum(P * np.log(np.maximum(P, 1e-12) / Q))
+
+
+def kernel_with_learned_diagonal(X, d):
+    K = np.exp(-np.sum((X[:, None, :] - X[None, :, :]) ** 2, axis=2))
+    np.fill_diagonal(K, np.exp(d))
+    return np.linalg.slogdet(K)[1] + np.sum(K[0])
+
+
+def cube_and_wide(a, b):
+    c = np.tanh(a) * 1.0
+    np.fill_diagonal(c, 2.0)
+    w = np.outer(b, np.ones(3)).T * b[0]
+    np.fill_diagonal(w, b[1])
+    return np.sum(c**2) + np.sum(w * w.sum())
+
+
+def test_fill_diagonal_writes_into_an_array_the_function_made() -> None:
+    # np.fill_diagonal(a, v) as a statement is the write a[i, i] = v (t-SNE's zeroed diagonal,
+    # a kernel matrix's learned diagonal); it had no derivative rule
+    rng = np.random.default_rng(7)
+    P = rng.random((5, 5))
+    P = P + P.T
+    np.fill_diagonal(P, 0.0)
+    P /= P.sum()
+    Y = rng.normal(size=(5, 2))
+    check_grads(tsne_kl, Y, P, wrt=(0,))
+    h = adgen.hessian(lambda y: tsne_kl(y.reshape(5, 2), P))(Y.ravel())
+    np.testing.assert_allclose(h, h.T, rtol=1e-7, atol=1e-9)
+    X = rng.normal(size=(4, 2))
+    check_grads(kernel_with_learned_diagonal, X, rng.normal(size=4) * 0.1)
+    check_grads(cube_and_wide, rng.normal(size=(3, 3, 3)), rng.normal(size=2))
+
+
+def fill_argument(x):
+    np.fill_diagonal(x, 0.0)
+    return np.sum(x)
+
+
+def fill_wrapped(x):
+    y = x * 2.0
+    np.fill_diagonal(y, 0.0, wrap=True)
+    return np.sum(y)
+
+
+def test_fill_diagonal_of_an_argument_or_wrapped_is_refused() -> None:
+    with pytest.raises(adgen.UnsupportedSyntaxError, match="argument passed by the caller"):
+        adgen.grad(fill_argument)(np.ones((2, 2)))
+    with pytest.raises(adgen.UnsupportedSyntaxError, match="writes into its argument"):
+        adgen.grad(fill_wrapped)(np.ones((2, 2)))

@@ -19,7 +19,7 @@ Conventions:
 import numpy as np
 
 from adgen.rules import runtime as rt
-from adgen.rules.registry import nondifferentiable, rule, sequence_rule
+from adgen.rules.registry import nondifferentiable, rule, sequence_rule, writes_into
 from adgen.rules.samples import DISTINCT, NONZERO, Arg, example
 
 # ``slice(1, None)``: generated code passes indices as values (``rt.getitem_vjp(g, x,
@@ -32,7 +32,9 @@ nondifferentiable(rt.Like)
 nondifferentiable(rt.select_otherwise)
 # a checkpointed loop's segment length (an integer); integers numbering an array's entries
 # (they depend on its shape only); an axis number
-nondifferentiable(rt.checkpoint_every, rt.source_index, rt.rollaxis_destination)
+nondifferentiable(rt.checkpoint_every, rt.source_index, rt.rollaxis_destination, rt.diagonal_index)
+# np.fill_diagonal(a, v) as a statement: the write a[rt.diagonal_index(a)] = v
+writes_into(np.fill_diagonal, rt.diagonal_index)
 
 
 # -- broadcasting and reductions ---------------------------------------------------------------

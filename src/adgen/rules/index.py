@@ -13,6 +13,7 @@ FUNCTIONS: dict[str, str] = {
     "rt.checkpoint_every": "adjoints",
     "rt.source_index": "adjoints",
     "rt.rollaxis_destination": "adjoints",
+    "rt.diagonal_index": "adjoints",
     "rt.distinct": "adjoints",
     "rt.unbroadcast": "adjoints",
     "rt.rebroadcast": "adjoints",

@@ -870,6 +870,30 @@ def lookup(fn: Any) -> Primitive | None:
     return None
 
 
+# functions that write into their first argument (``np.fill_diagonal(a, v)``): lowered as
+# the write ``a[positions(a)] = v``, where ``positions`` is a helper with no derivative.
+# Their names are known before any rule module is imported: lowering asks, of the syntax
+# alone, which names a function writes into (a call so named counts, whatever it is)
+_WRITERS: dict[Hashable, tuple[Any, Any]] = {}
+IN_PLACE_NAMES = frozenset({"fill_diagonal"})
+
+
+def writes_into(fn: Any, positions: Any) -> None:
+    """Declare that ``fn(a, v)``, called as a statement, writes ``v`` into ``a`` at the
+    positions ``positions(a)`` returns (a helper registered without a derivative)."""
+    if fn.__name__ not in IN_PLACE_NAMES:
+        raise RuleError(f"{fn.__name__}: add its name to registry.IN_PLACE_NAMES too")
+    _WRITERS[loader.identity(fn)] = (fn, positions)
+
+
+def in_place_writer(fn: Any) -> Any | None:
+    """The positions helper of a function declared with :func:`writes_into`, else None."""
+    entry = _WRITERS.get(loader.identity(fn))
+    if entry is None and loader.require(fn):
+        entry = _WRITERS.get(loader.identity(fn))
+    return entry[1] if entry is not None and loader.same(entry[0], fn) else None
+
+
 def method_rules(obj: Any) -> list[str]:
     """How generated code spells the methods of ``obj`` that have rules (``scipy.stats.norm``:
     ``scipy.stats.norm.logpdf``...): for a refusal of a call of ``obj`` itself (a frozen

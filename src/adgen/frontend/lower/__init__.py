@@ -45,6 +45,7 @@ every method takes the whole ``Lowerer`` as ``self``, since the parts call each 
   (recursive ones kept as calls), local functions and lambdas;
 - :mod:`~adgen.frontend.lower.as_written`: calls adgen runs as written (no rule, not inlined)
   and the methods of objects that are not data;
+- :mod:`~adgen.frontend.lower.imports`: ``import`` statements inside the function;
 - :mod:`~adgen.frontend.lower.callables`: functions as values (a callback passed to your
   function, ``map``, a tuple of functions or objects), the arguments of calls (``*args``,
   ``**kwargs``);
@@ -82,6 +83,7 @@ from adgen.frontend.lower.callables import CallablesMixin
 from adgen.frontend.lower.calls import CallsMixin
 from adgen.frontend.lower.containers import ContainersMixin
 from adgen.frontend.lower.expressions import ExpressionsMixin
+from adgen.frontend.lower.imports import ImportsMixin
 from adgen.frontend.lower.inplace import InPlaceMixin
 from adgen.frontend.lower.loops import LoopsMixin
 from adgen.frontend.lower.nested_derivatives import NestedDerivativesMixin
@@ -104,6 +106,7 @@ class Lowerer(
     NestedDerivativesMixin,
     ContainersMixin,
     InPlaceMixin,
+    ImportsMixin,
     TuplesMixin,
     LowererState,
 ):

@@ -13,17 +13,14 @@ kind: assignments and the names they bind (tuple unpacking included), augmented 
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
 
 import gast
 
 from adgen import ir, seam
-from adgen.errors import UnresolvedNameError
 from adgen.frontend.lower.calls import LocalDerivative
 from adgen.frontend.lower.state import LowererState
 from adgen.frontend.lower.syntax import _concatenated, _is_pop, _written_in_place
-from adgen.frontend.parse import KNOWN_PACKAGES, LiveScope
 from adgen.names import RESERVED
 from adgen.pyast import walk
 from adgen.rules import registry
@@ -205,78 +202,6 @@ class StatementsMixin(LowererState):
             return
         self.assign(stmt.targets[0], stmt.value)
 
-    def lower_import(self: Lowerer, stmt: Any) -> None:
-        """``import numpy as np``, ``import math``, ``from scipy import special`` inside the
-        function: the names are bound to the modules (or their attributes) when transforming,
-        for the rest of the function, as Python binds them when it runs."""
-        if isinstance(stmt, gast.ImportFrom) and stmt.level:
-            self.refuse(
-                stmt,
-                "relative imports inside the function",
-                "import it by its full name, or at the top of the module",
-            )
-        if self.depth > 0:
-            self.refuse(
-                stmt,
-                "imports inside if/for/while blocks",
-                "import at the top of the function (or of the module)",
-            )
-        stored = {
-            n.id
-            for n in walk(self.node)
-            if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)
-        }
-        for alias in stmt.names:
-            if isinstance(stmt, gast.Import):
-                bound = alias.asname or alias.name.split(".", 1)[0]
-                module = self.import_module(stmt, alias.name)
-                value = module if alias.asname else self.import_module(stmt, bound)
-            else:
-                if alias.name == "*":
-                    self.refuse(stmt, "`from ... import *`", "import the names you use")
-                bound = alias.asname or alias.name
-                value = self.import_name(stmt, stmt.module or "", alias.name)
-            if bound in stored or bound in self.params:
-                self.refuse(
-                    stmt,
-                    f"importing `{bound}`, a name the function also assigns",
-                    "give the module or the variable another name",
-                )
-            self.imported[bound] = value
-
-    def import_module(self: Lowerer, stmt: Any, module: str) -> Any:
-        """The module ``module``, imported (a file read without running it imports only the
-        packages adgen knows, as it does for the module's own imports)."""
-        known = module.split(".", 1)[0] in KNOWN_PACKAGES
-        if not isinstance(self.parsed.scope, LiveScope) and not known:
-            self.refuse(
-                stmt,
-                f"importing `{module}` in a file adgen reads without running it",
-                "import it at the top of the module",
-            )
-        try:
-            return importlib.import_module(module)
-        except ImportError as exc:
-            raise UnresolvedNameError(
-                f"cannot import `{module}` ({exc})",
-                self.parsed.loc(stmt),
-                f"install {module.split('.')[0]}, or check the spelling",
-            ) from None
-
-    def import_name(self: Lowerer, stmt: Any, module: str, name: str) -> Any:
-        """``from module import name``: an attribute of the module, or its submodule."""
-        base = self.import_module(stmt, module)
-        if hasattr(base, name):
-            return getattr(base, name)
-        try:
-            return importlib.import_module(f"{module}.{name}")
-        except ImportError:
-            raise UnresolvedNameError(
-                f"cannot import `{name}` from `{module}`",
-                self.parsed.loc(stmt),
-                "check the spelling",
-            ) from None
-
     def lower_aug_assign(self: Lowerer, stmt: Any) -> None:
         """``y[i] += v`` (in place) or ``y += v`` (``y = y + v`` where nothing else sees y)."""
         if isinstance(stmt.target, gast.Subscript):
@@ -371,8 +296,13 @@ class StatementsMixin(LowererState):
                 "preallocate an array (y = np.zeros(n)) and write y[i] = v, "
                 "or stack the values you have: np.stack((a, b))",
             )
-        if isinstance(call, gast.Call):  # print(x), a call made for its effects: kept as is
-            self.expr(call, None, "unused")
+        if isinstance(call, gast.Call):
+            ok, fn = self.static_object(call.func)
+            positions = registry.in_place_writer(fn) if ok else None
+            if positions is not None:  # np.fill_diagonal(a, v): the write a[positions(a)] = v
+                self.write_through(stmt, call, positions)
+                return
+            self.expr(call, None, "unused")  # print(x), a call made for its effects: kept
             return
         self.refuse(
             stmt, "expression statements that are not calls (the value is unused)", "remove it"

@@ -11,6 +11,8 @@ from typing import Any
 
 import gast
 
+from adgen.rules import registry
+
 
 def _assigned_in_blocks(body: list[Any]) -> set[str]:
     """User names assigned (or used as loop variables) inside if/for/while blocks."""
@@ -34,6 +36,14 @@ def _written_in_place(nodes: list[Any]) -> set[str]:
     (``nodes``: every node of a tree, as :func:`gast.walk` finds them)."""
     names = set(_appended(nodes))
     for n in nodes:
+        if (  # np.fill_diagonal(y, v): the rules' functions that write into an argument
+            isinstance(n, gast.Expr)
+            and isinstance(n.value, gast.Call)
+            and n.value.args
+            and isinstance(n.value.args[0], gast.Name)
+            and _called_name(n.value.func) in registry.IN_PLACE_NAMES
+        ):
+            names.add(n.value.args[0].id)
         targets = (
             n.targets
             if isinstance(n, gast.Assign)
@@ -339,3 +349,10 @@ def _loads(node: Any, name: str) -> int:
         for n in gast.walk(node)
         if isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load)
     )
+
+
+def _called_name(func: Any) -> str | None:
+    """The last name of a called expression (``np.fill_diagonal`` -> ``fill_diagonal``)."""
+    if isinstance(func, gast.Attribute):
+        return func.attr
+    return func.id if isinstance(func, gast.Name) else None

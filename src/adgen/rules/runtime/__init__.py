@@ -91,6 +91,7 @@ from .elementwise import (  # noqa: F401
 )
 from .indexing import (  # noqa: F401
     choose_vjp,
+    diagonal_index,
     select_otherwise,
     select_vjp,
     take_along_axis_vjp,
@@ -156,6 +157,7 @@ from .stats import covariance, covariance_vjp  # noqa: F401
 __all__ = [
     "backwards",
     "cast_like",
+    "diagonal_index",
     "checkpoint_every",
     "diagonal_vjp",
     "dot_vjp_a",

@@ -114,3 +114,21 @@ def choose_vjp(g: Any, a: Any, choices: Any, k: int, mode: str = "raise") -> Any
     if isinstance(x, (float, int)):
         return float(r)
     return np.asarray(r)
+
+
+def diagonal_index(a: Any) -> tuple[Any, ...]:
+    """The positions ``np.fill_diagonal(a, v)`` writes (``wrap=False``): ``(i, i, ...)`` for
+    ``i`` below the shortest side; NumPy's errors for fewer than 2 axes or, beyond 2, unequal
+    ones.
+
+    >>> a = np.zeros((3, 2))
+    >>> a[diagonal_index(a)] = 1.0
+    >>> a.tolist()
+    [[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]]
+    """
+    shape = np.shape(a)
+    if len(shape) < 2:
+        raise ValueError("array must be at least 2-d")
+    if len(shape) > 2 and len(set(shape)) != 1:
+        raise ValueError("All dimensions of input must be of equal length")
+    return (np.arange(min(shape)),) * len(shape)
