@@ -597,3 +597,32 @@ def test_a_draw_into_an_array_the_program_reads_is_never_hidden() -> None:
 
     with pytest.raises(UnsupportedSyntaxError, match="do not fit adgen's rule"):
         adgen.grad(ruled)(w)
+
+
+PRIOR = st.norm(0.5, 2.0)
+STUDENT = st.t(4.0, loc=0.2, scale=1.5)
+MVN = st.multivariate_normal(np.array([0.1, -0.2]), np.array([[1.0, 0.3], [0.3, 2.0]]))
+DIRICHLET = st.dirichlet(np.array([2.0, 3.0, 1.5]))
+
+
+def frozen_outside(w, X):
+    # distributions frozen once at module level, as scripts often write their priors
+    return (
+        np.sum(PRIOR.logpdf(w))
+        + np.sum(STUDENT.logpdf(X @ w))
+        + np.sum(MVN.logpdf(X[:, :2] * w[0]))
+        + DIRICHLET.logpdf(np.exp(w[:3]) / np.sum(np.exp(w[:3])))
+        + np.sum(PRIOR.logcdf(w) + STUDENT.pdf(w))
+    )
+
+
+def test_methods_of_distributions_frozen_outside_the_function() -> None:
+    w = np.array([0.3, -0.4, 0.8])
+    X = np.array([[1.0, 0.5, -0.2], [0.3, -1.0, 0.4], [0.2, 0.1, 0.9], [-0.5, 0.7, 0.3]])
+    value, g = adgen.value_and_grad(frozen_outside)(w, X)
+    np.testing.assert_allclose(value, frozen_outside(w, X), rtol=1e-12)
+    check_grads(frozen_outside, w, X, wrt=(0,))
+    # PRIOR.logpdf is scipy.stats.norm.logpdf(w, 0.5, 2.0): its gradient is -(w - 0.5) / 4
+    np.testing.assert_allclose(
+        adgen.grad(lambda v: np.sum(PRIOR.logpdf(v)))(w), -(w - 0.5) / 4.0, rtol=1e-12
+    )

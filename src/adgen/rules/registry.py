@@ -942,6 +942,39 @@ def frozen_refusal(obj: Any, method: str | None = None) -> tuple[str, str] | Non
     )
 
 
+def unfrozen(method: Any) -> tuple[Any, tuple[Any, ...], dict[str, Any]] | None:
+    """For a method of a frozen distribution made outside the function (``prior =
+    scipy.stats.norm(0.0, 2.0)``, then ``prior.logpdf(w)``): the method of the distribution
+    itself that has a rule, and the parameters the frozen object holds (constants, passed
+    after the program's arguments: ``scipy.stats.norm.logpdf(w, 0.0, 2.0)``); None for any
+    other method.
+
+    >>> unfrozen(len) is None
+    True
+    """
+    obj = getattr(method, "__self__", None)
+    name = getattr(method, "__name__", None)
+    kind = type(obj).__name__
+    stats = sys.modules.get("scipy.stats")
+    if obj is None or stats is None or not isinstance(name, str) or not kind.endswith("_frozen"):
+        return None
+    if kind in ("rv_continuous_frozen", "rv_discrete_frozen"):
+        dist = getattr(stats, getattr(obj.dist, "name", ""), None)
+        if dist is None or type(dist) is not type(obj.dist):
+            return None
+        args, kwds = tuple(obj.args), dict(obj.kwds)
+    elif kind == "multivariate_normal_frozen" and not getattr(obj, "allow_singular", True):
+        dist, args, kwds = stats.multivariate_normal, (obj.mean, obj.cov), {}
+    elif kind == "dirichlet_frozen":
+        dist, args, kwds = stats.dirichlet, (obj.alpha,), {}
+    else:
+        return None
+    target = getattr(dist, name, None)
+    if target is None or lookup(target) is None:
+        return None
+    return target, args, kwds
+
+
 def lookup_attribute(name: str) -> Primitive | None:
     """The primitive for reading an attribute of an array value (``x.T``, ``x.shape``)."""
     prim = _ATTRIBUTES.get(name)

@@ -106,6 +106,13 @@ class CallsMixin(LowererState):
         else:
             args = self.call_arguments(node, static, hint)
         kwargs = self.call_keywords(node, static, hint)
+        frozen = registry.unfrozen(fn) if ok and isinstance(func, gast.Attribute) else None
+        if frozen is not None and len(args) == 1 and not kwargs:
+            # prior.logpdf(w) of `prior = scipy.stats.norm(0.0, 2.0)` made outside: the
+            # distribution's own method, given the parameters prior holds (constants)
+            fn, extra, named = frozen
+            args = [*args, *(self.value_atom(v, "parameter") for v in extra)]
+            kwargs = [*kwargs, *((k, self.value_atom(v, k)) for k, v in named.items())]
         if fn is registry.np.array and args and isinstance(args[0], ir.Tup):
             args[0] = self.array_rows(args[0], node, hint)
         if isinstance(fn, LocalPullback):
