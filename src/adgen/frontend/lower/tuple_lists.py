@@ -1,0 +1,334 @@
+"""Lists of tuples the function builds, kept as one list per position (before lowering).
+
+``pairs = []`` then ``pairs.append((a, b))`` in a loop, read back as ``for a, b in pairs``,
+``pairs[i]``, ``len(pairs)``, ``pairs.pop()``: a list whose items are tuples of variables has no
+derivative adgen can follow as one list, but the same program with one list per position
+(``pairs_0.append(a)``, ``pairs_1.append(b)``, ``for a, b in zip(pairs_0, pairs_1)``) is one
+it differentiates with the lists' own machinery (appends, indexing, pops and their adjoints).
+:func:`_split_tuple_lists` rewrites the gast tree so, before the Lowerer reads it, for each
+name whose every use allows it:
+
+- every binding is ``xs = []`` (or a list display of tuple displays of one length ``k``),
+- every append is ``xs.append((v_0, ..., v_k-1))``, a tuple display of that length (no
+  starred or nested tuple displays),
+- every other use only reads: ``xs[i]`` (not a slice: the tuple of the ``k`` items),
+  ``len(xs)``, ``xs.pop()``, ``for ... in xs`` (and ``enumerate(xs)`` / ``zip(xs, ...)``
+  iterated), ``if xs:`` / ``not xs``, in the function itself (not in a function defined
+  in it).
+
+A name appended a tuple display that is used in any other way (passed to a call, returned,
+written by index, sliced, appended a non-tuple, tuples of different lengths) is left as it
+is, with the first such use noted, so the refusal of a tuple as a list's item can name it.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import gast
+
+from adgen.frontend.lower.jumps import _name
+from adgen.frontend.lower.syntax import _own_nodes
+
+# the calls (of builtins) whose argument a split list may be, when iterated
+_ITERATORS = ("enumerate", "zip")
+
+
+def _split_tuple_lists(fdef: Any) -> dict[str, tuple[Any, str]]:
+    """Rewrite, in ``fdef``, each list of tuples that can be split as one list per position
+    (see the module's docstring). Returns, for each list appended a tuple display that
+    cannot be, the node of a use that prevents it and what that use is."""
+    done = getattr(fdef, "adgen_tuple_lists", None)
+    if done is not None:
+        return dict(done)
+    own = _own_nodes(fdef)
+    parents = {id(c): n for n in own for c in gast.iter_child_nodes(n)}
+    candidates = sorted(
+        {
+            n.value.func.value.id
+            for n in own
+            if _is_append(n) and isinstance(n.value.args[0], gast.Tuple)
+        }
+    )
+    taken = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)}
+    taken |= {a.id for a in fdef.args.args}
+    lists: dict[str, list[str]] = {}
+    problems: dict[str, tuple[Any, str]] = {}
+    for name in candidates:
+        length, problem = _check_uses(fdef, own, parents, name)
+        if problem is not None:
+            problems[name] = problem
+            continue
+        parts = []
+        for j in range(length):
+            part, n = f"{name}_{j}", 0
+            while part in taken:
+                n += 1
+                part = f"{name}_{j}_{n}"
+            taken.add(part)
+            parts.append(part)
+        lists[name] = parts
+    if lists:
+        _Split(lists, taken).visit(fdef)
+    fdef.adgen_tuple_lists = problems
+    return dict(problems)
+
+
+def _is_append(node: Any) -> bool:
+    """``xs.append(v)`` as a statement."""
+    call = node.value if isinstance(node, gast.Expr) else None
+    return (
+        isinstance(call, gast.Call)
+        and isinstance(call.func, gast.Attribute)
+        and call.func.attr == "append"
+        and isinstance(call.func.value, gast.Name)
+        and len(call.args) == 1
+        and not call.keywords
+    )
+
+
+def _display(node: Any) -> int | None:
+    """The length of a tuple display of plain items (no starred or nested displays)."""
+    if not isinstance(node, gast.Tuple):
+        return None
+    nested = (gast.Starred, gast.Tuple, gast.List, gast.Dict, gast.Set)
+    return None if any(isinstance(e, nested) for e in node.elts) else len(node.elts)
+
+
+def _check_uses(
+    fdef: Any, own: list[Any], parents: dict[int, Any], name: str
+) -> tuple[int, tuple[Any, str] | None]:
+    """The length of the tuples appended to ``name``, and the first use of ``name`` that
+    prevents splitting it (None if none does)."""
+    own_ids = {id(n) for n in own}
+    lengths: set[int] = set()
+    bound = False
+    for n in gast.walk(fdef):
+        if isinstance(n, (gast.Global, gast.Nonlocal)) and name in n.names:
+            return 0, (n, f"`{name}` is declared {type(n).__name__.lower()}")
+        if not (isinstance(n, gast.Name) and n.id == name):
+            continue
+        if id(n) not in own_ids:
+            return 0, (n, f"a function defined in this one uses `{name}`")
+        if isinstance(n.ctx, gast.Param):
+            return 0, (n, f"`{name}` is an argument")
+        use, length = _use(n, parents, name)
+        bound = bound or isinstance(n.ctx, gast.Store)
+        if length is not None:
+            lengths.add(length)
+        if use:
+            return 0, (n, use)
+    if not bound:
+        return 0, (fdef, f"`{name}` is not a list made in this function (`{name} = []`)")
+    if len(lengths) != 1:
+        return 0, (fdef, f"tuples of different lengths are appended to `{name}`")
+    return lengths.pop(), None
+
+
+def _use(n: Any, parents: dict[int, Any], name: str) -> tuple[str, int | None]:
+    """What keeps the occurrence ``n`` of ``name`` from being read as one list per position
+    ("" if nothing does), and the length of the tuples it appends or binds (if it does)."""
+    parent = parents.get(id(n))
+    grand = parents.get(id(parent))
+    if isinstance(n.ctx, gast.Store):
+        if isinstance(parent, gast.Assign) and parent.targets == [n]:
+            value = parent.value
+            if isinstance(value, gast.List):
+                found = {_display(e) for e in value.elts}
+                if None not in found and len(found) <= 1:
+                    return "", found.pop() if found else None
+        return f"`{name}` is bound to something other than `[]`", None
+    if not isinstance(n.ctx, gast.Load):
+        return f"`{name}` is deleted or written", None
+    if isinstance(parent, gast.Attribute) and isinstance(grand, gast.Call) and grand.func is parent:
+        if parent.attr == "append" and _is_append(parents.get(id(grand))):
+            item, length = grand.args[0], _display(grand.args[0])
+            if length is None and isinstance(item, gast.Tuple):
+                what = "a tuple display holding a starred item or another display"
+                return f"{what} is appended to `{name}`", None
+            if length is None:
+                return f"a value that is not a tuple display is appended to `{name}`", None
+            return "", length
+        if parent.attr == "pop" and not grand.args and not grand.keywords:
+            return "", None
+        return f"`{name}.{parent.attr}(...)`", None
+    if isinstance(parent, gast.Subscript) and parent.value is n:
+        if isinstance(parent.ctx, gast.Load) and _plain_index(parent.slice):
+            return "", None
+        return f"`{name}` is sliced, written by index or indexed by a call", None
+    if isinstance(parent, gast.Call) and n in parent.args and isinstance(parent.func, gast.Name):
+        if parent.func.id == "len" and parent.args == [n]:
+            return "", None
+        iterated = parents.get(id(parent))
+        if parent.func.id in _ITERATORS and _iter_of(iterated) is parent:
+            return "", None
+    if _iter_of(parent) is n or _tested(parent) is n:
+        return "", None
+    return f"`{name}` is used as a whole (not only read by index, iterated, `len` or `pop`)", None
+
+
+def _iter_of(node: Any) -> Any:
+    """What a ``for`` loop or a comprehension iterates over (None for another node)."""
+    return node.iter if isinstance(node, (gast.For, gast.comprehension)) else None
+
+
+def _tested(node: Any) -> Any:
+    """What an ``if``, ``while``, conditional expression or ``not`` tests for truth (None
+    for another node)."""
+    if isinstance(node, (gast.If, gast.While, gast.IfExp)):
+        return node.test
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Not):
+        return node.operand
+    return None
+
+
+def _plain_index(index: Any) -> bool:
+    """An index read once per position without changing its meaning: no slice, no call but
+    ``len``."""
+    for n in gast.walk(index):
+        if isinstance(n, (gast.Slice, gast.NamedExpr, gast.Yield, gast.Await)):
+            return False
+        if isinstance(n, gast.Call) and not (isinstance(n.func, gast.Name) and n.func.id == "len"):
+            return False
+    return True
+
+
+def _located(node: Any, where: Any) -> Any:
+    """``node`` and every node in it without a location placed at ``where``."""
+    for n in gast.walk(node):
+        for attr in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
+            if attr in n._attributes and getattr(n, attr, None) is None:
+                setattr(n, attr, getattr(where, attr, None))
+    return node
+
+
+def _method(part: str, method: str, args: list[Any]) -> Any:
+    attribute = gast.Attribute(value=_name(part), attr=method, ctx=gast.Load())
+    return gast.Call(func=attribute, args=args, keywords=[])
+
+
+class _Split(gast.NodeTransformer):  # type: ignore[misc]
+    """Rewrite the uses of each list of tuples as uses of its lists, one per position."""
+
+    def __init__(self, lists: dict[str, list[str]], taken: set[str]) -> None:
+        self.lists = lists
+        self.taken = taken
+
+    def parts(self, node: Any) -> list[str] | None:
+        return self.lists.get(node.id) if isinstance(node, gast.Name) else None
+
+    def zipped(self, parts: list[str], where: Any) -> Any:
+        call = gast.Call(func=_name("zip"), args=[_name(p) for p in parts], keywords=[])
+        return _located(call, where)
+
+    def visit_Assign(self, node: Any) -> Any:
+        parts = self.parts(node.targets[0]) if len(node.targets) == 1 else None
+        if parts is None:
+            return self.generic_visit(node)
+        rows = [self.visit(e) for e in node.value.elts]
+        return [
+            _located(
+                gast.Assign(
+                    targets=[_name(p, True)],
+                    value=gast.List(elts=[r.elts[j] for r in rows], ctx=gast.Load()),
+                    type_comment=None,
+                ),
+                node,
+            )
+            for j, p in enumerate(parts)
+        ]
+
+    def visit_Expr(self, node: Any) -> Any:
+        call = node.value
+        if not isinstance(call, gast.Call) or not isinstance(call.func, gast.Attribute):
+            return self.generic_visit(node)
+        parts = self.parts(call.func.value)
+        if parts is None:
+            return self.generic_visit(node)
+        if call.func.attr == "pop":  # a pop whose item is dropped: one pop per list
+            return [_located(gast.Expr(value=_method(p, "pop", [])), node) for p in parts]
+        items = [self.visit(e) for e in call.args[0].elts]
+        out = []
+        read = {n.id for e in items for n in gast.walk(e) if isinstance(n, gast.Name)}
+        if read & {p for ps in self.lists.values() for p in ps}:
+            # an item reads the lists: every item is computed before any is appended
+            for j, e in enumerate(items):
+                temp, k = f"{parts[j]}_item", 0
+                while temp in self.taken:
+                    k += 1
+                    temp = f"{parts[j]}_item{k}"
+                self.taken.add(temp)
+                assign = gast.Assign(targets=[_name(temp, True)], value=e, type_comment=None)
+                out.append(_located(assign, node))
+                items[j] = _name(temp)
+        for p, e in zip(parts, items):
+            out.append(_located(gast.Expr(value=_method(p, "append", [e])), node))
+        return out
+
+    def visit_Call(self, node: Any) -> Any:
+        func = node.func
+        if isinstance(func, gast.Attribute) and func.attr == "pop":
+            parts = self.parts(func.value)
+            if parts is not None:  # the tuple of the last items, taken off
+                pops = [_method(p, "pop", []) for p in parts]
+                return _located(gast.Tuple(elts=pops, ctx=gast.Load()), node)
+        node = self.generic_visit(node)
+        if isinstance(func, gast.Name) and func.id == "len" and len(node.args) == 1:
+            parts = self.parts(node.args[0])
+            if parts is not None:
+                node.args = [_located(_name(parts[0]), node.args[0])]
+                return node
+        if isinstance(func, gast.Name) and func.id in _ITERATORS:
+            node.args = [
+                self.zipped(ps, a) if (ps := self.parts(a)) is not None else a for a in node.args
+            ]
+        return node
+
+    def visit_For(self, node: Any) -> Any:
+        node = self.generic_visit(node)
+        parts = self.parts(node.iter)
+        if parts is not None:
+            node.iter = self.zipped(parts, node.iter)
+        return node
+
+    def visit_comprehension(self, node: Any) -> Any:
+        return self.visit_For(node)
+
+    def tested(self, node: Any) -> Any:
+        """``if xs:`` (``while``, ``... if xs else ...``, ``not xs``): whether the first list
+        is empty."""
+        node = self.generic_visit(node)
+        test = _tested(node)
+        parts = self.parts(test)
+        if parts is None:
+            return node
+        part = _located(_name(parts[0]), test)
+        if isinstance(node, gast.UnaryOp):
+            node.operand = part
+        else:
+            node.test = part
+        return node
+
+    visit_If = visit_While = visit_IfExp = visit_UnaryOp = tested
+
+    def visit_Subscript(self, node: Any) -> Any:
+        node = self.generic_visit(node)
+        parts = self.parts(node.value)
+        if parts is not None:  # xs[i]: the tuple of the items at i
+            items = [
+                gast.Subscript(value=_name(p), slice=copy.deepcopy(node.slice), ctx=gast.Load())
+                for p in parts
+            ]
+            split = _located(gast.Tuple(elts=items, ctx=gast.Load()), node)
+            split.adgen_items = True
+            return split
+        index = node.slice
+        if (
+            getattr(node.value, "adgen_items", False)
+            and isinstance(index, gast.Constant)
+            and type(index.value) is int
+            and -len(node.value.elts) <= index.value < len(node.value.elts)
+        ):
+            return node.value.elts[index.value]  # xs[i][j]: the item at i of list j
+        return node
