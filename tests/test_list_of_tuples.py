@@ -319,3 +319,36 @@ def test_a_list_of_tuples_in_a_closure_is_refused():
         return total()
 
     _refused(f, (np.array([0.3, 0.5, 0.7]),), "a tuple of variables", "a function defined")
+
+
+def test_a_list_of_tuples_grown_while_a_loop_iterates_over_it_is_refused():
+    """Python's loop sees the items appended during it; adgen's loops over lists take their
+    length first, so this stays refused."""
+
+    def f(w):
+        pairs = [(w[0], w[1])]
+        for a, b in pairs:
+            if len(pairs) < 3:
+                pairs.append((a * b, b))
+        return sum(a + b for a, b in pairs)
+
+    _refused(f, (np.array([0.3, 0.5]),), "a tuple of variables", "in a loop iterating over it")
+
+
+def test_a_shadowed_builtin_or_an_argument_list_stays_refused():
+    def shadowed(w):
+        zip = 2.0
+        pairs = []
+        pairs.append((w[0], w[1]))
+        s = 0.0
+        for a, b in pairs:
+            s = s + a * b * zip
+        return s
+
+    def argument(w, pairs):
+        pairs.append((w[0], w[1]))
+        return pairs[0][0]
+
+    _refused(shadowed, (np.array([0.3, 0.5]),), "a tuple of variables", "`zip` is bound")
+    with pytest.raises(adgen.UnsupportedSyntaxError, match="argument passed by the caller"):
+        adgen.grad(argument)(np.array([0.3, 0.5]), [])

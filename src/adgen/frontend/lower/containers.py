@@ -117,7 +117,7 @@ class ContainersMixin(LowererState):
         ir_name = self.new_name(name)
         atoms = [self.expr(e, None, name) for e in items]
         for e, a in zip(items, atoms):
-            self.check_item(e, a)
+            self.check_item(e, a, name)
             self.hold(a)
         self.block.append(ir.Assign((ir_name,), registry.LIST_NEW, (), (), self.line))
         self.producers[ir_name] = registry.LIST_NEW

@@ -43,7 +43,6 @@ def _split_tuple_lists(fdef: Any) -> dict[str, tuple[Any, str]]:
     if done is not None:
         return dict(done)
     own = _own_nodes(fdef)
-    parents = {id(c): n for n in own for c in gast.iter_child_nodes(n)}
     candidates = sorted(
         {
             n.value.func.value.id
@@ -51,6 +50,10 @@ def _split_tuple_lists(fdef: Any) -> dict[str, tuple[Any, str]]:
             if _is_append(n) and isinstance(n.value.args[0], gast.Tuple)
         }
     )
+    if not candidates:
+        fdef.adgen_tuple_lists = {}
+        return {}
+    parents = {id(c): n for n in own for c in gast.iter_child_nodes(n)}
     taken = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)}
     taken |= {a.id for a in fdef.args.args}
     lists: dict[str, list[str]] = {}
@@ -120,10 +123,42 @@ def _check_uses(
         if use:
             return 0, (n, use)
     if not bound:
-        return 0, (fdef, f"`{name}` is not a list made in this function (`{name} = []`)")
+        return 0, (None, f"`{name}` is not a list made in this function (`{name} = []`)")
+    for n in own:
+        if isinstance(n, gast.Name) and n.id in ("zip", "len", "enumerate"):
+            if not isinstance(n.ctx, gast.Load):
+                return 0, (n, f"`{n.id}` is bound in this function")
+        if isinstance(n, gast.For) and _iterates(n.iter, name) and _grows(n.body, name):
+            what = f"`{name}` is appended to or popped from in a loop iterating over it"
+            return 0, (n, what)
     if len(lengths) != 1:
-        return 0, (fdef, f"tuples of different lengths are appended to `{name}`")
+        return 0, (None, f"tuples of different lengths are appended to `{name}`")
     return lengths.pop(), None
+
+
+def _iterates(it: Any, name: str) -> bool:
+    """Does a loop over ``it`` iterate over the list ``name`` (itself, or in ``enumerate`` or
+    ``zip``)?"""
+    if isinstance(it, gast.Name):
+        return bool(it.id == name)
+    return (
+        isinstance(it, gast.Call)
+        and isinstance(it.func, gast.Name)
+        and it.func.id in _ITERATORS
+        and any(isinstance(a, gast.Name) and a.id == name for a in it.args)
+    )
+
+
+def _grows(body: list[Any], name: str) -> bool:
+    """Does ``body`` append to (or pop from) the list ``name``?"""
+    return any(
+        isinstance(n, gast.Attribute)
+        and n.attr in ("append", "pop")
+        and isinstance(n.value, gast.Name)
+        and n.value.id == name
+        for stmt in body
+        for n in gast.walk(stmt)
+    )
 
 
 def _use(n: Any, parents: dict[int, Any], name: str) -> tuple[str, int | None]:
