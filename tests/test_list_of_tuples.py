@@ -78,6 +78,34 @@ def test_states_read_back_from_the_list_as_they_grow():
     _hessian_matches(f, w)
 
 
+def test_states_transposed_with_zip_star_then_stacked():
+    """``hs, cs = zip(*states)``: one sequence per position, stacked into arrays."""
+
+    def f(w, xs):
+        states = []
+        h, c = w[0], w[1]
+        for x in xs:
+            c = c * w[2] + np.tanh(x * w[3] + h)
+            h = np.tanh(c) * w[4]
+            states.append((h, c))
+        hs, cs = zip(*states)
+        H, C = np.stack(hs), np.stack(cs)
+        return np.sum(H * C) + sum(hs) * cs[-1] + len(hs)
+
+    w = np.array([0.3, -0.7, 0.9, 0.5, 1.2])
+    xs = np.array([0.4, -1.0, 0.7])
+    check_grads(f, w, xs)
+    _hessian_matches(f, w, xs)
+
+    def mismatched(w):
+        pairs = []
+        pairs.append((w[0], w[1]))
+        a, b, c = zip(*pairs)
+        return a[0]
+
+    _refused(mismatched, (w,), "a tuple of variables", "different lengths")
+
+
 # -- pairs collected then iterated -------------------------------------------------------------
 
 

@@ -457,6 +457,8 @@ class InPlaceMixin(LowererState):
         """Could this value be ``name``'s array, a view of it, or a list holding it?"""
         if isinstance(node, (gast.List, gast.ListComp)):
             return self.holds(node, name, whole_only)
+        if isinstance(node, gast.Tuple):  # `A, B = np.stack(xs), np.stack(ys)`: item by item
+            return any(self.shares(e, name, whole_only) for e in node.elts)
         return not self.fresh_value(node) and _views_of(node, name, whole_only)
 
     def fresh_value(self: Lowerer, node: Any) -> bool:

@@ -13,7 +13,8 @@ name whose every use allows it:
   starred or nested tuple displays),
 - every other use only reads: ``xs[i]`` (not a slice: the tuple of the ``k`` items),
   ``len(xs)``, ``xs.pop()``, ``for ... in xs`` (and ``enumerate(xs)`` / ``zip(xs, ...)``
-  iterated), ``if xs:`` / ``not xs``, in the function itself (not in a function defined
+  iterated), ``hs, cs = zip(*xs)`` (each a new list of one position's items), ``if xs:`` /
+  ``not xs``, in the function itself (not in a function defined
   in it).
 
 A name appended a tuple display that is used in any other way (passed to a call, returned,
@@ -198,9 +199,28 @@ def _use(n: Any, parents: dict[int, Any], name: str) -> tuple[str, int | None]:
         iterated = parents.get(id(parent))
         if parent.func.id in _ITERATORS and _iter_of(iterated) is parent:
             return "", None
+    if _transposed(parents.get(id(grand)), grand):  # hs, cs = zip(*xs)
+        return "", len(parents[id(grand)].targets[0].elts)
     if _iter_of(parent) is n or _tested(parent) is n:
         return "", None
     return f"`{name}` is used as a whole (not only read by index, iterated, `len` or `pop`)", None
+
+
+def _transposed(node: Any, call: Any) -> bool:
+    """Is ``node`` the assignment ``a, b = call`` of names, where ``call`` is ``zip(*xs)``?"""
+    return (
+        isinstance(node, gast.Assign)
+        and node.value is call
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], gast.Tuple)
+        and all(isinstance(t, gast.Name) for t in node.targets[0].elts)
+        and isinstance(call, gast.Call)
+        and isinstance(call.func, gast.Name)
+        and call.func.id == "zip"
+        and len(call.args) == 1
+        and isinstance(call.args[0], gast.Starred)
+        and not call.keywords
+    )
 
 
 def _iter_of(node: Any) -> Any:
@@ -258,6 +278,19 @@ class _Split(gast.NodeTransformer):  # type: ignore[misc]
         return _located(call, where)
 
     def visit_Assign(self, node: Any) -> Any:
+        if _transposed(node, node.value):
+            parts = self.parts(node.value.args[0].value)
+            if parts is not None:  # hs, cs = zip(*xs): a new list of each position's items
+                names = [t.id for t in node.targets[0].elts]
+                return [
+                    _located(
+                        gast.Assign(
+                            targets=[_name(t, True)], value=self.copied(p), type_comment=None
+                        ),
+                        node,
+                    )
+                    for t, p in zip(names, parts)
+                ]
         parts = self.parts(node.targets[0]) if len(node.targets) == 1 else None
         if parts is None:
             return self.generic_visit(node)
@@ -319,6 +352,17 @@ class _Split(gast.NodeTransformer):  # type: ignore[misc]
                 self.zipped(ps, a) if (ps := self.parts(a)) is not None else a for a in node.args
             ]
         return node
+
+    def copied(self, part: str) -> Any:
+        """``[item for item in part]``: a new list of the list's items (``zip(*xs)`` gives
+        tuples; a list is read the same way)."""
+        item, k = f"{part}_item", 0
+        while item in self.taken:
+            k += 1
+            item = f"{part}_item{k}"
+        self.taken.add(item)
+        loop = gast.comprehension(target=_name(item, True), iter=_name(part), ifs=[], is_async=0)
+        return gast.ListComp(elt=_name(item), generators=[loop])
 
     def visit_For(self, node: Any) -> Any:
         node = self.generic_visit(node)
