@@ -210,6 +210,40 @@ def test_index_pairs_of_a_graph_and_a_truth_test():
     _hessian_matches(drained, x)
 
 
+def test_pairs_made_by_a_comprehension():
+    """``pairs = [(a, b) for ...]`` (with a condition, over ``zip``), then read as above; the
+    comprehension's variables stay its own (``i`` and ``W`` below are not rebound)."""
+
+    def f(x, y):
+        i = 10
+        pairs = [(x[i] * 2.0, y[i]) for i in range(len(x)) if i != 1]
+        s = 0.0
+        for a, b in pairs:
+            s = s + a * np.sin(b)
+        return s + pairs[-1][0] * len(pairs) + i
+
+    def layers(Ws, bs, X):
+        W = 0.5
+        params = [(W * 1.5, b * 2.0) for W, b in zip(Ws, bs)]
+        h = X
+        for M, b in params:
+            h = np.tanh(h @ M + b)
+        return np.sum(h**2) * W
+
+    x = np.array([0.3, -0.7, 1.1, 0.4])
+    y = np.array([0.5, 0.2, -0.3, 0.9])
+    check_grads(f, x, y)
+    np.testing.assert_allclose(
+        adgen.grad(f)(x, y), [2 * np.sin(0.5), 0.0, 2 * np.sin(-0.3), 2 * np.sin(0.9) + 6.0]
+    )
+    _hessian_matches(f, x, y)
+    rng = np.random.default_rng(4)
+    Ws = rng.standard_normal((2, 3, 3)) * 0.5
+    bs = rng.standard_normal((2, 3)) * 0.1
+    X = rng.standard_normal((4, 3))
+    check_grads(layers, Ws, bs, X, wrt=[0, 1])
+
+
 # -- (W, b) layers cut from a flat vector --------------------------------------------------
 
 

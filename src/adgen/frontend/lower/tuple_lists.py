@@ -8,7 +8,8 @@ it differentiates with the lists' own machinery (appends, indexing, pops and the
 :func:`_split_tuple_lists` rewrites the gast tree so, before the Lowerer reads it, for each
 name whose every use allows it:
 
-- every binding is ``xs = []`` (or a list display of tuple displays of one length ``k``),
+- every binding is ``xs = []`` (or a list display of tuple displays of one length ``k``, or
+  a comprehension of such tuple displays: a loop appending each position's item),
 - every append is ``xs.append((v_0, ..., v_k-1))``, a tuple display of that length (no
   starred or nested tuple displays),
 - every other use only reads: ``xs[i]`` (not a slice: the tuple of the ``k`` items),
@@ -50,6 +51,7 @@ def _split_tuple_lists(fdef: Any) -> dict[str, tuple[Any, str]]:
             for n in own
             if _is_append(n) and isinstance(n.value.args[0], gast.Tuple)
         }
+        | {n.targets[0].id for n in own if _made_by_comprehension(n)}
     )
     if not candidates:
         fdef.adgen_tuple_lists = {}
@@ -77,6 +79,17 @@ def _split_tuple_lists(fdef: Any) -> dict[str, tuple[Any, str]]:
         _Split(lists, taken).visit(fdef)
     fdef.adgen_tuple_lists = problems
     return dict(problems)
+
+
+def _made_by_comprehension(node: Any) -> bool:
+    """``xs = [(a, b) for ...]``: a name bound to a comprehension of tuple displays."""
+    return (
+        isinstance(node, gast.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], gast.Name)
+        and isinstance(node.value, gast.ListComp)
+        and isinstance(node.value.elt, gast.Tuple)
+    )
 
 
 def _is_append(node: Any) -> bool:
@@ -137,6 +150,11 @@ def _check_uses(
     return lengths.pop(), None
 
 
+def _reads(node: Any, name: str) -> bool:
+    """Does ``node`` read ``name``?"""
+    return any(isinstance(n, gast.Name) and n.id == name for n in gast.walk(node))
+
+
 def _iterates(it: Any, name: str) -> bool:
     """Does a loop over ``it`` iterate over the list ``name`` (itself, or in ``enumerate`` or
     ``zip``)?"""
@@ -174,6 +192,10 @@ def _use(n: Any, parents: dict[int, Any], name: str) -> tuple[str, int | None]:
                 found = {_display(e) for e in value.elts}
                 if None not in found and len(found) <= 1:
                     return "", found.pop() if found else None
+            if _made_by_comprehension(parent) and not _reads(value, name):
+                length = _display(value.elt)
+                if length is not None and len(value.generators) == 1:
+                    return "", length
         return f"`{name}` is bound to something other than `[]`", None
     if not isinstance(n.ctx, gast.Load):
         return f"`{name}` is deleted or written", None
@@ -294,6 +316,8 @@ class _Split(gast.NodeTransformer):  # type: ignore[misc]
         parts = self.parts(node.targets[0]) if len(node.targets) == 1 else None
         if parts is None:
             return self.generic_visit(node)
+        if isinstance(node.value, gast.ListComp):
+            return self.comprehension(node, parts)
         rows = [self.visit(e) for e in node.value.elts]
         return [
             _located(
@@ -306,6 +330,45 @@ class _Split(gast.NodeTransformer):  # type: ignore[misc]
             )
             for j, p in enumerate(parts)
         ]
+
+    def fresh(self, base: str) -> str:
+        name, k = base, 0
+        while name in self.taken:
+            k += 1
+            name = f"{base}{k}"
+        self.taken.add(name)
+        return name
+
+    def comprehension(self, node: Any, parts: list[str]) -> list[Any]:
+        """``xs = [(a, b) for v in seq if c]``: empty lists, then one loop over ``seq`` (its
+        variables renamed: a comprehension's are its own) appending each position's item."""
+        made = self.visit(node.value)
+        gen = made.generators[0]
+        renames = {
+            n.id: self.fresh(f"{n.id}_item")
+            for n in gast.walk(gen.target)
+            if isinstance(n, gast.Name)
+        }
+        inner = [gen.target, made.elt, *gen.ifs]
+        for part in inner:
+            for n in gast.walk(part):
+                if isinstance(n, gast.Name) and n.id in renames:
+                    n.id = renames[n.id]
+        body: list[Any] = [
+            gast.Expr(value=_method(p, "append", [e])) for p, e in zip(parts, made.elt.elts)
+        ]
+        for cond in reversed(gen.ifs):
+            body = [gast.If(test=cond, body=body, orelse=[])]
+        loop = gast.For(target=gen.target, iter=gen.iter, body=body, orelse=[], type_comment=None)
+        empty = [
+            gast.Assign(
+                targets=[_name(p, True)],
+                value=gast.List(elts=[], ctx=gast.Load()),
+                type_comment=None,
+            )
+            for p in parts
+        ]
+        return [_located(stmt, node) for stmt in [*empty, loop]]
 
     def visit_Expr(self, node: Any) -> Any:
         call = node.value
