@@ -363,7 +363,18 @@ def test_writing_slicing_and_returning_are_refused():
             pairs.append(((w[i], w[i]), w[i + 1]))
         return pairs[0][1]
 
+    def collect(w):
+        pairs = []
+        for i in range(2):
+            pairs.append((w[i], w[i + 1]))
+        return pairs
+
+    def returned(w):
+        pairs = collect(w)
+        return pairs[0][0] * pairs[1][1]
+
     w = np.array([0.3, 0.5, 0.7])
+    _refused(returned, (w,), "a tuple of variables", "used as a whole")
     _refused(written, (w,), "a tuple of variables", "written by index")
     _refused(sliced, (w,), "a tuple of variables", "sliced")
     _refused(nested, (w,), "a tuple of variables", "a tuple display holding")
@@ -414,3 +425,30 @@ def test_a_shadowed_builtin_or_an_argument_list_stays_refused():
     _refused(shadowed, (np.array([0.3, 0.5]),), "a tuple of variables", "`zip` is bound")
     with pytest.raises(adgen.UnsupportedSyntaxError, match="argument passed by the caller"):
         adgen.grad(argument)(np.array([0.3, 0.5]), [])
+
+
+# -- false alarms on lists of single values, fixed along the way -----------------------------
+
+
+def test_a_tuple_of_a_lists_items_or_of_new_arrays_is_no_view_of_the_list():
+    """``a, b = xs[-1], xs[0]`` (items, not the list) and ``A, B = np.stack(xs), ...`` (new
+    arrays) before or after more appends were refused as if they kept the list."""
+
+    def f(w):
+        xs = []
+        ys = []
+        for k in range(3):
+            xs.append(w[k] * 2.0)
+            ys.append(np.sin(w[k]))
+        a, b = xs[-1], xs[0]
+        A, B = np.stack(xs), np.stack(ys)
+        xs.append(a * b)
+        return np.sum(A * B) + xs[-1] + len(xs)
+
+    w = np.array([0.3, -0.7, 1.1])
+    check_grads(f, w)
+    expected = 2.0 * np.sin(w) + 2.0 * w * np.cos(w)
+    expected[0] += 4.0 * w[2]
+    expected[2] += 4.0 * w[0]
+    np.testing.assert_allclose(adgen.grad(f)(w), expected)
+    _hessian_matches(f, w)
