@@ -106,6 +106,28 @@ def test_states_transposed_with_zip_star_then_stacked():
     _refused(mismatched, (w,), "a tuple of variables", "different lengths")
 
 
+def _last_of_history(w, k, s):
+    hist = []
+    for j in range(2):
+        hist.append((w[j] * k + s[0], w[j + 1] * s[1]))
+    return hist[-1]
+
+
+def test_a_helper_returning_the_last_pair_carries_a_state_through_a_loop():
+    """``state = step(...)`` in a loop, where ``step`` returns ``hist[-1]`` of its own list of
+    pairs: the state is a pair at every binding (as the helper's lowered code shows)."""
+
+    def f(w):
+        state = (w[0], w[1])
+        for k in range(3):
+            state = _last_of_history(w, k, state)
+        return state[0] * state[1]
+
+    w = np.array([0.3, -0.7, 1.1])
+    check_grads(f, w)
+    _hessian_matches(f, w)
+
+
 # -- pairs collected then iterated -------------------------------------------------------------
 
 

@@ -139,7 +139,9 @@ class LowererState:
         self.params = [a.id for a in self.node.args.args]
         # lists of tuples kept as one list per position (a rewrite of the tree); for those
         # that cannot be, a use that prevents it (named where their append is refused)
-        self.tuple_list_problems = _split_tuple_lists(self.node)
+        # (not in adgen's own reverse-mode code read again: its lists are its own)
+        own_code = parsed.filename.startswith("<adgen ")
+        self.tuple_list_problems = {} if own_code else _split_tuple_lists(self.node)
         local_names = {n.id for n in walk(self.node) if isinstance(n, gast.Name)}
         if parent is None:
             self.namer = Namer(local_names)
