@@ -221,7 +221,8 @@ def _use(n: Any, parents: dict[int, Any], name: str) -> tuple[str, int | None]:
         iterated = parents.get(id(parent))
         if parent.func.id in _ITERATORS and _iter_of(iterated) is parent:
             return "", None
-    if _transposed(parents.get(id(grand)), grand):  # hs, cs = zip(*xs)
+    if isinstance(parent, gast.Starred) and _transposed(parents.get(id(grand)), grand):
+        # hs, cs = zip(*xs)
         return "", len(parents[id(grand)].targets[0].elts)
     if _iter_of(parent) is n or _tested(parent) is n:
         return "", None
