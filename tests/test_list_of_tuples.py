@@ -474,3 +474,34 @@ def test_a_tuple_of_a_lists_items_or_of_new_arrays_is_no_view_of_the_list():
     expected[2] += 4.0 * w[0]
     np.testing.assert_allclose(adgen.grad(f)(w), expected)
     _hessian_matches(f, w)
+
+
+def test_a_slice_of_a_list_built_by_appends_has_the_lists_derivative():
+    """``xs[1:]``, ``xs[-2:]``, ``xs[::2]`` of a list the function builds: reverse mode added
+    the slice's adjoint pieces with ``+`` (joining lists), a silently wrong gradient."""
+
+    def f(w):
+        xs = []
+        for k in range(4):
+            xs.append(w[k] * w[k])
+        s = 0.0
+        for x in xs[1:]:
+            s = s * w[0] + x
+        t = xs[-2:]
+        u = xs[:2]
+        return s + t[0] * t[1] + sum(u) * u[1] + sum(xs[::2])
+
+    def reversed_sum(w):
+        xs = []
+        for k in range(3):
+            xs.append(w[k] * 2.0)
+        s = 0.0
+        for x in xs[::-1]:
+            s = s * 0.5 + x
+        return s
+
+    w = np.array([0.3, -0.7, 1.1, 0.5])
+    check_grads(f, w)
+    _hessian_matches(f, w)
+    np.testing.assert_allclose(adgen.grad(reversed_sum)(w[:3]), [2.0, 1.0, 0.5])
+    check_grads(reversed_sum, w[:3])
