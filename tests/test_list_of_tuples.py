@@ -301,6 +301,34 @@ def mlp_from_flat_plain(theta, X, sizes):
     return np.mean((h @ W_out + b_out) ** 2)
 
 
+def mlp_hidden_then_output(theta, X, sizes):
+    layers = []
+    start = 0
+    for n_in, n_out in zip(sizes[:-1], sizes[1:]):
+        W = theta[start : start + n_in * n_out].reshape(n_in, n_out)
+        start = start + n_in * n_out
+        layers.append((W, theta[start : start + n_out]))
+        start = start + n_out
+    h = X
+    for W, b in layers[:-1]:
+        h = np.tanh(h @ W + b)
+    for k, (W, b) in enumerate(layers[len(layers) - 1 :]):
+        h = (h @ W + b) * (k + 1.0)
+    return np.mean(h**2)
+
+
+def test_mlp_hidden_layers_iterated_as_a_slice():
+    """``for W, b in layers[:-1]`` then the output layer: slices are iterated too."""
+    rng = np.random.default_rng(5)
+    sizes = (3, 4, 4, 2)
+    theta = rng.standard_normal(12 + 4 + 16 + 4 + 8 + 2) * 0.5
+    X = rng.standard_normal((5, 3))
+    check_grads(mlp_hidden_then_output, theta, X, sizes, wrt=[0])
+    small = (1, 2, 1)
+    theta_small = rng.standard_normal(2 + 2 + 2 + 1) * 0.5
+    _hessian_matches(mlp_hidden_then_output, theta_small, X[:, :1], small)
+
+
 def test_mlp_layers_built_from_a_flat_vector():
     rng = np.random.default_rng(2)
     sizes = (3, 4, 2)
@@ -377,7 +405,8 @@ def test_writing_slicing_and_returning_are_refused():
         pairs = []
         for i in range(2):
             pairs.append((w[i], w[i + 1]))
-        return sum(a * b for a, b in pairs[1:])
+        rest = pairs[1:]
+        return sum(a * b for a, b in rest)
 
     def nested(w):
         pairs = []

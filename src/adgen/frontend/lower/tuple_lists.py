@@ -12,11 +12,11 @@ name whose every use allows it:
   a comprehension of such tuple displays: a loop appending each position's item),
 - every append is ``xs.append((v_0, ..., v_k-1))``, a tuple display of that length (no
   starred or nested tuple displays),
-- every other use only reads: ``xs[i]`` (not a slice: the tuple of the ``k`` items),
-  ``len(xs)``, ``xs.pop()``, ``for ... in xs`` (and ``enumerate(xs)`` / ``zip(xs, ...)``
-  iterated), ``hs, cs = zip(*xs)`` (each a new list of one position's items), ``if xs:`` /
-  ``not xs``, in the function itself (not in a function defined
-  in it).
+- every other use only reads: ``xs[i]`` (the tuple of the ``k`` items), ``len(xs)``,
+  ``xs.pop()``, ``for ... in xs`` or ``xs[1:]`` (and ``enumerate(xs)`` / ``zip(xs, ...)``
+  iterated: ``zip`` of the lists, or of their slices), ``hs, cs = zip(*xs)`` (each a new
+  list of one position's items), ``if xs:`` / ``not xs``, in the function itself (not in a
+  function defined in it).
 
 A name appended a tuple display that is used in any other way (passed to a call, returned,
 written by index, sliced, appended a non-tuple, tuples of different lengths) is left as it
@@ -214,17 +214,23 @@ def _use(n: Any, parents: dict[int, Any], name: str) -> tuple[str, int | None]:
     if isinstance(parent, gast.Subscript) and parent.value is n:
         if isinstance(parent.ctx, gast.Load) and _plain_index(parent.slice):
             return "", None
+        if (
+            isinstance(parent.ctx, gast.Load)
+            and isinstance(parent.slice, gast.Slice)
+            and all(_plain_index(b) for b in _bounds(parent.slice))
+            and _iterated(parent, parents)
+        ):
+            return "", None  # for a, b in xs[1:]
         return f"`{name}` is sliced, written by index or indexed by a call", None
     if isinstance(parent, gast.Call) and n in parent.args and isinstance(parent.func, gast.Name):
         if parent.func.id == "len" and parent.args == [n]:
             return "", None
-        iterated = parents.get(id(parent))
-        if parent.func.id in _ITERATORS and _iter_of(iterated) is parent:
-            return "", None
+    if _iterated(n, parents):
+        return "", None
     if isinstance(parent, gast.Starred) and _transposed(parents.get(id(grand)), grand):
         # hs, cs = zip(*xs)
         return "", len(parents[id(grand)].targets[0].elts)
-    if _iter_of(parent) is n or _tested(parent) is n:
+    if _tested(parent) is n:
         return "", None
     return f"`{name}` is used as a whole (not only read by index, iterated, `len` or `pop`)", None
 
@@ -259,6 +265,26 @@ def _tested(node: Any) -> Any:
     if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Not):
         return node.operand
     return None
+
+
+def _iterated(node: Any, parents: dict[int, Any]) -> bool:
+    """Is ``node`` what a loop or comprehension iterates over, or an argument of ``zip`` or
+    ``enumerate`` that is?"""
+    parent = parents.get(id(node))
+    if _iter_of(parent) is node:
+        return True
+    return (
+        isinstance(parent, gast.Call)
+        and isinstance(parent.func, gast.Name)
+        and parent.func.id in _ITERATORS
+        and any(a is node for a in parent.args)
+        and _iter_of(parents.get(id(parent))) is parent
+    )
+
+
+def _bounds(index: Any) -> list[Any]:
+    """The bounds of a slice (those given)."""
+    return [b for b in (index.lower, index.upper, index.step) if b is not None]
 
 
 def _plain_index(index: Any) -> bool:
@@ -458,6 +484,14 @@ class _Split(gast.NodeTransformer):  # type: ignore[misc]
     def visit_Subscript(self, node: Any) -> Any:
         node = self.generic_visit(node)
         parts = self.parts(node.value)
+        if parts is not None and isinstance(node.slice, gast.Slice):
+            # for a, b in xs[1:]: the tuples of the lists' slices
+            slices = [
+                gast.Subscript(value=_name(p), slice=copy.deepcopy(node.slice), ctx=gast.Load())
+                for p in parts
+            ]
+            zipped = gast.Call(func=_name("zip"), args=slices, keywords=[])
+            return _located(zipped, node)
         if parts is not None:  # xs[i]: the tuple of the items at i
             items = [
                 gast.Subscript(value=_name(p), slice=copy.deepcopy(node.slice), ctx=gast.Load())
