@@ -19,7 +19,8 @@ name whose every use allows it:
   function defined in it).
 
 A name appended a tuple display that is used in any other way (passed to a call, returned,
-written by index, sliced, appended a non-tuple, tuples of different lengths) is left as it
+written by index, sliced other than to iterate, appended a non-tuple, tuples of different
+lengths, grown inside a ``for`` loop over it, read in a ``def`` or ``lambda``) is left as it
 is, with the first such use noted, so the refusal of a tuple as a list's item can name it.
 """
 
