@@ -95,11 +95,14 @@ class Facts:
             if s.targets and (s.prim.name in ("list", "append", "pop") or s.prim.lists)
         }
         grown = True
-        while grown:  # ys = xs and rt.zeros_like(xs) of a list are lists too
+        while grown:  # ys = xs, rt.zeros_like(xs) and a slice xs[1:] of a list are lists too
             copies = {
                 s.targets[0]
                 for s in assigns
-                if s.prim.name in ("assign", "rt.zeros_like")
+                if (
+                    s.prim.name in ("assign", "rt.zeros_like")
+                    or (s.prim.name == "getitem" and _slice(s.args[1:2]))
+                )
                 and s.args
                 and isinstance(s.args[0], ir.Var)
                 and s.args[0].name in self.lists
@@ -340,3 +343,11 @@ def _tuple_copies(assigns: list[ir.Assign]) -> set[str]:
                 names |= set(s.targets)
                 grown = True
     return names
+
+
+def _slice(index: tuple[ir.Atom, ...]) -> bool:
+    """Is this (the index of a getitem) a slice, ``xs[1:]`` or ``xs[::-1]``?"""
+    return bool(index) and (
+        isinstance(index[0], ir.Slc)
+        or (isinstance(index[0], ir.Const) and isinstance(index[0].value, slice))
+    )

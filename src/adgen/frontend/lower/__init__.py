@@ -58,10 +58,11 @@ every method takes the whole ``Lowerer`` as ``self``, since the parts call each 
 - :mod:`~adgen.frontend.lower.inplace`: in-place writes (``y[i] = v``, ``y += v``) and the checks
   that
   no other name sees the array written;
-- two helpers of no class: :mod:`~adgen.frontend.lower.jumps` rewrites ``break``/``continue`` as
-  flags
-  before lowering, :mod:`~adgen.frontend.lower.syntax` answers what the parts ask of the syntax tree
-  (which names are lists, written in place, assigned inside blocks).
+- three helpers of no class: :mod:`~adgen.frontend.lower.jumps` rewrites ``break``/``continue``
+  as flags before lowering, :mod:`~adgen.frontend.lower.tuple_lists` rewrites a list of tuples
+  built by appends as one list per position, :mod:`~adgen.frontend.lower.syntax` answers what
+  the parts ask of the syntax tree (which names are lists, written in place, assigned inside
+  blocks).
 
 How a statement flows through: the constructor (state.py) rewrites ``break``/``continue`` as
 flags and gives each variable assigned inside blocks one IR name; :meth:`Lowerer.lower`

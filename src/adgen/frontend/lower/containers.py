@@ -37,7 +37,7 @@ class ContainersMixin(LowererState):
             self.refuse(stmt, f"appending to `{name}`, which is not a local list", "")
         self.check_owned(stmt, name, "append to")
         v = self.expr(value, None, name)
-        self.check_item(value, v)
+        self.check_item(value, v, name)
         self.hold(v)
         ir_name = self.multi[name]
         self.block.append(
@@ -50,16 +50,31 @@ class ContainersMixin(LowererState):
         item too (:meth:`~adgen.frontend.lower.inplace.InPlaceMixin.sharing_problem`)."""
         self.held.update(ir.atom_vars(atom))
 
-    def check_item(self: Lowerer, node: Any, atom: ir.Atom) -> None:
+    def check_item(self: Lowerer, node: Any, atom: ir.Atom, name: str | None = None) -> None:
         """An item of a list the function builds is one value: a tuple (or dict) of
         variables in such a list has no derivative adgen can follow (its derivative would be
-        lost), so it is refused."""
+        lost), so it is refused -- unless the list could be kept as one list per position
+        (:mod:`adgen.frontend.lower.tuple_lists`, done before lowering); for ``name``, a list
+        appended tuple displays, the refusal says which use prevented that."""
         if isinstance(atom, (ir.Tup, ir.Dct)) and any(True for _ in ir.atom_vars(atom)):
+            why = ""
+            problem = self.tuple_list_problems.get(name) if name is not None else None
+            if problem is not None:
+                where, what = problem
+                line = getattr(where, "lineno", None)
+                at = f", at line {self.parsed.line(where)}," if line is not None else ""
+                why = (
+                    f" (adgen keeps a list of tuples as one list per position when it is "
+                    f"made by `{name} = []`, grown by appends of tuple displays of one length "
+                    f"and only read by index, iterated, `len` or `pop`; here{at} {what})"
+                )
             self.refuse(
                 node,
-                "a tuple of variables as an item of a list the function builds",
-                "keep one list per item (`As.append(a)`, `Bs.append(b)`), or stack the "
-                "values into one array: `xs.append(np.stack((a, b)))`",
+                "a tuple of variables as an item of a list the function builds" + why,
+                "append tuples `(a, b)` of one length and only read the list by index, "
+                "in a `for` loop, with `len` or `pop`; or keep one list per item "
+                "(`As.append(a)`, `Bs.append(b)`), or stack the values into one array: "
+                "`xs.append(np.stack((a, b)))`",
             )
 
     def check_items(self: Lowerer, node: Any, parts: list[ir.Atom]) -> None:
@@ -102,7 +117,7 @@ class ContainersMixin(LowererState):
         ir_name = self.new_name(name)
         atoms = [self.expr(e, None, name) for e in items]
         for e, a in zip(items, atoms):
-            self.check_item(e, a)
+            self.check_item(e, a, name)
             self.hold(a)
         self.block.append(ir.Assign((ir_name,), registry.LIST_NEW, (), (), self.line))
         self.producers[ir_name] = registry.LIST_NEW

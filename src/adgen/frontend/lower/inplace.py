@@ -492,6 +492,8 @@ class InPlaceMixin(LowererState):
         """Could this value be ``name``'s array, a view of it, or a list holding it?"""
         if isinstance(node, (gast.List, gast.ListComp)):
             return self.holds(node, name, whole_only)
+        if isinstance(node, gast.Tuple):  # `A, B = np.stack(xs), np.stack(ys)`: item by item
+            return any(self.shares(e, name, whole_only) for e in node.elts)
         return not self.fresh_value(node) and _views_of(node, name, whole_only)
 
     def fresh_value(self: Lowerer, node: Any) -> bool:
@@ -522,10 +524,10 @@ def _views_of(node: Any, name: str, whole_only: bool = False) -> bool:
         return node.id == name
     if isinstance(node, (gast.Subscript, gast.Attribute)):
         return not whole_only and _views_of(node.value, name)
-    if isinstance(node, (gast.Tuple, gast.List)):
-        return any(_views_of(e, name) for e in node.elts)
+    if isinstance(node, (gast.Tuple, gast.List)):  # (a tuple of a list's items holds no list)
+        return any(_views_of(e, name, whole_only) for e in node.elts)
     if isinstance(node, gast.IfExp):
-        return _views_of(node.body, name) or _views_of(node.orelse, name)
+        return _views_of(node.body, name, whole_only) or _views_of(node.orelse, name, whole_only)
     if isinstance(node, gast.Call):
         if whole_only and _is_pop(node):
             return False  # an item of the list, not the list

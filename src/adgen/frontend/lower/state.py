@@ -30,6 +30,7 @@ from adgen.frontend.lower.syntax import (
     _popped_into,
     _written_in_place,
 )
+from adgen.frontend.lower.tuple_lists import _split_tuple_lists
 from adgen.frontend.parse import ParsedFunction
 from adgen.names import RESERVED, Namer
 from adgen.pyast import walk
@@ -136,6 +137,11 @@ class LowererState:
         self.fn = fn
         self.root: Lowerer = parent.root if parent is not None else self
         self.params = [a.id for a in self.node.args.args]
+        # lists of tuples kept as one list per position (a rewrite of the tree); for those
+        # that cannot be, a use that prevents it (named where their append is refused)
+        # (not in adgen's own reverse-mode code read again: its lists are its own)
+        own_code = parsed.filename.startswith("<adgen ")
+        self.tuple_list_problems = {} if own_code else _split_tuple_lists(self.node)
         local_names = {n.id for n in walk(self.node) if isinstance(n, gast.Name)}
         if parent is None:
             self.namer = Namer(local_names)

@@ -25,6 +25,7 @@ from adgen.errors import AdgenError
 from adgen.frontend.lower.calls import LocalFunction
 from adgen.frontend.lower.state import LowererState
 from adgen.frontend.lower.syntax import _tuple_shaped
+from adgen.frontend.lower.tuple_lists import _split_tuple_lists
 from adgen.rules import registry
 
 if TYPE_CHECKING:
@@ -97,6 +98,7 @@ class TuplesMixin(LowererState):
                 return -1
         else:
             return -1
+        _split_tuple_lists(definition)  # (its returns as they are lowered: `return xs[-1]`)
         returns = [r.value for r in _returns_of(definition)]
         lengths = {
             len(r.elts) if isinstance(r, gast.Tuple) else None if isinstance(r, gast.Dict) else -1
