@@ -366,3 +366,43 @@ def test_an_else_branch_does_not_see_the_names_its_if_branch_bound():
         np.testing.assert_array_equal(gx, dx)
         np.testing.assert_allclose(gy, np.full(3, s), rtol=1e-15)
         np.testing.assert_allclose(gs, 0.9, rtol=1e-15)
+
+
+def grown_while_iterated(w):
+    xs = [w[0]]
+    n = 0
+    for x in xs:
+        n += 1
+        if n < 3:
+            xs.append(x * w[1])
+    return sum(xs)
+
+
+def popped_while_iterated(w):
+    xs = [w[0], w[1], w[0] * w[1]]
+    s = 0.0
+    for i, x in enumerate(xs):
+        s = s + x * i
+        xs.pop()
+    return s
+
+
+def grown_over_a_copy(w):
+    xs = [w[0]]
+    for x in list(xs):
+        xs.append(x * w[1])
+    return sum(xs)
+
+
+def test_a_list_changed_while_a_loop_iterates_over_it_is_refused():
+    # Python iterates over the items the list gains (or stops early when it loses some);
+    # adgen's loop took the length at the start: the value and derivative were silently
+    # wrong (0.09 instead of 0.237 for the first)
+    w = np.array([0.3, 0.7])
+    for f in (grown_while_iterated, popped_while_iterated):
+        for run in (lambda: adgen.grad(f)(w), lambda: adgen.jvp(f, (w,), (np.ones(2),))):
+            with pytest.raises(adgen.UnsupportedSyntaxError, match="inside a loop over it"):
+                run()
+    value, g = adgen.value_and_grad(grown_over_a_copy)(w)
+    assert value == pytest.approx(grown_over_a_copy(w))
+    check_grads(grown_over_a_copy, w)

@@ -22,7 +22,7 @@ import gast
 from adgen import ir
 from adgen.checkpointing import checkpoint
 from adgen.frontend.lower.state import LowererState
-from adgen.frontend.lower.syntax import _written_in_place
+from adgen.frontend.lower.syntax import _is_pop, _written_in_place
 from adgen.pyast import walk
 from adgen.rules import registry
 from adgen.rules import runtime as rt
@@ -82,6 +82,16 @@ class LoopsMixin(LowererState):
             return
         if stmt.orelse:
             self.refuse(stmt, "`else` clauses on loops", "move that code after the loop")
+        body_nodes = [n for s in stmt.body for n in gast.walk(s)]
+        grown = _iterated_names(stmt.iter) & _changed_in_place(body_nodes)
+        if grown:
+            name = sorted(grown)[0]
+            self.refuse(
+                stmt,
+                f"changing the list `{name}` (append, pop, +=) inside a loop over it (Python "
+                "then iterates over the items it gains or loses)",
+                f"iterate over a copy (`for x in list({name}):`), or over `range(n)`",
+            )
         line = self.key(stmt)
         it, target = stmt.iter, stmt.target
         checkpointed, every_node, it = self.checkpoint_marker(it)
@@ -381,3 +391,34 @@ def _rebound(nodes: list[Any]) -> set[str]:
                 m.id for m in walk(t) if isinstance(m, gast.Name) and isinstance(m.ctx, gast.Store)
             )
     return names
+
+
+def _iterated_names(it: Any) -> set[str]:
+    """The names a ``for`` loop iterates over: ``xs``, and the arguments of ``enumerate``,
+    ``zip`` and ``reversed`` (nested in any way)."""
+    if isinstance(it, gast.Name):
+        return {it.id}
+    if (
+        isinstance(it, gast.Call)
+        and isinstance(it.func, gast.Name)
+        and it.func.id in ("enumerate", "zip", "reversed")
+    ):
+        return {n for a in it.args for n in _iterated_names(a)}
+    return set()
+
+
+def _changed_in_place(nodes: list[Any]) -> set[str]:
+    """Names of lists changed in place: ``xs.append(v)``, ``xs.pop()``, ``xs += [...]``
+    (not ``xs = xs + [v]``, which makes a new list)."""
+    changed = {n.func.value.id for n in nodes if _is_pop(n)}
+    for n in nodes:
+        if (
+            isinstance(n, gast.Call)
+            and isinstance(n.func, gast.Attribute)
+            and n.func.attr in ("append", "extend", "insert", "remove", "clear")
+            and isinstance(n.func.value, gast.Name)
+        ):
+            changed.add(n.func.value.id)
+        elif isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
+            changed.add(n.target.id)
+    return changed
