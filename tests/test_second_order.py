@@ -17,6 +17,7 @@ import pytest
 
 import adgen
 from adgen import pipeline
+from adgen.testing import check_grads
 
 
 def _fd_jvp(fn: Any, args: tuple[Any, ...], tangents: tuple[Any, ...], eps: float = 1e-6) -> Any:
@@ -258,3 +259,23 @@ def test_forward_mode_of_nested_tuple_results() -> None:
     v = np.array([1.0, 2.0])
     _, (_, grads_dot) = adgen.jvp(outer_sin_vjp, (x, 1.0), (v, 0.0))
     _close(grads_dot[0], outer_sin_hessian(x) @ v)
+
+
+def masks_combined(x, y):
+    m = (x > 0.2) | (y < 0.0)
+    k = (x > 0.5) & ~(y > 1.0)
+    return np.sum(np.where(m, x * y, x**2)) + np.sum(np.where(k ^ m, y, 0.0))
+
+
+def clipped_powers(x):
+    return np.sum(np.fmax(x, 0.3) ** 2 + np.fmin(x, 0.5) ** 3)
+
+
+def test_masks_combined_with_bitwise_operators_and_fmin_fmax_twice() -> None:
+    # `|`, `&`, `^` of masks (written by users, and by the fmin/fmax rules' templates) had no
+    # rule: a Hessian of np.fmax was refused ("the operator BitOr")
+    x, y = np.array([0.1, 0.35, 0.7]), np.array([-0.5, 0.4, 2.0])
+    check_grads(masks_combined, x, y)
+    h = adgen.hessian(clipped_powers)(x)
+    np.testing.assert_allclose(h, np.diag([6 * 0.1, 2.0 + 6 * 0.35, 2.0]), rtol=1e-12)
+    check_grads(adgen.grad(masks_combined), x, y)

@@ -1066,6 +1066,10 @@ _BINOPS: dict[Any, type[ast.operator]] = {
     operator.mod: ast.Mod,
     operator.pow: ast.Pow,
     operator.matmul: ast.MatMult,
+    # of masks and integers: no derivative (rules/nondiff.py)
+    operator.or_: ast.BitOr,
+    operator.and_: ast.BitAnd,
+    operator.xor: ast.BitXor,
 }
 _UNARYOPS: dict[Any, type[ast.unaryop]] = {
     operator.neg: ast.USub,
