@@ -143,7 +143,15 @@ _DATA = (
 
 
 def is_library(module: Any) -> bool:
-    """Is this module (a name) a library's (NumPy, SciPy, the standard library...)?"""
+    """Is this module (a name) a library's (NumPy, SciPy, the standard library...)? A module
+    that is no name (a compiled type whose ``__module__`` is a descriptor, as Cython's
+    functions have under NumPy 2.2) is a library's.
+
+    >>> is_library("numpy.linalg"), is_library("my_model"), is_library(None)
+    (True, False, False)
+    """
+    if module is not None and not isinstance(module, str):
+        return True
     root = (module or "").split(".")[0]
     return root in _LIBRARIES or root in getattr(sys, "stdlib_module_names", ())
 
