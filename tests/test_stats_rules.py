@@ -369,23 +369,57 @@ def test_differentiated_counts_are_refused() -> None:
         adgen.grad(f, wrt=0)(np.array([1.0, 2.0]), 2.0)
 
 
-def test_a_frozen_distribution_of_differentiated_parameters_is_refused() -> None:
+def test_a_distribution_frozen_inside_the_function() -> None:
+    # d = norm(mu, s) then d.logpdf(x): the distribution's method given the parameters
+    # after the data (it was refused: "a frozen distribution")
     def inline(mu: Any, x: Any) -> Any:
-        return np.sum(norm(mu, 1.0).logpdf(x))
+        return np.sum(norm(mu, 1.5).logpdf(x))
 
     def named(mu: Any, x: Any) -> Any:
-        d = norm(mu, 1.0)
-        return np.sum(d.logpdf(x))
+        d = norm(loc=mu, scale=np.exp(mu))
+        return np.sum(d.logpdf(x) + d.cdf(x))
 
     def data(mu: Any, x: Any) -> Any:
         d = norm(0.0, 1.0)
         return np.sum(d.logpdf(x - mu))
 
-    for f in (inline, named, data):
-        with pytest.raises((UnsupportedSyntaxError, NoRuleError)) as info:
-            adgen.grad(f)(0.5, np.ones(3))
-        assert "frozen distribution" in info.value.message
-        assert "write `scipy.stats.norm.logpdf(x, *parameters)`" in info.value.hint
+    def helper_takes_it(dist: Any, x: Any) -> Any:
+        return np.sum(dist.logpdf(x))
+
+    def passed(mu: Any, x: Any) -> Any:
+        return helper_takes_it(st.t(4.0, mu, 2.0), x) + helper_takes_it(st.norm(mu), x * x)
+
+    def per_step(mu: Any, x: Any) -> Any:
+        total = 0.0
+        for i in range(3):
+            step = st.norm(mu * i, 1.0 + i)
+            total = total + np.sum(step.logpdf(x))
+        return total
+
+    def joint(mu: Any, x: Any) -> Any:
+        cov = np.array([[1.0, 0.2, 0.0], [0.2, 1.5, 0.1], [0.0, 0.1, 0.8]])
+        return multivariate_normal(mu * np.ones(3), cov).logpdf(x)
+
+    mu, x = 0.4, np.array([0.3, -1.2, 0.9])
+    for f in (inline, named, data, passed, per_step, joint):
+        check_grads(f, mu, x)
+    # inline is scipy.stats.norm.logpdf(x, mu, 1.5): d/dmu = sum(x - mu) / 1.5^2
+    np.testing.assert_allclose(adgen.grad(inline)(mu, x), np.sum(x - mu) / 2.25, rtol=1e-12)
+    np.testing.assert_allclose(adgen.hessian(named)(mu, x), _second(named, mu, x), rtol=1e-5)
+
+
+def _second(f: Any, mu: float, x: Any) -> float:
+    g = adgen.grad(f)
+    return float((g(mu + 1e-5, x) - g(mu - 1e-5, x)) / 2e-5)
+
+
+def test_a_method_of_a_frozen_distribution_without_a_rule_is_refused() -> None:
+    def draws(mu: Any) -> Any:
+        return np.sum(norm(mu, 1.0).rvs(size=3, random_state=0))
+
+    with pytest.raises(NoRuleError) as info:
+        adgen.grad(draws)(0.5)
+    assert "frozen distribution" in info.value.message
 
 
 def test_arguments_the_rule_does_not_take_are_refused() -> None:

@@ -112,6 +112,9 @@ class CallablesMixin(LowererState):
             return StaticArg(self.construct(f"{made.__name__}(...)", node, made))
         if self.is_partial(node):  # functools.partial(dynamics, k=k)
             return StaticArg(self.make_partial(node))
+        frozen = self.frozen_distribution(node)
+        if frozen is not None:  # scipy.stats.norm(mu, s)
+            return StaticArg(frozen)
         if isinstance(node, (gast.List, gast.Tuple)) and node.elts and _static_display(node):
             items = [self.static_argument(e) for e in node.elts]
             if all(item is not None for item in items):  # [Dense(W1, b1), Dense(W2, b2)]

@@ -29,6 +29,7 @@ from adgen.errors import (
 )
 from adgen.frontend.lower.as_written import _qualname
 from adgen.frontend.lower.objects import (  # noqa: F401 (LocalFunction & co. are named here)
+    FrozenMethod,
     LocalDerivative,
     LocalFunction,
     LocalInstance,
@@ -106,6 +107,8 @@ class CallsMixin(LowererState):
         else:
             args = self.call_arguments(node, static, hint)
         kwargs = self.call_keywords(node, static, hint)
+        if isinstance(fn, FrozenMethod):  # d.logpdf(x) of d = scipy.stats.norm(mu, s)
+            fn, args, kwargs = fn.method, [*args, *fn.args], [*kwargs, *fn.kwargs]
         frozen = registry.unfrozen(fn) if ok and isinstance(func, gast.Attribute) else None
         if frozen is not None and len(args) == 1 and not kwargs:
             # prior.logpdf(w) of `prior = scipy.stats.norm(0.0, 2.0)` made outside: the

@@ -398,6 +398,9 @@ class ExpressionsMixin(LowererState):
                 and self.is_call_to(node.value, super)
             ):
                 return self.super_member(node)  # super().__init__(W)
+            frozen = self.frozen_distribution(node.value)
+            if frozen is not None:  # scipy.stats.norm(mu, s).logpdf
+                return True, self.frozen_method(frozen, node)
             ok, base = self.static_object(node.value)
             if ok and isinstance(base, types.ModuleType):
                 try:

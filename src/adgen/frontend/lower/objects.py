@@ -94,6 +94,27 @@ class LocalInstance:
         self.block = block
 
 
+class LocalFrozen:
+    """A distribution frozen inside the function (``d = scipy.stats.norm(mu, s)``): the
+    distribution, and the parameters it was given (atoms), passed after the data to the
+    method called on it (``d.logpdf(x)`` is ``scipy.stats.norm.logpdf(x, mu, s)``)."""
+
+    def __init__(self, dist: Any, args: list[ir.Atom], kwargs: list[tuple[str, ir.Atom]]) -> None:
+        self.dist = dist
+        self.args = args
+        self.kwargs = kwargs
+
+
+class FrozenMethod:
+    """``d.logpdf`` of a :class:`LocalFrozen`: the distribution's method, and the parameters
+    to pass after the program's arguments."""
+
+    def __init__(self, method: Any, frozen: LocalFrozen) -> None:
+        self.method = method
+        self.args = frozen.args
+        self.kwargs = frozen.kwargs
+
+
 class LocalPartial:
     """``functools.partial(f, *args, **kwargs)``: the function (or a local one) and the
     arguments it was given (atoms, or :class:`StaticArg`), made inside the function or outside."""
@@ -242,6 +263,8 @@ class ObjectsMixin(LowererState):
         """``base.attr`` for an object adgen reads: a method (bound to ``base``), a static or
         class method, a class attribute, or an attribute of an object made outside."""
         attr = node.attr
+        if isinstance(base, LocalFrozen):
+            return True, self.frozen_method(base, node)
         if isinstance(base, LocalInstance):
             value = base.attrs.get(attr)
             if value is not None:
@@ -456,7 +479,12 @@ class ObjectsMixin(LowererState):
         if ``value`` is a value of the IR."""
         found: Any = None
         cls = self.made_class(value)
-        if cls is None and isinstance(value, gast.Call) and not self.is_partial(value):
+        if (
+            cls is None
+            and isinstance(value, gast.Call)
+            and not self.is_partial(value)
+            and self.frozen_distribution(value) is None
+        ):
             return False
         if cls is None:
             found = self.static_argument(value)
@@ -478,6 +506,41 @@ class ObjectsMixin(LowererState):
         self.local_functions[name] = found.value
         self.bound.add(name)
         return True
+
+    def frozen_distribution(self: Lowerer, node: Any) -> LocalFrozen | None:
+        """``scipy.stats.norm(mu, s)`` (a call of a distribution whose methods have rules),
+        its parameters lowered once, where the program evaluates them; else None."""
+        if not isinstance(node, gast.Call) or not isinstance(
+            node.func, (gast.Name, gast.Attribute)
+        ):
+            return None
+        made = self.frozen.get(id(node))
+        if made is not None:
+            return made
+        try:
+            ok, dist = self.static_object(node.func)
+        except Exception:
+            return None
+        if not ok or not registry.method_rules(dist):
+            return None
+        if any(isinstance(a, gast.Starred) for a in node.args) or any(
+            kw.arg is None for kw in node.keywords
+        ):
+            self.refuse(node, "`*args` or `**kwargs` in the parameters of a distribution")
+        args = [self.expr(a, None, "parameter") for a in node.args]
+        kwargs = [(kw.arg, self.expr(kw.value, None, kw.arg)) for kw in node.keywords]
+        made = self.frozen[id(node)] = LocalFrozen(dist, args, kwargs)
+        return made
+
+    def frozen_method(self: Lowerer, frozen: LocalFrozen, node: gast.Attribute) -> FrozenMethod:
+        """``d.logpdf`` of a distribution frozen inside the function: the distribution's own
+        method, which must have a rule."""
+        method = getattr(frozen.dist, node.attr, None)
+        if method is None or registry.lookup(method) is None:
+            said = registry.frozen_refusal(frozen.dist, node.attr)
+            assert said is not None
+            raise NoRuleError(said[0], self.parsed.loc(node), said[1])
+        return FrozenMethod(method, frozen)
 
     def made_class(self: Lowerer, value: Any) -> type | None:
         """The class of the user's ``value`` calls (``Linear(W, b)``), if it is one."""

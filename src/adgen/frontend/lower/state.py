@@ -238,6 +238,7 @@ class LowererState:
         # pullbacks, instances made inside, and Python objects (a function passed as an
         # argument, an object of the user's, `f = np.sin`)
         self.local_functions: dict[str, LocalFunction | LocalDerivative | LocalPullback | Any] = {}
+        self.frozen: dict[int, Any] = {}  # distributions frozen here, by their call's node
         self.enclosing: Lowerer | None = None  # the function a nested def is defined in
         self.imported: dict[str, Any] = {}  # names an `import` inside the function binds
         # names rebound in blocks whose every binding is a tuple of one structure: one IR name
