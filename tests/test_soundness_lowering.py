@@ -406,3 +406,19 @@ def test_a_list_changed_while_a_loop_iterates_over_it_is_refused():
     value, g = adgen.value_and_grad(grown_over_a_copy)(w)
     assert value == pytest.approx(grown_over_a_copy(w))
     check_grads(grown_over_a_copy, w)
+
+
+def extended_while_iterated(w):
+    xs = [w[0], w[1]]
+    xs.append(w[0] * w[1])
+    s = 0.0
+    for x in xs:
+        s = s + x
+        if s < 1.0:
+            xs += [x * 0.5]
+    return s
+
+
+def test_a_list_extended_with_plus_equals_while_iterated_is_refused():
+    with pytest.raises(adgen.UnsupportedSyntaxError, match="inside a loop over it"):
+        adgen.grad(extended_while_iterated)(np.array([0.2, 0.3]))

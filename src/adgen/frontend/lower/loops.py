@@ -83,7 +83,9 @@ class LoopsMixin(LowererState):
         if stmt.orelse:
             self.refuse(stmt, "`else` clauses on loops", "move that code after the loop")
         body_nodes = [n for s in stmt.body for n in gast.walk(s)]
-        grown = _iterated_names(stmt.iter) & _changed_in_place(body_nodes)
+        called, updated = _changed_in_place(body_nodes)
+        lists = {n for n in updated if self.is_list(self.env.get(n))}  # (arrays: inplace.py)
+        grown = _iterated_names(stmt.iter) & (called | lists)
         if grown:
             name = sorted(grown)[0]
             self.refuse(
@@ -407,10 +409,12 @@ def _iterated_names(it: Any) -> set[str]:
     return set()
 
 
-def _changed_in_place(nodes: list[Any]) -> set[str]:
-    """Names of lists changed in place: ``xs.append(v)``, ``xs.pop()``, ``xs += [...]``
-    (not ``xs = xs + [v]``, which makes a new list)."""
-    changed = {n.func.value.id for n in nodes if _is_pop(n)}
+def _changed_in_place(nodes: list[Any]) -> tuple[set[str], set[str]]:
+    """Names of lists changed in place by a method (``xs.append(v)``, ``xs.pop()``), and
+    names updated with ``+=`` & co. (in place if they are lists: ``xs += [...]``; not
+    ``xs = xs + [v]``, which makes a new list)."""
+    called = {n.func.value.id for n in nodes if _is_pop(n)}
+    updated = set()
     for n in nodes:
         if (
             isinstance(n, gast.Call)
@@ -418,7 +422,7 @@ def _changed_in_place(nodes: list[Any]) -> set[str]:
             and n.func.attr in ("append", "extend", "insert", "remove", "clear")
             and isinstance(n.func.value, gast.Name)
         ):
-            changed.add(n.func.value.id)
+            called.add(n.func.value.id)
         elif isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
-            changed.add(n.target.id)
-    return changed
+            updated.add(n.target.id)
+    return called, updated
