@@ -295,12 +295,14 @@ class InPlaceMixin(LowererState):
         cannot tell an update in place from a new value."""
         family = self.shares_with(atom.name)
         holders = [
-            (user, a, v, self.shares_with(v))
+            (user, a, v, shared)
             for lowerer in self.lowerers()
             for user, a in lowerer.env.items()
             if not (lowerer is self and user == name)
-            and not (live_only and self.dead_after(lowerer, user))
             for v in ir.atom_vars(a)
+            for shared in [self.shares_with(v)]
+            if shared & family  # (only those are asked whether they are read again)
+            and not (live_only and self.dead_after(lowerer, user))
         ]
         for user, a, v, _ in holders:
             if v == atom.name:
