@@ -17,7 +17,7 @@ general code, second order for a share of them), and the outcome classified:
   enough at its arguments to be checked numerically) is counted, not failed;
 * ``invalid`` (the program itself fails) is a bug of the generator: the test fails.
 
-How many programs run: ``ADGEN_FUZZ_EXAMPLES`` (default 60). CI (``CI=true``) runs a
+How many programs run: ``ADGEN_FUZZ_EXAMPLES`` (default 40). CI (``CI=true``) runs a
 fixed, derandomized sequence, so a red CI reproduces, and reports a failing program as
 drawn (shrinking one takes minutes); locally every run draws new programs, which
 hypothesis shrinks when one fails. The long mode, thousands of programs::
@@ -53,7 +53,7 @@ from fuzz_programs import Program, programs
 from hypothesis import HealthCheck, Phase, event, given, note, settings
 from hypothesis import strategies as st
 
-EXAMPLES = int(os.environ.get("ADGEN_FUZZ_EXAMPLES", "60"))
+EXAMPLES = int(os.environ.get("ADGEN_FUZZ_EXAMPLES", "40"))
 IN_CI = os.environ.get("CI", "").lower() in ("true", "1")
 # at most this share of the programs may be refused (the refusals are listed either way)
 MAX_REFUSED = 0.25
