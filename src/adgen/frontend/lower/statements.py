@@ -20,7 +20,7 @@ import gast
 from adgen import ir, seam
 from adgen.frontend.lower.calls import LocalDerivative
 from adgen.frontend.lower.state import LowererState
-from adgen.frontend.lower.syntax import _concatenated, _is_pop, _written_in_place
+from adgen.frontend.lower.syntax import _concatenated, _is_append, _is_pop, _written_in_place
 from adgen.names import RESERVED
 from adgen.pyast import walk
 from adgen.rules import registry
@@ -275,14 +275,7 @@ class StatementsMixin(LowererState):
             self.pop(stmt.value, stmt.value.func.value.id, None, "dropped")  # xs.pop()
             return
         call = stmt.value
-        if (
-            isinstance(call, gast.Call)
-            and isinstance(call.func, gast.Attribute)
-            and call.func.attr == "append"
-            and isinstance(call.func.value, gast.Name)
-            and len(call.args) == 1
-            and not call.keywords
-        ):
+        if _is_append(stmt):
             self.append(stmt, call.func.value.id, call.args[0])
             return
         if (

@@ -356,3 +356,16 @@ def _called_name(func: Any) -> str | None:
     if isinstance(func, gast.Attribute):
         return func.attr
     return func.id if isinstance(func, gast.Name) else None
+
+
+def _is_append(node: Any) -> bool:
+    """``xs.append(v)`` as a statement."""
+    call = node.value if isinstance(node, gast.Expr) else None
+    return (
+        isinstance(call, gast.Call)
+        and isinstance(call.func, gast.Attribute)
+        and call.func.attr == "append"
+        and isinstance(call.func.value, gast.Name)
+        and len(call.args) == 1
+        and not call.keywords
+    )

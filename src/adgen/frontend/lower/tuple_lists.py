@@ -32,7 +32,7 @@ from typing import Any
 import gast
 
 from adgen.frontend.lower.jumps import _name
-from adgen.frontend.lower.syntax import _own_nodes
+from adgen.frontend.lower.syntax import _is_append, _own_nodes
 
 # the calls (of builtins) whose argument a split list may be, when iterated
 _ITERATORS = ("enumerate", "zip")
@@ -90,19 +90,6 @@ def _made_by_comprehension(node: Any) -> bool:
         and isinstance(node.targets[0], gast.Name)
         and isinstance(node.value, gast.ListComp)
         and isinstance(node.value.elt, gast.Tuple)
-    )
-
-
-def _is_append(node: Any) -> bool:
-    """``xs.append(v)`` as a statement."""
-    call = node.value if isinstance(node, gast.Expr) else None
-    return (
-        isinstance(call, gast.Call)
-        and isinstance(call.func, gast.Attribute)
-        and call.func.attr == "append"
-        and isinstance(call.func.value, gast.Name)
-        and len(call.args) == 1
-        and not call.keywords
     )
 
 
