@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from adgen import display, ir, trees
+from adgen import composable, display, ir, trees
 from adgen.backend import cache
 from adgen.backend.compile import load
 from adgen.errors import (
@@ -691,8 +691,9 @@ def _jacobian(f: Callable[..., Any], wrt: Wrt, mode: str) -> Callable[..., Any]:
         return results[0] if single else tuple(results)
 
     functools.update_wrapper(jac, f, updated=())
-    jac.adgen_refuse = (  # type: ignore[attr-defined]
-        f"adgen.{'jacfwd' if mode == 'forward' else 'jacrev' if mode == 'reverse' else 'jacobian'}"
+    # differentiated again through a plain function adgen reads (adgen.composable)
+    jac.adgen_function = lambda: composable.jacobian_function(  # type: ignore[attr-defined]
+        unwrap(f), names, "reverse" if mode == "reverse" else "forward"
     )
     return jac
 
@@ -802,7 +803,9 @@ def hvp(f: Callable[..., Any], wrt: int | str = 0) -> Callable[..., Any]:
         return jvp(g, primals, tangents)[1]
 
     functools.update_wrapper(product, f, updated=())
-    product.adgen_refuse = "adgen.hvp"  # type: ignore[attr-defined]
+    product.adgen_function = lambda: composable.hvp_function(  # type: ignore[attr-defined]
+        unwrap(g), name
+    )
     return product
 
 
@@ -832,7 +835,9 @@ def laplacian(f: Callable[..., Any], wrt: int | str = 0) -> Callable[..., Any]:
         return total
 
     functools.update_wrapper(trace, f, updated=())
-    trace.adgen_refuse = "adgen.laplacian"  # type: ignore[attr-defined]
+    trace.adgen_function = lambda: composable.laplacian_function(  # type: ignore[attr-defined]
+        unwrap(product), name
+    )
     return trace
 
 

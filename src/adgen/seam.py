@@ -38,9 +38,17 @@ class LazyDerivative:
         self.wrt = wrt
 
     def __call__(self, *args: Any) -> Any:
+        return self.function()(*args)
+
+    def function(self) -> types.FunctionType:
+        """The compiled derivative itself: generated code whose source adgen reads, so a
+        derivative of code calling it (second order through recursion) inlines it, and its
+        own recursive call is kept as a call again."""
         from adgen.pipeline import derivative  # (up the pipeline: see the module docstring)
 
-        return derivative(self.fn, self.mode, self.wrt).compiled(*args)
+        compiled = derivative(self.fn, self.mode, self.wrt).compiled
+        assert isinstance(compiled, types.FunctionType)
+        return compiled
 
     def __repr__(self) -> str:
         return f"<adgen {self.mode} derivative of {self.fn.__qualname__} w.r.t. {self.wrt}>"
@@ -56,6 +64,15 @@ def entry_points() -> dict[Any, str]:
         api.jvp: "jvp",
         api.vjp: "vjp",
     }
+
+
+def operator_kind(obj: Any) -> str | None:
+    """Which of adgen's derivative operators ``obj`` is (``"hessian"``, ``"jacfwd"``...): made
+    when transforming, called through the function standing for it; None if none."""
+    from adgen import api  # (up the pipeline: see the module docstring)
+
+    operators = (api.jacfwd, api.jacrev, api.jacobian, api.hessian, api.hvp, api.laplacian)
+    return next((fn.__name__ for fn in operators if fn is obj), None)
 
 
 def entry_kind(obj: Any) -> str | None:

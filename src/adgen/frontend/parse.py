@@ -141,21 +141,15 @@ def unwrap(fn: Any) -> types.FunctionType:
     from adgen.custom import through_rule
 
     seen = 0
-    refused = getattr(fn, "adgen_refuse", None)
-    if refused is not None:  # a function adgen.jacfwd & co. return: not differentiable (yet)
-        raise SourceUnavailableError(
-            f"adgen cannot differentiate the function {refused} returns",
-            hint="differentiate the function itself: adgen.hessian(f), adgen.jacfwd(adgen.grad(f))",
-        )
     while seen < 100:
         caller = through_rule(fn)
         if caller is not None:
             return caller
-        if isinstance(fn, types.FunctionType):
-            break
         make = getattr(fn, "adgen_function", None)
-        if make is not None:  # an adgen derivative: the function that computes it, not `f`
-            fn = make()
+        if make is not None:  # an adgen derivative (grad, jacfwd, hvp...): the function that
+            fn = make()  # computes it through generated code, not `f`
+            break
+        if isinstance(fn, types.FunctionType):
             break
         if not hasattr(fn, "__wrapped__"):
             break

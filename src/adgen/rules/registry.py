@@ -576,6 +576,7 @@ class Primitive:
         # why such a call cannot run as written, whatever reaches it (a list or a tuple?)
         self.ambiguous: Exception | None = None
         self.runs: Any = None  # the function such a call runs
+        self.returns_tuple = False  # a call kept as a call: may its function return a tuple?
 
     def __repr__(self) -> str:
         return f"<primitive {self.name}>"
@@ -836,12 +837,13 @@ def makes_object(prim: Primitive) -> bool:
     return isinstance(fn, type) and not issubclass(fn, data)
 
 
-def user_call(spelled: str, fn: Any, params: list[str]) -> Primitive:
+def user_call(spelled: str, fn: Any, params: list[str], returns_tuple: bool) -> Primitive:
     """The primitive of a call to the user's own function that is not inlined (recursion):
     forward and reverse mode call its generated derivatives."""
     prim = Primitive(spelled, call_emitter(spelled), _positional(*params), {}, {})
     prim.diff_params = tuple(params)
     prim.user_fn = fn
+    prim.returns_tuple = returns_tuple
     return prim
 
 

@@ -92,7 +92,6 @@ class CallablesMixin(LowererState):
                 not is_library(fn.__module__)
                 and registry.lookup(fn) is None
                 and not hasattr(fn, "adgen_function")
-                and getattr(fn, "adgen_refuse", None) is None
             )
         return False
 

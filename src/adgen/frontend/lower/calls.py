@@ -63,6 +63,8 @@ class CallsMixin(LowererState):
             kind = seam.entry_kind(maker) if ok else None
             if kind in ("grad", "value_and_grad"):
                 return self.nested_grad(node, kind, func, node.args, node.keywords)
+            if ok and seam.operator_kind(maker) is not None:  # adgen.hessian(g)(x)
+                return self.nested_operator(node, maker, func)
         if _is_pop(node) and func.value.id in self.env and func.value.id in self.multi:
             return self.pop(node, func.value.id, target, hint)
         args: list[Any] = []
@@ -141,18 +143,14 @@ class CallsMixin(LowererState):
         ):
             return args[0]  # list(zip(*pairs)): a sequence known now, only read
         fn = self.callable_of(fn, func)
+        if isinstance(fn, seam.LazyDerivative):  # a recursive call's derivative, read again
+            fn = fn.function()
         while isinstance(fn, (LocalPartial, functools.partial)):
             fn, args, kwargs = self.unpartial(fn, args, kwargs)
             fn = self.callable_of(fn, func)
         prim = None if isinstance(fn, (LocalFunction, LocalInstance)) else registry.lookup(fn)
         if prim is None and hasattr(fn, "adgen_function"):
             fn = self.derivative_function(fn)
-        if prim is None and getattr(fn, "adgen_refuse", None) is not None:
-            self.refuse(
-                func,
-                f"differentiating through the function {fn.adgen_refuse} returns",
-                "call adgen.grad / adgen.jvp inside instead, or differentiate f itself",
-            )
         if prim is None and (getattr(fn, "__module__", None) or "").startswith(f"{rt.__name__}."):
             # adgen's own helpers are differentiated by their rules only (rules/adjoints.py),
             # never by reading their source
@@ -437,7 +435,11 @@ class CallsMixin(LowererState):
             spelled = self.namer.claim(fn.__name__)
             self.root.callee_names[fn] = spelled
             self.free[spelled] = fn
-        prim = registry.user_call(spelled, fn, params)
+        returns_tuple = any(
+            isinstance(n, gast.Return) and isinstance(n.value, gast.Tuple)
+            for n in gast.walk(parsed.node)
+        )
+        prim = registry.user_call(spelled, fn, params, returns_tuple)
         name = self.namer.fresh(f"{parsed.name}_out")
         self.block.append(ir.Assign((name,), prim, tuple(bound[p] for p in params), (), self.line))
         self.producers[name] = prim

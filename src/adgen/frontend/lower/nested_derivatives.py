@@ -159,6 +159,31 @@ class NestedDerivativesMixin(LowererState):
         gradient: ir.Atom = grads[0] if single else ir.Tup(tuple(grads))
         return gradient if kind == "grad" else ir.Tup((value, gradient))
 
+    def nested_operator(self: Lowerer, node: gast.Call, maker: Any, made: gast.Call) -> ir.Atom:
+        """``adgen.hessian(g, wrt)(args)`` (jacfwd, jacrev, jacobian, hvp, laplacian) inside
+        the differentiated function, of a module-level function ``g``: the operator is applied
+        when transforming, and the plain function standing for its result (it calls ``g``'s
+        generated derivative code, see :mod:`adgen.composable`) is inlined."""
+        what = f"adgen.{maker.__name__}"
+        if made.keywords or len(made.args) not in (1, 2) or node.keywords:
+            self.refuse(made, f"this call of {what}", f"write {what}(f, wrt)(args)")
+        ok, obj = self.static_object(made.args[0])
+        if not (ok and (isinstance(obj, types.FunctionType) or hasattr(obj, "adgen_function"))):
+            self.refuse(
+                made.args[0],
+                f"{what} of this function inside a differentiated function",
+                "pass a module-level function (or an adgen derivative of one)",
+            )
+        ok_wrt, wrt = (True, 0) if len(made.args) == 1 else _literal(made.args[1])
+        if not ok_wrt:
+            self.refuse(made.args[1], "this `wrt`", "write wrt as a constant")
+        if any(isinstance(a, gast.Starred) for a in node.args):
+            self.refuse(node, "starred arguments here", "pass the arguments in order")
+        fn = self.derivative_function(maker(obj, wrt))
+        parsed, defaults = self.callee(fn, node)
+        args = [self.expr(a, None, "arg") for a in node.args]
+        return self.inline(node, parsed, fn, defaults, args, [], None, None)
+
     def nested_vjp(self: Lowerer, node: gast.Call, out: Any, pullback: Any) -> None:
         """``out, pullback = adgen.vjp(F, *primals)`` inside the differentiated function: out
         is F's value; calling ``pullback(ct)`` inlines F's generated reverse-mode code."""

@@ -88,6 +88,15 @@ class _Assignments(_State):
             if isinstance(a, ir.Var) and a.name in facts.useful
         ]
         if g is not None and t in facts.useful and active:
+            if stmt.prim.returns_tuple:
+                # the callee's reverse-mode code takes one cotangent for its one result
+                raise UnsupportedSyntaxError(
+                    "reverse mode of a recursive call of a function returning a tuple",
+                    loc_of(fn, stmt.line),
+                    "return one array from the recursive function (np.stack the values), or "
+                    "use forward mode; for second derivatives of reverse-mode code, forward "
+                    "over reverse (adgen.hessian, adgen.hvp, adgen.jacfwd(adgen.grad(f)))",
+                )
             wrt = tuple(p for p, _ in active)
             vjp_name = self.namer.fresh(f"{stmt.prim.name}_vjp")
             self.fn.free[vjp_name] = LazyDerivative(stmt.prim.user_fn, "reverse", wrt)
