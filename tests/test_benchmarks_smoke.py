@@ -149,3 +149,17 @@ def test_the_real_code_benchmark_ports_the_programs_and_runs(capsys: Any) -> Non
     assert real_code.main(["--quick"]) == 0
     table = capsys.readouterr().out
     assert "| fluid 16x16, 20 steps |" in table and "| lstm hidden 32, 16 steps |" in table
+
+
+def test_the_nested_derivatives_benchmark_checks_and_runs(capsys: Any) -> None:
+    # adgen's fourth derivative of tanh against the closed form, then the runner's quick
+    # sizes (each peer's result is checked against adgen's there)
+    from benchmarks import higher_order
+
+    x = np.linspace(-1.5, 1.5, 7)
+    t = np.tanh(x)
+    exact = 8.0 * t * (1 - t**2) * (2 - 3 * t**2)  # the fourth derivative of tanh
+    assert np.allclose(higher_order.adgen_tools()["tanh4"](x), exact, rtol=1e-10, atol=1e-12)
+    assert higher_order.main(["--quick"]) == 0
+    table = capsys.readouterr().out
+    assert "| mlp hvp (800 parameters, 64 rows) |" in table and "fourth derivative costs" in table

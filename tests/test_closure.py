@@ -1,0 +1,108 @@
+"""adgen is closed under differentiation: the code it generates calls only functions that
+have derivative rules, so that code can be differentiated again, to any order.
+
+Generated code calls NumPy (each call through a rule's template) and adgen's runtime
+helpers (``rt.<name>``, from the templates and from the modes' own bookkeeping). This file
+checks the property on the registry as a whole, without running anything: every helper a
+template names, and every public helper of :mod:`adgen.runtime`, is registered -- with
+derivative templates, or as a function whose results carry no derivative. Whether those
+rules are *right* at every order is what ``test_registry_rules.py`` checks, case by case
+(the helpers' own rules have examples too, so their derivative code is differentiated
+again there).
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from collections import defaultdict
+
+import pytest
+
+from adgen.pyast import dotted_text
+from adgen.rules import registry
+from adgen.rules import runtime as rt
+
+# questions templates ask when code is generated (answered then: never in generated code)
+QUESTIONS = {"known_constant", "known_scalar", "known_ndim", "known_shape"}
+# helpers only other helpers call (generated code never names them)
+INTERNAL = {
+    "quantile_weights": "the interpolation weights rt.quantile_jvp / quantile_vjp compute",
+    "trapezoid_y_weights": "the weights rt.trapezoid_vjp_y computes",
+}
+
+
+def _template_helpers() -> dict[str, set[str]]:
+    """``rt`` helper name -> the primitives whose templates call it."""
+    users: dict[str, set[str]] = defaultdict(set)
+    for _, prim in registry.registered():
+        for templates in (prim.jvp, prim.vjp):
+            for template in templates.values():
+                for stmt in template.body:
+                    for node in ast.walk(stmt):
+                        if isinstance(node, ast.Call) and isinstance(
+                            node.func, (ast.Attribute, ast.Name)
+                        ):
+                            spelled = dotted_text(node.func)
+                            if spelled and spelled.startswith("rt."):
+                                users[spelled[3:]].add(prim.name)
+    return users
+
+
+def _public_helpers() -> list[str]:
+    return sorted(
+        name
+        for name, obj in vars(rt).items()
+        if not name.startswith("_")
+        and callable(obj)
+        and (getattr(obj, "__module__", "") or "").startswith(rt.__name__)
+    )
+
+
+def test_every_helper_a_template_calls_has_a_rule() -> None:
+    missing = {
+        name: sorted(users)
+        for name, users in _template_helpers().items()
+        if name not in QUESTIONS and registry.lookup(getattr(rt, name)) is None
+    }
+    assert missing == {}, f"helpers called by templates without a rule (caller): {missing}"
+
+
+def test_every_public_runtime_helper_has_a_rule() -> None:
+    missing = [
+        name
+        for name in _public_helpers()
+        if name not in QUESTIONS
+        and name not in INTERNAL
+        and registry.lookup(getattr(rt, name)) is None
+    ]
+    assert missing == [], f"public helpers of adgen.runtime without a rule: {missing}"
+
+
+@pytest.mark.parametrize("name", sorted(INTERNAL))
+def test_internal_helpers_are_really_internal(name: str) -> None:
+    """A helper listed as internal is named by no template (else it needs a rule)."""
+    assert name not in _template_helpers()
+    assert inspect.isfunction(getattr(rt, name))
+
+
+# helpers of lists of derivatives (a registry example is an expression of arrays): reverse
+# mode of a list built by appends calls them, and test_higher_order_everywhere.py
+# differentiates such code to the third order (``appended_list``), test_rules.py the rest
+LIST_HELPERS = {"accumulate", "accumulate_item", "as_list", "items_vjp", "join_last"}
+LIST_HELPERS |= {"list_vjp", "split_last"}
+
+
+def test_differentiable_helper_rules_come_with_examples() -> None:
+    """Each differentiable helper's rule is exercised by the registry tests at first and
+    second order: it carries examples."""
+    bare = [
+        name
+        for name in _public_helpers()
+        if (prim := registry.lookup(getattr(rt, name))) is not None
+        and prim.differentiable
+        and prim.diff_params
+        and not prim.examples
+        and name not in LIST_HELPERS
+    ]
+    assert bare == [], f"helpers with derivative templates but no examples: {bare}"
