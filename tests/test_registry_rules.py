@@ -75,9 +75,8 @@ def _float_params(fn: Any, args: tuple[Any, ...]) -> tuple[str, ...]:
 @pytest.mark.parametrize("case", _params([c for c in CASES if c.twice and c.dtype is np.float64]))
 def test_registered_rule_second_order(case: Case) -> None:
     """The forward-mode code adgen writes for the rule is itself differentiated (in both
-    modes) and checked the same way: second derivatives, through adgen's own output.
-    Where adgen refuses to differentiate that code again, the case is reported as xfailed
-    with the reason; a wrong second derivative fails."""
+    modes) and checked the same way: second derivatives, through adgen's own output. A
+    refusal fails like a wrong second derivative: adgen is closed under differentiation."""
     fn = case_function(case)
     args = case.draw_args()
     wrt = _float_params(fn, args)
@@ -91,14 +90,8 @@ def test_registered_rule_second_order(case: Case) -> None:
         if n in wrt
     )
     tol = 1e-4 if case.tolerance is None else case.tolerance
-    try:
-        adgen.jvp(first, (*args, *tangents), (*args, *tangents))
-    except (adgen.InternalError, adgen.DerivativeError):
-        raise  # adgen's own bug or a crash of the code it wrote: never a refusal
-    except adgen.AdgenError as exc:
-        # never wrong, but not yet re-differentiable: the forward templates call a helper
-        # (adgen.runtime) or function adgen cannot differentiate yet (issue 5)
-        pytest.xfail(f"second order refused: {exc.message}")
+    # a refusal fails: every helper the forward code calls has rules (tests/test_closure.py)
+    adgen.jvp(first, (*args, *tangents), (*args, *tangents))
     with np.errstate(divide="raise", invalid="raise", over="raise"):
         check_grads(first, *args, *tangents, rtol=tol, atol=tol)
 
@@ -108,22 +101,15 @@ def test_registered_rule_forward_over_reverse(case: Case) -> None:
     """The Hessian path: the reverse-mode code adgen writes for the rule (``(*args, out_bar)
     -> (out, (grad_1, ...))``) is differentiated again in forward mode (against central
     finite differences of that code) and in reverse mode (against forward mode), with
-    respect to the arguments and the cotangent ``out_bar``. Refusals are reported as xfailed
-    with the reason; a wrong second derivative fails."""
+    respect to the arguments and the cotangent ``out_bar``. A refusal fails like a wrong
+    second derivative."""
     fn = case_function(case)
     args = case.draw_args()
     out_bar = _cotangent_like(np.random.default_rng(2), fn(*args))
     tol = 1e-4 if case.tolerance is None else case.tolerance
-    try:
-        rev = reverse_wrapper(case)
-        adgen.jvp(rev, (*args, out_bar), (*args, out_bar))
-        out, pullback = adgen.vjp(rev, *args, out_bar)
-        pullback(out)
-    except (adgen.InternalError, adgen.DerivativeError):
-        raise  # adgen's own bug or a crash of the code it wrote: never a refusal
-    except adgen.AdgenError as exc:
-        # never wrong, but not yet re-differentiable: the reverse templates call a helper
-        # (adgen.runtime) or function adgen cannot differentiate yet (issue 5)
-        pytest.xfail(f"forward over reverse refused: {exc.message}")
+    rev = reverse_wrapper(case)  # a refusal fails, as above
+    adgen.jvp(rev, (*args, out_bar), (*args, out_bar))
+    out, pullback = adgen.vjp(rev, *args, out_bar)
+    pullback(out)
     with np.errstate(divide="raise", invalid="raise", over="raise"):
         check_grads(rev, *args, out_bar, rtol=tol, atol=tol)

@@ -382,6 +382,11 @@ CONSTANT_RULES = {
         (np.array([0.7, 1.2]), 1.3),
     ),
     "rt.power": ("def f(x, y):\n    return x ** y * y\n", (0.7, 2.5)),
+    # the gradient of a norm (np.linalg.norm's derivative code) names np.inf in its branches
+    "rt.norm_grad": (
+        "def f(x):\n    return np.linalg.norm(x, 3.0) * np.sum(x * x)\n",
+        (np.array([0.4, -1.5, 0.7]),),
+    ),
     # scipy.stats rules name np.pi, np.inf or np.nan (the support's edges, log(2 pi))
     "scipy.stats.norm.logpdf": (
         "import scipy.stats\n\n\n"

@@ -42,6 +42,13 @@ def _args(stmt: ir.Assign) -> Iterator[str]:
         yield from ir.atom_vars(atom)
 
 
+def _flowing(stmt: ir.Assign) -> Iterator[str]:
+    """The names a derivative flows from into the statement's results: its arguments but
+    those only giving a shape (the primitive's ``zero_params``)."""
+    for atom in stmt.prim.flowing_args(stmt.args, stmt.kwargs):
+        yield from ir.atom_vars(atom)
+
+
 def _block_statements(block: list[ir.Stmt], inside: bool) -> Iterator[tuple[ir.Stmt, bool]]:
     """Every statement with whether it stands inside an if/for/while block."""
     for stmt in block:
@@ -121,7 +128,7 @@ class Facts:
                     continue
                 if ir.restores(s):
                     continue  # v = stack.pop() puts back v's own saved value: v stays as it was
-                if any(v in self.varied for v in _args(s)) and not set(s.targets) <= self.varied:
+                if any(v in self.varied for v in _flowing(s)) and not set(s.targets) <= self.varied:
                     self.varied.update(s.targets)
                     changed = True
         self.useful = {v for v in _returned(fn) if v in self.varied}
@@ -130,7 +137,7 @@ class Facts:
             changed = False
             for s in reversed(assigns):
                 if s.prim.differentiable and self.useful.intersection(s.targets):
-                    new = {v for v in _args(s) if v in self.varied} - self.useful
+                    new = {v for v in _flowing(s) if v in self.varied} - self.useful
                     if new:
                         self.useful |= new
                         changed = True

@@ -61,6 +61,8 @@ class StatementRule:
         """(parameter, variable) for each differentiable parameter bound to an active variable."""
         out = []
         for p in self.prim.diff_params:
+            if p in self.prim.zero_params:  # only a shape: no derivative flows through it
+                continue
             atom = self.atoms.get(p)
             if isinstance(atom, ir.Var) and atom.name in active:
                 out.append((p, atom.name))

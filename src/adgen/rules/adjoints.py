@@ -239,17 +239,52 @@ def prod_vjp(g, x, axis=None, keepdims=False):
     examples=[
         example("rt.prod_hvp(np.array([2.0, 0.0, 4.0, 0.5]), w)", w=(4,)),
         example("rt.prod_hvp(np.array([[1.0, 2.0, 0.5], [0.0, 3.0, -1.0]]), w, axis=1)", w=(2, 3)),
+        example("rt.prod_hvp(x, w)", x=(4,), w=(4,), f32=True),
+        example("rt.prod_hvp(x, w, axis=1)", x=(2, 3), w=(2, 3)),
+        example("rt.prod_hvp(x, w, axis=(0, 2))", x=(2, 3, 2), w=(2, 3, 2)),
+        example("rt.prod_hvp(x, w)", x=(2, 3), w=(2, 3)),
     ],
 )
 def prod_hvp(x, w, axis=None):
-    """Linear and self-adjoint in ``w``. Its derivative in ``x`` (products of all the entries
-    but three) has no rule: a differentiated ``x`` is refused by name (fourth order)."""
+    """Linear and self-adjoint in ``w``. In ``x``, the product's third derivative (products
+    of all the entries but three), symmetric, so its own transpose: written with the scans of
+    ``rt.linear_recurrence`` (E from the first entry of each group, Er from the last, whose
+    derivatives are scans again), exact with zeros. With L and R the products of the entries
+    before and after each one, ``prod_hvp(x, w) = E(w L) R + L Er(w R)``."""
 
     def jvp_w(dw):
         return rt.prod_hvp(x, dw, axis=axis)
 
+    def jvp_x(d):
+        low = rt.linear_recurrence(x, 0.0, axis, initial=1.0)
+        high = rt.linear_recurrence(x, 0.0, axis, True, 1.0)
+        low_w = rt.linear_recurrence(x, w * low, axis)
+        high_w = rt.linear_recurrence(x, w * high, axis, True)
+        low_d = rt.linear_recurrence(x, d * low, axis)
+        high_d = rt.linear_recurrence(x, d * high, axis, True)
+        return (
+            rt.linear_recurrence(x, w * low_d + d * low_w, axis) * high
+            + low_w * high_d
+            + low_d * high_w
+            + low * rt.linear_recurrence(x, w * high_d + d * high_w, axis, True)
+        )
+
     def vjp_w(c):
         return rt.prod_hvp(x, c, axis=axis)
+
+    def vjp_x(c):
+        low = rt.linear_recurrence(x, 0.0, axis, initial=1.0)
+        high = rt.linear_recurrence(x, 0.0, axis, True, 1.0)
+        low_w = rt.linear_recurrence(x, w * low, axis)
+        high_w = rt.linear_recurrence(x, w * high, axis, True)
+        low_c = rt.linear_recurrence(x, c * low, axis)
+        high_c = rt.linear_recurrence(x, c * high, axis, True)
+        return (
+            rt.linear_recurrence(x, w * low_c + c * low_w, axis) * high
+            + low_w * high_c
+            + low_c * high_w
+            + low * rt.linear_recurrence(x, w * high_c + c * high_w, axis, True)
+        )
 
 
 # -- singular points ---------------------------------------------------------------------------
@@ -738,3 +773,30 @@ def dot_vjp_b(ans, g, a, b):
 
     def vjp_b(c):
         return rt.zeros_like(b)
+
+
+# -- the derivatives adgen returns -------------------------------------------------------------
+@rule(
+    rt.cast_like,
+    examples=[
+        example("rt.cast_like(g, x)", g=(3, 4), x=(3, 4), f32=True),
+        example("rt.cast_like(g, x)", g=(), x=(2, 3)),
+        example("rt.cast_like(g, x)", g=None, x=None),
+    ],
+)
+def cast_like(ans, g, x, protected=()):
+    """``g`` as the derivative of ``x`` (an exported module returns its gradients through
+    it): broadcast to ``x``'s shape and cast to its type -- linear in ``g``, whose cotangent
+    is summed back to ``g``'s shape; ``x`` only gives the shape and type."""
+
+    def jvp_g(dg):
+        return rt.cast_like(dg, x)
+
+    def jvp_x(dx):
+        return rt.zeros_like(ans)
+
+    def vjp_g(c):
+        return rt.rebroadcast(c, g)
+
+    def vjp_x(c):
+        return rt.zeros_like(x)

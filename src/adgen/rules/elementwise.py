@@ -251,6 +251,9 @@ def modf(ans, x):
 
 
 _KNOTS = Domain(-1.4, 1.4, avoid=(-1.0, -0.5, 0.0, 0.5, 1.0))
+# points far enough from the knots np.linspace(-1.0, 1.0, 5) + 0.1 * e, e in [-1, 1]
+_MOVED_KNOTS = Domain(-1.4, 1.4, avoid=(-1.0, -0.5, 0.0, 0.5, 1.0), gap=0.2)
+_SHIFT = Domain(-1.0, 1.0)
 
 
 @rule(
@@ -271,15 +274,32 @@ _KNOTS = Domain(-1.4, 1.4, avoid=(-1.0, -0.5, 0.0, 0.5, 1.0))
             "np.interp(x, [0.0, 0.5], [1.0, -2.0])",
             x=Arg((4,), Domain(-0.4, 0.9, avoid=(0.0, 0.5))),
         ),
+        example(
+            "np.interp(x, np.linspace(-1.0, 1.0, 5) + 0.1 * e, fp)",
+            x=Arg((7,), _MOVED_KNOTS),
+            e=Arg((5,), _SHIFT),
+            fp=(5,),
+        ),
+        example(
+            "np.interp(x, np.linspace(-1.0, 1.0, 5) + 0.1 * e, fp, left=-3.0, right=3.0)",
+            x=Arg((3, 4), _MOVED_KNOTS),
+            e=Arg((5,), _SHIFT),
+            fp=(5,),
+            f32=True,
+        ),
     ],
 )
 def interp(x, xp, fp, left=None, right=None):
-    """Piecewise linear in ``x`` (``xp`` increasing, not differentiated): the slope of the
-    segment holding ``x`` (at an inner knot the right one, at ``xp[-1]`` the last one; 0
-    outside the knots); linear in ``fp``. ``period`` is not supported."""
+    """Piecewise linear in ``x`` (``xp`` increasing): the slope of the segment holding ``x``
+    (at an inner knot the right one, at ``xp[-1]`` the last one; 0 outside the knots);
+    linear in ``fp``; in ``xp``, moving the knots of the segment holding ``x`` (outside the
+    knots the result does not depend on them). ``period`` is not supported."""
 
     def jvp_x(dx):
         return dx * rt.interp_slope(x, xp, fp)
+
+    def jvp_xp(dxp):
+        return -rt.interp_slope(x, xp, fp) * np.interp(x, xp, dxp)
 
     def jvp_fp(dfp):
         return np.interp(
@@ -289,8 +309,193 @@ def interp(x, xp, fp, left=None, right=None):
     def vjp_x(g):
         return g * rt.interp_slope(x, xp, fp)
 
+    def vjp_xp(g):
+        return rt.interp_vjp_fp(-g * rt.interp_slope(x, xp, fp), x, xp, xp)
+
     def vjp_fp(g):
         return rt.interp_vjp_fp(g, x, xp, fp, left=left, right=right)
+
+
+# The helpers of np.interp, differentiated again. With s the segment holding x (piecewise
+# constant in x and xp: derivative 0), h its width and t = (x - xp[s]) / h:
+# * rt.interp_slope(x, xp, fp) = (fp[s + 1] - fp[s]) / h is linear in fp; in xp its
+#   derivative is -slope * (dxp[s + 1] - dxp[s]) / h = -slope * rt.interp_slope(x, xp, dxp);
+# * its transpose in fp, rt.interp_slope_vjp(c, x, xp, fp), puts c / h on fp[s + 1] and
+#   -c / h on fp[s]: linear in c, and in xp the same 1 / h gives
+#   rt.interp_slope_vjp(-c * rt.interp_slope(x, xp, dxp), ...);
+# * rt.interp_vjp_fp (the transpose of np.interp in fp) puts g * (1 - t) on fp[s] and g * t
+#   on fp[s + 1]: dt = dx / h gives rt.interp_slope_vjp(g * dx, ...), and in xp
+#   dt = -np.interp(x, xp, dxp) / h.
+@rule(
+    rt.interp_slope,
+    examples=[
+        example("rt.interp_slope(x, np.linspace(-1.0, 1.0, 5), fp)", x=Arg((7,), _KNOTS), fp=(5,)),
+        example(
+            "rt.interp_slope(x, np.linspace(-1.0, 1.0, 5) + 0.1 * e, fp)",
+            x=Arg((3, 4), _MOVED_KNOTS),
+            e=Arg((5,), _SHIFT),
+            fp=(5,),
+            f32=True,
+        ),
+        example("rt.interp_slope(x, [-1.0, 0.0, 1.0], fp)", x=Arg(None, _KNOTS), fp=(3,)),
+        example(
+            "rt.interp_slope(x, [0.0, 0.5], [1.0, -2.0])",
+            x=Arg((4,), Domain(-0.4, 0.9, avoid=(0.0, 0.5))),
+        ),
+    ],
+)
+def interp_slope(ans, x, xp, fp):
+    """Piecewise constant in ``x``; linear in ``fp``; smooth in ``xp``."""
+
+    def jvp_x(dx):
+        return rt.zeros_like(ans)
+
+    def jvp_xp(dxp):
+        return -ans * rt.interp_slope(x, xp, dxp)
+
+    def jvp_fp(dfp):
+        return rt.interp_slope(x, xp, dfp)
+
+    def vjp_x(c):
+        return rt.zeros_like(x)
+
+    def vjp_xp(c):
+        return rt.interp_slope_vjp(-c * ans, x, xp, xp)
+
+    def vjp_fp(c):
+        return rt.interp_slope_vjp(c, x, xp, fp)
+
+
+@rule(
+    rt.interp_slope_vjp,
+    examples=[
+        example(
+            "rt.interp_slope_vjp(c, x, np.linspace(-1.0, 1.0, 5), fp)",
+            c=(7,),
+            x=Arg((7,), _KNOTS),
+            fp=(5,),
+        ),
+        example(
+            "rt.interp_slope_vjp(c, x, np.linspace(-1.0, 1.0, 5) + 0.1 * e, fp)",
+            c=(3, 4),
+            x=Arg((3, 4), _MOVED_KNOTS),
+            e=Arg((5,), _SHIFT),
+            fp=(5,),
+            f32=True,
+        ),
+        example(
+            "rt.interp_slope_vjp(c, x, [-1.0, 0.0, 1.0], fp)",
+            c=None,
+            x=Arg(None, _KNOTS),
+            fp=(3,),
+        ),
+        example(
+            "rt.interp_slope_vjp(c, x, [-1.0, 0.0, 1.0], fp)",
+            c=(),
+            x=Arg((2, 3), _KNOTS),
+            fp=(3,),
+        ),
+    ],
+)
+def interp_slope_vjp(ans, c, x, xp, fp):
+    """Linear in ``c`` (the transpose is ``rt.interp_slope``); piecewise constant in ``x``;
+    smooth in ``xp``; ``fp`` only gives the shape and dtype."""
+
+    def jvp_c(dc):
+        return rt.interp_slope_vjp(dc, x, xp, fp)
+
+    def jvp_x(dx):
+        return rt.zeros_like(ans)
+
+    def jvp_xp(dxp):
+        return rt.interp_slope_vjp(-c * rt.interp_slope(x, xp, dxp), x, xp, fp)
+
+    def jvp_fp(dfp):
+        return rt.zeros_like(ans)
+
+    def vjp_c(h):
+        return rt.rebroadcast(rt.interp_slope(x, xp, h), c)
+
+    def vjp_x(h):
+        return rt.zeros_like(x)
+
+    def vjp_xp(h):
+        return rt.interp_slope_vjp(-c * rt.interp_slope(x, xp, h), x, xp, xp)
+
+    def vjp_fp(h):
+        return rt.zeros_like(fp)
+
+
+@rule(
+    rt.interp_vjp_fp,
+    examples=[
+        example(
+            "rt.interp_vjp_fp(g, x, np.linspace(-1.0, 1.0, 5), fp)",
+            g=(7,),
+            x=Arg((7,), _KNOTS),
+            fp=(5,),
+        ),
+        example(
+            "rt.interp_vjp_fp(g, x, np.linspace(-1.0, 1.0, 5) + 0.1 * e, fp, left=-3.0, right=3.0)",
+            g=(3, 4),
+            x=Arg((3, 4), _MOVED_KNOTS),
+            e=Arg((5,), _SHIFT),
+            fp=(5,),
+            f32=True,
+        ),
+        example(
+            "rt.interp_vjp_fp(g, x, np.linspace(-1.0, 1.0, 5), fp, right=0.0)",
+            g=None,
+            x=Arg(None, _KNOTS),
+            fp=(5,),
+        ),
+        example(
+            "rt.interp_vjp_fp(g, x, [-1.0, 0.0, 1.0], fp)",
+            g=(2, 3),
+            x=Arg((2, 3), _KNOTS),
+            fp=(3,),
+        ),
+        example(
+            "rt.interp_vjp_fp(g, x, np.linspace(-1.0, 1.0, 5) + 0.1 * e, fp)",
+            g=(),
+            x=Arg((6,), _MOVED_KNOTS),
+            e=Arg((5,), _SHIFT),
+            fp=(5,),
+        ),
+    ],
+)
+def interp_vjp_fp(ans, g, x, xp, fp, left=None, right=None):
+    """Linear in ``g`` (the transpose is ``np.interp`` in ``fp``); smooth in ``x`` and
+    ``xp`` through the interpolation weights; ``fp`` only gives the shape and dtype."""
+
+    def jvp_g(dg):
+        return rt.interp_vjp_fp(dg, x, xp, fp, left=left, right=right)
+
+    def jvp_x(dx):
+        return rt.interp_slope_vjp(g * dx, x, xp, fp)
+
+    def jvp_xp(dxp):
+        return rt.interp_slope_vjp(-g * np.interp(x, xp, dxp), x, xp, fp)
+
+    def jvp_fp(dfp):
+        return rt.zeros_like(ans)
+
+    def vjp_g(c):
+        return rt.rebroadcast(
+            np.interp(
+                x, xp, c, left=None if left is None else 0.0, right=None if right is None else 0.0
+            ),
+            g,
+        )
+
+    def vjp_x(c):
+        return g * rt.interp_slope(x, xp, c)
+
+    def vjp_xp(c):
+        return rt.interp_vjp_fp(-g * rt.interp_slope(x, xp, c), x, xp, xp)
+
+    def vjp_fp(c):
+        return rt.zeros_like(fp)
 
 
 @rule(
@@ -319,6 +524,74 @@ def polyval(p, x):
 
     def vjp_x(g):
         return rt.unbroadcast(g * rt.polyval_dx(p, x), x)
+
+
+# The helpers of np.polyval, differentiated again: ``rt.polyval_dx(p, x, order)`` (the
+# order-th derivative in x) is linear in p, with transpose ``rt.polyval_vjp_p(c, p, x,
+# order)``, and its derivative in x is the next order; ``rt.polyval_vjp_p(g, p, x, order)``
+# is linear in g and its derivative in x is ``rt.polyval_vjp_p(g * dx, p, x, order + 1)``.
+@rule(
+    rt.polyval_dx,
+    examples=[
+        example("rt.polyval_dx(p, x)", p=(4,), x=(5,)),
+        example("rt.polyval_dx(p, x)", p=(3,), x=(3, 4), f32=True),
+        example("rt.polyval_dx(p, x, 2)", p=(4,), x=None),
+        example("rt.polyval_dx(p, x)", p=(1,), x=(3,)),
+        example("rt.polyval_dx(p, x, order=2)", p=(3, 2, 1), x=(4,)),
+        example("rt.polyval_dx([1.0, -2.0, 0.5], x)", x=(2, 3)),
+        example("rt.polyval_dx(p, x, 0)", p=(3,), x=(2,)),
+    ],
+)
+def polyval_dx(p, x, order=1):
+    """Linear in ``p``; smooth in ``x`` (its derivative is the next order)."""
+
+    def jvp_p(dp):
+        return rt.polyval_dx(dp, x, order)
+
+    def jvp_x(dx):
+        return dx * rt.polyval_dx(p, x, order + 1)
+
+    def vjp_p(c):
+        return rt.polyval_vjp_p(c, p, x, order)
+
+    def vjp_x(c):
+        return rt.unbroadcast(c * rt.polyval_dx(p, x, order + 1), x)
+
+
+@rule(
+    rt.polyval_vjp_p,
+    examples=[
+        example("rt.polyval_vjp_p(g, p, x)", g=(5,), p=(4,), x=(5,)),
+        example("rt.polyval_vjp_p(g, p, x)", g=(3, 4), p=(3,), x=(3, 4), f32=True),
+        example("rt.polyval_vjp_p(g, p, x)", g=None, p=(4,), x=None),
+        example("rt.polyval_vjp_p(g, p, x)", g=(3,), p=(1,), x=(3,)),
+        example("rt.polyval_vjp_p(g, p, x)", g=(2, 4), p=(3, 2, 1), x=(4,)),
+        example("rt.polyval_vjp_p(g, p, x, 1)", g=(2, 3), p=(4,), x=(2, 3)),
+        example("rt.polyval_vjp_p(g, p, x, order=2)", g=(2, 4), p=(3, 2, 1), x=(4,)),
+        example("rt.polyval_vjp_p(g, np.array([1.0, -2.0, 0.5]), x)", g=(2, 3), x=(2, 3)),
+    ],
+)
+def polyval_vjp_p(ans, g, p, x, order=0):
+    """Linear in ``g`` (the transpose is ``rt.polyval_dx``); smooth in ``x``; ``p`` only
+    gives the shape and dtype."""
+
+    def jvp_g(dg):
+        return rt.polyval_vjp_p(dg, p, x, order)
+
+    def jvp_p(dp):
+        return rt.zeros_like(ans)
+
+    def jvp_x(dx):
+        return rt.polyval_vjp_p(g * dx, p, x, order + 1)
+
+    def vjp_g(c):
+        return rt.rebroadcast(rt.polyval_dx(c, x, order), g)
+
+    def vjp_p(c):
+        return rt.zeros_like(p)
+
+    def vjp_x(c):
+        return rt.unbroadcast(g * rt.polyval_dx(c, x, order + 1), x)
 
 
 # piecewise constant: derivative 0 (where it exists)

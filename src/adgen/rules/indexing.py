@@ -18,7 +18,7 @@ Conventions:
 import numpy as np
 
 from adgen.rules import runtime as rt
-from adgen.rules.registry import rule, sequence_rule
+from adgen.rules.registry import nondifferentiable, rule, sequence_rule
 from adgen.rules.samples import example
 
 
@@ -58,6 +58,41 @@ def take_along_axis(arr, indices, axis=-1):
 
     def vjp(g):
         return rt.take_along_axis_vjp(g, arr, indices, axis)
+
+
+@rule(
+    rt.take_along_axis_vjp,
+    examples=[
+        example(
+            "rt.take_along_axis_vjp(g, a, np.array([[0, 0, 2], [1, 2, 2]]), 1)",
+            g=(2, 3),
+            a=(2, 3),
+            f32=True,
+        ),
+        example("rt.take_along_axis_vjp(g, a, np.array([[1], [0], [1]]), -1)", g=(3, 1), a=(3, 2)),
+        example(
+            "rt.take_along_axis_vjp(g, a, np.array([[[0, 0]], [[1, 0]]]), 1)",
+            g=(2, 1, 2),
+            a=(2, 3, 2),
+        ),
+        example("rt.take_along_axis_vjp(g, a, np.array([3, 0, 3]), None)", g=(3,), a=(2, 2)),
+    ],
+)
+def take_along_axis_vjp(ans, g, arr, indices, axis=-1):
+    """``g`` scattered back along ``axis`` (copies adding up): linear in ``g``, whose
+    transpose takes the same entries again; ``arr`` only gives the shape."""
+
+    def jvp_g(dg):
+        return rt.take_along_axis_vjp(dg, arr, indices, axis)
+
+    def jvp_arr(da):
+        return rt.zeros_like(ans)
+
+    def vjp_g(c):
+        return rt.rebroadcast(np.take_along_axis(c, indices, axis), g)
+
+    def vjp_arr(c):
+        return rt.zeros_like(arr)
 
 
 @rule(
@@ -117,6 +152,41 @@ def select(ans, condlist, choicelist, default=0):
         return rt.unbroadcast(np.where(rt.select_otherwise(condlist), g, 0.0), default)
 
 
+# where condition k is the first that holds: a mask, piecewise constant
+nondifferentiable(rt.select_mask)
+
+
+@sequence_rule(
+    rt.select_vjp,
+    sequence="choicelist",
+    examples=[
+        example(
+            "rt.select_vjp(g, [a > 0.5, a < -0.5], [a, a * a], 1)", g=(3, 4), a=(3, 4), f32=True
+        ),
+        example("rt.select_vjp(g, [a > 0.0, a < 0.5], [a * b, b], 1)", g=(3, 4), a=(3, 4), b=(4,)),
+        example("rt.select_vjp(g, [np.array([True, False, True])], [a], 0)", g=(2, 3), a=(2, 3)),
+        example("rt.select_vjp(g, [a > 0.0, a < -0.5], [b, 2.0], 0)", g=(3, 4), a=(3, 4), b=(3, 1)),
+        example("rt.select_vjp(g, [a > 0.0, a < -0.5], [b, 2.0], 1)", g=(3, 4), a=(3, 4), b=(3, 1)),
+    ],
+)
+def select_vjp(ans, g, condlist, choicelist, k=0):
+    """``g`` where condition ``k`` is the first that holds, summed to ``choicelist[k]``'s
+    shape: linear in ``g`` (the transpose puts the cotangent back on that mask); the choices
+    only give the shape, the conditions are piecewise constant."""
+
+    def jvp_g(dg):
+        return rt.select_vjp(dg, condlist, choicelist, k)
+
+    def jvp_choicelist(parts):
+        return rt.zeros_like(ans)
+
+    def vjp_g(c):
+        return rt.rebroadcast(np.where(rt.select_mask(condlist, k), c, 0.0), g)
+
+    def vjp_choicelist(c, j):
+        return rt.zeros_like(choicelist[j])
+
+
 @sequence_rule(
     np.choose,
     sequence="choices",
@@ -137,3 +207,46 @@ def choose(a, choices, mode="raise"):
 
     def vjp_choices(g, k):
         return rt.choose_vjp(g, a, choices, k, mode)
+
+
+# where np.choose picks choices[k]: a mask, piecewise constant (the index array is an integer)
+nondifferentiable(rt.choose_mask)
+
+
+@sequence_rule(
+    rt.choose_vjp,
+    sequence="choices",
+    examples=[
+        example(
+            "rt.choose_vjp(g, np.array([0, 1, 1, 0]), [a, b], 1)", g=(4,), a=(4,), b=(4,), f32=True
+        ),
+        example(
+            "rt.choose_vjp(g, np.array([[0, 2, 1], [2, 1, 0]]), (a, b, c), 0)",
+            g=(2, 3),
+            a=(3,),
+            b=(2, 3),
+            c=(2, 3),
+        ),
+        example(
+            "rt.choose_vjp(g, np.array([0, 3, -1]), [a, b], 1, 'wrap')", g=(3,), a=(3,), b=(3,)
+        ),
+        example(
+            "rt.choose_vjp(g, np.array([0, 3, -1]), [a, b], 1, 'clip')", g=(3,), a=(3,), b=(3,)
+        ),
+    ],
+)
+def choose_vjp(ans, g, a, choices, k=0, mode="raise"):
+    """``g`` where ``np.choose`` picks ``choices[k]``, summed to its shape: linear in ``g``
+    (the transpose puts the cotangent back on that mask); the choices only give the shape."""
+
+    def jvp_g(dg):
+        return rt.choose_vjp(dg, a, choices, k, mode)
+
+    def jvp_choices(parts):
+        return rt.zeros_like(ans)
+
+    def vjp_g(c):
+        return rt.rebroadcast(np.where(rt.choose_mask(a, choices, k, mode), c, 0.0), g)
+
+    def vjp_choices(c, j):
+        return rt.zeros_like(choices[j])

@@ -5,7 +5,7 @@ import operator
 import numpy as np
 
 from adgen.rules import runtime as rt
-from adgen.rules.registry import attribute_rule, methods, rule
+from adgen.rules.registry import attribute_rule, methods, nondifferentiable, rule
 from adgen.rules.samples import INVERTIBLE, SPD, SYMMETRIC, Arg, Domain, example
 
 
@@ -444,6 +444,11 @@ def svd(ans, a, full_matrices=True, compute_uv=True, hermitian=False):
         return ga
 
 
+# a check that raises unless its argument is a (stack of) square matrices, and returns None:
+# it stays in code adgen differentiates again (a call, run as written) and carries no
+# derivative
+nondifferentiable(rt.require_square)
+
 # -- norms: np.linalg.norm, vector_norm, matrix_norm -------------------------------------------
 # Conventions at kinks (see rt.norm_grad): derivative 0 where the norm is 0 (like JAX's
 # 2-norm), sign(0) = 0 for 1-norms, ties of max/min-type norms share evenly, the nuclear norm
@@ -502,6 +507,322 @@ def norm(ans, x, ord=None, axis=None, keepdims=False):  # noqa: A002 - NumPy's p
             return rt.unreduce(g, x, axis, keepdims) * rt.norm_grad(ans, x, ord, axis, keepdims)
         spread = rt.unreduce(g, x, axis, keepdims)
         return rt.zero_safe(spread * rt.norm_grad(ans, x, ord, axis, keepdims), spread)
+
+
+# The derivative of ``rt.norm_grad(r, x, ord, axis, keepdims, kind)``, the gradient G of the
+# norms ``r`` of ``x`` (in generated code ``r`` is the norm of ``x``), by ``ord``:
+#
+# * 0, 1, -1, inf, -inf (vector or matrix): piecewise constant (signs, and the entries or
+#   rows that reach the extremum), derivative 0;
+# * None, "fro" and a vector 2-norm: G = x / r (r taken as 1 where it is 0, and then G = x);
+# * other vector orders p: G = sign(x) (|x| / r)^(p-1), 0 where r is 0: dG/dx =
+#   (p-1) (|x| / r)^(p-2) / r, infinite at a zero entry for p < 2 (where a zero seed still
+#   contributes 0: rt.zero_safe), and dG/dr = (1-p) G / r;
+# * "nuc": G = u vᵀ (reduced SVD, full rank); with P = uᵀ D v, dG = u Ω vᵀ + (D v - u P)
+#   s⁻¹ vᵀ + u s⁻¹ (uᵀ D - P vᵀ), Ω_ij = (P_ij - P_ji) / (s_i + s_j): a self-adjoint map (the
+#   nuclear norm's Hessian), so the cotangent is the same formula;
+# * matrix 2 / -2: G = u_k v_kᵀ for the largest / smallest singular value s_k (distinct from
+#   the next one, and nonzero for -2: checked), dG = du_k v_kᵀ + u_k dv_kᵀ with the tangents
+#   of the singular vectors (as in the np.linalg.svd rule) of column k only; self-adjoint too.
+#
+# The matrix norms reduce the last two axes (kind "matrix") or the two of ``axis``. With kind
+# "norm", ``axis=None`` and an ``ord`` of 2 or -2 the norm is a matrix norm for 2-d ``x`` and a
+# vector norm for 1-d ``x``: x reshaped to (n, -1) serves both for 2 (the 2-norm of a vector
+# is that of its column); where the number of axes is not known when the code is written, the
+# vector -2-norm is chosen at run time. A static parameter that is not a constant (``ord=-np.inf``
+# reaches generated code as a variable) is tested at run time; a variable ``axis`` is refused.
+@rule(
+    rt.norm_grad,
+    examples=[
+        example("rt.norm_grad(r, x)", r=Arg((), Domain(0.5, 2.0)), x=(4,)),
+        example("rt.norm_grad(r, x, None, 1, True)", r=Arg((3, 1), Domain(0.5, 2.0)), x=(3, 4)),
+        example("rt.norm_grad(r, x, 3)", r=Arg((), Domain(0.5, 2.0)), x=(4,), f32=True),
+        example("rt.norm_grad(r, x, -2, 0)", r=Arg((2,), Domain(0.5, 2.0)), x=(3, 2)),
+        example("rt.norm_grad(np.linalg.norm(x, 1, 0), x, 1, 0)", x=(3, 4)),
+        example("rt.norm_grad(np.linalg.norm(x, np.inf, -1), x, np.inf, -1)", x=(2, 3, 4)),
+        example("rt.norm_grad(np.linalg.norm(x, -np.inf), x, -np.inf)", x=(5,)),
+        example("rt.norm_grad(np.linalg.norm(x, 3), x, 3)", x=(4,)),
+        example(
+            "rt.norm_grad(np.linalg.norm(x, 0.5, 1), x, 0.5, 1)", x=Arg((2, 3), Domain(0.3, 1.5))
+        ),
+        example("rt.norm_grad(np.linalg.norm(x, 2), x, 2)", x=(4,)),
+        example("rt.norm_grad(np.linalg.norm(x, -2), x, -2)", x=(4,)),
+        example(
+            "rt.norm_grad(np.linalg.norm(x, 'fro', (0, 2), True), x, 'fro', (0, 2), True)",
+            x=(3, 2, 4),
+        ),
+        example("rt.norm_grad(np.linalg.norm(x, 'nuc'), x, 'nuc')", x=(3, 4)),
+        example("rt.norm_grad(np.linalg.norm(x, 'nuc'), x, 'nuc')", x=(4, 3)),
+        example("rt.norm_grad(np.linalg.norm(x, 2), x, 2)", x=(4, 3)),
+        example("rt.norm_grad(np.linalg.norm(x, 2), x, 2)", x=(2, 3)),
+        example("rt.norm_grad(np.linalg.norm(x, -2, (1, 2)), x, -2, (1, 2))", x=(2, 3, 3)),
+        example("rt.norm_grad(np.linalg.norm(x, -2, (2, 0)), x, -2, (2, 0))", x=(3, 2, 4)),
+        example("rt.norm_grad(np.linalg.norm(x, 1), x, 1)", x=(3, 3)),
+        example(
+            "rt.norm_grad(np.linalg.norm(x, -np.inf, (2, 0)), x, -np.inf, (2, 0))", x=(3, 4, 2)
+        ),
+        example("rt.norm_grad(np.linalg.norm(x, 1, -1), x, 1, -1, False, 'vector')", x=(3, 4)),
+        example(
+            "rt.norm_grad(np.linalg.norm(np.ravel(x), 4), x, 4, None, False, 'vector')",
+            x=(3, 2),
+        ),
+        example(
+            "rt.norm_grad(np.linalg.norm(x, 'nuc', (-2, -1)), x, 'nuc', None, False, 'matrix')",
+            x=(2, 3, 2),
+        ),
+        example(
+            "rt.norm_grad(np.linalg.norm(x, 2, (-2, -1), True), x, 2, None, True, 'matrix')",
+            x=(2, 3, 3),
+        ),
+        example(
+            "rt.norm_grad(np.linalg.norm(x, np.inf, (-2, -1)), x, np.inf, None, False, 'matrix')",
+            x=(2, 3, 4),
+        ),
+    ],
+)
+def norm_grad(ans, r, x, ord=None, axis=None, keepdims=False, kind="norm"):  # noqa: A002
+    """The gradient ``G(r, x)`` of the norms ``r`` of ``x`` (see the comment above)."""
+
+    def jvp_r(dr):
+        if axis is not None and axis != axis:  # never true: a variable axis is refused
+            return rt.zeros_like(ans)
+        if ord == 0 or ord == 1 or ord == -1 or ord == np.inf or ord == -np.inf or ord == "nuc":
+            t = rt.zeros_like(ans)
+        elif (
+            kind == "matrix"
+            or (
+                kind == "norm"
+                and (
+                    rt.known_ndim(x) != 1
+                    if axis is None
+                    else ((axis[1:] != ()) if axis * 0 == () else False)
+                )
+            )
+        ) and (ord == 2 or ord == -2):
+            t = rt.zeros_like(ans)
+            if kind == "norm" and axis is None and rt.known_ndim(x) == -1 and ord == -2:
+                if np.ndim(x) == 1:  # a vector after all
+                    rr = rt.unreduce(r, x, None, keepdims)
+                    t = 3.0 * rt.unreduce(dr, x, None, keepdims) * ans / np.where(rr == 0, 1.0, rr)
+        else:
+            rr = rt.unreduce(r, x, (-2, -1) if kind == "matrix" else axis, keepdims)
+            if ord is None or ord == "fro" or ord == 2:
+                dm = np.where(r == 0, 0.0, dr)
+                t = -rt.unreduce(dm, x, (-2, -1) if kind == "matrix" else axis, keepdims) * ans
+            else:
+                dm = rt.unreduce(dr, x, (-2, -1) if kind == "matrix" else axis, keepdims)
+                t = (1 - ord) * dm * ans
+            t = t / np.where(rr == 0, 1.0, rr)
+        return t
+
+    def vjp_r(c):
+        if axis is not None and axis != axis:  # never true: a variable axis is refused
+            return rt.zeros_like(r)
+        if ord == 0 or ord == 1 or ord == -1 or ord == np.inf or ord == -np.inf or ord == "nuc":
+            t = rt.zeros_like(r)
+        elif (
+            kind == "matrix"
+            or (
+                kind == "norm"
+                and (
+                    rt.known_ndim(x) != 1
+                    if axis is None
+                    else ((axis[1:] != ()) if axis * 0 == () else False)
+                )
+            )
+        ) and (ord == 2 or ord == -2):
+            t = rt.zeros_like(r)
+            if kind == "norm" and axis is None and rt.known_ndim(x) == -1 and ord == -2:
+                if np.ndim(x) == 1:  # a vector after all
+                    rr = rt.unreduce(r, x, None, keepdims)
+                    t = 3.0 * np.sum(c * ans / np.where(rr == 0, 1.0, rr), keepdims=keepdims)
+        else:
+            rr = rt.unreduce(r, x, (-2, -1) if kind == "matrix" else axis, keepdims)
+            cr = np.sum(
+                c * ans / np.where(rr == 0, 1.0, rr),
+                axis=(-2, -1) if kind == "matrix" else axis,
+                keepdims=keepdims,
+            )
+            if ord is None or ord == "fro" or ord == 2:
+                t = np.where(r == 0, 0.0, -cr)
+            else:
+                t = (1 - ord) * cr
+        return t
+
+    def jvp_x(dx):
+        if axis is not None and axis != axis:  # never true: a variable axis is refused
+            return rt.zeros_like(ans)
+        if ord == 0 or ord == 1 or ord == -1 or ord == np.inf or ord == -np.inf:
+            t = rt.zeros_like(ans)
+        elif ord == "nuc":
+            xm = np.moveaxis(x, (-2, -1) if kind == "matrix" or axis is None else axis, (-2, -1))
+            dm = np.moveaxis(dx, (-2, -1) if kind == "matrix" or axis is None else axis, (-2, -1))
+            u, s, vh = np.linalg.svd(xm, full_matrices=False)
+            s = rt.full_rank(s, "the gradient of a nuclear norm")
+            p = np.swapaxes(u, -1, -2) @ dm @ np.swapaxes(vh, -1, -2)
+            om = (p - np.swapaxes(p, -1, -2)) / (s[..., :, None] + s[..., None, :])
+            t = (
+                u @ om @ vh
+                + ((dm @ np.swapaxes(vh, -1, -2) - u @ p) / s[..., None, :]) @ vh
+                + (u / s[..., None, :]) @ (np.swapaxes(u, -1, -2) @ dm - p @ vh)
+            )
+            t = np.moveaxis(t, (-2, -1), (-2, -1) if kind == "matrix" or axis is None else axis)
+        elif (
+            kind == "matrix"
+            or (
+                kind == "norm"
+                and (
+                    rt.known_ndim(x) != 1
+                    if axis is None
+                    else ((axis[1:] != ()) if axis * 0 == () else False)
+                )
+            )
+        ) and (ord == 2 or ord == -2):
+            if kind == "norm" and axis is None:
+                xm = np.reshape(x, (np.shape(x)[0], -1))
+                dm = np.reshape(dx, (np.shape(x)[0], -1))
+            else:
+                xm = np.moveaxis(x, (-2, -1) if kind == "matrix" else axis, (-2, -1))
+                dm = np.moveaxis(dx, (-2, -1) if kind == "matrix" else axis, (-2, -1))
+            u, s, vh = np.linalg.svd(xm, full_matrices=False)
+            sk = rt.distinct(
+                s[..., :2] if ord == 2 else s[..., -2:],
+                "the gradient of a matrix 2-norm (its two largest singular values)"
+                if ord == 2
+                else "the gradient of a matrix -2-norm (its two smallest singular values)",
+                nonzero=ord == -2,
+            )[..., 0 if ord == 2 else -1, None, None]
+            uk = u[..., :, 0 if ord == 2 else -1, None]
+            vk = np.swapaxes(vh[..., 0 if ord == 2 else -1, None, :], -1, -2)
+            pa = np.swapaxes(u, -1, -2) @ (dm @ vk)
+            pb = vh @ (np.swapaxes(dm, -1, -2) @ uk)
+            ek = np.eye(np.shape(s)[-1], dtype=s.dtype)[:, 0 if ord == 2 else -1, None]
+            sc = s[..., :, None]
+            f = (1.0 - ek) / (sk * sk - sc * sc + ek)
+            du = u @ (f * (sk * pa + sc * pb)) + (dm @ vk - u @ pa) / sk
+            dv = (
+                np.swapaxes(vh, -1, -2) @ (f * (sc * pa + sk * pb))
+                + (np.swapaxes(dm, -1, -2) @ uk - np.swapaxes(vh, -1, -2) @ pb) / sk
+            )
+            t = du * np.swapaxes(vk, -1, -2) + uk * np.swapaxes(dv, -1, -2)
+            if kind == "norm" and axis is None:
+                t = np.reshape(t, np.shape(x))
+            else:
+                t = np.moveaxis(t, (-2, -1), (-2, -1) if kind == "matrix" else axis)
+            if kind == "norm" and axis is None and rt.known_ndim(x) == -1 and ord == -2:
+                if np.ndim(x) == 1:  # a vector after all
+                    rr = rt.unreduce(r, x, None, keepdims)
+                    sr = np.where(rr == 0, 1.0, rr)
+                    h = np.where(rr == 0, 0.0, -3.0 * (np.abs(x) / sr) ** -4.0 / sr)
+                    t = rt.zero_safe(h * dx, dx)
+        else:
+            rr = rt.unreduce(r, x, (-2, -1) if kind == "matrix" else axis, keepdims)
+            sr = np.where(rr == 0, 1.0, rr)
+            if ord is None or ord == "fro" or ord == 2:
+                t = dx / sr
+            else:
+                h = np.where(rr == 0, 0.0, (ord - 1) * (np.abs(x) / sr) ** (ord - 2) / sr)
+                if ord < 2:
+                    t = rt.zero_safe(h * dx, dx)
+                else:
+                    t = h * dx
+        return t
+
+    def vjp_x(c):
+        if axis is not None and axis != axis:  # never true: a variable axis is refused
+            return rt.zeros_like(x)
+        if ord == 0 or ord == 1 or ord == -1 or ord == np.inf or ord == -np.inf:
+            t = rt.zeros_like(x)
+        elif ord == "nuc":
+            xm = np.moveaxis(x, (-2, -1) if kind == "matrix" or axis is None else axis, (-2, -1))
+            dm = np.moveaxis(c, (-2, -1) if kind == "matrix" or axis is None else axis, (-2, -1))
+            u, s, vh = np.linalg.svd(xm, full_matrices=False)
+            s = rt.full_rank(s, "the gradient of a nuclear norm")
+            p = np.swapaxes(u, -1, -2) @ dm @ np.swapaxes(vh, -1, -2)
+            om = (p - np.swapaxes(p, -1, -2)) / (s[..., :, None] + s[..., None, :])
+            t = (
+                u @ om @ vh
+                + ((dm @ np.swapaxes(vh, -1, -2) - u @ p) / s[..., None, :]) @ vh
+                + (u / s[..., None, :]) @ (np.swapaxes(u, -1, -2) @ dm - p @ vh)
+            )
+            t = np.moveaxis(t, (-2, -1), (-2, -1) if kind == "matrix" or axis is None else axis)
+        elif (
+            kind == "matrix"
+            or (
+                kind == "norm"
+                and (
+                    rt.known_ndim(x) != 1
+                    if axis is None
+                    else ((axis[1:] != ()) if axis * 0 == () else False)
+                )
+            )
+        ) and (ord == 2 or ord == -2):
+            if kind == "norm" and axis is None:
+                xm = np.reshape(x, (np.shape(x)[0], -1))
+                dm = np.reshape(c, (np.shape(x)[0], -1))
+            else:
+                xm = np.moveaxis(x, (-2, -1) if kind == "matrix" else axis, (-2, -1))
+                dm = np.moveaxis(c, (-2, -1) if kind == "matrix" else axis, (-2, -1))
+            u, s, vh = np.linalg.svd(xm, full_matrices=False)
+            sk = rt.distinct(
+                s[..., :2] if ord == 2 else s[..., -2:],
+                "the gradient of a matrix 2-norm (its two largest singular values)"
+                if ord == 2
+                else "the gradient of a matrix -2-norm (its two smallest singular values)",
+                nonzero=ord == -2,
+            )[..., 0 if ord == 2 else -1, None, None]
+            uk = u[..., :, 0 if ord == 2 else -1, None]
+            vk = np.swapaxes(vh[..., 0 if ord == 2 else -1, None, :], -1, -2)
+            pa = np.swapaxes(u, -1, -2) @ (dm @ vk)
+            pb = vh @ (np.swapaxes(dm, -1, -2) @ uk)
+            ek = np.eye(np.shape(s)[-1], dtype=s.dtype)[:, 0 if ord == 2 else -1, None]
+            sc = s[..., :, None]
+            f = (1.0 - ek) / (sk * sk - sc * sc + ek)
+            du = u @ (f * (sk * pa + sc * pb)) + (dm @ vk - u @ pa) / sk
+            dv = (
+                np.swapaxes(vh, -1, -2) @ (f * (sc * pa + sk * pb))
+                + (np.swapaxes(dm, -1, -2) @ uk - np.swapaxes(vh, -1, -2) @ pb) / sk
+            )
+            t = du * np.swapaxes(vk, -1, -2) + uk * np.swapaxes(dv, -1, -2)
+            if kind == "norm" and axis is None:
+                t = np.reshape(t, np.shape(x))
+            else:
+                t = np.moveaxis(t, (-2, -1), (-2, -1) if kind == "matrix" else axis)
+            if kind == "norm" and axis is None and rt.known_ndim(x) == -1 and ord == -2:
+                if np.ndim(x) == 1:  # a vector after all
+                    rr = rt.unreduce(r, x, None, keepdims)
+                    sr = np.where(rr == 0, 1.0, rr)
+                    h = np.where(rr == 0, 0.0, -3.0 * (np.abs(x) / sr) ** -4.0 / sr)
+                    t = rt.zero_safe(h * c, c)
+        else:
+            rr = rt.unreduce(r, x, (-2, -1) if kind == "matrix" else axis, keepdims)
+            sr = np.where(rr == 0, 1.0, rr)
+            if ord is None or ord == "fro" or ord == 2:
+                t = c / sr
+            else:
+                h = np.where(rr == 0, 0.0, (ord - 1) * (np.abs(x) / sr) ** (ord - 2) / sr)
+                if ord < 2:
+                    t = rt.zero_safe(h * c, c)
+                else:
+                    t = h * c
+        return t
+
+
+@rule(
+    rt.full_rank,
+    examples=[
+        example('rt.full_rank(s, "np.linalg.norm") ** 2', s=Arg((3,), Domain(0.5, 2.0))),
+        example('rt.full_rank(s, "np.linalg.norm") * s', s=Arg((2, 3), Domain(0.5, 2.0))),
+    ],
+)
+def full_rank(values, what):
+    """The singular values themselves (after a check that raises at a zero one): identity."""
+
+    def jvp_values(d):
+        return d
+
+    def vjp_values(g):
+        return g
 
 
 if hasattr(np.linalg, "vector_norm"):
@@ -635,6 +956,10 @@ def qr(ans, a, mode="reduced"):
         return np.swapaxes(np.linalg.solve(r, np.swapaxes(b, -1, -2)), -1, -2)
 
 
+# like rt.require_square: a check (raises unless rows >= columns), no derivative
+nondifferentiable(rt.require_tall)
+
+
 @rule(
     np.linalg.pinv,
     examples=[
@@ -686,10 +1011,115 @@ def matrix_power(a, n):
     the same with a⁻¹ and d(a⁻¹) = -a⁻¹ da a⁻¹; n = 0 gives the identity (derivative 0)."""
 
     def jvp(da):
-        return rt.matrix_power_jvp(a, n, da)
+        return rt.matrix_power_jvp(da, a, n)
 
     def vjp(g):
         return rt.matrix_power_vjp(g, a, n)
+
+
+# The helpers of np.linalg.matrix_power are linear in their first argument, each the other's
+# transpose: rt.matrix_power_jvp(d, a, n) = Σ_k aᵏ d aⁿ⁻¹⁻ᵏ = Df(a)[d] for f(a) = aⁿ, and
+# rt.matrix_power_vjp(g, a, n) = Df(aᵀ)[g]. Their derivative in ``a`` is the second
+# derivative of f, read off a block matrix: f([[a, d], [0, a]]) = [[f(a), Df(a)[d]],
+# [0, f(a)]] (for n < 0 too), so the tangent of Df(a)[d] along e is the upper right block
+# of Df(B)[E], B = [[a, d], [0, a]], E = [[e, 0], [0, e]], and its cotangent for c is the
+# sum of the diagonal blocks of Df(B)ᵀ[[[0, c], [0, 0]]].
+_MATRIX_POWER_EXAMPLES = [
+    ((3, 3), None, 3, True),
+    ((2, 2), None, 1, False),
+    ((2, 2), None, 0, False),
+    ((2, 3, 3), INVERTIBLE, -2, True),
+    ((2, 2, 2), None, 4, False),
+]
+
+
+@rule(
+    rt.matrix_power_jvp,
+    examples=[
+        example(f"rt.matrix_power_jvp(d, a, {n})", d=shape, a=Arg(shape, dom), f32=f32)
+        for shape, dom, n, f32 in _MATRIX_POWER_EXAMPLES
+    ],
+)
+def matrix_power_jvp(d, a, n=1):
+    """Linear in ``d`` (transpose: ``rt.matrix_power_vjp``); in ``a``, the block matrices
+    above."""
+
+    def jvp_d(dd):
+        return rt.matrix_power_jvp(dd, a, n)
+
+    def jvp_a(da):
+        m = np.shape(a)[-1]
+        z = rt.zeros_like(da)
+        big = np.concatenate(
+            (np.concatenate((a, d), axis=-1), np.concatenate((rt.zeros_like(a), a), axis=-1)),
+            axis=-2,
+        )
+        dbig = np.concatenate(
+            (np.concatenate((da, z), axis=-1), np.concatenate((z, da), axis=-1)), axis=-2
+        )
+        return rt.matrix_power_jvp(dbig, big, n)[..., :m, m:]
+
+    def vjp_d(c):
+        return rt.matrix_power_vjp(c, a, n)
+
+    def vjp_a(c):
+        m = np.shape(a)[-1]
+        z = rt.zeros_like(c)
+        big = np.concatenate(
+            (np.concatenate((a, d), axis=-1), np.concatenate((rt.zeros_like(a), a), axis=-1)),
+            axis=-2,
+        )
+        cbig = np.concatenate(
+            (np.concatenate((z, c), axis=-1), np.concatenate((z, z), axis=-1)), axis=-2
+        )
+        h = rt.matrix_power_vjp(cbig, big, n)
+        return h[..., :m, :m] + h[..., m:, m:]
+
+
+@rule(
+    rt.matrix_power_vjp,
+    examples=[
+        example(f"rt.matrix_power_vjp(g, a, {n})", g=shape, a=Arg(shape, dom), f32=f32)
+        for shape, dom, n, f32 in _MATRIX_POWER_EXAMPLES
+    ],
+)
+def matrix_power_vjp(g, a, n=1):
+    """Linear in ``g`` (transpose: ``rt.matrix_power_jvp``); it is
+    ``rt.matrix_power_jvp(g, aᵀ, n)``, so in ``a`` the block matrices above, with aᵀ."""
+
+    def jvp_g(dg):
+        return rt.matrix_power_vjp(dg, a, n)
+
+    def jvp_a(da):
+        m = np.shape(a)[-1]
+        at = np.swapaxes(a, -1, -2)
+        dat = np.swapaxes(da, -1, -2)
+        z = rt.zeros_like(dat)
+        big = np.concatenate(
+            (np.concatenate((at, g), axis=-1), np.concatenate((rt.zeros_like(at), at), axis=-1)),
+            axis=-2,
+        )
+        dbig = np.concatenate(
+            (np.concatenate((dat, z), axis=-1), np.concatenate((z, dat), axis=-1)), axis=-2
+        )
+        return rt.matrix_power_jvp(dbig, big, n)[..., :m, m:]
+
+    def vjp_g(c):
+        return rt.matrix_power_jvp(c, a, n)
+
+    def vjp_a(c):
+        m = np.shape(a)[-1]
+        at = np.swapaxes(a, -1, -2)
+        z = rt.zeros_like(c)
+        big = np.concatenate(
+            (np.concatenate((at, g), axis=-1), np.concatenate((rt.zeros_like(at), at), axis=-1)),
+            axis=-2,
+        )
+        cbig = np.concatenate(
+            (np.concatenate((z, c), axis=-1), np.concatenate((z, z), axis=-1)), axis=-2
+        )
+        h = rt.matrix_power_vjp(cbig, big, n)
+        return np.swapaxes(h[..., :m, :m] + h[..., m:, m:], -1, -2)
 
 
 @rule(
@@ -810,6 +1240,30 @@ if hasattr(np.linalg, "diagonal"):
 
         def vjp(g):
             return rt.diagonal_vjp(g, x, offset)
+
+    @rule(
+        rt.diagonal_vjp,
+        examples=[
+            example("rt.diagonal_vjp(g, x)", g=(3,), x=(3, 3), f32=True),
+            example("rt.diagonal_vjp(g, x, 1)", g=(2, 3), x=(2, 3, 4)),
+            example("rt.diagonal_vjp(g, x, -2)", g=(2,), x=(4, 3)),
+        ],
+    )
+    def diagonal_vjp(ans, g, x, offset=0):
+        """``g`` written on the ``offset`` diagonal of zeros shaped like ``x``: linear in
+        ``g``, whose transpose reads that diagonal again; ``x`` only gives the shape."""
+
+        def jvp_g(dg):
+            return rt.diagonal_vjp(dg, x, offset)
+
+        def jvp_x(dx):
+            return rt.zeros_like(ans)
+
+        def vjp_g(c):
+            return rt.rebroadcast(np.linalg.diagonal(c, offset=offset), g)
+
+        def vjp_x(c):
+            return rt.zeros_like(x)
 
 
 if hasattr(np.linalg, "matrix_transpose"):

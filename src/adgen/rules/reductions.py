@@ -21,6 +21,8 @@ returned=True)``, ``quantile(..., method=...)``, ``cov(..., fweights=...)``) do 
 rule's parameters and are refused.
 """
 
+from typing import Any
+
 import numpy as np
 
 from adgen.rules import runtime as rt
@@ -159,6 +161,37 @@ def cumsum(a, axis=None):
 
 
 @rule(
+    rt.cumsum_vjp,
+    examples=[
+        example("rt.cumsum_vjp(g, a)", g=(5,), a=(5,), f32=True),
+        example("rt.cumsum_vjp(g, a)", g=(6,), a=(2, 3)),
+        example("rt.cumsum_vjp(g, a, axis=1)", g=(3, 4), a=(3, 4)),
+        example("rt.cumsum_vjp(g, a, axis=-3)", g=(2, 3, 2), a=(2, 3, 2)),
+        example("rt.cumsum_vjp(g, a, axis=1, include_initial=True)", g=(3, 5), a=(3, 4)),
+    ],
+)
+def cumsum_vjp(ans, g, x, axis=None, include_initial=False):
+    """Linear in ``g`` (reversed cumulative sums): the transpose is the cumulative sum
+    itself; ``x`` only gives the shape."""
+
+    def jvp_g(dg):
+        return rt.cumsum_vjp(dg, x, axis=axis, include_initial=include_initial)
+
+    def jvp_x(dx):
+        return rt.zeros_like(ans)
+
+    def vjp_g(c):
+        return (
+            np.cumulative_sum(c, axis=axis, include_initial=True)
+            if include_initial
+            else np.cumsum(c, axis=axis)
+        )
+
+    def vjp_x(c):
+        return rt.zeros_like(x)
+
+
+@rule(
     np.cumprod,
     examples=[
         example("np.cumprod(a)", a=(5,), f32=True),
@@ -176,6 +209,147 @@ def cumprod(a, axis=None):
 
     def vjp(g):
         return rt.cumprod_vjp(g, a, axis=axis)
+
+
+# The derivatives of the cumulative products' helpers are scans too, written with
+# ``rt.linear_recurrence`` (E below: t[i + 1] = x[i] t[i] + b[i] from t[0] = 0, exclusive;
+# Er the same from the end, its transpose in b), exact with zeros in x. With
+# L = prod(x[:i]) (E from t[0] = 1, b = 0):
+#   cumprod_jvp(dx, x) = x * E(dx * L) + dx * L,
+#   cumprod_vjp(g, x) = L * r,  r = g + Er(x * g),
+# and E's derivative in x along u is E(u * t): the second derivatives below follow.
+@rule(
+    rt.cumprod_jvp,
+    examples=[
+        example("rt.cumprod_jvp(d, a)", d=(5,), a=(5,), f32=True),
+        example("rt.cumprod_jvp(d, a)", d=(2, 3), a=(2, 3)),
+        example("rt.cumprod_jvp(d, a, axis=1)", d=(3, 4), a=(3, 4)),
+        example("rt.cumprod_jvp(d, a, axis=-2)", d=(2, 5, 2), a=(2, 5, 2), f32=True),
+        example("rt.cumprod_jvp(d, a, axis=0, include_initial=True)", d=(3, 4), a=(3, 4)),
+        example("rt.cumprod_jvp(d, a, include_initial=True)", d=(4,), a=(4,)),
+        example("rt.cumprod_jvp(d, np.array([2.0, 0.0, -1.5, 0.0, 3.0]))", d=(5,)),
+    ],
+)
+def cumprod_jvp(dx, x, axis=None, include_initial=False):
+    """Linear in ``dx`` (its transpose is ``rt.cumprod_vjp``); in ``x``, the second
+    derivative of the cumulative product (symmetric in ``dx`` and the direction)."""
+
+    def jvp_dx(d):
+        return rt.cumprod_jvp(d, x, axis=axis, include_initial=include_initial)
+
+    def jvp_x(d):
+        low = rt.linear_recurrence(x, 0.0, axis, initial=1.0)
+        e = rt.linear_recurrence(x, dx * low, axis)
+        dlow = rt.linear_recurrence(x, d * low, axis)
+        t = d * e + x * rt.linear_recurrence(x, dx * dlow + d * e, axis) + dx * dlow
+        if include_initial:  # a 0 in front along the axis
+            m = np.moveaxis(t, 0 if axis is None else axis, 0)
+            return np.moveaxis(
+                np.concatenate((np.zeros_like(m[:1]), m)), 0, 0 if axis is None else axis
+            )
+        return np.ravel(t) if axis is None else t
+
+    def vjp_dx(c):
+        return rt.rebroadcast(rt.cumprod_vjp(c, x, axis=axis, include_initial=include_initial), dx)
+
+    def vjp_x(c):
+        cs = (
+            np.moveaxis(
+                np.moveaxis(c, 0 if axis is None else axis, 0)[1:], 0, 0 if axis is None else axis
+            )
+            if include_initial
+            else np.reshape(c, np.shape(x))
+            if axis is None
+            else c
+        )
+        low = rt.linear_recurrence(x, 0.0, axis, initial=1.0)
+        r = cs + rt.linear_recurrence(x, x * cs, axis, reverse=True)
+        return rt.linear_recurrence(x, dx * low, axis) * r + low * rt.linear_recurrence(
+            x, dx * r, axis, reverse=True
+        )
+
+
+@rule(
+    rt.cumprod_vjp,
+    examples=[
+        example("rt.cumprod_vjp(g, a)", g=(5,), a=(5,), f32=True),
+        example("rt.cumprod_vjp(g, a)", g=(6,), a=(2, 3)),
+        example("rt.cumprod_vjp(g, a, axis=1)", g=(3, 4), a=(3, 4)),
+        example("rt.cumprod_vjp(g, a, axis=-2)", g=(2, 5, 2), a=(2, 5, 2), f32=True),
+        example("rt.cumprod_vjp(g, a, axis=0, include_initial=True)", g=(4, 4), a=(3, 4)),
+        example("rt.cumprod_vjp(g, a, include_initial=True)", g=(5,), a=(4,)),
+        example("rt.cumprod_vjp(g, np.array([2.0, 0.0, -1.5, 0.0, 3.0]))", g=(5,)),
+    ],
+)
+def cumprod_vjp(g, x, axis=None, include_initial=False):
+    """Linear in ``g`` (its transpose is ``rt.cumprod_jvp``); in ``x``, the Hessian of
+    ``<g, cumprod(x)>`` times the direction (symmetric: its own transpose)."""
+
+    def jvp_g(dg):
+        return rt.cumprod_vjp(dg, x, axis=axis, include_initial=include_initial)
+
+    def jvp_x(d):
+        gs = (
+            np.moveaxis(
+                np.moveaxis(g, 0 if axis is None else axis, 0)[1:], 0, 0 if axis is None else axis
+            )
+            if include_initial
+            else np.reshape(g, np.shape(x))
+            if axis is None
+            else g
+        )
+        low = rt.linear_recurrence(x, 0.0, axis, initial=1.0)
+        r = gs + rt.linear_recurrence(x, x * gs, axis, reverse=True)
+        return rt.linear_recurrence(x, d * low, axis) * r + low * rt.linear_recurrence(
+            x, d * r, axis, reverse=True
+        )
+
+    def vjp_g(c):
+        return rt.rebroadcast(rt.cumprod_jvp(c, x, axis=axis, include_initial=include_initial), g)
+
+    def vjp_x(c):
+        gs = (
+            np.moveaxis(
+                np.moveaxis(g, 0 if axis is None else axis, 0)[1:], 0, 0 if axis is None else axis
+            )
+            if include_initial
+            else np.reshape(g, np.shape(x))
+            if axis is None
+            else g
+        )
+        low = rt.linear_recurrence(x, 0.0, axis, initial=1.0)
+        r = gs + rt.linear_recurrence(x, x * gs, axis, reverse=True)
+        return rt.linear_recurrence(x, c * low, axis) * r + low * rt.linear_recurrence(
+            x, c * r, axis, reverse=True
+        )
+
+
+@rule(
+    rt.linear_recurrence,
+    examples=[
+        example("rt.linear_recurrence(a, b)", a=(5,), b=(5,), f32=True),
+        example("rt.linear_recurrence(a, b, 1, reverse=True)", a=(3, 4), b=(3, 4)),
+        example("rt.linear_recurrence(a, b, (0, 2), initial=1.0)", a=(2, 3, 2), b=(2, 3, 2)),
+        example("rt.linear_recurrence(a, 0.0, None, True, 1.0)", a=(2, 3)),
+        example("rt.linear_recurrence(a, b, -2, True)", a=(2, 5, 2), b=(2,), f32=True),
+        example("rt.linear_recurrence(np.array([2.0, 0.0, -1.5, 0.0]), b, initial=1.0)", b=(4,)),
+    ],
+)
+def linear_recurrence(ans, a, b, axis=None, reverse=False, initial=0.0):
+    """Linear in ``b`` (the transpose runs the other way); in ``a``, ``dt[i + 1] = da[i] t[i]
+    + a[i] dt[i]`` is the same recurrence with ``b = da * t``."""
+
+    def jvp_a(d):
+        return rt.linear_recurrence(a, d * ans, axis, reverse)
+
+    def jvp_b(d):
+        return rt.linear_recurrence(a, d, axis, reverse)
+
+    def vjp_a(c):
+        return rt.linear_recurrence(a, c, axis, False if reverse else True) * ans
+
+    def vjp_b(c):
+        return rt.unbroadcast(rt.linear_recurrence(a, c, axis, False if reverse else True), b)
 
 
 if hasattr(np, "cumulative_sum"):  # NumPy >= 2.1
@@ -560,6 +734,64 @@ def average(ans, a, axis=None, weights=None, *, keepdims=False):
         )
 
 
+@rule(
+    rt.average_weights,
+    examples=[
+        example("rt.average_weights(w, a)", w=(5,), a=(5,), f32=True),
+        example("rt.average_weights(w, a, 1)", w=(4,), a=(3, 4)),
+        example("rt.average_weights(w, a, 0)", w=(3, 4), a=(3, 4)),
+        example("rt.average_weights(w, a, -1)", w=(4,), a=(2, 3, 4)),
+    ],
+)
+def average_weights(ans, w, a, axis=None):
+    """Linear in ``w`` (a broadcast): the transpose sums back, ``rt.average_weights_vjp``;
+    ``a`` only gives the shape."""
+
+    def jvp_w(d):
+        return rt.average_weights(d, a, axis)
+
+    def jvp_a(d):
+        return rt.zeros_like(ans)
+
+    def vjp_w(c):
+        return rt.average_weights_vjp(c, w, a, axis)
+
+    def vjp_a(c):
+        return rt.zeros_like(a)
+
+
+@rule(
+    rt.average_weights_vjp,
+    examples=[
+        example("rt.average_weights_vjp(g, w, a)", g=(5,), w=(5,), a=(5,), f32=True),
+        example("rt.average_weights_vjp(g, w, a, 1)", g=(3, 4), w=(4,), a=(3, 4)),
+        example("rt.average_weights_vjp(g, w, a, 0)", g=(3, 4), w=(3, 4), a=(3, 4)),
+        example("rt.average_weights_vjp(g, w, a, -1)", g=(2, 3, 4), w=(4,), a=(2, 3, 4)),
+    ],
+)
+def average_weights_vjp(ans, g, w, a, axis=None):
+    """Linear in ``g``: the transpose broadcasts again (``rt.average_weights``); ``w`` and
+    ``a`` only give the shapes."""
+
+    def jvp_g(d):
+        return rt.average_weights_vjp(d, w, a, axis)
+
+    def jvp_w(d):
+        return rt.zeros_like(ans)
+
+    def jvp_a(d):
+        return rt.zeros_like(ans)
+
+    def vjp_g(c):
+        return rt.rebroadcast(rt.average_weights(c, a, axis), g)
+
+    def vjp_w(c):
+        return rt.zeros_like(w)
+
+    def vjp_a(c):
+        return rt.zeros_like(a)
+
+
 # -- order statistics: medians, quantiles, sorting ---------------------------------------------
 @rule(
     np.median,
@@ -664,6 +896,106 @@ def nanpercentile(a, q, axis=None, *, keepdims=False):
         )
 
 
+# The helpers of the quantiles: sums of the order statistics with weights (``1 - t`` and
+# ``t`` around the virtual index, shared evenly by ties) that are piecewise constant in the
+# data, so linear in the tangent / cotangent and of derivative 0 in ``x``, like ``np.sign``
+# (``q`` is not differentiated, as in ``np.quantile``).
+@rule(
+    rt.quantile_jvp,
+    examples=[
+        example("rt.quantile_jvp(d, x, 0.3)", d=(6,), x=Arg((6,), DISTINCT), f32=True),
+        example("rt.quantile_jvp(d, x, 0.5)", d=(6,), x=Arg((6,), DISTINCT)),
+        example(
+            "rt.quantile_jvp(d, x, [0.1, 0.5, 1.0], axis=0)", d=(5, 3), x=Arg((5, 3), DISTINCT)
+        ),
+        example(
+            "rt.quantile_jvp(d, x, 0.75, axis=-1, keepdims=True)",
+            d=(2, 3, 4),
+            x=Arg((2, 3, 4), DISTINCT),
+        ),
+        example(
+            "rt.quantile_jvp(d, x, [[0.0, 0.2], [0.6, 0.9]], axis=(0, 1))",
+            d=(3, 3, 2),
+            x=Arg((3, 3, 2), DISTINCT),
+        ),
+        example(
+            "rt.quantile_jvp(d, x, 0.5, axis=(0, 2), keepdims=True)",
+            d=(2, 3, 3),
+            x=Arg((2, 3, 3), DISTINCT),
+        ),
+        example(
+            "rt.quantile_jvp(d, x, [0.2, 0.7], axis=-1, ignore_nan=True)",
+            d=(3, 4),
+            x=Arg((3, 4), DISTINCT),
+        ),
+    ],
+)
+def quantile_jvp(ans, dx, x, q, axis=None, keepdims=False, ignore_nan=False):
+    """Linear in ``dx``: the transpose is :func:`rt.quantile_vjp`."""
+
+    def jvp_dx(d):
+        return rt.quantile_jvp(d, x, q, axis=axis, keepdims=keepdims, ignore_nan=ignore_nan)
+
+    def jvp_x(d):
+        return rt.zeros_like(ans)
+
+    def vjp_dx(c):
+        return rt.rebroadcast(
+            rt.quantile_vjp(c, x, q, axis=axis, keepdims=keepdims, ignore_nan=ignore_nan), dx
+        )
+
+    def vjp_x(c):
+        return rt.zeros_like(x)
+
+
+@rule(
+    rt.quantile_vjp,
+    examples=[
+        example("rt.quantile_vjp(g, x, 0.3)", g=(), x=Arg((6,), DISTINCT), f32=True),
+        example("rt.quantile_vjp(g, x, 0.5)", g=(), x=Arg((6,), DISTINCT)),
+        example(
+            "rt.quantile_vjp(g, x, [0.1, 0.5, 1.0], axis=0)", g=(3, 3), x=Arg((5, 3), DISTINCT)
+        ),
+        example(
+            "rt.quantile_vjp(g, x, 0.75, axis=-1, keepdims=True)",
+            g=(2, 3, 1),
+            x=Arg((2, 3, 4), DISTINCT),
+        ),
+        example(
+            "rt.quantile_vjp(g, x, [[0.0, 0.2], [0.6, 0.9]], axis=(0, 1))",
+            g=(2, 2, 2),
+            x=Arg((3, 3, 2), DISTINCT),
+        ),
+        example(
+            "rt.quantile_vjp(g, x, 0.5, axis=(0, 2), keepdims=True)",
+            g=(1, 3, 1),
+            x=Arg((2, 3, 3), DISTINCT),
+        ),
+        example(
+            "rt.quantile_vjp(g, x, [0.2, 0.7], axis=-1, ignore_nan=True)",
+            g=(2, 3),
+            x=Arg((3, 4), DISTINCT),
+        ),
+    ],
+)
+def quantile_vjp(ans, g, x, q, axis=None, keepdims=False, ignore_nan=False):
+    """Linear in ``g``: the transpose is :func:`rt.quantile_jvp`."""
+
+    def jvp_g(dg):
+        return rt.quantile_vjp(dg, x, q, axis=axis, keepdims=keepdims, ignore_nan=ignore_nan)
+
+    def jvp_x(dx):
+        return rt.zeros_like(ans)
+
+    def vjp_g(c):
+        return rt.rebroadcast(
+            rt.quantile_jvp(c, x, q, axis=axis, keepdims=keepdims, ignore_nan=ignore_nan), g
+        )
+
+    def vjp_x(c):
+        return rt.zeros_like(x)
+
+
 @rule(
     np.sort,
     domain=DISTINCT,
@@ -682,6 +1014,59 @@ def sort(a, axis=-1, kind=None, *, stable=None):
 
     def vjp(g):
         return rt.sort_vjp(g, a, axis)
+
+
+# The helpers of the sort: a permutation followed by the average over runs of ties (a
+# symmetric projection), so ``rt.sort_vjp`` is the transpose of ``rt.sort_jvp``; the
+# permutation and the ties are piecewise constant in ``x`` (derivative 0).
+@rule(
+    rt.sort_jvp,
+    examples=[
+        example("rt.sort_jvp(d, x)", d=(5,), x=Arg((5,), DISTINCT), f32=True),
+        example("rt.sort_jvp(d, x, 0)", d=(4, 3), x=Arg((4, 3), DISTINCT)),
+        example("rt.sort_jvp(d, x, None)", d=(3, 2), x=Arg((3, 2), DISTINCT)),
+        example("rt.sort_jvp(d, x, -2)", d=(2, 3, 4), x=Arg((2, 3, 4), DISTINCT)),
+    ],
+)
+def sort_jvp(ans, dx, x, axis=-1):
+    """Linear in ``dx``: the transpose is :func:`rt.sort_vjp`."""
+
+    def jvp_dx(d):
+        return rt.sort_jvp(d, x, axis)
+
+    def jvp_x(d):
+        return rt.zeros_like(ans)
+
+    def vjp_dx(c):
+        return rt.rebroadcast(rt.sort_vjp(c, x, axis), dx)
+
+    def vjp_x(c):
+        return rt.zeros_like(x)
+
+
+@rule(
+    rt.sort_vjp,
+    examples=[
+        example("rt.sort_vjp(g, x)", g=(5,), x=Arg((5,), DISTINCT), f32=True),
+        example("rt.sort_vjp(g, x, 0)", g=(4, 3), x=Arg((4, 3), DISTINCT)),
+        example("rt.sort_vjp(g, x, None)", g=(6,), x=Arg((3, 2), DISTINCT)),
+        example("rt.sort_vjp(g, x, -2)", g=(2, 3, 4), x=Arg((2, 3, 4), DISTINCT)),
+    ],
+)
+def sort_vjp(ans, g, x, axis=-1):
+    """Linear in ``g``: the transpose is :func:`rt.sort_jvp`."""
+
+    def jvp_g(dg):
+        return rt.sort_vjp(dg, x, axis)
+
+    def jvp_x(dx):
+        return rt.zeros_like(ans)
+
+    def vjp_g(c):
+        return rt.rebroadcast(rt.sort_jvp(c, x, axis), g)
+
+    def vjp_x(c):
+        return rt.zeros_like(x)
 
 
 # -- differences, integration, covariance, convolution -----------------------------------------
@@ -705,6 +1090,60 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
 
     def vjp(g):
         return rt.diff_vjp(g, a, n=n, axis=axis, prepend=prepend, append=append)
+
+
+@rule(
+    rt.diff_jvp,
+    examples=[
+        example("rt.diff_jvp(d, a, axis=1, prepend=0.0, append=1.0)", d=(2, 3, 2), a=(2, 3, 2)),
+        example("rt.diff_jvp(d, a, n=2, prepend=[[1.0], [2.0]])", d=(2, 4), a=(2, 4), f32=True),
+        example("rt.diff_jvp(d, a, 2, 0)", d=(5, 3), a=(5, 3)),
+    ],
+)
+def diff_jvp(ans, dx, x, n=1, axis=-1, prepend=None, append=None):
+    """Linear in ``dx`` (constant ``prepend`` / ``append``): the transpose is
+    ``rt.diff_vjp``; ``x`` only gives the shape."""
+
+    def jvp_dx(d):
+        return rt.diff_jvp(d, x, n=n, axis=axis, prepend=prepend, append=append)
+
+    def jvp_x(d):
+        return rt.zeros_like(ans)
+
+    def vjp_dx(c):
+        return rt.rebroadcast(rt.diff_vjp(c, x, n=n, axis=axis, prepend=prepend, append=append), dx)
+
+    def vjp_x(c):
+        return rt.zeros_like(x)
+
+
+@rule(
+    rt.diff_vjp,
+    examples=[
+        example("rt.diff_vjp(g, a)", g=(4,), a=(5,), f32=True),
+        example("rt.diff_vjp(g, a, n=2, axis=0)", g=(3, 3), a=(5, 3)),
+        example("rt.diff_vjp(g, a, 3)", g=(2, 3), a=(2, 6)),
+        example("rt.diff_vjp(g, a, axis=1, prepend=0.0, append=1.0)", g=(2, 4, 2), a=(2, 3, 2)),
+        example("rt.diff_vjp(g, a, n=2, prepend=[[1.0], [2.0]])", g=(2, 3), a=(2, 4)),
+    ],
+)
+def diff_vjp(ans, g, x, n=1, axis=-1, prepend=None, append=None):
+    """Linear in ``g``: the transpose is the difference itself (``prepend`` / ``append`` read
+    as zeros); ``x`` only gives the shape."""
+
+    def jvp_g(d):
+        return rt.diff_vjp(d, x, n=n, axis=axis, prepend=prepend, append=append)
+
+    def jvp_x(d):
+        return rt.zeros_like(ans)
+
+    def vjp_g(c):
+        if prepend is None and append is None:
+            return rt.rebroadcast(np.diff(c, n=n, axis=axis), g)
+        return rt.rebroadcast(rt.diff_jvp(c, x, n=n, axis=axis, prepend=prepend, append=append), g)
+
+    def vjp_x(c):
+        return rt.zeros_like(x)
 
 
 @rule(
@@ -782,6 +1221,71 @@ if hasattr(np, "trapz"):  # NumPy < 2.4 (deprecated since 2.0): the same rule
     )(_trapz_rule)
 
 
+if hasattr(np, "trapezoid"):  # NumPy >= 2.0 (before, these helpers keep no rule: refused)
+    # trapezoid(y, x) = sum(w(x) y) over the axis, w(x) half the spacings around each sample:
+    # linear in y and in x. rt.trapezoid_vjp_y(g, y, x) = g w(x) is linear in g and in x;
+    # rt.trapezoid_vjp_x(g, y, x) is linear in g and in y, and x only gives its shape.
+
+    @rule(
+        rt.trapezoid_vjp_y,
+        examples=[
+            example("rt.trapezoid_vjp_y(g, y)", g=(), y=(5,), f32=True),
+            example("rt.trapezoid_vjp_y(g, y, None, 0.5, 0)", g=(3,), y=(4, 3)),
+            example("rt.trapezoid_vjp_y(g, y, x)", g=(), y=(5,), x=(5,), f32=True),
+            example("rt.trapezoid_vjp_y(g, y, x, axis=0)", g=(3,), y=(4, 3), x=(4,)),
+            example("rt.trapezoid_vjp_y(g, y, x, axis=-1)", g=(2, 3), y=(2, 3, 4), x=(2, 3, 4)),
+        ],
+    )
+    def trapezoid_vjp_y(ans, g, y, x=None, dx=1.0, axis=-1):
+        def jvp_g(d):
+            return rt.trapezoid_vjp_y(d, y, x, dx, axis)
+
+        def jvp_y(d):
+            return rt.zeros_like(ans)
+
+        def jvp_x(d):
+            return rt.trapezoid_vjp_y(g, y, d, dx, axis)
+
+        def vjp_g(c):
+            return rt.rebroadcast(
+                np.trapezoid(c, dx=dx, axis=axis) if x is None else np.trapezoid(c, x, axis=axis),
+                g,
+            )
+
+        def vjp_y(c):
+            return rt.zeros_like(y)
+
+        def vjp_x(c):
+            return rt.trapezoid_vjp_x(g, c, x, axis=axis)
+
+    @rule(
+        rt.trapezoid_vjp_x,
+        examples=[
+            example("rt.trapezoid_vjp_x(g, y, x)", g=(), y=(5,), x=(5,), f32=True),
+            example("rt.trapezoid_vjp_x(g, y, x, axis=0)", g=(3,), y=(4, 3), x=(4,)),
+            example("rt.trapezoid_vjp_x(g, y, x, axis=-1)", g=(2, 3), y=(2, 3, 4), x=(2, 3, 4)),
+        ],
+    )
+    def trapezoid_vjp_x(ans, g, y, x, axis=-1):
+        def jvp_g(d):
+            return rt.trapezoid_vjp_x(d, y, x, axis=axis)
+
+        def jvp_y(d):
+            return rt.trapezoid_vjp_x(g, d, x, axis=axis)
+
+        def jvp_x(d):
+            return rt.zeros_like(ans)
+
+        def vjp_g(c):
+            return rt.rebroadcast(np.trapezoid(y, c, axis=axis), g)
+
+        def vjp_y(c):
+            return rt.trapezoid_vjp_y(g, y, c, 1.0, axis)
+
+        def vjp_x(c):
+            return rt.zeros_like(x)
+
+
 @rule(
     np.cov,
     examples=[
@@ -808,6 +1312,115 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None):
         return rt.cov_vjp(g, 1, m, y, rowvar, bias, ddof)
 
 
+# The helpers of the covariance. With ``X`` the rows of ``m`` and ``y`` (``Xc`` centred) and
+# ``D`` those of the tangent ``d`` (of ``m`` for ``which=0``, of ``y`` for ``which=1``),
+# ``rt.cov_jvp`` is ``(D Xcᵀ + Xc Dᵀ) / f`` and ``rt.cov_vjp(g, which, ...)`` the part
+# ``which`` of ``(G + Gᵀ) Xc / f``: each is its transpose in its first argument, and both are
+# bilinear in that argument and the data (``m``, ``y``), so their derivatives in the data are
+# the helpers themselves with the data's tangent in place of the data (the other part's data
+# zero), and the transposes swap the roles of the first argument and the data. ``which`` is
+# an integer; ``f`` (``N - ddof``) depends on the shapes only.
+_COV_HELPER_EXAMPLES: list[tuple[str, dict[str, Any], Any, Any, bool]] = [
+    ("0, m", dict(m=(3, 6)), (3, 6), (3, 3), True),
+    ("0, m, None, False", dict(m=(6, 2)), (6, 2), (2, 2), False),
+    ("0, m", dict(m=(5,)), (5,), (), False),
+    ("1, m, y, True, True", dict(m=(5,), y=(5,)), (5,), (2, 2), False),
+    ("0, m, y, ddof=2", dict(m=(2, 5), y=(5,)), (2, 5), (3, 3), True),
+    ("1, m, y, ddof=2", dict(m=(2, 5), y=(5,)), (5,), (3, 3), False),
+    ("1, m, y, False", dict(m=(6, 2), y=(6,)), (6,), (3, 3), False),
+]
+
+
+@rule(
+    rt.cov_jvp,
+    examples=[
+        example(f"rt.cov_jvp(d, {call})", d=d, **data, f32=f32)
+        for call, data, d, _, f32 in _COV_HELPER_EXAMPLES
+    ],
+)
+def cov_jvp(ans, d, which, m, y=None, rowvar=True, bias=False, ddof=None):
+    """Bilinear in ``d`` and the data; the transpose in ``d`` is :func:`rt.cov_vjp`."""
+
+    def jvp_d(dd):
+        return rt.cov_jvp(dd, which, m, y, rowvar, bias, ddof)
+
+    def jvp_m(dm):
+        return rt.cov_jvp(d, which, dm, None if y is None else rt.zeros_like(y), rowvar, bias, ddof)
+
+    def jvp_y(dy):
+        return rt.cov_jvp(d, which, rt.zeros_like(m), dy, rowvar, bias, ddof)
+
+    def vjp_d(c):
+        return rt.cov_vjp(c, which, m, y, rowvar, bias, ddof)
+
+    def vjp_m(c):
+        return rt.cov_vjp(
+            c,
+            0,
+            d if which == 0 else rt.zeros_like(m),
+            None if y is None else (rt.zeros_like(y) if which == 0 else d),
+            rowvar,
+            bias,
+            ddof,
+        )
+
+    def vjp_y(c):
+        return rt.cov_vjp(
+            c,
+            1,
+            d if which == 0 else rt.zeros_like(m),
+            rt.zeros_like(y) if which == 0 else d,
+            rowvar,
+            bias,
+            ddof,
+        )
+
+
+@rule(
+    rt.cov_vjp,
+    examples=[
+        example(f"rt.cov_vjp(g, {call})", g=g, **data, f32=f32)
+        for call, data, _, g, f32 in _COV_HELPER_EXAMPLES
+    ],
+)
+def cov_vjp(ans, g, which, m, y=None, rowvar=True, bias=False, ddof=None):
+    """Bilinear in ``g`` and the data; the transpose in ``g`` is :func:`rt.cov_jvp`."""
+
+    def jvp_g(dg):
+        return rt.cov_vjp(dg, which, m, y, rowvar, bias, ddof)
+
+    def jvp_m(dm):
+        return rt.cov_vjp(g, which, dm, None if y is None else rt.zeros_like(y), rowvar, bias, ddof)
+
+    def jvp_y(dy):
+        return rt.cov_vjp(g, which, rt.zeros_like(m), dy, rowvar, bias, ddof)
+
+    def vjp_g(c):
+        return rt.rebroadcast(rt.cov_jvp(c, which, m, y, rowvar, bias, ddof), g)
+
+    def vjp_m(c):
+        return rt.cov_vjp(
+            g,
+            0,
+            c if which == 0 else rt.zeros_like(m),
+            None if y is None else (rt.zeros_like(y) if which == 0 else c),
+            rowvar,
+            bias,
+            ddof,
+        )
+
+    def vjp_y(c):
+        return rt.cov_vjp(
+            g,
+            1,
+            c if which == 0 else rt.zeros_like(m),
+            rt.zeros_like(y) if which == 0 else c,
+            rowvar,
+            bias,
+            ddof,
+        )
+
+
 @rule(
     np.corrcoef,
     examples=[
@@ -828,6 +1441,257 @@ def corrcoef(x, y=None, rowvar=True):
 
     def vjp_y(g):
         return rt.corrcoef_vjp(g, 1, x, y, rowvar)
+
+
+# The helpers of the correlation. With ``C = np.cov(x, y, rowvar)``, ``v`` its diagonal,
+# ``S = sqrt(v vᵀ)``, ``R = C / S`` and, for a matrix ``Q``, ``h(Q) = diag(Q) / (2 v)``, the
+# tangent of ``R`` for a tangent ``T`` of the data is ``J_T = K(C'[T])`` with
+# ``K(Q) = Q / S - R (h(Q)_i + h(Q)_j)`` (``rt.corrcoef_jvp``), and ``rt.corrcoef_vjp`` is
+# ``C'ᵀ Kᵀ``, its transpose. Both are linear in their first argument and smooth, nonlinear
+# in the data: their derivative in the data is the symmetric second derivative
+#     R''[T, E] = K(C''[T, E]) - J_T (h_E,i + h_E,j) - J_E (h_T,i + h_T,j)
+#                 + R (h_T,i - h_T,j) (h_E,i - h_E,j)
+# with ``C'[E] = rt.cov_jvp(e, ...)``, ``C''[T, E] = rt.cov_jvp(t, ..., E's data)`` and
+# ``h_T = h(C'[T])``. The transposes of ``E -> <Γ, R''[T, E]>`` are
+#     rt.cov_vjp(Kᵀ(Γ), ..., T's data) + rt.cov_vjp(diag(w / (2 v)), ...)
+#     - rt.corrcoef_vjp(Γ (h_T,i + h_T,j), ...)
+# with ``Kᵀ(Γ) = Γ / S - diag(σ(Γ R) / (2 v))``, ``σ(A)`` the sums of ``A``'s columns plus
+# those of its rows, ``w = rowsums(B) - colsums(B) - σ(Γ J_T)`` and ``B = Γ R (h_T,i - h_T,j)``.
+# A single variable (``R`` a scalar: the helpers return 0) goes through the same formulas on
+# 1x1 matrices, its variance read as ``v + 1`` (``single`` is 1: no 0 / 0 for constant data)
+# and the result (linear in ``Γ``, or times ``1 - single``) exactly 0.
+@rule(
+    rt.corrcoef_jvp,
+    examples=[
+        example("rt.corrcoef_jvp(d, 0, x)", d=(3, 6), x=(3, 6), f32=True),
+        example("rt.corrcoef_jvp(d, 0, x, None, False)", d=(6, 2), x=(6, 2)),
+        example("rt.corrcoef_jvp(d, 0, x, y)", d=(5,), x=(5,), y=(5,), f32=True),
+        example("rt.corrcoef_jvp(d, 1, x, y)", d=(5,), x=(2, 5), y=(5,)),
+        example("rt.corrcoef_jvp(d, 0, x)", d=(5,), x=(5,)),
+    ],
+)
+def corrcoef_jvp(ans, d, which, x, y=None, rowvar=True):
+    """Linear in ``d`` (the transpose is :func:`rt.corrcoef_vjp`); the second derivative of
+    the correlation in the data."""
+
+    def jvp_d(dd):
+        return rt.corrcoef_jvp(dd, which, x, y, rowvar)
+
+    def jvp_x(e):
+        cv = np.cov(x, y, rowvar)
+        single = np.ndim(cv) == 0
+        cx = np.atleast_2d(cv)
+        vv = np.diagonal(cx) + single
+        v2 = 2.0 * vv
+        s = np.sqrt(np.outer(vv, vv))
+        r = cx / s
+        cde = np.atleast_2d(
+            rt.cov_jvp(d, which, e, None if y is None else rt.zeros_like(y), rowvar)
+        )
+        hde = np.diagonal(cde) / v2
+        hd = np.diagonal(np.atleast_2d(rt.cov_jvp(d, which, x, y, rowvar))) / v2
+        he = np.diagonal(np.atleast_2d(rt.cov_jvp(e, 0, x, y, rowvar))) / v2
+        jd = np.atleast_2d(rt.corrcoef_jvp(d, which, x, y, rowvar))
+        je = np.atleast_2d(rt.corrcoef_jvp(e, 0, x, y, rowvar))
+        out = (
+            cde / s
+            - r * (hde[:, None] + hde[None, :])
+            - jd * (he[:, None] + he[None, :])
+            - je * (hd[:, None] + hd[None, :])
+            + r * (hd[:, None] - hd[None, :]) * (he[:, None] - he[None, :])
+        )
+        return np.reshape(out * (1.0 - single), np.shape(ans))
+
+    def jvp_y(e):
+        cv = np.cov(x, y, rowvar)
+        single = np.ndim(cv) == 0
+        cx = np.atleast_2d(cv)
+        vv = np.diagonal(cx) + single
+        v2 = 2.0 * vv
+        s = np.sqrt(np.outer(vv, vv))
+        r = cx / s
+        cde = np.atleast_2d(rt.cov_jvp(d, which, rt.zeros_like(x), e, rowvar))
+        hde = np.diagonal(cde) / v2
+        hd = np.diagonal(np.atleast_2d(rt.cov_jvp(d, which, x, y, rowvar))) / v2
+        he = np.diagonal(np.atleast_2d(rt.cov_jvp(e, 1, x, y, rowvar))) / v2
+        jd = np.atleast_2d(rt.corrcoef_jvp(d, which, x, y, rowvar))
+        je = np.atleast_2d(rt.corrcoef_jvp(e, 1, x, y, rowvar))
+        out = (
+            cde / s
+            - r * (hde[:, None] + hde[None, :])
+            - jd * (he[:, None] + he[None, :])
+            - je * (hd[:, None] + hd[None, :])
+            + r * (hd[:, None] - hd[None, :]) * (he[:, None] - he[None, :])
+        )
+        return np.reshape(out * (1.0 - single), np.shape(ans))
+
+    def vjp_d(c):
+        return rt.corrcoef_vjp(c, which, x, y, rowvar)
+
+    def vjp_x(c):
+        cv = np.cov(x, y, rowvar)
+        single = np.ndim(cv) == 0
+        cx = np.atleast_2d(cv)
+        vv = np.diagonal(cx) + single
+        v2 = 2.0 * vv
+        s = np.sqrt(np.outer(vv, vv))
+        gm = np.atleast_2d(c) * (1.0 - single)
+        gr = gm * (cx / s)
+        h = np.diagonal(np.atleast_2d(rt.cov_jvp(d, which, x, y, rowvar))) / v2
+        gj = gm * np.atleast_2d(rt.corrcoef_jvp(d, which, x, y, rowvar))
+        b = gr * (h[:, None] - h[None, :])
+        w = np.sum(b, axis=1) - np.sum(b, axis=0) - np.sum(gj, axis=0) - np.sum(gj, axis=1)
+        kg = gm / s - np.diag((np.sum(gr, axis=0) + np.sum(gr, axis=1)) / v2)
+        return (
+            rt.cov_vjp(
+                kg,
+                0,
+                d if which == 0 else rt.zeros_like(x),
+                None if y is None else (rt.zeros_like(y) if which == 0 else d),
+                rowvar,
+            )
+            + rt.cov_vjp(np.diag(w / v2), 0, x, y, rowvar)
+            - rt.corrcoef_vjp(gm * (h[:, None] + h[None, :]), 0, x, y, rowvar)
+        )
+
+    def vjp_y(c):
+        cv = np.cov(x, y, rowvar)
+        single = np.ndim(cv) == 0
+        cx = np.atleast_2d(cv)
+        vv = np.diagonal(cx) + single
+        v2 = 2.0 * vv
+        s = np.sqrt(np.outer(vv, vv))
+        gm = np.atleast_2d(c) * (1.0 - single)
+        gr = gm * (cx / s)
+        h = np.diagonal(np.atleast_2d(rt.cov_jvp(d, which, x, y, rowvar))) / v2
+        gj = gm * np.atleast_2d(rt.corrcoef_jvp(d, which, x, y, rowvar))
+        b = gr * (h[:, None] - h[None, :])
+        w = np.sum(b, axis=1) - np.sum(b, axis=0) - np.sum(gj, axis=0) - np.sum(gj, axis=1)
+        kg = gm / s - np.diag((np.sum(gr, axis=0) + np.sum(gr, axis=1)) / v2)
+        return (
+            rt.cov_vjp(
+                kg,
+                1,
+                d if which == 0 else rt.zeros_like(x),
+                rt.zeros_like(y) if which == 0 else d,
+                rowvar,
+            )
+            + rt.cov_vjp(np.diag(w / v2), 1, x, y, rowvar)
+            - rt.corrcoef_vjp(gm * (h[:, None] + h[None, :]), 1, x, y, rowvar)
+        )
+
+
+@rule(
+    rt.corrcoef_vjp,
+    examples=[
+        example("rt.corrcoef_vjp(g, 0, x)", g=(3, 3), x=(3, 6), f32=True),
+        example("rt.corrcoef_vjp(g, 0, x, None, False)", g=(2, 2), x=(6, 2)),
+        example("rt.corrcoef_vjp(g, 0, x, y)", g=(2, 2), x=(5,), y=(5,), f32=True),
+        example("rt.corrcoef_vjp(g, 1, x, y)", g=(3, 3), x=(2, 5), y=(5,)),
+        example("rt.corrcoef_vjp(g, 0, x)", g=(), x=(5,)),
+    ],
+)
+def corrcoef_vjp(ans, g, which, x, y=None, rowvar=True):
+    """Linear in ``g`` (the transpose is :func:`rt.corrcoef_jvp`); in the data, the
+    transposes of the second derivative of the correlation (see above)."""
+
+    def jvp_g(dg):
+        return rt.corrcoef_vjp(dg, which, x, y, rowvar)
+
+    def jvp_x(e):
+        cv = np.cov(x, y, rowvar)
+        single = np.ndim(cv) == 0
+        cx = np.atleast_2d(cv)
+        vv = np.diagonal(cx) + single
+        v2 = 2.0 * vv
+        s = np.sqrt(np.outer(vv, vv))
+        gm = np.atleast_2d(g) * (1.0 - single)
+        gr = gm * (cx / s)
+        h = np.diagonal(np.atleast_2d(rt.cov_jvp(e, 0, x, y, rowvar))) / v2
+        gj = gm * np.atleast_2d(rt.corrcoef_jvp(e, 0, x, y, rowvar))
+        b = gr * (h[:, None] - h[None, :])
+        w = np.sum(b, axis=1) - np.sum(b, axis=0) - np.sum(gj, axis=0) - np.sum(gj, axis=1)
+        kg = gm / s - np.diag((np.sum(gr, axis=0) + np.sum(gr, axis=1)) / v2)
+        return (
+            rt.cov_vjp(kg, which, e, None if y is None else rt.zeros_like(y), rowvar)
+            + rt.cov_vjp(np.diag(w / v2), which, x, y, rowvar)
+            - rt.corrcoef_vjp(gm * (h[:, None] + h[None, :]), which, x, y, rowvar)
+        )
+
+    def jvp_y(e):
+        cv = np.cov(x, y, rowvar)
+        single = np.ndim(cv) == 0
+        cx = np.atleast_2d(cv)
+        vv = np.diagonal(cx) + single
+        v2 = 2.0 * vv
+        s = np.sqrt(np.outer(vv, vv))
+        gm = np.atleast_2d(g) * (1.0 - single)
+        gr = gm * (cx / s)
+        h = np.diagonal(np.atleast_2d(rt.cov_jvp(e, 1, x, y, rowvar))) / v2
+        gj = gm * np.atleast_2d(rt.corrcoef_jvp(e, 1, x, y, rowvar))
+        b = gr * (h[:, None] - h[None, :])
+        w = np.sum(b, axis=1) - np.sum(b, axis=0) - np.sum(gj, axis=0) - np.sum(gj, axis=1)
+        kg = gm / s - np.diag((np.sum(gr, axis=0) + np.sum(gr, axis=1)) / v2)
+        return (
+            rt.cov_vjp(kg, which, rt.zeros_like(x), e, rowvar)
+            + rt.cov_vjp(np.diag(w / v2), which, x, y, rowvar)
+            - rt.corrcoef_vjp(gm * (h[:, None] + h[None, :]), which, x, y, rowvar)
+        )
+
+    def vjp_g(c):
+        return rt.rebroadcast(rt.corrcoef_jvp(c, which, x, y, rowvar), g)
+
+    def vjp_x(c):
+        cv = np.cov(x, y, rowvar)
+        single = np.ndim(cv) == 0
+        cx = np.atleast_2d(cv)
+        vv = np.diagonal(cx) + single
+        v2 = 2.0 * vv
+        s = np.sqrt(np.outer(vv, vv))
+        gm = np.atleast_2d(g) * (1.0 - single)
+        gr = gm * (cx / s)
+        h = np.diagonal(np.atleast_2d(rt.cov_jvp(c, which, x, y, rowvar))) / v2
+        gj = gm * np.atleast_2d(rt.corrcoef_jvp(c, which, x, y, rowvar))
+        b = gr * (h[:, None] - h[None, :])
+        w = np.sum(b, axis=1) - np.sum(b, axis=0) - np.sum(gj, axis=0) - np.sum(gj, axis=1)
+        kg = gm / s - np.diag((np.sum(gr, axis=0) + np.sum(gr, axis=1)) / v2)
+        return (
+            rt.cov_vjp(
+                kg,
+                0,
+                c if which == 0 else rt.zeros_like(x),
+                None if y is None else (rt.zeros_like(y) if which == 0 else c),
+                rowvar,
+            )
+            + rt.cov_vjp(np.diag(w / v2), 0, x, y, rowvar)
+            - rt.corrcoef_vjp(gm * (h[:, None] + h[None, :]), 0, x, y, rowvar)
+        )
+
+    def vjp_y(c):
+        cv = np.cov(x, y, rowvar)
+        single = np.ndim(cv) == 0
+        cx = np.atleast_2d(cv)
+        vv = np.diagonal(cx) + single
+        v2 = 2.0 * vv
+        s = np.sqrt(np.outer(vv, vv))
+        gm = np.atleast_2d(g) * (1.0 - single)
+        gr = gm * (cx / s)
+        h = np.diagonal(np.atleast_2d(rt.cov_jvp(c, which, x, y, rowvar))) / v2
+        gj = gm * np.atleast_2d(rt.corrcoef_jvp(c, which, x, y, rowvar))
+        b = gr * (h[:, None] - h[None, :])
+        w = np.sum(b, axis=1) - np.sum(b, axis=0) - np.sum(gj, axis=0) - np.sum(gj, axis=1)
+        kg = gm / s - np.diag((np.sum(gr, axis=0) + np.sum(gr, axis=1)) / v2)
+        return (
+            rt.cov_vjp(
+                kg,
+                1,
+                c if which == 0 else rt.zeros_like(x),
+                rt.zeros_like(y) if which == 0 else c,
+                rowvar,
+            )
+            + rt.cov_vjp(np.diag(w / v2), 1, x, y, rowvar)
+            - rt.corrcoef_vjp(gm * (h[:, None] + h[None, :]), 1, x, y, rowvar)
+        )
 
 
 @rule(
@@ -857,6 +1721,42 @@ def convolve(a, v, mode="full"):
 
 
 @rule(
+    rt.convolve_vjp,
+    examples=[
+        example("rt.convolve_vjp(g, a, v, 'full', 0)", g=(7,), a=(5,), v=(3,), f32=True),
+        example("rt.convolve_vjp(g, a, v, 'full', 1)", g=(7,), a=(5,), v=(3,)),
+        example("rt.convolve_vjp(g, a, v, 'same', 0)", g=(5,), a=(5,), v=(3,)),
+        example("rt.convolve_vjp(g, a, v, 'same', 1)", g=(6,), a=(3,), v=(6,)),
+        example("rt.convolve_vjp(g, a, v, 'valid', 1)", g=(3,), a=(6,), v=(4,), f32=True),
+        example("rt.convolve_vjp(g, a, v, 'valid', 0)", g=(4,), a=(2,), v=(5,)),
+    ],
+)
+def convolve_vjp(ans, g, a, v, mode, which):
+    """Bilinear in ``g`` and the other operand (``v`` for ``which=0``, ``a`` for 1); the
+    operand whose cotangent it is only gives the shape. With <c, convolve_vjp(g, a, v, mode,
+    0)> = <g, np.convolve(c, v, mode)>, the transposes are convolutions and the derivatives
+    in the other operand the sibling cotangent."""
+
+    def jvp_g(d):
+        return rt.convolve_vjp(d, a, v, mode, which)
+
+    def jvp_a(d):
+        return rt.zeros_like(ans) if which == 0 else rt.convolve_vjp(g, d, v, mode, 1)
+
+    def jvp_v(d):
+        return rt.convolve_vjp(g, a, d, mode, 0) if which == 0 else rt.zeros_like(ans)
+
+    def vjp_g(c):
+        return np.convolve(c, v, mode=mode) if which == 0 else np.convolve(a, c, mode=mode)
+
+    def vjp_a(c):
+        return rt.zeros_like(a) if which == 0 else rt.convolve_vjp(g, a, c, mode, 0)
+
+    def vjp_v(c):
+        return rt.convolve_vjp(g, c, v, mode, 1) if which == 0 else rt.zeros_like(v)
+
+
+@rule(
     np.correlate,
     examples=[
         example("np.correlate(a, v)", a=(6,), v=(3,), f32=True),
@@ -879,6 +1779,40 @@ def correlate(a, v, mode="valid"):
 
     def vjp_v(g):
         return rt.correlate_vjp(g, a, v, mode, 1)
+
+
+@rule(
+    rt.correlate_vjp,
+    examples=[
+        example("rt.correlate_vjp(g, a, v, 'valid', 0)", g=(4,), a=(6,), v=(3,), f32=True),
+        example("rt.correlate_vjp(g, a, v, 'valid', 1)", g=(4,), a=(6,), v=(3,)),
+        example("rt.correlate_vjp(g, a, v, 'full', 0)", g=(6,), a=(4,), v=(3,)),
+        example("rt.correlate_vjp(g, a, v, 'same', 1)", g=(6,), a=(3,), v=(6,), f32=True),
+        example("rt.correlate_vjp(g, a, v, 'same', 0)", g=(6,), a=(6,), v=(4,)),
+        example("rt.correlate_vjp(g, a, v, 'same', 1)", g=(6,), a=(6,), v=(4,)),
+    ],
+)
+def correlate_vjp(ans, g, a, v, mode, which):
+    """Bilinear in ``g`` and the other operand, like ``rt.convolve_vjp``: <c,
+    correlate_vjp(g, a, v, mode, 0)> = <g, np.correlate(c, v, mode)>."""
+
+    def jvp_g(d):
+        return rt.correlate_vjp(d, a, v, mode, which)
+
+    def jvp_a(d):
+        return rt.zeros_like(ans) if which == 0 else rt.correlate_vjp(g, d, v, mode, 1)
+
+    def jvp_v(d):
+        return rt.correlate_vjp(g, a, d, mode, 0) if which == 0 else rt.zeros_like(ans)
+
+    def vjp_g(c):
+        return np.correlate(c, v, mode=mode) if which == 0 else np.correlate(a, c, mode=mode)
+
+    def vjp_a(c):
+        return rt.zeros_like(a) if which == 0 else rt.correlate_vjp(g, a, c, mode, 0)
+
+    def vjp_v(c):
+        return rt.correlate_vjp(g, c, v, mode, 1) if which == 0 else rt.zeros_like(v)
 
 
 methods(var=np.var, std=np.std, cumsum=np.cumsum, cumprod=np.cumprod)

@@ -84,6 +84,8 @@ class Template:
             for stmt in self.body
             for node in walk(stmt)
         )
+        # `(*operands, *parts)`: spliced where the call passes displays (see _Unstarred)
+        self.unpacks = any(isinstance(node, ast.Starred) for s in self.body for node in walk(s))
 
     def renamed(self, names: dict[str, str]) -> Template:
         """A copy whose outside names (a user's helpers) are renamed as ``names`` says."""
@@ -117,6 +119,8 @@ class Template:
             if local not in mapping:
                 mapping[local] = ast.Name(id=fresh(local), ctx=ast.Load())
         body = [_substitute(stmt, mapping) for stmt in self.body]
+        if self.unpacks:
+            body = [_Unstarred().visit(stmt) for stmt in body]
         if self.asks_shapes:  # rt.known_ndim(a)...: answered from what is known, or not
             body = [_Known(known or {}, scalars).visit(stmt) for stmt in body]
         body = _fold_block(body)
@@ -197,6 +201,37 @@ class _Known(Transformer):
             return ast.Constant(value=-1 if func == "rt.known_ndim" else None)
         shape = entry[0]
         return literal(len(shape) if func == "rt.known_ndim" else shape)
+
+
+class _Unstarred(Transformer):
+    """``(*(a, b), *(a_dot, b_dot))`` -> ``(a, b, a_dot, b_dot)``: a template's
+    ``(*arrays, *parts)`` where the call passes tuple displays (a sequence rule's elements
+    and their tangents). A name stays unpacked (a list the function built, an array's rows)."""
+
+    @staticmethod
+    def splice(items: list[ast.expr]) -> list[ast.expr]:
+        out: list[ast.expr] = []
+        for item in items:
+            if isinstance(item, ast.Starred) and isinstance(item.value, (ast.Tuple, ast.List)):
+                out.extend(item.value.elts)
+            else:
+                out.append(item)
+        return out
+
+    def visit_Tuple(self, node: ast.Tuple) -> ast.expr:
+        self.generic_visit(node)
+        node.elts = self.splice(node.elts)
+        return node
+
+    def visit_List(self, node: ast.List) -> ast.expr:
+        self.generic_visit(node)
+        node.elts = self.splice(node.elts)
+        return node
+
+    def visit_Call(self, node: ast.Call) -> ast.expr:
+        self.generic_visit(node)
+        node.args = self.splice(node.args)
+        return node
 
 
 _KNOWN_QUESTIONS = frozenset(
@@ -619,12 +654,61 @@ class Primitive:
     def defaults(self) -> dict[str, Any]:
         return {p.name: p.default for p in self.params if p.default is not inspect.Parameter.empty}
 
+    @property
+    def zero_params(self) -> frozenset[str]:
+        """The differentiable parameters whose derivative is zero in both modes (templates
+        ``return rt.zeros_like(...)`` and nothing else): an argument that only gives a shape
+        (``x`` in ``rt.unbroadcast(g, x)``). A value reaching only such parameters does not
+        make the result depend on it: the analyses and both modes skip them (zero
+        propagation through the code adgen generated, when it is differentiated again)."""
+        cached = self.__dict__.get("_zero_params")
+        if cached is None or cached[0] is not self.jvp or cached[1] is not self.vjp:
+            zero = frozenset(
+                p
+                for p in self.diff_params
+                if p != self.sequence
+                and p in self.jvp
+                and p in self.vjp
+                and _returns_zeros(self.jvp[p])
+                and _returns_zeros(self.vjp[p])
+            )
+            cached = (self.jvp, self.vjp, zero)
+            self.__dict__["_zero_params"] = cached
+        return cached[2]
+
+    def flowing_args(self, args: tuple[Any, ...], kwargs: Iterable[tuple[str, Any]]) -> list[Any]:
+        """The arguments of a call a derivative flows through: all, but those bound to
+        :attr:`zero_params`."""
+        kwargs = tuple(kwargs)
+        if not self.zero_params:
+            return [*args, *(v for _, v in kwargs)]
+        try:
+            bound = self.bind(args, kwargs)
+        except TypeError:
+            return [*args, *(v for _, v in kwargs)]
+        return [a for p, a in bound.items() if p not in self.zero_params]
+
     def count_outputs(self, static: dict[str, Any]) -> int | None:
         """How many results a call has (None: one, not a tuple); ``static`` maps parameter
         names to the constant values of the call (defaults included)."""
         if self.outputs is None or isinstance(self.outputs, int):
             return self.outputs
         return self.outputs(static)
+
+
+def _returns_zeros(template: Template) -> bool:
+    """Is the template ``return rt.zeros_like(<name>)`` and nothing else?"""
+    if template.refusal is not None or len(template.body) != 1:
+        return False
+    stmt = template.body[0]
+    return (
+        isinstance(stmt, ast.Return)
+        and isinstance(stmt.value, ast.Call)
+        and dotted_text(stmt.value.func) == "rt.zeros_like"
+        and len(stmt.value.args) == 1
+        and isinstance(stmt.value.args[0], ast.Name)
+        and not stmt.value.keywords
+    )
 
 
 def _setitem_emitter(a: list[ast.expr], k: list[tuple[str, ast.expr]]) -> ast.expr:

@@ -35,7 +35,7 @@ import operator
 import numpy as np
 
 from adgen.rules import runtime as rt
-from adgen.rules.registry import methods, rule, sequence_rule
+from adgen.rules.registry import methods, nondifferentiable, rule, sequence_rule
 from adgen.rules.samples import example
 
 
@@ -206,6 +206,69 @@ def tile(A, reps):  # noqa: N803 - NumPy's parameter name
 
     def vjp(g):
         return rt.gathered_vjp(g, A, np.tile(rt.source_index(A), reps))
+
+
+# The cotangent of every function that copies entries (np.tile, np.repeat, np.resize,
+# np.pad, np.delete, np.insert, np.diag, np.diagonal, np.diagflat), differentiated again:
+# ``rt.gathered_vjp(g, x, taken)`` adds ``g`` up by the source indices ``taken`` (integers:
+# no derivative), linear in ``g``; its transpose ``rt.gathered(c, taken)`` copies the
+# entries of ``c`` back where ``taken`` names them. ``x`` only gives the shape.
+@rule(
+    rt.gathered_vjp,
+    examples=[
+        example("rt.gathered_vjp(g, x, np.tile(rt.source_index(x), 2))", g=(6,), x=(3,), f32=True),
+        example("rt.gathered_vjp(g, x, np.tile(rt.source_index(x), 3))", g=(3,), x=None),
+        example(
+            "rt.gathered_vjp(g, x, np.repeat(rt.source_index(x), [1, 0, 2], axis=0))",
+            g=(3, 2),
+            x=(3, 2),
+        ),
+        example(
+            "rt.gathered_vjp(g, x, np.pad(rt.source_index(x), ((2, 1), (0, 3)), mode='reflect'))",
+            g=(6, 7),
+            x=(3, 4),
+        ),
+        example(
+            "rt.gathered_vjp(g, x, np.delete(rt.source_index(x), [0, 2], axis=1))",
+            g=(2, 2),
+            x=(2, 4),
+        ),
+        example("rt.gathered_vjp(g, x, np.diagonal(rt.source_index(x), 1))", g=(3,), x=(3, 4)),
+        example("rt.gathered_vjp(g, x, np.array([[0, 2], [0, 1]]))", g=(2, 2), x=(2,)),
+        example("rt.gathered_vjp(g, x, np.array([1, 1, 2]))", g=(), x=(2,)),
+    ],
+)
+def gathered_vjp(ans, g, x, taken):
+    def jvp_g(dg):
+        return rt.gathered_vjp(dg, x, taken)
+
+    def jvp_x(dx):
+        return rt.zeros_like(ans)
+
+    def vjp_g(c):
+        return rt.rebroadcast(rt.gathered(c, taken), g)
+
+    def vjp_x(c):
+        return rt.zeros_like(x)
+
+
+@rule(
+    rt.gathered,
+    examples=[
+        example("rt.gathered(c, np.tile(rt.source_index(c), 2))", c=(3,), f32=True),
+        example("rt.gathered(c, np.array([[0, 1], [3, 0]]))", c=(3,)),
+        example("rt.gathered(c, np.pad(rt.source_index(c), 1, mode='edge'))", c=(2, 2)),
+        example("rt.gathered(c, np.array([1, 0, 1]))", c=None),
+    ],
+)
+def gathered(ans, c, taken):
+    """Linear in ``c``: the transpose adds up by ``taken`` again (``rt.gathered_vjp``)."""
+
+    def jvp_c(dc):
+        return rt.gathered(dc, taken)
+
+    def vjp_c(h):
+        return rt.gathered_vjp(h, c, taken)
 
 
 @rule(
@@ -585,6 +648,10 @@ def pad(array, pad_width, mode="constant", constant_values=0):
         )
 
 
+# the index of the interior and the name of a copying mode: no derivative
+nondifferentiable(rt.pad_interior, rt.copying_pad_mode)
+
+
 @rule(
     np.append,
     examples=[
@@ -657,6 +724,69 @@ def insert(arr, obj, values, axis=None):
 
     def vjp_values(g):
         return rt.inserted_values_vjp(g, arr, obj, values, axis)
+
+
+@rule(
+    rt.inserted_tangent,
+    examples=[
+        example("rt.inserted_tangent(a, 1, d)", a=(4,), d=None, f32=True),
+        example("rt.inserted_tangent(a, [0, 2], d)", a=(2, 3), d=(2,)),
+        example("rt.inserted_tangent(a, 1, d, axis=1)", a=(2, 3), d=(2,)),
+        example("rt.inserted_tangent(a, [1, 1, 3], d, 0)", a=(3, 2), d=(3, 2)),
+        example("rt.inserted_tangent(a, 2, d, 0)", a=(3, 2), d=(2, 2)),
+        example("rt.inserted_tangent(np.arange(4), 1, d)", d=()),
+    ],
+)
+def inserted_tangent(ans, arr, obj, dvalues, axis=None):
+    """Linear in ``dvalues`` (zero into an integer ``arr``); the transpose is
+    ``rt.inserted_values_vjp``. ``arr`` only gives the shape and dtype."""
+
+    def jvp_arr(da):
+        return rt.zeros_like(ans)
+
+    def jvp_dvalues(dv):
+        return rt.inserted_tangent(arr, obj, dv, axis)
+
+    def vjp_arr(c):
+        return rt.zeros_like(arr)
+
+    def vjp_dvalues(c):
+        return rt.inserted_values_vjp(c, arr, obj, dvalues, axis)
+
+
+@rule(
+    rt.inserted_values_vjp,
+    examples=[
+        example("rt.inserted_values_vjp(g, a, 1, v)", g=(5,), a=(4,), v=None, f32=True),
+        example("rt.inserted_values_vjp(g, a, [0, 2], v)", g=(8,), a=(2, 3), v=(2,)),
+        example("rt.inserted_values_vjp(g, a, 1, v, 1)", g=(2, 4), a=(2, 3), v=(2,)),
+        example("rt.inserted_values_vjp(g, a, [1, 1, 3], v, 0)", g=(6, 2), a=(3, 2), v=(3, 2)),
+        example("rt.inserted_values_vjp(g, a, 2, v, axis=0)", g=(5, 2), a=(3, 2), v=(2, 2)),
+        example("rt.inserted_values_vjp(g, np.arange(4), 1, v)", g=(5,), v=()),
+    ],
+)
+def inserted_values_vjp(ans, g, arr, obj, values, axis=None):
+    """Linear in ``g`` (zero for an integer ``arr``): the transpose puts the values' cotangent
+    into the slots again (``rt.inserted_tangent``). ``arr`` and ``values`` only give shapes
+    and dtypes."""
+
+    def jvp_g(dg):
+        return rt.inserted_values_vjp(dg, arr, obj, values, axis)
+
+    def jvp_arr(da):
+        return rt.zeros_like(ans)
+
+    def jvp_values(dv):
+        return rt.zeros_like(ans)
+
+    def vjp_g(c):
+        return rt.rebroadcast(rt.inserted_tangent(arr, obj, c, axis), g)
+
+    def vjp_arr(c):
+        return rt.zeros_like(arr)
+
+    def vjp_values(c):
+        return rt.zeros_like(values)
 
 
 # -- diagonals and triangles ------------------------------------------------------------------

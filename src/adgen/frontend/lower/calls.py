@@ -152,13 +152,14 @@ class CallsMixin(LowererState):
         if prim is None and hasattr(fn, "adgen_function"):
             fn = self.derivative_function(fn)
         if prim is None and (getattr(fn, "__module__", None) or "").startswith(f"{rt.__name__}."):
-            # adgen's own helpers are differentiated by their rules only (rules/adjoints.py),
+            # adgen's own helpers are differentiated by their rules only (docs/rules.md),
             # never by reading their source
             raise NoRuleError(
-                f"adgen cannot differentiate its helper rt.{fn.__name__} again (yet)",
+                f"adgen's helper rt.{fn.__name__} has no derivative rule (every helper "
+                "generated code calls should have one: this is a bug of adgen)",
                 self.parsed.loc(func),
-                "differentiate in another order (e.g. forward mode over reverse mode: "
-                "adgen.jvp of adgen.grad, adgen.hessian)",
+                "please report it; meanwhile differentiate in another order (adgen.hessian, "
+                "adgen.jvp of adgen.grad)",
             )
         if prim is not None:
             prim = prim.localize(self.outside_name)  # a user's rule: name its function, helpers

@@ -49,34 +49,48 @@ def _einsum_spec(operands: tuple[Any, ...]) -> tuple[list[str], str, list[int]]:
     return inputs, out, positions
 
 
-def einsum_jvp(ans: Any, operands: tuple[Any, ...], parts: tuple[Any, ...], optimize: Any) -> Any:
-    """Tangent of ``np.einsum(*operands)``: the sum over the arrays of the same contraction
-    with that array replaced by its tangent (all-zero tangents are skipped).
+def _einsum_slot_grad(
+    inputs: list[str], out: str, g: Any, arrays: list[Any], index: int, shape: Any, optimize: Any
+) -> NDArray[Any]:
+    """The gradient of ``<g, np.einsum(inputs -> out, *arrays)>`` with respect to
+    ``arrays[index]`` (of ``shape``; that array's own values are not read).
 
-    >>> a, b = np.eye(2), np.array([[1.0, 2.0], [3.0, 4.0]])
-    >>> einsum_jvp(a @ b, ("ij,jk", a, b), (0.0, np.ones((2, 2)), np.zeros((2, 2))), False).tolist()
-    [[4.0, 6.0], [4.0, 6.0]]
+    The output's cotangent is contracted with the other arrays; labels only that array
+    carries are broadcast, broadcast (ellipsis or size-1) axes summed back, and a label
+    repeated in its subscripts (a diagonal, ``"ii->i"``) puts the cotangent on that diagonal.
     """
-    _, _, positions = _einsum_spec(operands)
-    total: Any = None
-    for p in positions:
-        if not np.any(parts[p]):
-            continue
-        args = list(operands)
-        args[p] = parts[p]
-        term = np.einsum(*args, optimize=optimize)
-        total = term if total is None else total + term
-    if total is None:
-        return np.zeros_like(ans)
-    return total
+    shape = tuple(shape)
+    spec = inputs[index]
+    pre, ell, post = spec.partition("...")
+    labels = pre + post
+    unique = "".join(dict.fromkeys(labels))
+    others = [(inputs[i], arrays[i]) for i in range(len(inputs)) if i != index]
+    seen = set(out.replace("...", "")).union(*(set(s.replace("...", "")) for s, _ in others))
+    kept = "".join(c for c in unique if c in seen)
+    lhs = ",".join([out, *(s for s, _ in others)])
+    subs = lhs + "->" + ("..." if ell or "..." in lhs else "") + kept
+    r = np.asarray(np.einsum(subs, g, *(a for _, a in others), optimize=optimize))
+    n_ell = len(shape) - len(labels)
+    ell_shape = shape[len(pre) : len(pre) + n_ell]
+    sizes = {c: shape[n_ell * (i >= len(pre)) + i] for i, c in enumerate(labels)}
+    if len(kept) != len(unique):  # labels only this operand has: size-1 axes, broadcast
+        lead = r.shape[: r.ndim - len(kept)]
+        tail = r.shape[r.ndim - len(kept) :]
+        r = r.reshape(lead + tuple(tail[kept.index(c)] if c in kept else 1 for c in unique))
+    r = _sum_to(r, ell_shape + tuple(sizes[c] for c in unique))
+    if len(unique) != len(labels):  # a repeated label: the cotangent goes on the diagonal
+        full = np.zeros(ell_shape + tuple(sizes[c] for c in labels), dtype=_float_dtype(r))
+        np.einsum("..." + labels + "->..." + unique, full)[...] = r
+        r = full
+    # the ellipsis axes go back between the labels before and after them
+    return np.moveaxis(r, list(range(n_ell, n_ell + len(pre))), list(range(len(pre))))
 
 
 def einsum_vjp(g: Any, operands: tuple[Any, ...], k: int, optimize: Any) -> NDArray[Any]:
-    """Cotangent of ``np.einsum(*operands)`` with respect to ``operands[k]``.
-
-    The output's cotangent is contracted with the other arrays; labels only ``operands[k]``
-    carries are broadcast, broadcast (ellipsis or size-1) axes summed back, and a label
-    repeated in ``operands[k]`` (a diagonal, ``"ii->i"``) puts the cotangent on that diagonal.
+    """Cotangent of ``np.einsum(*operands)`` with respect to ``operands[k]``: the output's
+    cotangent contracted with the other arrays (on the diagonal for a label repeated in
+    ``operands[k]``, summed over the axes broadcasting added). It is
+    ``einsum_terms((*operands, g), (k,), optimize)``, computed directly.
 
     >>> einsum_vjp(np.array([1.0, 2.0]), ("ii->i", np.ones((2, 2))), 1, False).tolist()
     [[1.0, 0.0], [0.0, 2.0]]
@@ -85,34 +99,152 @@ def einsum_vjp(g: Any, operands: tuple[Any, ...], k: int, optimize: Any) -> NDAr
     """
     inputs, out, positions = _einsum_spec(operands)
     x = np.asarray(operands[k])
-    index = positions.index(k)
-    spec = inputs[index]
-    pre, ell, post = spec.partition("...")
-    labels = pre + post
-    unique = "".join(dict.fromkeys(labels))
-    others = [(inputs[i], operands[p]) for i, p in enumerate(positions) if i != index]
-    seen = set(out.replace("...", "")).union(*(set(s.replace("...", "")) for s, _ in others))
-    kept = "".join(c for c in unique if c in seen)
-    lhs = ",".join([out, *(s for s, _ in others)])
-    subs = lhs + "->" + ("..." if ell or "..." in lhs else "") + kept
-    r = np.asarray(np.einsum(subs, g, *(a for _, a in others), optimize=optimize))
-    n_ell = x.ndim - len(labels)
-    ell_shape = x.shape[len(pre) : len(pre) + n_ell]
-    sizes = {c: x.shape[n_ell * (i >= len(pre)) + i] for i, c in enumerate(labels)}
-    if len(kept) != len(unique):  # labels only this operand has: size-1 axes, broadcast
-        lead = r.shape[: r.ndim - len(kept)]
-        tail = r.shape[r.ndim - len(kept) :]
-        r = r.reshape(lead + tuple(tail[kept.index(c)] if c in kept else 1 for c in unique))
-    r = _sum_to(r, ell_shape + tuple(sizes[c] for c in unique))
-    dtype = x.dtype if x.dtype.kind == "f" else np.dtype(np.float64)
-    if len(unique) != len(labels):  # a repeated label: the cotangent goes on the diagonal
-        full = np.zeros(ell_shape + tuple(sizes[c] for c in labels), dtype=dtype)
-        np.einsum("..." + labels + "->..." + unique, full)[...] = r
-        r = full
-    else:
-        r = np.array(r, dtype=dtype)
-    # the ellipsis axes go back between the labels before and after them
-    return np.moveaxis(r, list(range(n_ell, n_ell + len(pre))), list(range(len(pre))))
+    arrays = [operands[p] for p in positions]
+    r = _einsum_slot_grad(inputs, out, g, arrays, positions.index(k), x.shape, optimize)
+    return np.asarray(r, dtype=x.dtype if x.dtype.kind == "f" else np.dtype(np.float64))
+
+
+# -- every derivative of a contraction, to any order -------------------------------------------
+# A contraction z = C(x_1, ..., x_n) (np.einsum, np.linalg.multi_dot) is multilinear, and so
+# is the form F(x_0, x_1, ..., x_n) = <x_0, C(x_1, ..., x_n)>, x_0 shaped like z (slot 0).
+# C itself is the gradient of F in slot 0, the cotangent of x_k the gradient in slot k. Each
+# derivative of these is a sum of such gradients, with each slot taking one value from a
+# list of values, each tagged with the set (a bit mask) of the differentiations that made
+# it: a term takes values whose masks are disjoint and together make the target set. One
+# helper with its history (the differentiations so far) thus stands for all of them, and
+# its own derivatives are the same helper with one more step of history.
+
+
+def _history_start(length: int, history: tuple[Any, ...]) -> int:
+    """How many values came before ``history``: a tangent step ("t") doubled them, a
+    cotangent step (an element index) added one."""
+    for step in reversed(history):
+        if isinstance(step, str):
+            if length % 2:
+                raise ValueError(f"a sequence of {length} values after the step {step!r}")
+            length //= 2
+        else:
+            length -= 1
+    if length < 1:
+        raise ValueError(f"no values before the history {history!r}")
+    return length
+
+
+def _contraction_terms(
+    seq: tuple[Any, ...],
+    history: tuple[Any, ...],
+    spec_of: Any,
+    optimize: Any,
+) -> Any:
+    """The value of ``einsum_terms`` / ``multi_dot_terms``: ``spec_of(first_values)`` gives
+    the subscripts of the contraction, its output's and the positions of the arrays."""
+    seq = tuple(seq)
+    size = _history_start(len(seq), tuple(history))
+    first = seq[:size]
+    inputs, out_labels, positions = spec_of(first)
+    # each value's slot (None: not an array, an einsum subscript) and mask
+    slots: list[int | None] = [
+        positions.index(p) + 1 if p in positions else None for p in range(size)
+    ]
+    masks = [0] * size
+    out: int | None = 0  # the slot whose gradient is computed
+    target, bit, like, zero = 0, 1, None, False
+    for step in history:
+        if isinstance(step, str):  # a tangent: each value's, in the same slot, one more bit
+            if step != "t":
+                raise ValueError(f"unknown step {step!r} in the history {history!r}")
+            slots = slots + slots
+            masks = masks + [m | bit for m in masks]
+            target |= bit
+        else:  # the cotangent of value j: it is added in the output's slot
+            j = int(step) + (len(slots) if int(step) < 0 else 0)
+            slot, mask = slots[j], masks[j]
+            slots.append(out)
+            masks.append(bit)
+            # a value no term reads (outside the target, or in the output's own slot)
+            zero = zero or slot is None or slot == out or bool(mask & ~target)
+            out, target, like = slot, (target & ~mask) | bit, j
+        bit <<= 1
+    arrays = [first[p] for p in positions]
+    total: Any = None
+    if not zero:
+        need = [s for s in range(len(inputs) + 1) if s != out]
+        options: dict[int, list[tuple[int, Any]]] = {s: [] for s in need}
+        for value, slot, mask in zip(seq, slots, masks):
+            if slot in options and not mask & ~target and _contraction_nonzero(value):
+                options[slot].append((mask, value))
+        for chosen in _contraction_assignments(need, options, target):
+            if out == 0:
+                term = np.einsum(
+                    ",".join(inputs) + "->" + out_labels,
+                    *(chosen[s] for s in range(1, len(inputs) + 1)),
+                    optimize=optimize,
+                )
+            else:
+                assert out is not None
+                values = [chosen.get(s) for s in range(1, len(inputs) + 1)]
+                shape = np.shape(arrays[out - 1])
+                term = _einsum_slot_grad(
+                    inputs, out_labels, chosen[0], values, out - 1, shape, optimize
+                )
+            total = term if total is None else total + term
+    if like is None:  # the contraction's value or one of its tangents
+        if total is None:
+            spec = ",".join(inputs) + "->" + out_labels
+            shape = np.shape(np.einsum(spec, *arrays, optimize=optimize))
+            return np.zeros(shape, dtype=_float_dtype(*arrays))
+        return total
+    x = seq[like]  # a cotangent (or its derivative): shaped like that value
+    if total is None:
+        return np.zeros(np.shape(x), dtype=_float_dtype(x))
+    return np.asarray(total, dtype=_float_dtype(x))
+
+
+def _contraction_nonzero(value: Any) -> bool:
+    return value is not None and bool(np.any(value))
+
+
+def _contraction_assignments(
+    need: list[int], options: dict[int, list[tuple[int, Any]]], target: int
+) -> Any:
+    """Each choice of one value per slot of ``need`` whose masks are disjoint and make
+    ``target``: a dict slot -> value."""
+
+    def walk(i: int, used: int, chosen: dict[int, Any]) -> Any:
+        if i == len(need):
+            if used == target:
+                yield dict(chosen)
+            return
+        for mask, value in options[need[i]]:
+            if not mask & used:
+                chosen[need[i]] = value
+                yield from walk(i + 1, used | mask, chosen)
+                del chosen[need[i]]
+
+    return walk(0, 0, {})
+
+
+def einsum_terms(seq: tuple[Any, ...], history: tuple[Any, ...] = (), optimize: Any = False) -> Any:
+    """``np.einsum`` and all its derivatives, of any order, as one multilinear sum.
+
+    ``seq`` starts with the arguments of ``np.einsum`` (string or interleaved form); each
+    step of ``history`` adds values: ``"t"`` (a tangent) as many as ``seq`` had, the tangent
+    of each, and an element index ``j`` (negative: from the end) one, the cotangent of the
+    result so far, for the cotangent of ``seq[j]``. ``history=()`` is ``np.einsum(*seq)``;
+    ``("t",)`` its tangent, the sum over the arrays of the contraction with one of them
+    replaced by its tangent; ``(k,)`` ``einsum_vjp(seq[-1], seq[:-1], k)``. All-zero values
+    are skipped. Its tangent is ``einsum_terms((*seq, *tangents), (*history, "t"))`` and the
+    cotangent of ``seq[j]`` ``einsum_terms((*seq, c), (*history, j))``.
+
+    >>> a, b = np.eye(2), np.array([[1.0, 2.0], [3.0, 4.0]])
+    >>> einsum_terms(("ij,jk", a, b)).tolist()
+    [[1.0, 2.0], [3.0, 4.0]]
+    >>> einsum_terms(("ij,jk", a, b, 0.0, np.ones((2, 2)), np.zeros((2, 2))), ("t",)).tolist()
+    [[4.0, 6.0], [4.0, 6.0]]
+    >>> einsum_terms(("ij,jk", a, b, np.ones((2, 2))), (1,)).tolist()
+    [[3.0, 7.0], [3.0, 7.0]]
+    """
+    return _contraction_terms(seq, history, _einsum_spec, optimize)
 
 
 def _tensordot_axes(axes: Any, na: int) -> tuple[list[int], list[int]]:
@@ -253,26 +385,6 @@ def cross_vjp(
     return np.asarray(np.moveaxis(r, -1, axisa if first else axisb), dtype=_float_dtype(x))
 
 
-def multi_dot_jvp(arrays: Any, parts: Any) -> Any:
-    """Tangent of ``np.linalg.multi_dot(arrays)``: the sum over the factors of the product
-    with that factor replaced by its tangent (all-zero tangents are skipped).
-
-    >>> multi_dot_jvp((np.eye(2), np.ones((2, 2))), (np.ones((2, 2)), 0.0)).tolist()
-    [[2.0, 2.0], [2.0, 2.0]]
-    """
-    total: Any = None
-    for k, part in enumerate(parts):
-        if not np.any(part):
-            continue
-        factors = list(arrays)
-        factors[k] = np.broadcast_to(part, np.shape(arrays[k]))
-        term = np.linalg.multi_dot(factors)
-        total = term if total is None else total + term
-    if total is None:
-        return np.zeros_like(np.linalg.multi_dot(list(arrays)))
-    return total
-
-
 def multi_dot_vjp(g: Any, arrays: Any, k: int) -> NDArray[Any]:
     """Cotangent of ``np.linalg.multi_dot(arrays)`` with respect to ``arrays[k]``
     (a 1-D first factor is a row, a 1-D last factor a column).
@@ -295,6 +407,41 @@ def multi_dot_vjp(g: Any, arrays: Any, k: int) -> NDArray[Any]:
         right = after[0] if len(after) == 1 else np.linalg.multi_dot(after)
         g2 = g2 @ right.T
     return np.asarray(np.reshape(g2, x.shape), dtype=_float_dtype(x))
+
+
+def _multi_dot_spec(arrays: tuple[Any, ...]) -> tuple[list[str], str, list[int]]:
+    """``np.linalg.multi_dot(arrays)`` as an einsum: subscripts, output and positions (a
+    1-D first factor is a row, a 1-D last factor a column).
+
+    >>> _multi_dot_spec((np.ones(3), np.ones((3, 4)), np.ones((4, 2))))
+    (['b', 'bc', 'cd'], 'd', [0, 1, 2])
+    """
+    n = len(arrays)
+    letters = [chr(ord("a") + i) for i in range(n + 1)]
+    inputs = [letters[i] + letters[i + 1] for i in range(n)]
+    out = letters[0] + letters[n]
+    if np.ndim(arrays[0]) == 1:
+        inputs[0] = inputs[0][1:]
+        out = out[1:]
+    if np.ndim(arrays[-1]) == 1:
+        inputs[-1] = inputs[-1][:-1]
+        out = out[:-1]
+    return inputs, out, list(range(n))
+
+
+def multi_dot_terms(seq: tuple[Any, ...], history: tuple[Any, ...] = ()) -> Any:
+    """``np.linalg.multi_dot`` and all its derivatives, as :func:`einsum_terms` for the
+    einsum of the product: ``seq`` starts with the factors; ``history=()`` is their
+    product, ``("t",)`` its tangent (the factors' tangents follow them in ``seq``),
+    ``(k,)`` ``multi_dot_vjp(seq[-1], seq[:-1], k)``.
+
+    >>> a, b = np.eye(2), np.array([[1.0, 2.0], [3.0, 4.0]])
+    >>> multi_dot_terms((a, b, np.ones((2, 2)), 0.0), ("t",)).tolist()
+    [[4.0, 6.0], [4.0, 6.0]]
+    >>> multi_dot_terms((a, b, np.ones((2, 2))), (0,)).tolist()
+    [[3.0, 7.0], [3.0, 7.0]]
+    """
+    return _contraction_terms(seq, history, _multi_dot_spec, True)
 
 
 def vecdot_vjp(g: Any, x: Any, y: Any, axis: int = -1) -> NDArray[Any]:

@@ -42,6 +42,29 @@ def interp_slope(x: Any, xp: Any, fp: Any) -> Any:
     return np.where(left | right, 0.0, slope)
 
 
+def interp_slope_vjp(c: Any, x: Any, xp: Any, fp: Any) -> NDArray[Any]:
+    """The transpose of :func:`interp_slope` in ``fp`` (linear there), shaped and typed like
+    ``fp``: each ``c`` at an ``x`` inside the knots goes, divided by the width of the
+    segment holding it, to the knot on its right and, negated, to the knot on its left.
+
+    >>> x = np.array([-1.0, 0.25, 1.5, 3.0])
+    >>> interp_slope_vjp(np.ones(4), x, [0.0, 0.5, 2.0], np.zeros(3)).tolist()
+    [-2.0, 1.3333333333333335, 0.6666666666666666]
+    """
+    fp_a = np.asarray(fp)
+    xp_a = np.asarray(xp)
+    dtype = fp_a.dtype if fp_a.dtype.kind == "f" else np.float64
+    out = np.zeros(xp_a.size, dtype=np.float64)
+    if xp_a.size >= 2:
+        xv = np.ravel(x)
+        cv = np.ravel(np.broadcast_to(c, np.shape(x)))
+        seg, lo, hi = _interp_segments(xv, xp_a)
+        w = np.where(lo | hi, 0.0, cv) / (xp_a[seg + 1] - xp_a[seg])
+        np.add.at(out, seg + 1, w)
+        np.add.at(out, seg, -w)
+    return out.reshape(np.shape(fp)).astype(dtype, copy=False)
+
+
 def interp_vjp_fp(g: Any, x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None) -> Any:
     """The cotangent of ``fp`` in ``np.interp(x, xp, fp, left, right)``: each ``g`` shared
     between the two knots around its ``x`` by the interpolation weights; outside the knots,
@@ -76,40 +99,62 @@ def interp_vjp_fp(g: Any, x: Any, xp: Any, fp: Any, left: Any = None, right: Any
     return out.astype(dtype, copy=False)
 
 
-def _polyder_coefficients(p: Any) -> NDArray[Any]:
-    """The coefficients of p' for ``np.polyval``'s coefficients ``p`` (highest power first,
-    along the first axis; more axes broadcast with ``x``)."""
+def _falling_factorials(exponents: NDArray[Any], order: int) -> NDArray[Any]:
+    """``j * (j - 1) * ... * (j - order + 1)`` for each exponent ``j``: the factor the
+    ``order``-th derivative brings to ``x ** j``."""
+    out = np.ones(np.shape(exponents), dtype=np.float64)
+    for i in range(order):
+        out = out * (exponents - i)
+    return out
+
+
+def _polyder_coefficients(p: Any, order: int = 1) -> NDArray[Any]:
+    """The coefficients of the ``order``-th derivative of the polynomial with ``np.polyval``'s
+    coefficients ``p`` (highest power first, along the first axis; more axes broadcast with
+    ``x``): empty when ``order`` is at least the number of coefficients."""
     p = np.asarray(p)
     n = p.shape[0]
-    powers = np.arange(n - 1, 0, -1).reshape((n - 1,) + (1,) * (p.ndim - 1))
-    return p[:-1] * powers.astype(p.dtype if p.dtype.kind == "f" else np.float64)
+    m = max(n - order, 0)
+    factors = _falling_factorials(np.arange(n - 1, n - 1 - m, -1), order)
+    factors = factors.reshape((m,) + (1,) * (p.ndim - 1))
+    return p[:m] * factors.astype(p.dtype if p.dtype.kind == "f" else np.float64)
 
 
-def polyval_dx(p: Any, x: Any) -> Any:
-    """d np.polyval(p, x) / dx = np.polyval(p', x) (0 for a constant polynomial).
+def polyval_dx(p: Any, x: Any, order: int = 1) -> Any:
+    """d^order np.polyval(p, x) / dx^order: ``np.polyval`` of the derivative's coefficients
+    (0 when ``order`` is at least the number of coefficients; ``order=0`` is
+    ``np.polyval(p, x)`` itself).
 
     >>> polyval_dx(np.array([1.0, 2.0, 3.0]), np.array([0.0, 1.0])).tolist()
     [2.0, 4.0]
+    >>> polyval_dx(np.array([1.0, 2.0, 3.0]), np.array([0.0, 1.0]), order=2).tolist()
+    [2.0, 2.0]
     """
-    d = _polyder_coefficients(p)
+    d = _polyder_coefficients(p, order)
     if d.shape[0] == 0:
-        return np.zeros(np.shape(np.polyval(p, x)), dtype=np.result_type(p, x, 0.0))
+        p_a = np.asarray(p)
+        return np.zeros(np.shape(np.polyval(p_a, x)), dtype=np.result_type(p_a, x, 0.0))
     return np.polyval(d, x)
 
 
-def polyval_vjp_p(g: Any, p: Any, x: Any) -> NDArray[Any]:
-    """The cotangent of the coefficients ``p`` in ``np.polyval(p, x)``: ``p[k]`` multiplies
-    ``x ** (n - 1 - k)``.
+def polyval_vjp_p(g: Any, p: Any, x: Any, order: int = 0) -> NDArray[Any]:
+    """The cotangent of the coefficients ``p`` in ``np.polyval(p, x)`` (``order=0``): ``p[k]``
+    multiplies ``x ** (n - 1 - k)``. With ``order``, that of ``p`` in
+    ``polyval_dx(p, x, order)``, where ``p[k]`` multiplies the ``order``-th derivative of
+    that power.
 
     >>> polyval_vjp_p(np.ones(2), np.array([1.0, 2.0, 3.0]), np.array([2.0, 3.0])).tolist()
     [13.0, 5.0, 2.0]
+    >>> polyval_vjp_p(np.ones(2), np.array([1.0, 2.0, 3.0]), np.array([2.0, 3.0]), 1).tolist()
+    [10.0, 2.0, 0.0]
     """
     p_a = np.asarray(p)
     n = p_a.shape[0]
     dtype = p_a.dtype if p_a.dtype.kind == "f" else np.float64
     out = np.zeros(p_a.shape, dtype=dtype)
     power = np.ones_like(np.asarray(x), dtype=np.result_type(x, 0.0))
-    for k in range(n - 1, -1, -1):
-        out[k] = unbroadcast(g * power, p_a[k])
+    for k in range(n - 1 - order, -1, -1):
+        factor = _falling_factorials(np.asarray(n - 1 - k), order)
+        out[k] = unbroadcast(g * power * factor.astype(power.dtype), p_a[k])
         power = power * x
     return out

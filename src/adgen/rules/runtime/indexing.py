@@ -38,7 +38,7 @@ def take_vjp(g: Any, a: Any, indices: Any, axis: Any = None, mode: str = "raise"
     return out
 
 
-def take_along_axis_vjp(g: Any, arr: Any, indices: Any, axis: Any) -> NDArray[Any]:
+def take_along_axis_vjp(g: Any, arr: Any, indices: Any, axis: Any = -1) -> NDArray[Any]:
     """Cotangent of ``np.take_along_axis(arr, indices, axis)`` with respect to ``arr``
     (repeated indices add up).
 
@@ -75,14 +75,25 @@ def select_vjp(g: Any, condlist: Any, choicelist: Any, k: int) -> Any:
     >>> select_vjp(np.ones(3), conds, [np.zeros(3)] * 2, 1).tolist()
     [0.0, 1.0, 0.0]
     """
-    taken = np.asarray(condlist[k], dtype=bool)
-    for c in condlist[:k]:
-        taken = taken & ~np.asarray(c, dtype=bool)
     x = choicelist[k]
+    taken = select_mask(condlist, k)
     r = _sum_to(np.where(taken, g, 0.0).astype(_float_dtype(x)), np.shape(x))
     if isinstance(x, (float, int)):
         return float(r)
     return np.asarray(r)
+
+
+def select_mask(condlist: Any, k: int) -> Any:
+    """Where condition ``k`` is the first of ``np.select(condlist, ...)`` that holds (where the
+    result is ``choicelist[k]``).
+
+    >>> select_mask([np.array([1, 0, 1]), np.array([1, 1, 0])], 1).tolist()
+    [False, True, False]
+    """
+    taken = np.asarray(condlist[k], dtype=bool)
+    for c in condlist[:k]:
+        taken = taken & ~np.asarray(c, dtype=bool)
+    return taken
 
 
 def select_otherwise(condlist: Any) -> Any:
@@ -103,17 +114,28 @@ def choose_vjp(g: Any, a: Any, choices: Any, k: int, mode: str = "raise") -> Any
     >>> choose_vjp(np.ones(3), np.array([0, 1, 0]), [np.zeros(3), np.zeros(3)], 0).tolist()
     [1.0, 0.0, 1.0]
     """
+    x = choices[k]
+    taken = choose_mask(a, choices, k, mode)
+    r = _sum_to(np.where(taken, g, 0.0).astype(_float_dtype(x)), np.shape(x))
+    if isinstance(x, (float, int)):
+        return float(r)
+    return np.asarray(r)
+
+
+def choose_mask(a: Any, choices: Any, k: int, mode: str = "raise") -> Any:
+    """Where ``np.choose(a, choices, mode=mode)`` picks ``choices[k]`` (the index ``a`` wrapped
+    or clipped first, as ``mode`` says).
+
+    >>> choose_mask(np.array([0, 3, -1]), [0.0, 0.0], 1, "wrap").tolist()
+    [False, True, True]
+    """
     idx = np.asarray(a)
     n = len(choices)
     if mode == "wrap":
         idx = np.mod(idx, n)
     elif mode == "clip":
         idx = np.clip(idx, 0, n - 1)
-    x = choices[k]
-    r = _sum_to(np.where(idx == k, g, 0.0).astype(_float_dtype(x)), np.shape(x))
-    if isinstance(x, (float, int)):
-        return float(r)
-    return np.asarray(r)
+    return idx == k
 
 
 def diagonal_index(a: Any) -> tuple[Any, ...]:

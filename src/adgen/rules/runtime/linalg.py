@@ -256,11 +256,12 @@ def _norm_axes(ndim: int, ord: Any, axis: Axis, kind: str) -> tuple[tuple[int, .
 
 
 def norm_grad(
-    ans: Any, x: Any, ord: Any = None, axis: Axis = None, keepdims: bool = False, kind: str = "norm"
+    r: Any, x: Any, ord: Any = None, axis: Axis = None, keepdims: bool = False, kind: str = "norm"
 ) -> NDArray[Any]:
-    """The derivative of each norm in ``ans`` w.r.t. the entries of ``x`` it reduces (shape
-    of ``x``): the norm's tangent is ``np.sum(norm_grad(...) * dx, axis, keepdims)`` and its
-    cotangent ``unreduce(g, x, axis, keepdims) * norm_grad(...)``.
+    """The derivative of each norm in ``r`` (``np.linalg.norm(x, ord, axis, keepdims)``)
+    w.r.t. the entries of ``x`` it reduces (shape of ``x``): the norm's tangent is
+    ``np.sum(norm_grad(...) * dx, axis, keepdims)`` and its cotangent
+    ``unreduce(g, x, axis, keepdims) * norm_grad(...)``.
 
     ``kind`` is ``"norm"`` (``np.linalg.norm``), ``"vector"`` (``np.linalg.vector_norm``,
     several axes flattened) or ``"matrix"`` (``np.linalg.matrix_norm``, the last two axes).
@@ -281,7 +282,7 @@ def norm_grad(
     dtype = x.dtype if x.dtype.kind == "f" else np.dtype(np.float64)
     x = x.astype(dtype, copy=False)
     axes, matrix = _norm_axes(x.ndim, ord, axis, kind)
-    r = np.asarray(ans, dtype=dtype)
+    r = np.asarray(r, dtype=dtype)
     if not keepdims:
         r = np.expand_dims(r, axes)
     safe = np.where(r == 0, 1, r)
@@ -367,6 +368,30 @@ def distinct(values: Any, what: str, nonzero: bool = False) -> Any:
     return values
 
 
+def full_rank(values: Any, what: str) -> Any:
+    """``values`` (singular values, over the last axis), after checking that none is zero to
+    working precision relative to the largest: ``what`` is not differentiable at a
+    rank-deficient matrix, and its formulas, which divide by the singular values, would
+    return huge meaningless numbers there. Raises ``ValueError``.
+
+    >>> full_rank(np.array([2.0, 1.0]), "f").tolist()
+    [2.0, 1.0]
+    >>> full_rank(np.array([2.0, 0.0]), "f")
+    Traceback (most recent call last):
+    ...
+    ValueError: adgen: the derivative of f needs full-rank matrices, got singular values [2. 0.]
+    """
+    v = np.asarray(values)
+    if v.ndim == 0 or v.shape[-1] == 0:
+        return values
+    scale = np.max(np.abs(v), axis=-1, keepdims=True)
+    if np.any(np.abs(v) <= 1e-9 * scale):
+        raise ValueError(
+            f"adgen: the derivative of {what} needs full-rank matrices, got singular values {v}"
+        )
+    return values
+
+
 def _powers(a: NDArray[Any], n: int) -> list[NDArray[Any]]:
     """``[a**0, a**1, ..., a**(n-1)]`` (matrix powers, stacked over leading axes)."""
     eye = np.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape)
@@ -376,11 +401,12 @@ def _powers(a: NDArray[Any], n: int) -> list[NDArray[Any]]:
     return out
 
 
-def matrix_power_jvp(a: Any, n: int, da: Any) -> NDArray[Any]:
-    """Tangent of ``np.linalg.matrix_power(a, n)``: ``Σ_k aᵏ da aⁿ⁻¹⁻ᵏ`` (``a⁻¹`` and its
-    tangent ``-a⁻¹ da a⁻¹`` for ``n < 0``; zeros for ``n == 0``).
+def matrix_power_jvp(da: Any, a: Any, n: int) -> NDArray[Any]:
+    """Tangent of ``np.linalg.matrix_power(a, n)`` for the tangent ``da`` of ``a``:
+    ``Σ_k aᵏ da aⁿ⁻¹⁻ᵏ`` (``a⁻¹`` and its tangent ``-a⁻¹ da a⁻¹`` for ``n < 0``; zeros for
+    ``n == 0``). Linear in ``da``; :func:`matrix_power_vjp` is its transpose.
 
-    >>> matrix_power_jvp(np.eye(2) * 2.0, 2, np.eye(2)).tolist()
+    >>> matrix_power_jvp(np.eye(2), np.eye(2) * 2.0, 2).tolist()
     [[4.0, 0.0], [0.0, 4.0]]
     """
     a = np.asarray(a)
@@ -389,7 +415,7 @@ def matrix_power_jvp(a: Any, n: int, da: Any) -> NDArray[Any]:
         return np.zeros(np.broadcast_shapes(a.shape, da.shape), dtype=da.dtype)
     if n < 0:
         inv = np.linalg.inv(a)
-        return matrix_power_jvp(inv, -n, -(inv @ da @ inv))
+        return matrix_power_jvp(-(inv @ da @ inv), inv, -n)
     pw = _powers(a, n)
     out = pw[0] @ da @ pw[n - 1]
     for k in range(1, n):

@@ -253,6 +253,50 @@ def cumsum_vjp(
     return np.reshape(out, np.shape(x))
 
 
+def linear_recurrence(
+    a: ArrayLike, b: ArrayLike, axis: Axis = None, reverse: bool = False, initial: float = 0.0
+) -> NDArray[Any]:
+    """``t`` shaped like ``a`` with ``t[0] = initial`` and ``t[i + 1] = a[i] * t[i] + b[i]``
+    along the entries of each group of ``axis`` (all entries when None, several axes in C
+    order), from the last entry backwards with ``reverse``. ``b`` broadcasts to ``a``.
+
+    Exclusive (``t[i]`` does not use ``a[i]``, ``b[i]``), products and sums only (exact with
+    zeros): the scans of the derivatives of ``np.cumprod`` and ``np.prod`` are made of it.
+    ``initial=1.0`` with ``b = 0`` gives the products of the entries before each one; the
+    derivative in ``a`` along ``da`` is ``linear_recurrence(a, da * t, axis, reverse)``.
+
+    >>> linear_recurrence(np.array([2.0, 0.0, 3.0, 5.0]), 0.0, initial=1.0).tolist()
+    [1.0, 2.0, 0.0, 0.0]
+    >>> linear_recurrence(np.array([2.0, 3.0, 4.0]), np.ones(3), reverse=True).tolist()
+    [4.0, 1.0, 0.0]
+    >>> linear_recurrence(np.full((2, 2), 2.0), np.ones((2, 2)), axis=0).tolist()
+    [[0.0, 0.0], [1.0, 1.0]]
+    """
+    a = np.asarray(a)
+    dtype = _float_dtype(a, b)
+    bb = np.broadcast_to(np.asarray(b, dtype=dtype), a.shape)
+    axes = _normalize_axes(axis, a.ndim)
+    if a.size == 0:
+        return np.zeros(a.shape, dtype=dtype)
+    kept = tuple(i for i in range(a.ndim) if i not in axes)
+    perm = kept + axes
+    at = np.transpose(a.astype(dtype, copy=False), perm)
+    flat = at.shape[: len(kept)] + (-1,)
+    am = at.reshape(flat)
+    bm = np.array(np.transpose(bb, perm).reshape(flat))
+    if reverse:
+        am, bm = am[..., ::-1], bm[..., ::-1]
+    # u[i] = t[i + 1] is the inclusive scan u[i] = a[i] u[i - 1] + b[i] from u[-1] = initial
+    if initial != 0:
+        bm[..., 0] = bm[..., 0] + am[..., 0] * initial
+    u = _linear_scan(am, bm)
+    first = np.full(u.shape[:-1] + (1,), initial, dtype=dtype)
+    t = np.concatenate([first, u[..., :-1]], axis=-1)
+    if reverse:
+        t = t[..., ::-1]
+    return np.transpose(t.reshape(at.shape), np.argsort(perm))
+
+
 def _tie_average(v: NDArray[Any], xs: NDArray[Any]) -> NDArray[Any]:
     """Average ``v`` over runs of equal values of the sorted ``xs`` (last axis).
 

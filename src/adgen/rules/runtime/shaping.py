@@ -136,6 +136,25 @@ def gathered_vjp(g: ArrayLike, x: ArrayLike, taken: ArrayLike) -> NDArray[Any]:
     return sums.astype(dtype, copy=False).reshape(shape)
 
 
+def gathered(c: ArrayLike, taken: ArrayLike) -> NDArray[Any]:
+    """The transpose of :func:`gathered_vjp` in its cotangent: an array of ``taken``'s shape
+    holding entry ``k - 1`` of ``c.ravel()`` where ``taken`` is ``k``, and 0 where it is 0
+    (the function that copied the entries, applied to ``c``, with zeros where entries came
+    from elsewhere).
+
+    >>> gathered(np.array([1.0, 2.0]), np.array([1, 1, 0, 2])).tolist()
+    [1.0, 1.0, 0.0, 2.0]
+    >>> gathered(3.0, np.array([[0, 1], [1, 0]])).tolist()
+    [[0.0, 3.0], [3.0, 0.0]]
+    """
+    c = np.asarray(c)
+    if not np.issubdtype(c.dtype, np.inexact):
+        c = c.astype(np.float64)
+    taken = np.asarray(taken)
+    flat = np.concatenate((np.zeros(1, dtype=c.dtype), np.ravel(c)))
+    return flat[taken]
+
+
 def rollaxis_destination(ndim: int, axis: int, start: int = 0) -> int:
     """Where ``np.rollaxis(a, axis, start)`` puts ``axis`` (``a`` has ``ndim`` axes), so
     that the roll equals ``np.moveaxis(a, axis, destination)``.
