@@ -279,3 +279,32 @@ def test_masks_combined_with_bitwise_operators_and_fmin_fmax_twice() -> None:
     h = adgen.hessian(clipped_powers)(x)
     np.testing.assert_allclose(h, np.diag([6 * 0.1, 2.0 + 6 * 0.35, 2.0]), rtol=1e-12)
     check_grads(adgen.grad(masks_combined), x, y)
+
+
+def tanh_total(x):
+    return np.sum(np.tanh(x))
+
+
+TANH_1 = adgen.grad(tanh_total)
+
+
+def tanh_level_1(x):
+    return np.sum(TANH_1(x))
+
+
+TANH_2 = adgen.grad(tanh_level_1)
+
+
+def tanh_level_2(x):
+    return np.sum(TANH_2(x))
+
+
+def test_arguments_giving_only_a_shape_carry_no_derivative_when_read_again() -> None:
+    """``rt.unbroadcast(g, x)`` reads only x's shape (its templates in x return zeros): the
+    twice- and thrice-generated code neither differentiates through x nor adds zeros (zero
+    propagation), and the third derivative stays exact: d3/dx3 tanh = -2 (1 - t^2)(1 - 3 t^2)."""
+    third = adgen.grad(tanh_level_2)
+    x = np.linspace(-1.2, 1.5, 6)
+    t = np.tanh(x)
+    _close(third(x), -2.0 * (1 - t**2) * (1 - 3 * t**2), 1e-12)
+    assert "zeros_like" not in third.source
