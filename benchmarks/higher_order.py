@@ -167,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"({name} is not installed: pip install -e '.[bench]')")
     names = list(tools)
     cases = [
-        (f"tanh'''' of {n} values", "tanh4", (x,)),
+        (f"4th derivative of tanh, {n} values", "tanh4", (x,)),
         (f"mlp hvp ({size} parameters, {rows} rows)", "mlp", (w, X, Y, v)),
         (f"loop hvp (50 steps, {n // 10} values)", "loop", (xs, 0.7, vs)),
     ]

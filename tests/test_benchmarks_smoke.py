@@ -162,4 +162,5 @@ def test_the_nested_derivatives_benchmark_checks_and_runs(capsys: Any) -> None:
     assert np.allclose(higher_order.adgen_tools()["tanh4"](x), exact, rtol=1e-10, atol=1e-12)
     assert higher_order.main(["--quick"]) == 0
     table = capsys.readouterr().out
-    assert "| mlp hvp (800 parameters, 64 rows) |" in table and "fourth derivative of tanh costs" in table
+    assert "| mlp hvp (800 parameters, 64 rows) |" in table
+    assert "fourth derivative of tanh costs" in table
