@@ -200,6 +200,10 @@ def parse_function(fn: types.FunctionType, scope: Scope | None = None) -> Parsed
             SourceLocation(filename, fn.__code__.co_firstlineno),
             "reload the module (importlib.reload) or re-run the cell, then differentiate again",
         )
+    if filename == "<string>":
+        # compiled from a string: whatever linecache holds under that name (many strings
+        # share it: a test runner's, another exec's) is not this function's text
+        raise _no_source(fn, OSError("no source"))
     if fn.__name__ == "<lambda>":
         return _parse_lambda(fn, scope)
     typed = None
