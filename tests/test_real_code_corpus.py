@@ -148,3 +148,54 @@ def _flatten(tree):
         return build(shape)
 
     return flat, rebuild
+
+
+# -- second order on the corpus (issue 19): Hessian-vector products of the programs whose
+# differentiated argument is an array; the others take a dict or a list of (W, b) pairs
+HVP_PROGRAMS = {
+    "gp_closure": "F",
+    "smoke_fluid": "F",
+    "kalman": "F",
+    "spring_class": "F",
+    "minibatch_logreg": "F",
+    "tsne": "F",
+    "ridge_loocv": "F",
+    "gp_marginal": "objective",
+    "fluid": "objective",
+    "ode_fit": "objective",
+    "model_class": "objective",
+    "robust_regression": "objective",
+}
+STRUCTURED = ["bayes_nn", "char_rnn", "ode_net", "gmm_dict", "mlp_training", "lstm"]
+
+
+def _objective_and_args(name: str):
+    program = _program(name)
+    if hasattr(program, "F"):
+        return program.F, list(program.ARGS)
+    return program.objective, list(program.make_args())
+
+
+@pytest.mark.parametrize("name", sorted(HVP_PROGRAMS))
+def test_the_hessian_vector_product_is_the_difference_of_gradients(name: str) -> None:
+    f, args = _objective_and_args(name)
+    rng = np.random.default_rng(4)
+    v = rng.standard_normal(np.shape(args[0]))
+    hv = adgen.hvp(f)(*args, v)
+    g = adgen.grad(f)
+    eps = 1e-5
+    plus, minus = [args[0] + eps * v, *args[1:]], [args[0] - eps * v, *args[1:]]
+    expected = (g(*plus) - g(*minus)) / (2 * eps)
+    np.testing.assert_allclose(hv, expected, rtol=1e-5, atol=1e-6 * np.max(np.abs(expected)))
+
+
+@pytest.mark.parametrize("name", STRUCTURED)
+def test_differentiating_the_gradient_of_dict_or_list_parameters_again_is_refused(
+    name: str,
+) -> None:
+    """The function standing for grad(f) calls f's general derivative code, written for
+    arrays: a dict or list of parameters is refused by name (it crashed inside before)."""
+    f, args = _objective_and_args(name)
+    with pytest.raises(adgen.NonDifferentiableError, match="dict/list/tuple argument") as info:
+        adgen.jvp(adgen.grad(f), tuple(args), (args[0],) + (None,) * (len(args) - 1))
+    assert "pass the arrays as separate arguments" in str(info.value)

@@ -236,6 +236,31 @@ class _Transformed:
         return display.repr_markdown(lambda: self.source)
 
 
+def _refuse_structure_again(f: Any, fn: types.FunctionType, flat: _Flat) -> None:
+    """Refuse a dict/list/tuple argument of a derivative adgen differentiates again: the
+    function standing for ``grad(f)`` calls ``f``'s general derivative code, which takes
+    arrays (its code for a dict of arrays would crash, or be refused, inside)."""
+    if not hasattr(f, "adgen_function"):
+        return
+    inner = getattr(f, "wrt", None)  # what the derivative object differentiates, if it says
+    floats = [
+        p
+        for p in flat.structure
+        if (inner is None or p in inner)
+        and any(_float_like(flat.values[flat.names.index(n)]) for n in flat.leaves(p))
+    ]
+    if not floats:
+        return
+    p = floats[0]
+    raise NonDifferentiableError(
+        f"differentiating a derivative adgen made ({fn.__name__}) again, with the "
+        f"dict/list/tuple argument `{p}`, is not supported yet",
+        _def_loc(getattr(f, "fn", fn)),  # the user's function the derivative is of
+        "pass the arrays as separate arguments: differentiate e.g. "
+        "`lambda W, b, X: f({'W': W, 'b': b}, X)` instead of f",
+    )
+
+
 class _Flat:
     """A call's arguments with the dict/list/tuple ones flattened into their leaves."""
 
@@ -311,6 +336,7 @@ class _ValueAndGrad(_Transformed):
                     # stale: made again below, and held anew
             values = _bind(fn, args, kwargs)
             flat = _Flat(self.params, values)
+            _refuse_structure_again(self.f, fn, flat)
             wrt = tuple(leaf for w in self.wrt for leaf in flat.leaves(w))
             for leaf, value in zip(flat.names, flat.values):
                 if leaf in wrt and type(value) is not float:
@@ -508,6 +534,7 @@ def jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) 
             f"jvp: {len(tangents)} tangents for {len(primals)} primals", _def_loc(fn)
         )
     flat = _Flat(params, primals)
+    _refuse_structure_again(f, fn, flat)
     active: list[tuple[str, Any]] = []
     for p, t in zip(params, tangents):
         if t is None:
@@ -555,6 +582,7 @@ def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], tupl
     params = _params(fn)
     values = _bind(fn, primals, {})
     flat = _Flat(params, values)
+    _refuse_structure_again(f, fn, flat)
     wrt = tuple(n for n, x in zip(flat.names, flat.values) if _float_like(x))
     out = fn(*values)
     scalars = _scalars(flat.names, flat.values)
@@ -633,6 +661,7 @@ def _jacobian(f: Callable[..., Any], wrt: Wrt, mode: str) -> Callable[..., Any]:
         params = _params(fn)
         values = _bind(fn, args, kwargs)
         flat = _Flat(params, values)
+        _refuse_structure_again(f, fn, flat)
         for w in names:
             if w in flat.structure:
                 raise NonDifferentiableError(
