@@ -308,3 +308,20 @@ def test_arguments_giving_only_a_shape_carry_no_derivative_when_read_again() -> 
     t = np.tanh(x)
     _close(third(x), -2.0 * (1 - t**2) * (1 - 3 * t**2), 1e-12)
     assert "zeros_like" not in third.source
+
+
+def nested_results(x, y):
+    return x * y, (np.sin(x), (x**2, 3.0))
+
+
+def test_reverse_mode_of_nested_tuple_results() -> None:
+    """A result nesting tuples (as adgen's reverse code does: (out, (x_bar, ...))) takes a
+    cotangent of the same nesting; each leaf seeds its own value's adjoint."""
+    x, y = np.array([0.3, -0.7]), 1.5
+    a, b, c = np.array([1.0, 2.0]), np.array([0.5, -1.0]), np.array([2.0, 0.25])
+    _, pullback = adgen.vjp(nested_results, x, y)
+    gx, gy = pullback((a, (b, (c, 0.0))))
+    _close(gx, a * y + b * np.cos(x) + c * 2 * x, 1e-12)
+    _close(gy, np.sum(a * x), 1e-12)
+    with pytest.raises(adgen.ShapeMismatchError, match=r"cotangent 1\[1\]\[0\] has shape"):
+        pullback((a, (b, (np.ones(3), 0.0))))

@@ -236,6 +236,29 @@ class _Transformed:
         return display.repr_markdown(lambda: self.source)
 
 
+def _check_cotangent(fn: types.FunctionType, c: Any, o: Any, where: str) -> None:
+    """The cotangent ``c`` of the result ``o`` has its shape, item by item in a tuple result
+    (``(out, (x_bar, y_bar))`` of adgen's reverse code differentiated again)."""
+    if isinstance(o, tuple):
+        if not isinstance(c, (tuple, list)) or len(c) != len(o):
+            raise ShapeMismatchError(
+                f"vjp: result {where} is a tuple of {len(o)} values; pass a tuple of "
+                f"{len(o)} cotangents for it",
+                _def_loc(fn),
+                "one cotangent per result, each of its result's shape",
+            )
+        for k, (ci, oi) in enumerate(zip(c, o)):
+            _check_cotangent(fn, ci, oi, f"{where}[{k}]")
+        return
+    if np.shape(c) != np.shape(o):
+        raise ShapeMismatchError(
+            f"vjp: cotangent {where} has shape {np.shape(c)}, but result {where} has "
+            f"shape {np.shape(o)}",
+            _def_loc(fn),
+            "pass a cotangent of each result's shape",
+        )
+
+
 def _refuse_structure_again(f: Any, fn: types.FunctionType, flat: _Flat) -> None:
     """Refuse a dict/list/tuple argument of a derivative adgen differentiates again: the
     function standing for ``grad(f)`` calls ``f``'s general derivative code, which takes
@@ -609,13 +632,7 @@ def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], tupl
                     "one cotangent per result, each of its result's shape",
                 )
             for k, (c, o) in enumerate(zip(cotangent, out)):
-                if np.shape(c) != np.shape(o):
-                    raise ShapeMismatchError(
-                        f"vjp: cotangent {k} has shape {np.shape(c)}, but result {k} has "
-                        f"shape {np.shape(o)}",
-                        _def_loc(fn),
-                        "pass a cotangent of each result's shape",
-                    )
+                _check_cotangent(fn, c, o, str(k))
             cotangent = tuple(cotangent) if isinstance(out, tuple) else list(cotangent)
         elif np.shape(cotangent) != np.shape(out):
             raise ShapeMismatchError(

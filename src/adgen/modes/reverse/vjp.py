@@ -72,11 +72,12 @@ def _sweep(
         if isinstance(head, ir.Var) and head.name in gen.facts.useful:
             gen.accumulate(head.name, name(seed), sweep)
     elif isinstance(ret.value, ir.Tup):
-        # one cotangent per result: out_bar[k] seeds the adjoint of the k-th result
-        for k, atom in enumerate(ret.value.items):
-            if isinstance(atom, ir.Var) and atom.name in gen.facts.useful:
-                part = ast.Subscript(value=name(seed), slice=ast.Constant(k), ctx=ast.Load())
-                gen.accumulate(atom.name, part, sweep)
+        # one cotangent per result: out_bar[k] seeds the adjoint of the k-th result, and
+        # out_bar[k][j] the j-th item of a tuple result (adgen's reverse code returns
+        # (out, (x_bar, ...)), and is differentiated again)
+        for var, part in _seed_parts(ret.value, name(seed)):
+            if var in gen.facts.useful:
+                gen.accumulate(var, part, sweep)
     gen.adjoint_block(fn.body, sweep)
     return gen, sweep
 
@@ -160,6 +161,29 @@ def reverse(
     return Generated(gen_name, fn.params + [seed], text, gen.restoring)
 
 
+def _seed_parts(atom: ir.Atom, seed: ast.expr) -> list[tuple[str, ast.expr]]:
+    """``(variable, the part of the cotangent seeding it)`` for each variable of a result,
+    a tuple's items by subscripts (nested tuples too)."""
+    if isinstance(atom, ir.Var):
+        return [(atom.name, seed)]
+    if not isinstance(atom, ir.Tup):
+        return []
+    return [
+        part
+        for k, item in enumerate(atom.items)
+        for part in _seed_parts(
+            item, ast.Subscript(value=seed, slice=ast.Constant(k), ctx=ast.Load())
+        )
+    ]
+
+
+def _flat_results(atom: ir.Atom) -> bool:
+    """Are the results variables, constants or (nested) tuples of them?"""
+    if isinstance(atom, ir.Tup):
+        return all(_flat_results(item) for item in atom.items)
+    return isinstance(atom, (ir.Var, ir.Const, ir.Free))
+
+
 def _refuse_results(fn: ir.Function, aux: bool) -> ir.Return:
     """The function's ``return``, whose value must be a flat tuple (or a single value) for
     reverse mode to seed a cotangent for each item; with ``aux``, a pair."""
@@ -174,7 +198,7 @@ def _refuse_results(fn: ir.Function, aux: bool) -> ir.Return:
     results = ret.value.items if isinstance(ret.value, ir.Tup) else (ret.value,)
     if aux:
         results = results[:1]
-    if not all(isinstance(a, (ir.Var, ir.Const, ir.Free)) for a in results):
+    if not all(_flat_results(a) for a in results):
         raise UnsupportedSyntaxError(
             "reverse mode of a function returning nested tuples",
             loc_of(fn, ret.line),
