@@ -214,3 +214,22 @@ def test_unknown_key_of_a_dict_argument_is_refused():
 
     with pytest.raises(adgen.UnsupportedSyntaxError, match="its keys: 'a'"):
         adgen.grad(f)({"a": 1.0})
+
+
+def dict_result(p, x):
+    return {"W": p["W"] * x, "b": np.sin(p["b"])}
+
+
+def test_forward_mode_of_a_dict_result_gives_a_dict_of_tangents() -> None:
+    """The tangent of a dict result is the dict of its values' tangents (it was a silent
+    zero, rt.zeros_like of the dict); reverse mode refuses a dict result by name."""
+    p = {"W": np.array([1.0, -2.0, 0.5]), "b": np.array([0.3, 1.1])}
+    x = np.arange(3.0)
+    t = {"W": np.array([0.5, 1.0, -1.0]), "b": np.array([2.0, -0.5])}
+    out, tangent = adgen.jvp(dict_result, (p, x), (t, None))
+    assert set(tangent) == {"W", "b"}
+    np.testing.assert_allclose(tangent["W"], t["W"] * x)
+    np.testing.assert_allclose(tangent["b"], np.cos(p["b"]) * t["b"])
+    np.testing.assert_allclose(out["b"], np.sin(p["b"]))
+    with pytest.raises(adgen.UnsupportedSyntaxError, match="returning a dict"):
+        adgen.vjp(dict_result, p, x)

@@ -117,6 +117,11 @@ class _Forward:
         """A returned value's tangent, tuple by tuple: ``(x, (y,))`` -> ``(x_dot, (y_dot,))``."""
         if isinstance(atom, ir.Tup):
             return ast.Tuple(elts=[self.result_tangent(a) for a in atom.items], ctx=ast.Load())
+        if isinstance(atom, ir.Dct):  # a dict result: a dict of the values' tangents
+            return ast.Dict(
+                keys=[ast.Constant(k) for k in atom.keys],
+                values=[self.result_tangent(a) for a in atom.values],
+            )
         if isinstance(atom, ir.Var) and atom.name in self.active:
             return name(self.tangent_of(atom.name))
         return call("rt.zeros_like", ir.atom_to_ast(atom))

@@ -200,9 +200,9 @@ def _refuse_results(fn: ir.Function, aux: bool) -> ir.Return:
         results = results[:1]
     if not all(_flat_results(a) for a in results):
         raise UnsupportedSyntaxError(
-            "reverse mode of a function returning nested tuples",
+            "reverse mode of a function returning a dict (or a tuple holding one)",
             loc_of(fn, ret.line),
-            "return a flat tuple of values",
+            "return the arrays as a tuple (forward mode, adgen.jvp, takes dict results)",
         )
     return ret
 
