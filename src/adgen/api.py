@@ -210,7 +210,9 @@ class _Transformed:
         fn = unwrap(f)
         self.wrt, self.single = _wrt_names(fn, wrt)
         self._fixed = None if hasattr(f, "adgen_function") else fn
-        self._made: tuple[Callable[..., Any], types.FunctionType] | None = None
+        # the functions standing for this derivative (adgen_function), by the structure of
+        # the dict/list/tuple arguments they take: (the code they call, the function)
+        self._made: dict[Any, tuple[Callable[..., Any], types.FunctionType]] = {}
 
     @property
     def fn(self) -> Any:  # a types.FunctionType (mypy reads a FunctionType property as a method)
@@ -257,6 +259,17 @@ def _check_cotangent(fn: types.FunctionType, c: Any, o: Any, where: str) -> None
             _def_loc(fn),
             "pass a cotangent of each result's shape",
         )
+
+
+def _again_with_structure(f: Any, fn: types.FunctionType, flat: _Flat) -> types.FunctionType:
+    """The function to differentiate for ``f`` called with ``flat``'s arguments: for
+    ``grad(g)`` / ``value_and_grad(g)`` given dicts, lists or tuples, the function standing
+    for it that reads their leaves and calls the code specialised for them; else ``fn``
+    (a derivative given such arguments that cannot is refused)."""
+    if isinstance(f, _ValueAndGrad):
+        return f.adgen_function(flat.key)
+    _refuse_structure_again(f, fn, flat)
+    return fn
 
 
 def _refuse_structure_again(f: Any, fn: types.FunctionType, flat: _Flat) -> None:
@@ -438,13 +451,13 @@ class _ValueAndGrad(_Transformed):
         gradient = results[0] if self.single else tuple(results)
         return out, gradient
 
-    def adgen_function(self) -> types.FunctionType:
+    def adgen_function(self, structure: tuple[tuple[str, Any], ...] = ()) -> types.FunctionType:
         """A plain Python function computing what this object computes, by calling adgen's
         generated reverse-mode code: adgen reads its source like any other function's, so
         ``grad(grad(f))``, ``jvp(grad(f), ...)`` and a function calling ``grad(f)`` are
         differentiated through the generated code (never through ``f`` itself).
         """
-        return _as_function(self, isinstance(self, _Grad))
+        return _as_function(self, isinstance(self, _Grad), structure)
 
 
 class _Grad(_ValueAndGrad):
@@ -459,19 +472,46 @@ class _Grad(_ValueAndGrad):
         return gradient
 
 
-def _as_function(t: _ValueAndGrad, only_grad: bool) -> types.FunctionType:
+def _as_function(
+    t: _ValueAndGrad, only_grad: bool, structure: tuple[tuple[str, trees.Desc], ...] = ()
+) -> types.FunctionType:
     """The function behind :meth:`_ValueAndGrad.adgen_function`: its source calls the
-    compiled ``<f>_vjp`` (not specialised for scalars: it is called with any values)."""
+    compiled ``<f>_vjp`` (not specialised for scalars: it is called with any values).
+
+    ``structure`` (``_Flat.key``) describes the dict/list/tuple arguments it is called with:
+    the code called is then the one specialised for them (one parameter per leaf), the
+    function reads the leaves (``params['W']``) and puts each gradient back into its
+    argument's structure -- so a function of a dict of arrays is differentiated again."""
     fn = t.fn
-    d = _pipeline().derivative(fn, t.mode, t.wrt, batched=False)  # its source is read again
-    if t._made is not None and t._made[0] is d.compiled:
-        return t._made[1]
+    trees_of = dict(structure)
+    wrt = tuple(
+        leaf for w in t.wrt for leaf in (trees.leaf_names(w, trees_of[w]) if w in trees_of else [w])
+    )
+    d = _pipeline().derivative(  # its source is read again
+        fn, t.mode, wrt, frozenset(), structure, batched=False
+    )
+    made = t._made.get(structure)
+    if made is not None and made[0] is d.compiled:
+        return made[1]
     params = _params(fn)
     namer = Namer(params + [d.generated.name])
-    bars = [namer.adjoint(w) for w in t.wrt]
+    bars = [namer.adjoint(w) for w in wrt]
+    grads_of: list[str] = []
+    at = 0
+    for w in t.wrt:
+        if w in trees_of:
+            n = trees.count(trees_of[w])
+            grads_of.append(trees.display(trees_of[w], bars[at : at + n]))
+            at += n
+        else:
+            grads_of.append(bars[at])
+            at += 1
+    reads = [
+        r for p in params for r in (trees.leaf_reads(p, trees_of[p]) if p in trees_of else [p])
+    ]
     out, aux = namer.claim("out"), namer.claim("aux")
     value = f"({out}, {aux})" if t.has_aux else out
-    grads = bars[0] if t.single else f"({', '.join(bars)})"
+    grads = grads_of[0] if t.single else f"({', '.join(grads_of)})"
     if only_grad:
         result = f"{grads}, {aux}" if t.has_aux else grads
     else:
@@ -482,13 +522,13 @@ def _as_function(t: _ValueAndGrad, only_grad: bool) -> types.FunctionType:
     source = (
         f"# adgen: the {kind} of {fn.__qualname__} w.r.t. {', '.join(t.wrt)}\n"
         f"def {name}({', '.join(params)}):\n"
-        f"    {value}, ({', '.join(bars)},) = {d.generated.name}({', '.join(params)}, 1.0)\n"
+        f"    {value}, ({', '.join(bars)},) = {d.generated.name}({', '.join(reads)}, 1.0)\n"
         f"    return {result}\n"
     )
     wrapper = load(Generated(name, params, source), {d.generated.name: d.compiled})
     assert isinstance(wrapper, types.FunctionType)
     wrapper.__defaults__ = fn.__defaults__
-    t._made = (d.compiled, wrapper)
+    t._made[structure] = (d.compiled, wrapper)
     return wrapper
 
 
@@ -540,7 +580,8 @@ def jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) 
 
     A dict, list or tuple argument takes a tangent of the same structure.
     """
-    fn = unwrap(f)
+    # (a derivative object: its function is made below, for the arguments given)
+    fn = f.fn if isinstance(f, _ValueAndGrad) else unwrap(f)
     params = _params(fn)
     for what, given in (("primals", primals), ("tangents", tangents)):
         if not isinstance(given, (tuple, list)):
@@ -557,7 +598,7 @@ def jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) 
             f"jvp: {len(tangents)} tangents for {len(primals)} primals", _def_loc(fn)
         )
     flat = _Flat(params, primals)
-    _refuse_structure_again(f, fn, flat)
+    fn = _again_with_structure(f, fn, flat)
     active: list[tuple[str, Any]] = []
     for p, t in zip(params, tangents):
         if t is None:
@@ -601,11 +642,11 @@ def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], tupl
     tuple argument gets its cotangents in the same structure. ``vjp_fn`` runs the forward
     sweep again (the generated code is fused).
     """
-    fn = unwrap(f)
+    fn = f.fn if isinstance(f, _ValueAndGrad) else unwrap(f)  # (as in jvp)
     params = _params(fn)
     values = _bind(fn, primals, {})
     flat = _Flat(params, values)
-    _refuse_structure_again(f, fn, flat)
+    fn = _again_with_structure(f, fn, flat)
     wrt = tuple(n for n, x in zip(flat.names, flat.values) if _float_like(x))
     out = fn(*values)
     scalars = _scalars(flat.names, flat.values)

@@ -75,3 +75,38 @@ def leaf_names(base: str, desc: Desc) -> list[str]:
         keys = [re.sub(r"\W", "_", k) or "key" for k in desc[1]]
         return [n for k, d in zip(keys, desc[2]) for n in leaf_names(f"{base}_{k}", d)]
     return [n for i, d in enumerate(desc[1]) for n in leaf_names(f"{base}_{i}", d)]
+
+
+def leaf_reads(base: str, desc: Desc) -> list[str]:
+    """Source expressions reading each leaf of the tree named ``base``, in order.
+
+    >>> leaf_reads("params", ("dict", ("W", "b"), (("leaf",), ("tuple", (("leaf",), ("leaf",))))))
+    ["params['W']", "params['b'][0]", "params['b'][1]"]
+    """
+    if desc == LEAF:
+        return [base]
+    if desc[0] == "dict":
+        return [r for k, d in zip(desc[1], desc[2]) for r in leaf_reads(f"{base}[{k!r}]", d)]
+    return [r for i, d in enumerate(desc[1]) for r in leaf_reads(f"{base}[{i}]", d)]
+
+
+def display(desc: Desc, leaves: list[str]) -> str:
+    """The source expression of a tree of ``desc``'s structure holding the expressions
+    ``leaves``.
+
+    >>> display(("dict", ("W", "b"), (("leaf",), ("list", (("leaf",),)))), ["gW", "gb"])
+    "{'W': gW, 'b': [gb]}"
+    """
+    if desc == LEAF:
+        return leaves[0]
+    children = desc[2] if desc[0] == "dict" else desc[1]
+    parts, at = [], 0
+    for d in children:
+        n = count(d)
+        parts.append(display(d, leaves[at : at + n]))
+        at += n
+    if desc[0] == "dict":
+        return "{" + ", ".join(f"{k!r}: {p}" for k, p in zip(desc[1], parts)) + "}"
+    if desc[0] == "tuple":
+        return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+    return "[" + ", ".join(parts) + "]"
