@@ -273,9 +273,10 @@ def _again_with_structure(f: Any, fn: types.FunctionType, flat: _Flat) -> types.
 
 
 def _refuse_structure_again(f: Any, fn: types.FunctionType, flat: _Flat) -> None:
-    """Refuse a dict/list/tuple argument of a derivative adgen differentiates again: the
-    function standing for ``grad(f)`` calls ``f``'s general derivative code, which takes
-    arrays (its code for a dict of arrays would crash, or be refused, inside)."""
+    """Refuse a dict/list/tuple of floats given to a derivative adgen differentiates again
+    where no function standing for it is made for that structure (``grad(grad(f))``, the
+    functions ``jacfwd``, ``hvp``... return): their functions call general derivative code,
+    which takes arrays (its code for a dict of arrays would crash, or be refused, inside)."""
     if not hasattr(f, "adgen_function"):
         return
     inner = getattr(f, "wrt", None)  # what the derivative object differentiates, if it says
