@@ -138,12 +138,16 @@ def test_rules_know_nothing_of_the_stages() -> None:
 
 
 def _templates_only(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """A derivative rule: a docstring and nested template functions only (each template is
-    read on its own, and measured on its own)."""
+    """A derivative rule: a docstring and nested template functions only, or `vjp_x = jvp_x`
+    (each template is read on its own, and measured on its own)."""
     body = node.body
     if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
         body = body[1:]
-    return bool(body) and all(isinstance(stmt, ast.FunctionDef) for stmt in body)
+    return bool(body) and all(
+        isinstance(stmt, ast.FunctionDef)
+        or (isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Name))
+        for stmt in body
+    )
 
 
 def _sizes() -> tuple[list[str], list[str]]:

@@ -660,3 +660,36 @@ def test_no_in_place_writes_into_results_that_may_alias_an_argument() -> None:
     with pytest.raises(adgen.UnsupportedSyntaxError):
         adgen.grad(rule_then_write)(x)
     np.testing.assert_array_equal(x, [1.0, 2.0])
+
+
+def symmetric_scale(x, m):
+    return m @ x
+
+
+def test_a_template_that_is_its_own_transpose_is_written_once() -> None:
+    """``vjp_x = jvp_x``: the derivative in x is its own transpose (here m is symmetric),
+    so reverse mode uses the forward template; a mismatched alias is refused."""
+
+    @adgen.rule(symmetric_scale)
+    def _scale(x, m):
+        def jvp_x(d):
+            return m @ d
+
+        vjp_x = jvp_x  # noqa: F841
+
+    m = np.array([[2.0, 0.5], [0.5, 1.0]])
+    x = np.array([0.3, -0.7])
+
+    def f(x):
+        return np.sum(np.sin(symmetric_scale(x, m)))
+
+    np.testing.assert_allclose(adgen.grad(f)(x), m @ np.cos(m @ x), rtol=1e-12)
+    check_grads(f, x)
+    with pytest.raises(adgen.AdgenError, match="holds only jvp/vjp template functions"):
+
+        @adgen.rule(symmetric_scale)
+        def _wrong(x, m):
+            def jvp_x(d):
+                return m @ d
+
+            vjp_m = jvp_x  # noqa: F841

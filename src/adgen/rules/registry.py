@@ -1253,11 +1253,20 @@ def _parse_rule(
         return RuleError(f"rule {fn.__name__}: {message}", loc, hint)
 
     resolve = _resolver(fn)
+    transposes: list[ast.Assign] = []
     for node in fdef.body:
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
             continue  # docstring
+        if _self_adjoint(node):  # vjp_x = jvp_x: the derivative in x is its own transpose
+            assert isinstance(node, ast.Assign)
+            transposes.append(node)
+            continue
         if not isinstance(node, ast.FunctionDef):
-            raise fail("a rule's body holds only jvp/vjp template functions", node)
+            raise fail(
+                "a rule's body holds only jvp/vjp template functions (and `vjp_<p> = "
+                "jvp_<p>` for a derivative that is its own transpose)",
+                node,
+            )
         kind, _, param = node.name.partition("_")
         if kind not in ("jvp", "vjp"):
             raise fail(
@@ -1303,6 +1312,12 @@ def _parse_rule(
         free = frozenset(n.id for n in loaded)
         template = Template(arg, node.body, free, f"{where} {node.name}", extra)
         (jvp if kind == "jvp" else vjp)[param] = template
+    for node in transposes:
+        source = node.value.id  # type: ignore[attr-defined]
+        param = source.partition("_")[2]
+        if param not in jvp or param in vjp:
+            raise fail(f"`{ast.unparse(node)}` needs {source} defined before it, alone", node)
+        vjp[param] = jvp[param]  # (a template names its argument: it serves either mode)
     if set(jvp) != set(vjp):
         if outside is None:
             raise fail("every differentiable parameter needs both jvp and vjp")
@@ -1320,6 +1335,18 @@ def _parse_rule(
                     ),
                 )
     return params, has_ans, jvp, vjp
+
+
+def _self_adjoint(node: ast.stmt) -> bool:
+    """Is ``node`` ``vjp_<p> = jvp_<p>`` (the same parameter on both sides)?"""
+    return (
+        isinstance(node, ast.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Name)
+        and isinstance(node.value, ast.Name)
+        and node.targets[0].id.startswith("vjp_")
+        and node.value.id == "jvp_" + node.targets[0].id[len("vjp_") :]
+    )
 
 
 def _resolver(fn: Callable[..., Any]) -> Callable[[str], tuple[bool, Any]]:
