@@ -307,21 +307,7 @@ def cumprod_vjp(g, x, axis=None, include_initial=False):
     def vjp_g(c):
         return rt.rebroadcast(rt.cumprod_jvp(c, x, axis=axis, include_initial=include_initial), g)
 
-    def vjp_x(c):
-        gs = (
-            np.moveaxis(
-                np.moveaxis(g, 0 if axis is None else axis, 0)[1:], 0, 0 if axis is None else axis
-            )
-            if include_initial
-            else np.reshape(g, np.shape(x))
-            if axis is None
-            else g
-        )
-        low = rt.linear_recurrence(x, 0.0, axis, initial=1.0)
-        r = gs + rt.linear_recurrence(x, x * gs, axis, reverse=True)
-        return rt.linear_recurrence(x, c * low, axis) * r + low * rt.linear_recurrence(
-            x, c * r, axis, reverse=True
-        )
+    vjp_x = jvp_x  # noqa: F841 - the Hessian is symmetric (read by the registry)
 
 
 @rule(
