@@ -886,34 +886,23 @@ def nanpercentile(a, q, axis=None, *, keepdims=False):
 # ``t`` around the virtual index, shared evenly by ties) that are piecewise constant in the
 # data, so linear in the tangent / cotangent and of derivative 0 in ``x``, like ``np.sign``
 # (``q`` is not differentiated, as in ``np.quantile``).
+# (the arguments after the data, the data's shape, the result's shape, float32 too)
+_QUANTILE_HELPER_EXAMPLES: list[tuple[str, tuple[int, ...], tuple[int, ...], bool]] = [
+    ("0.3", (6,), (), True),
+    ("0.5", (6,), (), False),
+    ("[0.1, 0.5, 1.0], axis=0", (5, 3), (3, 3), False),
+    ("0.75, axis=-1, keepdims=True", (2, 3, 4), (2, 3, 1), False),
+    ("[[0.0, 0.2], [0.6, 0.9]], axis=(0, 1)", (3, 3, 2), (2, 2, 2), False),
+    ("0.5, axis=(0, 2), keepdims=True", (2, 3, 3), (1, 3, 1), False),
+    ("[0.2, 0.7], axis=-1, ignore_nan=True", (3, 4), (2, 3), False),
+]
+
+
 @rule(
     rt.quantile_jvp,
     examples=[
-        example("rt.quantile_jvp(d, x, 0.3)", d=(6,), x=Arg((6,), DISTINCT), f32=True),
-        example("rt.quantile_jvp(d, x, 0.5)", d=(6,), x=Arg((6,), DISTINCT)),
-        example(
-            "rt.quantile_jvp(d, x, [0.1, 0.5, 1.0], axis=0)", d=(5, 3), x=Arg((5, 3), DISTINCT)
-        ),
-        example(
-            "rt.quantile_jvp(d, x, 0.75, axis=-1, keepdims=True)",
-            d=(2, 3, 4),
-            x=Arg((2, 3, 4), DISTINCT),
-        ),
-        example(
-            "rt.quantile_jvp(d, x, [[0.0, 0.2], [0.6, 0.9]], axis=(0, 1))",
-            d=(3, 3, 2),
-            x=Arg((3, 3, 2), DISTINCT),
-        ),
-        example(
-            "rt.quantile_jvp(d, x, 0.5, axis=(0, 2), keepdims=True)",
-            d=(2, 3, 3),
-            x=Arg((2, 3, 3), DISTINCT),
-        ),
-        example(
-            "rt.quantile_jvp(d, x, [0.2, 0.7], axis=-1, ignore_nan=True)",
-            d=(3, 4),
-            x=Arg((3, 4), DISTINCT),
-        ),
+        example(f"rt.quantile_jvp(d, x, {rest})", d=x, x=Arg(x, DISTINCT), f32=f32)
+        for rest, x, _, f32 in _QUANTILE_HELPER_EXAMPLES
     ],
 )
 def quantile_jvp(ans, dx, x, q, axis=None, keepdims=False, ignore_nan=False):
@@ -937,31 +926,8 @@ def quantile_jvp(ans, dx, x, q, axis=None, keepdims=False, ignore_nan=False):
 @rule(
     rt.quantile_vjp,
     examples=[
-        example("rt.quantile_vjp(g, x, 0.3)", g=(), x=Arg((6,), DISTINCT), f32=True),
-        example("rt.quantile_vjp(g, x, 0.5)", g=(), x=Arg((6,), DISTINCT)),
-        example(
-            "rt.quantile_vjp(g, x, [0.1, 0.5, 1.0], axis=0)", g=(3, 3), x=Arg((5, 3), DISTINCT)
-        ),
-        example(
-            "rt.quantile_vjp(g, x, 0.75, axis=-1, keepdims=True)",
-            g=(2, 3, 1),
-            x=Arg((2, 3, 4), DISTINCT),
-        ),
-        example(
-            "rt.quantile_vjp(g, x, [[0.0, 0.2], [0.6, 0.9]], axis=(0, 1))",
-            g=(2, 2, 2),
-            x=Arg((3, 3, 2), DISTINCT),
-        ),
-        example(
-            "rt.quantile_vjp(g, x, 0.5, axis=(0, 2), keepdims=True)",
-            g=(1, 3, 1),
-            x=Arg((2, 3, 3), DISTINCT),
-        ),
-        example(
-            "rt.quantile_vjp(g, x, [0.2, 0.7], axis=-1, ignore_nan=True)",
-            g=(2, 3),
-            x=Arg((3, 4), DISTINCT),
-        ),
+        example(f"rt.quantile_vjp(g, x, {rest})", g=g, x=Arg(x, DISTINCT), f32=f32)
+        for rest, x, g, f32 in _QUANTILE_HELPER_EXAMPLES
     ],
 )
 def quantile_vjp(ans, g, x, q, axis=None, keepdims=False, ignore_nan=False):
