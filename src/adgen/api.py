@@ -238,26 +238,42 @@ class _Transformed:
         return display.repr_markdown(lambda: self.source)
 
 
-def _check_cotangent(fn: types.FunctionType, c: Any, o: Any, where: str) -> None:
+def _check_cotangent(fn: types.FunctionType, c: Any, o: Any, where: str = "") -> None:
     """The cotangent ``c`` of the result ``o`` has its shape, item by item in a tuple result
-    (``(out, (x_bar, y_bar))`` of adgen's reverse code differentiated again)."""
-    if isinstance(o, tuple):
+    (``(out, (x_bar, y_bar))`` of adgen's reverse code differentiated again); ``where``
+    numbers the item (``1[0]``), empty for the whole result."""
+    # (a list inside may also take an array of its shape, when its items have one shape:
+    # the caller decides that for the whole result)
+    if isinstance(o, tuple) or (
+        isinstance(o, list) and (not where or isinstance(c, (tuple, list)))
+    ):
         if not isinstance(c, (tuple, list)) or len(c) != len(o):
+            kind = type(o).__name__
+            what = f"result {where} is" if where else f"{fn.__name__} returns"
             raise ShapeMismatchError(
-                f"vjp: result {where} is a tuple of {len(o)} values; pass a tuple of "
-                f"{len(o)} cotangents for it",
+                f"vjp: {what} a {kind} of {len(o)} values; pass a {kind} of {len(o)} "
+                "cotangents" + (" for it" if where else ""),
                 _def_loc(fn),
                 "one cotangent per result, each of its result's shape",
             )
         for k, (ci, oi) in enumerate(zip(c, o)):
-            _check_cotangent(fn, ci, oi, f"{where}[{k}]")
-        return
+            _check_cotangent(fn, ci, oi, f"{where}[{k}]" if where else str(k))
+    else:
+        _check_shape(fn, c, o, where)
+
+
+def _check_shape(fn: types.FunctionType, c: Any, o: Any, where: str = "") -> None:
+    """The cotangent ``c`` has the shape of the result ``o`` (item ``where``, if given)."""
     if np.shape(c) != np.shape(o):
+        cot, res = (
+            (f"cotangent {where}", f"result {where}") if where else ("the cotangent", "the result")
+        )
         raise ShapeMismatchError(
-            f"vjp: cotangent {where} has shape {np.shape(c)}, but result {where} has "
-            f"shape {np.shape(o)}",
+            f"vjp: {cot} has shape {np.shape(c)}, but {res} has shape {np.shape(o)}",
             _def_loc(fn),
-            "pass a cotangent of each result's shape",
+            "pass a cotangent of each result's shape"
+            if where
+            else "pass a cotangent of the result's shape",
         )
 
 
@@ -665,24 +681,10 @@ def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], tupl
             isinstance(out, list) and (isinstance(cotangent, (tuple, list)) or _ragged(out))
         )
         if several:
-            kind = type(out).__name__
-            if not isinstance(cotangent, (tuple, list)) or len(cotangent) != len(out):
-                raise ShapeMismatchError(
-                    f"vjp: {fn.__name__} returns a {kind} of {len(out)} values; pass a "
-                    f"{kind} of {len(out)} cotangents",
-                    _def_loc(fn),
-                    "one cotangent per result, each of its result's shape",
-                )
-            for k, (c, o) in enumerate(zip(cotangent, out)):
-                _check_cotangent(fn, c, o, str(k))
+            _check_cotangent(fn, cotangent, out)
             cotangent = tuple(cotangent) if isinstance(out, tuple) else list(cotangent)
-        elif np.shape(cotangent) != np.shape(out):
-            raise ShapeMismatchError(
-                f"vjp: the cotangent has shape {np.shape(cotangent)}, "
-                f"but the result has shape {np.shape(out)}",
-                _def_loc(fn),
-                "pass a cotangent of the result's shape",
-            )
+        else:  # (a list whose items have one shape may take an array of the list's shape)
+            _check_shape(fn, cotangent, out)
         grads: dict[str, Any] = {}
         if d is not None:
             _, gs = _pipeline().run(d, *flat.values, cotangent)
