@@ -97,16 +97,15 @@ def display(desc: Desc, leaves: list[str]) -> str:
     >>> display(("dict", ("W", "b"), (("leaf",), ("list", (("leaf",),)))), ["gW", "gb"])
     "{'W': gW, 'b': [gb]}"
     """
-    if desc == LEAF:
-        return leaves[0]
-    children = desc[2] if desc[0] == "dict" else desc[1]
-    parts, at = [], 0
-    for d in children:
-        n = count(d)
-        parts.append(display(d, leaves[at : at + n]))
-        at += n
-    if desc[0] == "dict":
-        return "{" + ", ".join(f"{k!r}: {p}" for k, p in zip(desc[1], parts)) + "}"
-    if desc[0] == "tuple":
-        return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
-    return "[" + ", ".join(parts) + "]"
+    return _source(unflatten(desc, leaves))
+
+
+def _source(tree: Any) -> str:
+    """Source text of a tree whose leaves are source expressions (strings)."""
+    if isinstance(tree, dict):
+        return "{" + ", ".join(f"{k!r}: {_source(v)}" for k, v in tree.items()) + "}"
+    if isinstance(tree, tuple):
+        return "(" + ", ".join(_source(v) for v in tree) + ("," if len(tree) == 1 else "") + ")"
+    if isinstance(tree, list):
+        return "[" + ", ".join(_source(v) for v in tree) + "]"
+    return str(tree)
