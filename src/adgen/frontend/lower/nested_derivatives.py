@@ -141,11 +141,7 @@ class NestedDerivativesMixin(LowererState):
             ok_wrt, wrt = (True, 0) if wrt_node is None else _literal(wrt_node)
             if not ok_wrt:
                 self.refuse(wrt_node, "this `wrt`", "write wrt as a constant")
-            made = seam.derivative_of(kind, obj, wrt)
-            fn = self.derivative_function(made)
-            parsed, defaults = self.callee(fn, node)
-            args = [self.expr(a, None, "arg") for a in call_args]
-            return self.inline(node, parsed, fn, defaults, args, [], None, None)
+            return self.inline_derivative(node, seam.derivative_of(kind, obj, wrt), call_args)
         lifted, params, captured = self.nested_function(node, f)
         wrt, single = self.nested_wrt(wrt_node or maker, params, wrt_node)
         if len(call_args) != len(params):
@@ -179,9 +175,14 @@ class NestedDerivativesMixin(LowererState):
             self.refuse(made.args[1], "this `wrt`", "write wrt as a constant")
         if any(isinstance(a, gast.Starred) for a in node.args):
             self.refuse(node, "starred arguments here", "pass the arguments in order")
-        fn = self.derivative_function(maker(obj, wrt))
+        return self.inline_derivative(node, maker(obj, wrt), node.args)
+
+    def inline_derivative(self: Lowerer, node: Any, made: Any, call_args: list[Any]) -> ir.Atom:
+        """A derivative adgen made when transforming, called here: the plain function
+        standing for it (it calls generated derivative code) inlined."""
+        fn = self.derivative_function(made)
         parsed, defaults = self.callee(fn, node)
-        args = [self.expr(a, None, "arg") for a in node.args]
+        args = [self.expr(a, None, "arg") for a in call_args]
         return self.inline(node, parsed, fn, defaults, args, [], None, None)
 
     def nested_vjp(self: Lowerer, node: gast.Call, out: Any, pullback: Any) -> None:
