@@ -654,27 +654,23 @@ class Primitive:
     def defaults(self) -> dict[str, Any]:
         return {p.name: p.default for p in self.params if p.default is not inspect.Parameter.empty}
 
-    @property
+    @functools.cached_property
     def zero_params(self) -> frozenset[str]:
         """The differentiable parameters whose derivative is zero in both modes (templates
         ``return rt.zeros_like(...)`` and nothing else): an argument that only gives a shape
         (``x`` in ``rt.unbroadcast(g, x)``). A value reaching only such parameters does not
         make the result depend on it: the analyses and both modes skip them (zero
-        propagation through the code adgen generated, when it is differentiated again)."""
-        cached = self.__dict__.get("_zero_params")
-        if cached is None or cached[0] is not self.jvp or cached[1] is not self.vjp:
-            zero = frozenset(
-                p
-                for p in self.diff_params
-                if p != self.sequence
-                and p in self.jvp
-                and p in self.vjp
-                and _returns_zeros(self.jvp[p])
-                and _returns_zeros(self.vjp[p])
-            )
-            cached = (self.jvp, self.vjp, zero)
-            self.__dict__["_zero_params"] = cached
-        return cached[2]
+        propagation through the code adgen generated, when it is differentiated again).
+        (:meth:`localize` renames names in the templates, which keeps them zero.)"""
+        return frozenset(
+            p
+            for p in self.diff_params
+            if p != self.sequence
+            and p in self.jvp
+            and p in self.vjp
+            and _returns_zeros(self.jvp[p])
+            and _returns_zeros(self.vjp[p])
+        )
 
     def flowing_args(self, args: tuple[Any, ...], kwargs: Iterable[tuple[str, Any]]) -> list[Any]:
         """The arguments of a call a derivative flows through: all, but those bound to
