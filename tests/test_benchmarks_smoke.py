@@ -164,3 +164,15 @@ def test_the_nested_derivatives_benchmark_checks_and_runs(capsys: Any) -> None:
     table = capsys.readouterr().out
     assert "| mlp hvp (800 parameters, 64 rows) |" in table
     assert "fourth derivative of tanh costs" in table
+
+
+def test_dask_gradient_benchmark_runs_and_checks_its_gradients(capsys: Any) -> None:
+    pytest.importorskip("dask.array")
+    from benchmarks import dask_gradients
+
+    dask_gradients.main(
+        ["--rows", "4000", "--chunk", "1000", "--repeat", "1"] + ["--out-of-core", "8000"]
+    )
+    out = capsys.readouterr().out
+    assert "in memory, 4,000 x 20" in out and "ratio" in out
+    assert "out of core, 8,000 x 20" in out and "peak RSS" in out

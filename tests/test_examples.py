@@ -18,6 +18,7 @@ EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"
         ("fit_spring.py", "fitted k = 4.000"),
         ("newton.py", "minimum at [1. 1. 1.]"),
         ("helmholtz.py", "adgen's gradient matches the hand-written gradient"),
+        ("distributed_logistic_regression.py", "NumPy and Dask gradients agree: True"),
     ],
 )
 def test_example_runs(script, expected):

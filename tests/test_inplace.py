@@ -163,7 +163,7 @@ def test_caller_arrays_and_cotangents_are_never_written():
 
 def test_writes_save_only_the_overwritten_slots():
     src = adgen.source(recurrence_fill)
-    assert "stack.append(np.copy(y[i]))" in src  # y[i - 1] is read by the next step
+    assert "stack.append(rt.copy_of(y[i]))" in src  # y[i - 1] is read by the next step
     assert "stack.append(y)" not in src  # never the whole array
 
 

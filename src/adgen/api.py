@@ -47,6 +47,7 @@ from adgen.generated import Generated
 from adgen.middle import shapes
 from adgen.names import Namer
 from adgen.rules.runtime import cast_like
+from adgen.rules.runtime.libraries import dtype_kind, foreign
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -143,22 +144,27 @@ def _check_differentiable(fn: types.FunctionType, name: str, value: Any) -> None
         kind = "a boolean"
     elif isinstance(value, float) or isinstance(value, np.floating):
         return
-    elif isinstance(value, np.ndarray) and value.dtype.kind == "f":
-        return
-    elif isinstance(value, (int, np.integer)) or (
-        isinstance(value, np.ndarray) and value.dtype.kind in "iub"
-    ):
+    elif isinstance(value, np.ndarray) or foreign(value):
+        letter = dtype_kind(value)
+        if letter == "f":
+            return
+        kind = {
+            "i": "an integer array",
+            "u": "an integer array",
+            "b": "a boolean array",
+            "c": "a complex array (not supported yet)",
+        }.get(letter, f"an array of dtype {value.dtype}")
+    elif isinstance(value, (int, np.integer)):
         kind = "an integer"
-    elif isinstance(value, (complex, np.complexfloating)) or (
-        isinstance(value, np.ndarray) and value.dtype.kind == "c"
-    ):
+    elif isinstance(value, (complex, np.complexfloating)):
         kind = "a complex number (not supported yet)"
     else:
         kind = f"a {type(value).__name__}"
     raise NonDifferentiableError(
         f"cannot differentiate {fn.__name__} with respect to `{name}`: it is {kind}",
         _def_loc(fn),
-        "pass a float or a floating-point NumPy array (e.g. 3.0, not 3; np.asarray(v, float))",
+        "pass a float or a floating-point array (e.g. 3.0, not 3; np.asarray(v, float); "
+        "x.astype(float) for an array of another library)",
     )
 
 
@@ -188,7 +194,7 @@ def _scalars(params: list[str], values: Sequence[Any]) -> frozenset[str]:
 
 def _float_like(value: Any) -> bool:
     return isinstance(value, (float, np.floating)) or (
-        isinstance(value, np.ndarray) and value.dtype.kind == "f"
+        (isinstance(value, np.ndarray) or foreign(value)) and dtype_kind(value) == "f"
     )
 
 
@@ -558,7 +564,7 @@ def _check_scalar(fn: types.FunctionType, out: Any) -> None:
             "differentiate one result, or use adgen.vjp / adgen.jvp for tuple results",
         )
     numeric = isinstance(out, (int, float, np.number)) or (
-        isinstance(out, np.ndarray) and out.dtype.kind in "biuf"
+        (isinstance(out, np.ndarray) or foreign(out)) and dtype_kind(out) in "biuf"
     )
     if np.ndim(out) != 0 or not numeric or isinstance(out, (complex, np.complexfloating)):
         shape = np.shape(out)

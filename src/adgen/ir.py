@@ -309,7 +309,10 @@ def atom_to_ast(atom: Atom) -> ast.expr:
     if isinstance(atom, Const):
         return const_to_ast(atom.value)
     if isinstance(atom, Tup):
-        return ast.Tuple(elts=[atom_to_ast(a) for a in atom.items], ctx=ast.Load())
+        items = [atom_to_ast(a) for a in atom.items]
+        if atom.kind == "list":  # as the program wrote it (Dask's np.take wants a list)
+            return ast.List(elts=items, ctx=ast.Load())
+        return ast.Tuple(elts=items, ctx=ast.Load())
     if isinstance(atom, Dct):
         keys: list[ast.expr | None] = [ast.Constant(value=k) for k in atom.keys]
         return ast.Dict(keys=keys, values=[atom_to_ast(a) for a in atom.values])

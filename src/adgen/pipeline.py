@@ -20,6 +20,7 @@ from typing import Any
 from adgen import ir
 from adgen.backend import cache, diskcache
 from adgen.backend.compile import load
+from adgen.backend.namespaces import globals_for
 from adgen.errors import AdgenError, DerivativeError, InternalError, LimitError, SourceLocation
 from adgen.frontend.lower import lower
 from adgen.frontend.parse import LiveScope, parse_function
@@ -156,7 +157,12 @@ def derivative(
             return reverse(function, list(wrt), scalars, aux, batched, signature, fuse=optimized)
 
         gen, compiled = diskcache.generated(
-            fn, function, scope.seen, key, make, lambda g: load(g, function.free)
+            fn,
+            function,
+            scope.seen,
+            key,
+            make,
+            lambda g: load(g, function.free, globals_for(signature)),
         )
         return Derivative(function, gen, compiled, mode, wrt), scope.seen
 

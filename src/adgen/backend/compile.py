@@ -44,8 +44,11 @@ def pseudo_filename(gen: Generated) -> str:
     return f"<adgen {gen.name} {digest}>"
 
 
-def load(gen: Generated, free: dict[str, Any]) -> Callable[..., Any]:
-    """Compile ``gen`` with the module aliases and the function's free values in scope."""
+def load(
+    gen: Generated, free: dict[str, Any], names: dict[str, Any] | None = None
+) -> Callable[..., Any]:
+    """Compile ``gen`` with the module aliases and the function's free values in scope
+    (``names`` in place of the module aliases: :func:`adgen.backend.namespaces.globals_for`)."""
     filename = pseudo_filename(gen)
     lines = [line + "\n" for line in gen.source.split("\n")][:-1] if gen.source else []
     linecache.cache[filename] = (len(gen.source), None, lines, filename)
@@ -69,6 +72,8 @@ def load(gen: Generated, free: dict[str, Any]) -> Callable[..., Any]:
             "split long expressions into statements",
         ) from exc
     namespace: dict[str, Any] = {"__name__": "adgen.generated", **TEMPLATE_GLOBALS, **free}
+    if names:
+        namespace.update(names)
     exec(code, namespace)
     fn: Callable[..., Any] = namespace[gen.name]
     return fn

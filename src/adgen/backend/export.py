@@ -136,6 +136,11 @@ def runtime_source() -> str:
     init = ast.parse(init_text)
     names = [n.module for n in init.body if isinstance(n, ast.ImportFrom) and n.level == 1]
     modules = {name: _RuntimeModule(name, package / f"{name}.py") for name in names if name}
+    wanted = {need for m in modules.values() for need in m.needs} - set(modules)
+    while wanted:  # a module only other modules import from (.libraries)
+        name = wanted.pop()
+        modules[name] = _RuntimeModule(name, package / f"{name}.py")
+        wanted |= modules[name].needs - set(modules)
     ordered: list[_RuntimeModule] = []
     while len(ordered) < len(modules):  # each module after those it imports from
         ready = [

@@ -175,7 +175,7 @@ def _fold_constants(fn: ir.Function) -> None:
         if isinstance(a, ir.Var) and a.name in known:
             return ir.Const(known[a.name])
         if isinstance(a, ir.Tup):
-            return ir.Tup(tuple(atom(i) for i in a.items))
+            return ir.Tup(tuple(atom(i) for i in a.items), kind=a.kind)
         if isinstance(a, ir.Slc):
             return ir.Slc(atom(a.lower), atom(a.upper), atom(a.step))
         if isinstance(a, ir.Dct):
@@ -479,7 +479,7 @@ def _renamed(atom: ir.Atom, replace: Any) -> ir.Atom:
     if isinstance(atom, ir.Var):
         return ir.Var(replace(atom.name))
     if isinstance(atom, ir.Tup):
-        return ir.Tup(tuple(_renamed(a, replace) for a in atom.items))
+        return ir.Tup(tuple(_renamed(a, replace) for a in atom.items), kind=atom.kind)
     if isinstance(atom, ir.Slc):
         return ir.Slc(
             _renamed(atom.lower, replace),

@@ -34,6 +34,8 @@ import numpy as np
 
 from adgen import ir
 from adgen.errors import SourceLocation, UnsupportedSyntaxError
+from adgen.rules.known import LIBRARY
+from adgen.rules.runtime.libraries import foreign, library, numpy_dtype
 
 Classes = dict[str, frozenset[str]]
 SCALARS = "<scalars>"  # entry listing the outside names known to be Python numbers
@@ -192,6 +194,9 @@ def describe(value: Any) -> Any:
 
     >>> describe(np.zeros((2, 3))), describe(1.5), describe([1.0])
     (((2, 3), '<f8'), 'float', None)
+
+    An array of another library (Dask, CuPy) is described with its library's name too:
+    the code made for it creates arrays on that library's side (see :data:`LIBRARY`).
     """
     kind = type(value)
     if kind is np.ndarray:
@@ -200,6 +205,13 @@ def describe(value: Any) -> Any:
         return kind.__name__
     if isinstance(value, np.generic):
         return ("numpy", value.dtype.str)
+    if foreign(value):
+        try:
+            shape = tuple(int(n) for n in value.shape)  # unknown (nan) sizes: not specialised
+            dtype = numpy_dtype(value.dtype).str
+        except (TypeError, ValueError):
+            return None
+        return (shape, dtype, library(value))
     return None
 
 
@@ -209,7 +221,7 @@ def _known_of(description: Any) -> Known | None:
     if isinstance(description, str):
         python = {"float": float, "int": int, "bool": bool, "complex": complex}[description]
         return Known((), np.dtype(python), "python")
-    first, dtype = description
+    first, dtype = description[:2]
     if first == "numpy":
         return Known((), np.dtype(dtype), "numpy")
     return Known(tuple(first), np.dtype(dtype), "array")
@@ -515,6 +527,11 @@ def specialised_for(fn: ir.Function, shapes: Shapes) -> str:
 # what rules may ask of a value: name -> (shape, dtype name)
 Answers = dict[str, tuple[tuple[int, ...], str]]
 
+# :data:`adgen.rules.known.LIBRARY`, the key of :data:`Answers` (not a Python name) whose
+# presence says that arrays of another library than NumPy are among the arguments (its value:
+# ``((), library)``): the code made for them must not create NumPy arrays from shapes where
+# they meet those arrays (``rt.unreduce`` is then left to the runtime).
+
 
 def specialise(
     fn: ir.Function, classes: Classes, signature: Signature
@@ -524,6 +541,9 @@ def specialise(
     questions (``rt.known_ndim``...). No signature: the general code, nothing known."""
     shapes = infer(fn, signature) if signature else {}
     known = {n: (k.shape, k.dtype.name) for n, k in shapes.items()}
+    libraries = sorted({d[2] for _, d in signature if isinstance(d, tuple) and len(d) == 3})
+    if libraries:
+        known[LIBRARY] = ((), ",".join(libraries))
     return refine(classes, shapes), shapes, known
 
 

@@ -257,9 +257,9 @@ def owned(expr: ast.expr, is_list: bool = False) -> ast.expr:
         return call("list", expr)
     if isinstance(expr, (ast.BinOp, ast.UnaryOp)):
         return expr
-    if isinstance(expr, ast.Call) and dotted_text(expr.func) in ("rt.zeros_like", "np.copy"):
+    if isinstance(expr, ast.Call) and dotted_text(expr.func) in ("rt.zeros_like", "rt.copy_of"):
         return expr
-    return call("np.copy", expr)
+    return call("rt.copy_of", expr)
 
 
 def subscript_store(base: str, index: ast.expr) -> ast.Subscript:

@@ -37,6 +37,17 @@ nondifferentiable(rt.checkpoint_every, rt.source_index, rt.rollaxis_destination,
 writes_into(np.fill_diagonal, rt.diagonal_index)
 
 
+@rule(rt.copy_of, examples=[example("rt.copy_of(x) * x", x=(3,)), example("rt.copy_of(x)", x=())])
+def copy_of(x):
+    """A copy: the identity (as ``np.copy``)."""
+
+    def jvp_x(d):
+        return rt.copy_of(d)
+
+    def vjp_x(g):
+        return g
+
+
 # -- broadcasting and reductions ---------------------------------------------------------------
 @rule(
     rt.distinct,
@@ -419,6 +430,8 @@ def take_vjp(ans, g, a, indices, axis=None, mode="raise"):
         return rt.zeros_like(ans)
 
     def vjp_g(c):
+        if mode == "raise":  # as the np.take rule: Dask's np.take has no mode
+            return rt.rebroadcast(np.take(c, indices, axis=axis), g)
         return rt.rebroadcast(np.take(c, indices, axis=axis, mode=mode), g)
 
     def vjp_a(c):
@@ -723,8 +736,12 @@ def dot_vjp_a(ans, g, a, b):
     def jvp_b(db):
         return rt.dot_vjp_a(g, a, db)
 
-    def vjp_g(c):
-        return np.dot(c, b)
+    def vjp_g(c):  # np.dot(c, b) (c is shaped like a); Dask's np.dot takes no 0-d operand
+        if rt.known_ndim(a) == 0 or rt.known_ndim(b) == 0:
+            return c * b
+        if rt.known_ndim(a) > 0 and rt.known_ndim(b) > 0:
+            return np.dot(c, b)
+        return c * b if np.ndim(c) == 0 or np.ndim(b) == 0 else np.dot(c, b)
 
     def vjp_a(c):
         return rt.zeros_like(a)
@@ -752,8 +769,12 @@ def dot_vjp_b(ans, g, a, b):
     def jvp_b(db):
         return rt.zeros_like(ans)
 
-    def vjp_g(c):
-        return np.dot(a, c)
+    def vjp_g(c):  # np.dot(a, c) (c is shaped like b); Dask's np.dot takes no 0-d operand
+        if rt.known_ndim(a) == 0 or rt.known_ndim(b) == 0:
+            return a * c
+        if rt.known_ndim(a) > 0 and rt.known_ndim(b) > 0:
+            return np.dot(a, c)
+        return a * c if np.ndim(a) == 0 or np.ndim(c) == 0 else np.dot(a, c)
 
     def vjp_a(c):
         return rt.dot_vjp_a(g, a, c)

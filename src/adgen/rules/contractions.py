@@ -103,8 +103,12 @@ def inner_vjp_a(ans, g, a, b):
     def jvp_b(db):
         return rt.inner_vjp_a(g, a, db)
 
-    def vjp_g(c):
-        return np.inner(c, b)
+    def vjp_g(c):  # np.inner(c, b) (c is shaped like a), which Dask lacks
+        if rt.known_ndim(a) > 0 and rt.known_ndim(b) > 0:
+            return np.tensordot(c, b, (-1, -1))
+        if rt.known_ndim(a) == 0 or rt.known_ndim(b) == 0:
+            return c * b
+        return c * b if np.ndim(c) == 0 or np.ndim(b) == 0 else np.tensordot(c, b, (-1, -1))
 
     def vjp_a(c):
         return rt.zeros_like(a)
@@ -132,8 +136,12 @@ def inner_vjp_b(ans, g, a, b):
     def jvp_b(db):
         return rt.zeros_like(ans)
 
-    def vjp_g(c):
-        return np.inner(a, c)
+    def vjp_g(c):  # np.inner(a, c) (c is shaped like b), which Dask lacks
+        if rt.known_ndim(a) > 0 and rt.known_ndim(b) > 0:
+            return np.tensordot(a, c, (-1, -1))
+        if rt.known_ndim(a) == 0 or rt.known_ndim(b) == 0:
+            return a * c
+        return a * c if np.ndim(a) == 0 or np.ndim(c) == 0 else np.tensordot(a, c, (-1, -1))
 
     def vjp_a(c):
         return rt.inner_vjp_a(g, a, c)
@@ -468,10 +476,30 @@ def kron_vjp(ans, g, a, b, first=True):
             return rt.kron_vjp(g, a, db, True)
         return rt.zeros_like(ans)
 
-    def vjp_g(c):
+    def vjp_g(c):  # np.kron(c, b) or np.kron(a, c) as np.kron computes it (Dask lacks it)
         if first:
-            return np.kron(c, b)
-        return np.kron(a, c)
+            x = c
+            y = b
+        else:
+            x = a
+            y = c
+        if rt.known_ndim(g) == 1:
+            return np.reshape(np.atleast_1d(x)[:, None] * np.atleast_1d(y)[None, :], np.shape(g))
+        if rt.known_ndim(g) == 2:
+            return np.reshape(
+                np.atleast_2d(x)[:, None, :, None] * np.atleast_2d(y)[None, :, None, :],
+                np.shape(g),
+            )
+        return (
+            np.reshape(np.atleast_1d(x)[:, None] * np.atleast_1d(y)[None, :], np.shape(g))
+            if np.ndim(g) == 1
+            else np.reshape(
+                np.atleast_2d(x)[:, None, :, None] * np.atleast_2d(y)[None, :, None, :],
+                np.shape(g),
+            )
+            if np.ndim(g) == 2
+            else np.kron(x, y)
+        )
 
     def vjp_a(c):
         if first:
@@ -746,8 +774,10 @@ if hasattr(np, "vecdot"):
         def jvp_y(dy):
             return rt.vecdot_vjp(g, x, dy, axis)
 
-        def vjp_g(c):
-            return np.vecdot(c, y, axis=axis)
+        def vjp_g(c):  # np.vecdot(c, y, axis=axis) (Dask's needs one chunk along axis)
+            if axis == -1:
+                return np.einsum("...i,...i->...", c, y)
+            return np.einsum("...i,...i->...", np.moveaxis(c, axis, -1), np.moveaxis(y, axis, -1))
 
         def vjp_x(c):
             return rt.zeros_like(x)

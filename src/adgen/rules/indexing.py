@@ -140,7 +140,7 @@ def extract(condition, arr):
 )
 def select(ans, condlist, choicelist, default=0):
     def jvp_choicelist(parts):
-        return np.select(condlist, parts, 0.0)
+        return rt.selected(condlist, parts)
 
     def jvp_default(dd):
         return np.broadcast_to(np.where(rt.select_otherwise(condlist), dd, 0.0), np.shape(ans))
@@ -150,6 +150,24 @@ def select(ans, condlist, choicelist, default=0):
 
     def vjp_default(g):
         return rt.unbroadcast(np.where(rt.select_otherwise(condlist), g, 0.0), default)
+
+
+@sequence_rule(
+    rt.selected,
+    sequence="choicelist",
+    examples=[
+        example("rt.selected([a > 0.5, a < -0.5], [a, a * a])", a=(3, 4), f32=True),
+        example("rt.selected([a > 0.0, a < -0.5], [b, 2.0])", a=(3, 4), b=(3, 1)),
+    ],
+)
+def selected(ans, condlist, choicelist):
+    """``np.select(condlist, choicelist, 0.0)``: linear in the choices."""
+
+    def jvp_choicelist(parts):
+        return rt.selected(condlist, parts)
+
+    def vjp_choicelist(g, k):
+        return rt.select_vjp(g, condlist, choicelist, k)
 
 
 # where condition k is the first that holds: a mask, piecewise constant

@@ -25,6 +25,11 @@ import numpy as np
 
 from adgen.pyast import Transformer, dotted_text
 
+# The key of ``known`` (not a Python name) present when arguments are arrays of another
+# library than NumPy (``adgen.middle.shapes.specialise``): no NumPy array is then made from a
+# shape alone, where it would meet theirs.
+LIBRARY = "<library>"
+
 Known = Mapping[str, tuple[tuple[int, ...], str]]
 
 
@@ -200,7 +205,7 @@ def _unreduce(call: ast.Call, known: Known) -> ast.expr | None:
     if not shape:
         return g
     if axis is None and not keepdims:
-        if dtype != "float64":  # the runtime's dtype rule: result_type(g, x.dtype)
+        if dtype != "float64" or LIBRARY in known:  # the runtime's dtype rule, and its arrays
             return None
         dtype_node = ast.Attribute(value=ast.Name("np", ast.Load()), attr="float64", ctx=ast.Load())
         return _np("full", target, g, dtype=dtype_node)

@@ -21,6 +21,7 @@ returned=True)``, ``quantile(..., method=...)``, ``cov(..., fweights=...)``) do 
 rule's parameters and are refused.
 """
 
+import math
 from typing import Any
 
 import numpy as np
@@ -79,7 +80,8 @@ reductions(np.sum, np.mean, np.prod, np.max, np.amax, np.min, np.amin)
 
 
 # -- variance and standard deviation -----------------------------------------------------------
-# n = np.size(a) // np.size(ans) is the number of entries reduced into each result.
+# n = math.prod(np.shape(a)) // math.prod(np.shape(ans)) is the number of entries reduced into
+# each result (from shapes: np.size is not passed on to other array libraries; Dask warns).
 
 
 @rule(
@@ -99,14 +101,14 @@ def var(ans, a, axis=None, *, ddof=0, keepdims=False):
         return (
             2.0
             * np.sum((a - np.mean(a, axis=axis, keepdims=True)) * da, axis=axis, keepdims=keepdims)
-            / (np.size(a) // np.size(ans) - ddof)
+            / (math.prod(np.shape(a)) // math.prod(np.shape(ans)) - ddof)
         )
 
     def vjp(g):
         return (
             rt.unreduce(g, a, axis=axis, keepdims=keepdims)
             * (a - np.mean(a, axis=axis, keepdims=True))
-            * (2.0 / (np.size(a) // np.size(ans) - ddof))
+            * (2.0 / (math.prod(np.shape(a)) // math.prod(np.shape(ans)) - ddof))
         )
 
 
@@ -124,17 +126,27 @@ def std(ans, a, axis=None, *, ddof=0, keepdims=False):
     (zero variance), rounding errors in the mean notwithstanding."""
 
     def jvp(da):
-        return (
-            (np.ptp(a, axis=axis, keepdims=keepdims) != 0)
-            * np.sum((a - np.mean(a, axis=axis, keepdims=True)) * da, axis=axis, keepdims=keepdims)
-            / ((np.size(a) // np.size(ans) - ddof) * (ans + (ans == 0)))
+        return np.where(  # (a condition selects: array-API arrays refuse booleans in products)
+            np.max(a, axis=axis, keepdims=keepdims) != np.min(a, axis=axis, keepdims=keepdims),
+            np.sum((a - np.mean(a, axis=axis, keepdims=True)) * da, axis=axis, keepdims=keepdims)
+            / (
+                (math.prod(np.shape(a)) // math.prod(np.shape(ans)) - ddof)
+                * np.where(ans == 0, 1.0, ans)
+            ),
+            0.0,
         )
 
     def vjp(g):
         return rt.unreduce(
-            (np.ptp(a, axis=axis, keepdims=keepdims) != 0)
-            * g
-            / ((np.size(a) // np.size(ans) - ddof) * (ans + (ans == 0))),
+            np.where(
+                np.max(a, axis=axis, keepdims=keepdims) != np.min(a, axis=axis, keepdims=keepdims),
+                g
+                / (
+                    (math.prod(np.shape(a)) // math.prod(np.shape(ans)) - ddof)
+                    * np.where(ans == 0, 1.0, ans)
+                ),
+                0.0,
+            ),
             a,
             axis=axis,
             keepdims=keepdims,
@@ -181,8 +193,13 @@ def cumsum_vjp(ans, g, x, axis=None, include_initial=False):
         return rt.zeros_like(ans)
 
     def vjp_g(c):
+        # np.cumulative_sum(c, axis=axis, include_initial=True), with the functions every
+        # array library has (zeros shaped like a sum along the axis, then the sums)
         return (
-            np.cumulative_sum(c, axis=axis, include_initial=True)
+            np.concatenate(
+                [np.zeros_like(np.sum(c, axis=axis, keepdims=True)), np.cumsum(c, axis=axis)],
+                axis=axis,
+            )
             if include_initial
             else np.cumsum(c, axis=axis)
         )
@@ -1117,7 +1134,8 @@ def ediff1d(ary, to_end=None, to_begin=None):
     def vjp(g):
         start = 0 if to_begin is None else np.size(to_begin)
         return np.reshape(
-            rt.diff_vjp(g[start : start + np.size(ary) - 1], np.ravel(ary)), np.shape(ary)
+            rt.diff_vjp(g[start : start + math.prod(np.shape(ary)) - 1], np.ravel(ary)),
+            np.shape(ary),
         )
 
 
@@ -1198,10 +1216,9 @@ if hasattr(np, "trapezoid"):  # NumPy >= 2.0 (before, these helpers keep no rule
         def jvp_x(d):
             return rt.trapezoid_vjp_y(g, y, d, dx, axis)
 
-        def vjp_g(c):
+        def vjp_g(c):  # np.trapezoid(c, x, dx, axis), as a sum: Dask has no np.trapezoid
             return rt.rebroadcast(
-                np.trapezoid(c, dx=dx, axis=axis) if x is None else np.trapezoid(c, x, axis=axis),
-                g,
+                np.sum(c * rt.trapezoid_vjp_y(np.ones_like(g), c, x, dx, axis), axis=axis), g
             )
 
         def vjp_y(c):
@@ -1228,8 +1245,10 @@ if hasattr(np, "trapezoid"):  # NumPy >= 2.0 (before, these helpers keep no rule
         def jvp_x(d):
             return rt.zeros_like(ans)
 
-        def vjp_g(c):
-            return rt.rebroadcast(np.trapezoid(y, c, axis=axis), g)
+        def vjp_g(c):  # np.trapezoid(y, c, axis=axis), as a sum: Dask has no np.trapezoid
+            return rt.rebroadcast(
+                np.sum(y * rt.trapezoid_vjp_y(np.ones_like(g), y, c, 1.0, axis), axis=axis), g
+            )
 
         def vjp_y(c):
             return rt.trapezoid_vjp_y(g, y, c, 1.0, axis)

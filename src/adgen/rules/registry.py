@@ -59,6 +59,7 @@ import numpy as np
 from adgen.errors import InternalError, RuleError, SourceLocation, entry_point, place
 from adgen.pyast import LEAVES, Transformer, dotted_text, walk
 from adgen.rules import loader
+from adgen.rules.arrayapi import numpy_counterpart
 from adgen.rules.known import literal
 from adgen.rules.namespace import TEMPLATE_GLOBALS, add_optional, spelling
 from adgen.rules.samples import Domain, Example
@@ -253,6 +254,7 @@ _STATIC_NODES = (
     ast.Subscript,
     ast.Slice,
     ast.Tuple,
+    ast.List,
     ast.BoolOp,
     ast.UnaryOp,
     ast.Compare,
@@ -394,6 +396,8 @@ def _evaluate(node: ast.expr) -> Any:
         return node.value
     if isinstance(node, ast.Tuple):
         return tuple(_evaluate(e) for e in node.elts)
+    if isinstance(node, ast.List):  # as the program wrote it (ir.Tup of kind "list")
+        return [_evaluate(e) for e in node.elts]
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
         return not _evaluate(node.operand)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
@@ -949,6 +953,9 @@ def lookup(fn: Any) -> Primitive | None:
         return entry[1]
     if loader.require(fn):  # its rule module was not imported yet
         return lookup(fn)
+    counterpart = numpy_counterpart(fn)  # xp.asin of an array-API namespace: np.arcsin's rule
+    if counterpart is not None:
+        return lookup(counterpart)
     return None
 
 

@@ -30,6 +30,7 @@ the number of ``*args`` arrays, which a rule's ``outputs`` cannot see) and ``np.
 ``np.transpose`` and ``np.concatenate`` themselves.
 """
 
+import math
 import operator
 
 import numpy as np
@@ -663,19 +664,19 @@ nondifferentiable(rt.pad_interior, rt.copying_pad_mode)
 )
 def append(arr, values, axis=None):
     def jvp_arr(da):
-        return np.append(da, np.zeros(np.shape(values), dtype=np.result_type(da)), axis=axis)
+        return np.append(da, np.zeros_like(values, dtype=np.result_type(da)), axis=axis)
 
     def jvp_values(dv):
-        return np.append(np.zeros(np.shape(arr), dtype=np.result_type(dv)), dv, axis=axis)
+        return np.append(np.zeros_like(arr, dtype=np.result_type(dv)), dv, axis=axis)
 
     def vjp_arr(g):
         if axis is None:
-            return np.reshape(g[: np.size(arr)], np.shape(arr))
+            return np.reshape(g[: math.prod(np.shape(arr))], np.shape(arr))
         return rt.concatenated_part(g, (arr, values), 0, axis)
 
     def vjp_values(g):
         if axis is None:
-            return np.reshape(g[np.size(arr) :], np.shape(values))
+            return np.reshape(g[math.prod(np.shape(arr)) :], np.shape(values))
         return rt.concatenated_part(g, (arr, values), 1, axis)
 
 
@@ -708,7 +709,7 @@ def delete(arr, obj, axis=None):
 )
 def insert(arr, obj, values, axis=None):
     def jvp_arr(da):
-        return np.insert(da, obj, np.zeros(np.shape(values), dtype=np.result_type(da)), axis=axis)
+        return np.insert(da, obj, np.zeros_like(values, dtype=np.result_type(da)), axis=axis)
 
     def jvp_values(dv):
         return rt.inserted_tangent(arr, obj, dv, axis)

@@ -98,7 +98,7 @@ class _Reverse(_Assignments):
                         region = ast.Subscript(
                             value=name(x), slice=ir.atom_to_ast(stmt.args[1]), ctx=ast.Load()
                         )
-                        saved = call(f"{self.stack}.append", call("np.copy", region))
+                        saved = call(f"{self.stack}.append", call("rt.copy_of", region))
                         w.stmt(ast.Expr(value=saved))
                     elif self.saves(stmt, x) and not (
                         stmt.prim.name in ("append", "pop") and x == stmt.targets[0]
@@ -221,7 +221,7 @@ class _Reverse(_Assignments):
                 if v in carried and v in self.facts.lists:
                     parts.append(call("list", name(v)))
                 elif v in carried and v in self.facts.mutated:
-                    parts.append(call("np.copy", name(v)))
+                    parts.append(call("rt.copy_of", name(v)))
                 else:
                     parts.append(name(v))
             for part in parts:

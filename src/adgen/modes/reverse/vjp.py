@@ -134,7 +134,7 @@ def reverse(
     # the sweep puts old values back into the array itself)
     kept: dict[str, ast.expr] = {}
     for var in sorted(set(ir.atom_vars(ret.value)) & (gen.pushed | gen.restored)):
-        held = call("np.copy", name(var)) if var in gen.facts.mutated else name(var)
+        held = call("rt.copy_of", name(var)) if var in gen.facts.mutated else name(var)
         kept[var] = name(namer.fresh(var))
         w.stmt(_assign(kept[var].id, held))  # type: ignore[attr-defined]
     value = _Rename(kept).visit(ir.atom_to_ast(ret.value))
@@ -144,7 +144,7 @@ def reverse(
         if not (isinstance(ret.value, ir.Var) and v == ret.value.name):
             w.stmt(_assign(gen.bar(v), zero_like(v, gen.classes)))
         elif v in gen.facts.mutated:  # the caller's cotangent is never written into
-            w.stmt(_assign(gen.bar(v), call("np.copy", name(gen.bar(v)))))
+            w.stmt(_assign(gen.bar(v), call("rt.copy_of", name(gen.bar(v)))))
     w.extend(sweep)
     grads: list[ast.expr] = []
     for p in wrt:

@@ -64,6 +64,7 @@ from .core import (  # noqa: F401
     accumulate_item,
     as_list,
     cast_like,
+    copy_of,
     extremum_jvp,
     extremum_shares,
     items_vjp,
@@ -97,6 +98,7 @@ from .indexing import (  # noqa: F401
     select_mask,
     select_otherwise,
     select_vjp,
+    selected,
     take_along_axis_vjp,
     take_vjp,
 )
@@ -163,6 +165,7 @@ from .stats import covariance, covariance_vjp  # noqa: F401
 __all__ = [
     "backwards",
     "cast_like",
+    "copy_of",
     "diagonal_index",
     "checkpoint_every",
     "diagonal_vjp",
@@ -205,6 +208,7 @@ __all__ = [
     "multi_dot_vjp",
     "select_mask",
     "select_vjp",
+    "selected",
     "take_along_axis_vjp",
     "take_vjp",
     "tensordot_vjp_a",

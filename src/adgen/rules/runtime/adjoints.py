@@ -46,12 +46,12 @@ def _last_writes(shape: tuple[int, ...], index: Any) -> Any:
     when every write stays (basic indexing, boolean masks)."""
     if _is_basic_index(index) or isinstance(index, np.ndarray) and index.dtype == bool:
         return None
-    positions = np.arange(int(np.prod(shape, dtype=np.int64))).reshape(shape)[index]
+    positions = np.reshape(np.arange(int(np.prod(shape, dtype=np.int64))), shape)[index]
     flat = np.ravel(positions)
     _, last_from_end = np.unique(flat[::-1], return_index=True)
     keep = np.zeros(flat.shape, dtype=bool)
     keep[flat.size - 1 - last_from_end] = True
-    return keep.reshape(np.shape(positions))
+    return np.reshape(keep, np.shape(positions))
 
 
 def written_vjp(c: ArrayLike, g: ArrayLike, index: Any) -> NDArray[Any]:

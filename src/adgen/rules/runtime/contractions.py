@@ -13,6 +13,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .core import _float_dtype, _sum_to
+from .libraries import as_array, cast, dtype_kind, eager, foreign, zeros_for
 
 
 def _einsum_letter(label: Any) -> str:
@@ -69,21 +70,45 @@ def _einsum_slot_grad(
     kept = "".join(c for c in unique if c in seen)
     lhs = ",".join([out, *(s for s, _ in others)])
     subs = lhs + "->" + ("..." if ell or "..." in lhs else "") + kept
-    r = np.asarray(np.einsum(subs, g, *(a for _, a in others), optimize=optimize))
+    r = as_array(np.einsum(subs, g, *(a for _, a in others), optimize=optimize))
     n_ell = len(shape) - len(labels)
     ell_shape = shape[len(pre) : len(pre) + n_ell]
     sizes = {c: shape[n_ell * (i >= len(pre)) + i] for i, c in enumerate(labels)}
     if len(kept) != len(unique):  # labels only this operand has: size-1 axes, broadcast
         lead = r.shape[: r.ndim - len(kept)]
         tail = r.shape[r.ndim - len(kept) :]
-        r = r.reshape(lead + tuple(tail[kept.index(c)] if c in kept else 1 for c in unique))
+        r = np.reshape(r, lead + tuple(tail[kept.index(c)] if c in kept else 1 for c in unique))
     r = _sum_to(r, ell_shape + tuple(sizes[c] for c in unique))
     if len(unique) != len(labels):  # a repeated label: the cotangent goes on the diagonal
-        full = np.zeros(ell_shape + tuple(sizes[c] for c in labels), dtype=_float_dtype(r))
-        np.einsum("..." + labels + "->..." + unique, full)[...] = r
-        r = full
+        r = _einsum_on_diagonal(r, labels, sizes)
     # the ellipsis axes go back between the labels before and after them
     return np.moveaxis(r, list(range(n_ell, n_ell + len(pre))), list(range(len(pre))))
+
+
+def _einsum_on_diagonal(r: Any, labels: str, sizes: dict[str, int]) -> Any:
+    """``r`` (axes: broadcast ones, then each label of ``labels`` once, in order of first
+    appearance) put on the diagonal of an array of axes ``labels`` (a label repeated): zero
+    where a repeated label's indices differ.
+
+    >>> _einsum_on_diagonal(np.array([1.0, 2.0]), "ii", {"i": 2}).tolist()
+    [[1.0, 0.0], [0.0, 2.0]]
+    """
+    unique = "".join(dict.fromkeys(labels))
+    n_ell = r.ndim - len(unique)
+    shape = tuple(sizes[c] for c in labels)
+    if eager(r):  # written in place through einsum's view of the diagonal
+        full = np.zeros(r.shape[:n_ell] + shape, dtype=_float_dtype(r))
+        np.einsum("..." + labels + "->..." + unique, full)[...] = r
+        return full
+    # another library: the repeated axes broadcast, and kept only on the diagonal
+    first = {c: labels.index(c) for c in unique}
+    repeats = [i for i, c in enumerate(labels) if first[c] != i]
+    expanded = np.expand_dims(r, [n_ell + i for i in repeats])
+    index = np.indices(shape, sparse=True)
+    mask = np.ones(shape, dtype=bool)
+    for i in repeats:
+        mask = mask & (index[i] == index[first[labels[i]]])
+    return cast(np.where(np.asarray(mask, like=r), expanded, 0), _float_dtype(r))
 
 
 def einsum_vjp(g: Any, operands: tuple[Any, ...], k: int, optimize: Any) -> NDArray[Any]:
@@ -98,10 +123,10 @@ def einsum_vjp(g: Any, operands: tuple[Any, ...], k: int, optimize: Any) -> NDAr
     [[1.0, 1.0], [1.0, 1.0]]
     """
     inputs, out, positions = _einsum_spec(operands)
-    x = np.asarray(operands[k])
+    x = as_array(operands[k])
     arrays = [operands[p] for p in positions]
     r = _einsum_slot_grad(inputs, out, g, arrays, positions.index(k), x.shape, optimize)
-    return np.asarray(r, dtype=x.dtype if x.dtype.kind == "f" else np.dtype(np.float64))
+    return as_array(r, x.dtype if dtype_kind(x) == "f" else np.dtype(np.float64))
 
 
 # -- every derivative of a contraction, to any order -------------------------------------------
@@ -192,16 +217,17 @@ def _contraction_terms(
         if total is None:
             spec = ",".join(inputs) + "->" + out_labels
             shape = np.shape(np.einsum(spec, *arrays, optimize=optimize))
-            return np.zeros(shape, dtype=_float_dtype(*arrays))
+            return zeros_for(shape, _float_dtype(*arrays), *arrays)
         return total
     x = seq[like]  # a cotangent (or its derivative): shaped like that value
     if total is None:
-        return np.zeros(np.shape(x), dtype=_float_dtype(x))
-    return np.asarray(total, dtype=_float_dtype(x))
+        return zeros_for(np.shape(x), _float_dtype(x), x, *seq)
+    return as_array(total, _float_dtype(x))
 
 
 def _contraction_nonzero(value: Any) -> bool:
-    return value is not None and bool(np.any(value))
+    """May ``value`` be nonzero (a lazy array's values are not looked at: it may)?"""
+    return value is not None and (foreign(value) or bool(np.any(value)))
 
 
 def _contraction_assignments(
@@ -262,7 +288,7 @@ def tensordot_vjp_a(g: Any, a: Any, b: Any, axes: Any = 2) -> NDArray[Any]:
     >>> tensordot_vjp_a(np.ones(2), np.ones((2, 3)), np.arange(3.0), 1).tolist()
     [[0.0, 1.0, 2.0], [0.0, 1.0, 2.0]]
     """
-    a, b = np.asarray(a), np.asarray(b)
+    a, b = as_array(a), as_array(b)
     xs, ys = _tensordot_axes(axes, a.ndim)
     xs = [x % a.ndim for x in xs] if a.ndim else xs
     ys = [y % b.ndim for y in ys] if b.ndim else ys
@@ -276,7 +302,7 @@ def tensordot_vjp_a(g: Any, a: Any, b: Any, axes: Any = 2) -> NDArray[Any]:
     for x, y in zip(xs, ys):
         source[x] = n + ys_sorted.index(y)
     r = np.transpose(r, [source[i] for i in range(a.ndim)])
-    return np.asarray(r, dtype=_float_dtype(a))
+    return as_array(r, _float_dtype(a))
 
 
 def tensordot_vjp_b(g: Any, a: Any, b: Any, axes: Any = 2) -> NDArray[Any]:
@@ -285,7 +311,7 @@ def tensordot_vjp_b(g: Any, a: Any, b: Any, axes: Any = 2) -> NDArray[Any]:
     >>> tensordot_vjp_b(np.ones(2), np.ones((2, 3)), np.arange(3.0), 1).tolist()
     [2.0, 2.0, 2.0]
     """
-    a, b = np.asarray(a), np.asarray(b)
+    a, b = as_array(a), as_array(b)
     xs, ys = _tensordot_axes(axes, a.ndim)
     xs = [x % a.ndim for x in xs] if a.ndim else xs
     ys = [y % b.ndim for y in ys] if b.ndim else ys
@@ -299,7 +325,7 @@ def tensordot_vjp_b(g: Any, a: Any, b: Any, axes: Any = 2) -> NDArray[Any]:
     for x, y in zip(xs, ys):
         source[y] = xs_sorted.index(x)
     r = np.transpose(r, [source[i] for i in range(b.ndim)])
-    return np.asarray(r, dtype=_float_dtype(b))
+    return as_array(r, _float_dtype(b))
 
 
 def inner_vjp_a(g: Any, a: Any, b: Any) -> NDArray[Any]:
@@ -308,12 +334,12 @@ def inner_vjp_a(g: Any, a: Any, b: Any) -> NDArray[Any]:
     >>> inner_vjp_a(np.ones(2), np.ones((2, 3)), np.arange(3.0)).tolist()
     [[0.0, 1.0, 2.0], [0.0, 1.0, 2.0]]
     """
-    a, b = np.asarray(a), np.asarray(b)
+    a, b = as_array(a), as_array(b)
     if a.ndim == 0:
-        return np.asarray(np.sum(g * b), dtype=_float_dtype(a))
+        return as_array(np.sum(g * b), _float_dtype(a))
     if b.ndim == 0:
-        return np.asarray(g * b, dtype=_float_dtype(a))
-    return np.asarray(np.tensordot(g, b, b.ndim - 1), dtype=_float_dtype(a))
+        return as_array(g * b, _float_dtype(a))
+    return as_array(np.tensordot(g, b, b.ndim - 1), _float_dtype(a))
 
 
 def inner_vjp_b(g: Any, a: Any, b: Any) -> NDArray[Any]:
@@ -322,12 +348,12 @@ def inner_vjp_b(g: Any, a: Any, b: Any) -> NDArray[Any]:
     >>> inner_vjp_b(np.ones(2), np.ones((2, 3)), np.arange(3.0)).tolist()
     [2.0, 2.0, 2.0]
     """
-    a, b = np.asarray(a), np.asarray(b)
+    a, b = as_array(a), as_array(b)
     if a.ndim == 0 or b.ndim == 0:
         return inner_vjp_a(g, b, a)
     lead = list(range(a.ndim - 1))
     r = np.tensordot(a, g, axes=(lead, lead))  # (n, B...)
-    return np.asarray(np.moveaxis(r, 0, -1), dtype=_float_dtype(b))
+    return as_array(np.moveaxis(r, 0, -1), _float_dtype(b))
 
 
 def kron_vjp(g: Any, a: Any, b: Any, first: bool) -> NDArray[Any]:
@@ -336,7 +362,7 @@ def kron_vjp(g: Any, a: Any, b: Any, first: bool) -> NDArray[Any]:
     >>> kron_vjp(np.ones(4), np.ones(2), np.array([1.0, 2.0]), True).tolist()
     [3.0, 3.0]
     """
-    a, b = np.asarray(a), np.asarray(b)
+    a, b = as_array(a), as_array(b)
     nd = max(a.ndim, b.ndim)
     sa = (1,) * (nd - a.ndim) + a.shape
     sb = (1,) * (nd - b.ndim) + b.shape
@@ -347,11 +373,11 @@ def kron_vjp(g: Any, a: Any, b: Any, first: bool) -> NDArray[Any]:
             gr * np.reshape(b, tuple(n for m in sb for n in (1, m))),
             axis=tuple(range(1, 2 * nd, 2)),
         )
-        return np.asarray(np.reshape(r, a.shape), dtype=_float_dtype(a))
+        return as_array(np.reshape(r, a.shape), _float_dtype(a))
     r = np.sum(
         gr * np.reshape(a, tuple(n for m in sa for n in (m, 1))), axis=tuple(range(0, 2 * nd, 2))
     )
-    return np.asarray(np.reshape(r, b.shape), dtype=_float_dtype(b))
+    return as_array(np.reshape(r, b.shape), _float_dtype(b))
 
 
 def cross_vjp(
@@ -367,7 +393,7 @@ def cross_vjp(
     """
     if axis is not None:
         axisa = axisb = axisc = axis
-    a, b, g = np.asarray(a), np.asarray(b), np.asarray(g)
+    a, b, g = as_array(a), as_array(b), as_array(g)
     am, bm = np.moveaxis(a, axisa, -1), np.moveaxis(b, axisb, -1)
     if am.shape[-1] == 2 and bm.shape[-1] == 2:  # a scalar result: the z component
         g3 = np.stack([np.zeros_like(g), np.zeros_like(g), g], axis=-1)
@@ -377,12 +403,12 @@ def cross_vjp(
     def three(v: NDArray[Any]) -> NDArray[Any]:
         if v.shape[-1] == 3:
             return v
-        return np.concatenate([v, np.zeros(v.shape[:-1] + (1,), dtype=v.dtype)], axis=-1)
+        return np.concatenate([v, np.zeros_like(v, shape=v.shape[:-1] + (1,))], axis=-1)
 
     x = am if first else bm
     r = np.cross(three(bm), g3) if first else np.cross(g3, three(am))
     r = _sum_to(r[..., : x.shape[-1]], x.shape)
-    return np.asarray(np.moveaxis(r, -1, axisa if first else axisb), dtype=_float_dtype(x))
+    return as_array(np.moveaxis(r, -1, axisa if first else axisb), _float_dtype(x))
 
 
 def multi_dot_vjp(g: Any, arrays: Any, k: int) -> NDArray[Any]:
@@ -392,7 +418,7 @@ def multi_dot_vjp(g: Any, arrays: Any, k: int) -> NDArray[Any]:
     >>> multi_dot_vjp(np.ones((2, 2)), (np.eye(2), np.array([[1.0, 2.0], [3.0, 4.0]])), 0).tolist()
     [[3.0, 7.0], [3.0, 7.0]]
     """
-    mats = [np.asarray(m) for m in arrays]
+    mats = [as_array(m) for m in arrays]
     x = mats[k]
     if mats[0].ndim == 1:
         mats[0] = mats[0][None, :]
@@ -406,7 +432,7 @@ def multi_dot_vjp(g: Any, arrays: Any, k: int) -> NDArray[Any]:
     if after:
         right = after[0] if len(after) == 1 else np.linalg.multi_dot(after)
         g2 = g2 @ right.T
-    return np.asarray(np.reshape(g2, x.shape), dtype=_float_dtype(x))
+    return as_array(np.reshape(g2, x.shape), _float_dtype(x))
 
 
 def _multi_dot_spec(arrays: tuple[Any, ...]) -> tuple[list[str], str, list[int]]:
@@ -450,6 +476,6 @@ def vecdot_vjp(g: Any, x: Any, y: Any, axis: int = -1) -> NDArray[Any]:
     >>> vecdot_vjp(np.array([1.0, 2.0]), np.ones((2, 3)), np.arange(3.0)).tolist()
     [[0.0, 1.0, 2.0], [0.0, 2.0, 4.0]]
     """
-    xm, ym = np.moveaxis(np.asarray(x), axis, -1), np.moveaxis(np.asarray(y), axis, -1)
+    xm, ym = np.moveaxis(as_array(x), axis, -1), np.moveaxis(as_array(y), axis, -1)
     r = _sum_to(np.expand_dims(g, -1) * ym, xm.shape)
-    return np.asarray(np.moveaxis(r, -1, axis), dtype=_float_dtype(x))
+    return as_array(np.moveaxis(r, -1, axis), _float_dtype(x))

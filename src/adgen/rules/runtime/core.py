@@ -18,6 +18,17 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .libraries import (
+    as_array,
+    cast,
+    dtype_kind,
+    eager,
+    foreign,
+    full_for,
+    numpy_dtype,
+    zeros_for,
+)
+
 Axis = int | tuple[int, ...] | None
 
 
@@ -78,7 +89,9 @@ def zero_safe(r: Any, seed: Any) -> Any:
     if isinstance(r, np.ndarray):
         if r.size == 0 or not math.isnan(_max(r, axis=None)):
             return r
-        return np.where(np.isnan(r) & (np.asarray(seed) == 0), 0, r)
+        return np.where(np.isnan(r) & (as_array(seed) == 0), 0, r)
+    if not eager(r, seed):  # lazy values: no test of them in Python
+        return np.where(np.isnan(r) & (seed == 0), 0, r)
     if r == r or seed != 0:
         return r
     return type(r)(0)
@@ -96,7 +109,9 @@ def zero_safe_tangent(t: Any, r: Any, seed: Any) -> Any:
     if isinstance(r, np.ndarray):
         if r.size == 0 or not math.isnan(_max(r, axis=None)):
             return t
-        return np.where(np.isnan(r) & (np.asarray(seed) == 0), 0, t)
+        return np.where(np.isnan(r) & (as_array(seed) == 0), 0, t)
+    if not eager(r, seed):
+        return np.where(np.isnan(r) & (seed == 0), 0, t)
     if r == r or seed != 0:
         return t
     return np.zeros_like(t) if isinstance(t, np.ndarray) else type(t)(0)
@@ -178,12 +193,15 @@ class Like:
     ((2, 3), dtype('float32'), (2, 3))
     """
 
-    __slots__ = ("shape", "dtype")
+    __slots__ = ("shape", "dtype", "array")
 
     def __init__(self, x: ArrayLike) -> None:
         self.shape = np.shape(x)
         dtype = getattr(x, "dtype", None)
         self.dtype = np.result_type(x) if dtype is None else dtype
+        # another library's array is kept: arrays made for it are made on its side (a Dask
+        # array is a graph, not its values; a GPU array stays on its device)
+        self.array = x if foreign(x) else None
 
 
 def unreduce(g: ArrayLike, x: ArrayLike, axis: Axis = None, keepdims: bool = False) -> NDArray[Any]:
@@ -205,7 +223,10 @@ def unreduce(g: ArrayLike, x: ArrayLike, axis: Axis = None, keepdims: bool = Fal
     if not shape:  # a scalar: nothing was reduced
         return g  # type: ignore[return-value]
     if axis is None and not keepdims:
-        return np.full(shape, g, dtype=np.result_type(g, x.dtype if type(x) is Like else x))
+        dtype = np.result_type(g, x.dtype if type(x) is Like else x)
+        if type(x) is Like:
+            return full_for(shape, g, dtype, x.array)
+        return full_for(shape, g, dtype, x)
     if keepdims or axis is None:
         return np.broadcast_to(g, shape)
     return np.broadcast_to(np.expand_dims(g, _normalize_axes(axis, len(shape))), shape)
@@ -221,6 +242,9 @@ def cast_like(g: Any, x: Any, protected: tuple[Any, ...] | list[Any] = ()) -> An
     array of ``protected``); pairwise for tuples; anything else as it is. adgen's API returns
     every derivative through it, and so does a standalone module (``adgen.export``).
 
+    A derivative computed from arrays of another library (Dask, CuPy) stays in that library
+    with ``x``'s shape and dtype, whatever ``x`` is: a lazy derivative is not computed here.
+
     >>> cast_like(np.float64(5.5), 2.0)
     5.5
     >>> type(cast_like(5.5, np.float32(2.0))).__name__
@@ -230,15 +254,21 @@ def cast_like(g: Any, x: Any, protected: tuple[Any, ...] | list[Any] = ()) -> An
     >>> [type(v).__name__ for v in cast_like((np.float64(1.0), 2.0), (1.0, np.float64(0.5)))]
     ['float', 'float64']
     """
+    if foreign(g) and not foreign(x):  # computed from another library's arrays: kept there
+        shape = np.shape(x)
+        if tuple(g.shape) != shape:
+            g = _namespace(g).broadcast_to(g, shape)
+        dtype = x.dtype if isinstance(x, (np.ndarray, np.generic)) else np.dtype(np.float64)
+        return g if numpy_dtype(g.dtype) == dtype else cast(g, dtype)
     if type(x) is float:
         return g if type(g) is float else float(g)
     if isinstance(x, np.ndarray):  # a few attribute reads when g is what it should be
         if type(g) is not np.ndarray:
-            g = np.asarray(g)
+            g = as_array(g)
         if g.shape != x.shape:
             g = np.broadcast_to(g, x.shape)
         if g.dtype is not x.dtype and g.dtype != x.dtype:
-            return g.astype(x.dtype)
+            return cast(g, x.dtype)
         if (
             g is x
             or not g.flags.writeable
@@ -251,9 +281,23 @@ def cast_like(g: Any, x: Any, protected: tuple[Any, ...] | list[Any] = ()) -> An
         return g
     if isinstance(x, np.generic):
         return x.dtype.type(g)
+    if foreign(x):  # another library's array: g in its library, with x's shape and dtype
+        if type(g) is not type(x):
+            g = g + _namespace(x).zeros_like(x)
+        if tuple(g.shape) != tuple(x.shape):
+            g = _namespace(x).broadcast_to(g, x.shape)
+        return g if g.dtype == x.dtype else cast(g, x.dtype)
     if type(x) is tuple and type(g) is tuple and len(g) == len(x):
         return tuple(cast_like(a, b, protected) for a, b in zip(g, x))
     return g
+
+
+def _namespace(x: Any) -> Any:
+    """The functions to apply to ``x``: NumPy's (they reach Dask and CuPy arrays through its
+    protocols), or an array-API library's own namespace."""
+    if hasattr(x, "__array_function__") or not hasattr(x, "__array_namespace__"):
+        return np
+    return x.__array_namespace__()
 
 
 def zeros_like(x: Any) -> Any:
@@ -275,8 +319,23 @@ def zeros_like(x: Any) -> Any:
         return [zeros_like(e) for e in x]
     if isinstance(x, tuple):  # a function's tuple result
         return tuple(zeros_like(e) for e in x)
-    a = np.asarray(x)
-    return np.zeros(a.shape, dtype=a.dtype if a.dtype.kind in "fc" else np.float64)
+    if type(x) is Like:
+        return zeros_for(x.shape, x.dtype if x.dtype.kind in "fc" else np.float64, x.array)
+    a = as_array(x)
+    return np.zeros_like(a, dtype=a.dtype if dtype_kind(a) in "fc" else np.float64)
+
+
+def copy_of(x: Any) -> Any:
+    """A copy of ``x`` no later write into ``x`` changes: ``np.copy(x)`` (a NumPy array, 0-d
+    for a number), or, for another library's array, its own ``copy()`` (``np.copy`` would
+    make a NumPy array of it: Dask would compute). Generated code saves values with it.
+
+    >>> a = np.ones(2); b = copy_of(a); a[0] = 5.0; b.tolist()
+    [1.0, 1.0]
+    """
+    if foreign(x):
+        return x.copy()
+    return np.copy(x)
 
 
 # -- derivatives of lists --------------------------------------------------------------------------
@@ -325,11 +384,11 @@ def items_vjp(parts: Any, xs: Any) -> Any:
     >>> items_vjp([np.ones(2), np.zeros(2)], np.arange(4.0).reshape(2, 2)).tolist()
     [[1.0, 1.0], [0.0, 0.0]]
     """
-    a = np.asarray(xs)
-    dtype = a.dtype if a.dtype.kind in "fc" else np.dtype(np.float64)
+    a = as_array(xs)
+    dtype = a.dtype if dtype_kind(a) in "fc" else np.dtype(np.float64)
     if not len(parts):
         return np.zeros(a.shape, dtype=dtype)
-    return np.stack([np.asarray(p) for p in parts]).astype(dtype, copy=False).reshape(a.shape)
+    return np.reshape(cast(np.stack([as_array(p) for p in parts]), dtype, copy=False), a.shape)
 
 
 def sum_items(iterable: Any, start: Any = 0) -> Any:
@@ -440,9 +499,9 @@ def _sum_to(g: Any, shape: tuple[int, ...]) -> NDArray[Any]:
     >>> _sum_to(np.ones(3), (2, 3)).shape
     (2, 3)
     """
-    g = np.asarray(g)
+    g = as_array(g)
     if g.shape != shape:
-        g = np.asarray(_unbroadcast_to(g, g.shape, shape))
+        g = as_array(_unbroadcast_to(g, g.shape, shape))
     return np.broadcast_to(g, shape)
 
 

@@ -12,13 +12,37 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .core import unbroadcast
+from .libraries import as_array, cast, dtype_kind, eager, foreign, scatter_add, zeros_for
+
+
+def _interp_alike(x: Any, *like: Any) -> Any:
+    """``x`` as an array of the library of the first of ``like`` that is another library's
+    array (the knots, a list or a NumPy array, beside a Dask ``x``), else as it is."""
+    if not foreign(x):
+        for other in like:
+            if foreign(other):
+                return np.asarray(x, like=other)
+    return as_array(x)
+
+
+def _interp_gather(table: Any, index: Any) -> Any:
+    """``table[index]`` (``table`` 1-D, ``index`` an integer array of any shape), also for
+    arrays of libraries that index with 1-D integer arrays only (Dask).
+
+    >>> _interp_gather(np.array([1.0, 2.0, 3.0]), np.array([[2, 0]])).tolist()
+    [[3.0, 1.0]]
+    """
+    if eager(table, index):
+        return table[index]
+    table = _interp_alike(table, index)
+    return np.reshape(table[np.ravel(index)], np.shape(index))
 
 
 def _interp_segments(x: Any, xp: Any) -> tuple[NDArray[Any], NDArray[Any], NDArray[Any]]:
     """For each ``x``: the segment ``[xp[j], xp[j + 1]]`` holding it (``xp[j] <= x < xp[j + 1]``,
     the last one at ``xp[-1]``), and masks of the points left of ``xp[0]`` / right of ``xp[-1]``."""
-    xv = np.asarray(x)
-    xp = np.asarray(xp)
+    xv = _interp_alike(x, xp)
+    xp = _interp_alike(xp, xv)
     seg = np.clip(np.searchsorted(xp, xv, side="right") - 1, 0, max(xp.size - 2, 0))
     return seg, xv < xp[0], xv > xp[-1]
 
@@ -32,13 +56,13 @@ def interp_slope(x: Any, xp: Any, fp: Any) -> Any:
     >>> interp_slope(x, [0.0, 1.0, 2.0], [0.0, 2.0, 3.0]).tolist()
     [0.0, 2.0, 2.0, 1.0, 1.0, 1.0, 0.0]
     """
-    xp_a = np.asarray(xp)
-    fp_a = np.asarray(fp)
+    xp_a = as_array(xp)
+    fp_a = as_array(fp)
     seg, left, right = _interp_segments(x, xp_a)
     if xp_a.size < 2:
-        slope = np.zeros(np.shape(seg), dtype=np.result_type(fp_a, 0.0))
+        slope = zeros_for(np.shape(seg), np.result_type(fp_a, 0.0), seg, fp_a)
     else:
-        slope = (np.diff(fp_a) / np.diff(xp_a))[seg]
+        slope = _interp_gather(np.diff(fp_a) / np.diff(xp_a), seg)
     return np.where(left | right, 0.0, slope)
 
 
@@ -51,18 +75,19 @@ def interp_slope_vjp(c: Any, x: Any, xp: Any, fp: Any) -> NDArray[Any]:
     >>> interp_slope_vjp(np.ones(4), x, [0.0, 0.5, 2.0], np.zeros(3)).tolist()
     [-2.0, 1.3333333333333335, 0.6666666666666666]
     """
-    fp_a = np.asarray(fp)
-    xp_a = np.asarray(xp)
-    dtype = fp_a.dtype if fp_a.dtype.kind == "f" else np.float64
-    out = np.zeros(xp_a.size, dtype=np.float64)
+    fp_a = as_array(fp)
+    xp_a = as_array(xp)
+    dtype = fp_a.dtype if dtype_kind(fp_a) == "f" else np.float64
+    out = zeros_for((xp_a.size,), np.float64, c, x, xp_a, fp_a)
     if xp_a.size >= 2:
         xv = np.ravel(x)
         cv = np.ravel(np.broadcast_to(c, np.shape(x)))
         seg, lo, hi = _interp_segments(xv, xp_a)
-        w = np.where(lo | hi, 0.0, cv) / (xp_a[seg + 1] - xp_a[seg])
-        np.add.at(out, seg + 1, w)
-        np.add.at(out, seg, -w)
-    return out.reshape(np.shape(fp)).astype(dtype, copy=False)
+        width = _interp_gather(xp_a, seg + 1) - _interp_gather(xp_a, seg)
+        w = np.where(lo | hi, 0.0, cv) / width
+        out = scatter_add(out, seg + 1, w)
+        out = scatter_add(out, seg, -w)
+    return cast(np.reshape(out, np.shape(fp)), dtype, copy=False)
 
 
 def interp_vjp_fp(g: Any, x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None) -> Any:
@@ -76,27 +101,28 @@ def interp_vjp_fp(g: Any, x: Any, xp: Any, fp: Any, left: Any = None, right: Any
     >>> interp_vjp_fp(np.ones(2), np.array([-1.0, 5.0]), xp, fp, left=0.0).tolist()
     [0.0, 1.0]
     """
-    fp_a = np.asarray(fp)
-    xp_a = np.asarray(xp)
+    fp_a = as_array(fp)
+    xp_a = as_array(xp)
     n = xp_a.size
-    dtype = fp_a.dtype if fp_a.dtype.kind == "f" else np.float64
+    dtype = fp_a.dtype if dtype_kind(fp_a) == "f" else np.float64
     xv = np.ravel(x)  # the result has the shape of x
     gv = np.ravel(np.broadcast_to(g, np.shape(x)))
     seg, lo, hi = _interp_segments(xv, xp_a)
     inside = ~(lo | hi)
-    out = np.zeros(n, dtype=np.float64)
+    out = zeros_for((n,), np.float64, g, x, xp_a, fp_a)
     if n >= 2:
-        t = (xv - xp_a[seg]) / (xp_a[seg + 1] - xp_a[seg])
+        below = _interp_gather(xp_a, seg)
+        t = (xv - below) / (_interp_gather(xp_a, seg + 1) - below)
         w = np.where(inside, gv, 0.0)
-        np.add.at(out, seg, w * (1.0 - t))
-        np.add.at(out, seg + 1, w * t)
+        out = scatter_add(out, seg, w * (1.0 - t))
+        out = scatter_add(out, seg + 1, w * t)
     else:
-        out[0] += np.sum(np.where(inside, gv, 0.0))
+        out = scatter_add(out, 0, np.sum(np.where(inside, gv, 0.0)))
     if left is None:
-        out[0] += np.sum(np.where(lo, gv, 0.0))
+        out = scatter_add(out, 0, np.sum(np.where(lo, gv, 0.0)))
     if right is None:
-        out[-1] += np.sum(np.where(hi, gv, 0.0))
-    return out.astype(dtype, copy=False)
+        out = scatter_add(out, n - 1, np.sum(np.where(hi, gv, 0.0)))
+    return cast(out, dtype, copy=False)
 
 
 def _falling_factorials(exponents: NDArray[Any], order: int) -> NDArray[Any]:
@@ -112,12 +138,12 @@ def _polyder_coefficients(p: Any, order: int = 1) -> NDArray[Any]:
     """The coefficients of the ``order``-th derivative of the polynomial with ``np.polyval``'s
     coefficients ``p`` (highest power first, along the first axis; more axes broadcast with
     ``x``): empty when ``order`` is at least the number of coefficients."""
-    p = np.asarray(p)
+    p = as_array(p)
     n = p.shape[0]
     m = max(n - order, 0)
     factors = _falling_factorials(np.arange(n - 1, n - 1 - m, -1), order)
-    factors = factors.reshape((m,) + (1,) * (p.ndim - 1))
-    return p[:m] * factors.astype(p.dtype if p.dtype.kind == "f" else np.float64)
+    factors = np.reshape(factors, (m,) + (1,) * (p.ndim - 1))
+    return p[:m] * cast(factors, p.dtype if dtype_kind(p) == "f" else np.float64)
 
 
 def polyval_dx(p: Any, x: Any, order: int = 1) -> Any:
@@ -132,9 +158,24 @@ def polyval_dx(p: Any, x: Any, order: int = 1) -> Any:
     """
     d = _polyder_coefficients(p, order)
     if d.shape[0] == 0:
-        p_a = np.asarray(p)
-        return np.zeros(np.shape(np.polyval(p_a, x)), dtype=np.result_type(p_a, x, 0.0))
-    return np.polyval(d, x)
+        p_a = as_array(p)
+        shape = np.broadcast_shapes(p_a.shape[1:], np.shape(x))
+        return zeros_for(shape, np.result_type(p_a, x, 0.0), x, p_a)
+    return _horner(d, x)
+
+
+def _horner(p: Any, x: Any) -> Any:
+    """``np.polyval(p, x)`` computed as NumPy does (Horner's rule, ``p`` an array), for the
+    arrays of every library (Dask has no ``np.polyval``).
+
+    >>> _horner(np.array([1.0, 2.0, 3.0]), np.array([0.0, 1.0])).tolist()
+    [3.0, 6.0]
+    """
+    x = as_array(x)
+    y = np.zeros_like(x)
+    for k in range(p.shape[0]):
+        y = y * x + p[k]
+    return y
 
 
 def polyval_vjp_p(g: Any, p: Any, x: Any, order: int = 0) -> NDArray[Any]:
@@ -148,13 +189,18 @@ def polyval_vjp_p(g: Any, p: Any, x: Any, order: int = 0) -> NDArray[Any]:
     >>> polyval_vjp_p(np.ones(2), np.array([1.0, 2.0, 3.0]), np.array([2.0, 3.0]), 1).tolist()
     [10.0, 2.0, 0.0]
     """
-    p_a = np.asarray(p)
+    p_a = as_array(p)
     n = p_a.shape[0]
-    dtype = p_a.dtype if p_a.dtype.kind == "f" else np.float64
-    out = np.zeros(p_a.shape, dtype=dtype)
-    power = np.ones_like(np.asarray(x), dtype=np.result_type(x, 0.0))
+    dtype = p_a.dtype if dtype_kind(p_a) == "f" else np.dtype(np.float64)
+    if n == 0:
+        return zeros_for(p_a.shape, dtype, p_a)
+    rows: list[Any] = [None] * n  # each coefficient's, stacked (no item assignment)
+    power = np.ones_like(as_array(x), dtype=np.result_type(x, 0.0))
     for k in range(n - 1 - order, -1, -1):
-        factor = _falling_factorials(np.asarray(n - 1 - k), order)
-        out[k] = unbroadcast(g * power * factor.astype(power.dtype), p_a[k])
+        factor = _falling_factorials(as_array(n - 1 - k), order)
+        row = unbroadcast(g * power * cast(factor, power.dtype), p_a[k])
+        rows[k] = np.broadcast_to(as_array(row, dtype), p_a.shape[1:])
         power = power * x
-    return out
+    for k in range(max(n - order, 0), n):  # the powers the derivative removed
+        rows[k] = zeros_for(p_a.shape[1:], dtype, g, x, p_a)
+    return np.stack(rows)

@@ -6,12 +6,14 @@ the output's cotangent scattered back, repeated indices adding up.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from .core import _float_dtype, _sum_to
+from .libraries import as_array, cast, eager, foreign, summed_at
 
 
 def take_vjp(g: Any, a: Any, indices: Any, axis: Any = None, mode: str = "raise") -> NDArray[Any]:
@@ -22,20 +24,43 @@ def take_vjp(g: Any, a: Any, indices: Any, axis: Any = None, mode: str = "raise"
     [5.0, 0.0, 2.0]
     """
     shape = np.shape(a)
-    out = np.zeros(shape, dtype=_float_dtype(a))
+    dtype = _float_dtype(a)
     n = int(np.prod(shape)) if axis is None else shape[axis]
-    idx = np.asarray(indices)
+    idx = as_array(indices)
     if mode == "wrap":
         idx = np.mod(idx, n)
     elif mode == "clip":
         idx = np.clip(idx, 0, n - 1)
+    if not eager(g, a, idx):  # no np.add.at: sum g by the flat positions it was taken from
+        return _summed_back(g, a, idx, axis, dtype)
+    out = np.zeros(shape, dtype=dtype)
     if axis is None:
-        flat = out.reshape(-1)
+        flat = np.reshape(out, (-1,))
         np.add.at(flat, idx, g)
-        return flat.reshape(shape)
+        return np.reshape(flat, shape)
     where = (slice(None),) * (axis % len(shape)) + (idx,)
     np.add.at(out, where, g)
     return out
+
+
+def _summed_back(g: Any, a: Any, idx: Any, axis: Any, dtype: Any) -> Any:
+    """The cotangent of ``np.take(a, idx, axis)`` for arrays of another library: ``g`` summed
+    by the flat positions in ``a`` of the entries taken (``np.take`` of the positions).
+
+    >>> _summed_back(np.ones((2, 2)), np.zeros((2, 3)), np.array([2, 2]), 1, float).tolist()
+    [[0.0, 0.0, 2.0], [0.0, 0.0, 2.0]]
+    """
+    shape = np.shape(a)
+    size = math.prod(shape)
+    positions = np.arange(size, like=next((x for x in (g, idx, a) if foreign(x)), None))
+    # one index array of several axes is taken raveled (Dask takes 1-d ones only)
+    if axis is None:
+        taken = np.reshape(positions[np.ravel(idx)], np.shape(idx))
+    else:
+        axis = axis % len(shape)
+        taken = np.take(np.reshape(positions, shape), np.ravel(idx), axis=axis)
+        taken = np.reshape(taken, shape[:axis] + np.shape(idx) + shape[axis + 1 :])
+    return np.reshape(cast(summed_at(taken, g, size), dtype), shape)
 
 
 def take_along_axis_vjp(g: Any, arr: Any, indices: Any, axis: Any = -1) -> NDArray[Any]:
@@ -47,13 +72,13 @@ def take_along_axis_vjp(g: Any, arr: Any, indices: Any, axis: Any = -1) -> NDArr
     """
     shape = np.shape(arr)
     out = np.zeros(shape, dtype=_float_dtype(arr))
-    idx = np.asarray(indices)
+    idx = as_array(indices)
     if axis is None:
-        flat = out.reshape(-1)
+        flat = np.reshape(out, (-1,))
         np.add.at(flat, idx, g)
-        return flat.reshape(shape)
+        return np.reshape(flat, shape)
     axis = axis % len(shape)
-    g = np.asarray(g)
+    g = as_array(g)
     where = []
     for i, n in enumerate(shape):
         if i == axis:
@@ -61,7 +86,7 @@ def take_along_axis_vjp(g: Any, arr: Any, indices: Any, axis: Any = -1) -> NDArr
         else:
             view = [1] * len(shape)
             view[i] = n
-            where.append(np.arange(n).reshape(view))
+            where.append(np.reshape(np.arange(n), view))
     full = np.broadcast_shapes(*(w.shape for w in where))
     np.add.at(out, tuple(np.broadcast_to(w, full) for w in where), np.broadcast_to(g, full))
     return out
@@ -77,10 +102,26 @@ def select_vjp(g: Any, condlist: Any, choicelist: Any, k: int) -> Any:
     """
     x = choicelist[k]
     taken = select_mask(condlist, k)
-    r = _sum_to(np.where(taken, g, 0.0).astype(_float_dtype(x)), np.shape(x))
-    if isinstance(x, (float, int)):
+    r = _sum_to(cast(np.where(taken, g, 0.0), _float_dtype(x)), np.shape(x))
+    if isinstance(x, (float, int)) and eager(r):
         return float(r)
-    return np.asarray(r)
+    return as_array(r)
+
+
+def selected(condlist: Any, choicelist: Any) -> Any:
+    """``np.select(condlist, choicelist, 0.0)`` (the tangent of ``np.select``), written as a
+    chain of ``np.where`` for arrays of other libraries: Dask names every ``np.select`` alike,
+    so two in one graph (the value's and its tangent's) would be taken for one.
+
+    >>> selected([np.array([True, False]), np.array([True, True])], [1.0, np.ones(2) * 2]).tolist()
+    [1.0, 2.0]
+    """
+    if eager(*condlist, *choicelist):
+        return np.select(condlist, choicelist, 0.0)
+    out: Any = 0.0
+    for cond, choice in reversed(list(zip(condlist, choicelist))):
+        out = np.where(cond, choice, out)
+    return np.broadcast_to(out, np.broadcast_shapes(*map(np.shape, [*condlist, *choicelist])))
 
 
 def select_mask(condlist: Any, k: int) -> Any:
@@ -90,9 +131,9 @@ def select_mask(condlist: Any, k: int) -> Any:
     >>> select_mask([np.array([1, 0, 1]), np.array([1, 1, 0])], 1).tolist()
     [False, True, False]
     """
-    taken = np.asarray(condlist[k], dtype=bool)
+    taken = as_array(condlist[k], bool)
     for c in condlist[:k]:
-        taken = taken & ~np.asarray(c, dtype=bool)
+        taken = taken & ~as_array(c, bool)
     return taken
 
 
@@ -102,9 +143,9 @@ def select_otherwise(condlist: Any) -> Any:
     >>> select_otherwise([np.array([1, 0, 0]), np.array([0, 0, 1])]).tolist()
     [False, True, False]
     """
-    none = ~np.asarray(condlist[0], dtype=bool)
+    none = ~as_array(condlist[0], bool)
     for c in condlist[1:]:
-        none = none & ~np.asarray(c, dtype=bool)
+        none = none & ~as_array(c, bool)
     return none
 
 
@@ -116,10 +157,10 @@ def choose_vjp(g: Any, a: Any, choices: Any, k: int, mode: str = "raise") -> Any
     """
     x = choices[k]
     taken = choose_mask(a, choices, k, mode)
-    r = _sum_to(np.where(taken, g, 0.0).astype(_float_dtype(x)), np.shape(x))
-    if isinstance(x, (float, int)):
+    r = _sum_to(cast(np.where(taken, g, 0.0), _float_dtype(x)), np.shape(x))
+    if isinstance(x, (float, int)) and eager(r):
         return float(r)
-    return np.asarray(r)
+    return as_array(r)
 
 
 def choose_mask(a: Any, choices: Any, k: int, mode: str = "raise") -> Any:
@@ -129,7 +170,7 @@ def choose_mask(a: Any, choices: Any, k: int, mode: str = "raise") -> Any:
     >>> choose_mask(np.array([0, 3, -1]), [0.0, 0.0], 1, "wrap").tolist()
     [False, True, True]
     """
-    idx = np.asarray(a)
+    idx = as_array(a)
     n = len(choices)
     if mode == "wrap":
         idx = np.mod(idx, n)

@@ -9,12 +9,14 @@ powers, diagonals).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .core import Axis, _normalize_axes, unbroadcast, zeros_like
+from .libraries import as_array, cast, dtype_kind, eager, foreign, summed_at, zeros_for
 
 
 def _matmul_vjp_a_nd(g: NDArray[Any], a: NDArray[Any], b: NDArray[Any]) -> ArrayLike:
@@ -32,7 +34,7 @@ def _matmul_vjp_a_nd(g: NDArray[Any], a: NDArray[Any], b: NDArray[Any]) -> Array
     return unbroadcast(np.matmul(g, np.swapaxes(b, -1, -2)), a)
 
 
-def matmul_vjp_a(g: ArrayLike, a: ArrayLike, b: ArrayLike) -> ArrayLike:
+def matmul_vjp_a(g: Any, a: Any, b: Any) -> ArrayLike:
     """Cotangent of ``np.matmul(a, b)`` with respect to ``a``.
 
     Handles 1-D operands and batched operands with broadcast batch dimensions.
@@ -44,7 +46,7 @@ def matmul_vjp_a(g: ArrayLike, a: ArrayLike, b: ArrayLike) -> ArrayLike:
     >>> matmul_vjp_a(2.0, np.array([1.0, 2.0]), np.array([3.0, 4.0])).tolist()
     [6.0, 8.0]
     """
-    g, a, b = np.asarray(g), np.asarray(a), np.asarray(b)
+    g, a, b = as_array(g), as_array(a), as_array(b)
     if a.ndim == 2 and b.ndim == 2:
         return g @ b.T
     if a.ndim == 2 and b.ndim == 1:  # matrix @ vector
@@ -67,7 +69,7 @@ def _matmul_vjp_b_nd(g: NDArray[Any], a: NDArray[Any], b: NDArray[Any]) -> Array
     return unbroadcast(np.matmul(np.swapaxes(a, -1, -2), g), b)
 
 
-def matmul_vjp_b(g: ArrayLike, a: ArrayLike, b: ArrayLike) -> ArrayLike:
+def matmul_vjp_b(g: Any, a: Any, b: Any) -> ArrayLike:
     """Cotangent of ``np.matmul(a, b)`` with respect to ``b``.
 
     Handles 1-D operands and batched operands with broadcast batch dimensions.
@@ -79,7 +81,7 @@ def matmul_vjp_b(g: ArrayLike, a: ArrayLike, b: ArrayLike) -> ArrayLike:
     >>> matmul_vjp_b(np.ones((3, 2)), np.ones((3, 2, 4)), np.ones(4)).tolist()
     [6.0, 6.0, 6.0, 6.0]
     """
-    g, a, b = np.asarray(g), np.asarray(a), np.asarray(b)
+    g, a, b = as_array(g), as_array(a), as_array(b)
     if a.ndim == 2 and b.ndim == 2:
         return a.T @ g
     if a.ndim == 2 and b.ndim == 1:  # matrix @ vector
@@ -87,7 +89,7 @@ def matmul_vjp_b(g: ArrayLike, a: ArrayLike, b: ArrayLike) -> ArrayLike:
     return _matmul_vjp_b_nd(g, a, b)
 
 
-def dot_vjp_a(g: ArrayLike, a: ArrayLike, b: ArrayLike) -> ArrayLike:
+def dot_vjp_a(g: Any, a: Any, b: Any) -> ArrayLike:
     """Cotangent of ``np.dot(a, b)`` with respect to ``a``.
 
     ``np.dot`` sums over the last axis of ``a`` and the second-to-last axis of ``b``
@@ -100,7 +102,7 @@ def dot_vjp_a(g: ArrayLike, a: ArrayLike, b: ArrayLike) -> ArrayLike:
     >>> dot_vjp_a(np.ones(3), 2.0, np.array([1.0, 2.0, 3.0])).tolist()
     6.0
     """
-    g, a, b = np.asarray(g), np.asarray(a), np.asarray(b)
+    g, a, b = as_array(g), as_array(a), as_array(b)
     if a.ndim == 2 and b.ndim == 2:
         return g @ b.T
     if a.ndim == 1 and b.ndim == 1:  # an inner product
@@ -117,7 +119,7 @@ def dot_vjp_a(g: ArrayLike, a: ArrayLike, b: ArrayLike) -> ArrayLike:
     return np.tensordot(g, b, axes=(g_axes, b_axes))
 
 
-def dot_vjp_b(g: ArrayLike, a: ArrayLike, b: ArrayLike) -> ArrayLike:
+def dot_vjp_b(g: Any, a: Any, b: Any) -> ArrayLike:
     """Cotangent of ``np.dot(a, b)`` with respect to ``b``.
 
     >>> dot_vjp_b(1.0, np.array([1.0, 2.0]), np.array([3.0, 4.0])).tolist()
@@ -127,7 +129,7 @@ def dot_vjp_b(g: ArrayLike, a: ArrayLike, b: ArrayLike) -> ArrayLike:
     >>> dot_vjp_b(np.ones(2), np.ones((2, 3)), np.ones(3)).tolist()
     [2.0, 2.0, 2.0]
     """
-    g, a, b = np.asarray(g), np.asarray(a), np.asarray(b)
+    g, a, b = as_array(g), as_array(a), as_array(b)
     if a.ndim == 2 and b.ndim == 2:
         return a.T @ g
     if a.ndim == 1 and b.ndim == 1:  # an inner product
@@ -183,12 +185,47 @@ def getitem_vjp(g: ArrayLike, x: ArrayLike, index: Any) -> NDArray[Any]:
     dtype = np.result_type(x, g)
     if not np.issubdtype(dtype, np.inexact):
         dtype = np.dtype(np.float64)
+    if not eager(g, x, *(index if isinstance(index, tuple) else (index,))):
+        return _put_back(g, x, index, dtype)
     out = np.zeros(np.shape(x), dtype=dtype)
     if _is_basic_index(index):
         out[index] = g
     else:
         np.add.at(out, index, g)
     return out
+
+
+def _put_back(g: Any, x: Any, index: Any, dtype: Any) -> Any:
+    """:func:`getitem_vjp` for arrays of another library: a basic index is written into
+    zeros on their side (without its new axes, which Dask does not write through); another
+    index sums ``g`` by the flat positions of the entries it picked (no ``np.add.at``).
+
+    >>> _put_back(np.ones((1, 2)), np.zeros(3), (None, slice(1, None)), float).tolist()
+    [0.0, 1.0, 1.0]
+    """
+    shape = np.shape(x)
+    if _is_basic_index(index):
+        parts = index if isinstance(index, tuple) else (index,)
+        kept = tuple(i for i in parts if i is not None)
+        view = np.broadcast_to(np.zeros((), dtype=np.int8), shape)  # shapes only, no memory
+        out = zeros_for(shape, dtype, x, g)
+        out[kept] = np.reshape(np.broadcast_to(g, np.shape(view[index])), np.shape(view[kept]))
+        return out
+    positions = _index_positions(shape, index)
+    return np.reshape(cast(summed_at(positions, g, math.prod(shape)), dtype), shape)
+
+
+def _index_positions(shape: tuple[int, ...], index: Any) -> Any:
+    """The flat positions of the entries ``zeros(shape)[index]`` picks, in the shape of
+    that result: NumPy's own where the index holds NumPy arrays only (all of NumPy's
+    indexing), else an array of the index arrays' library.
+
+    >>> _index_positions((2, 3), (np.array([1, 0]), np.array([2, 2]))).tolist()
+    [5, 2]
+    """
+    parts = index if isinstance(index, tuple) else (index,)
+    like = next((i for i in parts if foreign(i)), None)
+    return np.reshape(np.arange(math.prod(shape), like=like), shape)[index]
 
 
 def written(g: Any, index: Any) -> Any:
@@ -210,17 +247,39 @@ def written(g: Any, index: Any) -> Any:
     if isinstance(g, list):
         item = g[index]
         return np.copy(item) if isinstance(item, np.ndarray) else item
-    g = np.asarray(g)
+    g = as_array(g)
+    if not eager(g, *(index if isinstance(index, tuple) else (index,))):
+        return _written_foreign(g, index)
     picked = np.copy(g[index])  # a copy: the caller zeroes those slots of g next
     if _is_basic_index(index) or isinstance(index, np.ndarray) and index.dtype == bool:
         return picked
-    positions = np.arange(g.size).reshape(g.shape)[index]
+    positions = np.reshape(np.arange(g.size), g.shape)[index]
     flat = np.ravel(positions)
     # keep the last occurrence of each position
     _, last_from_end = np.unique(flat[::-1], return_index=True)
     keep = np.zeros(flat.shape, dtype=bool)
     keep[flat.size - 1 - last_from_end] = True
-    return np.where(keep.reshape(np.shape(positions)), picked, 0.0)
+    return np.where(np.reshape(keep, np.shape(positions)), picked, 0.0)
+
+
+def _written_foreign(g: Any, index: Any) -> Any:
+    """:func:`written` for arrays of another library: ``g[index]`` (a copy, as the caller
+    zeroes those slots of ``g`` next), an advanced index taken by flat positions (Dask takes
+    one index array at a time) with only the last write of each position kept (the positions
+    are NumPy's where the index is: their values decide).
+
+    >>> _written_foreign(np.arange(3.0), np.array([0, 2, 0])).tolist()
+    [0.0, 2.0, 0.0]
+    """
+    if _is_basic_index(index):
+        return g[index].copy()
+    positions = _index_positions(np.shape(g), index)
+    picked = np.reshape(np.ravel(g)[np.ravel(positions)], np.shape(positions))
+    flat = np.ravel(positions)
+    _, last_from_end = np.unique(flat[::-1], return_index=True)
+    keep = np.zeros(flat.shape, dtype=bool)
+    keep[flat.size - 1 - last_from_end] = True
+    return np.where(np.reshape(keep, np.shape(positions)), picked, 0.0)
 
 
 # -- np.linalg helpers --
@@ -278,11 +337,11 @@ def norm_grad(
     >>> norm_grad(2.0, np.array([2.0, -2.0, 1.0]), np.inf).tolist()
     [0.5, -0.5, 0.0]
     """
-    x = np.asarray(x)
-    dtype = x.dtype if x.dtype.kind == "f" else np.dtype(np.float64)
-    x = x.astype(dtype, copy=False)
+    x = as_array(x)
+    dtype = x.dtype if dtype_kind(x) == "f" else np.dtype(np.float64)
+    x = cast(x, dtype, copy=False)
     axes, matrix = _norm_axes(x.ndim, ord, axis, kind)
-    r = np.asarray(r, dtype=dtype)
+    r = as_array(r, dtype)
     if not keepdims:
         r = np.expand_dims(r, axes)
     safe = np.where(r == 0, 1, r)
@@ -294,14 +353,14 @@ def norm_grad(
         elif ord == 1:
             out = np.sign(x)
         elif ord in (np.inf, -np.inf):
-            hit = (np.abs(x) == r).astype(dtype)
+            hit = cast(np.abs(x) == r, dtype)
             out = np.sign(x) * hit / np.sum(hit, axis=axes, keepdims=True)
         else:  # 0 where the norm is 0 (for ord < 1 that is not 0 * inf)
             with np.errstate(divide="ignore", invalid="ignore"):
                 out = np.where(r == 0, 0, np.sign(x) * (np.abs(x) / safe) ** (ord - 1))
-        return np.asarray(out, dtype=dtype)
+        return as_array(out, dtype)
     if ord is None or ord == "fro":
-        return np.asarray(x / safe, dtype=dtype)
+        return as_array(x / safe, dtype)
     if kind != "matrix" and axis is not None:  # (row axis, column axis), in that order
         axes = tuple(int(a) % x.ndim for a in axis)  # type: ignore[union-attr]
     xm = np.moveaxis(x, axes, (-2, -1))
@@ -311,20 +370,20 @@ def norm_grad(
         best = np.max(sums, axis=-1 if along == -2 else -2, keepdims=True)
         if ord in (-1, -np.inf):
             best = np.min(sums, axis=-1 if along == -2 else -2, keepdims=True)
-        hit = (sums == best).astype(dtype)
+        hit = cast(sums == best, dtype)
         gm = np.sign(xm) * hit / np.sum(hit, axis=(-2, -1), keepdims=True)
     elif ord in (2, -2, "nuc"):
         u, s, vh = np.linalg.svd(xm, full_matrices=False)
         if ord == "nuc":
             tol = s[..., :1] * max(xm.shape[-2:]) * np.finfo(dtype).eps
-            gm = (u * (s > tol)[..., None, :]) @ vh
+            gm = (u * cast(s > tol, dtype)[..., None, :]) @ vh
         else:
             k = 0 if ord == 2 else -1
             gm = u[..., :, k, None] * vh[..., k, None, :]
-            gm = gm * (s[..., :1, None] > 0)
+            gm = gm * cast(s[..., :1, None] > 0, dtype)
     else:
         raise ValueError(f"invalid norm order {ord!r} for matrices")
-    return np.asarray(np.moveaxis(gm, (-2, -1), axes), dtype=dtype)
+    return as_array(np.moveaxis(gm, (-2, -1), axes), dtype)
 
 
 def require_tall(a: Any, what: str) -> None:
@@ -346,6 +405,7 @@ def distinct(values: Any, what: str, nonzero: bool = False) -> Any:
     coincide to working precision (and, with ``nonzero``, that none is zero): the vectors of
     ``what`` are not unique otherwise, their derivative does not exist, and the formulas,
     which divide by the gaps, would return huge meaningless numbers. Raises ``ValueError``.
+    The values of another library's array (lazy, or on a device) are not checked.
 
     >>> distinct(np.array([1.0, 2.0]), "np.linalg.eigh").tolist()
     [1.0, 2.0]
@@ -354,8 +414,8 @@ def distinct(values: Any, what: str, nonzero: bool = False) -> Any:
     ...
     ValueError: adgen: the derivative of np.linalg.eigh needs distinct values, got [1. 1. 3.]
     """
-    v = np.asarray(values)
-    if v.ndim == 0 or v.shape[-1] == 0:
+    v = as_array(values)
+    if v.ndim == 0 or v.shape[-1] == 0 or not eager(v):  # a lazy array is not looked at
         return values
     scale = np.max(np.abs(v), axis=-1, keepdims=True)
     tol = 1e-9 * np.where(scale > 0, scale, 1.0)
@@ -372,7 +432,8 @@ def full_rank(values: Any, what: str) -> Any:
     """``values`` (singular values, over the last axis), after checking that none is zero to
     working precision relative to the largest: ``what`` is not differentiable at a
     rank-deficient matrix, and its formulas, which divide by the singular values, would
-    return huge meaningless numbers there. Raises ``ValueError``.
+    return huge meaningless numbers there. Raises ``ValueError``. The values of another
+    library's array (lazy, or on a device) are not checked.
 
     >>> full_rank(np.array([2.0, 1.0]), "f").tolist()
     [2.0, 1.0]
@@ -381,8 +442,8 @@ def full_rank(values: Any, what: str) -> Any:
     ...
     ValueError: adgen: the derivative of f needs full-rank matrices, got singular values [2. 0.]
     """
-    v = np.asarray(values)
-    if v.ndim == 0 or v.shape[-1] == 0:
+    v = as_array(values)
+    if v.ndim == 0 or v.shape[-1] == 0 or not eager(v):  # a lazy array is not looked at
         return values
     scale = np.max(np.abs(v), axis=-1, keepdims=True)
     if np.any(np.abs(v) <= 1e-9 * scale):
@@ -394,7 +455,8 @@ def full_rank(values: Any, what: str) -> Any:
 
 def _powers(a: NDArray[Any], n: int) -> list[NDArray[Any]]:
     """``[a**0, a**1, ..., a**(n-1)]`` (matrix powers, stacked over leading axes)."""
-    eye = np.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape)
+    eye = np.eye(a.shape[-1], dtype=a.dtype)
+    eye = np.broadcast_to(eye if eager(a) else np.asarray(eye, like=a), a.shape)
     out = [eye]
     for _ in range(n - 1):
         out.append(out[-1] @ a)
@@ -409,10 +471,10 @@ def matrix_power_jvp(da: Any, a: Any, n: int) -> NDArray[Any]:
     >>> matrix_power_jvp(np.eye(2), np.eye(2) * 2.0, 2).tolist()
     [[4.0, 0.0], [0.0, 4.0]]
     """
-    a = np.asarray(a)
-    da = np.asarray(da, dtype=np.result_type(a, da))
+    a = as_array(a)
+    da = as_array(da, np.result_type(a, da))
     if n == 0:
-        return np.zeros(np.broadcast_shapes(a.shape, da.shape), dtype=da.dtype)
+        return zeros_for(np.broadcast_shapes(a.shape, da.shape), da.dtype, da, a)
     if n < 0:
         inv = np.linalg.inv(a)
         return matrix_power_jvp(-(inv @ da @ inv), inv, -n)
@@ -429,10 +491,10 @@ def matrix_power_vjp(g: Any, a: Any, n: int) -> NDArray[Any]:
     >>> matrix_power_vjp(np.ones((2, 2)), np.eye(2), 2).tolist()
     [[2.0, 2.0], [2.0, 2.0]]
     """
-    a = np.asarray(a)
-    g = np.asarray(g, dtype=np.result_type(a, g))
+    a = as_array(a)
+    g = as_array(g, np.result_type(a, g))
     if n == 0:
-        return np.zeros(a.shape, dtype=g.dtype)
+        return zeros_for(a.shape, g.dtype, g, a)
     if n < 0:
         inv = np.linalg.inv(a)
         gi = matrix_power_vjp(g, inv, -n)
@@ -451,12 +513,22 @@ def diagonal_vjp(g: Any, x: Any, offset: int = 0) -> NDArray[Any]:
     >>> diagonal_vjp(np.array([1.0, 2.0]), np.zeros((2, 3)), 1).tolist()
     [[0.0, 1.0, 0.0], [0.0, 0.0, 2.0]]
     """
-    x = np.asarray(x)
+    x = as_array(x)
     dtype = np.result_type(x, g)
     if not np.issubdtype(dtype, np.inexact):
         dtype = np.dtype(np.float64)
-    out = np.zeros(x.shape, dtype=dtype)
     n, m = x.shape[-2:]
     rows = np.arange(max(0, -offset), min(n, m - offset))
+    if not eager(g, x) and rows.size:
+        # no writes through two index arrays (Dask has none): row k of the diagonal's block
+        # is g[..., k] times the one-hot row of its column, the block padded to x's rows
+        ones = np.zeros((rows.size, m), dtype=dtype)
+        ones[np.arange(rows.size), rows + offset] = 1
+        block = np.broadcast_to(np.expand_dims(g, -1) * ones, (*x.shape[:-2], rows.size, m))
+        widths = [(0, 0)] * (x.ndim - 2) + [(rows[0], n - 1 - rows[-1]), (0, 0)]
+        return np.pad(cast(block, dtype), widths)
+    out = zeros_for(x.shape, dtype, x, g)
+    if not rows.size:
+        return out
     out[..., rows, rows + offset] = g
     return out

@@ -14,6 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .core import Axis, _float_dtype, _normalize_axes, unbroadcast, unreduce
+from .libraries import as_array, cast, eager, full_for, zeros_for
 
 
 def mean_vjp(g: ArrayLike, x: ArrayLike, axis: Axis = None, keepdims: bool = False) -> NDArray[Any]:
@@ -31,6 +32,15 @@ def mean_vjp(g: ArrayLike, x: ArrayLike, axis: Axis = None, keepdims: bool = Fal
     return unreduce(g, x, axis, keepdims) / count
 
 
+def _inverse(perm: tuple[int, ...]) -> tuple[int, ...]:
+    """The permutation of axes undoing ``perm`` (a tuple: some libraries take no array).
+
+    >>> _inverse((2, 0, 1))
+    (1, 2, 0)
+    """
+    return tuple(int(i) for i in np.argsort(perm))
+
+
 def _exclusive_prods(x: NDArray[Any]) -> NDArray[Any]:
     """Product of all *other* entries along the last axis, without dividing.
 
@@ -40,7 +50,7 @@ def _exclusive_prods(x: NDArray[Any]) -> NDArray[Any]:
     >>> _exclusive_prods(np.array([2.0, 0.0, 3.0, 4.0])).tolist()
     [0.0, 24.0, 0.0, 0.0]
     """
-    ones = np.ones(x.shape[:-1] + (1,), dtype=x.dtype)
+    ones = full_for(x.shape[:-1] + (1,), 1, x.dtype, x)
     left = np.concatenate([ones, np.cumprod(x[..., :-1], axis=-1)], axis=-1)
     right = np.concatenate([np.cumprod(x[..., :0:-1], axis=-1)[..., ::-1], ones], axis=-1)
     return left * right
@@ -59,19 +69,19 @@ def prod_vjp(g: ArrayLike, x: ArrayLike, axis: Axis = None, keepdims: bool = Fal
     >>> prod_vjp(np.ones(2), np.array([[1.0, 2.0], [0.0, 5.0]]), axis=1).tolist()
     [[2.0, 1.0], [5.0, 0.0]]
     """
-    x = np.asarray(x)
+    x = as_array(x)
     g_full = unreduce(g, x, axis, keepdims)
     axes = _normalize_axes(axis, x.ndim)
     if x.size == 0:
-        return np.zeros(x.shape, dtype=np.result_type(g_full, x))
+        return zeros_for(x.shape, np.result_type(g_full, x), x)
     if axes == tuple(range(x.ndim)):  # full reduction: work on the raveled array
-        return g_full * _exclusive_prods(x.reshape(-1)).reshape(x.shape)
+        return g_full * np.reshape(_exclusive_prods(np.reshape(x, (-1,))), x.shape)
     # Move the reduced axes to the end and flatten them into one.
     kept = tuple(i for i in range(x.ndim) if i not in axes)
     perm = kept + axes
     xt = np.transpose(x, perm)
-    others = _exclusive_prods(xt.reshape(xt.shape[: len(kept)] + (-1,)))
-    return g_full * np.transpose(others.reshape(xt.shape), np.argsort(perm))
+    others = _exclusive_prods(np.reshape(xt, xt.shape[: len(kept)] + (-1,)))
+    return g_full * np.transpose(np.reshape(others, xt.shape), _inverse(perm))
 
 
 def _exclusive_prods_hvp(x: NDArray[Any], w: NDArray[Any]) -> NDArray[Any]:
@@ -80,18 +90,19 @@ def _exclusive_prods_hvp(x: NDArray[Any], w: NDArray[Any]) -> NDArray[Any]:
     :func:`_exclusive_prods` in dual numbers (value, derivative along ``w``): no division.
     """
     n = x.shape[-1]
-    left, dleft = np.ones(x.shape[:-1], dtype=x.dtype), np.zeros(x.shape[:-1], dtype=x.dtype)
+    one, zero = full_for(x.shape[:-1], 1, x.dtype, x), zeros_for(x.shape[:-1], x.dtype, x)
+    left, dleft = one, zero
     lefts, dlefts = [], []
     for i in range(n):
         lefts.append(left)
         dlefts.append(dleft)
         left, dleft = left * x[..., i], dleft * x[..., i] + left * w[..., i]
-    right, dright = np.ones(x.shape[:-1], dtype=x.dtype), np.zeros(x.shape[:-1], dtype=x.dtype)
-    out = [np.zeros(x.shape[:-1], dtype=x.dtype)] * n
+    right, dright = one, zero
+    out = [zero] * n
     for i in reversed(range(n)):
         out[i] = dlefts[i] * right + lefts[i] * dright
         right, dright = right * x[..., i], dright * x[..., i] + right * w[..., i]
-    return np.stack(out, axis=-1) if n else np.zeros(x.shape, dtype=x.dtype)
+    return np.stack(out, axis=-1) if n else zeros_for(x.shape, x.dtype, x)
 
 
 def prod_hvp(x: ArrayLike, w: ArrayLike, axis: Axis = None) -> NDArray[Any]:
@@ -104,21 +115,21 @@ def prod_hvp(x: ArrayLike, w: ArrayLike, axis: Axis = None) -> NDArray[Any]:
     >>> prod_hvp(np.array([[1.0, 2.0], [0.0, 5.0]]), np.ones((2, 2)), axis=1).tolist()
     [[1.0, 1.0], [1.0, 1.0]]
     """
-    x = np.asarray(x)
+    x = as_array(x)
     dtype = np.result_type(x, w, 1.0)
-    x = x.astype(dtype, copy=False)
-    w = np.broadcast_to(np.asarray(w, dtype=dtype), x.shape)
+    x = cast(x, dtype, copy=False)
+    w = np.broadcast_to(as_array(w, dtype), x.shape)
     axes = _normalize_axes(axis, x.ndim)
     if x.size == 0:
-        return np.zeros(x.shape, dtype=dtype)
+        return zeros_for(x.shape, dtype, x)
     if axes == tuple(range(x.ndim)):
-        return _exclusive_prods_hvp(x.reshape(-1), w.reshape(-1)).reshape(x.shape)
+        return np.reshape(_exclusive_prods_hvp(np.reshape(x, (-1,)), np.reshape(w, (-1,))), x.shape)
     kept = tuple(i for i in range(x.ndim) if i not in axes)
     perm = kept + axes
     xt, wt = np.transpose(x, perm), np.transpose(w, perm)
     flat = xt.shape[: len(kept)] + (-1,)
-    out = _exclusive_prods_hvp(xt.reshape(flat), wt.reshape(flat))
-    return np.transpose(out.reshape(xt.shape), np.argsort(perm))
+    out = _exclusive_prods_hvp(np.reshape(xt, flat), np.reshape(wt, flat))
+    return np.transpose(np.reshape(out, xt.shape), _inverse(perm))
 
 
 def minmax_vjp(
@@ -136,7 +147,7 @@ def minmax_vjp(
     >>> minmax_vjp(np.array([10.0, 20.0]), np.min(x, axis=0), x, axis=0).tolist()
     [[10.0, 0.0], [0.0, 20.0]]
     """
-    x = np.asarray(x)
+    x = as_array(x)
     dtype = np.result_type(g, x)
     if dtype.kind not in "fc":
         dtype = np.dtype(np.float64)
@@ -145,11 +156,15 @@ def minmax_vjp(
         ans = np.expand_dims(ans, axes)
         g = np.expand_dims(g, axes)
     hit = x == ans
-    count = np.count_nonzero(hit, axis=axes, keepdims=True)
-    if not count.all():  # an extremum matched nothing: it must be NaN
-        hit = hit | (np.isnan(x) & np.isnan(ans))
+    if eager(x, ans):
         count = np.count_nonzero(hit, axis=axes, keepdims=True)
-    share = np.asarray(g, dtype=dtype) / count.astype(dtype)
+        if not count.all():  # an extremum matched nothing: it must be NaN
+            hit = hit | (np.isnan(x) & np.isnan(ans))
+            count = np.count_nonzero(hit, axis=axes, keepdims=True)
+    else:  # no test of the values: NaN extrema (which match nothing) take the NaN entries
+        hit = hit | (np.isnan(x) & np.isnan(ans))
+        count = np.sum(hit, axis=axes, keepdims=True)
+    share = as_array(g, dtype) / cast(count, dtype)
     return hit * share  # type: ignore[no-any-return]
 
 
@@ -163,6 +178,14 @@ def _linear_scan(a: NDArray[Any], b: NDArray[Any]) -> NDArray[Any]:
     >>> _linear_scan(np.array([2.0, 0.0, 3.0]), np.array([1.0, 1.0, 1.0])).tolist()
     [1.0, 1.0, 4.0]
     """
+    if not eager(a, b):  # no item assignment (Dask): each step joins the head and the rest
+        n = a.shape[-1]
+        k = 1
+        while k < n:
+            b = np.concatenate([b[..., :k], b[..., k:] + a[..., k:] * b[..., :-k]], axis=-1)
+            a = np.concatenate([a[..., :k], a[..., k:] * a[..., :-k]], axis=-1)
+            k *= 2
+        return b
     a, b = np.array(a), np.array(b)
     n = a.shape[-1]
     k = 1
@@ -178,13 +201,13 @@ def _linear_scan(a: NDArray[Any], b: NDArray[Any]) -> NDArray[Any]:
 
 def _exclusive_cumprod(x: NDArray[Any]) -> NDArray[Any]:
     """``prod(x[..., :i])`` at ``i`` along the last axis (1 at ``i = 0``), without division."""
-    ones = np.ones(x.shape[:-1] + (1,), dtype=x.dtype)
+    ones = full_for(x.shape[:-1] + (1,), 1, x.dtype, x)
     return np.concatenate([ones, np.cumprod(x[..., :-1], axis=-1)], axis=-1)
 
 
 def _scan_axis(x: Any, axis: int | None) -> tuple[NDArray[Any], int]:
     """``x`` as an array scanned along ``axis`` (raveled when ``axis`` is None), and the axis."""
-    x = np.asarray(x)
+    x = as_array(x)
     if axis is None:
         return np.ravel(x), 0
     return x, int(axis) % max(x.ndim, 1)
@@ -203,13 +226,13 @@ def cumprod_jvp(
     """
     dtype = _float_dtype(x, dx)
     xs, ax = _scan_axis(x, axis)
-    ds = np.broadcast_to(np.asarray(dx, dtype=dtype).reshape(np.shape(x)), np.shape(x))
+    ds = np.broadcast_to(np.reshape(as_array(dx, dtype), np.shape(x)), np.shape(x))
     ds = np.ravel(ds) if axis is None else ds
-    xm = np.moveaxis(xs, ax, -1).astype(dtype)
+    xm = cast(np.moveaxis(xs, ax, -1), dtype)
     dm = np.moveaxis(ds, ax, -1)
     t = _linear_scan(xm, _exclusive_cumprod(xm) * dm)
     if include_initial:
-        t = np.concatenate([np.zeros(t.shape[:-1] + (1,), dtype=dtype), t], axis=-1)
+        t = np.concatenate([zeros_for(t.shape[:-1] + (1,), dtype, t), t], axis=-1)
     return np.moveaxis(t, -1, ax)
 
 
@@ -225,12 +248,12 @@ def cumprod_vjp(
     """
     dtype = _float_dtype(x, g)
     xs, ax = _scan_axis(x, axis)
-    xm = np.moveaxis(xs, ax, -1).astype(dtype)
-    gm = np.moveaxis(np.asarray(g, dtype=dtype), ax, -1)
+    xm = cast(np.moveaxis(xs, ax, -1), dtype)
+    gm = np.moveaxis(as_array(g, dtype), ax, -1)
     if include_initial:
         gm = gm[..., 1:]
     # r[j] = g[j] + x[j+1] r[j+1]: a forward scan over the reversed axis
-    shifted = np.concatenate([np.zeros(xm.shape[:-1] + (1,), dtype=dtype), xm[..., :0:-1]], -1)
+    shifted = np.concatenate([zeros_for(xm.shape[:-1] + (1,), dtype, xm), xm[..., :0:-1]], -1)
     r = _linear_scan(shifted, gm[..., ::-1])[..., ::-1]
     out = np.moveaxis(_exclusive_cumprod(xm) * r, -1, ax)
     return np.reshape(out, np.shape(x))
@@ -246,7 +269,7 @@ def cumsum_vjp(
     """
     dtype = _float_dtype(x, g)
     _, ax = _scan_axis(x, axis)
-    gm = np.moveaxis(np.asarray(g, dtype=dtype), ax, -1)
+    gm = np.moveaxis(as_array(g, dtype), ax, -1)
     if include_initial:
         gm = gm[..., 1:]
     out = np.moveaxis(np.cumsum(gm[..., ::-1], axis=-1)[..., ::-1], -1, ax)
@@ -272,29 +295,29 @@ def linear_recurrence(
     >>> linear_recurrence(np.full((2, 2), 2.0), np.ones((2, 2)), axis=0).tolist()
     [[0.0, 0.0], [1.0, 1.0]]
     """
-    a = np.asarray(a)
+    a = as_array(a)
     dtype = _float_dtype(a, b)
-    bb = np.broadcast_to(np.asarray(b, dtype=dtype), a.shape)
+    bb = np.broadcast_to(as_array(b, dtype), a.shape)
     axes = _normalize_axes(axis, a.ndim)
     if a.size == 0:
-        return np.zeros(a.shape, dtype=dtype)
+        return zeros_for(a.shape, dtype, a)
     kept = tuple(i for i in range(a.ndim) if i not in axes)
     perm = kept + axes
-    at = np.transpose(a.astype(dtype, copy=False), perm)
+    at = np.transpose(cast(a, dtype, copy=False), perm)
     flat = at.shape[: len(kept)] + (-1,)
-    am = at.reshape(flat)
-    bm = np.array(np.transpose(bb, perm).reshape(flat))
+    am = np.reshape(at, flat)
+    bm = np.reshape(np.transpose(bb, perm), flat)
     if reverse:
         am, bm = am[..., ::-1], bm[..., ::-1]
     # u[i] = t[i + 1] is the inclusive scan u[i] = a[i] u[i - 1] + b[i] from u[-1] = initial
     if initial != 0:
-        bm[..., 0] = bm[..., 0] + am[..., 0] * initial
+        bm = np.concatenate([bm[..., :1] + am[..., :1] * initial, bm[..., 1:]], axis=-1)
     u = _linear_scan(am, bm)
-    first = np.full(u.shape[:-1] + (1,), initial, dtype=dtype)
+    first = full_for(u.shape[:-1] + (1,), initial, dtype, u)
     t = np.concatenate([first, u[..., :-1]], axis=-1)
     if reverse:
         t = t[..., ::-1]
-    return np.transpose(t.reshape(at.shape), np.argsort(perm))
+    return np.transpose(np.reshape(t, at.shape), _inverse(perm))
 
 
 def _tie_average(v: NDArray[Any], xs: NDArray[Any]) -> NDArray[Any]:
@@ -307,20 +330,19 @@ def _tie_average(v: NDArray[Any], xs: NDArray[Any]) -> NDArray[Any]:
     if n == 0:
         return v
     idx = np.arange(n)
-    start = np.ones(xs.shape, dtype=bool)
-    start[..., 1:] = xs[..., 1:] != xs[..., :-1]
-    end = np.ones(xs.shape, dtype=bool)
-    end[..., :-1] = start[..., 1:]
+    first = full_for(xs.shape[:-1] + (1,), True, bool, xs)
+    start = np.concatenate([first, xs[..., 1:] != xs[..., :-1]], axis=-1)
+    end = np.concatenate([start[..., 1:], first], axis=-1)
     s = np.maximum.accumulate(np.where(start, idx, 0), axis=-1)
     e = np.minimum.accumulate(np.where(end, idx + 1, n)[..., ::-1], axis=-1)[..., ::-1]
-    if np.all(e - s == 1):
+    if eager(s, e) and np.all(e - s == 1):
         return v
-    zero = np.zeros(v.shape[:-1] + (1,), dtype=v.dtype)
+    zero = zeros_for(v.shape[:-1] + (1,), v.dtype, v)
     cs = np.concatenate([zero, np.cumsum(v, axis=-1)], axis=-1)
     s_b = np.broadcast_to(s, v.shape)
     e_b = np.broadcast_to(e, v.shape)
     total = np.take_along_axis(cs, e_b, -1) - np.take_along_axis(cs, s_b, -1)
-    return (total / (e_b - s_b)).astype(v.dtype)
+    return cast(total / cast(e_b - s_b, total.dtype), v.dtype)
 
 
 def _sorted_along(x: Any, axis: int | None) -> tuple[NDArray[Any], int, NDArray[Any]]:
@@ -339,7 +361,7 @@ def sort_jvp(dx: ArrayLike, x: ArrayLike, axis: int | None = -1) -> NDArray[Any]
     """
     dtype = _float_dtype(x, dx)
     xm, ax, order = _sorted_along(x, axis)
-    d = np.broadcast_to(np.asarray(dx, dtype=dtype), np.shape(x))
+    d = np.broadcast_to(as_array(dx, dtype), np.shape(x))
     dm = np.moveaxis(np.ravel(d) if axis is None else d, ax, -1)
     out = _tie_average(np.take_along_axis(dm, order, -1), np.take_along_axis(xm, order, -1))
     return np.moveaxis(out, -1, ax)
@@ -354,10 +376,13 @@ def sort_vjp(g: ArrayLike, x: ArrayLike, axis: int | None = -1) -> NDArray[Any]:
     """
     dtype = _float_dtype(x, g)
     xm, ax, order = _sorted_along(x, axis)
-    gm = np.moveaxis(np.asarray(g, dtype=dtype), ax, -1)
+    gm = np.moveaxis(as_array(g, dtype), ax, -1)
     gm = _tie_average(gm, np.take_along_axis(xm, order, -1))
-    out = np.zeros(xm.shape, dtype=dtype)
-    np.put_along_axis(out, order, gm, axis=-1)
+    if eager(gm, order):
+        out = zeros_for(xm.shape, dtype, gm)
+        np.put_along_axis(out, order, gm, axis=-1)
+    else:  # no writes: the inverse permutation takes the entries back
+        out = np.take_along_axis(gm, np.argsort(order, axis=-1), -1)
     return np.reshape(np.moveaxis(out, -1, ax), np.shape(x))
 
 
@@ -375,33 +400,54 @@ def quantile_weights(
     >>> quantile_weights(np.array([1.0, 2.0, 2.0]), 0.5).tolist()
     [0.0, 0.5, 0.5]
     """
-    x = np.asarray(x)
+    x = as_array(x)
     dtype = _float_dtype(x)
-    qa = np.asarray(q, dtype=np.float64)
+    qa = as_array(q, np.float64)
     axes = _normalize_axes(axis, x.ndim)
     kept = tuple(i for i in range(x.ndim) if i not in axes)
     perm = kept + axes
     xt = np.transpose(x, perm)
     batch = xt.shape[: len(kept)]
-    xm = xt.reshape(batch + (-1,))
-    n = int(np.shape(xm)[-1])
+    xm = np.reshape(xt, batch + (-1,))
+    k = qa.ndim
+    if _sorts(xm):
+        w = _order_weights(xm, qa, ignore_nan, dtype)
+    else:  # no argsort (Dask): each group of entries sorted apart, as NumPy arrays
+        shape = qa.shape + xm.shape[-1:]  # (the library's keywords: each group's weights)
+        along: Any = np.apply_along_axis  # Dask's takes dtype= and shape= (NumPy's: no)
+        w = along(_order_weights, -1, xm, qa, ignore_nan, dtype, dtype=dtype, shape=shape)
+        # w: batch + q + (n,)
+        w = np.moveaxis(w, tuple(range(len(batch))), tuple(range(k, k + len(batch))))
+    w = np.reshape(w, qa.shape + xt.shape)
+    return np.transpose(w, tuple(range(k)) + tuple(k + i for i in _inverse(perm)))
+
+
+def _sorts(x: Any) -> bool:
+    """Does ``x``'s library sort (``np.argsort``, ``np.take_along_axis``)? NumPy's and CuPy's
+    do; Dask's do not (it computes them with a warning)."""
+    return eager(x) or type(x).__module__.partition(".")[0] != "dask"
+
+
+def _order_weights(xm: NDArray[Any], qa: NDArray[Any], ignore_nan: bool, dtype: Any) -> Any:
+    """:func:`quantile_weights` of the groups of entries along the last axis of ``xm``:
+    shape ``qa.shape + xm.shape``."""
+    batch = xm.shape[:-1]
+    n = int(xm.shape[-1])
     order = np.argsort(xm, axis=-1, kind="stable")
     xs = np.take_along_axis(xm, order, -1)
-    valid = np.sum(~np.isnan(xm), axis=-1) if ignore_nan else np.full(batch, n)
-    qb = qa.reshape(qa.shape + (1,) * len(batch))
+    valid = np.sum(~np.isnan(xm), axis=-1) if ignore_nan else full_for(batch, n, np.int64, xm)
+    qb = np.reshape(qa, qa.shape + (1,) * len(batch))
     v = qb * (np.maximum(valid, 1) - 1)  # shape q + batch
-    lo = np.floor(v).astype(np.int64)
+    lo = cast(np.floor(v), np.int64)
     hi = np.minimum(lo + 1, np.maximum(valid, 1) - 1)
     t = v - lo
     pos = np.arange(n)
     ws = (pos == lo[..., None]) * (1.0 - t)[..., None] + (pos == hi[..., None]) * t[..., None]
     ws = np.where((valid > 0)[..., None], ws, 0.0)
-    ws = _tie_average(np.asarray(ws, dtype=dtype), xs)
-    w = np.zeros(ws.shape, dtype=dtype)
+    ws = _tie_average(as_array(ws, dtype), xs)
+    w = zeros_for(ws.shape, dtype, ws)
     np.put_along_axis(w, np.broadcast_to(order, ws.shape), ws, axis=-1)
-    w = w.reshape(qa.shape + xt.shape)
-    k = qa.ndim
-    return np.transpose(w, tuple(range(k)) + tuple(k + i for i in np.argsort(perm)))
+    return w
 
 
 def quantile_jvp(
@@ -418,13 +464,13 @@ def quantile_jvp(
     >>> float(quantile_jvp(np.array([1.0, 10.0, 100.0]), np.array([3.0, 1.0, 2.0]), 0.25))
     55.0
     """
-    x = np.asarray(x)
+    x = as_array(x)
     w = quantile_weights(x, q, axis, ignore_nan)
     dtype = _float_dtype(x, dx)
-    d = np.where(np.isnan(x), 0.0, np.asarray(dx, dtype=dtype)) if ignore_nan else dx
+    d = np.where(np.isnan(x), 0.0, as_array(dx, dtype)) if ignore_nan else dx
     k = np.ndim(q)
     axes = tuple(k + a for a in _normalize_axes(axis, x.ndim))
-    return np.sum(w * d, axis=axes, keepdims=keepdims).astype(dtype)
+    return cast(np.sum(w * d, axis=axes, keepdims=keepdims), dtype)
 
 
 def quantile_vjp(
@@ -440,14 +486,14 @@ def quantile_vjp(
     >>> quantile_vjp(1.0, np.array([3.0, 1.0, 2.0]), 0.25).tolist()
     [0.0, 0.5, 0.5]
     """
-    x = np.asarray(x)
+    x = as_array(x)
     w = quantile_weights(x, q, axis, ignore_nan)
     dtype = _float_dtype(x, g)
     k = np.ndim(q)
-    g = np.asarray(g, dtype=dtype)
+    g = as_array(g, dtype)
     if not keepdims:
         g = np.expand_dims(g, tuple(k + a for a in _normalize_axes(axis, x.ndim)))
-    return np.sum(w * g, axis=tuple(range(k))).astype(dtype)
+    return cast(np.sum(w * g, axis=tuple(range(k))), dtype)
 
 
 def diff_vjp(
@@ -464,14 +510,14 @@ def diff_vjp(
     >>> diff_vjp(np.array([1.0, 2.0]), np.zeros(3)).tolist()
     [-1.0, -1.0, 2.0]
     """
-    x = np.asarray(x)
+    x = as_array(x)
     dtype = _float_dtype(x, g)
     ax = int(axis) % x.ndim
-    gm = np.moveaxis(np.asarray(g, dtype=dtype), ax, -1)
+    gm = np.moveaxis(as_array(g, dtype), ax, -1)
     if n == 0:
         full = gm
     else:
-        pad = np.zeros(gm.shape[:-1] + (n,), dtype=dtype)
+        pad = zeros_for(gm.shape[:-1] + (n,), dtype, gm)
         full = (-1) ** n * np.diff(np.concatenate([pad, gm, pad], axis=-1), n=n, axis=-1)
     before = 0 if prepend is None else (np.shape(prepend)[ax] if np.ndim(prepend) else 1)
     full = full[..., before : before + x.shape[ax]]
@@ -485,22 +531,22 @@ def trapezoid_y_weights(y: ArrayLike, x: Any = None, dx: Any = 1.0, axis: int = 
     >>> trapezoid_y_weights(np.zeros(4), dx=2.0).tolist()
     [1.0, 2.0, 2.0, 1.0]
     """
-    y = np.asarray(y)
+    y = as_array(y)
     ax = int(axis) % y.ndim
     if x is None:
-        d = np.full(y.shape[ax] - 1, dx, dtype=_float_dtype(y, dx))
+        d = full_for((y.shape[ax] - 1,), dx, _float_dtype(y, dx), y)
         shape = [1] * y.ndim
         shape[ax] = -1
-        d = d.reshape(shape)
+        d = np.reshape(d, shape)
     else:
-        xa = np.asarray(x)
+        xa = as_array(x)
         d = np.diff(xa, axis=-1 if xa.ndim == 1 else ax)
         if xa.ndim == 1:
             shape = [1] * y.ndim
             shape[ax] = -1
-            d = d.reshape(shape)
-    dm = np.moveaxis(np.asarray(d), ax if np.ndim(d) == y.ndim else -1, -1)
-    zero = np.zeros(dm.shape[:-1] + (1,), dtype=dm.dtype)
+            d = np.reshape(d, shape)
+    dm = np.moveaxis(as_array(d), ax if np.ndim(d) == y.ndim else -1, -1)
+    zero = zeros_for(dm.shape[:-1] + (1,), dm.dtype, dm)
     w = 0.5 * (np.concatenate([zero, dm], -1) + np.concatenate([dm, zero], -1))
     return np.moveaxis(w, -1, ax)
 
@@ -513,11 +559,11 @@ def trapezoid_vjp_y(
     >>> trapezoid_vjp_y(1.0, np.zeros(3), np.array([0.0, 1.0, 3.0])).tolist()
     [0.5, 1.5, 1.0]
     """
-    y = np.asarray(y)
+    y = as_array(y)
     dtype = _float_dtype(y, g)
     w = trapezoid_y_weights(y, x, dx, axis)
-    ge = np.expand_dims(np.asarray(g, dtype=dtype), int(axis) % y.ndim)
-    return unbroadcast(np.broadcast_to(ge * w, y.shape), y).astype(dtype)  # type: ignore[union-attr]
+    ge = np.expand_dims(as_array(g, dtype), int(axis) % y.ndim)
+    return cast(unbroadcast(np.broadcast_to(ge * w, y.shape), y), dtype)  # type: ignore[union-attr]
 
 
 def trapezoid_vjp_x(g: ArrayLike, y: ArrayLike, x: ArrayLike, axis: int = -1) -> NDArray[Any]:
@@ -527,27 +573,27 @@ def trapezoid_vjp_x(g: ArrayLike, y: ArrayLike, x: ArrayLike, axis: int = -1) ->
     >>> trapezoid_vjp_x(1.0, np.array([1.0, 1.0, 1.0]), np.array([0.0, 1.0, 3.0])).tolist()
     [-1.0, 0.0, 1.0]
     """
-    y = np.asarray(y)
-    xa = np.asarray(x)
+    y = as_array(y)
+    xa = as_array(x)
     dtype = _float_dtype(xa, g)
     ax = int(axis) % y.ndim
     ym = np.moveaxis(y, ax, -1)
     avg = 0.5 * (ym[..., 1:] + ym[..., :-1])  # the cotangent of diff(x) is g * avg
-    gd = np.expand_dims(np.asarray(g, dtype=dtype), -1) * avg
-    zero = np.zeros(gd.shape[:-1] + (1,), dtype=gd.dtype)
+    gd = np.expand_dims(as_array(g, dtype), -1) * avg
+    zero = zeros_for(gd.shape[:-1] + (1,), gd.dtype, gd)
     gx = np.concatenate([zero, gd], -1) - np.concatenate([gd, zero], -1)
     if xa.ndim == 1:
-        return np.sum(gx.reshape(-1, gx.shape[-1]), axis=0).astype(dtype)
-    return unbroadcast(np.moveaxis(gx, -1, ax), xa).astype(dtype)  # type: ignore[union-attr]
+        return cast(np.sum(np.reshape(gx, (-1, gx.shape[-1])), axis=0), dtype)
+    return cast(unbroadcast(np.moveaxis(gx, -1, ax), xa), dtype)  # type: ignore[union-attr]
 
 
 def _cov_rows(m: Any, y: Any, rowvar: bool) -> NDArray[Any]:
     """The variables-by-observations matrix ``np.cov`` works on (float64)."""
-    x = np.array(m, ndmin=2, dtype=np.float64)
+    x = np.atleast_2d(as_array(m, np.float64))
     if not rowvar and x.shape[0] != 1:
         x = x.T
     if y is not None:
-        ya = np.array(y, ndmin=2, dtype=np.float64)
+        ya = np.atleast_2d(as_array(y, np.float64))
         if not rowvar and ya.shape[0] != 1:
             ya = ya.T
         x = np.concatenate((x, ya), axis=0)
@@ -556,8 +602,8 @@ def _cov_rows(m: Any, y: Any, rowvar: bool) -> NDArray[Any]:
 
 def _cov_part(d: Any, which: int, m: Any, y: Any, rowvar: bool) -> NDArray[Any]:
     """The tangent ``d`` of ``m`` (which=0) or ``y`` (which=1) as rows of :func:`_cov_rows`."""
-    zm = np.zeros(np.shape(m)) if which else d
-    zy = None if y is None else (d if which else np.zeros(np.shape(y)))
+    zm = zeros_for(np.shape(m), np.float64, d, m) if which else d
+    zy = None if y is None else (d if which else zeros_for(np.shape(y), np.float64, d, y))
     return _cov_rows(zm, zy, rowvar)
 
 
@@ -607,14 +653,14 @@ def cov_vjp(
     x = _cov_rows(m, y, rowvar)
     xc = x - np.mean(x, axis=1, keepdims=True)
     k = x.shape[0]
-    gm = np.broadcast_to(np.asarray(g, dtype=np.float64).reshape(-1), (k * k,)).reshape(k, k)
+    gm = np.reshape(np.broadcast_to(np.reshape(as_array(g, np.float64), (-1,)), (k * k,)), (k, k))
     gx = (gm + gm.T) @ xc / _cov_factor(x, bias, ddof)
-    arg = np.asarray(y if which else m)
+    arg = as_array(y if which else m)
     k0 = _cov_rows(m, None, rowvar).shape[0]
     part = gx[k0:] if which else gx[:k0]
-    if not rowvar and np.array(arg, ndmin=2).shape[0] != 1:
+    if not rowvar and arg.ndim == 2 and arg.shape[0] != 1:
         part = part.T
-    return part.reshape(arg.shape).astype(_float_dtype(arg))
+    return cast(np.reshape(part, arg.shape), _float_dtype(arg))
 
 
 def corrcoef_jvp(d: ArrayLike, which: int, x: Any, y: Any = None, rowvar: bool = True) -> Any:
@@ -642,10 +688,10 @@ def corrcoef_vjp(g: ArrayLike, which: int, x: Any, y: Any = None, rowvar: bool =
     [0.0, 0.0]
     """
     c = np.cov(x, y, rowvar)
-    arg = np.asarray(y if which else x)
+    arg = as_array(y if which else x)
     if np.ndim(c) == 0:
-        return np.zeros(arg.shape, dtype=_float_dtype(arg))
-    gm = np.asarray(g, dtype=np.float64)
+        return zeros_for(arg.shape, _float_dtype(arg), arg, g)
+    gm = as_array(g, np.float64)
     s = np.sqrt(np.diag(c))
     r = c / np.outer(s, s)
     gc = gm / np.outer(s, s)
@@ -657,16 +703,16 @@ def corrcoef_vjp(g: ArrayLike, which: int, x: Any, y: Any = None, rowvar: bool =
 def _full_cotangent(g: ArrayLike, n: int, m: int, mode: str) -> NDArray[Any]:
     """``g`` (the cotangent of ``np.convolve(a, v, mode)``, ``len(a) = n``, ``len(v) = m``)
     placed in the ``n + m - 1`` entries of the full convolution, zeros elsewhere."""
-    g = np.asarray(g)
-    full = np.zeros(n + m - 1, dtype=g.dtype)
+    g = as_array(g)
     if mode == "full":
         start = 0
     elif mode == "same":
         start = (min(n, m) - 1) // 2
     else:
         start = min(n, m) - 1
-    full[start : start + g.shape[0]] = g
-    return full
+    before = zeros_for((start,), g.dtype, g)
+    after = zeros_for((n + m - 1 - start - g.shape[0],), g.dtype, g)
+    return np.concatenate([before, g, after])
 
 
 def convolve_vjp(g: ArrayLike, a: ArrayLike, v: ArrayLike, mode: str, which: int) -> Any:
@@ -676,11 +722,11 @@ def convolve_vjp(g: ArrayLike, a: ArrayLike, v: ArrayLike, mode: str, which: int
     >>> convolve_vjp(np.ones(4), np.array([1.0, 2.0]), np.array([1.0, 1.0, 1.0]), "full", 0)
     array([3., 3.])
     """
-    a, v = np.asarray(a), np.asarray(v)
+    a, v = as_array(a), as_array(v)
     dtype = _float_dtype(a, v, g)
-    full = _full_cotangent(np.asarray(g, dtype=dtype), a.shape[0], v.shape[0], mode)
+    full = _full_cotangent(as_array(g, dtype), a.shape[0], v.shape[0], mode)
     other = v if which == 0 else a
-    return np.correlate(full, other.astype(dtype), "valid")
+    return np.correlate(full, cast(other, dtype), "valid")
 
 
 def correlate_vjp(g: ArrayLike, a: ArrayLike, v: ArrayLike, mode: str, which: int) -> Any:
@@ -690,7 +736,7 @@ def correlate_vjp(g: ArrayLike, a: ArrayLike, v: ArrayLike, mode: str, which: in
     >>> correlate_vjp(np.ones(2), np.array([1.0, 2.0, 3.0]), np.array([1.0, 1.0]), "valid", 1)
     array([3., 5.])
     """
-    vr = np.asarray(v)[::-1]
+    vr = as_array(v)[::-1]
     out = convolve_vjp(g, a, vr, mode, which)
     return out if which == 0 else out[::-1]
 
@@ -732,7 +778,7 @@ def diff_jvp(
     >>> diff_jvp(np.array([1.0, 2.0]), np.zeros(2), prepend=5.0, append=7.0).tolist()
     [1.0, 1.0, -2.0]
     """
-    d = np.asarray(dx)
+    d = as_array(dx)
     ax = int(axis) % d.ndim
     parts = [d]
     for extra, where in ((prepend, 0), (append, 1)):
@@ -740,6 +786,6 @@ def diff_jvp(
             continue
         shape = list(d.shape)
         shape[ax] = np.shape(extra)[ax] if np.ndim(extra) else 1
-        zeros = np.zeros(shape, dtype=d.dtype)
+        zeros = zeros_for(tuple(shape), d.dtype, d)
         parts = [zeros, *parts] if where == 0 else [*parts, zeros]
     return np.diff(np.concatenate(parts, axis=ax), n=n, axis=ax)

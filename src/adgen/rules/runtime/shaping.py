@@ -13,6 +13,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .libraries import as_array, cast, eager, foreign, summed_at, zeros_for
+
 # the functions that join arrays along an existing axis, by the name the rules pass
 _JOIN_AXES = {"hstack": 0, "vstack": 0, "dstack": 2, "column_stack": 1}
 
@@ -69,7 +71,7 @@ def concatenated_part(g: Any, arrays: Any, k: int, axis: Any = 0, join: str = "c
     axis, start, stop = _joined_block(arrays, k, axis, join)
     index = [slice(None)] * np.ndim(g)
     index[axis] = slice(start, stop)
-    return np.reshape(np.asarray(g)[tuple(index)], np.shape(arrays[k]))
+    return np.reshape(as_array(g)[tuple(index)], np.shape(arrays[k]))
 
 
 def concatenated_part_vjp(
@@ -84,9 +86,19 @@ def concatenated_part_vjp(
     [2.0, 0.0, 0.0]
     """
     axis, start, stop = _joined_block(arrays, k, axis, join)
+    dtype = np.result_type(g, c, 1.0)
+    if not eager(g, c):  # no writes into another library's array: c padded with zeros
+        shape = list(np.shape(g))
+        widths = [(0, 0)] * len(shape)
+        widths[axis] = (start, shape[axis] - stop)
+        shape[axis] = stop - start
+        part = np.reshape(as_array(c, dtype), shape)
+        if not foreign(part):  # c a NumPy array or a number: on g's side
+            part = part + zeros_for(tuple(shape), dtype, g)
+        return np.pad(part, widths)
     index = [slice(None)] * np.ndim(g)
     index[axis] = slice(start, stop)
-    out = np.zeros(np.shape(g), dtype=np.result_type(g, c, 1.0))
+    out = np.zeros(np.shape(g), dtype=dtype)
     out[tuple(index)] = np.reshape(c, np.shape(out[tuple(index)]))
     return out
 
@@ -109,7 +121,7 @@ def source_index(x: ArrayLike) -> NDArray[Any]:
     """
     shape = np.shape(x)
     size = int(np.prod(shape, dtype=np.int64))
-    return np.arange(1, size + 1, dtype=np.int64).reshape(shape)
+    return np.reshape(np.arange(1, size + 1, dtype=np.int64), shape)
 
 
 def gathered_vjp(g: ArrayLike, x: ArrayLike, taken: ArrayLike) -> NDArray[Any]:
@@ -128,12 +140,21 @@ def gathered_vjp(g: ArrayLike, x: ArrayLike, taken: ArrayLike) -> NDArray[Any]:
     dtype = np.result_type(g, x)
     if not np.issubdtype(dtype, np.inexact):
         dtype = np.dtype(np.float64)
+    if not eager(g, taken):
+        # no boolean selection (its length is a value): the entries copied from nowhere add
+        # 0 at position 0; the positions take g's library (and chunks)
+        if size == 0:
+            return zeros_for(shape, dtype, g, taken)
+        positions: Any = taken
+        hit = positions > 0
+        sums = summed_at(np.where(hit, positions - 1, 0), np.where(hit, g, 0), size)
+        return np.reshape(cast(sums, dtype), shape)
     taken = np.ravel(taken)
     g = np.broadcast_to(g, np.shape(taken) if np.ndim(g) == 0 else np.shape(g))
     g = np.ravel(g)
     hit = taken > 0
     sums = np.bincount(taken[hit] - 1, weights=g[hit], minlength=size)
-    return sums.astype(dtype, copy=False).reshape(shape)
+    return np.reshape(cast(sums, dtype, copy=False), shape)
 
 
 def gathered(c: ArrayLike, taken: ArrayLike) -> NDArray[Any]:
@@ -147,12 +168,15 @@ def gathered(c: ArrayLike, taken: ArrayLike) -> NDArray[Any]:
     >>> gathered(3.0, np.array([[0, 1], [1, 0]])).tolist()
     [[0.0, 3.0], [3.0, 0.0]]
     """
-    c = np.asarray(c)
+    c = as_array(c)
     if not np.issubdtype(c.dtype, np.inexact):
-        c = c.astype(np.float64)
-    taken = np.asarray(taken)
-    flat = np.concatenate((np.zeros(1, dtype=c.dtype), np.ravel(c)))
-    return flat[taken]
+        c = cast(c, np.float64)
+    taken = as_array(taken)
+    flat = np.concatenate((zeros_for((1,), c.dtype, c, taken), np.ravel(c)))
+    if eager(flat, taken):
+        return flat[taken]
+    # one index array of several axes: Dask indexes with 1-d ones only
+    return np.reshape(flat[np.ravel(taken)], np.shape(taken))
 
 
 def rollaxis_destination(ndim: int, axis: int, start: int = 0) -> int:
@@ -179,7 +203,7 @@ def pad_interior(shape: tuple[int, ...], pad_width: Any) -> tuple[slice, ...]:
     >>> pad_interior((3,), 2)
     (slice(2, 5, None),)
     """
-    widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (len(shape), 2))
+    widths = np.broadcast_to(as_array(pad_width, np.int64), (len(shape), 2))
     return tuple(slice(int(b), int(b) + n) for (b, _), n in zip(widths, shape, strict=True))
 
 
@@ -211,11 +235,21 @@ def inserted_tangent(arr: Any, obj: Any, dvalues: Any, axis: Any = None) -> Any:
     >>> inserted_tangent(np.arange(2), 1, 5.0).tolist()
     [0.0, 0.0, 0.0]
     """
-    if not np.issubdtype(np.result_type(arr), np.inexact):
-        return np.zeros(np.shape(np.insert(arr, obj, 0, axis=axis)), dtype=np.result_type(dvalues))
-    return np.insert(
-        np.zeros(np.shape(arr), dtype=np.result_type(dvalues)), obj, dvalues, axis=axis
+    if not foreign(dvalues):
+        if not np.issubdtype(np.result_type(arr), np.inexact):
+            shape = np.shape(np.insert(arr, obj, 0, axis=axis))
+            return np.zeros(shape, dtype=np.result_type(dvalues))
+        return np.insert(
+            np.zeros(np.shape(arr), dtype=np.result_type(dvalues)), obj, dvalues, axis=axis
+        )
+    # another library's tangent: NumPy inserts source indices (Dask's np.insert needs an axis,
+    # and takes a scalar obj's values as one slice), through which the entries are copied
+    slots = np.insert(
+        np.zeros(np.shape(arr), dtype=np.int64), obj, source_index(dvalues), axis=axis
     )
+    if not np.issubdtype(np.result_type(arr), np.inexact):
+        return np.zeros_like(dvalues, shape=np.shape(slots))
+    return gathered(dvalues, slots)
 
 
 def inserted_values_vjp(g: Any, arr: Any, obj: Any, values: Any, axis: Any = None) -> Any:

@@ -10,6 +10,8 @@ from typing import Any
 
 import numpy as np
 
+from .libraries import as_array, foreign, full_for
+
 
 def covariance(cov: Any, dim: int) -> Any:
     """The ``(dim, dim)`` covariance matrix SciPy's ``multivariate_normal`` reads ``cov`` as:
@@ -23,9 +25,12 @@ def covariance(cov: Any, dim: int) -> Any:
     >>> covariance(np.array([[1.0, 9.0], [2.0, 3.0]]), 2).tolist()
     [[1.0, 2.0], [2.0, 3.0]]
     """
-    cov = np.asarray(cov)
+    cov = as_array(cov)
     if cov.ndim == 0:
-        return cov * np.eye(dim, dtype=np.result_type(cov, 1.0))
+        dtype = np.result_type(cov, 1.0)
+        if foreign(cov):  # the identity made on cov's side (its library, its device)
+            return np.diag(full_for((dim,), cov, dtype))
+        return cov * np.eye(dim, dtype=dtype)
     if cov.ndim == 1:
         return np.diag(cov)
     return np.tril(cov) + np.swapaxes(np.tril(cov, -1), -1, -2)
