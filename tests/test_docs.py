@@ -35,6 +35,7 @@ USER_PAGES = [
     "comparison.md",
     "supported.md",
     "performance.md",
+    "arrays.md",
     "rules.md",
     "design.md",
 ]

@@ -776,10 +776,7 @@ class NumPyOf(_Shaping):
         dtype: Any = None,
         include_initial: bool = False,
     ) -> Any:
-        x = _numeric(self, self.array_like(x))
-        return self._standard("cumulative_sum")(
-            x, axis=axis, dtype=self._dtype(dtype), include_initial=include_initial
-        )
+        return self._cumulative("cumulative_sum", x, axis, dtype, include_initial)
 
     def cumulative_prod(
         self,
@@ -790,10 +787,11 @@ class NumPyOf(_Shaping):
         dtype: Any = None,
         include_initial: bool = False,
     ) -> Any:
+        return self._cumulative("cumulative_prod", x, axis, dtype, include_initial)
+
+    def _cumulative(self, name: str, x: Any, axis: Any, dtype: Any, initial: bool) -> Any:
         x = _numeric(self, self.array_like(x))
-        return self._standard("cumulative_prod")(
-            x, axis=axis, dtype=self._dtype(dtype), include_initial=include_initial
-        )
+        return self._standard(name)(x, axis=axis, dtype=self._dtype(dtype), include_initial=initial)
 
     def diff(
         self, a: Any, n: int = 1, axis: int = -1, prepend: Any = None, append: Any = None
