@@ -196,3 +196,39 @@ def _leaves(value: Any) -> list[Any]:
     if isinstance(value, (list, tuple)):
         return [leaf for v in value for leaf in _leaves(v)]
     return [value]
+
+
+def _squared_activations(w, X):
+    return np.sum(np.tanh(X @ w) ** 2)
+
+
+def _activations(w, X):
+    return np.tanh(X @ w)
+
+
+@pytest.mark.parametrize(
+    "operator",
+    ["hvp", "hessian", "jacobian", "jacrev", "laplacian", "jacfwd of grad"],
+)
+def test_second_order_operators_on_dask_arrays_are_lazy_and_exact(operator: str) -> None:
+    rng = np.random.default_rng(5)
+    X, w = rng.normal(size=(40, 3)), rng.normal(size=3)
+    Xd = da.from_array(X, chunks=(10, 3))
+    f, extra = _squared_activations, ()
+    if operator == "hvp":
+        op, extra = adgen.hvp(f), (np.ones(3),)
+    elif operator == "hessian":
+        op = adgen.hessian(f)
+    elif operator == "jacobian":
+        op = adgen.jacobian(_activations)
+    elif operator == "jacrev":
+        op = adgen.jacrev(_activations)
+    elif operator == "laplacian":
+        op = adgen.laplacian(f)
+    else:
+        op = adgen.jacfwd(adgen.grad(f))
+    want = op(w, X, *extra)
+    with lazily():
+        got = op(w, Xd, *extra)
+    assert isinstance(got, da.Array)
+    assert_close(computed(got), want)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 import os
 import types
 from collections.abc import Callable, Sequence
@@ -47,7 +48,7 @@ from adgen.generated import Generated
 from adgen.middle import shapes
 from adgen.names import Namer
 from adgen.rules.runtime import cast_like
-from adgen.rules.runtime.libraries import dtype_kind, foreign
+from adgen.rules.runtime.libraries import as_array, dtype_kind, foreign, numpy_dtype
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -741,8 +742,8 @@ def _jacobian(f: Callable[..., Any], wrt: Wrt, mode: str) -> Callable[..., Any]:
         use = mode
         if use == "auto":
             out = fn(*values)
-            out_size = sum(np.size(o) for o in out) if isinstance(out, tuple) else np.size(out)
-            in_size = sum(np.size(values[params.index(w)]) for w in names)
+            out_size = sum(_size(o) for o in out) if isinstance(out, tuple) else _size(out)
+            in_size = sum(_size(values[params.index(w)]) for w in names)
             # reverse mode needs one array result
             use = "reverse" if out_size < in_size and not isinstance(out, tuple) else "forward"
         results: list[Any] = []
@@ -774,12 +775,17 @@ def _jacobian(f: Callable[..., Any], wrt: Wrt, mode: str) -> Callable[..., Any]:
                 fn, "reverse", tuple(names), scalars, flat.key, signature=flat.signature
             )
             rows: list[list[Any]] = [[] for _ in names]
-            basis = np.eye(np.size(out), dtype=np.result_type(out, 0.0))
+            basis = np.eye(
+                _size(out),
+                dtype=np.result_type(numpy_dtype(out.dtype) if foreign(out) else out, 0.0),
+            )
             for e in basis:
                 seed = e.reshape(np.shape(out)) if np.ndim(out) else e[0]
                 _, grads = _pipeline().run(d, *flat.values, seed)
                 for k, g in enumerate(grads):
-                    rows[k].append(np.asarray(g, dtype=np.result_type(g, 0.0)))
+                    rows[k].append(
+                        as_array(g, np.result_type(numpy_dtype(g.dtype) if foreign(g) else g, 0.0))
+                    )
             for k, w in enumerate(names):
                 x = values[params.index(w)]
                 stacked = np.stack([np.broadcast_to(r, np.shape(x)) for r in rows[k]])
@@ -794,13 +800,23 @@ def _jacobian(f: Callable[..., Any], wrt: Wrt, mode: str) -> Callable[..., Any]:
     return jac
 
 
+def _size(value: Any) -> int:
+    """``np.size(value)`` from its shape (Dask has no ``np.size``: it would compute)."""
+    return math.prod(np.shape(value))
+
+
 def _columns_to_jacobian(out: Any, columns: list[Any], x: Any) -> Any:
     """The Jacobian of ``out`` w.r.t. ``x`` from the tangents of the basis vectors of ``x``
     (a tuple of Jacobians for a tuple result)."""
     if isinstance(out, tuple):
         return tuple(_columns_to_jacobian(o, [c[k] for c in columns], x) for k, o in enumerate(out))
     shape = np.shape(out)
-    arrays = [np.broadcast_to(np.asarray(t, dtype=np.result_type(t, 0.0)), shape) for t in columns]
+    arrays = [
+        np.broadcast_to(
+            as_array(t, np.result_type(numpy_dtype(t.dtype) if foreign(t) else t, 0.0)), shape
+        )
+        for t in columns
+    ]
     stacked = np.stack(arrays, axis=-1) if arrays else np.zeros(shape + (0,))
     return stacked.reshape(shape + np.shape(x))
 
