@@ -155,7 +155,13 @@ def case_module() -> Any:
         return _MODULE
     lines = ["import math", "", "import numpy as np", ""]
     if any("scipy" in c.call for c in registry_cases()):
-        lines += ["import scipy.special", "import scipy.stats", ""]
+        lines += [
+            "import scipy.linalg",
+            "import scipy.signal",
+            "import scipy.special",
+            "import scipy.stats",
+            "",
+        ]
     if any("rt." in c.call for c in registry_cases()):  # rules of adgen's own helpers
         lines += ["from adgen import runtime as rt", ""]
     for case in registry_cases():

@@ -28,7 +28,8 @@ _SPELLINGS: list[tuple[str, Any]] = [
     ("math", math),
     ("rt", rt),  # adgen's own helpers: second derivatives differentiate generated code
 ]
-_PENDING = {"numpy.random", "scipy.special", "scipy.stats"}  # the modules not in _SPELLINGS yet
+# the modules not in _SPELLINGS yet
+_PENDING = {"numpy.random", "scipy.special", "scipy.stats", "scipy.linalg", "scipy.signal"}
 _PENDING_LOCK = threading.Lock()
 
 
@@ -51,7 +52,7 @@ def add_optional(import_scipy: bool = False) -> None:
         if "numpy.random" in _PENDING and "numpy.random" in sys.modules:
             _PENDING.discard("numpy.random")
             _SPELLINGS.insert(2, ("np.random", sys.modules["numpy.random"]))
-        for name in ("scipy.special", "scipy.stats"):
+        for name in ("scipy.special", "scipy.stats", "scipy.linalg", "scipy.signal"):
             if name in _PENDING and name in sys.modules:
                 _PENDING.discard(name)
                 TEMPLATE_GLOBALS["scipy"] = sys.modules["scipy"]
@@ -60,8 +61,9 @@ def add_optional(import_scipy: bool = False) -> None:
 
 def spelling_modules() -> list[tuple[str, Any]]:
     """``(alias, module)`` for the modules generated code names functions through: ``np``,
-    ``np.linalg``, ``np.random``, ``math``, ``rt``, and ``scipy.special`` and ``scipy.stats``
-    when SciPy is installed (the last ones once imported).
+    ``np.linalg``, ``np.random``, ``math``, ``rt``, and ``scipy.special``, ``scipy.stats``,
+    ``scipy.linalg`` and ``scipy.signal`` when SciPy is installed (the last ones once
+    imported).
 
     >>> [alias for alias, _ in spelling_modules()][:2]
     ['np', 'np.linalg']
