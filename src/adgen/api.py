@@ -145,6 +145,11 @@ def _check_differentiable(fn: types.FunctionType, name: str, value: Any) -> None
         kind = "a boolean"
     elif isinstance(value, float) or isinstance(value, np.floating):
         return
+    elif foreign(value) and not _reachable(value):
+        kind = (
+            f"a {type(value).__name__}, whose library adgen's code cannot reach (it implements "
+            "neither NumPy's __array_function__ nor the array API's __array_namespace__)"
+        )
     elif isinstance(value, np.ndarray) or foreign(value):
         letter = dtype_kind(value)
         if letter == "f":
@@ -167,6 +172,13 @@ def _check_differentiable(fn: types.FunctionType, name: str, value: Any) -> None
         "pass a float or a floating-point array (e.g. 3.0, not 3; np.asarray(v, float); "
         "x.astype(float) for an array of another library)",
     )
+
+
+def _reachable(value: Any) -> bool:
+    """Can derivative code run on this array of another library? Through NumPy's dispatch
+    protocols (Dask, CuPy), or through its array-API namespace (``array_api_strict``); not
+    an object that only looks like an array (a pandas Series aligns by its index labels)."""
+    return hasattr(value, "__array_function__") or hasattr(value, "__array_namespace__")
 
 
 # ``g`` with the type, dtype and shape of ``x``, as a fresh array the caller may modify
