@@ -189,3 +189,21 @@ def vstack(tup):
 
     def vjp(g, k):
         return rt.concatenated_part(g, tup, k, join="vstack")
+
+
+if hasattr(np, "row_stack"):  # NumPy's alias of np.vstack (deprecated in 2.0): vstack's rule
+
+    @sequence_rule(
+        np.row_stack,
+        sequence="tup",
+        examples=[
+            example("np.row_stack((a, b))", a=(3,), b=(2, 3), f32=True),
+            example("np.row_stack([a, 2.0 * a])", a=()),
+        ],
+    )
+    def row_stack(tup):
+        def jvp(parts):
+            return np.vstack(parts)
+
+        def vjp(g, k):
+            return rt.concatenated_part(g, tup, k, join="vstack")

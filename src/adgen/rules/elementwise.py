@@ -11,8 +11,10 @@ form); ``nan_to_num`` has derivative 1 where ``x`` is finite and 0 where a nan o
 infinity was replaced; ``modf``'s fractional part has derivative 1 everywhere (at the
 integers, where it jumps, that of the piece the result lies on) and its integral part
 derivative 0.
-``np.real`` and ``np.conj`` of real input are the identity; ``np.imag`` of real input
-is constantly 0 (declared non-differentiable: its derivative is exactly 0).
+``np.real``, ``np.conj`` and ``np.real_if_close`` of real input are the identity;
+``np.imag`` of real input is constantly 0 (declared non-differentiable: its derivative is
+exactly 0), and ``np.angle`` of real input is 0 or pi (derivative 0). ``np.real_if_close``
+and ``np.angle`` refuse complex input when their derivative runs (``rt.require_real``).
 """
 
 import math
@@ -221,6 +223,52 @@ def conjugate(x):
 
 # real input: the imaginary part is constantly 0, its derivative exactly 0
 nondifferentiable(np.imag, np.isreal, np.iscomplex, np.signbit)
+
+
+@rule(
+    np.real_if_close,
+    elementwise=True,
+    view=True,
+    domain=ANY,
+    examples=[example("np.real_if_close(x, tol=1000)", x=(2, 3))],
+)
+def real_if_close(a, tol=100):
+    """Real input: the identity (``a`` itself). Complex input -- a differentiated value that
+    met a complex argument, ``np.real_if_close(x + z)`` -- is refused when the derivative
+    runs (``rt.require_real``): adgen does not differentiate complex values yet."""
+
+    def jvp(da):
+        rt.require_real(a, "np.real_if_close")
+        return da
+
+    def vjp(g):
+        rt.require_real(a, "np.real_if_close")
+        return g
+
+
+@rule(
+    np.angle,
+    elementwise=True,
+    domain=NONZERO,
+    examples=[example("np.angle(z, deg=True)", z=Arg((3, 4), NONZERO), f32=True)],
+)
+def angle(ans, z, deg=False):
+    """Real input: 0 where ``z >= 0``, pi (180 with ``deg=True``) where ``z < 0`` -- piecewise
+    constant, derivative 0 (0 at the jump too, as for ``np.sign``). Complex input (``np.angle(x
+    + z)`` with a complex argument ``z``) is refused when the derivative runs
+    (``rt.require_real``): adgen does not differentiate complex values yet."""
+
+    def jvp(dz):
+        rt.require_real(z, "np.angle")
+        return rt.zeros_like(ans)
+
+    def vjp(g):
+        rt.require_real(z, "np.angle")
+        return rt.zeros_like(z)
+
+
+# a check that raises for complex input and returns None: no derivative
+nondifferentiable(rt.require_real)
 
 
 @rule(

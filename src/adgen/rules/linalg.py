@@ -883,6 +883,9 @@ def qr(ans, a, mode="reduced"):
 # like rt.require_square: a check (raises unless rows >= columns), no derivative
 nondifferentiable(rt.require_tall)
 
+# an integer (the number of singular values above a tolerance): piecewise constant
+nondifferentiable(np.linalg.matrix_rank)
+
 
 @rule(
     np.linalg.pinv,

@@ -41,9 +41,10 @@ def _modules() -> list[tuple[str, Any]]:
     """Modules searched for the names a function goes by, most specific first."""
     out: list[tuple[str, Any]] = [("np.linalg", np.linalg), ("np", np), ("math", math)]
     loader.load_all()  # SciPy is optional: its rules (and module) exist when it is installed
-    special = sys.modules.get("scipy.special")
-    if special is not None:
-        out.insert(0, ("scipy.special", special))
+    for name in ("scipy.special", "scipy.linalg", "scipy.signal"):
+        module = sys.modules.get(name)
+        if module is not None:
+            out.insert(0, (name, module))
     return out
 
 

@@ -16,9 +16,9 @@ The registry asks :func:`require` (and :func:`require_method`, :func:`require_at
 when a lookup misses and before a user's registration replaces a rule of adgen's, so that
 the user's rule is the one kept; everything that enumerates the rules (``registered()``,
 ``adgen.supported()``) imports them all first (:func:`load_all`). SciPy is imported only
-with ``special`` and ``stats``, the modules of its rules: their paths are resolved once
-``scipy.special`` (``scipy.stats``) is imported. A method of an object
-(``scipy.stats.norm.logpdf``) is known by the object and the method's name
+with the modules of its rules (``special``, ``stats``, ``scipy_linalg``...): their paths are
+resolved once ``scipy.special`` (``scipy.stats``, ``scipy.linalg``...) is imported. A method
+of an object (``scipy.stats.norm.logpdf``) is known by the object and the method's name
 (:func:`identity`). A NumPy or SciPy function the index does not know makes a lookup import
 every module: rule modules register some functions only where NumPy has them
 (``if hasattr(np, "vecdot")``), and the index was made with one version of NumPy.
@@ -54,7 +54,9 @@ MODULES: tuple[str, ...] = (
     "nondiff",
     "pybuiltins",
     "reductions",
+    "scipy_linalg",
     "shaping",
+    "signal",
     "special",
     "stats",
 )

@@ -5,10 +5,13 @@ Conventions where the derivative is not defined (tested with exact values in
 
 * ``max``/``min``, ``nanmax``/``nanmin`` and ``ptp`` split the derivative evenly between tied
   extrema (a constant slice has ``ptp`` derivative 0).
-* ``median``, ``quantile``, ``percentile`` (and the ``nan`` variants) and ``sort``: tied entries
-  share evenly the derivative of the run of order statistics they occupy (``median([1, 2, 2])``
-  gives ``[0, 0.5, 0.5]``; ``sort([2, 1, 2])`` gives each 2.0 the average of the two slots).
-  Quantiles use NumPy's default linear method; ``q`` is not differentiated.
+* ``median``, ``quantile``, ``percentile`` (and the ``nan`` variants), ``sort`` and
+  ``partition``: tied entries share evenly the derivative of the run of order statistics they
+  occupy (``median([1, 2, 2])`` gives ``[0, 0.5, 0.5]``; ``sort([2, 1, 2])`` gives each 2.0 the
+  average of the two slots, and so does ``partition``, wherever it puts them). Quantiles use
+  NumPy's default linear method; ``q`` is not differentiated.
+* ``gradient`` is differentiated with respect to ``f`` only: its spacings (numbers or
+  coordinates) are refused if a derivative reaches them.
 * ``std`` / ``nanstd`` of a slice whose entries are all equal: derivative 0 (the two-entry
   ``std`` is ``abs``, whose derivative at 0 is 0), whatever rounding leaves in the mean.
 * ``prod``, ``nanprod``, ``cumprod``, ``nancumprod``, ``cumulative_prod`` are exact when the
@@ -27,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from adgen.rules import runtime as rt
-from adgen.rules.registry import methods, reductions, rule
+from adgen.rules.registry import methods, reductions, rule, sequence_rule
 from adgen.rules.samples import DISTINCT, POSITIVE, Arg, example
 
 
@@ -1038,6 +1041,79 @@ def sort_vjp(ans, g, x, axis=-1):
         return rt.zeros_like(x)
 
 
+@rule(
+    np.partition,
+    domain=DISTINCT,
+    examples=[
+        example("np.partition(a, 2)", a=(5,), f32=True),
+        example("np.partition(a, (1, 3), axis=0)", a=(5, 3)),
+        example("np.partition(a, -1, axis=None)", a=(3, 4)),
+        example("np.partition(a, [0, 2], axis=-2)", a=(2, 3, 4), f32=True),
+        example("np.partition(a, (1, 4))[1:5].mean()", a=(6,)),
+    ],
+)
+def partition(a, kth, axis=-1, kind="introselect"):
+    """A permutation of ``a`` chosen by its values (``kth``, an int or a sequence, only
+    chooses it); tied entries share the average of their derivatives, as for ``np.sort``."""
+
+    def jvp(da):
+        return rt.partition_jvp(da, a, kth, axis)
+
+    def vjp(g):
+        return rt.partition_vjp(g, a, kth, axis)
+
+
+# The helpers of the partition: the sort's, with the sorted entries put where the partition
+# puts them (a permutation), so ``rt.partition_vjp`` is the transpose of ``rt.partition_jvp``;
+# the permutation and the ties are piecewise constant in ``x`` (derivative 0).
+@rule(
+    rt.partition_jvp,
+    examples=[
+        example("rt.partition_jvp(d, x, 2)", d=(5,), x=Arg((5,), DISTINCT), f32=True),
+        example("rt.partition_jvp(d, x, (1, 3), 0)", d=(5, 3), x=Arg((5, 3), DISTINCT)),
+        example("rt.partition_jvp(d, x, -1, None)", d=(3, 4), x=Arg((3, 4), DISTINCT)),
+    ],
+)
+def partition_jvp(ans, dx, x, kth, axis=-1):
+    """Linear in ``dx``: the transpose is :func:`rt.partition_vjp`."""
+
+    def jvp_dx(d):
+        return rt.partition_jvp(d, x, kth, axis)
+
+    def jvp_x(d):
+        return rt.zeros_like(ans)
+
+    def vjp_dx(c):
+        return rt.rebroadcast(rt.partition_vjp(c, x, kth, axis), dx)
+
+    def vjp_x(c):
+        return rt.zeros_like(x)
+
+
+@rule(
+    rt.partition_vjp,
+    examples=[
+        example("rt.partition_vjp(g, x, 2)", g=(5,), x=Arg((5,), DISTINCT), f32=True),
+        example("rt.partition_vjp(g, x, (1, 3), 0)", g=(5, 3), x=Arg((5, 3), DISTINCT)),
+        example("rt.partition_vjp(g, x, -1, None)", g=(12,), x=Arg((3, 4), DISTINCT)),
+    ],
+)
+def partition_vjp(ans, g, x, kth, axis=-1):
+    """Linear in ``g``: the transpose is :func:`rt.partition_jvp`."""
+
+    def jvp_g(dg):
+        return rt.partition_vjp(dg, x, kth, axis)
+
+    def jvp_x(dx):
+        return rt.zeros_like(ans)
+
+    def vjp_g(c):
+        return rt.rebroadcast(rt.partition_jvp(c, x, kth, axis), g)
+
+    def vjp_x(c):
+        return rt.zeros_like(x)
+
+
 # -- differences, integration, covariance, convolution -----------------------------------------
 @rule(
     np.diff,
@@ -1113,6 +1189,105 @@ def diff_vjp(ans, g, x, n=1, axis=-1, prepend=None, append=None):
 
     def vjp_x(c):
         return rt.zeros_like(x)
+
+
+# np.gradient: central differences inside, one-sided ones (edge_order 1 or 2) at the ends,
+# along each axis it is asked for. Its number of results is counted when the code is written
+# (see _gradient_outputs), so the spacings are the rule's parameters spacing0..spacing3, not
+# *varargs:
+# a spacing passed as a variable is then told from one not passed at all.
+def _gradient_outputs(static):
+    """How many arrays np.gradient returns: one per axis of ``axis``; without ``axis``, one
+    per spacing when several are given, else one -- ``f`` must then be 1-d, which
+    ``rt.gradients`` and ``rt.gradient_vjp`` check when the derivative runs (the number of
+    axes of ``f`` is not known here)."""
+    axis = static["axis"]
+    if axis is not None:
+        return len(axis) if isinstance(axis, (tuple, list)) else 1
+    spacings = ("spacing0", "spacing1", "spacing2", "spacing3")
+    given = sum(1 for s in spacings if s not in static or static[s] is not None)
+    return max(given, 1)
+
+
+_GRADIENT_EXAMPLES = [
+    example("np.gradient(f)", f=(5,), f32=True),
+    example("np.gradient(f, 0.5, edge_order=2)", f=(6,)),
+    example("np.gradient(f, np.array([0.0, 0.4, 1.1, 1.5, 2.6]))", f=(5,), f32=True),
+    example("np.gradient(f, np.array([0.0, 0.4, 1.1, 1.5, 2.6]), edge_order=2)", f=(5,)),
+    example("np.gradient(f, axis=0)", f=(4, 3)),
+    example("np.gradient(f, 2.0, axis=-1, edge_order=2)", f=(2, 3, 4), f32=True),
+    example("np.gradient(f, 0.5, 2.0)[1] * np.gradient(f, 0.5, 2.0)[0]", f=(3, 4)),
+    example("np.gradient(f, axis=(1, 0), edge_order=2)[0] ** 2", f=(3, 4)),
+    example(
+        "np.gradient(f, np.array([0.0, 1.0, 1.5]), np.array([0.0, 0.2, 0.5, 1.3]), "
+        "edge_order=2)[1]",
+        f=(3, 4),
+    ),
+    example("np.gradient(f, 1.0, 0.5, np.array([0.0, 0.3, 1.0]))[2]", f=(2, 2, 3)),
+    example("np.gradient(f, 0.5, axis=(0, 2))[1]", f=(3, 2, 4), f32=True),
+]
+
+
+@rule(np.gradient, outputs=_gradient_outputs, examples=_GRADIENT_EXAMPLES)
+def gradient(
+    f, spacing0=None, spacing1=None, spacing2=None, spacing3=None, *, axis=None, edge_order=1
+):
+    """Linear in ``f``: its tangent is np.gradient of the tangent; its cotangent sums the
+    transposes of the differences along each axis (``rt.gradient_vjp``). The spacings --
+    numbers or coordinates, at most four -- are not differentiated (a derivative reaching
+    one is refused). Without ``axis`` and with at most one spacing, ``f`` must be 1-d (or
+    pass ``axis=``, or a spacing per axis: then the number of results is known)."""
+
+    def jvp(d):
+        return rt.gradients(
+            d, spacing0, spacing1, spacing2, spacing3, axis=axis, edge_order=edge_order
+        )
+
+    def vjp(g):  # (g: the tuple of the results' cotangents)
+        return rt.gradient_vjp(
+            g, spacing0, spacing1, spacing2, spacing3, axis=axis, edge_order=edge_order
+        )
+
+
+# rt.gradients is np.gradient with its results always a tuple (the tangent of np.gradient):
+# the same rule, linear in f
+rule(
+    rt.gradients,
+    outputs=_gradient_outputs,
+    result_list=True,
+    examples=[
+        example("rt.gradients(f)[0]", f=(5,), f32=True),
+        example("rt.gradients(f, 0.5, axis=-1, edge_order=2)[0]", f=(2, 4)),
+        example("rt.gradients(f, np.array([0.0, 1.0, 1.5]), 2.0)[0]", f=(3, 2)),
+        example("rt.gradients(f, axis=(0, 1))[1] ** 2", f=(3, 3), f32=True),
+    ],
+)(gradient)
+
+
+@sequence_rule(
+    rt.gradient_vjp,
+    sequence="gs",
+    examples=[
+        example("rt.gradient_vjp((g,))", g=(5,), f32=True),
+        example("rt.gradient_vjp((g,), 0.5, edge_order=2)", g=(6,)),
+        example("rt.gradient_vjp((g, h), np.array([0.0, 1.0, 1.5]), 2.0)", g=(3, 2), h=(3, 2)),
+        example("rt.gradient_vjp((g, h), axis=(1, 0), edge_order=2)", g=(3, 4), h=(3, 4)),
+    ],
+)
+def gradient_vjp(
+    gs, spacing0=None, spacing1=None, spacing2=None, spacing3=None, *, axis=None, edge_order=1
+):
+    """Linear in the cotangents ``gs``: the transpose is np.gradient (``rt.gradients``)."""
+
+    def jvp(parts):
+        return rt.gradient_vjp(
+            parts, spacing0, spacing1, spacing2, spacing3, axis=axis, edge_order=edge_order
+        )
+
+    def vjp(g, k):
+        return rt.gradients(
+            g, spacing0, spacing1, spacing2, spacing3, axis=axis, edge_order=edge_order
+        )[k]
 
 
 @rule(

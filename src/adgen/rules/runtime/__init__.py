@@ -90,6 +90,7 @@ from .elementwise import (  # noqa: F401
     interp_vjp_fp,
     polyval_dx,
     polyval_vjp_p,
+    require_real,
 )
 from .indexing import (  # noqa: F401
     choose_mask,
@@ -133,9 +134,13 @@ from .reductions import (  # noqa: F401
     cumsum_vjp,
     diff_jvp,
     diff_vjp,
+    gradient_vjp,
+    gradients,
     linear_recurrence,
     mean_vjp,
     minmax_vjp,
+    partition_jvp,
+    partition_vjp,
     prod_hvp,
     prod_vjp,
     quantile_jvp,
@@ -146,6 +151,13 @@ from .reductions import (  # noqa: F401
     trapezoid_vjp_x,
     trapezoid_vjp_y,
     trapezoid_y_weights,
+)
+from .scipy_linalg import (  # noqa: F401
+    assumed_matrix,
+    assumed_matrix_vjp,
+    frechet,
+    require_copied_triangle,
+    sqrtm_frechet,
 )
 from .shaping import (  # noqa: F401
     concatenated_part,
@@ -159,6 +171,7 @@ from .shaping import (  # noqa: F401
     rollaxis_destination,
     source_index,
 )
+from .signal import boundary_pad_width, full_pad_width  # noqa: F401
 from .stats import covariance, covariance_vjp  # noqa: F401
 
 # the helpers shown with a doctest (tests/test_runtime.py checks that each has one)
@@ -183,6 +196,7 @@ __all__ = [
     "minmax_vjp",
     "polyval_dx",
     "polyval_vjp_p",
+    "require_real",
     "norm_grad",
     "prod_vjp",
     "distinct",
@@ -237,7 +251,11 @@ __all__ = [
     "cumsum_vjp",
     "diff_jvp",
     "diff_vjp",
+    "gradient_vjp",
+    "gradients",
     "linear_recurrence",
+    "partition_jvp",
+    "partition_vjp",
     "quantile_jvp",
     "quantile_vjp",
     "quantile_weights",
@@ -249,6 +267,15 @@ __all__ = [
     # scipy.stats
     "covariance",
     "covariance_vjp",
+    # scipy.signal
+    "boundary_pad_width",
+    "full_pad_width",
+    # scipy.linalg
+    "assumed_matrix",
+    "assumed_matrix_vjp",
+    "frechet",
+    "require_copied_triangle",
+    "sqrtm_frechet",
     # derivatives of the helpers
     "rebroadcast",
     "written_vjp",

@@ -1,7 +1,8 @@
 """Helpers of the elementwise rules (:mod:`adgen.rules.elementwise`).
 
 The derivatives of ``np.interp`` (``rt.interp_slope``, ``rt.interp_vjp_fp``) and of
-``np.polyval`` (``rt.polyval_dx``, ``rt.polyval_vjp_p``).
+``np.polyval`` (``rt.polyval_dx``, ``rt.polyval_vjp_p``); ``rt.require_real``, the check of
+the rules written for real input only (``np.angle``, ``np.real_if_close``).
 """
 
 from __future__ import annotations
@@ -204,3 +205,21 @@ def polyval_vjp_p(g: Any, p: Any, x: Any, order: int = 0) -> NDArray[Any]:
     for k in range(max(n - order, 0), n):  # the powers the derivative removed
         rows[k] = zeros_for(p_a.shape[1:], dtype, g, x, p_a)
     return np.stack(rows)
+
+
+def require_real(x: Any, what: str) -> None:
+    """Raise ``TypeError`` if ``x`` is complex: the derivative of ``what`` is written for real
+    input (adgen does not differentiate complex values yet). A differentiated value becomes
+    complex where it meets a complex argument of the function (``np.angle(x + z)``), which
+    adgen sees only when the code runs.
+
+    >>> require_real(np.ones(2), "np.angle")
+    >>> require_real(np.array([1j]), "np.angle")
+    Traceback (most recent call last):
+    ...
+    TypeError: adgen does not differentiate complex values: np.angle of a complex array here
+    """
+    if isinstance(x, complex) or dtype_kind(x) == "c":
+        raise TypeError(
+            f"adgen does not differentiate complex values: {what} of a complex array here"
+        )

@@ -789,3 +789,210 @@ def diff_jvp(
         zeros = zeros_for(tuple(shape), d.dtype, d)
         parts = [zeros, *parts] if where == 0 else [*parts, zeros]
     return np.diff(np.concatenate(parts, axis=ax), n=n, axis=ax)
+
+
+# -- np.gradient: finite differences along each axis, a tuple of results ----------------------
+def _gradient_spacings(spacings: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The spacings a call of np.gradient passed (``spacing0``...``spacing3``; None: not)."""
+    given = tuple(s for s in spacings if s is not None)
+    if given != spacings[: len(given)]:
+        raise TypeError("np.gradient: spacings are positional arguments after f")
+    return given
+
+
+def _gradient_axes(ndim: int, axis: Any, count: int) -> tuple[int, ...]:
+    """The axes np.gradient differentiates along, in the order of its results. Without
+    ``axis`` and with at most one spacing, adgen counts one result when it writes the code
+    (it cannot see the number of axes of ``f`` then), so ``f`` must be 1-d: checked here."""
+    if axis is None:
+        if count <= 1 and ndim != 1:
+            raise ValueError(
+                "adgen: np.gradient(f) without axis= (and with at most one spacing) is "
+                f"differentiated as one result, for a 1-d f; this f has {ndim} axes: pass "
+                f"axis={tuple(range(ndim))} or one spacing per axis"
+            )
+        return tuple(range(ndim))
+    axes = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
+    return tuple(int(a) % ndim for a in axes)
+
+
+def gradients(
+    f: ArrayLike,
+    spacing0: Any = None,
+    spacing1: Any = None,
+    spacing2: Any = None,
+    spacing3: Any = None,
+    *,
+    axis: Any = None,
+    edge_order: int = 1,
+) -> tuple[NDArray[Any], ...]:
+    """``np.gradient(f, spacing0, ..., axis=axis, edge_order=edge_order)`` as a tuple, whatever the
+    number of its results (np.gradient returns a lone array for one axis). It is linear in
+    ``f``: the tangent of np.gradient is this function of the tangent.
+
+    >>> gradients(np.array([1.0, 2.0, 4.0]))
+    (array([1. , 1.5, 2. ]),)
+    >>> [g.tolist() for g in gradients(np.array([[0.0, 1.0], [2.0, 4.0]]), 2.0, 1.0)]
+    [[[1.0, 1.5], [1.0, 1.5]], [[1.0, 1.0], [2.0, 2.0]]]
+    """
+    spacings = _gradient_spacings((spacing0, spacing1, spacing2, spacing3))
+    f = as_array(f)
+    axes = _gradient_axes(f.ndim, axis, len(spacings))
+    if eager(f):
+        gradient: Any = np.gradient  # (NumPy's stubs want edge_order a literal 1 or 2)
+        out = gradient(f, *spacings, axis=axis, edge_order=edge_order)
+        return tuple(out) if isinstance(out, (tuple, list)) else (out,)
+    # another library's array (Dask's np.gradient wants chunks longer than edge_order + 1)
+    dtype = _float_dtype(f)
+    return tuple(
+        _gradient_along(cast(f, dtype), ax, h, edge_order)
+        for ax, h in zip(axes, _gradient_per_axis(spacings, len(axes)))
+    )
+
+
+def _gradient_per_axis(spacings: tuple[Any, ...], count: int) -> tuple[Any, ...]:
+    """The spacing (a number or coordinates) of each of the ``count`` axes, as np.gradient
+    reads its ``*varargs``."""
+    if not spacings:
+        return (1.0,) * count
+    if len(spacings) == 1 and np.ndim(spacings[0]) == 0:
+        return spacings * count
+    if len(spacings) != count:
+        raise TypeError("invalid number of arguments")
+    return spacings
+
+
+def _gradient_along(f: Any, ax: int, h: Any, edge_order: int) -> Any:
+    """np.gradient of ``f`` along axis ``ax`` (spacing or coordinates ``h``), from the weights
+    of :func:`_gradient_stencils` (slices and concatenations only)."""
+    fm = np.moveaxis(f, ax, -1)
+    n = fm.shape[-1]
+    a, b, c, first, last = _gradient_stencils(h, n, edge_order)
+    inner = a * fm[..., :-2] + c * fm[..., 2:]
+    if np.ndim(b) or b != 0.0:
+        inner = inner + b * fm[..., 1:-1]
+    head = sum(w * fm[..., k] for k, w in enumerate(first))
+    tail = sum(w * fm[..., n - len(last) + k] for k, w in enumerate(last))
+    out = np.concatenate([np.expand_dims(head, -1), inner, np.expand_dims(tail, -1)], -1)
+    return np.moveaxis(cast(out, fm.dtype), -1, ax)
+
+
+def _gradient_stencils(h: Any, n: int, edge_order: int) -> tuple[Any, ...]:
+    """The weights of np.gradient along an axis of length ``n``, for a spacing ``h`` (a number)
+    or coordinates ``h`` (1-d, length ``n``), as NumPy computes them: ``(a, b, c)`` of the
+    interior, ``out[i] = a f[i-1] + b f[i] + c f[i+1]`` (numbers, or arrays of length
+    ``n - 2``), then the weights of ``f[0], f[1](, f[2])`` in ``out[0]`` and of
+    ``(f[-3], )f[-2], f[-1]`` in ``out[-1]``."""
+    if n < edge_order + 1:
+        raise ValueError(
+            "Shape of array too small to calculate a numerical gradient, at least "
+            "(edge_order + 1) elements are required."
+        )
+    if np.ndim(h) == 0:
+        a, b, c = -0.5 / h, 0.0, 0.5 / h
+        if edge_order == 1:
+            return a, b, c, (-1.0 / h, 1.0 / h), (-1.0 / h, 1.0 / h)
+        return a, b, c, (-1.5 / h, 2.0 / h, -0.5 / h), (0.5 / h, -2.0 / h, 1.5 / h)
+    dx = np.diff(as_array(h, _float_dtype(h)))
+    dx1, dx2 = dx[:-1], dx[1:]
+    a = -dx2 / (dx1 * (dx1 + dx2))
+    b = (dx2 - dx1) / (dx1 * dx2)
+    c = dx1 / (dx2 * (dx1 + dx2))
+    if edge_order == 1:
+        return a, b, c, (-1.0 / dx[0], 1.0 / dx[0]), (-1.0 / dx[-1], 1.0 / dx[-1])
+    p, q = dx[0], dx[1]
+    first = (-(2.0 * p + q) / (p * (p + q)), (p + q) / (p * q), -p / (q * (p + q)))
+    p, q = dx[-2], dx[-1]
+    last = (q / (p * (p + q)), -(q + p) / (p * q), (2.0 * q + p) / (q * (p + q)))
+    return a, b, c, first, last
+
+
+def _gradient_adjoint(g: Any, ax: int, h: Any, edge_order: int) -> Any:
+    """The transpose of np.gradient along axis ``ax`` (spacing or coordinates ``h``) applied
+    to ``g``: each weight sends ``g`` at the point it computes back to the point it reads."""
+    gm = np.moveaxis(g, ax, -1)
+    n = gm.shape[-1]
+    a, b, c, first, last = _gradient_stencils(h, n, edge_order)
+    dtype, batch = gm.dtype, gm.shape[:-1]
+
+    def zeros(k: int) -> Any:
+        return zeros_for(batch + (k,), dtype, gm)
+
+    inner = gm[..., 1:-1]
+    out = np.concatenate([a * inner, zeros(2)], -1) + np.concatenate([zeros(2), c * inner], -1)
+    if np.ndim(b) or b != 0.0:  # (uniform spacing: the centre has weight 0)
+        out = out + np.concatenate([zeros(1), b * inner, zeros(1)], -1)
+    m = len(first)
+    head = np.stack([w * gm[..., 0] for w in first], axis=-1)
+    tail = np.stack([w * gm[..., -1] for w in last], axis=-1)
+    out = out + np.concatenate([head, zeros(n - m)], -1) + np.concatenate([zeros(n - m), tail], -1)
+    return np.moveaxis(cast(out, dtype), -1, ax)
+
+
+def gradient_vjp(
+    gs: Any,
+    spacing0: Any = None,
+    spacing1: Any = None,
+    spacing2: Any = None,
+    spacing3: Any = None,
+    *,
+    axis: Any = None,
+    edge_order: int = 1,
+) -> NDArray[Any]:
+    """Cotangent of ``f`` in ``np.gradient(f, spacing0, ..., axis=axis, edge_order=...)``,
+    given the tuple ``gs`` of its results' cotangents: the sum of the transposes of the
+    finite differences along each axis.
+
+    >>> gradient_vjp((np.array([1.0, 0.0, 0.0]),)).tolist()
+    [-1.0, 1.0, 0.0]
+    >>> gradient_vjp((np.array([0.0, 1.0, 0.0, 0.0]),), edge_order=2).tolist()
+    [-0.5, 0.0, 0.5, 0.0]
+    """
+    spacings = _gradient_spacings((spacing0, spacing1, spacing2, spacing3))
+    dtype = _float_dtype(*gs)
+    shape = np.broadcast_shapes(*(np.shape(g) for g in gs))
+    axes = _gradient_axes(len(shape), axis, len(spacings))
+    if len(gs) != len(axes):
+        raise ValueError(
+            f"adgen: np.gradient has {len(axes)} results here, not {len(gs)} cotangents"
+        )
+    parts = [
+        _gradient_adjoint(np.broadcast_to(as_array(g, dtype), shape), ax, h, edge_order)
+        for g, ax, h in zip(gs, axes, _gradient_per_axis(spacings, len(axes)))
+    ]
+    return sum(parts[1:], parts[0])
+
+
+# -- np.partition: a permutation chosen by the values, like np.sort -----------------------------
+def _partition_ranks(x: Any, kth: Any, axis: int | None) -> tuple[NDArray[Any], int]:
+    """Where each entry of ``np.partition(x, kth, axis)`` stands in ``np.sort(x, axis)``
+    (along that axis moved last; raveled for ``axis=None``), and the axis. Entries tied in
+    value may take each other's place: their derivatives are shared evenly (as for sort)."""
+    xs, ax = _scan_axis(x, axis)
+    part = np.moveaxis(np.partition(xs, kth, axis=ax), ax, -1)
+    return np.argsort(np.argsort(part, axis=-1, kind="stable"), axis=-1), ax
+
+
+def partition_jvp(dx: ArrayLike, x: ArrayLike, kth: Any, axis: int | None = -1) -> NDArray[Any]:
+    """Tangent of ``np.partition(x, kth, axis)``: ``dx`` permuted like ``x``; tied entries of
+    ``x`` share the average of their tangents (as in :func:`sort_jvp`).
+
+    >>> partition_jvp(np.array([1.0, 2.0, 3.0]), np.array([3.0, 1.0, 2.0]), 1).tolist()
+    [2.0, 3.0, 1.0]
+    """
+    ranks, ax = _partition_ranks(x, kth, axis)
+    ordered = np.moveaxis(sort_jvp(dx, x, axis), ax, -1)
+    return np.moveaxis(np.take_along_axis(ordered, ranks, -1), -1, ax)
+
+
+def partition_vjp(g: ArrayLike, x: ArrayLike, kth: Any, axis: int | None = -1) -> NDArray[Any]:
+    """Cotangent of ``np.partition(x, kth, axis)`` with respect to ``x`` (the adjoint of
+    :func:`partition_jvp`).
+
+    >>> partition_vjp(np.array([1.0, 2.0, 3.0]), np.array([3.0, 1.0, 2.0]), 1).tolist()
+    [3.0, 1.0, 2.0]
+    """
+    ranks, ax = _partition_ranks(x, kth, axis)
+    gm = np.moveaxis(as_array(g, _float_dtype(x, g)), ax, -1)
+    ordered = np.take_along_axis(gm, np.argsort(ranks, axis=-1), -1)
+    return sort_vjp(np.moveaxis(ordered, -1, ax), x, axis)

@@ -1,0 +1,723 @@
+"""SciPy's dense linear algebra (``scipy.linalg``), registered only when SciPy is installed.
+
+Generated code calls the functions as ``scipy.linalg.<name>``; every derivative is written with
+functions that have rules themselves (``scipy.linalg.solve_triangular``, ``cho_solve``,
+``lu_solve``, the helpers ``rt.frechet`` and ``rt.sqrtm_frechet``...), so it can be
+differentiated again. All accept stacks of matrices (``(..., n, n)``, as SciPy does), and a
+right-hand side ``b`` of one dimension is one vector (for every matrix of a stack), as in
+SciPy. ``overwrite_a`` / ``overwrite_b`` are not accepted (the derivative reads the inputs);
+``check_finite`` is.
+
+* ``solve_triangular(a, b, trans, lower, unit_diagonal)``: ``a`` is read from one triangle
+  (without its diagonal for ``unit_diagonal=True``): the other entries get derivative 0.
+* ``solve(a, b, lower, assume_a, transposed)`` and ``inv(a, assume_a, lower)``: ``assume_a``
+  ``None``/``'gen'`` (general), ``'sym'``, ``'her'``, ``'pos'`` (the symmetric matrix of the
+  upper triangle, the lower one with ``lower=True``: the other triangle gets derivative 0),
+  ``'upper triangular'``, ``'lower triangular'``. The derivative w.r.t. ``a`` refuses the
+  other structures (``'diagonal'``, ``'tridiagonal'``, ``'banded'``) when it runs
+  (``ValueError``); the one w.r.t. ``b`` holds for all. ``det(a)``.
+* ``cholesky(a, lower)``: the upper factor by default; ``a`` is read from the upper triangle
+  (the lower one with ``lower=True``), as for ``np.linalg.cholesky``.
+* ``c, low = cho_factor(a, lower)`` and ``cho_solve((c, low), b)``: ``c`` holds the factor in
+  one triangle and, SciPy's docs say, "random data" in the other: SciPy leaves ``a``'s own
+  entries there (LAPACK's ``potrf`` does not touch them), so they are differentiated as the
+  copies of ``a`` they are -- checked when the derivative runs (``rt.require_copied_triangle``),
+  never assumed. ``cho_solve`` reads only the factor's triangle of ``c``; ``low`` (a flag) has
+  no derivative.
+* ``lu, piv = lu_factor(a)`` and ``lu_solve((lu, piv), b, trans)``: ``lu`` packs ``L``
+  (strictly below the diagonal, unit diagonal) and ``U``; the pivots ``piv`` are integers (no
+  derivative: the permutation is piecewise constant). The derivatives need no permutation:
+  ``a = P L U`` gives ``a⁻¹ P = U⁻¹ L⁻¹`` and ``P L⁻ᵀ = a⁻ᵀ Uᵀ``.
+* ``expm(A)``, ``logm(A)``: ``dF = L_f(A, dA)``, the Fréchet derivative (``rt.frechet``), whose
+  transpose is the Fréchet derivative at ``Aᵀ``. ``sqrtm(A)``: ``dS`` solves ``S dS + dS S =
+  dA`` (``rt.sqrtm_frechet``). ``logm`` and ``sqrtm`` need a real principal value (no
+  eigenvalue of ``A`` on the closed negative real axis, ``A`` nonsingular): elsewhere their
+  derivative raises ``ValueError``. Their deprecated ``disp``/``blocksize`` are not accepted.
+
+Singular matrices (and ties between pivots of ``lu_factor``) are not claimed, as for
+``np.linalg``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from adgen.rules import runtime as rt
+from adgen.rules.registry import nondifferentiable, rule, sequence_rule
+from adgen.rules.samples import INVERTIBLE, SPD, Arg, example
+
+try:
+    import scipy.linalg
+except ImportError:  # pragma: no cover - SciPy is optional
+    scipy = None  # type: ignore[assignment]
+
+
+if scipy is not None:
+    # -- triangular and general solves, inverses, determinants ------------------------------
+
+    @rule(
+        scipy.linalg.solve_triangular,
+        examples=[
+            example(
+                "scipy.linalg.solve_triangular(a, b)", a=Arg((3, 3), INVERTIBLE), b=(3,), f32=True
+            ),
+            example(
+                "scipy.linalg.solve_triangular(a, b, lower=True)",
+                a=Arg((3, 3), INVERTIBLE),
+                b=(3, 2),
+                f32=True,
+            ),
+            example(
+                "scipy.linalg.solve_triangular(a, b, trans=1, lower=True, unit_diagonal=True)",
+                a=Arg((3, 3), INVERTIBLE),
+                b=(3, 2),
+            ),
+            example(
+                "scipy.linalg.solve_triangular(a, b, trans='T', unit_diagonal=True)",
+                a=Arg((3, 3), INVERTIBLE),
+                b=(3,),
+            ),
+            example(
+                "scipy.linalg.solve_triangular(a, b, 2, True)", a=Arg((2, 3, 3), INVERTIBLE), b=(3,)
+            ),
+            example(
+                "scipy.linalg.solve_triangular(a, b, trans='N')",
+                a=Arg((3, 3), INVERTIBLE),
+                b=(2, 3, 2),
+            ),
+        ],
+    )
+    def solve_triangular(
+        ans, a, b, trans=0, lower=False, unit_diagonal=False, *, check_finite=True
+    ):
+        """x = op(T)⁻¹ b, T the triangle of ``a`` read (with a unit diagonal for
+        ``unit_diagonal=True``), op the transpose for ``trans`` 1, 2, 'T', 'C' (real input).
+        dx = -op(T)⁻¹ op(dT) x; the cotangent of T is -op(T)⁻ᵀ g xᵀ (transposed back for a
+        transposed op), kept on the triangle read."""
+
+        def jvp_a(da):
+            if lower:
+                dt = np.tril(da, -1 if unit_diagonal else 0)
+            else:
+                dt = np.triu(da, 1 if unit_diagonal else 0)
+            if trans in (1, 2, "T", "C"):
+                dt = np.swapaxes(dt, -1, -2)
+            xm = ans[..., None] if np.ndim(b) == 1 else ans
+            dxm = -scipy.linalg.solve_triangular(
+                a, dt @ xm, trans=trans, lower=lower, unit_diagonal=unit_diagonal
+            )
+            return dxm[..., 0] if np.ndim(b) == 1 else dxm
+
+        def jvp_b(db):
+            return scipy.linalg.solve_triangular(
+                a, db, trans=trans, lower=lower, unit_diagonal=unit_diagonal
+            )
+
+        def vjp_a(g):
+            xm = ans[..., None] if np.ndim(b) == 1 else ans
+            gm = g[..., None] if np.ndim(b) == 1 else g
+            flipped = 0 if trans in (1, 2, "T", "C") else 1
+            q = scipy.linalg.solve_triangular(
+                a, gm, trans=flipped, lower=lower, unit_diagonal=unit_diagonal
+            )
+            if trans in (1, 2, "T", "C"):
+                gt = -(xm @ np.swapaxes(q, -1, -2))
+            else:
+                gt = -(q @ np.swapaxes(xm, -1, -2))
+            if lower:
+                return rt.unbroadcast(np.tril(gt, -1 if unit_diagonal else 0), a)
+            return rt.unbroadcast(np.triu(gt, 1 if unit_diagonal else 0), a)
+
+        def vjp_b(g):
+            gm = g[..., None] if np.ndim(b) == 1 else g
+            flipped = 0 if trans in (1, 2, "T", "C") else 1
+            q = scipy.linalg.solve_triangular(
+                a, gm, trans=flipped, lower=lower, unit_diagonal=unit_diagonal
+            )
+            return rt.unbroadcast(q[..., 0] if np.ndim(b) == 1 else q, b)
+
+    @rule(
+        scipy.linalg.solve,
+        examples=[
+            example("scipy.linalg.solve(a, b)", a=Arg((3, 3), INVERTIBLE), b=(3,), f32=True),
+            example(
+                "scipy.linalg.solve(a, b, transposed=True)", a=Arg((3, 3), INVERTIBLE), b=(3, 2)
+            ),
+            example(
+                "scipy.linalg.solve(a, b, assume_a='gen')", a=Arg((2, 3, 3), INVERTIBLE), b=(3,)
+            ),
+            example(
+                "scipy.linalg.solve(a, b, assume_a='sym')", a=Arg((3, 3), INVERTIBLE), b=(3, 2)
+            ),
+            example(
+                "scipy.linalg.solve(a, b, lower=True, assume_a='sym')",
+                a=Arg((3, 3), INVERTIBLE),
+                b=(3,),
+            ),
+            example(
+                "scipy.linalg.solve(a, b, assume_a='pos')", a=Arg((3, 3), SPD), b=(3, 2), f32=True
+            ),
+            example(
+                "scipy.linalg.solve(a, b, True, assume_a='pos')", a=Arg((2, 3, 3), SPD), b=(3, 1)
+            ),
+            example(
+                "scipy.linalg.solve(a, b, assume_a='her', transposed=True)",
+                a=Arg((3, 3), SPD),
+                b=(3,),
+            ),
+            example(
+                "scipy.linalg.solve(a, b, assume_a='lower triangular')",
+                a=Arg((3, 3), INVERTIBLE),
+                b=(3, 2),
+            ),
+            example(
+                "scipy.linalg.solve(a, b, assume_a='upper triangular', transposed=True)",
+                a=Arg((3, 3), INVERTIBLE),
+                b=(3,),
+            ),
+            example("scipy.linalg.solve(a, b)", a=Arg((3, 3), INVERTIBLE), b=(2, 3, 1)),
+        ],
+    )
+    def solve(ans, a, b, lower=False, *, check_finite=True, assume_a=None, transposed=False):
+        """x = op(M)⁻¹ b, M the matrix read from ``a`` for ``assume_a`` (``rt.assumed_matrix``)
+        and op the transpose for ``transposed=True``. dx = -op(M)⁻¹ op(dM) x; the cotangent of
+        M is -op(M)⁻ᵀ g xᵀ (transposed back for ``transposed``), carried to ``a`` by the
+        transpose of its reading (``rt.assumed_matrix_vjp``)."""
+
+        def jvp_a(da):
+            if assume_a in (None, "gen", "general"):
+                dm = da
+            else:
+                dm = rt.assumed_matrix(da, assume_a, lower)
+            if transposed:
+                dm = np.swapaxes(dm, -1, -2)
+            xm = ans[..., None] if np.ndim(b) == 1 else ans
+            dxm = -scipy.linalg.solve(
+                a, dm @ xm, lower=lower, assume_a=assume_a, transposed=transposed
+            )
+            return dxm[..., 0] if np.ndim(b) == 1 else dxm
+
+        def jvp_b(db):
+            return scipy.linalg.solve(a, db, lower=lower, assume_a=assume_a, transposed=transposed)
+
+        def vjp_a(g):
+            xm = ans[..., None] if np.ndim(b) == 1 else ans
+            gm = g[..., None] if np.ndim(b) == 1 else g
+            q = scipy.linalg.solve(a, gm, lower=lower, assume_a=assume_a, transposed=not transposed)
+            if transposed:
+                gm_a = -(xm @ np.swapaxes(q, -1, -2))
+            else:
+                gm_a = -(q @ np.swapaxes(xm, -1, -2))
+            if assume_a in (None, "gen", "general"):
+                return rt.unbroadcast(gm_a, a)
+            return rt.unbroadcast(rt.assumed_matrix_vjp(gm_a, assume_a, lower), a)
+
+        def vjp_b(g):
+            gm = g[..., None] if np.ndim(b) == 1 else g
+            q = scipy.linalg.solve(a, gm, lower=lower, assume_a=assume_a, transposed=not transposed)
+            return rt.unbroadcast(q[..., 0] if np.ndim(b) == 1 else q, b)
+
+    @rule(
+        scipy.linalg.inv,
+        examples=[
+            example("scipy.linalg.inv(a)", a=Arg((3, 3), INVERTIBLE), f32=True),
+            example("scipy.linalg.inv(a)", a=Arg((2, 3, 3), INVERTIBLE)),
+            example("scipy.linalg.inv(a, assume_a='pos')", a=Arg((3, 3), SPD), f32=True),
+            example("scipy.linalg.inv(a, assume_a='sym', lower=True)", a=Arg((3, 3), INVERTIBLE)),
+            example("scipy.linalg.inv(a, assume_a='upper triangular')", a=Arg((3, 3), INVERTIBLE)),
+            example("scipy.linalg.inv(a) ** 2", a=Arg((4, 4), INVERTIBLE)),
+        ],
+    )
+    def inv(ans, a, *, check_finite=True, assume_a=None, lower=False):
+        """a⁻¹ (of the matrix M read from ``a`` for ``assume_a``): dM⁻¹ = -M⁻¹ dM M⁻¹."""
+
+        def jvp(da):
+            if assume_a in (None, "gen", "general"):
+                return -(ans @ da @ ans)
+            return -(ans @ rt.assumed_matrix(da, assume_a, lower) @ ans)
+
+        def vjp(g):
+            gm = -(np.swapaxes(ans, -1, -2) @ g @ np.swapaxes(ans, -1, -2))
+            if assume_a in (None, "gen", "general"):
+                return gm
+            return rt.assumed_matrix_vjp(gm, assume_a, lower)
+
+    @rule(
+        scipy.linalg.det,
+        domain=INVERTIBLE,
+        examples=[
+            example("scipy.linalg.det(a)", a=(3, 3), f32=True),
+            example("scipy.linalg.det(a)", a=(2, 3, 3)),
+            example("scipy.linalg.det(a) ** 2", a=(1, 1)),
+        ],
+    )
+    def det(ans, a, *, check_finite=True):
+        """d det a = det a · tr(a⁻¹ da) (invertible ``a``; not claimed at singular matrices)."""
+
+        def jvp(da):
+            return ans * np.trace(np.linalg.solve(a, da), axis1=-2, axis2=-1)
+
+        def vjp(g):
+            return np.expand_dims(g * ans, (-2, -1)) * np.swapaxes(np.linalg.inv(a), -1, -2)
+
+    # -- Cholesky ---------------------------------------------------------------------------
+    # With L the lower factor (Uᵀ for the upper one) of the symmetric matrix S read from one
+    # triangle of ``a``: dL = L Φ(L⁻¹ dS L⁻ᵀ), Φ = the lower triangle with its diagonal
+    # halved; the cotangent of S is the symmetric part of L⁻ᵀ Φ(Lᵀ Ḡ) L⁻¹, carried to the
+    # triangle read by ``rt.assumed_matrix_vjp(·, "pos", lower)``.
+
+    @rule(
+        scipy.linalg.cholesky,
+        domain=SPD,
+        examples=[
+            example("scipy.linalg.cholesky(a)", a=(3, 3), f32=True),
+            example("scipy.linalg.cholesky(a, lower=True)", a=(3, 3), f32=True),
+            example("scipy.linalg.cholesky(a, True)", a=(2, 3, 3)),
+            example("scipy.linalg.cholesky(a) ** 2", a=(4, 4)),
+        ],
+    )
+    def cholesky(ans, a, lower=False, *, check_finite=True):
+        """``a = L Lᵀ`` (``lower=True``, L returned) or ``a = Uᵀ U`` (U returned)."""
+
+        def jvp(da):
+            low = ans if lower else np.swapaxes(ans, -1, -2)
+            ds = rt.assumed_matrix(da, "pos", lower)
+            y = scipy.linalg.solve_triangular(low, ds, lower=True)
+            x = scipy.linalg.solve_triangular(low, np.swapaxes(y, -1, -2), lower=True)
+            dlow = low @ (0.5 * (np.tril(x) + np.tril(x, -1)))
+            return dlow if lower else np.swapaxes(dlow, -1, -2)
+
+        def vjp(g):
+            low = ans if lower else np.swapaxes(ans, -1, -2)
+            glow = g if lower else np.swapaxes(g, -1, -2)
+            p = np.swapaxes(low, -1, -2) @ glow
+            p = 0.5 * (np.tril(p) + np.tril(p, -1))
+            y = scipy.linalg.solve_triangular(low, p, trans=1, lower=True)
+            s = np.swapaxes(
+                scipy.linalg.solve_triangular(low, np.swapaxes(y, -1, -2), trans=1, lower=True),
+                -1,
+                -2,
+            )
+            return rt.assumed_matrix_vjp(0.5 * (s + np.swapaxes(s, -1, -2)), "pos", lower)
+
+    @rule(
+        scipy.linalg.cho_factor,
+        outputs=2,
+        domain=SPD,
+        examples=[
+            example("scipy.linalg.cho_factor(a)[0]", a=(3, 3), f32=True),
+            example("scipy.linalg.cho_factor(a, lower=True)[0]", a=(3, 3)),
+            example("scipy.linalg.cho_factor(a, True)[0] * 2.0", a=(2, 3, 3)),
+        ],
+    )
+    def cho_factor(ans, a, lower=False, *, check_finite=True):
+        """``(c, lower)``: the Cholesky factor in one triangle of ``c`` (as
+        ``scipy.linalg.cholesky``), ``a``'s own entries in the other (checked); the flag has
+        no derivative."""
+
+        def jvp(da):
+            rt.require_copied_triangle(ans[0], a, lower)
+            low = np.tril(ans[0]) if lower else np.swapaxes(np.triu(ans[0]), -1, -2)
+            ds = rt.assumed_matrix(da, "pos", lower)
+            y = scipy.linalg.solve_triangular(low, ds, lower=True)
+            x = scipy.linalg.solve_triangular(low, np.swapaxes(y, -1, -2), lower=True)
+            dlow = low @ (0.5 * (np.tril(x) + np.tril(x, -1)))
+            if lower:
+                return (dlow + np.triu(da, 1), rt.zeros_like(ans[1]))
+            return (np.swapaxes(dlow, -1, -2) + np.tril(da, -1), rt.zeros_like(ans[1]))
+
+        def vjp(g):
+            rt.require_copied_triangle(ans[0], a, lower)
+            low = np.tril(ans[0]) if lower else np.swapaxes(np.triu(ans[0]), -1, -2)
+            glow = np.tril(g[0]) if lower else np.swapaxes(np.triu(g[0]), -1, -2)
+            p = np.swapaxes(low, -1, -2) @ glow
+            p = 0.5 * (np.tril(p) + np.tril(p, -1))
+            y = scipy.linalg.solve_triangular(low, p, trans=1, lower=True)
+            s = np.swapaxes(
+                scipy.linalg.solve_triangular(low, np.swapaxes(y, -1, -2), trans=1, lower=True),
+                -1,
+                -2,
+            )
+            ga = rt.assumed_matrix_vjp(0.5 * (s + np.swapaxes(s, -1, -2)), "pos", lower)
+            return ga + (np.triu(g[0], 1) if lower else np.tril(g[0], -1))
+
+    nondifferentiable(rt.require_copied_triangle)
+
+    @sequence_rule(
+        scipy.linalg.cho_solve,
+        sequence="c_and_lower",
+        examples=[
+            example(
+                "scipy.linalg.cho_solve(scipy.linalg.cho_factor(a), b)",
+                a=Arg((3, 3), SPD),
+                b=(3,),
+                f32=True,
+            ),
+            example(
+                "scipy.linalg.cho_solve(scipy.linalg.cho_factor(a, lower=True), b)",
+                a=Arg((3, 3), SPD),
+                b=(3, 2),
+            ),
+            example("scipy.linalg.cho_solve((c, True), b)", c=Arg((3, 3), INVERTIBLE), b=(3, 2)),
+            example("scipy.linalg.cho_solve((c, False), b)", c=Arg((2, 3, 3), INVERTIBLE), b=(3,)),
+            example(
+                "scipy.linalg.cho_solve(scipy.linalg.cho_factor(a), b)",
+                a=Arg((2, 3, 3), SPD),
+                b=(3, 1),
+            ),
+        ],
+    )
+    def cho_solve(ans, c_and_lower, b, *, check_finite=True):
+        """x = M⁻¹ b, M = L Lᵀ with L = tril(c) (``lower``) or triu(c)ᵀ: only that triangle of
+        ``c`` is read. dx = -M⁻¹ (dL Lᵀ + L dLᵀ) x; with Ḡ = -M⁻¹ g xᵀ, L̄ = (Ḡ + Ḡᵀ) L. The
+        flag may be an array (one per matrix of a stack, from a batched ``cho_factor``); it
+        is read through ``np.not_equal`` (no derivative), as it comes from ``cho_factor``."""
+
+        def jvp_c_and_lower(parts):
+            low_flag = np.expand_dims(np.not_equal(c_and_lower[1], False), (-2, -1))
+            c = c_and_lower[0]
+            low = np.where(low_flag, np.tril(c), np.swapaxes(np.triu(c), -1, -2))
+            dlow = np.where(low_flag, np.tril(parts[0]), np.swapaxes(np.triu(parts[0]), -1, -2))
+            dm = dlow @ np.swapaxes(low, -1, -2) + low @ np.swapaxes(dlow, -1, -2)
+            xm = ans[..., None] if np.ndim(b) == 1 else ans
+            dxm = -scipy.linalg.cho_solve(c_and_lower, dm @ xm)
+            return dxm[..., 0] if np.ndim(b) == 1 else dxm
+
+        def jvp_b(db):
+            return scipy.linalg.cho_solve(c_and_lower, db)
+
+        def vjp_c_and_lower(g, k):
+            if k == 1:
+                return rt.zeros_like(c_and_lower[1])
+            low_flag = np.expand_dims(np.not_equal(c_and_lower[1], False), (-2, -1))
+            c = c_and_lower[0]
+            low = np.where(low_flag, np.tril(c), np.swapaxes(np.triu(c), -1, -2))
+            xm = ans[..., None] if np.ndim(b) == 1 else ans
+            gm = g[..., None] if np.ndim(b) == 1 else g
+            gs = -(scipy.linalg.cho_solve(c_and_lower, gm) @ np.swapaxes(xm, -1, -2))
+            glow = (gs + np.swapaxes(gs, -1, -2)) @ low
+            gc = np.where(low_flag, np.tril(glow), np.triu(np.swapaxes(glow, -1, -2)))
+            return rt.unbroadcast(gc, c)
+
+        def vjp_b(g):
+            gm = g[..., None] if np.ndim(b) == 1 else g
+            q = scipy.linalg.cho_solve(c_and_lower, gm)
+            return rt.unbroadcast(q[..., 0] if np.ndim(b) == 1 else q, b)
+
+    # -- LU ---------------------------------------------------------------------------------
+    # ``lu`` packs L (unit lower) and U, a = P L U. Products: L v = tril(lu, -1) v + v,
+    # U v = triu(lu) v; solves: ``solve_triangular(lu, ·, lower=True, unit_diagonal=True)``
+    # reads L, ``solve_triangular(lu, ·)`` reads U.
+
+    @rule(
+        scipy.linalg.lu_factor,
+        outputs=2,
+        domain=INVERTIBLE,
+        examples=[
+            example("scipy.linalg.lu_factor(a)[0]", a=(3, 3), f32=True),
+            example("scipy.linalg.lu_factor(a[::-1])[0]", a=(3, 3)),
+            example("scipy.linalg.lu_factor(a)[0] ** 2", a=(2, 3, 3)),
+        ],
+    )
+    def lu_factor(ans, a, *, check_finite=True):
+        """``(lu, piv)``. With X = L⁻¹ Pᵀ da U⁻¹ = U a⁻¹ (da U⁻¹): dL = L tril(X, -1),
+        dU = triu(X) U. Transposed: with Z = tril(Lᵀ L̄, -1) + triu(Ū Uᵀ), ā = P L⁻ᵀ Z U⁻ᵀ =
+        a⁻ᵀ Uᵀ Z U⁻ᵀ. The pivots have no derivative."""
+
+        def jvp(da):
+            lu = ans[0]
+            w = np.swapaxes(
+                scipy.linalg.solve_triangular(lu, np.swapaxes(da, -1, -2), trans=1), -1, -2
+            )
+            x = np.triu(lu) @ scipy.linalg.lu_solve(ans, w)
+            dl = np.tril(lu, -1) @ np.tril(x, -1) + np.tril(x, -1)
+            return (dl + np.triu(x) @ np.triu(lu), rt.zeros_like(ans[1]))
+
+        def vjp(g):
+            lu = ans[0]
+            gl = np.tril(g[0], -1)
+            z = np.tril(np.swapaxes(np.tril(lu, -1), -1, -2) @ gl + gl, -1) + np.triu(
+                np.triu(g[0]) @ np.swapaxes(np.triu(lu), -1, -2)
+            )
+            w = np.swapaxes(scipy.linalg.solve_triangular(lu, np.swapaxes(z, -1, -2)), -1, -2)
+            return scipy.linalg.lu_solve(ans, np.swapaxes(np.triu(lu), -1, -2) @ w, trans=1)
+
+    @sequence_rule(
+        scipy.linalg.lu_solve,
+        sequence="lu_and_piv",
+        examples=[
+            example(
+                "scipy.linalg.lu_solve(scipy.linalg.lu_factor(a), b)",
+                a=Arg((3, 3), INVERTIBLE),
+                b=(3,),
+                f32=True,
+            ),
+            example(
+                "scipy.linalg.lu_solve(scipy.linalg.lu_factor(a[::-1]), b, trans=1)",
+                a=Arg((3, 3), INVERTIBLE),
+                b=(3, 2),
+            ),
+            example(
+                "scipy.linalg.lu_solve(scipy.linalg.lu_factor(a), b, 2)",
+                a=Arg((2, 3, 3), INVERTIBLE),
+                b=(3,),
+            ),
+            example(
+                "scipy.linalg.lu_solve((lu, np.array([2, 2, 2])), b)",
+                lu=Arg((3, 3), INVERTIBLE),
+                b=(2, 3, 2),
+            ),
+        ],
+    )
+    def lu_solve(ans, lu_and_piv, b, trans=0, *, check_finite=True):
+        """x = a⁻¹ b (``trans=0``) or a⁻ᵀ b (1, 2), a = P L U. For ``trans=0``:
+        dx = -U⁻¹ L⁻¹ (dL U + L dU) x. For ``trans`` 1: with z = Pᵀ x = L⁻ᵀ U⁻ᵀ b,
+        dx = -a⁻ᵀ (dL U + L dU)ᵀ z. In both, the cotangent of ``lu`` is
+        -(tril(p (U q)ᵀ, -1) + triu(Lᵀ p qᵀ)) with (p, q) = (Pᵀ a⁻ᵀ g, x), resp.
+        (Pᵀ x, a⁻¹ g), where Pᵀ a⁻ᵀ = L⁻ᵀ U⁻ᵀ."""
+
+        def jvp_lu_and_piv(parts):
+            lu = lu_and_piv[0]
+            dlu = parts[0]
+            xm = ans[..., None] if np.ndim(b) == 1 else ans
+            if trans == 0:
+                w = np.tril(dlu, -1) @ (np.triu(lu) @ xm)
+                w = w + np.tril(lu, -1) @ (np.triu(dlu) @ xm) + np.triu(dlu) @ xm
+                dxm = -scipy.linalg.solve_triangular(
+                    lu, scipy.linalg.solve_triangular(lu, w, lower=True, unit_diagonal=True)
+                )
+            else:
+                bm = b[..., None] if np.ndim(b) == 1 else b
+                z = scipy.linalg.solve_triangular(
+                    lu,
+                    scipy.linalg.solve_triangular(lu, bm, trans=1),
+                    trans=1,
+                    lower=True,
+                    unit_diagonal=True,
+                )
+                ltz = np.swapaxes(np.tril(lu, -1), -1, -2) @ z + z
+                w = np.swapaxes(np.triu(lu), -1, -2) @ (np.swapaxes(np.tril(dlu, -1), -1, -2) @ z)
+                w = w + np.swapaxes(np.triu(dlu), -1, -2) @ ltz
+                dxm = -scipy.linalg.lu_solve(lu_and_piv, w, trans=trans)
+            return dxm[..., 0] if np.ndim(b) == 1 else dxm
+
+        def jvp_b(db):
+            return scipy.linalg.lu_solve(lu_and_piv, db, trans=trans)
+
+        def vjp_lu_and_piv(g, k):
+            if k == 1:
+                return rt.zeros_like(lu_and_piv[1])
+            lu = lu_and_piv[0]
+            gm = g[..., None] if np.ndim(b) == 1 else g
+            if trans == 0:
+                p = scipy.linalg.solve_triangular(
+                    lu,
+                    scipy.linalg.solve_triangular(lu, gm, trans=1),
+                    trans=1,
+                    lower=True,
+                    unit_diagonal=True,
+                )
+                q = ans[..., None] if np.ndim(b) == 1 else ans
+            else:
+                bm = b[..., None] if np.ndim(b) == 1 else b
+                p = scipy.linalg.solve_triangular(
+                    lu,
+                    scipy.linalg.solve_triangular(lu, bm, trans=1),
+                    trans=1,
+                    lower=True,
+                    unit_diagonal=True,
+                )
+                q = scipy.linalg.lu_solve(lu_and_piv, gm)
+            ltp = np.swapaxes(np.tril(lu, -1), -1, -2) @ p + p
+            glu = np.tril(p @ np.swapaxes(np.triu(lu) @ q, -1, -2), -1)
+            glu = glu + np.triu(ltp @ np.swapaxes(q, -1, -2))
+            return rt.unbroadcast(-glu, lu)
+
+        def vjp_b(g):
+            gm = g[..., None] if np.ndim(b) == 1 else g
+            q = scipy.linalg.lu_solve(lu_and_piv, gm, trans=1 if trans == 0 else 0)
+            return rt.unbroadcast(q[..., 0] if np.ndim(b) == 1 else q, b)
+
+    # -- matrix functions -------------------------------------------------------------------
+
+    @rule(
+        scipy.linalg.expm,
+        examples=[
+            example("scipy.linalg.expm(A)", A=(3, 3), f32=True),
+            example("scipy.linalg.expm(A)", A=(2, 2, 2)),
+            example("scipy.linalg.expm(0.5 * A) ** 2", A=Arg((3, 3), SPD)),
+        ],
+    )
+    def expm(A):  # noqa: N803 - SciPy's parameter name
+        """dF = L_exp(A, dA); the transpose of L_exp(A, ·) is L_exp(Aᵀ, ·)."""
+
+        def jvp(dA):  # noqa: N803
+            return rt.frechet(A, dA, "expm")
+
+        def vjp(g):
+            return rt.frechet(np.swapaxes(A, -1, -2), g, "expm")
+
+    @rule(
+        scipy.linalg.logm,
+        domain=INVERTIBLE,
+        examples=[
+            example("scipy.linalg.logm(A)", A=(3, 3)),
+            example("scipy.linalg.logm(A)", A=(2, 2, 2)),
+            example("scipy.linalg.logm(A) ** 2", A=Arg((3, 3), SPD)),
+        ],
+    )
+    def logm(A):  # noqa: N803 - SciPy's parameter name
+        """dF = L_log(A, dA) (a real principal logarithm: no eigenvalue on the closed negative
+        real axis); the transpose of L_log(A, ·) is L_log(Aᵀ, ·). (SciPy returns a complex
+        logarithm for float32 input: not differentiated.)"""
+
+        def jvp(dA):  # noqa: N803
+            return rt.frechet(A, dA, "logm")
+
+        def vjp(g):
+            return rt.frechet(np.swapaxes(A, -1, -2), g, "logm")
+
+    @rule(
+        scipy.linalg.sqrtm,
+        domain=INVERTIBLE,
+        examples=[
+            example("scipy.linalg.sqrtm(A)", A=(3, 3), f32=True),
+            example("scipy.linalg.sqrtm(A)", A=(2, 2, 2)),
+            example("scipy.linalg.sqrtm(A) ** 2", A=Arg((4, 4), SPD)),
+        ],
+    )
+    def sqrtm(ans, A):  # noqa: N803 - SciPy's parameter name
+        """S = A^½ (principal, real): S dS + dS S = dA, solved by ``rt.sqrtm_frechet(S, dA)``;
+        its transpose is ``rt.sqrtm_frechet(Sᵀ, ·)``."""
+
+        def jvp(dA):  # noqa: N803
+            return rt.sqrtm_frechet(ans, dA)
+
+        def vjp(g):
+            return rt.sqrtm_frechet(np.swapaxes(ans, -1, -2), g)
+
+    # -- the helpers' own rules -------------------------------------------------------------
+    # rt.frechet(a, e, f) = L_f(a, e) is linear in e, with transpose L_f(aᵀ, ·). In a, it is
+    # read off a block matrix: f([[a, e], [0, a]]) = [[f(a), L_f(a, e)], [0, f(a)]], so the
+    # tangent of L_f(a, e) along da is the upper right block of L_f(B, [[da, 0], [0, da]]),
+    # B = [[a, e], [0, a]], and its cotangent for c the sum of the diagonal blocks of
+    # L_f(Bᵀ, [[0, c], [0, 0]]). Every order doubles the size of the matrices.
+
+    _FRECHET_EXAMPLES = [
+        ("expm", (3, 3), None, True),
+        ("expm", (2, 2, 2), None, False),
+        ("logm", (3, 3), INVERTIBLE, False),
+        ("logm", (2, 2, 2), INVERTIBLE, False),
+    ]
+
+    @rule(
+        rt.frechet,
+        examples=[
+            example(f"rt.frechet(a, e, {fn!r})", a=Arg(shape, dom), e=shape, f32=f32)
+            for fn, shape, dom, f32 in _FRECHET_EXAMPLES
+        ],
+    )
+    def frechet(a, e, function="expm"):
+        """Linear in ``e``; in ``a``, the block matrices above."""
+
+        def jvp_e(de):
+            return rt.frechet(a, de, function)
+
+        def jvp_a(da):
+            n = np.shape(a)[-1]
+            z = rt.zeros_like(da)
+            big = np.concatenate(
+                (np.concatenate((a, e), axis=-1), np.concatenate((rt.zeros_like(a), a), axis=-1)),
+                axis=-2,
+            )
+            dbig = np.concatenate(
+                (np.concatenate((da, z), axis=-1), np.concatenate((z, da), axis=-1)), axis=-2
+            )
+            return rt.frechet(big, dbig, function)[..., :n, n:]
+
+        def vjp_e(c):
+            return rt.frechet(np.swapaxes(a, -1, -2), c, function)
+
+        def vjp_a(c):
+            n = np.shape(a)[-1]
+            z = rt.zeros_like(c)
+            big = np.concatenate(
+                (np.concatenate((a, e), axis=-1), np.concatenate((rt.zeros_like(a), a), axis=-1)),
+                axis=-2,
+            )
+            cbig = np.concatenate(
+                (np.concatenate((z, c), axis=-1), np.concatenate((z, z), axis=-1)), axis=-2
+            )
+            h = rt.frechet(np.swapaxes(big, -1, -2), cbig, function)
+            return h[..., :n, :n] + h[..., n:, n:]
+
+    # rt.sqrtm_frechet(s, e) = x, s x + x s = e: linear in e, with transpose
+    # rt.sqrtm_frechet(sᵀ, ·). In s: ds x + s dx + dx s + x ds = 0, so
+    # dx = -rt.sqrtm_frechet(s, ds x + x ds), and for the cotangent c, with
+    # y = rt.sqrtm_frechet(sᵀ, c): s̄ = -(y xᵀ + xᵀ y).
+
+    @rule(
+        rt.sqrtm_frechet,
+        examples=[
+            example("rt.sqrtm_frechet(s, e)", s=Arg((3, 3), INVERTIBLE), e=(3, 3), f32=True),
+            example("rt.sqrtm_frechet(s, e)", s=Arg((2, 3, 3), SPD), e=(2, 3, 3)),
+        ],
+    )
+    def sqrtm_frechet(ans, s, e):
+        """Linear in ``e``; in ``s``, the derivative of the Sylvester equation above."""
+
+        def jvp_e(de):
+            return rt.sqrtm_frechet(s, de)
+
+        def jvp_s(ds):
+            return -rt.sqrtm_frechet(s, ds @ ans + ans @ ds)
+
+        def vjp_e(c):
+            return rt.sqrtm_frechet(np.swapaxes(s, -1, -2), c)
+
+        def vjp_s(c):
+            y = rt.sqrtm_frechet(np.swapaxes(s, -1, -2), c)
+            xt = np.swapaxes(ans, -1, -2)
+            return -(y @ xt + xt @ y)
+
+    _STRUCTURES = [
+        ("'pos'", False, True),
+        ("'sym'", True, False),
+        ("'upper triangular'", False, False),
+        ("'lower triangular'", False, False),
+        ("None", False, False),
+    ]
+
+    @rule(
+        rt.assumed_matrix,
+        examples=[
+            example(f"rt.assumed_matrix(a, {kind}, {low})", a=(3, 3), f32=f32)
+            for kind, low, f32 in _STRUCTURES
+        ]
+        + [example("rt.assumed_matrix(a, 'her', True)", a=(2, 3, 3))],
+    )
+    def assumed_matrix(a, assume_a=None, lower=False):
+        """Linear in ``a``: its transpose is ``rt.assumed_matrix_vjp``."""
+
+        def jvp_a(da):
+            return rt.assumed_matrix(da, assume_a, lower)
+
+        def vjp_a(g):
+            return rt.assumed_matrix_vjp(g, assume_a, lower)
+
+    @rule(
+        rt.assumed_matrix_vjp,
+        examples=[
+            example(f"rt.assumed_matrix_vjp(g, {kind}, {low})", g=(3, 3), f32=f32)
+            for kind, low, f32 in _STRUCTURES
+        ]
+        + [example("rt.assumed_matrix_vjp(g, 'positive definite')", g=(2, 3, 3))],
+    )
+    def assumed_matrix_vjp(g, assume_a=None, lower=False):
+        """Linear in ``g``: its transpose is ``rt.assumed_matrix``."""
+
+        def jvp_g(dg):
+            return rt.assumed_matrix_vjp(dg, assume_a, lower)
+
+        def vjp_g(c):
+            return rt.assumed_matrix(c, assume_a, lower)
