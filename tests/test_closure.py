@@ -68,12 +68,22 @@ def test_every_helper_a_template_calls_has_a_rule() -> None:
     assert missing == {}, f"helpers called by templates without a rule (caller): {missing}"
 
 
+def _gated(name: str) -> bool:
+    """A helper of scipy.linalg's rules where SciPy is older than they follow (no rules then:
+    nothing generated calls the helper)."""
+    from adgen.rules import scipy_linalg
+
+    module = getattr(getattr(rt, name), "__module__", "")
+    return module.endswith(".scipy_linalg") and not scipy_linalg.SUPPORTED
+
+
 def test_every_public_runtime_helper_has_a_rule() -> None:
     missing = [
         name
         for name in _public_helpers()
         if name not in QUESTIONS
         and name not in INTERNAL
+        and not _gated(name)
         and registry.lookup(getattr(rt, name)) is None
     ]
     assert missing == [], f"public helpers of adgen.runtime without a rule: {missing}"

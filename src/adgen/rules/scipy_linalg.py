@@ -51,6 +51,15 @@ try:
 except ImportError:  # pragma: no cover - SciPy is optional
     scipy = None  # type: ignore[assignment]
 
+# The rules follow SciPy 1.16's scipy.linalg: stacks of matrices, inv(assume_a=), and real
+# principal sqrtm/logm results. Older SciPy (the last for Python 3.10 is 1.15) differs in
+# each, so there these functions have no rules: a call of one is refused by name
+# (NoRuleError), never differentiated by the wrong formula.
+if scipy is not None and tuple(int(p) for p in scipy.__version__.split(".")[:2]) < (1, 16):
+    scipy = None  # type: ignore[assignment]
+# are this module's rules registered (SciPy 1.16 or newer installed)?
+SUPPORTED = scipy is not None
+
 
 if scipy is not None:
     # -- triangular and general solves, inverses, determinants ------------------------------
