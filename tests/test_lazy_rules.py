@@ -38,9 +38,18 @@ def run(code: str) -> str:
 def test_the_index_is_what_the_rule_modules_register() -> None:
     """For this environment's NumPy and SciPy (the index keeps the functions of other
     versions: np.trapz is registered before NumPy 2.4 only)."""
+    from adgen.rules import scipy_linalg
+
     registered_here = make_index.tables()
     for table, entries in registered_here.items():
-        assert make_index.indexed(table) == entries, (
+        indexed = make_index.indexed(table)
+        if not scipy_linalg.CHOLESKY_PAIR:  # rules gated on the SciPy version
+            indexed = {
+                k: v
+                for k, v in indexed.items()
+                if k in entries or not str(k).startswith(("scipy.linalg.", "rt."))
+            }
+        assert indexed == entries, (
             "src/adgen/rules/index.py is stale: run python -m adgen.rules.make_index"
         )
     assert "np.trapz" in index.FUNCTIONS  # (kept whichever NumPy wrote the index last)

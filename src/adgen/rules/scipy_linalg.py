@@ -61,6 +61,17 @@ if scipy is not None and tuple(int(p) for p in scipy.__version__.split(".")[:2])
 SUPPORTED = scipy is not None
 
 
+def _copies_other_triangle() -> bool:
+    """Does ``scipy.linalg.cho_factor`` leave the triangle it does not use as ``a``'s?"""
+    a = np.array([[4.0, 1.0], [1.0, 3.0]])
+    c, _ = scipy.linalg.cho_factor(a)
+    return bool(c[1, 0] == a[1, 0])
+
+
+# are cho_factor / cho_solve's rules registered?
+CHOLESKY_PAIR = SUPPORTED and _copies_other_triangle()
+
+
 if scipy is not None:
     # -- triangular and general solves, inverses, determinants ------------------------------
 
@@ -309,114 +320,123 @@ if scipy is not None:
             )
             return rt.assumed_matrix_vjp(0.5 * (s + np.swapaxes(s, -1, -2)), "pos", lower)
 
-    @rule(
-        scipy.linalg.cho_factor,
-        outputs=2,
-        domain=SPD,
-        examples=[
-            example("scipy.linalg.cho_factor(a)[0]", a=(3, 3), f32=True),
-            example("scipy.linalg.cho_factor(a, lower=True)[0]", a=(3, 3)),
-            example("scipy.linalg.cho_factor(a, True)[0] * 2.0", a=(2, 3, 3)),
-        ],
-    )
-    def cho_factor(ans, a, lower=False, *, check_finite=True):
-        """``(c, lower)``: the Cholesky factor in one triangle of ``c`` (as
-        ``scipy.linalg.cholesky``), ``a``'s own entries in the other (checked); the flag has
-        no derivative."""
+    # cho_factor leaves the other triangle of its result as LAPACK found it (a copy of a) in
+    # SciPy up to 1.17, and zeroes it in 1.18: the rules below follow the first; with the
+    # second the pair is refused by name (no rules), never differentiated wrongly
+    if CHOLESKY_PAIR:
 
-        def jvp(da):
-            rt.require_copied_triangle(ans[0], a, lower)
-            low = np.tril(ans[0]) if lower else np.swapaxes(np.triu(ans[0]), -1, -2)
-            ds = rt.assumed_matrix(da, "pos", lower)
-            y = scipy.linalg.solve_triangular(low, ds, lower=True)
-            x = scipy.linalg.solve_triangular(low, np.swapaxes(y, -1, -2), lower=True)
-            dlow = low @ (0.5 * (np.tril(x) + np.tril(x, -1)))
-            if lower:
-                return (dlow + np.triu(da, 1), rt.zeros_like(ans[1]))
-            return (np.swapaxes(dlow, -1, -2) + np.tril(da, -1), rt.zeros_like(ans[1]))
+        @rule(
+            scipy.linalg.cho_factor,
+            outputs=2,
+            domain=SPD,
+            examples=[
+                example("scipy.linalg.cho_factor(a)[0]", a=(3, 3), f32=True),
+                example("scipy.linalg.cho_factor(a, lower=True)[0]", a=(3, 3)),
+                example("scipy.linalg.cho_factor(a, True)[0] * 2.0", a=(2, 3, 3)),
+            ],
+        )
+        def cho_factor(ans, a, lower=False, *, check_finite=True):
+            """``(c, lower)``: the Cholesky factor in one triangle of ``c`` (as
+            ``scipy.linalg.cholesky``), ``a``'s own entries in the other (checked); the flag has
+            no derivative."""
 
-        def vjp(g):
-            rt.require_copied_triangle(ans[0], a, lower)
-            low = np.tril(ans[0]) if lower else np.swapaxes(np.triu(ans[0]), -1, -2)
-            glow = np.tril(g[0]) if lower else np.swapaxes(np.triu(g[0]), -1, -2)
-            p = np.swapaxes(low, -1, -2) @ glow
-            p = 0.5 * (np.tril(p) + np.tril(p, -1))
-            y = scipy.linalg.solve_triangular(low, p, trans=1, lower=True)
-            s = np.swapaxes(
-                scipy.linalg.solve_triangular(low, np.swapaxes(y, -1, -2), trans=1, lower=True),
-                -1,
-                -2,
-            )
-            ga = rt.assumed_matrix_vjp(0.5 * (s + np.swapaxes(s, -1, -2)), "pos", lower)
-            return ga + (np.triu(g[0], 1) if lower else np.tril(g[0], -1))
+            def jvp(da):
+                rt.require_copied_triangle(ans[0], a, lower)
+                low = np.tril(ans[0]) if lower else np.swapaxes(np.triu(ans[0]), -1, -2)
+                ds = rt.assumed_matrix(da, "pos", lower)
+                y = scipy.linalg.solve_triangular(low, ds, lower=True)
+                x = scipy.linalg.solve_triangular(low, np.swapaxes(y, -1, -2), lower=True)
+                dlow = low @ (0.5 * (np.tril(x) + np.tril(x, -1)))
+                if lower:
+                    return (dlow + np.triu(da, 1), rt.zeros_like(ans[1]))
+                return (np.swapaxes(dlow, -1, -2) + np.tril(da, -1), rt.zeros_like(ans[1]))
 
-    nondifferentiable(rt.require_copied_triangle)
+            def vjp(g):
+                rt.require_copied_triangle(ans[0], a, lower)
+                low = np.tril(ans[0]) if lower else np.swapaxes(np.triu(ans[0]), -1, -2)
+                glow = np.tril(g[0]) if lower else np.swapaxes(np.triu(g[0]), -1, -2)
+                p = np.swapaxes(low, -1, -2) @ glow
+                p = 0.5 * (np.tril(p) + np.tril(p, -1))
+                y = scipy.linalg.solve_triangular(low, p, trans=1, lower=True)
+                s = np.swapaxes(
+                    scipy.linalg.solve_triangular(low, np.swapaxes(y, -1, -2), trans=1, lower=True),
+                    -1,
+                    -2,
+                )
+                ga = rt.assumed_matrix_vjp(0.5 * (s + np.swapaxes(s, -1, -2)), "pos", lower)
+                return ga + (np.triu(g[0], 1) if lower else np.tril(g[0], -1))
 
-    @sequence_rule(
-        scipy.linalg.cho_solve,
-        sequence="c_and_lower",
-        examples=[
-            example(
-                "scipy.linalg.cho_solve(scipy.linalg.cho_factor(a), b)",
-                a=Arg((3, 3), SPD),
-                b=(3,),
-                f32=True,
-            ),
-            example(
-                "scipy.linalg.cho_solve(scipy.linalg.cho_factor(a, lower=True), b)",
-                a=Arg((3, 3), SPD),
-                b=(3, 2),
-            ),
-            example("scipy.linalg.cho_solve((c, True), b)", c=Arg((3, 3), INVERTIBLE), b=(3, 2)),
-            example("scipy.linalg.cho_solve((c, False), b)", c=Arg((2, 3, 3), INVERTIBLE), b=(3,)),
-            example(
-                "scipy.linalg.cho_solve(scipy.linalg.cho_factor(a), b)",
-                a=Arg((2, 3, 3), SPD),
-                b=(3, 1),
-            ),
-        ],
-    )
-    def cho_solve(ans, c_and_lower, b, *, check_finite=True):
-        """x = M⁻¹ b, M = L Lᵀ with L = tril(c) (``lower``) or triu(c)ᵀ: only that triangle of
-        ``c`` is read. dx = -M⁻¹ (dL Lᵀ + L dLᵀ) x; with Ḡ = -M⁻¹ g xᵀ, L̄ = (Ḡ + Ḡᵀ) L. The
-        flag may be an array (one per matrix of a stack, from a batched ``cho_factor``); it
-        is read through ``np.not_equal`` (no derivative), as it comes from ``cho_factor``."""
+        nondifferentiable(rt.require_copied_triangle)
 
-        def jvp_c_and_lower(parts):
-            low_flag = np.expand_dims(np.not_equal(c_and_lower[1], False), (-2, -1))
-            c = c_and_lower[0]
-            low = np.where(low_flag, np.tril(c), np.swapaxes(np.triu(c), -1, -2))
-            dlow = np.where(low_flag, np.tril(parts[0]), np.swapaxes(np.triu(parts[0]), -1, -2))
-            dm = dlow @ np.swapaxes(low, -1, -2) + low @ np.swapaxes(dlow, -1, -2)
-            xm = ans[..., None] if np.ndim(b) == 1 else ans
-            dxm = -scipy.linalg.cho_solve(c_and_lower, dm @ xm)
-            return dxm[..., 0] if np.ndim(b) == 1 else dxm
+        @sequence_rule(
+            scipy.linalg.cho_solve,
+            sequence="c_and_lower",
+            examples=[
+                example(
+                    "scipy.linalg.cho_solve(scipy.linalg.cho_factor(a), b)",
+                    a=Arg((3, 3), SPD),
+                    b=(3,),
+                    f32=True,
+                ),
+                example(
+                    "scipy.linalg.cho_solve(scipy.linalg.cho_factor(a, lower=True), b)",
+                    a=Arg((3, 3), SPD),
+                    b=(3, 2),
+                ),
+                example(
+                    "scipy.linalg.cho_solve((c, True), b)", c=Arg((3, 3), INVERTIBLE), b=(3, 2)
+                ),
+                example(
+                    "scipy.linalg.cho_solve((c, False), b)", c=Arg((2, 3, 3), INVERTIBLE), b=(3,)
+                ),
+                example(
+                    "scipy.linalg.cho_solve(scipy.linalg.cho_factor(a), b)",
+                    a=Arg((2, 3, 3), SPD),
+                    b=(3, 1),
+                ),
+            ],
+        )
+        def cho_solve(ans, c_and_lower, b, *, check_finite=True):
+            """x = M⁻¹ b, M = L Lᵀ with L = tril(c) (``lower``) or triu(c)ᵀ: only that triangle of
+            ``c`` is read. dx = -M⁻¹ (dL Lᵀ + L dLᵀ) x; with Ḡ = -M⁻¹ g xᵀ, L̄ = (Ḡ + Ḡᵀ) L. The
+            flag may be an array (one per matrix of a stack, from a batched ``cho_factor``); it
+            is read through ``np.not_equal`` (no derivative), as it comes from ``cho_factor``."""
 
-        def jvp_b(db):
-            return scipy.linalg.cho_solve(c_and_lower, db)
+            def jvp_c_and_lower(parts):
+                low_flag = np.expand_dims(np.not_equal(c_and_lower[1], False), (-2, -1))
+                c = c_and_lower[0]
+                low = np.where(low_flag, np.tril(c), np.swapaxes(np.triu(c), -1, -2))
+                dlow = np.where(low_flag, np.tril(parts[0]), np.swapaxes(np.triu(parts[0]), -1, -2))
+                dm = dlow @ np.swapaxes(low, -1, -2) + low @ np.swapaxes(dlow, -1, -2)
+                xm = ans[..., None] if np.ndim(b) == 1 else ans
+                dxm = -scipy.linalg.cho_solve(c_and_lower, dm @ xm)
+                return dxm[..., 0] if np.ndim(b) == 1 else dxm
 
-        def vjp_c_and_lower(g, k):
-            if k == 1:
-                return rt.zeros_like(c_and_lower[1])
-            low_flag = np.expand_dims(np.not_equal(c_and_lower[1], False), (-2, -1))
-            c = c_and_lower[0]
-            low = np.where(low_flag, np.tril(c), np.swapaxes(np.triu(c), -1, -2))
-            xm = ans[..., None] if np.ndim(b) == 1 else ans
-            gm = g[..., None] if np.ndim(b) == 1 else g
-            gs = -(scipy.linalg.cho_solve(c_and_lower, gm) @ np.swapaxes(xm, -1, -2))
-            glow = (gs + np.swapaxes(gs, -1, -2)) @ low
-            gc = np.where(low_flag, np.tril(glow), np.triu(np.swapaxes(glow, -1, -2)))
-            return rt.unbroadcast(gc, c)
+            def jvp_b(db):
+                return scipy.linalg.cho_solve(c_and_lower, db)
 
-        def vjp_b(g):
-            gm = g[..., None] if np.ndim(b) == 1 else g
-            q = scipy.linalg.cho_solve(c_and_lower, gm)
-            return rt.unbroadcast(q[..., 0] if np.ndim(b) == 1 else q, b)
+            def vjp_c_and_lower(g, k):
+                if k == 1:
+                    return rt.zeros_like(c_and_lower[1])
+                low_flag = np.expand_dims(np.not_equal(c_and_lower[1], False), (-2, -1))
+                c = c_and_lower[0]
+                low = np.where(low_flag, np.tril(c), np.swapaxes(np.triu(c), -1, -2))
+                xm = ans[..., None] if np.ndim(b) == 1 else ans
+                gm = g[..., None] if np.ndim(b) == 1 else g
+                gs = -(scipy.linalg.cho_solve(c_and_lower, gm) @ np.swapaxes(xm, -1, -2))
+                glow = (gs + np.swapaxes(gs, -1, -2)) @ low
+                gc = np.where(low_flag, np.tril(glow), np.triu(np.swapaxes(glow, -1, -2)))
+                return rt.unbroadcast(gc, c)
 
-    # -- LU ---------------------------------------------------------------------------------
-    # ``lu`` packs L (unit lower) and U, a = P L U. Products: L v = tril(lu, -1) v + v,
-    # U v = triu(lu) v; solves: ``solve_triangular(lu, ·, lower=True, unit_diagonal=True)``
-    # reads L, ``solve_triangular(lu, ·)`` reads U.
+            def vjp_b(g):
+                gm = g[..., None] if np.ndim(b) == 1 else g
+                q = scipy.linalg.cho_solve(c_and_lower, gm)
+                return rt.unbroadcast(q[..., 0] if np.ndim(b) == 1 else q, b)
+
+        # -- LU ---------------------------------------------------------------------------------
+        # ``lu`` packs L (unit lower) and U, a = P L U. Products: L v = tril(lu, -1) v + v,
+        # U v = triu(lu) v; solves: ``solve_triangular(lu, ·, lower=True, unit_diagonal=True)``
+        # reads L, ``solve_triangular(lu, ·)`` reads U.
 
     @rule(
         scipy.linalg.lu_factor,
