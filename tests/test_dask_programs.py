@@ -22,6 +22,7 @@ da = pytest.importorskip("dask.array")
 
 import dask_programs as progs  # noqa: E402
 from dask_support import assert_close, computed, lazily, to_dask  # noqa: E402
+from test_real_code_corpus import AS_WRITTEN  # noqa: E402
 
 N, D, K, H = 2_000, 6, 3, 8
 
@@ -147,22 +148,7 @@ def test_gradient_computed_on_a_local_distributed_cluster() -> None:
 
 # the real-code corpus (tests/real_code/, written in the styles of public examples, not for
 # Dask): each program whose own function Dask runs lazily must have a lazy, exact gradient
-CORPUS = sorted(
-    [
-        "bayes_nn",
-        "char_rnn",
-        "gp_closure",
-        "smoke_fluid",
-        "ode_net",
-        "gmm_dict",
-        "kalman",
-        "spring_class",
-        "minibatch_logreg",
-        "vae_dict",
-        "tsne",
-        "ridge_loocv",
-    ]
-)
+CORPUS = AS_WRITTEN
 
 
 def _on_dask(value: Any) -> Any:

@@ -715,8 +715,7 @@ class NumPyOf(_Shaping):
         ddof: float = 0,
         keepdims: bool = False,
     ) -> Any:
-        x = self._floating(self.array_like(a)) if dtype is None else self.astype(a, dtype)
-        return self.xp.std(x, axis=_axes(axis), correction=ddof, keepdims=keepdims)
+        return self._spread("std", a, axis, dtype, ddof, keepdims)
 
     def var(
         self,
@@ -727,8 +726,12 @@ class NumPyOf(_Shaping):
         ddof: float = 0,
         keepdims: bool = False,
     ) -> Any:
+        return self._spread("var", a, axis, dtype, ddof, keepdims)
+
+    def _spread(self, name: str, a: Any, axis: Any, dtype: Any, ddof: float, keepdims: bool) -> Any:
+        """``np.std`` / ``np.var``: NumPy's ``ddof`` is the standard's ``correction``."""
         x = self._floating(self.array_like(a)) if dtype is None else self.astype(a, dtype)
-        return self.xp.var(x, axis=_axes(axis), correction=ddof, keepdims=keepdims)
+        return getattr(self.xp, name)(x, axis=_axes(axis), correction=ddof, keepdims=keepdims)
 
     def max(self, a: Any, axis: Any = None, *, keepdims: bool = False) -> Any:
         x = self.array_like(a)
