@@ -12,6 +12,7 @@ plain ``def``s into a module file (under pytest's temporary directory) and impor
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import zlib
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from typing import Any
 import numpy as np
 from source_modules import session_folder, write_module
 
+from adgen.middle.shapes import describe
 from adgen.rules import registered
 from adgen.rules.namespace import spelling
 from adgen.rules.samples import ANY, Arg, Domain, Example, draw
@@ -46,6 +48,8 @@ BINARY_FAMILIES: dict[str, tuple[Any, ...]] = {
     "0dx(3,4)": ((), (3, 4)),
 }
 F32_FAMILIES = {"matrix", "(3,1)x(1,4)"}
+# complex rules of two arguments: also one complex argument and one real one
+MIXED_FAMILIES = {"vector", "(3,4)x(4,)", "floatx(3,4)"}
 
 
 @dataclass(frozen=True)
@@ -58,16 +62,28 @@ class Case:
     dtype: Any
     twice: bool
     tolerance: float | None
+    complex_args: tuple[str, ...] = ()  # drawn complex (complex128; complex64 for float32)
 
     def draw_args(self) -> tuple[Any, ...]:
         rng = np.random.default_rng(zlib.crc32(self.id.encode()))
         out = []
-        for k, (_, arg) in enumerate(self.args):
+        for k, (name, arg) in enumerate(self.args):
             dom = arg.domain
             if dom is None:
                 dom = self.domain[k] if isinstance(self.domain, tuple) else self.domain
-            out.append(draw(dom or ANY, rng, arg.shape, self.dtype))
+            dtype = self.dtype
+            if name in self.complex_args:
+                dtype = np.complex64 if dtype is F32 else np.complex128
+            out.append(draw(dom or ANY, rng, arg.shape, dtype))
         return tuple(out)
+
+    @property
+    def low_precision(self) -> bool:
+        return self.dtype is F32
+
+    def signature(self, args: tuple[Any, ...]) -> Any:
+        """The arguments' kinds (shapes, dtypes), as adgen's API specialises code for them."""
+        return tuple((n, d) for (n, _), a in zip(self.args, args) if (d := describe(a)) is not None)
 
     def function_name(self) -> str:
         return "case_" + re.sub(r"\W", "_", self.id)[:60] + f"_{zlib.crc32(self.id.encode()):x}"
@@ -98,7 +114,53 @@ def _from_example(prim: Any, ex: Example) -> list[Case]:
                 ex.tolerance,
             )
         )
+    if prim.complex and ex.complex:
+        names = tuple(n for n, _ in ex.args) if ex.complex is True else tuple(ex.complex)
+        which = "" if ex.complex is True else f" {','.join(names)}"
+        for c in list(cases):
+            cases.append(
+                dataclasses.replace(
+                    c,
+                    id=c.id.replace(" float32", "")
+                    + (" complex64" if c.dtype is F32 else " complex")
+                    + which,
+                    complex_args=names,
+                )
+            )
     return cases
+
+
+def _complex_families(fn: Any, prim: Any, call: str, names: tuple[str, ...]) -> list[Case]:
+    """The complex cases of an elementwise rule registered ``complex=True``: every argument
+    complex over the shape families (complex64 where float32 is checked), and, for two
+    arguments, one complex and one real."""
+    table = UNARY_FAMILIES if len(names) == 1 else BINARY_FAMILIES
+    out = []
+    for label, shapes in table.items():
+        args = tuple((n, Arg(s)) for n, s in zip(names, shapes, strict=True))
+        for dtype in (np.float64, F32) if label in F32_FAMILIES else (np.float64,):
+            kind = " complex64" if dtype is F32 else " complex"
+            mixed = (
+                [names]
+                if len(names) == 1 or label not in MIXED_FAMILIES
+                else [names, names[:1], names[1:]]
+            )
+            for which in mixed:
+                suffix = kind if which == names else f"{kind} {which[0]}"
+                out.append(
+                    Case(
+                        f"{call} [{label}]{suffix}",
+                        prim.name,
+                        call,
+                        args,
+                        prim.domain,
+                        dtype,
+                        True,
+                        None,
+                        which,
+                    )
+                )
+    return out
 
 
 def _families(fn: Any, prim: Any) -> list[Case]:
@@ -108,7 +170,7 @@ def _families(fn: Any, prim: Any) -> list[Case]:
     table = UNARY_FAMILIES if len(params) == 1 else BINARY_FAMILIES
     names = ("x", "y")[: len(params)]
     call = f"{spelling(fn)}({', '.join(names)})"
-    out = []
+    out = _complex_families(fn, prim, call, names) if prim.complex else []
     for label, shapes in table.items():
         args = tuple((n, Arg(s)) for n, s in zip(names, shapes, strict=True))
         for dtype in (np.float64, F32) if label in F32_FAMILIES else (np.float64,):
@@ -192,7 +254,8 @@ def reverse_wrapper(case: Case) -> Any:
         return getattr(module, name)
     fn = case_function(case)
     params = [n for n, _ in case.args]
-    compiled = pipeline.derivative(fn, "reverse", tuple(params)).compiled
+    signature = case.signature(case.draw_args()) if case.complex_args else ()
+    compiled = pipeline.derivative(fn, "reverse", tuple(params), signature=signature).compiled
     setattr(module, "_compiled_" + name, compiled)
     grads = ", ".join(f"res[1][{k}]" for k in range(len(params)))
     source = "\n".join(

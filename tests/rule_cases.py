@@ -505,6 +505,10 @@ def case_attr_real(x):
     return x.real
 
 
+def case_attr_imag(x):
+    return x.imag * 2.0 + x
+
+
 def case_reshape(x):
     return np.reshape(x, (4, 3))
 

@@ -24,7 +24,7 @@ from adgen.rules import registry
 from adgen.rules import runtime as rt
 
 # questions templates ask when code is generated (answered then: never in generated code)
-QUESTIONS = {"known_constant", "known_scalar", "known_ndim", "known_shape"}
+QUESTIONS = {"known_constant", "known_scalar", "known_ndim", "known_shape", "known_real"}
 # helpers only other helpers call (generated code never names them)
 INTERNAL = {
     "quantile_weights": "the interpolation weights rt.quantile_jvp / quantile_vjp compute",

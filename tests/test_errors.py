@@ -10,7 +10,6 @@ import adgen
 
 SOURCE = """\
 import numpy as np
-import numpy.fft
 
 
 def uses_with(x):
@@ -37,8 +36,8 @@ def uses_comprehension(x):
     return np.sum(np.stack(x * i for i in range(3)))  # NumPy refuses it
 
 
-def uses_fft(x):
-    return np.sum(np.fft.fft(x).real)
+def uses_unwrap(x):
+    return np.sum(np.unwrap(x))
 
 
 def helper(x):
@@ -181,7 +180,7 @@ def refusal(fn, mode="reverse"):
             adgen.UnsupportedSyntaxError,
             "generator expression passed",
         ),
-        ("uses_fft", "    return np.sum(np.fft.fft(x).real)", adgen.NoRuleError, "numpy.fft"),
+        ("uses_unwrap", "    return np.sum(np.unwrap(x))", adgen.NoRuleError, "numpy.unwrap"),
         (
             "undefined_name",
             "    return x * not_defined_anywhere",
@@ -227,16 +226,16 @@ def test_refusal_names_file_line_column_and_shows_source(mod, name, line, kind, 
 
 
 def test_caret_points_at_the_construct(mod):
-    err = refusal(mod.uses_fft)
-    line = line_of("    return np.sum(np.fft.fft(x).real)")
+    err = refusal(mod.uses_unwrap)
+    line = line_of("    return np.sum(np.unwrap(x))")
     assert (err.loc.lineno, err.loc.col) == (
         line,
-        SOURCE.splitlines()[line - 1].index("np.fft.fft"),
+        SOURCE.splitlines()[line - 1].index("np.unwrap"),
     )
 
 
 def test_no_rule_error_says_how_to_register_a_rule(mod):
-    err = refusal(mod.uses_fft)
+    err = refusal(mod.uses_unwrap)
     assert "adgen.rules.rule" in err.hint and "nondifferentiable" in err.hint
 
 
@@ -252,7 +251,7 @@ def test_grad_of_vector_valued_function_is_refused(mod):
     assert "vjp" in info.value.hint
 
 
-@pytest.mark.parametrize("value", [3, True, np.arange(3), "s", [1.0, 2.0], 1j])
+@pytest.mark.parametrize("value", [3, True, np.arange(3), "s", [1.0, 2.0]])
 def test_differentiating_wrt_a_non_float_is_refused(mod, value):
     with pytest.raises(adgen.NonDifferentiableError, match="`x`"):
         adgen.grad(mod.two_args)(value, 2.0)

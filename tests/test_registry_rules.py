@@ -17,7 +17,7 @@ from registry_cases import Case, case_function, registry_cases, reverse_wrapper
 
 import adgen
 from adgen import pipeline
-from adgen.testing import _cotangent_like, check_grads
+from adgen.testing import _cotangent_like, _random_like, check_grads
 
 CASES = registry_cases()
 
@@ -35,7 +35,7 @@ def test_case_ids_are_unique() -> None:
 def test_registered_rule(case: Case) -> None:
     args = case.draw_args()
     tol = {} if case.tolerance is None else {"rtol": case.tolerance, "atol": case.tolerance}
-    if case.dtype is np.float32:
+    if case.low_precision:
         tol.setdefault("rtol", 2e-3)
         tol.setdefault("atol", 2e-3)
     # an inf or nan in the checked region means a bad domain or a bug
@@ -54,8 +54,8 @@ def test_registered_rule_cotangent_types(case: Case) -> None:
     seed = np.ones_like(out) if isinstance(out, np.ndarray) else type(out)(1.0)
     cotangents = pullback(seed)
     for a, ct in zip(args, cotangents, strict=True):
-        if isinstance(a, (float, np.floating)) or (
-            isinstance(a, np.ndarray) and a.dtype.kind == "f"
+        if isinstance(a, (float, complex, np.inexact)) or (
+            isinstance(a, np.ndarray) and a.dtype.kind in "fc"
         ):
             assert _kind(ct) == _kind(a), (_kind(ct), _kind(a))
         else:
@@ -67,8 +67,8 @@ def _float_params(fn: Any, args: tuple[Any, ...]) -> tuple[str, ...]:
     return tuple(
         n
         for n, a in zip(names, args, strict=True)
-        if isinstance(a, (float, np.floating))
-        or (isinstance(a, np.ndarray) and a.dtype.kind == "f")
+        if isinstance(a, (float, complex, np.inexact))
+        or (isinstance(a, np.ndarray) and a.dtype.kind in "fc")
     )
 
 
@@ -80,12 +80,11 @@ def test_registered_rule_second_order(case: Case) -> None:
     fn = case_function(case)
     args = case.draw_args()
     wrt = _float_params(fn, args)
-    first = pipeline.derivative(fn, "forward", wrt).compiled
+    signature = case.signature(args) if case.complex_args else ()
+    first = pipeline.derivative(fn, "forward", wrt, signature=signature).compiled
     rng = np.random.default_rng(1)
     tangents = tuple(
-        rng.standard_normal(np.shape(a))
-        if isinstance(a, np.ndarray)
-        else float(rng.standard_normal())
+        _random_like(rng, a)
         for a, n in zip(args, fn.__code__.co_varnames, strict=False)
         if n in wrt
     )

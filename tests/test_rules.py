@@ -454,6 +454,13 @@ shaped(
     f32=("matrix",),
 )
 shaped(
+    "imag",
+    rc.case_attr_imag,
+    {"vector": ((4,),), "matrix": ((3, 4),), "0d": ((),)},
+    ANY,
+    f32=("matrix",),
+)
+shaped(
     "reshape-(4,3)",
     rc.case_reshape,
     {"matrix": ((3, 4),), "vector12": ((12,),)},

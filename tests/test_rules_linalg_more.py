@@ -127,9 +127,11 @@ def test_eigvalsh_reads_the_lower_triangle_only():
     check_grads(eigvals_sum, a)
 
 
-def test_eig_is_refused():
-    with pytest.raises(adgen.NoRuleError):
-        adgen.grad(uses_eig)(np.eye(2))
+def test_eig_refuses_repeated_eigenvalues():
+    # the identity's eigenvalues coincide: no derivative, refused by name in both modes
+    for op in (adgen.grad(uses_eig), lambda a: adgen.jvp(uses_eig, (a,), (np.ones((2, 2)),))):
+        with pytest.raises(adgen.DerivativeError, match="np.linalg.eig needs distinct values"):
+            op(np.eye(2))
 
 
 def svd_flagged(a, flag):

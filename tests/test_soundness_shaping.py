@@ -363,6 +363,10 @@ def _constants_named(prim: Any) -> set[str]:
 # point to differentiate at (a new such rule fails test_every_rule_naming_a_constant_is_here)
 CONSTANT_RULES = {
     "np.sinc": ("def f(x):\n    return np.sum(np.sinc(x))\n", (np.array([0.3, -0.7, 1e-3]),)),
+    "np.angle": (
+        "def f(x):\n    return np.sum(np.angle(x * (1.0 + 0.5j), deg=True) * x)\n",
+        (np.array([0.3, -0.7]),),
+    ),
     "np.deg2rad": ("def f(x):\n    return np.sum(np.sin(np.deg2rad(x)))\n", (np.ones(2),)),
     "np.radians": ("def f(x):\n    return np.sum(np.cos(np.radians(x)) * x)\n", (np.ones(2),)),
     "np.rad2deg": ("def f(x):\n    return np.sum(np.rad2deg(x) ** 3)\n", (np.array([0.2, -0.1]),)),

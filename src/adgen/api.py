@@ -143,7 +143,7 @@ def _bind(fn: types.FunctionType, args: tuple[Any, ...], kwargs: dict[str, Any])
 def _check_differentiable(fn: types.FunctionType, name: str, value: Any) -> None:
     if isinstance(value, (bool, np.bool_)):
         kind = "a boolean"
-    elif isinstance(value, float) or isinstance(value, np.floating):
+    elif isinstance(value, (float, complex, np.inexact)):
         return
     elif foreign(value) and not _reachable(value):
         kind = (
@@ -152,25 +152,22 @@ def _check_differentiable(fn: types.FunctionType, name: str, value: Any) -> None
         )
     elif isinstance(value, np.ndarray) or foreign(value):
         letter = dtype_kind(value)
-        if letter == "f":
+        if letter in "fc":
             return
         kind = {
             "i": "an integer array",
             "u": "an integer array",
             "b": "a boolean array",
-            "c": "a complex array (not supported yet)",
         }.get(letter, f"an array of dtype {value.dtype}")
     elif isinstance(value, (int, np.integer)):
         kind = "an integer"
-    elif isinstance(value, (complex, np.complexfloating)):
-        kind = "a complex number (not supported yet)"
     else:
         kind = f"a {type(value).__name__}"
     raise NonDifferentiableError(
         f"cannot differentiate {fn.__name__} with respect to `{name}`: it is {kind}",
         _def_loc(fn),
-        "pass a float or a floating-point array (e.g. 3.0, not 3; np.asarray(v, float); "
-        "x.astype(float) for an array of another library)",
+        "pass a float or a floating-point array, real or complex (e.g. 3.0, not 3; "
+        "np.asarray(v, float); x.astype(float) for an array of another library)",
     )
 
 
@@ -206,8 +203,9 @@ def _scalars(params: list[str], values: Sequence[Any]) -> frozenset[str]:
 
 
 def _float_like(value: Any) -> bool:
-    return isinstance(value, (float, np.floating)) or (
-        (isinstance(value, np.ndarray) or foreign(value)) and dtype_kind(value) == "f"
+    """A value adgen differentiates: a real or complex floating-point number or array."""
+    return isinstance(value, (float, complex, np.inexact)) or (
+        (isinstance(value, np.ndarray) or foreign(value)) and dtype_kind(value) in "fc"
     )
 
 
@@ -302,7 +300,10 @@ def _again_with_structure(f: Any, fn: types.FunctionType, flat: _Flat) -> types.
     for it that reads their leaves and calls the code specialised for them; else ``fn``
     (a derivative given such arguments that cannot is refused)."""
     if isinstance(f, _ValueAndGrad):
-        return f.adgen_function(flat.key)
+        # code made for the arguments' kinds where one is complex (generic code is for real
+        # arguments: it refuses complex ones)
+        complex_args = any(shapes.is_complex(d) for _, d in flat.signature)
+        return f.adgen_function(flat.key, flat.signature if complex_args else ())
     _refuse_structure_again(f, fn, flat)
     return fn
 
@@ -376,11 +377,14 @@ class _Flat:
 
 
 class _ValueAndGrad(_Transformed):
-    def __init__(self, f: Callable[..., Any], wrt: Wrt, has_aux: bool = False) -> None:
+    def __init__(
+        self, f: Callable[..., Any], wrt: Wrt, has_aux: bool = False, holomorphic: bool = False
+    ) -> None:
         super().__init__(f, wrt)
         self.params = _params(self.fn)
         self.index = [self.params.index(w) for w in self.wrt]
         self.has_aux = has_aux
+        self.holomorphic = holomorphic
         if has_aux:
             self.mode = "reverse_aux"
         # what the arguments' kinds (shapes.describe) mean for the derivative: the function
@@ -413,6 +417,8 @@ class _ValueAndGrad(_Transformed):
             for leaf, value in zip(flat.names, flat.values):
                 if leaf in wrt and type(value) is not float:
                     _check_differentiable(fn, leaf, value)
+                if leaf in wrt and self.holomorphic:
+                    _check_complex_input(fn, leaf, value)
             scalars = _scalars(flat.names, flat.values)
             signature = flat.signature
             d = _pipeline().derivative(fn, self.mode, wrt, scalars, flat.key, signature=signature)
@@ -455,11 +461,11 @@ class _ValueAndGrad(_Transformed):
             # an error of the function itself shows as the user's own: run it, on its own
             # arguments (never on the leaves), then the derivative again to name the line
             out = fn(*args)
-            _check_scalar(fn, self._value(fn, out))
+            _check_scalar(fn, self._value(fn, out), self.holomorphic)
             out, grads = _pipeline().run(d, *leaves, 1.0)
         value = self._value(fn, out)
-        if type(value) is not float and type(value) is not np.float64:
-            _check_scalar(fn, value)
+        if self.holomorphic or (type(value) is not float and type(value) is not np.float64):
+            _check_scalar(fn, value, self.holomorphic)
         return out, grads
 
     def _value(self, fn: types.FunctionType, out: Any) -> Any:
@@ -487,13 +493,15 @@ class _ValueAndGrad(_Transformed):
         gradient = results[0] if self.single else tuple(results)
         return out, gradient
 
-    def adgen_function(self, structure: tuple[tuple[str, Any], ...] = ()) -> types.FunctionType:
+    def adgen_function(
+        self, structure: tuple[tuple[str, Any], ...] = (), signature: shapes.Signature = ()
+    ) -> types.FunctionType:
         """A plain Python function computing what this object computes, by calling adgen's
         generated reverse-mode code: adgen reads its source like any other function's, so
         ``grad(grad(f))``, ``jvp(grad(f), ...)`` and a function calling ``grad(f)`` are
         differentiated through the generated code (never through ``f`` itself).
         """
-        return _as_function(self, isinstance(self, _Grad), structure)
+        return _as_function(self, isinstance(self, _Grad), structure, signature)
 
 
 class _Grad(_ValueAndGrad):
@@ -509,7 +517,10 @@ class _Grad(_ValueAndGrad):
 
 
 def _as_function(
-    t: _ValueAndGrad, only_grad: bool, structure: tuple[tuple[str, trees.Desc], ...] = ()
+    t: _ValueAndGrad,
+    only_grad: bool,
+    structure: tuple[tuple[str, trees.Desc], ...] = (),
+    signature: shapes.Signature = (),
 ) -> types.FunctionType:
     """The function behind :meth:`_ValueAndGrad.adgen_function`: its source calls the
     compiled ``<f>_vjp`` (not specialised for scalars: it is called with any values).
@@ -517,16 +528,20 @@ def _as_function(
     ``structure`` (``_Flat.key``) describes the dict/list/tuple arguments it is called with:
     the code called is then the one specialised for them (one parameter per leaf), the
     function reads the leaves (``params['W']``) and puts each gradient back into its
-    argument's structure -- so a function of a dict of arrays is differentiated again."""
+    argument's structure -- so a function of a dict of arrays is differentiated again.
+
+    ``signature`` (given where an argument is complex) specialises the code for the
+    arguments' kinds; the code made without one is for real arguments, and the function
+    refuses complex ones when it runs (``rt.require_real``)."""
     fn = t.fn
     trees_of = dict(structure)
     wrt = tuple(
         leaf for w in t.wrt for leaf in (trees.leaf_names(w, trees_of[w]) if w in trees_of else [w])
     )
     d = _pipeline().derivative(  # its source is read again
-        fn, t.mode, wrt, frozenset(), structure, batched=False
+        fn, t.mode, wrt, frozenset(), structure, batched=False, signature=signature
     )
-    made = t._made.get(structure)
+    made = t._made.get((structure, signature))
     if made is not None and made[0] is d.compiled:
         return made[1]
     params = _params(fn)
@@ -555,20 +570,50 @@ def _as_function(
     kind = "gradient" if only_grad else "value and gradient"
     base = fn.__name__ if fn.__name__.isidentifier() else "fn"  # a lambda: <lambda>
     name = f"{base}_{'grad' if only_grad else 'value_and_grad'}"
+    what = f"the {kind} of {fn.__qualname__}"
+    guards = "" if signature else "".join(f"    rt.require_real({p}, {what!r})\n" for p in params)
     source = (
-        f"# adgen: the {kind} of {fn.__qualname__} w.r.t. {', '.join(t.wrt)}\n"
+        f"# adgen: {what} w.r.t. {', '.join(t.wrt)}\n"
         f"def {name}({', '.join(params)}):\n"
-        f"    {value}, ({', '.join(bars)},) = {d.generated.name}({', '.join(reads)}, 1.0)\n"
+        + guards
+        + f"    {value}, ({', '.join(bars)},) = {d.generated.name}({', '.join(reads)}, 1.0)\n"
         f"    return {result}\n"
     )
     wrapper = load(Generated(name, params, source), {d.generated.name: d.compiled})
     assert isinstance(wrapper, types.FunctionType)
     wrapper.__defaults__ = fn.__defaults__
-    t._made[structure] = (d.compiled, wrapper)
+    t._made[(structure, signature)] = (d.compiled, wrapper)
     return wrapper
 
 
-def _check_scalar(fn: types.FunctionType, out: Any) -> None:
+def _check_complex_input(fn: types.FunctionType, name: str, value: Any) -> None:
+    if isinstance(value, (complex, np.complexfloating)) or (
+        (isinstance(value, np.ndarray) or foreign(value)) and dtype_kind(value) == "c"
+    ):
+        return
+    raise NonDifferentiableError(
+        f"grad with holomorphic=True needs complex arguments; `{name}` of {fn.__name__} is "
+        f"a {type(value).__name__}"
+        + (f" of dtype {value.dtype}" if hasattr(value, "dtype") else ""),
+        _def_loc(fn),
+        "pass it as a complex value (x + 0j, x.astype(complex)), or drop holomorphic=True",
+    )
+
+
+def _check_scalar(fn: types.FunctionType, out: Any, holomorphic: bool = False) -> None:
+    if holomorphic:
+        if not isinstance(out, (complex, np.complexfloating)) and not (
+            isinstance(out, np.ndarray) and out.ndim == 0 and out.dtype.kind == "c"
+        ):
+            what = f"an array of shape {np.shape(out)}" if np.ndim(out) else type(out).__name__
+            raise NonScalarOutputError(
+                f"grad with holomorphic=True needs {fn.__name__} to return a complex scalar; "
+                f"it returned {what}",
+                _def_loc(fn),
+                "return one complex number (f(z) of a holomorphic f), or drop holomorphic=True "
+                "for a real-valued function",
+            )
+        return
     if isinstance(out, tuple):
         raise NonScalarOutputError(
             f"grad needs {fn.__name__} to return a real scalar; it returned a tuple of "
@@ -579,7 +624,18 @@ def _check_scalar(fn: types.FunctionType, out: Any) -> None:
     numeric = isinstance(out, (int, float, np.number)) or (
         (isinstance(out, np.ndarray) or foreign(out)) and dtype_kind(out) in "biuf"
     )
-    if np.ndim(out) != 0 or not numeric or isinstance(out, (complex, np.complexfloating)):
+    if np.ndim(out) == 0 and (
+        isinstance(out, (complex, np.complexfloating))
+        or ((isinstance(out, np.ndarray) or foreign(out)) and dtype_kind(out) == "c")
+    ):
+        raise NonScalarOutputError(
+            f"grad needs {fn.__name__} to return a real scalar; it returned a complex number",
+            _def_loc(fn),
+            "for a holomorphic function pass holomorphic=True (the gradient is then f'(z), "
+            "as in JAX); else differentiate a real value of it (np.abs(z) ** 2, np.real(z)), "
+            "or use adgen.vjp / adgen.jvp",
+        )
+    if np.ndim(out) != 0 or not numeric:
         shape = np.shape(out)
         raise NonScalarOutputError(
             f"grad needs {fn.__name__} to return a real scalar; it returned "
@@ -590,24 +646,31 @@ def _check_scalar(fn: types.FunctionType, out: Any) -> None:
 
 
 @entry_point
-def grad(f: Callable[..., Any], wrt: Wrt = 0, has_aux: bool = False) -> Callable[..., Any]:
+def grad(
+    f: Callable[..., Any], wrt: Wrt = 0, has_aux: bool = False, holomorphic: bool = False
+) -> Callable[..., Any]:
     """The gradient of a scalar function ``f`` w.r.t. the argument(s) ``wrt``.
 
     ``wrt`` is a parameter index or name, or a tuple of those (then the result
     is a tuple of gradients). Each gradient has its argument's type, dtype and
     shape. With ``has_aux=True`` ``f`` returns ``(value, aux)`` and the function returns
     ``(gradient, aux)``.
+
+    Complex arguments follow JAX's convention (docs/rules.md): for a real-valued ``f`` of
+    ``z = x + iy`` the gradient is ``df/dx - i df/dy`` (conjugate it for the direction of
+    steepest ascent). ``holomorphic=True`` differentiates a holomorphic ``f`` of complex
+    arguments with a complex value: the gradient is the complex derivative ``f'(z)``.
     """
-    return _Grad(f, wrt, has_aux)
+    return _Grad(f, wrt, has_aux, holomorphic)
 
 
 @entry_point
 def value_and_grad(
-    f: Callable[..., Any], wrt: Wrt = 0, has_aux: bool = False
+    f: Callable[..., Any], wrt: Wrt = 0, has_aux: bool = False, holomorphic: bool = False
 ) -> Callable[..., tuple[Any, Any]]:
     """Like :func:`grad`, but the function returns ``(f(*args), gradient)`` (with
     ``has_aux=True``: ``((value, aux), gradient)``)."""
-    return _ValueAndGrad(f, wrt, has_aux)
+    return _ValueAndGrad(f, wrt, has_aux, holomorphic)
 
 
 @entry_point
@@ -742,6 +805,8 @@ def _jacobian(f: Callable[..., Any], wrt: Wrt, mode: str) -> Callable[..., Any]:
         values = _bind(fn, args, kwargs)
         flat = _Flat(params, values)
         _refuse_structure_again(f, fn, flat)
+        if isinstance(f, _ValueAndGrad) and any(shapes.is_complex(d) for _, d in flat.signature):
+            fn = f.adgen_function(flat.key, flat.signature)  # made for the complex arguments
         for w in names:
             if w in flat.structure:
                 raise NonDifferentiableError(
@@ -750,6 +815,15 @@ def _jacobian(f: Callable[..., Any], wrt: Wrt, mode: str) -> Callable[..., Any]:
                     "pass the arrays as separate arguments",
                 )
             _check_differentiable(fn, w, values[params.index(w)])
+            if dtype_kind(values[params.index(w)]) == "c":
+                raise NonDifferentiableError(
+                    f"a Jacobian w.r.t. the complex argument `{w}` of {fn.__name__} is not "
+                    "defined by adgen (as in JAX without holomorphic=True): its columns along "
+                    "the real axis alone would not be the derivative",
+                    _def_loc(fn),
+                    "use adgen.jvp / adgen.vjp along complex directions, or pass the real and "
+                    "imaginary parts as separate real arguments",
+                )
         scalars = _scalars(flat.names, flat.values)
         use = mode
         if use == "auto":

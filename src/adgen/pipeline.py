@@ -26,7 +26,7 @@ from adgen.frontend.lower import lower
 from adgen.frontend.parse import LiveScope, parse_function
 from adgen.generated import Generated
 from adgen.middle.optimize import optimize
-from adgen.middle.shapes import Signature, settle_checks
+from adgen.middle.shapes import Signature, is_complex, settle_checks
 from adgen.modes.forward import forward
 from adgen.modes.reverse import reverse
 
@@ -137,8 +137,13 @@ def derivative(
     hit = cache.lookup(fn, key)
     if hit is not None:
         return hit  # type: ignore[no-any-return]
-    if signature and cache.variants(fn, key[:-1]) >= MAX_SPECIALISED:
-        # called with ever new shapes: one general derivative serves the others
+    if (
+        signature
+        and cache.variants(fn, key[:-1]) >= MAX_SPECIALISED
+        and not any(is_complex(d) for _, d in signature)
+    ):
+        # called with ever new shapes: one general derivative serves the others (made for
+        # real arguments: complex ones always get code made for them)
         return derivative(fn, mode, wrt, scalars, structure, optimized, batched)
     if mode not in MODES:
         raise ValueError(f"mode must be 'forward' or 'reverse', not {mode!r}")

@@ -49,20 +49,39 @@ def _differentiable(value: Any) -> bool:
     return bool(found) and all(_float_like(leaf) for leaf in found)
 
 
+def _is_complex(value: Any) -> bool:
+    return isinstance(value, (complex, np.complexfloating)) or (
+        isinstance(value, np.ndarray) and value.dtype.kind == "c"
+    )
+
+
+def _wide(value: Any) -> Any:
+    """``value`` as float64 (complex128 if complex)."""
+    return np.asarray(value, np.complex128 if np.iscomplexobj(value) else np.float64)
+
+
 def _as64(value: Any) -> Any:
     if isinstance(value, np.ndarray):
-        return np.asarray(value, dtype=np.float64) if value.dtype.kind == "f" else value
+        if value.dtype.kind in "fc":
+            return np.asarray(value, dtype=np.complex128 if value.dtype.kind == "c" else np.float64)
+        return value
+    if _is_complex(value):
+        return complex(value)
     return float(value) if _float_like(value) else value
 
 
 def _random_like(rng: np.random.Generator, value: Any) -> Any:
     if trees.is_tree(trees.describe(value)):
         return _tree_map(lambda leaf: _random_like(rng, leaf), value)
+    shape = np.shape(value)
+    r = rng.standard_normal(shape)
+    if _is_complex(value):
+        r = r + 1j * rng.standard_normal(shape)
     if isinstance(value, np.ndarray):
-        return np.asarray(rng.standard_normal(value.shape), dtype=value.dtype)
+        return np.asarray(r, dtype=value.dtype)
     if isinstance(value, np.generic):
-        return value.dtype.type(rng.standard_normal())
-    return float(rng.standard_normal())
+        return value.dtype.type(r)
+    return complex(r) if _is_complex(value) else float(r)
 
 
 def _parts(value: Any) -> list[Any]:
@@ -78,9 +97,11 @@ def _cotangent_like(rng: np.random.Generator, out: Any) -> Any:
 
 
 def _vdot(a: Any, b: Any) -> float:
-    """The dot product (of every leaf, for dicts, lists and tuples)."""
+    """The pairing of cotangents with tangents, ``Re(sum(a * b))`` (no conjugate: adgen's
+    convention for complex values, JAX's); the dot product for real values (of every leaf,
+    for dicts, lists and tuples)."""
     return sum(
-        float(np.sum(np.asarray(p, dtype=np.float64) * np.asarray(q, dtype=np.float64)))
+        float(np.real(np.sum(_wide(p) * _wide(q))))
         for p, q in zip(_leaves(a), _leaves(b), strict=True)
     )
 
@@ -95,7 +116,7 @@ def _central_differences(
         plus[i] = _tree_map(lambda p, t: p + eps * _as64(t), plus[i], tangents[i])
         minus[i] = _tree_map(lambda m, t: m - eps * _as64(t), minus[i], tangents[i])
     return [
-        (np.asarray(p, np.float64) - np.asarray(m, np.float64)) / (2 * eps)
+        (_wide(p) - _wide(m)) / (2 * eps)
         for p, m in zip(_parts(fn(*plus)), _parts(fn(*minus)), strict=True)
     ]
 
@@ -129,6 +150,10 @@ def check_grads(
     step 100 times smaller is tried too (it passes if that agrees), and one 100 times
     larger tells whether the differences can judge at all ("cannot be checked here").
     Tolerances default to 1e-5 (relative) for float64 and 2e-3 for float32.
+
+    Complex arguments and results are checked under adgen's convention (JAX's): tangents
+    are complex directions (finite differences along them), and reverse mode must satisfy
+    ``Re(sum(u * J v)) == Re(sum(J^T u * v))`` for complex ``u`` and ``v``.
     """
     fn = unwrap(f)
     names = _params(fn)
@@ -137,25 +162,34 @@ def check_grads(
         wrt = [i for i, a in enumerate(args_list) if _differentiable(a)]
     if not wrt:
         raise ValueError("check_grads: no floating-point argument to check")
-    low = any(np.result_type(leaf) == np.float32 for i in wrt for leaf in _leaves(args_list[i]))
+    low = any(
+        np.result_type(leaf) in (np.float32, np.complex64)
+        for i in wrt
+        for leaf in _leaves(args_list[i])
+    )
     rtol = rtol if rtol is not None else (2e-3 if low else 1e-5)
     atol = atol if atol is not None else (2e-3 if low else 1e-6)
+    # (a derivative object itself: adgen makes its code for the arguments' kinds)
+    target = f if hasattr(f, "adgen_function") else fn
     rng = np.random.default_rng(seed)
     for _ in range(directions):
         tangents: list[Any] = [None] * len(args_list)
         for i in wrt:
             tangents[i] = _random_like(rng, args_list[i])
-        out, out_dot = jvp(fn, args_list, tangents)
+        out, out_dot = jvp(target, args_list, tangents)
         if "forward" in modes:
-            numeric = _central_differences(fn, args_list, wrt, tangents, eps)
-            adgen_dot = [np.asarray(d, np.float64) for d in _parts(out_dot)]
+            numeric = _central_differences(target, args_list, wrt, tangents, eps)
+            adgen_dot = [_wide(d) for d in _parts(out_dot)]
             if not _agree(adgen_dot, numeric, rtol, atol) and not _agree(
-                adgen_dot, _central_differences(fn, args_list, wrt, tangents, eps / 100), rtol, atol
+                adgen_dot,
+                _central_differences(target, args_list, wrt, tangents, eps / 100),
+                rtol,
+                atol,
             ):  # (a step 100 times smaller may vindicate adgen: f curves fast here)
                 what = f"forward mode of {fn.__name__} w.r.t. {[names[i] for i in wrt]}"
                 # finite differences are only a witness where f is smooth at the scale of
                 # the step: at a step 100 times larger they must say the same
-                wider = _central_differences(fn, args_list, wrt, tangents, 100 * eps)
+                wider = _central_differences(target, args_list, wrt, tangents, 100 * eps)
                 if not _agree(wider, numeric, 100 * rtol, 100 * atol):
                     raise AssertionError(
                         f"{what} cannot be checked here: central differences at steps "
@@ -171,7 +205,7 @@ def check_grads(
                     f"\n  numeric: {numeric!r}"
                 )
         if "reverse" in modes:
-            _, pullback = vjp(fn, *args_list)
+            _, pullback = vjp(target, *args_list)
             us = [_cotangent_like(rng, o) for o in _parts(out)]
             cotangents = pullback(type(out)(us) if isinstance(out, (tuple, list)) else us[0])
             lhs = sum(_vdot(u, d) for u, d in zip(us, _parts(out_dot), strict=True))

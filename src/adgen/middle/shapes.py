@@ -215,6 +215,17 @@ def describe(value: Any) -> Any:
     return None
 
 
+def is_complex(description: Any) -> bool:
+    """Does a :func:`describe` description say complex?
+
+    >>> is_complex(describe(np.zeros(2, complex))), is_complex(describe(1j)), is_complex("float")
+    (True, True, False)
+    """
+    if description == "complex":
+        return True
+    return isinstance(description, tuple) and np.dtype(description[1]).kind == "c"
+
+
 def _known_of(description: Any) -> Known | None:
     if description is None:
         return None
@@ -268,6 +279,10 @@ _NEVER = (
     "assert",
     # the residuals' length depends on the rank of `a` (stand-ins are rank one)
     "np.linalg.lstsq",
+    # the dtype depends on the values: real input gives real arrays when every eigenvalue is
+    # real (a stand-in's are), complex ones otherwise
+    "np.linalg.eig",
+    "np.linalg.eigvals",
 )
 
 

@@ -1,27 +1,37 @@
-"""Complex values are refused where they meet a differentiated value.
+"""Where complex values are, and which rules may meet them.
 
-adgen's rules are written for real floating-point code. A complex intermediate made from a
-differentiated real value (``x.astype(complex)``, ``x * 1j``, ``np.asarray(x,
-dtype=np.complex128)``, ``x * C`` with a complex global ``C``) would flow through rules that
-drop imaginary parts, and the derivative would be silently wrong. So before any derivative
-code is written, every statement that reads a differentiated value is checked: if it also
-reads something complex (a complex literal, a complex outside value, a complex dtype, or a
-value computed from one), adgen raises :class:`~adgen.errors.NonDifferentiableError` naming
-the line. Complex values that never meet a differentiated one are left alone, and so are
-their real parts (``np.real``, ``np.abs``...).
+adgen differentiates complex code under JAX's convention (docs/rules.md, "Complex
+numbers"): a tangent is the derivative along a complex (or real) direction, and a
+cotangent is the transpose of the tangent map for the pairing ``<a, b> = Re(sum(a * b))``.
+A rule registered ``complex=True`` has templates that are right for complex values under
+that convention; every other rule was written for real values only. So before derivative
+code is written, :class:`ComplexValues` finds the values that may be complex (a complex
+argument, literal, outside value or dtype, or a value computed from one), and
+:meth:`ComplexValues.refuse` raises :class:`~adgen.errors.NonDifferentiableError`, naming
+the line, where such a value meets a differentiated one in a call whose rule is not for
+complex values.
+
+Reverse mode asks :meth:`ComplexValues.kind` of each value a cotangent goes to: the
+cotangent of a real value is real, so the share of a statement that touches complex
+values is projected onto the reals (``np.real``) on its way to a real value.
 
 >>> import numpy as np
 >>> from adgen.frontend.parse import parse_function
 >>> from adgen.frontend.lower import lower
 >>> def f(x):
-...     return np.sum(np.abs(x * 1j))
->>> refuse_complex(lower(parse_function(f)), {"x"})  # doctest: +ELLIPSIS
-Traceback (most recent call last):
-...
-adgen.errors.NonDifferentiableError: <doctest ...>:2:5: adgen does not differentiate complex ...
-        return np.sum(np.abs(x * 1j))
-        ^
-    hint: write the computation with real arrays (real and imaginary parts separately); ...
+...     return np.sum(np.maximum(x, 1j))
+>>> try:
+...     ComplexValues(lower(parse_function(f))).refuse({"x"})
+... except NonDifferentiableError as e:
+...     print(e.message)
+adgen does not differentiate `np.maximum` of complex values: its derivative rule is for real ...
+>>> def g(x):
+...     z = x * np.exp(1j * x)
+...     return np.sum(np.abs(z) ** 2)
+>>> cv = ComplexValues(lower(parse_function(g)))
+>>> cv.refuse({"x"})  # every rule met is one for complex values
+>>> cv.kind("x"), cv.kind("z")
+('real', 'unknown')
 """
 
 from __future__ import annotations
@@ -33,6 +43,7 @@ import numpy as np
 from adgen import ir
 from adgen.errors import NonDifferentiableError
 from adgen.modes.expand import loc_of
+from adgen.rules.known import REAL
 
 # functions whose result is real even for a complex argument: complexness stops there
 _REAL_RESULT = {
@@ -106,30 +117,119 @@ def _reads_complex_constant(fn: ir.Function, stmt: ir.Assign) -> bool:
     )
 
 
-def refuse_complex(fn: ir.Function, varied: set[str]) -> None:
-    """Raise where a statement reads a differentiated value and a complex one."""
-    assigns = [s for s in fn.statements() if isinstance(s, ir.Assign)]
-    constant = {id(s) for s in assigns if _reads_complex_constant(fn, s)}
-    tainted: set[str] = set()  # names that may hold a complex value
-    changed = True
-    while changed:  # loops: iterate to a fixed point (the set only grows)
-        changed = False
-        for s in assigns:
-            if s.prim.name in _REAL_RESULT or set(s.targets) <= tainted:
+# functions without a derivative for real arguments (piecewise constant) that are smooth for
+# complex ones: refused there (np.sign(z) is z / |z|)
+_SMOOTH_FOR_COMPLEX = {"np.sign"}
+# functions that may make a complex result from real arguments
+_MAKES_COMPLEX_PREFIXES = ("np.fft.",)
+_MAKES_COMPLEX = {"np.linalg.eig", "np.linalg.eigvals", "np.emath.sqrt", "np.emath.log"}
+
+Kind = str  # "real", "complex" or "unknown" (complex or real: decided when the code runs)
+
+
+class ComplexValues:
+    """Which values of ``fn`` may be complex. ``known`` maps names to ``(shape, dtype
+    name)`` where the call's arguments decide them (:func:`adgen.middle.shapes.specialise`):
+    those are exact; the others are complex if something complex flows into them."""
+
+    def __init__(
+        self, fn: ir.Function, known: dict[str, tuple[tuple[int, ...], str]] | None = None
+    ) -> None:
+        self.fn = fn
+        self.known = known or {}
+        self.assigns = [s for s in fn.statements() if isinstance(s, ir.Assign)]
+        self.constant = {id(s) for s in self.assigns if _reads_complex_constant(fn, s)}
+        tainted = {n for n in fn.params if self._known_kind(n) == "complex"}
+        changed = True
+        while changed:  # loops: iterate to a fixed point (the set only grows)
+            changed = False
+            for s in self.assigns:
+                if s.prim.name in _REAL_RESULT or set(s.targets) <= tainted:
+                    continue
+                if all(self._known_kind(t) == "real" for t in s.targets):
+                    continue
+                if (
+                    id(s) in self.constant
+                    or _makes_complex(s.prim.name)
+                    or self._reads(s) & tainted
+                ):
+                    tainted.update(t for t in s.targets if self._known_kind(t) != "real")
+                    changed = True
+        self.tainted = tainted
+        # does the function hold a complex value at all? (most do not: nothing to do)
+        self.any = bool(tainted) or bool(self.constant)
+
+    def _known_kind(self, name: str) -> Kind | None:
+        entry = self.known.get(name)
+        if entry is None or not entry[1]:
+            return None
+        try:
+            return "complex" if np.dtype(entry[1]).kind == "c" else "real"
+        except TypeError:  # "object": a tuple or None known exactly
+            return None
+
+    @staticmethod
+    def _reads(stmt: ir.Assign) -> set[str]:
+        return {v for a in ir.stmt_args(stmt) for v in ir.atom_vars(a)}
+
+    def kind(self, name: str) -> Kind:
+        """``"real"``, ``"complex"``, or ``"unknown"`` (the code runs to know)."""
+        known = self._known_kind(name)
+        if known is not None:
+            return known
+        return "unknown" if name in self.tainted else "real"
+
+    def real(self) -> list[str]:
+        """The names known to be real that ``known`` gives no dtype for (parameters and
+        values computed from real ones only, when no call's arguments are known)."""
+        names = set(self.fn.params) | {t for s in self.assigns for t in s.targets}
+        return sorted(n for n in names if self._known_kind(n) is None and n not in self.tainted)
+
+    def publish(self, known: dict[str, tuple[tuple[int, ...], str]]) -> None:
+        """Tell the templates' ``rt.known_real`` questions which names are real
+        (:data:`adgen.rules.known.REAL`)."""
+        known[REAL] = ((), " ".join(self.real()))
+
+    def touches(self, stmt: ir.Assign) -> bool:
+        """Does the statement read or make a value that may be complex?"""
+        if not self.any:
+            return False
+        if id(stmt) in self.constant or _makes_complex(stmt.prim.name):
+            return True
+        return any(self.kind(v) != "real" for v in self._reads(stmt) | set(stmt.targets))
+
+    def refuse(self, varied: set[str]) -> None:
+        """Raise where a statement reads a differentiated value and a complex one, and its
+        rule is not one for complex values."""
+        if not self.any:
+            return
+        for s in self.assigns:
+            prim = s.prim
+            if prim.complex or not self._reads(s) & varied:
                 continue
-            reads = {v for a in ir.stmt_args(s) for v in ir.atom_vars(a)}
-            if id(s) in constant or reads & tainted:
-                tainted.update(s.targets)
-                changed = True
-    for s in assigns:
-        reads = {v for a in ir.stmt_args(s) for v in ir.atom_vars(a)}
-        if not reads & varied:
-            continue
-        if id(s) in constant or reads & tainted:
-            raise NonDifferentiableError(
-                "adgen does not differentiate complex values: "
-                f"`{s.prim.name}` here mixes a differentiated value with complex numbers",
-                loc_of(fn, s.line),
-                "write the computation with real arrays (real and imaginary parts "
-                "separately); adgen's derivative rules are for real floating-point values",
-            )
+            if not prim.differentiable and prim.name not in _SMOOTH_FOR_COMPLEX:
+                continue
+            if self.touches(s):
+                raise NonDifferentiableError(
+                    f"adgen does not differentiate `{prim.name}` of complex values: its "
+                    "derivative rule is for real values only",
+                    loc_of(self.fn, s.line),
+                    "write this step with real arrays (np.real / np.imag parts, np.abs), or "
+                    "register a rule for complex values (adgen.rule(..., complex=True)); "
+                    "docs/supported.md lists the functions differentiated for complex values",
+                )
+
+
+def _makes_complex(name: str) -> bool:
+    return name in _MAKES_COMPLEX or name.startswith(_MAKES_COMPLEX_PREFIXES)
+
+
+def refuse_complex(
+    fn: ir.Function, varied: set[str], known: dict[str, tuple[tuple[int, ...], str]] | None = None
+) -> ComplexValues:
+    """:class:`ComplexValues` of ``fn``, after refusing what it cannot differentiate."""
+    values = ComplexValues(fn, known)
+    values.refuse(varied)
+    if known is not None:
+        values.publish(known)
+    return values

@@ -61,10 +61,10 @@ class _Forward:
     ) -> None:
         self.fn = fn
         self.facts = Facts(fn, wrt, reverse=False)
-        refuse_complex(fn, self.facts.varied)
         self.namer = Namer(fn.user_names | set(fn.free))
         classes = broadcast_classes(fn, scalars, self.facts.rebound)
         self.classes, self.shapes, self.known = specialise(fn, classes, signature)
+        refuse_complex(fn, self.facts.varied, self.known)
         self.scalars = scalar_names(self.classes)
         # tangents only for values that depend on an input and reach the result
         self.active = self.facts.useful | set(wrt)

@@ -37,7 +37,37 @@ nondifferentiable(rt.checkpoint_every, rt.source_index, rt.rollaxis_destination,
 writes_into(np.fill_diagonal, rt.diagonal_index)
 
 
-@rule(rt.copy_of, examples=[example("rt.copy_of(x) * x", x=(3,)), example("rt.copy_of(x)", x=())])
+@rule(
+    rt.real_like,
+    complex=True,
+    examples=[
+        example("rt.real_like(x * y, x)", x=(3,), y=(3,), complex=("y",)),
+        example("rt.real_like(x * y, x)", x=(3,), y=(3,)),
+    ],
+)
+def real_like(ans, g, x):
+    """The real part of ``g`` if ``x`` is real, else ``g``: linear in ``g``; for a real
+    ``x`` its transpose embeds the (real) cotangent in the complex numbers, which is the
+    cotangent itself. It only reads ``x``'s dtype (derivative 0)."""
+
+    def jvp_g(d):
+        return rt.real_like(d, x)
+
+    def jvp_x(d):
+        return rt.zeros_like(ans)
+
+    def vjp_g(c):
+        return c
+
+    def vjp_x(c):
+        return rt.zeros_like(x)
+
+
+@rule(
+    rt.copy_of,
+    examples=[example("rt.copy_of(x) * x", x=(3,)), example("rt.copy_of(x)", x=())],
+    complex=True,
+)
 def copy_of(x):
     """A copy: the identity (as ``np.copy``)."""
 
@@ -55,6 +85,7 @@ def copy_of(x):
         example('rt.distinct(w, "np.linalg.eigh") ** 2', w=Arg((4,), DISTINCT)),
         example('rt.distinct(w, "np.linalg.svd", nonzero=True) * w', w=Arg((2, 3), DISTINCT)),
     ],
+    complex=True,
 )
 def distinct(values, what, nonzero=False):
     """The values themselves (after a check that raises at repeated values): identity."""
@@ -75,6 +106,7 @@ def distinct(values, what, nonzero=False):
         example("rt.unbroadcast(g, x)", g=(4,), x=(2, 4)),
         example("rt.unbroadcast(g, x)", g=(2, 3), x=(2, 3)),
     ],
+    complex=True,
 )
 def unbroadcast(ans, g, x):
     """Linear in ``g`` (a sum to ``x``'s shape); ``x`` only gives the shape."""
@@ -100,6 +132,7 @@ def unbroadcast(ans, g, x):
         example("rt.rebroadcast(c, g)", c=(2, 4), g=(4,)),
         example("rt.rebroadcast(c, g)", c=(3, 4), g=(1, 4)),
     ],
+    complex=True,
 )
 def rebroadcast(ans, c, g):
     """Linear in ``c`` (broadcast or summed to ``g``'s shape, its own transpose's mirror)."""
@@ -125,6 +158,7 @@ def rebroadcast(ans, c, g):
         example("rt.unreduce(g, x, axis=(0, 2), keepdims=True)", g=(1, 3, 1), x=(2, 3, 4)),
         example("rt.unreduce(g, x, axis=-1)", g=(2, 3), x=(2, 3, 4)),
     ],
+    complex=True,
 )
 def unreduce(ans, g, x, axis=None, keepdims=False):
     """``g`` broadcast back over the reduced axes: the transpose is ``np.sum``."""
@@ -149,6 +183,7 @@ def unreduce(ans, g, x, axis=None, keepdims=False):
         example("rt.mean_vjp(g, x, axis=1)", g=(3,), x=(3, 4), f32=True),
         example("rt.mean_vjp(g, x, axis=0, keepdims=True)", g=(1, 4), x=(3, 4)),
     ],
+    complex=True,
 )
 def mean_vjp(ans, g, x, axis=None, keepdims=False):
     """``g`` spread evenly over the reduced axes: the transpose is ``np.mean``."""
@@ -178,6 +213,7 @@ def mean_vjp(ans, g, x, axis=None, keepdims=False):
         ),
         example("rt.minmax_vjp(g, np.max(x, axis=1), x, axis=1)", g=(3,), x=Arg((3, 4), DISTINCT)),
     ],
+    complex=True,
 )
 def minmax_vjp(g, extremum, x, axis=None, keepdims=False):
     """Linear in ``g``; the mask of the extrema is piecewise constant in ``x`` and the
@@ -219,6 +255,7 @@ def minmax_vjp(g, extremum, x, axis=None, keepdims=False):
         example("rt.prod_vjp(g, x, axis=1)", g=(2,), x=(2, 3), f32=True),
         example("rt.prod_vjp(g, x, axis=(0, 2), keepdims=True)", g=(1, 3, 1), x=(2, 3, 2)),
     ],
+    complex=True,
 )
 def prod_vjp(g, x, axis=None, keepdims=False):
     """Linear in ``g``. In ``x`` it is ``g`` times the gradient of the product, whose
@@ -255,6 +292,7 @@ def prod_vjp(g, x, axis=None, keepdims=False):
         example("rt.prod_hvp(x, w, axis=(0, 2))", x=(2, 3, 2), w=(2, 3, 2)),
         example("rt.prod_hvp(x, w)", x=(2, 3), w=(2, 3)),
     ],
+    complex=True,
 )
 def prod_hvp(x, w, axis=None):
     """Linear and self-adjoint in ``w``. In ``x``, the product's third derivative (products
@@ -294,6 +332,7 @@ def prod_hvp(x, w, axis=None):
         example("rt.zero_safe(x / y, x)", x=None, y=Arg(None, NONZERO)),
         example("rt.zero_safe(x * y, y)", x=(), y=()),
     ],
+    complex=True,
 )
 def zero_safe(ans, r, seed):
     """``r`` with NaN set to 0 where ``seed`` is 0 (a singular rule's contribution): the
@@ -320,6 +359,7 @@ def zero_safe(ans, r, seed):
         example("rt.zero_safe_tangent(t, x * y, y)", t=(3, 4), x=(3, 4), y=(4,), f32=True),
         example("rt.zero_safe_tangent(t * x, x, y)", t=None, x=None, y=None),
     ],
+    complex=True,
 )
 def zero_safe_tangent(ans, t, r, seed):
     """Linear in ``t`` with a 0/1 mask, its own transpose; the mask is piecewise constant."""
@@ -352,6 +392,7 @@ def zero_safe_tangent(ans, t, r, seed):
         example("rt.getitem_vjp(g, x, 1)", g=(4,), x=(3, 4)),
         example("rt.getitem_vjp(g, x, (slice(None), None))", g=(4, 1), x=(4,)),
     ],
+    complex=True,
 )
 def getitem_vjp(ans, g, x, index):
     """``g`` put at ``index`` (copies accumulating): the transpose reads ``c[index]``."""
@@ -375,6 +416,7 @@ def getitem_vjp(ans, g, x, index):
         example("rt.written(g, np.array([0, 2, 0, 1]))", g=(3, 2), f32=True),
         example("rt.written(g, (slice(1, None), 0))", g=(3, 2)),
     ],
+    complex=True,
 )
 def written(ans, g, index):
     """``g[index]`` with repeated writes masked: the transpose is :func:`rt.written_vjp`."""
@@ -392,6 +434,7 @@ def written(ans, g, index):
         example("rt.written_vjp(c, g, np.array([0, 2, 0, 1]))", c=(4, 2), g=(3, 2)),
         example("rt.written_vjp(c, g, (slice(1, None), 0))", c=(2,), g=(3, 2)),
     ],
+    complex=True,
 )
 def written_vjp(ans, c, g, index):
     """Linear in ``c``, the transpose of :func:`rt.written`; ``g`` only gives the shape."""
@@ -418,6 +461,7 @@ def written_vjp(ans, c, g, index):
         example("rt.take_vjp(g, a, np.array([-1, 4]), None, 'clip')", g=(2,), a=(2, 2)),
         example("rt.take_vjp(g, a, 1, 0)", g=(3,), a=(2, 3)),
     ],
+    complex=True,
 )
 def take_vjp(ans, g, a, indices, axis=None, mode="raise"):
     """``g`` scattered to ``indices`` (copies adding up): the transpose takes them again;
@@ -456,6 +500,7 @@ def take_vjp(ans, g, a, indices, axis=None, mode="raise"):
         ),
         example("rt.concatenated_part(g, (a, b), 1, None)", g=(10,), a=(2, 2), b=(3, 2)),
     ],
+    complex=True,
 )
 def concatenated_part(ans, g, arrays, k, axis=0, join="concatenate"):
     def jvp_g(dg):
@@ -485,6 +530,7 @@ def concatenated_part(ans, g, arrays, k, axis=0, join="concatenate"):
             "rt.concatenated_part_vjp(c, g, (a, b), 1, join='hstack')", c=(), g=(3,), a=(2,), b=()
         ),
     ],
+    complex=True,
 )
 def concatenated_part_vjp(ans, c, g, arrays, k, axis=0, join="concatenate"):
     def jvp_c(dc):
@@ -510,7 +556,7 @@ def concatenated_part_vjp(ans, c, g, arrays, k, axis=0, join="concatenate"):
 # Reverse-mode code of a loop keeps Python lists: the stack of saved values, and the lists of
 # cotangents of lists (``xs_bar``). These helpers are linear; their tangents and cotangents are
 # lists too (``lists=True``: several contributions are summed item by item, not concatenated).
-@rule(rt.accumulate, lists=True)
+@rule(rt.accumulate, lists=True, complex=True)
 def accumulate(a, b):
     """``a + b`` item by item: linear, the identity on each argument."""
 
@@ -527,7 +573,7 @@ def accumulate(a, b):
         return g
 
 
-@rule(rt.accumulate_item, lists=True)
+@rule(rt.accumulate_item, lists=True, complex=True)
 def accumulate_item(a, index, g):
     """``a`` with ``g`` added to its item ``index``: linear in ``a`` and in ``g``."""
 
@@ -544,7 +590,7 @@ def accumulate_item(a, index, g):
         return c[index]
 
 
-@rule(rt.split_last, outputs=2, lists=True)
+@rule(rt.split_last, outputs=2, lists=True, complex=True)
 def split_last(xs):
     """``(xs[:-1], xs[-1])``: linear; the transpose joins the two cotangents again."""
 
@@ -555,7 +601,7 @@ def split_last(xs):
         return rt.join_last(g[0], g[1])
 
 
-@rule(rt.join_last, lists=True)
+@rule(rt.join_last, lists=True, complex=True)
 def join_last(rest, last):
     """``[*rest, last]``: linear in each part (the other part's items are zero)."""
 
@@ -572,7 +618,7 @@ def join_last(rest, last):
         return g[-1]
 
 
-@sequence_rule(rt.items_vjp, sequence="parts")
+@sequence_rule(rt.items_vjp, sequence="parts", complex=True)
 def items_vjp(ans, parts, xs):
     """Linear in the cotangents of the items; ``xs`` only gives the shape."""
 
@@ -596,6 +642,7 @@ def items_vjp(ans, parts, xs):
         example("rt.extremum_jvp((a, b, c), (0.0, 0.5, 0.5))", a=None, b=(), c=None),
         example("rt.extremum_jvp([a * a, b], (1.0, 0.0))", a=None, b=None),
     ],
+    complex=True,
 )
 def extremum_jvp(ans, parts, shares):
     """Linear in the items' tangents; the shares are piecewise constant (no derivative)."""
@@ -607,7 +654,7 @@ def extremum_jvp(ans, parts, shares):
         return g * shares[k]
 
 
-@rule(list, rt.as_list, lists=True)
+@rule(list, rt.as_list, lists=True, complex=True)
 def builtin_list(iterable):
     """A copy of a list (of derivatives), or the list of an array's rows."""
 
@@ -618,7 +665,7 @@ def builtin_list(iterable):
         return rt.list_vjp(g, iterable)
 
 
-@sequence_rule(rt.list_vjp, sequence="g")
+@sequence_rule(rt.list_vjp, sequence="g", complex=True)
 def list_vjp(ans, g, iterable):
     """Linear in ``g``; ``iterable`` only gives the structure."""
 
@@ -655,6 +702,7 @@ _MATMUL_EXAMPLES = [
         example("rt.matmul_vjp_a(g, a, b)", g=gs, a=as_, b=bs, f32=gs == (2, 4))
         for gs, as_, bs in _MATMUL_EXAMPLES
     ],
+    complex=True,
 )
 def matmul_vjp_a(ans, g, a, b):
     """Bilinear in (``g``, ``b``); ``a`` only gives the shape."""
@@ -684,6 +732,7 @@ def matmul_vjp_a(ans, g, a, b):
         example("rt.matmul_vjp_b(g, a, b)", g=gs, a=as_, b=bs, f32=gs == (2, 4))
         for gs, as_, bs in _MATMUL_EXAMPLES
     ],
+    complex=True,
 )
 def matmul_vjp_b(ans, g, a, b):
     """Bilinear in (``g``, ``a``); ``b`` only gives the shape."""
@@ -723,6 +772,7 @@ _DOT_EXAMPLES = [
         example("rt.dot_vjp_a(g, a, b)", g=gs, a=as_, b=bs, f32=gs == (2, 4))
         for gs, as_, bs in _DOT_EXAMPLES
     ],
+    complex=True,
 )
 def dot_vjp_a(ans, g, a, b):
     """Bilinear in (``g``, ``b``); ``a`` only gives the shape."""
@@ -756,6 +806,7 @@ def dot_vjp_a(ans, g, a, b):
         example("rt.dot_vjp_b(g, a, b)", g=gs, a=as_, b=bs, f32=gs == (2, 4))
         for gs, as_, bs in _DOT_EXAMPLES
     ],
+    complex=True,
 )
 def dot_vjp_b(ans, g, a, b):
     """Bilinear in (``g``, ``a``); ``b`` only gives the shape."""
@@ -791,6 +842,7 @@ def dot_vjp_b(ans, g, a, b):
         example("rt.cast_like(g, x)", g=(), x=(2, 3)),
         example("rt.cast_like(g, x)", g=None, x=None),
     ],
+    complex=True,
 )
 def cast_like(ans, g, x, protected=()):
     """``g`` as the derivative of ``x`` (an exported module returns its gradients through

@@ -30,7 +30,7 @@ from adgen.rules.registry import assign, rule, square_product
 from adgen.rules.samples import ANY, NONZERO, POSITIVE, Arg, Domain, example
 
 
-@rule(assign, elementwise=True, view=True)
+@rule(assign, elementwise=True, view=True, complex=True)
 def assign_(x):
     """``y = x`` (a copy of a name rebound inside control flow)."""
 
@@ -41,7 +41,7 @@ def assign_(x):
         return g
 
 
-@rule(operator.add, np.add, elementwise=True)
+@rule(operator.add, np.add, elementwise=True, complex=True)
 def add(x, y):
     def jvp_x(dx):
         return dx
@@ -56,7 +56,7 @@ def add(x, y):
         return g
 
 
-@rule(operator.sub, np.subtract, elementwise=True)
+@rule(operator.sub, np.subtract, elementwise=True, complex=True)
 def subtract(x, y):
     def jvp_x(dx):
         return dx
@@ -71,7 +71,7 @@ def subtract(x, y):
         return -g
 
 
-@rule(operator.mul, np.multiply, elementwise=True)
+@rule(operator.mul, np.multiply, elementwise=True, complex=True)
 def multiply(x, y):
     def jvp_x(dx):
         return dx * y
@@ -86,7 +86,7 @@ def multiply(x, y):
         return g * x
 
 
-@rule(square_product, elementwise=True, name="self_mul")
+@rule(square_product, elementwise=True, name="self_mul", complex=True)
 def self_multiply(x):
     """``x * x`` (the optimizer's form of a product of a value with itself): the two
     contributions ``dx * x + x * dx`` are one product doubled, bit for bit."""
@@ -98,7 +98,7 @@ def self_multiply(x):
         return g * x * 2.0
 
 
-@rule(operator.truediv, np.divide, np.true_divide, elementwise=True)
+@rule(operator.truediv, np.divide, np.true_divide, elementwise=True, complex=True)
 def divide(ans, x, y):
     def jvp_x(dx):
         return dx / y
@@ -126,6 +126,7 @@ def divide(ans, x, y):
         example("rt.power(x, 0.5)", x=Arg((2, 3), POSITIVE)),
         example("rt.power(x, 3)", x=(2, 3)),
     ],
+    complex=True,
 )
 def power(ans, x, y):
     """d/dx x**y = y x**(y-1), which is 0 where y == 0 (``y - (y != 0)`` keeps 0**-1 out of
@@ -140,7 +141,7 @@ def power(ans, x, y):
     def jvp_x(dx):
         if rt.known_constant(y) is not None and rt.known_constant(y) >= 1:
             return dx * y * x ** (y - 1)
-        if rt.known_scalar(ans):
+        if rt.known_scalar(ans) and rt.known_real(x) and rt.known_real(y):
             return (
                 dx * y * x ** (y - 1)
                 if x != 0 or y >= 1
@@ -151,14 +152,14 @@ def power(ans, x, y):
     def jvp_y(dy):
         if rt.known_constant(x) is not None and rt.known_constant(x) > 0:
             return dy * ans * np.log(x)
-        if rt.known_scalar(ans):
+        if rt.known_scalar(ans) and rt.known_real(x) and rt.known_real(y):
             return dy * ans * math.log(x) if x > 0 else (0.0 if x == 0 or dy == 0 else math.nan)
         return rt.zero_safe(dy * ans * np.log(np.where(x == 0, 1.0, x)), dy)
 
     def vjp_x(g):
         if rt.known_constant(y) is not None and rt.known_constant(y) >= 1:
             return g * y * x ** (y - 1)
-        if rt.known_scalar(ans):
+        if rt.known_scalar(ans) and rt.known_real(x) and rt.known_real(y):
             return (
                 g * y * x ** (y - 1)
                 if x != 0 or y >= 1
@@ -169,7 +170,7 @@ def power(ans, x, y):
     def vjp_y(g):
         if rt.known_constant(x) is not None and rt.known_constant(x) > 0:
             return g * ans * np.log(x)
-        if rt.known_scalar(ans):
+        if rt.known_scalar(ans) and rt.known_real(x) and rt.known_real(y):
             return g * ans * math.log(x) if x > 0 else (0.0 if x == 0 or g == 0 else math.nan)
         return rt.zero_safe(g * ans * np.log(np.where(x == 0, 1.0, x)), g)
 
@@ -191,7 +192,7 @@ def mod(x, y):
         return -g * np.floor(x / y)
 
 
-@rule(operator.neg, np.negative, elementwise=True)
+@rule(operator.neg, np.negative, elementwise=True, complex=True)
 def negative(x):
     def jvp(dx):
         return -dx
@@ -200,7 +201,7 @@ def negative(x):
         return -g
 
 
-@rule(operator.pos, np.positive, elementwise=True)
+@rule(operator.pos, np.positive, elementwise=True, complex=True)
 def positive(x):
     def jvp(dx):
         return dx
@@ -209,13 +210,31 @@ def positive(x):
         return g
 
 
-@rule(abs, np.absolute, np.fabs, elementwise=True)
-def absolute(x):
+@rule(np.fabs, elementwise=True, domain=NONZERO)
+def fabs(x):
     def jvp(dx):
         return dx * np.sign(x)
 
     def vjp(g):
         return g * np.sign(x)
+
+
+@rule(abs, np.absolute, elementwise=True, complex=True, domain=NONZERO)
+def absolute(ans, x):
+    """Real ``x``: ``sign(x)``. Complex ``x``: ``|x|`` is not holomorphic; its tangent is
+    ``Re(conj(x) dx) / |x|``, its cotangent ``g conj(x) / |x|`` (the transpose for
+    ``Re(a b)``; JAX's). Both give 0 at 0. (``x / |x|``, not ``np.sign(x)``: the complex
+    sign is smooth, and a second derivative must see that.)"""
+
+    def jvp(dx):
+        if rt.known_real(x):
+            return dx * np.sign(x)
+        return np.real(np.conjugate(x) * dx) / np.where(ans == 0, 1.0, ans)
+
+    def vjp(g):
+        if rt.known_real(x):
+            return g * np.sign(x)
+        return g * np.conjugate(x) / np.where(ans == 0, 1.0, ans)
 
 
 @rule(np.maximum, elementwise=True, domain=ANY)
@@ -248,7 +267,7 @@ def minimum(x, y):
         return np.where(y < x, g, np.where(x == y, 0.5 * g, 0.0))
 
 
-@rule(np.where, elementwise=True)
+@rule(np.where, elementwise=True, complex=True)
 def where(condition, x, y):
     def jvp_x(dx):
         return np.where(condition, dx, 0.0)
@@ -424,6 +443,7 @@ def fmod(ans, x1, x2):
     elementwise=True,
     domain=POSITIVE,
     examples=[example("np.float_power(x, 3.0)", x=(3, 4), f32=True)],
+    complex=True,
 )
 def float_power(ans, x1, x2):
     """``power`` computed in float64, with the same conventions and singular points: w.r.t.

@@ -18,7 +18,7 @@ from adgen.rules.registry import method_rule, methods, rule, sequence_rule
 from adgen.rules.samples import example
 
 
-@rule(np.ravel, view=True)
+@rule(np.ravel, view=True, complex=True)
 def ravel(a):
     def jvp(da):
         return np.ravel(da)
@@ -27,7 +27,7 @@ def ravel(a):
         return np.reshape(g, np.shape(a))
 
 
-@rule(np.squeeze, view=True)
+@rule(np.squeeze, view=True, complex=True)
 def squeeze(a, axis=None):
     def jvp(da):
         return np.squeeze(da, axis=axis)
@@ -36,7 +36,7 @@ def squeeze(a, axis=None):
         return np.reshape(g, np.shape(a))
 
 
-@rule(np.copy)
+@rule(np.copy, complex=True)
 def copy(a):
     def jvp(da):
         return np.copy(da)
@@ -45,7 +45,7 @@ def copy(a):
         return g
 
 
-@rule(np.trace)
+@rule(np.trace, complex=True)
 def trace(a, offset=0, axis1=0, axis2=1):
     """The cotangent is ``g`` along the traced diagonal: an outer product with an eye."""
 
@@ -66,7 +66,7 @@ def trace(a, offset=0, axis1=0, axis2=1):
         return np.moveaxis(np.multiply.outer(eye, g), (0, 1), (axis1, axis2))
 
 
-@method_rule("copy")
+@method_rule("copy", complex=True)
 def method_copy(a):
     def jvp(da):
         return np.copy(da)
@@ -75,7 +75,7 @@ def method_copy(a):
         return g
 
 
-@method_rule("flatten")
+@method_rule("flatten", complex=True)
 def method_flatten(a):
     def jvp(da):
         return np.ravel(da).copy()
@@ -84,18 +84,36 @@ def method_flatten(a):
         return np.reshape(g, np.shape(a))
 
 
-@method_rule("astype")
+@method_rule("astype", complex=True)
 def method_astype(ans, a, dtype):
+    """A cast: the identity between floating dtypes; complex to real keeps the real part
+    (as NumPy does), real to complex embeds (its cotangent is the real part, by the
+    convention for complex values); an integer or boolean result has derivative 0."""
+
     def jvp(da):
+        if rt.known_real(a):
+            return (
+                np.asarray(da, dtype=dtype)
+                if np.issubdtype(dtype, np.inexact)
+                else np.zeros_like(da, shape=np.shape(ans))
+            )
         return (
-            np.asarray(da, dtype=dtype)
+            np.asarray(rt.real_like(da, ans), dtype=dtype)
             if np.issubdtype(dtype, np.inexact)
-            else np.zeros_like(da, shape=np.shape(ans))
+            else np.zeros_like(da, shape=np.shape(ans), dtype=np.float64)
         )
 
     def vjp(g):
+        if rt.known_real(ans):
+            return (
+                np.asarray(g, dtype=a.dtype)
+                if np.issubdtype(dtype, np.inexact)
+                else np.zeros_like(a)
+            )
         return (
-            np.asarray(g, dtype=a.dtype) if np.issubdtype(dtype, np.inexact) else np.zeros_like(a)
+            np.asarray(rt.real_like(g, a), dtype=a.dtype)
+            if np.issubdtype(dtype, np.inexact)
+            else rt.zeros_like(a)
         )
 
 
@@ -112,6 +130,7 @@ methods(ravel=np.ravel, squeeze=np.squeeze, clip=np.clip, trace=np.trace)
         example("np.stack([a, b, a], axis=-1)", a=(2, 3), b=(2, 3)),
         example("np.stack((a, 2.0, b))", a=None, b=()),
     ],
+    complex=True,
 )
 def stack(arrays, axis=0):
     def jvp(parts):
@@ -128,6 +147,7 @@ def stack(arrays, axis=0):
         example("np.array([a, b])", a=(3,), b=(3,), f32=True),
         example("np.array((a, 1.0, b))", a=None, b=()),
     ],
+    complex=True,
 )
 def array(object):  # noqa: A002 - NumPy's parameter name
     def jvp(parts):
@@ -146,6 +166,7 @@ def array(object):  # noqa: A002 - NumPy's parameter name
         example("np.concatenate((a, np.ones(2), b), axis=-1)", a=(2,), b=(3,)),
         example("np.concatenate((a, b), axis=None)", a=(2, 3), b=(4,)),
     ],
+    complex=True,
 )
 def concatenate(arrays, axis=0):
     def jvp(parts):
@@ -165,6 +186,7 @@ def concatenate(arrays, axis=0):
         example("np.hstack((a, b))", a=(2, 3), b=(2, 1), f32=True),
         example("np.hstack(a)", a=(3,)),
     ],
+    complex=True,
 )
 def hstack(tup):
     def jvp(parts):
@@ -182,6 +204,7 @@ def hstack(tup):
         example("np.vstack([a, b, 2.0])", a=None, b=()),
         example("np.vstack(a)", a=(3,)),
     ],
+    complex=True,
 )
 def vstack(tup):
     def jvp(parts):
@@ -200,6 +223,7 @@ if hasattr(np, "row_stack"):  # NumPy's alias of np.vstack (deprecated in 2.0): 
             example("np.row_stack((a, b))", a=(3,), b=(2, 3), f32=True),
             example("np.row_stack([a, 2.0 * a])", a=()),
         ],
+        complex=True,
     )
     def row_stack(tup):
         def jvp(parts):

@@ -61,6 +61,7 @@ def vdot(a, b):
         example("np.inner(a, b)", a=(2, 2, 3), b=(3,)),
         example("np.inner(a, b)", a=(), b=(2, 3)),
     ],
+    complex=True,
 )
 def inner(a, b):
     def jvp_a(da):
@@ -90,6 +91,7 @@ _INNER_SHAPES = [
         example("rt.inner_vjp_a(g, a, b)", g=gs, a=as_, b=bs, f32=gs == (2, 4))
         for gs, as_, bs in _INNER_SHAPES
     ],
+    complex=True,
 )
 def inner_vjp_a(ans, g, a, b):
     """Bilinear in (``g``, ``b``); ``a`` only gives the shape."""
@@ -123,6 +125,7 @@ def inner_vjp_a(ans, g, a, b):
         example("rt.inner_vjp_b(g, a, b)", g=gs, a=as_, b=bs, f32=gs == (2, 4))
         for gs, as_, bs in _INNER_SHAPES
     ],
+    complex=True,
 )
 def inner_vjp_b(ans, g, a, b):
     """Bilinear in (``g``, ``a``); ``b`` only gives the shape."""
@@ -156,7 +159,7 @@ _OUTER_EXAMPLES = [
 ]
 
 
-@rule(np.outer, examples=_OUTER_EXAMPLES)
+@rule(np.outer, examples=_OUTER_EXAMPLES, complex=True)
 def outer(a, b):
     """Inputs are flattened: the result is ``(a.size, b.size)``."""
 
@@ -183,7 +186,7 @@ def _tensordot_examples(name):
     ]
 
 
-@rule(np.tensordot, examples=_tensordot_examples("np.tensordot"))
+@rule(np.tensordot, examples=_tensordot_examples("np.tensordot"), complex=True)
 def tensordot(a, b, axes=2):
     def jvp_a(da):
         return np.tensordot(da, b, axes)
@@ -221,7 +224,7 @@ def _tensordot_helper_examples(name):
     ]
 
 
-@rule(rt.tensordot_vjp_a, examples=_tensordot_helper_examples("rt.tensordot_vjp_a"))
+@rule(rt.tensordot_vjp_a, examples=_tensordot_helper_examples("rt.tensordot_vjp_a"), complex=True)
 def tensordot_vjp_a(ans, g, a, b, axes=2):
     """Bilinear in (``g``, ``b``); ``a`` only gives the shape."""
 
@@ -244,7 +247,7 @@ def tensordot_vjp_a(ans, g, a, b, axes=2):
         return rt.tensordot_vjp_b(g, c, b, axes)
 
 
-@rule(rt.tensordot_vjp_b, examples=_tensordot_helper_examples("rt.tensordot_vjp_b"))
+@rule(rt.tensordot_vjp_b, examples=_tensordot_helper_examples("rt.tensordot_vjp_b"), complex=True)
 def tensordot_vjp_b(ans, g, a, b, axes=2):
     """Bilinear in (``g``, ``a``); ``b`` only gives the shape."""
 
@@ -284,6 +287,7 @@ def tensordot_vjp_b(ans, g, a, b, axes=2):
         example("np.einsum(a, [0, 1], b, [1, 2], [0, 2])", a=(2, 3), b=(3, 4)),
         example("np.einsum(a, [0, 1], b, [1, 2])", a=(2, 3), b=(3, 2)),
     ],
+    complex=True,
 )
 def einsum(*operands, optimize=False):
     """String form ``einsum(subscripts, *arrays)`` or interleaved form
@@ -328,6 +332,7 @@ def einsum(*operands, optimize=False):
             b=(3, 4),
         ),
     ],
+    complex=True,
 )
 def einsum_vjp(g, operands, k=0, optimize=False):
     """Linear in ``g`` and in each array of ``operands`` but ``operands[k]``, which only gives
@@ -413,6 +418,7 @@ def einsum_vjp(g, operands, k=0, optimize=False):
             fb=(3, 4),
         ),
     ],
+    complex=True,
 )
 def einsum_terms(seq, history=(), optimize=False):
     """A sum of multilinear terms, each linear in each value of ``seq`` it reads: the
@@ -433,6 +439,7 @@ def einsum_terms(seq, history=(), optimize=False):
         example("np.kron(a, b)", a=(2, 3), b=(2, 2)),
         example("np.kron(a, b)", a=(2,), b=(2, 3)),
     ],
+    complex=True,
 )
 def kron(a, b):
     def jvp_a(da):
@@ -458,6 +465,7 @@ _KRON_SHAPES = [((6,), (2,), (3,)), ((4, 6), (2, 3), (2, 2)), ((2, 6), (2,), (2,
         for gs, as_, bs in _KRON_SHAPES
         for first in (True, False)
     ],
+    complex=True,
 )
 def kron_vjp(ans, g, a, b, first=True):
     """Bilinear in ``g`` and the other factor (``b`` if ``first``, else ``a``); the factor
@@ -544,6 +552,7 @@ _CROSS_2D = (
         example("np.cross(a, b, axis=0)", a=(3, 4), b=(3, 4)),
         example("np.cross(a, b, axisa=0, axisb=1, axisc=0)", a=(3, 2), b=(2, 3)),
     ],
+    complex=True,
 )
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     """``a x b``; 2-vectors have a zero third component (two 2-vectors give a scalar)."""
@@ -592,6 +601,7 @@ _CROSS_CASES = [
         for gs, as_, bs, axisa, axisb, axisc, axis in _CROSS_CASES
         for first in (True, False)
     ],
+    complex=True,
 )
 def cross_vjp(ans, g, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None, first=True):
     """Bilinear in ``g`` and the other vector (``b`` if ``first``, else ``a``): its
@@ -639,6 +649,7 @@ def cross_vjp(ans, g, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None, first=True)
         example("np.linalg.multi_dot((a, b))", a=(3,), b=(3, 2)),
         example("np.linalg.multi_dot([a, b, c, d])", a=(3,), b=(3, 4), c=(4, 2), d=(2,)),
     ],
+    complex=True,
 )
 def multi_dot(arrays):
     """``(*arrays, *parts)``: a list the function built, or an array's rows, is unpacked
@@ -661,6 +672,7 @@ def multi_dot(arrays):
         example("rt.multi_dot_vjp(g, [a, b], 0)", g=(2,), a=(3,), b=(3, 2)),
         example("rt.multi_dot_vjp(g, [a, b, c, d], 3)", g=(), a=(3,), b=(3, 4), c=(4, 2), d=(2,)),
     ],
+    complex=True,
 )
 def multi_dot_vjp(g, arrays, k=0):
     """Linear in ``g`` and in each factor but ``arrays[k]``, which only gives the shape;
@@ -713,6 +725,7 @@ def multi_dot_vjp(g, arrays, k=0):
             h=(4, 2),
         ),
     ],
+    complex=True,
 )
 def multi_dot_terms(seq, history=()):
     """As ``rt.einsum_terms``: one more step of history."""
@@ -760,6 +773,7 @@ if hasattr(np, "vecdot"):
             example("rt.vecdot_vjp(g, x, y)", g=(2, 4), x=(2, 1, 3), y=(4, 3)),
             example("rt.vecdot_vjp(g, x, y)", g=(2, 4), x=(4, 3), y=(2, 1, 3)),
         ],
+        complex=True,
     )
     def vecdot_vjp(ans, g, x, y, axis=-1):
         """The cotangent of ``x`` in ``np.vecdot(x, y, axis=axis)`` (also of ``x2``, with
@@ -860,7 +874,11 @@ if hasattr(np, "matvec") and hasattr(np, "vecmat"):
 
 if hasattr(np.linalg, "outer") and np.linalg.outer is not np.outer:
 
-    @rule(np.linalg.outer, examples=[example("np.linalg.outer(a, b)", a=(3,), b=(2,), f32=True)])
+    @rule(
+        np.linalg.outer,
+        examples=[example("np.linalg.outer(a, b)", a=(3,), b=(2,), f32=True)],
+        complex=True,
+    )
     def linalg_outer(x1, x2):
         """1-D vectors only."""
 
@@ -885,6 +903,7 @@ if hasattr(np.linalg, "cross") and np.linalg.cross is not np.cross:
             example("np.linalg.cross(a, b)", a=(3,), b=(3,), f32=True),
             example("np.linalg.cross(a, b, axis=0)", a=(3, 2), b=(3, 1)),
         ],
+        complex=True,
     )
     def linalg_cross(x1, x2, axis=-1):
         """3-vectors only."""
@@ -910,6 +929,7 @@ if hasattr(np.linalg, "tensordot") and np.linalg.tensordot is not np.tensordot:
             example("np.linalg.tensordot(a, b)", a=(2, 3, 4), b=(3, 4, 2), f32=True),
             example("np.linalg.tensordot(a, b, axes=([1], [0]))", a=(2, 3), b=(3, 4)),
         ],
+        complex=True,
     )
     def linalg_tensordot(x1, x2, axes=2):
         def jvp_x1(d1):
@@ -933,6 +953,7 @@ if hasattr(np.linalg, "matmul") and np.linalg.matmul is not np.matmul:
             example("np.linalg.matmul(a, b)", a=(2, 3), b=(3, 4), f32=True),
             example("np.linalg.matmul(a, b)", a=(2, 2, 3), b=(3,)),
         ],
+        complex=True,
     )
     def linalg_matmul(x1, x2):
         def jvp_x1(d1):

@@ -12,9 +12,9 @@ infinity was replaced; ``modf``'s fractional part has derivative 1 everywhere (a
 integers, where it jumps, that of the piece the result lies on) and its integral part
 derivative 0.
 ``np.real``, ``np.conj`` and ``np.real_if_close`` of real input are the identity;
-``np.imag`` of real input is constantly 0 (declared non-differentiable: its derivative is
-exactly 0), and ``np.angle`` of real input is 0 or pi (derivative 0). ``np.real_if_close``
-and ``np.angle`` refuse complex input when their derivative runs (``rt.require_real``).
+``np.imag`` of real input is constantly 0, and ``np.angle`` of real input is 0 or pi
+(derivative 0). Of complex input they follow adgen's convention for complex numbers
+(docs/rules.md): a cotangent is the transpose of the tangent map for ``Re(a * b)``.
 """
 
 import math
@@ -22,86 +22,86 @@ import math
 import numpy as np
 
 from adgen.rules import runtime as rt
-from adgen.rules.registry import nondifferentiable, rule, unary
+from adgen.rules.registry import methods, nondifferentiable, rule, unary
 from adgen.rules.samples import ANY, NONZERO, POSITIVE, UNIT, Arg, Domain, example
 
 
-@unary(np.sin, domain=ANY)
+@unary(np.sin, domain=ANY, complex=True)
 def sin(x):
     return np.cos(x)
 
 
-@unary(np.cos, domain=ANY)
+@unary(np.cos, domain=ANY, complex=True)
 def cos(x):
     return -np.sin(x)
 
 
-@unary(np.tan, domain=Domain(-1.2, 1.2))
+@unary(np.tan, domain=Domain(-1.2, 1.2), complex=True)
 def tan(ans, x):
     return 1.0 + ans * ans
 
 
-@unary(np.arcsin, domain=UNIT, singular=True)
+@unary(np.arcsin, domain=UNIT, singular=True, complex=True)
 def arcsin(x):
     return 1.0 / np.sqrt(1.0 - x * x)
 
 
-@unary(np.arccos, domain=UNIT, singular=True)
+@unary(np.arccos, domain=UNIT, singular=True, complex=True)
 def arccos(x):
     return -1.0 / np.sqrt(1.0 - x * x)
 
 
-@unary(np.arctan, domain=ANY)
+@unary(np.arctan, domain=ANY, complex=True)
 def arctan(x):
     return 1.0 / (1.0 + x * x)
 
 
-@unary(np.sinh, domain=ANY)
+@unary(np.sinh, domain=ANY, complex=True)
 def sinh(x):
     return np.cosh(x)
 
 
-@unary(np.cosh, domain=ANY)
+@unary(np.cosh, domain=ANY, complex=True)
 def cosh(x):
     return np.sinh(x)
 
 
-@unary(np.tanh, domain=ANY)
+@unary(np.tanh, domain=ANY, complex=True)
 def tanh(ans, x):
     return 1.0 - ans * ans
 
 
-@unary(np.exp, domain=ANY)
+@unary(np.exp, domain=ANY, complex=True)
 def exp(ans, x):
     return ans
 
 
-@unary(np.exp2, domain=ANY)
+@unary(np.exp2, domain=ANY, complex=True)
 def exp2(ans, x):
     return ans * math.log(2.0)
 
 
-@unary(np.expm1, domain=ANY)
+@unary(np.expm1, domain=ANY, complex=True)
 def expm1(ans, x):
     return ans + 1.0
 
 
-@unary(np.log1p, domain=Domain(-0.5, 2.0))
+@unary(np.log1p, domain=Domain(-0.5, 2.0), complex=True)
 def log1p(x):
     return 1.0 / (1.0 + x)
 
 
-@unary(np.square, domain=ANY)
+@unary(np.square, domain=ANY, complex=True)
 def square(x):
     return 2.0 * x
 
 
-@unary(np.reciprocal, domain=NONZERO)
+@unary(np.reciprocal, domain=NONZERO, complex=True)
 def reciprocal(ans, x):
     return -ans * ans
 
 
-@rule(np.log, elementwise=True, domain=POSITIVE)
+@rule(np.log, elementwise=True, domain=POSITIVE, complex=True)
 def log(x):
     def jvp(dx):
         return dx / x
@@ -110,7 +110,7 @@ def log(x):
         return g / x
 
 
-@rule(np.log2, elementwise=True, domain=POSITIVE)
+@rule(np.log2, elementwise=True, domain=POSITIVE, complex=True)
 def log2(x):
     def jvp(dx):
         return dx / (x * math.log(2.0))
@@ -119,7 +119,7 @@ def log2(x):
         return g / (x * math.log(2.0))
 
 
-@rule(np.log10, elementwise=True, domain=POSITIVE)
+@rule(np.log10, elementwise=True, domain=POSITIVE, complex=True)
 def log10(x):
     def jvp(dx):
         return dx / (x * math.log(10.0))
@@ -128,7 +128,7 @@ def log10(x):
         return g / (x * math.log(10.0))
 
 
-@rule(np.sqrt, elementwise=True, domain=POSITIVE, singular=True)
+@rule(np.sqrt, elementwise=True, domain=POSITIVE, singular=True, complex=True)
 def sqrt(ans, x):
     def jvp(dx):
         return dx / (2.0 * ans)
@@ -137,17 +137,17 @@ def sqrt(ans, x):
         return g / (2.0 * ans)
 
 
-@unary(np.arcsinh, domain=ANY)
+@unary(np.arcsinh, domain=ANY, complex=True)
 def arcsinh(x):
     return 1.0 / np.sqrt(x * x + 1.0)
 
 
-@unary(np.arccosh, domain=Domain(1.1, 3.0), singular=True)
+@unary(np.arccosh, domain=Domain(1.1, 3.0), singular=True, complex=True)
 def arccosh(x):
     return 1.0 / np.sqrt(x * x - 1.0)
 
 
-@unary(np.arctanh, domain=UNIT)
+@unary(np.arctanh, domain=UNIT, complex=True)
 def arctanh(x):
     return 1.0 / (1.0 - x * x)
 
@@ -172,6 +172,7 @@ def rad2deg(x):
     np.sinc,
     domain=Domain(-2.5, 2.5),
     examples=[example("np.sinc(x)", x=Arg((5,), Domain(-0.02, 0.02)), f32=True)],
+    complex=True,
 )
 def sinc(ans, x):
     """(cos(pi x) - sinc(x)) / x; for |x| < 0.01 its series -pi^2 x/3 + pi^4 x^3/30 - ...
@@ -188,6 +189,7 @@ def sinc(ans, x):
     elementwise=True,
     domain=ANY,
     examples=[example("np.nan_to_num(x, nan=1.0, posinf=2.0, neginf=-2.0)", x=(3, 4), f32=True)],
+    complex=True,
 )
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     """1 where ``x`` is finite, 0 where a nan or an infinity was replaced by a constant."""
@@ -199,9 +201,10 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
         return np.where(np.isfinite(x), g, 0.0)
 
 
-@rule(np.real, elementwise=True, view=True, domain=ANY)
+@rule(np.real, elementwise=True, view=True, domain=ANY, complex=True)
 def real(val):
-    """Real input: the identity (``np.real(x)`` is ``x`` itself)."""
+    """Real input: the identity (``np.real(x)`` is ``x`` itself). Complex input: the real
+    part, whose transpose puts a (real) cotangent back as itself."""
 
     def jvp(dval):
         return np.real(dval)
@@ -210,9 +213,10 @@ def real(val):
         return np.real(g)
 
 
-@rule(np.conjugate, elementwise=True, domain=ANY)
+@rule(np.conjugate, elementwise=True, domain=ANY, complex=True)
 def conjugate(x):
-    """Real input: the identity (a copy)."""
+    """Real input: the identity (a copy). Complex input: conjugation is R-linear, its own
+    transpose for ``Re(a * b)``."""
 
     def jvp(dx):
         return np.conjugate(dx)
@@ -221,8 +225,25 @@ def conjugate(x):
         return np.conjugate(g)
 
 
-# real input: the imaginary part is constantly 0, its derivative exactly 0
-nondifferentiable(np.imag, np.isreal, np.iscomplex, np.signbit)
+nondifferentiable(np.isreal, np.iscomplex, np.signbit)
+methods(conj=np.conjugate, conjugate=np.conjugate)
+
+
+@rule(np.imag, elementwise=True, domain=ANY, complex=True)
+def imag(ans, val):
+    """Real input: constantly 0 (derivative 0). Complex input: the imaginary part; its
+    transpose for ``Re(a * b)`` takes a real cotangent ``g`` to ``-1j * g``
+    (``Re(-1j g t) = g Im(t)``)."""
+
+    def jvp(dval):
+        if rt.known_real(val):
+            return rt.zeros_like(ans)
+        return np.imag(dval)
+
+    def vjp(g):
+        if rt.known_real(val):
+            return rt.zeros_like(val)
+        return rt.real_like(-1j * g, val)
 
 
 @rule(
@@ -230,19 +251,21 @@ nondifferentiable(np.imag, np.isreal, np.iscomplex, np.signbit)
     elementwise=True,
     view=True,
     domain=ANY,
-    examples=[example("np.real_if_close(x, tol=1000)", x=(2, 3))],
+    complex=True,
+    examples=[
+        example("np.real_if_close(x, tol=1000)", x=(2, 3)),
+        example("np.real_if_close(x * 1e-20 + y, tol=1000)", x=(2, 3), y=(2, 3), complex=("x",)),
+    ],
 )
-def real_if_close(a, tol=100):
-    """Real input: the identity (``a`` itself). Complex input -- a differentiated value that
-    met a complex argument, ``np.real_if_close(x + z)`` -- is refused when the derivative
-    runs (``rt.require_real``): adgen does not differentiate complex values yet."""
+def real_if_close(ans, a, tol=100):
+    """Real input: the identity (``a`` itself). Complex input: its real part where NumPy
+    drops the imaginary part (all of it within ``tol`` machine epsilons of 0), else the
+    identity -- ``ans``'s dtype tells which."""
 
     def jvp(da):
-        rt.require_real(a, "np.real_if_close")
-        return da
+        return rt.real_like(da, ans)
 
     def vjp(g):
-        rt.require_real(a, "np.real_if_close")
         return g
 
 
@@ -250,21 +273,27 @@ def real_if_close(a, tol=100):
     np.angle,
     elementwise=True,
     domain=NONZERO,
+    complex=True,
     examples=[example("np.angle(z, deg=True)", z=Arg((3, 4), NONZERO), f32=True)],
 )
 def angle(ans, z, deg=False):
     """Real input: 0 where ``z >= 0``, pi (180 with ``deg=True``) where ``z < 0`` -- piecewise
-    constant, derivative 0 (0 at the jump too, as for ``np.sign``). Complex input (``np.angle(x
-    + z)`` with a complex argument ``z``) is refused when the derivative runs
-    (``rt.require_real``): adgen does not differentiate complex values yet."""
+    constant, derivative 0 (0 at the jump too, as for ``np.sign``). Complex input: the
+    argument ``atan2(Im z, Re z)``, with tangent ``Im(dz / z)`` and cotangent ``-1j g / z``
+    (times 180/pi with ``deg=True``); across the branch cut (the negative reals) it jumps
+    and the derivative is the smooth one of either side. At 0 it has none (``inf``/NaN; a
+    zero tangent or cotangent entry contributes 0 there, ``rt.zero_safe``)."""
 
     def jvp(dz):
-        rt.require_real(z, "np.angle")
-        return rt.zeros_like(ans)
+        if rt.known_real(z):
+            return rt.zeros_like(ans)
+        return rt.zero_safe(np.imag(np.divide(dz, z)), dz) * (180.0 / np.pi if deg else 1.0)
 
     def vjp(g):
-        rt.require_real(z, "np.angle")
-        return rt.zeros_like(z)
+        if rt.known_real(z):
+            return rt.zeros_like(z)
+        slope = rt.real_like(-1j * np.divide(g, z), z)
+        return rt.zero_safe(slope, g) * (180.0 / np.pi if deg else 1.0)
 
 
 # a check that raises for complex input and returns None: no derivative
@@ -556,6 +585,7 @@ def interp_vjp_fp(ans, g, x, xp, fp, left=None, right=None):
         example("np.polyval(p, x)", p=(3, 2, 1), x=(4,)),
         example("np.polyval([1.0, -2.0, 0.5], x)", x=(2, 3)),
     ],
+    complex=True,
 )
 def polyval(p, x):
     """Linear in the coefficients ``p`` (highest power first); in ``x`` the derivative
@@ -589,6 +619,7 @@ def polyval(p, x):
         example("rt.polyval_dx([1.0, -2.0, 0.5], x)", x=(2, 3)),
         example("rt.polyval_dx(p, x, 0)", p=(3,), x=(2,)),
     ],
+    complex=True,
 )
 def polyval_dx(p, x, order=1):
     """Linear in ``p``; smooth in ``x`` (its derivative is the next order)."""
@@ -618,6 +649,7 @@ def polyval_dx(p, x, order=1):
         example("rt.polyval_vjp_p(g, p, x, order=2)", g=(2, 4), p=(3, 2, 1), x=(4,)),
         example("rt.polyval_vjp_p(g, np.array([1.0, -2.0, 0.5]), x)", g=(2, 3), x=(2, 3)),
     ],
+    complex=True,
 )
 def polyval_vjp_p(ans, g, p, x, order=0):
     """Linear in ``g`` (the transpose is ``rt.polyval_dx``); smooth in ``x``; ``p`` only

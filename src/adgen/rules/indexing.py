@@ -32,6 +32,7 @@ from adgen.rules.samples import example
         example("np.take(a, [-1, 4, 5], axis=-1, mode='wrap')", a=(2, 3)),
         example("np.take(a, [-1, 4, 1], mode='clip')", a=(3,)),
     ],
+    complex=True,
 )
 def take(a, indices, axis=None, mode="raise"):
     def jvp(da):
@@ -51,6 +52,7 @@ def take(a, indices, axis=None, mode="raise"):
         example("np.take_along_axis(a, np.array([[[0, 0]], [[1, 0]]]), 1)", a=(2, 3, 2)),
         example("np.take_along_axis(a, np.array([3, 0, 3]), None)", a=(2, 2)),
     ],
+    complex=True,
 )
 def take_along_axis(arr, indices, axis=-1):
     def jvp(da):
@@ -77,6 +79,7 @@ def take_along_axis(arr, indices, axis=-1):
         ),
         example("rt.take_along_axis_vjp(g, a, np.array([3, 0, 3]), None)", g=(3,), a=(2, 2)),
     ],
+    complex=True,
 )
 def take_along_axis_vjp(ans, g, arr, indices, axis=-1):
     """``g`` scattered back along ``axis`` (copies adding up): linear in ``g``, whose
@@ -102,6 +105,7 @@ def take_along_axis_vjp(ans, g, arr, indices, axis=-1):
         example("np.compress([False, True], a, axis=0)", a=(3, 2)),
         example("np.compress([1, 0, 1, 1], a)", a=(2, 3)),
     ],
+    complex=True,
 )
 def compress(condition, a, axis=None):
     def jvp_a(da):
@@ -117,6 +121,7 @@ def compress(condition, a, axis=None):
         example("np.extract(a > 0.2, a)", a=(3, 4), f32=True),
         example("np.extract([1, 0, 0, 1], a)", a=(2, 2)),
     ],
+    complex=True,
 )
 def extract(condition, arr):
     def jvp_arr(da):
@@ -137,6 +142,7 @@ def extract(condition, arr):
         example("np.select([a > 0.0], [a], b * b)", a=(2, 3), b=(), f32=True),
         example("np.select([a > 0.0, a < -0.5], [b, 2.0], a)", a=(3, 4), b=(3, 1)),
     ],
+    complex=True,
 )
 def select(ans, condlist, choicelist, default=0):
     def jvp_choicelist(parts):
@@ -159,6 +165,7 @@ def select(ans, condlist, choicelist, default=0):
         example("rt.selected([a > 0.5, a < -0.5], [a, a * a])", a=(3, 4), f32=True),
         example("rt.selected([a > 0.0, a < -0.5], [b, 2.0])", a=(3, 4), b=(3, 1)),
     ],
+    complex=True,
 )
 def selected(ans, condlist, choicelist):
     """``np.select(condlist, choicelist, 0.0)``: linear in the choices."""
@@ -186,6 +193,7 @@ nondifferentiable(rt.select_mask)
         example("rt.select_vjp(g, [a > 0.0, a < -0.5], [b, 2.0], 0)", g=(3, 4), a=(3, 4), b=(3, 1)),
         example("rt.select_vjp(g, [a > 0.0, a < -0.5], [b, 2.0], 1)", g=(3, 4), a=(3, 4), b=(3, 1)),
     ],
+    complex=True,
 )
 def select_vjp(ans, g, condlist, choicelist, k=0):
     """``g`` where condition ``k`` is the first that holds, summed to ``choicelist[k]``'s
@@ -216,6 +224,7 @@ def select_vjp(ans, g, condlist, choicelist, k=0):
         example("np.choose(np.array([0, 3, -1]), [a, b], mode='wrap')", a=(3,), b=(3,)),
         example("np.choose(np.array([0, 3, -1]), [a, b], mode='clip')", a=(3,), b=(3,)),
     ],
+    complex=True,
 )
 def choose(a, choices, mode="raise"):
     def jvp_choices(parts):
@@ -252,6 +261,7 @@ nondifferentiable(rt.choose_mask)
             "rt.choose_vjp(g, np.array([0, 3, -1]), [a, b], 1, 'clip')", g=(3,), a=(3,), b=(3,)
         ),
     ],
+    complex=True,
 )
 def choose_vjp(ans, g, a, choices, k=0, mode="raise"):
     """``g`` where ``np.choose`` picks ``choices[k]``, summed to its shape: linear in ``g``

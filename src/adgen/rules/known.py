@@ -29,6 +29,10 @@ from adgen.pyast import Transformer, dotted_text
 # library than NumPy (``adgen.middle.shapes.specialise``): no NumPy array is then made from a
 # shape alone, where it would meet theirs.
 LIBRARY = "<library>"
+# The key of ``known`` whose value's second item lists (space-separated) the names known to be
+# real whose dtype is not known otherwise (:meth:`adgen.modes.complexvalues.ComplexValues.real`):
+# ``rt.known_real`` answers from it.
+REAL = "<real>"
 
 Known = Mapping[str, tuple[tuple[int, ...], str]]
 

@@ -6,10 +6,10 @@ import numpy as np
 
 from adgen.rules import runtime as rt
 from adgen.rules.registry import attribute_rule, methods, nondifferentiable, rule
-from adgen.rules.samples import INVERTIBLE, SPD, SYMMETRIC, Arg, Domain, example
+from adgen.rules.samples import INVERTIBLE, SPD, SYMMETRIC, UNIT, Arg, Domain, example
 
 
-@rule(np.matmul, operator.matmul)
+@rule(np.matmul, operator.matmul, complex=True)
 def matmul(x1, x2):
     def jvp_x1(d1):
         return d1 @ x2
@@ -53,7 +53,7 @@ def matmul(x1, x2):
         return rt.matmul_vjp_b(g, x1, x2)
 
 
-@rule(np.dot)
+@rule(np.dot, complex=True)
 def dot(a, b):
     def jvp_a(da):
         return np.dot(da, b)
@@ -84,7 +84,7 @@ def dot(a, b):
         return rt.dot_vjp_b(g, a, b)
 
 
-@rule(np.transpose, view=True)
+@rule(np.transpose, view=True, complex=True)
 def transpose(a, axes=None):
     def jvp(da):
         if axes is None:
@@ -97,7 +97,7 @@ def transpose(a, axes=None):
         return np.transpose(g, np.argsort(np.mod(axes, np.size(axes))))
 
 
-@attribute_rule("T")
+@attribute_rule("T", complex=True)
 def attribute_t(a):
     def jvp(da):
         return np.transpose(da)
@@ -106,8 +106,10 @@ def attribute_t(a):
         return np.transpose(g)
 
 
-@attribute_rule("real")
+@attribute_rule("real", complex=True)
 def attribute_real(a):
+    """``z.real``, as ``np.real``."""
+
     def jvp(da):
         return np.real(da)
 
@@ -115,7 +117,22 @@ def attribute_real(a):
         return np.real(g)
 
 
-@rule(np.reshape, view=True)
+@attribute_rule("imag", complex=True)
+def attribute_imag(ans, a):
+    """``z.imag``, as ``np.imag``."""
+
+    def jvp(da):
+        if rt.known_real(a):
+            return rt.zeros_like(ans)
+        return np.imag(da)
+
+    def vjp(g):
+        if rt.known_real(a):
+            return rt.zeros_like(a)
+        return rt.real_like(-1j * g, a)
+
+
+@rule(np.reshape, view=True, complex=True)
 def reshape(a, shape):
     def jvp(da):
         return np.reshape(da, shape)
@@ -124,7 +141,7 @@ def reshape(a, shape):
         return np.reshape(g, np.shape(a))
 
 
-@rule(operator.getitem, view=True)
+@rule(operator.getitem, view=True, complex=True)
 def getitem(a, index):
     def jvp(da):
         return da[index]
@@ -171,6 +188,7 @@ def slogdet(ans, a):
         example("np.linalg.inv(a)", a=(2, 2, 2)),
         example("np.sum(np.linalg.inv(a) ** 2)", a=(4, 4)),
     ],
+    complex=True,
 )
 def inv(ans, a):
     """d(a⁻¹) = -a⁻¹ da a⁻¹."""
@@ -191,6 +209,7 @@ def inv(ans, a):
         example("np.linalg.solve(a, b)", a=Arg((2, 3, 3), INVERTIBLE), b=(3, 2)),
         example("np.linalg.solve(a, b)", a=Arg((3, 3), INVERTIBLE), b=(2, 3, 1)),
     ],
+    complex=True,
 )
 def solve(ans, a, b):
     """x = a⁻¹ b. NumPy 2: a 1-d ``b`` is one vector (for every matrix of a stack ``a``);
@@ -225,6 +244,7 @@ def solve(ans, a, b):
         example("np.linalg.det(a)", a=(2, 3, 3)),
         example("np.linalg.det(a) ** 2", a=(1, 1)),
     ],
+    complex=True,
 )
 def det(ans, a):
     """d det a = det a · tr(a⁻¹ da) (invertible ``a``; not claimed at singular matrices)."""
@@ -348,6 +368,137 @@ def eigvalsh(a, UPLO="L"):  # noqa: N803 - NumPy's parameter name
         if UPLO in ("U", "u"):
             return np.triu(s) + np.triu(np.swapaxes(s, -1, -2), 1)
         return np.tril(s) + np.tril(np.swapaxes(s, -1, -2), -1)
+
+
+# np.linalg.eig / eigvals of general (non-symmetric) matrices. The examples compose their
+# inputs so that the eigenvalues stay well apart: a symmetric matrix (eigenvalues near
+# 1, 2, 3...) plus a small non-symmetric one (real eigenvalues: NumPy returns real arrays),
+# or a small matrix plus the normal matrix ROTATION (eigenvalues ±4.2i, 0 for n = 3;
+# ±4.9i, ±1.9i for n = 4: complex arrays from real input). The examples on an argument
+# itself draw uniform matrices whose eigenvalues are at least 0.4 apart.
+_ROTATION = "3.0 * (np.eye({n}, k=1, dtype=a.dtype) - np.eye({n}, k=-1, dtype=a.dtype))"
+_SMALL = Domain(-0.3, 0.3)
+
+
+@rule(
+    np.linalg.eig,
+    outputs=2,
+    complex=True,
+    examples=[
+        example(
+            "np.linalg.eig(a + 0.1 * b)[0]",
+            a=Arg((3, 3), SYMMETRIC),
+            b=Arg((3, 3), UNIT),
+            f32=True,
+        ),
+        example(f"np.linalg.eig(a + {_ROTATION.format(n=3)})[1]", a=Arg((3, 3), _SMALL)),
+        example(
+            f"np.linalg.eig(a + {_ROTATION.format(n=4)})[0]", a=Arg((2, 4, 4), _SMALL), f32=True
+        ),
+        example(
+            "np.linalg.eig(a + 0.1 * b)[1] ** 2",
+            a=Arg((2, 3, 3), SYMMETRIC),
+            b=Arg((2, 3, 3), UNIT),
+        ),
+        example(  # v diag(w²) v⁻¹ = A²: the eigenvectors' scale cancels
+            "np.linalg.eig(a + r)[1] @ (np.linalg.eig(a + r)[0][..., :, None] ** 2 "
+            "* np.linalg.inv(np.linalg.eig(a + r)[1]))",
+            a=Arg((2, 3, 3), _SMALL),
+            r=Arg((3, 3), SYMMETRIC),
+        ),
+        example(  # |v|²: the eigenvectors' phase cancels
+            f"np.real(np.linalg.eig(a + {_ROTATION.format(n=4)})[1] "
+            f"* np.conj(np.linalg.eig(a + {_ROTATION.format(n=4)})[1]))",
+            a=Arg((4, 4), _SMALL),
+        ),
+        example("np.abs(np.linalg.eig(a)[1])", a=(3, 3)),  # a complex pair (see eigvals)
+    ],
+)
+def eig(ans, a):
+    """``w, v = eig(a)`` for a general square matrix (stacks too), distinct eigenvalues
+    (repeated ones are refused by ``rt.distinct``: no derivative there). The result's dtype
+    follows NumPy's: complex for complex input or complex eigenvalues, real for real input
+    whose eigenvalues are all real. With M = v⁻¹ dA v: dw = diag(M), and dv = U + v diag(c)
+    with U = v (F ∘ M), F_ij = 1 / (w_j - w_i) off the diagonal (0 on it).
+
+    Convention: the eigenvectors are differentiated as NumPy (LAPACK's geev) normalizes them,
+    each column of unit 2-norm with its largest-modulus entry real (positive for complex
+    input; for real input a real eigenvector's sign is LAPACK's, locally constant), so dv is
+    the tangent of ``eig(a)[1]`` itself: c_j = -Re(v_jᴴ U_j) - i Im(U_kj / v_kj), k the
+    row of that entry. Other normalizations differ by a rescaling of each column: functions
+    invariant under it (|v|², v diag(f(w)) v⁻¹) do not depend on the convention. Complex
+    values follow adgen's (JAX's) convention: the cotangent is the transpose of this
+    tangent map for the pairing Re(sum(a * b)), its real part for a real ``a``."""
+
+    def jvp(da):
+        w = rt.distinct(ans[0], "np.linalg.eig")
+        v = ans[1]
+        eye = np.eye(np.shape(a)[-1], dtype=w.dtype)
+        m = np.linalg.solve(v, da @ v)
+        f = (1.0 - eye) / (w[..., None, :] - w[..., :, None] + eye)
+        u = v @ (f * m)
+        k = np.argmax(np.abs(v), axis=-2)[..., None, :]
+        r = np.take_along_axis(u, k, axis=-2) / np.take_along_axis(v, k, axis=-2)
+        s = np.sum(np.conj(v) * u, axis=-2, keepdims=True)
+        # v diag(c) with c = -Re(s) - i Im(r), written to stay real for real values
+        return (np.sum(m * eye, axis=-1), u - v * (r + np.real(s - r)))
+
+    def vjp(g):
+        w = rt.distinct(ans[0], "np.linalg.eig")
+        v = ans[1]
+        eye = np.eye(np.shape(a)[-1], dtype=w.dtype)
+        f = (1.0 - eye) / (w[..., None, :] - w[..., :, None] + eye)
+        k = np.argmax(np.abs(v), axis=-2)[..., None, :]
+        c = np.sum(g[1] * v, axis=-2, keepdims=True)
+        # the transpose of U -> U + v diag(c(U)): the cotangent of U (i Im(c_j) / v_kj in row
+        # k_j of column j, written to stay real for real values)
+        at_k = (c - np.real(c)) / np.take_along_axis(v, k, axis=-2)
+        at_k = np.where(np.arange(np.shape(a)[-1])[:, None] == k, at_k, 0.0)
+        gu = g[1] - np.conj(v) * np.real(c) - at_k
+        gm = f * (np.swapaxes(v, -1, -2) @ gu) + g[0][..., None] * eye
+        vt = np.swapaxes(v, -1, -2)
+        return rt.real_like(np.linalg.solve(vt, gm @ vt), a)
+
+
+@rule(
+    np.linalg.eigvals,
+    complex=True,
+    examples=[
+        example(
+            "np.linalg.eigvals(a + 0.1 * b)",
+            a=Arg((3, 3), SYMMETRIC),
+            b=Arg((3, 3), UNIT),
+            f32=True,
+        ),
+        example(f"np.linalg.eigvals(a + {_ROTATION.format(n=3)})", a=Arg((3, 3), _SMALL)),
+        example(f"np.linalg.eigvals(a + {_ROTATION.format(n=4)})", a=Arg((2, 4, 4), _SMALL)),
+        # eigvals of an argument itself (the eigenvalues' dtype follows the values, not the
+        # shapes), then a function that is not holomorphic: one complex pair in the stack
+        example("np.abs(np.linalg.eigvals(a))", a=(2, 3, 3)),
+        example(
+            "np.real(np.linalg.eigvals(a + 0.1 * b)) ** 2",
+            a=Arg((2, 4, 4), SYMMETRIC),
+            b=Arg((4, 4), UNIT),
+        ),
+    ],
+)
+def eigvals(ans, a):
+    """The eigenvalues of a general square matrix (as ``eig``'s, distinct): dw_i = (v⁻¹ dA
+    v)_ii, v the eigenvectors (``np.linalg.eig``: NumPy computes the same eigenvalues in the
+    same order). Real for real input whose eigenvalues are all real, as NumPy's."""
+
+    def jvp(da):
+        w = rt.distinct(ans, "np.linalg.eigvals")
+        v = np.linalg.eig(a)[1]
+        eye = np.eye(np.shape(a)[-1], dtype=w.dtype)
+        return np.sum(np.linalg.solve(v, da @ v) * eye, axis=-1)
+
+    def vjp(g):
+        w = rt.distinct(ans, "np.linalg.eigvals")
+        v = np.linalg.eig(a)[1]
+        vt = np.swapaxes(v, -1, -2)
+        eye = np.eye(np.shape(a)[-1], dtype=w.dtype)
+        return rt.real_like(np.linalg.solve(vt, (g[..., None] * eye) @ vt), a)
 
 
 def _svd_outputs(static):
@@ -738,6 +889,7 @@ def norm_grad(ans, r, x, ord=None, axis=None, keepdims=False, kind="norm"):  # n
         example('rt.full_rank(s, "np.linalg.norm") ** 2', s=Arg((3,), Domain(0.5, 2.0))),
         example('rt.full_rank(s, "np.linalg.norm") * s', s=Arg((2, 3), Domain(0.5, 2.0))),
     ],
+    complex=True,
 )
 def full_rank(values, what):
     """The singular values themselves (after a check that raises at a zero one): identity."""
@@ -932,6 +1084,7 @@ def pinv(ans, a, rcond=None, hermitian=False):
         example("np.linalg.matrix_power(a, -2)", a=Arg((2, 3, 3), INVERTIBLE), f32=True),
         example("np.linalg.matrix_power(a, 4)", a=(2, 2, 2)),
     ],
+    complex=True,
 )
 def matrix_power(a, n):
     """a**n for an integer ``n`` (not differentiated): d(aⁿ) = Σ_k aᵏ da aⁿ⁻¹⁻ᵏ; for n < 0
@@ -966,6 +1119,7 @@ _MATRIX_POWER_EXAMPLES = [
         example(f"rt.matrix_power_jvp(d, a, {n})", d=shape, a=Arg(shape, dom), f32=f32)
         for shape, dom, n, f32 in _MATRIX_POWER_EXAMPLES
     ],
+    complex=True,
 )
 def matrix_power_jvp(d, a, n=1):
     """Linear in ``d`` (transpose: ``rt.matrix_power_vjp``); in ``a``, the block matrices
@@ -1009,6 +1163,7 @@ def matrix_power_jvp(d, a, n=1):
         example(f"rt.matrix_power_vjp(g, a, {n})", g=shape, a=Arg(shape, dom), f32=f32)
         for shape, dom, n, f32 in _MATRIX_POWER_EXAMPLES
     ],
+    complex=True,
 )
 def matrix_power_vjp(g, a, n=1):
     """Linear in ``g`` (transpose: ``rt.matrix_power_jvp``); it is
@@ -1136,6 +1291,7 @@ if hasattr(np.linalg, "trace"):
             example("np.linalg.trace(x, offset=1)", x=(2, 3, 4)),
             example("np.linalg.trace(x, offset=-1)", x=(4, 3)),
         ],
+        complex=True,
     )
     def linalg_trace(x, *, offset=0, dtype=None):
         """Sum of the ``offset`` diagonal of the last two axes."""
@@ -1158,6 +1314,7 @@ if hasattr(np.linalg, "diagonal"):
             example("np.linalg.diagonal(x, offset=1)", x=(2, 3, 4)),
             example("np.linalg.diagonal(x, offset=-2) * 2.0", x=(4, 3)),
         ],
+        complex=True,
     )
     def linalg_diagonal(x, *, offset=0):
         """The ``offset`` diagonal of the last two axes; its cotangent is written back there."""
@@ -1175,6 +1332,7 @@ if hasattr(np.linalg, "diagonal"):
             example("rt.diagonal_vjp(g, x, 1)", g=(2, 3), x=(2, 3, 4)),
             example("rt.diagonal_vjp(g, x, -2)", g=(2,), x=(4, 3)),
         ],
+        complex=True,
     )
     def diagonal_vjp(ans, g, x, offset=0):
         """``g`` written on the ``offset`` diagonal of zeros shaped like ``x``: linear in
@@ -1202,6 +1360,7 @@ if hasattr(np.linalg, "matrix_transpose"):
             example("np.linalg.matrix_transpose(x)", x=(3, 2), f32=True),
             example("np.linalg.matrix_transpose(x) * x[..., :1, :1]", x=(2, 3, 3)),
         ],
+        complex=True,
     )
     def matrix_transpose(x):
         """Swaps the last two axes."""

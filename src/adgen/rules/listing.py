@@ -39,7 +39,12 @@ from adgen.rules.registry import (
 
 def _modules() -> list[tuple[str, Any]]:
     """Modules searched for the names a function goes by, most specific first."""
-    out: list[tuple[str, Any]] = [("np.linalg", np.linalg), ("np", np), ("math", math)]
+    out: list[tuple[str, Any]] = [
+        ("np.linalg", np.linalg),
+        ("np.fft", np.fft),
+        ("np", np),
+        ("math", math),
+    ]
     loader.load_all()  # SciPy is optional: its rules (and module) exist when it is installed
     for name in ("scipy.special", "scipy.linalg", "scipy.signal"):
         module = sys.modules.get(name)
@@ -154,7 +159,11 @@ def markdown() -> str:
             group = "operators"
         else:
             group = "builtins"
-        label = f"`{name}`" + (" (several results)" if prim.outputs is not None else "")
+        label = (
+            f"`{name}`"
+            + ("ᶜ" if prim.complex else "")
+            + (" (several results)" if prim.outputs is not None else "")
+        )
         groups.setdefault(group, []).append(label)
     lines = [
         "# Supported functions",
@@ -167,6 +176,11 @@ def markdown() -> str:
         "under each name). Each is checked by tests generated from the registry "
         "(`tests/test_registry_rules.py`, `tests/test_rules.py`) against finite differences "
         "over scalar, vector, matrix, batched and broadcasting shapes and float32.",
+        "",
+        f"Functions marked ᶜ ({sum(p.complex for _, _, p in diff)}) are differentiated for "
+        "complex values too (complex128 and complex64, checked the same way), under JAX's "
+        "convention ([rules.md](rules.md#complex-numbers)); where a complex value reaches "
+        "another function with a differentiated one, adgen refuses, naming the line.",
         "",
         "A call to a function that is not listed here (and is not your own Python function, "
         "which adgen reads and differentiates) is refused with `adgen.NoRuleError`, naming "

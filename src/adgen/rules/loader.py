@@ -48,6 +48,7 @@ MODULES: tuple[str, ...] = (
     "arrays",
     "contractions",
     "elementwise",
+    "fft",
     "indexing",
     "linalg",
     "mathmodule",

@@ -1,7 +1,8 @@
 """The names generated code calls modules by: ``np``, ``math``, ``rt`` (adgen's runtime
-helpers), ``np.linalg``, ``np.random``, ``scipy.special`` and ``scipy.stats`` once imported,
-and how a function is spelled through them (:func:`spelling`). Every stage that writes or evaluates
-generated code reads them here; nothing here knows the rules or the IR.
+helpers), ``np.linalg``, ``np.fft``, ``np.random``, ``scipy.special`` and ``scipy.stats``
+once imported, and how a function is spelled through them (:func:`spelling`). Every stage
+that writes or evaluates generated code reads them here; nothing here knows the rules or the
+IR.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ TEMPLATE_GLOBALS: dict[str, Any] = {"np": np, "math": math, "rt": rt}
 _SPELLINGS: list[tuple[str, Any]] = [
     ("np", np),
     ("np.linalg", np.linalg),
+    ("np.fft", np.fft),
     # ("np.random", np.random) comes here once NumPy has imported it (see _add_optional)
     ("math", math),
     ("rt", rt),  # adgen's own helpers: second derivatives differentiate generated code
@@ -61,9 +63,9 @@ def add_optional(import_scipy: bool = False) -> None:
 
 def spelling_modules() -> list[tuple[str, Any]]:
     """``(alias, module)`` for the modules generated code names functions through: ``np``,
-    ``np.linalg``, ``np.random``, ``math``, ``rt``, and ``scipy.special``, ``scipy.stats``,
-    ``scipy.linalg`` and ``scipy.signal`` when SciPy is installed (the last ones once
-    imported).
+    ``np.linalg``, ``np.fft``, ``np.random``, ``math``, ``rt``, and ``scipy.special``,
+    ``scipy.stats``, ``scipy.linalg`` and ``scipy.signal`` when SciPy is installed (the last
+    ones once imported).
 
     >>> [alias for alias, _ in spelling_modules()][:2]
     ['np', 'np.linalg']

@@ -134,9 +134,7 @@ nondifferentiable(
     np.right_shift,
     np.gcd,
     np.lcm,
-    # complex numbers: constants only (a differentiated argument is refused by
-    # adgen.modes.complexvalues before any rule is looked at)
-    complex,
+    # complex scalar types: constants only (``complex(x, y)`` has a rule, in pybuiltins)
     np.complex128,
     np.complex64,
     np.clongdouble,
@@ -240,22 +238,22 @@ def full_like(ans, a, fill_value, dtype=None, order="K", subok=True, shape=None,
 
 # Ranges made from their arguments: the values depend on start/stop/step (the length
 # only on the integer count), so a differentiated argument is refused (no templates).
-@rule(np.arange, examples=[example("x * np.arange(1.0, 2.5, 0.5)", x=(3,))])
+@rule(np.arange, examples=[example("x * np.arange(1.0, 2.5, 0.5)", x=(3,))], complex=True)
 def arange(start, stop=None, step=None, dtype=None):
     """``np.arange(...)``: refused when start, stop or step is differentiated."""
 
 
-@rule(np.linspace, examples=[example("x * np.linspace(0.0, 1.0, 3)", x=(3,))])
+@rule(np.linspace, examples=[example("x * np.linspace(0.0, 1.0, 3)", x=(3,))], complex=True)
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
     """``np.linspace(start, stop, num)``: refused when start or stop is differentiated."""
 
 
-@rule(np.logspace, examples=[example("x * np.logspace(0.0, 1.0, 3)", x=(3,))])
+@rule(np.logspace, examples=[example("x * np.logspace(0.0, 1.0, 3)", x=(3,))], complex=True)
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     """``np.logspace(start, stop, num)``: refused when start, stop or base is differentiated."""
 
 
-@rule(np.geomspace, examples=[example("x * np.geomspace(1.0, 8.0, 3)", x=(3,))])
+@rule(np.geomspace, examples=[example("x * np.geomspace(1.0, 8.0, 3)", x=(3,))], complex=True)
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     """``np.geomspace(start, stop, num)``: refused when start or stop is differentiated."""
 

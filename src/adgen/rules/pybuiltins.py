@@ -29,6 +29,32 @@ def builtin_float(x):
         return np.full_like(x, g)
 
 
+@rule(
+    complex,
+    complex=True,
+    examples=[
+        example("complex(x, y) * complex(y, 2.0)", x=None, y=None, complex=False),
+        example("complex(x, y)", x=None, y=None, complex=("y",)),
+    ],
+)
+def builtin_complex(real=0, imag=0):
+    """``real + 1j * imag``: holomorphic in each argument, so its templates are those of a
+    sum (adgen's convention for complex numbers; a real argument's cotangent is then the
+    real part of these: ``Re(g)`` and ``-Im(g)``)."""
+
+    def jvp_real(d):
+        return d * (1.0 + 0.0j)
+
+    def jvp_imag(d):
+        return d * 1j
+
+    def vjp_real(g):
+        return g
+
+    def vjp_imag(g):
+        return g * 1j
+
+
 @rule(max)
 def builtin_max(x, y):
     def jvp_x(dx):
@@ -70,6 +96,7 @@ def builtin_min(x, y):
         example("sum((a, b), c)", a=(), b=(3,), c=(2, 1)),
         example("rt.sum_items((a, b), c)", a=(2,), b=(), c=None),
     ],
+    complex=True,
 )
 def builtin_sum(ans, iterable, start=0):
     def jvp(parts):

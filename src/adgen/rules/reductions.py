@@ -34,7 +34,7 @@ from adgen.rules.registry import methods, reductions, rule, sequence_rule
 from adgen.rules.samples import DISTINCT, POSITIVE, Arg, example
 
 
-@rule(np.sum)
+@rule(np.sum, complex=True)
 def sum_(a, axis=None, keepdims=False):
     def jvp(da):
         return np.sum(da, axis=axis, keepdims=keepdims)
@@ -43,7 +43,7 @@ def sum_(a, axis=None, keepdims=False):
         return rt.unreduce(g, a, axis=axis, keepdims=keepdims)
 
 
-@rule(np.mean)
+@rule(np.mean, complex=True)
 def mean(a, axis=None, keepdims=False):
     def jvp(da):
         return np.mean(da, axis=axis, keepdims=keepdims)
@@ -52,7 +52,7 @@ def mean(a, axis=None, keepdims=False):
         return rt.mean_vjp(g, a, axis=axis, keepdims=keepdims)
 
 
-@rule(np.prod)
+@rule(np.prod, complex=True)
 def prod(ans, a, axis=None, keepdims=False):
     def jvp(da):
         return np.sum(
@@ -65,8 +65,11 @@ def prod(ans, a, axis=None, keepdims=False):
         return rt.prod_vjp(g, a, axis=axis, keepdims=keepdims)
 
 
-@rule(np.max, np.amax, np.min, np.amin)
+@rule(np.max, np.amax, np.min, np.amin, complex=True)
 def extremum(ans, a, axis=None, keepdims=False):
+    """The cotangent goes to the extremum's entries (split evenly between ties); complex
+    values are ordered as NumPy orders them (by real part, then imaginary part)."""
+
     def jvp(da):
         return np.sum(
             rt.minmax_vjp(np.ones_like(ans), ans, a, axis=axis, keepdims=keepdims) * da,
@@ -166,6 +169,7 @@ def std(ans, a, axis=None, *, ddof=0, keepdims=False):
         example("np.cumsum(a, axis=-3)", a=(2, 3, 2)),
         example("a.cumsum(axis=0)", a=(3, 2), f32=True),
     ],
+    complex=True,
 )
 def cumsum(a, axis=None):
     def jvp(da):
@@ -184,6 +188,7 @@ def cumsum(a, axis=None):
         example("rt.cumsum_vjp(g, a, axis=-3)", g=(2, 3, 2), a=(2, 3, 2)),
         example("rt.cumsum_vjp(g, a, axis=1, include_initial=True)", g=(3, 5), a=(3, 4)),
     ],
+    complex=True,
 )
 def cumsum_vjp(ans, g, x, axis=None, include_initial=False):
     """Linear in ``g`` (reversed cumulative sums): the transpose is the cumulative sum
@@ -220,6 +225,7 @@ def cumsum_vjp(ans, g, x, axis=None, include_initial=False):
         example("np.cumprod(a, axis=-2)", a=(2, 5, 2), f32=True),
         example("a.cumprod(axis=0)", a=(4, 2)),
     ],
+    complex=True,
 )
 def cumprod(a, axis=None):
     """Exact with zeros in ``a``: products and sums only, no division by ``a``."""
@@ -249,6 +255,7 @@ def cumprod(a, axis=None):
         example("rt.cumprod_jvp(d, a, include_initial=True)", d=(4,), a=(4,)),
         example("rt.cumprod_jvp(d, np.array([2.0, 0.0, -1.5, 0.0, 3.0]))", d=(5,)),
     ],
+    complex=True,
 )
 def cumprod_jvp(dx, x, axis=None, include_initial=False):
     """Linear in ``dx`` (its transpose is ``rt.cumprod_vjp``); in ``x``, the second
@@ -300,6 +307,7 @@ def cumprod_jvp(dx, x, axis=None, include_initial=False):
         example("rt.cumprod_vjp(g, a, include_initial=True)", g=(5,), a=(4,)),
         example("rt.cumprod_vjp(g, np.array([2.0, 0.0, -1.5, 0.0, 3.0]))", g=(5,)),
     ],
+    complex=True,
 )
 def cumprod_vjp(g, x, axis=None, include_initial=False):
     """Linear in ``g`` (its transpose is ``rt.cumprod_jvp``); in ``x``, the Hessian of
@@ -340,6 +348,7 @@ def cumprod_vjp(g, x, axis=None, include_initial=False):
         example("rt.linear_recurrence(a, b, -2, True)", a=(2, 5, 2), b=(2,), f32=True),
         example("rt.linear_recurrence(np.array([2.0, 0.0, -1.5, 0.0]), b, initial=1.0)", b=(4,)),
     ],
+    complex=True,
 )
 def linear_recurrence(ans, a, b, axis=None, reverse=False, initial=0.0):
     """Linear in ``b`` (the transpose runs the other way); in ``a``, ``dt[i + 1] = da[i] t[i]
@@ -367,6 +376,7 @@ if hasattr(np, "cumulative_sum"):  # NumPy >= 2.1
             example("np.cumulative_sum(a, axis=1, include_initial=True)", a=(3, 4)),
             example("np.cumulative_sum(a, axis=-1)", a=(2, 3, 2)),
         ],
+        complex=True,
     )
     def cumulative_sum(x, *, axis=None, include_initial=False):
         def jvp(dx):
@@ -382,6 +392,7 @@ if hasattr(np, "cumulative_sum"):  # NumPy >= 2.1
             example("np.cumulative_prod(a, axis=0, include_initial=True)", a=(3, 4)),
             example("np.cumulative_prod(a, axis=-1)", a=(2, 3, 2)),
         ],
+        complex=True,
     )
     def cumulative_prod(x, *, axis=None, include_initial=False):
         def jvp(dx):
@@ -399,6 +410,7 @@ if hasattr(np, "cumulative_sum"):  # NumPy >= 2.1
         example("np.nansum(a, axis=0)", a=(3, 4)),
         example("np.nansum(a, axis=(0, 2), keepdims=True)", a=(2, 3, 4)),
     ],
+    complex=True,
 )
 def nansum(a, axis=None, *, keepdims=False):
     def jvp(da):
@@ -415,6 +427,7 @@ def nansum(a, axis=None, *, keepdims=False):
         example("np.nanmean(a, axis=-1)", a=(3, 4)),
         example("np.nanmean(a, axis=(0, 1), keepdims=True)", a=(2, 3, 4)),
     ],
+    complex=True,
 )
 def nanmean(a, axis=None, *, keepdims=False):
     """The mean of the tangents over the entries that are not NaN."""
@@ -551,6 +564,7 @@ def nanstd(ans, a, axis=None, *, ddof=0, keepdims=False):
         example("np.nanprod(a, axis=0)", a=(3, 4)),
         example("np.nanprod(a, axis=-1, keepdims=True)", a=(2, 3, 4)),
     ],
+    complex=True,
 )
 def nanprod(ans, a, axis=None, *, keepdims=False):
     """The product with NaN entries read as 1, exact with zeros like ``np.prod``."""
@@ -584,6 +598,7 @@ def nanprod(ans, a, axis=None, *, keepdims=False):
     np.nanmax,
     np.nanmin,
     domain=DISTINCT,
+    complex=True,
     examples=[
         example("np.nanmax(a)", a=(5,), f32=True),
         example("np.nanmin(a)", a=(5,), f32=True),
@@ -615,6 +630,7 @@ def nanextremum(ans, a, axis=None, *, keepdims=False):
         example("np.nancumsum(a)", a=(5,), f32=True),
         example("np.nancumsum(a, axis=1)", a=(3, 4)),
     ],
+    complex=True,
 )
 def nancumsum(a, axis=None):
     def jvp(da):
@@ -630,6 +646,7 @@ def nancumsum(a, axis=None):
         example("np.nancumprod(a)", a=(5,), f32=True),
         example("np.nancumprod(a, axis=0)", a=(3, 4)),
     ],
+    complex=True,
 )
 def nancumprod(a, axis=None):
     def jvp(da):
@@ -652,6 +669,7 @@ def nancumprod(a, axis=None):
         example("np.ptp(a, axis=0)", a=(3, 4)),
         example("np.ptp(a, axis=(0, 2), keepdims=True)", a=(2, 3, 4)),
     ],
+    complex=True,
 )
 def ptp(a, axis=None, *, keepdims=False):
     """``max - min``, each with the ties rule of ``np.max`` (a constant slice gets 0)."""
@@ -691,6 +709,7 @@ def ptp(a, axis=None, *, keepdims=False):
             "np.average(a, axis=-1, weights=w, keepdims=True)", a=(2, 3, 4), w=Arg((4,), POSITIVE)
         ),
     ],
+    complex=True,
 )
 def average(ans, a, axis=None, weights=None, *, keepdims=False):
     """Σ w a / Σ w over ``axis``; 1-d weights lie along ``axis``. ``returned=True`` (a tuple)
@@ -748,6 +767,7 @@ def average(ans, a, axis=None, weights=None, *, keepdims=False):
         example("rt.average_weights(w, a, 0)", w=(3, 4), a=(3, 4)),
         example("rt.average_weights(w, a, -1)", w=(4,), a=(2, 3, 4)),
     ],
+    complex=True,
 )
 def average_weights(ans, w, a, axis=None):
     """Linear in ``w`` (a broadcast): the transpose sums back, ``rt.average_weights_vjp``;
@@ -774,6 +794,7 @@ def average_weights(ans, w, a, axis=None):
         example("rt.average_weights_vjp(g, w, a, 0)", g=(3, 4), w=(3, 4), a=(3, 4)),
         example("rt.average_weights_vjp(g, w, a, -1)", g=(2, 3, 4), w=(4,), a=(2, 3, 4)),
     ],
+    complex=True,
 )
 def average_weights_vjp(ans, g, w, a, axis=None):
     """Linear in ``g``: the transpose broadcasts again (``rt.average_weights``); ``w`` and
@@ -808,6 +829,7 @@ def average_weights_vjp(ans, g, w, a, axis=None):
         example("np.median(a, axis=0)", a=(4, 3)),
         example("np.median(a, axis=(0, 2), keepdims=True)", a=(2, 3, 3), f32=True),
     ],
+    complex=True,
 )
 def median(a, axis=None, *, keepdims=False):
     def jvp(da):
@@ -824,6 +846,7 @@ def median(a, axis=None, *, keepdims=False):
         example("np.nanmedian(a)", a=(5,), f32=True),
         example("np.nanmedian(a, axis=-1)", a=(3, 4)),
     ],
+    complex=True,
 )
 def nanmedian(a, axis=None, *, keepdims=False):
     def jvp(da):
@@ -924,6 +947,7 @@ _QUANTILE_HELPER_EXAMPLES: list[tuple[str, tuple[int, ...], tuple[int, ...], boo
         example(f"rt.quantile_jvp(d, x, {rest})", d=x, x=Arg(x, DISTINCT), f32=f32)
         for rest, x, _, f32 in _QUANTILE_HELPER_EXAMPLES
     ],
+    complex=True,
 )
 def quantile_jvp(ans, dx, x, q, axis=None, keepdims=False, ignore_nan=False):
     """Linear in ``dx``: the transpose is :func:`rt.quantile_vjp`."""
@@ -949,6 +973,7 @@ def quantile_jvp(ans, dx, x, q, axis=None, keepdims=False, ignore_nan=False):
         example(f"rt.quantile_vjp(g, x, {rest})", g=g, x=Arg(x, DISTINCT), f32=f32)
         for rest, x, g, f32 in _QUANTILE_HELPER_EXAMPLES
     ],
+    complex=True,
 )
 def quantile_vjp(ans, g, x, q, axis=None, keepdims=False, ignore_nan=False):
     """Linear in ``g``: the transpose is :func:`rt.quantile_jvp`."""
@@ -977,6 +1002,7 @@ def quantile_vjp(ans, g, x, q, axis=None, keepdims=False, ignore_nan=False):
         example("np.sort(a, axis=None)", a=(3, 2)),
         example("np.sort(a, axis=-2)", a=(2, 3, 4), f32=True),
     ],
+    complex=True,
 )
 def sort(a, axis=-1, kind=None, *, stable=None):
     """A permutation of ``a``; tied entries share the average of their derivatives."""
@@ -999,6 +1025,7 @@ def sort(a, axis=-1, kind=None, *, stable=None):
         example("rt.sort_jvp(d, x, None)", d=(3, 2), x=Arg((3, 2), DISTINCT)),
         example("rt.sort_jvp(d, x, -2)", d=(2, 3, 4), x=Arg((2, 3, 4), DISTINCT)),
     ],
+    complex=True,
 )
 def sort_jvp(ans, dx, x, axis=-1):
     """Linear in ``dx``: the transpose is :func:`rt.sort_vjp`."""
@@ -1024,6 +1051,7 @@ def sort_jvp(ans, dx, x, axis=-1):
         example("rt.sort_vjp(g, x, None)", g=(6,), x=Arg((3, 2), DISTINCT)),
         example("rt.sort_vjp(g, x, -2)", g=(2, 3, 4), x=Arg((2, 3, 4), DISTINCT)),
     ],
+    complex=True,
 )
 def sort_vjp(ans, g, x, axis=-1):
     """Linear in ``g``: the transpose is :func:`rt.sort_jvp`."""
@@ -1051,6 +1079,7 @@ def sort_vjp(ans, g, x, axis=-1):
         example("np.partition(a, [0, 2], axis=-2)", a=(2, 3, 4), f32=True),
         example("np.partition(a, (1, 4))[1:5].mean()", a=(6,)),
     ],
+    complex=True,
 )
 def partition(a, kth, axis=-1, kind="introselect"):
     """A permutation of ``a`` chosen by its values (``kth``, an int or a sequence, only
@@ -1073,6 +1102,7 @@ def partition(a, kth, axis=-1, kind="introselect"):
         example("rt.partition_jvp(d, x, (1, 3), 0)", d=(5, 3), x=Arg((5, 3), DISTINCT)),
         example("rt.partition_jvp(d, x, -1, None)", d=(3, 4), x=Arg((3, 4), DISTINCT)),
     ],
+    complex=True,
 )
 def partition_jvp(ans, dx, x, kth, axis=-1):
     """Linear in ``dx``: the transpose is :func:`rt.partition_vjp`."""
@@ -1097,6 +1127,7 @@ def partition_jvp(ans, dx, x, kth, axis=-1):
         example("rt.partition_vjp(g, x, (1, 3), 0)", g=(5, 3), x=Arg((5, 3), DISTINCT)),
         example("rt.partition_vjp(g, x, -1, None)", g=(12,), x=Arg((3, 4), DISTINCT)),
     ],
+    complex=True,
 )
 def partition_vjp(ans, g, x, kth, axis=-1):
     """Linear in ``g``: the transpose is :func:`rt.partition_jvp`."""
@@ -1124,6 +1155,7 @@ def partition_vjp(ans, g, x, kth, axis=-1):
         example("np.diff(a, axis=1, prepend=0.0, append=1.0)", a=(2, 3, 2), f32=True),
         example("np.diff(a, n=2, prepend=[[1.0], [2.0]])", a=(2, 4)),
     ],
+    complex=True,
 )
 def diff(a, n=1, axis=-1, prepend=None, append=None):
     """Linear; constant ``prepend`` / ``append`` values (not differentiated)."""
@@ -1144,6 +1176,7 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
         example("rt.diff_jvp(d, a, n=2, prepend=[[1.0], [2.0]])", d=(2, 4), a=(2, 4), f32=True),
         example("rt.diff_jvp(d, a, 2, 0)", d=(5, 3), a=(5, 3)),
     ],
+    complex=True,
 )
 def diff_jvp(ans, dx, x, n=1, axis=-1, prepend=None, append=None):
     """Linear in ``dx`` (constant ``prepend`` / ``append``): the transpose is
@@ -1171,6 +1204,7 @@ def diff_jvp(ans, dx, x, n=1, axis=-1, prepend=None, append=None):
         example("rt.diff_vjp(g, a, axis=1, prepend=0.0, append=1.0)", g=(2, 4, 2), a=(2, 3, 2)),
         example("rt.diff_vjp(g, a, n=2, prepend=[[1.0], [2.0]])", g=(2, 3), a=(2, 4)),
     ],
+    complex=True,
 )
 def diff_vjp(ans, g, x, n=1, axis=-1, prepend=None, append=None):
     """Linear in ``g``: the transpose is the difference itself (``prepend`` / ``append`` read
@@ -1297,6 +1331,7 @@ def gradient_vjp(
         example("np.ediff1d(a)", a=(2, 3)),
         example("np.ediff1d(a, to_end=[1.0, 2.0], to_begin=-1.0)", a=(4,), f32=True),
     ],
+    complex=True,
 )
 def ediff1d(ary, to_end=None, to_begin=None):
     def jvp(da):
@@ -1380,6 +1415,7 @@ if hasattr(np, "trapezoid"):  # NumPy >= 2.0 (before, these helpers keep no rule
             example("rt.trapezoid_vjp_y(g, y, x, axis=0)", g=(3,), y=(4, 3), x=(4,)),
             example("rt.trapezoid_vjp_y(g, y, x, axis=-1)", g=(2, 3), y=(2, 3, 4), x=(2, 3, 4)),
         ],
+        complex=True,
     )
     def trapezoid_vjp_y(ans, g, y, x=None, dx=1.0, axis=-1):
         def jvp_g(d):
@@ -1409,6 +1445,7 @@ if hasattr(np, "trapezoid"):  # NumPy >= 2.0 (before, these helpers keep no rule
             example("rt.trapezoid_vjp_x(g, y, x, axis=0)", g=(3,), y=(4, 3), x=(4,)),
             example("rt.trapezoid_vjp_x(g, y, x, axis=-1)", g=(2, 3), y=(2, 3, 4), x=(2, 3, 4)),
         ],
+        complex=True,
     )
     def trapezoid_vjp_x(ans, g, y, x, axis=-1):
         def jvp_g(d):

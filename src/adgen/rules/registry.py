@@ -60,7 +60,7 @@ from adgen.errors import InternalError, RuleError, SourceLocation, entry_point, 
 from adgen.pyast import LEAVES, Transformer, dotted_text, walk
 from adgen.rules import loader
 from adgen.rules.arrayapi import numpy_counterpart
-from adgen.rules.known import literal
+from adgen.rules.known import REAL, literal
 from adgen.rules.namespace import TEMPLATE_GLOBALS, add_optional, spelling
 from adgen.rules.samples import Domain, Example
 
@@ -168,6 +168,15 @@ def _substitute(node: Any, mapping: dict[str, ast.expr]) -> Any:
     return node
 
 
+def _dtype_kind(name: str) -> str:
+    """The kind letter of a numeric dtype's name, else "" (unknown, or not a number)."""
+    try:
+        kind = np.dtype(name).kind if name else ""
+    except TypeError:
+        return ""
+    return kind if kind in "fiubc" else ""
+
+
 class _Known(Transformer):
     """Answer a template's questions about shapes (``rt.known_ndim(a)``...) from ``known``:
     program names -> (shape, dtype name) of the values known before the code runs;
@@ -197,6 +206,15 @@ class _Known(Transformer):
         if func == "rt.known_constant":
             plain = isinstance(arg, ast.Constant) and type(arg.value) in (int, float, str)
             return arg if plain else ast.Constant(value=None)
+        if func == "rt.known_real":
+            if isinstance(arg, ast.Constant):
+                return ast.Constant(value=type(arg.value) in (int, float, bool))
+            if not isinstance(arg, ast.Name):
+                return ast.Constant(value=False)
+            kind = _dtype_kind(self.known.get(arg.id, ((), ""))[1])
+            if kind:
+                return ast.Constant(value=kind != "c")
+            return ast.Constant(value=arg.id in self.known.get(REAL, ((), ""))[1].split())
         entry = self.known.get(arg.id) if isinstance(arg, ast.Name) else None
         if entry is None:
             return ast.Constant(value=-1 if func == "rt.known_ndim" else None)
@@ -236,7 +254,7 @@ class _Unstarred(Transformer):
 
 
 _KNOWN_QUESTIONS = frozenset(
-    {"rt.known_ndim", "rt.known_shape", "rt.known_scalar", "rt.known_constant"}
+    {"rt.known_ndim", "rt.known_shape", "rt.known_scalar", "rt.known_constant", "rt.known_real"}
 )
 
 
@@ -616,6 +634,8 @@ class Primitive:
         self.ambiguous: Exception | None = None
         self.runs: Any = None  # the function such a call runs
         self.returns_tuple = False  # a call kept as a call: may its function return a tuple?
+        # the templates are right for complex values too (see :func:`rule`)
+        self.complex = False
 
     def __repr__(self) -> str:
         return f"<primitive {self.name}>"
@@ -724,6 +744,7 @@ def _positional(*names: str) -> list[inspect.Parameter]:
 # place; overwritten values saved and restored; the cotangent of v read from the written slots).
 SETITEM = Primitive("setitem", _setitem_emitter, _positional("a", "index", "v"), {}, {}, view=True)
 SETITEM.diff_params = ("a", "v")
+SETITEM.complex = True  # (a complex v written into a real y: NumPy keeps the real part)
 
 
 # `xs = []` and `xs.append(v)`: a list the function builds (then stacks, sums, indexes).
@@ -732,12 +753,14 @@ LIST_NEW = Primitive(
 )
 APPEND = Primitive("append", _setitem_emitter, _positional("a", "v"), {}, {}, view=True)
 APPEND.diff_params = ("a", "v")
+APPEND.complex = True
 
 # `v = xs.pop()`: the last item of such a list, taken off it. Its IR form binds the list again
 # and the item: targets (xs, v). Forward mode pops the tangent list alongside; reverse mode
 # appends v's cotangent to the list's cotangent (the adjoint of xs.append(v) takes it off).
 POP = Primitive("pop", _setitem_emitter, _positional("a"), {}, {})
 POP.diff_params = ("a",)
+POP.complex = True
 
 # `assert test`: kept in the generated code (forward sweep / primal), never differentiated.
 # adgen's own checks carry a refusal's words (`what`, `hint`): the message if the check fails
@@ -1392,6 +1415,7 @@ def rule(
     lists: bool = False,
     result_list: bool = False,
     singular: bool = False,
+    complex: bool = False,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register forward and reverse templates for one or more functions (same semantics).
 
@@ -1427,6 +1451,15 @@ def rule(
     result ``e`` is then emitted as ``rt.zero_safe(e, seed)`` (``seed`` the template's
     argument), so that a zero tangent or cotangent entry contributes exactly zero there
     instead of ``0 * inf = nan`` (see :func:`singular_templates`).
+
+    ``complex=True`` says the templates are right for complex values too, under adgen's
+    convention (JAX's: a cotangent is the transpose of the tangent map for the pairing
+    ``<a, b> = Re(sum(a * b))``; see docs/rules.md). A holomorphic function's real
+    templates are (``g * f'(x)``, no conjugate); a function that is not holomorphic
+    (``np.abs``, ``np.conj``) needs templates written for it. Without it, a complex value
+    meeting a differentiated one in a call to the function is refused
+    (:mod:`adgen.modes.complexvalues`); with it, the registry's tests check the rule on
+    complex arguments too.
     """
 
     @entry_point
@@ -1444,6 +1477,7 @@ def rule(
             lists=lists,
             result_list=result_list,
             singular=singular,
+            complex=complex,
         )
         return rule_fn
 
@@ -1464,6 +1498,7 @@ def _register_parsed(
     lists: bool = False,
     result_list: bool = False,
     singular: bool = False,
+    complex: bool = False,
 ) -> None:
     outside: dict[str, Any] | None = {} if _is_user_rule(rule_fn) else None
     params, _, jvp, vjp = _parse_rule(rule_fn, fdef, outside=outside)
@@ -1482,6 +1517,7 @@ def _register_parsed(
         prim.examples = examples
         prim.domain = domain
         prim.lists = lists
+        prim.complex = complex
         prim.callee = callee
         prim.helpers = dict(outside or {})
         _store(fn, prim, _module_of_rule(rule_fn))
@@ -1527,6 +1563,7 @@ def unary(
     domain: Domain | None = None,
     examples: Iterable[Example] = (),
     singular: bool = False,
+    complex: bool = False,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register an elementwise function of one argument by its derivative.
 
@@ -1585,6 +1622,7 @@ def unary(
             examples=tuple(examples),
             domain=domain,
             singular=singular,
+            complex=complex,
         )
         return rule_fn
 
@@ -1746,11 +1784,16 @@ def _times(seed: ast.expr, derivative: ast.expr) -> ast.expr:
 
 
 def sequence_rule(
-    *fns: Any, sequence: str, examples: Iterable[Example] = (), domain: Domain | None = None
+    *fns: Any,
+    sequence: str,
+    examples: Iterable[Example] = (),
+    domain: Domain | None = None,
+    complex: bool = False,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register a function whose parameter ``sequence`` takes a tuple or list of arrays
     (``np.stack((a, b))``). ``jvp(parts)`` gets the tuple of the elements' tangents (zeros for
-    constant elements); ``vjp(g, k)`` returns the cotangent of element ``k`` (a constant)."""
+    constant elements); ``vjp(g, k)`` returns the cotangent of element ``k`` (a constant).
+    ``complex=True`` as for :func:`rule`."""
 
     def register(rule_fn: Callable[..., Any]) -> Callable[..., Any]:
         params, _, jvp, vjp = _parse_rule(rule_fn, None, sequence)
@@ -1761,6 +1804,7 @@ def sequence_rule(
             prim.sequence = sequence
             prim.examples = tuple(examples)
             prim.domain = domain
+            prim.complex = complex
             if module is None:
                 loader.require(fn)  # (adgen's rule first: this one replaces it)
             _put(_REGISTRY, loader.identity(fn), (fn, prim), module)
@@ -1769,8 +1813,11 @@ def sequence_rule(
     return register
 
 
-def attribute_rule(attr: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Register templates for reading an attribute of an array value, e.g. ``x.T``."""
+def attribute_rule(
+    attr: str, *, complex: bool = False
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register templates for reading an attribute of an array value, e.g. ``x.T``
+    (``complex=True``: right for complex values too, as for :func:`rule`)."""
 
     def register(rule_fn: Callable[..., Any]) -> Callable[..., Any]:
         params, _, jvp, vjp = _parse_rule(rule_fn)
@@ -1781,7 +1828,9 @@ def attribute_rule(attr: str) -> Callable[[Callable[..., Any]], Callable[..., An
         module = _module_of_rule(rule_fn)
         if module is None:
             loader.require_attribute(attr)  # (adgen's rule first: this one replaces it)
-        _put(_ATTRIBUTES, attr, Primitive(f".{attr}", emit, params, jvp, vjp, view=True), module)
+        prim = Primitive(f".{attr}", emit, params, jvp, vjp, view=True)
+        prim.complex = complex
+        _put(_ATTRIBUTES, attr, prim, module)
         return rule_fn
 
     return register
@@ -1822,7 +1871,7 @@ def method_emitter(
 
 
 def method_rule(
-    method: str, *, view: bool = False
+    method: str, *, view: bool = False, complex: bool = False
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register templates for an array method that is not a NumPy function, e.g. ``x.astype``.
 
@@ -1839,6 +1888,7 @@ def method_rule(
         params, _, jvp, vjp = _parse_rule(rule_fn)
         stand_in = ArrayMethod(method)
         prim = Primitive(f".{method}", method_emitter(method), params, jvp, vjp, view=view)
+        prim.complex = complex
         module = _module_of_rule(rule_fn)
         if module is None:
             loader.require_method(method)  # (adgen's rule first: this one replaces it)

@@ -57,6 +57,9 @@ class Example:
     f32: bool = False  # also check with float32 inputs
     twice: bool = True  # also check the second derivative
     tolerance: float | None = None  # relative and absolute tolerance, if not the default
+    # for a rule registered ``complex=True``: which arguments a complex variant of the call
+    # makes complex (True: every one; False: no complex variant; or their names)
+    complex: bool | tuple[str, ...] = True
 
 
 def example(
@@ -66,12 +69,16 @@ def example(
     f32: bool = False,
     twice: bool = True,
     tolerance: float | None = None,
+    complex: bool | tuple[str, ...] = True,
     **args: Shape | Arg,
 ) -> Example:
     """An example call of a rule's function; each keyword names an argument and its shape
-    (or an :class:`Arg` with a domain of its own)."""
+    (or an :class:`Arg` with a domain of its own). For a rule registered ``complex=True``
+    the call is also checked with complex arguments: all of them, those ``complex`` names
+    (the others stay real), or none (``complex=False``: the function takes real values
+    only, like ``np.fft.rfft``, or a complex variant would say nothing new)."""
     spec = tuple((k, v if isinstance(v, Arg) else Arg(v)) for k, v in args.items())
-    return Example(call, spec, f32, twice, tolerance)
+    return Example(call, spec, f32, twice, tolerance, complex)
 
 
 ANY = Domain()
@@ -85,7 +92,21 @@ DISTINCT = Domain(kind="distinct")
 
 
 def draw(domain: Domain, rng: np.random.Generator, shape: Shape, dtype: Any = np.float64) -> Any:
-    """Values from ``domain`` with ``shape`` (a Python float for ``None``)."""
+    """Values from ``domain`` with ``shape`` (a Python float for ``None``). A complex
+    ``dtype`` adds an imaginary part: uniform in [-0.5, 0.5] (a tenth of that for the
+    structured matrices, which stay well conditioned); a Python complex for ``None``.
+
+    >>> draw(POSITIVE, np.random.default_rng(0), (2,), np.complex128).dtype
+    dtype('complex128')
+    """
+    if np.dtype(dtype).kind == "c":
+        real_dtype = np.finfo(dtype).dtype
+        re = draw(domain, rng, shape, real_dtype)
+        scale = 0.5 if domain.kind in ("uniform", "distinct") else 0.05
+        im = rng.uniform(-scale, scale, size=np.shape(re))
+        if shape is None:
+            return complex(re, float(im))
+        return np.asarray(re + 1j * im, dtype=dtype)
     size = 1 if shape is None else int(np.prod(shape, dtype=np.int64))
     vals: Any
     if domain.kind == "uniform":

@@ -270,6 +270,7 @@ if scipy is not None:
             example("scipy.linalg.det(a)", a=(2, 3, 3)),
             example("scipy.linalg.det(a) ** 2", a=(1, 1)),
         ],
+        complex=True,
     )
     def det(ans, a, *, check_finite=True):
         """d det a = det a · tr(a⁻¹ da) (invertible ``a``; not claimed at singular matrices)."""
@@ -724,6 +725,7 @@ if scipy is not None:
             for kind, low, f32 in _STRUCTURES
         ]
         + [example("rt.assumed_matrix(a, 'her', True)", a=(2, 3, 3))],
+        complex=True,
     )
     def assumed_matrix(a, assume_a=None, lower=False):
         """Linear in ``a``: its transpose is ``rt.assumed_matrix_vjp``."""
@@ -741,6 +743,7 @@ if scipy is not None:
             for kind, low, f32 in _STRUCTURES
         ]
         + [example("rt.assumed_matrix_vjp(g, 'positive definite')", g=(2, 3, 3))],
+        complex=True,
     )
     def assumed_matrix_vjp(g, assume_a=None, lower=False):
         """Linear in ``g``: its transpose is ``rt.assumed_matrix``."""

@@ -49,6 +49,7 @@ from adgen.rules.samples import example
         example("np.swapaxes(a, -1, 0)", a=(2, 3, 4)),
         example("a.swapaxes(1, 2)", a=(2, 3, 4)),
     ],
+    complex=True,
 )
 def swapaxes(a, axis1, axis2):
     def jvp(da):
@@ -66,6 +67,7 @@ def swapaxes(a, axis1, axis2):
         example("np.moveaxis(a, (0, 1), (2, 0))", a=(2, 3, 4)),
         example("np.moveaxis(a, 1, 0)", a=(3, 4)),
     ],
+    complex=True,
 )
 def moveaxis(a, source, destination):
     def jvp(da):
@@ -84,6 +86,7 @@ def moveaxis(a, source, destination):
         example("np.rollaxis(a, -1, 1)", a=(2, 3, 4)),
         example("np.rollaxis(a, 1, -1)", a=(2, 3, 4, 2)),
     ],
+    complex=True,
 )
 def rollaxis(a, axis, start=0):
     def jvp(da):
@@ -102,6 +105,7 @@ if hasattr(np, "matrix_transpose"):
             example("np.matrix_transpose(a)", a=(3, 4), f32=True),
             example("np.matrix_transpose(a)", a=(2, 3, 4)),
         ],
+        complex=True,
     )
     def matrix_transpose(x):
         def jvp(dx):
@@ -121,6 +125,7 @@ if hasattr(np, "matrix_transpose"):
         example("np.flip(a, axis=(0, -1))", a=(2, 3, 4)),
         example("np.flip(a)", a=(5,)),
     ],
+    complex=True,
 )
 def flip(m, axis=None):
     def jvp(dm):
@@ -134,6 +139,7 @@ def flip(m, axis=None):
     np.fliplr,
     view=True,
     examples=[example("np.fliplr(a)", a=(3, 4), f32=True), example("np.fliplr(a)", a=(2, 3, 4))],
+    complex=True,
 )
 def fliplr(m):
     def jvp(dm):
@@ -147,6 +153,7 @@ def fliplr(m):
     np.flipud,
     view=True,
     examples=[example("np.flipud(a)", a=(3, 4), f32=True), example("np.flipud(a)", a=(5,))],
+    complex=True,
 )
 def flipud(m):
     def jvp(dm):
@@ -164,6 +171,7 @@ def flipud(m):
         example("np.roll(a, (1, 2), axis=(0, 2))", a=(2, 3, 4)),
         example("np.roll(a, 7)", a=(5,)),
     ],
+    complex=True,
 )
 def roll(a, shift, axis=None):
     def jvp(da):
@@ -182,6 +190,7 @@ def roll(a, shift, axis=None):
         example("np.rot90(a, -1, axes=(1, 2))", a=(2, 3, 4)),
         example("np.rot90(a, 3, (2, 0))", a=(2, 3, 4)),
     ],
+    complex=True,
 )
 def rot90(m, k=1, axes=(0, 1)):
     def jvp(dm):
@@ -200,6 +209,7 @@ def rot90(m, k=1, axes=(0, 1)):
         example("np.tile(a, (2,))", a=(2, 3)),
         example("np.tile(a, 3)", a=None),
     ],
+    complex=True,
 )
 def tile(A, reps):  # noqa: N803 - NumPy's parameter name
     def jvp(dA):  # noqa: N803
@@ -238,6 +248,7 @@ def tile(A, reps):  # noqa: N803 - NumPy's parameter name
         example("rt.gathered_vjp(g, x, np.array([[0, 2], [0, 1]]))", g=(2, 2), x=(2,)),
         example("rt.gathered_vjp(g, x, np.array([1, 1, 2]))", g=(), x=(2,)),
     ],
+    complex=True,
 )
 def gathered_vjp(ans, g, x, taken):
     def jvp_g(dg):
@@ -261,6 +272,7 @@ def gathered_vjp(ans, g, x, taken):
         example("rt.gathered(c, np.pad(rt.source_index(c), 1, mode='edge'))", c=(2, 2)),
         example("rt.gathered(c, np.array([1, 0, 1]))", c=None),
     ],
+    complex=True,
 )
 def gathered(ans, c, taken):
     """Linear in ``c``: the transpose adds up by ``taken`` again (``rt.gathered_vjp``)."""
@@ -281,6 +293,7 @@ def gathered(ans, c, taken):
         example("np.repeat(a, [2, 1, 1, 3], axis=-1)", a=(2, 4)),
         example("a.repeat(2, axis=0)", a=(2, 2, 2)),
     ],
+    complex=True,
 )
 def repeat(a, repeats, axis=None):
     def jvp(da):
@@ -297,6 +310,7 @@ def repeat(a, repeats, axis=None):
         example("np.resize(a, 4)", a=(2, 3)),
         example("np.resize(a, (2, 2, 2))", a=(3,)),
     ],
+    complex=True,
 )
 def resize(a, new_shape):
     def jvp(da):
@@ -315,6 +329,7 @@ def resize(a, new_shape):
         example("np.broadcast_to(a, (3,))", a=None),
         example("np.broadcast_to(a, (2, 3))", a=(2, 3)),
     ],
+    complex=True,
 )
 def broadcast_to(array, shape):
     def jvp(d):
@@ -333,6 +348,7 @@ def broadcast_to(array, shape):
         example("np.expand_dims(a, (0, -1))", a=(3,)),
         example("np.expand_dims(a, 0)", a=None),
     ],
+    complex=True,
 )
 def expand_dims(a, axis):
     def jvp(da):
@@ -350,6 +366,7 @@ def expand_dims(a, axis):
         example("np.atleast_1d(a)", a=(), f32=True),
         example("np.atleast_1d(a)", a=(3, 2)),
     ],
+    complex=True,
 )
 def atleast_1d(arys):
     """One array only (``np.atleast_1d(a, b)`` returns a list: refused)."""
@@ -369,6 +386,7 @@ def atleast_1d(arys):
         example("np.atleast_2d(a)", a=None),
         example("np.atleast_2d(a)", a=(2, 3, 2)),
     ],
+    complex=True,
 )
 def atleast_2d(arys):
     def jvp(d):
@@ -386,6 +404,7 @@ def atleast_2d(arys):
         example("np.atleast_3d(a)", a=(2, 3)),
         example("np.atleast_3d(a)", a=()),
     ],
+    complex=True,
 )
 def atleast_3d(arys):
     def jvp(d):
@@ -402,21 +421,32 @@ def atleast_3d(arys):
     view=True,
     examples=[
         example("np.asarray(a) * 2.0", a=(3, 4), f32=True),
-        example("np.asarray(a, dtype=np.float64)", a=(3,), f32=True),
+        # (a complex array cast to float64: NumPy warns that it drops the imaginary part)
+        example("np.asarray(a, dtype=np.float64)", a=(3,), f32=True, complex=False),
+        example("np.asarray(a, dtype=np.complex128) * 1j", a=(3,)),
         example("np.asarray(a)", a=None),
         example("np.asanyarray(a) * 2.0", a=(3, 4), f32=True),
-        example("np.asanyarray(a, np.float64)", a=(3,)),
+        example("np.asanyarray(a, np.float64)", a=(3,), complex=False),
     ],
+    complex=True,
 )
 def asarray(ans, a, dtype=None):
     """The identity (a cast to an integer dtype has derivative 0); for the ndarrays adgen
-    handles, np.asanyarray is np.asarray."""
+    handles, np.asanyarray is np.asarray. A complex value cast to a real dtype keeps its
+    real part, a real one cast to a complex dtype is embedded (its cotangent: the real
+    part, ``rt.real_like``)."""
 
     def jvp(da):
         if dtype is None:
             return np.asarray(da)
+        if rt.known_real(a):
+            return (
+                np.asarray(da, dtype=dtype)
+                if np.issubdtype(dtype, np.inexact)
+                else np.zeros(np.shape(ans))
+            )
         return (
-            np.asarray(da, dtype=dtype)
+            np.asarray(rt.real_like(da, ans), dtype=dtype)
             if np.issubdtype(dtype, np.inexact)
             else np.zeros(np.shape(ans))
         )
@@ -424,8 +454,14 @@ def asarray(ans, a, dtype=None):
     def vjp(g):
         if dtype is None:
             return g
+        if rt.known_real(ans):
+            return (
+                np.asarray(g, dtype=np.result_type(a))
+                if np.issubdtype(dtype, np.inexact)
+                else np.zeros(np.shape(a), dtype=np.result_type(a))
+            )
         return (
-            np.asarray(g, dtype=np.result_type(a))
+            np.asarray(rt.real_like(g, a), dtype=np.result_type(a))
             if np.issubdtype(dtype, np.inexact)
             else np.zeros(np.shape(a), dtype=np.result_type(a))
         )
@@ -438,6 +474,7 @@ def asarray(ans, a, dtype=None):
         example("np.ascontiguousarray(a.T) * 2.0", a=(3, 4), f32=True),
         example("np.ascontiguousarray(a)", a=None),
     ],
+    complex=True,
 )
 def ascontiguousarray(ans, a, dtype=None):
     """At least 1-d: a Python float becomes an array of one entry."""
@@ -471,6 +508,7 @@ def ascontiguousarray(ans, a, dtype=None):
         example("np.dstack((a, b))", a=(2, 3, 2), b=(2, 3)),
         example("np.dstack((a, b, 1.0))", a=None, b=()),
     ],
+    complex=True,
 )
 def dstack(tup):
     def jvp(parts):
@@ -490,6 +528,7 @@ def dstack(tup):
         example("np.column_stack((a, 1.0, b))", a=None, b=()),
         example("np.column_stack(a)", a=(2, 3)),
     ],
+    complex=True,
 )
 def column_stack(tup):
     def jvp(parts):
@@ -523,6 +562,7 @@ def _pieces(static):
         example("np.stack(np.split(a, 2, axis=1))", a=(2, 4, 3)),
         example("np.hstack(np.split(a, [2, 3]))", a=(5,)),
     ],
+    complex=True,
 )
 def split(ary, indices_or_sections, axis=0):
     def jvp(d):
@@ -545,6 +585,7 @@ def split(ary, indices_or_sections, axis=0):
         example("np.array_split(a, 4)[3]", a=(7,)),
         example("np.concatenate(np.array_split(a, [1, 3], axis=2), axis=2)", a=(2, 2, 5)),
     ],
+    complex=True,
 )
 def array_split(ary, indices_or_sections, axis=0):
     def jvp(d):
@@ -565,6 +606,7 @@ def array_split(ary, indices_or_sections, axis=0):
         example("np.vsplit(a, [1, 3])[1]", a=(4, 2, 2)),
         example("np.vsplit(a, 1)[0]", a=(2, 3)),
     ],
+    complex=True,
 )
 def vsplit(ary, indices_or_sections):
     def jvp(d):
@@ -586,6 +628,7 @@ def vsplit(ary, indices_or_sections):
         example("np.hsplit(a, 1)[0]", a=(2, 2)),
         example("np.hstack(np.hsplit(a, [1, 3]))", a=(2, 4)),
     ],
+    complex=True,
 )
 def hsplit(ary, indices_or_sections):
     def jvp(d):
@@ -606,6 +649,7 @@ def hsplit(ary, indices_or_sections):
         example("np.dsplit(a, 1)[0]", a=(1, 2, 3)),
         example("np.dstack(np.dsplit(a, [1]))", a=(2, 2, 3)),
     ],
+    complex=True,
 )
 def dsplit(ary, indices_or_sections):
     def jvp(d):
@@ -627,6 +671,7 @@ def dsplit(ary, indices_or_sections):
         example("np.pad(a, ((1, 1), (3, 2)), mode='symmetric')", a=(2, 3)),
         example("np.pad(a, (1, 4), mode='wrap')", a=(2, 3)),
     ],
+    complex=True,
 )
 def pad(array, pad_width, mode="constant", constant_values=0):
     """Modes ``constant`` (the constants carry no derivative), ``edge``, ``reflect``,
@@ -661,6 +706,7 @@ nondifferentiable(rt.pad_interior, rt.copying_pad_mode)
         example("np.append(a, b, axis=-1)", a=(2, 3), b=(2, 2)),
         example("np.append(a, b)", a=(3,), b=None),
     ],
+    complex=True,
 )
 def append(arr, values, axis=None):
     def jvp_arr(da):
@@ -688,6 +734,7 @@ def append(arr, values, axis=None):
         example("np.delete(a, (0, 3), axis=0)", a=(4, 2)),
         example("np.delete(a, -1, axis=-1)", a=(2, 2, 3)),
     ],
+    complex=True,
 )
 def delete(arr, obj, axis=None):
     def jvp(da):
@@ -706,6 +753,7 @@ def delete(arr, obj, axis=None):
         example("np.insert(a, [1, 1, 3], b, axis=0)", a=(3, 2), b=(3, 2)),
         example("np.insert(a, 2, b, axis=0)", a=(3, 2), b=(2, 2), f32=True),
     ],
+    complex=True,
 )
 def insert(arr, obj, values, axis=None):
     def jvp_arr(da):
@@ -737,6 +785,7 @@ def insert(arr, obj, values, axis=None):
         example("rt.inserted_tangent(a, 2, d, 0)", a=(3, 2), d=(2, 2)),
         example("rt.inserted_tangent(np.arange(4), 1, d)", d=()),
     ],
+    complex=True,
 )
 def inserted_tangent(ans, arr, obj, dvalues, axis=None):
     """Linear in ``dvalues`` (zero into an integer ``arr``); the transpose is
@@ -765,6 +814,7 @@ def inserted_tangent(ans, arr, obj, dvalues, axis=None):
         example("rt.inserted_values_vjp(g, a, 2, v, axis=0)", g=(5, 2), a=(3, 2), v=(2, 2)),
         example("rt.inserted_values_vjp(g, np.arange(4), 1, v)", g=(5,), v=()),
     ],
+    complex=True,
 )
 def inserted_values_vjp(ans, g, arr, obj, values, axis=None):
     """Linear in ``g`` (zero for an integer ``arr``): the transpose puts the values' cotangent
@@ -800,6 +850,7 @@ def inserted_values_vjp(ans, g, arr, obj, values, axis=None):
         example("np.diag(a, k=-1)", a=(3, 4), f32=True),
         example("np.diag(a)", a=(4, 3)),
     ],
+    complex=True,
 )
 def diag(v, k=0):
     def jvp(dv):
@@ -819,6 +870,7 @@ def diag(v, k=0):
         example("np.diagonal(a, offset=1, axis1=2, axis2=0)", a=(3, 2, 4)),
         example("a.diagonal(0, -2, -1)", a=(2, 3, 3)),
     ],
+    complex=True,
 )
 def diagonal(a, offset=0, axis1=0, axis2=1):
     def jvp(da):
@@ -835,6 +887,7 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
         example("np.diagflat(a, -2)", a=(2, 2)),
         example("np.diagflat(a, k=1)", a=None),
     ],
+    complex=True,
 )
 def diagflat(v, k=0):
     def jvp(dv):
@@ -851,6 +904,7 @@ def diagflat(v, k=0):
         example("np.tril(a, -1)", a=(2, 3, 3)),
         example("np.tril(a, k=2)", a=(4,)),
     ],
+    complex=True,
 )
 def tril(m, k=0):
     def jvp(dm):
@@ -867,6 +921,7 @@ def tril(m, k=0):
         example("np.triu(a, 1)", a=(2, 3, 3)),
         example("np.triu(a, k=-1)", a=(4,)),
     ],
+    complex=True,
 )
 def triu(m, k=0):
     def jvp(dm):

@@ -58,15 +58,15 @@ if scipy is not None:
     def log_expit(x):
         return scipy.special.expit(-x)
 
-    @unary(scipy.special.erf, domain=ANY)
+    @unary(scipy.special.erf, domain=ANY, complex=True)
     def erf(x):
         return 1.1283791670955126 * np.exp(-x * x)  # 2 / sqrt(pi)
 
-    @unary(scipy.special.erfc, domain=ANY)
+    @unary(scipy.special.erfc, domain=ANY, complex=True)
     def erfc(x):
         return -1.1283791670955126 * np.exp(-x * x)
 
-    @unary(scipy.special.erfcx, domain=ANY)
+    @unary(scipy.special.erfcx, domain=ANY, complex=True)
     def erfcx(ans, x):
         """erfcx(x) = exp(x^2) erfc(x)."""
         return 2.0 * x * ans - 1.1283791670955126
@@ -79,7 +79,7 @@ if scipy is not None:
     def erfcinv(ans, x):
         return -0.886226925452758 * np.exp(ans * ans)
 
-    @unary(scipy.special.ndtr, domain=ANY)
+    @unary(scipy.special.ndtr, domain=ANY, complex=True)
     def ndtr(x):
         return 0.3989422804014327 * np.exp(-0.5 * x * x)  # 1 / sqrt(2 pi)
 
@@ -87,7 +87,7 @@ if scipy is not None:
     def ndtri(ans, x):
         return 2.5066282746310002 * np.exp(0.5 * ans * ans)  # sqrt(2 pi)
 
-    @unary(scipy.special.log_ndtr, domain=Domain(-4.0, 4.0))
+    @unary(scipy.special.log_ndtr, domain=Domain(-4.0, 4.0), complex=True)
     def log_ndtr(ans, x):
         """pdf(x) / ndtr(x), computed as exp(-x^2/2 - log_ndtr(x)) / sqrt(2 pi) (no underflow)."""
         return 0.3989422804014327 * np.exp(-0.5 * x * x - ans)
@@ -291,6 +291,7 @@ if scipy is not None:
             example("scipy.special.softmax(x, axis=(0, 2))", x=(2, 3, 4)),
             example("scipy.special.softmax(x)", x=(2, 3)),
         ],
+        complex=True,
     )
     def softmax(ans, x, axis=None):
         """s = softmax(x): ds = s * (dx - sum(s * dx)) along ``axis`` (all axes for None)."""
@@ -310,6 +311,7 @@ if scipy is not None:
             example("scipy.special.log_softmax(x, axis=(1, 2))", x=(2, 3, 4)),
             example("scipy.special.log_softmax(x)", x=(2, 3)),
         ],
+        complex=True,
     )
     def log_softmax(ans, x, axis=None):
         """d log_softmax = dx - sum(softmax(x) * dx) along ``axis``."""
@@ -335,6 +337,7 @@ if scipy is not None:
                 f32=True,
             ),
         ],
+        complex=True,
     )
     def logsumexp(ans, a, axis=None, b=None, keepdims=False):
         """log(sum(b * exp(a))) (``return_sign`` is not accepted): the derivative w.r.t. ``a``

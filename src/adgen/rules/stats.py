@@ -54,6 +54,7 @@ OPEN_UNIT = Domain(0.1, 0.9)
         example("rt.covariance(c, 3) ** 2", c=(3,)),
         example("rt.covariance(c, 2) ** 2", c=None),
     ],
+    complex=True,
 )
 def covariance(cov, dim):
     """Linear in ``cov``: its transpose is ``rt.covariance_vjp``."""
@@ -72,6 +73,7 @@ def covariance(cov, dim):
         example("rt.covariance_vjp(g, 1) ** 2", g=(3, 3)),
         example("rt.covariance_vjp(g, 0) ** 2", g=(2, 2)),
     ],
+    complex=True,
 )
 def covariance_vjp(g, ndim):
     """Linear in ``g``: its transpose is ``rt.covariance``."""

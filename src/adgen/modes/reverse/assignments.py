@@ -32,10 +32,12 @@ class _Assignments(_State):
     """The adjoint sweep's part for assignments, one kind of statement a method."""
 
     def adjoint_assign(self, stmt: ir.Assign, w: CodeWriter) -> None:
+        self.projecting = self.complex_values.touches(stmt)
         try:
             self._adjoint_assign(stmt, w)
         finally:
             w.drop_comment()
+            self.projecting = False
 
     def adjoint_setitem(self, stmt: ir.Assign, w: CodeWriter) -> None:
         """``y[index] = v`` backwards: v's cotangent is read from the written slots, which then

@@ -15,6 +15,7 @@ from adgen import ir
 from adgen.backend.emit import CodeWriter
 from adgen.middle.analysis import Facts
 from adgen.middle.shapes import Classes, scalar_names
+from adgen.modes.complexvalues import ComplexValues
 from adgen.modes.expand import StatementRule, add, call, name, owned, zero_like
 from adgen.modes.reverse.blocks import _iteration_local, _walk
 from adgen.names import Namer
@@ -45,6 +46,10 @@ class _State:
         self.classes = classes
         self.scalars = scalar_names(classes)
         self.known = known or {}
+        # which values may be complex; `projecting`: the statement whose adjoint is being
+        # written touches one, so its shares to real values are projected onto the reals
+        self.complex_values = ComplexValues(fn, self.known)
+        self.projecting = False
         self.namer = namer
         self.pushed = pushed
         self.stack = namer.claim("stack") if pushed or self._has_while() else "stack"
@@ -131,14 +136,29 @@ class _State:
                     expr = sr.unbroadcast(expr, var, g)
             if var in fresh:
                 fresh.discard(var)
+                if self.projecting and var not in self.facts.lists:
+                    expr = self.project(var, expr)
                 if var in self.facts.mutated:
                     expr = owned(expr, var in self.facts.lists)
                 w.stmt(_assign(self.bar(var), expr))
                 continue
             self.accumulate(var, expr, w)
 
+    def project(self, var: str, expr: ast.expr) -> ast.expr:
+        """A share of a statement touching complex values, as a cotangent of ``var``: its real
+        part for a real ``var`` (the transpose of embedding the reals in the complex numbers),
+        decided when the code runs (``rt.real_like``) where ``var`` may be either."""
+        kind = self.complex_values.kind(var)
+        if kind == "real":
+            return call("np.real", expr)
+        if kind == "unknown":
+            return call("rt.real_like", expr, name(var))
+        return expr
+
     def accumulate(self, var: str, expr: ast.expr, w: CodeWriter) -> None:
         """Add a contribution to ``var``'s adjoint (the first one assigns it, outside blocks)."""
+        if self.projecting and var not in self.facts.lists:
+            expr = self.project(var, expr)
         if var in self.facts.lists:
             bar = self.bar(var)
             if var not in self.facts.managed and var not in self.adjoint:

@@ -109,10 +109,10 @@ def reverse(
     gen_name = namer.claim(f"{fn.name}_vjp")
     # first pass: save every rebound name, to learn which ones the adjoint sweep reads
     facts = Facts(fn, wrt)
-    refuse_complex(fn, facts.varied)
     classes, shapes, known = specialise(
         fn, broadcast_classes(fn, scalars, facts.rebound), signature
     )
+    refuse_complex(fn, facts.varied, known)
     pushed, reads, swept = _saved_names(fn, wrt, scalars, namer, facts, classes, aux, seed, known)
     _refuse_unsupported(fn, facts, reads)
     gen, sweep = swept or _sweep(

@@ -11,9 +11,9 @@ cotangent of one primal *input*.
 Where a helper lives: beside the rules whose templates call it, one module per family of
 :mod:`adgen.rules` -- :mod:`~adgen.rules.runtime.reductions` holds the helpers of
 ``adgen/rules/reductions.py`` (``rt.prod_vjp``, ``rt.sort_vjp``...), and likewise
-``arithmetic``, ``contractions``, ``elementwise``, ``indexing``, ``linalg`` (products,
-``x[index]``, ``np.linalg``), ``shaping`` (with the joins of ``rules/arrays.py``) and
-``stats`` (``scipy.stats``).
+``arithmetic``, ``contractions``, ``elementwise``, ``fft`` (``np.fft``), ``indexing``,
+``linalg`` (products, ``x[index]``, ``np.linalg``), ``shaping`` (with the joins of
+``rules/arrays.py``) and ``stats`` (``scipy.stats``).
 :mod:`~adgen.rules.runtime.core` holds what every family and the code generators share
 (a template's questions about shapes, ``rt.zero_safe``, ``rt.unbroadcast`` /
 ``rt.unreduce``, ``rt.zeros_like`` / ``rt.cast_like``, the derivatives of lists),
@@ -71,11 +71,13 @@ from .core import (  # noqa: F401
     join_last,
     known_constant,
     known_ndim,
+    known_real,
     known_scalar,
     known_shape,
     list_vjp,
     max_items,
     min_items,
+    real_like,
     split_last,
     sum_items,
     unbroadcast,
@@ -92,6 +94,7 @@ from .elementwise import (  # noqa: F401
     polyval_vjp_p,
     require_real,
 )
+from .fft import fft_axes, fft_resize, fft_sizes, hermitian_weights  # noqa: F401
 from .indexing import (  # noqa: F401
     choose_mask,
     choose_vjp,
@@ -178,6 +181,7 @@ from .stats import covariance, covariance_vjp  # noqa: F401
 __all__ = [
     "backwards",
     "cast_like",
+    "real_like",
     "copy_of",
     "diagonal_index",
     "checkpoint_every",
@@ -270,6 +274,11 @@ __all__ = [
     # scipy.signal
     "boundary_pad_width",
     "full_pad_width",
+    # np.fft
+    "fft_axes",
+    "fft_resize",
+    "fft_sizes",
+    "hermitian_weights",
     # scipy.linalg
     "assumed_matrix",
     "assumed_matrix_vjp",

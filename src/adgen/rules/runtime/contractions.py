@@ -126,7 +126,7 @@ def einsum_vjp(g: Any, operands: tuple[Any, ...], k: int, optimize: Any) -> NDAr
     x = as_array(operands[k])
     arrays = [operands[p] for p in positions]
     r = _einsum_slot_grad(inputs, out, g, arrays, positions.index(k), x.shape, optimize)
-    return as_array(r, x.dtype if dtype_kind(x) == "f" else np.dtype(np.float64))
+    return as_array(r, x.dtype if dtype_kind(x) in "fc" else np.dtype(np.float64))
 
 
 # -- every derivative of a contraction, to any order -------------------------------------------

@@ -62,6 +62,13 @@ def known_constant(x: Any) -> Any:
     return None
 
 
+def known_real(x: Any) -> bool:
+    """In a template: is ``x`` known to be real (not complex) before the code runs? Then the
+    template may use its formula for real values; else the one for complex values, which
+    must be right for real values too."""
+    return False
+
+
 # -- singular points ------------------------------------------------------------------------------
 # A rule whose partial derivative can be infinite or NaN where the function itself is finite
 # (sqrt at 0, arcsin at 1, arctan2 at (0, 0)) gives ``0 * inf = nan`` where its tangent or
@@ -70,6 +77,13 @@ def known_constant(x: Any) -> Any:
 # that code again (second order), so both helpers have rules (adgen.rules.adjoints).
 
 _max = np.maximum.reduce  # NaN in, NaN out; no overflow (a sum could), no error state
+
+
+def _has_nan(r: NDArray[Any]) -> bool:
+    """Does the (non-empty) array hold a NaN (in either part, for complex values)?"""
+    if r.dtype.kind == "c":
+        return bool(_max(np.isnan(r), axis=None))
+    return math.isnan(_max(r, axis=None))
 
 
 def zero_safe(r: Any, seed: Any) -> Any:
@@ -87,7 +101,7 @@ def zero_safe(r: Any, seed: Any) -> Any:
     (0.0, nan)
     """
     if isinstance(r, np.ndarray):
-        if r.size == 0 or not math.isnan(_max(r, axis=None)):
+        if r.size == 0 or not _has_nan(r):
             return r
         return np.where(np.isnan(r) & (as_array(seed) == 0), 0, r)
     if not eager(r, seed):  # lazy values: no test of them in Python
@@ -107,7 +121,7 @@ def zero_safe_tangent(t: Any, r: Any, seed: Any) -> Any:
     array([0., 6.])
     """
     if isinstance(r, np.ndarray):
-        if r.size == 0 or not math.isnan(_max(r, axis=None)):
+        if r.size == 0 or not _has_nan(r):
             return t
         return np.where(np.isnan(r) & (as_array(seed) == 0), 0, t)
     if not eager(r, seed):
@@ -262,6 +276,8 @@ def cast_like(g: Any, x: Any, protected: tuple[Any, ...] | list[Any] = ()) -> An
         return g if numpy_dtype(g.dtype) == dtype else cast(g, dtype)
     if type(x) is float:
         return g if type(g) is float else float(g)
+    if type(x) is complex:
+        return g if type(g) is complex else complex(g)
     if isinstance(x, np.ndarray):  # a few attribute reads when g is what it should be
         if type(g) is not np.ndarray:
             g = as_array(g)
@@ -290,6 +306,19 @@ def cast_like(g: Any, x: Any, protected: tuple[Any, ...] | list[Any] = ()) -> An
     if type(x) is tuple and type(g) is tuple and len(g) == len(x):
         return tuple(cast_like(a, b, protected) for a, b in zip(g, x))
     return g
+
+
+def real_like(g: Any, x: Any) -> Any:
+    """``g`` as a cotangent of ``x``: its real part (``np.real(g)``) if ``x`` is real, ``g``
+    itself if ``x`` is complex. Reverse mode writes it where a share of a statement touching
+    complex values goes to a value that may be either (known only when the code runs).
+
+    >>> real_like(np.array([1.0 + 2.0j]), np.ones(1)), real_like(1.0 + 2.0j, 1j)
+    (array([1.]), (1+2j))
+    """
+    if isinstance(x, complex) or dtype_kind(x) == "c":
+        return g
+    return np.real(g)
 
 
 def _namespace(x: Any) -> Any:

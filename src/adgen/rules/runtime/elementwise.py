@@ -78,7 +78,7 @@ def interp_slope_vjp(c: Any, x: Any, xp: Any, fp: Any) -> NDArray[Any]:
     """
     fp_a = as_array(fp)
     xp_a = as_array(xp)
-    dtype = fp_a.dtype if dtype_kind(fp_a) == "f" else np.float64
+    dtype = fp_a.dtype if dtype_kind(fp_a) in "fc" else np.float64
     out = zeros_for((xp_a.size,), np.float64, c, x, xp_a, fp_a)
     if xp_a.size >= 2:
         xv = np.ravel(x)
@@ -105,7 +105,7 @@ def interp_vjp_fp(g: Any, x: Any, xp: Any, fp: Any, left: Any = None, right: Any
     fp_a = as_array(fp)
     xp_a = as_array(xp)
     n = xp_a.size
-    dtype = fp_a.dtype if dtype_kind(fp_a) == "f" else np.float64
+    dtype = fp_a.dtype if dtype_kind(fp_a) in "fc" else np.float64
     xv = np.ravel(x)  # the result has the shape of x
     gv = np.ravel(np.broadcast_to(g, np.shape(x)))
     seg, lo, hi = _interp_segments(xv, xp_a)
@@ -144,7 +144,7 @@ def _polyder_coefficients(p: Any, order: int = 1) -> NDArray[Any]:
     m = max(n - order, 0)
     factors = _falling_factorials(np.arange(n - 1, n - 1 - m, -1), order)
     factors = np.reshape(factors, (m,) + (1,) * (p.ndim - 1))
-    return p[:m] * cast(factors, p.dtype if dtype_kind(p) == "f" else np.float64)
+    return p[:m] * cast(factors, p.dtype if dtype_kind(p) in "fc" else np.float64)
 
 
 def polyval_dx(p: Any, x: Any, order: int = 1) -> Any:
@@ -192,7 +192,7 @@ def polyval_vjp_p(g: Any, p: Any, x: Any, order: int = 0) -> NDArray[Any]:
     """
     p_a = as_array(p)
     n = p_a.shape[0]
-    dtype = p_a.dtype if dtype_kind(p_a) == "f" else np.dtype(np.float64)
+    dtype = p_a.dtype if dtype_kind(p_a) in "fc" else np.dtype(np.float64)
     if n == 0:
         return zeros_for(p_a.shape, dtype, p_a)
     rows: list[Any] = [None] * n  # each coefficient's, stacked (no item assignment)
@@ -208,18 +208,18 @@ def polyval_vjp_p(g: Any, p: Any, x: Any, order: int = 0) -> NDArray[Any]:
 
 
 def require_real(x: Any, what: str) -> None:
-    """Raise ``TypeError`` if ``x`` is complex: the derivative of ``what`` is written for real
-    input (adgen does not differentiate complex values yet). A differentiated value becomes
-    complex where it meets a complex argument of the function (``np.angle(x + z)``), which
-    adgen sees only when the code runs.
+    """Raise ``TypeError`` if ``x`` is a complex number or array: ``what`` was made for real
+    values only (a derivative adgen made without knowing its arguments' dtypes, called again
+    inside a function it differentiates). Anything else passes.
 
-    >>> require_real(np.ones(2), "np.angle")
-    >>> require_real(np.array([1j]), "np.angle")
+    >>> require_real(np.ones(2), "the derivative")
+    >>> require_real({"w": 1j}, "the derivative")
+    >>> require_real(np.array([1j]), "the derivative")
     Traceback (most recent call last):
     ...
-    TypeError: adgen does not differentiate complex values: np.angle of a complex array here
+    TypeError: the derivative was made for real arguments, and got a complex one
     """
-    if isinstance(x, complex) or dtype_kind(x) == "c":
-        raise TypeError(
-            f"adgen does not differentiate complex values: {what} of a complex array here"
-        )
+    if isinstance(x, (complex, np.complexfloating)) or (
+        hasattr(x, "dtype") and dtype_kind(x) == "c"
+    ):
+        raise TypeError(f"{what} was made for real arguments, and got a complex one")

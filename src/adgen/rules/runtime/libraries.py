@@ -115,6 +115,8 @@ def as_array(x: Any, dtype: Any = None) -> NDArray[Any]:  # (or another library'
     """
     if foreign(x):
         return x if dtype is None or x.dtype == dtype else cast(x, dtype)
+    if dtype is not None and np.iscomplexobj(x) and not _complex_dtype(dtype):
+        x = np.real(x)  # a complex cotangent of a real value: its real part (docs/rules.md)
     return np.asarray(x, dtype=dtype)
 
 
@@ -122,15 +124,30 @@ def cast(x: Any, dtype: Any, copy: bool = True) -> NDArray[Any]:  # (or another 
     """``x.astype(dtype, copy=copy)``, also for an array-API library's arrays (which have no
     such method: their namespace's ``astype``, with ``dtype`` made the namespace's own).
 
+    A complex ``x`` cast to a real dtype keeps its real part (the helpers cast derivatives:
+    a complex cotangent of a real value is projected onto the reals, docs/rules.md).
+
     >>> cast(np.ones(2), np.float32).dtype
     dtype('float32')
+    >>> cast(np.array([1.0 + 2.0j]), np.float64)
+    array([1.])
     """
+    if dtype_kind(x) == "c" and not _complex_dtype(dtype):
+        x = np.real(x)
     if type(x) is np.ndarray:
         return x.astype(dtype, copy=copy)
     if hasattr(x, "astype"):
         return x.astype(dtype) if copy or x.dtype != dtype else x
     namespace = x.__array_namespace__()
     return namespace.astype(x, getattr(namespace, _dtype_name(dtype)))
+
+
+def _complex_dtype(dtype: Any) -> bool:
+    """Is ``dtype`` (NumPy's, Python's ``complex``, or an array-API library's) complex?"""
+    try:
+        return np.dtype(dtype).kind == "c"
+    except TypeError:
+        return "complex" in _dtype_name(dtype)
 
 
 def _dtype_name(dtype: Any) -> str:

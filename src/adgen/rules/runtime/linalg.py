@@ -338,7 +338,7 @@ def norm_grad(
     [0.5, -0.5, 0.0]
     """
     x = as_array(x)
-    dtype = x.dtype if dtype_kind(x) == "f" else np.dtype(np.float64)
+    dtype = x.dtype if dtype_kind(x) in "fc" else np.dtype(np.float64)
     x = cast(x, dtype, copy=False)
     axes, matrix = _norm_axes(x.ndim, ord, axis, kind)
     r = as_array(r, dtype)
@@ -413,13 +413,22 @@ def distinct(values: Any, what: str, nonzero: bool = False) -> Any:
     Traceback (most recent call last):
     ...
     ValueError: adgen: the derivative of np.linalg.eigh needs distinct values, got [1. 1. 3.]
+    >>> distinct(np.array([1j, 1j]), "np.linalg.eig")
+    Traceback (most recent call last):
+    ...
+    ValueError: adgen: the derivative of np.linalg.eig needs distinct values, got [0.+1.j 0.+1.j]
     """
     v = as_array(values)
     if v.ndim == 0 or v.shape[-1] == 0 or not eager(v):  # a lazy array is not looked at
         return values
     scale = np.max(np.abs(v), axis=-1, keepdims=True)
     tol = 1e-9 * np.where(scale > 0, scale, 1.0)
-    bad = np.any(np.diff(np.sort(v, axis=-1), axis=-1) <= tol, axis=-1)
+    if np.iscomplexobj(v):  # (np.linalg.eig's) no order to sort by: every pair's distance
+        gaps = np.abs(v[..., :, None] - v[..., None, :])
+        gaps = gaps + np.where(np.eye(v.shape[-1], dtype=bool), np.inf, 0.0)
+        bad = np.any(gaps <= tol[..., None], axis=(-2, -1))
+    else:
+        bad = np.any(np.diff(np.sort(v, axis=-1), axis=-1) <= tol, axis=-1)
     if nonzero:
         bad = bad | np.any(np.abs(v) <= tol, axis=-1)
     if np.any(bad):

@@ -153,7 +153,7 @@ def gathered_vjp(g: ArrayLike, x: ArrayLike, taken: ArrayLike) -> NDArray[Any]:
     g = np.broadcast_to(g, np.shape(taken) if np.ndim(g) == 0 else np.shape(g))
     g = np.ravel(g)
     hit = taken > 0
-    sums = np.bincount(taken[hit] - 1, weights=g[hit], minlength=size)
+    sums = summed_at(taken[hit] - 1, g[hit], size)
     return np.reshape(cast(sums, dtype, copy=False), shape)
 
 
