@@ -601,6 +601,8 @@ class Recorder:
             refusal = not isinstance(exc, (adgen.InternalError, adgen.DerivativeError))
             status = "refused" if refusal else "error"
             kind, message = type(exc).__name__, first_line(exc)
+            if isinstance(exc, adgen.DerivativeError) and "this line: adgen: " in message:
+                status = "refused"  # (adgen's own refusal, raised when the code runs)
             if "CheckTimeout" in message:  # (the alarm, wrapped by adgen)
                 status, kind, message = "timeout", "CheckTimeout", f"over {self.timeout:g} s"
         except BaseException as exc:  # noqa: BLE001
@@ -808,74 +810,95 @@ def percent(a: int, b: int) -> str:
     return f"{100.0 * a / b:.1f} %" if b else "-"
 
 
+def tally(rows: list[dict[str, Any]]) -> dict[str, int]:
+    statuses = Counter(c["status"] for c in rows)
+    return {"total": len(rows), **{s: statuses.get(s, 0) for s in
+                                   ("pass", "fail", "refused", "error", "timeout")}}
+
+
+GRID = "test_systematic"  # autograd's systematic grid proper (1,366 checks a mode)
+
+
 def summarise(checks: list[dict[str, Any]], files: tuple[str, ...]) -> dict[str, Any]:
     counted = [c for c in checks if c["status"] != "n/a"]
-    table: dict[str, Any] = {}
-    for mode in MODES:
-        for kind in ("real", "complex", "all"):
-            rows = [c for c in counted if c["mode"] == mode
-                    and (kind == "all" or c["complex"] == (kind == "complex"))]
-            statuses = Counter(c["status"] for c in rows)
-            table[f"{mode}/{kind}"] = {"total": len(rows), **{s: statuses.get(s, 0) for s in
-                                       ("pass", "fail", "refused", "error", "timeout")}}
+    scopes = {"grid": [c for c in counted if c["file"] == GRID], "all": counted}
+    tables: dict[str, Any] = {}
+    for scope, rows in scopes.items():
+        for mode in MODES:
+            for kind in ("real", "complex", "all"):
+                tables[f"{scope}/{mode}/{kind}"] = tally(
+                    [c for c in rows if c["mode"] == mode
+                     and (kind == "all" or c["complex"] == (kind == "complex"))])
     per_file: dict[str, Any] = {}
     for name in files:
         for mode in MODES:
-            rows = [c for c in counted if c["file"] == name and c["mode"] == mode]
-            per_file[f"{name}/{mode}"] = {
-                "total": len(rows), "pass": sum(c["status"] == "pass" for c in rows),
-                "complex_total": sum(c["complex"] for c in rows),
-                "complex_pass": sum(c["complex"] and c["status"] == "pass" for c in rows)}
+            for kind in ("real", "complex"):
+                per_file[f"{name}/{mode}/{kind}"] = tally(
+                    [c for c in counted if c["file"] == name and c["mode"] == mode
+                     and c["complex"] == (kind == "complex")])
     order1: dict[str, Any] = {}
-    for mode in MODES:
-        rows = [c for c in counted if c["mode"] == mode]
-        order1[mode] = {"total": len(rows),
-                        "pass": sum(c["status"] == "pass" or c["level"] > 1 for c in rows)}
-    return {"table": table, "per_file": per_file, "order1": order1,
+    for scope, rows in scopes.items():
+        for mode in MODES:
+            mine = [c for c in rows if c["mode"] == mode]
+            order1[f"{scope}/{mode}"] = {
+                "total": len(mine),
+                "pass": sum(c["status"] == "pass" or c["level"] > 1 for c in mine)}
+    return {"tables": tables, "per_file": per_file, "order1": order1,
             "n/a": sum(c["status"] == "n/a" for c in checks)}
 
 
 def print_summary(result: dict[str, Any], out: Any = sys.stdout) -> None:
     s = result["summary"]
     w = out.write
-    w("\nadgen on autograd's test grid (one check = function x arguments x mode; "
-      "every order autograd asks)\n\n")
-    w(f"{'mode':8} {'values':8} {'checks':>7} {'pass':>6} {'%':>8} {'fail':>5} {'refused':>8} "
-      f"{'error':>6} {'timeout':>8}\n")
-    for mode in MODES:
-        for kind in ("real", "complex", "all"):
-            r = s["table"][f"{mode}/{kind}"]
-            w(f"{mode:8} {kind:8} {r['total']:7d} {r['pass']:6d} {percent(r['pass'], r['total']):>8} "
-              f"{r['fail']:5d} {r['refused']:8d} {r['error']:6d} {r['timeout']:8d}\n")
-    w(f"\nfirst-order only: " + ", ".join(
-        f"{m} {v['pass']}/{v['total']} ({percent(v['pass'], v['total'])})"
-        for m, v in s["order1"].items()) + "\n")
+    w("\nadgen on autograd's tests: one check = one function x one combination of arguments x "
+      "one mode,\nall the orders autograd asks (default 2: the derivative of the derivative)\n")
+    head = (f"{'mode':8} {'values':8} {'checks':>7} {'pass':>6} {'%':>8} {'fail':>5} "
+            f"{'refused':>8} {'error':>6} {'timeout':>8}\n")
+    for scope, title in (("grid", f"the systematic grid ({GRID}.py)"),
+                         ("all", "all five files")):
+        w(f"\n{title}:\n" + head)
+        for mode in MODES:
+            for kind in ("real", "complex", "all"):
+                r = s["tables"][f"{scope}/{mode}/{kind}"]
+                w(f"{mode:8} {kind:8} {r['total']:7d} {r['pass']:6d} "
+                  f"{percent(r['pass'], r['total']):>8} {r['fail']:5d} {r['refused']:8d} "
+                  f"{r['error']:6d} {r['timeout']:8d}\n")
+    w("\nfirst order only (the check's first level): " + ", ".join(
+        f"{k} {v['pass']}/{v['total']} ({percent(v['pass'], v['total'])})"
+        for k, v in s["order1"].items()) + "\n")
     w(f"not applicable (the primal fails in plain NumPy/SciPy): {s['n/a']} records\n")
-    w("\nper file (pass/total, complex pass/total):\n")
-    for k, v in s["per_file"].items():
-        w(f"  {k:26} {v['pass']:5d}/{v['total']:<5d} complex {v['complex_pass']}/{v['complex_total']}\n")
+    w("\nper file and mode (pass/checks), real | complex:\n")
+    for name in result["meta"]["files"]:
+        for mode in MODES:
+            r, c = (s["per_file"][f"{name}/{mode}/{k}"] for k in ("real", "complex"))
+            w(f"  {name:16} {mode:8} {r['pass']:5d}/{r['total']:<5d} | "
+              f"{c['pass']:4d}/{c['total']:<4d}\n")
     groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for c in result["checks"]:
         if c["status"] not in ("pass", "n/a"):
             groups[f"{c['file']}::{c['test'].split('[')[0]}"].append(c)
-    w(f"\nnot passing, by test ({len(groups)} tests):\n")
+    w(f"\nnot passing, by test ({len(groups)} tests; mode status count; first messages):\n")
     for key, rows in groups.items():
-        counts = Counter((c["mode"], c["status"]) for c in rows)
-        cs = ", ".join(f"{m[:3]} {st} {n}" for (m, st), n in sorted(counts.items()))
-        first = rows[0]
-        w(f"- {key} [{first['function']}] {cs}\n")
-        shown = set()
+        counts = Counter((c["mode"], c["status"], c["complex"]) for c in rows)
+        cs = ", ".join(f"{m[:3]} {st}{' complex' if cx else ''} {n}"
+                       for (m, st, cx), n in sorted(counts.items()))
+        w(f"- {key} [{rows[0]['function']}] {cs}\n")
+        shown: set[tuple[str, ...]] = set()
         for c in rows:
-            msg = (c["mode"][:3], c["status"], c["kind"], c["message"][:200])
-            if msg in shown or len(shown) >= 3:
+            text = c["message"]
+            if text.startswith(("/", "<adgen")) and ": " in text:  # (the place: in the JSON)
+                text = text.split(": ", 1)[1]
+            msg = (c["mode"][:3], c["status"], c["kind"], text[:160])
+            if msg in shown or len(shown) >= 2:
                 continue
             shown.add(msg)
             w(f"    {msg[0]} {msg[1]} ({c['args']}{' ' + str(c['kwargs']) if c['kwargs'] else ''}"
-              f"{', level ' + str(c['level']) if c['level'] > 1 else ''}): {msg[2]}: {msg[3]}\n")
+              f"{', at order ' + str(c['level']) if c['level'] > 1 else ''}): "
+              f"{msg[2]}: {msg[3]}\n")
     na = Counter((c["file"], c["test"].split("[")[0], c["message"][:120]) for c in
-                 result["checks"] if c["status"] == "n/a" and c["mode"] == "forward")
+                 result["checks"] if c["status"] == "n/a" and c["mode"] == MODES[0])
     if na:
-        w("\nnot applicable (primal fails outside adgen):\n")
+        w("\nnot applicable (the primal fails outside adgen; not counted):\n")
         for (f, t, m), n in na.items():
             w(f"- {f}::{t}: {n} checks: {m}\n")
     raised = [t for t in result["tests"] if t["outcome"] != "ok"]

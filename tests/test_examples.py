@@ -19,6 +19,8 @@ EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"
         ("newton.py", "minimum at [1. 1. 1.]"),
         ("helmholtz.py", "adgen's gradient matches the hand-written gradient"),
         ("distributed_logistic_regression.py", "NumPy and Dask gradients agree: True"),
+        ("impedance_spectroscopy.py", "fitted R0 = 12.01 ohm, R1 = 84.87 ohm"),
+        ("impedance_spectroscopy.py", "gradient matches finite differences: True"),
     ],
 )
 def test_example_runs(script, expected):
