@@ -88,7 +88,8 @@ def test_tangents_are_those_of_numpys_own_results(which):
     assert np.allclose(dw, (plus[0] - minus[0]) / (2 * h), atol=1e-6)
     assert np.allclose(dv, (plus[1] - minus[1]) / (2 * h), atol=1e-6)
     assert dw.dtype == w.dtype and dv.dtype == v.dtype  # NumPy's: real for real eigenvalues
-    assert np.iscomplexobj(w) == (which != "real, real eigenvalues")
+    # NumPy's choice: real results for real eigenvalues (NumPy 2.5 returns complex ones)
+    assert np.iscomplexobj(w) == np.iscomplexobj(np.linalg.eig(a)[0])
     _, dw2 = adgen.jvp(eigenvalues, (a,), (t,))
     assert np.allclose(dw2, dw) and dw2.dtype == w.dtype
     check_grads(eig_both, a)
