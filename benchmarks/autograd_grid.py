@@ -1,7 +1,13 @@
 """adgen on autograd's systematic NumPy test grid, real and complex cases, per mode.
 
 Run: OMP_NUM_THREADS=1 python benchmarks/autograd_grid.py \
-         [--autograd-git-dir DIR] [--out benchmarks/results/autograd_grid.json]
+         [--autograd-git-dir DIR] [--out benchmarks/results/autograd_grid.json] \
+         [--adgen-src snapshot|live|REV|DIR] [--files test_fft ...] [--only SUBSTRING] \
+         [--timeout 20]
+
+(``--autograd-git-dir`` defaults to the HIPS+autograd snapshot under /work/.mirror; the
+adgen measured is by default a copy of src/adgen taken when the run starts, so that one run
+measures one state of it while others edit the checkout; see ``benchmarks/autograd_grid.md``.)
 
 autograd's own tests (tests/test_systematic.py, test_numpy.py, test_linalg.py, test_fft.py,
 test_scipy.py and their helper tests/numpy_utils.py) are read out of a git snapshot of
@@ -33,8 +39,10 @@ Both modes are run for every check, also where autograd's test asks only one
 
 Each check is pass / fail (a wrong derivative: the numbers disagree, or a derivative of the
 wrong shape or type) / refused (adgen raised an ``AdgenError`` refusing the function) /
-error (another exception, adgen's ``InternalError`` and ``DerivativeError`` included) /
-timeout; a check whose primal itself fails in plain NumPy/SciPy (an autograd-only function
+error (another exception, adgen's ``InternalError`` and ``DerivativeError`` included, but a
+``DerivativeError`` carrying a refusal adgen raises when the code runs counts as refused) /
+timeout (``--timeout`` seconds a check and mode, by ``signal.setitimer``); a check whose
+primal itself fails in plain NumPy/SciPy (an autograd-only function
 such as ``np.make_diagonal``, or SciPy's signature differing from autograd's) is *n/a* and
 not counted. A check is "complex" when a complex value is among its arguments or results.
 """
@@ -48,7 +56,6 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse  # noqa: E402
 import atexit  # noqa: E402
-import builtins  # noqa: E402
 import glob  # noqa: E402
 import importlib  # noqa: E402
 import importlib.util  # noqa: E402
@@ -75,7 +82,7 @@ from typing import Any  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _select_adgen(argv: list[str]) -> dict[str, str]:
+def _select_adgen(argv: list[str]) -> dict[str, Any]:
     """Put the adgen to measure first on sys.path, before it is imported.
 
     ``--adgen-src snapshot`` (the default) copies the working tree's src/adgen to a temporary
@@ -89,23 +96,42 @@ def _select_adgen(argv: list[str]) -> dict[str, str]:
             choice = argv[i + 1]
         elif a.startswith("--adgen-src="):
             choice = a.split("=", 1)[1]
+
+    def run(*args: str) -> str:
+        return subprocess.run(
+            ["git", "-C", str(ROOT), *args], capture_output=True, text=True
+        ).stdout.strip()
+
+    state: dict[str, Any] = {  # (when the copy is taken: others may commit while this runs)
+        "adgen_commit": ""
+        if Path(choice).is_dir()
+        else run("rev-parse", "--short", "HEAD" if choice in ("live", "snapshot") else choice),
+        "adgen_worktree_dirty": bool(run("status", "--porcelain", "src")),
+    }
     if choice == "live":
-        return {"adgen_src": "live"}
+        return {"adgen_src": "live", **state}
     if Path(choice).is_dir():
         where = Path(choice)
     else:
         where = Path(tempfile.mkdtemp(prefix="autograd_grid_adgen_"))
         atexit.register(shutil.rmtree, where, True)
         if choice == "snapshot":
-            shutil.copytree(ROOT / "src" / "adgen", where / "adgen",
-                            ignore=shutil.ignore_patterns("__pycache__"))
+            shutil.copytree(
+                ROOT / "src" / "adgen",
+                where / "adgen",
+                ignore=shutil.ignore_patterns("__pycache__"),
+            )
         else:
-            archive = subprocess.run(["git", "-C", str(ROOT), "archive", choice, "src/adgen"],
-                                     check=True, capture_output=True).stdout
-            subprocess.run(["tar", "-x", "-C", str(where), "--strip-components=1"],
-                           input=archive, check=True)
+            archive = subprocess.run(
+                ["git", "-C", str(ROOT), "archive", choice, "src/adgen"],
+                check=True,
+                capture_output=True,
+            ).stdout
+            subprocess.run(
+                ["tar", "-x", "-C", str(where), "--strip-components=1"], input=archive, check=True
+            )
     sys.path.insert(0, str(where))
-    return {"adgen_src": choice, "adgen_path": str(where)}
+    return {"adgen_src": choice, "adgen_path": str(where), **state}
 
 
 os.environ.setdefault("ADGEN_DISK_CACHE", "0")  # (adgen's disk cache: off)
@@ -254,8 +280,9 @@ def _alarm(signum: int, frame: Any) -> None:
 
 
 def describe_numbers(values: list[Any]) -> str:
-    return repr([np.round(wide(v), 6).tolist() if np.size(v) <= 6 else f"<{np.shape(v)}>"
-                 for v in values])[:300]
+    return repr(
+        [np.round(wide(v), 6).tolist() if np.size(v) <= 6 else f"<{np.shape(v)}>" for v in values]
+    )[:300]
 
 
 def check_forward(fn: Callable[..., Any], args: list[Any], rng: np.random.Generator) -> None:
@@ -270,7 +297,9 @@ def check_forward(fn: Callable[..., Any], args: list[Any], rng: np.random.Genera
     for i in keep:
         d, o = dots[i], outs[i]
         if d is not None and np.shape(d) != np.shape(o):
-            raise CheckFailure(f"tangent of shape {np.shape(d)} for a result of shape {np.shape(o)}")
+            raise CheckFailure(
+                f"tangent of shape {np.shape(d)} for a result of shape {np.shape(o)}"
+            )
         if (
             d is not None
             and not np.iscomplexobj(o)
@@ -331,7 +360,9 @@ def check_reverse(fn: Callable[..., Any], args: list[Any], rng: np.random.Genera
                 and np.any(np.abs(np.imag(cx)) > 1e-12)
             ):
                 raise CheckFailure("complex cotangent (nonzero imaginary part) for a real argument")
-        ct_leaves += [wide(cx) if cx is not None else np.zeros(np.shape(x)) for x, cx in zip(al, cl)]
+        ct_leaves += [
+            wide(cx) if cx is not None else np.zeros(np.shape(x)) for x, cx in zip(al, cl)
+        ]
         t_leaves += tl
     rhs = pairing(ct_leaves, t_leaves)
     u_keep = [us[i] for i in keep]
@@ -374,8 +405,13 @@ _NAMESPACES: list[tuple[str, Any]] = [
     ("scipy.linalg", scipy.linalg),
     ("scipy.integrate", scipy.integrate),
 ]
-_INFIX = {operator.mul: "*", operator.add: "+", operator.sub: "-", operator.mod: "%",
-          operator.truediv: "/"}
+_INFIX = {
+    operator.mul: "*",
+    operator.add: "+",
+    operator.sub: "-",
+    operator.mod: "%",
+    operator.truediv: "/",
+}
 
 
 def infix(f: Any) -> bool:
@@ -413,8 +449,9 @@ def literal(value: Any) -> str | None:
     if isinstance(value, float) and np.isfinite(value):
         return repr(value)
     if isinstance(value, (tuple, list)):
-        items = [literal(v) for v in value]
-        if any(i is None for i in items):
+        spelled_items = [literal(v) for v in value]
+        items = [i for i in spelled_items if i is not None]
+        if len(items) != len(spelled_items):
             return None
         if isinstance(value, tuple):
             return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
@@ -431,16 +468,25 @@ class Builder:
         sys.path.insert(0, str(directory))
         self.count = 0
 
-    def build(self, f: Any, args: tuple, kwargs: dict, argnums: tuple[int, ...], order: int
-              ) -> tuple[dict[str, list[Callable[..., Any]]], str]:
+    def build(
+        self, f: Any, args: tuple, kwargs: dict, argnums: tuple[int, ...], order: int
+    ) -> tuple[dict[str, list[Callable[..., Any]]], str]:
         """Level-k functions per mode: [f1, f2, ...] (f1 the function of the differentiated
         arguments; f(k+1) the jvp / pullback of f(k)), and the source of f1's module."""
         self.count += 1
         name = f"agcheck_{self.count:05d}"
         consts: dict[str, Any] = {}
-        lines = ["import operator", "import numpy as np", "import scipy.special",
-                 "import scipy.stats", "import scipy.signal", "import scipy.linalg",
-                 "import scipy.integrate", "import adgen", ""]
+        lines = [
+            "import operator",
+            "import numpy as np",
+            "import scipy.special",
+            "import scipy.stats",
+            "import scipy.signal",
+            "import scipy.linalg",
+            "import scipy.integrate",
+            "import adgen",
+            "",
+        ]
 
         def const(v: Any) -> str:
             lit = literal(v)
@@ -520,8 +566,9 @@ class Recorder:
         self.context: dict[str, Any] = {}
         self.seen: Counter[str] = Counter()
 
-    def record_call(self, f: Any, argnum: Any, modes: Any, order: int, args: tuple,
-                    kwargs: dict) -> None:
+    def record_call(
+        self, f: Any, argnum: Any, modes: Any, order: int, args: tuple, kwargs: dict
+    ) -> None:
         argnums = tuple(argnum) if isinstance(argnum, (tuple, list)) else (argnum,)
         ag_modes = list(modes) if modes is not None else ["fwd", "rev"]
         base = {
@@ -534,7 +581,9 @@ class Recorder:
             "order": order,
             "autograd_modes": ag_modes,
         }
-        key = f"{base['file']}::{base['test']}::{base['function']}::{base['args']}::{base['kwargs']}"
+        key = (
+            f"{base['file']}::{base['test']}::{base['function']}::{base['args']}::{base['kwargs']}"
+        )
         self.seen[key] += 1
         base["id"] = key + (f"#{self.seen[key]}" if self.seen[key] > 1 else "")
         warnings.simplefilter("ignore")
@@ -542,33 +591,53 @@ class Recorder:
         try:
             with np.errstate(all="ignore"):
                 out = f(*args, **kwargs)
-            complex_ = is_complex(list(args)) or is_complex(list(kwargs.values())) or (
-                is_complex(out)
+            complex_ = (
+                is_complex(list(args)) or is_complex(list(kwargs.values())) or (is_complex(out))
             )
         except Exception as exc:  # noqa: BLE001
             # (a refusal by adgen inside the primal -- the test's function calls autograd.grad,
             # which is adgen.grad here -- counts; anything else means the check does not apply)
             status = "refused" if isinstance(exc, adgen.AdgenError) else "n/a"
             for mode in self.modes:
-                self.checks.append({**base, "mode": mode, "complex": is_complex(list(args)),
-                                    "status": status, "kind": type(exc).__name__,
-                                    "message": first_line(exc), "level": 0, "seconds": 0.0})
+                self.checks.append(
+                    {
+                        **base,
+                        "mode": mode,
+                        "complex": is_complex(list(args)),
+                        "status": status,
+                        "kind": type(exc).__name__,
+                        "message": first_line(exc),
+                        "level": 0,
+                        "seconds": 0.0,
+                    }
+                )
             return
         base["complex"] = bool(complex_)
         try:
             fns, _ = self.builder.build(f, args, kwargs, argnums, max(order, 1))
         except Exception as exc:  # noqa: BLE001 (a harness problem)
             for mode in self.modes:
-                self.checks.append({**base, "mode": mode, "status": "error",
-                                    "kind": "harness:" + type(exc).__name__,
-                                    "message": first_line(exc), "level": 0, "seconds": 0.0})
+                self.checks.append(
+                    {
+                        **base,
+                        "mode": mode,
+                        "status": "error",
+                        "kind": "harness:" + type(exc).__name__,
+                        "message": first_line(exc),
+                        "level": 0,
+                        "seconds": 0.0,
+                    }
+                )
             return
         xs = [args[i] for i in argnums]
         for mode in self.modes:
-            self.checks.append({**base, "mode": mode, **self.run(fns[mode], xs, mode, base["id"])})
+            self.checks.append(
+                {**base, "mode": mode, **self.run(fns[mode], xs, mode, str(base["id"]))}
+            )
 
-    def run(self, fns: list[Callable[..., Any]], xs: list[Any], mode: str, key: str
-            ) -> dict[str, Any]:
+    def run(
+        self, fns: list[Callable[..., Any]], xs: list[Any], mode: str, key: str
+    ) -> dict[str, Any]:
         rng = np.random.default_rng(zlib.crc32(f"{key}::{mode}".encode()))
         check = check_forward if mode == "forward" else check_reverse
         start = time.perf_counter()
@@ -614,8 +683,13 @@ class Recorder:
                 message += f" [at {Path(tb[-1].filename).name}:{tb[-1].lineno}]"
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
-        return {"status": status, "kind": kind, "message": message[:400], "level": level,
-                "seconds": round(time.perf_counter() - start, 3)}
+        return {
+            "status": status,
+            "kind": kind,
+            "message": message[:400],
+            "level": level,
+            "seconds": round(time.perf_counter() - start, 3),
+        }
 
 
 RECORDER: Recorder | None = None
@@ -628,7 +702,8 @@ def first_line(exc: BaseException) -> str:
 
 def short(v: Any) -> str:
     if isinstance(v, np.ndarray):
-        return f"{'C' if v.dtype.kind == 'c' else 'R' if v.dtype.kind == 'f' else v.dtype.str}{v.shape}"
+        kind = {"c": "C", "f": "R"}.get(v.dtype.kind, v.dtype.str)
+        return f"{kind}{v.shape}"
     if isinstance(v, (tuple, list)):
         inner = ", ".join(short(x) for x in v)
         return f"({inner})" if isinstance(v, tuple) else f"[{inner}]"
@@ -656,8 +731,9 @@ def describe_function(f: Any) -> str:
     return getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or repr(f)[:40]
 
 
-def check_grads(fun: Any, argnum: Any = 0, modes: Any = None, order: int = 2,
-                **unused: Any) -> Callable[..., None]:
+def check_grads(
+    fun: Any, argnum: Any = 0, modes: Any = None, order: int = 2, **unused: Any
+) -> Callable[..., None]:
     """autograd.test_util.check_grads: ``check_grads(f, argnum, modes, order)(*args, **kw)``."""
 
     def nary(*args: Any, **kwargs: Any) -> None:
@@ -720,8 +796,11 @@ from _autograd_grid_shim import check_grads, combo_check, scalar_close  # noqa: 
 def find_git_dir(given: str | None) -> Path:
     if given:
         return Path(given)
-    for pattern in ("/work/.mirror/HIPS+autograd*/repo", "/work/.mirror/HIPS+autograd*",
-                    "/work/.mirror/*autograd*/repo"):
+    for pattern in (
+        "/work/.mirror/HIPS+autograd*/repo",
+        "/work/.mirror/HIPS+autograd*",
+        "/work/.mirror/*autograd*/repo",
+    ):
         for hit in sorted(glob.glob(pattern)):
             if (Path(hit) / "HEAD").exists() or (Path(hit) / "objects").exists():
                 return Path(hit)
@@ -731,8 +810,9 @@ def find_git_dir(given: str | None) -> Path:
 
 
 def git(git_dir: Path, *args: str) -> str:
-    return subprocess.run(["git", f"--git-dir={git_dir}", *args], check=True,
-                          capture_output=True, text=True).stdout
+    return subprocess.run(
+        ["git", f"--git-dir={git_dir}", *args], check=True, capture_output=True, text=True
+    ).stdout
 
 
 def extract(git_dir: Path, where: Path, files: tuple[str, ...]) -> Path:
@@ -773,15 +853,18 @@ def run_tests(tests_dir: Path, files: tuple[str, ...], only: str | None) -> list
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             module = importlib.import_module(name)
-        tests = [(k, v) for k, v in vars(module).items()
-                 if k.startswith("test_") and inspect.isfunction(v)
-                 and v.__module__ == module.__name__]
+        tests = [
+            (k, v)
+            for k, v in vars(module).items()
+            if k.startswith("test_") and inspect.isfunction(v) and v.__module__ == module.__name__
+        ]
         for tname, fn in tests:
             if only and only not in f"{name}::{tname}":
                 continue
             for params in expand_parametrize(fn):
-                label = tname + (f"[{','.join(f'{k}={v}' for k, v in params.items())}]"
-                                 if params else "")
+                label = tname + (
+                    f"[{','.join(f'{k}={v}' for k, v in params.items())}]" if params else ""
+                )
                 RECORDER.context = {"file": name, "test": label}
                 before = len(RECORDER.checks)
                 outcome = "ok"
@@ -795,10 +878,21 @@ def run_tests(tests_dir: Path, files: tuple[str, ...], only: str | None) -> list
                         raise
                     outcome = "raised"
                     message = f"{type(exc).__name__}: {first_line(exc)}"[:300]
-                outcomes.append({"file": name, "test": label, "outcome": outcome,
-                                 "message": message, "checks": len(RECORDER.checks) - before})
-        print(f"  {name}: {sum(1 for c in RECORDER.checks if c['file'] == name)} records, "
-              f"{time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
+                outcomes.append(
+                    {
+                        "file": name,
+                        "test": label,
+                        "outcome": outcome,
+                        "message": message,
+                        "checks": len(RECORDER.checks) - before,
+                    }
+                )
+        print(
+            f"  {name}: {sum(1 for c in RECORDER.checks if c['file'] == name)} records, "
+            f"{time.perf_counter() - t0:.0f} s",
+            file=sys.stderr,
+            flush=True,
+        )
     return outcomes
 
 
@@ -812,8 +906,10 @@ def percent(a: int, b: int) -> str:
 
 def tally(rows: list[dict[str, Any]]) -> dict[str, int]:
     statuses = Counter(c["status"] for c in rows)
-    return {"total": len(rows), **{s: statuses.get(s, 0) for s in
-                                   ("pass", "fail", "refused", "error", "timeout")}}
+    return {
+        "total": len(rows),
+        **{s: statuses.get(s, 0) for s in ("pass", "fail", "refused", "error", "timeout")},
+    }
 
 
 GRID = "test_systematic"  # autograd's systematic grid proper (1,366 checks a mode)
@@ -827,52 +923,80 @@ def summarise(checks: list[dict[str, Any]], files: tuple[str, ...]) -> dict[str,
         for mode in MODES:
             for kind in ("real", "complex", "all"):
                 tables[f"{scope}/{mode}/{kind}"] = tally(
-                    [c for c in rows if c["mode"] == mode
-                     and (kind == "all" or c["complex"] == (kind == "complex"))])
+                    [
+                        c
+                        for c in rows
+                        if c["mode"] == mode
+                        and (kind == "all" or c["complex"] == (kind == "complex"))
+                    ]
+                )
     per_file: dict[str, Any] = {}
     for name in files:
         for mode in MODES:
             for kind in ("real", "complex"):
                 per_file[f"{name}/{mode}/{kind}"] = tally(
-                    [c for c in counted if c["file"] == name and c["mode"] == mode
-                     and c["complex"] == (kind == "complex")])
+                    [
+                        c
+                        for c in counted
+                        if c["file"] == name
+                        and c["mode"] == mode
+                        and c["complex"] == (kind == "complex")
+                    ]
+                )
     order1: dict[str, Any] = {}
     for scope, rows in scopes.items():
         for mode in MODES:
             mine = [c for c in rows if c["mode"] == mode]
             order1[f"{scope}/{mode}"] = {
                 "total": len(mine),
-                "pass": sum(c["status"] == "pass" or c["level"] > 1 for c in mine)}
-    return {"tables": tables, "per_file": per_file, "order1": order1,
-            "n/a": sum(c["status"] == "n/a" for c in checks)}
+                "pass": sum(c["status"] == "pass" or c["level"] > 1 for c in mine),
+            }
+    return {
+        "tables": tables,
+        "per_file": per_file,
+        "order1": order1,
+        "n/a": sum(c["status"] == "n/a" for c in checks),
+    }
 
 
 def print_summary(result: dict[str, Any], out: Any = sys.stdout) -> None:
     s = result["summary"]
     w = out.write
-    w("\nadgen on autograd's tests: one check = one function x one combination of arguments x "
-      "one mode,\nall the orders autograd asks (default 2: the derivative of the derivative)\n")
-    head = (f"{'mode':8} {'values':8} {'checks':>7} {'pass':>6} {'%':>8} {'fail':>5} "
-            f"{'refused':>8} {'error':>6} {'timeout':>8}\n")
-    for scope, title in (("grid", f"the systematic grid ({GRID}.py)"),
-                         ("all", "all five files")):
+    w(
+        "\nadgen on autograd's tests: one check = one function x one combination of arguments x "
+        "one mode,\nall the orders autograd asks (default 2: the derivative of the derivative)\n"
+    )
+    head = (
+        f"{'mode':8} {'values':8} {'checks':>7} {'pass':>6} {'%':>8} {'fail':>5} "
+        f"{'refused':>8} {'error':>6} {'timeout':>8}\n"
+    )
+    for scope, title in (("grid", f"the systematic grid ({GRID}.py)"), ("all", "all five files")):
         w(f"\n{title}:\n" + head)
         for mode in MODES:
             for kind in ("real", "complex", "all"):
                 r = s["tables"][f"{scope}/{mode}/{kind}"]
-                w(f"{mode:8} {kind:8} {r['total']:7d} {r['pass']:6d} "
-                  f"{percent(r['pass'], r['total']):>8} {r['fail']:5d} {r['refused']:8d} "
-                  f"{r['error']:6d} {r['timeout']:8d}\n")
-    w("\nfirst order only (the check's first level): " + ", ".join(
-        f"{k} {v['pass']}/{v['total']} ({percent(v['pass'], v['total'])})"
-        for k, v in s["order1"].items()) + "\n")
+                w(
+                    f"{mode:8} {kind:8} {r['total']:7d} {r['pass']:6d} "
+                    f"{percent(r['pass'], r['total']):>8} {r['fail']:5d} {r['refused']:8d} "
+                    f"{r['error']:6d} {r['timeout']:8d}\n"
+                )
+    w(
+        "\nfirst order only (the check's first level): "
+        + ", ".join(
+            f"{k} {v['pass']}/{v['total']} ({percent(v['pass'], v['total'])})"
+            for k, v in s["order1"].items()
+        )
+        + "\n"
+    )
     w(f"not applicable (the primal fails in plain NumPy/SciPy): {s['n/a']} records\n")
     w("\nper file and mode (pass/checks), real | complex:\n")
     for name in result["meta"]["files"]:
         for mode in MODES:
             r, c = (s["per_file"][f"{name}/{mode}/{k}"] for k in ("real", "complex"))
-            w(f"  {name:16} {mode:8} {r['pass']:5d}/{r['total']:<5d} | "
-              f"{c['pass']:4d}/{c['total']:<4d}\n")
+            w(
+                f"  {name:16} {mode:8} {r['pass']:5d}/{r['total']:<5d} | "
+                f"{c['pass']:4d}/{c['total']:<4d}\n"
+            )
     groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for c in result["checks"]:
         if c["status"] not in ("pass", "n/a"):
@@ -880,8 +1004,10 @@ def print_summary(result: dict[str, Any], out: Any = sys.stdout) -> None:
     w(f"\nnot passing, by test ({len(groups)} tests; mode status count; first messages):\n")
     for key, rows in groups.items():
         counts = Counter((c["mode"], c["status"], c["complex"]) for c in rows)
-        cs = ", ".join(f"{m[:3]} {st}{' complex' if cx else ''} {n}"
-                       for (m, st, cx), n in sorted(counts.items()))
+        cs = ", ".join(
+            f"{m[:3]} {st}{' complex' if cx else ''} {n}"
+            for (m, st, cx), n in sorted(counts.items())
+        )
         w(f"- {key} [{rows[0]['function']}] {cs}\n")
         shown: set[tuple[str, ...]] = set()
         for c in rows:
@@ -892,11 +1018,16 @@ def print_summary(result: dict[str, Any], out: Any = sys.stdout) -> None:
             if msg in shown or len(shown) >= 2:
                 continue
             shown.add(msg)
-            w(f"    {msg[0]} {msg[1]} ({c['args']}{' ' + str(c['kwargs']) if c['kwargs'] else ''}"
-              f"{', at order ' + str(c['level']) if c['level'] > 1 else ''}): "
-              f"{msg[2]}: {msg[3]}\n")
-    na = Counter((c["file"], c["test"].split("[")[0], c["message"][:120]) for c in
-                 result["checks"] if c["status"] == "n/a" and c["mode"] == MODES[0])
+            w(
+                f"    {msg[0]} {msg[1]} ({c['args']}{' ' + str(c['kwargs']) if c['kwargs'] else ''}"
+                f"{', at order ' + str(c['level']) if c['level'] > 1 else ''}): "
+                f"{msg[2]}: {msg[3]}\n"
+            )
+    na = Counter(
+        (c["file"], c["test"].split("[")[0], c["message"][:120])
+        for c in result["checks"]
+        if c["status"] == "n/a" and c["mode"] == MODES[0]
+    )
     if na:
         w("\nnot applicable (the primal fails outside adgen; not counted):\n")
         for (f, t, m), n in na.items():
@@ -922,15 +1053,20 @@ def adgen_digest() -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--autograd-git-dir", default=None)
-    parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "autograd_grid.json"))
+    parser.add_argument(
+        "--out", default=str(ROOT / "benchmarks" / "results" / "autograd_grid.json")
+    )
     parser.add_argument("--files", nargs="*", default=list(TEST_FILES))
     parser.add_argument("--only", default=None, help="substring of file::test to run")
     parser.add_argument("--timeout", type=float, default=20.0, help="seconds per check and mode")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
-    parser.add_argument("--adgen-src", default="snapshot",
-                        help="snapshot (a copy of src/adgen taken at start: the default), live "
-                        "(the installed adgen, as others edit it), a git revision, or a "
-                        "directory holding an adgen package")
+    parser.add_argument(
+        "--adgen-src",
+        default="snapshot",
+        help="snapshot (a copy of src/adgen taken at start: the default), live "
+        "(the installed adgen, as others edit it), a git revision, or a "
+        "directory holding an adgen package",
+    )
     opts = parser.parse_args()
 
     git_dir = find_git_dir(opts.autograd_git_dir)
@@ -952,18 +1088,18 @@ def main() -> None:
         else:
             print(f"kept {where}", file=sys.stderr)
     checks = RECORDER.checks
-    result = {
+    result: dict[str, Any] = {
         "meta": {
             "autograd_commit": git(git_dir, "rev-parse", "HEAD").strip(),
-            "adgen_commit": subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short",
-                                            "HEAD"], capture_output=True, text=True).stdout.strip(),
-            "adgen_worktree_dirty": bool(subprocess.run(
-                ["git", "-C", str(ROOT), "status", "--porcelain", "src"],
-                capture_output=True, text=True).stdout.strip()),
-            **ADGEN_SOURCE, "adgen_file": adgen.__file__, "adgen_digest": adgen_digest(),
-            "numpy": np.__version__, "scipy": scipy.__version__,
-            "python": platform.python_version(), "files": list(files),
-            "timeout": opts.timeout, "seconds": round(time.perf_counter() - started, 1),
+            **ADGEN_SOURCE,
+            "adgen_file": adgen.__file__,
+            "adgen_digest": adgen_digest(),
+            "numpy": np.__version__,
+            "scipy": scipy.__version__,
+            "python": platform.python_version(),
+            "files": list(files),
+            "timeout": opts.timeout,
+            "seconds": round(time.perf_counter() - started, 1),
             "date": time.strftime("%Y-%m-%d %H:%M:%S"),
         },
         "summary": summarise(checks, files),

@@ -84,8 +84,9 @@ def _assert_close(got: Any, want: Any) -> None:
         for g, w in zip(got, want, strict=True):
             _assert_close(g, w)
         return
+    kind = complex if np.iscomplexobj(np.asarray(want)) else float
     np.testing.assert_allclose(
-        np.asarray(got, float), np.asarray(want, float), rtol=1e-9, atol=1e-10
+        np.asarray(got, kind), np.asarray(want, kind), rtol=1e-9, atol=1e-10
     )
 
 

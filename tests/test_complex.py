@@ -324,22 +324,47 @@ def test_complex_second_order_in_both_modes() -> None:
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
 
 
-def test_a_gradient_called_inside_differentiated_code_refuses_complex_values() -> None:
-    """adgen.grad(f) called inside a function adgen differentiates is made before the
-    arguments' kinds are known, for real ones: with complex ones it refuses, never guesses."""
+def _inner(w):
+    return np.sum(np.abs(w * (1 + 1j)) ** 2)
 
-    def inner(w):
-        return np.sum(np.abs(w * (1 + 1j)) ** 2)
 
-    def outer(z):
-        return np.sum(np.real(adgen.grad(inner)(z) * np.conj(z)))
+def _outer(z):
+    return np.sum(np.real(adgen.grad(_inner)(z) * np.conj(z)))
 
+
+def _jvp_inside(x, t):
+    _, tangent = adgen.jvp(_abs_angle, (x,), (t,))
+    return tangent
+
+
+def _vjp_inside(x, c):
+    _, pullback = adgen.vjp(_abs_angle, x)
+    return pullback(c)[0]
+
+
+def _abs_angle(z):
+    return np.abs(z) * np.angle(z + 0.5) + np.imag(z * z)
+
+
+def test_derivatives_called_inside_differentiated_code_take_complex_values() -> None:
+    """adgen.grad / jvp / vjp called inside a function adgen differentiates are made before
+    the arguments' kinds are known: their code is right for real and complex ones alike."""
     z = _c(2)
-    np.testing.assert_allclose(adgen.grad(inner)(z), 4 * np.conj(z), rtol=1e-12)
-    with pytest.raises(adgen.AdgenError, match="real arguments|complex values"):
-        adgen.grad(outer)(z)
-    x = np.array([0.5, -1.5])  # real arguments: differentiated
-    check_grads(outer, x)
+    np.testing.assert_allclose(adgen.grad(_inner)(z), 4 * np.conj(z), rtol=1e-12)
+    # Re(sum(4 conj(z)^2)) = 4 Re(z^2): JAX's gradient is 8 z
+    np.testing.assert_allclose(adgen.grad(_outer)(z), 8 * z, rtol=1e-10)
+    check_grads(_outer, np.array([0.5, -1.5]))  # and real arguments
+    for level2 in (_jvp_inside, _vjp_inside):
+        # (a real-valued function: its cotangents are real; jvp's tangents are complex)
+        second = _c(3) if level2 is _jvp_inside else rng.standard_normal(3)
+        args = [_c(3), second]
+        out, pullback = adgen.vjp(level2, *args)
+        ct = _c(3) if np.iscomplexobj(out) else rng.standard_normal(3)
+        for got, want in zip(pullback(ct), reference_vjp(level2, args, ct), strict=True):
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
+        tangents = [_c(3), _c(3) if level2 is _jvp_inside else rng.standard_normal(3)]
+        _, dot = adgen.jvp(level2, tuple(args), tuple(tangents))
+        np.testing.assert_allclose(dot, reference_jvp(level2, args, tangents), rtol=1e-5, atol=1e-7)
 
 
 def test_against_jax_where_installed() -> None:
@@ -355,3 +380,11 @@ def test_against_jax_where_installed() -> None:
 
     z = _c(4)
     np.testing.assert_allclose(adgen.grad(ours)(z), jax.grad(theirs)(z), rtol=1e-10)
+
+
+def test_a_real_results_cotangent_must_be_real() -> None:
+    _, pullback = adgen.vjp(lambda z: np.abs(z), _c(2))
+    with pytest.raises(adgen.ShapeMismatchError, match="cotangent of the result is complex"):
+        pullback(_c(2))
+    (g,) = pullback(np.ones(2))
+    assert np.iscomplexobj(g)

@@ -280,7 +280,15 @@ def _check_cotangent(fn: types.FunctionType, c: Any, o: Any, where: str = "") ->
 
 
 def _check_shape(fn: types.FunctionType, c: Any, o: Any, where: str = "") -> None:
-    """The cotangent ``c`` has the shape of the result ``o`` (item ``where``, if given)."""
+    """The cotangent ``c`` has the shape of the result ``o`` (item ``where``, if given), and
+    is real if ``o`` is (a real result's cotangent is real: docs/rules.md)."""
+    if _is_complex_value(c) and _float_like(o) and not _is_complex_value(o):
+        res = f"result {where}" if where else "the result"
+        raise ShapeMismatchError(
+            f"vjp: the cotangent of {res} is complex, but {res} is real",
+            _def_loc(fn),
+            "pass a real cotangent (np.real(c)) for a real result",
+        )
     if np.shape(c) != np.shape(o):
         cot, res = (
             (f"cotangent {where}", f"result {where}") if where else ("the cotangent", "the result")
@@ -531,15 +539,22 @@ def _as_function(
     argument's structure -- so a function of a dict of arrays is differentiated again.
 
     ``signature`` (given where an argument is complex) specialises the code for the
-    arguments' kinds; the code made without one is for real arguments, and the function
-    refuses complex ones when it runs (``rt.require_real``)."""
+    arguments' kinds; without one the code is right for real and complex arguments alike
+    (:data:`adgen.middle.shapes.ANY_KIND`)."""
     fn = t.fn
     trees_of = dict(structure)
     wrt = tuple(
         leaf for w in t.wrt for leaf in (trees.leaf_names(w, trees_of[w]) if w in trees_of else [w])
     )
     d = _pipeline().derivative(  # its source is read again
-        fn, t.mode, wrt, frozenset(), structure, batched=False, signature=signature
+        fn,
+        t.mode,
+        wrt,
+        frozenset(),
+        structure,
+        batched=False,
+        # (the arguments' kinds, or code right for real and complex ones alike)
+        signature=signature or (shapes.ANY_KIND,),
     )
     made = t._made.get((structure, signature))
     if made is not None and made[0] is d.compiled:
@@ -570,13 +585,10 @@ def _as_function(
     kind = "gradient" if only_grad else "value and gradient"
     base = fn.__name__ if fn.__name__.isidentifier() else "fn"  # a lambda: <lambda>
     name = f"{base}_{'grad' if only_grad else 'value_and_grad'}"
-    what = f"the {kind} of {fn.__qualname__}"
-    guards = "" if signature else "".join(f"    rt.require_real({p}, {what!r})\n" for p in params)
     source = (
-        f"# adgen: {what} w.r.t. {', '.join(t.wrt)}\n"
+        f"# adgen: the {kind} of {fn.__qualname__} w.r.t. {', '.join(t.wrt)}\n"
         f"def {name}({', '.join(params)}):\n"
-        + guards
-        + f"    {value}, ({', '.join(bars)},) = {d.generated.name}({', '.join(reads)}, 1.0)\n"
+        f"    {value}, ({', '.join(bars)},) = {d.generated.name}({', '.join(reads)}, 1.0)\n"
         f"    return {result}\n"
     )
     wrapper = load(Generated(name, params, source), {d.generated.name: d.compiled})
@@ -586,10 +598,14 @@ def _as_function(
     return wrapper
 
 
-def _check_complex_input(fn: types.FunctionType, name: str, value: Any) -> None:
-    if isinstance(value, (complex, np.complexfloating)) or (
+def _is_complex_value(value: Any) -> bool:
+    return isinstance(value, (complex, np.complexfloating)) or (
         (isinstance(value, np.ndarray) or foreign(value)) and dtype_kind(value) == "c"
-    ):
+    )
+
+
+def _check_complex_input(fn: types.FunctionType, name: str, value: Any) -> None:
+    if _is_complex_value(value):
         return
     raise NonDifferentiableError(
         f"grad with holomorphic=True needs complex arguments; `{name}` of {fn.__name__} is "

@@ -95,12 +95,14 @@ def derivative_code(
     # (up the pipeline: see the module docstring)
     from adgen.backend.compile import load
     from adgen.frontend.lower import lower
+    from adgen.middle.shapes import ANY_KIND
     from adgen.modes.forward import forward
     from adgen.modes.reverse import reverse
 
     function = lower(parsed)
+    # (right for real and complex arguments alike: their kinds are not known here)
     if mode == "forward":
-        gen = forward(function, wrt, frozenset())
+        gen = forward(function, wrt, frozenset(), (ANY_KIND,))
     else:
-        gen = reverse(function, wrt, frozenset(), batch=False)  # inlined, read again
+        gen = reverse(function, wrt, frozenset(), batch=False, signature=(ANY_KIND,))
     return load(gen, function.free)

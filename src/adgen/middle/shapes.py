@@ -34,6 +34,7 @@ import numpy as np
 
 from adgen import ir
 from adgen.errors import SourceLocation, UnsupportedSyntaxError
+from adgen.rules.known import ANY_KIND as _ANY_KIND_KEY
 from adgen.rules.known import LIBRARY
 from adgen.rules.runtime.libraries import foreign, library, numpy_dtype
 
@@ -213,6 +214,12 @@ def describe(value: Any) -> Any:
             return None
         return (shape, dtype, library(value))
     return None
+
+
+# A signature entry (not a parameter) asking for code right for real and complex arguments
+# alike, their kinds unknown: nested derivatives (adgen.seam), derivative objects called
+# inside differentiated code. See adgen.modes.complexvalues.
+ANY_KIND: tuple[str, Any] = (_ANY_KIND_KEY, None)
 
 
 def is_complex(description: Any) -> bool:
@@ -558,6 +565,8 @@ def specialise(
     questions (``rt.known_ndim``...). No signature: the general code, nothing known."""
     shapes = infer(fn, signature) if signature else {}
     known = {n: (k.shape, k.dtype.name) for n, k in shapes.items()}
+    if ANY_KIND in signature:
+        known[_ANY_KIND_KEY] = ((), "")
     libraries = sorted({d[2] for _, d in signature if isinstance(d, tuple) and len(d) == 3})
     if libraries:
         known[LIBRARY] = ((), ",".join(libraries))

@@ -43,7 +43,7 @@ import numpy as np
 from adgen import ir
 from adgen.errors import NonDifferentiableError
 from adgen.modes.expand import loc_of
-from adgen.rules.known import REAL
+from adgen.rules.known import ANY_KIND, REAL
 
 # functions whose result is real even for a complex argument: complexness stops there
 _REAL_RESULT = {
@@ -137,6 +137,10 @@ class ComplexValues:
     ) -> None:
         self.fn = fn
         self.known = known or {}
+        # code right for real and complex arguments alike (their kinds unknown): no value is
+        # known real, every share is projected when the code runs (rt.real_like), and rules
+        # are not refused here -- the function this code is inlined into refuses them
+        self.agnostic = ANY_KIND in self.known
         self.assigns = [s for s in fn.statements() if isinstance(s, ir.Assign)]
         self.constant = {id(s) for s in self.assigns if _reads_complex_constant(fn, s)}
         tainted = {n for n in fn.params if self._known_kind(n) == "complex"}
@@ -157,7 +161,7 @@ class ComplexValues:
                     changed = True
         self.tainted = tainted
         # does the function hold a complex value at all? (most do not: nothing to do)
-        self.any = bool(tainted) or bool(self.constant)
+        self.any = bool(tainted) or bool(self.constant) or self.agnostic
 
     def _known_kind(self, name: str) -> Kind | None:
         entry = self.known.get(name)
@@ -177,11 +181,13 @@ class ComplexValues:
         known = self._known_kind(name)
         if known is not None:
             return known
-        return "unknown" if name in self.tainted else "real"
+        return "unknown" if name in self.tainted or self.agnostic else "real"
 
     def real(self) -> list[str]:
         """The names known to be real that ``known`` gives no dtype for (parameters and
         values computed from real ones only, when no call's arguments are known)."""
+        if self.agnostic:
+            return []
         names = set(self.fn.params) | {t for s in self.assigns for t in s.targets}
         return sorted(n for n in names if self._known_kind(n) is None and n not in self.tainted)
 
@@ -194,14 +200,14 @@ class ComplexValues:
         """Does the statement read or make a value that may be complex?"""
         if not self.any:
             return False
-        if id(stmt) in self.constant or _makes_complex(stmt.prim.name):
+        if self.agnostic or id(stmt) in self.constant or _makes_complex(stmt.prim.name):
             return True
         return any(self.kind(v) != "real" for v in self._reads(stmt) | set(stmt.targets))
 
     def refuse(self, varied: set[str]) -> None:
         """Raise where a statement reads a differentiated value and a complex one, and its
         rule is not one for complex values."""
-        if not self.any:
+        if not self.any or self.agnostic:
             return
         for s in self.assigns:
             prim = s.prim

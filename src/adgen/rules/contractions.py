@@ -35,10 +35,13 @@ from adgen.rules.samples import example
     examples=[
         example("np.vdot(a, b)", a=(4,), b=(4,), f32=True),
         example("np.vdot(a, b)", a=(2, 3), b=(3, 2)),
+        example("np.vdot(a, b)", a=(3,), b=(3,), complex=("b",)),
     ],
+    complex=True,
 )
 def vdot(a, b):
-    """The sum of the products of the flattened arrays (real inputs)."""
+    """The sum of the products of the flattened arrays, ``a`` conjugated: ``sum(conj(a) b)``
+    is not holomorphic in ``a``, whose cotangent is ``conj(g b)`` (``g conj(a)`` for ``b``)."""
 
     def jvp_a(da):
         return np.vdot(da, b)
@@ -47,10 +50,14 @@ def vdot(a, b):
         return np.vdot(a, db)
 
     def vjp_a(g):
-        return np.reshape(g * np.ravel(b), np.shape(a))
+        if rt.known_real(a) and rt.known_real(b):
+            return np.reshape(g * np.ravel(b), np.shape(a))
+        return np.reshape(np.conjugate(g * np.ravel(b)), np.shape(a))
 
     def vjp_b(g):
-        return np.reshape(g * np.ravel(a), np.shape(b))
+        if rt.known_real(a) and rt.known_real(b):
+            return np.reshape(g * np.ravel(a), np.shape(b))
+        return np.reshape(g * np.conjugate(np.ravel(a)), np.shape(b))
 
 
 @rule(

@@ -33,6 +33,10 @@ LIBRARY = "<library>"
 # real whose dtype is not known otherwise (:meth:`adgen.modes.complexvalues.ComplexValues.real`):
 # ``rt.known_real`` answers from it.
 REAL = "<real>"
+# The key of ``known`` present when the code must be right for real and complex arguments
+# alike, their kinds unknown (code inlined into, or called from, a function adgen
+# differentiates: :data:`adgen.middle.shapes.ANY_KIND`).
+ANY_KIND = "<any kind>"
 
 Known = Mapping[str, tuple[tuple[int, ...], str]]
 
