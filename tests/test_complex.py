@@ -388,3 +388,31 @@ def test_a_real_results_cotangent_must_be_real() -> None:
         pullback(_c(2))
     (g,) = pullback(np.ones(2))
     assert np.iscomplexobj(g)
+
+
+def test_a_rule_for_real_values_with_a_real_result_among_complex_ones_is_refused() -> None:
+    """np.linalg.svd of a complex matrix: its singular values are real, its vectors complex
+    (the analysis of where complex values are reaches its fixed point); no complex rule."""
+
+    def singular_values(x):
+        u, s, vh = np.linalg.svd(x, full_matrices=False)
+        return s
+
+    x = _c(2, 2)
+    with pytest.raises(NonDifferentiableError, match="np.linalg.svd"):
+        adgen.jvp(singular_values, (x,), (x,))
+
+
+def _imag_of(z):
+    return np.imag(z)
+
+
+def _imag_tangent(z, t):
+    _, tangent = adgen.jvp(_imag_of, (z,), (t,))
+    return tangent
+
+
+def test_jvp_inside_a_differentiated_function_of_complex_values() -> None:
+    """Once a silently wrong 0: the inner derivative was made as if z were real."""
+    _, dot = adgen.jvp(_imag_tangent, (0.3 + 0.4j, 0.5 - 0.2j), (0j, 1j))
+    assert dot == pytest.approx(1.0)

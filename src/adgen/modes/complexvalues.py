@@ -157,8 +157,10 @@ class ComplexValues:
                     or _makes_complex(s.prim.name)
                     or self._reads(s) & tainted
                 ):
-                    tainted.update(t for t in s.targets if self._known_kind(t) != "real")
-                    changed = True
+                    new = {t for t in s.targets if self._known_kind(t) != "real"} - tainted
+                    if new:  # (a fixed point: only new names mean another pass)
+                        tainted |= new
+                        changed = True
         self.tainted = tainted
         # does the function hold a complex value at all? (most do not: nothing to do)
         self.any = bool(tainted) or bool(self.constant) or self.agnostic

@@ -30,6 +30,8 @@ nondifferentiable(rt.zeros_like, slice)
 nondifferentiable(rt.Like)
 # a mask (np.select's "no condition holds"): piecewise constant
 nondifferentiable(rt.select_otherwise)
+# is a value complex? (the kind rt.real_like projects for)
+nondifferentiable(rt.is_complex)
 # a checkpointed loop's segment length (an integer); integers numbering an array's entries
 # (they depend on its shape only); an axis number
 nondifferentiable(rt.checkpoint_every, rt.source_index, rt.rollaxis_destination, rt.diagonal_index)

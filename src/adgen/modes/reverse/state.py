@@ -152,7 +152,7 @@ class _State:
         if kind == "real":
             return call("np.real", expr)
         if kind == "unknown":
-            return call("rt.real_like", expr, name(var))
+            return call("rt.real_like", expr, call("rt.is_complex", name(var)))
         return expr
 
     def accumulate(self, var: str, expr: ast.expr, w: CodeWriter) -> None:

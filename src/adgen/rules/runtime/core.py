@@ -308,16 +308,34 @@ def cast_like(g: Any, x: Any, protected: tuple[Any, ...] | list[Any] = ()) -> An
     return g
 
 
+def is_complex(x: Any) -> bool:
+    """Is ``x`` a complex number or array (or a list or tuple holding one)?
+
+    >>> is_complex(1j), is_complex(np.ones(2)), is_complex((np.ones(1), 2j)), is_complex("s")
+    (True, False, True, False)
+    """
+    if isinstance(x, (list, tuple)):
+        return any(is_complex(item) for item in x)
+    if isinstance(x, (complex, np.complexfloating)):
+        return True
+    return hasattr(x, "dtype") and dtype_kind(x) == "c"
+
+
 def real_like(g: Any, x: Any) -> Any:
     """``g`` as a cotangent of ``x``: its real part (``np.real(g)``) if ``x`` is real, ``g``
-    itself if ``x`` is complex. Reverse mode writes it where a share of a statement touching
-    complex values goes to a value that may be either (known only when the code runs).
+    itself if ``x`` is complex (``x`` may be :func:`is_complex` of the value, a bool). Reverse
+    mode writes it where a share of a statement touching complex values goes to a value that
+    may be either (known only when the code runs). Lists and tuples item by item.
 
-    >>> real_like(np.array([1.0 + 2.0j]), np.ones(1)), real_like(1.0 + 2.0j, 1j)
+    >>> real_like(np.array([1.0 + 2.0j]), np.ones(1)), real_like(1.0 + 2.0j, True)
     (array([1.]), (1+2j))
+    >>> [float(v) for v in real_like([1j, 2.0 + 1j], False)]
+    [0.0, 2.0]
     """
-    if isinstance(x, complex) or dtype_kind(x) == "c":
+    if x is True or (x is not False and is_complex(x)):
         return g
+    if isinstance(g, (list, tuple)):
+        return type(g)(real_like(item, False) for item in g)
     return np.real(g)
 
 
