@@ -10,6 +10,7 @@ FUNCTIONS: dict[str, str] = {
     "slice": "adjoints",
     "rt.Like": "adjoints",
     "rt.select_otherwise": "adjoints",
+    "rt.is_complex": "adjoints",
     "rt.checkpoint_every": "adjoints",
     "rt.source_index": "adjoints",
     "rt.rollaxis_destination": "adjoints",
