@@ -105,6 +105,8 @@ class StatementRule:
                 continue  # a list the function built: its derivative is a list too
             if atom is None or (p.name in self.prim.diff_params and not isinstance(atom, ir.Tup)):
                 continue
+            if p.name in self.prim.zero_params:
+                continue  # its derivative is 0 (it gives a shape): any value may reach it
             if any(v in active for v in ir.atom_vars(atom)) and self.prim.name == "assign":
                 # `pair = (a, b)` where `pair` keeps one name across an if/for/while block
                 raise NonDifferentiableError(
