@@ -85,9 +85,7 @@ def _assert_close(got: Any, want: Any) -> None:
             _assert_close(g, w)
         return
     kind = complex if np.iscomplexobj(np.asarray(want)) else float
-    np.testing.assert_allclose(
-        np.asarray(got, kind), np.asarray(want, kind), rtol=1e-9, atol=1e-10
-    )
+    np.testing.assert_allclose(np.asarray(got, kind), np.asarray(want, kind), rtol=1e-9, atol=1e-10)
 
 
 STRICT_ARRAY = type(xp.asarray(0.0))

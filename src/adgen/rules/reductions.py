@@ -99,21 +99,42 @@ reductions(np.sum, np.mean, np.prod, np.max, np.amax, np.min, np.amin)
         example("np.var(a, axis=(0, 2), ddof=1)", a=(2, 3, 4)),
         example("a.var(axis=1)", a=(3, 4)),
     ],
+    complex=True,
 )
 def var(ans, a, axis=None, *, ddof=0, keepdims=False):
-    """d var = 2 Σ (a - mean) da / (n - ddof): the mean's own change drops out."""
+    """d var = 2 Σ (a - mean) da / (n - ddof): the mean's own change drops out. Complex
+    ``a`` (var is the mean of ``|a - mean|**2``, real): ``2 Σ Re(conj(a - mean) da)``, and
+    the cotangent ``2 g conj(a - mean) / (n - ddof)``."""
 
     def jvp(da):
+        if rt.known_real(a):
+            return (
+                2.0
+                * np.sum(
+                    (a - np.mean(a, axis=axis, keepdims=True)) * da, axis=axis, keepdims=keepdims
+                )
+                / (math.prod(np.shape(a)) // math.prod(np.shape(ans)) - ddof)
+            )
         return (
             2.0
-            * np.sum((a - np.mean(a, axis=axis, keepdims=True)) * da, axis=axis, keepdims=keepdims)
+            * np.sum(
+                np.real(np.conjugate(a - np.mean(a, axis=axis, keepdims=True)) * da),
+                axis=axis,
+                keepdims=keepdims,
+            )
             / (math.prod(np.shape(a)) // math.prod(np.shape(ans)) - ddof)
         )
 
     def vjp(g):
+        if rt.known_real(a):
+            return (
+                rt.unreduce(g, a, axis=axis, keepdims=keepdims)
+                * (a - np.mean(a, axis=axis, keepdims=True))
+                * (2.0 / (math.prod(np.shape(a)) // math.prod(np.shape(ans)) - ddof))
+            )
         return (
             rt.unreduce(g, a, axis=axis, keepdims=keepdims)
-            * (a - np.mean(a, axis=axis, keepdims=True))
+            * np.conjugate(a - np.mean(a, axis=axis, keepdims=True))
             * (2.0 / (math.prod(np.shape(a)) // math.prod(np.shape(ans)) - ddof))
         )
 
@@ -126,15 +147,21 @@ def var(ans, a, axis=None, *, ddof=0, keepdims=False):
         example("np.std(a, axis=(0, -1), keepdims=True)", a=(2, 3, 4), f32=True),
         example("a.std(axis=-1, ddof=1)", a=(3, 4)),
     ],
+    complex=True,
 )
 def std(ans, a, axis=None, *, ddof=0, keepdims=False):
     """d std = Σ (a - mean) da / ((n - ddof) std); 0 where all entries of a slice are equal
-    (zero variance), rounding errors in the mean notwithstanding."""
+    (zero variance), rounding errors in the mean notwithstanding. Complex ``a``: ``(a - mean)``
+    enters conjugated, and the tangent is the real part (std is real)."""
 
     def jvp(da):
         return np.where(  # (a condition selects: array-API arrays refuse booleans in products)
             np.max(a, axis=axis, keepdims=keepdims) != np.min(a, axis=axis, keepdims=keepdims),
-            np.sum((a - np.mean(a, axis=axis, keepdims=True)) * da, axis=axis, keepdims=keepdims)
+            np.sum(
+                np.real(np.conjugate(a - np.mean(a, axis=axis, keepdims=True)) * da),
+                axis=axis,
+                keepdims=keepdims,
+            )
             / (
                 (math.prod(np.shape(a)) // math.prod(np.shape(ans)) - ddof)
                 * np.where(ans == 0, 1.0, ans)
@@ -156,7 +183,7 @@ def std(ans, a, axis=None, *, ddof=0, keepdims=False):
             a,
             axis=axis,
             keepdims=keepdims,
-        ) * (a - np.mean(a, axis=axis, keepdims=True))
+        ) * np.conjugate(a - np.mean(a, axis=axis, keepdims=True))
 
 
 # -- cumulative sums and products --------------------------------------------------------------
