@@ -296,10 +296,6 @@ def angle(ans, z, deg=False):
         return rt.zero_safe(slope, g) * (180.0 / np.pi if deg else 1.0)
 
 
-# a check that raises for complex input and returns None: no derivative
-nondifferentiable(rt.require_real)
-
-
 @rule(
     np.modf,
     elementwise=True,

@@ -160,7 +160,6 @@ FUNCTIONS: dict[str, str] = {
     "np.imag": "elementwise",
     "np.real_if_close": "elementwise",
     "np.angle": "elementwise",
-    "rt.require_real": "elementwise",
     "np.modf": "elementwise",
     "np.interp": "elementwise",
     "rt.interp_slope": "elementwise",
@@ -585,6 +584,7 @@ FUNCTIONS: dict[str, str] = {
     "scipy.stats.multivariate_normal.pdf": "stats",
     "scipy.stats.dirichlet.logpdf": "stats",
     "scipy.stats.dirichlet.pdf": "stats",
+    "rt.require_real": "elementwise",
     "np.trapz": "reductions",
 }
 

@@ -93,7 +93,6 @@ from .elementwise import (  # noqa: F401
     interp_vjp_fp,
     polyval_dx,
     polyval_vjp_p,
-    require_real,
 )
 from .fft import fft_axes, fft_resize, fft_sizes, hermitian_weights  # noqa: F401
 from .indexing import (  # noqa: F401
@@ -202,7 +201,6 @@ __all__ = [
     "minmax_vjp",
     "polyval_dx",
     "polyval_vjp_p",
-    "require_real",
     "norm_grad",
     "prod_vjp",
     "distinct",

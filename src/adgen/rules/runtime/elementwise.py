@@ -1,8 +1,7 @@
 """Helpers of the elementwise rules (:mod:`adgen.rules.elementwise`).
 
 The derivatives of ``np.interp`` (``rt.interp_slope``, ``rt.interp_vjp_fp``) and of
-``np.polyval`` (``rt.polyval_dx``, ``rt.polyval_vjp_p``); ``rt.require_real``, the check of
-the rules written for real input only (``np.angle``, ``np.real_if_close``).
+``np.polyval`` (``rt.polyval_dx``, ``rt.polyval_vjp_p``).
 """
 
 from __future__ import annotations
@@ -205,21 +204,3 @@ def polyval_vjp_p(g: Any, p: Any, x: Any, order: int = 0) -> NDArray[Any]:
     for k in range(max(n - order, 0), n):  # the powers the derivative removed
         rows[k] = zeros_for(p_a.shape[1:], dtype, g, x, p_a)
     return np.stack(rows)
-
-
-def require_real(x: Any, what: str) -> None:
-    """Raise ``TypeError`` if ``x`` is a complex number or array: ``what`` was made for real
-    values only (a derivative adgen made without knowing its arguments' dtypes, called again
-    inside a function it differentiates). Anything else passes.
-
-    >>> require_real(np.ones(2), "the derivative")
-    >>> require_real({"w": 1j}, "the derivative")
-    >>> require_real(np.array([1j]), "the derivative")
-    Traceback (most recent call last):
-    ...
-    TypeError: the derivative was made for real arguments, and got a complex one
-    """
-    if isinstance(x, (complex, np.complexfloating)) or (
-        hasattr(x, "dtype") and dtype_kind(x) == "c"
-    ):
-        raise TypeError(f"{what} was made for real arguments, and got a complex one")
