@@ -43,7 +43,8 @@ def eigvals_sum(a):
 
 
 def uses_eig(a):
-    return np.sum(np.linalg.eig(a)[0])
+    # (np.real: NumPy 2.5 returns complex eigenvalues even where they are all real)
+    return np.real(np.sum(np.linalg.eig(a)[0]))
 
 
 def svd_full(a):
