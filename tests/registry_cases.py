@@ -96,98 +96,54 @@ def _shape_label(args: tuple[tuple[str, Arg], ...]) -> str:
     return "x".join(one(a.shape) for _, a in args)
 
 
+def _complex_variant(case: Case, names: tuple[str, ...], every: bool) -> Case:
+    """``case`` with the arguments ``names`` complex (complex64 for a float32 case); its id
+    names them unless ``every`` argument is complex."""
+    kind = " complex64" if case.dtype is F32 else " complex"
+    which = "" if every else f" {','.join(names)}"
+    return dataclasses.replace(
+        case, id=case.id.replace(" float32", "") + kind + which, complex_args=names
+    )
+
+
 def _from_example(prim: Any, ex: Example) -> list[Case]:
     label = f"{ex.call} [{_shape_label(ex.args)}]"
     cases = [
         Case(label, prim.name, ex.call, ex.args, prim.domain, np.float64, ex.twice, ex.tolerance)
     ]
     if ex.f32:
-        cases.append(
-            Case(
-                label + " float32",
-                prim.name,
-                ex.call,
-                ex.args,
-                prim.domain,
-                F32,
-                ex.twice,
-                ex.tolerance,
-            )
-        )
+        cases.append(dataclasses.replace(cases[0], id=label + " float32", dtype=F32))
     if prim.complex and ex.complex:
         names = tuple(n for n, _ in ex.args) if ex.complex is True else tuple(ex.complex)
-        which = "" if ex.complex is True else f" {','.join(names)}"
-        for c in list(cases):
-            cases.append(
-                dataclasses.replace(
-                    c,
-                    id=c.id.replace(" float32", "")
-                    + (" complex64" if c.dtype is F32 else " complex")
-                    + which,
-                    complex_args=names,
-                )
-            )
+        cases += [_complex_variant(c, names, ex.complex is True) for c in cases]
     return cases
 
 
-def _complex_families(fn: Any, prim: Any, call: str, names: tuple[str, ...]) -> list[Case]:
-    """The complex cases of an elementwise rule registered ``complex=True``: every argument
-    complex over the shape families (complex64 where float32 is checked), and, for two
-    arguments, one complex and one real."""
-    table = UNARY_FAMILIES if len(names) == 1 else BINARY_FAMILIES
-    out = []
-    for label, shapes in table.items():
-        args = tuple((n, Arg(s)) for n, s in zip(names, shapes, strict=True))
-        for dtype in (np.float64, F32) if label in F32_FAMILIES else (np.float64,):
-            kind = " complex64" if dtype is F32 else " complex"
-            mixed = (
-                [names]
-                if len(names) == 1 or label not in MIXED_FAMILIES
-                else [names, names[:1], names[1:]]
-            )
-            for which in mixed:
-                suffix = kind if which == names else f"{kind} {which[0]}"
-                out.append(
-                    Case(
-                        f"{call} [{label}]{suffix}",
-                        prim.name,
-                        call,
-                        args,
-                        prim.domain,
-                        dtype,
-                        True,
-                        None,
-                        which,
-                    )
-                )
-    return out
-
-
 def _families(fn: Any, prim: Any) -> list[Case]:
+    """An elementwise rule's cases over the shape families; for a rule registered
+    ``complex=True`` also every argument complex (complex64 where float32 is checked) and,
+    for two arguments, one complex and one real (those first)."""
     params = [p.name for p in prim.params if p.default is p.empty]
     if not prim.elementwise or prim.domain is None or len(params) not in (1, 2):
         return []
     table = UNARY_FAMILIES if len(params) == 1 else BINARY_FAMILIES
     names = ("x", "y")[: len(params)]
     call = f"{spelling(fn)}({', '.join(names)})"
-    out = _complex_families(fn, prim, call, names) if prim.complex else []
+    real: list[Case] = []
+    complex_cases: list[Case] = []
     for label, shapes in table.items():
         args = tuple((n, Arg(s)) for n, s in zip(names, shapes, strict=True))
         for dtype in (np.float64, F32) if label in F32_FAMILIES else (np.float64,):
             suffix = " float32" if dtype is F32 else ""
-            out.append(
-                Case(
-                    f"{call} [{label}]{suffix}",
-                    prim.name,
-                    call,
-                    args,
-                    prim.domain,
-                    dtype,
-                    True,
-                    None,
-                )
+            case = Case(
+                f"{call} [{label}]{suffix}", prim.name, call, args, prim.domain, dtype, True, None
             )
-    return out
+            real.append(case)
+            if prim.complex:
+                mixed = len(names) == 2 and label in MIXED_FAMILIES
+                splits = [names, names[:1], names[1:]] if mixed else [names]
+                complex_cases += [_complex_variant(case, w, w == names) for w in splits]
+    return complex_cases + real
 
 
 def registry_cases() -> list[Case]:
