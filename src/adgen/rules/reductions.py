@@ -108,33 +108,23 @@ def var(ans, a, axis=None, *, ddof=0, keepdims=False):
 
     def jvp(da):
         if rt.known_real(a):
-            return (
-                2.0
-                * np.sum(
-                    (a - np.mean(a, axis=axis, keepdims=True)) * da, axis=axis, keepdims=keepdims
-                )
-                / (math.prod(np.shape(a)) // math.prod(np.shape(ans)) - ddof)
-            )
+            share = (a - np.mean(a, axis=axis, keepdims=True)) * da
+        else:
+            share = np.real(np.conjugate(a - np.mean(a, axis=axis, keepdims=True)) * da)
         return (
             2.0
-            * np.sum(
-                np.real(np.conjugate(a - np.mean(a, axis=axis, keepdims=True)) * da),
-                axis=axis,
-                keepdims=keepdims,
-            )
+            * np.sum(share, axis=axis, keepdims=keepdims)
             / (math.prod(np.shape(a)) // math.prod(np.shape(ans)) - ddof)
         )
 
     def vjp(g):
         if rt.known_real(a):
-            return (
-                rt.unreduce(g, a, axis=axis, keepdims=keepdims)
-                * (a - np.mean(a, axis=axis, keepdims=True))
-                * (2.0 / (math.prod(np.shape(a)) // math.prod(np.shape(ans)) - ddof))
-            )
+            centred = a - np.mean(a, axis=axis, keepdims=True)
+        else:
+            centred = np.conjugate(a - np.mean(a, axis=axis, keepdims=True))
         return (
             rt.unreduce(g, a, axis=axis, keepdims=keepdims)
-            * np.conjugate(a - np.mean(a, axis=axis, keepdims=True))
+            * centred
             * (2.0 / (math.prod(np.shape(a)) // math.prod(np.shape(ans)) - ddof))
         )
 
@@ -155,13 +145,13 @@ def std(ans, a, axis=None, *, ddof=0, keepdims=False):
     enters conjugated, and the tangent is the real part (std is real)."""
 
     def jvp(da):
+        if rt.known_real(a):
+            share = (a - np.mean(a, axis=axis, keepdims=True)) * da
+        else:
+            share = np.real(np.conjugate(a - np.mean(a, axis=axis, keepdims=True)) * da)
         return np.where(  # (a condition selects: array-API arrays refuse booleans in products)
             np.max(a, axis=axis, keepdims=keepdims) != np.min(a, axis=axis, keepdims=keepdims),
-            np.sum(
-                np.real(np.conjugate(a - np.mean(a, axis=axis, keepdims=True)) * da),
-                axis=axis,
-                keepdims=keepdims,
-            )
+            np.sum(share, axis=axis, keepdims=keepdims)
             / (
                 (math.prod(np.shape(a)) // math.prod(np.shape(ans)) - ddof)
                 * np.where(ans == 0, 1.0, ans)
@@ -170,20 +160,28 @@ def std(ans, a, axis=None, *, ddof=0, keepdims=False):
         )
 
     def vjp(g):
-        return rt.unreduce(
-            np.where(
-                np.max(a, axis=axis, keepdims=keepdims) != np.min(a, axis=axis, keepdims=keepdims),
-                g
-                / (
-                    (math.prod(np.shape(a)) // math.prod(np.shape(ans)) - ddof)
-                    * np.where(ans == 0, 1.0, ans)
+        if rt.known_real(a):
+            centred = a - np.mean(a, axis=axis, keepdims=True)
+        else:
+            centred = np.conjugate(a - np.mean(a, axis=axis, keepdims=True))
+        return (
+            rt.unreduce(
+                np.where(
+                    np.max(a, axis=axis, keepdims=keepdims)
+                    != np.min(a, axis=axis, keepdims=keepdims),
+                    g
+                    / (
+                        (math.prod(np.shape(a)) // math.prod(np.shape(ans)) - ddof)
+                        * np.where(ans == 0, 1.0, ans)
+                    ),
+                    0.0,
                 ),
-                0.0,
-            ),
-            a,
-            axis=axis,
-            keepdims=keepdims,
-        ) * np.conjugate(a - np.mean(a, axis=axis, keepdims=True))
+                a,
+                axis=axis,
+                keepdims=keepdims,
+            )
+            * centred
+        )
 
 
 # -- cumulative sums and products --------------------------------------------------------------
