@@ -47,7 +47,7 @@ from adgen.frontend.parse import unwrap
 from adgen.generated import Generated
 from adgen.middle import shapes
 from adgen.names import Namer
-from adgen.rules.runtime import cast_like
+from adgen.rules.runtime import cast_like, is_complex
 from adgen.rules.runtime.libraries import as_array, dtype_kind, foreign, numpy_dtype
 
 if TYPE_CHECKING:
@@ -282,7 +282,7 @@ def _check_cotangent(fn: types.FunctionType, c: Any, o: Any, where: str = "") ->
 def _check_shape(fn: types.FunctionType, c: Any, o: Any, where: str = "") -> None:
     """The cotangent ``c`` has the shape of the result ``o`` (item ``where``, if given), and
     is real if ``o`` is (a real result's cotangent is real: docs/rules.md)."""
-    if _is_complex_value(c) and _float_like(o) and not _is_complex_value(o):
+    if is_complex(c) and _float_like(o) and not is_complex(o):
         res = f"result {where}" if where else "the result"
         raise ShapeMismatchError(
             f"vjp: the cotangent of {res} is complex, but {res} is real",
@@ -598,14 +598,8 @@ def _as_function(
     return wrapper
 
 
-def _is_complex_value(value: Any) -> bool:
-    return isinstance(value, (complex, np.complexfloating)) or (
-        (isinstance(value, np.ndarray) or foreign(value)) and dtype_kind(value) == "c"
-    )
-
-
 def _check_complex_input(fn: types.FunctionType, name: str, value: Any) -> None:
-    if _is_complex_value(value):
+    if is_complex(value):
         return
     raise NonDifferentiableError(
         f"grad with holomorphic=True needs complex arguments; `{name}` of {fn.__name__} is "
@@ -618,9 +612,7 @@ def _check_complex_input(fn: types.FunctionType, name: str, value: Any) -> None:
 
 def _check_scalar(fn: types.FunctionType, out: Any, holomorphic: bool = False) -> None:
     if holomorphic:
-        if not isinstance(out, (complex, np.complexfloating)) and not (
-            isinstance(out, np.ndarray) and out.ndim == 0 and out.dtype.kind == "c"
-        ):
+        if np.ndim(out) != 0 or not is_complex(out):
             what = f"an array of shape {np.shape(out)}" if np.ndim(out) else type(out).__name__
             raise NonScalarOutputError(
                 f"grad with holomorphic=True needs {fn.__name__} to return a complex scalar; "
@@ -640,10 +632,7 @@ def _check_scalar(fn: types.FunctionType, out: Any, holomorphic: bool = False) -
     numeric = isinstance(out, (int, float, np.number)) or (
         (isinstance(out, np.ndarray) or foreign(out)) and dtype_kind(out) in "biuf"
     )
-    if np.ndim(out) == 0 and (
-        isinstance(out, (complex, np.complexfloating))
-        or ((isinstance(out, np.ndarray) or foreign(out)) and dtype_kind(out) == "c")
-    ):
+    if np.ndim(out) == 0 and is_complex(out):
         raise NonScalarOutputError(
             f"grad needs {fn.__name__} to return a real scalar; it returned a complex number",
             _def_loc(fn),

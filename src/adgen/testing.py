@@ -27,6 +27,7 @@ from adgen import trees
 from adgen.api import _float_like, _params, jvp, vjp
 from adgen.errors import entry_point
 from adgen.frontend.parse import unwrap
+from adgen.rules.runtime import is_complex
 
 
 def _tree_map(f: Callable[..., Any], value: Any, *others: Any) -> Any:
@@ -49,12 +50,6 @@ def _differentiable(value: Any) -> bool:
     return bool(found) and all(_float_like(leaf) for leaf in found)
 
 
-def _is_complex(value: Any) -> bool:
-    return isinstance(value, (complex, np.complexfloating)) or (
-        isinstance(value, np.ndarray) and value.dtype.kind == "c"
-    )
-
-
 def _wide(value: Any) -> Any:
     """``value`` as float64 (complex128 if complex)."""
     return np.asarray(value, np.complex128 if np.iscomplexobj(value) else np.float64)
@@ -65,7 +60,7 @@ def _as64(value: Any) -> Any:
         if value.dtype.kind in "fc":
             return np.asarray(value, dtype=np.complex128 if value.dtype.kind == "c" else np.float64)
         return value
-    if _is_complex(value):
+    if is_complex(value):
         return complex(value)
     return float(value) if _float_like(value) else value
 
@@ -75,13 +70,13 @@ def _random_like(rng: np.random.Generator, value: Any) -> Any:
         return _tree_map(lambda leaf: _random_like(rng, leaf), value)
     shape = np.shape(value)
     r = rng.standard_normal(shape)
-    if _is_complex(value):
+    if is_complex(value):
         r = r + 1j * rng.standard_normal(shape)
     if isinstance(value, np.ndarray):
         return np.asarray(r, dtype=value.dtype)
     if isinstance(value, np.generic):
         return value.dtype.type(r)
-    return complex(r) if _is_complex(value) else float(r)
+    return complex(r) if is_complex(value) else float(r)
 
 
 def _parts(value: Any) -> list[Any]:

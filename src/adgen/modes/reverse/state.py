@@ -39,6 +39,7 @@ class _State:
         facts: Facts,
         classes: Classes,
         known: dict[str, tuple[tuple[int, ...], str]] | None = None,
+        complex_values: ComplexValues | None = None,
     ) -> None:
         self.fn = fn
         self.wrt = wrt
@@ -48,7 +49,7 @@ class _State:
         self.known = known or {}
         # which values may be complex; `projecting`: the statement whose adjoint is being
         # written touches one, so its shares to real values are projected onto the reals
-        self.complex_values = ComplexValues(fn, self.known)
+        self.complex_values = complex_values or ComplexValues(fn, self.known)
         self.projecting = False
         self.namer = namer
         self.pushed = pushed

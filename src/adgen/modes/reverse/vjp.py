@@ -29,7 +29,7 @@ from adgen.middle.shapes import (
     specialise,
     specialised_for,
 )
-from adgen.modes.complexvalues import refuse_complex
+from adgen.modes.complexvalues import ComplexValues, refuse_complex
 from adgen.modes.expand import call, loc_of, name, zero_like
 from adgen.modes.reverse.blocks import _names
 from adgen.modes.reverse.state import _assign
@@ -58,8 +58,9 @@ def _sweep(
     aux: bool = False,
     seed: str = "",
     known: dict[str, tuple[tuple[int, ...], str]] | None = None,
+    complex_values: ComplexValues | None = None,
 ) -> tuple[_Reverse, CodeWriter]:
-    gen = _Reverse(fn, wrt, scalars, namer, pushed, facts, classes, known)
+    gen = _Reverse(fn, wrt, scalars, namer, pushed, facts, classes, known, complex_values)
     ret = fn.body[-1]
     assert isinstance(ret, ir.Return)
     sweep = CodeWriter(1, text)
@@ -112,11 +113,23 @@ def reverse(
     classes, shapes, known = specialise(
         fn, broadcast_classes(fn, scalars, facts.rebound), signature
     )
-    refuse_complex(fn, facts.varied, known)
-    pushed, reads, swept = _saved_names(fn, wrt, scalars, namer, facts, classes, aux, seed, known)
+    values = refuse_complex(fn, facts.varied, known)  # (every sweep below reads it)
+    pushed, reads, swept = _saved_names(
+        fn, wrt, scalars, namer, facts, classes, aux, seed, known, values
+    )
     _refuse_unsupported(fn, facts, reads)
     gen, sweep = swept or _sweep(
-        fn, wrt, scalars, namer, pushed, facts, classes, aux=aux, seed=seed, known=known
+        fn,
+        wrt,
+        scalars,
+        namer,
+        pushed,
+        facts,
+        classes,
+        aux=aux,
+        seed=seed,
+        known=known,
+        complex_values=values,
     )
 
     w = CodeWriter()
@@ -217,6 +230,7 @@ def _saved_names(
     aux: bool,
     seed: str,
     known: dict[str, tuple[tuple[int, ...], str]],
+    complex_values: ComplexValues,
 ) -> tuple[set[str], set[str], tuple[_Reverse, CodeWriter] | None]:
     """The names the forward sweep saves before overwriting them (those whose old value the
     adjoint sweep reads), what the adjoint sweep reads, and the sweep itself when it served
@@ -227,13 +241,33 @@ def _saved_names(
     if not candidates and not aux:
         # nothing to save (straight-line code, mostly): the probe would sweep with the same
         # (empty) set and read what the sweep reads, so the sweep itself serves as the probe
-        swept = _sweep(fn, wrt, scalars, namer, pushed, facts, classes, seed=seed, known=known)
+        swept = _sweep(
+            fn,
+            wrt,
+            scalars,
+            namer,
+            pushed,
+            facts,
+            classes,
+            seed=seed,
+            known=known,
+            complex_values=complex_values,
+        )
         reads = swept[1].reads
     else:
         for _ in range(5):  # saving fewer names can make a restore unnecessary: iterate
             probe_namer = copy.deepcopy(namer)  # only what the probe reads is used: no text
             _, probe = _sweep(
-                fn, wrt, scalars, probe_namer, pushed, facts, classes, text=False, known=known
+                fn,
+                wrt,
+                scalars,
+                probe_namer,
+                pushed,
+                facts,
+                classes,
+                text=False,
+                known=known,
+                complex_values=complex_values,
             )
             reads = probe.reads
             if candidates & reads == pushed:
