@@ -30,8 +30,8 @@ adgen does not differentiate `np.maximum` of complex values: its derivative rule
 ...     return np.sum(np.abs(z) ** 2)
 >>> cv = ComplexValues(lower(parse_function(g)))
 >>> cv.refuse({"x"})  # every rule met is one for complex values
->>> cv.kind("x"), cv.kind("z")
-('real', 'unknown')
+>>> cv.kind("x"), cv.kind("z")  # (z: a product with a complex exponential)
+('real', 'complex')
 """
 
 from __future__ import annotations
@@ -61,6 +61,10 @@ _REAL_RESULT = {
     "np.ndim",
     "np.size",
     "len",
+    ".real",
+    ".imag",
+    "np.var",
+    "np.std",
 }
 # constructors of complex numbers (registered as constants in rules/nondiff.py, so that
 # `np.complex128(2.0)` is allowed; this module refuses them on differentiated values)
@@ -162,8 +166,36 @@ class ComplexValues:
                         tainted |= new
                         changed = True
         self.tainted = tainted
+        self.certain = self._certainly_complex() if tainted else set()
         # does the function hold a complex value at all? (most do not: nothing to do)
         self.any = bool(tainted) or bool(self.constant) or self.agnostic
+
+    def _certainly_complex(self) -> set[str]:
+        """The names every binding of which is made complex: an elementwise function for
+        complex values (arithmetic, ``np.exp``...: NumPy's result is complex when an operand
+        is) of a complex literal or outside value, or of a name certainly complex."""
+        bindings: dict[str, list[ir.Assign]] = {}
+        for s in self.assigns:
+            for t in s.targets:
+                bindings.setdefault(t, []).append(s)
+
+        def makes_complex(s: ir.Assign, certain: set[str]) -> bool:
+            prim = s.prim
+            if not (prim.elementwise and prim.complex) or prim.name in _REAL_RESULT:
+                return False
+            if prim.name == "np.real_if_close":  # (real when the imaginary part is small)
+                return False
+            return id(s) in self.constant or bool(self._reads(s) & certain)
+
+        certain: set[str] = set()
+        changed = True
+        while changed:
+            changed = False
+            for name, stmts in bindings.items():
+                if name not in certain and all(makes_complex(s, certain) for s in stmts):
+                    certain.add(name)
+                    changed = True
+        return certain
 
     def _known_kind(self, name: str) -> Kind | None:
         entry = self.known.get(name)
@@ -183,6 +215,8 @@ class ComplexValues:
         known = self._known_kind(name)
         if known is not None:
             return known
+        if name in self.certain:
+            return "complex"
         return "unknown" if name in self.tainted or self.agnostic else "real"
 
     def real(self) -> list[str]:
