@@ -412,3 +412,51 @@ def test_hessian_and_grad_of_grad_of_a_lambda():
     expected = np.diag(2 * np.cos(x) - x * np.sin(x))
     assert np.allclose(adgen.hessian(f)(x), expected, rtol=1e-12, atol=1e-12)
     assert np.allclose(adgen.jacfwd(adgen.grad(f))(x), expected, rtol=1e-12, atol=1e-12)
+
+
+# -- code made for values of any kind, differentiated again for real ones -------------------
+def test_nested_code_for_real_arguments_asks_no_kind_questions():
+    """grad(f)'s code is made for real and complex arguments alike (it asks rt.is_complex and
+    projects with rt.real_like when it runs); differentiated again for real arguments, and
+    when read inside a function of real values, those questions are settled: none is left in
+    the code, and the values are unchanged."""
+    from adgen.middle.shapes import describe
+    from adgen.pipeline import derivative
+
+    def f(x, a):
+        h = np.zeros_like(x)
+        for _ in range(3):
+            h = np.tanh(a * h + x)
+        return np.sum(h * h)
+
+    g = adgen.grad(f)
+    inner = g.adgen_function()
+    # (the code grad(f) calls: made for any kind)
+    made = derivative(f, "reverse", ("x",), batched=False, signature=_any())
+    assert "rt.real_like" in _code(made.generated.source)
+    x, v = np.linspace(-1.0, 1.0, 5), np.cos(np.arange(5.0))
+    for signature in ((("x", describe(x)), ("a", describe(0.7))), ()):
+        d = derivative(inner, "forward", ("x",), signature=signature)
+        assert "rt.real_like" not in _code(d.generated.source)
+        assert "rt.is_complex" not in _code(d.generated.source)
+        got = d.compiled(x, 0.7, v)[1]
+        expected = (g(x + 1e-6 * v, 0.7) - g(x - 1e-6 * v, 0.7)) / 2e-6
+        np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-8)
+
+    def outer(x):  # grad(f) called inside differentiated code of real values
+        return np.sum(g(x, 0.7) * np.cos(x))
+
+    assert "rt.real_like" not in _code(adgen.source(outer))
+    expected = central(lambda y: outer(y), x)
+    np.testing.assert_allclose(adgen.grad(outer)(x), expected, rtol=1e-6, atol=1e-8)
+
+
+def _any():
+    from adgen.middle.shapes import ANY_KIND
+
+    return (ANY_KIND,)
+
+
+def _code(source):
+    """The source without its comments (which quote the lines the code came from)."""
+    return "\n".join(line.split("#")[0] for line in source.splitlines())

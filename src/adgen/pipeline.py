@@ -27,6 +27,7 @@ from adgen.frontend.parse import LiveScope, parse_function
 from adgen.generated import Generated
 from adgen.middle.optimize import optimize
 from adgen.middle.shapes import Signature, is_complex, settle_checks
+from adgen.modes.complexvalues import settle_kinds
 from adgen.modes.forward import forward
 from adgen.modes.reverse import reverse
 
@@ -152,6 +153,7 @@ def derivative(
         scope = LiveScope(fn)
         function = lower(parse_function(fn, scope), dict(structure) or None)
         function = settle_checks(function, signature)
+        function = settle_kinds(function, signature)
         if optimized:
             function = optimize(function)
 

@@ -36,13 +36,16 @@ adgen does not differentiate `np.maximum` of complex values: its derivative rule
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
 
 from adgen import ir
 from adgen.errors import NonDifferentiableError
+from adgen.middle import shapes
 from adgen.modes.expand import loc_of
+from adgen.rules import registry
 from adgen.rules.known import ANY_KIND, REAL
 
 # functions whose result is real even for a complex argument: complexness stops there
@@ -275,3 +278,77 @@ def refuse_complex(
     if known is not None:
         values.publish(known)
     return values
+
+
+# the run-time questions of code made for values of any kind (nested derivatives' code,
+# :data:`adgen.middle.shapes.ANY_KIND`), which the kinds known here may answer
+_KIND_QUESTIONS = frozenset({"rt.is_complex", "rt.real_like"})
+
+
+def settle_kinds(fn: ir.Function, signature: shapes.Signature = ()) -> ir.Function:
+    """``fn`` with the run-time kind questions its kinds answer settled: code made for any
+    kind of value (a derivative adgen differentiates again, inlined here) asks
+    ``rt.is_complex(v)`` and projects shares with ``rt.real_like(g, ...)``; where this
+    function knows ``v`` (or ``g``) is real -- from the call's arguments, or because nothing
+    complex flows into it -- the question becomes ``False`` and the projection a copy (the
+    optimizer then drops what only fed it). Code made for any kind is left as it is.
+
+    >>> from adgen.frontend.parse import parse_function
+    >>> from adgen.frontend.lower import lower
+    >>> from adgen import runtime as rt
+    >>> def f(x, g):
+    ...     return rt.real_like(g * x, rt.is_complex(x))
+    >>> print(settle_kinds(lower(parse_function(f))))  # doctest: +NORMALIZE_WHITESPACE
+    def f(x, g):  # <doctest adgen.modes.complexvalues.settle_kinds[3]>:1
+        out_1 = g * x  # line 2
+        out_2 = False  # line 2
+        out = out_1    # line 2
+        return out     # line 2
+    >>> z = (("x", shapes.describe(np.ones(2))), ("g", shapes.describe(np.ones(2) * 1j)))
+    >>> print(settle_kinds(lower(parse_function(f)), z))  # doctest: +NORMALIZE_WHITESPACE
+    def f(x, g):  # <doctest adgen.modes.complexvalues.settle_kinds[3]>:1
+        out_1 = g * x  # line 2
+        out_2 = False  # line 2
+        out = rt.real_like(out_1, out_2)  # line 2
+        return out     # line 2
+    """
+    if shapes.ANY_KIND in signature or not any(
+        isinstance(s, ir.Assign) and s.prim.name in _KIND_QUESTIONS for s in fn.statements()
+    ):
+        return fn
+    inferred = shapes.infer(fn, signature) if signature else {}
+    values = ComplexValues(fn, {n: (k.shape, k.dtype.name) for n, k in inferred.items()})
+    copy = registry.lookup(registry.assign)
+    assert copy is not None
+
+    def real(atom: ir.Atom) -> bool:
+        if isinstance(atom, ir.Var):
+            return values.kind(atom.name) == "real"
+        if isinstance(atom, ir.Tup):
+            return all(real(a) for a in atom.items)
+        return isinstance(atom, (ir.Const, ir.Free)) and not _complex_atom(fn, atom, False)
+
+    def settled(s: ir.Assign) -> ir.Assign:
+        if s.kwargs or len(s.targets) != 1 or not s.args:
+            return s
+        if s.prim.name == "rt.is_complex" and len(s.args) == 1 and real(s.args[0]):
+            return dataclasses.replace(s, prim=copy, args=(ir.Const(False),))
+        if s.prim.name == "rt.real_like" and len(s.args) == 2 and real(s.args[0]):
+            return dataclasses.replace(s, prim=copy, args=(s.args[0],))  # np.real(g) is g
+        return s
+
+    def block(stmts: list[ir.Stmt]) -> list[ir.Stmt]:
+        out: list[ir.Stmt] = []
+        for s in stmts:
+            if isinstance(s, ir.Assign) and s.prim.name in _KIND_QUESTIONS:
+                s = settled(s)
+            elif isinstance(s, ir.If):
+                s = dataclasses.replace(s, body=block(s.body), orelse=block(s.orelse))
+            elif isinstance(s, ir.For):
+                s = dataclasses.replace(s, body=block(s.body))
+            elif isinstance(s, ir.While):
+                s = dataclasses.replace(s, test_body=block(s.test_body), body=block(s.body))
+            out.append(s)
+        return out
+
+    return dataclasses.replace(fn, body=block(fn.body))
