@@ -460,3 +460,87 @@ def _any():
 def _code(source):
     """The source without its comments (which quote the lines the code came from)."""
     return "\n".join(line.split("#")[0] for line in source.splitlines())
+
+
+# -- derivative code read again, simplified for the call's shapes ---------------------------
+@pytest.mark.parametrize(
+    "shape_x, shape_y, dtype",
+    [((4,), (4,), np.float64), ((4,), (3, 4), np.float64), ((2, 3), (), np.float32)],
+    ids=["same shapes", "broadcast", "float32 with a scalar"],
+)
+def test_hvp_of_code_read_again_matches_differences(shape_x, shape_y, dtype):
+    """grad(f)'s code holds arrays of ones (the seed of np.sum's adjoint), rt.unbroadcast
+    calls and kind questions; read again for hvp they are settled where the shapes show it
+    (products with ones become copies, unbroadcasts of equal shapes copies) and left where
+    they do not (a broadcast operand, float32 values) -- the values are the same."""
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=shape_x).astype(dtype)
+    y = np.asarray(rng.normal(size=shape_y)).astype(dtype)
+    v = rng.normal(size=shape_x).astype(dtype)
+
+    def f(x, y):
+        h = np.tanh(x * y) - np.sin(x)
+        return np.sum(h * h) + np.sum(-np.cos(y * x))
+
+    g = adgen.grad(f)
+    got = adgen.hvp(f)(x, y, v)
+    assert got.dtype == dtype and got.shape == x.shape
+    x64, v64, y64 = x.astype(np.float64), v.astype(np.float64), y.astype(np.float64)
+    expected = (g(x64 + 1e-6 * v64, y64) - g(x64 - 1e-6 * v64, y64)) / 2e-6
+    tolerance = 1e-6 if dtype == np.float64 else 1e-3
+    np.testing.assert_allclose(got, expected, rtol=tolerance, atol=tolerance)
+
+
+def test_ones_of_a_sums_adjoint_are_multiplied_away_in_code_read_again():
+    from adgen.middle.shapes import describe
+    from adgen.pipeline import derivative
+
+    def f(x):
+        return np.sum(np.tanh(x) ** 2)
+
+    inner = adgen.grad(f).adgen_function()
+    x = np.linspace(-1.0, 1.0, 6)
+    d = derivative(inner, "forward", ("x",), signature=(("x", describe(x)),))
+    code = _code(d.generated.source)
+    assert "rt.unreduce" not in code and "rt.unbroadcast" not in code
+    second = d.compiled(x, np.ones_like(x))[1]  # d/dx of 2 tanh(x) (1 - tanh(x)^2)
+    t = np.tanh(x)
+    np.testing.assert_allclose(second, 2 * (1 - t**2) ** 2 - 4 * t**2 * (1 - t**2), rtol=1e-12)
+
+
+def _loss_broadcast(x, y):
+    h = np.tanh(x * y) - np.sin(x)
+    return np.sum(h * h) + np.sum(-np.cos(y * x)) + np.mean(x**3)
+
+
+def _loss_quotient(x, y):
+    return np.sum(np.exp(-x) / (1.0 + y)) - 2.0 * np.sum(x * x * y)
+
+
+@pytest.mark.parametrize("loss", [_loss_broadcast, _loss_quotient])
+@pytest.mark.parametrize(
+    "shape_x, shape_y, dtype",
+    [((5,), (5,), np.float64), ((5,), (2, 5), np.float64), ((2, 3), (), np.float32)],
+    ids=["same shapes", "broadcast", "float32 with a scalar"],
+)
+def test_settled_code_read_again_gives_the_same_bits(loss, shape_x, shape_y, dtype):
+    """Forward over grad(f)'s code, specialised for the call (ones multiplied away,
+    unbroadcasts of equal shapes dropped, kind questions answered), gives the same bits as
+    the general code read as lowered (nothing settled, nothing optimized)."""
+    from adgen.middle.shapes import describe
+    from adgen.pipeline import derivative
+
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=shape_x).astype(dtype)
+    y = np.asarray(rng.normal(size=shape_y)).astype(dtype)
+    v = rng.normal(size=shape_x).astype(dtype)
+    inner = adgen.grad(loss).adgen_function()
+    signature = (("x", describe(x)), ("y", describe(y)))
+    settled = derivative(inner, "forward", ("x",), signature=signature)
+    plain = derivative(inner, "forward", ("x",), optimized=False)
+    if shape_x == shape_y:  # (the sums' seeds: arrays of ones, multiplied away)
+        assert "rt.unreduce" not in _code(settled.generated.source)
+        assert "rt.unreduce" in _code(plain.generated.source)
+    for got, expected in zip(settled.compiled(x, y, v), plain.compiled(x, y, v), strict=True):
+        assert got.dtype == expected.dtype
+        np.testing.assert_array_equal(got, expected)

@@ -1,4 +1,5 @@
-"""The pipeline, end to end: parse -> lower -> forward / reverse -> compile, cached.
+"""The pipeline, end to end: parse -> lower -> settle -> optimize -> forward / reverse ->
+compile, cached.
 
 >>> import numpy as np
 >>> def f(x):
@@ -25,8 +26,9 @@ from adgen.errors import AdgenError, DerivativeError, InternalError, LimitError,
 from adgen.frontend.lower import lower
 from adgen.frontend.parse import LiveScope, parse_function
 from adgen.generated import Generated
+from adgen.middle.fills import settle_unit_fills
 from adgen.middle.optimize import optimize
-from adgen.middle.shapes import Signature, is_complex, settle_checks
+from adgen.middle.shapes import Signature, is_complex, settle_broadcasts, settle_checks
 from adgen.modes.complexvalues import settle_kinds
 from adgen.modes.forward import forward
 from adgen.modes.reverse import reverse
@@ -152,8 +154,13 @@ def derivative(
     def build() -> tuple[Derivative, list[Any]]:
         scope = LiveScope(fn)
         function = lower(parse_function(fn, scope), dict(structure) or None)
+        # what the call's kinds and shapes decide: adgen's own checks; in derivative code
+        # read again (nested derivatives), its kind questions, no-op unbroadcasts, and
+        # products with the arrays of ones that seed a sum's adjoint
         function = settle_checks(function, signature)
         function = settle_kinds(function, signature)
+        function = settle_broadcasts(function, signature)
+        function = settle_unit_fills(function, signature)
         if optimized:
             function = optimize(function)
 

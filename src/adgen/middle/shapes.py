@@ -34,6 +34,7 @@ import numpy as np
 
 from adgen import ir
 from adgen.errors import SourceLocation, UnsupportedSyntaxError
+from adgen.rules import registry
 from adgen.rules.known import ANY_KIND as _ANY_KIND_KEY
 from adgen.rules.known import LIBRARY
 from adgen.rules.runtime.libraries import foreign, library, numpy_dtype
@@ -268,8 +269,14 @@ def _small(value: Any) -> bool:
 # Primitives that are not differentiable but whose result's shape never depends on the
 # values of their arguments; the first group's results are known exactly from shapes.
 _SHAPE_QUERIES = frozenset(
-    {".shape", ".ndim", ".size", ".dtype", "np.shape", "np.ndim", "np.size", "len"}
+    {".shape", ".ndim", ".size", ".dtype", "np.shape", "np.ndim", "np.size", "len", "rt.is_complex"}
 )
+# runtime helpers of derivative code (adgen reads it again for a nested derivative) whose
+# results' shapes and dtypes follow from their arguments' shapes and dtypes alone
+_SHAPED_HELPERS = frozenset(
+    {"rt.zeros_like", "rt.unbroadcast", "rt.rebroadcast", "rt.unreduce", "rt.real_like",
+     "rt.is_complex", "rt.Like"}
+)  # fmt: skip
 _SHAPE_ONLY = frozenset(
     {
         "eq", "ne", "lt", "le", "gt", "ge", "not_", "np.equal", "np.not_equal", "np.greater",
@@ -382,8 +389,15 @@ class _Inference:
             raise _Unknown
         if prim.refusal is not None:  # a call run as written (print(x)): only when f runs
             raise _Unknown
-        if prim.name.startswith(("np.random", "rt.")) and prim.name != "rt.zeros_like":
+        if prim.name.startswith(("np.random", "rt.")) and prim.name not in _SHAPED_HELPERS:
             raise _Unknown
+        if prim.name == "rt.Like" and len(stmt.args) == 1 and isinstance(stmt.args[0], ir.Var):
+            # the shape and dtype of an array, kept for rt.unbroadcast/rt.unreduce: it stands
+            # for that array there
+            described = self.env.get(stmt.args[0].name)
+            if described is None:
+                raise _Unknown
+            return (Known(described.shape, described.dtype, described.kind),)
         if prim.name == "np.isscalar" and len(stmt.args) == 1 and not stmt.kwargs:
             # a NumPy or Python number, not an array (a 0-d one too): the kind decides
             arg = stmt.args[0]
@@ -630,6 +644,62 @@ def settle_checks(fn: ir.Function, signature: Signature) -> ir.Function:
         if isinstance(s, ir.Assign) and len(s.targets) == 1 and s.targets[0] in tests
     }
     return dataclasses.replace(fn, body=_without(fn.body, passed))
+
+
+# helpers returning their first argument itself when its shape is the second's
+_RESHAPERS = frozenset({"rt.unbroadcast", "rt.rebroadcast"})
+
+
+def settle_broadcasts(fn: ir.Function, signature: Signature) -> ir.Function:
+    """``rt.unbroadcast(g, x)`` and ``rt.rebroadcast(c, g)`` -- derivative code adgen reads
+    again for a nested derivative calls them -- made plain copies where the call's arguments
+    show the two shapes agree (the helpers then return their first argument itself). The
+    optimizer then reads the first argument in the copy's place.
+
+    >>> from adgen.frontend.parse import parse_function
+    >>> from adgen.frontend.lower import lower
+    >>> from adgen import runtime as rt
+    >>> def f(x, y):
+    ...     return rt.unbroadcast(x * y, x) + rt.unbroadcast(x * y, y)
+    >>> lowered = lower(parse_function(f))
+    >>> signature = (("x", describe(np.ones(3))), ("y", describe(np.ones((2, 3)))))
+    >>> [s.prim.name for s in settle_broadcasts(lowered, signature).body[:-1]]
+    ['mul', 'rt.unbroadcast', 'mul', 'assign', 'add']
+    """
+    if not signature or not any(
+        isinstance(s, ir.Assign) and s.prim.name in _RESHAPERS for s in fn.statements()
+    ):
+        return fn
+    known = infer(fn, signature)
+    copy = registry.lookup(registry.assign)
+    assert copy is not None
+
+    def shape(atom: ir.Atom) -> tuple[int, ...] | None:
+        found = known.get(atom.name) if isinstance(atom, ir.Var) else None
+        return None if found is None else found.shape
+
+    def block(stmts: list[ir.Stmt]) -> list[ir.Stmt]:
+        out: list[ir.Stmt] = []
+        for s in stmts:
+            if (
+                isinstance(s, ir.Assign)
+                and s.prim.name in _RESHAPERS
+                and len(s.args) == 2
+                and not s.kwargs
+                and shape(s.args[0]) is not None
+                and shape(s.args[0]) == shape(s.args[1])
+            ):
+                s = dataclasses.replace(s, prim=copy, args=(s.args[0],))
+            elif isinstance(s, ir.If):
+                s = dataclasses.replace(s, body=block(s.body), orelse=block(s.orelse))
+            elif isinstance(s, ir.For):
+                s = dataclasses.replace(s, body=block(s.body))
+            elif isinstance(s, ir.While):
+                s = dataclasses.replace(s, test_body=block(s.test_body), body=block(s.body))
+            out.append(s)
+        return out
+
+    return dataclasses.replace(fn, body=block(fn.body))
 
 
 def _without(block: list[ir.Stmt], dropped: set[int]) -> list[ir.Stmt]:
