@@ -166,7 +166,9 @@ def derivative(
 
         def make() -> Generated:
             if mode == "forward":
-                return forward(function, list(wrt), scalars, signature, fuse=optimized)
+                return forward(
+                    function, list(wrt), scalars, signature, optimized, optimized and batched
+                )
             aux = mode == "reverse_aux"
             return reverse(function, list(wrt), scalars, aux, batched, signature, fuse=optimized)
 

@@ -26,6 +26,7 @@ import ast
 import os
 
 from adgen import ir
+from adgen.backend.codeopt import reuse_buffers
 from adgen.backend.codeopt.fuse_temporaries import fuse_temporaries
 from adgen.backend.emit import CodeWriter, open_block, open_while
 from adgen.errors import UnsupportedSyntaxError
@@ -345,9 +346,12 @@ def forward(
     scalars: frozenset[str] = frozenset(),
     signature: Signature = (),
     fuse: bool = True,
+    reuse: bool = False,
 ) -> Generated:
     """The JVP of ``fn`` w.r.t. ``wrt``; ``signature``: the arguments it is specialised for;
-    ``fuse=False`` keeps one statement per IR statement (no :func:`fuse_temporaries`)."""
+    ``fuse=False`` keeps one statement per IR statement (no :func:`fuse_temporaries`);
+    ``reuse=True`` (code adgen will not read again) writes results into dead temporaries
+    (:func:`~adgen.backend.codeopt.reuse_buffers.reuse_buffers`)."""
     gen = _Forward(fn, wrt, scalars, signature)
     params = fn.params + [gen.tangent[p] for p in wrt]
     gen_name = gen.namer.claim(f"{fn.name}_jvp")
@@ -368,4 +372,7 @@ def forward(
     # a restoring pop's tangent is popped from the tangent list alongside: it restores too
     lists = ir.restoring_lists(fn)
     restoring = lists + tuple(gen.tangent_of(xs) for xs in lists if xs in gen.active)
-    return Generated(gen_name, params, fuse_temporaries(text) if fuse else text, restoring)
+    text = fuse_temporaries(text) if fuse else text
+    if fuse and reuse and reuse_buffers.applies(gen.known):
+        text = reuse_buffers.reuse_buffers(text, gen.known)
+    return Generated(gen_name, params, text, restoring)

@@ -17,19 +17,27 @@ shows what it does with a doctest (source in, source out). One pass per module:
   expression that reads it;
 * :mod:`~adgen.backend.codeopt.keep_shapes_only`: keeps only the shape and dtype (``rt.Like``) of a
   forward value whose adjoint reads nothing else of it;
-* :mod:`~adgen.backend.codeopt.free_dead_names`: frees each value after its last use (``del``).
+* :mod:`~adgen.backend.codeopt.free_dead_names`: frees each value after its last use (``del``);
+* :mod:`~adgen.backend.codeopt.reuse_buffers`: writes an elementwise result into the array of a
+  temporary read for the last time (``out=``), in code for NumPy arrays of known shapes.
 
 :mod:`~adgen.backend.codeopt.common` holds what several of them share.
 
 The order they run in:
 
 * forward mode (:func:`adgen.modes.forward.forward`) runs :func:`fuse_temporaries
-  <adgen.backend.codeopt.fuse_temporaries.fuse_temporaries>` only (none with ``fuse=False``);
+  <adgen.backend.codeopt.fuse_temporaries.fuse_temporaries>`, then ``reuse_buffers`` (none
+  with ``fuse=False``);
 * reverse mode (:func:`adgen.modes.reverse.reverse`) runs, in this order, ``drop_copies``;
   ``batch_saves`` (not with ``batch=False``: code meant for a higher derivative);
   ``sum_before_linear`` (only for code specialised for shapes); ``fuse_temporaries`` (not
   with ``fuse=False``); then ``keep_shapes_only`` and ``free_dead_names`` together
-  (:func:`~adgen.backend.codeopt.keep_shapes_only.keep_shapes_and_free`, one parse for both).
+  (:func:`~adgen.backend.codeopt.keep_shapes_only.keep_shapes_and_free`, one parse for both);
+  then ``reuse_buffers`` (not with ``batch=False``).
+
+``reuse_buffers`` writes ``out=``, which adgen does not differentiate: it runs only on code
+adgen will not read again (not on code made for a nested derivative, whose answers hold
+:data:`adgen.rules.known.ANY_KIND`, nor with ``batch=False``).
 
 ``sum_before_linear`` matches each contribution to an adjoint as the sweep writes it, one
 operation on names, so it runs before ``fuse_temporaries`` merges statements;

@@ -13,6 +13,7 @@ import copy
 import os
 
 from adgen import ir
+from adgen.backend.codeopt import reuse_buffers as reuse
 from adgen.backend.codeopt.batch_saves import batch_saves
 from adgen.backend.codeopt.drop_copies import drop_copies
 from adgen.backend.codeopt.fuse_temporaries import fuse_temporaries
@@ -384,4 +385,6 @@ def _optimize(
     small = frozenset(scalar | {gen.bar(v) for v in scalar})
     text = fuse_temporaries(text) if fuse else text
     text = keep_shapes_and_free(text, small)
+    if fuse and batch and reuse.applies(known):  # (not code adgen reads again)
+        text = reuse.reuse_buffers(text, known)
     return text
