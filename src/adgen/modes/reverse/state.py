@@ -89,6 +89,11 @@ class _State:
         self.local = _iteration_local(fn, facts)
         self.local_names = set().union(*self.local.values()) if self.local else set()
         self.started: set[str] = set()
+        # adjoints reset to zero whose zeros are not written yet: the next contribution is
+        # assigned instead of added to zeros (`h_bar = zeros; h_bar = h_bar + e` is
+        # `h_bar = e`); written (flush) before anything else reads the adjoint
+        self.pending: set[str] = set()
+        self.deferred: set[str] = set()  # (those pending when the sweep starts)
 
     def _has_while(self) -> bool:
         return any(isinstance(s, ir.While) for s in self.fn.statements())
@@ -110,7 +115,18 @@ class _State:
         for x in reversed(saved):  # pushed in order, so popped in reverse
             w.stmt(_assign(x, self.pop()))
         if reset and t not in self.local_names:
-            w.stmt(_assign(self.bar(t), zero_like(t, self.classes)))
+            if t in self.facts.lists or t in self.facts.mutated:
+                # (a list's adjoint is added to item by item; an array written into has its
+                # adjoint written into: they need the zeros themselves)
+                w.stmt(_assign(self.bar(t), zero_like(t, self.classes)))
+            else:
+                self.pending.add(t)
+
+    def flush(self, w: CodeWriter, names: set[str] | None = None) -> None:
+        """Write the zeros of pending adjoint resets (of ``names``, or all), in name order."""
+        for var in sorted(self.pending if names is None else self.pending & names):
+            self.pending.discard(var)
+            w.stmt(_assign(self.bar(var), zero_like(var, self.classes)))
 
     def pop(self) -> ast.expr:
         return call(f"{self.stack}.pop")
@@ -137,6 +153,7 @@ class _State:
                     expr = sr.unbroadcast(expr, var, g)
             if var in fresh:
                 fresh.discard(var)
+                self.pending.discard(var)
                 if self.projecting and var not in self.facts.lists:
                     expr = self.project(var, expr)
                 if var in self.facts.mutated:
@@ -176,6 +193,10 @@ class _State:
             self.adjoint[var] = bar
             return
         if var in self.facts.managed:
+            if var in self.pending:  # reset to zero: this contribution is all there is so far
+                self.pending.discard(var)
+                w.stmt(_assign(self.bar(var), expr))
+                return
             if var in self.local_names and var not in self.started:
                 # the first contribution of this iteration: nothing else was added since the
                 # value was made, so it is assigned (no reset to zeros is needed either)

@@ -27,6 +27,13 @@ class _Reverse(_Assignments):
     def adjoint_block(self, block: list[ir.Stmt], w: CodeWriter) -> None:
         fn = self.fn
         for stmt in reversed(block):
+            # adjoints reset to zero are written out before they are read: by the adjoint of
+            # the statement that binds them, and by any block (whose loops and branches add
+            # to them); no reset is left pending past a block's end
+            if isinstance(stmt, ir.Assign):
+                self.flush(w, set(stmt.targets))
+            elif not isinstance(stmt, ir.Return):
+                self.flush(w)
             if isinstance(stmt, ir.Assign):
                 self.adjoint_assign(stmt, w)
             elif isinstance(stmt, ir.If):
@@ -83,6 +90,7 @@ class _Reverse(_Assignments):
                     w.open(f"for _ in range({count}):")
                     w.extend(body)
                     w.close()
+        self.flush(w)
 
     # -- forward sweep -------------------------------------------------------------------------
     def forward_block(

@@ -65,6 +65,10 @@ def _sweep(
     ret = fn.body[-1]
     assert isinstance(ret, ir.Return)
     sweep = CodeWriter(1, text)
+    # the adjoints starting from zero: written by the sweep where first read (or assigned
+    # by their first contribution), not before it
+    gen.deferred = _start_from_zero(gen, ret)
+    gen.pending = set(gen.deferred)
     if isinstance(ret.value, ir.Var) and ret.value.name in gen.facts.useful:
         seed = namer.adjoint(ret.value.name)
         gen.adjoint[ret.value.name] = seed
@@ -82,6 +86,20 @@ def _sweep(
                 gen.accumulate(var, part, sweep)
     gen.adjoint_block(fn.body, sweep)
     return gen, sweep
+
+
+def _start_from_zero(gen: _Reverse, ret: ir.Return) -> set[str]:
+    """The names whose adjoint starts as zeros before the adjoint sweep: those of the
+    values it manages (rebound, or read in blocks), but not the result's (it starts as the
+    cotangent), an iteration's own values (each iteration assigns theirs), lists and arrays
+    written into (theirs are added to and written into item by item)."""
+    facts = gen.facts
+    result = ret.value.name if isinstance(ret.value, ir.Var) else None
+    return {
+        v
+        for v in facts.managed
+        if v not in gen.local_names and v != result and v not in facts.mutated | facts.lists
+    }
 
 
 def reverse(
@@ -153,8 +171,8 @@ def reverse(
         w.stmt(_assign(kept[var].id, held))  # type: ignore[attr-defined]
     value = _Rename(kept).visit(ir.atom_to_ast(ret.value))
     for v in sorted(gen.facts.managed):
-        if v in gen.local_names:
-            continue  # each iteration assigns it before anything reads it
+        if v in gen.local_names or v in gen.deferred:
+            continue  # each iteration assigns it before anything reads it; the sweep starts it
         if not (isinstance(ret.value, ir.Var) and v == ret.value.name):
             w.stmt(_assign(gen.bar(v), zero_like(v, gen.classes)))
         elif v in gen.facts.mutated:  # the caller's cotangent is never written into
