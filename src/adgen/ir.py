@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import ast
 import contextlib
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from adgen.errors import place
@@ -189,6 +189,26 @@ class Function:
 
     def __str__(self) -> str:
         return format_function(self)
+
+
+def map_assigns(block: list[Stmt], change: Callable[[Assign], Assign]) -> list[Stmt]:
+    """A copy of ``block`` with every assignment, at any depth, replaced by
+    ``change(assignment)`` (in the order the statements are written); the branches and
+    loops holding them are new statements, the others are shared."""
+    out: list[Stmt] = []
+    for s in block:
+        if isinstance(s, Assign):
+            s = change(s)
+        elif isinstance(s, If):
+            s = replace(s, body=map_assigns(s.body, change), orelse=map_assigns(s.orelse, change))
+        elif isinstance(s, For):
+            s = replace(s, body=map_assigns(s.body, change))
+        elif isinstance(s, While):
+            s = replace(
+                s, test_body=map_assigns(s.test_body, change), body=map_assigns(s.body, change)
+            )
+        out.append(s)
+    return out
 
 
 def _walk(block: list[Stmt]) -> Iterator[Stmt]:

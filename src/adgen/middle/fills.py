@@ -111,6 +111,8 @@ def settle_unit_fills(fn: ir.Function, signature: Signature) -> ir.Function:
                 fills[name] = float(element)
 
     def settled(s: ir.Assign) -> ir.Assign:
+        if len(s.targets) != 1 or counts.get(s.targets[0]) != 1 or s.kwargs:
+            return s  # (a name bound again, in a loop: its value may change)
         name, args, prim = s.targets[0], s.args, s.prim.name
         values = [literal(a) for a in args]
         if args and None not in values and prim in _COPIES | _NEGATIONS | _PRODUCTS:
@@ -167,26 +169,7 @@ def settle_unit_fills(fn: ir.Function, signature: Signature) -> ir.Function:
         a, b = known.get(target), known.get(atom.name) if isinstance(atom, ir.Var) else None
         return _alike(a, b)
 
-    def block(stmts: list[ir.Stmt]) -> list[ir.Stmt]:
-        out: list[ir.Stmt] = []
-        for s in stmts:
-            if (
-                isinstance(s, ir.Assign)
-                and len(s.targets) == 1
-                and counts.get(s.targets[0]) == 1
-                and not s.kwargs
-            ):
-                s = settled(s)
-            elif isinstance(s, ir.If):
-                s = dataclasses.replace(s, body=block(s.body), orelse=block(s.orelse))
-            elif isinstance(s, ir.For):
-                s = dataclasses.replace(s, body=block(s.body))
-            elif isinstance(s, ir.While):
-                s = dataclasses.replace(s, test_body=block(s.test_body), body=block(s.body))
-            out.append(s)
-        return out
-
-    return dataclasses.replace(fn, body=block(fn.body))
+    return dataclasses.replace(fn, body=ir.map_assigns(fn.body, settled))
 
 
 def _writes(prim: registry.Primitive) -> bool:

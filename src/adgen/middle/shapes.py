@@ -678,28 +678,18 @@ def settle_broadcasts(fn: ir.Function, signature: Signature) -> ir.Function:
         found = known.get(atom.name) if isinstance(atom, ir.Var) else None
         return None if found is None else found.shape
 
-    def block(stmts: list[ir.Stmt]) -> list[ir.Stmt]:
-        out: list[ir.Stmt] = []
-        for s in stmts:
-            if (
-                isinstance(s, ir.Assign)
-                and s.prim.name in _RESHAPERS
-                and len(s.args) == 2
-                and not s.kwargs
-                and shape(s.args[0]) is not None
-                and shape(s.args[0]) == shape(s.args[1])
-            ):
-                s = dataclasses.replace(s, prim=copy, args=(s.args[0],))
-            elif isinstance(s, ir.If):
-                s = dataclasses.replace(s, body=block(s.body), orelse=block(s.orelse))
-            elif isinstance(s, ir.For):
-                s = dataclasses.replace(s, body=block(s.body))
-            elif isinstance(s, ir.While):
-                s = dataclasses.replace(s, test_body=block(s.test_body), body=block(s.body))
-            out.append(s)
-        return out
+    def settled(s: ir.Assign) -> ir.Assign:
+        if (
+            s.prim.name in _RESHAPERS
+            and len(s.args) == 2
+            and not s.kwargs
+            and shape(s.args[0]) is not None
+            and shape(s.args[0]) == shape(s.args[1])
+        ):
+            return dataclasses.replace(s, prim=copy, args=(s.args[0],))
+        return s
 
-    return dataclasses.replace(fn, body=block(fn.body))
+    return dataclasses.replace(fn, body=ir.map_assigns(fn.body, settled))
 
 
 def _without(block: list[ir.Stmt], dropped: set[int]) -> list[ir.Stmt]:

@@ -329,7 +329,7 @@ def settle_kinds(fn: ir.Function, signature: shapes.Signature = ()) -> ir.Functi
         return isinstance(atom, (ir.Const, ir.Free)) and not _complex_atom(fn, atom, False)
 
     def settled(s: ir.Assign) -> ir.Assign:
-        if s.kwargs or len(s.targets) != 1 or not s.args:
+        if s.prim.name not in _KIND_QUESTIONS or s.kwargs or len(s.targets) != 1 or not s.args:
             return s
         if s.prim.name == "rt.is_complex" and len(s.args) == 1 and real(s.args[0]):
             return dataclasses.replace(s, prim=copy, args=(ir.Const(False),))
@@ -337,18 +337,4 @@ def settle_kinds(fn: ir.Function, signature: shapes.Signature = ()) -> ir.Functi
             return dataclasses.replace(s, prim=copy, args=(s.args[0],))  # np.real(g) is g
         return s
 
-    def block(stmts: list[ir.Stmt]) -> list[ir.Stmt]:
-        out: list[ir.Stmt] = []
-        for s in stmts:
-            if isinstance(s, ir.Assign) and s.prim.name in _KIND_QUESTIONS:
-                s = settled(s)
-            elif isinstance(s, ir.If):
-                s = dataclasses.replace(s, body=block(s.body), orelse=block(s.orelse))
-            elif isinstance(s, ir.For):
-                s = dataclasses.replace(s, body=block(s.body))
-            elif isinstance(s, ir.While):
-                s = dataclasses.replace(s, test_body=block(s.test_body), body=block(s.body))
-            out.append(s)
-        return out
-
-    return dataclasses.replace(fn, body=block(fn.body))
+    return dataclasses.replace(fn, body=ir.map_assigns(fn.body, settled))
