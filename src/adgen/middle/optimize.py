@@ -23,7 +23,8 @@ chain rule applies, ``(a + b) * c`` rather than ``a * c + b * c``:
 
 Functions that write into arrays or lists (``y[i] = ...``, ``xs.append``, or a call adgen
 runs as written without knowing it only reads its arguments) are left as they are apart
-from constant folding and dead-code elimination: names there may alias one another.
+from constant folding, self-products and dead-code elimination: names there may alias one
+another.
 
 Only operations known to be pure are touched: a differentiable NumPy/Python primitive
 registered by adgen (not the user's own rules, calls or random samplers, nor calls adgen
@@ -92,7 +93,7 @@ def optimize(fn: ir.Function) -> ir.Function:
         _hoist_invariants(out)
         renames = _common_subexpressions(out)
         _rename(out, renames)
-        _self_products(out)
+    _self_products(out)  # (one statement's operands: the same object, whatever aliases it)
     _dead_code(out)
     return out
 
