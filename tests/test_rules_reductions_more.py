@@ -176,3 +176,55 @@ def test_reductions_in_a_loop_and_branch() -> None:
     g = adgen.grad(smoothed)(x, 3)
     _, t = adgen.jvp(smoothed, (x, 3), (np.ones_like(x), None))
     np.testing.assert_allclose(np.sum(g), t, rtol=1e-12)
+
+
+# -- np.gradient without axis= counts one result: f must be 1-d ------------------------------
+def gradient_unpacked(a):
+    gy, gx = np.gradient(a)
+    return np.sum(gy * gx)
+
+
+def gradient_indexed(a):
+    g = np.gradient(a)
+    return np.sum(g[0] * g[1])
+
+
+def gradient_stacked(a):
+    return np.sum(np.stack(np.gradient(a)) ** 2)
+
+
+def gradient_of_a_vector(a):
+    g = np.gradient(a, 0.5)
+    return np.sum(g * g * a)
+
+
+@pytest.mark.parametrize("fn", [gradient_unpacked, gradient_indexed, gradient_stacked])
+@pytest.mark.parametrize("mode", ["forward", "reverse"])
+def test_gradient_of_a_matrix_without_axis_is_refused_at_its_line(fn, mode) -> None:
+    """adgen counts np.gradient's results when it writes the code: without axis= (and with
+    at most one spacing) one result, so f must be 1-d. For a matrix, both modes refuse at
+    the np.gradient line with the advice (reverse mode stopped with a TypeError elsewhere)."""
+    a = np.arange(12.0).reshape(3, 4) ** 1.5
+    with pytest.raises(adgen.UnsupportedSyntaxError) as info:
+        if mode == "forward":
+            adgen.jvp(fn, (a,), (np.ones_like(a),))
+        else:
+            adgen.grad(fn)(a)
+    assert "np.gradient(f) without axis=" in info.value.message
+    assert "axis=(0, 1, ...)" in info.value.hint
+    assert info.value.loc is not None and "np.gradient" in info.value.loc.text
+
+
+def test_gradient_of_a_vector_keeps_its_derivatives_and_the_general_code_checks() -> None:
+    from adgen.pipeline import derivative, run
+
+    a = np.linspace(0.0, 1.0, 6) ** 2
+    check_grads(gradient_of_a_vector, a)
+    hessian = adgen.hessian(gradient_of_a_vector)(a)
+    g = adgen.grad(gradient_of_a_vector)
+    columns = [(g(a + 1e-6 * e) - g(a - 1e-6 * e)) / 2e-6 for e in np.eye(6)]
+    np.testing.assert_allclose(hessian, np.stack(columns, axis=-1), rtol=1e-5, atol=1e-6)
+    general = derivative(gradient_of_a_vector, "reverse", ("a",))  # (no shapes known)
+    np.testing.assert_allclose(run(general, a, 1.0)[1][0], adgen.grad(gradient_of_a_vector)(a))
+    with pytest.raises(adgen.DerivativeError, match="np.gradient.f. without axis="):
+        run(general, np.ones((3, 3)), 1.0)

@@ -1268,6 +1268,20 @@ def _gradient_outputs(static):
     return max(given, 1)
 
 
+def _gradient_counted_for(static):
+    """Without ``axis`` and with at most one spacing, one result is counted: ``f`` must be
+    1-d (its number of axes is not known when the code is written)."""
+    if "axis" not in static or static["axis"] is not None or _gradient_outputs(static) != 1:
+        return None
+    return (
+        "f",
+        1,
+        "np.gradient(f) without axis= of an f with more than one axis: adgen counts its "
+        "results when it writes the code, and counts one here",
+        "pass axis=(0, 1, ...), one axis per result, or one spacing per axis",
+    )
+
+
 _GRADIENT_EXAMPLES = [
     example("np.gradient(f)", f=(5,), f32=True),
     example("np.gradient(f, 0.5, edge_order=2)", f=(6,)),
@@ -1287,7 +1301,12 @@ _GRADIENT_EXAMPLES = [
 ]
 
 
-@rule(np.gradient, outputs=_gradient_outputs, examples=_GRADIENT_EXAMPLES)
+@rule(
+    np.gradient,
+    outputs=_gradient_outputs,
+    counted_for=_gradient_counted_for,
+    examples=_GRADIENT_EXAMPLES,
+)
 def gradient(
     f, spacing0=None, spacing1=None, spacing2=None, spacing3=None, *, axis=None, edge_order=1
 ):
@@ -1313,6 +1332,7 @@ def gradient(
 rule(
     rt.gradients,
     outputs=_gradient_outputs,
+    counted_for=_gradient_counted_for,
     result_list=True,
     examples=[
         example("rt.gradients(f)[0]", f=(5,), f32=True),

@@ -610,6 +610,11 @@ class Primitive:
         # a function with several results (np.linalg.slogdet): how many, from its static
         # arguments; its templates take and return tuples, one item per result
         self.outputs: int | Callable[[dict[str, Any]], int] | None = None
+        # what that count takes for granted of an argument the code cannot see yet, from the
+        # static arguments: (parameter, number of axes, what, hint) or None; lowering checks
+        # it (an adgen check the argument shapes decide, else the code runs)
+        self.counted_for: Callable[[dict[str, Any]], tuple[str, int, str, str] | None] | None
+        self.counted_for = None
         # the function returns its results as a list whatever their number (np.split): with
         # one result the list holds one item, which the statement's one target is bound to
         self.result_list = False
@@ -1416,6 +1421,7 @@ def rule(
     result_list: bool = False,
     singular: bool = False,
     complex: bool = False,
+    counted_for: Callable[[dict[str, Any]], tuple[str, int, str, str] | None] | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register forward and reverse templates for one or more functions (same semantics).
 
@@ -1432,6 +1438,11 @@ def rule(
     means the function returns that result itself (``np.linalg.svd(a,
     compute_uv=False)``), unless ``result_list=True`` says that it returns a list of its
     results whatever their number (``np.split(x, 1)`` is a list of one array).
+    ``counted_for`` says what that count takes for granted of an argument whose shape is
+    not known when the code is written: given the constant arguments, ``(parameter,
+    number of axes, what, hint)`` or None. adgen checks it -- when the call's shapes are
+    known, before the code runs; else when it runs -- and refuses with ``what`` and
+    ``hint`` (``np.gradient(f)`` without ``axis=`` counts one result: ``f`` must be 1-d).
 
     ``examples`` (see :mod:`adgen.rules.samples`) are the calls the test suite checks
     the rule on, with inputs drawn from ``domain``; an elementwise rule of one or two
@@ -1478,6 +1489,7 @@ def rule(
             result_list=result_list,
             singular=singular,
             complex=complex,
+            counted_for=counted_for,
         )
         return rule_fn
 
@@ -1499,6 +1511,7 @@ def _register_parsed(
     result_list: bool = False,
     singular: bool = False,
     complex: bool = False,
+    counted_for: Callable[[dict[str, Any]], tuple[str, int, str, str] | None] | None = None,
 ) -> None:
     outside: dict[str, Any] | None = {} if _is_user_rule(rule_fn) else None
     params, _, jvp, vjp = _parse_rule(rule_fn, fdef, outside=outside)
@@ -1513,6 +1526,7 @@ def _register_parsed(
         user_view = view or callee is not None
         prim = Primitive(label, emitter, params, jvp, vjp, elementwise=elementwise, view=user_view)
         prim.outputs = outputs
+        prim.counted_for = counted_for
         prim.result_list = result_list
         prim.examples = examples
         prim.domain = domain

@@ -419,6 +419,13 @@ class LowererState:
             count = None
         if count is None:
             self.refuse(node, f"{prim.name} with these arguments (this form has no rule)")
+        assumed = prim.counted_for(static) if prim.counted_for is not None else None
+        if assumed is not None and assumed[0] in bound:  # what the count takes for granted
+            param, ndim, what, why = assumed
+            axes = self.call_prim(registry.np.ndim, [bound[param]], "ndim")
+            test = self.call_prim(registry.operator.eq, [axes, ir.Const(ndim)], "counted")
+            words = (("what", ir.Const(what)), ("hint", ir.Const(why)))
+            self.block.append(ir.Assign((), registry.ASSERT, (test,), words, self.line))
         names = tuple(self.namer.fresh(hint) for _ in range(count))
         self.block.append(ir.Assign(names, prim, tuple(args), tuple(kwargs), self.line))
         for n in names:
