@@ -5,7 +5,7 @@ import operator
 import numpy as np
 
 from adgen.rules import runtime as rt
-from adgen.rules.registry import attribute_rule, methods, nondifferentiable, rule
+from adgen.rules.registry import attribute_as, attribute_rule, methods, nondifferentiable, rule
 from adgen.rules.samples import INVERTIBLE, SPD, SYMMETRIC, UNIT, Arg, Domain, example
 
 
@@ -106,30 +106,9 @@ def attribute_t(a):
         return np.transpose(g)
 
 
-@attribute_rule("real", complex=True)
-def attribute_real(a):
-    """``z.real``, as ``np.real``."""
-
-    def jvp(da):
-        return np.real(da)
-
-    def vjp(g):
-        return np.real(g)
-
-
-@attribute_rule("imag", complex=True)
-def attribute_imag(ans, a):
-    """``z.imag``, as ``np.imag``."""
-
-    def jvp(da):
-        if rt.known_real(a):
-            return rt.zeros_like(ans)
-        return np.imag(da)
-
-    def vjp(g):
-        if rt.known_real(a):
-            return rt.zeros_like(a)
-        return rt.real_like(-1j * g, a)
+# z.real and z.imag are np.real(z) and np.imag(z)
+attribute_as("real", np.real)
+attribute_as("imag", np.imag)
 
 
 @rule(np.reshape, view=True, complex=True)

@@ -1850,6 +1850,23 @@ def attribute_rule(
     return register
 
 
+def attribute_as(attr: str, fn: Any) -> None:
+    """Reading ``x.attr`` is ``fn(x)`` (``z.imag`` is ``np.imag(z)``): the attribute gets
+    ``fn``'s templates (and its flags for complex values); the code reads the attribute."""
+    module = _caller_module()
+    if module is None:
+        loader.require_attribute(attr)  # (adgen's rule first: this one replaces it)
+    base = lookup(fn)
+    assert base is not None, fn
+
+    def emit(a: list[ast.expr], k: list[tuple[str, ast.expr]]) -> ast.expr:
+        return ast.Attribute(value=a[0], attr=attr, ctx=ast.Load())
+
+    prim = Primitive(f".{attr}", emit, base.params, base.jvp, base.vjp, view=True)
+    prim.complex = base.complex
+    _put(_ATTRIBUTES, attr, prim, module)
+
+
 class ArrayMethod:
     """The registry's stand-in for an array method that no NumPy function means exactly
     (``x.astype(dtype)``, ``x.flatten()``, ``x.copy()``): calling it calls the method.
