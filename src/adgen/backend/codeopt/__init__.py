@@ -19,7 +19,7 @@ shows what it does with a doctest (source in, source out). One pass per module:
   forward value whose adjoint reads nothing else of it;
 * :mod:`~adgen.backend.codeopt.free_dead_names`: frees each value after its last use (``del``);
 * :mod:`~adgen.backend.codeopt.reuse_buffers`: writes an elementwise result into the array of a
-  temporary read for the last time (``out=``), in code for NumPy arrays of known shapes.
+  temporary read for the last time (``out=``), in code for large NumPy arrays of known shapes.
 
 :mod:`~adgen.backend.codeopt.common` holds what several of them share.
 

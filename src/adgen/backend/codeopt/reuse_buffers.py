@@ -18,7 +18,9 @@ shapes and dtypes:
   ``rt.Like`` of it (which keep no reference to it), so no other name, list or view holds
   its memory;
 * the statement is its last read (at the top level: nothing later, in no loop);
-* the result has its shape and dtype exactly (no broadcasting up, no casting).
+* the result has its shape and dtype exactly (no broadcasting up, no casting);
+* it is large (:data:`MIN_BYTES`): a small array costs next to nothing to make (NumPy keeps
+  small blocks for reuse), and ``a * b`` costs less than ``np.multiply(a, b, out=a)``.
 
 Code adgen reads again (a nested derivative's) is not given this pass: ``out=`` is outside
 the subset adgen differentiates.
@@ -27,6 +29,7 @@ the subset adgen differentiates.
 from __future__ import annotations
 
 import ast
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -45,6 +48,9 @@ _SCOPES = (ast.Lambda, ast.FunctionDef, ast.GeneratorExp, ast.ListComp, ast.SetC
 # calls that read an array without keeping it (their results are new arrays or numbers)
 _READERS = frozenset({"np.sum", "rt.Like"})
 
+# the size from which a temporary's array is reused (smaller ones are cheap to make)
+MIN_BYTES = 16384
+
 # what is known of a name: (shape, dtype) of a NumPy array, or a weak Python number (its type)
 Fact = tuple[tuple[int, ...], np.dtype[Any]] | type
 
@@ -56,8 +62,11 @@ def applies(known: Mapping[str, tuple[tuple[int, ...], str]]) -> bool:
     return bool(known) and LIBRARY not in known and ANY_KIND not in known
 
 
-def reuse_buffers(source: str, known: Mapping[str, tuple[tuple[int, ...], str]]) -> str:
-    """Write elementwise operations reading the last use of a temporary array into it.
+def reuse_buffers(
+    source: str, known: Mapping[str, tuple[tuple[int, ...], str]], min_bytes: int = MIN_BYTES
+) -> str:
+    """Write elementwise operations reading the last use of a temporary array of at least
+    ``min_bytes`` into it.
 
     ``known`` gives the shape and dtype name of values (the IR's names, from the call's
     arguments); the values of other names follow from them through arithmetic.
@@ -71,7 +80,7 @@ def reuse_buffers(source: str, known: Mapping[str, tuple[tuple[int, ...], str]])
     ...     "    d = c * 2.0\\n"
     ...     "    e = x - d\\n"
     ...     "    return (e, b)\\n",
-    ...     {"x": ((3,), "float64"), "y": ((3,), "float64")},
+    ...     {"x": ((4096,), "float64"), "y": ((4096,), "float64")},
     ... ), end="")
     def f_vjp(x, y):
         # line 2
@@ -115,7 +124,12 @@ def reuse_buffers(source: str, known: Mapping[str, tuple[tuple[int, ...], str]])
             continue
         target = stmt.targets[0].id
         fact = _fact(stmt.value, facts)
-        if fact is not None and not isinstance(fact, type) and fact[1].kind in "fc":
+        if (
+            fact is not None
+            and not isinstance(fact, type)
+            and fact[1].kind in "fc"
+            and math.prod(fact[0]) * fact[1].itemsize >= min_bytes
+        ):
             written = _into(stmt.value, target, fact, facts, owned, last_read, i)
             if written is not None:
                 edits[i] = written
