@@ -167,7 +167,12 @@ def derivative(
         def make() -> Generated:
             if mode == "forward":
                 return forward(
-                    function, list(wrt), scalars, signature, optimized, optimized and batched
+                    function,
+                    list(wrt),
+                    scalars,
+                    signature,
+                    fuse=optimized,
+                    reuse=optimized and batched,  # (not code adgen reads again)
                 )
             aux = mode == "reverse_aux"
             return reverse(function, list(wrt), scalars, aux, batched, signature, fuse=optimized)
