@@ -1067,7 +1067,7 @@ def source(
         # line 2: return np.sum(x * y)
         out = np.sum(x * y)
         # adjoint of line 2: return np.sum(x * y)
-        x_bar = np.full((3,), out_bar, dtype=np.float64) * y
+        x_bar = y * np.float64(out_bar)
         return (out, (x_bar,))
     """
     fn = unwrap(f)

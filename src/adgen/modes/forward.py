@@ -27,6 +27,7 @@ import os
 
 from adgen import ir
 from adgen.backend.codeopt import reuse_buffers
+from adgen.backend.codeopt.collect_terms import collect_terms
 from adgen.backend.codeopt.fuse_temporaries import fuse_temporaries
 from adgen.backend.emit import CodeWriter, open_block, open_while
 from adgen.errors import UnsupportedSyntaxError
@@ -372,6 +373,8 @@ def forward(
     # a restoring pop's tangent is popped from the tangent list alongside: it restores too
     lists = ir.restoring_lists(fn)
     restoring = lists + tuple(gen.tangent_of(xs) for xs in lists if xs in gen.active)
+    if fuse and reuse and reuse_buffers.applies(gen.known):
+        text = collect_terms(text, gen.known)
     text = fuse_temporaries(text) if fuse else text
     if fuse and reuse and reuse_buffers.applies(gen.known):
         text = reuse_buffers.reuse_buffers(text, gen.known)

@@ -13,6 +13,9 @@ shows what it does with a doctest (source in, source out). One pass per module:
   tuple (and takes them back with one pop);
 * :mod:`~adgen.backend.codeopt.sum_before_linear`: sums an adjoint read only summed before the
   linear maps that make it (code specialised for shapes);
+* :mod:`~adgen.backend.codeopt.collect_terms`: writes runs of elementwise ``+``, ``-`` and ``*``
+  as polynomials in the values they start from, like terms added, by Horner's scheme (code
+  specialised for NumPy arrays of known shapes and floating dtypes);
 * :mod:`~adgen.backend.codeopt.fuse_temporaries`: writes a temporary read once back into the
   expression that reads it;
 * :mod:`~adgen.backend.codeopt.keep_shapes_only`: keeps only the shape and dtype (``rt.Like``) of a
@@ -25,22 +28,26 @@ shows what it does with a doctest (source in, source out). One pass per module:
 
 The order they run in:
 
-* forward mode (:func:`adgen.modes.forward.forward`) runs :func:`fuse_temporaries
+* forward mode (:func:`adgen.modes.forward.forward`) runs ``collect_terms``, :func:`fuse_temporaries
   <adgen.backend.codeopt.fuse_temporaries.fuse_temporaries>`, then ``reuse_buffers`` (none
   with ``fuse=False``);
 * reverse mode (:func:`adgen.modes.reverse.reverse`) runs, in this order, ``drop_copies``;
   ``batch_saves`` (not with ``batch=False``: code meant for a higher derivative);
-  ``sum_before_linear`` (only for code specialised for shapes); ``fuse_temporaries`` (not
-  with ``fuse=False``); then ``keep_shapes_only`` and ``free_dead_names`` together
+  ``sum_before_linear`` (only for code specialised for shapes); ``collect_terms`` (code
+  specialised for NumPy arrays, not with ``fuse=False`` nor ``batch=False``);
+  ``fuse_temporaries`` (not with ``fuse=False``); then ``keep_shapes_only`` and
+  ``free_dead_names`` together
   (:func:`~adgen.backend.codeopt.keep_shapes_only.keep_shapes_and_free`, one parse for both);
   then ``reuse_buffers`` (not with ``batch=False``).
 
-``reuse_buffers`` writes ``out=``, which adgen does not differentiate: it runs only on code
-adgen will not read again (not on code made for a nested derivative, whose answers hold
-:data:`adgen.rules.known.ANY_KIND`, nor with ``batch=False``).
+``reuse_buffers`` writes ``out=`` and ``collect_terms`` casts numbers (``np.float64(v)``),
+which adgen does not differentiate: they run only on code adgen will not read again (not
+on code made for a nested derivative, whose answers hold :data:`adgen.rules.known.ANY_KIND`,
+nor with ``batch=False``).
 
 ``sum_before_linear`` matches each contribution to an adjoint as the sweep writes it, one
-operation on names, so it runs before ``fuse_temporaries`` merges statements;
+operation on names, so it runs before ``fuse_temporaries`` merges statements, and so does
+``collect_terms``, which reads each statement's value as a polynomial;
 ``keep_shapes_only`` and ``free_dead_names`` decide from what the final code reads, so they
 run last.
 """

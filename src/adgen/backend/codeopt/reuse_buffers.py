@@ -31,28 +31,29 @@ from __future__ import annotations
 import ast
 import math
 from collections.abc import Mapping
-from typing import Any
 
-import numpy as np
-
-from adgen.backend.codeopt.common import _function
+from adgen.backend.codeopt.common import (
+    _BINARY,
+    _UNARY,
+    Fact,
+    _bindings,
+    _dotted,
+    _fact,
+    _full,
+    _function,
+    _known_facts,
+    _ufunc,
+)
 from adgen.pyast import walk
 from adgen.rules.known import ANY_KIND, LIBRARY
 
-# the operators written as a ufunc with out= (a power is not: NumPy computes x ** 2 as a
-# square, whose bits np.power need not give)
-_BINARY = {ast.Add: "np.add", ast.Sub: "np.subtract", ast.Mult: "np.multiply", ast.Div: "np.divide"}
 _COMMUTATIVE = (ast.Add, ast.Mult)
-_UNARY: dict[type[ast.unaryop], str] = {ast.USub: "np.negative"}
 _SCOPES = (ast.Lambda, ast.FunctionDef, ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp)
 # calls that read an array without keeping it (their results are new arrays or numbers)
 _READERS = frozenset({"np.sum", "rt.Like"})
 
 # the size from which a temporary's array is reused (smaller ones are cheap to make)
 MIN_BYTES = 16384
-
-# what is known of a name: (shape, dtype) of a NumPy array, or a weak Python number (its type)
-Fact = tuple[tuple[int, ...], np.dtype[Any]] | type
 
 
 def applies(known: Mapping[str, tuple[tuple[int, ...], str]]) -> bool:
@@ -97,14 +98,7 @@ def reuse_buffers(
     fn = _function(source)
     if fn is None or not known or any(isinstance(n, _SCOPES) for n in walk(fn) if n is not fn):
         return source  # (a nested scope reads names later: a closure, a generator)
-    facts: dict[str, Fact] = {}
-    for name, (shape, dtype) in known.items():
-        if not name.isidentifier():  # (the answers' own keys: <real>...)
-            continue
-        try:
-            facts[name] = (tuple(shape), np.dtype(dtype))
-        except TypeError:
-            continue
+    facts = _known_facts(known)
     bound = _bindings(fn)
     tracked = _tracked(fn, bound)
     # (what `known` says of a name holds for every value it has: one binding only)
@@ -148,15 +142,6 @@ def reuse_buffers(
         text = ast.unparse(ast.Assign(targets=stmt.targets, value=edits[i], lineno=0))
         lines[stmt.lineno - 1 : stmt.end_lineno] = [indent + text]
     return "\n".join(lines)
-
-
-def _bindings(fn: ast.FunctionDef) -> dict[str, int]:
-    """How many times each name is bound anywhere in the function (parameters count)."""
-    counts: dict[str, int] = {a.arg: 1 for a in fn.args.args}
-    for node in walk(fn):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            counts[node.id] = counts.get(node.id, 0) + 1
-    return counts
 
 
 def _tracked(fn: ast.FunctionDef, bound: dict[str, int]) -> set[str]:
@@ -273,95 +258,3 @@ def _into(
                     keywords=[ast.keyword(arg="out", value=ast.Name(id=out, ctx=ast.Load()))],
                 )
     return None
-
-
-def _fact(expr: ast.expr, facts: dict[str, Fact]) -> Fact | None:
-    """What is known of ``expr``'s value: its shape and dtype (an array), the type of a weak
-    Python number, or None."""
-    if isinstance(expr, ast.Name):
-        return facts.get(expr.id)
-    if isinstance(expr, ast.Constant) and type(expr.value) in (int, float):
-        return type(expr.value)
-    full = _full(expr)
-    if full is not None:
-        return full
-    if isinstance(expr, ast.BinOp) and type(expr.op) in _BINARY:
-        return _combine(_ufunc_of(_BINARY[type(expr.op)]), [expr.left, expr.right], facts)
-    if isinstance(expr, ast.UnaryOp) and type(expr.op) in _UNARY:
-        return _combine(np.negative, [expr.operand], facts)
-    if isinstance(expr, ast.Call) and not expr.keywords:
-        ufunc = _ufunc(expr.func)
-        if ufunc is not None and len(expr.args) == ufunc.nin:
-            return _combine(ufunc, list(expr.args), facts)
-    return None
-
-
-def _combine(ufunc: np.ufunc, operands: list[ast.expr], facts: dict[str, Fact]) -> Fact | None:
-    """The result of ``ufunc`` of operands whose facts are known: broadcast shape, and the
-    dtype NumPy computes for stand-ins of the operands' kinds."""
-    shapes: list[tuple[int, ...]] = []
-    stand_ins: list[Any] = []
-    arrays = False
-    for operand in operands:
-        fact = _fact(operand, facts)
-        if fact is None:
-            return None
-        if isinstance(fact, type):
-            stand_ins.append(fact(1))
-        else:
-            shape, dtype = fact
-            shapes.append(shape)
-            stand_ins.append(np.ones((1,) * len(shape), dtype))
-            arrays = True
-    if not arrays:
-        return float if float in (type(s) for s in stand_ins) else None
-    try:
-        with np.errstate(all="ignore"):
-            result = ufunc(*stand_ins)
-        shape = np.broadcast_shapes(*shapes)
-    except (TypeError, ValueError):
-        return None
-    if not isinstance(result, np.ndarray) or not shape:
-        return None  # (0-d results are NumPy numbers, not arrays)
-    return (shape, result.dtype)
-
-
-def _full(expr: ast.expr) -> Fact | None:
-    """``np.full(shape, value, dtype=np.float64)`` as specialised code writes it (a literal
-    shape and dtype): a new array of that shape and dtype."""
-    if not (
-        isinstance(expr, ast.Call)
-        and _dotted(expr.func) == "np.full"
-        and len(expr.args) == 2
-        and [k.arg for k in expr.keywords] == ["dtype"]
-    ):
-        return None
-    try:
-        shape = ast.literal_eval(expr.args[0])
-    except ValueError:
-        return None
-    dtype = getattr(np, _dotted(expr.keywords[0].value)[3:], None)
-    if not (isinstance(shape, tuple) and all(type(n) is int for n in shape) and shape):
-        return None
-    if not (isinstance(dtype, type) and issubclass(dtype, np.inexact)):
-        return None
-    return (shape, np.dtype(dtype))
-
-
-def _dotted(func: ast.expr) -> str:
-    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
-        return f"{func.value.id}.{func.attr}"
-    return ""
-
-
-def _ufunc(func: ast.expr) -> np.ufunc | None:
-    """The NumPy ufunc a call's function names (``np.exp``), if it is one."""
-    name = _dotted(func)
-    return _ufunc_of(name) if name.startswith("np.") else None
-
-
-def _ufunc_of(name: str) -> Any:
-    """The elementwise NumPy ufunc ``np.<name>`` (not a generalised one: ``np.matvec``'s
-    result is not its operands' broadcast shape)."""
-    found = getattr(np, name[3:], None)
-    return found if isinstance(found, np.ufunc) and found.signature is None else None

@@ -15,6 +15,7 @@ import os
 from adgen import ir
 from adgen.backend.codeopt import reuse_buffers as reuse
 from adgen.backend.codeopt.batch_saves import batch_saves
+from adgen.backend.codeopt.collect_terms import collect_terms
 from adgen.backend.codeopt.drop_copies import drop_copies
 from adgen.backend.codeopt.fuse_temporaries import fuse_temporaries
 from adgen.backend.codeopt.keep_shapes_only import keep_shapes_and_free
@@ -398,6 +399,8 @@ def _optimize(
         sizes = {v: k[0] for v, k in known.items()}
         sizes.update({gen.bar(v): k[0] for v, k in known.items() if gen.bar(v) not in known})
         text = sum_before_linear(text, sizes)
+    if fuse and batch and reuse.applies(known):  # (NumPy arrays, not code adgen reads again)
+        text = collect_terms(text, known)
     # names provably holding scalars (and their adjoints): nothing to free or shrink
     scalar = {v for v, cls in gen.classes.items() if cls == frozenset()}
     small = frozenset(scalar | {gen.bar(v) for v in scalar})
