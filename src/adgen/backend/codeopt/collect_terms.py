@@ -37,10 +37,11 @@ gives 0).
 
 The pass rewrites only what it can prove the same and cheaper:
 
-* the arithmetic is ``+``, ``-`` (binary and unary), ``*``, small integer powers and
-  ``np.full`` of a scalar, at the function's top level, every name bound once, every value
-  an array of a real floating dtype (or a Python number) whose shape the call's arguments
-  decide;
+* the arithmetic is ``+``, ``-`` (binary and unary), ``*`` and ``np.full`` of a number,
+  at the function's top level, every value an array of a real floating dtype (or a Python
+  number) whose shape the call's arguments decide, the atoms of a value arrays of its dtype
+  (a float32 array added to a float64 one is computed in float64 from there on: its terms
+  would not be);
 * no statement of the function writes into an array, passes ``out=`` or calls a function
   that could (anything but NumPy's and adgen's own helpers, and methods such as a list's
   ``append`` and an array's ``reshape``): an atom read later than the code as written read
@@ -213,6 +214,7 @@ class _Plan:
     ) -> None:
         self.fn, self.top, self.exprs, self.facts, self.bound = fn, top, exprs, facts, bound
         self.casts: dict[str, str] = {}  # numbers of unknown kind, as np.full casts them
+        self.dtype = np.dtype(np.float64)  # the dtype of the value being expanded
 
     def rewrite(self, source: str) -> str:
         kept: set[str] = set()  # candidates written as they are
@@ -244,12 +246,16 @@ class _Plan:
             return alone
         polys: dict[str, Poly] = {}
         for name in sorted(region, key=self.top.__getitem__):
+            fact = self.facts[name]
+            assert not isinstance(fact, type)
+            self.dtype = fact[1]  # (every array atom of the value: its dtype, see _expand)
             poly = self._expand(self.exprs[name], region, roots, polys)
             if poly is None or len(poly) > MAX_TERMS or _degree(poly) > MAX_DEGREE:
                 # kept as written from here on: an atom of what reads it, and what it
                 # reads of the region is computed (an atom of what reads that later)
                 kept.add(name)
                 region.discard(name)
+                roots.discard(name)
                 roots |= _loads(self.exprs[name]) & region
                 continue
             polys[name] = poly
@@ -301,13 +307,18 @@ class _Plan:
     def _expand(
         self, expr: ast.expr, region: set[str], roots: set[str], polys: dict[str, Poly]
     ) -> Poly | None:
-        """``expr`` as a polynomial in atoms, or None."""
+        """``expr`` as a polynomial in atoms, or None. Every array atom (and 0-d array) has
+        the dtype of the value (``self.dtype``): the code as written may compute a float32
+        array's terms in float64 after adding a float64 array, a product of terms would
+        not."""
         if isinstance(expr, ast.Name):
             name = expr.id
+            fact = self.facts.get(name)
+            if not isinstance(fact, type) and fact is not None and fact[1] != self.dtype:
+                return None
             if name in polys:
                 # a root is computed anyway: an atom of what reads it
                 return {((name, 1),): 1.0} if name in roots else polys[name]
-            fact = self.facts.get(name)
             if name in region or self.bound.get(name, 0) > 1 or not _atom_fact(fact):
                 return None
             return {((name, 1),): 1.0}
@@ -336,6 +347,8 @@ class _Plan:
             if isinstance(value, ast.Name) and self.facts.get(value.id) is None:
                 # a number of a kind not known (the cotangent): cast as np.full casts it
                 if self.bound.get(value.id, 0) > 1 or value.id in region:
+                    return None
+                if fill[1] != self.dtype:
                     return None
                 if self.casts.setdefault(value.id, fill[1].name) != fill[1].name:
                     return None
