@@ -70,6 +70,14 @@ class _Forward:
         self.scalars = scalar_names(self.classes)
         # tangents only for values that depend on an input and reach the result
         self.active = self.facts.useful | set(wrt)
+        # the names bound to rt.Like / rt.saved_shape of a value (reverse mode's records of a
+        # shape: adgen.backend.codeopt.save_shapes_only), nowhere read as numbers
+        self.shape_records = {
+            t
+            for s in fn.statements()
+            if isinstance(s, ir.Assign) and s.prim.name in ("rt.Like", "rt.saved_shape")
+            for t in s.targets
+        }
         self.tangent = {p: self.namer.tangent(p) for p in wrt}
         self.multi_tangents = {self.namer.tangent(v) for v in self.facts.multi & self.active}
         self.w = CodeWriter()
@@ -126,6 +134,9 @@ class _Forward:
             )
         if isinstance(atom, ir.Var) and atom.name in self.active:
             return name(self.tangent_of(atom.name))
+        if isinstance(atom, ir.Var) and atom.name in self.shape_records:
+            # a shape and dtype kept (rt.Like), read for nothing else: its own zero
+            return name(atom.name)
         return call("rt.zeros_like", ir.atom_to_ast(atom))
 
     def pop(self, stmt: ir.Assign) -> None:
@@ -155,6 +166,8 @@ class _Forward:
                 v = stmt.args[1]
                 if isinstance(v, ir.Var) and v.name in self.active:
                     part: ast.expr = name(self.tangent_of(v.name))
+                elif isinstance(v, ir.Var) and v.name in self.shape_records:
+                    part = name(v.name)  # (a shape kept: its own zero)
                 else:
                     part = call("rt.zeros_like", ir.atom_to_ast(v))
                 method = ast.Attribute(

@@ -28,6 +28,9 @@ nondifferentiable(rt.zeros_like, slice)
 # ``rt.Like(x)``: the shape and dtype reverse mode keeps of x
 # (adgen.backend.codeopt.keep_shapes_only)
 nondifferentiable(rt.Like)
+# ... and what reverse mode saves in a loop of a value read back for its shape and kind
+# (adgen.backend.codeopt.save_shapes_only)
+nondifferentiable(rt.saved_shape)
 # a mask (np.select's "no condition holds"): piecewise constant
 nondifferentiable(rt.select_otherwise)
 # is a value complex? (the kind rt.real_like projects for)

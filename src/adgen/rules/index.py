@@ -9,6 +9,7 @@ FUNCTIONS: dict[str, str] = {
     "rt.zeros_like": "adjoints",
     "slice": "adjoints",
     "rt.Like": "adjoints",
+    "rt.saved_shape": "adjoints",
     "rt.select_otherwise": "adjoints",
     "rt.is_complex": "adjoints",
     "rt.checkpoint_every": "adjoints",

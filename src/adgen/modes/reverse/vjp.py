@@ -19,6 +19,7 @@ from adgen.backend.codeopt.collect_terms import collect_terms
 from adgen.backend.codeopt.drop_copies import drop_copies
 from adgen.backend.codeopt.fuse_temporaries import fuse_temporaries
 from adgen.backend.codeopt.keep_shapes_only import keep_shapes_and_free
+from adgen.backend.codeopt.save_shapes_only import save_shapes_only
 from adgen.backend.codeopt.sum_before_linear import sum_before_linear
 from adgen.backend.emit import CodeWriter
 from adgen.errors import UnsupportedSyntaxError
@@ -395,6 +396,7 @@ def _optimize(
     """The passes of :mod:`adgen.backend.codeopt` over the written function, in their order."""
     text = drop_copies(text)
     text = batch_saves(text, gen.stack) if batch else text
+    text = save_shapes_only(text, gen.stack)
     if known:  # code specialised for shapes: adjoints have their values' shapes
         sizes = {v: k[0] for v, k in known.items()}
         sizes.update({gen.bar(v): k[0] for v, k in known.items() if gen.bar(v) not in known})

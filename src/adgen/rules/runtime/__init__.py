@@ -79,6 +79,7 @@ from .core import (  # noqa: F401
     max_items,
     min_items,
     real_like,
+    saved_shape,
     split_last,
     sum_items,
     unbroadcast,
@@ -180,6 +181,7 @@ from .stats import covariance, covariance_vjp  # noqa: F401
 # the helpers shown with a doctest (tests/test_runtime.py checks that each has one)
 __all__ = [
     "backwards",
+    "saved_shape",
     "cast_like",
     "real_like",
     "is_complex",

@@ -218,6 +218,22 @@ class Like:
         self.array = x if foreign(x) else None
 
 
+def saved_shape(x: Any) -> Any:
+    """What reverse mode saves in a loop of a value it reads back only for its shape and
+    kind (:mod:`adgen.backend.codeopt.save_shapes_only`): :class:`Like` of an array or a
+    number, the value itself otherwise (a list, a tuple, ``None``).
+
+    >>> like = saved_shape(np.zeros((2, 3), dtype=np.complex64))
+    >>> like.shape, is_complex(like), unbroadcast(np.ones((4, 2, 3)), like).shape
+    ((2, 3), True, (2, 3))
+    >>> saved_shape([1.0, 2.0]), saved_shape(None)
+    ([1.0, 2.0], None)
+    """
+    if x is None or isinstance(x, (list, tuple, dict, str)):
+        return x
+    return Like(x)
+
+
 def unreduce(g: ArrayLike, x: ArrayLike, axis: Axis = None, keepdims: bool = False) -> NDArray[Any]:
     """Broadcast ``g`` back to ``np.shape(x)``: the adjoint of ``np.sum(x, axis, keepdims)``.
 
