@@ -94,8 +94,10 @@ def collect_terms(source: str, known: Mapping[str, tuple[tuple[int, ...], str]])
     """``source`` with its runs of top-level elementwise arithmetic written as polynomials in
     their atoms (see the module's documentation); ``known``: shapes and dtypes of names, as
     for :func:`adgen.backend.codeopt.reuse_buffers.reuse_buffers`."""
+    if not known:
+        return source
     fn = _function(source)
-    if fn is None or not known or not _quiet(fn):
+    if fn is None or not _chained(fn) or not _quiet(fn):
         return source
     versioned = _versioned(source, fn)
     if versioned != source:
@@ -103,6 +105,23 @@ def collect_terms(source: str, known: Mapping[str, tuple[tuple[int, ...], str]])
         assert fn is not None
     written = _collect(versioned, fn, known)
     return source if written == versioned else written
+
+
+def _chained(fn: ast.FunctionDef) -> bool:
+    """Does an arithmetic statement at the top level read the result of another (the least
+    there must be for terms to collect)?"""
+    made: set[str] = set()
+    for stmt in fn.body:
+        target = _target(stmt)
+        if target is None:
+            continue
+        assert isinstance(stmt, ast.Assign)
+        value = stmt.value
+        if isinstance(value, (ast.BinOp, ast.UnaryOp, ast.Call)) and _arithmetic(value):
+            if any(isinstance(n, ast.Name) and n.id in made for n in walk(value)):
+                return True
+            made.add(target)
+    return False
 
 
 def _collect(
