@@ -106,3 +106,27 @@ def test_out_is_refused() -> None:
 
     with pytest.raises(adgen.UnsupportedSyntaxError, match="out"):
         adgen.grad(f)(np.ones(4))
+
+
+def clipped_signals(x, s):
+    """The real outputs of np.fft (half spectra's signals, frequencies) and a real signal
+    reordered by fftshift meet real-only rules (np.minimum, np.maximum, np.sort)."""
+    a = np.fft.rfft(x)
+    u = np.fft.irfft(a * np.exp(-np.fft.rfftfreq(8) * s), n=8)
+    v = np.fft.irfftn(np.fft.rfftn(np.reshape(x, (2, 4))), s=(2, 4), axes=(0, 1))
+    w = np.fft.hfft(a[:3], n=4)
+    shifted = np.fft.fftshift(x * s)
+    return (
+        np.sum(np.minimum(u, 0.1) ** 2)
+        + np.sum(np.maximum(v, -0.2) * x[:4])
+        + np.sum(np.sort(w) * np.arange(4.0))
+        + np.sum(np.minimum(shifted, x))
+    )
+
+
+def test_real_outputs_of_fft_meet_real_only_rules() -> None:
+    """irfft, irfftn, hfft and rfftfreq give real arrays, fftshift keeps a real array real:
+    the rules for real values only apply (they were refused as if the values were complex)."""
+    x = rng.standard_normal(8)
+    check_grads(clipped_signals, x, 0.7)
+    check_grads(adgen.grad(clipped_signals), x, 0.7, modes=("forward",))

@@ -68,6 +68,13 @@ _REAL_RESULT = {
     ".imag",
     "np.var",
     "np.std",
+    # the real signal of a half spectrum (a Hermitian spectrum's), and sample frequencies
+    "np.fft.irfft",
+    "np.fft.irfftn",
+    "np.fft.irfft2",
+    "np.fft.hfft",
+    "np.fft.fftfreq",
+    "np.fft.rfftfreq",
 }
 # constructors of complex numbers (registered as constants in rules/nondiff.py, so that
 # `np.complex128(2.0)` is allowed; this module refuses them on differentiated values)
@@ -265,7 +272,13 @@ class ComplexValues:
                 )
 
 
+# of np.fft's: a reordering, complex where its argument is
+_KEEPS_KIND = {"np.fft.fftshift", "np.fft.ifftshift"}
+
+
 def _makes_complex(name: str) -> bool:
+    if name in _REAL_RESULT or name in _KEEPS_KIND:
+        return False
     return name in _MAKES_COMPLEX or name.startswith(_MAKES_COMPLEX_PREFIXES)
 
 
