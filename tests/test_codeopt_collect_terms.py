@@ -290,3 +290,24 @@ def _args() -> tuple[np.ndarray, ...]:
         np.array(0.75),
         np.arange(6).reshape(2, 3),
     )
+
+
+def test_numbers_stay_numbers() -> None:
+    """Arithmetic on 0-d arrays gives NumPy numbers: it is left as written (a rewrite
+    through a fill would give 0-d arrays), and arrays made from it are still collected."""
+    src = _code(
+        """
+        def f(x, y, z, s, n):
+            c = s * 2.0
+            d = c * 3.0 + c
+            a = x * d
+            b = a * 2.0 - a
+            return (d, b)
+        """
+    )
+    written = collect_terms(src, _KNOWN)
+    assert "c = s * 2.0" in written and "d = c * 3.0 + c" in written
+    assert written != src
+    got, want = _run(written, *_args()), _run(src, *_args())
+    assert type(got[0]) is type(want[0]) is np.float64  # type: ignore[index]
+    _close(got, want)

@@ -147,7 +147,8 @@ def _collect(
             continue
         if fact is not None:
             facts[target] = fact
-        if _is_float_array(fact) and _arithmetic(stmt.value):
+        # (an n-d array: a 0-d result is a NumPy number, which np.full would not give back)
+        if _is_float_array(fact) and fact[0] and _arithmetic(stmt.value):  # type: ignore[index]
             top[target] = i
             exprs[target] = stmt.value
     if len(top) < 2:
@@ -564,11 +565,15 @@ def _fact_of(expr: ast.expr, facts: dict[str, Fact]) -> Fact | None:
         else:
             shapes.append(fact[0])
             stand_ins.append(np.ones((1,) * len(fact[0]), fact[1]))
-    with np.errstate(all="ignore"):
-        result = _OPS[type(expr.op)](*stand_ins)
+    try:
+        with np.errstate(all="ignore"):
+            result = _OPS[type(expr.op)](*stand_ins)
+        shape = np.broadcast_shapes(*shapes)
+    except (TypeError, ValueError):  # (code that fails as written: nothing to tell)
+        return None
     if not shapes:
         return type(result) if type(result) in (int, float) else None
-    return (np.broadcast_shapes(*shapes), np.asarray(result).dtype)
+    return (shape, np.asarray(result).dtype)
 
 
 def _is_float_array(fact: Fact | None) -> bool:
