@@ -535,9 +535,22 @@ _OPS: dict[type[ast.AST], Any] = {
 }
 
 
-def _fact_of(expr: ast.expr, facts: dict[str, Fact]) -> Fact | None:
+def _fact_of(
+    expr: ast.expr, facts: dict[str, Fact], memo: dict[int, Fact | None] | None = None
+) -> Fact | None:
     """:func:`~adgen.backend.codeopt.common._fact`, knowing 0-d results too (a NumPy
-    number, shape ``()``): what a coefficient computes."""
+    number, shape ``()``): what a coefficient computes. ``memo``: the facts of the
+    expression's parts found so far (by ``id``)."""
+    if memo is not None:
+        if id(expr) not in memo:
+            memo[id(expr)] = _fact_part(expr, facts, memo)
+        return memo[id(expr)]
+    return _fact_part(expr, facts, None)
+
+
+def _fact_part(
+    expr: ast.expr, facts: dict[str, Fact], memo: dict[int, Fact | None] | None
+) -> Fact | None:
     if isinstance(expr, ast.BinOp) and type(expr.op) in _OPS:
         operands = [expr.left, expr.right]
     elif isinstance(expr, ast.UnaryOp) and type(expr.op) in _OPS:
@@ -557,7 +570,7 @@ def _fact_of(expr: ast.expr, facts: dict[str, Fact]) -> Fact | None:
     stand_ins: list[Any] = []
     shapes: list[tuple[int, ...]] = []
     for operand in operands:
-        fact = _fact_of(operand, facts)
+        fact = _fact_of(operand, facts, memo)
         if fact is None:
             return None
         if isinstance(fact, type):
@@ -729,9 +742,10 @@ def _scalar_expr(c: Poly, casts: Mapping[str, str] = {}) -> ast.expr:
 def _passes(expr: ast.expr, facts: dict[str, Fact]) -> int:
     """How many operations of ``expr`` make an array (a pass over memory each)."""
     count = 0
+    memo: dict[int, Fact | None] = {}
     for node in walk(expr):
         if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Call)):
-            fact = _fact_of(node, facts)  # type: ignore[arg-type]
+            fact = _fact_of(node, facts, memo)  # type: ignore[arg-type]
             if fact is not None and not isinstance(fact, type) and fact[0]:
                 count += 1
     return count
