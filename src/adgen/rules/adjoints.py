@@ -31,6 +31,8 @@ nondifferentiable(rt.Like)
 # ... and what reverse mode saves in a loop of a value read back for its shape and kind
 # (adgen.backend.codeopt.save_shapes_only)
 nondifferentiable(rt.saved_shape)
+# the dtype of a value as an array (templates: np.result_type reads a list as fields)
+nondifferentiable(rt.dtype_of)
 # a mask (np.select's "no condition holds"): piecewise constant
 nondifferentiable(rt.select_otherwise)
 # is a value complex? (the kind rt.real_like projects for)

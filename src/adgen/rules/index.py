@@ -10,6 +10,7 @@ FUNCTIONS: dict[str, str] = {
     "slice": "adjoints",
     "rt.Like": "adjoints",
     "rt.saved_shape": "adjoints",
+    "rt.dtype_of": "adjoints",
     "rt.select_otherwise": "adjoints",
     "rt.is_complex": "adjoints",
     "rt.checkpoint_every": "adjoints",

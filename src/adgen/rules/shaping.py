@@ -456,14 +456,14 @@ def asarray(ans, a, dtype=None):
             return g
         if rt.known_real(ans):
             return (
-                np.asarray(g, dtype=np.result_type(a))
+                np.asarray(g, dtype=rt.dtype_of(a))
                 if np.issubdtype(dtype, np.inexact)
-                else np.zeros(np.shape(a), dtype=np.result_type(a))
+                else np.zeros(np.shape(a), dtype=rt.dtype_of(a))
             )
         return (
-            np.asarray(rt.real_like(g, a), dtype=np.result_type(a))
+            np.asarray(rt.real_like(g, a), dtype=rt.dtype_of(a))
             if np.issubdtype(dtype, np.inexact)
-            else np.zeros(np.shape(a), dtype=np.result_type(a))
+            else np.zeros(np.shape(a), dtype=rt.dtype_of(a))
         )
 
 
@@ -492,9 +492,9 @@ def ascontiguousarray(ans, a, dtype=None):
         if dtype is None:
             return np.reshape(g, np.shape(a))
         return (
-            np.reshape(np.asarray(g, dtype=np.result_type(a)), np.shape(a))
+            np.reshape(np.asarray(g, dtype=rt.dtype_of(a)), np.shape(a))
             if np.issubdtype(dtype, np.inexact)
-            else np.zeros(np.shape(a), dtype=np.result_type(a))
+            else np.zeros(np.shape(a), dtype=rt.dtype_of(a))
         )
 
 
@@ -710,10 +710,10 @@ nondifferentiable(rt.pad_interior, rt.copying_pad_mode)
 )
 def append(arr, values, axis=None):
     def jvp_arr(da):
-        return np.append(da, np.zeros_like(values, dtype=np.result_type(da)), axis=axis)
+        return np.append(da, np.zeros_like(values, dtype=rt.dtype_of(da)), axis=axis)
 
     def jvp_values(dv):
-        return np.append(np.zeros_like(arr, dtype=np.result_type(dv)), dv, axis=axis)
+        return np.append(np.zeros_like(arr, dtype=rt.dtype_of(dv)), dv, axis=axis)
 
     def vjp_arr(g):
         if axis is None:
@@ -757,7 +757,7 @@ def delete(arr, obj, axis=None):
 )
 def insert(arr, obj, values, axis=None):
     def jvp_arr(da):
-        return np.insert(da, obj, np.zeros_like(values, dtype=np.result_type(da)), axis=axis)
+        return np.insert(da, obj, np.zeros_like(values, dtype=rt.dtype_of(da)), axis=axis)
 
     def jvp_values(dv):
         return rt.inserted_tangent(arr, obj, dv, axis)

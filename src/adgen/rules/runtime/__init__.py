@@ -65,6 +65,7 @@ from .core import (  # noqa: F401
     as_list,
     cast_like,
     copy_of,
+    dtype_of,
     extremum_jvp,
     extremum_shares,
     is_complex,
@@ -181,6 +182,7 @@ from .stats import covariance, covariance_vjp  # noqa: F401
 # the helpers shown with a doctest (tests/test_runtime.py checks that each has one)
 __all__ = [
     "backwards",
+    "dtype_of",
     "saved_shape",
     "cast_like",
     "real_like",

@@ -218,6 +218,19 @@ class Like:
         self.array = x if foreign(x) else None
 
 
+def dtype_of(x: Any) -> Any:
+    """The dtype of ``x`` as NumPy makes an array of it: ``np.result_type`` of an array, a
+    number or a dtype, and of the items of a list or tuple (``np.result_type`` reads a list
+    as the fields of a structured dtype).
+
+    >>> dtype_of(np.ones(2, dtype=np.float32)), dtype_of([0.5, 1.5]), dtype_of([[1, 2]])
+    (dtype('float32'), dtype('float64'), dtype('int64'))
+    """
+    if isinstance(x, (list, tuple)):
+        return np.result_type(*[dtype_of(item) for item in x]) if x else np.dtype(np.float64)
+    return np.result_type(x)
+
+
 def saved_shape(x: Any) -> Any:
     """What reverse mode saves in a loop of a value it reads back only for its shape and
     kind (:mod:`adgen.backend.codeopt.save_shapes_only`): :class:`Like` of an array or a

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .core import dtype_of
 from .libraries import as_array, cast, eager, foreign, summed_at, zeros_for
 
 # the functions that join arrays along an existing axis, by the name the rules pass
@@ -236,18 +237,16 @@ def inserted_tangent(arr: Any, obj: Any, dvalues: Any, axis: Any = None) -> Any:
     [0.0, 0.0, 0.0]
     """
     if not foreign(dvalues):
-        if not np.issubdtype(np.result_type(arr), np.inexact):
+        if not np.issubdtype(dtype_of(arr), np.inexact):
             shape = np.shape(np.insert(arr, obj, 0, axis=axis))
-            return np.zeros(shape, dtype=np.result_type(dvalues))
-        return np.insert(
-            np.zeros(np.shape(arr), dtype=np.result_type(dvalues)), obj, dvalues, axis=axis
-        )
+            return np.zeros(shape, dtype=dtype_of(dvalues))
+        return np.insert(np.zeros(np.shape(arr), dtype=dtype_of(dvalues)), obj, dvalues, axis=axis)
     # another library's tangent: NumPy inserts source indices (Dask's np.insert needs an axis,
     # and takes a scalar obj's values as one slice), through which the entries are copied
     slots = np.insert(
         np.zeros(np.shape(arr), dtype=np.int64), obj, source_index(dvalues), axis=axis
     )
-    if not np.issubdtype(np.result_type(arr), np.inexact):
+    if not np.issubdtype(dtype_of(arr), np.inexact):
         return np.zeros_like(dvalues, shape=np.shape(slots))
     return gathered(dvalues, slots)
 
@@ -262,7 +261,7 @@ def inserted_values_vjp(g: Any, arr: Any, obj: Any, values: Any, axis: Any = Non
     >>> float(inserted_values_vjp(np.arange(5.0).reshape(1, 5), np.zeros((1, 3)), [0, 2], 1.0, 1))
     3.0
     """
-    if not np.issubdtype(np.result_type(arr), np.inexact):
+    if not np.issubdtype(dtype_of(arr), np.inexact):
         return gathered_vjp(np.zeros_like(g), values, np.zeros(np.shape(g), dtype=np.int64))
     slots = np.insert(np.zeros(np.shape(arr), dtype=np.int64), obj, source_index(values), axis=axis)
     return gathered_vjp(g, values, slots)
