@@ -70,14 +70,15 @@ class _Forward:
         self.scalars = scalar_names(self.classes)
         # tangents only for values that depend on an input and reach the result
         self.active = self.facts.useful | set(wrt)
-        # the names bound to rt.Like / rt.saved_shape of a value (reverse mode's records of a
-        # shape: adgen.backend.codeopt.save_shapes_only), nowhere read as numbers
-        self.shape_records = {
-            t
-            for s in fn.statements()
-            if isinstance(s, ir.Assign) and s.prim.name in ("rt.Like", "rt.saved_shape")
-            for t in s.targets
-        }
+        # the names bound only to rt.Like / rt.saved_shape of a value (reverse mode's records
+        # of a shape: adgen.backend.codeopt.save_shapes_only), nowhere read as numbers
+        records = ("rt.Like", "rt.saved_shape")
+        assigns = [s for s in fn.statements() if isinstance(s, ir.Assign)]
+        self.shape_records = (
+            {t for s in assigns if s.prim.name in records for t in s.targets}
+            - {t for s in assigns if s.prim.name not in records for t in s.targets}
+            - {s.target for s in fn.statements() if isinstance(s, ir.For)}
+        )
         self.tangent = {p: self.namer.tangent(p) for p in wrt}
         self.multi_tangents = {self.namer.tangent(v) for v in self.facts.multi & self.active}
         self.w = CodeWriter()
