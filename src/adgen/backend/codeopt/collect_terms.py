@@ -55,7 +55,8 @@ The pass rewrites only what it can prove the same and cheaper:
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -67,9 +68,11 @@ from adgen.backend.codeopt.common import (
     _full,
     _function,
     _known_facts,
+    _result_fact,
+    _simple_assign,
 )
 from adgen.names import Namer
-from adgen.pyast import walk
+from adgen.pyast import dotted_text, walk
 
 # a polynomial larger than this is not expanded further: its value is kept as written
 MAX_TERMS = 24
@@ -303,7 +306,7 @@ class _Plan:
         after += sum(_passes(v, emitter.facts) for _, _, v in emitter.products)
         if after >= before:
             return None
-        return region, values, emitter.products
+        return region, values, emitter.inline_single_casts(values)
 
     def _roots(self, region: set[str]) -> set[str]:
         """The names of the region that other statements read, or that nothing reads (both
@@ -426,6 +429,38 @@ class _Emitter:
         self.memo: dict[Mono, str] = {}
         self.products: list[tuple[int, str, ast.expr]] = []  # (before statement i, name, value)
         self.position = 0
+        self.cast: dict[str, str] = {}  # a number cast -> the name of its cast, made once
+
+    def _number(self, name: str) -> ast.expr:
+        """A scalar atom in a coefficient: its name, or that of its cast (one statement)."""
+        if name not in self.casts:
+            return _name(name)
+        if name not in self.cast:
+            dtype = self.casts[name]
+            self.cast[name] = self.names.claim(f"{name}_{dtype}")
+            self.products.append(
+                (self.position, self.cast[name], _call(f"np.{dtype}", [_name(name)]))
+            )
+            self.facts[self.cast[name]] = ((), np.dtype(dtype))
+        return _name(self.cast[name])
+
+    def inline_single_casts(self, values: dict[str, ast.expr]) -> list[tuple[int, str, ast.expr]]:
+        """The products to compute, but for the casts read once: those are written where they
+        are read (in ``values``, changed in place)."""
+        made = {name: value for _, name, value in self.products if name in self.cast.values()}
+        exprs = [*values.values(), *(v for _, name, v in self.products if name not in made)]
+        reads = Counter(n.id for e in exprs for n in walk(e) if isinstance(n, ast.Name))
+        once = {name: made[name] for name in made if reads[name] == 1}
+        if not once:
+            return self.products
+
+        class _Inline(ast.NodeTransformer):
+            def visit_Name(self, node: ast.Name) -> ast.expr:
+                return once.get(node.id, node)
+
+        for name, value in values.items():
+            values[name] = _Inline().visit(value)
+        return [p for p in self.products if p[1] not in once]
 
     def _scalar(self, name: str) -> bool:
         fact = self.facts.get(name)
@@ -441,7 +476,7 @@ class _Emitter:
         grouped = {m: c for m, c in grouped.items() if any(v != 0.0 for v in c.values())}
         if not grouped or list(grouped) == [()]:  # no array left: a filled array
             assert not isinstance(fact, type)
-            value = _scalar_expr(grouped.get((), {(): 0.0}), self.casts)
+            value = _scalar_expr(grouped.get((), {(): 0.0}), self._number)
             return _call("np.full", [_literal(fact[0]), value], dtype=f"np.{fact[1].name}")
         return self._horner(grouped)
 
@@ -476,19 +511,19 @@ class _Emitter:
         """A term, True if it is to be subtracted (a name or a number only: ``c - t`` of a
         temporary ``t`` makes a new array, where ``t * -2.0 + c`` writes into ``t``), and
         True if it is a number."""
-        if list(c) == [()] and c[()] < 0 and (c[()] == -1.0 or not mono):
-            return self._term(mono, {(): -c[()]}), True, not mono
+        if len(c) == 1 and next(iter(c.values())) < 0 and (c.get(()) == -1.0 or not mono):
+            return self._term(mono, {m: -v for m, v in c.items()}), True, not mono
         return self._term(mono, c), False, not mono
 
     def _term(self, mono: Mono, c: Poly) -> ast.expr:
         if not mono:
-            return _scalar_expr(c, self.casts)
+            return _scalar_expr(c, self._number)
         base = self._mono(mono)
         if c == {(): 1.0}:
             return base
         if c == {(): -1.0}:
             return ast.UnaryOp(ast.USub(), base)
-        return ast.BinOp(base, ast.Mult(), _scalar_expr(c, self.casts))
+        return ast.BinOp(base, ast.Mult(), _scalar_expr(c, self._number))
 
     def _mono(self, mono: Mono) -> ast.expr:
         """The product of array atoms ``mono``: a name (an atom's, or a shared product's)."""
@@ -516,13 +551,8 @@ class _Emitter:
 
 
 def _target(stmt: ast.stmt) -> str | None:
-    if (
-        isinstance(stmt, ast.Assign)
-        and len(stmt.targets) == 1
-        and isinstance(stmt.targets[0], ast.Name)
-    ):
-        return stmt.targets[0].id
-    return None
+    found = _simple_assign(stmt)
+    return None if found is None else found[0]
 
 
 _FLOAT_TYPES = frozenset({"float16", "float32", "float64", "longdouble"})
@@ -567,26 +597,8 @@ def _fact_part(
         return ((), np.dtype(expr.func.attr))
     else:
         return _fact(expr, facts)
-    stand_ins: list[Any] = []
-    shapes: list[tuple[int, ...]] = []
-    for operand in operands:
-        fact = _fact_of(operand, facts, memo)
-        if fact is None:
-            return None
-        if isinstance(fact, type):
-            stand_ins.append(fact(1))
-        else:
-            shapes.append(fact[0])
-            stand_ins.append(np.ones((1,) * len(fact[0]), fact[1]))
-    try:
-        with np.errstate(all="ignore"):
-            result = _OPS[type(expr.op)](*stand_ins)
-        shape = np.broadcast_shapes(*shapes)
-    except (TypeError, ValueError):  # (code that fails as written: nothing to tell)
-        return None
-    if not shapes:
-        return type(result) if type(result) in (int, float) else None
-    return (shape, np.asarray(result).dtype)
+    op = _OPS[type(expr.op)]  # type: ignore[attr-defined]
+    return _result_fact(op, [_fact_of(operand, facts, memo) for operand in operands], numbers=True)
 
 
 def _is_float_array(fact: Fact | None) -> bool:
@@ -645,19 +657,15 @@ def _quiet(fn: ast.FunctionDef) -> bool:
 def _harmless_call(func: ast.expr) -> bool:
     if isinstance(func, ast.Name):
         return func.id in _SAFE_BUILTINS
-    path: list[str] = []
-    node: ast.expr = func
-    while isinstance(node, ast.Attribute):
-        path.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
+    dotted = dotted_text(func)
+    owner, _, rest = dotted.partition(".")
+    if not owner.isidentifier() or not rest:  # (a call's result, a subscript...)
         return False
-    dotted = ".".join([node.id, *reversed(path)])
-    if node.id in ("rt", "math"):  # (adgen's helpers write into no argument)
+    if owner in ("rt", "math"):  # (adgen's helpers write into no argument)
         return True
-    if node.id == "np":
-        return dotted not in _MUTATING_NP and path[0] != "at" and not dotted.endswith(".at")
-    return len(path) == 1 and path[0] in _METHODS
+    if owner == "np":
+        return dotted not in _MUTATING_NP and not dotted.endswith(".at")
+    return rest in _METHODS
 
 
 def _sum(parts: list[tuple[ast.expr, bool, bool]]) -> ast.expr:
@@ -714,16 +722,13 @@ def _tidy(poly: Poly) -> Poly | None:
     return out
 
 
-def _scalar_expr(c: Poly, casts: Mapping[str, str] = {}) -> ast.expr:
-    """A coefficient: a polynomial in scalars, as an expression of Python numbers."""
+def _scalar_expr(c: Poly, number: Callable[[str], ast.expr]) -> ast.expr:
+    """A coefficient: a polynomial in scalars (each written by ``number``), as an expression
+    of Python numbers."""
     terms = sorted(c.items())
     value: ast.expr | None = None
     for mono, v in terms:
-        factors: list[ast.expr] = [
-            _call(f"np.{casts[n]}", [_name(n)]) if n in casts else _name(n)
-            for n, k in mono
-            for _ in range(k)
-        ]
+        factors: list[ast.expr] = [number(n) for n, k in mono for _ in range(k)]
         if v != 1.0 or not factors:
             factors.insert(0, ast.Constant(abs(v) if value is not None else v))
         term = factors[0]

@@ -138,28 +138,35 @@ def _fact(expr: ast.expr, facts: dict[str, Fact]) -> Fact | None:
 def _combine(ufunc: np.ufunc, operands: list[ast.expr], facts: dict[str, Fact]) -> Fact | None:
     """The result of ``ufunc`` of operands whose facts are known: broadcast shape, and the
     dtype NumPy computes for stand-ins of the operands' kinds."""
+    return _result_fact(ufunc, [_fact(operand, facts) for operand in operands])
+
+
+def _result_fact(ufunc: Any, operands: list[Fact | None], numbers: bool = False) -> Fact | None:
+    """What ``ufunc`` gives for operands of these facts (None: unknown): an array's shape
+    and dtype; a 0-d result (a NumPy number) and a Python number's type only if ``numbers``
+    (without, a result of Python numbers is ``float`` if one of them is)."""
     shapes: list[tuple[int, ...]] = []
     stand_ins: list[Any] = []
-    arrays = False
-    for operand in operands:
-        fact = _fact(operand, facts)
+    for fact in operands:
         if fact is None:
             return None
         if isinstance(fact, type):
             stand_ins.append(fact(1))
         else:
-            shape, dtype = fact
-            shapes.append(shape)
-            stand_ins.append(np.ones((1,) * len(shape), dtype))
-            arrays = True
-    if not arrays:
+            shapes.append(fact[0])
+            stand_ins.append(np.ones((1,) * len(fact[0]), fact[1]))
+    if not shapes and not numbers:
         return float if float in (type(s) for s in stand_ins) else None
     try:
         with np.errstate(all="ignore"):
             result = ufunc(*stand_ins)
         shape = np.broadcast_shapes(*shapes)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError):  # (code that fails as written: nothing to tell)
         return None
+    if not shapes:
+        return type(result) if type(result) in (int, float) else None
+    if numbers:
+        return (shape, np.asarray(result).dtype)
     if not isinstance(result, np.ndarray) or not shape:
         return None  # (0-d results are NumPy numbers, not arrays)
     return (shape, result.dtype)

@@ -59,11 +59,9 @@ from __future__ import annotations
 
 import ast
 
-from adgen.backend.codeopt.common import _function
+from adgen.backend.codeopt.common import _dotted, _function
+from adgen.backend.codeopt.keep_shapes_only import _SHAPE_ONLY
 from adgen.pyast import walk
-
-# helpers whose second argument gives only a shape (and dtype)
-_SHAPE_ONLY = ("rt.unbroadcast", "rt.unreduce")
 
 
 def save_shapes_only(source: str, stack: str = "stack") -> str:
@@ -157,9 +155,3 @@ def _saved(stmt: ast.stmt, stack: str) -> list[ast.Name]:
     if isinstance(arg, ast.Tuple) and all(isinstance(e, ast.Name) for e in arg.elts):
         return list(arg.elts)  # type: ignore[arg-type]
     return []
-
-
-def _dotted(func: ast.expr) -> str:
-    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
-        return f"{func.value.id}.{func.attr}"
-    return ""

@@ -401,13 +401,15 @@ def _optimize(
         sizes = {v: k[0] for v, k in known.items()}
         sizes.update({gen.bar(v): k[0] for v, k in known.items() if gen.bar(v) not in known})
         text = sum_before_linear(text, sizes)
-    if fuse and batch and reuse.applies(known):  # (NumPy arrays, not code adgen reads again)
+    # code for NumPy arrays of known shapes that adgen does not read again
+    for_numpy = fuse and batch and reuse.applies(known)
+    if for_numpy:
         text = collect_terms(text, known)
     # names provably holding scalars (and their adjoints): nothing to free or shrink
     scalar = {v for v, cls in gen.classes.items() if cls == frozenset()}
     small = frozenset(scalar | {gen.bar(v) for v in scalar})
     text = fuse_temporaries(text) if fuse else text
     text = keep_shapes_and_free(text, small)
-    if fuse and batch and reuse.applies(known):  # (not code adgen reads again)
+    if for_numpy:
         text = reuse.reuse_buffers(text, known)
     return text
