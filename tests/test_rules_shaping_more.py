@@ -222,3 +222,29 @@ def along_arg(fn, a, b, t, i, eps):  # type: ignore[no-untyped-def]
 def test_asarray_of_a_list_differentiates_twice() -> None:
     a = [0.1, -0.4, 0.3]
     check_grads(adgen.grad(as_array_sin), a)
+
+
+# -- np.array of a number: no items to take apart (autograd's test_array_from_scalar) --------
+def array_of_a_number(x):
+    return np.array(x) * x
+
+
+def array_of_a_number_in_a_loop(x):
+    total = 0.0
+    for k in range(3):
+        total = total + np.sum(np.array(x) * k)
+    return total
+
+
+@pytest.mark.parametrize("fn", [array_of_a_number, array_of_a_number_in_a_loop])
+@pytest.mark.parametrize(
+    "x", [2.5, np.float64(2.5), np.array(2.5)], ids=["float", "float64", "0-d array"]
+)
+def test_array_of_a_number_differentiates_in_both_modes_and_twice(fn, x):
+    want = 5.0 if fn is array_of_a_number else 3.0  # d/dx x**2 at 2.5; 0 + 1 + 2
+    assert adgen.grad(fn)(x) == pytest.approx(want, rel=1e-12)
+    assert adgen.jvp(fn, (x,), (1.0,))[1] == pytest.approx(want, rel=1e-12)
+    check_grads(fn, x)
+    second = adgen.grad(adgen.grad(fn))(x)
+    assert second == pytest.approx(2.0 if fn is array_of_a_number else 0.0, abs=1e-12)
+    assert adgen.hessian(fn)(np.array(x, dtype=float)) == pytest.approx(second, abs=1e-12)

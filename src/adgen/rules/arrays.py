@@ -147,8 +147,11 @@ def stack(arrays, axis=0):
     examples=[
         example("np.array([a, b])", a=(3,), b=(3,), f32=True),
         example("np.array((a, 1.0, b))", a=None, b=()),
+        example("np.array(a)", a=None),
+        example("np.array(a)", a=()),
     ],
     complex=True,
+    number=True,
 )
 def array(object):  # noqa: A002 - NumPy's parameter name
     def jvp(parts):

@@ -606,6 +606,7 @@ class Primitive:
         # item (rt.accumulate), never with `+`, which would concatenate
         self.lists = False
         self.sequence: str | None = None  # the parameter taking a sequence of arrays
+        self.sequence_number = False  # ... or a number, held as it is (np.array(3.0))
         self.user_fn: Any = None  # for a call to the user's own function (not inlined)
         # a function with several results (np.linalg.slogdet): how many, from its static
         # arguments; its templates take and return tuples, one item per result
@@ -1803,11 +1804,13 @@ def sequence_rule(
     examples: Iterable[Example] = (),
     domain: Domain | None = None,
     complex: bool = False,
+    number: bool = False,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register a function whose parameter ``sequence`` takes a tuple or list of arrays
     (``np.stack((a, b))``). ``jvp(parts)`` gets the tuple of the elements' tangents (zeros for
     constant elements); ``vjp(g, k)`` returns the cotangent of element ``k`` (a constant).
-    ``complex=True`` as for :func:`rule`."""
+    ``complex=True`` as for :func:`rule`. ``number=True``: ``sequence`` may also be a single
+    number or 0-d array, which the result then holds as it is (``np.array(3.0)``)."""
 
     def register(rule_fn: Callable[..., Any]) -> Callable[..., Any]:
         params, _, jvp, vjp = _parse_rule(rule_fn, None, sequence)
@@ -1816,6 +1819,7 @@ def sequence_rule(
             emitter = syntax_emitter(fn) or call_emitter(spelling(fn))
             prim = Primitive(name=_label(fn), emitter=emitter, params=params, jvp=jvp, vjp=vjp)
             prim.sequence = sequence
+            prim.sequence_number = number
             prim.examples = tuple(examples)
             prim.domain = domain
             prim.complex = complex

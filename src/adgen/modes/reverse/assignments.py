@@ -285,26 +285,7 @@ class _Assignments(_State):
             # (rows) are the elements: np.array(y), np.stack(y)
             w.defer_comment(*comment)
             if seq_atom.name in facts.useful:
-                template = stmt.prim.vjp[stmt.prim.sequence]
-                k = self.namer.fresh("k")
-                sr.bindings[template.extra[0]] = name(k)
-                pre, expr = sr.expand("vjp", stmt.prim.sequence, g)
-                if pre:
-                    raise UnsupportedSyntaxError(
-                        f"reverse mode of {stmt.prim.name} of a list", loc_of(fn, stmt.line)
-                    )
-                count = call("range", call("len", name(seq_atom.name)))
-                parts: ast.expr = ast.ListComp(
-                    elt=expr,
-                    generators=[
-                        ast.comprehension(
-                            target=ast.Name(id=k, ctx=ast.Store()), iter=count, ifs=[], is_async=0
-                        )
-                    ],
-                )
-                if seq_atom.name not in facts.lists:
-                    parts = call("rt.items_vjp", parts, name(seq_atom.name))
-                self.accumulate(seq_atom.name, parts, w)
+                self.accumulate(seq_atom.name, self._items_cotangent(stmt, sr, seq_atom.name, g), w)
             self.contributions(sr, others, g, w)
             self.restore(w, t, saved, reset)
             return
@@ -350,3 +331,37 @@ class _Assignments(_State):
             reset = False
         self.contributions(sr, inputs, g, w, fresh)
         self.restore(w, t, saved, reset)
+
+    def _items_cotangent(self, stmt: ir.Assign, sr: StatementRule, var: str, g: str) -> ast.expr:
+        """The cotangent of ``var``, the sequence ``stmt`` reads (``np.stack(var)``): a list
+        the function built gets a list, an array passed there its items stacked back.
+        ``np.array(var)`` of a number or 0-d array has no items: the result holds ``var`` as
+        it is (where ``var``'s kind is not known, the code asks)."""
+        fn, facts = self.fn, self.facts
+        assert stmt.prim.sequence is not None
+        number = stmt.prim.sequence_number and var not in facts.lists
+        whole = call("rt.unbroadcast", name(g), name(var))
+        if number and self._number(var):
+            return whole
+        template = stmt.prim.vjp[stmt.prim.sequence]
+        k = self.namer.fresh("k")
+        sr.bindings[template.extra[0]] = name(k)
+        pre, expr = sr.expand("vjp", stmt.prim.sequence, g)
+        if pre:
+            raise UnsupportedSyntaxError(
+                f"reverse mode of {stmt.prim.name} of a list", loc_of(fn, stmt.line)
+            )
+        count = call("range", call("len", name(var)))
+        parts: ast.expr = ast.ListComp(
+            elt=expr,
+            generators=[
+                ast.comprehension(
+                    target=ast.Name(id=k, ctx=ast.Store()), iter=count, ifs=[], is_async=0
+                )
+            ],
+        )
+        if var not in facts.lists:
+            parts = call("rt.items_vjp", parts, name(var))
+        if number and not self._array(var):
+            parts = ast.IfExp(test=call("np.ndim", name(var)), body=parts, orelse=whole)
+        return parts

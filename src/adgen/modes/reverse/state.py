@@ -95,6 +95,16 @@ class _State:
         self.pending: set[str] = set()
         self.deferred: set[str] = set()  # (those pending when the sweep starts)
 
+    def _number(self, var: str) -> bool:
+        """Is ``var`` provably a number or a 0-d array (a scalar's class, or known 0-d)?"""
+        known = self.known.get(var)
+        return var in self.scalars or (known is not None and known[0] == ())
+
+    def _array(self, var: str) -> bool:
+        """Is ``var`` provably an array of at least one dimension?"""
+        known = self.known.get(var)
+        return known is not None and known[0] != ()
+
     def _has_while(self) -> bool:
         return any(isinstance(s, ir.While) for s in self.fn.statements())
 
