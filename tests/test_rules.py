@@ -13,6 +13,7 @@ case: registering a rule without a test here fails the suite.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 import zlib
@@ -805,9 +806,16 @@ def _checked_functions() -> list[Callable[..., Any]]:
     return list(fns.values())
 
 
+@functools.cache
+def _used_by_the_cases() -> frozenset[int]:
+    """The primitives the cases use (once per process: tracing some four thousand functions
+    takes seconds; the registry's objects live as long as the process)."""
+    return frozenset(_used_primitives(_checked_functions()))
+
+
 def test_every_registered_function_has_a_case() -> None:
     """Each differentiable object in the registry: np.max *and* np.min, np.divide *and* ``/``..."""
-    used = _used_primitives(_checked_functions())
+    used = _used_by_the_cases()
     missing = sorted(p.name for _, p in registered() if p.differentiable and id(p) not in used)
     assert not missing, (
         f"registered functions with no case in tests/test_rules.py and no example: {missing}"
@@ -816,7 +824,7 @@ def test_every_registered_function_has_a_case() -> None:
 
 def test_every_rule_has_a_case() -> None:
     """Rule level: a registration (shared templates) is covered if any of its objects is."""
-    used = _used_primitives(_checked_functions())
+    used = _used_by_the_cases()
     rules: dict[int, list[Any]] = {}
     for _, p in registered():
         if p.differentiable:
@@ -826,7 +834,7 @@ def test_every_rule_has_a_case() -> None:
 
 
 def test_every_attribute_rule_has_a_case() -> None:
-    used = _used_primitives(_checked_functions())
+    used = _used_by_the_cases()
     attrs = _attribute_names()
     assert "T" in attrs
     missing = sorted(
@@ -849,6 +857,7 @@ def test_coverage_check_sees_a_new_rule() -> None:
     """Registering a rule for a function with no case makes the coverage test fail."""
     from adgen.rules import rule
 
+    _used_by_the_cases()  # (what the cases use, read before the registry changes)
     saved = dict(_registry._REGISTRY)
     try:
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -138,7 +138,7 @@ class Function:
     body: list[Stmt]
     filename: str
     firstlineno: int
-    source_lines: dict[int, str]
+    source_lines: Mapping[int, str]
     free: dict[str, Any] = field(default_factory=dict)
     user_names: set[str] = field(default_factory=set)
     # outside values that were Python numbers at transform time (they never broadcast)

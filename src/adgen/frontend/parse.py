@@ -18,6 +18,7 @@ import os
 import sys
 import textwrap
 import types
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -39,6 +40,34 @@ class Scope(Protocol):
         ...
 
 
+class SourceLines(Mapping[int, str]):
+    """A file's lines by their number (1-based), read from the list of lines itself: a
+    function parsed from a long file does not copy the file's lines into a dict.
+
+    >>> lines = SourceLines(["a = 1\\n", "b = 2\\n"])
+    >>> lines.get(2), lines.get(3, ""), len(lines)
+    ('b = 2\\n', '', 2)
+    """
+
+    __slots__ = ("_lines", "_first")
+
+    def __init__(self, lines: Sequence[str], first: int = 1) -> None:
+        self._lines = lines
+        self._first = first
+
+    def __getitem__(self, number: int) -> str:
+        index = number - self._first
+        if not isinstance(number, int) or not 0 <= index < len(self._lines):
+            raise KeyError(number)
+        return self._lines[index]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(range(self._first, self._first + len(self._lines)))
+
+    def __len__(self) -> int:
+        return len(self._lines)
+
+
 @dataclass
 class ParsedFunction:
     """A function's syntax tree with the absolute place of its lines."""
@@ -48,7 +77,7 @@ class ParsedFunction:
     filename: str
     line_offset: int  # absolute line = node line + line_offset
     col_offset: int  # absolute column = node column + col_offset
-    lines: dict[int, str]
+    lines: Mapping[int, str]
     scope: Scope
 
     def loc(self, node: Any) -> SourceLocation:
@@ -217,11 +246,7 @@ def parse_function(fn: types.FunctionType, scope: Scope | None = None) -> Parsed
         lines = inspect.getblock(typed[start - 1 :])
     start = max(start, 1)
     all_lines = typed if typed is not None else linecache.getlines(filename)
-    absolute = (
-        {i + 1: text for i, text in enumerate(all_lines)}
-        if all_lines
-        else {start + i: text for i, text in enumerate(lines)}
-    )
+    absolute = SourceLines(all_lines) if all_lines else SourceLines(lines, start)
     text = "".join(lines)
     dedented = textwrap.dedent(text)
     indent = _indent_width(lines)
@@ -280,7 +305,7 @@ def _parse_lambda(fn: types.FunctionType, scope: Scope | None) -> ParsedFunction
         filename=filename,
         line_offset=0,  # the whole file was parsed: its places are the file's
         col_offset=0,
-        lines={i + 1: text for i, text in enumerate(lines)},
+        lines=SourceLines(lines),
         scope=scope if scope is not None else LiveScope(fn),
     )
 

@@ -48,7 +48,7 @@ import builtins
 import importlib
 import tokenize
 import types
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
@@ -174,7 +174,7 @@ class StaticScope:
     ``if __name__ == "__main__":`` is ignored.
     """
 
-    def __init__(self, tree: gast.Module, filename: str, lines: dict[int, str]) -> None:
+    def __init__(self, tree: gast.Module, filename: str, lines: Mapping[int, str]) -> None:
         self.tree = tree
         self.filename = filename
         self.lines = lines

@@ -103,8 +103,9 @@ def reuse_buffers(
     tracked = _tracked(fn, bound)
     # (what `known` says of a name holds for every value it has: one binding only)
     facts = {n: f for n, f in facts.items() if bound.get(n, 0) <= 1}
-    owned = _owned(fn, tracked)
-    last_read = _last_reads(fn)
+    # what reads what: looked at once a result is large enough (most code has none)
+    owned: set[str] | None = None
+    last_read: dict[str, int] = {}
     edits: dict[int, ast.expr] = {}
     for i, stmt in enumerate(fn.body):
         if not (
@@ -124,6 +125,8 @@ def reuse_buffers(
             and fact[1].kind in "fc"
             and math.prod(fact[0]) * fact[1].itemsize >= min_bytes
         ):
+            if owned is None:
+                owned, last_read = _owned(fn, tracked), _last_reads(fn)
             written = _into(stmt.value, target, fact, facts, owned, last_read, i)
             if written is not None:
                 edits[i] = written
