@@ -33,6 +33,8 @@ def test_case_ids_are_unique() -> None:
 
 @pytest.mark.parametrize("case", _params(CASES))
 def test_registered_rule(case: Case) -> None:
+    """Both modes against finite differences, and cotangents with the type, shape and dtype
+    of their argument (one test: the same reverse-mode code serves both checks)."""
     args = case.draw_args()
     tol = {} if case.tolerance is None else {"rtol": case.tolerance, "atol": case.tolerance}
     if case.low_precision:
@@ -41,15 +43,14 @@ def test_registered_rule(case: Case) -> None:
     # an inf or nan in the checked region means a bad domain or a bug
     with np.errstate(divide="raise", invalid="raise", over="raise"):
         check_grads(case_function(case), *args, **tol)
+    _check_cotangent_types(case, args)
 
 
 def _kind(value: Any) -> tuple[type, Any, tuple[int, ...]]:
     return type(value), getattr(value, "dtype", None), np.shape(value)
 
 
-@pytest.mark.parametrize("case", _params(CASES))
-def test_registered_rule_cotangent_types(case: Case) -> None:
-    args = case.draw_args()
+def _check_cotangent_types(case: Case, args: tuple[Any, ...]) -> None:
     out, pullback = adgen.vjp(case_function(case), *args)
     seed = np.ones_like(out) if isinstance(out, np.ndarray) else type(out)(1.0)
     cotangents = pullback(seed)
