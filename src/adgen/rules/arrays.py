@@ -50,12 +50,12 @@ def trace(a, offset=0, axis1=0, axis2=1):
     """The cotangent is ``g`` along the traced diagonal: an outer product with an eye
     (``np.einsum``, which adgen differentiates again; ``np.multiply.outer`` it does not)."""
 
-    def jvp(da):
-        if offset == 0 and axis1 == 0 and axis2 == 1:
-            return np.trace(da)
+    def jvp(da):  # (one return: the offset may be known only when the code runs)
         if axis1 == 0 and axis2 == 1:
-            return np.trace(da, offset)
-        return np.trace(da, offset, axis1, axis2)
+            traced = np.trace(da) if offset == 0 else np.trace(da, offset)
+        else:
+            traced = np.trace(da, offset, axis1, axis2)
+        return traced
 
     def vjp(g):
         if offset == 0:

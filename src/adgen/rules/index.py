@@ -263,6 +263,8 @@ FUNCTIONS: dict[str, str] = {
     "math.fabs": "mathmodule",
     "math.atan2": "mathmodule",
     "math.hypot": "mathmodule",
+    "registry.contained": "nondiff",
+    "registry.not_contained": "nondiff",
     "operator.lt": "nondiff",
     "operator.le": "nondiff",
     "operator.gt": "nondiff",

@@ -75,6 +75,8 @@ _SYMBOLS = {
     "ne": "x != y",
     "is_": "x is y",
     "is_not": "x is not y",
+    "contained": "x in y",
+    "not_contained": "x not in y",
 }
 
 

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from adgen.rules import registry
 from adgen.rules import runtime as rt
 from adgen.rules.registry import (
     lookup,
@@ -36,6 +37,8 @@ from adgen.rules.registry import (
 from adgen.rules.samples import example
 
 nondifferentiable(
+    registry.contained,
+    registry.not_contained,
     operator.lt,
     operator.le,
     operator.gt,

@@ -129,15 +129,58 @@ class Template:
             if isinstance(stmt, ast.Return):
                 body = body[: i + 1]
                 break
+        if any(isinstance(n, ast.Return) for s in body[:-1] for n in walk(s)) or not (
+            body and isinstance(body[-1], ast.Return)
+        ):
+            # a return under a test the code must decide when it runs (an option passed as a
+            # variable: np.trace(x, offset=k)): each return assigns one result instead
+            result = fresh("value")
+            body = [
+                *_one_result(body, result),
+                ast.Return(value=ast.Name(id=result, ctx=ast.Load())),
+            ]
         *stmts, last = body
         stmts = [ast.fix_missing_locations(s) for s in stmts]  # unparse reads their lineno
-        if (
-            not isinstance(last, ast.Return)
-            or last.value is None
-            or any(isinstance(n, ast.Return) for s in stmts for n in walk(s))
-        ):
+        if not isinstance(last, ast.Return) or last.value is None:
             raise ValueError(f"{self.origin}: needs constant values for its static parameters")
         return stmts, last.value
+
+
+def _one_result(body: list[ast.stmt], result: str) -> list[ast.stmt]:
+    """``body`` (a template's, its ``if`` tests left to run time) with each ``return v`` an
+    assignment ``result = v`` ending its path; the statements after an ``if`` that returns
+    in one branch are copied into the branches that go on. ValueError if a path can end
+    without a value (or returns inside a loop).
+
+    >>> body = ast.parse("if k == 0:\\n    return a\\nb = a * k\\nreturn b").body
+    >>> print(ast.unparse(ast.fix_missing_locations(ast.Module(_one_result(body, "r"), []))))
+    if k == 0:
+        r = a
+    else:
+        b = a * k
+        r = b
+    """
+    out: list[ast.stmt] = []
+    for i, stmt in enumerate(body):
+        if isinstance(stmt, ast.Return):
+            if stmt.value is None:
+                break
+            out.append(ast.Assign(targets=[ast.Name(id=result, ctx=ast.Store())], value=stmt.value))
+            return out
+        if any(isinstance(n, ast.Return) for n in walk(stmt)):
+            if not isinstance(stmt, ast.If):
+                break
+            rest = body[i + 1 :]
+            out.append(
+                ast.If(
+                    test=stmt.test,
+                    body=_one_result([*stmt.body, *copy.deepcopy(rest)], result),
+                    orelse=_one_result([*stmt.orelse, *copy.deepcopy(rest)], result),
+                )
+            )
+            return out
+        out.append(stmt)
+    raise ValueError("a path of the template ends without a value")
 
 
 def _substitute(node: Any, mapping: dict[str, ast.expr]) -> Any:
@@ -1205,6 +1248,20 @@ _COMPARES: dict[Any, type[ast.cmpop]] = {
     operator.is_: ast.Is,
     operator.is_not: ast.IsNot,
 }
+
+
+def contained(x: Any, y: Any) -> bool:
+    """``x in y`` (the operator module's ``contains`` takes them the other way round)."""
+    return x in y
+
+
+def not_contained(x: Any, y: Any) -> bool:
+    """``x not in y``."""
+    return x not in y
+
+
+_COMPARES[contained] = ast.In
+_COMPARES[not_contained] = ast.NotIn
 
 # By operator class name (``"Add"``), which gast and ast share.
 BINOP_FUNCTIONS = {op.__name__: fn for fn, op in _BINOPS.items()}

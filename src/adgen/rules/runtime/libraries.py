@@ -70,7 +70,14 @@ def dtype_kind(x: Any) -> str:
 
     >>> dtype_kind(np.ones(2)), dtype_kind(1), dtype_kind(np.float32(1.0))
     ('f', 'i', 'f')
+
+    A class (``np.float32`` itself, passed as a dtype) is an object, not a number:
+
+    >>> dtype_kind(np.float32)
+    'O'
     """
+    if isinstance(x, type):
+        return "O"
     dtype = getattr(x, "dtype", None)
     if dtype is None:
         return np.result_type(x).kind
