@@ -523,3 +523,23 @@ def test_reuse_in_derivatives_of_large_arrays_keeps_their_values() -> None:
     np.testing.assert_allclose(
         hvp, (g(x + 1e-6 * v, w) - g(x - 1e-6 * v, w)) / 2e-6, rtol=1e-5, atol=1e-6
     )
+
+
+def test_drop_copies_reads_a_free_name_where_its_copy_was_read() -> None:
+    """A copy of a name the function never binds (a closure's or a module's: a template's
+    ``n = num``) is read through; it raised a KeyError (found with np.linspace in a closure)."""
+    source = textwrap.dedent(
+        """\
+        def f_vjp(x, out_bar):
+            n = num
+            w = np.linspace(0.0, 1.0, n)
+            return (w, (x,))
+        """
+    )
+    assert drop_copies(source) == textwrap.dedent(
+        """\
+        def f_vjp(x, out_bar):
+            w = np.linspace(0.0, 1.0, num)
+            return (w, (x,))
+        """
+    )

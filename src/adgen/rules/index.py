@@ -378,6 +378,7 @@ FUNCTIONS: dict[str, str] = {
     "np.full_like": "nondiff",
     "np.arange": "nondiff",
     "np.linspace": "nondiff",
+    "rt.samples_only": "nondiff",
     "np.logspace": "nondiff",
     "np.geomspace": "nondiff",
     "np.random.normal": "nondiff",

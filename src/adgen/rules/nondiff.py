@@ -7,8 +7,9 @@ value where it would matter, never a silent zero:
 
 * ``np.bincount(x, weights)`` is differentiated w.r.t. ``weights`` (a scatter-add);
 * ``np.full(shape, fill_value)`` and ``np.full_like(a, fill_value)`` w.r.t. ``fill_value``;
-* ``np.arange``, ``np.linspace``, ``np.logspace`` and ``np.geomspace`` make their values
-  from their arguments, so a differentiated ``start``, ``stop`` or ``step`` is refused;
+* ``np.arange``, ``np.logspace`` and ``np.geomspace`` make their values from their
+  arguments, so a differentiated ``start``, ``stop`` or ``step`` is refused
+  (``np.linspace`` is linear in ``start`` and ``stop``: it has their derivatives);
 * ``np.random.normal(loc, scale)``, ``uniform(low, high)``, ``choice(a)``,
   ``permutation(x)`` draw constants, but a sample depends on those arguments (a
   reparameterisation adgen does not guess), so a differentiated argument is refused:
@@ -246,9 +247,56 @@ def arange(start, stop=None, step=None, dtype=None):
     """``np.arange(...)``: refused when start, stop or step is differentiated."""
 
 
-@rule(np.linspace, examples=[example("x * np.linspace(0.0, 1.0, 3)", x=(3,))], complex=True)
+def _linspace_outputs(static):
+    return 2 if static["retstep"] else 1
+
+
+@rule(
+    np.linspace,
+    outputs=_linspace_outputs,
+    examples=[
+        example("x * np.linspace(0.0, 1.0, 3)", x=(3,)),
+        example("np.linspace(a, b, 5)", a=None, b=None),
+        example("np.linspace(a, b, 4, endpoint=False)", a=None, b=None),
+        example("np.linspace(a, b, 1)", a=None, b=None),
+        example("np.linspace(a, b, 3)", a=(2,), b=(2,), f32=True),
+        example("np.linspace(a, b, 4, axis=-1)", a=(2, 1), b=(3,)),
+        example("np.linspace(a, 2.0, 3, axis=1)", a=(2,)),
+    ],
+    complex=True,
+)
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
-    """``np.linspace(start, stop, num)``: refused when start or stop is differentiated."""
+    """``start + (stop - start) * t`` on the grid ``t``: linear in ``start`` and ``stop``,
+    so a tangent is a linspace of its own (from ``d`` to 0 for ``start``, from 0 to ``d``
+    for ``stop``) and a cotangent weighs ``g`` along the new axis by ``1 - t`` and ``t``.
+    ``retstep=True`` (a pair) raises for a differentiated ``start`` or ``stop``."""
+
+    def jvp_start(d):  # (one result, a tuple of one: retstep=True would make two)
+        n = rt.samples_only(num, retstep) if retstep else num
+        if endpoint:
+            return (np.linspace(d, 0.0 * stop, n, dtype=dtype, axis=axis),)
+        return (np.linspace(d, 0.0 * stop, n, endpoint=False, dtype=dtype, axis=axis),)
+
+    def jvp_stop(d):
+        n = rt.samples_only(num, retstep) if retstep else num
+        if endpoint:
+            return (np.linspace(0.0 * start, d, n, dtype=dtype, axis=axis),)
+        return (np.linspace(0.0 * start, d, n, endpoint=False, dtype=dtype, axis=axis),)
+
+    def vjp_start(g):  # g[0] weighed by 1 - t on the grid
+        n = rt.samples_only(num, retstep) if retstep else num
+        weights = np.linspace(1.0, 0.0, n) if endpoint else np.linspace(1.0, 0.0, n, endpoint=False)
+        along = g[0] if axis == 0 else np.moveaxis(g[0], axis, 0)
+        return rt.unbroadcast(np.tensordot(weights, along, axes=1), start)
+
+    def vjp_stop(g):  # by t
+        n = rt.samples_only(num, retstep) if retstep else num
+        weights = np.linspace(0.0, 1.0, n) if endpoint else np.linspace(0.0, 1.0, n, endpoint=False)
+        along = g[0] if axis == 0 else np.moveaxis(g[0], axis, 0)
+        return rt.unbroadcast(np.tensordot(weights, along, axes=1), stop)
+
+
+nondifferentiable(rt.samples_only)
 
 
 @rule(np.logspace, examples=[example("x * np.logspace(0.0, 1.0, 3)", x=(3,))], complex=True)

@@ -113,7 +113,8 @@ def drop_copies(source: str) -> str:
                 if undone is not None:
                     dropped.add(id(stmt))
                     dropped.update(id(s) for s in undone)
-                    stores[value.id] -= len(undone)
+                    if undone:  # (a name never stored here: a free variable, a global)
+                        stores[value.id] -= len(undone)
     for block in blocks:  # then copies into names bound again
         for i, stmt in enumerate(block):
             pair = _simple_assign(stmt)

@@ -174,6 +174,7 @@ from .shaping import (  # noqa: F401
     inserted_values_vjp,
     pad_interior,
     rollaxis_destination,
+    samples_only,
     source_index,
 )
 from .signal import boundary_pad_width, full_pad_width  # noqa: F401
@@ -238,6 +239,7 @@ __all__ = [
     "vecdot_vjp",
     # shaping helpers
     "copying_pad_mode",
+    "samples_only",
     "gathered",
     "gathered_vjp",
     "inserted_tangent",

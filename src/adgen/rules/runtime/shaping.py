@@ -227,6 +227,23 @@ def copying_pad_mode(mode: Any) -> str:
     )
 
 
+def samples_only(num: Any, retstep: Any) -> Any:
+    """``num``, for the derivative of ``np.linspace(start, stop, num)``; with
+    ``retstep=True`` (a pair: the samples and the step) it raises ``NotImplementedError``.
+    (Generated code calls it only for ``retstep=True``: the template's test is decided
+    when the code is written.)
+
+    >>> samples_only(5, False)
+    5
+    """
+    if retstep:
+        raise NotImplementedError(
+            "adgen differentiates np.linspace w.r.t. start and stop without retstep=True only: "
+            "compute the step as (stop - start) / (num - 1)"
+        )
+    return num
+
+
 def inserted_tangent(arr: Any, obj: Any, dvalues: Any, axis: Any = None) -> Any:
     """Tangent of ``np.insert(arr, obj, values, axis)`` from the tangent of ``values``: zero
     when ``arr`` is not floating (``np.insert`` casts ``values`` to ``arr``'s dtype).
