@@ -248,3 +248,31 @@ def test_array_of_a_number_differentiates_in_both_modes_and_twice(fn, x):
     second = adgen.grad(adgen.grad(fn))(x)
     assert second == pytest.approx(2.0 if fn is array_of_a_number else 0.0, abs=1e-12)
     assert adgen.hessian(fn)(np.array(x, dtype=float)) == pytest.approx(second, abs=1e-12)
+
+
+# -- scalar-type casts: np.float64(x) is the identity, np.int64(x) has no derivative ---------
+def float64_cast(x):
+    return np.float64(x) * x
+
+
+def glued_and_indexed(W):  # autograd's test_cast_to_int
+    inds = np.ones(5)[:, None]
+    glued = np.concatenate((W, inds), axis=1)
+    new_W = W[:, :-1]
+    new_inds = np.int64(W[:, -1])
+    return new_W[new_inds].sum() + 0.0 * np.sum(glued)
+
+
+def test_float64_cast_is_the_identity():
+    assert adgen.grad(float64_cast)(1.5) == pytest.approx(3.0)
+    check_grads(float64_cast, np.array([0.5, -2.0]))
+    assert adgen.hessian(float64_cast)(np.array(1.5)) == pytest.approx(2.0)
+
+
+def test_integer_cast_has_no_derivative():
+    W = np.random.default_rng(0).normal(size=(5, 10))
+    W[:, -1] = [0.5, 1.5, 2.5, 3.5, 4.5]  # (away from the integers, where the cast jumps)
+    want = np.zeros_like(W)
+    want[:, :-1] = 1.0  # each row of new_W is picked once
+    np.testing.assert_array_equal(adgen.grad(glued_and_indexed)(W), want)
+    check_grads(glued_and_indexed, W)

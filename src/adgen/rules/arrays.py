@@ -85,6 +85,24 @@ def method_flatten(a):
         return np.reshape(g, np.shape(a))
 
 
+@rule(
+    np.float64,
+    examples=[
+        example("np.float64(a)", a=None),
+        example("np.float64(a) * a", a=()),
+        example("np.float64(a) ** 2", a=(2, 3)),
+    ],
+)
+def float64(x):
+    """A cast to float64 (``np.double``): its derivative is the identity."""
+
+    def jvp(d):
+        return np.float64(d)
+
+    def vjp(g):
+        return np.asarray(g, dtype=rt.dtype_of(x))
+
+
 @method_rule("astype", complex=True)
 def method_astype(ans, a, dtype):
     """A cast: the identity between floating dtypes; complex to real keeps the real part

@@ -138,6 +138,16 @@ nondifferentiable(
     np.right_shift,
     np.gcd,
     np.lcm,
+    # integer and boolean casts (np.int64(x) of a float: piecewise constant)
+    np.int8,
+    np.int16,
+    np.int32,
+    np.int64,
+    np.uint8,
+    np.uint16,
+    np.uint32,
+    np.uint64,
+    np.bool_,
     # complex scalar types: constants only (``complex(x, y)`` has a rule, in pybuiltins)
     np.complex128,
     np.complex64,
