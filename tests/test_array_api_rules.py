@@ -24,7 +24,8 @@ xp = pytest.importorskip("array_api_strict")
 
 # the NumPy functions (as registry cases spell them) the standard has, under its names or
 # under NumPy's: elementwise functions, reductions, shaping, products, linear algebra
-_SAME_NAMES = {n for n in dir(xp) if not n.startswith("_")}
+# (functions: its dtypes, xp.float64..., are not casts as NumPy's scalar types are)
+_SAME_NAMES = {n for n in dir(xp) if not n.startswith("_") and callable(getattr(xp, n))}
 _NUMPY_SPELLED = {numpy_name for numpy_name, name in RENAMED.items() if name in _SAME_NAMES}
 _ALSO = {"cumsum", "cumprod", "transpose", "swapaxes", "linalg.norm", "dot", "outer"}
 _LINALG = {

@@ -56,12 +56,19 @@ def geometric(x, s):
     return np.sum(np.geomspace(1.0, s, 3) * x) + np.sum(np.logspace(0.0, s, 3) * x)
 
 
-@pytest.mark.parametrize("fn", [ramp, steps, geometric])
+@pytest.mark.parametrize("fn", [steps, geometric])
 def test_ranges_of_differentiated_values_are_refused(fn) -> None:
-    # np.linspace/np.arange/np.geomspace/np.logspace were "constructors" with a zero
-    # derivative, also w.r.t. a differentiated start/stop/step: now refused
+    # np.arange/np.geomspace/np.logspace were "constructors" with a zero derivative, also
+    # w.r.t. a differentiated start/stop/step: now refused
     with pytest.raises(adgen.NonDifferentiableError, match=r"test_fuzz_regressions.py:\d+"):
         adgen.grad(fn, wrt=1)(np.ones(3), 1.5)
+
+
+def test_a_ramp_of_a_differentiated_stop_has_its_derivative() -> None:
+    # np.linspace was among them; it is linear in start and stop, and now differentiated:
+    # d/ds sum(linspace(0, s, 3) * x) = sum(x * [0, 1/2, 1])
+    assert adgen.grad(ramp, wrt=1)(np.ones(3), 1.5) == pytest.approx(1.5)
+    check_grads(ramp, np.array([1.0, -2.0, 0.5]), 1.5)
 
 
 def ranges_of_constants(x):

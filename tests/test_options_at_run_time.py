@@ -15,6 +15,7 @@ import pytest
 import scipy.linalg
 
 import adgen
+from adgen.rules.scipy_linalg import CHOLESKY_PAIR, SUPPORTED
 from adgen.testing import check_grads
 
 RNG = np.random.default_rng(7)
@@ -127,6 +128,13 @@ def log_base_2(x):
     return math.log(x, 2.0) * x
 
 
+# scipy.linalg's rules need SciPy 1.16 or newer, and cho_factor's a SciPy that leaves the
+# other triangle as it is (1.18 zeroes it): adgen.rules.scipy_linalg
+OLD_SCIPY = pytest.mark.skipif(not SUPPORTED, reason="no scipy.linalg rules before SciPy 1.16")
+ZEROED_TRIANGLE = pytest.mark.skipif(
+    not CHOLESKY_PAIR, reason="SciPy 1.18 zeroes cho_factor's other triangle: no rules"
+)
+
 CASES = [
     (trace, trace_1, A, 1),
     (take, take_wrap, np.arange(1.0, 5.0), "wrap"),
@@ -135,9 +143,9 @@ CASES = [
     (eigvalsh, eigvalsh_u, SPD, "U"),
     (cholesky, cholesky_upper, SPD, True),
     (pinv, pinv_hermitian, SPD, True),
-    (solve_triangular, solve_triangular_upper, np.triu(SPD), False),
-    (solve, solve_pos, SPD, "pos"),
-    (cho, cho_upper, SPD, False),
+    pytest.param(solve_triangular, solve_triangular_upper, np.triu(SPD), False, marks=OLD_SCIPY),
+    pytest.param(solve, solve_pos, SPD, "pos", marks=OLD_SCIPY),
+    pytest.param(cho, cho_upper, SPD, False, marks=[OLD_SCIPY, ZEROED_TRIANGLE]),
     (vector_norm, vector_norm_3, V, 3),
     (matrix_norm, matrix_norm_fro, A, "fro"),
     (log_base, log_base_2, 3.0, 2.0),
@@ -145,7 +153,9 @@ CASES = [
 
 
 @pytest.mark.parametrize(
-    ("fn", "literal", "x", "option"), CASES, ids=[c[0].__name__ for c in CASES]
+    ("fn", "literal", "x", "option"),
+    CASES,
+    ids=[getattr(c, "values", c)[0].__name__ for c in CASES],
 )
 def test_an_option_passed_as_a_variable_is_decided_when_the_code_runs(fn, literal, x, option):
     check_grads(fn, x, option, wrt=[0])
@@ -188,3 +198,15 @@ def test_a_dtype_passed_as_an_argument():
     x = np.arange(3.0)
     np.testing.assert_allclose(adgen.grad(astype_to)(x, np.float64), 2.0 * x)
     check_grads(astype_to, x, np.float64, wrt=[0])  # (the class is no number: not perturbed)
+
+
+def test_cho_factor_without_rules_is_refused_not_an_internal_error():
+    """Where adgen has no rules for cho_factor (SciPy before 1.16, or 1.18, which zeroes the
+    other triangle), reading SciPy's own code is refused with a message; on SciPy 1.15 the
+    lowering of its `c, lower = _cholesky(...)` raised a KeyError (an internal error)."""
+    if CHOLESKY_PAIR:
+        check_grads(cho_upper, SPD)
+        return
+    with pytest.raises(adgen.AdgenError) as caught:
+        adgen.grad(cho_upper)(SPD)
+    assert not isinstance(caught.value, adgen.errors.InternalError), caught.value

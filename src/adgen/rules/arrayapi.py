@@ -294,6 +294,31 @@ class _Values:
             return self.xp.full(shape, fill_value, dtype=dtype, device=x.device)
         return self.xp.broadcast_to(self.asarray(fill_value, dtype), shape)
 
+    def linspace(
+        self,
+        start: Any,
+        stop: Any,
+        num: int = 50,
+        endpoint: bool = True,
+        retstep: bool = False,
+        dtype: Any = None,
+        axis: int = 0,
+    ) -> Any:
+        """NumPy's: array ends broadcast against each other, the samples along ``axis``."""
+        if retstep:
+            raise self._missing("np.linspace(..., retstep=True)")
+        a, b = (self._floating(v) for v in self._arrays(start, stop))
+        shape = numpy.broadcast_shapes(tuple(a.shape), tuple(b.shape))
+        div = num - 1 if endpoint else num
+        t = self.xp.arange(num, dtype=a.dtype, device=a.device)
+        t = self.xp.reshape(t / div if div > 0 else t * 0, (num,) + (1,) * len(shape))
+        y = a + (b - a) * t
+        if endpoint and num > 1:  # (the last sample is stop itself, as NumPy makes it)
+            y = self.xp.concat([y[:-1, ...], self.xp.broadcast_to(b, (1,) + shape)], axis=0)
+        if axis != 0:
+            y = self.xp.moveaxis(y, 0, axis)
+        return y if dtype is None else self.xp.astype(y, self._dtype(dtype))
+
     def eye(
         self, N: int, M: int | None = None, k: int = 0, dtype: Any = float, *, like: Any = None
     ) -> Any:

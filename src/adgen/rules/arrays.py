@@ -97,7 +97,7 @@ def float64(x):
     """A cast to float64 (``np.double``): its derivative is the identity."""
 
     def jvp(d):
-        return np.float64(d)
+        return np.asarray(d, dtype=np.float64)
 
     def vjp(g):
         return np.asarray(g, dtype=rt.dtype_of(x))

@@ -501,7 +501,8 @@ class StatementsMixin(LowererState):
             # `sign, logdet = np.linalg.slogdet(a)`: the results take the user's names
             names = tuple(self.new_name(t.id) for t in target.elts)
             for old, new in zip(self.block[-1].targets, names):
-                self.producers[new] = self.producers.pop(old)
+                if old in self.producers:  # (not every result has one: a tuple a callee returns)
+                    self.producers[new] = self.producers.pop(old)
             self.block[-1].targets = names
             for t, n in zip(target.elts, names):
                 self.bind(t.id, n, ir.Var(n))
