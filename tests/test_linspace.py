@@ -64,3 +64,14 @@ def with_its_step(a, b):
 def test_retstep_is_refused_by_name():
     with pytest.raises(adgen.AdgenError, match="retstep=True"):
         adgen.grad(with_its_step)(1.0, 2.0)
+
+
+def rounded_grid(a, b, dtype):
+    return np.sum(np.linspace(a, b, 5, dtype=dtype) * 1.0)
+
+
+def test_an_integer_dtype_rounds_the_samples_away_from_any_derivative():
+    # (the tangent was a linspace of the tangent, rounded: 1.0 where the truth is 0)
+    assert adgen.grad(rounded_grid, wrt=(0, 1))(0.3, 4.7, int) == (0.0, 0.0)
+    assert adgen.jvp(rounded_grid, (0.3, 4.7, np.int32), (1.0, 1.0, None))[1] == 0.0
+    assert adgen.grad(rounded_grid)(0.3, 4.7, np.float64) == pytest.approx(2.5)

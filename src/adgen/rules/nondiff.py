@@ -279,27 +279,36 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     """``start + (stop - start) * t`` on the grid ``t``: linear in ``start`` and ``stop``,
     so a tangent is a linspace of its own (from ``d`` to 0 for ``start``, from 0 to ``d``
     for ``stop``) and a cotangent weighs ``g`` along the new axis by ``1 - t`` and ``t``.
-    ``retstep=True`` (a pair) raises for a differentiated ``start`` or ``stop``."""
+    ``retstep=True`` (a pair) raises for a differentiated ``start`` or ``stop``; an integer
+    ``dtype`` rounds the samples (piecewise constant: derivative zero)."""
 
     def jvp_start(d):  # (one result, a tuple of one: retstep=True would make two)
         n = rt.samples_only(num, retstep) if retstep else num
+        if dtype is not None and np.dtype(dtype).kind in "iub":  # rounded: no derivative
+            return (0.0 * np.linspace(d, 0.0 * stop, n, axis=axis),)
         if endpoint:
             return (np.linspace(d, 0.0 * stop, n, dtype=dtype, axis=axis),)
         return (np.linspace(d, 0.0 * stop, n, endpoint=False, dtype=dtype, axis=axis),)
 
     def jvp_stop(d):
         n = rt.samples_only(num, retstep) if retstep else num
+        if dtype is not None and np.dtype(dtype).kind in "iub":
+            return (0.0 * np.linspace(0.0 * start, d, n, axis=axis),)
         if endpoint:
             return (np.linspace(0.0 * start, d, n, dtype=dtype, axis=axis),)
         return (np.linspace(0.0 * start, d, n, endpoint=False, dtype=dtype, axis=axis),)
 
     def vjp_start(g):  # g[0] weighed by 1 - t on the grid
+        if dtype is not None and np.dtype(dtype).kind in "iub":
+            return rt.zeros_like(start)
         n = rt.samples_only(num, retstep) if retstep else num
         weights = np.linspace(1.0, 0.0, n) if endpoint else np.linspace(1.0, 0.0, n, endpoint=False)
         along = g[0] if axis == 0 else np.moveaxis(g[0], axis, 0)
         return rt.unbroadcast(np.tensordot(weights, along, axes=1), start)
 
     def vjp_stop(g):  # by t
+        if dtype is not None and np.dtype(dtype).kind in "iub":
+            return rt.zeros_like(stop)
         n = rt.samples_only(num, retstep) if retstep else num
         weights = np.linspace(0.0, 1.0, n) if endpoint else np.linspace(0.0, 1.0, n, endpoint=False)
         along = g[0] if axis == 0 else np.moveaxis(g[0], axis, 0)
