@@ -132,12 +132,25 @@ def test_concatenate_with_axis_none_flattens() -> None:
 
 
 def test_default_keywords_are_only_dropped_where_they_are_the_default() -> None:
-    from adgen.rules.registry import _default_is
+    import ast
+
+    from adgen.rules.registry import _says_the_default
+
+    def _default_is(func: str, keyword: str, value: object = None) -> bool:
+        if value is None and keyword == "keepdims":
+            value = False
+        return _says_the_default(func, ast.keyword(arg=keyword, value=ast.Constant(value)))
 
     assert _default_is("np.sum", "axis") and _default_is("np.sum", "keepdims")
     assert _default_is("rt.unreduce", "keepdims")
     assert not _default_is("np.concatenate", "axis")  # its default is 0
     assert not _default_is("np.stack", "axis")
+    # any keyword a template passes as its callee's own default (not another value, nor one
+    # equal to it of another type)
+    assert _default_is("np.linspace", "endpoint", True)
+    assert not _default_is("np.linspace", "endpoint", False)
+    assert _default_is("np.linspace", "axis", 0)
+    assert not _default_is("np.linspace", "axis", False)
 
 
 # -- the np.split family ---------------------------------------------------------------------

@@ -50,12 +50,8 @@ def trace(a, offset=0, axis1=0, axis2=1):
     """The cotangent is ``g`` along the traced diagonal: an outer product with an eye
     (``np.einsum``, which adgen differentiates again; ``np.multiply.outer`` it does not)."""
 
-    def jvp(da):  # (one return: the offset may be known only when the code runs)
-        if axis1 == 0 and axis2 == 1:
-            traced = np.trace(da) if offset == 0 else np.trace(da, offset)
-        else:
-            traced = np.trace(da, offset, axis1, axis2)
-        return traced
+    def jvp(da):
+        return np.trace(da, offset=offset, axis1=axis1, axis2=axis2)
 
     def vjp(g):
         if offset == 0:

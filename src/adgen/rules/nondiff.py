@@ -286,32 +286,28 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
         n = rt.samples_only(num, retstep) if retstep else num
         if dtype is not None and np.dtype(dtype).kind in "iub":  # rounded: no derivative
             return (0.0 * np.linspace(d, 0.0 * stop, n, axis=axis),)
-        if endpoint:
-            return (np.linspace(d, 0.0 * stop, n, dtype=dtype, axis=axis),)
-        return (np.linspace(d, 0.0 * stop, n, endpoint=False, dtype=dtype, axis=axis),)
+        return (np.linspace(d, 0.0 * stop, n, endpoint=endpoint, dtype=dtype, axis=axis),)
 
     def jvp_stop(d):
         n = rt.samples_only(num, retstep) if retstep else num
         if dtype is not None and np.dtype(dtype).kind in "iub":
             return (0.0 * np.linspace(0.0 * start, d, n, axis=axis),)
-        if endpoint:
-            return (np.linspace(0.0 * start, d, n, dtype=dtype, axis=axis),)
-        return (np.linspace(0.0 * start, d, n, endpoint=False, dtype=dtype, axis=axis),)
+        return (np.linspace(0.0 * start, d, n, endpoint=endpoint, dtype=dtype, axis=axis),)
 
-    def vjp_start(g):  # g[0] weighed by 1 - t on the grid
+    def vjp_start(g):  # g[0] along the new axis, weighed by 1 - t
         if dtype is not None and np.dtype(dtype).kind in "iub":
             return rt.zeros_like(start)
         n = rt.samples_only(num, retstep) if retstep else num
-        weights = np.linspace(1.0, 0.0, n) if endpoint else np.linspace(1.0, 0.0, n, endpoint=False)
         along = g[0] if axis == 0 else np.moveaxis(g[0], axis, 0)
+        weights = np.linspace(1.0, 0.0, n, endpoint=endpoint)
         return rt.unbroadcast(np.tensordot(weights, along, axes=1), start)
 
-    def vjp_stop(g):  # by t
+    def vjp_stop(g):  # weighed by t
         if dtype is not None and np.dtype(dtype).kind in "iub":
             return rt.zeros_like(stop)
         n = rt.samples_only(num, retstep) if retstep else num
-        weights = np.linspace(0.0, 1.0, n) if endpoint else np.linspace(0.0, 1.0, n, endpoint=False)
         along = g[0] if axis == 0 else np.moveaxis(g[0], axis, 0)
+        weights = np.linspace(0.0, 1.0, n, endpoint=endpoint)
         return rt.unbroadcast(np.tensordot(weights, along, axes=1), stop)
 
 

@@ -509,17 +509,18 @@ class _NotNone(Transformer):
         return node
 
 
-# Keyword arguments that may say "the default" in calls templates make: dropped for
+# Keyword arguments that say "the default" in calls templates make are dropped for
 # readability where the function called has that default (np.sum(g, axis=None) is
-# np.sum(g), but np.concatenate(parts, axis=None) is not np.concatenate(parts)).
-_NEUTRAL_KEYWORDS = {"axis": None, "keepdims": False}
+# np.sum(g), np.linspace(a, b, n, endpoint=True) is np.linspace(a, b, n); but
+# np.concatenate(parts, axis=None) is not np.concatenate(parts)).
+_MISSING = object()
 
 
 @functools.cache
-def _default_is(func: str, keyword: str) -> bool:
-    """Does the function a template spells ``func`` (``np.sum``, ``rt.unreduce``) take
-    ``keyword`` with the neutral value as its default? (``keepdims``: NumPy's "not given"
-    too.) False when it cannot be told (a ufunc, a user's helper)."""
+def _default_of(func: str, keyword: str) -> Any:
+    """The default of ``keyword`` in the function a template spells ``func`` (``np.sum``,
+    ``rt.unreduce``); ``keepdims``' NumPy "not given" is False. ``_MISSING`` when it cannot
+    be told (a ufunc, a user's helper) or there is none."""
     root, *path = func.split(".")
     value: Any = TEMPLATE_GLOBALS.get(root)
     for attr in path:
@@ -527,11 +528,21 @@ def _default_is(func: str, keyword: str) -> bool:
     try:
         param = inspect.signature(value).parameters.get(keyword)
     except (TypeError, ValueError):
+        return _MISSING
+    if param is None or param.default is inspect.Parameter.empty:
+        return _MISSING
+    if keyword == "keepdims" and param.default is np._NoValue:
         return False
-    if param is None:
+    return param.default
+
+
+def _says_the_default(func: str, keyword: ast.keyword) -> bool:
+    """Is ``keyword`` a constant equal to (and of the type of) ``func``'s own default?"""
+    if keyword.arg is None or not isinstance(keyword.value, ast.Constant):
         return False
-    neutral = _NEUTRAL_KEYWORDS[keyword]
-    return param.default is neutral or (keyword == "keepdims" and param.default is np._NoValue)
+    default = _default_of(func, keyword.arg)
+    value = keyword.value.value
+    return default is not _MISSING and type(default) is type(value) and default == value
 
 
 class _FoldExpr(Transformer):
@@ -592,16 +603,8 @@ class _FoldExpr(Transformer):
 
     def visit_Call(self, node: ast.Call) -> ast.expr:
         self.generic_visit(node)
-        node.keywords = [
-            k
-            for k in node.keywords
-            if not (
-                k.arg in _NEUTRAL_KEYWORDS
-                and isinstance(k.value, ast.Constant)
-                and k.value.value is _NEUTRAL_KEYWORDS[k.arg]
-                and _default_is(dotted_text(node.func), k.arg)
-            )
-        ]
+        func = dotted_text(node.func)
+        node.keywords = [k for k in node.keywords if not _says_the_default(func, k)]
         return node
 
 
