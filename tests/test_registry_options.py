@@ -77,10 +77,8 @@ def test_an_option_given_as_a_variable_gives_the_same_derivatives(i: int) -> Non
     names = tuple(n for n, _ in case.args)
     try:
         got = adgen.grad(variable, wrt=names)(*args, *values, w)
-    except AdgenError as exc:
-        assert not isinstance(exc, InternalError), (
-            exc
-        )  # only for an option that decides the number of results
+    except AdgenError as exc:  # only for an option that decides the number of results
+        assert not isinstance(exc, InternalError), exc
         assert "number of results" in str(exc), exc
         return
     want = adgen.grad(literal, wrt=names)(*args, w)
