@@ -254,6 +254,28 @@ def test_fuse_keeps_lines_within_the_width() -> None:
     assert "a = " not in fuse_temporaries(src, width=400)
 
 
+def test_fuse_never_moves_a_value_past_a_new_binding_of_its_name() -> None:
+    """``t0 = x + x`` then ``t0 = x + y``: the later reads of ``t0`` are of the second value
+    (the pass moved the first one into them: a silently wrong result, found by the property
+    test below)."""
+    src = textwrap.dedent(
+        """\
+        def f(x, y):
+            # line 0
+            t0 = x + x
+            t1 = x + x
+            t0 = x + y
+            t4 = x + t0
+            t5 = x + t0
+            del t0
+            return (t1, t4, t5)
+        """
+    )
+    x, y = np.linspace(-1.0, 1.0, 5), np.linspace(0.5, 2.0, 5)
+    for got, want in zip(_run(fuse_temporaries(src), x, y), (2 * x, 2 * x + y, 2 * x + y)):
+        np.testing.assert_array_equal(got, want)
+
+
 _OPS = ["{a} + {b}", "{a} * {b}", "{a} - {b}", "np.sin({a})", "np.tanh({a}) * {b}", "-{a}"]
 
 

@@ -150,8 +150,8 @@ def _fuse(source: str, width: int, excluded: set[str]) -> tuple[str, set[str]]:
                             else:
                                 dropped.add(id(gone))
                     break
-                if later_binds & reads:
-                    break
+                if later_binds & reads or temp in later_binds:
+                    break  # what the value reads, or the temporary itself, bound again
     partial = {t for t, n in fused.items() if n != stores.get(t)}
     if partial or not dropped:
         return source, partial
