@@ -17,6 +17,7 @@ import ast
 import inspect
 from collections import defaultdict
 
+import numpy as np
 import pytest
 
 from adgen.pyast import dotted_text
@@ -30,6 +31,13 @@ INTERNAL = {
     "quantile_weights": "the interpolation weights rt.quantile_jvp / quantile_vjp compute",
     "trapezoid_y_weights": "the weights rt.trapezoid_vjp_y computes",
 }
+
+
+# adgen's checks in generated code: lowered back into the check they were written from when
+# adgen reads its code again (frontend/lower/statements.lower_check), never called with a rule
+CHECKS = {"refuse_unless": "a refusal the arguments decide", "expect": "an error Python raises"}
+# exceptions the helpers raise (generated code never calls them)
+RAISED = {"Refusal": "what rt.refuse_unless raises"}
 
 
 def _template_helpers() -> dict[str, set[str]]:
@@ -85,10 +93,42 @@ def test_every_public_runtime_helper_has_a_rule() -> None:
         for name in _public_helpers()
         if name not in QUESTIONS
         and name not in INTERNAL
+        and name not in CHECKS
+        and not (name in RAISED and issubclass(getattr(rt, name), Exception))
         and not _gated(name)
         and registry.lookup(getattr(rt, name)) is None
     ]
     assert missing == [], f"public helpers of adgen.runtime without a rule: {missing}"
+
+
+@pytest.mark.parametrize("name", sorted(CHECKS))
+def test_checks_are_read_again_as_checks(name: str) -> None:
+    """Code calling a check, read again, has the check (the primitive ``assert``) with its
+    words: no template calls it, and lowering keeps it (it is never dropped as unused)."""
+    from adgen.frontend.lower import lower
+    from adgen.frontend.parse import parse_function
+
+    assert name not in _template_helpers()
+    call = (
+        "rt.refuse_unless(ok, 'an update of `z`', 'copy z')"
+        if name == "refuse_unless"
+        else "rt.expect(ok, 'wrong number of values to unpack (expected 2)')"
+    )
+    source = "def f_vjp(x, out_bar):\n    ok = np.isscalar(x)\n"
+    source += f"    {call}\n    return (x, (out_bar,))\n"
+    namespace = {"np": np, "rt": rt}
+    exec(compile(source, "<adgen f_vjp checks>", "exec"), namespace)
+    import linecache
+
+    linecache.cache["<adgen f_vjp checks>"] = (len(source), None, source.splitlines(True), "")
+    lowered = lower(parse_function(namespace["f_vjp"]))
+    checks = [s for s in lowered.statements() if getattr(s, "prim", None) is registry.ASSERT]
+    assert len(checks) == 1
+    words = {k: v.value for k, v in checks[0].kwargs}
+    if name == "refuse_unless":
+        assert words == {"what": "an update of `z`", "hint": "copy z"}
+    else:
+        assert words == {"error": "wrong number of values to unpack (expected 2)"}
 
 
 @pytest.mark.parametrize("name", sorted(INTERNAL))

@@ -374,16 +374,45 @@ def primal_expr(stmt: Assign) -> ast.expr:
     return expr
 
 
+def _rt(helper: str) -> ast.expr:
+    return ast.Attribute(value=ast.Name(id="rt", ctx=ast.Load()), attr=helper, ctx=ast.Load())
+
+
+def check_to_ast(stmt: Assign) -> ast.stmt:
+    """A check (the primitive ``assert``): the user's ``assert test``, or adgen's, which runs
+    under ``python -O`` too -- a refusal decided when the code runs, or an error Python
+    would raise running the code as written.
+
+    >>> from adgen.rules import registry
+    >>> words = (("what", Const("in-place update of `z`")), ("hint", Const("copy z")))
+    >>> print(ast.unparse(check_to_ast(Assign((), registry.ASSERT, (Var("ok"),), words, 3))))
+    rt.refuse_unless(ok, 'in-place update of `z`', 'copy z')
+    >>> error = (("error", Const("too many values to unpack")),)
+    >>> print(ast.unparse(check_to_ast(Assign((), registry.ASSERT, (Var("ok"),), error, 3))))
+    rt.expect(ok, 'too many values to unpack')
+    >>> print(ast.unparse(check_to_ast(Assign((), registry.ASSERT, (Var("ok"),), (), 3))))
+    assert ok
+    """
+    test = atom_to_ast(stmt.args[0])
+    words = dict(stmt.kwargs)
+    what, hint, error = words.get("what"), words.get("hint"), words.get("error")
+    if isinstance(what, Const):
+        hint_text = hint.value if isinstance(hint, Const) else ""
+        args = [test, ast.Constant(what.value), ast.Constant(hint_text)]
+        call = ast.Call(func=_rt("refuse_unless"), args=args, keywords=[])
+    elif isinstance(error, Const):
+        args = [test, ast.Constant(error.value)]
+        call = ast.Call(func=_rt("expect"), args=args, keywords=[])
+    else:
+        return ast.Assert(test=test, msg=None)
+    return ast.Expr(value=call)
+
+
 def stmt_to_ast(stmt: Stmt) -> ast.stmt:
     """The primal Python statement (control-flow blocks without their bodies)."""
     if isinstance(stmt, Assign):
         if stmt.prim.name == "assert":
-            words = dict(stmt.kwargs)
-            what, hint = words.get("what"), words.get("hint")
-            msg = None
-            if isinstance(what, Const) and isinstance(hint, Const):
-                msg = ast.Constant(f"adgen does not support {what.value} (hint: {hint.value})")
-            return ast.Assert(test=atom_to_ast(stmt.args[0]), msg=msg)
+            return check_to_ast(stmt)
         if stmt.prim.name == "append":  # xs.append(v), in place
             method = ast.Attribute(value=atom_to_ast(stmt.args[0]), attr="append", ctx=ast.Load())
             return ast.Expr(

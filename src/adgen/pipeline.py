@@ -22,7 +22,14 @@ from adgen import ir
 from adgen.backend import cache, diskcache
 from adgen.backend.compile import load
 from adgen.backend.namespaces import globals_for
-from adgen.errors import AdgenError, DerivativeError, InternalError, LimitError, SourceLocation
+from adgen.errors import (
+    AdgenError,
+    DerivativeError,
+    InternalError,
+    LimitError,
+    SourceLocation,
+    UnsupportedSyntaxError,
+)
 from adgen.frontend.lower import lower
 from adgen.frontend.parse import LiveScope, parse_function
 from adgen.generated import Generated
@@ -32,6 +39,7 @@ from adgen.middle.shapes import Signature, is_complex, settle_broadcasts, settle
 from adgen.modes.complexvalues import settle_kinds
 from adgen.modes.forward import forward
 from adgen.modes.reverse import reverse
+from adgen.rules.runtime.core import Refusal
 
 MODES = ("forward", "reverse", "reverse_aux")
 # derivatives specialised for argument shapes, per function and options; calls with more
@@ -229,6 +237,9 @@ def run(d: Derivative, *args: Any) -> Any:
                 line = tb.tb_lineno
             tb = tb.tb_next
         loc = locate(d, line) if line is not None else None
+        if isinstance(exc, Refusal):  # decided by the arguments: a refusal all the same
+            what = f"adgen does not support {exc.what}"
+            raise UnsupportedSyntaxError(what, loc, exc.hint) from None
         what, values = "this line", "the shapes and values on this line"
         if loc is None:  # before the code of the first line: name the function
             fn = d.function

@@ -815,9 +815,11 @@ POP.diff_params = ("a",)
 POP.complex = True
 
 # `assert test`: kept in the generated code (forward sweep / primal), never differentiated.
-# adgen's own checks carry a refusal's words (`what`, `hint`): the message if the check fails
-# when the code runs, or adgen's error when the argument shapes decide it beforehand
-# (middle/shapes.settle_checks).
+# adgen's own checks carry a refusal's words (`what`, `hint`): adgen's error when the argument
+# shapes decide it beforehand (middle/shapes.settle_checks), else `rt.refuse_unless(test, what,
+# hint)` in the generated code, reported as the same refusal when the code runs; or an error
+# Python raises running the code as written (`error`: `rt.expect(test, error)`, a ValueError).
+# Neither is an `assert`, which `python -O` strips; the user's own `assert` stays one.
 ASSERT = Primitive(
     "assert",
     _setitem_emitter,
@@ -825,7 +827,7 @@ ASSERT = Primitive(
         *_positional("test"),
         *(
             inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None)
-            for n in ("what", "hint")
+            for n in ("what", "hint", "error")
         ),
     ],
     {},

@@ -123,8 +123,10 @@ class ExpressionsMixin(LowererState):
             return ir.Var(name)
         if isinstance(node, gast.BoolOp):
             # `a and b`: a if a is false, else b (`or` the other way round); b is evaluated only
-            # when needed, as in Python
-            name = target if target is not None else self.namer.fresh(hint)
+            # when needed, as in Python. The values go to a name of their own, never the
+            # target: in `z = (a and z)` the second value is the old z, which binding a to z
+            # first would lose
+            name = self.namer.fresh(hint)
             is_and = isinstance(node.op, gast.And)
             values = list(node.values)
             first = self.expr(values[0], name, hint)
@@ -316,8 +318,9 @@ class ExpressionsMixin(LowererState):
         else:
             value = self.resolve(node)
         if any(value is t for t in (float, int, bool, complex)) and node.id == value.__name__:
-            self.free[node.id] = value  # a builtin type as a value: x.astype(float)
-            return ir.Free(node.id)
+            name = self.free_name(node.id, value)  # a builtin type as a value: x.astype(float)
+            self.free[name] = value
+            return ir.Free(name)
         if isinstance(
             value, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type)
         ) or callable(value):
@@ -328,12 +331,25 @@ class ExpressionsMixin(LowererState):
             )
         if local is not None:  # an object passed as itself: a name of its own
             return self.value_atom(value, node.id)
-        name = node.id if node.id not in RESERVED else self.namer.fresh(node.id)
-        if name in self.free and self.free[name] is not value:
-            # another global of that name (a helper of another module reads its own `K`)
-            name = self.namer.fresh(node.id)
+        name = self.free_name(node.id, value)
         self.free[name] = value
         return self.free_atom(name, value)
+
+    def free_name(self: Lowerer, name: str, value: Any) -> str:
+        """The name generated code gives the global ``name`` (bound to ``value``) that this
+        function reads: ``name`` itself where nothing else in the generated code is called so
+        -- no other global of that name, no variable of the function being differentiated,
+        no name adgen made up -- else a fresh one. An inlined helper (a nested derivative's
+        code included) reading the global ``y`` inside a function with a parameter ``y``
+        reads the global, as Python would."""
+        if self.free.get(name, self) is value:
+            return name
+        if name in RESERVED or name in self.free:
+            return self.namer.fresh(name)  # another global of that name (a helper's own `K`)
+        if name in self.namer.taken and name not in self.root.global_names:
+            return self.namer.fresh(name)  # a variable's name, or one adgen made up
+        self.namer.reserve(name)  # never a name adgen makes up later
+        return name
 
     def free_atom(self: Lowerer, name: str, value: Any) -> ir.Free:
         if isinstance(value, (int, float)):

@@ -73,6 +73,16 @@ class LoopsMixin(LowererState):
                 return atom
         return None
 
+    def backwards(self: Lowerer, it: Any, hint: str) -> ir.Atom | None:
+        """``reversed(range(...))`` as ``rt.backwards(range(...))``: a range (it has a length
+        and items, which Python's ``reversed`` object has not), or None for another ``it``."""
+        backwards = self.reversed_range(it)
+        if backwards is None:
+            return None
+        prim = registry.lookup(rt.backwards)
+        assert prim is not None
+        return self.emit(None, hint, prim, [backwards], [], it)
+
     def lower_for(self: Lowerer, stmt: Any) -> None:
         """``for`` over ``range(...)``; over arrays and sequences (rows), ``enumerate`` and
         ``zip`` nested in any way, a loop over ``range(len(...))`` (the shortest) that reads the
@@ -97,17 +107,12 @@ class LoopsMixin(LowererState):
         line = self.key(stmt)
         it, target = stmt.iter, stmt.target
         checkpointed, every_node, it = self.checkpoint_marker(it)
-        backwards = self.reversed_range(it)
+        backwards = self.backwards(it, "loop")  # for i in reversed(range(n))
         pattern: _Pattern | None = None
         seqs: list[ir.Atom] = []
         counter: Any = None  # enumerate's count when it is the loop's own variable
         if self.is_call_to(it, range) or backwards is not None:
-            if backwards is not None:  # for i in reversed(range(n)): rt.backwards, a range
-                prim = registry.lookup(rt.backwards)
-                assert prim is not None
-                r = self.emit(None, "loop", prim, [backwards], [], it)
-            else:
-                r = self.expr(it, None, "loop")
+            r = backwards if backwards is not None else self.expr(it, None, "loop")
             if not isinstance(target, gast.Name):
                 self.refuse(target, "unpacking a range", "use one loop variable")
             index = self.loop_variable(target.id)
@@ -195,7 +200,8 @@ class LoopsMixin(LowererState):
             return tuple(parts)
         if isinstance(it, gast.Starred):
             self.refuse(it, "`*args` in calls", "pass the arguments one by one")
-        seqs.append(self.expr(it, None, "seq"))
+        backwards = self.backwards(it, "seq")  # zip(a, reversed(range(n))): a range too
+        seqs.append(backwards if backwards is not None else self.expr(it, None, "seq"))
         return len(seqs) - 1
 
     def bind_items(

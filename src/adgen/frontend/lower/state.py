@@ -145,6 +145,13 @@ class LowererState:
         local_names = {n.id for n in walk(self.node) if isinstance(n, gast.Name)}
         if parent is None:
             self.namer = Namer(local_names)
+            # the names the function's own source reads and never binds: its globals, which
+            # keep their names in the generated code (see ExpressionsMixin.free_name)
+            self.global_names = local_names - {
+                n.id
+                for n in walk(self.node)
+                if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)
+            }
             self.free: dict[str, Any] = {}
             # IR name -> primitive that made it
             self.producers: dict[str, registry.Primitive] = {}

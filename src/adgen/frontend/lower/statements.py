@@ -23,7 +23,7 @@ from adgen.frontend.lower.state import LowererState
 from adgen.frontend.lower.syntax import _concatenated, _is_append, _is_pop, _written_in_place
 from adgen.names import RESERVED
 from adgen.pyast import walk
-from adgen.rules import registry
+from adgen.rules import registry, runtime
 
 if TYPE_CHECKING:
     from adgen.frontend.lower import Lowerer
@@ -245,7 +245,11 @@ class StatementsMixin(LowererState):
         if self.parent is not None:  # an inlined call: the value goes to the caller
             self.returned = self.expr(stmt.value, self.call_target, self.prefix + "out")
             return
-        atom = self.expr(stmt.value, self.namer.claim("out") if "out" in self.bound else "out")
+        # the result is `out` unless the function binds that name or reads a global of it
+        taken = "out" in self.bound or "out" in self.root.global_names or "out" in self.free
+        result = self.namer.claim("out") if taken else "out"
+        self.namer.reserve(result)  # a helper inlined below reading a global `out` renames it
+        atom = self.expr(stmt.value, result)
         self.block.append(ir.Return(atom, self.line))
 
     def lower_if(self: Lowerer, stmt: Any) -> None:
@@ -291,6 +295,9 @@ class StatementsMixin(LowererState):
             )
         if isinstance(call, gast.Call):
             ok, fn = self.static_object(call.func)
+            if ok and any(fn is c for c in (runtime.refuse_unless, runtime.expect)):
+                self.lower_check(call)  # adgen's own check, in its code read again
+                return
             positions = registry.in_place_writer(fn) if ok else None
             if positions is not None:  # np.fill_diagonal(a, v): the write a[positions(a)] = v
                 self.write_through(stmt, call, positions)
@@ -300,6 +307,22 @@ class StatementsMixin(LowererState):
         self.refuse(
             stmt, "expression statements that are not calls (the value is unused)", "remove it"
         )
+
+    def lower_check(self: Lowerer, call: gast.Call) -> None:
+        """``rt.refuse_unless(test, what, hint)`` or ``rt.expect(test, message)`` in adgen's
+        own code read again (a nested derivative): the check it was made from, with its
+        words (its refusal can still be decided when transforming the outer function)."""
+        words = ("what", "hint") if len(call.args) == 3 else ("error",)
+        texts = call.args[1:]
+        if (
+            call.keywords
+            or len(texts) != len(words)
+            or not all(isinstance(t, gast.Constant) and isinstance(t.value, str) for t in texts)
+        ):
+            self.refuse(call, "this check", "write it as an `assert`")
+        test = self.expr(call.args[0], None, "check")
+        kwargs = tuple((w, ir.Const(t.value)) for w, t in zip(words, texts))
+        self.block.append(ir.Assign((), registry.ASSERT, (test,), kwargs, self.line))
 
     def add_if(
         self: Lowerer, test: ir.Atom, body: list[ir.Stmt], orelse: list[ir.Stmt], line: int
@@ -560,7 +583,9 @@ class StatementsMixin(LowererState):
         is bound (``a, b = b`` reads both items of the old ``b``)."""
         size = self.call_prim(len, [atom], "n")
         fits = self.call_prim(registry.operator.eq, [size, ir.Const(len(target.elts))], "fits")
-        self.block.append(ir.Assign((), registry.ASSERT, (fits,), (), self.line))
+        message = f"wrong number of values to unpack (expected {len(target.elts)})"
+        error = (("error", ir.Const(message)),)
+        self.block.append(ir.Assign((), registry.ASSERT, (fits,), error, self.line))
         getitem = registry.lookup(registry.operator.getitem)
         assert getitem is not None
         read: list[tuple[Any, str, bool]] = []

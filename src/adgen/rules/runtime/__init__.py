@@ -60,12 +60,14 @@ from .contractions import (  # noqa: F401
 )
 from .core import (  # noqa: F401
     Like,
+    Refusal,
     accumulate,
     accumulate_item,
     as_list,
     cast_like,
     copy_of,
     dtype_of,
+    expect,
     extremum_jvp,
     extremum_shares,
     is_complex,
@@ -80,6 +82,7 @@ from .core import (  # noqa: F401
     max_items,
     min_items,
     real_like,
+    refuse_unless,
     saved_shape,
     split_last,
     sum_items,
@@ -183,6 +186,8 @@ from .stats import covariance, covariance_vjp  # noqa: F401
 # the helpers shown with a doctest (tests/test_runtime.py checks that each has one)
 __all__ = [
     "backwards",
+    "refuse_unless",
+    "expect",
     "dtype_of",
     "saved_shape",
     "cast_like",

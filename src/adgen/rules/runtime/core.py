@@ -13,6 +13,7 @@ zero derivatives and derivatives of their primal's type (``rt.zeros_like``,
 from __future__ import annotations
 
 import math
+import numbers
 from typing import Any
 
 import numpy as np
@@ -231,20 +232,61 @@ def dtype_of(x: Any) -> Any:
     return np.result_type(x)
 
 
+class Refusal(Exception):  # noqa: N818 (what adgen says, not a failure of the code)
+    """adgen's refusal decided when the derivative code runs: the argument kinds of the call
+    decide whether the code is one adgen differentiates (``y += v`` changes an array in
+    place where ``y`` is an array, makes a new number where it is one). adgen reports it
+    as the same ``UnsupportedSyntaxError`` a refusal decided when transforming is, naming
+    the user's line (:func:`adgen.pipeline.run`)."""
+
+    def __init__(self, what: str, hint: str) -> None:
+        self.what, self.hint = what, hint
+        super().__init__(f"adgen does not support {what} (hint: {hint})")
+
+
+def refuse_unless(test: Any, what: str, hint: str) -> None:
+    """adgen's check in generated code: refuse (:class:`Refusal`) unless ``test`` holds. A
+    call, not an ``assert``: the check runs under ``python -O`` too.
+
+    >>> refuse_unless(True, "an update of `z`", "copy z")
+    >>> refuse_unless(False, "an update of `z`", "copy z")  # doctest: +IGNORE_EXCEPTION_DETAIL
+    Traceback (most recent call last):
+    Refusal: adgen does not support an update of `z` (hint: copy z)
+    """
+    if not test:
+        raise Refusal(what, hint)
+
+
+def expect(test: Any, message: str) -> None:
+    """Raise ``ValueError(message)`` unless ``test`` holds: an error Python itself raises
+    running the function as written (``a, b = v`` of a ``v`` of three rows), checked where
+    adgen's code would otherwise go on (under ``python -O`` too).
+
+    >>> expect(True, "too many values to unpack (expected 2)")
+    >>> expect(False, "too many values to unpack (expected 2)")
+    Traceback (most recent call last):
+    ...
+    ValueError: too many values to unpack (expected 2)
+    """
+    if not test:
+        raise ValueError(message)
+
+
 def saved_shape(x: Any) -> Any:
     """What reverse mode saves in a loop of a value it reads back only for its shape and
     kind (:mod:`adgen.backend.codeopt.save_shapes_only`): :class:`Like` of an array or a
-    number, the value itself otherwise (a list, a tuple, ``None``).
+    number, the value itself otherwise (a list, a tuple, ``None``, a ``range`` a loop runs
+    over, any other object).
 
     >>> like = saved_shape(np.zeros((2, 3), dtype=np.complex64))
     >>> like.shape, is_complex(like), unbroadcast(np.ones((4, 2, 3)), like).shape
     ((2, 3), True, (2, 3))
-    >>> saved_shape([1.0, 2.0]), saved_shape(None)
-    ([1.0, 2.0], None)
+    >>> saved_shape([1.0, 2.0]), saved_shape(None), saved_shape(range(2, -1, -1))
+    ([1.0, 2.0], None, range(2, -1, -1))
     """
-    if x is None or isinstance(x, (list, tuple, dict, str)):
-        return x
-    return Like(x)
+    if isinstance(x, (numbers.Number, np.generic)) or (hasattr(x, "shape") and hasattr(x, "dtype")):
+        return Like(x)
+    return x
 
 
 def unreduce(g: ArrayLike, x: ArrayLike, axis: Axis = None, keepdims: bool = False) -> NDArray[Any]:
