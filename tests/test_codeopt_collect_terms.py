@@ -36,15 +36,18 @@ def _run(source: str, *args: object) -> object:
     return fn(*args)  # type: ignore[operator]
 
 
-def _close(got: object, want: object) -> None:
+def _close(got: object, want: object, single: bool = False) -> None:
+    """Same types, dtypes and shapes, values equal to rounding: float32's where the result
+    is float32, or where ``single``, float32 values reach it (terms the code as written
+    rounds to float32 on the way, ``3 * z - z * 0.5``, collected into ``z * 2.5``)."""
     if isinstance(want, (list, tuple)):
         assert isinstance(got, type(want)) and len(got) == len(want)
         for g, w in zip(got, want):
-            _close(g, w)
+            _close(g, w, single)
         return
     assert np.asarray(got).dtype == np.asarray(want).dtype
     assert np.shape(got) == np.shape(want)
-    tol = 1e-4 if np.asarray(want).dtype == np.float32 else 1e-11
+    tol = 1e-4 if np.asarray(want).dtype == np.float32 or single else 1e-11
     np.testing.assert_allclose(got, want, rtol=tol, atol=tol * (1 + np.max(np.abs(want))))
 
 
@@ -94,7 +97,7 @@ def _check(src: str) -> bool | None:
     written = collect_terms(src, _KNOWN)
     with np.errstate(all="ignore"):
         got = _run(written, *_args())
-    _close(got, want)
+    _close(got, want, single="z" in src or "float32" in src)
     return written != src
 
 
