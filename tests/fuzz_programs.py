@@ -344,7 +344,30 @@ class SeededChoices(Choices):
 # statement kinds for the classes of constructs an independent fuzzer found adgen wrong on
 NEW_KINDS = frozenset(
     ["loopvar", "rebind", "closure", "call", "singular", "nested", "stack", "split"]
+    # issue 33: names shared between globals, parameters and adgen's own names; boolean
+    # operators reading the name they bind; nested loops with break over reversed ranges,
+    # zip and enumerate; in-place updates the argument kinds decide
+    + ["shadow", "boolself", "loopnest", "augself"]
 )
+
+# module-level globals named like the program's parameters (`y`, `s`) and like names adgen
+# makes up (`out`, `out_1`, `t`), read by the helpers `stmt_shadow` calls
+SHADOWED_GLOBALS = (
+    "y = np.array([0.3, -0.2, 0.5, 0.1])\n"
+    "s = 0.375\n"
+    "out = 0.625\n"
+    "out_1 = np.array([0.25, -0.5, 0.75, 1.0])\n"
+    "t = 1.5\n"
+)
+SHADOW_HELPERS = {
+    # name: (source, returns a scalar)
+    "shadow_a": ("def shadow_a(u):\n    return np.tanh(u) * s + np.sum(y) * u * 0.5\n", False),
+    "shadow_b": ("def shadow_b(u):\n    return u * out + np.sin(u) * np.sum(out_1) * t\n", False),
+    "shadow_c": (
+        "def shadow_c(u):\n    return np.sum(np.sin(u) * s) + np.sum(u * u) * np.sum(y * out_1)\n",
+        True,
+    ),
+}
 
 
 # -- the program being written ---------------------------------------------------------------
@@ -1055,6 +1078,140 @@ class Writer:
             return None
         name = self.fresh()
         return [f"{name} = {f}({a})"], name, () if shape is None else shape
+
+    def shadow_helper(self, name: str) -> str:
+        if not any(h.startswith("y = np.array(") for h in self.helpers):
+            self.helpers.append(SHADOWED_GLOBALS)
+        source, _ = SHADOW_HELPERS[name]
+        if source not in self.helpers:
+            self.helpers.append(source)
+        return name
+
+    def stmt_shadow(self, scope: Scope) -> Any:
+        """A helper reading module globals named like the program's parameters (``y``,
+        ``s``) and like names adgen makes up (``out``, ``out_1``, ``t``): called, differentiated
+        inside the program (``adgen.grad`` / ``jvp``), or called from a nested ``def`` whose
+        parameter has such a name, or on a local of the program bound to such a name."""
+        a = self.source(scope, readable=False)
+        ashape = scope.shapes[a]
+        shape = () if ashape is None else ashape
+        name = self.fresh()
+        form = self.pick(["call", "grad", "jvp", "def", "local"])
+        self.features.add("shadow: " + form)
+        if form == "grad":
+            f = self.shadow_helper("shadow_c")
+            return [f"{name} = adgen.grad({f})({a}) * {self.const()}"], name, shape
+        f = self.shadow_helper(self.pick(["shadow_a", "shadow_b"]))
+        if form == "jvp":
+            tangent = "1.0" if ashape is None else f"np.ones_like({a})"
+            return [f"{name} = adgen.jvp({f}, ({a},), ({tangent},))[1]"], name, shape
+        if form == "def":
+            inner, p = self.fresh("inner"), self.pick(["y", "s", "out", "t"])
+            lines = [f"def {inner}({p}):", f"    return {f}({p}) * {self.const()}"]
+            return lines + [f"{name} = {inner}({a})"], name, shape
+        if form == "local":
+            local = self.pick(["out", "out_1", "t", "y"])
+            if local == "y" or local in scope.fixed:
+                local = "out"  # the parameter y stays the program's argument
+            lines = [f"{local} = {a} * {self.const()}", f"{name} = {f}({local}) + {local}"]
+            self.bind(scope, local, shape)
+            return lines, name, shape
+        return [f"{name} = {f}({a})"], name, shape
+
+    def scalar_source(self, scope: Scope) -> str:
+        """A scalar expression of the program's values: a Python float or a NumPy number."""
+        floats = sorted(n for n, s in scope.shapes.items() if s is None or s == ())
+        a = self.source(scope, readable=False)
+        forms = [f"np.sum({a}) * {self.const()}", f"float(np.mean({a}))"]
+        if floats:
+            forms.append(f"{self.pick(floats)} * {self.const()}")
+        return self.pick(forms)
+
+    def stmt_boolself(self, scope: Scope) -> Any:
+        """``z = (a and z)`` and its kin in a loop: an operand (maybe nested in another
+        boolean operator or a conditional expression) reads the name the line binds."""
+        z = self.fresh("z")
+        c, k = self.const(), self.offset()
+        forms = [
+            f"np.cosh({z}) and {z}",  # z: cosh is never 0
+            f"0.0 * {z} or {z} * {c}",  # z * c
+            f"({z} * 0.0 and {z}) + {z}",
+            f"{z} * {c} if {z} > {k} else (np.cosh({z}) and {z})",
+            f"({z} > {k} and ({z} * {c} or {z})) or {z} - {c}",
+            f"{z} * (not ({z} > {k} + 5.0)) + {z} * {c}",
+            f"(np.exp({z}) or {z}) * {c} + {z} * {c}",
+            f"{z} * {c} or {z}",
+        ]
+        form = self.pick(forms)
+        lines = [f"{z} = {self.scalar_source(scope)}"]
+        k_loop = self.fresh("i")
+        lines.append(f"for {k_loop} in range({self.choices.integer(1, 3)}):")
+        lines.append(f"    {z} = {form}")
+        if self.choices.boolean():
+            lines.append(f"    {z} *= {self.const()}")
+        if self.choices.boolean():  # a pair swapped through `and`
+            w = self.fresh("z")
+            lines = [lines[0], f"{w} = {z} * {c}", *lines[1:]]
+            lines.append(f"    {z}, {w} = {w}, ({z} and {w} * {c})")
+            self.bind(scope, w, ())
+            self.exposed.add(w)
+        self.features.add("boolean operator reading its target")
+        return lines, z, ()
+
+    def stmt_loopnest(self, scope: Scope) -> Any:
+        """Nested loops with ``break``: the middle one over ``reversed(range(n))``,
+        ``zip(range(n), reversed(range(n)))`` or ``enumerate(reversed(range(n)))``, an inner
+        one maybe, state carried through all of them."""
+        a = self.source(scope, readable=False)
+        ashape = scope.shapes[a]
+        shape = () if ashape is None else ashape
+        fits = [n for n in self.fits(scope, shape) if n not in scope.writable] or [a]
+        b = self.pick(fits)
+        z = self.fresh("z")
+        i, j, m = self.fresh("i"), self.fresh("j"), self.fresh("m")
+        n = self.choices.integer(1, 3)
+        middle = self.pick(
+            [
+                (f"for {j} in reversed(range({n})):", j),
+                (f"for {j}, {m} in zip(range({n}), reversed(range({n}))):", f"({j} + {m})"),
+                (f"for {j}, {m} in enumerate(reversed(range({n}))):", f"({j} * {m})"),
+            ]
+        )
+        lines = [f"{z} = {a} * {self.const()}"]
+        lines.append(f"for {i} in range({self.choices.integer(1, 3)}):")
+        lines.append(f"    {middle[0]}")
+        lines.append(f"        {z} = {z} * {self.const()} + np.tanh({b}) * 0.125 * {middle[1]}")
+        if self.choices.boolean():
+            k = self.fresh("k")
+            lines.append(f"        for {k} in range({self.choices.integer(1, 3)}):")
+            lines.append(f"            {z} = {z} * 0.875 + 0.0625 * np.sin({z})")
+            lines.append(f"            if np.sum({z}) > {self.offset()}:")
+            lines.append("                break")
+        lines.append(f"        if {self.pick([f'np.sum({z}) < -{self.offset()}', f'{j} == 1'])}:")
+        lines.append("            break")
+        lines.append(f"    if {self.condition(scope)}:")
+        lines.append("        break")
+        self.features.add("nested loops with break: " + middle[0].split(" in ")[1].split("(")[0])
+        return lines, z, shape
+
+    def stmt_augself(self, scope: Scope) -> Any:
+        """``z op= ...`` of a name bound to another name's value, read on the right too
+        (``z = a; z += z``): a new value where ``a`` is a number, a write into ``a`` (refused)
+        where it is an array -- the argument kinds decide, maybe only when the code runs."""
+        numbers = sorted(n for n, s in scope.shapes.items() if s is None or s == ())
+        vectors = sorted(n for n, s in scope.shapes.items() if s and len(s) == 1)
+        forms = [f"np.sum({self.source(scope, readable=False)})"]
+        forms += numbers
+        forms += [f"{v}[{self.choices.integer(0, scope.shapes[v][0] - 1)}]" for v in vectors]
+        init = self.pick(forms)
+        z = self.fresh("z")
+        lines = [f"{z} = {init}"]
+        for _ in range(self.choices.integer(1, 2)):
+            op = self.pick(["+=", "*=", "-="])
+            rhs = self.pick([z, f"np.tanh({z})", f"{z} * {self.const()}"])
+            lines.append(f"{z} {op} {rhs}")
+        self.features.add("augmented assignment reading its target")
+        return lines, z, ()
 
     def stmt_singular(self, scope: Scope) -> Any:
         """A function at a point where its derivative is infinite or undefined (``sqrt`` at
