@@ -348,6 +348,8 @@ NEW_KINDS = frozenset(
     # operators reading the name they bind; nested loops with break over reversed ranges,
     # zip and enumerate; in-place updates the argument kinds decide
     + ["shadow", "boolself", "loopnest", "augself"]
+    # issue 34: code no derivative passes through, around active code
+    + ["inactive"]
 )
 
 # module-level globals named like the program's parameters (`y`, `s`) and like names adgen
@@ -767,10 +769,8 @@ class Writer:
         name = self.fresh()
         return [f"{name} = integrate({f}, {a}, {self.choices.integer(1, 3)})"], name, shape
 
-    def stmt_method(self, scope: Scope) -> Any:
-        """A method of an object of a module-level class: one made outside the program (its
-        attributes are constants), or one made inside from the program's values (its
-        attributes carry derivatives), its state written again by a method."""
+    def affine_helper(self) -> None:
+        """The module's class ``Affine`` and its instance ``OUTSIDE``, written once."""
         if not any(h.startswith("class Affine:") for h in self.helpers):
             self.helpers.append(
                 "class Affine:\n"
@@ -788,6 +788,12 @@ class Writer:
                 "\n"
                 "OUTSIDE = Affine(0.75, c=-0.25)\n"
             )
+
+    def stmt_method(self, scope: Scope) -> Any:
+        """A method of an object of a module-level class: one made outside the program (its
+        attributes are constants), or one made inside from the program's values (its
+        attributes carry derivatives), its state written again by a method."""
+        self.affine_helper()
         u = self.source(scope, readable=False)
         name = self.fresh()
         if self.choices.boolean():
@@ -1212,6 +1218,45 @@ class Writer:
             lines.append(f"{z} {op} {rhs}")
         self.features.add("augmented assignment reading its target")
         return lines, z, ()
+
+    def stmt_inactive(self, scope: Scope) -> Any:
+        """Code no derivative passes through around active code, as library code has it:
+        validation that raises (never, at the values the program sees) with an f-string,
+        ``%`` or ``.format`` message of differentiated values, ``raise ... from``, a string
+        made and tested, ``hasattr`` / ``callable`` tests of an object made outside."""
+        a = self.source(scope, readable=False)
+        shape = scope.shapes[a]
+        name = self.fresh()
+        big = f"{self.choices.integer(2, 9)}e6"
+        form = self.pick(["raise", "raise from", "message", "hasattr", "callable"])
+        self.features.add("inactive: " + form)
+        message = self.pick(
+            [
+                f'f"diverged: {{np.sum({a}):.3f}} > {big}"',
+                f'"diverged: %.2f" % np.sum({a})',
+                f'"diverged at {{}} of {{}}".format(np.max({a}), {big})',
+            ]
+        )
+        lines = []
+        if form in ("raise", "raise from"):
+            lines.append(f"if np.sum(np.abs({a})) > {big}:")
+            cause = ' from ValueError("not finite")' if form == "raise from" else ""
+            lines.append(f"    raise FloatingPointError({message}){cause}")
+            lines.append(f"{name} = {a} * {self.const()}")
+        elif form == "message":
+            text = self.fresh("msg")
+            lines.append(f"{text} = {message}")
+            lines.append(f"if len({text}) > 10000:")
+            lines.append(f"    raise RuntimeError({text})")
+            lines.append(f"{name} = np.tanh({a}) * {self.const()}")
+        else:
+            self.affine_helper()
+            test = 'hasattr(OUTSIDE, "w")' if form == "hasattr" else "callable(OUTSIDE)"
+            lines.append(f"if {test}:")
+            lines.append(f"    {name} = {a} * OUTSIDE.w")
+            lines.append("else:")
+            lines.append(f"    {name} = {a} * OUTSIDE.missing_attribute")
+        return lines, name, () if shape is None else shape
 
     def stmt_singular(self, scope: Scope) -> Any:
         """A function at a point where its derivative is infinite or undefined (``sqrt`` at

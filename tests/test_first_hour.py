@@ -63,10 +63,10 @@ def refusal(tmp_path: Path, body: str) -> adgen.AdgenError:
             "top of the module",
         ),
         (
-            "if x > 0:\n    raise ValueError('no')\nreturn x\n",
-            "`raise` statements",
+            "if x > 0:\n    raise\nreturn x\n",
+            "a bare `raise`",
             5,
-            "check the inputs",
+            "raise an exception of your own",
         ),
         ("global G\nreturn x\n", "`global` statements", 4, "pass the value in"),
         ("class A:\n    pass\nreturn x\n", "class definitions", 4, "module level"),

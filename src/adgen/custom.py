@@ -39,7 +39,7 @@ import types
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar, overload
 
-from adgen.errors import RuleError, SourceLocation, entry_point
+from adgen.errors import RuleError, SourceLocation, SourceUnavailableError, entry_point
 from adgen.rules import registry
 from adgen.rules.registry import Primitive, Template
 
@@ -135,6 +135,78 @@ def through_rule(fn: Any) -> types.FunctionType | None:
     caller.__doc__ = getattr(fn, "__doc__", None)  # (no __wrapped__: inspect would follow it)
     _CALLERS[id(fn)] = (fn, caller)
     return caller
+
+
+# the stand-ins of callables that are not plain functions, by what they call (bounded)
+_STAND_INS: dict[Any, tuple[Any, types.FunctionType]] = {}
+
+
+def stand_in(fn: Any) -> types.FunctionType | None:
+    """For a bound method (``model.loglike``), a ``functools.partial`` or an object with a
+    ``__call__`` of Python's, a plain function of the same positional parameters that calls
+    it, which adgen reads and differentiates (inlining the method or function it calls);
+    None for any other object. Keyword-only parameters with defaults (those a ``partial``
+    binds) keep their values; ``*args`` and ``**kwargs`` are refused by name.
+
+    >>> import numpy as np
+    >>> class Model:
+    ...     def loss(self, w, scale=2.0):
+    ...         return scale * np.sum(w * w)
+    >>> f = stand_in(Model().loss)
+    >>> f.__name__, list(inspect.signature(f).parameters), f(np.ones(3))
+    ('loss', ['w', 'scale'], np.float64(6.0))
+    """
+    if isinstance(fn, types.MethodType) and isinstance(fn.__func__, types.FunctionType):
+        key: Any = (fn.__func__, id(fn.__self__))
+        name = fn.__func__.__name__
+    elif isinstance(fn, functools.partial):
+        key, name = id(fn), getattr(fn.func, "__name__", "partial")
+    elif isinstance(vars(type(fn)).get("__call__"), types.FunctionType) or any(
+        isinstance(vars(c).get("__call__"), types.FunctionType) for c in type(fn).__mro__[1:-1]
+    ):  # an object whose class (or a base) defines __call__ in Python
+        key, name = (type(fn), id(fn)), type(fn).__name__.lower()
+    else:
+        return None
+    hit = _STAND_INS.get(key)
+    if hit is not None and (hit[0] is fn or hit[0] == fn):
+        return hit[1]
+    from adgen.backend.compile import load
+    from adgen.generated import Generated
+
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    name = name if name.isidentifier() and not name.startswith("<") else "function"
+    callee = f"{name}_fn"
+    free: dict[str, Any] = {callee: fn}
+    signature, passed = [], []
+    for i, p in enumerate(params):
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or (
+            p.kind == p.KEYWORD_ONLY and p.default is p.empty
+        ):
+            raise SourceUnavailableError(
+                f"adgen differentiates {fn!r} through a function of its positional "
+                f"parameters: `{p}` is not one",
+                _where(fn),
+                "wrap it in a function of the arguments you differentiate",
+            )
+        if p.kind == p.KEYWORD_ONLY:
+            continue  # bound by the partial (or its own default): the callable applies it
+        if p.default is p.empty:
+            signature.append(p.name)
+        else:
+            free[f"_adgen_default_{i}"] = p.default
+            signature.append(f"{p.name}=_adgen_default_{i}")
+        passed.append(p.name)
+    text = f"def {name}({', '.join(signature)}):\n    return {callee}({', '.join(passed)})\n"
+    made = load(Generated(name, passed, text), free)
+    assert isinstance(made, types.FunctionType)
+    made.__doc__ = getattr(fn, "__doc__", None)
+    if len(_STAND_INS) >= 64:
+        _STAND_INS.pop(next(iter(_STAND_INS)))
+    _STAND_INS[key] = (fn, made)
+    return made
 
 
 def _where(obj: Any) -> SourceLocation | None:

@@ -413,6 +413,11 @@ def stmt_to_ast(stmt: Stmt) -> ast.stmt:
     if isinstance(stmt, Assign):
         if stmt.prim.name == "assert":
             return check_to_ast(stmt)
+        if stmt.prim.name == "raise":  # copied as written (a path that raises)
+            exc = primal_expr(stmt)
+            if stmt.prim.raise_cause and isinstance(exc, ast.Tuple):
+                return ast.Raise(exc=exc.elts[0], cause=exc.elts[1])
+            return ast.Raise(exc=exc, cause=None)
         if stmt.prim.name == "append":  # xs.append(v), in place
             method = ast.Attribute(value=atom_to_ast(stmt.args[0]), attr="append", ctx=ast.Load())
             return ast.Expr(

@@ -222,6 +222,12 @@ def locate(d: Derivative, generated_line: int) -> SourceLocation | None:
     return None
 
 
+def _raises_as_written(d: Derivative, line: int) -> bool:
+    """Is this line of the generated code a ``raise`` the program wrote (copied as written)?"""
+    lines = d.generated.source.splitlines()
+    return 0 < line <= len(lines) and lines[line - 1].lstrip().startswith("raise ")
+
+
 def run(d: Derivative, *args: Any) -> Any:
     """Call compiled derivative code; a failure inside it names the user's line."""
     try:
@@ -236,6 +242,8 @@ def run(d: Derivative, *args: Any) -> Any:
             if tb.tb_frame.f_code.co_filename == filename:
                 line = tb.tb_lineno
             tb = tb.tb_next
+        if line is not None and _raises_as_written(d, line):
+            raise  # the program's own `raise`, copied as written: its exception as it is
         loc = locate(d, line) if line is not None else None
         if isinstance(exc, Refusal):  # decided by the arguments: a refusal all the same
             what = f"adgen does not support {exc.what}"

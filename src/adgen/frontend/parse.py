@@ -11,6 +11,7 @@ them changed.
 from __future__ import annotations
 
 import builtins
+import functools
 import importlib.util
 import inspect
 import linecache
@@ -167,7 +168,7 @@ def unwrap(fn: Any) -> types.FunctionType:
     A function with a rule of its own (``adgen.defrule``, ``@adgen.custom_derivative``...)
     is differentiated through that rule: a one-line function calling it stands for it.
     """
-    from adgen.custom import through_rule
+    from adgen.custom import stand_in, through_rule
 
     seen = 0
     while seen < 100:
@@ -178,13 +179,16 @@ def unwrap(fn: Any) -> types.FunctionType:
         if make is not None:  # an adgen derivative (grad, jacfwd, hvp...): the function that
             fn = make()  # computes it through generated code, not `f`
             break
-        if isinstance(fn, types.FunctionType):
-            break
+        if isinstance(fn, (types.FunctionType, types.MethodType, functools.partial)):
+            break  # (a method's __wrapped__ would be its function, without its object)
         if not hasattr(fn, "__wrapped__"):
             break
         fn = fn.__wrapped__
         seen += 1
     if not isinstance(fn, types.FunctionType):
+        made = stand_in(fn)  # a bound method, a partial, a callable object: a function
+        if made is not None:  # calling it stands for it
+            return made
         what = type(fn).__name__
         raise SourceUnavailableError(
             f"adgen can only differentiate Python functions, not a {what} ({fn!r})",

@@ -688,6 +688,8 @@ class Primitive:
         self.returns_tuple = False  # a call kept as a call: may its function return a tuple?
         # the templates are right for complex values too (see :func:`rule`)
         self.complex = False
+        # a `raise` statement (:func:`raising`): whether its template is (exception, cause)
+        self.raise_cause = False
 
     def __repr__(self) -> str:
         return f"<primitive {self.name}>"
@@ -839,7 +841,10 @@ ASSERT = Primitive(
 # Calls known to only read their arguments (never write into them): besides these, the
 # functions of NumPy, SciPy, ``math``, ``logging`` and ``warnings`` but those named in
 # _MUTATORS, ufuncs without an ``out`` argument, and a ``logging.Logger``'s messages.
-_READ_ONLY_BUILTINS = (print, repr, str, format, isinstance, issubclass, type, id, hash, callable)
+_READ_ONLY_BUILTINS = (
+    *(print, repr, str, format, isinstance, issubclass, type, id, hash, callable, len, round),
+    *(abs, min, max, sorted, sum, any, all, int, float, bool, list, tuple, getattr, hasattr),
+)
 _READ_ONLY_MODULES = frozenset({"numpy", "scipy", "math", "logging", "warnings", "_warnings"})
 _MUTATORS = frozenset(
     "at shuffle copyto put place putmask fill_diagonal put_along_axis sort partition fill "
@@ -937,6 +942,62 @@ def opaque_call(
     prim.reads_only = reads_only(fn, positional, keywords)
     prim.runs = fn
     return prim
+
+
+# methods of strings a copied expression may call (they make new strings)
+STRING_METHODS = frozenset("format join upper lower strip replace title capitalize".split())
+
+
+def as_written(
+    template: ast.expr, label: str, refusal: Exception | None, reads_only: bool = True
+) -> Primitive:
+    """The primitive of an expression no derivative passes through, copied into the generated
+    code as the program writes it (an f-string, ``"%d" % n``, ``"{}".format(n)``, the
+    exception a ``raise`` makes): ``template`` is the expression with the ``k``-th name it
+    reads written ``__adgen_k``; a statement's arguments are the atoms those names mean
+    there. Its result is a constant of the derivative; ``refusal`` is raised if a
+    differentiated value reaches it where that would matter (as for :func:`opaque_call`);
+    ``reads_only``: the calls it makes are known never to write into their arguments.
+
+    >>> template = ast.parse('f"n = {__adgen_0:.2f}"', mode="eval").body
+    >>> prim = as_written(template, "an f-string", ValueError("no"))
+    >>> ast.unparse(prim.emit([ast.Name(id="n_2", ctx=ast.Load())], []))
+    "f'n = {n_2:.2f}'"
+    >>> prim.reads_only, prim.differentiable
+    (True, False)
+    """
+
+    def emit(args: list[ast.expr], kwargs: list[tuple[str, ast.expr]]) -> ast.expr:
+        return _Placeholders(args).visit(copy.deepcopy(template))
+
+    params = [inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL)]
+    prim = Primitive(label, emit, params, {}, {}, differentiable=False)
+    prim.view = True  # its result may be (or share memory with) a value it reads
+    prim.refusal = refusal
+    prim.reads_only = reads_only
+    return prim
+
+
+def raising(template: ast.expr, cause: bool) -> Primitive:
+    """The primitive of a ``raise`` statement, copied into the generated code as written (a
+    path that raises needs no derivative): ``template`` as for :func:`as_written`, the
+    exception raised (with ``cause``: a pair, the exception and its cause, ``raise E from C``).
+    The statement binds nothing and is never refused; ``ir.stmt_to_ast`` writes it."""
+    prim = as_written(template, "raise", None)  # never refused: no value leaves it
+    prim.raise_cause = cause
+    return prim
+
+
+class _Placeholders(ast.NodeTransformer):
+    """Write the ``k``-th argument's expression where a template reads ``__adgen_k``."""
+
+    def __init__(self, args: list[ast.expr]) -> None:
+        self.args = args
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        if node.id.startswith("__adgen_") and isinstance(node.ctx, ast.Load):
+            return copy.deepcopy(self.args[int(node.id[len("__adgen_") :])])
+        return node
 
 
 class ObjectMethod:

@@ -55,6 +55,8 @@ every method takes the whole ``Lowerer`` as ``self``, since the parts call each 
   comprehensions);
 - :mod:`~adgen.frontend.lower.tuples`: tuples bound to names that blocks rebind, one IR name
   an item;
+- :mod:`~adgen.frontend.lower.verbatim`: code no derivative passes through, copied as written
+  (``raise``, f-strings and other string formatting);
 - :mod:`~adgen.frontend.lower.inplace`: in-place writes (``y[i] = v``, ``y += v``) and the checks
   that
   no other name sees the array written;
@@ -92,6 +94,7 @@ from adgen.frontend.lower.objects import ObjectsMixin
 from adgen.frontend.lower.state import LowererState
 from adgen.frontend.lower.statements import StatementsMixin
 from adgen.frontend.lower.tuples import TuplesMixin
+from adgen.frontend.lower.verbatim import VerbatimMixin
 from adgen.frontend.parse import ParsedFunction
 
 
@@ -109,6 +112,7 @@ class Lowerer(
     InPlaceMixin,
     ImportsMixin,
     TuplesMixin,
+    VerbatimMixin,
     LowererState,
 ):
     """Lowers one function to IR; a call of the user's function is lowered by a Lowerer of

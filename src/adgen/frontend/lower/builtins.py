@@ -31,6 +31,7 @@ import numpy as np
 from adgen import ir
 from adgen.errors import AdgenError
 from adgen.frontend.lower.calls import LocalFunction
+from adgen.frontend.lower.objects import LocalInstance, StaticSeq
 from adgen.frontend.lower.state import LowererState
 from adgen.pyast import walk
 from adgen.rules import registry
@@ -65,6 +66,8 @@ class BuiltinsMixin(LowererState):
             return None
         if fn is isinstance:
             return self.lower_isinstance(node)
+        if (fn is hasattr or fn is callable) and not node.keywords:
+            return self.lower_static_test(node, fn)
         if fn is max or fn is min:
             return self.extremum(node, fn, target, hint)
         if fn is tuple:
@@ -175,6 +178,39 @@ class BuiltinsMixin(LowererState):
             "`isinstance` of a value whose type adgen does not know when transforming",
             "test the argument the function was called with, or pass a flag",
         )
+
+    def lower_static_test(self: Lowerer, node: gast.Call, fn: Any) -> ir.Atom | None:
+        """``hasattr(obj, "name")`` and ``callable(obj)`` decided when transforming: of an
+        object adgen knows then (a global, an object passed to the function, ``self``), or of
+        a value every type of which gives the same answer. Only the branch Python takes is
+        lowered then (the other may read an attribute the object lacks). None: not decided."""
+        arity = 2 if fn is hasattr else 1
+        if len(node.args) != arity:
+            return None
+        rest: list[Any] = []
+        if fn is hasattr:
+            name = node.args[1]
+            if not (isinstance(name, gast.Constant) and isinstance(name.value, str)):
+                return None
+            rest = [name.value]
+        try:
+            ok, obj = self.static_object(node.args[0])
+        except AdgenError:
+            ok, obj = False, None
+        if ok and not isinstance(obj, (LocalFunction, LocalInstance, StaticSeq)):
+            return ir.Const(bool(fn(obj, *rest)))
+        if isinstance(obj, LocalInstance):  # made inside: its class and the attributes set
+            if fn is callable:
+                return ir.Const(callable(obj.cls))
+            return ir.Const(rest[0] in obj.attrs or hasattr(obj.cls, rest[0]))
+        if ok:
+            return None
+        samples = self.possible_values(self.expr(node.args[0], None, "x"))
+        if samples is not None:
+            answers = {bool(fn(v, *rest)) for v in samples}
+            if len(answers) == 1:
+                return ir.Const(answers.pop())
+        return None
 
     def static_classes(self: Lowerer, node: Any) -> Any:
         """The class or (nested) tuple of classes written at ``node``, or None."""

@@ -28,6 +28,7 @@ from adgen.frontend.lower.objects import (
     StaticSeq,
 )
 from adgen.frontend.lower.state import LowererState
+from adgen.frontend.lower.verbatim import is_formatting
 from adgen.frontend.parse import LiveScope
 from adgen.names import RESERVED
 from adgen.rules import namespace, registry
@@ -56,6 +57,8 @@ class ExpressionsMixin(LowererState):
             # a list literal is a tuple here: it is only read (np.array([a, b]), np.zeros([2, 3]))
             kind = "tuple" if isinstance(node, gast.Tuple) else "list"
             return ir.Tup(tuple(self.expr(e, None, hint) for e in node.elts), kind=kind)
+        if is_formatting(node):  # f"...", "..." % v, "...".format(v): copied as written
+            return self.formatted(node, target, hint)
         if isinstance(node, gast.BinOp):
             fn = registry.BINOP_FUNCTIONS.get(type(node.op).__name__)
             prim = registry.lookup(fn) if fn is not None else None
@@ -460,6 +463,10 @@ class ExpressionsMixin(LowererState):
         value = self.expr(node.value, None, hint)
         prim = registry.lookup_attribute(node.attr)
         if prim is None:
+            made = self.producers.get(value.name) if isinstance(value, ir.Var) else None
+            if isinstance(value, ir.Var) and made is not None and made.refusal is not None:
+                # of an object a call run as written made (np.finfo(t).eps): read as written
+                return self.attribute_as_written(node, value, made, target, hint)
             self.refuse(node, f"the attribute `.{node.attr}`", "use the NumPy function instead")
         return self.emit(target, hint, prim, [value], [], node)
 

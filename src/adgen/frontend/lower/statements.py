@@ -107,6 +107,9 @@ class StatementsMixin(LowererState):
             return True
         if isinstance(stmt, gast.Pass):
             return False
+        if isinstance(stmt, gast.Raise):
+            self.lower_raise(stmt)  # copied as written: the path ends there
+            return False
         if (
             isinstance(stmt, gast.Delete)
             and self.depth == 0
@@ -632,9 +635,10 @@ def _returns(node: Any) -> list[Any]:
 
 
 def _always_returns(stmts: list[Any]) -> bool:
-    """Does every path through these statements end in a ``return``?"""
+    """Does every path through these statements end in a ``return`` (or a ``raise``: a path
+    that raises needs no result)?"""
     for stmt in stmts:
-        if isinstance(stmt, gast.Return):
+        if isinstance(stmt, (gast.Return, gast.Raise)):
             return True
         if (
             isinstance(stmt, gast.If)

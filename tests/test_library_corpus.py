@@ -1,0 +1,105 @@
+"""Functions of installed libraries, differentiated as they are (issue 34's corpus).
+
+Each is the library's own function or method, imported as installed, with nothing edited:
+adgen reads its source (validation that raises, ``hasattr`` tests on options, string
+formatting, methods called on ``self``) and differentiates the path the call takes. Each
+derivative is checked against the gradient, score or Hessian the library's authors wrote
+by hand, in both modes, and at second order where the library has a Hessian.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import adgen
+
+sm = pytest.importorskip("statsmodels.api")
+
+RNG = np.random.default_rng(20261129)
+N, P = 40, 4
+X = np.column_stack([np.ones(N), RNG.normal(size=(N, P - 1))])
+BETA = np.array([0.2, -0.4, 0.3, 0.1])
+Y_BINARY = (RNG.random(N) < 1.0 / (1.0 + np.exp(-X @ BETA))).astype(float)
+Y_COUNT = RNG.poisson(np.exp(X @ BETA)).astype(float)
+Y_REAL = X @ BETA + 0.3 * RNG.normal(size=N)
+PARAMS = np.array([0.1, -0.2, 0.25, 0.05])
+
+
+def _models():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return {
+            "Logit": sm.Logit(Y_BINARY, X),
+            "Poisson": sm.Poisson(Y_COUNT, X),
+            "OLS": sm.OLS(Y_REAL, X),
+        }
+
+
+MODELS = _models()
+
+
+def _check_both_modes(f, x, gradient):
+    np.testing.assert_allclose(adgen.grad(f)(x), gradient, rtol=1e-9, atol=1e-10)
+    v = np.linspace(-1.0, 1.0, x.size).reshape(x.shape)
+    want = np.sum(gradient * v)
+    np.testing.assert_allclose(adgen.jvp(f, (x,), (v,))[1], want, rtol=1e-9, atol=1e-10)
+
+
+@pytest.mark.parametrize("name", ["Logit", "Poisson", "OLS"])
+def test_statsmodels_loglike_as_a_bound_method_against_its_score(name):
+    model = MODELS[name]
+    _check_both_modes(model.loglike, PARAMS, model.score(PARAMS))
+
+
+@pytest.mark.parametrize("name", ["Logit", "Poisson"])
+def test_statsmodels_loglike_second_order_against_its_hessian(name):
+    model = MODELS[name]
+    want = model.hessian(PARAMS)
+    np.testing.assert_allclose(adgen.hessian(model.loglike)(PARAMS), want, rtol=1e-9)
+    v = np.array([1.0, -2.0, 0.5, 0.25])
+    np.testing.assert_allclose(adgen.hvp(model.loglike)(PARAMS, v), want @ v, rtol=1e-9)
+
+
+@pytest.mark.parametrize("name", ["Logit", "Poisson"])
+def test_statsmodels_loglikeobs_jacobian_against_score_obs(name):
+    model = MODELS[name]
+    want = model.score_obs(PARAMS)
+    np.testing.assert_allclose(adgen.jacrev(model.loglikeobs)(PARAMS), want, rtol=1e-9)
+    np.testing.assert_allclose(adgen.jacfwd(model.loglikeobs)(PARAMS), want, rtol=1e-9)
+
+
+def test_scipy_logsumexp_against_softmax():
+    special = pytest.importorskip("scipy.special")
+    x = np.array([0.5, 1.2, -0.3, 0.8])
+
+    def f(x):
+        return special.logsumexp(x)
+
+    _check_both_modes(f, x, special.softmax(x))
+    s = special.softmax(x)
+    np.testing.assert_allclose(adgen.hessian(f)(x), np.diag(s) - np.outer(s, s), rtol=1e-9)
+
+
+def test_sklearn_output_losses_against_the_backpropagation_deltas():
+    """scikit-learn's MLP starts back-propagation with the output layer's delta
+    ``activations[-1] - y`` (divided by the number of samples): the gradient of its
+    ``log_loss`` after a softmax, and of ``binary_log_loss`` after a logistic, w.r.t. the
+    output layer's pre-activations."""
+    nn = pytest.importorskip("sklearn.neural_network._base")
+    special = pytest.importorskip("scipy.special")
+    y = np.eye(3)[RNG.integers(0, 3, 6)]
+    z = RNG.normal(size=(6, 3))
+
+    def multiclass(z):
+        return nn.log_loss(y, special.softmax(z, axis=1))
+
+    _check_both_modes(multiclass, z, (special.softmax(z, axis=1) - y) / 6)
+    yb, zb = y[:, :1], z[:, :1]
+
+    def binary(z):
+        return nn.binary_log_loss(yb, special.expit(z))
+
+    _check_both_modes(binary, zb, (special.expit(zb) - yb) / 6)
