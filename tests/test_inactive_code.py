@@ -250,3 +250,64 @@ def test_a_bound_methods_own_parameters_by_name():
     w = np.array([0.3, -0.7, 1.1])
     assert adgen.grad(MODEL.loss, wrt="l2")(w, 0.1) == pytest.approx(np.sum(w * w))
     assert adgen.grad(MODEL.loss, wrt=1)(w, 0.5) == pytest.approx(np.sum(w * w))
+
+
+# -- objects returned by properties ---------------------------------------------------------------
+class LogLink:
+    def inverse(self, z):
+        return np.exp(z)
+
+
+class Family:
+    def __init__(self):
+        self._link = LogLink()
+
+    @property
+    def link(self):
+        return self._link
+
+
+class GLM:
+    def __init__(self, X, y):
+        self.X, self.y, self.family = X, y, Family()
+
+    def loglike(self, params):
+        mu = self.family.link.inverse(self.X @ params)
+        return np.sum(self.y * np.log(mu) - mu)
+
+
+def test_a_method_of_an_object_a_property_returns():
+    """``self.family.link.inverse(z)`` (statsmodels' GLM): the property's object is read
+    when transforming, like any attribute of an object made outside, and its method inlined."""
+    model = GLM(XM, np.abs(YM))
+    w = np.array([0.1, -0.2, 0.05])
+    mu = np.exp(XM @ w)
+    grad = XM.T @ (np.abs(YM) - mu)
+    np.testing.assert_allclose(adgen.grad(model.loglike)(w), grad, rtol=1e-12)
+    np.testing.assert_allclose(adgen.jvp(model.loglike, (w,), (w,))[1], grad @ w, rtol=1e-12)
+    np.testing.assert_allclose(adgen.hessian(model.loglike)(w), -XM.T @ (mu[:, None] * XM))
+
+
+# -- a branch the program decides when it runs may hold anything -----------------------------------
+def with_options(x, mode):
+    if mode == "fast":
+        return np.sum(x * x)
+    else:
+        with warnings.catch_warnings():  # adgen does not read `with` (yet)
+            warnings.simplefilter("ignore")
+        return np.sum(x)
+
+
+def test_a_refusal_in_a_branch_is_raised_only_where_the_branch_runs():
+    np.testing.assert_allclose(adgen.grad(with_options)(X0, "fast"), 2 * X0, rtol=1e-12)
+    value, tangent = adgen.jvp(with_options, (X0, "fast"), (np.ones(3), None))
+    assert tangent == pytest.approx(2 * X0.sum())
+    np.testing.assert_allclose(adgen.hessian(with_options)(X0, "fast"), 2 * np.eye(3))
+    for take in (
+        lambda: adgen.grad(with_options)(X0, "slow"),
+        lambda: adgen.jvp(with_options, (X0, "slow"), (np.ones(3), None)),
+    ):
+        with pytest.raises(UnsupportedSyntaxError, match="`with` blocks") as info:
+            take()
+        assert info.value.loc is not None and info.value.loc.filename == __file__
+    assert "rt.refuse_unless(False" in adgen.source(with_options)

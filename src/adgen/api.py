@@ -47,7 +47,7 @@ from adgen.frontend.parse import unwrap
 from adgen.generated import Generated
 from adgen.middle import shapes
 from adgen.names import Namer
-from adgen.rules.runtime import cast_like, is_complex
+from adgen.rules.runtime import Refusal, cast_like, is_complex
 from adgen.rules.runtime.libraries import as_array, dtype_kind, foreign, numpy_dtype
 
 if TYPE_CHECKING:
@@ -465,11 +465,13 @@ class _ValueAndGrad(_Transformed):
             out, grads = d.compiled(*leaves, 1.0)
         except AdgenError:
             raise
-        except Exception:
+        except Exception as exc:
             # an error of the function itself shows as the user's own: run it, on its own
             # arguments (never on the leaves), then the derivative again to name the line
-            out = fn(*args)
-            _check_scalar(fn, self._value(fn, out), self.holomorphic)
+            # (a refusal the code made when it ran is adgen's: named at its line)
+            if not isinstance(exc, Refusal):
+                out = fn(*args)
+                _check_scalar(fn, self._value(fn, out), self.holomorphic)
             out, grads = _pipeline().run(d, *leaves, 1.0)
         value = self._value(fn, out)
         if self.holomorphic or (type(value) is not float and type(value) is not np.float64):

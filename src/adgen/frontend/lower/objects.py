@@ -283,6 +283,14 @@ class ObjectsMixin(LowererState):
             self.record("attr", base, attr, value)
             return True, value
         raw = inspect.getattr_static(base, attr, None)
+        if isinstance(raw, property):
+            try:
+                value = getattr(base, attr)
+            except Exception:
+                value = None
+            if is_user_object(value):  # `model.family.link`: an object, read now like any
+                self.record("attr", base, attr, value)  # attribute of an outside object
+                return True, value
         if isinstance(raw, (types.FunctionType, staticmethod, classmethod, property)):
             return self.class_member(type(base), base, node)
         try:  # a class attribute, a slot, what __getattr__ makes: a constant too
