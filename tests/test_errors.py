@@ -111,7 +111,7 @@ def uses_global(x):
 
 def uses_del(x):
     y = x * 2.0
-    if x > 0:
+    for _ in range(1):
         del y
     return x
 

@@ -399,6 +399,9 @@ def check_to_ast(stmt: Assign) -> ast.stmt:
     if isinstance(what, Const):
         hint_text = hint.value if isinstance(hint, Const) else ""
         args = [test, ast.Constant(what.value), ast.Constant(hint_text)]
+        kind = words.get("kind")
+        if isinstance(kind, Const):
+            args.append(ast.Constant(kind.value))
         call = ast.Call(func=_rt("refuse_unless"), args=args, keywords=[])
     elif isinstance(error, Const):
         args = [test, ast.Constant(error.value)]

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from adgen import ir
+from adgen import errors, ir
 from adgen.backend import cache, diskcache
 from adgen.backend.compile import load
 from adgen.backend.namespaces import globals_for
@@ -245,7 +245,10 @@ def run(d: Derivative, *args: Any) -> Any:
         if line is not None and _raises_as_written(d, line):
             raise  # the program's own `raise`, copied as written: its exception as it is
         loc = locate(d, line) if line is not None else None
-        if isinstance(exc, Refusal):  # decided by the arguments: a refusal all the same
+        if isinstance(exc, Refusal):  # decided when the code ran: a refusal all the same
+            kind = getattr(errors, exc.kind, None) if exc.kind else None
+            if isinstance(kind, type) and issubclass(kind, AdgenError):
+                raise kind(exc.what, loc, exc.hint) from None
             what = f"adgen does not support {exc.what}"
             raise UnsupportedSyntaxError(what, loc, exc.hint) from None
         what, values = "this line", "the shapes and values on this line"

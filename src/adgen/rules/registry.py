@@ -819,7 +819,8 @@ POP.complex = True
 # `assert test`: kept in the generated code (forward sweep / primal), never differentiated.
 # adgen's own checks carry a refusal's words (`what`, `hint`): adgen's error when the argument
 # shapes decide it beforehand (middle/shapes.settle_checks), else `rt.refuse_unless(test, what,
-# hint)` in the generated code, reported as the same refusal when the code runs; or an error
+# hint[, kind])` in the generated code, reported as the same refusal (an error of adgen's class
+# `kind`, its words as they are, where given) when the code runs; or an error
 # Python raises running the code as written (`error`: `rt.expect(test, error)`, a ValueError).
 # Neither is an `assert`, which `python -O` strips; the user's own `assert` stays one.
 ASSERT = Primitive(
@@ -829,7 +830,7 @@ ASSERT = Primitive(
         *_positional("test"),
         *(
             inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None)
-            for n in ("what", "hint", "error")
+            for n in ("what", "hint", "error", "kind")
         ),
     ],
     {},

@@ -57,6 +57,8 @@ every method takes the whole ``Lowerer`` as ``self``, since the parts call each 
   an item;
 - :mod:`~adgen.frontend.lower.verbatim`: code no derivative passes through, copied as written
   (``raise``, f-strings and other string formatting);
+- :mod:`~adgen.frontend.lower.deferred`: refusals and checks decided when the code runs (a
+  branch holding what adgen refuses, adgen's checks read again);
 - :mod:`~adgen.frontend.lower.inplace`: in-place writes (``y[i] = v``, ``y += v``) and the checks
   that
   no other name sees the array written;
@@ -85,6 +87,7 @@ from adgen.frontend.lower.builtins import BuiltinsMixin
 from adgen.frontend.lower.callables import CallablesMixin
 from adgen.frontend.lower.calls import CallsMixin
 from adgen.frontend.lower.containers import ContainersMixin
+from adgen.frontend.lower.deferred import DeferredMixin
 from adgen.frontend.lower.expressions import ExpressionsMixin
 from adgen.frontend.lower.imports import ImportsMixin
 from adgen.frontend.lower.inplace import InPlaceMixin
@@ -113,6 +116,7 @@ class Lowerer(
     ImportsMixin,
     TuplesMixin,
     VerbatimMixin,
+    DeferredMixin,
     LowererState,
 ):
     """Lowers one function to IR; a call of the user's function is lowered by a Lowerer of

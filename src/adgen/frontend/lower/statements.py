@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 import gast
 
 from adgen import ir, seam
-from adgen.errors import NoRuleError, UnresolvedNameError, UnsupportedSyntaxError
 from adgen.frontend.lower.calls import LocalDerivative
 from adgen.frontend.lower.state import LowererState
 from adgen.frontend.lower.syntax import _concatenated, _is_append, _is_pop, _written_in_place
@@ -268,48 +267,13 @@ class StatementsMixin(LowererState):
         # a branch is rebound in blocks, so it has one IR name after it; only statements
         # after an early return, which end the function, bind names of their own there)
         before = dict(self.env)
-        body = self.branch(stmt.body)
+        body, refused = self.branch(stmt.body)
         self.env, after_body = before, self.env
-        orelse = self.branch(stmt.orelse)
+        orelse, refused_too = self.branch(stmt.orelse)
+        if refused is not None and refused_too is not None:
+            raise refused  # no path through the `if` that adgen reads: refused now
         self.env = {**after_body, **self.env}
         self.add_if(test, body, orelse, self.key(stmt))
-
-    def branch(self: Lowerer, stmts: list[Any]) -> list[ir.Stmt]:
-        """One branch of an ``if`` the program decides when it runs. Where adgen refuses
-        something in it, the branch becomes that refusal, raised only if the code takes the
-        branch (``rt.refuse_unless(False, ...)``): a branch not taken may hold anything --
-        validation, an option's other case, an attribute the object lacks -- as it may for
-        Python. Nothing the refused statements did stays: the names, the functions and the
-        records of arrays they made are as they were before the branch."""
-        kept = (
-            self.block,
-            self.depth,
-            dict(self.local_functions),
-            set(self.bound),
-            dict(self.imported),
-            set(self.deleted),
-            dict(self.fresh_binding),
-            dict(self.first_values),
-            dict(self.splits),
-            set(self.ranges),
-        )
-        try:
-            return self.sub_block(stmts)
-        except (UnsupportedSyntaxError, NoRuleError, UnresolvedNameError) as exc:
-            line = self.line
-            (self.block, self.depth, self.local_functions, self.bound, self.imported) = kept[:5]
-            (self.deleted, self.fresh_binding, self.first_values, self.splits) = kept[5:9]
-            self.ranges = kept[9]
-            prefix = "adgen does not support "
-            what = (
-                exc.message[len(prefix) :]
-                if exc.message.startswith(prefix)
-                else (f"this path: {exc.message}")
-            )
-            if exc.loc is not None:
-                what += f" ({exc.loc})"  # where, in the helper this branch calls
-            words = (("what", ir.Const(what)), ("hint", ir.Const(exc.hint)))
-            return [ir.Assign((), registry.ASSERT, (ir.Const(False),), words, line)]
 
     def lower_expression_statement(self: Lowerer, stmt: Any) -> None:
         """An expression statement: a constant (a docstring), ``xs.pop()``, ``xs.append(v)``
@@ -348,22 +312,6 @@ class StatementsMixin(LowererState):
         self.refuse(
             stmt, "expression statements that are not calls (the value is unused)", "remove it"
         )
-
-    def lower_check(self: Lowerer, call: gast.Call) -> None:
-        """``rt.refuse_unless(test, what, hint)`` or ``rt.expect(test, message)`` in adgen's
-        own code read again (a nested derivative): the check it was made from, with its
-        words (its refusal can still be decided when transforming the outer function)."""
-        words = ("what", "hint") if len(call.args) == 3 else ("error",)
-        texts = call.args[1:]
-        if (
-            call.keywords
-            or len(texts) != len(words)
-            or not all(isinstance(t, gast.Constant) and isinstance(t.value, str) for t in texts)
-        ):
-            self.refuse(call, "this check", "write it as an `assert`")
-        test = self.expr(call.args[0], None, "check")
-        kwargs = tuple((w, ir.Const(t.value)) for w, t in zip(words, texts))
-        self.block.append(ir.Assign((), registry.ASSERT, (test,), kwargs, self.line))
 
     def add_if(
         self: Lowerer, test: ir.Atom, body: list[ir.Stmt], orelse: list[ir.Stmt], line: int

@@ -239,14 +239,16 @@ class Refusal(Exception):  # noqa: N818 (what adgen says, not a failure of the c
     as the same ``UnsupportedSyntaxError`` a refusal decided when transforming is, naming
     the user's line (:func:`adgen.pipeline.run`)."""
 
-    def __init__(self, what: str, hint: str) -> None:
-        self.what, self.hint = what, hint
-        super().__init__(f"adgen does not support {what} (hint: {hint})")
+    def __init__(self, what: str, hint: str, kind: str = "") -> None:
+        self.what, self.hint, self.kind = what, hint, kind
+        message = what if kind else f"adgen does not support {what}"
+        super().__init__(f"{message} (hint: {hint})")
 
 
-def refuse_unless(test: Any, what: str, hint: str) -> None:
+def refuse_unless(test: Any, what: str, hint: str, kind: str = "") -> None:
     """adgen's check in generated code: refuse (:class:`Refusal`) unless ``test`` holds. A
-    call, not an ``assert``: the check runs under ``python -O`` too.
+    call, not an ``assert``: the check runs under ``python -O`` too. ``kind``: the class of
+    adgen's error to report (``what`` its whole message), where not the plain refusal.
 
     >>> refuse_unless(True, "an update of `z`", "copy z")
     >>> refuse_unless(False, "an update of `z`", "copy z")  # doctest: +IGNORE_EXCEPTION_DETAIL
@@ -254,7 +256,7 @@ def refuse_unless(test: Any, what: str, hint: str) -> None:
     Refusal: adgen does not support an update of `z` (hint: copy z)
     """
     if not test:
-        raise Refusal(what, hint)
+        raise Refusal(what, hint, kind)
 
 
 def expect(test: Any, message: str) -> None:
