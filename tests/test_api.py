@@ -429,6 +429,28 @@ def test_check_grads_says_when_finite_differences_cannot_judge(monkeypatch):
     assert "cannot be checked" not in str(caught.value)
 
 
+def large_and_flat(y, s):
+    return 3.0e7 + np.sum(s * y)
+
+
+def test_check_grads_allows_for_the_rounding_of_large_values(monkeypatch):
+    """A value of 3e7 with a derivative near 1: at step 1e-6 rounding f alone moves the
+    differences by ~1e-3, above the tolerance, though adgen is exact (the fuzzer's check
+    called such a program wrong). A derivative off by more than that rounding is still
+    wrong."""
+    y, s = np.array([0.3, -0.7, 0.2]), 0.6
+    check_grads(large_and_flat, y, s)
+    real_jvp = adgen.testing.jvp
+
+    def skewed(fn, primals, tangents):
+        out, t = real_jvp(fn, primals, tangents)
+        return out, t + 0.5
+
+    monkeypatch.setattr(adgen.testing, "jvp", skewed)
+    with pytest.raises(AssertionError, match="disagrees with finite differences"):
+        check_grads(large_and_flat, y, s)
+
+
 def array_and_scalar(x):
     a = np.sin(x) * 2.0
     return a, np.sum(a * x), 3.0

@@ -101,26 +101,40 @@ def _vdot(a: Any, b: Any) -> float:
     )
 
 
+class _Differences(list):  # type: ignore[type-arg]
+    """Central differences, one per result, with the rounding error each may carry."""
+
+    noise: list[Any]
+
+
 def _central_differences(
     fn: Callable[..., Any], args: list[Any], wrt: Sequence[int], tangents: list[Any], eps: float
-) -> list[Any]:
-    """(f(x + eps t) - f(x - eps t)) / (2 eps), each result in float64."""
+) -> _Differences:
+    """(f(x + eps t) - f(x - eps t)) / (2 eps), each result in float64; ``.noise``: how far
+    rounding f's values may move each (a few units in the last place of f, over 2 eps: where
+    f is large and its derivative small, that is more than the tolerance)."""
     plus = [_tree_map(_as64, a) for a in args]
     minus = [_tree_map(_as64, a) for a in args]
     for i in wrt:
         plus[i] = _tree_map(lambda p, t: p + eps * _as64(t), plus[i], tangents[i])
         minus[i] = _tree_map(lambda m, t: m - eps * _as64(t), minus[i], tangents[i])
-    return [
-        (_wide(p) - _wide(m)) / (2 * eps)
-        for p, m in zip(_parts(fn(*plus)), _parts(fn(*minus)), strict=True)
+    pairs = [
+        (_wide(p), _wide(m)) for p, m in zip(_parts(fn(*plus)), _parts(fn(*minus)), strict=True)
     ]
+    out = _Differences((p - m) / (2 * eps) for p, m in pairs)
+    ulp = np.finfo(np.float64).eps
+    out.noise = [4 * ulp * (np.abs(p) + np.abs(m)) / (2 * eps) for p, m in pairs]
+    return out
 
 
 def _agree(got: list[Any], numeric: list[Any], rtol: float, atol: float) -> bool:
-    """``got`` is ``numeric`` up to ``rtol`` and ``atol`` times the largest numeric entry."""
+    """``got`` is ``numeric`` up to ``rtol`` and ``atol`` times the largest numeric entry
+    (and, for differences, the rounding error they may carry)."""
     scale = max((np.max(np.abs(n), initial=1.0) for n in numeric), default=1.0)
+    noise = getattr(numeric, "noise", [0.0] * len(numeric))
     return all(
-        np.allclose(d, n, rtol=rtol, atol=atol * scale) for d, n in zip(got, numeric, strict=True)
+        bool(np.all(np.abs(np.subtract(d, n)) <= atol * scale + e + rtol * np.abs(n)))
+        for d, n, e in zip(got, numeric, noise, strict=True)
     )
 
 
@@ -144,7 +158,9 @@ def check_grads(
     reverse mode against forward mode. Where forward mode and the differences disagree, a
     step 100 times smaller is tried too (it passes if that agrees), and one 100 times
     larger tells whether the differences can judge at all ("cannot be checked here").
-    Tolerances default to 1e-5 (relative) for float64 and 2e-3 for float32.
+    Tolerances default to 1e-5 (relative) for float64 and 2e-3 for float32; the differences
+    at the first step may also be off by their rounding error (a few units in the last place
+    of f's values, over the step), which for a large f with a small derivative is more.
 
     Complex arguments and results are checked under adgen's convention (JAX's): tangents
     are complex directions (finite differences along them), and reverse mode must satisfy
@@ -177,10 +193,11 @@ def check_grads(
             adgen_dot = [_wide(d) for d in _parts(out_dot)]
             if not _agree(adgen_dot, numeric, rtol, atol) and not _agree(
                 adgen_dot,
-                _central_differences(target, args_list, wrt, tangents, eps / 100),
+                list(_central_differences(target, args_list, wrt, tangents, eps / 100)),
                 rtol,
                 atol,
-            ):  # (a step 100 times smaller may vindicate adgen: f curves fast here)
+            ):  # (a step 100 times smaller may vindicate adgen: f curves fast here; its
+                # differences are taken as they are: their rounding error is 100 times more)
                 what = f"forward mode of {fn.__name__} w.r.t. {[names[i] for i in wrt]}"
                 # finite differences are only a witness where f is smooth at the scale of
                 # the step: at a step 100 times larger they must say the same
