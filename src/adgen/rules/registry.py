@@ -887,8 +887,8 @@ def reads_only(fn: Any, positional: int, keywords: Collection[str]) -> bool:
         return positional <= fn.nin
     if isinstance(fn, ObjectMethod):
         return fn.reads_only(positional - 1, keywords)  # (the first argument: the object)
-    if any(fn is b for b in _READ_ONLY_BUILTINS):
-        return True
+    if any(fn is b for b in _READ_ONLY_BUILTINS) or fn is warnings.warn:
+        return True  # (warnings.warn: no signature Python 3.13.0 can read)
     if getattr(fn, "__name__", None) in _MUTATORS:
         return False
     owner = getattr(fn, "__self__", None)
