@@ -1232,7 +1232,8 @@ class Writer:
         self.features.add("inactive: " + form)
         message = self.pick(
             [
-                f'f"diverged: {{np.sum({a}):.3f}} > {big}"',
+                # (single quotes outside: `p["a"]` inside an f-string is Python 3.12's)
+                f"f'diverged: {{np.sum({a}):.3f}} > {big}'",
                 f'"diverged: %.2f" % np.sum({a})',
                 f'"diverged at {{}} of {{}}".format(np.max({a}), {big})',
             ]
