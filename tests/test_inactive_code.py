@@ -311,3 +311,27 @@ def test_a_refusal_in_a_branch_is_raised_only_where_the_branch_runs():
             take()
         assert info.value.loc is not None and info.value.loc.filename == __file__
     assert "rt.refuse_unless(False" in adgen.source(with_options)
+
+
+# -- a library's type test of a computed value -----------------------------------------------
+def densify_if_sparse(x):
+    import scipy.sparse
+
+    h = np.tanh(x) * 2.0
+    if scipy.sparse.issparse(h):  # never, for an array a NumPy function made
+        g = h.toarray().ravel(order="F")  # (a method adgen has no rule for)
+    else:
+        g = h
+    return np.sum(g * g)
+
+
+def test_a_sparse_matrix_test_of_a_computed_array_is_decided_when_transforming():
+    pytest.importorskip("scipy.sparse")
+    t = np.tanh(X0)
+    want = 8.0 * t * (1.0 - t * t)
+    np.testing.assert_allclose(adgen.grad(densify_if_sparse)(X0), want, rtol=1e-12)
+    np.testing.assert_allclose(
+        adgen.jvp(densify_if_sparse, (X0,), (np.ones(3),))[1], want.sum(), rtol=1e-12
+    )
+    code = [line for line in adgen.source(densify_if_sparse).splitlines() if "#" not in line]
+    assert not any("issparse" in line or "toarray" in line for line in code)

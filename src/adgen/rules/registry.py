@@ -854,6 +854,14 @@ _MUTATORS = frozenset(
 _LOGGER_METHODS = frozenset("debug info warning warn error critical exception log".split())
 
 
+def type_test(fn: Any) -> bool:
+    """Is ``fn`` a library's test of a value's type (``scipy.sparse.issparse``), which the
+    kinds of values adgen knows when transforming decide? (Never imports SciPy.)"""
+    sparse = sys.modules.get("scipy.sparse")
+    tests = (getattr(sparse, n, None) for n in ("issparse", "isspmatrix"))
+    return sparse is not None and any(fn is t and t is not None for t in tests)
+
+
 def reads_frame(fn: Any) -> bool:
     """Does ``fn`` read the frame that calls it (``eval("x * 2")``, ``locals()``)? In generated
     code that frame holds other names, and differentiated values adgen cannot see read."""

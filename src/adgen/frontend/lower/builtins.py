@@ -66,7 +66,7 @@ class BuiltinsMixin(LowererState):
             return None
         if fn is isinstance:
             return self.lower_isinstance(node)
-        if (fn is hasattr or fn is callable) and not node.keywords:
+        if (fn is hasattr or fn is callable or registry.type_test(fn)) and not node.keywords:
             return self.lower_static_test(node, fn)
         if fn is max or fn is min:
             return self.extremum(node, fn, target, hint)
@@ -180,10 +180,12 @@ class BuiltinsMixin(LowererState):
         )
 
     def lower_static_test(self: Lowerer, node: gast.Call, fn: Any) -> ir.Atom | None:
-        """``hasattr(obj, "name")`` and ``callable(obj)`` decided when transforming: of an
-        object adgen knows then (a global, an object passed to the function, ``self``), or of
-        a value every type of which gives the same answer. Only the branch Python takes is
-        lowered then (the other may read an attribute the object lacks). None: not decided."""
+        """``hasattr(obj, "name")``, ``callable(obj)`` and a library's type tests
+        (``scipy.sparse.issparse(X)``) decided when transforming: of an object adgen knows then
+        (a global, an object passed to the function, ``self``), or of a value every type of
+        which gives the same answer (an array or number a NumPy function computed is never
+        sparse). Only the branch Python takes is lowered then (the other may read an
+        attribute the object lacks). None: not decided."""
         arity = 2 if fn is hasattr else 1
         if len(node.args) != arity:
             return None
@@ -202,7 +204,9 @@ class BuiltinsMixin(LowererState):
         if isinstance(obj, LocalInstance):  # made inside: its class and the attributes set
             if fn is callable:
                 return ir.Const(callable(obj.cls))
-            return ir.Const(rest[0] in obj.attrs or hasattr(obj.cls, rest[0]))
+            if fn is hasattr:
+                return ir.Const(rest[0] in obj.attrs or hasattr(obj.cls, rest[0]))
+            return None
         if ok:
             return None
         samples = self.possible_values(self.expr(node.args[0], None, "x"))
