@@ -219,3 +219,66 @@ def test_a_global_named_like_the_result(fn):
     assert value == pytest.approx(np.sum(out * X0) * out_1, rel=1e-12)
     assert tangent == pytest.approx(np.sum(out * v) * out_1, rel=1e-12)
     np.testing.assert_allclose(adgen.hessian(fn)(X0), np.zeros((3, 3)), atol=1e-15)
+
+
+DECORATOR = """\
+import functools
+
+import numpy as np
+
+SCALE = 100.0  # named like the decorated function's own global
+
+
+def validated(f):
+    @functools.wraps(f)
+    def wrapper(*args, **kwargs):
+        return f(*args, **kwargs)
+
+    return wrapper
+
+
+def doubled(f):
+    @functools.wraps(f)
+    def wrapper(*args, **kwargs):
+        return 2.0 * f(*args, **kwargs)
+
+    return wrapper
+"""
+
+DECORATED = """\
+import numpy as np
+
+from decorators_elsewhere import doubled, validated
+
+SCALE = 1.0
+
+
+@validated
+def loss(x, *, weight=3.0):
+    return np.sum(x * x) * SCALE * weight
+
+
+@doubled
+def twice(x):
+    return np.sum(np.sin(x))
+"""
+
+
+def test_a_decorated_function_reads_its_own_module(tmp_path):
+    """``functools.wraps`` makes a wrapper whose source, for inspect, is the wrapped
+    function's: adgen read that body with the wrapper's module's names (`SCALE` was the
+    decorator module's 100, a gradient 100 times too large) and without the keyword-only
+    defaults. It reads the wrapper's own code, which calls the wrapped function."""
+    write_module(tmp_path, "decorators_elsewhere", DECORATOR)
+    mod = write_module(tmp_path, "decorated_here", DECORATED)
+
+    def calls_it(x):
+        return mod.loss(x)
+
+    x = np.array([1.0, 2.0, -0.5])
+    for f in (mod.loss, calls_it):
+        np.testing.assert_allclose(adgen.grad(f)(x), 6.0 * x, rtol=1e-12)
+        assert adgen.jvp(f, (x,), (np.ones(3),))[1] == pytest.approx(6.0 * x.sum())
+        np.testing.assert_allclose(adgen.hessian(f)(x), 6.0 * np.eye(3), rtol=1e-12)
+    # what the wrapper does is differentiated too
+    np.testing.assert_allclose(adgen.grad(mod.twice)(x), 2.0 * np.cos(x), rtol=1e-12)

@@ -142,9 +142,11 @@ _STAND_INS: dict[Any, tuple[Any, types.FunctionType]] = {}
 
 
 def stand_in(fn: Any) -> types.FunctionType | None:
-    """For a bound method (``model.loglike``), a ``functools.partial`` or an object with a
-    ``__call__`` of Python's, a plain function of the same positional parameters that calls
-    it, which adgen reads and differentiates (inlining the method or function it calls);
+    """For a bound method (``model.loglike``), a ``functools.partial``, an object with a
+    ``__call__`` of Python's, or a decorator's ``(*args, **kwargs)`` wrapper
+    (``functools.wraps``: the wrapped function's parameters), a plain function of the same
+    positional parameters that calls it, which adgen reads and differentiates (inlining the
+    method, function or wrapper it calls);
     None for any other object. Keyword-only parameters with defaults (those a ``partial``
     binds) keep their values; ``*args`` and ``**kwargs`` are refused by name.
 
@@ -156,8 +158,13 @@ def stand_in(fn: Any) -> types.FunctionType | None:
     >>> f.__name__, list(inspect.signature(f).parameters), f(np.ones(3))
     ('loss', ['w', 'scale'], np.float64(6.0))
     """
-    if isinstance(fn, types.MethodType) and isinstance(fn.__func__, types.FunctionType):
-        key: Any = (fn.__func__, id(fn.__self__))
+    key: Any
+    if isinstance(fn, types.FunctionType):  # a decorator's (*args, **kwargs) wrapper
+        if getattr(fn, "__wrapped__", None) is None:
+            return None
+        key, name = fn, fn.__name__
+    elif isinstance(fn, types.MethodType) and isinstance(fn.__func__, types.FunctionType):
+        key = (fn.__func__, id(fn.__self__))
         name = fn.__func__.__name__
     elif isinstance(fn, functools.partial):
         key, name = id(fn), getattr(fn.func, "__name__", "partial")

@@ -179,6 +179,10 @@ def unwrap(fn: Any) -> types.FunctionType:
         if make is not None:  # an adgen derivative (grad, jacfwd, hvp...): the function that
             fn = make()  # computes it through generated code, not `f`
             break
+        if isinstance(fn, types.FunctionType) and _forwards(fn):
+            made = stand_in(fn)  # def wrapper(*args, **kwargs): a function of the wrapped
+            if made is not None:  # function's parameters calling it stands for it
+                return made
         if isinstance(fn, (types.FunctionType, types.MethodType, functools.partial)):
             break  # (a method's __wrapped__ would be its function, without its object)
         if not hasattr(fn, "__wrapped__"):
@@ -195,6 +199,17 @@ def unwrap(fn: Any) -> types.FunctionType:
             hint="pass a function defined with def or lambda",
         )
     return fn
+
+
+def _forwards(fn: types.FunctionType) -> bool:
+    """Is ``fn`` a decorator's wrapper taking ``*args`` only (``functools.wraps``), whose
+    parameters are the wrapped function's?"""
+    code = fn.__code__
+    return (
+        getattr(fn, "__wrapped__", None) is not None
+        and code.co_argcount == 0
+        and bool(code.co_flags & inspect.CO_VARARGS)
+    )
 
 
 def _file_changed_since_import(fn: types.FunctionType) -> bool:
@@ -241,7 +256,9 @@ def parse_function(fn: types.FunctionType, scope: Scope | None = None) -> Parsed
         return _parse_lambda(fn, scope)
     typed = None
     try:
-        lines, start = inspect.getsourcelines(fn)
+        # the code's own source: inspect would follow __wrapped__ (functools.wraps) to the
+        # wrapped function's, whose names mean what they mean in its module, not here
+        lines, start = inspect.getsourcelines(fn.__code__)
     except (OSError, TypeError) as exc:
         typed = history_source(fn)  # typed at the interactive interpreter (3.10-3.12)
         if typed is None:
@@ -354,10 +371,11 @@ def _indent_width(lines: list[str]) -> int:
 
 
 def _find_def(tree: gast.Module, fn: types.FunctionType, start: int) -> gast.FunctionDef:
+    name = fn.__code__.co_name  # (functools.wraps renames the function, not its code)
     for node in tree.body:
-        if isinstance(node, gast.FunctionDef) and node.name == fn.__name__:
+        if isinstance(node, gast.FunctionDef) and node.name == name:
             return node
-        if isinstance(node, gast.AsyncFunctionDef) and node.name == fn.__name__:
+        if isinstance(node, gast.AsyncFunctionDef) and node.name == name:
             line = start + node.lineno - 1
             raise UnsupportedSyntaxError(
                 "adgen does not support `async def`",
@@ -370,6 +388,6 @@ def _find_def(tree: gast.Module, fn: types.FunctionType, start: int) -> gast.Fun
                 "differentiate an ordinary function",
             )
     for node in gast.walk(tree):
-        if isinstance(node, gast.FunctionDef) and node.name == fn.__name__:
+        if isinstance(node, gast.FunctionDef) and node.name == name:
             return node
     raise SourceUnavailableError(f"cannot find the definition of {fn.__qualname__}")
