@@ -1204,7 +1204,9 @@ class Writer:
         """``z op= ...`` of a name bound to another name's value, read on the right too
         (``z = a; z += z``): a new value where ``a`` is a number, a write into ``a`` (refused)
         where it is an array -- the argument kinds decide, maybe only when the code runs."""
-        numbers = sorted(n for n, s in scope.shapes.items() if s is None or s == ())
+        # (Python floats only: a name of shape () may hold a 0-d array, which `+=` changes
+        # in place, and adgen rightly refuses that)
+        numbers = sorted(n for n, s in scope.shapes.items() if s is None)
         vectors = sorted(n for n, s in scope.shapes.items() if s and len(s) == 1)
         forms = [f"np.sum({self.source(scope, readable=False)})"]
         forms += numbers
