@@ -33,6 +33,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from adgen.errors import place
+from adgen.pyast import dotted
 from adgen.rules.namespace import TEMPLATE_GLOBALS
 
 if TYPE_CHECKING:
@@ -374,10 +375,6 @@ def primal_expr(stmt: Assign) -> ast.expr:
     return expr
 
 
-def _rt(helper: str) -> ast.expr:
-    return ast.Attribute(value=ast.Name(id="rt", ctx=ast.Load()), attr=helper, ctx=ast.Load())
-
-
 def check_to_ast(stmt: Assign) -> ast.stmt:
     """A check (the primitive ``assert``): the user's ``assert test``, or adgen's, which runs
     under ``python -O`` too -- a refusal decided when the code runs, or an error Python
@@ -402,10 +399,10 @@ def check_to_ast(stmt: Assign) -> ast.stmt:
         kind = words.get("kind")
         if isinstance(kind, Const):
             args.append(ast.Constant(kind.value))
-        call = ast.Call(func=_rt("refuse_unless"), args=args, keywords=[])
+        call = ast.Call(func=dotted("rt.refuse_unless"), args=args, keywords=[])
     elif isinstance(error, Const):
         args = [test, ast.Constant(error.value)]
-        call = ast.Call(func=_rt("expect"), args=args, keywords=[])
+        call = ast.Call(func=dotted("rt.expect"), args=args, keywords=[])
     else:
         return ast.Assert(test=test, msg=None)
     return ast.Expr(value=call)

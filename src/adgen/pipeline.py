@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from adgen import errors, ir
+from adgen import ir
 from adgen.backend import cache, diskcache
 from adgen.backend.compile import load
 from adgen.backend.namespaces import globals_for
@@ -31,6 +31,7 @@ from adgen.errors import (
     UnsupportedSyntaxError,
 )
 from adgen.frontend.lower import lower
+from adgen.frontend.lower.deferred import DEFERRED
 from adgen.frontend.parse import LiveScope, parse_function
 from adgen.generated import Generated
 from adgen.middle.fills import settle_unit_fills
@@ -246,8 +247,8 @@ def run(d: Derivative, *args: Any) -> Any:
             raise  # the program's own `raise`, copied as written: its exception as it is
         loc = locate(d, line) if line is not None else None
         if isinstance(exc, Refusal):  # decided when the code ran: a refusal all the same
-            kind = getattr(errors, exc.kind, None) if exc.kind else None
-            if isinstance(kind, type) and issubclass(kind, AdgenError):
+            kind = DEFERRED.get(exc.kind)
+            if kind is not None:
                 raise kind(exc.what, loc, exc.hint) from None
             what = f"adgen does not support {exc.what}"
             raise UnsupportedSyntaxError(what, loc, exc.hint) from None

@@ -1,11 +1,13 @@
 """Small tools over Python syntax trees (:mod:`ast`) that every stage writing code shares:
-a quick :func:`walk`, the names in a tree, dotted names as text, a quick node transformer,
-and :func:`unparse` with slices made valid where they stand. Knows nothing of adgen's IR.
+a quick :func:`walk`, the names in a tree, dotted names as text and as trees, a quick node
+transformer, and :func:`unparse` with slices made valid where they stand. Knows nothing of
+adgen's IR.
 """
 
 from __future__ import annotations
 
 import ast
+import keyword
 from typing import Any
 
 # leaves of every tree: contexts (Load, Store, Del) and operators
@@ -145,3 +147,19 @@ def dotted_text(node: ast.expr) -> str:
     if not isinstance(inner, ast.Name):
         return ast.unparse(node)
     return ".".join([inner.id, *reversed(attrs)])
+
+
+def dotted(path: str) -> ast.expr:
+    """The expression ``path`` (``np.linalg.solve``: Attributes on a Name), built directly
+    (parsing it costs more); anything but a dotted name is parsed.
+
+    >>> ast.dump(dotted("np.sin"))
+    "Attribute(value=Name(id='np', ctx=Load()), attr='sin', ctx=Load())"
+    """
+    head, *attrs = parts = path.split(".")
+    if not all(p.isidentifier() and not keyword.iskeyword(p) for p in parts):
+        return ast.parse(path, mode="eval").body
+    node: ast.expr = ast.Name(id=head, ctx=ast.Load())
+    for attr in attrs:
+        node = ast.Attribute(value=node, attr=attr, ctx=ast.Load())
+    return node

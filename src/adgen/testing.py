@@ -101,18 +101,17 @@ def _vdot(a: Any, b: Any) -> float:
     )
 
 
-class _Differences(list):  # type: ignore[type-arg]
-    """Central differences, one per result, with the rounding error each may carry."""
-
-    noise: list[Any]
-
-
 def _central_differences(
-    fn: Callable[..., Any], args: list[Any], wrt: Sequence[int], tangents: list[Any], eps: float
-) -> _Differences:
-    """(f(x + eps t) - f(x - eps t)) / (2 eps), each result in float64; ``.noise``: how far
-    rounding f's values may move each (a few units in the last place of f, over 2 eps: where
-    f is large and its derivative small, that is more than the tolerance)."""
+    fn: Callable[..., Any],
+    args: list[Any],
+    wrt: Sequence[int],
+    tangents: list[Any],
+    eps: float,
+    noise: list[Any] | None = None,
+) -> list[Any]:
+    """(f(x + eps t) - f(x - eps t)) / (2 eps), each result in float64. ``noise``, if given,
+    gets how far rounding f's values may move each (a few units in the last place of f, over
+    2 eps: where f is large and its derivative small, that is more than the tolerance)."""
     plus = [_tree_map(_as64, a) for a in args]
     minus = [_tree_map(_as64, a) for a in args]
     for i in wrt:
@@ -121,17 +120,19 @@ def _central_differences(
     pairs = [
         (_wide(p), _wide(m)) for p, m in zip(_parts(fn(*plus)), _parts(fn(*minus)), strict=True)
     ]
-    out = _Differences((p - m) / (2 * eps) for p, m in pairs)
-    ulp = np.finfo(np.float64).eps
-    out.noise = [4 * ulp * (np.abs(p) + np.abs(m)) / (2 * eps) for p, m in pairs]
-    return out
+    if noise is not None:
+        ulp = np.finfo(np.float64).eps
+        noise.extend(4 * ulp * (np.abs(p) + np.abs(m)) / (2 * eps) for p, m in pairs)
+    return [(p - m) / (2 * eps) for p, m in pairs]
 
 
-def _agree(got: list[Any], numeric: list[Any], rtol: float, atol: float) -> bool:
-    """``got`` is ``numeric`` up to ``rtol`` and ``atol`` times the largest numeric entry
-    (and, for differences, the rounding error they may carry)."""
+def _agree(
+    got: list[Any], numeric: list[Any], rtol: float, atol: float, noise: list[Any] | None = None
+) -> bool:
+    """``got`` is ``numeric`` up to ``rtol`` and ``atol`` times the largest numeric entry, and
+    the rounding error ``noise`` of each numeric result, if given."""
     scale = max((np.max(np.abs(n), initial=1.0) for n in numeric), default=1.0)
-    noise = getattr(numeric, "noise", [0.0] * len(numeric))
+    noise = noise if noise is not None else [0.0] * len(numeric)
     return all(
         bool(np.all(np.abs(np.subtract(d, n)) <= atol * scale + e + rtol * np.abs(n)))
         for d, n, e in zip(got, numeric, noise, strict=True)
@@ -189,11 +190,12 @@ def check_grads(
             tangents[i] = _random_like(rng, args_list[i])
         out, out_dot = jvp(target, args_list, tangents)
         if "forward" in modes:
-            numeric = _central_differences(target, args_list, wrt, tangents, eps)
+            noise: list[Any] = []
+            numeric = _central_differences(target, args_list, wrt, tangents, eps, noise)
             adgen_dot = [_wide(d) for d in _parts(out_dot)]
-            if not _agree(adgen_dot, numeric, rtol, atol) and not _agree(
+            if not _agree(adgen_dot, numeric, rtol, atol, noise) and not _agree(
                 adgen_dot,
-                list(_central_differences(target, args_list, wrt, tangents, eps / 100)),
+                _central_differences(target, args_list, wrt, tangents, eps / 100),
                 rtol,
                 atol,
             ):  # (a step 100 times smaller may vindicate adgen: f curves fast here; its
@@ -202,7 +204,7 @@ def check_grads(
                 # finite differences are only a witness where f is smooth at the scale of
                 # the step: at a step 100 times larger they must say the same
                 wider = _central_differences(target, args_list, wrt, tangents, 100 * eps)
-                if not _agree(wider, numeric, 100 * rtol, 100 * atol):
+                if not _agree(wider, numeric, 100 * rtol, 100 * atol, noise):
                     raise AssertionError(
                         f"{what} cannot be checked here: central differences at steps "
                         f"{eps:g} and {100 * eps:g} disagree with each other, so {fn.__name__} "

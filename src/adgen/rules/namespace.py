@@ -74,6 +74,18 @@ def spelling_modules() -> list[tuple[str, Any]]:
     return _SPELLINGS
 
 
+def module_alias(module: Any) -> str | None:
+    """The name generated code gives ``module`` (``np`` for NumPy), or None.
+
+    >>> module_alias(np), module_alias(math), module_alias(sys)
+    ('np', 'math', None)
+    """
+    for alias, known in spelling_modules():
+        if module is known:
+            return alias
+    return None
+
+
 def spelling(fn: Any) -> str:
     """How generated code names ``fn``: ``np.sin``, ``np.linalg.solve``, ``math.exp``, ``abs``;
     a method of an object of those modules by the object's path (``scipy.stats.norm.logpdf``)."""

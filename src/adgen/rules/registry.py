@@ -43,7 +43,6 @@ import copy
 import functools
 import inspect
 import itertools
-import keyword
 import linecache
 import operator
 import sys
@@ -57,7 +56,7 @@ from typing import Any
 import numpy as np
 
 from adgen.errors import InternalError, RuleError, SourceLocation, entry_point, place
-from adgen.pyast import LEAVES, Transformer, dotted_text, walk
+from adgen.pyast import LEAVES, Transformer, dotted, dotted_text, walk
 from adgen.rules import loader
 from adgen.rules.arrayapi import numpy_counterpart
 from adgen.rules.known import REAL, literal
@@ -1262,22 +1261,6 @@ def _caller_module() -> str | None:
 def _module_of_rule(rule_fn: Any) -> str | None:
     """The rule module of adgen that defines ``rule_fn`` (None: another)."""
     return loader.rule_module(getattr(rule_fn, "__module__", None) or "")
-
-
-def dotted(path: str) -> ast.expr:
-    """The expression ``path`` (``np.linalg.solve``: Attributes on a Name), built directly
-    (parsing it costs more); anything but a dotted name is parsed.
-
-    >>> ast.dump(dotted("np.sin"))
-    "Attribute(value=Name(id='np', ctx=Load()), attr='sin', ctx=Load())"
-    """
-    head, *attrs = parts = path.split(".")
-    if not all(p.isidentifier() and not keyword.iskeyword(p) for p in parts):
-        return ast.parse(path, mode="eval").body
-    node: ast.expr = ast.Name(id=head, ctx=ast.Load())
-    for attr in attrs:
-        node = ast.Attribute(value=node, attr=attr, ctx=ast.Load())
-    return node
 
 
 def call_emitter(spelled: str) -> Callable[[list[ast.expr], list[tuple[str, ast.expr]]], ast.expr]:

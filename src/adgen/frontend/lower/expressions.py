@@ -454,7 +454,7 @@ class ExpressionsMixin(LowererState):
                 return self.static_atom(obj, node.attr, node)
             if isinstance(obj, types.ModuleType) or (callable(obj) and not isinstance(obj, type)):
                 self.refuse(node, f"using `{node.attr}` as a value", "call it, or pass its result")
-            alias = _module_alias(base) if base_ok else None
+            alias = namespace.module_alias(base) if base_ok else None
             if alias is not None:
                 return self.free_atom(f"{alias}.{node.attr}", obj)
             name = self.namer.fresh(node.attr)
@@ -492,13 +492,6 @@ def _is_singleton(value: Any) -> bool:
 def _local_kind(local: Any) -> bool:
     """Is this a local function or derivative of adgen's (not a Python object)?"""
     return isinstance(local, (LocalFunction, LocalDerivative, LocalPullback, LocalPartial))
-
-
-def _module_alias(module: Any) -> str | None:
-    for alias, mod in namespace.spelling_modules():
-        if module is mod:
-            return alias
-    return None
 
 
 def _list_display_names(function: Any) -> frozenset[str]:

@@ -144,9 +144,9 @@ class VerbatimMixin(LowererState):
         if self.enclosing is not None and self.enclosing.sees(node.id):
             return self.enclosing.name_as_written(node)
         value = self.imported[node.id] if node.id in self.imported else self.resolve(node)
-        for alias, module in namespace.spelling_modules():
-            if value is module:  # `np`, as the generated code names NumPy
-                return self.free_atom(alias, value)
+        alias = namespace.module_alias(value)
+        if alias is not None:  # `np`, as the generated code names NumPy
+            return self.free_atom(alias, value)
         name = self.free_name(node.id, value)
         self.free[name] = value
         return self.free_atom(name, value)
