@@ -18,13 +18,31 @@ from adgen.rules.registry import method_rule, methods, rule, sequence_rule
 from adgen.rules.samples import example
 
 
-@rule(np.ravel, view=True, complex=True)
-def ravel(a):
+@rule(
+    np.ravel,
+    view=True,
+    complex=True,
+    examples=[
+        example("np.ravel(a, order='F')", a=(2, 3)),
+        example("np.ravel(a.T, order='K') * np.arange(6.0)", a=(2, 3)),
+        example("np.ravel(a[:, ::2], 'A') * np.arange(8.0)", a=(2, 3, 2)),
+    ],
+)
+def ravel(a, order="C"):
+    """``order='C'`` reads the last axis fastest; the other orders read ``a``'s axes in the
+    order :func:`rt.ravel_axes` finds (``'A'`` and ``'K'`` follow ``a``'s memory, so the
+    tangent is read in ``a``'s order, not in its own)."""
+
     def jvp(da):
-        return np.ravel(da)
+        if order == "C":
+            return np.ravel(da)
+        return np.reshape(np.transpose(da, rt.ravel_axes(a, order)), -1)
 
     def vjp(g):
-        return np.reshape(g, np.shape(a))
+        if order == "C":
+            return np.reshape(g, np.shape(a))
+        axes = rt.ravel_axes(a, order)
+        return np.transpose(np.reshape(g, np.shape(np.transpose(a, axes))), np.argsort(axes))
 
 
 @rule(np.squeeze, view=True, complex=True)

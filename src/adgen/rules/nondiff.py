@@ -197,6 +197,13 @@ def bincount(ans, x, weights=None, minlength=0):
         return g[x].astype(np.result_type(weights))
 
 
+@rule(np.ndarray, examples=[example("np.ndarray((2, 3)).shape[0] * a", a=(3,))])
+def ndarray(ans, shape, dtype=None, order="C"):
+    """An array of ``shape`` whose values are whatever the memory held (as ``np.empty``): no
+    derivative. ``buffer=`` (a view of another array's memory) is not in the signature, so
+    adgen refuses it by name rather than taking the result for a new array."""
+
+
 @rule(
     np.full,
     examples=[

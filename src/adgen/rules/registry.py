@@ -861,6 +861,47 @@ def type_test(fn: Any) -> bool:
     return sparse is not None and any(fn is t and t is not None for t in tests)
 
 
+# np.errstate's settings that only change how a floating-point warning shows ("raise" and
+# "call" turn it into an exception or a call)
+_QUIET_ERRSTATES = ("ignore", "warn", "print", "log")
+# sklearn.config_context's settings that change no result of a computation it guards
+_QUIET_SKLEARN_CONFIG = ("skip_parameter_validation", "assume_finite", "print_changed_only")
+
+
+def guards_only(fn: Any, positional: int, keywords: dict[str, Any]) -> bool:
+    """Is ``with fn(*args, **keywords):`` (``positional`` arguments, the keywords' values as
+    written: constants, else ``...``) a context that changes no value computed inside it --
+    only how warnings and printing show, or how many threads a library uses? Then the
+    statements it holds are differentiated as if it were not there.
+
+    >>> import warnings
+    >>> quiet, loud = {"divide": "ignore"}, {"all": "raise"}
+    >>> guards_only(np.errstate, 0, quiet), guards_only(np.errstate, 0, loud)
+    (True, False)
+    >>> guards_only(warnings.catch_warnings, 0, {}), guards_only(open, 1, {})
+    (True, False)
+    """
+    if fn is np.errstate:
+        return positional == 0 and all(v in _QUIET_ERRSTATES for v in keywords.values())
+    if fn is warnings.catch_warnings:
+        return positional == 0 and not keywords.get("record", False) and "action" not in keywords
+    if fn is np.printoptions:
+        return True
+    module, name = getattr(fn, "__module__", None) or "", getattr(fn, "__name__", "")
+    if module.split(".")[0] == "threadpoolctl" and name == "threadpool_limits":
+        return True
+    if module == "sklearn._config" and name == "config_context":
+        return positional == 0 and all(k in _QUIET_SKLEARN_CONFIG for k in keywords)
+    return False
+
+
+def silences(fn: Any) -> bool:
+    """Does a call of ``fn`` only change which warnings show (``warnings.simplefilter``)?
+    Inside a ``with`` that :func:`guards_only`, adgen drops it: run as written, it would
+    change the caller's warning filters for good."""
+    return any(fn is f for f in (warnings.simplefilter, warnings.filterwarnings))
+
+
 def reads_frame(fn: Any) -> bool:
     """Does ``fn`` read the frame that calls it (``eval("x * 2")``, ``locals()``)? In generated
     code that frame holds other names, and differentiated values adgen cannot see read."""

@@ -150,6 +150,8 @@ class InPlaceMixin(LowererState):
         made inside the function, every binding a new array, and no name kept as a view
         (``lists``: ``name`` is a list, whose items are not views of it)."""
         why = self.ownership_problem(name, verb, lists)
+        if why and not lists and self.made_here(name):
+            why = ""
         if why:
             self.refuse(
                 stmt,
@@ -162,7 +164,9 @@ class InPlaceMixin(LowererState):
         """Why writing into ``name``'s array (or list) could be seen through another name
         ("" if it cannot)."""
         why = ""
-        if self.parsed.filename.startswith("<adgen ") and name not in self.params:
+        if self.parsed.filename.startswith("<adgen ") and (
+            name not in self.params or self.copied_param(name)
+        ):
             # adgen's own reverse-mode code: its temporaries may be views of arrays it writes
             # later, but every overwritten slot is saved and put back before an adjoint reads
             # such a view again -- the generated code has the meaning of its values
@@ -174,32 +178,80 @@ class InPlaceMixin(LowererState):
         elif not lists and self.viewed_by_nested(name):
             why = "a function defined here may return a view of it"
         for node in _own_nodes(self.node):
-            if why:
-                break
-            if _appends(node) and self.shares(node.args[-1], name, lists):
-                why = "a list holds it"
-            elif isinstance(node, (gast.Assign, gast.AugAssign)):
-                targets = node.targets if isinstance(node, gast.Assign) else [node.target]
-                stored = {
-                    n.id
-                    for t in targets
-                    if isinstance(t, (gast.Name, gast.Tuple))
-                    for n in gast.walk(t)
-                    if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)
-                }
-                fresh = isinstance(node, gast.AugAssign) or self.fresh_value(node.value)
-                if name in stored and not fresh:
-                    why = "it may be a view of another array or another variable's array"
-                elif not lists and _item_of(node, name):
-                    pass  # `yi = y[i]`: checked to be a number where it is bound (kept_item)
-                elif stored and self.shares(node.value, name, lists):
-                    kept = sorted(stored) or ["a name"]
-                    why = f"`{kept[0]}` keeps a view of it"
-            elif isinstance(node, gast.For) and not lists and _views_of(node.iter, name):
-                why = "a loop iterates over its rows"
-            elif _iterated_into(node, name):
-                why = "a loop binds it to the items of what it iterates over"
+            why = why or self.node_problem(node, name, lists)
         return why
+
+    def copied_param(self: Lowerer, name: str) -> bool:
+        """In adgen's own code: was the parameter ``name`` last bound, by a statement of the
+        function's body before the one holding the statement being lowered, to a new array
+        (the user's ``v = v.copy()``, which the forward sweep keeps where the user wrote it)?
+        Its values until the adjoint of that statement puts the caller's array back (after
+        every adjoint of a write into it) are then the function's own."""
+        fresh = False
+        for stmt in self.node.body:
+            if stmt is self.current or any(n is self.current for n in gast.walk(stmt)):
+                return fresh
+            if (
+                isinstance(stmt, gast.Assign)
+                and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], gast.Name)
+                and stmt.targets[0].id == name
+            ):
+                fresh = self.fresh_value(stmt.value)
+        return False
+
+    def node_problem(self: Lowerer, node: Any, name: str, lists: bool) -> str:
+        """Why this statement (or expression) could make ``name``'s array (or list) one that
+        another name sees, or ``name`` another array's ("" if it cannot)."""
+        if _appends(node) and self.shares(node.args[-1], name, lists):
+            return "a list holds it"
+        if isinstance(node, (gast.Assign, gast.AugAssign)):
+            targets = node.targets if isinstance(node, gast.Assign) else [node.target]
+            stored = {
+                n.id
+                for t in targets
+                if isinstance(t, (gast.Name, gast.Tuple))
+                for n in gast.walk(t)
+                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)
+            }
+            fresh = isinstance(node, gast.AugAssign) or self.fresh_value(node.value)
+            if name in stored and not fresh:
+                return "it may be a view of another array or another variable's array"
+            if not lists and _item_of(node, name):
+                return ""  # `yi = y[i]`: checked to be a number where it is bound (kept_item)
+            if stored and self.shares(node.value, name, lists):
+                kept = sorted(stored) or ["a name"]
+                return f"`{kept[0]}` keeps a view of it"
+        elif isinstance(node, gast.For) and not lists and _views_of(node.iter, name):
+            return "a loop iterates over its rows"
+        elif _iterated_into(node, name):
+            return "a loop binds it to the items of what it iterates over"
+        return ""
+
+    def made_here(self: Lowerer, name: str) -> bool:
+        """Is ``name``'s array, at the statement being lowered, one this function made since
+        which no other name can see -- whatever the rest of the function does with it?
+
+        Bound to a new array earlier in this block (:meth:`fresh_here`), or in a block around
+        the compound statement being lowered (a loop writing rows into a buffer made before
+        it): then no statement since may have rebound it, and no statement of that compound
+        statement (a loop's body runs again) may rebind it to another array or let another
+        name see it. A function defined here that may return a view of it is never safe."""
+        if self.parsed.filename.startswith("<adgen ") or self.viewed_by_nested(name):
+            return False
+        if self.fresh_here(name):
+            return True
+        found = self.fresh_binding.get(name)
+        atom = self.env.get(name)
+        if found is None or not isinstance(atom, ir.Var) or found[2] is None:
+            return False
+        block, start, binding = found
+        around = _compound_after(self.node, binding, self.current)
+        if around is None or _rebinds(block[start:], atom.name):
+            return False
+        if any(self.node_problem(node, name, False) for node in _own_nodes(around)):
+            return False
+        return not self.seen_by_others(name, atom)
 
     def check_kept_item(self: Lowerer, target: Any, value: Any) -> None:
         """After ``yi = y[i]`` where ``y`` is written in place somewhere in the function: a
@@ -251,7 +303,7 @@ class InPlaceMixin(LowererState):
         if self.parsed.filename.startswith("<adgen ") and name not in self.params:
             return  # adgen's own code (see ownership_problem)
         if name in self.multi:
-            why = "" if self.fresh_here(name) else self.blocks_sharing_problem(name)
+            why = "" if self.made_here(name) else self.blocks_sharing_problem(name)
         else:
             why = self.sharing_problem(name)
         if not why:
@@ -355,7 +407,7 @@ class InPlaceMixin(LowererState):
         array whatever earlier iterations of a loop left in other names."""
         if user not in self.multi or self.parsed.filename.startswith("<adgen "):
             return
-        self.fresh_binding.pop(user, None)
+        before = self.fresh_binding.pop(user, None)
         if isinstance(atom, ir.Const):
             fresh, after = True, 1
         elif isinstance(atom, ir.Var) and atom.name == name:  # computed into its own name
@@ -363,15 +415,23 @@ class InPlaceMixin(LowererState):
             fresh = made is not None and not self.storage_problem_of(made)
             last = self.block[-1] if self.block else None
             if fresh and made is not None and made.view:  # a view of a temporary?
+                viewed = set(ir.atom_vars(last.args[0])) if isinstance(last, ir.Assign) else set()
                 fresh = (
-                    isinstance(last, ir.Assign)
-                    and last.targets == (name,)
-                    and made.differentiable
-                    and bool(last.args)
-                    and all(
-                        not self.value_problem(ir.Var(v), user) for v in ir.atom_vars(last.args[0])
+                    (
+                        isinstance(last, ir.Assign)
+                        and last.targets == (name,)
+                        and made.differentiable
+                        and bool(last.args)
+                        and all(not self.value_problem(ir.Var(v), user) for v in viewed)
+                        and name not in viewed
                     )
-                    and name not in ir.atom_vars(last.args[0])
+                    or (  # `grad = grad.ravel()` of its own array, new and seen by no other name
+                        viewed == {name}
+                        and before is not None
+                        and before[0] is self.block
+                        and not _rebinds(self.block[before[1] : -1], name)
+                        and not self.seen_by_others(user, ir.Var(name))
+                    )
                 )
             after = 0
         elif isinstance(atom, ir.Var):  # copied into it next (bind)
@@ -379,7 +439,7 @@ class InPlaceMixin(LowererState):
         else:
             return
         if fresh:
-            self.fresh_binding[user] = (self.block, len(self.block) + after)
+            self.fresh_binding[user] = (self.block, len(self.block) + after, self.current)
 
     def fresh_here(self: Lowerer, name: str) -> bool:
         """Was ``name`` (rebound in blocks) bound to a new array earlier in this very block,
@@ -390,6 +450,11 @@ class InPlaceMixin(LowererState):
             return False
         if _rebinds(self.block[found[1] :], atom.name):
             return False
+        return not self.seen_by_others(name, atom)
+
+    def seen_by_others(self: Lowerer, name: str, atom: ir.Var) -> bool:
+        """Does a name other than ``name`` (here or in the functions around), or a list, hold
+        ``atom``'s array or a view of it now?"""
         others = [
             v
             for lowerer in self.lowerers()
@@ -397,7 +462,7 @@ class InPlaceMixin(LowererState):
             if not (lowerer is self and user == name)
             for v in ir.atom_vars(a)
         ]
-        return not any(atom.name in self.shares_with(v) for v in [*others, *self.held])
+        return any(atom.name in self.shares_with(v) for v in [*others, *self.held])
 
     def shares_with(self: Lowerer, var: str) -> set[str]:
         """The IR names whose memory ``var``'s array may be (a part of): itself, what it is a
@@ -533,9 +598,9 @@ def _views_of(node: Any, name: str, whole_only: bool = False) -> bool:
     if isinstance(node, gast.Call):
         if whole_only and _is_pop(node):
             return False  # an item of the list, not the list
-        if isinstance(node.func, gast.Attribute) and _views_of(node.func.value, name):
+        if isinstance(node.func, gast.Attribute) and _views_of(node.func.value, name, whole_only):
             return True
-        return any(_views_of(a, name) for a in node.args)
+        return any(_views_of(a, name, whole_only) for a in node.args)
     return False
 
 
@@ -586,6 +651,23 @@ def _rebinds(stmts: list[ir.Stmt], var: str) -> bool:
         if isinstance(s, ir.For) and s.target == var:
             return True
     return False
+
+
+def _compound_after(fn: Any, binding: Any, current: Any) -> Any:
+    """The statement of the block holding ``binding`` (a statement of ``fn``) that comes after
+    it and holds ``current`` inside it (None if there is none: ``current`` is not nested in a
+    statement after ``binding`` in the same block)."""
+    for node in _own_nodes(fn):
+        for field in ("body", "orelse", "finalbody"):
+            stmts = getattr(node, field, None)
+            if not isinstance(stmts, list) or not any(s is binding for s in stmts):
+                continue
+            after = stmts[[id(s) for s in stmts].index(id(binding)) + 1 :]
+            for stmt in after:
+                if stmt is not current and any(n is current for n in gast.walk(stmt)):
+                    return stmt
+            return None
+    return None
 
 
 def _item_of(node: Any, name: str) -> bool:

@@ -176,6 +176,7 @@ from .shaping import (  # noqa: F401
     inserted_tangent,
     inserted_values_vjp,
     pad_interior,
+    ravel_axes,
     rollaxis_destination,
     samples_only,
     source_index,
@@ -251,6 +252,7 @@ __all__ = [
     "inserted_values_vjp",
     "pad_interior",
     "rollaxis_destination",
+    "ravel_axes",
     "source_index",
     # reductions, scans and statistics
     "average_weights",

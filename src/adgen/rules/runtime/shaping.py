@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .core import dtype_of
+from .core import dtype_of, refuse_unless
 from .libraries import as_array, cast, eager, foreign, summed_at, zeros_for
 
 # the functions that join arrays along an existing axis, by the name the rules pass
@@ -194,6 +194,47 @@ def rollaxis_destination(ndim: int, axis: int, start: int = 0) -> int:
     if axis < start:
         start -= 1
     return start
+
+
+def ravel_axes(a: Any, order: str = "C") -> tuple[int, ...]:
+    """The axes of ``a`` in the order ``np.ravel(a, order)`` reads them, slowest first: the
+    ravel is ``np.reshape(np.transpose(a, axes), -1)``. ``'A'`` and ``'K'`` follow ``a``'s
+    memory (``'K'``: its strides, largest first, never reversing an axis), so a tangent or
+    cotangent laid out otherwise is read in ``a``'s order, not its own. Where two axes' strides
+    tie (memory read twice, as ``np.broadcast_to`` makes) NumPy's ``'K'`` order is its
+    iterator's choice, which adgen does not guess: refused.
+
+    >>> a = np.zeros((2, 3))
+    >>> ravel_axes(a), ravel_axes(a, "F"), ravel_axes(a.T, "A"), ravel_axes(a.T, "K")
+    ((0, 1), (1, 0), (1, 0), (1, 0))
+    >>> ravel_axes(a[:, ::-1], "K"), ravel_axes(np.zeros((4, 2, 3)).transpose(2, 0, 1)[::2], "K")
+    ((0, 1), (1, 2, 0))
+    """
+    n = np.ndim(a)
+    flags = getattr(a, "flags", None)
+    if n > 1 and flags is not None and order in ("A", "K"):
+        if flags.c_contiguous:
+            order = "C"
+        elif flags.f_contiguous:
+            order = "F"
+        elif order == "A":
+            order = "C"
+    if order == "K" and n > 1:
+        shape, strides = np.shape(a), np.asarray(a).strides
+        moving = [(abs(s), i) for i, (s, m) in enumerate(zip(strides, shape, strict=True)) if m > 1]
+        sizes = [s for s, _ in moving]
+        refuse_unless(
+            0 not in sizes and len(set(sizes)) == len(sizes),
+            "np.ravel(a, order='K') of an array whose memory holds some entries twice (a "
+            "broadcast view): NumPy's order there is its iterator's choice",
+            "ravel a copy (`np.ravel(a.copy())`), or pass order='C'",
+        )
+        # an axis of length 1 is read anywhere: it keeps the place C order gives it
+        found = iter(i for _, i in sorted(moving, key=lambda t: -t[0]))
+        return tuple(i if shape[i] == 1 else next(found) for i in range(n))
+    if order == "F":
+        return tuple(range(n))[::-1]
+    return tuple(range(n))
 
 
 def pad_interior(shape: tuple[int, ...], pad_width: Any) -> tuple[slice, ...]:
