@@ -380,7 +380,7 @@ def test_unsupported_syntax_names_file_and_line(
     )
     code, out, err = run(capsys, path)
     assert (code, out) == (1, "")
-    assert_one_error_line(err, f"{path}:6:5: adgen does not support `with` blocks")
+    assert_one_error_line(err, f"{path}:6:5: in f: adgen does not support `with` blocks")
 
 
 def test_call_to_a_function_of_the_same_file(

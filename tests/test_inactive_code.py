@@ -293,8 +293,8 @@ def with_options(x, mode):
     if mode == "fast":
         return np.sum(x * x)
     else:
-        with warnings.catch_warnings():  # adgen does not read `with` (yet)
-            warnings.simplefilter("ignore")
+        with np.errstate(all="raise"):  # a `with` adgen does not read: it raises on warnings
+            warnings.warn("slow path")
         return np.sum(x)
 
 

@@ -831,6 +831,8 @@ def uses_match(x, k):
 def uses_try_finally(x):
     try:
         y = x * 2.0
+    except ValueError:  # goes on: adgen does not read this `try`
+        y = x
     finally:
         pass
     return y

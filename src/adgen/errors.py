@@ -24,6 +24,7 @@ a bug of adgen's, always keeps them.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import sys
@@ -41,6 +42,7 @@ class SourceLocation:
     lineno: int
     col: int = 0
     text: str = ""
+    function: str = ""  # the function it is in (``helper, called from loss``), if known
 
     def __str__(self) -> str:
         return place(self.filename, self.lineno, self.col)
@@ -90,8 +92,34 @@ class AdgenError(Exception):
         self.hint = hint
         super().__init__(self._render())
 
+    def _head(self) -> str:
+        if self.loc is None:
+            return self.message
+        where = f"in {self.loc.function}: " if self.loc.function else ""
+        return f"{self.loc}: {where}{self.message}"
+
+    def in_function(self, name: str) -> None:
+        """Say which function the error is in (raised while reading ``name``'s code, or code
+        inlined into it): the innermost such function, and the callers it was inlined in.
+
+        >>> e = UnsupportedSyntaxError("adgen does not support `global`", SourceLocation("m.py", 3))
+        >>> e.in_function("helper"); e.in_function("loss"); e.one_line()
+        'm.py:3:1: in helper (called from loss): adgen does not support `global`'
+        """
+        if self.loc is None:
+            return
+        function = self.loc.function
+        if not function:
+            function = name
+        elif function.endswith(")"):
+            function = f"{function[:-1]}, from {name})"
+        else:
+            function = f"{function} (called from {name})"
+        self.loc = dataclasses.replace(self.loc, function=function)
+        self.args = (self._render(),)
+
     def _render(self) -> str:
-        parts = [f"{self.loc}: {self.message}" if self.loc else self.message]
+        parts = [self._head()]
         if self.loc and self.loc.text:
             raw = self.loc.text.rstrip("\n")
             parts.append("    " + raw.expandtabs())
@@ -105,8 +133,7 @@ class AdgenError(Exception):
 
     def one_line(self) -> str:
         """The message on one line (for the command line)."""
-        head = f"{self.loc}: {self.message}" if self.loc else self.message
-        return head + (f" (hint: {self.hint})" if self.hint else "")
+        return self._head() + (f" (hint: {self.hint})" if self.hint else "")
 
 
 class SourceUnavailableError(AdgenError):

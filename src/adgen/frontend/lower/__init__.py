@@ -82,6 +82,7 @@ for a loop); a new kind of expression a branch of ``expr``.
 from __future__ import annotations
 
 from adgen import ir, trees
+from adgen.errors import AdgenError
 from adgen.frontend.lower.as_written import AsWrittenMixin
 from adgen.frontend.lower.builtins import BuiltinsMixin
 from adgen.frontend.lower.callables import CallablesMixin
@@ -129,4 +130,8 @@ def lower(parsed: ParsedFunction, structure: dict[str, trees.Desc] | None = None
     ``structure`` gives the shape of tree arguments (dicts, lists, tuples of arrays): their
     leaves become parameters of their own.
     """
-    return Lowerer(parsed, structure=structure).lower()
+    try:
+        return Lowerer(parsed, structure=structure).lower()
+    except AdgenError as e:
+        e.in_function(parsed.name)
+        raise

@@ -398,6 +398,9 @@ class CallsMixin(LowererState):
         self.root.inlining.append(identity)
         try:
             return sub.lower_inlined(bound)
+        except AdgenError as e:
+            e.in_function(parsed.name)
+            raise
         finally:
             self.root.inlining.pop()
 

@@ -23,6 +23,7 @@ import gast
 from adgen import ir, trees
 from adgen.backend.compile import restoring_lists
 from adgen.errors import SourceLocation, UnsupportedSyntaxError
+from adgen.frontend.lower.blocks import open_guarding_blocks
 from adgen.frontend.lower.jumps import _structure_jumps
 from adgen.frontend.lower.syntax import (
     _assigned_in_blocks,
@@ -81,9 +82,12 @@ _SYNTAX_NAMES = {
 
 
 _HINTS = {
-    gast.With: "move file and resource handling (`with open(...)`) outside the function you "
-    "differentiate, and pass the data in as an argument",
-    gast.Try: "remove the `try`: check the inputs before calling the function, outside it",
+    gast.With: "adgen reads `with` blocks that only change how warnings show (np.errstate "
+    "without 'raise', warnings.catch_warnings()); move file and resource handling (`with "
+    "open(...)`) outside the function you differentiate, and pass the data in as an argument",
+    gast.Try: "adgen reads a `try` whose every `except` raises; one that goes on decides the "
+    "path only when the code runs: test the condition with `if` instead, or move the `try` "
+    "outside the function",
     gast.ClassDef: "define the class at module level",
     gast.Global: "pass the value in as an argument and return the new value",
     gast.Nonlocal: "pass the value in as an argument and return the new value",
@@ -210,6 +214,7 @@ class LowererState:
         # user variables assigned inside if/for/while: one IR name each (no renaming), so every
         # path through the blocks leaves its value under the same name
         if not getattr(self.node, "adgen_structured", False):
+            open_guarding_blocks(self.node, self.parsed.scope.lookup)
             self.node.body = _structure_jumps(self.node.body, self.user_namer)
             self.node.adgen_structured = True
         self.multi: dict[str, str] = {}
@@ -232,7 +237,7 @@ class LowererState:
         self.deleted: set[str] = set()  # names unbound by `del` (reading them again is refused)
         # a name rebound in blocks -> (block, position) after its latest binding, where that
         # binding made an array no other name sees (see InPlaceMixin.note_binding)
-        self.fresh_binding: dict[str, tuple[list[ir.Stmt], int]] = {}
+        self.fresh_binding: dict[str, tuple[list[ir.Stmt], int, Any]] = {}
         # names bound to a list display somewhere in the function (found when first asked)
         self.list_displays: frozenset[str] | None = None
         self.ranges: set[str] = set()  # slices of ranges (r[a:b]): ranges too

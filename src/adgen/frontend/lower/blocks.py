@@ -1,0 +1,151 @@
+"""Open ``try`` and ``with`` blocks that only guard the code they hold, before a function is
+lowered.
+
+Library code wraps differentiated computations in blocks that change nothing a derivative
+sees: a ``try`` whose every ``except`` raises again (a better message for bad input), a
+``with np.errstate(divide="ignore")`` or ``warnings.catch_warnings()`` that only silences
+warnings. Such a block's statements run as if it were not there, whenever the function
+returns normally, so adgen reads them in its place (``try``: the body, then ``else``, then
+``finally``). If the body raises when the derivative runs, the function itself raises there
+too: adgen runs it again to show the program's own exception (:meth:`adgen.api` ``_run``).
+
+Left as written, and so refused by name when lowering: a ``try`` with an ``except`` that goes
+on (which path runs is decided only when the code runs), a ``finally`` that jumps, a ``with``
+that binds a name or whose context changes more than warnings (``np.errstate(all="raise")``
+turns warnings into exceptions: adgen does not guess which).
+
+>>> import gast
+>>> tree = gast.parse('''
+... def f(x):
+...     try:
+...         y = float(x)
+...     except ValueError as e:
+...         raise TypeError("not a number") from e
+...     else:
+...         y = y * 2
+...     with np.errstate(divide="ignore"):
+...         return np.log(y)
+... ''')
+>>> fn = tree.body[0]
+>>> fn.body = _open_blocks(fn.body, lambda item: True, lambda stmt: False)
+>>> print(gast.unparse(fn).strip())  # doctest: +NORMALIZE_WHITESPACE
+def f(x):
+    y = float(x)
+    y = y * 2
+    return np.log(y)
+"""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Callable
+from typing import Any
+
+import gast
+
+from adgen.rules import registry
+
+
+def _always_raises(stmts: list[Any]) -> bool:
+    """Does running these statements always end in a ``raise``?"""
+    for stmt in stmts:
+        if isinstance(stmt, gast.Raise):
+            return True
+        if isinstance(stmt, gast.If) and _always_raises(stmt.body) and _always_raises(stmt.orelse):
+            return True
+    return False
+
+
+def _jumps_out(stmts: list[Any]) -> bool:
+    """Do these statements hold a ``return``, ``break`` or ``continue`` (not of a function or
+    loop inside them)?"""
+    todo = list(stmts)
+    while todo:
+        stmt = todo.pop()
+        if isinstance(stmt, (gast.Return, gast.Break, gast.Continue)):
+            return True
+        if isinstance(stmt, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            todo.extend(getattr(stmt, field, None) or [])
+        for handler in getattr(stmt, "handlers", None) or []:
+            todo.extend(handler.body)
+    return False
+
+
+def _pass(where: Any) -> Any:
+    return gast.copy_location(gast.Pass(), where)
+
+
+def _open_blocks(
+    stmts: list[Any],
+    guards_only: Callable[[Any], bool],
+    silences: Callable[[Any], bool],
+) -> list[Any]:
+    """These statements with every ``try`` whose handlers all raise and every ``with`` whose
+    items ``guards_only`` accepts (a ``with`` item that binds no name and only changes how
+    warnings show) replaced by the statements they hold; ``silences(stmt)``: a statement
+    inside such a ``with`` that only changes how warnings show (``warnings.simplefilter``),
+    dropped with it (run as written it would change the caller's filters for good)."""
+    out: list[Any] = []
+    for stmt in stmts:
+        if isinstance(stmt, (gast.If, gast.For, gast.While)):
+            stmt.body = _open_blocks(stmt.body, guards_only, silences) or [_pass(stmt)]
+            stmt.orelse = _open_blocks(stmt.orelse, guards_only, silences)
+        elif (
+            isinstance(stmt, gast.Try)
+            and all(_always_raises(h.body) for h in stmt.handlers)
+            and not _jumps_out(stmt.finalbody)
+        ):
+            held = [*stmt.body, *stmt.orelse, *stmt.finalbody]
+            out.extend(_open_blocks(held, guards_only, silences))
+            continue
+        elif isinstance(stmt, gast.With) and all(
+            item.optional_vars is None and guards_only(item.context_expr) for item in stmt.items
+        ):
+            kept = [s for s in stmt.body if not silences(s)]
+            out.extend(_open_blocks(kept, guards_only, silences))
+            continue
+        out.append(stmt)
+    if stmts and not out:  # (every statement was a warning filter)
+        out.append(_pass(stmts[0]))
+    return out
+
+
+def open_guarding_blocks(fn: Any, lookup: Callable[[str], Any]) -> None:
+    """Open the guarding ``try`` and ``with`` blocks of the function ``fn`` (a gast
+    ``FunctionDef``) in place; ``lookup(name)``: what a global or closure name of ``fn`` is
+    (KeyError if none). A context is read only through names ``fn`` does not bind itself."""
+    local = {
+        n.id for n in gast.walk(fn) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)
+    }
+
+    def resolved(node: Any) -> tuple[bool, Any]:
+        if isinstance(node, gast.Name) and node.id not in local:
+            try:
+                return True, lookup(node.id)
+            except KeyError:
+                return False, None
+        if isinstance(node, gast.Attribute):
+            ok, base = resolved(node.value)
+            if ok and isinstance(base, types.ModuleType) and hasattr(base, node.attr):
+                return True, getattr(base, node.attr)
+        return False, None
+
+    def guards_only(item: Any) -> bool:
+        if not isinstance(item, gast.Call) or any(kw.arg is None for kw in item.keywords):
+            return False
+        ok, fn_ = resolved(item.func)
+        keywords = {
+            kw.arg: kw.value.value if isinstance(kw.value, gast.Constant) else ...
+            for kw in item.keywords
+        }
+        return ok and registry.guards_only(fn_, len(item.args), keywords)
+
+    def silences(stmt: Any) -> bool:
+        if not (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)):
+            return False
+        ok, fn_ = resolved(stmt.value.func)
+        return ok and registry.silences(fn_)
+
+    fn.body = _open_blocks(fn.body, guards_only, silences)

@@ -1,0 +1,135 @@
+"""``try`` and ``with`` blocks that only guard the code they hold (issue 34, parts 1 and 3).
+
+Library code translates exceptions (``try: ... except ValueError as e: raise TypeError(...)
+from e``) and silences warnings (``with np.errstate(divide="ignore")``,
+``warnings.catch_warnings()``) around the computations adgen differentiates. Such a block
+changes no value when the function returns, so adgen reads the statements it holds in its
+place. Checked: exact derivatives in both modes and at second order, the program's own
+exception when the body raises, the caller's warning filters left as they were, and a
+refusal by name for the blocks that do decide something (an ``except`` that goes on,
+``np.errstate(all="raise")``, ``with open(...) as f``).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import adgen
+from adgen.errors import UnsupportedSyntaxError
+
+
+def as_count(n):
+    try:
+        k = int(n)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"n must be a whole number, not {n!r}") from e
+    return k
+
+
+def translated_errors(x, n=2):
+    k = as_count(n)
+    try:
+        y = np.sum(x**k)
+    except FloatingPointError as e:
+        raise ValueError("overflow") from e
+    else:
+        y = y * 3.0
+    finally:
+        k = 0
+    return y + k
+
+
+def log_where_positive(x):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logs = np.where(x > 0, np.log(np.abs(x)), 0.0)
+    return np.sum(logs * x)
+
+
+def quiet_warnings(x):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        warnings.filterwarnings("ignore", category=RuntimeWarning)
+        y = np.sqrt(x) * x
+    return np.sum(y)
+
+
+def guarded_return(x):
+    try:
+        with np.errstate(over="ignore"), warnings.catch_warnings():
+            return np.sum(np.exp(x) * x)
+    except OverflowError:
+        raise
+
+
+X = np.array([0.5, 1.5, 2.0])
+
+
+@pytest.mark.parametrize(
+    "f, grad, hess_diag",
+    [
+        (translated_errors, lambda x: 6.0 * x, lambda x: 6.0 + 0 * x),
+        (log_where_positive, lambda x: np.log(x) + 1.0, lambda x: 1.0 / x),
+        (quiet_warnings, lambda x: 1.5 * np.sqrt(x), lambda x: 0.75 / np.sqrt(x)),
+        (guarded_return, lambda x: np.exp(x) * (1 + x), lambda x: np.exp(x) * (2 + x)),
+    ],
+    ids=lambda v: getattr(v, "__name__", ""),
+)
+def test_a_guarding_block_is_read_as_the_statements_it_holds(f, grad, hess_diag):
+    assert np.allclose(adgen.grad(f)(X), grad(X), rtol=1e-13)
+    _, t = adgen.jvp(f, (X,), (np.ones(3),))
+    assert np.isclose(t, np.sum(grad(X)), rtol=1e-13)
+    assert np.allclose(adgen.hessian(f)(X), np.diag(hess_diag(X)), rtol=1e-12, atol=1e-12)
+
+
+def test_the_callers_warning_filters_are_left_as_they_were():
+    before = list(warnings.filters)
+    adgen.grad(quiet_warnings)(X)
+    adgen.jvp(quiet_warnings, (X,), (X,))
+    assert warnings.filters == before
+
+
+def test_the_program_s_own_exception_shows_when_the_body_raises():
+    with pytest.raises(TypeError, match="n must be a whole number, not 'two'"):
+        adgen.grad(translated_errors)(X, "two")
+
+
+def test_the_generated_code_holds_the_statements_not_the_block():
+    src = adgen.source(log_where_positive, mode="reverse")
+    assert "errstate" not in src and "np.log" in src
+
+
+def recovers(x):
+    try:
+        k = int("3")
+    except ValueError:
+        k = 2
+    return np.sum(x**k)
+
+
+def raises_on_warnings(x):
+    with np.errstate(all="raise"):
+        y = np.log(x)
+    return np.sum(y)
+
+
+def reads_a_file(x, path="data.txt"):
+    with open(path) as f:
+        n = len(f.read())
+    return np.sum(x * n)
+
+
+@pytest.mark.parametrize(
+    "f, words",
+    [
+        (recovers, "(?s)`try` blocks.*every `except` raises"),
+        (raises_on_warnings, "`with` blocks.*np.errstate without 'raise'"),
+        (reads_a_file, "`with` blocks"),
+    ],
+    ids=lambda v: getattr(v, "__name__", ""),
+)
+def test_a_block_that_decides_something_is_refused_by_name(f, words):
+    with pytest.raises(UnsupportedSyntaxError, match=words):
+        adgen.grad(f)(X)
