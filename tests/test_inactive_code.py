@@ -294,7 +294,7 @@ def with_options(x, mode):
         return np.sum(x * x)
     else:
         with np.errstate(all="raise"):  # a `with` adgen does not read: it raises on warnings
-            warnings.warn("slow path")
+            warnings.warn("slow path", stacklevel=2)
         return np.sum(x)
 
 

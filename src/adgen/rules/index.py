@@ -552,6 +552,7 @@ FUNCTIONS: dict[str, str] = {
     "scipy.special.ndtri": "special",
     "scipy.special.log_ndtr": "special",
     "scipy.special.gammaln": "special",
+    "scipy.special.loggamma": "special",
     "scipy.special.gamma": "special",
     "scipy.special.psi": "special",
     "scipy.special.zeta": "special",

@@ -96,6 +96,12 @@ if scipy is not None:
     def gammaln(x):
         return scipy.special.psi(x)
 
+    @unary(scipy.special.loggamma, domain=POSITIVE)
+    def loggamma(x):
+        """log(gamma(x)) (``gammaln`` for ``x > 0``): its derivative is digamma. Complex
+        values are refused: digamma's own derivative (for second order) is real-only."""
+        return scipy.special.psi(x)
+
     @unary(scipy.special.gamma, domain=POSITIVE)
     def gamma(ans, x):
         return ans * scipy.special.psi(x)

@@ -198,38 +198,65 @@ def is_user_object(obj: Any) -> bool:
 
 
 def _block_local(function: Any, value: Any, name: str) -> bool:
-    """Is ``name = value`` the only binding of ``name`` in ``function``, with every read of
-    ``name`` in the statements after it in the same block (``for W, b in params: layer =
-    Dense(W, b); h = layer(h)``), none inside a nested function? Then each pass through the
-    block binds ``name`` before reading it, and nothing reads it elsewhere. (Places, not nodes,
-    are compared: lowering may have copied the statements after an early return into two
-    branches, and each copy is lowered on its own.)"""
+    """Is every read of ``name`` in ``function`` in a statement after a binding ``name = ...``
+    in the same block, with no statement between them (nor the one reading, before the read)
+    binding it again, none inside a nested function -- and is ``name = value`` one of those
+    bindings, every binding of ``name`` such a plain assignment? Then each pass through a
+    block binds ``name`` before reading it, and every read means the binding before it in
+    its own block (``for W, b in params: layer = Dense(W, b); h = layer(h)``; ``if c: g =
+    loggamma; ...; g(x)`` and ``else: g = gammaln; ...; g(x)``). (Places, not nodes, are
+    compared: lowering may have copied the statements after an early return into two
+    branches, and each copy is lowered on its own; a place is covered only where every
+    copy of it is.)"""
 
     def place(n: Any) -> tuple[int, int]:
         return (getattr(n, "lineno", -1), getattr(n, "col_offset", -1))
 
-    uses = [n for n in gast.walk(function) if isinstance(n, gast.Name) and n.id == name]
-    if len({place(n) for n in uses if not isinstance(n.ctx, gast.Load)}) != 1:
+    def names(node: Any) -> list[Any]:
+        return [n for n in gast.walk(node) if isinstance(n, gast.Name) and n.id == name]
+
+    uses = names(function)
+    bindings = [
+        stmt
+        for stmt in gast.walk(function)
+        if isinstance(stmt, gast.Assign)
+        and len(stmt.targets) == 1
+        and isinstance(stmt.targets[0], gast.Name)
+        and stmt.targets[0].id == name
+    ]
+    stores = {place(n) for n in uses if not isinstance(n.ctx, gast.Load)}
+    if stores != {place(b.targets[0]) for b in bindings}:
+        return False  # bound otherwise too (a loop target, `del`, a tuple)
+    if not any(b.value is value or place(b.value) == place(value) for b in bindings):
         return False
-    loads = {place(n) for n in uses if isinstance(n.ctx, gast.Load)}
+    nested = {
+        place(n)
+        for f in gast.walk(function)
+        if isinstance(f, (gast.FunctionDef, gast.Lambda)) and f is not function
+        for n in gast.walk(f)
+    }
+    covered: set[int] = set()
     for node in gast.walk(function):
-        for field in ("body", "orelse"):
+        for field in ("body", "orelse", "finalbody"):
             stmts = getattr(node, field, None)
-            if not isinstance(stmts, list):
+            if not isinstance(stmts, list) or not stmts or not isinstance(stmts[0], gast.stmt):
                 continue
-            for i, stmt in enumerate(stmts):
-                if not (isinstance(stmt, gast.Assign) and stmt.value is value):
-                    continue
-                after = {place(n) for s in stmts[i + 1 :] for n in gast.walk(s)}
-                nested = {
-                    place(n)
-                    for s in stmts[i + 1 :]
-                    for f in gast.walk(s)
-                    if isinstance(f, (gast.FunctionDef, gast.Lambda))
-                    for n in gast.walk(f)
-                }
-                return loads <= after and not loads & nested
-    return False
+            bound = False
+            for stmt in stmts:
+                binds = any(not isinstance(n.ctx, gast.Load) for n in names(stmt))
+                if isinstance(stmt, gast.Assign) and stmt in bindings:
+                    if bound:  # its value is read before it binds
+                        covered.update(id(n) for n in names(stmt.value))
+                    bound = True
+                elif binds:
+                    bound = False  # rebound inside: the reads after it are ambiguous
+                elif bound:
+                    covered.update(id(n) for n in names(stmt))
+    loads = [n for n in uses if isinstance(n.ctx, gast.Load)]
+    if any(place(n) in nested for n in loads):
+        return False
+    missed = {place(n) for n in loads if id(n) not in covered}
+    return not missed
 
 
 def _owner(cls: type, attr: str, after: type | None = None) -> type | None:

@@ -24,6 +24,7 @@ from adgen import ir, trees
 from adgen.backend.compile import restoring_lists
 from adgen.errors import SourceLocation, UnsupportedSyntaxError
 from adgen.frontend.lower.blocks import open_guarding_blocks
+from adgen.frontend.lower.choices import split_on_chosen_functions
 from adgen.frontend.lower.jumps import _structure_jumps
 from adgen.frontend.lower.syntax import (
     _assigned_in_blocks,
@@ -215,6 +216,7 @@ class LowererState:
         # path through the blocks leaves its value under the same name
         if not getattr(self.node, "adgen_structured", False):
             open_guarding_blocks(self.node, self.parsed.scope.lookup)
+            split_on_chosen_functions(self.node)
             self.node.body = _structure_jumps(self.node.body, self.user_namer)
             self.node.adgen_structured = True
         self.multi: dict[str, str] = {}

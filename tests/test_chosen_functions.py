@@ -1,0 +1,114 @@
+"""A function chosen in a branch decided when the code runs, then called (issue 34, part 4).
+
+``g = loggamma if complex_params else gammaln; g(x)`` (statsmodels' negative binomial),
+``act = np.tanh if x[0] > 0 else np.sin``: adgen copies the statements after the ``if`` into
+each of its paths (:mod:`adgen.frontend.lower.choices`) and differentiates both. Checked
+against exact derivatives in both modes, on both paths, and at second order; a choice adgen
+cannot pin down (a name rebound on one path only) stays refused, never guessed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import adgen
+from adgen.errors import AdgenError
+
+
+def expression_choice(x):
+    act = np.tanh if x[0] > 0 else np.sin
+    return np.sum(act(x) * x)
+
+
+def statement_choice_in_a_helper(x, scale=2.0):
+    if np.sum(x) > 1.0:
+        f = np.exp
+    elif np.sum(x) > 0.0:
+        f = np.log1p
+    else:
+        f = np.cos
+    y = f(x) * scale
+    return np.sum(y)
+
+
+def choice_in_a_loop(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            f = np.exp
+        else:
+            f = np.tanh
+        s = s + f(x[i]) * (i + 1)
+    return s
+
+
+def uses_helper(x):
+    return statement_choice_in_a_helper(x * 0.5) + 1.0
+
+
+def d_expression_choice(x):
+    if x[0] > 0:
+        return np.tanh(x) + x * (1 - np.tanh(x) ** 2), -2 * np.tanh(x) * (
+            1 - np.tanh(x) ** 2
+        ) * x + 2 * (1 - np.tanh(x) ** 2)
+    return np.sin(x) + x * np.cos(x), 2 * np.cos(x) - x * np.sin(x)
+
+
+def d_statement_choice(x):
+    if np.sum(x) > 1.0:
+        return 2 * np.exp(x), 2 * np.exp(x)
+    if np.sum(x) > 0.0:
+        return 2 / (1 + x), -2 / (1 + x) ** 2
+    return -2 * np.sin(x), -2 * np.cos(x)
+
+
+def d_choice_in_a_loop(x):
+    k = np.arange(1.0, x.size + 1)
+    t = np.tanh(x)
+    grad = np.where(x > 0, np.exp(x), 1 - t**2) * k
+    second = np.where(x > 0, np.exp(x), -2 * t * (1 - t**2)) * k
+    return grad, second
+
+
+POINTS = [
+    np.array([0.3, -0.2, 0.4]),  # first path
+    np.array([-0.3, 0.2, -0.4]),  # second (and third) paths
+    np.array([0.1, 0.2, 0.1]),
+]
+
+
+@pytest.mark.parametrize("x", POINTS, ids=["a", "b", "c"])
+@pytest.mark.parametrize(
+    "f, exact",
+    [
+        (expression_choice, d_expression_choice),
+        (statement_choice_in_a_helper, d_statement_choice),
+        (choice_in_a_loop, d_choice_in_a_loop),
+    ],
+    ids=["expression", "elif_chain", "loop"],
+)
+def test_a_chosen_function_is_differentiated_on_the_path_taken(f, exact, x):
+    grad, second = exact(x)
+    np.testing.assert_allclose(adgen.grad(f)(x), grad, rtol=1e-12, atol=1e-14)
+    _, t = adgen.jvp(f, (x,), (np.ones(3),))
+    assert np.isclose(t, np.sum(grad), rtol=1e-12)
+    np.testing.assert_allclose(np.diag(adgen.hessian(f)(x)), second, rtol=1e-10, atol=1e-12)
+
+
+def test_a_helper_choosing_a_function_is_inlined_with_its_choice():
+    x = np.array([0.9, 0.8, 0.7])
+    grad, _ = d_statement_choice(x * 0.5)
+    np.testing.assert_allclose(adgen.grad(uses_helper)(x), 0.5 * grad, rtol=1e-12)
+
+
+def chosen_on_one_path_only(x):
+    f = np.sin
+    if x[0] > 0:
+        f = np.cos
+    return np.sum(f(x))
+
+
+def test_a_choice_rebound_on_one_path_only_is_refused_not_guessed():
+    with pytest.raises(AdgenError, match="`f`"):
+        adgen.grad(chosen_on_one_path_only)(np.array([0.5, 1.0]))
