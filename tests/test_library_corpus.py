@@ -33,6 +33,7 @@ def _models():
         warnings.simplefilter("ignore")
         return {
             "Logit": sm.Logit(Y_BINARY, X),
+            "Probit": sm.Probit(Y_BINARY, X),
             "Poisson": sm.Poisson(Y_COUNT, X),
             "OLS": sm.OLS(Y_REAL, X),
         }
@@ -48,13 +49,13 @@ def _check_both_modes(f, x, gradient):
     np.testing.assert_allclose(adgen.jvp(f, (x,), (v,))[1], want, rtol=1e-9, atol=1e-10)
 
 
-@pytest.mark.parametrize("name", ["Logit", "Poisson", "OLS"])
+@pytest.mark.parametrize("name", ["Logit", "Probit", "Poisson", "OLS"])
 def test_statsmodels_loglike_as_a_bound_method_against_its_score(name):
     model = MODELS[name]
     _check_both_modes(model.loglike, PARAMS, model.score(PARAMS))
 
 
-@pytest.mark.parametrize("name", ["Logit", "Poisson"])
+@pytest.mark.parametrize("name", ["Logit", "Probit", "Poisson"])
 def test_statsmodels_loglike_second_order_against_its_hessian(name):
     model = MODELS[name]
     want = model.hessian(PARAMS)

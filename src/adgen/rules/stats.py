@@ -140,6 +140,38 @@ if scipy is not None:
         p = 0.3989422804014327 * np.exp(-0.5 * z * z) / scale
         return {"x": p, "loc": -p, "scale": -z * p}
 
+    # the standard normal's own methods (loc 0, scale 1, no argument checks), which libraries
+    # call directly (statsmodels' Probit: `stats.norm._cdf(X)`)
+    @partials(norm._cdf, domain=ANY, examples=[example("scipy.stats.norm._cdf(x)", x=(4,))])
+    def norm_std_cdf(ans, x):
+        """d Phi(x) = phi(x) dx."""
+        return {"x": 0.3989422804014327 * np.exp(-0.5 * x * x)}
+
+    @partials(norm._sf, domain=ANY, examples=[example("scipy.stats.norm._sf(x)", x=(4,))])
+    def norm_std_sf(ans, x):
+        """d (1 - Phi(x)) = -phi(x) dx."""
+        return {"x": -0.3989422804014327 * np.exp(-0.5 * x * x)}
+
+    @partials(norm._pdf, domain=ANY, examples=[example("scipy.stats.norm._pdf(x)", x=(4,))])
+    def norm_std_pdf(ans, x):
+        """d phi(x) = -x phi(x) dx."""
+        return {"x": -x * ans}
+
+    @partials(norm._logpdf, domain=ANY, examples=[example("scipy.stats.norm._logpdf(x)", x=(4,))])
+    def norm_std_logpdf(ans, x):
+        """d log phi(x) = -x dx."""
+        return {"x": -x}
+
+    @partials(norm._logcdf, domain=ANY, examples=[example("scipy.stats.norm._logcdf(x)", x=(4,))])
+    def norm_std_logcdf(ans, x):
+        """d log Phi(x) = phi(x) / Phi(x) dx = exp(-x^2 / 2 - log Phi(x)) / sqrt(2 pi) dx."""
+        return {"x": 0.3989422804014327 * np.exp(-0.5 * x * x - ans)}
+
+    @partials(norm._logsf, domain=ANY, examples=[example("scipy.stats.norm._logsf(x)", x=(4,))])
+    def norm_std_logsf(ans, x):
+        """d log(1 - Phi(x)) = -exp(-x^2 / 2 - log sf(x)) / sqrt(2 pi) dx."""
+        return {"x": -0.3989422804014327 * np.exp(-0.5 * x * x - ans)}
+
     @partials(
         t.logpdf,
         kind="log",
