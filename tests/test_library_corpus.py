@@ -120,3 +120,27 @@ def test_statsmodels_negative_binomial_chooses_its_log_gamma_in_a_branch():
     steps = np.eye(params.size) * 1e-6
     want = np.array([(model.score(params + e) - model.score(params - e)) / 2e-6 for e in steps])
     np.testing.assert_allclose(adgen.hessian(model.loglike)(params), want, rtol=1e-6, atol=1e-6)
+
+
+def test_sklearn_tsne_kl_divergence_against_its_own_gradient():
+    """scikit-learn's t-SNE objective as installed: ``pdist`` and ``squareform`` of the
+    embedding, in-place updates of the distances, its gradient written row by row into an
+    ``np.ndarray`` buffer (read with ``np.ravel(..., order="K")``); adgen differentiates the
+    divergence it returns and matches the gradient it returns too, and the Hessian matches
+    differences of that gradient."""
+    tsne = pytest.importorskip("sklearn.manifold._t_sne")
+    n, dims = 6, 2
+    p = np.abs(RNG.normal(size=n * (n - 1) // 2))
+    p *= 0.5 / p.sum()  # condensed joint probabilities: the full matrix sums to 1
+    params = RNG.normal(size=n * dims)
+
+    def kl(y):
+        return tsne._kl_divergence(y, p, 1.0, n, dims)[0]
+
+    def sklearn_grad(y):
+        return tsne._kl_divergence(y, p, 1.0, n, dims)[1]
+
+    _check_both_modes(kl, params, sklearn_grad(params))
+    steps = np.eye(params.size) * 1e-6
+    want = np.array([(sklearn_grad(params + e) - sklearn_grad(params - e)) / 2e-6 for e in steps])
+    np.testing.assert_allclose(adgen.hessian(kl)(params), want, rtol=1e-6, atol=1e-6)

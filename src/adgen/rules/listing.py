@@ -46,7 +46,7 @@ def _modules() -> list[tuple[str, Any]]:
         ("math", math),
     ]
     loader.load_all()  # SciPy is optional: its rules (and module) exist when it is installed
-    for name in ("scipy.special", "scipy.linalg", "scipy.signal"):
+    for name in ("scipy.special", "scipy.linalg", "scipy.signal", "scipy.spatial.distance"):
         module = sys.modules.get(name)
         if module is not None:
             out.insert(0, (name, module))

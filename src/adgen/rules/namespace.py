@@ -31,7 +31,15 @@ _SPELLINGS: list[tuple[str, Any]] = [
     ("rt", rt),  # adgen's own helpers: second derivatives differentiate generated code
 ]
 # the modules not in _SPELLINGS yet
-_PENDING = {"numpy.random", "scipy.special", "scipy.stats", "scipy.linalg", "scipy.signal"}
+_PENDING = {
+    "numpy.random",
+    "scipy.special",
+    "scipy.stats",
+    "scipy.linalg",
+    "scipy.signal",
+    "scipy.spatial.distance",
+}
+_SCIPY = ("scipy.special", "scipy.stats", "scipy.linalg", "scipy.signal", "scipy.spatial.distance")
 _PENDING_LOCK = threading.Lock()
 
 
@@ -54,7 +62,7 @@ def add_optional(import_scipy: bool = False) -> None:
         if "numpy.random" in _PENDING and "numpy.random" in sys.modules:
             _PENDING.discard("numpy.random")
             _SPELLINGS.insert(2, ("np.random", sys.modules["numpy.random"]))
-        for name in ("scipy.special", "scipy.stats", "scipy.linalg", "scipy.signal"):
+        for name in _SCIPY:
             if name in _PENDING and name in sys.modules:
                 _PENDING.discard(name)
                 TEMPLATE_GLOBALS["scipy"] = sys.modules["scipy"]
@@ -64,8 +72,8 @@ def add_optional(import_scipy: bool = False) -> None:
 def spelling_modules() -> list[tuple[str, Any]]:
     """``(alias, module)`` for the modules generated code names functions through: ``np``,
     ``np.linalg``, ``np.fft``, ``np.random``, ``math``, ``rt``, and ``scipy.special``,
-    ``scipy.stats``, ``scipy.linalg`` and ``scipy.signal`` when SciPy is installed (the last
-    ones once imported).
+    ``scipy.stats``, ``scipy.linalg``, ``scipy.signal`` and ``scipy.spatial.distance`` when
+    SciPy is installed (the last ones once imported).
 
     >>> [alias for alias, _ in spelling_modules()][:2]
     ['np', 'np.linalg']

@@ -182,6 +182,7 @@ from .shaping import (  # noqa: F401
     source_index,
 )
 from .signal import boundary_pad_width, full_pad_width  # noqa: F401
+from .spatial import distance_metric  # noqa: F401
 from .stats import covariance, covariance_vjp  # noqa: F401
 
 # the helpers shown with a doctest (tests/test_runtime.py checks that each has one)
@@ -253,6 +254,7 @@ __all__ = [
     "pad_interior",
     "rollaxis_destination",
     "ravel_axes",
+    "distance_metric",
     "source_index",
     # reductions, scans and statistics
     "average_weights",
