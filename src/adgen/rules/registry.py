@@ -851,6 +851,10 @@ _MUTATORS = frozenset(
     "resize setflags itemset seed permuted".split()
 )
 _LOGGER_METHODS = frozenset("debug info warning warn error critical exception log".split())
+# library functions that only read (their module, their name), known without importing them
+_READ_ONLY_LIBRARY = frozenset(
+    {("sklearn._config", "get_config"), ("sklearn._config", "_get_threadlocal_config")}
+)
 
 
 def type_test(fn: Any) -> bool:
@@ -902,6 +906,31 @@ def silences(fn: Any) -> bool:
     return any(fn is f for f in (warnings.simplefilter, warnings.filterwarnings))
 
 
+def array_namespace_result(fn: Any) -> Any:
+    """What a library's array-namespace getter (``xp = array_namespace(x)``) returns while the
+    library's own array API support is off -- then it returns its NumPy namespace whatever the
+    arrays, so adgen decides the call when transforming; the namespace is NumPy itself, whose
+    functions adgen has rules for (and dispatch on Dask and CuPy arrays). None: not such a
+    getter, or its support is on (the call is then read as any other).
+
+    scikit-learn's ``get_namespace`` gives ``(xp, False)``, ``get_namespace_and_device``
+    ``(xp, False, None)`` while ``array_api_dispatch`` is off; SciPy's ``array_namespace``
+    gives ``xp`` while ``SCIPY_ARRAY_API`` is unset."""
+    module, name = getattr(fn, "__module__", None) or "", getattr(fn, "__name__", "")
+    getters = ("get_namespace", "get_namespace_and_device")
+    if module == "sklearn.utils._array_api" and name in getters:
+        sklearn = sys.modules.get("sklearn")
+        config = sklearn.get_config() if sklearn is not None else {"array_api_dispatch": True}
+        if config.get("array_api_dispatch", True):
+            return None
+        return (np, False) if name == "get_namespace" else (np, False, None)
+    if module.startswith("scipy._lib.") and name == "array_namespace":
+        if getattr(fn, "__globals__", {}).get("SCIPY_ARRAY_API", True):
+            return None
+        return np
+    return None
+
+
 def reads_frame(fn: Any) -> bool:
     """Does ``fn`` read the frame that calls it (``eval("x * 2")``, ``locals()``)? In generated
     code that frame holds other names, and differentiated values adgen cannot see read."""
@@ -937,6 +966,8 @@ def reads_only(fn: Any, positional: int, keywords: Collection[str]) -> bool:
         return fn.reads_only(positional - 1, keywords)  # (the first argument: the object)
     if any(fn is b for b in _READ_ONLY_BUILTINS) or fn is warnings.warn:
         return True  # (warnings.warn: no signature Python 3.13.0 can read)
+    if (getattr(fn, "__module__", None), getattr(fn, "__name__", None)) in _READ_ONLY_LIBRARY:
+        return True
     if getattr(fn, "__name__", None) in _MUTATORS:
         return False
     owner = getattr(fn, "__self__", None)

@@ -427,14 +427,17 @@ def atleast_3d(arys):
         example("np.asarray(a)", a=None),
         example("np.asanyarray(a) * 2.0", a=(3, 4), f32=True),
         example("np.asanyarray(a, np.float64)", a=(3,), complex=False),
+        example("np.asarray(a, order='F', copy=True) * 2.0", a=(3, 2)),
     ],
     complex=True,
 )
-def asarray(ans, a, dtype=None):
+def asarray(ans, a, dtype=None, order=None, device=None, copy=None):
     """The identity (a cast to an integer dtype has derivative 0); for the ndarrays adgen
     handles, np.asanyarray is np.asarray. A complex value cast to a real dtype keeps its
     real part, a real one cast to a complex dtype is embedded (its cotangent: the real
-    part, ``rt.real_like``)."""
+    part, ``rt.real_like``). ``order``, ``device`` and ``copy`` change where the values
+    are, not what they are (a copy is still taken for a view: in-place writes into the
+    result are checked as for ``a`` itself)."""
 
     def jvp(da):
         if dtype is None:

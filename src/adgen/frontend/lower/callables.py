@@ -143,6 +143,15 @@ class CallablesMixin(LowererState):
             return None
         return StaticArg(obj)
 
+    def bound_module(self: Lowerer, node: Any) -> StaticArg | None:
+        """A name the function bound to a module (``xp = array_namespace(x)``), passed to a
+        library's function (``xp_promote(x, xp=xp)``): the module itself, never a value."""
+        if isinstance(node, gast.Name) and node.id not in self.env:
+            local = self.local_functions.get(node.id)
+            if isinstance(local, types.ModuleType):
+                return StaticArg(local)
+        return None
+
     def is_partial(self: Lowerer, node: Any) -> bool:
         """Is ``node`` a call of ``functools.partial``?"""
         try:
@@ -329,7 +338,7 @@ class CallablesMixin(LowererState):
                     )
                 args.extend(seq.items)
                 continue
-            found = self.static_argument(a) if static else None
+            found = self.static_argument(a) if static else self.bound_module(a)
             args.append(found if found is not None else self.expr(a, None, hint))
         return args
 
@@ -351,7 +360,7 @@ class CallablesMixin(LowererState):
                     )
                 kwargs.extend(zip(spread.keys, spread.values))
                 continue
-            found = self.static_argument(kw.value) if static else None
+            found = self.static_argument(kw.value) if static else self.bound_module(kw.value)
             atom = found if found is not None else self.expr(kw.value, None, hint)
             kwargs.append((kw.arg, atom))
         return kwargs

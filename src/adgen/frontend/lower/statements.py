@@ -191,6 +191,8 @@ class StatementsMixin(LowererState):
         if len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Attribute):
             self.assign_attribute(stmt.targets[0], stmt.value)  # self.W = W
             return
+        if self.assign_namespace(stmt):
+            return  # xp = array_namespace(x)
         if (
             len(stmt.targets) == 1
             and isinstance(stmt.targets[0], gast.Name)
