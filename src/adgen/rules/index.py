@@ -19,6 +19,7 @@ FUNCTIONS: dict[str, str] = {
     "rt.diagonal_index": "adjoints",
     "rt.ravel_axes": "adjoints",
     "rt.distance_metric": "adjoints",
+    "rt.accumulates_in": "adjoints",
     "rt.real_like": "adjoints",
     "rt.copy_of": "adjoints",
     "rt.distinct": "adjoints",

@@ -34,22 +34,57 @@ from adgen.rules.registry import methods, reductions, rule, sequence_rule
 from adgen.rules.samples import DISTINCT, POSITIVE, Arg, example
 
 
-@rule(np.sum, complex=True)
-def sum_(a, axis=None, keepdims=False):
+@rule(
+    np.sum,
+    complex=True,
+    examples=[
+        example("np.sum(a, 0, np.float64) * np.arange(3.0)", a=(2, 3), f32=True, complex=False),
+        example("np.sum(a, axis=1, dtype=int) * 1.0 + np.sum(a)", a=(2, 3), complex=False),
+    ],
+)
+def sum_(a, axis=None, dtype=None, *, keepdims=False):
+    """NumPy's positional order (``np.sum(a, axis, dtype, out)``); ``out`` is not taken (a
+    fourth positional argument is refused). With ``dtype``: the sum of ``a`` cast to it
+    (:func:`rt.accumulates_in`)."""
+
     def jvp(da):
-        return np.sum(da, axis=axis, keepdims=keepdims)
+        if dtype is None:
+            return np.sum(da, axis=axis, keepdims=keepdims)
+        if rt.accumulates_in(dtype, a):
+            return np.sum(da, axis=axis, dtype=dtype, keepdims=keepdims)
+        return np.zeros(np.shape(np.sum(da, axis=axis, keepdims=keepdims)))
 
     def vjp(g):
-        return rt.unreduce(g, a, axis=axis, keepdims=keepdims)
+        if dtype is None:
+            return rt.unreduce(g, a, axis=axis, keepdims=keepdims)
+        if rt.accumulates_in(dtype, a):
+            return np.asarray(rt.unreduce(g, a, axis=axis, keepdims=keepdims), rt.dtype_of(a))
+        return rt.zeros_like(a)
 
 
-@rule(np.mean, complex=True)
-def mean(a, axis=None, keepdims=False):
+@rule(
+    np.mean,
+    complex=True,
+    examples=[
+        example("np.mean(a, 1, np.float64) * np.arange(2.0)", a=(2, 3), f32=True, complex=False),
+    ],
+)
+def mean(a, axis=None, dtype=None, *, keepdims=False):
+    """As :func:`sum_`: ``np.mean(a, axis, dtype, out)``, ``out`` not taken."""
+
     def jvp(da):
-        return np.mean(da, axis=axis, keepdims=keepdims)
+        if dtype is None:
+            return np.mean(da, axis=axis, keepdims=keepdims)
+        if rt.accumulates_in(dtype, a):
+            return np.mean(da, axis=axis, dtype=dtype, keepdims=keepdims)
+        return np.zeros(np.shape(np.mean(da, axis=axis, keepdims=keepdims)))
 
     def vjp(g):
-        return rt.mean_vjp(g, a, axis=axis, keepdims=keepdims)
+        if dtype is None:
+            return rt.mean_vjp(g, a, axis=axis, keepdims=keepdims)
+        if rt.accumulates_in(dtype, a):
+            return np.asarray(rt.mean_vjp(g, a, axis=axis, keepdims=keepdims), rt.dtype_of(a))
+        return rt.zeros_like(a)
 
 
 @rule(np.prod, complex=True)

@@ -129,6 +129,7 @@ from .linalg import (  # noqa: F401
 )
 from .loops import backwards, checkpoint_every  # noqa: F401
 from .reductions import (  # noqa: F401
+    accumulates_in,
     average_weights,
     average_weights_vjp,
     convolve_vjp,
@@ -257,6 +258,7 @@ __all__ = [
     "distance_metric",
     "source_index",
     # reductions, scans and statistics
+    "accumulates_in",
     "average_weights",
     "average_weights_vjp",
     "corrcoef_jvp",

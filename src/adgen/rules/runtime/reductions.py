@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .core import Axis, _float_dtype, _normalize_axes, unbroadcast, unreduce
+from .core import Axis, _float_dtype, _normalize_axes, refuse_unless, unbroadcast, unreduce
 from .libraries import as_array, cast, eager, full_for, zeros_for
 
 
@@ -30,6 +30,24 @@ def mean_vjp(g: ArrayLike, x: ArrayLike, axis: Axis = None, keepdims: bool = Fal
     for a in _normalize_axes(axis, len(shape)):
         count *= shape[a]
     return unreduce(g, x, axis, keepdims) / count
+
+
+def accumulates_in(dtype: Any, x: Any) -> bool:
+    """For ``np.sum(x, dtype=dtype)`` (``np.mean``): does the result carry ``x``'s derivative?
+    True for a real floating ``dtype`` (the sum of ``x`` cast to it), False for an integer or
+    boolean one (piecewise constant: derivative 0). A complex ``x`` or ``dtype`` is refused
+    by name (which part the cast keeps is not what adgen's convention says).
+
+    >>> accumulates_in(np.float64, np.zeros(2, np.float32)), accumulates_in("int64", np.zeros(2))
+    (True, False)
+    """
+    kind = np.dtype(dtype).kind
+    refuse_unless(
+        kind != "c" and not np.iscomplexobj(x),
+        "a sum or mean of complex values with `dtype=` (or of real ones cast to a complex dtype)",
+        "cast first: `np.sum(x.astype(dtype))`",
+    )
+    return kind == "f"
 
 
 def _inverse(perm: tuple[int, ...]) -> tuple[int, ...]:
