@@ -9,6 +9,7 @@ by hand, in both modes, and at second order where the library has a Hessian.
 
 from __future__ import annotations
 
+import numbers
 import warnings
 
 import numpy as np
@@ -144,3 +145,44 @@ def test_sklearn_tsne_kl_divergence_against_its_own_gradient():
     steps = np.eye(params.size) * 1e-6
     want = np.array([(sklearn_grad(params + e) - sklearn_grad(params - e)) / 2e-6 for e in steps])
     np.testing.assert_allclose(adgen.hessian(kl)(params), want, rtol=1e-6, atol=1e-6)
+
+
+def test_sklearn_huber_loss_against_its_own_gradient():
+    """scikit-learn's Huber regression objective as installed (``safe_sparse_dot`` asks for
+    the array namespace; an in-place ``-=`` of the intercept in a branch)."""
+    huber = pytest.importorskip("sklearn.linear_model._huber")
+    y = X @ BETA + RNG.standard_t(3, size=N)
+    w = np.r_[PARAMS, 0.2, 1.3]  # coefficients, intercept, scale
+    weights = np.ones(N)
+
+    def loss(w):
+        return huber._huber_loss_and_gradient(w, X, y, 1.35, 1e-3, weights)[0]
+
+    def sklearn_grad(w):
+        return huber._huber_loss_and_gradient(w, X, y, 1.35, 1e-3, weights)[1]
+
+    _check_both_modes(loss, w, sklearn_grad(w))
+
+
+def test_sklearn_validate_params_wrapper_checks_then_reads_the_function():
+    """``@validate_params`` (scikit-learn's own decorator, on a function written here): adgen
+    runs its parameter checks as written -- bad input raises scikit-learn's error -- and
+    reads the wrapped function for the derivative."""
+    validation = pytest.importorskip("sklearn.utils._param_validation")
+
+    positive = validation.Interval(numbers.Integral, 1, None, closed="left")
+
+    @validation.validate_params(
+        {"x": ["array-like"], "power": [positive]}, prefer_skip_nested_validation=True
+    )
+    def powered(x, power=2):
+        return np.sum(x**power)
+
+    def f(x, power=3):
+        return powered(x, power=power) * 2.0
+
+    x = np.array([0.5, -1.0, 2.0])
+    _check_both_modes(f, x, 6.0 * x**2)
+    np.testing.assert_allclose(adgen.hessian(f)(x), np.diag(12.0 * x), rtol=1e-12)
+    with pytest.raises(validation.InvalidParameterError, match="power"):
+        adgen.grad(f)(x, 0)

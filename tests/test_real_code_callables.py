@@ -931,12 +931,12 @@ def refused(f, *args, match):
         adgen.grad(f)(*args)
 
 
-def test_a_function_chosen_by_the_data_is_refused():
+def test_a_function_chosen_by_the_data_is_differentiated_on_the_path_taken():
+    """(Refused before issue 34: the statements after the choice are now read on each path.)"""
+
     def by_value(x):
         f = np.sin if x > 0 else np.cos
         return f(x)
-
-    refused(by_value, 0.5, match="using `sin` as a value")
 
     def by_branch(x):
         if x > 0:
@@ -945,7 +945,17 @@ def test_a_function_chosen_by_the_data_is_refused():
             f = np.cos
         return f(x)
 
-    refused(by_branch, 0.5, match="binding `f` to a function or an object in a loop or a branch")
+    for f in (by_value, by_branch):
+        both_modes(f, 0.5, np.cos(0.5))
+        both_modes(f, -0.5, np.sin(0.5))
+
+    def on_one_path(x):
+        f = np.sin
+        if x > 0:
+            f = np.cos
+        return f(x)
+
+    refused(on_one_path, 0.5, match="binding `f` to a function or an object in a loop or a branch")
 
 
 def test_attribute_writes_in_loops_and_escaping_instances_are_refused():

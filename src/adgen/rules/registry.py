@@ -931,6 +931,56 @@ def array_namespace_result(fn: Any) -> Any:
     return None
 
 
+def transparent_wrapper(fn: Any) -> tuple[Any, Any, bool] | None:
+    """A library's decorator wrapper that computes what the function it wraps computes, after
+    checks that only read the arguments -- scikit-learn's ``@validate_params``: ``(wrapped,
+    check, skip_nested)``, where ``check(*args, **kwargs)`` runs those checks (it raises what
+    the wrapper raises on bad input, and only reads) and ``skip_nested`` says whether the
+    wrapper skips the checks of the decorated functions it calls (None: not such a wrapper).
+    adgen then reads ``wrapped`` in the wrapper's place, the check run as written before it
+    (the wrapper's own code binds a signature, a ``try`` and a config context around the
+    call: none of it touches a value)."""
+    code = getattr(fn, "__code__", None)
+    wrapped = getattr(fn, "__wrapped__", None)
+    if code is None or wrapped is None or code.co_name != "wrapper":
+        return None
+    if not code.co_filename.replace("\\", "/").endswith("sklearn/utils/_param_validation.py"):
+        return None
+    constraints = getattr(wrapped, "_skl_parameter_constraints", None)
+    module = sys.modules.get("sklearn.utils._param_validation")
+    if constraints is None or module is None:
+        return None
+    cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
+    skip = cells.get("prefer_skip_nested_validation")
+    check = SklearnChecks(module, wrapped, constraints)
+    return wrapped, check, bool(skip.cell_contents) if skip is not None else False
+
+
+class SklearnChecks:
+    """The parameter checks scikit-learn's ``@validate_params`` wrapper makes before calling
+    ``func`` (none while its config says to skip them), by its own validator: an object
+    generated code calls as written (adgen reads neither it nor what it calls)."""
+
+    adgen_reads_only = True
+
+    def __init__(self, module: Any, func: Any, constraints: Any) -> None:
+        self.module, self.func, self.constraints = module, func, constraints
+
+    def __call__(self, *args: Any, **kwargs: Any) -> None:
+        if sys.modules["sklearn"].get_config().get("skip_parameter_validation"):
+            return
+        signature = inspect.signature(self.func)
+        params = signature.bind(*args, **kwargs)
+        params.apply_defaults()
+        spread = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+        ignored = {p.name for p in signature.parameters.values() if p.kind in spread}
+        ignored |= {"self", "cls"}
+        given = {k: v for k, v in params.arguments.items() if k not in ignored}
+        self.module.validate_parameter_constraints(
+            self.constraints, given, caller_name=self.func.__qualname__
+        )
+
+
 def reads_frame(fn: Any) -> bool:
     """Does ``fn`` read the frame that calls it (``eval("x * 2")``, ``locals()``)? In generated
     code that frame holds other names, and differentiated values adgen cannot see read."""
@@ -967,6 +1017,8 @@ def reads_only(fn: Any, positional: int, keywords: Collection[str]) -> bool:
     if any(fn is b for b in _READ_ONLY_BUILTINS) or fn is warnings.warn:
         return True  # (warnings.warn: no signature Python 3.13.0 can read)
     if (getattr(fn, "__module__", None), getattr(fn, "__name__", None)) in _READ_ONLY_LIBRARY:
+        return True
+    if getattr(fn, "adgen_reads_only", False):  # a check adgen made (transparent_wrapper)
         return True
     if getattr(fn, "__name__", None) in _MUTATORS:
         return False

@@ -246,6 +246,35 @@ class CallsMixin(LowererState):
                 "call the base class's method by name: `Base.__init__(self, ...)`",
             )
 
+    def checked_call(
+        self: Lowerer,
+        node: Any,
+        unwrapped: tuple[Any, Any, bool],
+        args: list[Any],
+        kwargs: list[tuple[str, Any]],
+        target: str | None,
+        hint: str,
+    ) -> ir.Atom:
+        """A call of a library's wrapper that checks the arguments, then calls the function
+        it wraps (:func:`registry.transparent_wrapper`): the checks run as written (they only
+        read; skipped inside a wrapped call that skips its nested checks, as the library
+        does), then the wrapped function is read as any other."""
+        wrapped, check, skip_nested = unwrapped
+        passed = [*args, *(v for _, v in kwargs)]
+        if not self.root.checks_skipped and not any(isinstance(a, StaticArg) for a in passed):
+            refusal = NoRuleError(
+                f"adgen runs the argument checks of `{wrapped.__qualname__}` as written",
+                self.parsed.loc(node),
+                "",
+            )
+            self.opaque(check, refusal, args, kwargs, None, "checked", node)
+        skipped = self.root.checks_skipped
+        self.root.checks_skipped = skipped or skip_nested
+        try:
+            return self.inline_or_run(node, wrapped, args, kwargs, target, hint)
+        finally:
+            self.root.checks_skipped = skipped
+
     def inline_or_run(
         self: Lowerer,
         node: Any,
@@ -258,6 +287,9 @@ class CallsMixin(LowererState):
         """A call of a Python function: inlined; or, if adgen cannot lower its body (a
         library's function that raises, one whose source cannot be read), run as written
         (:meth:`opaque`), the refusal kept for where a differentiated value reaches it."""
+        unwrapped = registry.transparent_wrapper(fn)
+        if unwrapped is not None:
+            return self.checked_call(node, unwrapped, args, kwargs, target, hint)
         mark = len(self.block)
         try:
             parsed, defaults = self.callee(fn, node)

@@ -174,6 +174,8 @@ class LowererState:
             # last (``producers``) says nothing of the value they hold at a given point
             self.rebound_names: set[str] = set()
             self.callee_names: dict[Any, str] = {}  # functions called, not inlined: their names
+            # inside a library's checked call that skips the checks of the calls it makes
+            self.checks_skipped = False
             self.prefix = ""
         else:
             self.namer = parent.namer
