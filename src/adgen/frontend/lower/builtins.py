@@ -31,6 +31,7 @@ import numpy as np
 from adgen import ir
 from adgen.errors import AdgenError
 from adgen.frontend.lower.calls import LocalFunction
+from adgen.frontend.lower.containers import _numpy_function
 from adgen.frontend.lower.objects import LocalInstance, StaticSeq
 from adgen.frontend.lower.state import LowererState
 from adgen.pyast import walk
@@ -117,6 +118,47 @@ class BuiltinsMixin(LowererState):
         helper = registry.lookup(rt.max_items if fn is max else rt.min_items)
         assert helper is not None
         return self.emit(target, hint, helper, [items], [], node)
+
+    def listed_arguments(self: Lowerer, node: gast.Call, fn: Any) -> gast.Call:
+        """``np.stack(tuple(x[i] - m for i in range(n)))``: a NumPy function reads a tuple and
+        a list of arrays alike where it takes arrays or a sequence of them, so ``tuple(...)``
+        of a comprehension there is read as the list comprehension (whose length need not be
+        known when transforming). Other arguments (``axis=tuple(...)``) are left as they are."""
+        try:
+            prim = registry.lookup(fn)
+        except TypeError:
+            return node
+        if prim is None or not _numpy_function(fn):
+            return node
+        arrays = {prim.sequence, *prim.diff_params} - {None}
+        names = [p.name for p in prim.params]
+
+        def listed(k: int | str, arg: Any) -> Any:
+            name = names[k] if isinstance(k, int) and k < len(names) else k
+            if not (
+                name in arrays
+                and isinstance(arg, gast.Call)
+                and len(arg.args) == 1
+                and not arg.keywords
+                and isinstance(arg.args[0], (gast.GeneratorExp, gast.ListComp))
+                and self.is_call_to(arg, tuple)
+            ):
+                return arg
+            mark = len(self.block)
+            known = self.unrolled(arg.args[0]) is not None  # (a tuple of known length: kept)
+            del self.block[mark:]  # (what finding that out wrote: the call is lowered later)
+            return arg if known else _listed(arg.args[0])
+
+        args = [listed(k, a) for k, a in enumerate(node.args)]
+        keywords = [
+            gast.keyword(arg=kw.arg, value=listed(kw.arg, kw.value)) if kw.arg else kw
+            for kw in node.keywords
+        ]
+        if all(a is b for a, b in zip(args, node.args)) and all(
+            a.value is b.value for a, b in zip(keywords, node.keywords)
+        ):
+            return node
+        return gast.copy_location(gast.Call(func=node.func, args=args, keywords=keywords), node)
 
     def tuple_call(self: Lowerer, node: gast.Call) -> ir.Atom | None:
         """``tuple(...)`` of a sequence known when transforming (a display, a name bound to a

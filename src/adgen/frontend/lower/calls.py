@@ -89,6 +89,8 @@ class CallsMixin(LowererState):
             ok, fn = self.outside_method(func)
             refusal = self.method_refusal(func, fn) if ok else None
         static = ok and self.takes_functions(fn)
+        if ok:
+            node = self.listed_arguments(node, fn)
         if not ok:
             if isinstance(func, gast.Attribute):
                 method = registry.method_function(func.attr)
