@@ -7,11 +7,12 @@ fresh array in a loop (``u_new = u.copy(); u_new[1:-1] = ...; u = u_new``), a he
 result (``d = sq_dist(x); np.fill_diagonal(d, 0)``) or a buffer made before a loop that
 writes its rows were refused as "may be a view". Now a write into a name bound to a new array
 earlier in the same block, or in a block around the loop or branch being lowered (with no
-statement of that loop letting another name see it), is accepted; every other case keeps the
-whole-function check. The programs below are in the styles of scikit-learn's t-SNE gradient
-and Huber loss and of explicit PDE solvers; each is checked against its exact derivative in
-both modes. The second half are programs where a write *is* seen through another name:
-adgen must refuse them or get them right, never be wrong.
+statement of that loop letting another name see it), is accepted, and so is a write into
+buffers a loop swaps (``u, u_new = u_new, u``, each bound only to new arrays or by the swap);
+every other case keeps the whole-function check. The programs below are in the styles of
+scikit-learn's t-SNE gradient and Huber loss and of explicit PDE solvers; each is checked
+against its exact derivative in both modes. The second half are programs where a write *is*
+seen through another name: adgen must refuse them or get them right, never be wrong.
 """
 
 from __future__ import annotations
@@ -97,6 +98,25 @@ def heat_ref(u, keep_ends):
     return np.sum(u**2 * np.arange(1.0, 7.0))
 
 
+def heat_swap(u):
+    u = u.copy()
+    u_new = np.zeros_like(u)
+    for _ in range(4):
+        u_new[1:-1] = u[1:-1] + 0.1 * (u[2:] - 2 * u[1:-1] + u[:-2])
+        u, u_new = u_new, u
+    return np.sum(u**2 * np.arange(1.0, 7.0))
+
+
+def heat_swap_ref(u):
+    first = u
+    for k in range(4):  # the buffers alternate: zeros at the ends, then the first state's
+        inner = u[1:-1] + 0.1 * (u[2:] - 2 * u[1:-1] + u[:-2])
+        left = np.zeros(1) if k % 2 == 0 else first[:1]
+        right = np.zeros(1) if k % 2 == 0 else first[-1:]
+        u = np.concatenate([left, inner, right])
+    return np.sum(u**2 * np.arange(1.0, 7.0))
+
+
 def masked_copy_then_item(v, first=True):
     v = v.copy()
     v[v > 1.5] = 0.0
@@ -136,6 +156,7 @@ SOUND = [
     (rows_into_uninitialised, rows_into_uninitialised_ref, X6[:4]),
     (heat_copy, lambda u: heat_ref(u, True), X6),
     (heat_zeros, lambda u: heat_ref(u, False), X6),
+    (heat_swap, heat_swap_ref, X6),
     (masked_copy_then_item, lambda v: 3.0 * v[1], np.array([0.5, 1.0, 2.0])),
     (huber_style, huber_style_ref, np.array([0.2, -0.4, 0.9, 0.3])),
 ]
@@ -278,6 +299,25 @@ def swapped_buffers(x):
     return np.sum(u * x)
 
 
+def swapped_with_a_kept_alias(x):
+    u = x * 1.0
+    u_new = np.zeros(3)
+    kept = u
+    for _ in range(2):
+        u_new[1:] = u[1:] * u[:-1]
+        u, u_new = u_new, u
+    return np.sum(u * x) + np.sum(kept * x)
+
+
+def swapped_with_one_not_new(x):
+    u = x * 1.0
+    u_new = u[::-1]
+    for _ in range(2):
+        u_new[1:] = u[1:] * u[:-1]
+        u, u_new = u_new, u
+    return np.sum(u * x)
+
+
 def not_a_copy(x):
     u = x * 1.0
     for _ in range(2):
@@ -317,6 +357,8 @@ SEEN = [
     buffer_from_a_list,
     closure_returns_buffer,
     swapped_buffers,
+    swapped_with_a_kept_alias,
+    swapped_with_one_not_new,
     not_a_copy,
     kept_in_while,
     reshaped_alias,

@@ -84,6 +84,7 @@ from __future__ import annotations
 from adgen import ir, trees
 from adgen.errors import AdgenError
 from adgen.frontend.lower.as_written import AsWrittenMixin
+from adgen.frontend.lower.buffers import BuffersMixin
 from adgen.frontend.lower.builtins import BuiltinsMixin
 from adgen.frontend.lower.callables import CallablesMixin
 from adgen.frontend.lower.calls import CallsMixin
@@ -114,6 +115,7 @@ class Lowerer(
     NestedDerivativesMixin,
     ContainersMixin,
     InPlaceMixin,
+    BuffersMixin,
     ImportsMixin,
     TuplesMixin,
     VerbatimMixin,

@@ -239,7 +239,7 @@ class InPlaceMixin(LowererState):
         name see it. A function defined here that may return a view of it is never safe."""
         if self.parsed.filename.startswith("<adgen ") or self.viewed_by_nested(name):
             return False
-        if self.fresh_here(name):
+        if self.fresh_here(name) or self.swapped_buffer(name):
             return True
         found = self.fresh_binding.get(name)
         atom = self.env.get(name)

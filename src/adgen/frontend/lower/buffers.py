@@ -1,0 +1,103 @@
+# mypy: disable-error-code="misc"
+# (every method takes the whole Lowerer as ``self``, as the parts call each other; mypy wants a
+# ``self`` type to be a supertype of the class the method is written in, and says so as "misc")
+"""Buffers a loop swaps: ``u, u_new = u_new, u`` (issue 34, part 6).
+
+A time-stepping loop that writes the next state into a second buffer and swaps the two
+(``u_new[1:-1] = u[1:-1] + c * (...); u, u_new = u_new, u``) writes in place into an array
+that another name held the step before. It is sound when the names swapped form a group
+whose members always hold distinct arrays the function made and no other name sees: each
+member is bound only to a new array (``np.zeros_like(u)``, ``u.copy()``) or by a swap of the
+group (a permutation of the members), no statement lets another name share one (a view, a
+list, a loop over its rows), and a parameter among them is first bound to a new array at
+the top of the function. Then a write into one member changes no value any other name
+holds, as for a buffer bound to a new array just before (:mod:`.inplace`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import gast
+
+from adgen import ir
+from adgen.frontend.lower.state import LowererState
+from adgen.frontend.lower.syntax import _own_nodes
+
+if TYPE_CHECKING:
+    from adgen.frontend.lower import Lowerer
+
+
+def _swap(node: Any) -> list[str] | None:
+    """The names ``a, b = b, a`` (any permutation of plain names) swaps; else None."""
+    if not (
+        isinstance(node, gast.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], gast.Tuple)
+        and isinstance(node.value, gast.Tuple)
+    ):
+        return None
+    targets, values = node.targets[0].elts, node.value.elts
+    if not all(isinstance(n, gast.Name) for n in [*targets, *values]):
+        return None
+    names = [n.id for n in targets]
+    read = [n.id for n in values]
+    if len(set(names)) != len(names) or sorted(names) != sorted(read) or names == read:
+        return None
+    return names
+
+
+class BuffersMixin(LowererState):
+    """In-place writes into buffers a loop swaps."""
+
+    def swapped_buffer(self: Lowerer, name: str) -> bool:
+        """Is ``name`` one of a group of names the function swaps, which always hold distinct
+        arrays it made and no other name sees (see the module's doc)?"""
+        nodes = _own_nodes(self.node)
+        swaps = [s for s in nodes if _swap(s) is not None]
+        group = {name}
+        changed = True
+        while changed:  # the names swapped with name, with those, ...
+            changed = False
+            for s in swaps:
+                names = set(_swap(s) or ())
+                if names & group and not names <= group:
+                    group |= names
+                    changed = True
+        if len(group) < 2 or any(self.viewed_by_nested(m) for m in group):
+            return False
+        for member in group:
+            if member in self.params and not self.copied_first(member):
+                return False
+            for node in nodes:
+                if any(node is s for s in swaps) or isinstance(node, gast.FunctionDef):
+                    continue
+                if self.node_problem(node, member, False):
+                    return False
+        atom = self.env.get(name)
+        if not isinstance(atom, ir.Var):
+            return False
+        others = [
+            v
+            for lowerer in self.lowerers()
+            for user, a in lowerer.env.items()
+            if not (lowerer is self and user in group)
+            for v in ir.atom_vars(a)
+        ]
+        return not any(atom.name in self.shares_with(v) for v in [*others, *self.held])
+
+    def copied_first(self: Lowerer, param: str) -> bool:
+        """Is the parameter ``param`` bound to a new array by a statement of the function's
+        body that comes before the one holding the statement being lowered?"""
+        for stmt in self.node.body:
+            if stmt is self.current or any(n is self.current for n in gast.walk(stmt)):
+                return False
+            if (
+                isinstance(stmt, gast.Assign)
+                and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], gast.Name)
+                and stmt.targets[0].id == param
+                and self.fresh_value(stmt.value)
+            ):
+                return True
+        return False
