@@ -186,3 +186,43 @@ def test_sklearn_validate_params_wrapper_checks_then_reads_the_function():
     np.testing.assert_allclose(adgen.hessian(f)(x), np.diag(12.0 * x), rtol=1e-12)
     with pytest.raises(validation.InvalidParameterError, match="power"):
         adgen.grad(f)(x, 0)
+
+
+def _differences(f, x, step=1e-6):
+    return np.array([(f(x + e) - f(x - e)) / (2 * step) for e in np.eye(x.size) * step])
+
+
+def _glm_tweedie():
+    families = sm.families
+    y = np.exp(X @ BETA) * RNG.gamma(2.0, 0.5, size=N)
+    family = families.Tweedie(link=families.links.Log(), var_power=1.5)
+    return sm.GLM(y, X, family=family), PARAMS
+
+
+def _mnlogit():
+    y = RNG.integers(0, 3, N).astype(float)
+    return sm.MNLogit(y, X), np.r_[PARAMS, 0.5 * PARAMS]
+
+
+def _ordered_logit():
+    ordinal = pytest.importorskip("statsmodels.miscmodels.ordinal_model")
+    y = RNG.integers(0, 3, N).astype(float)
+    return ordinal.OrderedModel(y, X[:, 1:], distr="logit"), np.r_[PARAMS[1:], -0.5, 0.3]
+
+
+@pytest.mark.parametrize("make", [_glm_tweedie, _mnlogit, _ordered_logit])
+def test_statsmodels_likelihoods_against_differences_and_their_score(make):
+    """GLM Tweedie (its log-likelihood sums ``scipy.special.log_wright_bessel`` terms of a
+    profiled scale), MNLogit (``np.reshape(..., order="F")``), OrderedModel with a logistic
+    link (``scipy.stats.logistic.cdf``): adgen against central differences of the
+    log-likelihood, and against the model's own score where it writes one out."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model, params = make()
+    f = model.loglike
+    want = _differences(f, params)
+    np.testing.assert_allclose(adgen.grad(f)(params), want, rtol=1e-6, atol=1e-6)
+    v = np.linspace(-1.0, 1.0, params.size)
+    np.testing.assert_allclose(adgen.jvp(f, (params,), (v,))[1], want @ v, rtol=1e-6, atol=1e-6)
+    if isinstance(model, sm.MNLogit):
+        np.testing.assert_allclose(adgen.grad(f)(params), model.score(params), rtol=1e-9)

@@ -111,13 +111,28 @@ attribute_as("real", np.real)
 attribute_as("imag", np.imag)
 
 
-@rule(np.reshape, view=True, complex=True)
-def reshape(a, shape):
+@rule(
+    np.reshape,
+    view=True,
+    complex=True,
+    examples=[
+        example("np.reshape(a, (3, 2), order='F') * np.arange(6.0).reshape(3, 2)", a=(2, 3)),
+        example("np.reshape(a.T, (6,), 'A') * np.arange(6.0)", a=(2, 3)),
+    ],
+)
+def reshape(a, shape, order="C"):
+    """``order`` is the index order values are read and written in (``'A'``: ``a``'s
+    layout decides, :func:`rt.index_order`); the cotangent goes back in the same order."""
+
     def jvp(da):
-        return np.reshape(da, shape)
+        if order == "C":
+            return np.reshape(da, shape)
+        return np.reshape(da, shape, order=rt.index_order(a, order))
 
     def vjp(g):
-        return np.reshape(g, np.shape(a))
+        if order == "C":
+            return np.reshape(g, np.shape(a))
+        return np.reshape(g, np.shape(a), order=rt.index_order(a, order))
 
 
 @rule(operator.getitem, view=True, complex=True)

@@ -1077,7 +1077,10 @@ def opaque_call(
 
 
 # methods of strings a copied expression may call (they make new strings)
-STRING_METHODS = frozenset("format join upper lower strip replace title capitalize".split())
+STRING_METHODS = frozenset(
+    "format join upper lower strip lstrip rstrip replace title capitalize casefold split "
+    "startswith endswith isdigit isalpha isidentifier".split()
+)
 
 
 def as_written(

@@ -102,6 +102,43 @@ if scipy is not None:
         values are refused: digamma's own derivative (for second order) is real-only."""
         return scipy.special.psi(x)
 
+    @rule(
+        scipy.special.wright_bessel,
+        elementwise=True,
+        examples=[
+            example("scipy.special.wright_bessel(0.5, 1.0, x)", x=Arg((4,), POSITIVE)),
+            example("scipy.special.wright_bessel(1.5, 0.0, x)", x=Arg((), POSITIVE)),
+        ],
+    )
+    def wright_bessel(a, b, x):
+        """Wright's generalized Bessel function sum_k x^k / (k! Gamma(a k + b)): its
+        derivative in ``x`` is ``wright_bessel(a, a + b, x)`` (``a`` and ``b`` are data)."""
+
+        def jvp_x(dx):
+            return dx * scipy.special.wright_bessel(a, a + b, x)
+
+        def vjp_x(g):
+            return g * scipy.special.wright_bessel(a, a + b, x)
+
+    if hasattr(scipy.special, "log_wright_bessel"):  # SciPy 1.14
+
+        @rule(
+            scipy.special.log_wright_bessel,
+            elementwise=True,
+            examples=[
+                example("scipy.special.log_wright_bessel(0.5, 1.0, x)", x=Arg((4,), POSITIVE))
+            ],
+        )
+        def log_wright_bessel(ans, a, b, x):
+            """log of :func:`wright_bessel`: its derivative in ``x`` is the ratio
+            ``wright_bessel(a, a + b, x) / wright_bessel(a, b, x)``, from the logs."""
+
+            def jvp_x(dx):
+                return dx * np.exp(scipy.special.log_wright_bessel(a, a + b, x) - ans)
+
+            def vjp_x(g):
+                return g * np.exp(scipy.special.log_wright_bessel(a, a + b, x) - ans)
+
     @unary(scipy.special.gamma, domain=POSITIVE)
     def gamma(ans, x):
         return ans * scipy.special.psi(x)

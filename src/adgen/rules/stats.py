@@ -9,11 +9,12 @@ defaults ``loc=0``, ``scale=1``. Generated code calls the method itself for the 
 rules themselves (``scipy.special.psi``, ``np.linalg.solve``...), so they can be
 differentiated again.
 
-* ``norm`` (``logpdf``, ``pdf``, ``logcdf``, ``cdf``, ``logsf``, ``sf``), ``t`` (``df``),
-  ``gamma`` (``a``), ``beta`` (``a``, ``b``), ``lognorm`` (``s``), ``expon``, ``cauchy``,
-  ``logistic``, ``laplace`` (``logpdf``, ``pdf``): w.r.t. ``x``, ``loc``, ``scale`` and the
-  shape parameters; they broadcast as SciPy does. ``laplace`` at its kink ``x == loc``
-  takes the derivative 0 w.r.t. ``x`` and ``loc`` (``np.sign(0)``, as for ``np.abs``).
+* ``norm`` (``logpdf``, ``pdf``, ``logcdf``, ``cdf``, ``logsf``, ``sf``, and the standard
+  form's own ``_cdf``...), ``t`` (``df``), ``gamma`` (``a``), ``beta`` (``a``, ``b``),
+  ``lognorm`` (``s``), ``expon``, ``cauchy``, ``logistic`` (also ``cdf``, ``sf``),
+  ``laplace`` (``logpdf``, ``pdf``): w.r.t. ``x``, ``loc``, ``scale`` and the shape
+  parameters; they broadcast as SciPy does. ``laplace`` at its kink ``x == loc`` takes the
+  derivative 0 w.r.t. ``x`` and ``loc`` (``np.sign(0)``, as for ``np.abs``).
 * ``poisson`` (``logpmf``, ``pmf``): w.r.t. ``mu`` only; the count ``k`` and ``loc`` (the mass
   is 0 off the integers) are data, refused where a differentiated value reaches them.
 * ``multivariate_normal`` (``logpdf``, ``pdf``): w.r.t. ``x`` (shape ``(d,)`` or ``(..., d)``),
@@ -455,6 +456,28 @@ if scipy is not None:
         z = (x - loc) / scale
         dz = -np.tanh(0.5 * z)
         return {"x": dz / scale, "loc": -dz / scale, "scale": -(1.0 + z * dz) / scale}
+
+    @partials(
+        scipy.stats.logistic.cdf,
+        domain=ANY,
+        examples=[example("scipy.stats.logistic.cdf(x, m, s)", x=(4,), m=(4,), s=Arg(None, SCALE))],
+    )
+    def logistic_cdf(ans, x, loc=0.0, scale=1.0):
+        """expit(z): d/dz = p (1 - p)."""
+        z = (x - loc) / scale
+        dz = ans * (1.0 - ans)
+        return {"x": dz / scale, "loc": -dz / scale, "scale": -z * dz / scale}
+
+    @partials(
+        scipy.stats.logistic.sf,
+        domain=ANY,
+        examples=[example("scipy.stats.logistic.sf(x, m, s)", x=(4,), m=(), s=Arg((4,), SCALE))],
+    )
+    def logistic_sf(ans, x, loc=0.0, scale=1.0):
+        """1 - expit(z): d/dz = -q (1 - q)."""
+        z = (x - loc) / scale
+        dz = -ans * (1.0 - ans)
+        return {"x": dz / scale, "loc": -dz / scale, "scale": -z * dz / scale}
 
     @partials(
         scipy.stats.laplace.logpdf,

@@ -94,6 +94,9 @@ class CallsMixin(LowererState):
         if not ok:
             if isinstance(func, gast.Attribute):
                 method = registry.method_function(func.attr)
+                folded = self.string_method(node, func) if method is None else None
+                if folded is not None:
+                    return folded
                 if method is None:
                     return self.local_method(node, func, target, hint)
                 fn, pack = method

@@ -174,6 +174,7 @@ from .shaping import (  # noqa: F401
     copying_pad_mode,
     gathered,
     gathered_vjp,
+    index_order,
     inserted_tangent,
     inserted_values_vjp,
     pad_interior,
@@ -255,6 +256,7 @@ __all__ = [
     "pad_interior",
     "rollaxis_destination",
     "ravel_axes",
+    "index_order",
     "distance_metric",
     "source_index",
     # reductions, scans and statistics

@@ -196,6 +196,21 @@ def rollaxis_destination(ndim: int, axis: int, start: int = 0) -> int:
     return start
 
 
+def index_order(a: Any, order: str = "C") -> str:
+    """The index order ``np.reshape(a, shape, order)`` reads and writes in: ``'A'`` is
+    ``'F'`` for an array laid out in Fortran order only, else ``'C'`` (``a``'s memory decides,
+    not a tangent's).
+
+    >>> index_order(np.zeros((2, 3)), "A"), index_order(np.zeros((2, 3)).T, "A")
+    ('C', 'F')
+    """
+    if order != "A":
+        return order
+    flags = getattr(a, "flags", None)
+    fortran = flags is not None and flags.f_contiguous and not flags.c_contiguous
+    return "F" if fortran else "C"
+
+
 def ravel_axes(a: Any, order: str = "C") -> tuple[int, ...]:
     """The axes of ``a`` in the order ``np.ravel(a, order)`` reads them, slowest first: the
     ravel is ``np.reshape(np.transpose(a, axes), -1)``. ``'A'`` and ``'K'`` follow ``a``'s
