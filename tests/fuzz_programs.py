@@ -348,8 +348,9 @@ NEW_KINDS = frozenset(
     # operators reading the name they bind; nested loops with break over reversed ranges,
     # zip and enumerate; in-place updates the argument kinds decide
     + ["shadow", "boolself", "loopnest", "augself"]
-    # issue 34: code no derivative passes through, around active code
-    + ["inactive"]
+    # issue 34: code no derivative passes through, around active code; try/with blocks
+    # that only guard, functions chosen in branches, buffers written or swapped in loops
+    + ["inactive", "guarded"]
 )
 
 # module-level globals named like the program's parameters (`y`, `s`) and like names adgen
@@ -417,6 +418,7 @@ class Writer:
         self.names = itertools.count(1)
         self.helpers: list[str] = []  # source of each helper function
         self.helper_kinds: list[tuple[str, int, bool]] = []  # name, arity, returns a pair
+        self.imports: set[str] = set()  # standard modules the program imports
         self.features: set[str] = set()
         self.depth = 0  # nesting of the statement being written
         self.exposed: set[str] = set()  # values the result must read
@@ -1261,6 +1263,87 @@ class Writer:
             lines.append(f"    {name} = {a} * OUTSIDE.missing_attribute")
         return lines, name, () if shape is None else shape
 
+    def stmt_guarded(self, scope: Scope) -> Any:
+        """The constructs adgen reads since issue 34, around active code: a ``try`` whose
+        ``except`` raises again, ``with np.errstate(...)`` / ``warnings.catch_warnings()``, a
+        function chosen in a branch the data decide (``f = np.tanh if ... else np.sin``), a
+        buffer made before a loop that writes its entries, two buffers a loop swaps, and
+        ``np.stack(tuple(... for k in range(n)))``."""
+        a = self.source(scope, readable=False)
+        ashape = scope.shapes[a]
+        shape = () if ashape is None else ashape
+        name, c = self.fresh(), self.const()
+        form = self.pick(["try", "errstate", "warnings", "choice", "rows", "swap", "stack"])
+        vector = ashape is not None and len(ashape) == 1 and ashape[0] >= 3
+        if form in ("rows", "swap") and not vector:
+            form = "choice"
+        self.features.add("guarded: " + form)
+        if form == "try":
+            e = self.fresh("e")
+            return (
+                [
+                    "try:",
+                    f"    {name} = np.tanh({a}) * {c}",
+                    f"except (ValueError, FloatingPointError) as {e}:",
+                    f"    raise RuntimeError('failed: %s' % {e}) from {e}",
+                    "else:",
+                    f"    {name} = {name} + {a} * {self.const()}",
+                ],
+                name,
+                shape,
+            )
+        if form == "errstate":
+            return (
+                [
+                    'with np.errstate(divide="ignore", invalid="ignore"):',
+                    f"    {name} = np.log(np.abs({a}) + 1.0) * {c}",
+                ],
+                name,
+                shape,
+            )
+        if form == "warnings":
+            self.imports.add("warnings")
+            return (
+                [
+                    "with warnings.catch_warnings():",
+                    '    warnings.simplefilter("ignore")',
+                    f"    {name} = np.sqrt({a} * {a} + 1.0) * {c}",
+                ],
+                name,
+                shape,
+            )
+        if form == "choice":
+            f = self.fresh("f")
+            test = f"np.sum({a}) > {self.offset()}"
+            if self.choices.boolean():
+                lines = [f"{f} = np.tanh if {test} else np.sin"]
+            else:
+                lines = [f"if {test}:", f"    {f} = np.tanh", "else:", f"    {f} = np.cos"]
+            return lines + [f"{name} = {f}({a}) * {c}"], name, shape
+        if form == "stack":
+            k = self.fresh("k")
+            n = self.choices.integer(1, 3)
+            lines = [
+                f"{name} = np.sum(np.stack(tuple({a} * ({k} + {c}) for {k} in range({n}))), axis=0)"
+            ]
+            return lines, name, shape
+        assert ashape is not None
+        size = ashape[0]
+        i = self.fresh("i")
+        if form == "rows":
+            buf = self.fresh("buf")
+            lines = [f"{buf} = np.zeros({size})", f"for {i} in range({size}):"]
+            lines.append(f"    {buf}[{i}] = np.tanh({a}[{i}]) * {c} + {buf}[0] * 0.5")
+            lines.append(f"{name} = {buf} * {self.const()}")
+            return lines, name, shape
+        u, un = self.fresh("u"), self.fresh("un")
+        lines = [f"{u} = {a} * 1.0", f"{un} = np.zeros_like({u})"]
+        lines.append(f"for {i} in range({self.choices.integer(1, 3)}):")
+        lines.append(f"    {un}[1:-1] = {u}[1:-1] + 0.25 * ({u}[2:] - 2 * {u}[1:-1] + {u}[:-2])")
+        lines.append(f"    {u}, {un} = {un}, {u}")
+        lines.append(f"{name} = {u} * {c}")
+        return lines, name, shape
+
     def stmt_singular(self, scope: Scope) -> Any:
         """A function at a point where its derivative is infinite or undefined (``sqrt`` at
         0, ``arctan2`` at (0, 0), ``arccos`` at 1...) on entries of an ``np.zeros`` /
@@ -1744,7 +1827,8 @@ class Writer:
             else:
                 second = f"np.ones({self.result}) * ({total})"
             lines.append(f"    return {total}, {second}")
-        head = "import math\n\nimport numpy as np\n"
+        head = "import math\n" + "".join(f"import {m}\n" for m in sorted(self.imports))
+        head += "\nimport numpy as np\n"
         if any("scipy" in line for line in lines):
             head += "import scipy.special\n"
         if any("adgen." in line for line in lines):
