@@ -77,8 +77,8 @@ def method_unknown(x):
     return x.tolist()
 
 
-def sum_with_dtype(x):
-    return np.sum(x, dtype=np.float32)
+def sum_with_initial(x):
+    return np.sum(x, initial=1.0)
 
 
 def vector_valued(x):
@@ -201,8 +201,8 @@ def refusal(fn, mode="reverse"):
         ),
         ("method_unknown", "    return x.tolist()", adgen.UnsupportedSyntaxError, "`.tolist()`"),
         (
-            "sum_with_dtype",
-            "    return np.sum(x, dtype=np.float32)",
+            "sum_with_initial",
+            "    return np.sum(x, initial=1.0)",
             adgen.UnsupportedSyntaxError,
             "np.sum",
         ),

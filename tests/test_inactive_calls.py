@@ -348,3 +348,26 @@ def test_a_list_or_tuple_adgen_cannot_tell_apart_is_refused():
 
     with pytest.raises(adgen.UnsupportedSyntaxError, match="adgen made it a tuple"):
         adgen.grad(h)(np.ones(3))
+
+
+def _no_rule_helper(z):
+    return np.frompyfunc(lambda v: v * 2.0, 1, 1)(z)
+
+
+def test_a_refusal_says_the_path_the_differentiated_value_took():
+    """A differentiated value reaching a call without a rule (inside a helper): the refusal
+    names the parameter it came from and the lines it went through (issue 34, part 8)."""
+
+    def loss(params, data):
+        lin = data @ params
+        mu = np.exp(lin)
+        scaled = mu * 2.0
+        return np.sum(_no_rule_helper(scaled))
+
+    with pytest.raises(adgen.AdgenError) as info:
+        adgen.grad(loss)(np.ones(3), X)
+    message = info.value.message
+    assert "reaches it from `params`" in message
+    path = message[message.index("reaches it from") :]
+    assert path.index("lin = data @ params") < path.index("mu = np.exp(lin)")
+    assert path.index("mu = np.exp(lin)") < path.index("scaled = mu * 2.0")

@@ -470,6 +470,40 @@ CONSTANT_RULES = {
         "def f(x):\n    return np.sum(scipy.stats.logistic.logpdf(x, 0.1, 0.8) * x)\n",
         (np.array([0.4, -0.5]),),
     ),
+    "scipy.stats.norm._cdf": (
+        "import scipy.stats\n\n\ndef f(x):\n    return np.sum(scipy.stats.norm._cdf(x) * x)\n",
+        (np.array([0.4, -0.5]),),
+    ),
+    "scipy.stats.norm._sf": (
+        "import scipy.stats\n\n\ndef f(x):\n    return np.sum(scipy.stats.norm._sf(x) * x)\n",
+        (np.array([0.4, -0.5]),),
+    ),
+    "scipy.stats.norm._pdf": (
+        "import scipy.stats\n\n\ndef f(x):\n    return np.sum(scipy.stats.norm._pdf(x) * x)\n",
+        (np.array([0.4, -0.5]),),
+    ),
+    "scipy.stats.norm._logpdf": (
+        "import scipy.stats\n\n\ndef f(x):\n    return np.sum(scipy.stats.norm._logpdf(x) * x)\n",
+        (np.array([0.4, -0.5]),),
+    ),
+    "scipy.stats.norm._logcdf": (
+        "import scipy.stats\n\n\ndef f(x):\n    return np.sum(scipy.stats.norm._logcdf(x) * x)\n",
+        (np.array([0.4, -0.5]),),
+    ),
+    "scipy.stats.norm._logsf": (
+        "import scipy.stats\n\n\ndef f(x):\n    return np.sum(scipy.stats.norm._logsf(x) * x)\n",
+        (np.array([0.4, -0.5]),),
+    ),
+    "scipy.stats.logistic.cdf": (
+        "import scipy.stats\n\n\n"
+        "def f(x):\n    return np.sum(scipy.stats.logistic.cdf(x, 0.1, 0.8) * x)\n",
+        (np.array([0.4, -0.5]),),
+    ),
+    "scipy.stats.logistic.sf": (
+        "import scipy.stats\n\n\n"
+        "def f(x):\n    return np.sum(scipy.stats.logistic.sf(x, 0.1, 0.8) * x)\n",
+        (np.array([0.4, -0.5]),),
+    ),
     "scipy.stats.poisson.logpmf": (
         "import scipy.stats\n\n\n"
         "def f(x):\n    return np.sum(scipy.stats.poisson.logpmf(3, x) * x)\n",

@@ -238,7 +238,7 @@ def check_opaque_calls(fn: ir.Function, varied: set[str], reverse: bool = True) 
         outside = _outside(stmt)
         if args & varied:
             if not stmt.prim.reads_only or _carried(set(stmt.targets), assigns, carry):
-                raise _again(stmt.prim.refusal)
+                raise _reached(_again(stmt.prim.refusal), fn, stmt, varied, assigns)
             continue
         if stmt.prim.ambiguous is not None:
             raise _again(stmt.prim.ambiguous)
@@ -287,6 +287,40 @@ def _again(error: Exception) -> Exception:
     """A fresh copy of an error kept to be raised later (each raise its own traceback)."""
     if isinstance(error, AdgenError):
         return type(error)(error.message, error.loc, error.hint)
+    return error
+
+
+def _reached(
+    error: Exception, fn: ir.Function, stmt: ir.Assign, varied: set[str], assigns: list[ir.Assign]
+) -> Exception:
+    """``error`` (a refusal of ``stmt``, which a differentiated value reaches) saying the
+    path that value took from a parameter: the lines it went through, the last few."""
+    if not isinstance(error, AdgenError) or error.loc is None:
+        return error
+    made = {t: s for s in assigns for t in s.targets}
+    start = next((v for v in _args(stmt) if v in varied), None)
+    lines: list[int] = []
+    seen: set[str] = set()
+    name = start
+    while name is not None and name not in seen and name not in fn.params:
+        seen.add(name)
+        producer = made.get(name)
+        if producer is None:
+            break
+        if producer.line != stmt.line and (not lines or lines[-1] != producer.line):
+            lines.append(producer.line)
+        name = next((v for v in _flowing(producer) if v in varied and v not in seen), None)
+    if name not in fn.params or not lines:  # (a parameter passed as it is: plain to see)
+        return error
+    steps = []
+    for line in reversed(lines[:4]):
+        where = _loc(fn, line)
+        text = where.text.strip()
+        text = text if len(text) <= 50 else text[:47] + "..."
+        steps.append(f"line {where.lineno} `{text}`")
+    path = " -> ".join([f"`{name}`", *steps])
+    error.message = f"{error.message} (the differentiated value reaches it from {path})"
+    error.args = (error._render(),)
     return error
 
 

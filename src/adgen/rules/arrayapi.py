@@ -235,8 +235,16 @@ class _Values:
 
     # -- making arrays --------------------------------------------------------------------------
     def asarray(
-        self, a: Any, dtype: Any = None, *, copy: bool | None = None, like: Any = None
+        self,
+        a: Any,
+        dtype: Any = None,
+        order: Any = None,
+        *,
+        device: Any = None,
+        copy: bool | None = None,
+        like: Any = None,
     ) -> Any:
+        """(``order`` and ``device``: where NumPy keeps the values, not what they are.)"""
         x = self.array_like(a)
         dtype = self._dtype(dtype)
         if dtype is not None and x.dtype != dtype:
@@ -336,8 +344,21 @@ class _Shaping(_Values):
     """The functions of :class:`NumPyOf` that move values: shaping, indexing, sorting."""
 
     # -- shaping --------------------------------------------------------------------------------
-    def reshape(self, a: Any, shape: Any) -> Any:
-        return self.xp.reshape(self.array_like(a), _shape(shape))
+    def reshape(self, a: Any, shape: Any, order: str = "C") -> Any:
+        """``order='F'`` reads and writes the first index fastest: the reversed axes reshaped
+        in C order (``'A'``: C, as an array of the standard has no layout to follow)."""
+        x = self.array_like(a)
+        if order == "A" and a is not x:  # (NumPy's layout, which the copy does not keep)
+            raise NotImplementedError("np.reshape(..., order='A') of a NumPy array here")
+        if order != "F":
+            return self.xp.reshape(x, _shape(shape))
+        flipped = self.xp.permute_dims(x, tuple(reversed(range(x.ndim))))
+        target = _shape(shape)
+        if -1 in target:  # (the missing length, known from the size)
+            known = math.prod(n for n in target if n != -1)
+            target = tuple(math.prod(x.shape) // known if n == -1 else n for n in target)
+        out = self.xp.reshape(flipped, tuple(reversed(target)))
+        return self.xp.permute_dims(out, tuple(reversed(range(len(target)))))
 
     def ravel(self, a: Any) -> Any:
         return self.xp.reshape(self.array_like(a), (-1,))

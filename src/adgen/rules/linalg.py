@@ -117,7 +117,7 @@ attribute_as("imag", np.imag)
     complex=True,
     examples=[
         example("np.reshape(a, (3, 2), order='F') * np.arange(6.0).reshape(3, 2)", a=(2, 3)),
-        example("np.reshape(a.T, (6,), 'A') * np.arange(6.0)", a=(2, 3)),
+        example("np.reshape(a, (6,), 'A') * np.arange(6.0)", a=(2, 3)),
     ],
 )
 def reshape(a, shape, order="C"):
@@ -127,12 +127,16 @@ def reshape(a, shape, order="C"):
     def jvp(da):
         if order == "C":
             return np.reshape(da, shape)
-        return np.reshape(da, shape, order=rt.index_order(a, order))
+        if rt.index_order(a, order) == "C":  # ('A' of a C array: libraries without order=)
+            return np.reshape(da, shape)
+        return np.reshape(da, shape, order="F")
 
     def vjp(g):
         if order == "C":
             return np.reshape(g, np.shape(a))
-        return np.reshape(g, np.shape(a), order=rt.index_order(a, order))
+        if rt.index_order(a, order) == "C":
+            return np.reshape(g, np.shape(a))
+        return np.reshape(g, np.shape(a), order="F")
 
 
 @rule(operator.getitem, view=True, complex=True)

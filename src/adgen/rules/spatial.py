@@ -12,7 +12,8 @@ runs (:func:`adgen.runtime.distance_metric`). With ``s_ij = |x_i - y_j|^2``:
 
 (``G`` the cotangent as a matrix: ``squareform(g)`` for ``pdist``, where ``y`` is ``x``, so
 the two terms add up). A Euclidean distance ``d = sqrt(s)`` has ``dd = ds / (2 d)``: where
-two rows coincide it has no derivative (nan, as ``np.sqrt``'s at 0). ``squareform`` is
+two rows coincide it has no derivative (nan, as ``np.sqrt``'s at 0; a zero tangent or
+cotangent there contributes 0, :func:`adgen.runtime.zero_safe`). ``squareform`` is
 linear: a matrix's cotangent sits on its upper triangle, the one SciPy reads. Every
 derivative is written with these functions and NumPy's, so it can be differentiated again.
 """
@@ -36,7 +37,6 @@ if scipy is not None:
 
     @rule(
         distance.pdist,
-        singular=True,
         examples=[
             example("scipy.spatial.distance.pdist(x, 'sqeuclidean') * np.arange(6.0)", x=(4, 2)),
             example("scipy.spatial.distance.pdist(x) * np.arange(3.0)", x=(3, 2)),
@@ -54,18 +54,17 @@ if scipy is not None:
             )
             if rt.distance_metric(metric) == "sqeuclidean":
                 return ds
-            return ds / (2.0 * ans)
+            return rt.zero_safe(ds / (2.0 * ans), ds)
 
         def vjp(g):
             if rt.distance_metric(metric) == "sqeuclidean":
                 m = scipy.spatial.distance.squareform(g)
             else:
-                m = scipy.spatial.distance.squareform(g / (2.0 * ans))
+                m = scipy.spatial.distance.squareform(rt.zero_safe(g / (2.0 * ans), g))
             return 2.0 * (np.sum(m, axis=1)[:, None] * X - m @ X)
 
     @rule(
         distance.cdist,
-        singular=True,
         examples=[
             example("scipy.spatial.distance.cdist(a, b, 'sqeuclidean')", a=(3, 2), b=(4, 2)),
             example("scipy.spatial.distance.cdist(a, b) * np.arange(2.0)", a=(3, 2), b=(2, 2)),
@@ -78,26 +77,26 @@ if scipy is not None:
             ds = 2.0 * (np.sum(XA * dA, axis=1)[:, None] - dA @ np.swapaxes(XB, 0, 1))
             if rt.distance_metric(metric) == "sqeuclidean":
                 return ds
-            return ds / (2.0 * ans)
+            return rt.zero_safe(ds / (2.0 * ans), ds)
 
         def jvp_XB(dB):
             ds = 2.0 * (np.sum(XB * dB, axis=1)[None, :] - XA @ np.swapaxes(dB, 0, 1))
             if rt.distance_metric(metric) == "sqeuclidean":
                 return ds
-            return ds / (2.0 * ans)
+            return rt.zero_safe(ds / (2.0 * ans), ds)
 
         def vjp_XA(g):
             if rt.distance_metric(metric) == "sqeuclidean":
                 m = g
             else:
-                m = g / (2.0 * ans)
+                m = rt.zero_safe(g / (2.0 * ans), g)
             return 2.0 * (np.sum(m, axis=1)[:, None] * XA - m @ XB)
 
         def vjp_XB(g):
             if rt.distance_metric(metric) == "sqeuclidean":
                 m = g
             else:
-                m = g / (2.0 * ans)
+                m = rt.zero_safe(g / (2.0 * ans), g)
             return 2.0 * (np.sum(m, axis=0)[:, None] * XB - np.swapaxes(m, 0, 1) @ XA)
 
     @rule(

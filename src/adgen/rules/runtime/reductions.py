@@ -41,9 +41,16 @@ def accumulates_in(dtype: Any, x: Any) -> bool:
     >>> accumulates_in(np.float64, np.zeros(2, np.float32)), accumulates_in("int64", np.zeros(2))
     (True, False)
     """
-    kind = np.dtype(dtype).kind
+    namespace = getattr(x, "__array_namespace__", None)
+    if namespace is not None and not hasattr(x, "__array_function__"):  # array API arrays
+        xp = namespace()
+        kind = "c" if xp.isdtype(dtype, "complex floating") else "?"
+        kind = "f" if xp.isdtype(dtype, "real floating") else kind
+        complex_x = xp.isdtype(x.dtype, "complex floating")
+    else:
+        kind, complex_x = np.dtype(dtype).kind, np.iscomplexobj(x)
     refuse_unless(
-        kind != "c" and not np.iscomplexobj(x),
+        kind != "c" and not complex_x,
         "a sum or mean of complex values with `dtype=` (or of real ones cast to a complex dtype)",
         "cast first: `np.sum(x.astype(dtype))`",
     )
