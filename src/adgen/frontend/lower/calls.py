@@ -251,6 +251,24 @@ class CallsMixin(LowererState):
                 "call the base class's method by name: `Base.__init__(self, ...)`",
             )
 
+    def note_settled(self: Lowerer, sub: Lowerer, emitted: list[ir.Stmt]) -> None:
+        """After inlining ``sub`` (which wrote ``emitted``): its variables that blocks rebind
+        but that were bound only once, where it started, to a constant keep it for good (no
+        code of it runs again): :meth:`settled` may read them there (``multioutput`` returned
+        by a helper that tested and kept it)."""
+        inside = ir.Function("", [], emitted, "", 0, {})
+        counts: dict[str, int] = {}
+        for stmt in inside.statements():
+            if isinstance(stmt, ir.Assign):
+                for t in stmt.targets:
+                    counts[t] = counts.get(t, 0) + 1
+            elif isinstance(stmt, ir.For):
+                counts[stmt.target] = counts.get(stmt.target, 0) + 2
+        for name, first in sub.first_values.items():
+            value = self.settled(first) if counts.get(name) == 1 else None
+            if isinstance(value, ir.Const):  # (what it copied may mean another value later)
+                self.root.settled_values[name] = value
+
     def checked_call(
         self: Lowerer,
         node: Any,
@@ -433,8 +451,11 @@ class CallsMixin(LowererState):
         sub.block = self.block
         bound = self.bind_arguments(node, parsed, defaults, args, kwargs)
         self.root.inlining.append(identity)
+        mark = len(self.block)
         try:
-            return sub.lower_inlined(bound)
+            result = sub.lower_inlined(bound)
+            self.note_settled(sub, self.block[mark:])
+            return result
         except AdgenError as e:
             e.in_function(parsed.name)
             raise

@@ -176,6 +176,8 @@ class LowererState:
             self.callee_names: dict[Any, str] = {}  # functions called, not inlined: their names
             # inside a library's checked call that skips the checks of the calls it makes
             self.checks_skipped = False
+            # variables of inlined functions done with, bound once: their value (note_settled)
+            self.settled_values: dict[str, ir.Atom] = {}
             self.prefix = ""
         else:
             self.namer = parent.namer
