@@ -981,6 +981,32 @@ class SklearnChecks:
         )
 
 
+class _StoreAttribute:
+    """``obj.name = value`` on an object made outside the function, run as written (see
+    :meth:`adgen.frontend.lower.objects.ObjectsMixin.store_outside`): it writes no array.
+    An object, not a function: derivative code read again runs it as written too."""
+
+    __name__ = "store_attribute"
+    adgen_reads_only = True
+
+    def __call__(self, obj: Any, name: str, value: Any) -> None:
+        setattr(obj, name, value)
+
+
+class _ReadAttribute:
+    """``obj.name`` read when the code runs (the old value of ``obj.name += 1``)."""
+
+    __name__ = "read_attribute"
+    adgen_reads_only = True
+
+    def __call__(self, obj: Any, name: str) -> Any:
+        return getattr(obj, name)
+
+
+store_attribute = _StoreAttribute()
+read_attribute = _ReadAttribute()
+
+
 def reads_frame(fn: Any) -> bool:
     """Does ``fn`` read the frame that calls it (``eval("x * 2")``, ``locals()``)? In generated
     code that frame holds other names, and differentiated values adgen cannot see read."""

@@ -382,6 +382,16 @@ class ObjectsMixin(LowererState):
     def record(self: Lowerer, kind: str, container: Any, name: Any, value: Any) -> None:
         """Note a value read from an object, so that the cached derivative is made again if
         the object is changed (rebinding an attribute, redefining a method)."""
+        if kind == "attr":
+            if (id(container), name) in self.root.attrs_written:
+                self.refuse(
+                    self.current,
+                    f"reading the attribute `{name}` of an object made outside the function, "
+                    "which the function also writes (adgen reads such attributes when "
+                    "transforming)",
+                    "keep the changing value in a variable, and store it at the end",
+                )
+            self.root.attrs_read.add((id(container), name))
         scope = self.root.parsed.scope
         if isinstance(scope, LiveScope):
             scope._record(kind, container, name, value)
@@ -442,6 +452,9 @@ class ObjectsMixin(LowererState):
             ok, base = self.static_object(target.value)
         except Exception:
             ok, base = False, None
+        if ok and (is_user_object(base) or isinstance(base, types.FunctionType)):
+            self.store_outside(target, base, self.expr(value, None, target.attr))
+            return
         if not (ok and isinstance(base, LocalInstance)):
             self.refuse(
                 target,
@@ -487,12 +500,57 @@ class ObjectsMixin(LowererState):
                 new = gast.copy_location(gast.Constant(value=result, kind=None), stmt)
                 self.assign_attribute(target, new)
                 return
+        if ok and (is_user_object(base) or isinstance(base, types.FunctionType)):
+            # `self.n_calls += 1`, `objective.calls += 1` of an object made outside: its old
+            # value read when the code runs (not when transforming), the new one stored
+            if fn is None:
+                self.refuse(stmt, f"the operator `{type(stmt.op).__name__}`")
+            obj = self.value_atom(base, "obj")
+            refusal = NoRuleError(  # (never raised: it is given no differentiated value)
+                f"adgen reads `.{target.attr}` of an object made outside as written",
+                self.parsed.loc(target),
+                "",
+            )
+            read = registry.opaque_call(registry.read_attribute, refusal, 2, [])
+            read = read.localize(self.outside_name)
+            old = self.emit(None, target.attr, read, [obj, ir.Const(target.attr)], [], target)
+            prim = registry.lookup(fn)
+            assert prim is not None
+            rhs = self.expr(stmt.value, None, "v")
+            new = self.emit(None, target.attr, prim, [old, rhs], [], stmt)
+            self.store_outside(target, base, new)
+            return
         self.refuse(
             stmt,
             f"augmented assignment to the attribute `{target.attr}` (an array would change in "
             "place, and another name may share it)",
             f"write `self.{target.attr} = self.{target.attr} + ...` to make a new value",
         )
+
+    def store_outside(self: Lowerer, target: gast.Attribute, base: Any, value: ir.Atom) -> None:
+        """``obj.name = value`` on an object made outside the function (``self.n_iter_ = k``
+        in a method adgen inlines, ``objective.calls = n``): run as written, in order. adgen
+        reads an outside object's attributes when transforming, so the function may not read
+        this one anywhere (before or after: a loop runs again); a differentiated value stored
+        there carries no derivative out (nothing adgen differentiates reads it back)."""
+        key = (id(base), target.attr)
+        if key in self.root.attrs_read:
+            self.refuse(
+                target,
+                f"writing the attribute `{target.attr}` of an object made outside the function, "
+                "which the function also reads (adgen reads such attributes when transforming)",
+                "keep the changing value in a variable, and store it at the end",
+            )
+        self.root.attrs_written.add(key)
+        obj = self.value_atom(base, "obj")
+        refusal = NoRuleError(  # (stores only: a differentiated value carries nothing out)
+            f"adgen stores `.{target.attr}` of an object made outside as written",
+            self.parsed.loc(target),
+            "",
+        )
+        prim = registry.opaque_call(registry.store_attribute, refusal, 3, [])
+        prim = prim.localize(self.outside_name)
+        self.emit(None, "stored", prim, [obj, ir.Const(target.attr), value], [], target)
 
     def copied_apart(self: Lowerer, atom: ir.Atom, hint: str) -> ir.Atom:
         """``atom``, its names copied to names of their own (a name rebound later, inside a

@@ -178,6 +178,10 @@ class LowererState:
             self.checks_skipped = False
             # variables of inlined functions done with, bound once: their value (note_settled)
             self.settled_values: dict[str, ir.Atom] = {}
+            # attributes of objects made outside read when transforming, and written as the
+            # code runs: (id(object), name) -- never both (ObjectsMixin.store_outside)
+            self.attrs_read: set[tuple[int, str]] = set()
+            self.attrs_written: set[tuple[int, str]] = set()
             self.prefix = ""
         else:
             self.namer = parent.namer
