@@ -1265,15 +1265,18 @@ class Writer:
 
     def stmt_guarded(self, scope: Scope) -> Any:
         """The constructs adgen reads since issue 34, around active code: a ``try`` whose
-        ``except`` raises again, ``with np.errstate(...)`` / ``warnings.catch_warnings()``, a
-        function chosen in a branch the data decide (``f = np.tanh if ... else np.sin``), a
+        ``except`` raises again or goes on (the data deciding which path runs), ``with
+        np.errstate(...)`` / ``warnings.catch_warnings()``, a function chosen in a branch the
+        data decide (``f = np.tanh if ... else np.sin``), a
         buffer made before a loop that writes its entries, two buffers a loop swaps, and
         ``np.stack(tuple(... for k in range(n)))``."""
         a = self.source(scope, readable=False)
         ashape = scope.shapes[a]
         shape = () if ashape is None else ashape
         name, c = self.fresh(), self.const()
-        form = self.pick(["try", "errstate", "warnings", "choice", "rows", "swap", "stack"])
+        form = self.pick(
+            ["try", "recover", "errstate", "warnings", "choice", "rows", "swap", "stack"]
+        )
         vector = ashape is not None and len(ashape) == 1 and ashape[0] >= 3
         if form in ("rows", "swap") and not vector:
             form = "choice"
@@ -1288,6 +1291,19 @@ class Writer:
                     f"    raise RuntimeError('failed: %s' % {e}) from {e}",
                     "else:",
                     f"    {name} = {name} + {a} * {self.const()}",
+                ],
+                name,
+                shape,
+            )
+        if form == "recover":  # an except that goes on; the data decide which path runs
+            return (
+                [
+                    "try:",
+                    f"    {name} = np.tanh({a}) * {c}",
+                    f"    if np.sum({a}) > {self.offset()}:",
+                    '        raise ValueError("too large")',
+                    "except ValueError:",
+                    f"    {name} = np.sin({a}) * {self.const()}",
                 ],
                 name,
                 shape,

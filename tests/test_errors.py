@@ -20,6 +20,7 @@ def uses_with(x):
 
 def uses_try(x):
     try:
+        print(x)  # (a call made for its effect: adgen cannot run the body twice)
         y = x * 2.0
     except ValueError:
         y = x

@@ -44,7 +44,7 @@ def refusal(tmp_path: Path, body: str) -> adgen.AdgenError:
     ("body", "construct", "line", "hint"),
     [
         (
-            "try:\n    return x * 2.0\nexcept ValueError:\n    return x\n",
+            "try:\n    print(x)\n    return x * 2.0\nexcept ValueError:\n    return x\n",
             "`try` blocks",
             4,
             "every `except` raises",
@@ -99,6 +99,7 @@ def good(x):
 @differentiate
 def tries(x):
     try:
+        print(x)
         return x
     except ValueError:
         return x
@@ -121,7 +122,7 @@ def test_cli_reports_every_function_that_fails(
     # each names the function it is in
     assert lines[0].startswith(f"{path}:10:5: in tries: adgen does not support `try` blocks")
     assert lines[1].startswith(
-        f"{path}:17:5: in prints: adgen does not support the method `.tolist()`"
+        f"{path}:18:5: in prints: adgen does not support the method `.tolist()`"
     )
     assert "def good_vjp(x, out_bar):" in out  # what could be made is still printed
 

@@ -104,8 +104,8 @@ def test_the_generated_code_holds_the_statements_not_the_block():
 def recovers(x):
     try:
         k = int("3")
-    except ValueError:
-        k = 2
+    except ValueError as e:  # goes on, reading the exception
+        k = len(str(e))
     return np.sum(x**k)
 
 

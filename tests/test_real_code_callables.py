@@ -597,10 +597,10 @@ def test_methods_adgen_cannot_read_of_an_object_made_outside_run_as_written(tmp_
     )
     check_grads(loss, w)
 
-    def through(w):
+    def through(w):  # (its `try` goes on: read with a probe since issue 34)
         return np.sum(scaler.transform(X * w))
 
-    refused(through, 1.0, match="`try` blocks")
+    np.testing.assert_allclose(adgen.grad(through)(1.0), np.sum(X / X.std(axis=0)), rtol=1e-12)
 
 
 # -- instances made inside the function --------------------------------------------------------

@@ -9,8 +9,10 @@ returns normally, so adgen reads them in its place (``try``: the body, then ``el
 ``finally``). If the body raises when the derivative runs, the function itself raises there
 too: adgen runs it again to show the program's own exception (:meth:`adgen.api` ``_run``).
 
-Left as written, and so refused by name when lowering: a ``try`` with an ``except`` that goes
-on (which path runs is decided only when the code runs), a ``finally`` that jumps, a ``with``
+A ``try`` with an ``except`` that goes on (which path runs is decided only when the code
+runs) becomes the test of a probe and the paths it chooses (:mod:`.attempts`), where its
+body can run twice. Left as written, and so refused by name when lowering: another ``try``,
+a ``finally`` that jumps, a ``with``
 that binds a name or whose context changes more than warnings (``np.errstate(all="raise")``
 turns warnings into exceptions: adgen does not guess which).
 
@@ -43,6 +45,7 @@ from typing import Any
 
 import gast
 
+from adgen.frontend.lower.attempts import Attempts
 from adgen.rules import registry
 
 
@@ -81,30 +84,38 @@ def _open_blocks(
     stmts: list[Any],
     guards_only: Callable[[Any], bool],
     silences: Callable[[Any], bool],
+    recover: Callable[[Any], list[Any] | None] = lambda stmt: None,
 ) -> list[Any]:
     """These statements with every ``try`` whose handlers all raise and every ``with`` whose
     items ``guards_only`` accepts (a ``with`` item that binds no name and only changes how
     warnings show) replaced by the statements they hold; ``silences(stmt)``: a statement
     inside such a ``with`` that only changes how warnings show (``warnings.simplefilter``),
-    dropped with it (run as written it would change the caller's filters for good)."""
+    dropped with it (run as written it would change the caller's filters for good);
+    ``recover(stmt)``: a ``try`` whose handlers go on, as statements adgen reads (the test of
+    a probe and the paths it chooses: :mod:`.attempts`), or None."""
     out: list[Any] = []
     for stmt in stmts:
         if isinstance(stmt, (gast.If, gast.For, gast.While)):
-            stmt.body = _open_blocks(stmt.body, guards_only, silences) or [_pass(stmt)]
-            stmt.orelse = _open_blocks(stmt.orelse, guards_only, silences)
+            stmt.body = _open_blocks(stmt.body, guards_only, silences, recover) or [_pass(stmt)]
+            stmt.orelse = _open_blocks(stmt.orelse, guards_only, silences, recover)
         elif (
             isinstance(stmt, gast.Try)
             and all(_always_raises(h.body) for h in stmt.handlers)
             and not _jumps_out(stmt.finalbody)
         ):
             held = [*stmt.body, *stmt.orelse, *stmt.finalbody]
-            out.extend(_open_blocks(held, guards_only, silences))
+            out.extend(_open_blocks(held, guards_only, silences, recover))
             continue
+        elif isinstance(stmt, gast.Try):
+            made = recover(stmt)
+            if made is not None:
+                out.extend(_open_blocks(made, guards_only, silences, recover))
+                continue
         elif isinstance(stmt, gast.With) and all(
             item.optional_vars is None and guards_only(item.context_expr) for item in stmt.items
         ):
             kept = [s for s in stmt.body if not silences(s)]
-            out.extend(_open_blocks(kept, guards_only, silences))
+            out.extend(_open_blocks(kept, guards_only, silences, recover))
             continue
         out.append(stmt)
     if stmts and not out:  # (every statement was a warning filter)
@@ -148,4 +159,4 @@ def open_guarding_blocks(fn: Any, lookup: Callable[[str], Any]) -> None:
         ok, fn_ = resolved(stmt.value.func)
         return ok and registry.silences(fn_)
 
-    fn.body = _open_blocks(fn.body, guards_only, silences)
+    fn.body = _open_blocks(fn.body, guards_only, silences, Attempts(fn, lookup).rewrite)

@@ -86,9 +86,9 @@ _HINTS = {
     gast.With: "adgen reads `with` blocks that only change how warnings show (np.errstate "
     "without 'raise', warnings.catch_warnings()); move file and resource handling (`with "
     "open(...)`) outside the function you differentiate, and pass the data in as an argument",
-    gast.Try: "adgen reads a `try` whose every `except` raises; one that goes on decides the "
-    "path only when the code runs: test the condition with `if` instead, or move the `try` "
-    "outside the function",
+    gast.Try: "adgen reads a `try` whose every `except` raises, or one whose body only binds "
+    "names (it runs it twice) and whose handlers do not read the exception; else test the "
+    "condition with `if` instead, or move the `try` outside the function",
     gast.ClassDef: "define the class at module level",
     gast.Global: "pass the value in as an argument and return the new value",
     gast.Nonlocal: "pass the value in as an argument and return the new value",
@@ -260,6 +260,8 @@ class LowererState:
         # pullbacks, instances made inside, and Python objects (a function passed as an
         # argument, an object of the user's, `f = np.sin`)
         self.local_functions: dict[str, LocalFunction | LocalDerivative | LocalPullback | Any] = {}
+        # the probes of the `try` statements whose handlers go on (frontend/lower/attempts)
+        self.local_functions.update(getattr(self.node, "adgen_probes", {}))
         self.frozen: dict[int, Any] = {}  # distributions frozen here, by their call's node
         self.enclosing: Lowerer | None = None  # the function a nested def is defined in
         self.imported: dict[str, Any] = {}  # names an `import` inside the function binds
