@@ -25,8 +25,10 @@ import types
 from typing import TYPE_CHECKING, Any
 
 import gast
+import numpy as np
 
 from adgen import ir
+from adgen.errors import UnsupportedSyntaxError
 from adgen.frontend.lower.objects import (
     _DATA,
     LocalDerivative,
@@ -42,7 +44,7 @@ from adgen.frontend.lower.objects import (
     passable,
 )
 from adgen.frontend.lower.state import LowererState
-from adgen.frontend.parse import ParsedFunction, as_def
+from adgen.frontend.parse import LiveScope, ParsedFunction, as_def
 from adgen.rules import registry
 
 if TYPE_CHECKING:
@@ -142,6 +144,37 @@ class CallablesMixin(LowererState):
         if not ok or isinstance(obj, (types.ModuleType, *_DATA)) or not passable(obj):
             return None
         return StaticArg(obj)
+
+    def bind_function_defaults(self: Lowerer) -> None:
+        """Parameters of the function differentiated whose default is a function (``def
+        loss(w, act=np.tanh)``): the name means that function, which is read where it is
+        called; the generated code checks, when it runs, that the caller passed the default
+        (another function needs other code: it is refused by name, with how to bind it)."""
+        scope = self.parsed.scope
+        if self.parent is not None or not isinstance(scope, LiveScope):
+            return
+        if self.parsed.filename.startswith("<adgen "):
+            return  # adgen's own code passes such a parameter on as it was given
+        fn = scope.fn
+        code = fn.__code__
+        names = code.co_varnames[: code.co_argcount]
+        defaults = fn.__defaults__ or ()
+        for p, d in zip(names[len(names) - len(defaults) :], defaults):
+            atom = self.env.get(p)
+            if p in self.multi or not isinstance(atom, ir.Var) or not _function_value(d):
+                continue
+            label = getattr(d, "__name__", type(d).__name__)
+            never = UnsupportedSyntaxError(f"adgen compares `{p}` with its default", None, "")
+            test = self.opaque(IsDefault(d), never, [atom], [], None, "same", self.node)
+            what = (
+                f"passing another function as `{p}` to `{fn.__name__}`: adgen made its "
+                f"derivative for the default, `{label}`"
+            )
+            hint = f"differentiate functools.partial({fn.__name__}, {p}=your_function)"
+            checks = (("what", ir.Const(what)), ("hint", ir.Const(hint)))
+            self.block.append(ir.Assign((), registry.ASSERT, (test,), checks, self.line))
+            self.env.pop(p)
+            self.local_functions[p] = d
 
     def bound_module(self: Lowerer, node: Any) -> StaticArg | None:
         """A name the function bound to a module (``xp = array_namespace(x)``), passed to a
@@ -470,3 +503,34 @@ class CallablesMixin(LowererState):
         for n in gast.walk(comp):
             gast.copy_location(n, node)
         return comp
+
+
+def _function_value(value: Any) -> bool:
+    """A function given as a parameter's default (``act=np.tanh``): a Python function, a
+    builtin or NumPy function, a ufunc, a bound method or a ``functools.partial`` -- not a
+    class (``dtype=np.float64`` is a value generated code passes on)."""
+    return isinstance(
+        value,
+        (
+            types.FunctionType,
+            types.BuiltinFunctionType,
+            types.MethodType,
+            np.ufunc,
+            functools.partial,
+        ),
+    ) or (callable(value) and type(value).__name__ == "_ArrayFunctionDispatcher")
+
+
+class IsDefault:
+    """Is the value the caller passed the parameter's default (the function adgen read)? An
+    object generated code calls as written (derivative code read again passes the value
+    on, never the function)."""
+
+    adgen_reads_only = True
+    __name__ = "is_default"
+
+    def __init__(self, default: Any) -> None:
+        self.default = default
+
+    def __call__(self, value: Any) -> bool:
+        return value is self.default

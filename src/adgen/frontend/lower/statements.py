@@ -63,6 +63,7 @@ class StatementsMixin(LowererState):
             body = body[1:]  # docstring
         self.check_returns(body)
         body = self.single_exit(body)
+        self.bind_function_defaults()
         for p in self.params:
             if p in self.multi and isinstance(self.env[p], (ir.Tup, ir.Dct)):
                 # a tuple, list or dict argument that blocks rebind: its leaves are its first
