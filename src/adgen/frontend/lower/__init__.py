@@ -98,6 +98,7 @@ from adgen.frontend.lower.nested_derivatives import NestedDerivativesMixin
 from adgen.frontend.lower.objects import ObjectsMixin
 from adgen.frontend.lower.state import LowererState
 from adgen.frontend.lower.statements import StatementsMixin
+from adgen.frontend.lower.static_results import StaticResultsMixin
 from adgen.frontend.lower.tuples import TuplesMixin
 from adgen.frontend.lower.verbatim import VerbatimMixin
 from adgen.frontend.parse import ParsedFunction
@@ -116,6 +117,7 @@ class Lowerer(
     ContainersMixin,
     InPlaceMixin,
     BuffersMixin,
+    StaticResultsMixin,
     ImportsMixin,
     TuplesMixin,
     VerbatimMixin,

@@ -73,6 +73,9 @@ class CallsMixin(LowererState):
             ok, fn = True, self.lambda_function(func)
         elif made is not None:  # Dense(W, b)(x): the instance, then its __call__
             ok, fn = True, self.construct(f"{made.__name__}(...)", func, made)
+        elif isinstance(func, gast.Call):  # make(s)(x): what the helper returned, if it is a
+            returned = self.call_maybe_static(func, None)  # function or an object
+            ok, fn = (True, returned.value) if isinstance(returned, StaticArg) else (False, None)
         else:
             ok, fn = self.static_object(func)
         if ok and fn is map:  # map(f, xs): [f(x) for x in xs]
@@ -446,6 +449,7 @@ class CallsMixin(LowererState):
             )
         # the package's class Lowerer (made of this module's mixin, among others)
         sub = type(self)(parsed, parent=self, fn=fn if isinstance(fn, types.FunctionType) else None)
+        sub.static_result_ok = self.root.static_result_for == id(node)
         sub.enclosing = enclosing
         sub.call_target = target
         sub.block = self.block

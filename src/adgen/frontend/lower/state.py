@@ -176,6 +176,8 @@ class LowererState:
             self.callee_names: dict[Any, str] = {}  # functions called, not inlined: their names
             # inside a library's checked call that skips the checks of the calls it makes
             self.checks_skipped = False
+            # the call whose callee may return a function or an object as itself (id)
+            self.static_result_for: int | None = None
             # variables of inlined functions done with, bound once: their value (note_settled)
             self.settled_values: dict[str, ir.Atom] = {}
             # attributes of objects made outside read when transforming, and written as the
@@ -272,6 +274,8 @@ class LowererState:
         self.tuple_shaped: dict[str, int | None] | None = None
         self.split_leaves: set[str] = set()
         self.current: Any = self.node  # the statement being lowered
+        # inlined where the caller takes a function or an object returned as itself
+        self.static_result_ok = False
         # names blocks rebind, bound outside any block (a parameter, a default): name -> the
         # atom copied there (what it still holds until something binds it again)
         self.first_values: dict[str, ir.Atom] = {}

@@ -200,6 +200,8 @@ class StatementsMixin(LowererState):
             and self.assign_static(stmt.targets[0].id, stmt.value)
         ):
             return  # m = Linear(W, b); f = np.tanh; step = self.step
+        if self.assign_call_result(stmt):
+            return  # k = helper(...): a function or an object it returns, or a value
         if len(stmt.targets) != 1:
             # a = b = expr: evaluate once, bind every target
             atom = self.expr(stmt.value, None)
@@ -249,6 +251,9 @@ class StatementsMixin(LowererState):
                 self.copy(self.result, atom)
             return
         if self.parent is not None:  # an inlined call: the value goes to the caller
+            if self.static_result_ok:  # (who may take a function or an object as itself)
+                self.returned = self.returned_value(stmt.value)
+                return
             self.returned = self.expr(stmt.value, self.call_target, self.prefix + "out")
             return
         # the result is `out` unless the function binds that name or reads a global of it

@@ -1,0 +1,76 @@
+# mypy: disable-error-code="misc"
+# (every method takes the whole Lowerer as ``self``, as the parts call each other; mypy wants a
+# ``self`` type to be a supertype of the class the method is written in, and says so as "misc")
+"""Functions and objects a helper returns (issue 34, part 4).
+
+``k = kernel.clone_with(theta); k(X)``, ``make(s)(x)``, ``g = pick("tanh"); g(x)``: a helper
+adgen inlines returns a function, or an instance of the user's class it made, which the
+caller then calls or binds. Such a result is not a value of the IR: where the caller can
+take one -- bound to a plain name (``k = helper(...)``), called at once (``helper(...)(x)``),
+or returned again from a helper so called -- the call is lowered in a mode where the helper's
+``return`` of a function, an object, or an ``a if c else b`` of those decided when
+transforming gives it as itself (a :class:`~adgen.frontend.lower.objects.StaticArg`).
+Anywhere else it stays refused (``using the function ... as a value``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import gast
+
+from adgen import ir
+from adgen.frontend.lower.state import LowererState
+
+if TYPE_CHECKING:
+    from adgen.frontend.lower import Lowerer
+
+
+class StaticResultsMixin(LowererState):
+    """Calls whose result may be a function or an object."""
+
+    def call_maybe_static(self: Lowerer, node: gast.Call, target: str | None) -> Any:
+        """Lower the call ``node`` where its result may be a function or an object the
+        callee returns (a ``StaticArg``); else its value's atom, as for any call."""
+        saved = self.root.static_result_for
+        self.root.static_result_for = id(node)
+        try:
+            return self.expr(node, target, "result")
+        finally:
+            self.root.static_result_for = saved
+
+    def returned_value(self: Lowerer, value: Any) -> Any:
+        """``return value`` in an inlined helper whose caller takes a function or an object:
+        the function or object itself, if it is one; else the value's atom."""
+        if isinstance(value, gast.IfExp):
+            test = self.expr(value.test, None, "cond")
+            if isinstance(test, ir.Const):  # decided now: only that branch is read
+                return self.returned_value(value.body if test.value else value.orelse)
+        if isinstance(value, gast.Call) and self.made_class(value) is None:
+            if not self.is_partial(value):  # (K(s), partial(f, k=k): made here, below)
+                return self.call_maybe_static(value, self.call_target)
+        found = self.static_argument(value)
+        if found is not None:
+            return found
+        return self.expr(value, self.call_target, self.prefix + "out")
+
+    def assign_call_result(self: Lowerer, stmt: Any) -> bool:
+        """``k = helper(...)``: bound to what the helper returned, a function or an object as
+        itself (a value is bound as any other). False if not such a statement."""
+        target, value = stmt.targets[0], stmt.value
+        if not (
+            len(stmt.targets) == 1
+            and isinstance(target, gast.Name)
+            and isinstance(value, gast.Call)
+            and target.id not in self.multi
+        ):
+            return False
+        name = self.new_name(target.id)
+        result = self.call_maybe_static(value, name)
+        if isinstance(result, ir.Atom):
+            self.bind(target.id, name, result)
+            return True
+        self.env.pop(target.id, None)
+        self.local_functions[target.id] = result.value
+        self.bound.add(target.id)
+        return True
