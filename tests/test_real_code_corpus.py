@@ -45,6 +45,11 @@ AS_WRITTEN = sorted(
         "vae_dict",
         "tsne",
         "ridge_loocv",
+        # issue 34: code written as libraries write it (try/except retried in a loop,
+        # warnings silenced, buffers swapped, links chosen in branches, bookkeeping)
+        "gp_jitter",
+        "heat_inverse",
+        "glm_estimator",
     ]
 )
 

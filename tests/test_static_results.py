@@ -43,6 +43,17 @@ def pick(name):
     return np.tanh if name == "tanh" else np.sin
 
 
+def penalty_for(kind):
+    if kind == "l2":
+        return np.square
+    return np.abs
+
+
+def penalised(s):
+    pen = penalty_for("l2")
+    return np.sum(pen(X * s))
+
+
 def cloned(s):
     k = KERNEL.clone(s)
     return np.sum(k(X))
@@ -69,6 +80,7 @@ def picked(s):
         (called_at_once, lambda s: np.sum(-X * np.exp(-X * s))),
         (through_two_helpers, lambda s: np.sum(-2.0 * X * np.exp(-2.0 * X * s))),
         (picked, lambda s: np.sum(X * (1 - np.tanh(X * s) ** 2))),
+        (penalised, lambda s: np.sum(2 * X * X * s)),
     ],
     ids=lambda v: getattr(v, "__name__", ""),
 )
@@ -81,7 +93,9 @@ def test_a_function_or_object_a_helper_returns_is_read_where_called(f, grad):
 
 
 def chooses_by_the_data(x):
-    return np.sin if x[0] > 0 else np.cos
+    if x[0] > 0:
+        return np.sin
+    return np.cos
 
 
 def by_the_data(x):

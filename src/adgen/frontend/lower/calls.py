@@ -541,6 +541,8 @@ class CallsMixin(LowererState):
             self.result = self.call_target or self.namer.claim(self.prefix + "out")
             self.result_items = self.tuple_result(body, self.prefix + "out")
         self.lower_block(body)
+        if self.static_returns:
+            return self.static_returned()
         if self.result_items:
             return ir.Tup(tuple(ir.Var(n) for n in self.result_items))
         if self.result is not None:

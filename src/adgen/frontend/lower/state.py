@@ -274,8 +274,11 @@ class LowererState:
         self.tuple_shaped: dict[str, int | None] | None = None
         self.split_leaves: set[str] = set()
         self.current: Any = self.node  # the statement being lowered
-        # inlined where the caller takes a function or an object returned as itself
+        # inlined where the caller takes a function or an object returned as itself; the
+        # ones its returns inside branches gave, and whether another return gave a value
         self.static_result_ok = False
+        self.static_returns: list[Any] = []
+        self.values_returned = False
         # names blocks rebind, bound outside any block (a parameter, a default): name -> the
         # atom copied there (what it still holds until something binds it again)
         self.first_values: dict[str, ir.Atom] = {}

@@ -246,9 +246,12 @@ class StatementsMixin(LowererState):
                     self.copy(item, atom)
             return
         if self.result is not None:
+            if self.static_result_ok and self.returned_in_branch(stmt.value):
+                return  # a function or an object (static_results)
             atom = self.expr(stmt.value, self.result)
             if atom != ir.Var(self.result):
                 self.copy(self.result, atom)
+            self.values_returned = True
             return
         if self.parent is not None:  # an inlined call: the value goes to the caller
             if self.static_result_ok:  # (who may take a function or an object as itself)

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import gast
 
 from adgen import ir
+from adgen.frontend.lower.objects import StaticArg
 from adgen.frontend.lower.state import LowererState
 
 if TYPE_CHECKING:
@@ -74,3 +75,34 @@ class StaticResultsMixin(LowererState):
         self.local_functions[target.id] = result.value
         self.bound.add(target.id)
         return True
+
+    def returned_in_branch(self: Lowerer, value: Any) -> bool:
+        """``return np.square`` inside a branch of a helper whose caller takes a function or
+        an object: noted (:meth:`static_returned` gives it after the body) where ``value`` is
+        one -- a name, an attribute, an instance made here, or an ``a if c else b`` of those
+        decided now. False (nothing lowered) for anything else."""
+        if isinstance(value, gast.IfExp):
+            test = self.expr(value.test, None, "cond")
+            if not isinstance(test, ir.Const):
+                return False
+            return self.returned_in_branch(value.body if test.value else value.orelse)
+        if isinstance(value, gast.Call) and self.made_class(value) is None:
+            return False
+        found = self.static_argument(value)
+        if found is None:
+            return False
+        self.static_returns.append(found)
+        return True
+
+    def static_returned(self: Lowerer) -> StaticArg:
+        """The one function or object the helper's returns gave (each path it took, as
+        decided when transforming, returned the same one); else refused."""
+        values = {id(found.value) for found in self.static_returns}
+        if self.values_returned or len(values) != 1:
+            self.refuse(
+                self.node,
+                "a helper that returns a function or an object on one path and something else "
+                "on another, decided only when the code runs",
+                "return the same function on every path, or call it inside the helper",
+            )
+        return self.static_returns[0]
