@@ -511,7 +511,9 @@ class CallsMixin(LowererState):
         self.producers[name] = prim
         return ir.Var(name)
 
-    def lower_inlined(self: Lowerer, bound: dict[str, Any]) -> ir.Atom:
+    def lower_inlined(self: Lowerer, bound: dict[str, Any]) -> Any:
+        """The call's value (an atom), or the function or object the helper returned as
+        itself where its caller takes one (a ``StaticArg``: static_results)."""
         for p, atom in bound.items():
             self.bound.add(p)
             if isinstance(atom, StaticArg):  # a function or an object: the name means it

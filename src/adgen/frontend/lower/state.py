@@ -174,16 +174,7 @@ class LowererState:
             # last (``producers``) says nothing of the value they hold at a given point
             self.rebound_names: set[str] = set()
             self.callee_names: dict[Any, str] = {}  # functions called, not inlined: their names
-            # inside a library's checked call that skips the checks of the calls it makes
-            self.checks_skipped = False
-            # the call whose callee may return a function or an object as itself (id)
-            self.static_result_for: int | None = None
-            # variables of inlined functions done with, bound once: their value (note_settled)
-            self.settled_values: dict[str, ir.Atom] = {}
-            # attributes of objects made outside read when transforming, and written as the
-            # code runs: (id(object), name) -- never both (ObjectsMixin.store_outside)
-            self.attrs_read: set[tuple[int, str]] = set()
-            self.attrs_written: set[tuple[int, str]] = set()
+            self.root_facts()
             self.prefix = ""
         else:
             self.namer = parent.namer
@@ -323,6 +314,19 @@ class LowererState:
         self.block.append(ir.Assign((name,), prim, (atom,), (), self.line))
         self.producers[name] = prim
         self.note_views((name,), prim, [atom])
+
+    def root_facts(self: Lowerer) -> None:
+        """What the function differentiated keeps for every function inlined into it."""
+        # inside a library's checked call that skips the checks of the calls it makes
+        self.checks_skipped = False
+        # the call whose callee may return a function or an object as itself (id)
+        self.static_result_for: int | None = None
+        # variables of inlined functions done with, bound once: their value (note_settled)
+        self.settled_values: dict[str, ir.Atom] = {}
+        # attributes of objects made outside read when transforming, and written as the
+        # code runs: (id(object), name) -- never both (ObjectsMixin.store_outside)
+        self.attrs_read: set[tuple[int, str]] = set()
+        self.attrs_written: set[tuple[int, str]] = set()
 
     def new_name(self: Lowerer, user: str) -> str:
         """The IR name for a new binding of the user's variable ``user``."""
