@@ -89,6 +89,7 @@ from adgen.frontend.lower.builtins import BuiltinsMixin
 from adgen.frontend.lower.callables import CallablesMixin
 from adgen.frontend.lower.calls import CallsMixin
 from adgen.frontend.lower.containers import ContainersMixin
+from adgen.frontend.lower.decided import DecidedMixin
 from adgen.frontend.lower.deferred import DeferredMixin
 from adgen.frontend.lower.expressions import ExpressionsMixin
 from adgen.frontend.lower.imports import ImportsMixin
@@ -118,6 +119,7 @@ class Lowerer(
     InPlaceMixin,
     BuffersMixin,
     StaticResultsMixin,
+    DecidedMixin,
     ImportsMixin,
     TuplesMixin,
     VerbatimMixin,

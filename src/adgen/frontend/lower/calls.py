@@ -537,6 +537,7 @@ class CallsMixin(LowererState):
             ret = gast.Return(value=gast.Constant(value=None, kind=None))
             body.append(gast.copy_location(ret, body[-1] if body else self.node))
             gast.copy_location(ret.value, ret)
+        body = self.prune_decided(body)  # (`if not broadcast: return x` on an option)
         self.check_returns(body)
         body = self.single_exit(body)
         if not isinstance(body[-1], gast.Return):

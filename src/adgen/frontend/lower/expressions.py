@@ -84,6 +84,10 @@ class ExpressionsMixin(LowererState):
                 return ir.Const(-operand.value)
             if isinstance(operand, ir.Const) and isinstance(node.op, gast.Not):
                 return ir.Const(not operand.value)  # `not (b is None)`, decided statically
+            if isinstance(operand, (ir.Tup, ir.Dct)) and isinstance(node.op, gast.Not):
+                # `not args` of a tuple of known length (`*args`), a dict of known keys
+                size = len(operand.items) if isinstance(operand, ir.Tup) else len(operand.keys)
+                return ir.Const(size == 0)
             return self.emit(target, hint, prim, [operand], [], node)
         if isinstance(node, gast.Compare):
             if len(node.ops) != 1:
