@@ -156,3 +156,47 @@ def test_tuple_bound_inside_a_block_is_refused_clearly() -> None:
     with pytest.raises(adgen.NonDifferentiableError, match="tuple of differentiated") as info:
         adgen.grad(tuple_after_none, wrt=1)(np.ones(2), 0.5)
     assert info.value.loc is not None and "pair = (s, np.cos(s))" in info.value.loc.text
+
+
+# seed 20261153, program 1119 (issue 34's stop): a `try` whose `except` goes on reads a tuple
+# argument; at second order adgen gave its probe that tuple and refused it as "a list or a
+# tuple" -- the probe reads either alike
+TRY_READING_A_TUPLE_ARGUMENT = """\
+import numpy as np
+import scipy.signal
+
+
+def program(x, y, s, p):
+    p1, p2 = p
+    k0 = 0
+    while k0 < 2 and (np.sum(p[1]) > np.sum(p[1]) + 0.44833 or np.mean(p[1]) < 0.3125):
+        k0 = k0 + 1
+        if s > 0.28003 - 0.25:
+            break
+        k1 = 0
+        while k1 < 3 and np.mean(p1) < 0.625:
+            k1 = k1 + 1
+            a7 = 1.35 * np.tanh(p1)
+            p1 = p1 - 0.125 * np.tanh(p[0]) + 0.0 * np.sum(a7)
+            p1 = np.tanh(p1) + 1.25 * s
+        y = y - 0.125 * np.tanh(s)
+    try:
+        v9 = np.tanh(p[1]) * 0.25
+        if np.sum(p[1]) > 0.22903:
+            raise ValueError("too large")
+    except ValueError:
+        v9 = np.sin(p[1]) * 0.3125
+    t12 = 0.0
+    for part13 in (p[1][:1], p[1][1:]):
+        t12 = t12 + np.sum(np.sin(part13))
+    return np.sum(p[0]) + np.sum(t12 * t12) + np.sum(v9 * v9) + np.sum(s * y)
+"""
+
+
+def test_a_recovering_try_reading_a_tuple_argument_at_second_order(tmp_path) -> None:
+    from fuzz_check import classify
+    from fuzz_programs import Program
+
+    program = Program(TRY_READING_A_TUPLE_ARGUMENT, True, True, frozenset(), "tuple")
+    outcome = classify(program, tmp_path, 16067)
+    assert outcome.kind == "ok", (outcome.category, outcome.message)

@@ -118,3 +118,27 @@ def appends_in_the_body(x):
 def test_a_try_that_could_not_run_twice_unchanged_is_refused(f):
     with pytest.raises(UnsupportedSyntaxError, match="`try` blocks"):
         adgen.grad(f)(np.array([0.5, 1.0]))
+
+
+def reads_a_container(p):
+    try:
+        v = np.tanh(p[1]) * p[0]
+        if np.sum(p[1]) > 10.0:
+            raise ValueError("too large")
+    except ValueError:
+        v = p[0] * 2.0
+    return np.sum(v * v)
+
+
+def test_a_try_reading_a_tuple_argument_at_second_order():
+    """A tuple argument read in the body: the probe is given it as it is (see also
+    tests/test_fuzz_regressions.py, the fuzzer's program that found the refusal)."""
+    p = (np.array([0.5, -1.0]), np.array([0.3, 0.2]))
+    ga, gb = adgen.grad(reads_a_container)(p)
+    t = np.tanh(p[1])
+    np.testing.assert_allclose(ga, 2 * t * t * p[0], rtol=1e-13)
+    np.testing.assert_allclose(gb, 2 * t * (1 - t**2) * p[0] ** 2, rtol=1e-13)
+    tangents = (np.ones(2), np.zeros(2))
+    _, (da, db) = adgen.jvp(adgen.grad(reads_a_container), (p,), (tangents,))
+    np.testing.assert_allclose(da, 2 * t * t, rtol=1e-12)
+    np.testing.assert_allclose(db, 4 * t * (1 - t**2) * p[0], rtol=1e-12)

@@ -70,8 +70,11 @@ class AsWrittenMixin(LowererState):
         ambiguous = None
         try:
             nodes += [node] * (len(args) - len(nodes))
-            args = [self.as_written(n, a, hint, label) for n, a in zip(nodes, args)]
-            kwargs = [(k, self.as_written(written.get(k, node), v, hint, label)) for k, v in kwargs]
+            if not getattr(fn, "adgen_any_sequence", False):  # (a probe reads either alike)
+                args = [self.as_written(n, a, hint, label) for n, a in zip(nodes, args)]
+                kwargs = [
+                    (k, self.as_written(written.get(k, node), v, hint, label)) for k, v in kwargs
+                ]
         except UnsupportedSyntaxError as exc:
             ambiguous = exc  # raised if no differentiated value reaches the call (else refusal)
         prim = registry.opaque_call(fn, refusal, len(args), [k for k, _ in kwargs])

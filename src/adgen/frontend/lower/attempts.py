@@ -72,6 +72,9 @@ class Probe:
     derivative code read again runs it as written too; it only reads its arguments."""
 
     adgen_reads_only = True
+    # a tuple or list it is given (a container argument) is passed as a tuple: the body,
+    # which only binds names and computes, reads either alike
+    adgen_any_sequence = True
 
     def __init__(self, name: str, source: str, namespace: dict[str, Any]) -> None:
         self.__name__ = name
