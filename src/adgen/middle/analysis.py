@@ -235,7 +235,9 @@ def check_opaque_calls(fn: ir.Function, varied: set[str], reverse: bool = True) 
                 "move the call out of the loop, or do not checkpoint it",
             )
         args = set(_args(stmt))
-        outside = _outside(stmt)
+        # (an outside number, string or function it is given cannot change: `rs.randn(n, D)`
+        # of a closure's int D)
+        outside = {n for n in _outside(stmt) if _may_change(fn, n)}
         if args & varied:
             if not stmt.prim.reads_only or _carried(set(stmt.targets), assigns, carry):
                 raise _reached(_again(stmt.prim.refusal), fn, stmt, varied, assigns)
@@ -327,6 +329,14 @@ def _reached(
 def _outside(stmt: ir.Assign) -> set[str]:
     """The outside values (globals, closures) a statement reads."""
     return {n for a in ir.stmt_args(stmt) for n in ir.free_names(a)}
+
+
+def _may_change(fn: ir.Function, name: str) -> bool:
+    """Could a call change the outside value ``name`` stands for in place (not known: yes)?"""
+    try:
+        return _mutable(fn.outside(name))
+    except KeyError:
+        return True
 
 
 def _mutable(value: object) -> bool:

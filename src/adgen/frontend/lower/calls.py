@@ -73,6 +73,8 @@ class CallsMixin(LowererState):
             ok, fn = True, self.lambda_function(func)
         elif made is not None:  # Dense(W, b)(x): the instance, then its __call__
             ok, fn = True, self.construct(f"{made.__name__}(...)", func, made)
+        elif isinstance(func, gast.Call) and self.is_partial(func):  # partial(f, a)(x)
+            ok, fn = True, self.make_partial(func)
         elif isinstance(func, gast.Call):  # make(s)(x): what the helper returned, if it is a
             returned = self.call_maybe_static(func, None)  # function or an object
             ok, fn = (True, returned.value) if isinstance(returned, StaticArg) else (False, None)
