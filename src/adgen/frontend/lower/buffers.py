@@ -67,7 +67,7 @@ class BuffersMixin(LowererState):
         if len(group) < 2 or any(self.viewed_by_nested(m) for m in group):
             return False
         for member in group:
-            if member in self.params and not self.copied_first(member):
+            if member in self.params and not self.copied_param(member):
                 return False
             for node in nodes:
                 if any(node is s for s in swaps) or isinstance(node, gast.FunctionDef):
@@ -85,19 +85,3 @@ class BuffersMixin(LowererState):
             for v in ir.atom_vars(a)
         ]
         return not any(atom.name in self.shares_with(v) for v in [*others, *self.held])
-
-    def copied_first(self: Lowerer, param: str) -> bool:
-        """Is the parameter ``param`` bound to a new array by a statement of the function's
-        body that comes before the one holding the statement being lowered?"""
-        for stmt in self.node.body:
-            if stmt is self.current or any(n is self.current for n in gast.walk(stmt)):
-                return False
-            if (
-                isinstance(stmt, gast.Assign)
-                and len(stmt.targets) == 1
-                and isinstance(stmt.targets[0], gast.Name)
-                and stmt.targets[0].id == param
-                and self.fresh_value(stmt.value)
-            ):
-                return True
-        return False

@@ -25,7 +25,6 @@ import types
 from typing import TYPE_CHECKING, Any
 
 import gast
-import numpy as np
 
 from adgen import ir
 from adgen.errors import UnsupportedSyntaxError
@@ -38,6 +37,7 @@ from adgen.frontend.lower.objects import (
     LocalPullback,
     StaticArg,
     StaticSeq,
+    callable_rule,
     is_library,
     is_user_class,
     is_user_object,
@@ -507,18 +507,12 @@ class CallablesMixin(LowererState):
 
 def _function_value(value: Any) -> bool:
     """A function given as a parameter's default (``act=np.tanh``): a Python function, a
-    builtin or NumPy function, a ufunc, a bound method or a ``functools.partial`` -- not a
-    class (``dtype=np.float64`` is a value generated code passes on)."""
-    return isinstance(
-        value,
-        (
-            types.FunctionType,
-            types.BuiltinFunctionType,
-            types.MethodType,
-            np.ufunc,
-            functools.partial,
-        ),
-    ) or (callable(value) and type(value).__name__ == "_ArrayFunctionDispatcher")
+    builtin, a bound method, a ``functools.partial``, or a function adgen has a rule for --
+    not a class (``dtype=np.float64`` is a value generated code passes on)."""
+    if isinstance(value, type):
+        return False
+    kinds = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, functools.partial)
+    return isinstance(value, kinds) or callable_rule(value)
 
 
 class IsDefault:

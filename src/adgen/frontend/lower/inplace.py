@@ -182,11 +182,11 @@ class InPlaceMixin(LowererState):
         return why
 
     def copied_param(self: Lowerer, name: str) -> bool:
-        """In adgen's own code: was the parameter ``name`` last bound, by a statement of the
-        function's body before the one holding the statement being lowered, to a new array
-        (the user's ``v = v.copy()``, which the forward sweep keeps where the user wrote it)?
-        Its values until the adjoint of that statement puts the caller's array back (after
-        every adjoint of a write into it) are then the function's own."""
+        """Was the parameter ``name`` last bound, by a statement of the function's body before
+        the one holding the statement being lowered, to a new array (``v = v.copy()``)? In
+        adgen's own code (the forward sweep keeps the user's copy where it was written) its
+        values until the adjoint of that statement puts the caller's array back are then the
+        function's own; a buffer a loop swaps (:mod:`.buffers`) starts as a new array."""
         fresh = False
         for stmt in self.node.body:
             if stmt is self.current or any(n is self.current for n in gast.walk(stmt)):

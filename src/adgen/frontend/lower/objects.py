@@ -506,19 +506,12 @@ class ObjectsMixin(LowererState):
             if fn is None:
                 self.refuse(stmt, f"the operator `{type(stmt.op).__name__}`")
             obj = self.value_atom(base, "obj")
-            refusal = NoRuleError(  # (never raised: it is given no differentiated value)
-                f"adgen reads `.{target.attr}` of an object made outside as written",
-                self.parsed.loc(target),
-                "",
-            )
-            read = registry.opaque_call(registry.read_attribute, refusal, 2, [])
-            read = read.localize(self.outside_name)
-            old = self.emit(None, target.attr, read, [obj, ir.Const(target.attr)], [], target)
+            old = self.outside_attribute(registry.read_attribute, "reads", target, [obj])
             prim = registry.lookup(fn)
             assert prim is not None
             rhs = self.expr(stmt.value, None, "v")
             new = self.emit(None, target.attr, prim, [old, rhs], [], stmt)
-            self.store_outside(target, base, new)
+            self.store_outside(target, base, new, obj)
             return
         self.refuse(
             stmt,
@@ -527,7 +520,9 @@ class ObjectsMixin(LowererState):
             f"write `self.{target.attr} = self.{target.attr} + ...` to make a new value",
         )
 
-    def store_outside(self: Lowerer, target: gast.Attribute, base: Any, value: ir.Atom) -> None:
+    def store_outside(
+        self: Lowerer, target: gast.Attribute, base: Any, value: ir.Atom, obj: Any = None
+    ) -> None:
         """``obj.name = value`` on an object made outside the function (``self.n_iter_ = k``
         in a method adgen inlines, ``objective.calls = n``): run as written, in order. adgen
         reads an outside object's attributes when transforming, so the function may not read
@@ -542,15 +537,21 @@ class ObjectsMixin(LowererState):
                 "keep the changing value in a variable, and store it at the end",
             )
         self.root.attrs_written.add(key)
-        obj = self.value_atom(base, "obj")
-        refusal = NoRuleError(  # (stores only: a differentiated value carries nothing out)
-            f"adgen stores `.{target.attr}` of an object made outside as written",
+        obj = obj if obj is not None else self.value_atom(base, "obj")
+        self.outside_attribute(registry.store_attribute, "stores", target, [obj, value])
+
+    def outside_attribute(
+        self: Lowerer, fn: Any, verb: str, target: gast.Attribute, args: list[ir.Atom]
+    ) -> ir.Atom:
+        """``fn(obj, name, *rest)`` (reading or storing ``obj.name``), run as written: a call
+        that only reads (a differentiated value stored carries nothing out)."""
+        never = NoRuleError(
+            f"adgen {verb} `.{target.attr}` of an object made outside as written",
             self.parsed.loc(target),
             "",
         )
-        prim = registry.opaque_call(registry.store_attribute, refusal, 3, [])
-        prim = prim.localize(self.outside_name)
-        self.emit(None, "stored", prim, [obj, ir.Const(target.attr), value], [], target)
+        args = [args[0], ir.Const(target.attr), *args[1:]]
+        return self.opaque(fn, never, args, [], None, target.attr, target)
 
     def copied_apart(self: Lowerer, atom: ir.Atom, hint: str) -> ir.Atom:
         """``atom``, its names copied to names of their own (a name rebound later, inside a

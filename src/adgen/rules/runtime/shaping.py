@@ -227,13 +227,9 @@ def ravel_axes(a: Any, order: str = "C") -> tuple[int, ...]:
     """
     n = np.ndim(a)
     flags = getattr(a, "flags", None)
-    if n > 1 and flags is not None and order in ("A", "K"):
-        if flags.c_contiguous:
-            order = "C"
-        elif flags.f_contiguous:
-            order = "F"
-        elif order == "A":
-            order = "C"
+    order = index_order(a, order)
+    if order == "K" and n > 1 and flags is not None and (flags.c_contiguous or flags.f_contiguous):
+        order = "C" if flags.c_contiguous else "F"
     if order == "K" and n > 1:
         shape, strides = np.shape(a), np.asarray(a).strides
         moving = [(abs(s), i) for i, (s, m) in enumerate(zip(strides, shape, strict=True)) if m > 1]
