@@ -1276,6 +1276,7 @@ class Writer:
         name, c = self.fresh(), self.const()
         form = self.pick(
             ["try", "recover", "errstate", "warnings", "choice", "rows", "swap", "stack"]
+            + ["identity", "typetest", "chained", "check"]
         )
         vector = ashape is not None and len(ashape) == 1 and ashape[0] >= 3
         if form in ("rows", "swap") and not vector:
@@ -1336,6 +1337,8 @@ class Writer:
             else:
                 lines = [f"if {test}:", f"    {f} = np.tanh", "else:", f"    {f} = np.cos"]
             return lines + [f"{name} = {f}({a}) * {c}"], name, shape
+        if form in ("identity", "typetest", "chained", "check"):
+            return self.checks_as_libraries_write(form, a, name, c), name, shape
         if form == "stack":
             k = self.fresh("k")
             n = self.choices.integer(1, 3)
@@ -1359,6 +1362,56 @@ class Writer:
         lines.append(f"    {u}, {un} = {un}, {u}")
         lines.append(f"{name} = {u} * {c}")
         return lines, name, shape
+
+    def checks_as_libraries_write(self, form: str, a: str, name: str, c: str) -> list[str]:
+        """Validation as libraries write it around active code: identity of copies and new
+        arrays (``b = a; b is a``), type tests of a value (``isinstance``, ``getattr(..,
+        None)``, ``.ndim``), chained comparisons, a nested check that returns None or
+        raises."""
+        if form == "identity":
+            b, z = self.fresh("b"), self.fresh("z")
+            return [
+                f"{b} = {a}",
+                f"{z} = np.tanh({a})",
+                f"if {b} is {a} and {z} is not {a}:",
+                f"    {name} = {z} * {c}",
+                "else:",
+                f"    {name} = {a} * 0.0",
+            ]
+        if form == "typetest":
+            test = self.pick(
+                [
+                    f"isinstance({a}, np.ndarray) and {a}.ndim >= 1",
+                    f'getattr({a}, "dtype", None) is not None',
+                    f'hasattr({a}, "shape") and not hasattr({a}, "fit")',
+                    f"isinstance({a}, float)",
+                ]
+            )
+            return [
+                f"if {test}:",
+                f"    {name} = np.sin({a}) * {c}",
+                "else:",
+                f"    {name} = np.cos({a}) * {c}",
+            ]
+        if form == "chained":
+            t = self.fresh("t")
+            return [
+                f"{t} = np.sum({a})",
+                f"if {self.offset()} - 1.0 < {t} <= {self.offset()} + 1.0:",
+                f"    {name} = {a} * {c}",
+                "else:",
+                f"    {name} = np.sin({a}) * {c}",
+            ]
+        h = self.fresh("check")
+        return [
+            f"def {h}(v, quiet):",
+            "    if quiet:",
+            "        return",
+            "    if not np.all(np.isfinite(v)):",
+            '        raise ValueError("not finite")',
+            f"{h}({a}, {self.pick(['True', 'False'])})",
+            f"{name} = np.exp(-{a} * {a}) * {c}",
+        ]
 
     def stmt_singular(self, scope: Scope) -> Any:
         """A function at a point where its derivative is infinite or undefined (``sqrt`` at

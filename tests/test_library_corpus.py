@@ -18,6 +18,10 @@ import pytest
 import adgen
 
 sm = pytest.importorskip("statsmodels.api")
+try:
+    from sklearn.metrics import pairwise as sk_pairwise
+except ImportError:  # (scikit-learn is in the test extra)
+    sk_pairwise = None
 
 RNG = np.random.default_rng(20261129)
 N, P = 40, 4
@@ -226,3 +230,23 @@ def test_statsmodels_likelihoods_against_differences_and_their_score(make):
     np.testing.assert_allclose(adgen.jvp(f, (params,), (v,))[1], want @ v, rtol=1e-6, atol=1e-6)
     if isinstance(model, sm.MNLogit):
         np.testing.assert_allclose(adgen.grad(f)(params), model.score(params), rtol=1e-9)
+
+
+def _linear_kernel_energy(x, y):
+    return np.sum(sk_pairwise.linear_kernel(x, y) ** 2)
+
+
+@pytest.mark.skipif(sk_pairwise is None, reason="scikit-learn is not installed")
+def test_sklearn_linear_kernel_through_its_array_checks():
+    """``linear_kernel`` as installed: ``validate_params``, ``check_pairwise_arrays`` (``Y is
+    X``, ``issparse``, narwhals' dataframe tests, ``check_array``'s dtype and finiteness
+    checks), ``safe_sparse_dot``; against the derivative of ``sum((X Y^T)^2)``, ``2 X Y^T Y``,
+    in both modes, ``Y`` another array and the same one."""
+    x = RNG.normal(size=(5, 3))
+    for y in (RNG.normal(size=(4, 3)), x):
+        want = 2 * (x @ y.T) @ y
+        np.testing.assert_allclose(adgen.grad(_linear_kernel_energy)(x, y), want, rtol=1e-12)
+        v = np.linspace(-1.0, 1.0, x.size).reshape(x.shape)
+        tangents = (v, np.zeros_like(y))
+        got = adgen.jvp(_linear_kernel_energy, (x, y), tangents)[1]
+        np.testing.assert_allclose(got, np.sum(want * v), rtol=1e-12)  # (y's tangent: 0)

@@ -202,14 +202,30 @@ def test_is_of_a_sentinel_object_is_decided_when_transforming():
     assert " is " not in _code(adgen.source(f))
 
 
-def test_is_between_two_computed_values_is_refused():
+def test_is_between_two_computed_values_follows_the_copies():
+    """``b = a`` is one object (True), a second ``np.sin(w)`` another (False): as Python
+    has them (see :mod:`adgen.frontend.lower.identities`)."""
+
     def f(w):
         a = np.sin(w)
         b = a
+        c = np.sin(w)
+        return (np.sum(a) if a is b else 0.0) + (0.0 if a is c else np.sum(c * c))
+
+    w = np.array([0.5, 1.5])
+    np.testing.assert_allclose(adgen.grad(f)(w), np.cos(w) + 2 * np.sin(w) * np.cos(w))
+
+
+def test_is_between_values_a_loop_bound_is_refused():
+    def f(w, n):
+        a = np.sin(w)
+        b = a
+        for _ in range(n):
+            b = b * 2.0
         return np.sum(a) if a is b else 0.0
 
     with pytest.raises(adgen.UnsupportedSyntaxError, match="`is` between values") as info:
-        adgen.grad(f)(np.ones(2))
+        adgen.grad(f)(np.ones(2), 2)
     assert "x is None" in info.value.hint
 
 

@@ -196,7 +196,7 @@ def compile_file(
     errors = []
     for node, settings in _targets(scope, path, functions):
         try:
-            function = _lowered(scope, node, optimized)
+            function = _lowered(scope, node, optimized, _differentiated(scope, node, settings, wrt))
             if show_ir:
                 texts.append(ir.format_function(function) + "\n")
             else:
@@ -239,7 +239,7 @@ def export_file(
     errors = []
     for node, settings in _targets(scope, path, functions):
         try:
-            function = _lowered(scope, node, optimized)
+            function = _lowered(scope, node, optimized, _differentiated(scope, node, settings, wrt))
             generated, chosen_mode, names = _derive(
                 scope, node, function, settings, mode, wrt, optimized
             )
@@ -268,15 +268,30 @@ def export_file(
     return write_modules(directory, modules)
 
 
-def _lowered(scope: StaticScope, node: gast.FunctionDef, optimized: bool = True) -> ir.Function:
+def _lowered(
+    scope: StaticScope,
+    node: gast.FunctionDef,
+    optimized: bool = True,
+    differentiated: tuple[str, ...] | None = None,
+) -> ir.Function:
     stub = stand_in(scope.filename, node)
 
     def lowered() -> ir.Function:
-        function = lower(parse_file_function(scope.filename, node, scope))
+        parsed = parse_file_function(scope.filename, node, scope)
+        function = lower(parsed, differentiated=differentiated)
         return optimize(function) if optimized else function
 
     function: ir.Function = guarded(stub, "read", lowered)
     return function
+
+
+def _differentiated(
+    scope: StaticScope, node: gast.FunctionDef, settings: DecoratorSettings | None, wrt: Wrt | None
+) -> tuple[str, ...]:
+    """The parameters of one function of the file its derivative is taken with respect to."""
+    chosen_wrt = wrt if wrt is not None else (settings.wrt if settings else None)
+    names, _ = _wrt_names(stand_in(scope.filename, node), 0 if chosen_wrt is None else chosen_wrt)
+    return names
 
 
 def _derive(
@@ -291,8 +306,7 @@ def _derive(
     """The derivative of one function of the file, the mode chosen, and the wrt names."""
     stub = stand_in(scope.filename, node)
     chosen_mode = mode or (settings.mode if settings else None) or "reverse"
-    chosen_wrt = wrt if wrt is not None else (settings.wrt if settings else None)
-    names, _ = _wrt_names(stub, 0 if chosen_wrt is None else chosen_wrt)
+    names = _differentiated(scope, node, settings, wrt)
     transform = forward if chosen_mode == "forward" else reverse
 
     def derived() -> Generated:

@@ -162,7 +162,7 @@ def derivative(
 
     def build() -> tuple[Derivative, list[Any]]:
         scope = LiveScope(fn)
-        function = lower(parse_function(fn, scope), dict(structure) or None)
+        function = lower(parse_function(fn, scope), dict(structure) or None, wrt, signature)
         # what the call's kinds and shapes decide: adgen's own checks; in derivative code
         # read again (nested derivatives), its kind questions, no-op unbroadcasts, and
         # products with the arrays of ones that seed a sum's adjoint

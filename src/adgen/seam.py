@@ -99,7 +99,7 @@ def derivative_code(
     from adgen.modes.forward import forward
     from adgen.modes.reverse import reverse
 
-    function = lower(parsed)
+    function = lower(parsed, differentiated=wrt)
     # (right for real and complex arguments alike: their kinds are not known here)
     if mode == "forward":
         gen = forward(function, wrt, frozenset(), (ANY_KIND,))

@@ -97,6 +97,7 @@ FUNCTIONS: dict[str, str] = {
     "np.copy": "arrays",
     "np.trace": "arrays",
     "np.float64": "arrays",
+    "np.astype": "arrays",
     "np.stack": "arrays",
     "np.array": "arrays",
     "np.concatenate": "arrays",
@@ -670,4 +671,6 @@ ATTRIBUTES: dict[str, str] = {
     "ndim": "nondiff",
     "size": "nondiff",
     "dtype": "nondiff",
+    "kind": "nondiff",
+    "itemsize": "nondiff",
 }

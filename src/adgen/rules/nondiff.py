@@ -168,6 +168,8 @@ nondifferentiable(
     np.random.default_rng,
 )
 nondifferentiable_attributes("shape", "ndim", "size", "dtype")
+# a data type's (`X.dtype.kind == "c"`, `X.dtype.itemsize`): read as the code runs
+nondifferentiable_attributes("kind", "itemsize")
 methods(
     argmax=np.argmax,
     argmin=np.argmin,

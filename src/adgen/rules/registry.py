@@ -857,12 +857,32 @@ _READ_ONLY_LIBRARY = frozenset(
 )
 
 
+def decided_by_kinds(fn: Any) -> bool:
+    """Is ``fn`` a NumPy function of data types only (``np.dtype(float)``,
+    ``np.isdtype(dtype, "integral")``), which adgen evaluates when transforming where its
+    arguments are known then?"""
+    names = ("dtype", "isdtype", "issubdtype", "result_type", "promote_types", "can_cast")
+    return any(fn is getattr(np, n, None) for n in names)
+
+
 def type_test(fn: Any) -> bool:
     """Is ``fn`` a library's test of a value's type (``scipy.sparse.issparse``), which the
     kinds of values adgen knows when transforming decide? (Never imports SciPy.)"""
     sparse = sys.modules.get("scipy.sparse")
     tests = (getattr(sparse, n, None) for n in ("issparse", "isspmatrix"))
-    return sparse is not None and any(fn is t and t is not None for t in tests)
+    if sparse is not None and any(fn is t and t is not None for t in tests):
+        return True
+    # narwhals' tests of dataframe kinds (is_into_dataframe, is_pandas_series...), which
+    # scikit-learn's check_array asks of every array
+    name = getattr(fn, "__name__", "")
+    module = getattr(fn, "__module__", None) or ""
+    if module == "narwhals.plugins":
+        prefixes: tuple[str, ...] = ("is_native_",)
+    elif module.startswith("narwhals.") and module.endswith(".dependencies"):
+        prefixes = ("is_", "_is_")  # (narwhals.dependencies, narwhals.stable.v2.dependencies)
+    else:
+        return False
+    return name.startswith(prefixes) and getattr(sys.modules.get(module), name, None) is fn
 
 
 # np.errstate's settings that only change how a floating-point warning shows ("raise" and
@@ -1040,7 +1060,7 @@ def reads_only(fn: Any, positional: int, keywords: Collection[str]) -> bool:
         return positional <= fn.nin
     if isinstance(fn, ObjectMethod):
         return fn.reads_only(positional - 1, keywords)  # (the first argument: the object)
-    if any(fn is b for b in _READ_ONLY_BUILTINS) or fn is warnings.warn:
+    if any(fn is b for b in _READ_ONLY_BUILTINS) or fn is warnings.warn or type_test(fn):
         return True  # (warnings.warn: no signature Python 3.13.0 can read)
     if (getattr(fn, "__module__", None), getattr(fn, "__name__", None)) in _READ_ONLY_LIBRARY:
         return True

@@ -193,6 +193,7 @@ def _substitute_copy(
             changed[id(stmt)] = stmt
     # the copy's own read of source goes, and so do the reads of target it undoes
     reads[source] = reads.get(source, 0) + reads.pop(target, 0) - len(undone) - 1
+    _forget_deletes(block, i, target, state)
     return undone
 
 
@@ -236,7 +237,21 @@ def _coalesce_copy(
                 others.add(source)
             changed[id(stmt)] = stmt
     reads[source] = reads.get(source, 0) + reads.pop(target, 0) - 1  # less the copy's
+    _forget_deletes(block, i, target, state)
     return True
+
+
+def _forget_deletes(block: list[ast.stmt], i: int, target: str, state: _CopyState) -> None:
+    """``target``, bound at ``block[i]``, is gone (its copy dropped): a ``del target`` after
+    it, which freed it, goes too (or loses that name)."""
+    for stmt in block[i + 1 :]:
+        if isinstance(stmt, ast.Delete) and any(_is_name(t, target) for t in stmt.targets):
+            kept = [t for t in stmt.targets if not _is_name(t, target)]
+            if kept:
+                stmt.targets = kept
+                state.changed[id(stmt)] = stmt
+            else:
+                state.dropped.add(id(stmt))
 
 
 class _Rename(ast.NodeTransformer):

@@ -81,6 +81,9 @@ for a loop); a new kind of expression a branch of ``expr``.
 
 from __future__ import annotations
 
+from collections.abc import Collection
+from typing import Any
+
 from adgen import ir, trees
 from adgen.errors import AdgenError
 from adgen.frontend.lower.as_written import AsWrittenMixin
@@ -92,6 +95,7 @@ from adgen.frontend.lower.containers import ContainersMixin
 from adgen.frontend.lower.decided import DecidedMixin
 from adgen.frontend.lower.deferred import DeferredMixin
 from adgen.frontend.lower.expressions import ExpressionsMixin
+from adgen.frontend.lower.identities import IdentitiesMixin
 from adgen.frontend.lower.imports import ImportsMixin
 from adgen.frontend.lower.inplace import InPlaceMixin
 from adgen.frontend.lower.loops import LoopsMixin
@@ -117,6 +121,7 @@ class Lowerer(
     NestedDerivativesMixin,
     ContainersMixin,
     InPlaceMixin,
+    IdentitiesMixin,
     BuffersMixin,
     StaticResultsMixin,
     DecidedMixin,
@@ -130,14 +135,28 @@ class Lowerer(
     its own (``parent``: the caller's), which shares the IR block and the names taken."""
 
 
-def lower(parsed: ParsedFunction, structure: dict[str, trees.Desc] | None = None) -> ir.Function:
+def lower(
+    parsed: ParsedFunction,
+    structure: dict[str, trees.Desc] | None = None,
+    differentiated: Collection[str] | None = None,
+    signature: Collection[tuple[str, Any]] = (),
+) -> ir.Function:
     """Lower a parsed function to IR (raising adgen errors that point at the source).
 
     ``structure`` gives the shape of tree arguments (dicts, lists, tuples of arrays): their
-    leaves become parameters of their own.
+    leaves become parameters of their own. ``differentiated`` names the parameters (leaves)
+    the derivative is taken with respect to, where known: each is a value of its own, no
+    other object (``x is y`` is ``False``: see :mod:`~adgen.frontend.lower.identities`).
+    ``signature`` pairs parameters (leaves) with the kinds of the arguments the code is made
+    for (:func:`adgen.middle.shapes.describe`): tests of their types (``isinstance``,
+    ``hasattr``, ``scipy.sparse.issparse``) are then decided when transforming.
     """
     try:
-        return Lowerer(parsed, structure=structure).lower()
+        lowerer = Lowerer(parsed, structure=structure)
+        if differentiated is not None:
+            lowerer.differentiated = frozenset(differentiated)
+        lowerer.kinds = dict(signature)
+        return lowerer.lower()
     except AdgenError as e:
         e.in_function(parsed.name)
         raise

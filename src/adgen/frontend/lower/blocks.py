@@ -76,6 +76,20 @@ def _jumps_out(stmts: list[Any]) -> bool:
     return False
 
 
+def _without_filters(stmts: list[Any], silences: Callable[[Any], bool]) -> list[Any]:
+    """``stmts`` (a ``with`` block opened) without the statements that change how warnings
+    show, those in the branches of an ``if`` included."""
+    out = []
+    for stmt in stmts:
+        if silences(stmt):
+            continue
+        if isinstance(stmt, gast.If):
+            stmt.body = _without_filters(stmt.body, silences) or [_pass(stmt)]
+            stmt.orelse = _without_filters(stmt.orelse, silences)
+        out.append(stmt)
+    return out or [_pass(stmts[0])] if stmts else out
+
+
 def _pass(where: Any) -> Any:
     return gast.copy_location(gast.Pass(), where)
 
@@ -114,8 +128,8 @@ def _open_blocks(
         elif isinstance(stmt, gast.With) and all(
             item.optional_vars is None and guards_only(item.context_expr) for item in stmt.items
         ):
-            kept = [s for s in stmt.body if not silences(s)]
-            out.extend(_open_blocks(kept, guards_only, silences, recover))
+            opened = _open_blocks(stmt.body, guards_only, silences, recover)
+            out.extend(_without_filters(opened, silences))  # (in a `try` it held too)
             continue
         out.append(stmt)
     if stmts and not out:  # (every statement was a warning filter)

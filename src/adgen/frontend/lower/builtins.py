@@ -22,6 +22,7 @@ functions, which refuse generators or make object arrays of them) a generator is
 from __future__ import annotations
 
 import builtins
+import inspect
 import types
 from typing import TYPE_CHECKING, Any
 
@@ -29,7 +30,7 @@ import gast
 import numpy as np
 
 from adgen import ir
-from adgen.errors import AdgenError
+from adgen.errors import AdgenError, UnsupportedSyntaxError
 from adgen.frontend.lower.calls import LocalFunction
 from adgen.frontend.lower.containers import _numpy_function
 from adgen.frontend.lower.objects import LocalInstance, StaticSeq
@@ -53,6 +54,19 @@ class _NotStatic(Exception):
     """A comprehension whose items are not all known when transforming."""
 
 
+# what NumPy's functions and arithmetic return: arrays, NumPy and Python numbers
+_NUMBERS = [
+    np.zeros(2),
+    np.float64(0.0),
+    np.float32(0.0),
+    np.int64(0),
+    np.complex128(0.0),
+    0.0,
+    0,
+    0j,
+]
+
+
 class BuiltinsMixin(LowererState):
     """``max``/``min``/``tuple``/``isinstance``/``any``/``all``/``sorted``; generators."""
 
@@ -68,7 +82,21 @@ class BuiltinsMixin(LowererState):
         if fn is isinstance:
             return self.lower_isinstance(node)
         if (fn is hasattr or fn is callable or registry.type_test(fn)) and not node.keywords:
-            return self.lower_static_test(node, fn)
+            decided = self.lower_static_test(node, fn)
+            if decided is None and registry.type_test(fn) and len(node.args) == 1:
+                # a library's type test the kinds known do not decide: run as written
+                atom = self.expr(node.args[0], None, "x")
+                refusal = UnsupportedSyntaxError(
+                    f"`{fn.__name__}` of a value adgen does not know the type of",
+                    self.parsed.loc(node),
+                    "pass arrays of one kind",
+                )
+                return self.opaque(fn, refusal, [atom], [], target, hint, node)
+            return decided
+        if registry.decided_by_kinds(fn) and not node.keywords:
+            return self.kinds_call(node, fn)
+        if (fn is getattr or fn is inspect.getattr_static) and len(node.args) == 3:
+            return self.attribute_test(node, fn)
         if fn is max or fn is min:
             return self.extremum(node, fn, target, hint)
         if fn is tuple:
@@ -88,6 +116,18 @@ class BuiltinsMixin(LowererState):
                     assert prim is not None
                     return self.emit(target, hint, prim, [ir.Tup(tuple(items))], [], node)
                 del self.block[mark:]  # sorted(...) of values known when running: run as written
+            if (
+                isinstance(arg, (gast.List, gast.Tuple))
+                and fn is not sorted
+                and not any(isinstance(e, gast.Starred) for e in arg.elts)
+            ):
+                # `any([issparse(X), issparse(Y)])`: decided when every item is
+                shown = [self.expr(e, None, "item") for e in arg.elts]
+                if all(isinstance(a, ir.Const) for a in shown):
+                    return ir.Const(fn(a.value for a in shown))  # type: ignore[union-attr]
+                prim = registry.lookup(fn)
+                assert prim is not None
+                return self.emit(target, hint, prim, [ir.Tup(tuple(shown))], [], node)
         return None
 
     def extremum(self: Lowerer, node: gast.Call, fn: Any, target: str | None, hint: str) -> Any:
@@ -336,6 +376,47 @@ class BuiltinsMixin(LowererState):
                 return ir.Const(answers.pop())
         return None
 
+    def kinds_call(self: Lowerer, node: gast.Call, fn: Any) -> ir.Atom | None:
+        """``np.dtype(float)``, ``np.isdtype(dtype, "integral")`` of data types, classes,
+        strings and numbers known when transforming: evaluated then (None: not decided)."""
+        mark = len(self.block)
+        args = [self.expr(a, None, "kind") for a in node.args]
+        known = [self.outside_data(a) for a in args]
+        if all(k is not None for k in known):
+            try:
+                value = fn(*(k[0] for k in known))  # type: ignore[index]
+            except Exception:
+                value = None  # (the program raises when it runs)
+            if value is not None:
+                return self.static_atom(value, "kind", node)
+        del self.block[mark:]
+        return None
+
+    def attribute_test(self: Lowerer, node: gast.Call, fn: Any) -> ir.Atom | None:
+        """``getattr(x, "name", default)`` (or ``inspect.getattr_static``) of an argument of a
+        kind the code is made for, decided when transforming: the default where the kind
+        has no such attribute (``getattr(X, "__narwhals_dataframe__", None)`` of an array),
+        its ``dtype`` or ``ndim``, or what ``getattr_static`` finds on its class. None: not
+        decided (lowered as any other call)."""
+        if node.keywords:
+            return None
+        mark = len(self.block)
+        sample = self.argument_sample(self.expr(node.args[0], None, "x"))
+        name = self.settled(self.expr(node.args[1], None, "name"))
+        if sample is None or not (isinstance(name, ir.Const) and isinstance(name.value, str)):
+            del self.block[mark:]
+            return None
+        missing = object()
+        found = fn(sample, name.value, missing)
+        if found is missing:
+            return self.expr(node.args[2], None, "default")
+        if fn is getattr and name.value in ("dtype", "ndim"):
+            return self.static_atom(found, name.value, node)
+        if fn is inspect.getattr_static and not isinstance(found, (np.ndarray, np.generic)):
+            return self.static_atom(found, name.value, node)
+        del self.block[mark:]
+        return None
+
     def static_classes(self: Lowerer, node: Any) -> Any:
         """The class or (nested) tuple of classes written at ``node``, or None."""
         if isinstance(node, gast.Tuple):
@@ -367,23 +448,53 @@ class BuiltinsMixin(LowererState):
             return kinds.get(atom.kind, [[], ()])
         if isinstance(atom, ir.Dct):
             return [{}]
+        sample = self.argument_sample(atom)
+        if sample is not None:
+            return [sample]
+        one = self.one_object(atom) if isinstance(atom, ir.Var) else None
+        if one is not None and one[0] == "outside" and one[1] in self.free:
+            return [self.free[one[1]]]  # (a copy of an outside value)
+        shown = self.made_by(atom, "display")
+        if shown is not None:  # (a copy of a list, tuple, dict display)
+            return self.possible_values(shown.args[0])
+        if self.never_singleton(atom):  # (a rule's result, followed back through copies)
+            return _NUMBERS[:5] if self.made_by_numpy(atom) else _NUMBERS
         if isinstance(atom, ir.Var) and atom.name not in self.rebound_names:
             prim = self.producers.get(atom.name)
             if prim is not None and (prim is registry.LIST_NEW or prim.lists):
                 return [[]]
-            if self.never_singleton(atom):
-                # what NumPy's functions and arithmetic return: arrays, NumPy and Python numbers
-                return [
-                    np.zeros(2),
-                    np.float64(0.0),
-                    np.float32(0.0),
-                    np.int64(0),
-                    np.complex128(0.0),
-                    0.0,
-                    0,
-                    0j,
-                ]
+            if prim is not None and prim.name in (".ndim", ".size", "len"):
+                return [0]  # (an array's sizes are Python ints)
+            if prim is not None and prim.name == ".shape":
+                return [()]
+            if prim is not None and prim.name == "getitem" and self.of_shape(atom.name):
+                return [0]  # x.shape[0]
         return None
+
+    def made_by_numpy(self: Lowerer, atom: ir.Atom) -> bool:
+        """Was ``atom``'s value made by one of NumPy's functions (an array or a NumPy scalar,
+        never a Python number), followed back through copies?"""
+        made = self.made_by(atom)
+        return made is not None and made.prim.name.startswith("np.")
+
+    def of_shape(self: Lowerer, name: str) -> bool:
+        """Is ``name`` (bound once) an item of an array's ``.shape`` (``x.shape[0]``)?"""
+        made = next(
+            (s for s in reversed(self.block) if isinstance(s, ir.Assign) and s.targets == (name,)),
+            None,
+        )
+        if made is None or not isinstance(made.args[0], ir.Var):
+            return False
+        base = made.args[0].name
+        shape = self.producers.get(base)
+        index = made.args[1] if len(made.args) > 1 else None
+        return (
+            shape is not None
+            and shape.name == ".shape"
+            and base not in self.rebound_names
+            and isinstance(index, ir.Const)
+            and type(index.value) is int
+        )
 
     # -- comprehensions known when transforming --------------------------------------------------
     def unrolled(self: Lowerer, comp: Any) -> list[ir.Atom] | None:

@@ -535,10 +535,8 @@ class CallsMixin(LowererState):
         body = list(self.node.body)
         if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant):
             body = body[1:]
-        if not any(_has_return(s) for s in body):  # a procedure (`__init__`): returns None
-            ret = gast.Return(value=gast.Constant(value=None, kind=None))
-            body.append(gast.copy_location(ret, body[-1] if body else self.node))
-            gast.copy_location(ret.value, ret)
+        # a procedure (`__init__`, a check that raises): returns None
+        body = self.ending_with_none(body)
         body = self.prune_decided(body)  # (`if not broadcast: return x` on an option)
         self.check_returns(body)
         body = self.single_exit(body)

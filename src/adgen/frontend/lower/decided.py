@@ -2,7 +2,8 @@
 # (every method takes the whole Lowerer as ``self``, as the parts call each other; mypy wants a
 # ``self`` type to be a supertype of the class the method is written in, and says so as "misc")
 """Early returns on options decided when transforming, before a helper's returns are
-structured (issue 34, part 2).
+structured (issue 34, part 2); ``if`` tests an ``and``/``or`` decides; helpers whose every
+``return`` gives None.
 
 ``if not broadcast: return args[0]`` or ``if not args: return args`` at the top of a library
 helper, where ``broadcast`` and ``args`` are parameters adgen knows when it inlines the call
@@ -20,11 +21,29 @@ from typing import TYPE_CHECKING, Any
 import gast
 
 from adgen import ir
+from adgen.errors import AdgenError
 from adgen.frontend.lower.state import LowererState
+from adgen.frontend.lower.statements import _always_returns, _returns
+from adgen.rules import registry
 
 if TYPE_CHECKING:
     from adgen.frontend.lower import Lowerer
 
+# the syntax of expressions that have no effect when evaluated (calls are asked one by one)
+_EFFECT_FREE = (
+    gast.Name,
+    gast.Constant,
+    gast.Attribute,
+    gast.Compare,
+    gast.BoolOp,
+    gast.UnaryOp,
+    gast.Tuple,
+    gast.Call,
+    gast.expr_context,
+    gast.cmpop,
+    gast.boolop,
+    gast.unaryop,
+)
 # expressions a decided test may be made of (no call: a trial must not run anything)
 _PLAIN = (
     gast.Name,
@@ -83,3 +102,60 @@ class DecidedMixin(LowererState):
         if not isinstance(test, ir.Const):
             return None
         return list(stmt.body if test.value else stmt.orelse)
+
+    def decided_chain(self: Lowerer, test: Any) -> ir.Const | None:
+        """The truth of ``a and b and c`` as the test of an ``if``, where one of its values is
+        false when transforming (``a.ndim == 2 and sparse.issparse(a) and ...`` of an array),
+        and the values before it have no effect (names, attributes, comparisons, type
+        tests): Python then never takes the branch. ``a or b`` alike with a true value.
+        None: not decided so (the test is lowered as any other)."""
+        if not isinstance(test, gast.BoolOp):
+            return None
+        is_and = isinstance(test.op, gast.And)
+        for value in test.values:
+            mark = len(self.block)
+            try:
+                atom = self.expr(value, None, "cond")
+            except AdgenError:
+                atom = None
+            del self.block[mark:]  # (a trial: the test is lowered again if not decided)
+            if isinstance(atom, ir.Const) and bool(atom.value) != is_and:
+                return ir.Const(not is_and)
+            if not self.without_effects(value):
+                return None
+        return None
+
+    def without_effects(self: Lowerer, node: Any) -> bool:
+        """Is evaluating ``node`` free of effects: names, constants, attributes, comparisons,
+        ``and``/``or``/``not``, and calls of ``isinstance``, ``hasattr``, ``callable``,
+        ``len`` and libraries' type tests?"""
+        for n in gast.walk(node):
+            if isinstance(n, gast.Call):
+                try:
+                    ok, fn = self.static_object(n.func)
+                except AdgenError:
+                    return False
+                tests = (isinstance, hasattr, callable, len)
+                if not ok or not (any(fn is t for t in tests) or registry.type_test(fn)):
+                    return False
+            elif not isinstance(n, _EFFECT_FREE):
+                return False
+        return True
+
+    def ending_with_none(self: Lowerer, body: list[Any]) -> list[Any]:
+        """``body`` of a helper whose every ``return`` gives None (``if assume_finite:
+        return`` in a check that otherwise raises or falls off its end), with the ``return
+        None`` Python adds at its end written out (a new list)."""
+        returns = [r for stmt in body for r in _returns(stmt)]
+        if _always_returns(body) or not all(
+            r.value is None or (isinstance(r.value, gast.Constant) and r.value.value is None)
+            for r in returns
+        ):
+            return body
+        for r in returns:
+            if r.value is None:  # (a bare `return`: its value written out, no other change)
+                r.value = gast.copy_location(gast.Constant(value=None, kind=None), r)
+        end = body[-1] if body else self.node
+        ret = gast.copy_location(gast.Return(value=gast.Constant(value=None, kind=None)), end)
+        gast.copy_location(ret.value, ret)
+        return [*body, ret]

@@ -10,7 +10,9 @@ gets there:
 
 * a branch of an ``if`` the program decides when it runs holding something adgen refuses
   (:meth:`DeferredMixin.branch`): the branch becomes the refusal, with ``test`` ``False``; a
-  branch not taken may hold anything, as it may for Python;
+  branch not taken may hold anything, as it may for Python; so does a value of ``a and b``
+  or ``a or b`` that Python evaluates only as the program decides (``hasattr(x, "fit") and
+  callable(x.fit)``);
 * adgen's checks that only the argument kinds decide (``y += v`` of a number or of an array:
   :mod:`adgen.frontend.lower.inplace`), where the kinds are not known when transforming.
 
@@ -20,6 +22,7 @@ the check it was made from, words and all.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import gast
@@ -50,6 +53,13 @@ class DeferredMixin(LowererState):
         a call without a rule, a name only another path binds), the branch is that refusal,
         raised only if the code takes it. Nothing the refused statements did stays: names,
         local functions and the records of fresh arrays are as they were before the branch."""
+        return self.attempted(lambda: self.sub_block(stmts, branch=True))
+
+    def attempted(
+        self: Lowerer, lowering: Callable[[], list[ir.Stmt]]
+    ) -> tuple[list[ir.Stmt], AdgenError | None]:
+        """The block ``lowering`` makes (a branch of an ``if``, the value ``b`` of ``a and
+        b``, which Python evaluates only if ``a`` is true), or the refusal it became."""
         kept = (
             self.block,
             self.depth,
@@ -63,7 +73,7 @@ class DeferredMixin(LowererState):
             set(self.ranges),
         )
         try:
-            return self.sub_block(stmts), None
+            return lowering(), None
         except tuple(DEFERRED.values()) as exc:
             line = self.line
             (self.block, self.depth, self.local_functions, self.bound, self.imported) = kept[:5]

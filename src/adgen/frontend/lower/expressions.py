@@ -16,6 +16,7 @@ import types
 from typing import TYPE_CHECKING, Any
 
 import gast
+import numpy as np
 
 from adgen import ir
 from adgen.errors import UnresolvedNameError
@@ -91,7 +92,7 @@ class ExpressionsMixin(LowererState):
             return self.emit(target, hint, prim, [operand], [], node)
         if isinstance(node, gast.Compare):
             if len(node.ops) != 1:
-                self.refuse(node, "chained comparisons", "compare two values at a time")
+                return self.expr(_unchained(node, self), target, hint)
             if isinstance(node.ops[0], (gast.Is, gast.IsNot)):
                 return self.identity(node, target, hint)
             fn = registry.COMPARE_FUNCTIONS.get(type(node.ops[0]).__name__)
@@ -103,6 +104,15 @@ class ExpressionsMixin(LowererState):
             folded = _folded(fn, left, right, (int, float, bool, str))
             if folded is not None:  # `i != 1` in a loop unrolled when transforming
                 return folded
+            # `np.__name__ in _NUMPY_NAMESPACE_NAMES`: plain data adgen reads when transforming
+            data = [self.outside_data(self.settled(a)) for a in (left, right)]
+            if data[0] is not None and data[1] is not None:
+                consts = (ir.Const(data[0][0]), ir.Const(data[1][0]))
+                folded = _folded(fn, *consts, _DATA)
+                if folded is None and fn in (registry.operator.eq, registry.operator.ne):
+                    folded = _types_folded(fn, data[0][0], data[1][0])  # X.dtype == float
+                if folded is not None:
+                    return folded
             return self.emit(target, hint, prim, [left, right], [], node)
         if isinstance(node, gast.Call):
             done = self.builtin_call(node, target, hint)  # max(items), tuple(...), isinstance
@@ -150,7 +160,7 @@ class ExpressionsMixin(LowererState):
             if first != ir.Var(name):
                 self.copy(name, first)
             for value in values[1:]:
-                rest = self.branch_value(value, name, hint)
+                rest, _ = self.attempted(lambda v=value: self.branch_value(v, name, hint))
                 self.add_if(ir.Var(name), rest if is_and else [], [] if is_and else rest, self.line)
             return ir.Var(name)
         if isinstance(node, gast.Attribute):
@@ -190,8 +200,8 @@ class ExpressionsMixin(LowererState):
         values is refused: adgen's optimizer may share or copy values, which changes
         identity but not equality)."""
         negate = isinstance(node.ops[0], gast.IsNot)
-        left = self.settled(self.expr(node.left, None, hint))
-        right = self.settled(self.expr(node.comparators[0], None, hint))
+        left = self.outside_copy(self.settled(self.expr(node.left, None, hint)))
+        right = self.outside_copy(self.settled(self.expr(node.comparators[0], None, hint)))
         known = [self.known_value(a) for a in (left, right)]
         if all(ok for ok, _ in known):
             # singletons, or two outside objects (`mode is DEFAULT`): identity is exact
@@ -201,13 +211,23 @@ class ExpressionsMixin(LowererState):
         for (ok, value), other in ((known[0], right), (known[1], left)):
             if not (ok and _is_singleton(value)):
                 continue
-            if isinstance(other, (ir.Tup, ir.Dct)) or self.never_singleton(other):
+            sample = self.argument_sample(other)  # (an argument of a kind the code is for)
+            if (
+                isinstance(other, (ir.Tup, ir.Dct))
+                or self.never_singleton(other)
+                or (sample is not None and type(sample) is not bool)
+                or (self.one_object(other) or ("",))[0] == "display"
+                or not any(_is_singleton(v) for v in self.possible_values(other) or [None])
+            ):
                 return ir.Const(negate)  # an array, a number, a tuple is not None
             if value is None:  # decided when the program runs
                 fn = registry.operator.is_not if negate else registry.operator.is_
                 prim = registry.lookup(fn)
                 assert prim is not None
                 return self.emit(target, hint, prim, [other, ir.Const(None)], [], node)
+        decided = self.identity_by_origin(left, right, negate, target, hint)
+        if decided is not None:
+            return decided
         self.refuse(
             node,
             "`is` between values adgen does not know when transforming (identity is not kept "
@@ -282,25 +302,56 @@ class ExpressionsMixin(LowererState):
             return True, self.free[atom.name]
         return False, None
 
+    def outside_data(self: Lowerer, atom: ir.Atom) -> tuple[Any] | None:
+        """``(value,)`` of a constant, or of an outside value (a global, a module's attribute)
+        that is plain data: a number, a string, None, or a tuple, list, set or dict of those;
+        else None."""
+        one = self.one_object(atom) if isinstance(atom, ir.Var) else None
+        if one is not None and one[0] == "outside":  # (a copy of one)
+            atom = self.object_atom(one)
+        if isinstance(atom, ir.Tup) and all(isinstance(a, ir.Const) for a in atom.items):
+            value = tuple(a.value for a in atom.items)  # type: ignore[union-attr]
+        elif isinstance(atom, ir.Const):
+            value = atom.value
+        elif isinstance(atom, ir.Free):
+            try:
+                value = ir.Function("", [], [], "", 0, {}, free=self.free).outside(atom.name)
+            except (KeyError, AttributeError):
+                return None
+        else:
+            return None
+        scalar = (int, float, bool, str, type(None))
+        if (
+            type(value) in scalar
+            or isinstance(value, _DATA_TYPES)
+            or (
+                type(value) in (tuple, list, set, frozenset, dict)
+                and all(type(v) in scalar for v in value)
+            )
+        ):
+            return (value,)
+        return None
+
     def never_singleton(self: Lowerer, atom: ir.Atom) -> bool:
         """Is this atom's value an array or a number for certain (made by a derivative rule,
         such as NumPy's functions and arithmetic: never None, True or False)?"""
+        made = self.made_by(atom)
+        if made is not None:  # (followed back through copies)
+            return _makes_numbers(made.prim)
         if not isinstance(atom, ir.Var) or atom.name in self.rebound_names:
             return False  # (a name bound on several paths: its last statement says nothing)
         prim = self.producers.get(atom.name)
-        return (
-            prim is not None
-            and bool(prim.jvp or prim.vjp)
-            and prim.name not in ("assign", "getitem", "pop")
-            and not prim.name.startswith("rt.")  # (helpers of generated code: lists too)
-            and not prim.lists
-        )
+        return prim is not None and _makes_numbers(prim)
 
     def branch_value(self: Lowerer, node: Any, name: str, hint: str) -> list[ir.Stmt]:
         """The block computing ``node`` into ``name`` (one branch of ``a if c else b``)."""
         saved, self.block = self.block, []
         self.depth += 1
-        atom = self.expr(node, name, hint)
+        self.root.open_branches.append((self.block, saved))
+        try:
+            atom = self.expr(node, name, hint)
+        finally:
+            self.root.open_branches.pop()
         if atom != ir.Var(name):
             self.copy(name, atom)
         self.depth -= 1
@@ -370,7 +421,8 @@ class ExpressionsMixin(LowererState):
             return self.enclosing.name(node)
         else:
             value = self.resolve(node)
-        if any(value is t for t in (float, int, bool, complex)) and node.id == value.__name__:
+        builtin_type = any(value is t for t in (float, int, bool, complex))
+        if (builtin_type and node.id == value.__name__) or _data_class(value):
             name = self.free_name(node.id, value)  # a builtin type as a value: x.astype(float)
             self.free[name] = value
             return ir.Free(name)
@@ -511,6 +563,16 @@ class ExpressionsMixin(LowererState):
             self.free[name] = obj
             return self.free_atom(name, obj)
         value = self.expr(node.value, None, hint)
+        known = self.outside_data(value)
+        if known is not None and isinstance(known[0], np.dtype):
+            # `X.dtype.kind`: a data type's attributes (it cannot change)
+            return self.static_atom(getattr(known[0], node.attr), node.attr, node)
+        if node.attr in ("dtype", "ndim"):
+            # of an argument of a kind the code is made for: `if X.ndim == 1`, `X.dtype ==
+            # np.float32` decided when transforming
+            sample = self.argument_sample(value)
+            if sample is not None and hasattr(sample, node.attr):
+                return self.static_atom(getattr(sample, node.attr), node.attr, node)
         prim = registry.lookup_attribute(node.attr)
         if prim is None:
             made = self.producers.get(value.name) if isinstance(value, ir.Var) else None
@@ -530,6 +592,62 @@ def _folded(fn: Any, left: ir.Atom, right: ir.Atom, types: tuple[type, ...]) -> 
         return None
     try:
         return ir.Const(fn(left.value, right.value))
+    except Exception:
+        return None
+
+
+def _unchained(node: gast.Compare, lowerer: Lowerer) -> gast.BoolOp:
+    """``a == b == c`` as ``a == b and b == c``: the middle values are read twice, so each must
+    be a name, a constant or an attribute of a name (else refused)."""
+    middle = node.comparators[:-1]
+    for value in middle:
+        plain = isinstance(value, (gast.Name, gast.Constant)) or (
+            isinstance(value, gast.Attribute) and isinstance(value.value, gast.Name)
+        )
+        if not plain:
+            lowerer.refuse(
+                value,
+                "chained comparisons whose middle value is computed",
+                "compute the value first, then compare two values at a time",
+            )
+    lefts = [node.left, *middle]
+    pairs = [
+        gast.copy_location(gast.Compare(left=a, ops=[op], comparators=[b]), node)
+        for a, op, b in zip(lefts, node.ops, node.comparators)
+    ]
+    return gast.copy_location(gast.BoolOp(op=gast.And(), values=pairs), node)
+
+
+def _makes_numbers(prim: Any) -> bool:
+    """Does ``prim`` (a rule's, with a derivative) always return an array or a number?"""
+    return (
+        bool(prim.jvp or prim.vjp)
+        and prim.name not in ("assign", "getitem", "pop")
+        and not prim.name.startswith("rt.")  # (helpers of generated code: lists too)
+        and not prim.lists
+    )
+
+
+def _data_class(value: Any) -> bool:
+    """Is ``value`` a class passed around as data: an exception or warning class
+    (``warnings.simplefilter("error", ComplexWarning)``), a NumPy scalar type?"""
+    return isinstance(value, type) and issubclass(value, (BaseException, np.generic))
+
+
+# the types of plain data a comparison of values known when transforming is folded for
+_DATA = (int, float, bool, str, type(None), tuple, list, set, frozenset, dict)
+
+
+# ... and of data types (``X.dtype == np.float32``, ``dtype == float``): equality only
+_DATA_TYPES = (np.dtype, type)
+
+
+def _types_folded(fn: Any, left: Any, right: Any) -> ir.Const | None:
+    """``left == right`` (or ``!=``) of two data types or classes, as a constant."""
+    if not (isinstance(left, _DATA_TYPES) and isinstance(right, _DATA_TYPES)):
+        return None
+    try:
+        return ir.Const(bool(fn(left, right)))
     except Exception:
         return None
 

@@ -327,6 +327,12 @@ class LowererState:
         # code runs: (id(object), name) -- never both (ObjectsMixin.store_outside)
         self.attrs_read: set[tuple[int, str]] = set()
         self.attrs_written: set[tuple[int, str]] = set()
+        # the parameters (leaves) differentiated, where lowering is told (IdentitiesMixin)
+        self.differentiated: frozenset[str] | None = None
+        # the kinds of the arguments the code is made for: parameter -> describe(argument)
+        self.kinds: dict[str, Any] = {}
+        # the branches of `if`s being lowered, with the block around each (IdentitiesMixin)
+        self.open_branches: list[tuple[list[ir.Stmt], list[ir.Stmt]]] = []
 
     def new_name(self: Lowerer, user: str) -> str:
         """The IR name for a new binding of the user's variable ``user``."""

@@ -268,7 +268,10 @@ class StatementsMixin(LowererState):
 
     def lower_if(self: Lowerer, stmt: Any) -> None:
         """``if``/``else``: each branch a block of its own."""
-        test = self.expr(stmt.test, None, "cond")
+        shortcut = self.decided_chain(stmt.test)
+        test = shortcut if shortcut is not None else self.expr(stmt.test, None, "cond")
+        settled = self.settled(test)  # (`if pandas_requires_conversion:` still False)
+        test = settled if isinstance(settled, ir.Const) else test
         if isinstance(test, ir.Const):
             # decided when transforming (`if b is None:` with b's default): Python runs only
             # that branch, so only that one is lowered
@@ -344,11 +347,18 @@ class StatementsMixin(LowererState):
             self.current = stmt
             self.statement(stmt)
 
-    def sub_block(self: Lowerer, stmts: list[Any]) -> list[ir.Stmt]:
-        """Lower the statements of a nested block into their own IR block."""
+    def sub_block(self: Lowerer, stmts: list[Any], branch: bool = False) -> list[ir.Stmt]:
+        """Lower the statements of a nested block into their own IR block (``branch``: one
+        branch of an ``if``, which runs at most once, after what the block around holds)."""
         saved, self.block = self.block, []
         self.depth += 1
-        self.lower_block(stmts)
+        if branch:
+            self.root.open_branches.append((self.block, saved))
+        try:
+            self.lower_block(stmts)
+        finally:
+            if branch:
+                self.root.open_branches.pop()
         self.depth -= 1
         block, self.block = self.block, saved
         return block

@@ -1,0 +1,294 @@
+# mypy: disable-error-code="misc"
+# (every method takes the whole Lowerer as ``self``, as the parts call each other; mypy wants a
+# ``self`` type to be a supertype of the class the method is written in, and says so as "misc")
+"""Which object a value is: ``a is b`` of values adgen can follow, and the kinds of the
+caller's arguments (issue 34, part 2).
+
+Library code tests identity to take a shortcut: ``if Y is X`` after ``X = Y = check(X)``
+(scikit-learn's pairwise kernels: one set of norms, a zero diagonal), ``if out is x``.
+Lowering follows each side back through the copies straight-line code made (passing an
+argument, ``X = Y = v``, returning a parameter) to what the object is: one of the function's
+arguments, an outside object, or the result of a statement -- a NumPy rule makes a new array,
+one that may return its argument (``np.asarray(x)``: ``x`` itself, or a new array) may be
+that argument or a new array. Two sides that are one object are ``True``; two that can be
+no common object are ``False``; two arguments, or an argument and an outside object, are
+tested when the code runs, on the caller's own objects (which no optimisation touches).
+
+A differentiated argument is a value of its own, as in JAX and autograd, and as finite
+differences see it (``x + h`` is a new array): ``x is Y`` is ``False`` for any other object
+``Y``, even when the caller passed the same array twice (lowering is told which arguments
+are differentiated: :func:`adgen.frontend.lower.lower`). Anything else is refused as before.
+
+Where the code is made for the kinds of the arguments (their shapes and dtypes, as the API's
+calls make it), an argument followed back through copies has a sample value of its kind
+(:meth:`IdentitiesMixin.argument_sample`): ``isinstance``, ``hasattr``, ``getattr(x, name,
+default)``, ``scipy.sparse.issparse``, ``x.dtype``, ``x.ndim`` of it are decided then, and
+only the branch Python takes is lowered.
+
+>>> import numpy as np
+>>> from adgen.frontend.parse import parse_function
+>>> from adgen.frontend.lower import lower
+>>> def kernel(X, Y):
+...     Z = Y
+...     if Z is X:
+...         return np.sum(X * X)
+...     return np.sum(X * Z)
+>>> print(lower(parse_function(kernel), differentiated=["X"]))  # doctest: +NORMALIZE_WHITESPACE
+def kernel(X, Y):        # <doctest adgen.frontend.lower.identities[3]>:1
+    out_1 = X * Y        # line 5
+    out = np.sum(out_1)  # line 5
+    return out           # line 5
+>>> print(lower(parse_function(kernel)))  # doctest: +NORMALIZE_WHITESPACE
+def kernel(X, Y):            # <doctest adgen.frontend.lower.identities[3]>:1
+    cond_1 = Y is X          # line 3
+    if cond_1:               # line 3
+        out_1 = X * X        # line 4
+        out = np.sum(out_1)  # line 4
+    else:                    # line 3
+        out_2 = X * Y        # line 5
+        out = np.sum(out_2)  # line 5
+    return out               # line 5
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from adgen import ir
+from adgen.frontend.lower.state import LowererState
+from adgen.rules import registry
+
+if TYPE_CHECKING:
+    from adgen.frontend.lower import Lowerer
+
+# what a side of `is` may be: ("arg", name), ("own", name) of a differentiated argument,
+# ("outside", name), ("made", id(statement)), ("display", id(statement))
+Identity = tuple[str, str | int]
+
+
+# where a statement stands: its block and its position there
+Place = tuple[list[ir.Stmt], int]
+
+
+class IdentitiesMixin(LowererState):
+    """``a is b`` decided by what each side's object is, or tested on the caller's objects."""
+
+    def identity_by_origin(
+        self: Lowerer, left: ir.Atom, right: ir.Atom, negate: bool, target: str | None, hint: str
+    ) -> ir.Atom | None:
+        """``left is right`` (``is not`` if ``negate``) when the objects each side may be are
+        known: a constant where they tell, a test run with the program on two of the caller's
+        objects; ``None`` where adgen cannot tell."""
+        same = self.one_object(left)
+        if left == right or (same is not None and same == self.one_object(right)):
+            return ir.Const(not negate)
+        if self.apart(left, right) or self.apart(right, left):
+            return ir.Const(negate)
+        found = [self.possible_objects(a) for a in (left, right)]
+        if found[0] is None or found[1] is None or found[0] & found[1]:
+            return None
+        sides = [found[0], found[1]]
+        if any(o[0] == "display" for s in sides for o in s):
+            return None  # (two empty tuples may be one object)
+        # no object in common: unless both may be objects of the caller's, which the call
+        # decides (two arguments, or an argument and an outside object)
+        callers = [{o for o in s if o[0] in ("arg", "outside")} for s in sides]
+        if not (callers[0] and callers[1]):
+            return ir.Const(negate)
+        if not all(len(s) == 1 for s in sides):
+            return None
+        # (an argument read by its own name: not bound again on the way here)
+        atoms = [self.object_atom(next(iter(s))) for s in sides]
+        if any(isinstance(a, ir.Var) and self.one_object(a) != ("arg", a.name) for a in atoms):
+            return None
+        fn = registry.operator.is_not if negate else registry.operator.is_
+        prim = registry.lookup(fn)
+        assert prim is not None
+        return self.emit(target, hint, prim, atoms, [], None)
+
+    def apart(self: Lowerer, new: ir.Atom, other: ir.Atom) -> bool:
+        """Is ``new`` a new array (or NumPy scalar) a NumPy rule made, and ``other`` an object
+        that cannot be it: an argument, an outside object, a display, or the result of another
+        statement that never returns its argument (``v3 * 2.0``: whatever numbers it holds)?"""
+        made = self.made_by(new)
+        if made is None or made.prim.view or not _makes_array(made.prim):
+            return False
+        traced = self.traced(other)
+        if traced is None:
+            return False
+        (kind, _), stmt, _ = traced
+        if kind in ("arg", "own", "outside", "display"):
+            return True
+        return (
+            stmt is not None
+            and stmt is not made
+            and not stmt.prim.view
+            and stmt.prim.refusal is None
+            and stmt.prim.callee is None
+            and stmt.prim.user_fn is None
+            and not stmt.prim.lists
+        )
+
+    def made_by(self: Lowerer, atom: ir.Atom, kind: str = "made") -> ir.Assign | None:
+        """The statement that made ``atom``'s value (``kind`` "display": the copy of a list,
+        tuple or dict display), followed back through copies."""
+        traced = self.traced(atom)
+        if traced is None or traced[0][0] != kind:
+            return None
+        return traced[1]
+
+    def outside_copy(self: Lowerer, atom: ir.Atom) -> ir.Atom:
+        """The outside object ``atom`` is a copy of (``dtype`` bound to ``float`` by a helper,
+        then passed on), else ``atom`` itself."""
+        one = self.one_object(atom) if isinstance(atom, ir.Var) else None
+        return self.object_atom(one) if one is not None and one[0] == "outside" else atom
+
+    def object_atom(self: Lowerer, identity: Identity) -> ir.Atom:
+        """The atom that reads an argument or an outside object."""
+        kind, name = identity
+        assert isinstance(name, str)
+        return ir.Var(name) if kind == "arg" else ir.Free(name)
+
+    def one_object(self: Lowerer, atom: ir.Atom) -> Identity | None:
+        """The one object ``atom``'s value is here, followed back through copies to the
+        statement that made it, the argument or the outside object (``None`` if adgen cannot
+        tell)."""
+        traced = self.traced(atom)
+        return None if traced is None else traced[0]
+
+    def traced(
+        self: Lowerer, atom: ir.Atom, at: Place | None = None
+    ) -> tuple[Identity, ir.Assign | None, Place | None] | None:
+        """What ``atom``'s value is before the statement at ``at`` (or here), the statement
+        that made it and where that stands. The walk goes back through the block being built,
+        then the blocks around it where it is a branch of an ``if`` (never out of a loop's
+        body, which runs again), following copies: straight-line code, as Python runs it."""
+        if isinstance(atom, ir.Free):
+            return ("outside", atom.name), None, None
+        if not isinstance(atom, ir.Var):
+            return None
+        name = atom.name
+        block, end = at if at is not None else (self.block, len(self.block))
+        while True:
+            k = _last_binding(block, name, end)
+            if k is None:
+                outer = self.around(block)
+                if outer is not None:
+                    block, end = outer, len(outer)
+                    continue
+                found = self.argument(name) if block is self.root.block else None
+                return None if found is None else (found, None, None)
+            stmt = block[k]
+            if not (isinstance(stmt, ir.Assign) and stmt.targets == (name,)):
+                return None  # (bound inside a block, or one item of a tuple)
+            if stmt.prim is not registry.lookup(registry.assign):
+                return ("made", id(stmt)), stmt, (block, k)
+            first = stmt.args[0]
+            if isinstance(first, ir.Free):
+                return ("outside", first.name), None, None
+            if isinstance(first, (ir.Tup, ir.Dct)):  # (never None, True or False)
+                return ("display", id(stmt)), stmt, (block, k)
+            if not isinstance(first, ir.Var):
+                return None
+            name, end = first.name, k
+
+    def around(self: Lowerer, block: list[ir.Stmt]) -> list[ir.Stmt] | None:
+        """The block around ``block``, where ``block`` is a branch of an ``if`` being built
+        (or the value of ``a and b``), else None."""
+        for branch, outer in reversed(self.root.open_branches):
+            if branch is block:
+                return outer
+        return None
+
+    def argument(self: Lowerer, name: str) -> Identity | None:
+        """What the root function's parameter ``name`` is: a value of its own if it is
+        differentiated, else the caller's object (``None`` if ``name`` is no parameter)."""
+        if name not in self.root.flat_params:
+            return None
+        differentiated = self.root.differentiated
+        own = differentiated is not None and name in differentiated
+        return ("own", name) if own else ("arg", name)
+
+    def argument_sample(self: Lowerer, atom: ir.Atom) -> Any:
+        """A value of the kind of the caller's argument ``atom`` is (followed back through
+        copies), where the code is made for the kinds of the arguments (``None`` if not):
+        a read-only array of its shape and dtype (all one element, nothing allocated), a
+        number of its type. Type tests of it are then decided when transforming."""
+        one = self.one_object(atom) if self.root.kinds else None
+        if one is None or one[0] not in ("arg", "own"):
+            return None
+        return _sample(self.root.kinds.get(str(one[1])))
+
+    def possible_objects(self: Lowerer, atom: ir.Atom) -> set[Identity] | None:
+        """The objects ``atom``'s value may be here: a new array a NumPy rule made, one that
+        rule's array argument may be (``np.asarray(x)``: ``x`` itself, or a new array), an
+        argument, an outside object (``None`` if adgen cannot tell: a value a loop or branch
+        bound, one a call adgen runs as written returned, an item of a list...)."""
+        found: set[Identity] = set()
+        todo: list[tuple[ir.Atom, Place | None]] = [(atom, None)]
+        while todo:
+            traced = self.traced(*todo.pop())
+            if traced is None:
+                return None
+            one, stmt, place = traced
+            found.add(one)
+            if one[0] != "made":
+                continue
+            assert stmt is not None and place is not None
+            if not _makes_array(stmt.prim):
+                return None
+            if stmt.prim.view:  # (np.asarray(x): x itself, or a new array)
+                first = stmt.args[0] if stmt.args else None
+                if not isinstance(first, ir.Var):
+                    return None
+                todo.append((first, place))
+        return found
+
+
+def _last_binding(block: list[ir.Stmt], name: str, end: int) -> int | None:
+    """The position of the last statement before ``end`` that binds ``name`` (a compound
+    statement binding it anywhere inside counts), if any."""
+    for k in range(end - 1, -1, -1):
+        stmt = block[k]
+        inside = ir.Function("", [], [stmt], "", 0, {}).statements()
+        if any(
+            (isinstance(s, ir.Assign) and name in s.targets)
+            or (isinstance(s, ir.For) and s.target == name)
+            for s in inside
+        ):
+            return k
+    return None
+
+
+def _sample(kind: Any) -> Any:
+    """A value described by ``kind`` (:func:`adgen.middle.shapes.describe`), or ``None``.
+
+    >>> a = _sample(((1000, 1000), "<f4"))
+    >>> type(a).__name__, a.shape, a.dtype.name, a.nbytes > a.base.nbytes
+    ('ndarray', (1000, 1000), 'float32', True)
+    >>> _sample("float"), _sample(("numpy", "<i8")).dtype.name, _sample(None)
+    (0.0, 'int64', None)
+    """
+    if isinstance(kind, tuple) and len(kind) == 2 and isinstance(kind[0], tuple):
+        return np.broadcast_to(np.zeros((), np.dtype(kind[1])), kind[0])
+    if isinstance(kind, tuple) and len(kind) == 2 and kind[0] == "numpy":
+        return np.dtype(kind[1]).type(0)
+    numbers = {"float": 0.0, "int": 0, "bool": False, "complex": 0j}
+    return numbers.get(kind) if isinstance(kind, str) else None
+
+
+def _makes_array(prim: registry.Primitive) -> bool:
+    """Is ``prim`` one of NumPy's functions or array methods adgen has a rule for (its result a
+    new array, or for a view-making one, possibly its array argument itself)? Not Python's
+    arithmetic (small ints are shared objects), nor a call adgen runs as written, nor an
+    inlined function of the user's."""
+    return (
+        prim.differentiable
+        and prim.refusal is None
+        and prim.callee is None
+        and prim.user_fn is None
+        and not prim.lists
+        and (prim.name.startswith(("np.", ".")) or prim.name == "getitem")
+    )

@@ -1,0 +1,209 @@
+"""Identity tests and type tests of the caller's arguments decided when transforming (issue 34).
+
+Library validation code tests ``Y is X``, ``isinstance(X, np.ndarray)``, ``getattr(X, "dtype",
+None)``, ``X.dtype == np.float32``, chained comparisons and helpers that only ``return`` or
+raise; adgen follows the arguments through copies, knows their kinds when the code is made
+for them, and lowers only the path Python takes.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import pytest
+
+import adgen
+from adgen.backend.codeopt.drop_copies import drop_copies
+from adgen.errors import UnsupportedSyntaxError
+
+X = np.array([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]])
+Y = np.array([[1.0, 2.0, -1.0], [0.5, -0.5, 0.25], [2.0, 1.0, 0.0]])
+
+
+def _check(x, y):
+    """A validation helper in the style of scikit-learn's check_pairwise_arrays."""
+    if y is x or y is None:
+        x = y = np.asarray(x, dtype=float)
+    else:
+        x = np.asarray(x, dtype=float)
+        y = np.asarray(y, dtype=float)
+    return x, y
+
+
+def kernel(x, y=None):
+    x, y = _check(x, y)
+    if y is x:
+        return np.sum((x @ x.T) ** 2) * 0.5  # (the same value by a shortcut)
+    return np.sum((x @ y.T) ** 2)
+
+
+def both_modes(f, x, *rest):
+    """The gradient of ``f`` w.r.t. its first argument, checked against forward mode."""
+    g = adgen.grad(f)(x, *rest)
+    v = np.linspace(-1.0, 1.0, x.size).reshape(x.shape)
+    zeros = tuple(np.zeros_like(r) for r in rest)  # (every argument given a tangent)
+    np.testing.assert_allclose(adgen.jvp(f, (x, *rest), (v, *zeros))[1], np.sum(g * v))
+    return g
+
+
+def test_a_differentiated_argument_is_no_other_object():
+    g = both_modes(kernel, X, Y)
+    np.testing.assert_allclose(g, 2 * (X @ Y.T) @ Y)
+
+
+def test_the_same_argument_twice_is_still_a_value_of_its_own():
+    """grad(f)(A, A): the derivative w.r.t. the first argument holds the second fixed, as
+    finite differences (which perturb a copy) and tracers see it."""
+    g = both_modes(kernel, X, X)
+    np.testing.assert_allclose(g, 2 * (X @ X.T) @ X)
+
+
+def kernel_of_one(x):
+    return kernel(x)
+
+
+def test_one_object_through_copies_is_itself():
+    """``x = y = v`` then ``y is x``: one object (``y`` defaults to None in the helper)."""
+    g = both_modes(kernel_of_one, X)
+    np.testing.assert_allclose(g, 2 * (X @ X.T) @ X)
+
+
+def test_two_arguments_neither_differentiated_are_tested_when_the_code_runs():
+    def f(w, a, b):
+        return w * (1.0 if a is b else 2.0)
+
+    grad_w = adgen.grad(f)
+    assert grad_w(3.0, X, X) == 1.0
+    assert grad_w(3.0, X, Y) == 2.0
+
+
+def test_identity_of_a_new_array_and_an_argument_is_decided():
+    def f(x):
+        z = np.sin(x)
+        if z is x:
+            raise AssertionError("never")
+        return np.sum(z)
+
+    np.testing.assert_allclose(adgen.grad(f)(X), np.cos(X))
+
+
+def test_identity_adgen_cannot_follow_is_still_refused():
+    def f(x, n):
+        z = x
+        for _ in range(n):
+            z = z * 2.0
+        if z is x:
+            return np.sum(x)
+        return np.sum(z)
+
+    with pytest.raises(UnsupportedSyntaxError, match="`is` between values"):
+        adgen.grad(f)(X, 2)
+
+
+def _validated(x):
+    """Type tests of the caller's argument, as libraries write them."""
+    if not isinstance(x, np.ndarray):
+        x = np.asarray(x)  # (never reached for an array)
+    if getattr(x, "__dataframe__", None) is not None:
+        raise TypeError("a dataframe")
+    if hasattr(x, "fit") and callable(x.fit):
+        raise TypeError("an estimator")
+    if x.dtype == np.float32 or x.dtype.kind == "c":
+        kind = np.float32
+    else:
+        kind = float
+    if not isinstance(x.shape[0], numbers.Integral):
+        raise TypeError("no length")
+    if x.ndim == 1:
+        x = x.reshape(-1, 1)
+    return x, kind
+
+
+def test_type_tests_of_arguments_are_decided_by_their_kinds():
+    def f(x):
+        x, kind = _validated(x)
+        return np.sum(np.tanh(x.astype(kind)))
+
+    for x in (X, X[0]):
+        g = both_modes(f, x)
+        np.testing.assert_allclose(g, 1.0 - np.tanh(x) ** 2)
+
+
+def test_chained_comparisons():
+    def f(x, lo, hi):
+        if lo < 0.0 <= hi:
+            return np.sum(x**2)
+        return np.sum(x)
+
+    np.testing.assert_allclose(adgen.grad(f)(X, -1.0, 1.0), 2 * X)
+    np.testing.assert_allclose(adgen.grad(f)(X, 1.0, 2.0), np.ones_like(X))
+
+
+def test_chained_comparison_with_a_computed_middle_value_is_refused():
+    def f(x):
+        if 0.0 < np.sum(x) < 10.0:
+            return np.sum(x**2)
+        return np.sum(x)
+
+    with pytest.raises(UnsupportedSyntaxError, match="middle value is computed"):
+        adgen.grad(f)(X)
+
+
+def _assert_finite(x, assume_finite):
+    """A check that only returns or raises (no value)."""
+    if assume_finite:
+        return
+    if not np.all(np.isfinite(x)):
+        raise ValueError("not finite")
+
+
+def test_a_helper_that_only_returns_none_or_raises():
+    def f(x, assume):
+        _assert_finite(x, assume)
+        return np.sum(np.exp(x))
+
+    for assume in (True, False):
+        np.testing.assert_allclose(adgen.grad(f)(X, assume), np.exp(X))
+    with pytest.raises(ValueError, match="not finite"):
+        adgen.grad(f)(np.array([np.inf, 1.0]), False)
+
+
+def test_and_whose_second_value_adgen_refuses_is_refused_only_if_evaluated():
+    class Model:
+        def fit(self):
+            return self
+
+    model = Model()
+
+    def f(x, flag):
+        checked = flag and model.fit() is model
+        return np.sum(x) * (2.0 if checked else 1.0)
+
+    np.testing.assert_allclose(adgen.grad(f)(X, False), np.ones_like(X))
+
+
+def test_an_if_an_and_decides_false_lowers_no_branch():
+    def f(x):
+        if x.ndim == 2 and isinstance(x, list) and x.format == "csr":
+            return x.unsupported_method()
+        return np.sum(x * x)
+
+    np.testing.assert_allclose(adgen.grad(f)(X), 2 * X)
+
+
+def test_drop_copies_drops_the_del_of_a_name_it_merged():
+    source = (
+        "def f_vjp(x, out_bar):\n"
+        "    a = x\n"
+        "    b = a\n"
+        "    a = b\n"
+        "    del b\n"
+        "    c = a * 2.0\n"
+        "    return c\n"
+    )
+    done = drop_copies(source)
+    namespace: dict = {}
+    exec(compile(done, "<test>", "exec"), namespace)
+    assert namespace["f_vjp"](3.0, 1.0) == 6.0
+    assert "del b" not in done
