@@ -1378,20 +1378,22 @@ class Writer:
                 "else:",
                 f"    {name} = {a} * 0.0",
             ]
-        if form == "typetest":
+        if form == "typetest":  # (of a value a NumPy function made: an array or a NumPy scalar)
+            t = self.fresh("t")
             test = self.pick(
                 [
-                    f"isinstance({a}, np.ndarray) and {a}.ndim >= 1",
-                    f'getattr({a}, "dtype", None) is not None',
-                    f'hasattr({a}, "shape") and not hasattr({a}, "fit")',
-                    f"isinstance({a}, float)",
+                    f"isinstance({t}, (np.ndarray, np.generic)) and {t}.ndim >= 0",
+                    f'getattr({t}, "dtype", None) is not None',
+                    f'hasattr({t}, "shape") and not hasattr({t}, "fit")',
+                    f"isinstance({t}, (list, tuple))",
                 ]
             )
             return [
+                f"{t} = np.tanh({a})",
                 f"if {test}:",
-                f"    {name} = np.sin({a}) * {c}",
+                f"    {name} = np.sin({t}) * {c}",
                 "else:",
-                f"    {name} = np.cos({a}) * {c}",
+                f"    {name} = np.cos({t}) * {c}",
             ]
         if form == "chained":
             t = self.fresh("t")

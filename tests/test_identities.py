@@ -207,3 +207,46 @@ def test_drop_copies_drops_the_del_of_a_name_it_merged():
     exec(compile(done, "<test>", "exec"), namespace)
     assert namespace["f_vjp"](3.0, 1.0) == 6.0
     assert "del b" not in done
+
+
+def test_type_of_an_argument_is_its_kind():
+    def f(x, s):
+        if type(x) is np.ndarray and type(s) is float:
+            return np.sum(x * s)
+        return np.sum(x) * 0.0
+
+    np.testing.assert_allclose(adgen.grad(f)(X, 2.0), np.full_like(X, 2.0))
+    np.testing.assert_allclose(adgen.grad(f)(X, np.float64(2.0)), np.zeros_like(X))
+
+
+def test_out_writes_into_an_array_the_function_made():
+    def f(x):
+        k = x * 2.0
+        np.exp(k, out=k)
+        r = np.multiply(k, x, out=k)
+        return np.sum(r) + np.sum(k)
+
+    want = 2 * (np.exp(2 * X) * (2 * X + 1))
+    np.testing.assert_allclose(both_modes(f, X), want)
+
+
+def test_out_into_an_argument_is_refused():
+    def f(x):
+        np.exp(x, out=x)
+        return np.sum(x)
+
+    with pytest.raises(UnsupportedSyntaxError, match="in-place write into `x`"):
+        adgen.grad(f)(X.copy())
+
+
+def test_a_copy_of_a_value_a_loop_bound_is_that_value():
+    def f(w, n):
+        y = w
+        for _ in range(n):
+            y = y * 0.5
+        b = y
+        z = np.tanh(y)
+        return np.sum(z) if b is y and z is not y else np.sum(y) * 0.0
+
+    w = np.array([0.5, -1.0])
+    np.testing.assert_allclose(adgen.grad(f)(w, 2), 0.25 * (1 - np.tanh(0.25 * w) ** 2))

@@ -250,3 +250,22 @@ def test_sklearn_linear_kernel_through_its_array_checks():
         tangents = (v, np.zeros_like(y))
         got = adgen.jvp(_linear_kernel_energy, (x, y), tangents)[1]
         np.testing.assert_allclose(got, np.sum(want * v), rtol=1e-12)  # (y's tangent: 0)
+
+
+def _distance_sum(x, y):
+    return np.sum(sk_pairwise.euclidean_distances(x, y))
+
+
+@pytest.mark.skipif(sk_pairwise is None, reason="scikit-learn is not installed")
+def test_sklearn_euclidean_distances_through_its_norms_and_in_place_updates():
+    """``euclidean_distances`` as installed: its row norms (``np.einsum`` in ``row_norms``),
+    ``distances += XX`` and ``np.maximum(distances, 0, out=distances)`` through
+    ``_modify_in_place_if_numpy``, ``Y is X`` deciding the zero diagonal; against the
+    derivative of the sum of distances, ``sum_j (x_i - y_j) / d_ij``, in both modes."""
+    x, y = RNG.normal(size=(5, 3)), RNG.normal(size=(4, 3))
+    diff = x[:, None, :] - y[None, :, :]
+    want = np.sum(diff / np.linalg.norm(diff, axis=-1, keepdims=True), axis=1)
+    np.testing.assert_allclose(adgen.grad(_distance_sum)(x, y), want, rtol=1e-9)
+    v = np.linspace(-1.0, 1.0, x.size).reshape(x.shape)
+    got = adgen.jvp(_distance_sum, (x, y), (v, np.zeros_like(y)))[1]
+    np.testing.assert_allclose(got, np.sum(want * v), rtol=1e-9)

@@ -857,6 +857,48 @@ _READ_ONLY_LIBRARY = frozenset(
 )
 
 
+def writes_out(fn: Any) -> int | None:
+    """Where ``fn(..., out=y)`` writes what ``f(*args)`` computes into ``y`` and returns
+    ``y``: for one of NumPy's ufuncs, 0 (``fn`` itself computes, from all its positional
+    arguments); for a library's helper that calls the function it is given with ``out=``
+    (scikit-learn's ``_modify_in_place_if_numpy(xp, func, *args, out=y)`` while its array
+    API support is off), the position of that function among its arguments. None: neither.
+
+    >>> writes_out(np.exp), writes_out(np.sum)
+    (0, None)
+    """
+    if isinstance(fn, np.ufunc):
+        return 0
+    module, name = getattr(fn, "__module__", None) or "", getattr(fn, "__name__", "")
+    if module == "sklearn.utils._array_api" and name == "_modify_in_place_if_numpy":
+        return 1 if _sklearn_array_api_off() else None
+    return None
+
+
+def _sklearn_array_api_off() -> bool:
+    """Is scikit-learn's array API support off (its default)? Its helpers then take NumPy's
+    paths whatever the arrays."""
+    sklearn = sys.modules.get("sklearn")
+    config = sklearn.get_config() if sklearn is not None else {"array_api_dispatch": True}
+    return not config.get("array_api_dispatch", True)
+
+
+def kind_keeping(name: str) -> Callable[..., Any] | None:
+    """For a primitive (by name) whose result has its array argument's shape, and a dtype
+    the other arguments decide (``np.asarray(x, dtype=float)``, ``x.astype(t)``), the NumPy
+    function it runs (adgen evaluates it on a sample of the argument's kind); else None."""
+    casts: dict[str, Callable[..., Any]] = {
+        "np.asarray": np.asarray,
+        "np.asanyarray": np.asanyarray,
+        "np.ascontiguousarray": np.ascontiguousarray,
+        "np.asfortranarray": np.asfortranarray,
+        ".astype": lambda a, *args, **kwargs: a.astype(*args, **kwargs),
+    }
+    if hasattr(np, "astype"):
+        casts["np.astype"] = np.astype
+    return casts.get(name)
+
+
 def decided_by_kinds(fn: Any) -> bool:
     """Is ``fn`` a NumPy function of data types only (``np.dtype(float)``,
     ``np.isdtype(dtype, "integral")``), which adgen evaluates when transforming where its
@@ -939,9 +981,7 @@ def array_namespace_result(fn: Any) -> Any:
     module, name = getattr(fn, "__module__", None) or "", getattr(fn, "__name__", "")
     getters = ("get_namespace", "get_namespace_and_device")
     if module == "sklearn.utils._array_api" and name in getters:
-        sklearn = sys.modules.get("sklearn")
-        config = sklearn.get_config() if sklearn is not None else {"array_api_dispatch": True}
-        if config.get("array_api_dispatch", True):
+        if not _sklearn_array_api_off():
             return None
         return (np, False) if name == "get_namespace" else (np, False, None)
     if module.startswith("scipy._lib.") and name == "array_namespace":

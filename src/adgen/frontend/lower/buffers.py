@@ -1,7 +1,8 @@
 # mypy: disable-error-code="misc"
 # (every method takes the whole Lowerer as ``self``, as the parts call each other; mypy wants a
 # ``self`` type to be a supertype of the class the method is written in, and says so as "misc")
-"""Buffers a loop swaps: ``u, u_new = u_new, u`` (issue 34, part 6).
+"""Buffers: those a loop swaps, ``u, u_new = u_new, u`` (issue 34, part 6), and results
+written into a buffer with ``out=``.
 
 A time-stepping loop that writes the next state into a second buffer and swaps the two
 (``u_new[1:-1] = u[1:-1] + c * (...); u, u_new = u_new, u``) writes in place into an array
@@ -12,6 +13,10 @@ group (a permutation of the members), no statement lets another name share one (
 list, a loop over its rows), and a parameter among them is first bound to a new array at
 the top of the function. Then a write into one member changes no value any other name
 holds, as for a buffer bound to a new array just before (:mod:`.inplace`).
+
+``np.exp(K, out=K)`` (one of NumPy's ufuncs), or a library's helper that calls the function it
+is given so (scikit-learn's ``K = _modify_in_place_if_numpy(xp, xp.exp, K, out=K)``), is the
+write ``K[...] = np.exp(K)``, with the checks of any write in place, and its value is ``K``.
 """
 
 from __future__ import annotations
@@ -21,8 +26,10 @@ from typing import TYPE_CHECKING, Any
 import gast
 
 from adgen import ir
+from adgen.errors import AdgenError
 from adgen.frontend.lower.state import LowererState
 from adgen.frontend.lower.syntax import _own_nodes
+from adgen.rules import registry
 
 if TYPE_CHECKING:
     from adgen.frontend.lower import Lowerer
@@ -48,7 +55,43 @@ def _swap(node: Any) -> list[str] | None:
 
 
 class BuffersMixin(LowererState):
-    """In-place writes into buffers a loop swaps."""
+    """In-place writes into buffers a loop swaps, or named by ``out=``."""
+
+    def written_out(self: Lowerer, stmt: Any, call: Any, result: str | None) -> bool:
+        """Lower ``call`` (the value of ``stmt``) as the write ``y[...] = f(*args)`` if it is
+        ``f(*args, out=y)`` of a ufunc or of a helper that passes ``out=`` on (then bind
+        ``result``, if given, to ``y``); False: it is not (nothing lowered)."""
+        if not isinstance(call, gast.Call) or any(isinstance(a, gast.Starred) for a in call.args):
+            return False
+        try:
+            ok, fn = self.static_object(call.func)
+        except AdgenError:
+            return False
+        at = registry.writes_out(fn) if ok else None
+        outs = [k.value for k in call.keywords if k.arg == "out"]
+        if at is None or len(outs) != 1 or not isinstance(outs[0], gast.Name):
+            return False
+        rest = [k for k in call.keywords if k.arg != "out"]
+        if at == 0:  # a ufunc: all its inputs positional, no other option
+            if rest or len(call.args) != fn.nin:
+                return False
+            computed = gast.Call(func=call.func, args=call.args, keywords=[])
+        elif len(call.args) > at:
+            computed = gast.Call(func=call.args[at], args=call.args[at + 1 :], keywords=rest)
+        else:
+            return False
+        out = outs[0]
+        target = gast.Subscript(
+            value=gast.Name(id=out.id, ctx=gast.Load(), annotation=None, type_comment=None),
+            slice=gast.Constant(value=Ellipsis, kind=None),
+            ctx=gast.Store(),
+        )
+        for node in (computed, target, target.value, target.slice):
+            gast.copy_location(node, call)
+        self.write_in_place(stmt, target, computed, None)
+        if result is not None:
+            self.bind(result, self.new_name(result), self.env[out.id])
+        return True
 
     def swapped_buffer(self: Lowerer, name: str) -> bool:
         """Is ``name`` one of a group of names the function swaps, which always hold distinct

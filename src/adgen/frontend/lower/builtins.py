@@ -95,6 +95,16 @@ class BuiltinsMixin(LowererState):
             return decided
         if registry.decided_by_kinds(fn) and not node.keywords:
             return self.kinds_call(node, fn)
+        if fn is type and len(node.args) == 1 and not node.keywords:
+            # `type(X) is np.ndarray`: the class, where every value X may hold has that one
+            mark = len(self.block)
+            kinds = {
+                type(v) for v in self.possible_values(self.expr(node.args[0], None, "x")) or []
+            }
+            if len(kinds) == 1:
+                return self.static_atom(kinds.pop(), "kind", node)
+            del self.block[mark:]
+            return None
         if (fn is getattr or fn is inspect.getattr_static) and len(node.args) == 3:
             return self.attribute_test(node, fn)
         if fn is max or fn is min:
@@ -328,7 +338,12 @@ class BuiltinsMixin(LowererState):
             pairs = list(zip(target.elts, result))
         else:
             return False
-        if not all(isinstance(t, gast.Name) and t.id not in self.multi for t, _ in pairs):
+        # (a name other branches bind too: where this one runs in straight-line code, an `if`
+        # decided when transforming around it, it is the binding the code after it sees)
+        if not all(
+            isinstance(t, gast.Name) and (t.id not in self.multi or self.depth == 0)
+            for t, _ in pairs
+        ):
             return False
         for t, v in pairs:
             if isinstance(v, types.ModuleType):

@@ -300,6 +300,11 @@ class ExpressionsMixin(LowererState):
             return True, atom.value
         if isinstance(atom, ir.Free) and atom.name in self.free:
             return True, self.free[atom.name]
+        if isinstance(atom, ir.Free):  # a module's attribute spelled by its path (np.ndarray)
+            try:
+                return True, ir.Function("", [], [], "", 0, {}, free=self.free).outside(atom.name)
+            except (KeyError, AttributeError):
+                return False, None
         return False, None
 
     def outside_data(self: Lowerer, atom: ir.Atom) -> tuple[Any] | None:

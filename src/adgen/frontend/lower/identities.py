@@ -84,6 +84,8 @@ class IdentitiesMixin(LowererState):
         same = self.one_object(left)
         if left == right or (same is not None and same == self.one_object(right)):
             return ir.Const(not negate)
+        if self.copy_of(left, right) or self.copy_of(right, left):  # `b = y` then `b is y`
+            return ir.Const(not negate)
         if self.apart(left, right) or self.apart(right, left):
             return ir.Const(negate)
         found = [self.possible_objects(a) for a in (left, right)]
@@ -112,9 +114,13 @@ class IdentitiesMixin(LowererState):
         """Is ``new`` a new array (or NumPy scalar) a NumPy rule made, and ``other`` an object
         that cannot be it: an argument, an outside object, a display, or the result of another
         statement that never returns its argument (``v3 * 2.0``: whatever numbers it holds)?"""
-        made = self.made_by(new)
+        made_at = self.traced(new)
+        made = made_at[1] if made_at is not None and made_at[0][0] == "made" else None
         if made is None or made.prim.view or not _makes_array(made.prim):
             return False
+        assert made_at is not None and made_at[2] is not None
+        if isinstance(other, ir.Var) and self.bound_before(other.name, made_at[2]):
+            return True  # (its object was there before the new array was made)
         traced = self.traced(other)
         if traced is None:
             return False
@@ -130,6 +136,52 @@ class IdentitiesMixin(LowererState):
             and stmt.prim.user_fn is None
             and not stmt.prim.lists
         )
+
+    def copy_of(self: Lowerer, atom: ir.Atom, other: ir.Atom) -> bool:
+        """Does ``atom`` hold, through copies, the value the name ``other`` holds here (``b =
+        y`` and ``y`` not bound again since), whatever that is?"""
+        if not (isinstance(atom, ir.Var) and isinstance(other, ir.Var)):
+            return False
+        name = atom.name
+        block, end = self.block, len(self.block)
+        while True:
+            k = _last_binding(block, name, end)
+            if k is None:
+                outer = self.around(block)
+                if outer is None:
+                    return False
+                block, end = outer, len(outer)
+                continue
+            stmt = block[k]
+            if not (
+                isinstance(stmt, ir.Assign)
+                and stmt.targets == (name,)
+                and stmt.prim is registry.lookup(registry.assign)
+                and isinstance(stmt.args[0], ir.Var)
+            ):
+                return False
+            name, end = stmt.args[0].name, k
+            if name == other.name:
+                return self.bound_before(name, (block, k))
+
+    def bound_before(self: Lowerer, name: str, place: Place) -> bool:
+        """Was ``name``'s value here bound before the statement at ``place`` ran (at an
+        earlier statement of that block or of a block around it, or the function's
+        argument), so that it cannot be what that statement made?"""
+        block, end = self.block, len(self.block)
+        before = False  # (walking the blocks around ``place``'s: all before it)
+        while True:
+            k = _last_binding(block, name, end)
+            if block is place[0]:
+                if k is not None:
+                    return k < place[1]
+                before = True
+            elif k is not None:
+                return before
+            outer = self.around(block)
+            if outer is None:
+                return block is self.root.block and self.argument(name) is not None
+            block, end = outer, len(outer)
 
     def made_by(self: Lowerer, atom: ir.Atom, kind: str = "made") -> ir.Assign | None:
         """The statement that made ``atom``'s value (``kind`` "display": the copy of a list,
@@ -211,15 +263,36 @@ class IdentitiesMixin(LowererState):
         own = differentiated is not None and name in differentiated
         return ("own", name) if own else ("arg", name)
 
-    def argument_sample(self: Lowerer, atom: ir.Atom) -> Any:
+    def argument_sample(self: Lowerer, atom: ir.Atom, at: Place | None = None) -> Any:
         """A value of the kind of the caller's argument ``atom`` is (followed back through
-        copies), where the code is made for the kinds of the arguments (``None`` if not):
-        a read-only array of its shape and dtype (all one element, nothing allocated), a
-        number of its type. Type tests of it are then decided when transforming."""
-        one = self.one_object(atom) if self.root.kinds else None
-        if one is None or one[0] not in ("arg", "own"):
+        copies, and casts that keep its shape: ``np.asarray(x, dtype=float)``), where the
+        code is made for the kinds of the arguments (``None`` if not): a read-only array of
+        its shape and dtype (all one element, nothing allocated), a number of its type. Type
+        tests of it are then decided when transforming."""
+        traced = self.traced(atom, at) if self.root.kinds else None
+        if traced is None:
             return None
-        return _sample(self.root.kinds.get(str(one[1])))
+        (kind, name), made, place = traced
+        if kind in ("arg", "own"):
+            return _sample(self.root.kinds.get(str(name)))
+        cast = registry.kind_keeping(made.prim.name) if made is not None else None
+        if cast is None or made is None or not made.args:
+            return None
+        base = self.argument_sample(made.args[0], place)
+        known = [self.outside_data(a) for a in made.args[1:]]
+        options = {k: self.outside_data(a) for k, a in made.kwargs}
+        if base is None or None in known or None in options.values():
+            return None
+        small = np.zeros((1,) * np.ndim(base), np.result_type(base))  # (what decides: kinds)
+        try:
+            cast_small = cast(
+                small,
+                *(v[0] for v in known),  # type: ignore[index]
+                **{k: v[0] for k, v in options.items()},  # type: ignore[index]
+            )
+        except Exception:
+            return None
+        return np.broadcast_to(cast_small, np.shape(base))
 
     def possible_objects(self: Lowerer, atom: ir.Atom) -> set[Identity] | None:
         """The objects ``atom``'s value may be here: a new array a NumPy rule made, one that

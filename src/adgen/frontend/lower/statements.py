@@ -165,6 +165,8 @@ class StatementsMixin(LowererState):
             and isinstance(stmt.targets[0], gast.Name)
             and isinstance(stmt.value, gast.Call)
         ):
+            if self.written_out(stmt, stmt.value, stmt.targets[0].id):  # K = np.exp(K, out=K)
+                return
             ok, maker = self.static_object(stmt.value.func)
             kind = seam.entry_kind(maker) if ok else None
             if kind in ("grad", "value_and_grad"):  # g = adgen.grad(lambda y: ...)
@@ -320,6 +322,8 @@ class StatementsMixin(LowererState):
             positions = registry.in_place_writer(fn) if ok else None
             if positions is not None:  # np.fill_diagonal(a, v): the write a[positions(a)] = v
                 self.write_through(stmt, call, positions)
+                return
+            if self.written_out(stmt, call, None):  # np.exp(K, out=K): K[...] = np.exp(K)
                 return
             self.expr(call, None, "unused")  # print(x), a call made for its effects: kept
             return

@@ -44,6 +44,10 @@ def _written_in_place(nodes: list[Any]) -> set[str]:
             and _called_name(n.value.func) in registry.IN_PLACE_NAMES
         ):
             names.add(n.value.args[0].id)
+        if isinstance(n, gast.Call):  # np.exp(y, out=y): written into
+            names.update(
+                k.value.id for k in n.keywords if k.arg == "out" and isinstance(k.value, gast.Name)
+            )
         targets = (
             n.targets
             if isinstance(n, gast.Assign)
