@@ -899,6 +899,18 @@ def kind_keeping(name: str) -> Callable[..., Any] | None:
     return casts.get(name)
 
 
+def namespace_test(fn: Any) -> bool:
+    """Is ``fn`` array-api-compat's test of which library a namespace is
+    (``is_numpy_namespace(xp)``, SciPy's vendored copy too), which adgen evaluates when
+    transforming on a namespace it knows then?"""
+    module, name = getattr(fn, "__module__", None) or "", getattr(fn, "__name__", "")
+    return (
+        module.endswith("array_api_compat.common._helpers")
+        and name.startswith("is_")
+        and name.endswith("_namespace")
+    )
+
+
 def decided_by_kinds(fn: Any) -> bool:
     """Is ``fn`` a NumPy function of data types only (``np.dtype(float)``,
     ``np.isdtype(dtype, "integral")``), which adgen evaluates when transforming where its

@@ -91,6 +91,10 @@ class AsWrittenMixin(LowererState):
             return atom
         if isinstance(node, gast.Name):  # `idx = [0, 2]` once, then f(a, idx)
             node = self.only_display(node.id) or node
+        if isinstance(node, (gast.ListComp, gast.GeneratorExp)):  # (unrolled: a list)
+            make = registry.lookup(list)
+            assert make is not None
+            return self.emit(None, hint, make, [atom], [], node)
         if not isinstance(node, (gast.List, gast.Tuple)) or len(node.elts) != len(atom.items):
             self.refuse(
                 node,
@@ -127,7 +131,8 @@ class AsWrittenMixin(LowererState):
                 and isinstance(n.targets[0], gast.Name)
                 and n.targets[0].id == name
             ):
-                return n.value if isinstance(n.value, (gast.List, gast.Tuple)) else None
+                displays = (gast.List, gast.Tuple, gast.ListComp)  # (a comprehension: a list)
+                return n.value if isinstance(n.value, displays) else None
         return None
 
     def local_method(

@@ -95,6 +95,13 @@ class BuiltinsMixin(LowererState):
             return decided
         if registry.decided_by_kinds(fn) and not node.keywords:
             return self.kinds_call(node, fn)
+        if registry.namespace_test(fn) and len(node.args) == 1 and not node.keywords:
+            try:  # is_numpy_namespace(xp) of a namespace known now
+                known, namespace = self.static_object(node.args[0])
+            except AdgenError:
+                known = False
+            if known and isinstance(namespace, types.ModuleType):
+                return ir.Const(bool(fn(namespace)))
         if fn is type and len(node.args) == 1 and not node.keywords:
             # `type(X) is np.ndarray`: the class, where every value X may hold has that one
             mark = len(self.block)
@@ -490,7 +497,12 @@ class BuiltinsMixin(LowererState):
         """Was ``atom``'s value made by one of NumPy's functions (an array or a NumPy scalar,
         never a Python number), followed back through copies?"""
         made = self.made_by(atom)
-        return made is not None and made.prim.name.startswith("np.")
+        return (
+            made is not None
+            and made.prim.name.startswith("np.")
+            # (a view-making one may return its argument: np.real(1.5) is the float 1.5)
+            and (not made.prim.view or registry.kind_keeping(made.prim.name) is not None)
+        )
 
     def of_shape(self: Lowerer, name: str) -> bool:
         """Is ``name`` (bound once) an item of an array's ``.shape`` (``x.shape[0]``)?"""

@@ -141,7 +141,9 @@ class CallablesMixin(LowererState):
         if ok and isinstance(obj, (list, tuple)):
             seq = self.sequence_of_objects(obj)
             return StaticArg(seq) if seq is not None else None
-        if not ok or isinstance(obj, (types.ModuleType, *_DATA)) or not passable(obj):
+        if ok and isinstance(obj, types.ModuleType):  # f(x, xp=np): the name means np there
+            return StaticArg(obj)
+        if not ok or isinstance(obj, _DATA) or not passable(obj):
             return None
         return StaticArg(obj)
 

@@ -519,13 +519,8 @@ class CallsMixin(LowererState):
         for p, atom in bound.items():
             self.bound.add(p)
             if isinstance(atom, StaticArg):  # a function or an object: the name means it
-                if p in self.multi:
-                    self.refuse(
-                        self.node,
-                        f"assigning the parameter `{p}` (a function or an object here) inside "
-                        "a loop or a branch",
-                        "give the new value a name of its own",
-                    )
+                if p in self.multi:  # (bound again in a block: refused if one is lowered)
+                    self.root.static_params.add((id(self), p))
                 self.env.pop(p, None)
                 self.local_functions[p] = atom.value
             elif p in self.multi:

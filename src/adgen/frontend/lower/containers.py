@@ -290,7 +290,19 @@ class ContainersMixin(LowererState):
         return args, kwargs
 
     def comprehension(self: Lowerer, node: Any, target: str | None, hint: str) -> ir.Atom:
-        """``[f(x) for x in seq if c]`` is a loop appending to a new list."""
+        """``[f(x) for x in seq if c]`` is a loop appending to a new list; over a tuple of
+        known length (``[g(a) for a in args]`` of ``*args``), with conditions decided when
+        transforming, the list of its items, as a list display is."""
+        gen = node.generators[0] if len(node.generators) == 1 else None
+        if (
+            isinstance(node, gast.ListComp)
+            and gen is not None
+            and isinstance(gen.iter, gast.Name)
+            and isinstance(self.env.get(gen.iter.id), ir.Tup)
+        ):
+            items = self.unrolled(node)
+            if items is not None:
+                return ir.Tup(tuple(items), kind="list")
         if len(node.generators) != 1:
             self.refuse(node, "comprehensions with several `for`", "write the loops out")
         gen = node.generators[0]

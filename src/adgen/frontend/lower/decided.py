@@ -113,6 +113,8 @@ class DecidedMixin(LowererState):
             return None
         is_and = isinstance(test.op, gast.And)
         for value in test.values:
+            if not self.without_effects(value):  # (a trial lowers only what has no effect)
+                return None
             mark = len(self.block)
             try:
                 atom = self.expr(value, None, "cond")
@@ -121,8 +123,6 @@ class DecidedMixin(LowererState):
             del self.block[mark:]  # (a trial: the test is lowered again if not decided)
             if isinstance(atom, ir.Const) and bool(atom.value) != is_and:
                 return ir.Const(not is_and)
-            if not self.without_effects(value):
-                return None
         return None
 
     def without_effects(self: Lowerer, node: Any) -> bool:

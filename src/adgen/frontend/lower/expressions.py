@@ -19,7 +19,7 @@ import gast
 import numpy as np
 
 from adgen import ir
-from adgen.errors import UnresolvedNameError
+from adgen.errors import AdgenError, UnresolvedNameError
 from adgen.frontend.lower.objects import (
     LocalDerivative,
     LocalFunction,
@@ -200,6 +200,9 @@ class ExpressionsMixin(LowererState):
         values is refused: adgen's optimizer may share or copy values, which changes
         identity but not equality)."""
         negate = isinstance(node.ops[0], gast.IsNot)
+        local = self.local_identity(node)  # `xp is None` of a module a helper was given
+        if local is not None:
+            return ir.Const(local != negate)
         left = self.outside_copy(self.settled(self.expr(node.left, None, hint)))
         right = self.outside_copy(self.settled(self.expr(node.comparators[0], None, hint)))
         known = [self.known_value(a) for a in (left, right)]
@@ -234,6 +237,27 @@ class ExpressionsMixin(LowererState):
             "by adgen's optimizer, which may share equal values)",
             "compare with None (`x is None`), or compare values with `==`",
         )
+
+    def local_identity(self: Lowerer, node: gast.Compare) -> bool | None:
+        """``a is b`` where one side names a function, module or object this function was
+        given or bound (``xp`` passed as ``np``) and the other is known too: whether they are
+        one object (None: not so)."""
+        sides = [node.left, node.comparators[0]]
+        if not any(isinstance(n, gast.Name) and n.id in self.local_functions for n in sides):
+            return None
+        known = []
+        for n in sides:
+            if isinstance(n, gast.Constant):
+                known.append(n.value)
+                continue
+            try:
+                ok, value = self.static_object(n)
+            except AdgenError:
+                return None
+            if not ok or _local_kind(value):
+                return None
+            known.append(value)
+        return known[0] is known[1]
 
     def settled(self: Lowerer, atom: ir.Atom, seen: frozenset[str] = frozenset()) -> ir.Atom:
         """The atom a name that blocks rebind still holds here, if known: where no block
@@ -569,7 +593,7 @@ class ExpressionsMixin(LowererState):
             return self.free_atom(name, obj)
         value = self.expr(node.value, None, hint)
         known = self.outside_data(value)
-        if known is not None and isinstance(known[0], np.dtype):
+        if known is not None and isinstance(known[0], np.dtype) and hasattr(known[0], node.attr):
             # `X.dtype.kind`: a data type's attributes (it cannot change)
             return self.static_atom(getattr(known[0], node.attr), node.attr, node)
         if node.attr in ("dtype", "ndim"):

@@ -165,23 +165,19 @@ class IdentitiesMixin(LowererState):
                 return self.bound_before(name, (block, k))
 
     def bound_before(self: Lowerer, name: str, place: Place) -> bool:
-        """Was ``name``'s value here bound before the statement at ``place`` ran (at an
-        earlier statement of that block or of a block around it, or the function's
-        argument), so that it cannot be what that statement made?"""
-        block, end = self.block, len(self.block)
-        before = False  # (walking the blocks around ``place``'s: all before it)
-        while True:
-            k = _last_binding(block, name, end)
-            if block is place[0]:
-                if k is not None:
-                    return k < place[1]
-                before = True
-            elif k is not None:
-                return before
+        """Does ``name`` still hold the value it held at the statement at ``place`` -- bound
+        by no statement since (in that block after it, or in the blocks being built inside
+        it), so that it cannot be what a later statement made?"""
+        block = self.block
+        while block is not place[0]:
+            if _last_binding(block, name, len(block)) is not None:
+                return False
             outer = self.around(block)
             if outer is None:
-                return block is self.root.block and self.argument(name) is not None
-            block, end = outer, len(outer)
+                return False
+            block = outer
+        k = _last_binding(block, name, len(block))
+        return k is None or k < place[1]
 
     def made_by(self: Lowerer, atom: ir.Atom, kind: str = "made") -> ir.Assign | None:
         """The statement that made ``atom``'s value (``kind`` "display": the copy of a list,

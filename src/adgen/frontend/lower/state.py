@@ -331,6 +331,9 @@ class LowererState:
         self.differentiated: frozenset[str] | None = None
         # the kinds of the arguments the code is made for: parameter -> describe(argument)
         self.kinds: dict[str, Any] = {}
+        # parameters of inlined functions given a function or an object, bound again in a
+        # block somewhere: (id(lowerer), name) -- a binding in a block lowered is refused
+        self.static_params: set[tuple[int, str]] = set()
         # the branches of `if`s being lowered, with the block around each (IdentitiesMixin)
         self.open_branches: list[tuple[list[ir.Stmt], list[ir.Stmt]]] = []
 
@@ -346,6 +349,13 @@ class LowererState:
         return self.namer.fresh(user)
 
     def bind(self: Lowerer, user: str, name: str, atom: ir.Atom) -> None:
+        if self.depth > 0 and (id(self), user) in self.root.static_params:
+            self.refuse(
+                self.current,
+                f"assigning the parameter `{user}` (a function or an object here) inside a "
+                "loop or a branch",
+                "give the new value a name of its own",
+            )
         self.bound.add(user)
         self.local_functions.pop(user, None)  # no longer a function or an object of its own
         self.note_binding(user, name, atom)
