@@ -313,3 +313,70 @@ def test_a_comprehension_over_star_args_passed_to_a_call_run_as_written_is_a_lis
         return np.sum(items[0]) * sizes[0] + items[1]
 
     np.testing.assert_allclose(adgen.grad(f)(X[0]), [4.0, 2.0, 2.0])
+
+
+def _with_default(x, y=None):
+    if y is None:
+        kind = float
+    else:
+        kind = np.float32
+    return x, y, kind
+
+
+def test_a_constant_passed_on_through_helpers_is_that_constant():
+    def f(x):
+        a, b, kind = _with_default(x)
+        c = b
+        if c is a or c is None:
+            return np.sum(np.asarray(a, dtype=kind) ** 2)
+        return a.unsupported()
+
+    np.testing.assert_allclose(both_modes(f, X), 2 * X)
+
+
+# -- a helper writing into the array its caller passed ----------------------------------------
+def _zero_ends(u):
+    u[0] = 0.0
+    u[-1] = 0.0
+
+
+def test_a_helper_writes_into_an_array_its_caller_made():
+    def f(x):
+        y = np.sin(x) * 1.0
+        _zero_ends(y)
+        return np.sum(y * y)
+
+    x = np.array([0.1, 0.2, 0.3, 0.4])
+    want = 2 * np.sin(x) * np.cos(x) * np.array([0.0, 1.0, 1.0, 0.0])
+    np.testing.assert_allclose(both_modes(f, x), want)
+
+
+def test_a_helper_writes_into_a_buffer_a_loop_rebinds():
+    def f(x):
+        y = np.sin(x) * 1.0
+        for _ in range(2):
+            _zero_ends(y)
+            y = y * 2.0
+        return np.sum(y * x)
+
+    x = np.array([0.1, 0.2, 0.3, 0.4])
+    inner = np.array([0.0, 1.0, 1.0, 0.0])
+    want = 4.0 * inner * (np.sin(x) + x * np.cos(x))
+    np.testing.assert_allclose(both_modes(f, x), want)
+
+
+@pytest.mark.parametrize("shared", ["another_name", "argument"])
+def test_a_helper_write_another_name_would_see_is_refused(shared):
+    def another_name(x):
+        y = np.sin(x) * 1.0
+        z = y
+        _zero_ends(y)
+        return np.sum(z * x)
+
+    def argument(x):
+        _zero_ends(x)
+        return np.sum(x)
+
+    f = another_name if shared == "another_name" else argument
+    with pytest.raises(UnsupportedSyntaxError, match="in-place write into `u`"):
+        adgen.grad(f)(np.array([0.1, 0.2, 0.3]))

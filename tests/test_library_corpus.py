@@ -20,8 +20,9 @@ import adgen
 sm = pytest.importorskip("statsmodels.api")
 try:
     from sklearn.metrics import pairwise as sk_pairwise
+    from sklearn.utils import extmath as sk_extmath
 except ImportError:  # (scikit-learn is in the test extra)
-    sk_pairwise = None
+    sk_pairwise = sk_extmath = None
 
 RNG = np.random.default_rng(20261129)
 N, P = 40, 4
@@ -269,3 +270,27 @@ def test_sklearn_euclidean_distances_through_its_norms_and_in_place_updates():
     v = np.linspace(-1.0, 1.0, x.size).reshape(x.shape)
     got = adgen.jvp(_distance_sum, (x, y), (v, np.zeros_like(y)))[1]
     np.testing.assert_allclose(got, np.sum(want * v), rtol=1e-9)
+
+
+def _row_norm_sum(x):
+    return np.sum(sk_extmath.row_norms(x))
+
+
+def _squared_row_norms_energy(x):
+    return np.sum(sk_extmath.row_norms(x, squared=True) ** 2)
+
+
+@pytest.mark.skipif(sk_extmath is None, reason="scikit-learn is not installed")
+def test_sklearn_row_norms_through_its_sparse_test_and_namespace():
+    """``row_norms`` as installed (``sparse.issparse`` decided by the argument's kind, its
+    namespace bound in the branch taken, ``np.einsum``): ``sum_i ||x_i||`` has gradient
+    ``x_i / ||x_i||``, ``sum_i ||x_i||^4`` has ``4 ||x_i||^2 x_i``."""
+    x = RNG.normal(size=(5, 3))
+    norms = np.linalg.norm(x, axis=1, keepdims=True)
+    for f, want in (
+        (_row_norm_sum, x / norms),
+        (_squared_row_norms_energy, 4 * norms**2 * x),
+    ):
+        np.testing.assert_allclose(adgen.grad(f)(x), want, rtol=1e-12)
+        v = np.linspace(-1.0, 1.0, x.size).reshape(x.shape)
+        np.testing.assert_allclose(adgen.jvp(f, (x,), (v,))[1], np.sum(want * v), rtol=1e-12)

@@ -35,6 +35,16 @@ if TYPE_CHECKING:
     from adgen.frontend.lower import Lowerer
 
 
+def _last_binding_of(block: list[ir.Stmt], name: str) -> int | None:
+    """The position of the last statement of ``block`` (itself, not inside a compound one)
+    that binds ``name``."""
+    for k in range(len(block) - 1, -1, -1):
+        stmt = block[k]
+        if isinstance(stmt, ir.Assign) and name in stmt.targets:
+            return k
+    return None
+
+
 def _swap(node: Any) -> list[str] | None:
     """The names ``a, b = b, a`` (any permutation of plain names) swaps; else None."""
     if not (
@@ -56,6 +66,68 @@ def _swap(node: Any) -> list[str] | None:
 
 class BuffersMixin(LowererState):
     """In-place writes into buffers a loop swaps, or named by ``out=``."""
+
+    def caller_buffer(self: Lowerer, name: str) -> list[tuple[Lowerer, str]] | None:
+        """Where ``name`` is a parameter of an inlined helper holding an array its callers made
+        and own (``_fill_diagonal(distances, 0)`` writing into the array a caller passed):
+        the callers' names of that array, which a write into it at the helper's top level
+        updates as Python's would; None where it is not so (the write is checked as any)."""
+        if (
+            self.parent is None
+            or name not in self.params
+            or self.depth != 0
+            or self.parsed.filename.startswith("<adgen ")
+        ):
+            return None
+        base = self.env.get(name)
+        if not isinstance(base, ir.Var):
+            return None
+        known = self.root.written_through.get((id(self), name))
+        if known is not None:  # (written before: what the helper's own names see is asked)
+            alone = all(
+                user == name or not any(base.name in self.shares_with(v) for v in ir.atom_vars(a))
+                for user, a in self.env.items()
+            )
+            return known if alone else None
+        held = base  # (a parameter the helper binds again in blocks: a copy of the caller's)
+        k = _last_binding_of(self.block, base.name)
+        if k is not None:
+            copied = self.block[k]
+            assign = registry.lookup(registry.assign)
+            if not (
+                isinstance(copied, ir.Assign)
+                and copied.prim is assign
+                and isinstance(copied.args[0], ir.Var)
+            ):
+                return None
+            held = copied.args[0]
+        if self.bases.get(held.name) or (held != base and self.bases[base.name] != {held.name}):
+            return None  # (a view of another array)
+        for user, atom in self.env.items():  # another name of the helper's
+            if user != name and any(
+                held.name in self.shares_with(v) or base.name in self.shares_with(v)
+                for v in ir.atom_vars(atom)
+            ):
+                return None
+        callers = [
+            (lowerer, user)
+            for lowerer in self.lowerers()[1:]
+            for user, atom in lowerer.env.items()
+            if atom == held
+        ]
+        for lowerer, user in callers:
+            if lowerer.depth != 0 and user not in lowerer.multi:
+                return None
+            if user in lowerer.multi:
+                why = lowerer.ownership_problem(user, "write into")
+                owned = not why or lowerer.made_here(user)
+            else:
+                owned = not lowerer.sharing_problem(user)
+            if not owned:
+                return None
+        if callers:
+            self.root.written_through[(id(self), name)] = callers
+        return callers or None
 
     def written_out(self: Lowerer, stmt: Any, call: Any, result: str | None) -> bool:
         """Lower ``call`` (the value of ``stmt``) as the write ``y[...] = f(*args)`` if it is

@@ -64,7 +64,8 @@ if TYPE_CHECKING:
     from adgen.frontend.lower import Lowerer
 
 # what a side of `is` may be: ("arg", name), ("own", name) of a differentiated argument,
-# ("outside", name), ("made", id(statement)), ("display", id(statement))
+# ("outside", name), ("made", id(statement)), ("display", id(statement)), ("constant",
+# id(statement)) of a copy of a constant
 Identity = tuple[str, str | int]
 
 
@@ -188,10 +189,17 @@ class IdentitiesMixin(LowererState):
         return traced[1]
 
     def outside_copy(self: Lowerer, atom: ir.Atom) -> ir.Atom:
-        """The outside object ``atom`` is a copy of (``dtype`` bound to ``float`` by a helper,
-        then passed on), else ``atom`` itself."""
-        one = self.one_object(atom) if isinstance(atom, ir.Var) else None
-        return self.object_atom(one) if one is not None and one[0] == "outside" else atom
+        """The outside object or the constant ``atom`` is a copy of (``dtype`` bound to
+        ``float``, ``Y`` to None by a helper, then passed on), else ``atom`` itself."""
+        traced = self.traced(atom) if isinstance(atom, ir.Var) else None
+        if traced is None:
+            return atom
+        (kind, _), stmt, _ = traced
+        if kind == "outside":
+            return self.object_atom(traced[0])
+        if kind == "constant" and stmt is not None:
+            return stmt.args[0]
+        return atom
 
     def object_atom(self: Lowerer, identity: Identity) -> ir.Atom:
         """The atom that reads an argument or an outside object."""
@@ -238,6 +246,8 @@ class IdentitiesMixin(LowererState):
                 return ("outside", first.name), None, None
             if isinstance(first, (ir.Tup, ir.Dct)):  # (never None, True or False)
                 return ("display", id(stmt)), stmt, (block, k)
+            if isinstance(first, ir.Const):  # (`Y = None` passed on through helpers)
+                return ("constant", id(stmt)), stmt, (block, k)
             if not isinstance(first, ir.Var):
                 return None
             name, end = first.name, k

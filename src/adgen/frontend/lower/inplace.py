@@ -117,7 +117,9 @@ class InPlaceMixin(LowererState):
                 f"write `{name}[...] = {name}[...] {_operator(stmt)} ...` to make a new item",
             )
         # writing an item of a list rebinds it: the list's items are not views of it
-        self.check_owned(stmt, name, "write into", lists=self.is_list(base))
+        callers = None if self.is_list(base) else self.caller_buffer(name)
+        if callers is None:
+            self.check_owned(stmt, name, "write into", lists=self.is_list(base))
         index = index if index is not None else self.index(target.slice, name)
         if self.is_list(base) and isinstance(index, (ir.Slc, ir.Tup)):
             self.refuse(
@@ -144,6 +146,10 @@ class InPlaceMixin(LowererState):
         ir_name = self.multi[name]
         self.block.append(ir.Assign((ir_name,), registry.SETITEM, (base, index, v), (), self.line))
         self.env[name] = ir.Var(ir_name)
+        for lowerer, user in callers or ():  # the callers' names of the array see the write
+            held = lowerer.multi[user] if user in lowerer.multi else lowerer.new_name(user)
+            self.copy(held, ir.Var(ir_name))
+            lowerer.env[user] = ir.Var(held)
 
     def check_owned(self: Lowerer, stmt: Any, name: str, verb: str, lists: bool = False) -> None:
         """Writing into ``name``'s array must not be seen through any other name: it must be
@@ -215,6 +221,8 @@ class InPlaceMixin(LowererState):
                 if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)
             }
             fresh = isinstance(node, gast.AugAssign) or self.fresh_value(node.value)
+            # `y = np.exp(y, out=y)`: y's own array, written in place as `y += v` writes it
+            fresh = fresh or _into_itself(node)
             if name in stored and not fresh:
                 return "it may be a view of another array or another variable's array"
             if not lists and _item_of(node, name):
@@ -582,6 +590,19 @@ class InPlaceMixin(LowererState):
             prim = registry.lookup(fn) if ok else None
             return prim is not None and not prim.view
         return False
+
+
+def _into_itself(node: Any) -> bool:
+    """Is ``node`` ``y = f(..., out=y)`` (the result written into ``y``'s own array)?"""
+    if not (
+        isinstance(node, gast.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], gast.Name)
+        and isinstance(node.value, gast.Call)
+    ):
+        return False
+    outs = [k.value for k in node.value.keywords if k.arg == "out"]
+    return len(outs) == 1 and isinstance(outs[0], gast.Name) and outs[0].id == node.targets[0].id
 
 
 def _views_of(node: Any, name: str, whole_only: bool = False) -> bool:

@@ -334,6 +334,9 @@ class LowererState:
         # parameters of inlined functions given a function or an object, bound again in a
         # block somewhere: (id(lowerer), name) -- a binding in a block lowered is refused
         self.static_params: set[tuple[int, str]] = set()
+        # parameters of inlined functions written into, their callers' names of the array
+        # (BuffersMixin.caller_buffer): (id(lowerer), name) -> [(caller lowerer, name)]
+        self.written_through: dict[tuple[int, str], list[tuple[Any, str]]] = {}
         # the branches of `if`s being lowered, with the block around each (IdentitiesMixin)
         self.open_branches: list[tuple[list[ir.Stmt], list[ir.Stmt]]] = []
 
