@@ -380,3 +380,65 @@ def test_a_helper_write_another_name_would_see_is_refused(shared):
     f = another_name if shared == "another_name" else argument
     with pytest.raises(UnsupportedSyntaxError, match="in-place write into `u`"):
         adgen.grad(f)(np.array([0.1, 0.2, 0.3]))
+
+
+def _twice(x):
+    d = np.sin(x)
+    return d, d
+
+
+def test_an_update_in_place_of_an_array_a_helper_also_returned_under_another_name_is_refused():
+    """``K, L = _twice(x)``: K and L are one array; ``K *= 2.0`` (in a loop) changes L too.
+    adgen differentiated it as if L kept the old values (a wrong derivative) before it asked
+    whether the array a copy was made from is held by another name."""
+
+    def f(x):
+        k, other = _twice(x)
+        for _ in range(1):
+            k *= 2.0
+        return np.sum(other) + np.sum(k)
+
+    with pytest.raises(UnsupportedSyntaxError, match="in-place update of `k`"):
+        adgen.grad(f)(np.array([0.1, 0.2, 0.3]))
+
+
+def test_an_update_in_place_of_one_item_of_a_helper_result_is_differentiated():
+    def f(x):
+        k = _twice(x)[0]
+        for _ in range(1):
+            k *= 2.0
+        return np.sum(k)
+
+    x = np.array([0.1, 0.2, 0.3])
+    np.testing.assert_allclose(both_modes(f, x), 2 * np.cos(x))
+
+
+def _sklearn_style_distances(x):
+    d = -2.0 * (x @ x.T)
+    d += np.sum(x * x, axis=1)[:, None]
+    d += np.sum(x * x, axis=1)[None, :]
+    np.maximum(d, 0.0, out=d)
+    return d
+
+
+def test_a_helper_result_made_by_operations_and_writes_is_a_new_array():
+    """A helper's result built by arithmetic, ``+=`` and ``out=`` writes is an array no other
+    name sees: the caller may update it in place (scikit-learn's ``K = euclidean_distances(X,
+    Y, squared=True); K *= -gamma``)."""
+
+    def f(x, gamma):
+        k = _sklearn_style_distances(x)
+        k *= -gamma
+        np.exp(k, out=k)
+        return np.sum(k)
+
+    x = np.array([[0.1, 0.2], [0.3, -0.1], [0.0, 0.5]])
+    g = both_modes(f, x, 0.7)
+    h = 1e-6
+    fd = np.array(
+        [
+            (f(x + h * e.reshape(x.shape), 0.7) - f(x - h * e.reshape(x.shape), 0.7)) / (2 * h)
+            for e in np.eye(x.size)
+        ]
+    ).reshape(x.shape)
+    np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-8)

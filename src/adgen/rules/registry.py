@@ -934,6 +934,8 @@ def type_test(fn: Any) -> bool:
         prefixes: tuple[str, ...] = ("is_native_",)
     elif module.startswith("narwhals.") and module.endswith(".dependencies"):
         prefixes = ("is_", "_is_")  # (narwhals.dependencies, narwhals.stable.v2.dependencies)
+    elif module == "sklearn.utils._dataframe":
+        prefixes = ("is_",)  # (is_pandas_df_or_series, is_polars_df, is_df_or_series...)
     else:
         return False
     return name.startswith(prefixes) and getattr(sys.modules.get(module), name, None) is fn

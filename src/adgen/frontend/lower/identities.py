@@ -165,6 +165,29 @@ class IdentitiesMixin(LowererState):
             if name == other.name:
                 return self.bound_before(name, (block, k))
 
+    def new_array(self: Lowerer, atom: ir.Atom) -> bool:
+        """Is ``atom``'s value an array (or number) a rule's operation made, followed back
+        through copies and writes into it (a helper's result: ``distances = -2 * (X @ Y.T)``,
+        ``distances += XX``, ``np.maximum(distances, 0, out=distances)``, returned), so that
+        no name but those the IR shows holding it can see it?"""
+        traced = self.traced(atom)
+        while traced is not None and traced[0][0] == "made":
+            made, place = traced[1], traced[2]
+            assert made is not None and place is not None
+            prim = made.prim
+            if prim is registry.SETITEM and isinstance(made.args[0], ir.Var):
+                traced = self.traced(made.args[0], place)  # (written into: the same array)
+                continue
+            return (
+                prim.differentiable
+                and not prim.view
+                and prim.refusal is None
+                and prim.callee is None
+                and prim.user_fn is None
+                and not prim.lists
+            )
+        return False
+
     def bound_before(self: Lowerer, name: str, place: Place) -> bool:
         """Does ``name`` still hold the value it held at the statement at ``place`` -- bound
         by no statement since (in that block after it, or in the blocks being built inside

@@ -184,7 +184,8 @@ class InPlaceMixin(LowererState):
         elif not lists and self.viewed_by_nested(name):
             why = "a function defined here may return a view of it"
         for node in _own_nodes(self.node):
-            why = why or self.node_problem(node, name, lists)
+            if id(node) not in self.root.never_run:  # (a branch decided never to run)
+                why = why or self.node_problem(node, name, lists)
         return why
 
     def copied_param(self: Lowerer, name: str) -> bool:
@@ -211,6 +212,8 @@ class InPlaceMixin(LowererState):
         another name sees, or ``name`` another array's ("" if it cannot)."""
         if _appends(node) and self.shares(node.args[-1], name, lists):
             return "a list holds it"
+        if _into_itself(node):  # `y = np.exp(y, out=y)`: y's own array, written in place
+            return ""
         if isinstance(node, (gast.Assign, gast.AugAssign)):
             targets = node.targets if isinstance(node, gast.Assign) else [node.target]
             stored = {
@@ -221,8 +224,6 @@ class InPlaceMixin(LowererState):
                 if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)
             }
             fresh = isinstance(node, gast.AugAssign) or self.fresh_value(node.value)
-            # `y = np.exp(y, out=y)`: y's own array, written in place as `y += v` writes it
-            fresh = fresh or _into_itself(node)
             if name in stored and not fresh:
                 return "it may be a view of another array or another variable's array"
             if not lists and _item_of(node, name):
@@ -443,7 +444,9 @@ class InPlaceMixin(LowererState):
                 )
             after = 0
         elif isinstance(atom, ir.Var):  # copied into it next (bind)
-            fresh, after = not self.value_problem(atom, user), 1
+            # (or a helper's result, a new array it made: `K = euclidean_distances(X, Y)`)
+            fresh = not self.value_problem(atom, user) or self.new_array(atom)
+            after = 1
         else:
             return
         if fresh:
@@ -462,7 +465,8 @@ class InPlaceMixin(LowererState):
 
     def seen_by_others(self: Lowerer, name: str, atom: ir.Var) -> bool:
         """Does a name other than ``name`` (here or in the functions around), or a list, hold
-        ``atom``'s array or a view of it now?"""
+        ``atom``'s array or a view of it now -- or the array ``atom`` is a copy or a view of
+        (``K, L = pair()`` of a helper returning ``d, d``: ``K``'s copy and ``L`` are ``d``)?"""
         others = [
             v
             for lowerer in self.lowerers()
@@ -470,7 +474,10 @@ class InPlaceMixin(LowererState):
             if not (lowerer is self and user == name)
             for v in ir.atom_vars(a)
         ]
-        return any(atom.name in self.shares_with(v) for v in [*others, *self.held])
+        family = self.shares_with(atom.name)
+        return any(family & self.shares_with(v) for v in others) or any(
+            atom.name in self.shares_with(v) for v in self.held
+        )
 
     def shares_with(self: Lowerer, var: str) -> set[str]:
         """The IR names whose memory ``var``'s array may be (a part of): itself, what it is a
@@ -525,6 +532,8 @@ class InPlaceMixin(LowererState):
         if self.viewed_by_nested(name):
             return "a function defined here may return a view of it"
         for node in _own_nodes(self.node):
+            if id(node) in self.root.never_run:  # (a branch decided never to run)
+                continue
             if isinstance(node, (gast.Assign, gast.AugAssign)):
                 targets = node.targets if isinstance(node, gast.Assign) else [node.target]
                 stored = {

@@ -337,6 +337,8 @@ class LowererState:
         # parameters of inlined functions written into, their callers' names of the array
         # (BuffersMixin.caller_buffer): (id(lowerer), name) -> [(caller lowerer, name)]
         self.written_through: dict[tuple[int, str], list[tuple[Any, str]]] = {}
+        # nodes (ids) of branches decided never to run, standing nowhere else
+        self.never_run: set[int] = set()
         # the branches of `if`s being lowered, with the block around each (IdentitiesMixin)
         self.open_branches: list[tuple[list[ir.Stmt], list[ir.Stmt]]] = []
 

@@ -13,6 +13,7 @@ kind: assignments and the names they bind (tuple unpacking included), augmented 
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 import gast
@@ -276,7 +277,9 @@ class StatementsMixin(LowererState):
         test = settled if isinstance(settled, ir.Const) else test
         if isinstance(test, ir.Const):
             # decided when transforming (`if b is None:` with b's default): Python runs only
-            # that branch, so only that one is lowered
+            # that branch, so only that one is lowered (and the other lets no name share an
+            # array: InPlaceMixin.ownership_problem)
+            self.note_never_run(stmt.orelse if test.value else stmt.body)
             self.lower_block(stmt.body if test.value else stmt.orelse)
             return
         # each branch starts from what the names meant before the `if` (a name bound in
@@ -344,6 +347,15 @@ class StatementsMixin(LowererState):
                 self.copy(taken, test)
                 test = ir.Var(taken)
         self.block.append(ir.If(test, body, orelse, line))
+
+    def note_never_run(self: Lowerer, stmts: list[Any]) -> None:
+        """Remember the nodes of ``stmts``, a branch Python never takes here, that stand
+        nowhere else in the function (early returns copy statements into both branches)."""
+        inside = Counter(id(n) for s in stmts for n in gast.walk(s))
+        if not inside:
+            return
+        everywhere = Counter(id(n) for n in gast.walk(self.node))
+        self.root.never_run.update(k for k, n in inside.items() if everywhere[k] == n)
 
     def lower_block(self: Lowerer, stmts: list[Any]) -> None:
         for stmt in stmts:
