@@ -294,3 +294,22 @@ def test_sklearn_row_norms_through_its_sparse_test_and_namespace():
         np.testing.assert_allclose(adgen.grad(f)(x), want, rtol=1e-12)
         v = np.linspace(-1.0, 1.0, x.size).reshape(x.shape)
         np.testing.assert_allclose(adgen.jvp(f, (x,), (v,))[1], np.sum(want * v), rtol=1e-12)
+
+
+def _rbf_sum(x, y):
+    return np.sum(sk_pairwise.rbf_kernel(x, y, gamma=0.5))
+
+
+@pytest.mark.skipif(sk_pairwise is None, reason="scikit-learn is not installed")
+def test_sklearn_rbf_kernel_through_its_in_place_updates():
+    """``rbf_kernel`` as installed: ``K = euclidean_distances(X, Y, squared=True)`` (a new
+    array the helper made), ``K *= -gamma``, ``np.exp`` with ``out=K`` through
+    ``_modify_in_place_if_numpy``; against ``sum_j K_ij * (-2 gamma) (x_i - y_j)``."""
+    x, y = RNG.normal(size=(5, 3)), RNG.normal(size=(4, 3))
+    diff = x[:, None, :] - y[None, :, :]
+    k = np.exp(-0.5 * np.sum(diff**2, axis=-1))
+    want = np.sum(k[:, :, None] * (-1.0) * diff, axis=1)
+    np.testing.assert_allclose(adgen.grad(_rbf_sum)(x, y), want, rtol=1e-9)
+    v = np.linspace(-1.0, 1.0, x.size).reshape(x.shape)
+    got = adgen.jvp(_rbf_sum, (x, y), (v, np.zeros_like(y)))[1]
+    np.testing.assert_allclose(got, np.sum(want * v), rtol=1e-9)
