@@ -442,3 +442,38 @@ def test_a_helper_result_made_by_operations_and_writes_is_a_new_array():
         ]
     ).reshape(x.shape)
     np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-8)
+
+
+def _pair_and_view(x):
+    d = np.sin(x)
+    return d, d[1:]
+
+
+@pytest.mark.parametrize("form", ["copies", "pair", "view", "pair_view"])
+def test_an_update_in_place_another_name_would_see_is_refused(form):
+    def copies(x):
+        d = np.sin(x)
+        e = d
+        k = e
+        k *= 2.0
+        return np.sum(d * x)
+
+    def pair(x):
+        a, b = _twice(x)
+        a *= 2.0
+        return np.sum(b * x)
+
+    def view(x):
+        t = np.sin(x)
+        u = t[1:]
+        t *= 2.0
+        return np.sum(u * x[1:])
+
+    def pair_view(x):
+        a, v = _pair_and_view(x)
+        a *= 2.0
+        return np.sum(v * x[1:])
+
+    f = {"copies": copies, "pair": pair, "view": view, "pair_view": pair_view}[form]
+    with pytest.raises(UnsupportedSyntaxError, match="in-place update of"):
+        adgen.grad(f)(np.array([0.1, 0.2, 0.3]))

@@ -63,6 +63,11 @@ def test_programs_in_the_style_of_public_examples_differentiate(name: str) -> No
 
 
 def _program(name: str):
+    if name == "mds_embedding":  # (scikit-learn's functions as installed: see that test file)
+        from test_library_corpus import SKLEARN_READ
+
+        if not SKLEARN_READ:
+            pytest.skip("scikit-learn before 1.8 fills its diagonal through a view adgen refuses")
     return importlib.import_module(f"real_code.{name}")
 
 

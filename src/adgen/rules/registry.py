@@ -899,6 +899,14 @@ def kind_keeping(name: str) -> Callable[..., Any] | None:
     return casts.get(name)
 
 
+def kind_view(name: str) -> Callable[..., Any] | None:
+    """For a primitive (by name) whose result is a view of its array argument with the
+    argument's dtype (``x.T``, ``np.transpose(x)``), the NumPy function it runs (adgen applies
+    it to a sample of the argument's kind: a view, nothing allocated); else None."""
+    views: dict[str, Callable[..., Any]] = {".T": lambda a: a.T, "np.transpose": np.transpose}
+    return views.get(name)
+
+
 def namespace_test(fn: Any) -> bool:
     """Is ``fn`` array-api-compat's test of which library a namespace is
     (``is_numpy_namespace(xp)``, SciPy's vendored copy too), which adgen evaluates when

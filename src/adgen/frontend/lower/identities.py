@@ -304,6 +304,10 @@ class IdentitiesMixin(LowererState):
         (kind, name), made, place = traced
         if kind in ("arg", "own"):
             return _sample(self.root.kinds.get(str(name)))
+        view = registry.kind_view(made.prim.name) if made is not None else None
+        if view is not None and made is not None and len(made.args) == 1 and not made.kwargs:
+            base = self.argument_sample(made.args[0], place)  # (x.T: a view of x's sample)
+            return None if base is None else view(base)
         cast = registry.kind_keeping(made.prim.name) if made is not None else None
         if cast is None or made is None or not made.args:
             return None

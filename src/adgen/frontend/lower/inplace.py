@@ -374,12 +374,15 @@ class InPlaceMixin(LowererState):
             for user, a in lowerer.env.items()
             if a == atom and user in lowerer.multi
         )
-        why = self.storage_problem(atom.name, rebound_ok=fresh)
+        # (or a new array whichever branches its name is bound in: the one lowered made it,
+        # and what it is a copy of, back to the operation that made it, are that array)
+        new = self.new_array(atom)
+        why = self.storage_problem(atom.name, rebound_ok=fresh or new)
         if why:
             return why
         made = self.producers[atom.name]
         for v in sorted(family - {atom.name}):
-            why = self.storage_problem(v)
+            why = "" if new else self.storage_problem(v)
             if why:
                 return f"it may be a view of {why.removeprefix('it is ')} (made by {made.name})"
         for user, _, _, shared in holders:
