@@ -150,50 +150,6 @@ def method_astype(ans, a, dtype):
         )
 
 
-if hasattr(np, "astype"):  # (NumPy 2.1 and later)
-
-    @rule(
-        np.astype,
-        view=True,
-        examples=[
-            # (a complex array cast to float64: NumPy warns that it drops the imaginary part)
-            example("np.astype(a, np.float64) * 2.0", a=(3, 2), f32=True, complex=False),
-            example("np.astype(a, float, copy=False) * a", a=(4,), complex=False),
-            example("np.astype(a, np.complex128) * 1j", a=(3,), complex=False),
-        ],
-        complex=True,
-    )
-    def astype(ans, x, dtype, copy=True, device=None):
-        """The array API's cast, ``x.astype(dtype)`` as a function: its derivative as the
-        method's (``copy=False`` may return ``x`` itself: a view)."""
-
-        def jvp(dx):
-            if rt.known_real(x):
-                return (
-                    np.asarray(dx, dtype=dtype)
-                    if np.issubdtype(dtype, np.inexact)
-                    else np.zeros(np.shape(ans))
-                )
-            return (
-                np.asarray(rt.real_like(dx, ans), dtype=dtype)
-                if np.issubdtype(dtype, np.inexact)
-                else np.zeros(np.shape(ans))
-            )
-
-        def vjp(g):
-            if rt.known_real(ans):
-                return (
-                    np.asarray(g, dtype=x.dtype)
-                    if np.issubdtype(dtype, np.inexact)
-                    else np.zeros(np.shape(x), dtype=x.dtype)
-                )
-            return (
-                np.asarray(rt.real_like(g, x), dtype=x.dtype)
-                if np.issubdtype(dtype, np.inexact)
-                else np.zeros(np.shape(x), dtype=x.dtype)
-            )
-
-
 methods(ravel=np.ravel, squeeze=np.squeeze, clip=np.clip, trace=np.trace)
 
 

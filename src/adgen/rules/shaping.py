@@ -418,9 +418,21 @@ def atleast_3d(arys):
 @rule(
     np.asarray,
     np.asanyarray,
+    # the array API's cast, x.astype(dtype) as a function (NumPy 2.1 and later): its dtype
+    # is asarray's second argument, copy=False may return x itself
+    *([np.astype] if hasattr(np, "astype") else []),
     view=True,
     examples=[
         example("np.asarray(a) * 2.0", a=(3, 4), f32=True),
+        *(
+            [
+                example("np.astype(a, np.float64) * 2.0", a=(3, 2), f32=True, complex=False),
+                example("np.astype(a, float, copy=False) * a", a=(4,), complex=False),
+                example("np.astype(a, np.complex128) * 1j", a=(3,), complex=False),
+            ]
+            if hasattr(np, "astype")
+            else []
+        ),
         # (a complex array cast to float64: NumPy warns that it drops the imaginary part)
         example("np.asarray(a, dtype=np.float64)", a=(3,), f32=True, complex=False),
         example("np.asarray(a, dtype=np.complex128) * 1j", a=(3,)),
