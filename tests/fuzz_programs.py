@@ -1276,10 +1276,10 @@ class Writer:
         name, c = self.fresh(), self.const()
         form = self.pick(
             ["try", "recover", "errstate", "warnings", "choice", "rows", "swap", "stack"]
-            + ["identity", "typetest", "chained", "check"]
+            + ["identity", "typetest", "chained", "check", "writer"]
         )
         vector = ashape is not None and len(ashape) == 1 and ashape[0] >= 3
-        if form in ("rows", "swap") and not vector:
+        if form in ("rows", "swap", "writer") and not vector:
             form = "choice"
         self.features.add("guarded: " + form)
         if form == "try":
@@ -1339,6 +1339,20 @@ class Writer:
             return lines + [f"{name} = {f}({a}) * {c}"], name, shape
         if form in ("identity", "typetest", "chained", "check"):
             return self.checks_as_libraries_write(form, a, name, c), name, shape
+        if form == "writer":  # a helper of the program's writing into the array it is given
+            h, buf = self.fresh("scale_ends"), self.fresh("buf")
+            return (
+                [
+                    f"def {h}(u, w):",
+                    "    u[0] = u[0] * w",
+                    "    u[-1] = u[-1] * w",
+                    f"{buf} = np.tanh({a}) * {c}",
+                    f"{h}({buf}, {self.const()})",
+                    f"{name} = {buf} * 1.0",
+                ],
+                name,
+                shape,
+            )
         if form == "stack":
             k = self.fresh("k")
             n = self.choices.integer(1, 3)

@@ -477,3 +477,30 @@ def test_an_update_in_place_another_name_would_see_is_refused(form):
     f = {"copies": copies, "pair": pair, "view": view, "pair_view": pair_view}[form]
     with pytest.raises(UnsupportedSyntaxError, match="in-place update of"):
         adgen.grad(f)(np.array([0.1, 0.2, 0.3]))
+
+
+def _rebind_then_write(u, flag):
+    if flag > 0.0:
+        u = np.zeros(3)
+    u[0] = 1.0
+
+
+def _write_rebind_write(u, flag):
+    u[0] = 1.0
+    if flag > 0.0:
+        u = np.zeros(3)
+    u[1] = 2.0
+
+
+@pytest.mark.parametrize("helper", [_rebind_then_write, _write_rebind_write])
+def test_a_helper_writing_into_a_parameter_a_branch_may_have_rebound_is_refused(helper):
+    """Where an `if` the program decides when it runs may have bound the parameter to another
+    array, the write is not the caller's array's (on that path): refused, not guessed."""
+
+    def f(x, s):
+        y = np.sin(x) * 1.0
+        helper(y, s)
+        return np.sum(y * x)
+
+    with pytest.raises(UnsupportedSyntaxError, match="in-place write into `u`"):
+        adgen.grad(f)(np.array([0.1, 0.2, 0.3]), 1.0)

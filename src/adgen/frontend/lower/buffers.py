@@ -27,22 +27,13 @@ import gast
 
 from adgen import ir
 from adgen.errors import AdgenError
+from adgen.frontend.lower.identities import _last_binding
 from adgen.frontend.lower.state import LowererState
 from adgen.frontend.lower.syntax import _own_nodes
 from adgen.rules import registry
 
 if TYPE_CHECKING:
     from adgen.frontend.lower import Lowerer
-
-
-def _last_binding_of(block: list[ir.Stmt], name: str) -> int | None:
-    """The position of the last statement of ``block`` (itself, not inside a compound one)
-    that binds ``name``."""
-    for k in range(len(block) - 1, -1, -1):
-        stmt = block[k]
-        if isinstance(stmt, ir.Assign) and name in stmt.targets:
-            return k
-    return None
 
 
 def _swap(node: Any) -> list[str] | None:
@@ -82,25 +73,28 @@ class BuffersMixin(LowererState):
         base = self.env.get(name)
         if not isinstance(base, ir.Var):
             return None
+        # (its last binding: a statement of this block itself, not one inside an `if` or a
+        # loop, which may have bound it to another array)
+        k = _last_binding(self.block, base.name, len(self.block))
+        last = self.block[k] if k is not None else None
+        if last is not None and not (
+            isinstance(last, ir.Assign) and last.targets == (base.name,) and last.args
+        ):
+            return None
         known = self.root.written_through.get((id(self), name))
-        if known is not None:  # (written before: what the helper's own names see is asked)
+        if known is not None:  # written before: still that write's array, seen by no other name
             alone = all(
                 user == name or not any(base.name in self.shares_with(v) for v in ir.atom_vars(a))
                 for user, a in self.env.items()
             )
-            return known if alone else None
+            return known if alone and last is not None and last.prim is registry.SETITEM else None
         held = base  # (a parameter the helper binds again in blocks: a copy of the caller's)
-        k = _last_binding_of(self.block, base.name)
-        if k is not None:
-            copied = self.block[k]
-            assign = registry.lookup(registry.assign)
+        if last is not None:
             if not (
-                isinstance(copied, ir.Assign)
-                and copied.prim is assign
-                and isinstance(copied.args[0], ir.Var)
+                last.prim is registry.lookup(registry.assign) and isinstance(last.args[0], ir.Var)
             ):
                 return None
-            held = copied.args[0]
+            held = last.args[0]
         if self.bases.get(held.name) or (held != base and self.bases[base.name] != {held.name}):
             return None  # (a view of another array)
         for user, atom in self.env.items():  # another name of the helper's
