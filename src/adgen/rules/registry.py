@@ -883,28 +883,32 @@ def _sklearn_array_api_off() -> bool:
     return not config.get("array_api_dispatch", True)
 
 
+# primitives (by name) whose result has their array argument's shape, and a dtype the other
+# arguments decide: the NumPy function each runs (see kind_keeping)
+_KIND_KEEPING: dict[str, Callable[..., Any]] = {
+    "np.asarray": np.asarray,
+    "np.asanyarray": np.asanyarray,
+    "np.ascontiguousarray": np.ascontiguousarray,
+    "np.asfortranarray": np.asfortranarray,
+    ".astype": lambda a, *args, **kwargs: a.astype(*args, **kwargs),
+    **({"np.astype": np.astype} if hasattr(np, "astype") else {}),
+}
+# ... and those whose result is a view of it with its dtype
+_KIND_VIEWS: dict[str, Callable[..., Any]] = {".T": lambda a: a.T, "np.transpose": np.transpose}
+
+
 def kind_keeping(name: str) -> Callable[..., Any] | None:
     """For a primitive (by name) whose result has its array argument's shape, and a dtype
     the other arguments decide (``np.asarray(x, dtype=float)``, ``x.astype(t)``), the NumPy
     function it runs (adgen evaluates it on a sample of the argument's kind); else None."""
-    casts: dict[str, Callable[..., Any]] = {
-        "np.asarray": np.asarray,
-        "np.asanyarray": np.asanyarray,
-        "np.ascontiguousarray": np.ascontiguousarray,
-        "np.asfortranarray": np.asfortranarray,
-        ".astype": lambda a, *args, **kwargs: a.astype(*args, **kwargs),
-    }
-    if hasattr(np, "astype"):
-        casts["np.astype"] = np.astype
-    return casts.get(name)
+    return _KIND_KEEPING.get(name)
 
 
 def kind_view(name: str) -> Callable[..., Any] | None:
     """For a primitive (by name) whose result is a view of its array argument with the
     argument's dtype (``x.T``, ``np.transpose(x)``), the NumPy function it runs (adgen applies
     it to a sample of the argument's kind: a view, nothing allocated); else None."""
-    views: dict[str, Callable[..., Any]] = {".T": lambda a: a.T, "np.transpose": np.transpose}
-    return views.get(name)
+    return _KIND_VIEWS.get(name)
 
 
 def namespace_test(fn: Any) -> bool:
@@ -919,12 +923,18 @@ def namespace_test(fn: Any) -> bool:
     )
 
 
+_KIND_FUNCTIONS = tuple(
+    getattr(np, n)
+    for n in ("dtype", "isdtype", "issubdtype", "result_type", "promote_types", "can_cast")
+    if hasattr(np, n)
+)
+
+
 def decided_by_kinds(fn: Any) -> bool:
     """Is ``fn`` a NumPy function of data types only (``np.dtype(float)``,
     ``np.isdtype(dtype, "integral")``), which adgen evaluates when transforming where its
     arguments are known then?"""
-    names = ("dtype", "isdtype", "issubdtype", "result_type", "promote_types", "can_cast")
-    return any(fn is getattr(np, n, None) for n in names)
+    return any(fn is f for f in _KIND_FUNCTIONS)
 
 
 def type_test(fn: Any) -> bool:

@@ -129,13 +129,15 @@ class BuffersMixin(LowererState):
         ``result``, if given, to ``y``); False: it is not (nothing lowered)."""
         if not isinstance(call, gast.Call) or any(isinstance(a, gast.Starred) for a in call.args):
             return False
+        outs = [k.value for k in call.keywords if k.arg == "out"]
+        if len(outs) != 1 or not isinstance(outs[0], gast.Name):
+            return False  # (most calls: nothing resolved)
         try:
             ok, fn = self.static_object(call.func)
         except AdgenError:
             return False
         at = registry.writes_out(fn) if ok else None
-        outs = [k.value for k in call.keywords if k.arg == "out"]
-        if at is None or len(outs) != 1 or not isinstance(outs[0], gast.Name):
+        if at is None:
             return False
         rest = [k for k in call.keywords if k.arg != "out"]
         if at == 0:  # a ufunc: all its inputs positional, no other option

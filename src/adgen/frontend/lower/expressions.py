@@ -335,20 +335,13 @@ class ExpressionsMixin(LowererState):
         """``(value,)`` of a constant, or of an outside value (a global, a module's attribute)
         that is plain data: a number, a string, None, or a tuple, list, set or dict of those;
         else None."""
-        one = self.one_object(atom) if isinstance(atom, ir.Var) else None
-        if one is not None and one[0] == "outside":  # (a copy of one)
-            atom = self.object_atom(one)
+        atom = self.outside_copy(atom)  # (a copy of one)
         if isinstance(atom, ir.Tup) and all(isinstance(a, ir.Const) for a in atom.items):
             value = tuple(a.value for a in atom.items)  # type: ignore[union-attr]
-        elif isinstance(atom, ir.Const):
-            value = atom.value
-        elif isinstance(atom, ir.Free):
-            try:
-                value = ir.Function("", [], [], "", 0, {}, free=self.free).outside(atom.name)
-            except (KeyError, AttributeError):
-                return None
         else:
-            return None
+            known, value = self.known_value(atom)
+            if not known:
+                return None
         scalar = (int, float, bool, str, type(None))
         if (
             type(value) in scalar

@@ -358,6 +358,10 @@ def _last_binding(block: list[ir.Stmt], name: str, end: int) -> int | None:
     statement binding it anywhere inside counts), if any."""
     for k in range(end - 1, -1, -1):
         stmt = block[k]
+        if isinstance(stmt, ir.Assign):  # (most statements: no walk)
+            if name in stmt.targets:
+                return k
+            continue
         inside = ir.Function("", [], [stmt], "", 0, {}).statements()
         if any(
             (isinstance(s, ir.Assign) and name in s.targets)

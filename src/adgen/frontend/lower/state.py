@@ -339,6 +339,8 @@ class LowererState:
         self.written_through: dict[tuple[int, str], list[tuple[Any, str]]] = {}
         # nodes (ids) of branches decided never to run, standing nowhere else
         self.never_run: set[int] = set()
+        # id(lowerer) -> (that lowerer, Counter of its function's nodes): note_never_run
+        self.node_counts: dict[int, tuple[Any, Any]] = {}
         # the branches of `if`s being lowered, with the block around each (IdentitiesMixin)
         self.open_branches: list[tuple[list[ir.Stmt], list[ir.Stmt]]] = []
 

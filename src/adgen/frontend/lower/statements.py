@@ -354,7 +354,12 @@ class StatementsMixin(LowererState):
         inside = Counter(id(n) for s in stmts for n in gast.walk(s))
         if not inside:
             return
-        everywhere = Counter(id(n) for n in gast.walk(self.node))
+        # (once a function lowered: its tree is structured before its body is lowered)
+        held = self.root.node_counts.get(id(self))
+        if held is None or held[0] is not self:
+            held = (self, Counter(id(n) for n in gast.walk(self.node)))
+            self.root.node_counts[id(self)] = held
+        everywhere = held[1]
         self.root.never_run.update(k for k, n in inside.items() if everywhere[k] == n)
 
     def lower_block(self: Lowerer, stmts: list[Any]) -> None:
