@@ -9,6 +9,7 @@ for them, and lowers only the path Python takes.
 from __future__ import annotations
 
 import numbers
+import random
 
 import numpy as np
 import pytest
@@ -504,3 +505,102 @@ def test_a_helper_writing_into_a_parameter_a_branch_may_have_rebound_is_refused(
 
     with pytest.raises(UnsupportedSyntaxError, match="in-place write into `u`"):
         adgen.grad(f)(np.array([0.1, 0.2, 0.3]), 1.0)
+
+
+# -- data a closure or a global holds (the way users bind it) --------------------------------
+
+DATA = np.array([[1.0, 2.0, -1.0], [0.5, -0.5, 0.25]])
+DATA32 = DATA.astype(np.float32)
+
+
+def _float_kind(x, y):
+    """In the style of scikit-learn's _return_float_dtype: the dtypes of both arrays."""
+    if x.dtype == y.dtype == np.float32:
+        dtype = np.float32
+    else:
+        dtype = float
+    return dtype
+
+
+def kernel_on_data(x):
+    dtype = _float_kind(x, DATA)
+    if isinstance(dtype, str):  # (decided: a class, never a string)
+        raise TypeError("dtype names are not accepted")
+    return np.sum((np.asarray(x, dtype=dtype) @ DATA.T) ** 2)
+
+
+def test_a_globals_array_has_its_kind_when_transforming():
+    g = both_modes(kernel_on_data, X)
+    np.testing.assert_allclose(g, 2 * (X @ DATA.T) @ DATA)
+
+
+def test_a_closures_array_has_its_kind_and_rebinding_it_makes_the_code_again():
+    def make(data):
+        def f(x):
+            if data.dtype == np.float32:
+                return np.sum(x * 2.0)
+            return np.sum(x**2)
+
+        return f
+
+    f = make(DATA)
+    np.testing.assert_allclose(adgen.grad(f)(X), 2 * X)
+    g = make(DATA32)  # (another closure, another kind: the other branch)
+    np.testing.assert_allclose(adgen.grad(g)(X), np.full(X.shape, 2.0))
+
+
+def _result_kind(*arrays):
+    """scikit-learn's _find_matching_floating_dtype: a comprehension over *arrays, a test of
+    the list it makes, np.result_type(*dtypes)."""
+    dtyped = [np.asarray(a) for a in arrays if hasattr(a, "dtype")]
+    floating = [a.dtype for a in dtyped if np.isdtype(a.dtype, "real floating")]
+    if floating:
+        return np.result_type(*floating)
+    return np.asarray(0.0).dtype
+
+
+def loss_of_kinds(x):
+    dtype = _result_kind(DATA, x, None)
+    if dtype == object:  # noqa: E721 (`object` as a data type, as scikit-learn tests it)
+        raise TypeError("object arrays are not accepted")
+    if not isinstance(dtype, np.dtype):
+        return np.sum(x)
+    return np.sum(np.asarray(x, dtype=dtype) ** 3)
+
+
+def test_result_type_of_the_dtypes_a_comprehension_listed_is_decided():
+    g = both_modes(loss_of_kinds, X)
+    np.testing.assert_allclose(g, 3 * X**2)
+    source = adgen.source(loss_of_kinds, args=(X,))
+    code = [line for line in source.splitlines() if not line.lstrip().startswith("#")]
+    assert not [line for line in code if "result_type" in line or "isinstance" in line]
+
+
+def _weighted(a, weights=None):
+    return np.average(a, axis=0, weights=weights)
+
+
+def _mean_of_squares(x, sample_weight=None):
+    checked = sample_weight  # (a copy of a default passed on through a helper)
+    return np.sum(_weighted(x**2, weights=checked))
+
+
+def weighted_mean(x):
+    return _mean_of_squares(x)
+
+
+def test_none_passed_on_through_helpers_is_the_constant_a_rule_decides_on():
+    np.testing.assert_allclose(both_modes(weighted_mean, X), 2 * X / X.shape[0])
+
+
+def loss_after_calls_given_two_arrays(x):
+    y = x * 2.0
+    d = np.ones(3)
+    np.may_share_memory(d, y)  # (run as written: its result may be either array)
+    s = np.sum(y**2)
+    random.shuffle(d)  # (may change d, which shares nothing with y)
+    return s
+
+
+def test_a_call_given_two_arrays_does_not_make_them_share():
+    np.testing.assert_allclose(adgen.grad(loss_after_calls_given_two_arrays)(X), 8 * X)

@@ -291,10 +291,19 @@ def test_isinstance_of_a_scalar_parameter_is_tested_when_running():
     both_modes(scaled, (1.5, np.array([1.0, 2.0])), 1, np.array([1.5, 1.5]))
 
 
-def test_isinstance_adgen_cannot_decide_is_refused():
+def test_isinstance_of_a_result_is_decided_by_the_arguments_kinds():
     def f(x):
         y = np.sin(x)
-        return x if isinstance(y, float) else y  # a float or a NumPy scalar or an array
+        return np.sum(x) if isinstance(y, float) else np.sum(y)  # (np.float64 is a float)
+
+    assert adgen.grad(f)(1.0) == 1.0  # np.sin of a float: a NumPy float, a float
+    np.testing.assert_allclose(adgen.grad(f)(np.array([0.5, 1.0])), np.cos([0.5, 1.0]))
+
+
+def test_isinstance_adgen_cannot_decide_is_refused():
+    def f(x):
+        y = np.sin(x) if x > 0.5 else 2.0 * x  # a NumPy float or a float: the data decide
+        return x if isinstance(y, np.float64) else y
 
     with pytest.raises(adgen.UnsupportedSyntaxError, match="`isinstance` of a value whose type"):
         adgen.grad(f)(1.0)

@@ -178,19 +178,42 @@ def _placed_in_order(
 
 def _sharing(names: set[str], assigns: list[ir.Assign]) -> set[str]:
     """``names`` and every name that may hold (part of) the same object: copies, views and
-    the results of calls that may return their argument, both ways, to a fixed point."""
-    out = set(names)
+    the results of calls that may return their argument, both ways, to a fixed point.
+
+    A result reached only from one of a call's arguments is not followed back to the
+    call's other arguments: ``r = f(a, b)`` may be ``a`` or ``b``, which says nothing of ``a``
+    and ``b`` sharing (``check_consistent_length(y_true, y_pred)`` links neither to the
+    other).
+
+    >>> from adgen.rules import registry
+    >>> def copy(target, *args):
+    ...     args = tuple(ir.Var(a) for a in args)
+    ...     return ir.Assign((target,), registry.lookup(registry.assign), args, (), 1)
+    >>> calls = [copy("r", "a", "b"), copy("c", "r")]
+    >>> sorted(_sharing({"a"}, calls)), sorted(_sharing({"c"}, calls))
+    (['a', 'c', 'r'], ['a', 'b', 'c', 'r'])
+    """
+    links = [
+        (set(_args(s)), set(s.targets)) for s in assigns if s.prim.view or s.prim.name == "assign"
+    ]
+    # for each name reached: how ("": a name given, or an argument of a call reached back
+    # from its result; k: the result of links[k] reached from one of its arguments)
+    how: dict[str, set[int | str]] = {n: {""} for n in names}
     grown = True
     while grown:
         grown = False
-        for s in assigns:
-            if not (s.prim.view or s.prim.name == "assign"):
-                continue
-            linked = set(_args(s)) | set(s.targets)
-            if linked & out and not linked <= out:
-                out |= linked
-                grown = True
-    return out
+        for k, (args, targets) in enumerate(links):
+            if args & how.keys():
+                for t in targets:
+                    if k not in how.setdefault(t, set()):
+                        how[t].add(k)
+                        grown = True
+            if any(t in how and how[t] - {k} for t in targets):
+                for a in args:
+                    if "" not in how.setdefault(a, set()):
+                        how[a].add("")
+                        grown = True
+    return set(how)
 
 
 # primitives whose results are Python numbers (or ranges): never changed in place

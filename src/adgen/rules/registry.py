@@ -853,7 +853,24 @@ _MUTATORS = frozenset(
 _LOGGER_METHODS = frozenset("debug info warning warn error critical exception log".split())
 # library functions that only read (their module, their name), known without importing them
 _READ_ONLY_LIBRARY = frozenset(
-    {("sklearn._config", "get_config"), ("sklearn._config", "_get_threadlocal_config")}
+    {
+        ("sklearn._config", "get_config"),
+        ("sklearn._config", "_get_threadlocal_config"),
+        # scikit-learn's input validation: it checks, converts into a new array or returns
+        # the one it was given, never writing into it
+        *(
+            ("sklearn.utils.validation", name)
+            for name in (
+                "check_array",
+                "check_consistent_length",
+                "column_or_1d",
+                "check_X_y",
+                "_num_samples",
+                "_check_sample_weight",
+                "check_scalar",
+            )
+        ),
+    }
 )
 
 
@@ -875,6 +892,22 @@ def writes_out(fn: Any) -> int | None:
     return None
 
 
+def returns_its_arrays(fn: Any, options: dict[str, Any] | None) -> bool:
+    """Does ``fn(*arrays, **options)`` return the arrays it is given (one: itself; several:
+    their tuple)? scikit-learn's ``move_to(..., xp=np, device=None)`` while its array API
+    support is off: NumPy arrays (and None) stay as they are. ``options``: the keyword
+    arguments' values (None: not known when transforming).
+
+    >>> returns_its_arrays(np.asarray, {})
+    False
+    """
+    module, name = getattr(fn, "__module__", None) or "", getattr(fn, "__name__", "")
+    if not (module == "sklearn.utils._array_api" and name == "move_to") or options is None:
+        return False
+    cpu = options.keys() <= {"xp", "device"} and options.get("device") in (None, "cpu")
+    return cpu and options.get("xp", np) is np and _sklearn_array_api_off()
+
+
 def _sklearn_array_api_off() -> bool:
     """Is scikit-learn's array API support off (its default)? Its helpers then take NumPy's
     paths whatever the arrays."""
@@ -894,7 +927,33 @@ _KIND_KEEPING: dict[str, Callable[..., Any]] = {
     **({"np.astype": np.astype} if hasattr(np, "astype") else {}),
 }
 # ... and those whose result is a view of it with its dtype
-_KIND_VIEWS: dict[str, Callable[..., Any]] = {".T": lambda a: a.T, "np.transpose": np.transpose}
+# (a sample's strides are all 0: NumPy reshapes it, as `ravel` too, to a view)
+_KIND_VIEWS: dict[str, Callable[..., Any]] = {
+    ".T": lambda a: a.T,
+    "np.transpose": np.transpose,
+    ".transpose": lambda a, *axes: a.transpose(*axes),
+    "np.reshape": np.reshape,
+    ".reshape": lambda a, *shape, **kwargs: a.reshape(*shape, **kwargs),
+    "np.ravel": lambda a, order="C": np.reshape(a, -1),
+    ".ravel": lambda a, order="C": np.reshape(a, -1),
+    "np.expand_dims": np.expand_dims,
+    "np.squeeze": np.squeeze,
+    "np.atleast_1d": np.atleast_1d,
+    "np.atleast_2d": np.atleast_2d,
+    "np.swapaxes": np.swapaxes,
+    "np.moveaxis": np.moveaxis,
+    "np.broadcast_to": np.broadcast_to,
+}
+# scikit-learn's input validation, which keeps an array's shape and gives it the dtype its
+# options decide: run on a sample of the array's kind when transforming
+_ARRAY_CHECKS = frozenset({("sklearn.utils.validation", "check_array")})
+
+
+def checks_arrays(fn: Any) -> bool:
+    """Is ``fn`` a library's check of an array that keeps its shape and converts it to the
+    dtype its options ask (scikit-learn's ``check_array``), which only reads (adgen runs it
+    on a sample of its argument's kind to know its result's kind)?"""
+    return (getattr(fn, "__module__", None), getattr(fn, "__name__", None)) in _ARRAY_CHECKS
 
 
 def kind_keeping(name: str) -> Callable[..., Any] | None:
@@ -902,6 +961,25 @@ def kind_keeping(name: str) -> Callable[..., Any] | None:
     the other arguments decide (``np.asarray(x, dtype=float)``, ``x.astype(t)``), the NumPy
     function it runs (adgen evaluates it on a sample of the argument's kind); else None."""
     return _KIND_KEEPING.get(name)
+
+
+_ELEMENTWISE_OPERATORS = {
+    n: getattr(operator, n) for n in "add sub mul truediv floordiv mod pow neg pos".split()
+}
+
+
+def kind_elementwise(name: str) -> Callable[..., Any] | None:
+    """For a primitive (by name) that works element by element -- one of NumPy's ufuncs, or
+    Python's arithmetic -- its function: its result's kind follows from its arguments' (the
+    shape they broadcast to, the dtype NumPy's promotion gives). Else None.
+
+    >>> kind_elementwise("np.log1p"), kind_elementwise("mul"), kind_elementwise("np.sum")
+    (<ufunc 'log1p'>, <built-in function mul>, None)
+    """
+    if name.startswith("np."):
+        fn = getattr(np, name[3:], None)
+        return fn if isinstance(fn, np.ufunc) else None
+    return _ELEMENTWISE_OPERATORS.get(name)
 
 
 def kind_view(name: str) -> Callable[..., Any] | None:

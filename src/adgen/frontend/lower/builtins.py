@@ -77,7 +77,11 @@ class BuiltinsMixin(LowererState):
             ok, fn = self.static_object(node.func)
         except AdgenError:
             return None
-        if not ok or any(isinstance(a, gast.Starred) for a in node.args):
+        if not ok:
+            return None
+        if registry.decided_by_kinds(fn) and not node.keywords:
+            return self.kinds_call(node, fn)  # (`np.result_type(*dtypes)` too)
+        if any(isinstance(a, gast.Starred) for a in node.args):
             return None
         if fn is isinstance:
             return self.lower_isinstance(node)
@@ -93,8 +97,6 @@ class BuiltinsMixin(LowererState):
                 )
                 return self.opaque(fn, refusal, [atom], [], target, hint, node)
             return decided
-        if registry.decided_by_kinds(fn) and not node.keywords:
-            return self.kinds_call(node, fn)
         if registry.namespace_test(fn) and len(node.args) == 1 and not node.keywords:
             try:  # is_numpy_namespace(xp) of a namespace known now
                 known, namespace = self.static_object(node.args[0])
@@ -321,7 +323,7 @@ class BuiltinsMixin(LowererState):
             return False
         given = [kw.value for kw in value.keywords if kw.arg == "xp"]
         passed = None
-        if given and not (isinstance(given[0], gast.Constant) and given[0].value is None):
+        if given and not self.known_none(given[0]):
             passed = self.bound_module(given[0])  # get_namespace(a, xp=xp): that namespace
             if passed is None:
                 return False
@@ -396,22 +398,6 @@ class BuiltinsMixin(LowererState):
             answers = {bool(fn(v, *rest)) for v in samples}
             if len(answers) == 1:
                 return ir.Const(answers.pop())
-        return None
-
-    def kinds_call(self: Lowerer, node: gast.Call, fn: Any) -> ir.Atom | None:
-        """``np.dtype(float)``, ``np.isdtype(dtype, "integral")`` of data types, classes,
-        strings and numbers known when transforming: evaluated then (None: not decided)."""
-        mark = len(self.block)
-        args = [self.expr(a, None, "kind") for a in node.args]
-        known = [self.outside_data(a) for a in args]
-        if all(k is not None for k in known):
-            try:
-                value = fn(*(k[0] for k in known))  # type: ignore[index]
-            except Exception:
-                value = None  # (the program raises when it runs)
-            if value is not None:
-                return self.static_atom(value, "kind", node)
-        del self.block[mark:]
         return None
 
     def attribute_test(self: Lowerer, node: gast.Call, fn: Any) -> ir.Atom | None:

@@ -152,6 +152,8 @@ class CallsMixin(LowererState):
             and isinstance(args[0], ir.Tup)
         ):
             return args[0]  # list(zip(*pairs)): a sequence known now, only read
+        if ok and args and registry.returns_its_arrays(fn, self.known_options(kwargs)):
+            return args[0] if len(args) == 1 else ir.Tup(tuple(args), kind="tuple")
         fn = self.callable_of(fn, func)
         if isinstance(fn, seam.LazyDerivative):  # a recursive call's derivative, read again
             fn = fn.function()
@@ -175,8 +177,31 @@ class CallsMixin(LowererState):
             prim = prim.localize(self.outside_name)  # a user's rule: name its function, helpers
         if prim is None:
             return self.call_without_rule(node, fn, refusal, args, kwargs, target, hint)
+        # (a rule decides `weights is None` when expanding: None passed on through helpers
+        # is that constant there)
+        args = [self.none_if_known(a) for a in args]
+        kwargs = [(k, self.none_if_known(a)) for k, a in kwargs]
         args, kwargs = self.arrays_of_lists(fn, prim, args, kwargs, node, hint)
         return self.emit(target, hint, prim, args, kwargs, node)
+
+    def none_if_known(self: Lowerer, atom: Any) -> Any:
+        """``None`` (the constant) where ``atom``'s value is None when transforming (a
+        parameter's default passed on, a copy of it), else ``atom``."""
+        if not isinstance(atom, ir.Var):
+            return atom
+        known = self.outside_copy(self.settled(atom))
+        return known if isinstance(known, ir.Const) and known.value is None else atom
+
+    def known_options(self: Lowerer, kwargs: list[tuple[str, Any]]) -> dict[str, Any] | None:
+        """The values of keyword arguments known when transforming (a module or function
+        passed, plain data), or None where one is not."""
+        known: dict[str, Any] = {}
+        for key, value in kwargs:
+            data = (value.value,) if isinstance(value, StaticArg) else self.outside_data(value)
+            if data is None:
+                return None
+            known[key] = data[0]
+        return known
 
     def call_without_rule(
         self: Lowerer,

@@ -443,7 +443,7 @@ class ExpressionsMixin(LowererState):
             return self.enclosing.name(node)
         else:
             value = self.resolve(node)
-        builtin_type = any(value is t for t in (float, int, bool, complex))
+        builtin_type = any(value is t for t in (float, int, bool, complex, object, str))
         if (builtin_type and node.id == value.__name__) or _data_class(value):
             name = self.free_name(node.id, value)  # a builtin type as a value: x.astype(float)
             self.free[name] = value

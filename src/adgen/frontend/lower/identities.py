@@ -54,10 +54,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import gast
 import numpy as np
 
 from adgen import ir
 from adgen.frontend.lower.state import LowererState
+from adgen.middle import shapes
 from adgen.rules import registry
 
 if TYPE_CHECKING:
@@ -298,34 +300,95 @@ class IdentitiesMixin(LowererState):
         code is made for the kinds of the arguments (``None`` if not): a read-only array of
         its shape and dtype (all one element, nothing allocated), a number of its type. Type
         tests of it are then decided when transforming."""
-        traced = self.traced(atom, at) if self.root.kinds else None
+        traced = self.traced(atom, at)
         if traced is None:
             return None
         (kind, name), made, place = traced
+        if kind == "outside":  # (a global's or a closure's array: remade if rebound)
+            known, value = self.known_value(ir.Free(str(name)))
+            return _sample(shapes.describe(value)) if known else None
+        if not self.root.kinds:
+            return None
         if kind in ("arg", "own"):
             return _sample(self.root.kinds.get(str(name)))
-        view = registry.kind_view(made.prim.name) if made is not None else None
-        if view is not None and made is not None and len(made.args) == 1 and not made.kwargs:
-            base = self.argument_sample(made.args[0], place)  # (x.T: a view of x's sample)
-            return None if base is None else view(base)
-        cast = registry.kind_keeping(made.prim.name) if made is not None else None
-        if cast is None or made is None or not made.args:
+        if made is None:
+            return None
+        elementwise = registry.kind_elementwise(made.prim.name)
+        if elementwise is not None and not made.kwargs:
+            return self.elementwise_sample(elementwise, made.args, place)
+        view = registry.kind_view(made.prim.name)  # (x.T, np.reshape(x, (-1, 1)): views)
+        checks = made.prim.refusal is not None and registry.checks_arrays(made.prim.runs)
+        cast = registry.kind_keeping(made.prim.name) or (made.prim.runs if checks else None)
+        fn = view or cast
+        if fn is None or not made.args:
             return None
         base = self.argument_sample(made.args[0], place)
-        known = [self.outside_data(a) for a in made.args[1:]]
+        extra = [self.outside_data(a) for a in made.args[1:]]
         options = {k: self.outside_data(a) for k, a in made.kwargs}
-        if base is None or None in known or None in options.values():
+        if base is None or None in extra or None in options.values():
             return None
-        small = np.zeros((1,) * np.ndim(base), np.result_type(base))  # (what decides: kinds)
+        if view is None:  # (what decides a cast's kind: the kinds, not the shape)
+            base_shape, base = np.shape(base), np.zeros((1,) * np.ndim(base), np.result_type(base))
         try:
-            cast_small = cast(
-                small,
-                *(v[0] for v in known),  # type: ignore[index]
+            value = fn(
+                base,
+                *(v[0] for v in extra),  # type: ignore[index]
                 **{k: v[0] for k, v in options.items()},  # type: ignore[index]
             )
         except Exception:
-            return None
-        return np.broadcast_to(cast_small, np.shape(base))
+            return None  # (the program raises when it runs)
+        return value if view is not None else np.broadcast_to(value, base_shape)
+
+    def elementwise_sample(
+        self: Lowerer, fn: Any, args: tuple[ir.Atom, ...], place: Place | None
+    ) -> Any:
+        """A value of the kind ``fn(*args)`` gives (``np.log1p(y)``, ``x * 2.0``), from its
+        arguments' kinds: NumPy computes on arrays of one element of theirs (``None``
+        where an argument's kind is not known)."""
+        samples = []
+        for a in args:
+            known = self.outside_data(a) if not isinstance(a, ir.Var) else None
+            sample = known[0] if known is not None else self.argument_sample(a, place)
+            if sample is None or isinstance(sample, (str, bytes)):
+                return None
+            samples.append(sample)
+        small = [
+            np.ones((1,) * np.ndim(v), np.result_type(v)) if isinstance(v, np.ndarray) else v
+            for v in samples
+        ]
+        try:
+            with np.errstate(all="ignore"):
+                value = fn(*small)
+            shape = np.broadcast_shapes(*(np.shape(v) for v in samples))
+        except Exception:
+            return None  # (the program raises when it runs)
+        return np.broadcast_to(value, shape) if isinstance(value, np.ndarray) else value
+
+    def kinds_call(self: Lowerer, node: gast.Call, fn: Any) -> ir.Atom | None:
+        """``np.dtype(float)``, ``np.isdtype(dtype, "integral")`` of data types, classes,
+        strings and numbers known when transforming: evaluated then (None: not decided)."""
+        mark = len(self.block)
+        args = self.call_arguments(node, False, "kind")  # (`*dtypes` of a known length)
+        known = [self.outside_data(a) if isinstance(a, ir.Atom) else None for a in args]
+        if all(k is not None for k in known):
+            try:
+                value = fn(*(k[0] for k in known))  # type: ignore[index]
+            except Exception:
+                value = None  # (the program raises when it runs)
+            if value is not None:
+                return self.static_atom(value, "kind", node)
+        del self.block[mark:]
+        return None
+
+    def known_none(self: Lowerer, node: Any) -> bool:
+        """Is ``node`` None when transforming: the constant, or a name bound to it (a
+        helper's parameter ``xp=None`` passed on)?"""
+        if isinstance(node, gast.Constant):
+            return node.value is None
+        if not (isinstance(node, gast.Name) and node.id in self.env):
+            return False
+        atom = self.settled(self.outside_copy(self.env[node.id]))
+        return isinstance(atom, ir.Const) and atom.value is None
 
     def possible_objects(self: Lowerer, atom: ir.Atom) -> set[Identity] | None:
         """The objects ``atom``'s value may be here: a new array a NumPy rule made, one that

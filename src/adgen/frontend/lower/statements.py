@@ -275,6 +275,8 @@ class StatementsMixin(LowererState):
         test = shortcut if shortcut is not None else self.expr(stmt.test, None, "cond")
         settled = self.settled(test)  # (`if pandas_requires_conversion:` still False)
         test = settled if isinstance(settled, ir.Const) else test
+        if isinstance(test, (ir.Tup, ir.Dct)):  # a display here: true where it has items
+            test = ir.Const(bool(test.items if isinstance(test, ir.Tup) else test.keys))
         if isinstance(test, ir.Const):
             # decided when transforming (`if b is None:` with b's default): Python runs only
             # that branch, so only that one is lowered (and the other lets no name share an
