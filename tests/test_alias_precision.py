@@ -148,8 +148,63 @@ def copy_of_argument_then_write_ref(v):
     return v[1] ** 6 + np.sum(v[1:] ** 3)
 
 
+def _set_first(v):
+    v = v.copy()  # (a helper's parameter: the caller's array, then a new one)
+    v[0] = v[1] ** 2
+    return v
+
+
+def helper_copies_its_parameter(v):
+    return np.sum(_set_first(v) ** 3) + np.sum(v)  # (the caller's v unchanged)
+
+
+def helper_copies_its_parameter_ref(v):
+    return v[1] ** 6 + np.sum(v[1:] ** 3) + np.sum(v)
+
+
+def _softmax(x, copy=True):
+    """In the style of scikit-learn's softmax: a copy asked for in an `if` decided when
+    transforming, updates in place, `np.exp` with `out=np.asarray(x)`."""
+    if copy:
+        x = np.asarray(x, copy=True)
+    x -= np.max(x)
+    np.exp(x, out=np.asarray(x))
+    x /= np.sum(x)
+    return x
+
+
+def softmax_written_in_place(v):
+    return np.sum(_softmax(v) * np.arange(v.size)) + np.sum(v**2)
+
+
+def softmax_written_in_place_ref(v):
+    e = np.exp(v - np.max(v))
+    return np.sum(e / np.sum(e) * np.arange(v.size)) + np.sum(v**2)
+
+
+def _exp_kernel(d):
+    k = d * -0.5
+    np.exp(k, k)  # (the output array passed positionally)
+    return k
+
+
+def _exp_returned(d):
+    k = d * -0.5
+    return np.exp(k, out=k)
+
+
+def ufunc_outputs_positional_and_returned(v):
+    return np.sum(_exp_kernel(v) * v) + np.sum(_exp_returned(v) ** 2)
+
+
+def ufunc_outputs_positional_and_returned_ref(v):
+    return np.sum(np.exp(-0.5 * v) * v) + np.sum(np.exp(-0.5 * v) ** 2)
+
+
 X6 = np.array([0.3, -0.5, 1.2, 0.8, -1.1, 0.4])
 SOUND = [
+    (helper_copies_its_parameter, helper_copies_its_parameter_ref, X6[:3]),
+    (ufunc_outputs_positional_and_returned, ufunc_outputs_positional_and_returned_ref, X6),
     (copy_of_argument_then_write, copy_of_argument_then_write_ref, X6[:3]),
     (fill_diagonal_of_helper_result, fill_diagonal_of_helper_result_ref, X6[:4]),
     (states_appended, states_appended_ref, X6[:3]),
@@ -160,6 +215,19 @@ SOUND = [
     (masked_copy_then_item, lambda v: 3.0 * v[1], np.array([0.5, 1.0, 2.0])),
     (huber_style, huber_style_ref, np.array([0.2, -0.4, 0.9, 0.3])),
 ]
+
+
+def test_softmax_written_in_place_through_out_asarray():
+    """``np.exp(x, out=np.asarray(x))`` writes into ``x`` where ``x`` is an array (the
+    arguments' kinds say so); a second derivative, made for any kind, is refused by name."""
+    x = X6[:4]
+    expected = adgen.grad(softmax_written_in_place_ref)(x)
+    np.testing.assert_allclose(adgen.grad(softmax_written_in_place)(x), expected, rtol=1e-12)
+    for e in np.eye(x.size):
+        _, t = adgen.jvp(softmax_written_in_place, (x,), (e,))
+        np.testing.assert_allclose(t, expected @ e, rtol=1e-12, atol=1e-15)
+    with pytest.raises(AdgenError, match="out"):
+        adgen.hessian(softmax_written_in_place)(x)
 
 
 @pytest.mark.parametrize("f, ref, x", SOUND, ids=[f.__name__ for f, _, _ in SOUND])
@@ -344,7 +412,60 @@ def reshaped_alias(x):
     return np.sum(e * x)
 
 
+def _copy_kept_by_caller(v, kept):
+    v = v.copy()
+    kept.append(v)  # (another name holds the new array)
+    v[0] = 5.0
+    return v
+
+
+def helper_copy_held_elsewhere(x):
+    kept = []
+    w = _copy_kept_by_caller(x * 1.0, kept)
+    return np.sum(w * x) + np.sum(kept[0] * x)
+
+
+def _view_of_new_copy(v):
+    v = v.copy()
+    tail = v[1:]  # a view of the new array, kept
+    v[1] = v[0] ** 2
+    return v, tail
+
+
+def helper_copy_viewed_then_written(x):
+    v, tail = _view_of_new_copy(x)
+    return np.sum(v * x) + np.sum(tail * x[1:])
+
+
+def _pair_of_one(x):
+    d = x * 2.0
+    return d, d
+
+
+def pair_copy_then_written(x):
+    k, l_ = _pair_of_one(x)
+    k = np.asarray(k)  # (no copy asked: k is still l_'s array)
+    k *= 2.0
+    return np.sum(l_ * x)
+
+
+def _exp_into_other(d, out):
+    np.exp(d, out)  # writes into the array the caller also reads
+    return d
+
+
+def ufunc_output_seen_by_caller(x):
+    buf = x * 1.0
+    view = buf[:2]
+    _exp_into_other(x * 0.5, buf)
+    return np.sum(view * x[:2]) + np.sum(buf)
+
+
 SEEN = [
+    helper_copy_held_elsewhere,
+    helper_copy_viewed_then_written,
+    pair_copy_then_written,
+    ufunc_output_seen_by_caller,
     alias_then_write,
     alias_made_later_in_loop,
     loop_appends_buffer,

@@ -924,6 +924,9 @@ _KIND_KEEPING: dict[str, Callable[..., Any]] = {
     "np.ascontiguousarray": np.ascontiguousarray,
     "np.asfortranarray": np.asfortranarray,
     ".astype": lambda a, *args, **kwargs: a.astype(*args, **kwargs),
+    ".copy": lambda a, *args, **kwargs: a.copy(*args, **kwargs),
+    "np.copy": np.copy,
+    "np.array": np.array,
     **({"np.astype": np.astype} if hasattr(np, "astype") else {}),
 }
 # ... and those whose result is a view of it with its dtype
@@ -943,10 +946,39 @@ _KIND_VIEWS: dict[str, Callable[..., Any]] = {
     "np.swapaxes": np.swapaxes,
     "np.moveaxis": np.moveaxis,
     "np.broadcast_to": np.broadcast_to,
+    # reductions (what they make from a sample: an array of the result's kind)
+    **{f"np.{n}": getattr(np, n) for n in "sum prod mean max min amax amin".split()},
+    **{f".{n}": getattr(np.ndarray, n) for n in "sum prod mean max min".split()},
 }
 # scikit-learn's input validation, which keeps an array's shape and gives it the dtype its
 # options decide: run on a sample of the array's kind when transforming
 _ARRAY_CHECKS = frozenset({("sklearn.utils.validation", "check_array")})
+
+
+def ufunc_args_with_out(name: str | None) -> int | None:
+    """How many positional arguments a call of NumPy's ufunc called ``name`` has when it
+    passes its output array after its inputs (``np.exp(x, out)``: 2), else None (not a
+    ufunc's name).
+
+    >>> ufunc_args_with_out("exp"), ufunc_args_with_out("add"), ufunc_args_with_out("sum")
+    (2, 3, None)
+    """
+    fn = getattr(np, name, None) if name else None
+    return fn.nin + 1 if isinstance(fn, np.ufunc) else None
+
+
+def returns_arrays_as_they_are(fn: Any) -> bool:
+    """Does ``fn(x)`` return ``x`` itself where ``x`` is a NumPy array (``np.asarray``)?"""
+    return fn is np.asarray or fn is np.asanyarray
+
+
+def asked_to_copy(name: str, kwargs: Collection[tuple[str, Any]]) -> bool:
+    """Is a call of the primitive ``name`` with these keyword arguments (IR atoms) a
+    conversion that may return its argument, asked for a copy (``np.asarray(x, copy=True)``:
+    a new array, never a view)?"""
+    copy = [a for k, a in kwargs if k == "copy"]
+    asked = bool(copy) and getattr(copy[0], "value", None) is True
+    return asked and name in ("np.asarray", "np.asanyarray", "np.array")
 
 
 def checks_arrays(fn: Any) -> bool:
@@ -983,9 +1015,10 @@ def kind_elementwise(name: str) -> Callable[..., Any] | None:
 
 
 def kind_view(name: str) -> Callable[..., Any] | None:
-    """For a primitive (by name) whose result is a view of its array argument with the
-    argument's dtype (``x.T``, ``np.transpose(x)``), the NumPy function it runs (adgen applies
-    it to a sample of the argument's kind: a view, nothing allocated); else None."""
+    """For a primitive (by name) whose result is a view of its array argument (``x.T``,
+    ``np.reshape(x, (-1, 1))``) or a reduction of it (``np.max(x, axis=1)``), the NumPy
+    function it runs (adgen applies it to a sample of the argument's kind: a view, or a
+    small array); else None."""
     return _KIND_VIEWS.get(name)
 
 

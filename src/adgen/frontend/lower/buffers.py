@@ -123,34 +123,40 @@ class BuffersMixin(LowererState):
             self.root.written_through[(id(self), name)] = callers
         return callers or None
 
-    def written_out(self: Lowerer, stmt: Any, call: Any, result: str | None) -> bool:
+    def written_out(self: Lowerer, stmt: Any, call: Any, result: str | None) -> str | None:
         """Lower ``call`` (the value of ``stmt``) as the write ``y[...] = f(*args)`` if it is
-        ``f(*args, out=y)`` of a ufunc or of a helper that passes ``out=`` on (then bind
-        ``result``, if given, to ``y``); False: it is not (nothing lowered)."""
+        ``f(*args, out=y)`` of a ufunc (``np.exp(K, K)``, ``out=np.asarray(y)`` of an array
+        ``y``) or of a helper that passes ``out=`` on (then bind ``result``, if given, to
+        ``y``): the name ``y``; None: it is not (nothing lowered)."""
         if not isinstance(call, gast.Call) or any(isinstance(a, gast.Starred) for a in call.args):
-            return False
+            return None
         outs = [k.value for k in call.keywords if k.arg == "out"]
-        if len(outs) != 1 or not isinstance(outs[0], gast.Name):
-            return False  # (most calls: nothing resolved)
+        if len(outs) > 1 or (not outs and len(call.args) < 2):
+            return None  # (most calls: nothing resolved)
         try:
             ok, fn = self.static_object(call.func)
         except AdgenError:
-            return False
+            return None
         at = registry.writes_out(fn) if ok else None
         if at is None:
-            return False
+            return None
+        args = call.args
+        if at == 0 and not outs and len(args) == fn.nin + 1:  # np.exp(K, K)
+            args, outs = args[:-1], args[-1:]
+        out = self.out_array(outs[0]) if outs else None
+        if out is None:
+            return None
         rest = [k for k in call.keywords if k.arg != "out"]
         if at == 0:  # a ufunc: all its inputs positional, no other option
-            if rest or len(call.args) != fn.nin:
-                return False
-            computed = gast.Call(func=call.func, args=call.args, keywords=[])
-        elif len(call.args) > at:
-            computed = gast.Call(func=call.args[at], args=call.args[at + 1 :], keywords=rest)
+            if rest or len(args) != fn.nin:
+                return None
+            computed = gast.Call(func=call.func, args=args, keywords=[])
+        elif len(args) > at:
+            computed = gast.Call(func=args[at], args=args[at + 1 :], keywords=rest)
         else:
-            return False
-        out = outs[0]
+            return None
         target = gast.Subscript(
-            value=gast.Name(id=out.id, ctx=gast.Load(), annotation=None, type_comment=None),
+            value=gast.Name(id=out, ctx=gast.Load(), annotation=None, type_comment=None),
             slice=gast.Constant(value=Ellipsis, kind=None),
             ctx=gast.Store(),
         )
@@ -158,8 +164,31 @@ class BuffersMixin(LowererState):
             gast.copy_location(node, call)
         self.write_in_place(stmt, target, computed, None)
         if result is not None:
-            self.bind(result, self.new_name(result), self.env[out.id])
-        return True
+            self.bind(result, self.new_name(result), self.env[out])
+        return out
+
+    def out_array(self: Lowerer, node: Any) -> str | None:
+        """The name an ``out=`` argument writes into: ``y``, or ``np.asarray(y)`` of a ``y``
+        that is an array (NumPy's functions made it, or the caller's argument of that kind),
+        which ``np.asarray`` returns as it is."""
+        if isinstance(node, gast.Name):
+            return node.id
+        if not (
+            isinstance(node, gast.Call)
+            and len(node.args) == 1
+            and not node.keywords
+            and isinstance(node.args[0], gast.Name)
+            and node.args[0].id in self.env
+        ):
+            return None
+        try:
+            ok, fn = self.static_object(node.func)
+        except AdgenError:
+            return None
+        name = node.args[0].id
+        if not (ok and registry.returns_arrays_as_they_are(fn)):
+            return None
+        return name if self.is_array(self.env[name]) else None
 
     def swapped_buffer(self: Lowerer, name: str) -> bool:
         """Is ``name`` one of a group of names the function swaps, which always hold distinct

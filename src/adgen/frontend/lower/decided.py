@@ -16,6 +16,7 @@ before them binds again are tried, each lowered on trial and kept only if it is 
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 import gast
@@ -159,3 +160,17 @@ class DecidedMixin(LowererState):
         ret = gast.copy_location(gast.Return(value=gast.Constant(value=None, kind=None)), end)
         gast.copy_location(ret.value, ret)
         return [*body, ret]
+
+    def note_never_run(self: Lowerer, stmts: list[Any]) -> None:
+        """Remember the nodes of ``stmts``, a branch Python never takes here, that stand
+        nowhere else in the function (early returns copy statements into both branches)."""
+        inside = Counter(id(n) for s in stmts for n in gast.walk(s))
+        if not inside:
+            return
+        # (once a function lowered: its tree is structured before its body is lowered)
+        held = self.root.node_counts.get(id(self))
+        if held is None or held[0] is not self:
+            held = (self, Counter(id(n) for n in gast.walk(self.node)))
+            self.root.node_counts[id(self)] = held
+        everywhere = held[1]
+        self.root.never_run.update(k for k, n in inside.items() if everywhere[k] == n)

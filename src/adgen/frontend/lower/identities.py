@@ -390,6 +390,11 @@ class IdentitiesMixin(LowererState):
         atom = self.settled(self.outside_copy(self.env[node.id]))
         return isinstance(atom, ir.Const) and atom.value is None
 
+    def is_array(self: Lowerer, atom: ir.Atom) -> bool:
+        """Is ``atom``'s value a NumPy array for certain: made by a NumPy function (never a
+        scalar where the arguments' kinds say so), or an argument of an array kind?"""
+        return isinstance(self.argument_sample(atom), np.ndarray)
+
     def possible_objects(self: Lowerer, atom: ir.Atom) -> set[Identity] | None:
         """The objects ``atom``'s value may be here: a new array a NumPy rule made, one that
         rule's array argument may be (``np.asarray(x)``: ``x`` itself, or a new array), an

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import gast
@@ -195,7 +196,7 @@ class InPlaceMixin(LowererState):
         values until the adjoint of that statement puts the caller's array back are then the
         function's own; a buffer a loop swaps (:mod:`.buffers`) starts as a new array."""
         fresh = False
-        for stmt in self.node.body:
+        for stmt in self.straight_line(self.node.body):
             if stmt is self.current or any(n is self.current for n in gast.walk(stmt)):
                 return fresh
             if (
@@ -206,6 +207,16 @@ class InPlaceMixin(LowererState):
             ):
                 fresh = self.fresh_value(stmt.value)
         return False
+
+    def straight_line(self: Lowerer, body: list[Any]) -> Iterator[Any]:
+        """The statements of ``body``, those of an ``if`` decided when transforming in its
+        place (``if copy: X = X.copy()`` with ``copy`` True: that copy)."""
+        for stmt in body:
+            taken = self.root.decided_ifs.get((id(self), id(stmt)))
+            if taken is None:
+                yield stmt
+            else:
+                yield from self.straight_line(stmt.body if taken else stmt.orelse)
 
     def node_problem(self: Lowerer, node: Any, name: str, lists: bool) -> str:
         """Why this statement (or expression) could make ``name``'s array (or list) one that
@@ -426,7 +437,7 @@ class InPlaceMixin(LowererState):
             made = self.producers.get(name)
             fresh = made is not None and not self.storage_problem_of(made)
             last = self.block[-1] if self.block else None
-            if fresh and made is not None and made.view:  # a view of a temporary?
+            if fresh and made is not None and made.view and not _copies(last):  # a view?
                 viewed = set(ir.atom_vars(last.args[0])) if isinstance(last, ir.Assign) else set()
                 fresh = (
                     (
@@ -477,10 +488,26 @@ class InPlaceMixin(LowererState):
             if not (lowerer is self and user == name)
             for v in ir.atom_vars(a)
         ]
-        family = self.shares_with(atom.name)
+        family = self.made_family(name, atom)
         return any(family & self.shares_with(v) for v in others) or any(
             atom.name in self.shares_with(v) for v in self.held
         )
+
+    def made_family(self: Lowerer, name: str, atom: ir.Var) -> set[str]:
+        """The IR names whose memory ``atom``'s array (the value of ``name``, bound to a new
+        array it holds alone: :meth:`note_binding`) may be: only its own where the statement
+        binding it made a new array (``X = X.copy()`` of a helper's parameter: not the
+        caller's array the name held before), else as :meth:`shares_with` says."""
+        found = self.fresh_binding.get(name)
+        made = found[0][found[1] - 1] if found is not None and found[1] >= 1 else None
+        if (
+            isinstance(made, ir.Assign)
+            and made.targets == (atom.name,)
+            and made.prim.name != "assign"
+            and (not made.prim.view or registry.asked_to_copy(made.prim.name, made.kwargs))
+        ):
+            return {atom.name}
+        return self.shares_with(atom.name)
 
     def shares_with(self: Lowerer, var: str) -> set[str]:
         """The IR names whose memory ``var``'s array may be (a part of): itself, what it is a
@@ -600,8 +627,19 @@ class InPlaceMixin(LowererState):
                 method = registry.method_function(node.func.attr)
                 ok, fn = method is not None, method[0] if method else None
             prim = registry.lookup(fn) if ok else None
+            copied = any(
+                k.arg == "copy" and isinstance(k.value, gast.Constant) and k.value.value is True
+                for k in node.keywords
+            )
+            if copied and registry.returns_arrays_as_they_are(fn):
+                return True  # np.asarray(x, copy=True)
             return prim is not None and not prim.view
         return False
+
+
+def _copies(stmt: Any) -> bool:
+    """Is ``stmt`` a view-making conversion asked for a copy (``np.asarray(x, copy=True)``)?"""
+    return isinstance(stmt, ir.Assign) and registry.asked_to_copy(stmt.prim.name, stmt.kwargs)
 
 
 def _into_itself(node: Any) -> bool:

@@ -339,6 +339,8 @@ class LowererState:
         self.written_through: dict[tuple[int, str], list[tuple[Any, str]]] = {}
         # nodes (ids) of branches decided never to run, standing nowhere else
         self.never_run: set[int] = set()
+        # `if`s decided when transforming: (id(lowerer), id(node)) -> the branch taken
+        self.decided_ifs: dict[tuple[int, int], bool] = {}
         # id(lowerer) -> (that lowerer, Counter of its function's nodes): note_never_run
         self.node_counts: dict[int, tuple[Any, Any]] = {}
         # the branches of `if`s being lowered, with the block around each (IdentitiesMixin)
@@ -411,7 +413,8 @@ class LowererState:
         name = target if target is not None else self.namer.fresh(hint)
         self.block.append(ir.Assign((name,), prim, tuple(args), tuple(kwargs), self.line))
         self.producers[name] = prim
-        self.note_views((name,), prim, [*args, *(a for _, a in kwargs)])
+        if not registry.asked_to_copy(prim.name, kwargs):  # (np.asarray(x, copy=True): new)
+            self.note_views((name,), prim, [*args, *(a for _, a in kwargs)])
         if prim is registry.lookup(registry.operator.getitem) and self.is_range(args[0]):
             if isinstance(args[1], ir.Slc):  # r[a:b] of a range is a range
                 self.ranges.add(name)

@@ -13,7 +13,6 @@ kind: assignments and the names they bind (tuple unpacking included), augmented 
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 import gast
@@ -237,6 +236,10 @@ class StatementsMixin(LowererState):
         returns stand inside branches, the result name(s) they all bind."""
         if stmt.value is None:
             self.refuse(stmt, "`return` without a value", "return the value to differentiate")
+        out = self.written_out(stmt, stmt.value, None)  # return np.exp(K, out=K)
+        if out is not None:
+            name = gast.copy_location(gast.Name(out, gast.Load(), None, None), stmt)
+            stmt = gast.copy_location(gast.Return(value=name), stmt)
         # returns inside branches bind the result name(s) on each path
         self.rebound_names.update(self.result_items)
         if self.result is not None:
@@ -282,6 +285,7 @@ class StatementsMixin(LowererState):
             # that branch, so only that one is lowered (and the other lets no name share an
             # array: InPlaceMixin.ownership_problem)
             self.note_never_run(stmt.orelse if test.value else stmt.body)
+            self.root.decided_ifs[(id(self), id(stmt))] = bool(test.value)
             self.lower_block(stmt.body if test.value else stmt.orelse)
             return
         # each branch starts from what the names meant before the `if` (a name bound in
@@ -349,20 +353,6 @@ class StatementsMixin(LowererState):
                 self.copy(taken, test)
                 test = ir.Var(taken)
         self.block.append(ir.If(test, body, orelse, line))
-
-    def note_never_run(self: Lowerer, stmts: list[Any]) -> None:
-        """Remember the nodes of ``stmts``, a branch Python never takes here, that stand
-        nowhere else in the function (early returns copy statements into both branches)."""
-        inside = Counter(id(n) for s in stmts for n in gast.walk(s))
-        if not inside:
-            return
-        # (once a function lowered: its tree is structured before its body is lowered)
-        held = self.root.node_counts.get(id(self))
-        if held is None or held[0] is not self:
-            held = (self, Counter(id(n) for n in gast.walk(self.node)))
-            self.root.node_counts[id(self)] = held
-        everywhere = held[1]
-        self.root.never_run.update(k for k, n in inside.items() if everywhere[k] == n)
 
     def lower_block(self: Lowerer, stmts: list[Any]) -> None:
         for stmt in stmts:

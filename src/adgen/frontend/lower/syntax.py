@@ -44,10 +44,15 @@ def _written_in_place(nodes: list[Any]) -> set[str]:
             and _called_name(n.value.func) in registry.IN_PLACE_NAMES
         ):
             names.add(n.value.args[0].id)
-        if isinstance(n, gast.Call):  # np.exp(y, out=y): written into
-            names.update(
-                k.value.id for k in n.keywords if k.arg == "out" and isinstance(k.value, gast.Name)
-            )
+        if isinstance(n, gast.Call):  # np.exp(y, out=y), np.exp(y, y): written into
+            outs = [k.value for k in n.keywords if k.arg == "out"]
+            if not outs and len(n.args) == registry.ufunc_args_with_out(_called_name(n.func)):
+                outs = n.args[-1:]
+            for out in outs:
+                if isinstance(out, gast.Call) and len(out.args) == 1:
+                    out = out.args[0]  # (out=np.asarray(y))
+                if isinstance(out, gast.Name):
+                    names.add(out.id)
         targets = (
             n.targets
             if isinstance(n, gast.Assign)
