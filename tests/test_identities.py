@@ -604,3 +604,72 @@ def loss_after_calls_given_two_arrays(x):
 
 def test_a_call_given_two_arrays_does_not_make_them_share():
     np.testing.assert_allclose(adgen.grad(loss_after_calls_given_two_arrays)(X), 8 * X)
+
+
+# -- None passed by the caller; kinds needed at every shape; lists known when transforming ----
+
+
+def weighted_loss(w, sample_weight=None):
+    r = (X @ w) ** 2
+    if sample_weight is not None and np.ndim(sample_weight) != 1:
+        raise ValueError("sample_weight must be 1-d")
+    return np.average(r, weights=sample_weight)
+
+
+def test_an_argument_the_caller_passes_as_none_is_that_constant():
+    """``np.average(..., weights=None)``: adgen's rule decides ``weights is None`` when it
+    expands; the code is made for the caller's None (and other code for an array)."""
+    w = np.array([0.5, -1.0, 0.25])
+    want = 2 * X.T @ (X @ w) / X.shape[0]
+    np.testing.assert_allclose(adgen.grad(weighted_loss)(w, None), want, rtol=1e-12)
+    np.testing.assert_allclose(adgen.grad(weighted_loss)(w), want, rtol=1e-12)
+    s = np.array([1.0, 3.0])
+    want = 2 * X.T @ (s * (X @ w)) / np.sum(s)
+    np.testing.assert_allclose(adgen.grad(weighted_loss)(w, s), want, rtol=1e-12)
+    v = np.array([1.0, 0.0, -1.0])
+    np.testing.assert_allclose(adgen.jvp(weighted_loss, (w, s), (v, 0 * s))[1], want @ v)
+
+
+def typed_energy(x):
+    if x.dtype == np.float32:
+        raise TypeError("float32 is not accepted")
+    if isinstance(x.dtype, str):  # (decided only by the argument's kind)
+        return 0.0
+    return np.sum(x**2)
+
+
+def test_code_made_for_kinds_serves_every_shape_where_the_kinds_decide_the_path():
+    """After many shapes adgen makes one general derivative for the others; a function it
+    reads only for its arguments' kinds keeps getting code made for each call's kinds."""
+    g = adgen.grad(typed_energy)
+    for n in range(1, 14):
+        x = np.linspace(0.0, 1.0, n)
+        np.testing.assert_allclose(g(x), 2 * x)
+    with pytest.raises(UnsupportedSyntaxError, match="isinstance"):
+        adgen.source(typed_energy)  # (the general code, for any kind: refused)
+
+
+def _promote(*arrays):
+    """In the style of SciPy's xp_promote: a list grown in a loop over *args, then
+    returned as one array or a tuple of them."""
+    out = []
+    for a in arrays:
+        if a is None:
+            out.append(a)
+            continue
+        out.append(np.asarray(a, dtype=np.result_type(a, 1.0)))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def promoted_product(x, y=None):
+    a, b = _promote(x, y)
+    one = _promote(x)
+    return np.sum(a * one) if b is None else np.sum(a * b * one)
+
+
+def test_a_list_grown_in_a_loop_over_a_tuple_is_known_when_transforming():
+    x = np.array([0.5, -1.0, 2.0])
+    np.testing.assert_allclose(both_modes(promoted_product, x), 2 * x)
+    y = np.array([1.0, 2.0, 3.0])
+    g = adgen.grad(promoted_product)(x, y)
+    np.testing.assert_allclose(g, 2 * x * y)

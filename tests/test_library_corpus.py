@@ -370,3 +370,105 @@ def test_sklearn_dot_product_kernels_update_the_product_in_place(kernel):
     v = np.linspace(-1.0, 1.0, x.size).reshape(x.shape)
     got = adgen.jvp(f, (x, y), (v, np.zeros_like(y)))[1]
     np.testing.assert_allclose(got, np.sum(want * v), rtol=1e-9)
+
+
+# -- data bound by a closure or a global, as users write their objectives --------------------
+
+Y_DATA = RNG.normal(size=(4, 3))
+
+
+def _closure_kernels():
+    """scikit-learn's pairwise functions with the second array bound by the closure (the
+    way a loss is written around data): each with its derivative w.r.t. the first."""
+    y = Y_DATA
+
+    def diffs(x):
+        return x[:, None, :] - y[None, :, :]
+
+    def laplacian_grad(x):
+        k = np.exp(-0.5 * np.sum(np.abs(diffs(x)), axis=-1))
+        return np.sum(k[:, :, None] * (-0.5) * np.sign(diffs(x)), axis=1)
+
+    return {
+        "linear_kernel": (
+            lambda x: np.sum(sk_pairwise.linear_kernel(x, y)),
+            lambda x: np.broadcast_to(np.sum(y, axis=0), x.shape),
+        ),
+        "manhattan_distances": (
+            lambda x: np.sum(sk_pairwise.manhattan_distances(x, y)),
+            lambda x: np.sum(np.sign(diffs(x)), axis=1),
+        ),
+        "laplacian_kernel": (
+            lambda x: np.sum(sk_pairwise.laplacian_kernel(x, y, gamma=0.5)),
+            laplacian_grad,
+        ),
+        "euclidean_distances": (
+            lambda x: np.sum(sk_pairwise.euclidean_distances(x, y)),
+            lambda x: np.sum(diffs(x) / np.linalg.norm(diffs(x), axis=-1, keepdims=True), axis=1),
+        ),
+    }
+
+
+@pytest.mark.skipif(sk_pairwise is None, reason="scikit-learn is not installed")
+@pytest.mark.parametrize(
+    "name", ["linear_kernel", "manhattan_distances", "laplacian_kernel", "euclidean_distances"]
+)
+def test_sklearn_pairwise_functions_of_data_a_closure_holds(name):
+    """The other array is the closure's (its kind known when transforming: adgen reads
+    ``check_pairwise_arrays``'s dtype tests of it, and ``cdist(..., "cityblock")``,
+    ``np.exp(K, K)`` with the output passed positionally)."""
+    f, gradient = _closure_kernels()[name]
+    x = RNG.normal(size=(5, 3))
+    if _refused_on_older_sklearn(f, x):
+        return
+    _check_both_modes(f, x, gradient(x))
+
+
+def _regression_metrics():
+    metrics = pytest.importorskip("sklearn.metrics")
+    y = np.exp(RNG.normal(size=N))
+    n = y.size
+    return y, {
+        "mean_squared_error": (
+            lambda p: metrics.mean_squared_error(y, p),
+            lambda p: 2 * (p - y) / n,
+        ),
+        "r2_score": (
+            lambda p: metrics.r2_score(y, p),
+            lambda p: -2 * (p - y) / np.sum((y - y.mean()) ** 2),
+        ),
+        "mean_squared_log_error": (
+            lambda p: metrics.mean_squared_log_error(y, p),
+            lambda p: 2 * (np.log1p(p) - np.log1p(y)) / (1 + p) / n,
+        ),
+        "mean_absolute_error": (
+            lambda p: metrics.mean_absolute_error(y, p),
+            lambda p: np.sign(p - y) / n,
+        ),
+    }
+
+
+@pytest.mark.skipif(sklearn is None, reason="scikit-learn is not installed")
+@pytest.mark.parametrize(
+    "name", ["mean_squared_error", "r2_score", "mean_squared_log_error", "mean_absolute_error"]
+)
+def test_sklearn_regression_metrics_of_the_predictions(name):
+    """Regression metrics as installed, the true values bound by a closure: validation of
+    both arrays (``check_consistent_length``, ``check_array`` run as written on the data,
+    read on the predictions), ``move_to``, ``_average`` with ``weights=None``."""
+    y, cases = _regression_metrics()
+    f, gradient = cases[name]
+    p = np.exp(RNG.normal(size=N))
+    if _refused_on_older_sklearn(f, p):
+        return
+    _check_both_modes(f, p, gradient(p))
+
+
+def test_scipy_rosen_against_its_own_derivatives():
+    """SciPy's Rosenbrock function as installed (``xp_promote`` over ``*args``: a list grown
+    in a loop, ``xp_result_type`` decided from the kinds): against ``rosen_der`` in both
+    modes and ``rosen_hess`` at second order."""
+    optimize = pytest.importorskip("scipy.optimize")
+    x = np.array([0.3, -0.8, 1.2, 0.5, -0.1])
+    _check_both_modes(optimize.rosen, x, optimize.rosen_der(x))
+    np.testing.assert_allclose(adgen.hessian(optimize.rosen)(x), optimize.rosen_hess(x), rtol=1e-12)

@@ -308,10 +308,9 @@ def _again_with_structure(f: Any, fn: types.FunctionType, flat: _Flat) -> types.
     for it that reads their leaves and calls the code specialised for them; else ``fn``
     (a derivative given such arguments that cannot is refused)."""
     if isinstance(f, _ValueAndGrad):
-        # code made for the arguments' kinds where one is complex (generic code is for real
-        # arguments: it refuses complex ones)
-        complex_args = any(shapes.is_complex(d) for _, d in flat.signature)
-        return f.adgen_function(flat.key, flat.signature if complex_args else ())
+        # code made for the arguments' kinds (what a library's type tests ask of them, and
+        # complex arguments, which generic code refuses)
+        return f.adgen_function(flat.key, flat.signature)
     _refuse_structure_again(f, fn, flat)
     return fn
 
@@ -803,17 +802,19 @@ def _ragged(items: list[Any]) -> bool:
 
 
 def _jacobian(f: Callable[..., Any], wrt: Wrt, mode: str) -> Callable[..., Any]:
-    names, single = _wrt_names(unwrap(f), wrt)
+    # (a derivative object: its function is made below, for the arguments given)
+    names, single = _wrt_names(f.fn if isinstance(f, _ValueAndGrad) else unwrap(f), wrt)
 
     @entry_point
     def jac(*args: Any, **kwargs: Any) -> Any:
-        fn = unwrap(f)  # again: f may be a derivative whose function changed (grad of f)
+        # again: f may be a derivative whose function changed (grad of f)
+        fn = f.fn if isinstance(f, _ValueAndGrad) else unwrap(f)
         params = _params(fn)
         values = _bind(fn, args, kwargs)
         flat = _Flat(params, values)
         _refuse_structure_again(f, fn, flat)
-        if isinstance(f, _ValueAndGrad) and any(shapes.is_complex(d) for _, d in flat.signature):
-            fn = f.adgen_function(flat.key, flat.signature)  # made for the complex arguments
+        if isinstance(f, _ValueAndGrad):
+            fn = f.adgen_function(flat.key, flat.signature)  # made for the arguments' kinds
         for w in names:
             if w in flat.structure:
                 raise NonDifferentiableError(

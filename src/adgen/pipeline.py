@@ -46,6 +46,9 @@ MODES = ("forward", "reverse", "reverse_aux")
 # derivatives specialised for argument shapes, per function and options; calls with more
 # kinds of shapes share the general code (which works for every shape)
 MAX_SPECIALISED = 8
+# (function, options) whose general derivative adgen refused: code is made for each call's
+# kinds instead (the function tests their types, which only kinds decide)
+_KINDS_NEEDED: set[tuple[types.FunctionType, tuple[Any, ...]]] = set()
 
 
 @dataclass(frozen=True)
@@ -153,10 +156,15 @@ def derivative(
         signature
         and cache.variants(fn, key[:-1]) >= MAX_SPECIALISED
         and not any(is_complex(d) for _, d in signature)
+        and (fn, key[:-1]) not in _KINDS_NEEDED
     ):
         # called with ever new shapes: one general derivative serves the others (made for
-        # real arguments: complex ones always get code made for them)
-        return derivative(fn, mode, wrt, scalars, structure, optimized, batched)
+        # real arguments: complex ones always get code made for them) -- unless adgen
+        # reads the function only for the kinds of its arguments (a library's type tests)
+        try:
+            return derivative(fn, mode, wrt, scalars, structure, optimized, batched)
+        except AdgenError:
+            _KINDS_NEEDED.add((fn, key[:-1]))
     if mode not in MODES:
         raise ValueError(f"mode must be 'forward' or 'reverse', not {mode!r}")
 

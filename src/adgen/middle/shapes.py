@@ -194,8 +194,8 @@ def describe(value: Any) -> Any:
     """What the specialisation keys on for one argument: ``(shape, dtype)`` of an array, the
     type of a number, or None (anything else: not specialised).
 
-    >>> describe(np.zeros((2, 3))), describe(1.5), describe([1.0])
-    (((2, 3), '<f8'), 'float', None)
+    >>> describe(np.zeros((2, 3))), describe(1.5), describe(None), describe([1.0])
+    (((2, 3), '<f8'), 'float', 'none', None)
 
     An array of another library (Dask, CuPy) is described with its library's name too:
     the code made for it creates arrays on that library's side (see :data:`LIBRARY`).
@@ -203,6 +203,8 @@ def describe(value: Any) -> Any:
     kind = type(value)
     if kind is np.ndarray:
         return (value.shape, value.dtype.str)
+    if value is None:  # (an option left out: `if weights is None` decided for it)
+        return "none"
     if kind is float or kind is int or kind is bool or kind is complex:
         return kind.__name__
     if isinstance(value, np.generic):
@@ -235,7 +237,7 @@ def is_complex(description: Any) -> bool:
 
 
 def _known_of(description: Any) -> Known | None:
-    if description is None:
+    if description is None or description == "none":
         return None
     if isinstance(description, str):
         python = {"float": float, "int": int, "bool": bool, "complex": complex}[description]

@@ -1036,16 +1036,35 @@ def namespace_test(fn: Any) -> bool:
 
 _KIND_FUNCTIONS = tuple(
     getattr(np, n)
-    for n in ("dtype", "isdtype", "issubdtype", "result_type", "promote_types", "can_cast")
+    for n in (
+        "dtype",
+        "isdtype",
+        "issubdtype",
+        "result_type",
+        "promote_types",
+        "can_cast",
+        "iterable",
+        "isscalar",
+        "ndim",
+    )
     if hasattr(np, n)
 )
 
 
 def decided_by_kinds(fn: Any) -> bool:
-    """Is ``fn`` a NumPy function of data types only (``np.dtype(float)``,
-    ``np.isdtype(dtype, "integral")``), which adgen evaluates when transforming where its
-    arguments are known then?"""
-    return any(fn is f for f in _KIND_FUNCTIONS)
+    """Is ``fn`` a function of data types and kinds only (``np.dtype(float)``,
+    ``np.isdtype(dtype, "integral")``, ``np.result_type(x, 1.0)``; SciPy's
+    ``xp_result_type`` and scikit-learn's ``supported_float_dtypes`` while their array API
+    support is off), which adgen evaluates when transforming where its arguments are known
+    then (arrays by samples of their kinds)?"""
+    if any(fn is f for f in _KIND_FUNCTIONS):
+        return True
+    module, name = getattr(fn, "__module__", None) or "", getattr(fn, "__name__", "")
+    if module == "scipy._lib._array_api" and name == "xp_result_type":
+        return not getattr(fn, "__globals__", {}).get("SCIPY_ARRAY_API", True)
+    if module == "sklearn.utils._array_api" and name == "supported_float_dtypes":
+        return _sklearn_array_api_off()
+    return False
 
 
 def type_test(fn: Any) -> bool:
@@ -1065,6 +1084,8 @@ def type_test(fn: Any) -> bool:
         prefixes = ("is_", "_is_")  # (narwhals.dependencies, narwhals.stable.v2.dependencies)
     elif module == "sklearn.utils._dataframe":
         prefixes = ("is_",)  # (is_pandas_df_or_series, is_polars_df, is_df_or_series...)
+    elif module.endswith("array_api_compat.common._helpers") and name.endswith("_array"):
+        prefixes = ("is_",)  # array-api-compat's is_torch_array, is_numpy_array... (SciPy's too)
     else:
         return False
     return name.startswith(prefixes) and getattr(sys.modules.get(module), name, None) is fn

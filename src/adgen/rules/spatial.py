@@ -4,8 +4,8 @@ installed.
 ``pdist(X, metric)`` (the condensed distances of the rows of ``X``, pairs ``i < j`` in row
 order), ``cdist(XA, XB, metric)`` (every row of ``XA`` against every row of ``XB``) and
 ``squareform`` (condensed vector <-> symmetric matrix with a zero diagonal), for the metrics
-``'sqeuclidean'`` and ``'euclidean'``; any other metric is refused by name when the code
-runs (:func:`adgen.runtime.distance_metric`). With ``s_ij = |x_i - y_j|^2``:
+``'sqeuclidean'``, ``'euclidean'`` and ``'cityblock'``; any other metric is refused by name
+when the code runs (:func:`adgen.runtime.distance_metric`). With ``s_ij = |x_i - y_j|^2``:
 
     ds_ij = 2 (x_i . dx_i + y_j . dy_j - x_i . dy_j - dx_i . y_j)
     x_bar = 2 (rowsum(G) x - G y)        y_bar = 2 (colsum(G) y - G^T x)
@@ -13,7 +13,9 @@ runs (:func:`adgen.runtime.distance_metric`). With ``s_ij = |x_i - y_j|^2``:
 (``G`` the cotangent as a matrix: ``squareform(g)`` for ``pdist``, where ``y`` is ``x``, so
 the two terms add up). A Euclidean distance ``d = sqrt(s)`` has ``dd = ds / (2 d)``: where
 two rows coincide it has no derivative (nan, as ``np.sqrt``'s at 0; a zero tangent or
-cotangent there contributes 0, :func:`adgen.runtime.zero_safe`). ``squareform`` is
+cotangent there contributes 0, :func:`adgen.runtime.zero_safe`). A city-block distance
+``c_ij = sum_k |x_ik - y_jk|`` has ``dc_ij = sum_k sign(x_ik - y_jk) (dx_ik - dy_jk)`` (0
+where the coordinates are equal, as ``np.abs``'s derivative at 0). ``squareform`` is
 linear: a matrix's cotangent sits on its upper triangle, the one SciPy reads. Every
 derivative is written with these functions and NumPy's, so it can be differentiated again.
 """
@@ -41,12 +43,17 @@ if scipy is not None:
             example("scipy.spatial.distance.pdist(x, 'sqeuclidean') * np.arange(6.0)", x=(4, 2)),
             example("scipy.spatial.distance.pdist(x) * np.arange(3.0)", x=(3, 2)),
             example("scipy.spatial.distance.pdist(x, metric='euclidean')", x=(4, 3)),
+            example("scipy.spatial.distance.pdist(x, 'cityblock') * np.arange(6.0)", x=(4, 3)),
         ],
     )
     def pdist(ans, X, metric="euclidean"):
         """Condensed distances of the rows of ``X``."""
 
         def jvp(dX):
+            if rt.distance_metric(metric) == "cityblock":
+                steps = np.sign(X[:, None, :] - X[None, :, :])
+                dd = np.sum(steps * (dX[:, None, :] - dX[None, :, :]), axis=2)
+                return scipy.spatial.distance.squareform(dd, checks=False)
             a = np.sum(X * dX, axis=1)
             b = X @ np.swapaxes(dX, 0, 1)
             ds = scipy.spatial.distance.squareform(
@@ -57,6 +64,9 @@ if scipy is not None:
             return rt.zero_safe(ds / (2.0 * ans), ds)
 
         def vjp(g):
+            if rt.distance_metric(metric) == "cityblock":
+                m = scipy.spatial.distance.squareform(g)
+                return np.sum(m[:, :, None] * np.sign(X[:, None, :] - X[None, :, :]), axis=1)
             if rt.distance_metric(metric) == "sqeuclidean":
                 m = scipy.spatial.distance.squareform(g)
             else:
@@ -68,24 +78,31 @@ if scipy is not None:
         examples=[
             example("scipy.spatial.distance.cdist(a, b, 'sqeuclidean')", a=(3, 2), b=(4, 2)),
             example("scipy.spatial.distance.cdist(a, b) * np.arange(2.0)", a=(3, 2), b=(2, 2)),
+            example("scipy.spatial.distance.cdist(a, b, 'cityblock')", a=(3, 2), b=(4, 2)),
         ],
     )
     def cdist(ans, XA, XB, metric="euclidean"):
         """Distances of every row of ``XA`` to every row of ``XB``."""
 
         def jvp_XA(dA):
+            if rt.distance_metric(metric) == "cityblock":
+                return np.sum(np.sign(XA[:, None, :] - XB[None, :, :]) * dA[:, None, :], axis=2)
             ds = 2.0 * (np.sum(XA * dA, axis=1)[:, None] - dA @ np.swapaxes(XB, 0, 1))
             if rt.distance_metric(metric) == "sqeuclidean":
                 return ds
             return rt.zero_safe(ds / (2.0 * ans), ds)
 
         def jvp_XB(dB):
+            if rt.distance_metric(metric) == "cityblock":
+                return -np.sum(np.sign(XA[:, None, :] - XB[None, :, :]) * dB[None, :, :], axis=2)
             ds = 2.0 * (np.sum(XB * dB, axis=1)[None, :] - XA @ np.swapaxes(dB, 0, 1))
             if rt.distance_metric(metric) == "sqeuclidean":
                 return ds
             return rt.zero_safe(ds / (2.0 * ans), ds)
 
         def vjp_XA(g):
+            if rt.distance_metric(metric) == "cityblock":
+                return np.sum(g[:, :, None] * np.sign(XA[:, None, :] - XB[None, :, :]), axis=1)
             if rt.distance_metric(metric) == "sqeuclidean":
                 m = g
             else:
@@ -93,6 +110,8 @@ if scipy is not None:
             return 2.0 * (np.sum(m, axis=1)[:, None] * XA - m @ XB)
 
         def vjp_XB(g):
+            if rt.distance_metric(metric) == "cityblock":
+                return -np.sum(g[:, :, None] * np.sign(XA[:, None, :] - XB[None, :, :]), axis=0)
             if rt.distance_metric(metric) == "sqeuclidean":
                 m = g
             else:

@@ -79,7 +79,7 @@ class BuiltinsMixin(LowererState):
             return None
         if not ok:
             return None
-        if registry.decided_by_kinds(fn) and not node.keywords:
+        if registry.decided_by_kinds(fn):
             return self.kinds_call(node, fn)  # (`np.result_type(*dtypes)` too)
         if any(isinstance(a, gast.Starred) for a in node.args):
             return None

@@ -86,6 +86,12 @@ class CallsMixin(LowererState):
             seq = self.static_sequence(node.args[0])
             if seq is not None:  # len(self.layers): known now
                 return ir.Const(len(seq.items))
+            held = self.env.get(node.args[0].id) if isinstance(node.args[0], gast.Name) else None
+            if isinstance(held, ir.Tup):  # a list or tuple of known length (*args)
+                return ir.Const(len(held.items))
+            known = self.known_list(held) if isinstance(held, ir.Var) else None
+            if known is not None:  # a list grown by appends in straight-line code
+                return ir.Const(len(known))
         self.check_special(node, ok, fn)
         if ok and seam.entry_kind(fn) == "jvp":
             return self.nested_jvp(node)
@@ -152,6 +158,10 @@ class CallsMixin(LowererState):
             and isinstance(args[0], ir.Tup)
         ):
             return args[0]  # list(zip(*pairs)): a sequence known now, only read
+        if fn is tuple and len(args) == 1 and not kwargs and isinstance(args[0], ir.Var):
+            known = self.known_list(args[0])
+            if known is not None:  # tuple(out) of a list grown by appends: its items
+                return ir.Tup(tuple(known), kind="tuple")
         if ok and args and registry.returns_its_arrays(fn, self.known_options(kwargs)):
             return args[0] if len(args) == 1 else ir.Tup(tuple(args), kind="tuple")
         fn = self.callable_of(fn, func)

@@ -45,6 +45,38 @@ class ContainersMixin(LowererState):
         )
         self.env[name] = ir.Var(ir_name)
 
+    def known_list(self: Lowerer, atom: ir.Atom) -> list[ir.Atom] | None:
+        """The items of a list the function made and grew by appends in straight-line code
+        so far (``out = []``, then ``out.append(a)`` in a loop over a tuple, unrolled): known
+        when transforming, so ``tuple(out)`` and ``len(out)`` are read from them. None where
+        it is not such a list. (No other name may hold a list appended to: :meth:`append`
+        refuses that.)"""
+        if not isinstance(atom, ir.Var):
+            return None
+        blocks = [self.block]
+        while (outer := self.around(blocks[-1])) is not None:
+            blocks.append(outer)
+        flat = [s for block in reversed(blocks) for s in _straight(block)]
+        items: list[ir.Atom] = []
+        name = atom.name
+        for stmt in reversed(flat):
+            if not isinstance(stmt, ir.Assign):
+                inside = ir.Function("", [], [stmt], "", 0, {}).statements()
+                if any(isinstance(s, ir.Assign) and name in s.targets for s in inside):
+                    return None  # (bound in a loop or a branch the program decides)
+                continue
+            if name not in stmt.targets:
+                continue
+            if stmt.prim is registry.LIST_NEW and not stmt.args:
+                return items[::-1]
+            if stmt.prim is not registry.APPEND or stmt.targets != (name,):
+                return None
+            items.append(stmt.args[1])
+            if not isinstance(stmt.args[0], ir.Var):
+                return None
+            name = stmt.args[0].name
+        return None
+
     def hold(self: Lowerer, atom: ir.Atom) -> None:
         """A list now holds ``atom``'s arrays: updating one in place would change the list's
         item too (:meth:`~adgen.frontend.lower.inplace.InPlaceMixin.sharing_problem`)."""
@@ -354,3 +386,15 @@ def _numpy_function(fn: Any) -> bool:
         return True
     module = getattr(fn, "__module__", None) or ""
     return module == "numpy" or module.startswith("numpy.")
+
+
+def _straight(block: list[ir.Stmt]) -> list[ir.Stmt]:
+    """The statements of ``block`` with those of the ``if True:`` blocks a loop unrolled
+    when transforming in their place."""
+    out: list[ir.Stmt] = []
+    for stmt in block:
+        if isinstance(stmt, ir.If) and stmt.test == ir.Const(True) and not stmt.orelse:
+            out.extend(_straight(stmt.body))
+        else:
+            out.append(stmt)
+    return out

@@ -81,6 +81,9 @@ class ExpressionsMixin(LowererState):
             if prim is None:
                 self.refuse(node, f"the operator `{type(node.op).__name__}`")
             operand = self.expr(node.operand, None, hint)
+            if isinstance(node.op, gast.Not) and isinstance(operand, ir.Var):
+                flag = self.outside_copy(operand)  # (a flag set in straight-line code)
+                operand = flag if isinstance(flag, ir.Const) else operand
             if isinstance(operand, ir.Const) and isinstance(node.op, gast.USub):
                 return ir.Const(-operand.value)
             if isinstance(operand, ir.Const) and isinstance(node.op, gast.Not):
@@ -129,15 +132,7 @@ class ExpressionsMixin(LowererState):
         if isinstance(node, gast.ListComp):
             return self.comprehension(node, target, hint)
         if isinstance(node, gast.IfExp):
-            test = self.expr(node.test, None, "cond")
-            if isinstance(test, ir.Const):  # `0.0 if l2 is None else l2`: only one is evaluated
-                return self.expr(node.body if test.value else node.orelse, target, hint)
-            name = target if target is not None else self.namer.fresh(hint)
-            self.rebound_names.add(name)  # bound in both branches
-            body = self.branch_value(node.body, name, hint)
-            orelse = self.branch_value(node.orelse, name, hint)
-            self.add_if(test, body, orelse, self.line)
-            return ir.Var(name)
+            return self.if_exp(node, target, hint)
         if isinstance(node, gast.BoolOp):
             # `a and b`: a if a is false, else b (`or` the other way round); b is evaluated only
             # when needed, as in Python. The values go to a name of their own, never the
@@ -364,6 +359,21 @@ class ExpressionsMixin(LowererState):
             return False  # (a name bound on several paths: its last statement says nothing)
         prim = self.producers.get(atom.name)
         return prim is not None and _makes_numbers(prim)
+
+    def if_exp(self: Lowerer, node: gast.IfExp, target: str | None, hint: str) -> ir.Atom:
+        """``a if c else b``: only the value Python computes (``c`` decided when
+        transforming), else an ``if`` binding one name in both branches."""
+        test = self.expr(node.test, None, "cond")
+        settled = self.settled(test)
+        test = settled if isinstance(settled, ir.Const) else test
+        if isinstance(test, ir.Const):  # `0.0 if l2 is None else l2`: only one is evaluated
+            return self.expr(node.body if test.value else node.orelse, target, hint)
+        name = target if target is not None else self.namer.fresh(hint)
+        self.rebound_names.add(name)  # bound in both branches
+        body = self.branch_value(node.body, name, hint)
+        orelse = self.branch_value(node.orelse, name, hint)
+        self.add_if(test, body, orelse, self.line)
+        return ir.Var(name)
 
     def branch_value(self: Lowerer, node: Any, name: str, hint: str) -> list[ir.Stmt]:
         """The block computing ``node`` into ``name`` (one branch of ``a if c else b``)."""

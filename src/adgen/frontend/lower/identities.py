@@ -52,12 +52,14 @@ def kernel(X, Y):            # <doctest adgen.frontend.lower.identities[3]>:1
 
 from __future__ import annotations
 
+import types
 from typing import TYPE_CHECKING, Any
 
 import gast
 import numpy as np
 
 from adgen import ir
+from adgen.errors import AdgenError
 from adgen.frontend.lower.state import LowererState
 from adgen.middle import shapes
 from adgen.rules import registry
@@ -259,7 +261,7 @@ class IdentitiesMixin(LowererState):
                 if outer is not None:
                     block, end = outer, len(outer)
                     continue
-                found = self.argument(name) if block is self.root.block else None
+                found = self.argument(name) if block is self.root.top_block else None
                 return None if found is None else (found, None, None)
             stmt = block[k]
             if not (isinstance(stmt, ir.Assign) and stmt.targets == (name,)):
@@ -365,20 +367,54 @@ class IdentitiesMixin(LowererState):
         return np.broadcast_to(value, shape) if isinstance(value, np.ndarray) else value
 
     def kinds_call(self: Lowerer, node: gast.Call, fn: Any) -> ir.Atom | None:
-        """``np.dtype(float)``, ``np.isdtype(dtype, "integral")`` of data types, classes,
-        strings and numbers known when transforming: evaluated then (None: not decided)."""
+        """``np.dtype(float)``, ``np.isdtype(dtype, "integral")``, ``np.result_type(x, 1.0)``,
+        SciPy's ``xp_result_type(*args, xp=xp)`` of data types, classes, strings, numbers,
+        modules and arrays of kinds known when transforming: evaluated then (on samples of
+        the arrays' kinds; None: not decided)."""
         mark = len(self.block)
-        args = self.call_arguments(node, False, "kind")  # (`*dtypes` of a known length)
-        known = [self.outside_data(a) if isinstance(a, ir.Atom) else None for a in args]
-        if all(k is not None for k in known):
+        args: list[Any] = []
+        for arg in node.args:
+            if isinstance(arg, gast.Starred):  # (`*dtypes` of a known length)
+                items = self.expr(arg.value, None, "kind")
+                if not isinstance(items, ir.Tup):
+                    args.append(None)
+                args.extend(self.known_kind(a) for a in getattr(items, "items", ()))
+            else:
+                args.append(self.known_kind(arg))
+        options = {k.arg: self.known_kind(k.value) for k in node.keywords}
+        if None not in args and None not in options.values() and None not in options:
             try:
-                value = fn(*(k[0] for k in known))  # type: ignore[index]
+                value = fn(
+                    *(a[0] for a in args),
+                    **{k: v[0] for k, v in options.items()},  # type: ignore[index]
+                )
             except Exception:
                 value = None  # (the program raises when it runs)
             if value is not None:
                 return self.static_atom(value, "kind", node)
         del self.block[mark:]
         return None
+
+    def known_kind(self: Lowerer, node: Any) -> tuple[Any] | None:
+        """``(value,)`` of an argument known when transforming: a module, plain data, or a
+        sample of an array's (or a number's) kind; else None. (``node``: an expression, or
+        an atom lowered already.)"""
+        if not isinstance(node, ir.Atom):
+            module = self.bound_module(node)
+            if module is not None:
+                return (module.value,)
+            try:
+                ok, obj = self.static_object(node)
+            except AdgenError:
+                ok = False
+            if ok and isinstance(obj, types.ModuleType):
+                return (obj,)
+            node = self.expr(node, None, "kind")
+        known = self.outside_data(node)
+        if known is not None:
+            return known
+        sample = self.argument_sample(node)
+        return None if sample is None else (sample,)
 
     def known_none(self: Lowerer, node: Any) -> bool:
         """Is ``node`` None when transforming: the constant, or a name bound to it (a

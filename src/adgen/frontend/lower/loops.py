@@ -346,10 +346,17 @@ class LoopsMixin(LowererState):
                 test = self.call_prim(registry.operator.lt, [ir.Const(k), bound], "more")
             block, self.block = self.block, []
             self.depth += 1
-            self.copy(index, ir.Const(k))
-            self.current = stmt  # (what a refusal of the target points at)
-            self.bind_items(stmt.target, pattern, partial(take, k), ir.Const(k), counter)
-            self.lower_block(stmt.body)
+            once = test == ir.Const(True)  # (runs once, after what the block around holds)
+            if once:
+                self.root.open_branches.append((self.block, block))
+            try:
+                self.copy(index, ir.Const(k))
+                self.current = stmt  # (what a refusal of the target points at)
+                self.bind_items(stmt.target, pattern, partial(take, k), ir.Const(k), counter)
+                self.lower_block(stmt.body)
+            finally:
+                if once:
+                    self.root.open_branches.pop()
             self.depth -= 1
             body, self.block = self.block, block
             # the body stands in a block, as the loop's body would (its names are rebound)

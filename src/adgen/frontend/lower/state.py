@@ -166,6 +166,7 @@ class LowererState:
             self.rebound: set[str] = set()  # IR names bound more than once (in blocks)
             self.scalars: set[str] = set()
             self.block: list[ir.Stmt] = []
+            self.top_block = self.block  # (the function's body: where its parameters stand)
             # inlined functions' lines get keys of their own: key -> (label, location)
             self.labels: dict[int, str] = {}
             self.origins: dict[int, SourceLocation] = {}

@@ -64,6 +64,9 @@ class StatementsMixin(LowererState):
         self.check_returns(body)
         body = self.single_exit(body)
         self.bind_function_defaults()
+        for p in self.params:  # an argument the code is made for None: that constant
+            if self is self.root and self.kinds.get(p) == "none" and p not in self.multi:
+                self.env[p] = ir.Const(None)
         for p in self.params:
             if p in self.multi and isinstance(self.env[p], (ir.Tup, ir.Dct)):
                 # a tuple, list or dict argument that blocks rebind: its leaves are its first
@@ -276,7 +279,7 @@ class StatementsMixin(LowererState):
         """``if``/``else``: each branch a block of its own."""
         shortcut = self.decided_chain(stmt.test)
         test = shortcut if shortcut is not None else self.expr(stmt.test, None, "cond")
-        settled = self.settled(test)  # (`if pandas_requires_conversion:` still False)
+        settled = self.outside_copy(self.settled(test))  # (`if pandas_requires_conversion:`)
         test = settled if isinstance(settled, ir.Const) else test
         if isinstance(test, (ir.Tup, ir.Dct)):  # a display here: true where it has items
             test = ir.Const(bool(test.items if isinstance(test, ir.Tup) else test.keys))
