@@ -673,3 +673,38 @@ def test_a_list_grown_in_a_loop_over_a_tuple_is_known_when_transforming():
     y = np.array([1.0, 2.0, 3.0])
     g = adgen.grad(promoted_product)(x, y)
     np.testing.assert_allclose(g, 2 * x * y)
+
+
+def _as_float_array(x, dtype=None, order="C"):
+    kinds = (np.float64, np.float32)  # (a tuple of data types, as scikit-learn's lists)
+    if x.dtype in kinds and dtype is None:
+        dtype = x.dtype
+    return np.array(x, dtype=dtype, order=order)  # (np.asarray's copy of an array)
+
+
+def copied_with_options(x):
+    y = _as_float_array(x)
+    y *= 2.0  # (a new array: written in place)
+    return np.sum(y**2)
+
+
+def test_np_array_of_an_array_with_options_is_a_copy_of_it():
+    np.testing.assert_allclose(both_modes(copied_with_options, X), 8 * X)
+
+
+def _stat(w, which="mean"):
+    """In the style of statsmodels' predict: one method, called again for another option."""
+    if which == "mean":
+        return np.exp(w)
+    if which == "var":
+        return _stat(w) * 2.0
+    raise ValueError(which)
+
+
+def variance_of_mean(w):
+    return np.sum(_stat(w, which="var"))
+
+
+def test_a_function_calling_itself_with_another_option_is_read_as_two_calls():
+    w = np.array([0.1, -0.3])
+    np.testing.assert_allclose(both_modes(variance_of_mean, w), 2 * np.exp(w))

@@ -472,3 +472,15 @@ def test_scipy_rosen_against_its_own_derivatives():
     x = np.array([0.3, -0.8, 1.2, 0.5, -0.1])
     _check_both_modes(optimize.rosen, x, optimize.rosen_der(x))
     np.testing.assert_allclose(adgen.hessian(optimize.rosen)(x), optimize.rosen_hess(x), rtol=1e-12)
+
+
+def test_statsmodels_truncated_poisson_calls_predict_again_for_another_statistic():
+    """``TruncatedLFPoisson.loglikeobs`` asks ``self.predict(params, which="prob-base")``,
+    whose path calls ``self.predict(params)`` for the mean (the same method, another option:
+    not a recursion), then ``scipy.stats.poisson._pmf``; against the model's own score."""
+    truncated = pytest.importorskip("statsmodels.discrete.truncated_model")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        y = np.maximum(Y_COUNT, 1.0)  # (truncated at zero: counts of at least one)
+        model = truncated.TruncatedLFPoisson(y, X)
+    _check_both_modes(model.loglike, PARAMS, model.score(PARAMS))

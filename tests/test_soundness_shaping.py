@@ -509,6 +509,11 @@ CONSTANT_RULES = {
         "def f(x):\n    return np.sum(scipy.stats.poisson.logpmf(3, x) * x)\n",
         (np.array([0.4, 2.5]),),
     ),
+    "scipy.stats.poisson._logpmf": (
+        "import scipy.stats\n\n\n"
+        "def f(x):\n    return np.sum(scipy.stats.poisson._logpmf(3.0, x) * x)\n",
+        (np.array([0.4, 2.5]),),
+    ),
 }
 
 

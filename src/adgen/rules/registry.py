@@ -868,6 +868,9 @@ _READ_ONLY_LIBRARY = frozenset(
                 "_num_samples",
                 "_check_sample_weight",
                 "check_scalar",
+                "assert_all_finite",
+                "_assert_all_finite",
+                "check_non_negative",
             )
         ),
     }
@@ -967,6 +970,12 @@ def ufunc_args_with_out(name: str | None) -> int | None:
     return fn.nin + 1 if isinstance(fn, np.ufunc) else None
 
 
+def asarray_takes_copy() -> bool:
+    """Does ``np.asarray`` take ``copy=`` (NumPy 2)? Then ``np.array(x, dtype, order=...)``
+    of an array is ``np.asarray(x, dtype, order=..., copy=True)``."""
+    return np.lib.NumpyVersion(np.__version__) >= "2.0.0"
+
+
 def returns_arrays_as_they_are(fn: Any) -> bool:
     """Does ``fn(x)`` return ``x`` itself where ``x`` is a NumPy array (``np.asarray``)?"""
     return fn is np.asarray or fn is np.asanyarray
@@ -1054,15 +1063,15 @@ _KIND_FUNCTIONS = tuple(
 def decided_by_kinds(fn: Any) -> bool:
     """Is ``fn`` a function of data types and kinds only (``np.dtype(float)``,
     ``np.isdtype(dtype, "integral")``, ``np.result_type(x, 1.0)``; SciPy's
-    ``xp_result_type`` and scikit-learn's ``supported_float_dtypes`` while their array API
-    support is off), which adgen evaluates when transforming where its arguments are known
+    ``xp_result_type``, scikit-learn's ``supported_float_dtypes`` and ``device`` while their
+    array API support is off), which adgen evaluates when transforming where its arguments are known
     then (arrays by samples of their kinds)?"""
     if any(fn is f for f in _KIND_FUNCTIONS):
         return True
     module, name = getattr(fn, "__module__", None) or "", getattr(fn, "__name__", "")
     if module == "scipy._lib._array_api" and name == "xp_result_type":
         return not getattr(fn, "__globals__", {}).get("SCIPY_ARRAY_API", True)
-    if module == "sklearn.utils._array_api" and name == "supported_float_dtypes":
+    if module == "sklearn.utils._array_api" and name in ("supported_float_dtypes", "device"):
         return _sklearn_array_api_off()
     return False
 

@@ -21,6 +21,8 @@ Conventions (where the derivative is not classical):
 * ``polygamma(n, x)``, ``zeta(x, q)``, ``iv(v, x)``, ``ive(v, x)``: differentiated w.r.t.
   their last argument only; ``n`` must be a constant integer ``>= 0`` (a differentiated
   order is refused). ``ive(v, x)`` at ``x == 0`` takes ``np.sign(0) = 0``.
+* ``huber(delta, r)``: ``r`` or ``delta * sign(r)`` w.r.t. ``r``, ``0`` or ``|r| - delta``
+  w.r.t. ``delta`` (continuous at ``|r| == delta``; for ``delta > 0``, where it is finite).
 * ``gamma``, ``gammaln``, ``digamma``, ``polygamma`` are checked for ``x > 0``; the same
   formulas hold for negative ``x`` away from the poles (``gammaln`` is ``log|gamma|``).
 """
@@ -182,6 +184,31 @@ if scipy is not None:
 
         def vjp_x(g):
             return (-1.0) ** n * math.gamma(n + 2.0) * scipy.special.zeta(n + 2.0, x) * g
+
+    @rule(
+        scipy.special.huber,
+        elementwise=True,
+        domain=(POSITIVE, Domain(-3.0, 3.0)),
+        examples=[
+            example("scipy.special.huber(d, r)", d=Arg((), POSITIVE), r=(5,), f32=True),
+            example("scipy.special.huber(1.0, r)", r=(2, 3)),
+        ],
+    )
+    def huber(delta, r):
+        """r^2 / 2 where |r| <= delta, else delta (|r| - delta / 2): d/dr = r or delta
+        sign(r), d/ddelta = 0 or |r| - delta (both continuous where |r| == delta)."""
+
+        def jvp_delta(dd):
+            return np.where(np.abs(r) <= delta, 0.0, np.abs(r) - delta) * dd
+
+        def jvp_r(dr):
+            return np.where(np.abs(r) <= delta, r, delta * np.sign(r)) * dr
+
+        def vjp_delta(g):
+            return np.where(np.abs(r) <= delta, 0.0, np.abs(r) - delta) * g
+
+        def vjp_r(g):
+            return np.where(np.abs(r) <= delta, r, delta * np.sign(r)) * g
 
     @rule(scipy.special.xlogy, elementwise=True, domain=(ANY, POSITIVE), singular=True)
     def xlogy(x, y):

@@ -15,8 +15,9 @@ differentiated again.
   ``laplace`` (``logpdf``, ``pdf``): w.r.t. ``x``, ``loc``, ``scale`` and the shape
   parameters; they broadcast as SciPy does. ``laplace`` at its kink ``x == loc`` takes the
   derivative 0 w.r.t. ``x`` and ``loc`` (``np.sign(0)``, as for ``np.abs``).
-* ``poisson`` (``logpmf``, ``pmf``): w.r.t. ``mu`` only; the count ``k`` and ``loc`` (the mass
-  is 0 off the integers) are data, refused where a differentiated value reaches them.
+* ``poisson`` (``logpmf``, ``pmf``, and the standard form's ``_logpmf``, ``_pmf``): w.r.t.
+  ``mu`` only; the count ``k`` and ``loc`` (the mass is 0 off the integers) are data,
+  refused where a differentiated value reaches them.
 * ``multivariate_normal`` (``logpdf``, ``pdf``): w.r.t. ``x`` (shape ``(d,)`` or ``(..., d)``),
   ``mean`` and ``cov`` (a number, the diagonal, or a matrix, of which SciPy reads the lower
   triangle only: the derivative w.r.t. the upper one is 0, as for ``np.linalg.cholesky``).
@@ -321,6 +322,22 @@ if scipy is not None:
         kind="density",
         examples=[
             example("scipy.stats.poisson.pmf(np.arange(4), mu)", mu=Arg((4,), POSITIVE)),
+        ],
+    )
+    # (the standard form's own methods, which statsmodels' count models call directly:
+    # `stats.poisson._pmf(y_values, mu)`)
+    @partials(
+        poisson._logpmf,
+        kind="log",
+        examples=[
+            example("scipy.stats.poisson._logpmf(np.arange(4.0), mu)", mu=Arg((4,), POSITIVE))
+        ],
+    )
+    @partials(
+        poisson._pmf,
+        kind="density",
+        examples=[
+            example("scipy.stats.poisson._pmf(np.arange(3.0)[:, None], mu)", mu=Arg((4,), POSITIVE))
         ],
     )
     def poisson_logpmf(ans, k, mu, loc=0):

@@ -136,6 +136,8 @@ class CallsMixin(LowererState):
             kwargs = [*kwargs, *((k, self.value_atom(v, k)) for k, v in named.items())]
         if fn is registry.np.array and args and isinstance(args[0], ir.Tup):
             args[0] = self.array_rows(args[0], node, hint)
+        elif fn is registry.np.array and (len(args) > 1 or kwargs):
+            fn, args, kwargs = _array_as_asarray(args, kwargs)
         if isinstance(fn, LocalPullback):
             if len(node.args) != 1 or node.keywords:
                 self.refuse(node, "this call of a pullback", "pass one cotangent")
@@ -467,8 +469,13 @@ class CallsMixin(LowererState):
         code = fn.__code__ if isinstance(fn, types.FunctionType) else parsed.node
         # the objects and functions passed: a method of one object calling the same method of
         # another (a tree of layers) is not a recursion
+        # (nor one passing another option, a string known now: statsmodels' `predict(params,
+        # which="prob")` calling `self.predict(params)` for the mean)
+        passed = [*enumerate(args), *kwargs]
         statics = tuple(
-            id(a.value) for a in [*args, *(v for _, v in kwargs)] if isinstance(a, StaticArg)
+            id(a.value) if isinstance(a, StaticArg) else (k, a.value)
+            for k, a in passed
+            if isinstance(a, StaticArg) or (isinstance(a, ir.Const) and isinstance(a.value, str))
         )
         identity = (code, statics)
         if any(code is f[0] and statics == f[1] for f in self.root.inlining):
@@ -645,3 +652,26 @@ def _has_return(node: Any) -> bool:
     if isinstance(node, (gast.FunctionDef, gast.Lambda)):
         return False
     return any(_has_return(child) for child in gast.iter_child_nodes(node))
+
+
+def _array_as_asarray(args: list[Any], kwargs: list[tuple[str, Any]]) -> tuple[Any, Any, Any]:
+    """``np.array(x, dtype, copy=..., order=...)`` as the call of ``np.asarray`` it is where
+    ``asarray`` takes ``copy`` (NumPy 2): ``np.asarray(x, dtype, order=..., copy=True)``
+    (``np.array`` copies unless told not to). Other options (``ndmin``, ``subok``, ``like``)
+    are left to ``np.array``'s rule, which refuses them."""
+    names = ("object", "dtype", "copy", "order")
+    named = dict(zip(names, args))
+    named.update(kwargs)
+    if (
+        len(args) > len(names)
+        or not named.keys() <= set(names)
+        or "object" not in named
+        or not registry.asarray_takes_copy()
+    ):
+        return registry.np.array, args, kwargs
+    rest = [(k, named[k]) for k in ("dtype", "order") if k in named]
+    return (
+        registry.np.asarray,
+        [named["object"]],
+        [*rest, ("copy", named.get("copy", ir.Const(True)))],
+    )

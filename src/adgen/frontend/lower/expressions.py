@@ -112,8 +112,8 @@ class ExpressionsMixin(LowererState):
             if data[0] is not None and data[1] is not None:
                 consts = (ir.Const(data[0][0]), ir.Const(data[1][0]))
                 folded = _folded(fn, *consts, _DATA)
-                if folded is None and fn in (registry.operator.eq, registry.operator.ne):
-                    folded = _types_folded(fn, data[0][0], data[1][0])  # X.dtype == float
+                if folded is None:  # X.dtype == float, dtype_orig in (np.float64, np.float32)
+                    folded = _types_folded(fn, data[0][0], data[1][0])
                 if folded is not None:
                     return folded
             return self.emit(target, hint, prim, [left, right], [], node)
@@ -343,7 +343,7 @@ class ExpressionsMixin(LowererState):
             or isinstance(value, _DATA_TYPES)
             or (
                 type(value) in (tuple, list, set, frozenset, dict)
-                and all(type(v) in scalar for v in value)
+                and all(type(v) in scalar or isinstance(v, _DATA_TYPES) for v in value)
             )
         ):
             return (value,)
@@ -675,8 +675,18 @@ _DATA_TYPES = (np.dtype, type)
 
 
 def _types_folded(fn: Any, left: Any, right: Any) -> ir.Const | None:
-    """``left == right`` (or ``!=``) of two data types or classes, as a constant."""
-    if not (isinstance(left, _DATA_TYPES) and isinstance(right, _DATA_TYPES)):
+    """``left == right`` (or ``!=``) of two data types or classes, ``left in right`` (or
+    ``not in``) of one and a tuple or list of them, as a constant."""
+    if fn in (registry.contained, registry.not_contained):
+        if not (
+            isinstance(left, _DATA_TYPES)
+            and type(right) in (tuple, list)
+            and all(isinstance(r, _DATA_TYPES) for r in right)
+        ):
+            return None
+    elif fn not in (registry.operator.eq, registry.operator.ne):
+        return None
+    elif not (isinstance(left, _DATA_TYPES) and isinstance(right, _DATA_TYPES)):
         return None
     try:
         return ir.Const(bool(fn(left, right)))

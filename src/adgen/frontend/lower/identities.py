@@ -389,9 +389,9 @@ class IdentitiesMixin(LowererState):
                     **{k: v[0] for k, v in options.items()},  # type: ignore[index]
                 )
             except Exception:
-                value = None  # (the program raises when it runs)
-            if value is not None:
-                return self.static_atom(value, "kind", node)
+                pass  # (the program raises when it runs)
+            else:
+                return self.static_atom(value, "kind", node)  # (None too: device(x) of NumPy's)
         del self.block[mark:]
         return None
 

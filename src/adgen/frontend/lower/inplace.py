@@ -531,7 +531,7 @@ class InPlaceMixin(LowererState):
             return "it is a variable rebound in a loop or branch"
         if var in self.held:
             return "it is an item of a list"
-        if made.view and not self.bases.get(var):
+        if made.view and not self.bases.get(var) and var not in self.root.copies:
             return "it is a global value"
         return self.storage_problem_of(made)
 

@@ -340,6 +340,9 @@ class LowererState:
         self.written_through: dict[tuple[int, str], list[tuple[Any, str]]] = {}
         # nodes (ids) of branches decided never to run, standing nowhere else
         self.never_run: set[int] = set()
+        # IR names bound to a copy a view-making conversion was asked for (np.asarray(x,
+        # copy=True)): new arrays
+        self.copies: set[str] = set()
         # `if`s decided when transforming: (id(lowerer), id(node)) -> the branch taken
         self.decided_ifs: dict[tuple[int, int], bool] = {}
         # id(lowerer) -> (that lowerer, Counter of its function's nodes): note_never_run
@@ -414,7 +417,9 @@ class LowererState:
         name = target if target is not None else self.namer.fresh(hint)
         self.block.append(ir.Assign((name,), prim, tuple(args), tuple(kwargs), self.line))
         self.producers[name] = prim
-        if not registry.asked_to_copy(prim.name, kwargs):  # (np.asarray(x, copy=True): new)
+        if registry.asked_to_copy(prim.name, kwargs):  # (np.asarray(x, copy=True): new)
+            self.root.copies.add(name)
+        else:
             self.note_views((name,), prim, [*args, *(a for _, a in kwargs)])
         if prim is registry.lookup(registry.operator.getitem) and self.is_range(args[0]):
             if isinstance(args[1], ir.Slc):  # r[a:b] of a range is a range
