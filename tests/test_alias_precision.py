@@ -201,8 +201,24 @@ def ufunc_outputs_positional_and_returned_ref(v):
     return np.sum(np.exp(-0.5 * v) * v) + np.sum(np.exp(-0.5 * v) ** 2)
 
 
+def floored_where_positive(v):
+    """In the style of scikit-learn's NMF divergence: entries picked by a mask (NumPy copies
+    them), floored in place, the picked array's name rebound to the copy."""
+    data = v * 2.0
+    keep = data > -1.0
+    data = data[keep]
+    data[data < 0.5] = 0.5
+    return np.sum(data**2) + np.sum(v)
+
+
+def floored_where_positive_ref(v):
+    data = v[v * 2.0 > -1.0] * 2.0
+    return np.sum(np.maximum(data, 0.5) ** 2) + np.sum(v)
+
+
 X6 = np.array([0.3, -0.5, 1.2, 0.8, -1.1, 0.4])
 SOUND = [
+    (floored_where_positive, floored_where_positive_ref, X6),
     (helper_copies_its_parameter, helper_copies_its_parameter_ref, X6[:3]),
     (ufunc_outputs_positional_and_returned, ufunc_outputs_positional_and_returned_ref, X6),
     (copy_of_argument_then_write, copy_of_argument_then_write_ref, X6[:3]),
@@ -462,7 +478,27 @@ def ufunc_output_seen_by_caller(x):
     return np.sum(view * x[:2]) + np.sum(buf)
 
 
+def slice_kept_then_written(x):
+    data = x * 2.0
+    keep = data > -100.0
+    data = data[keep]  # (a copy)
+    part = data[1:]  # (a view of the copy)
+    data[1] = 7.0
+    return np.sum(part * x[1:])
+
+
+def mask_name_rebound_to_a_view(x):
+    data = x * 2.0
+    data = data[data > -100.0]  # (a copy) ...
+    whole = data
+    data = whole[:2]  # ... then a view of it, under the same name
+    data[0] = 5.0
+    return np.sum(whole * x)
+
+
 SEEN = [
+    slice_kept_then_written,
+    mask_name_rebound_to_a_view,
     helper_copy_held_elsewhere,
     helper_copy_viewed_then_written,
     pair_copy_then_written,

@@ -484,3 +484,23 @@ def test_statsmodels_truncated_poisson_calls_predict_again_for_another_statistic
         y = np.maximum(Y_COUNT, 1.0)  # (truncated at zero: counts of at least one)
         model = truncated.TruncatedLFPoisson(y, X)
     _check_both_modes(model.loglike, PARAMS, model.score(PARAMS))
+
+
+def test_sklearn_nmf_beta_divergence_against_differences():
+    """scikit-learn's NMF objective as installed (``_beta_divergence``, the generalised
+    Kullback-Leibler and Itakura-Saito divergences): the nonzero entries picked by a mask
+    (a copy NumPy makes, then floored in place), against central differences in ``W``."""
+    nmf = pytest.importorskip("sklearn.decomposition._nmf")
+    x = np.abs(RNG.normal(size=(5, 4)))
+    h = np.abs(RNG.normal(size=(2, 4))) + 0.1
+    w = np.abs(RNG.normal(size=(5, 2))) + 0.1
+    for beta in (1, 0, 1.5):
+
+        def f(w, beta=beta):
+            return nmf._beta_divergence(x, w, h, beta)
+
+        want = _differences(lambda v: f(v.reshape(w.shape)), w.ravel()).reshape(w.shape)
+        np.testing.assert_allclose(adgen.grad(f)(w), want, rtol=1e-6, atol=1e-6)
+        v = np.linspace(-1.0, 1.0, w.size).reshape(w.shape)
+        got = adgen.jvp(f, (w,), (v,))[1]
+        np.testing.assert_allclose(got, np.sum(want * v), rtol=1e-6, atol=1e-6)

@@ -1005,7 +1005,10 @@ def kind_keeping(name: str) -> Callable[..., Any] | None:
 
 
 _ELEMENTWISE_OPERATORS = {
-    n: getattr(operator, n) for n in "add sub mul truediv floordiv mod pow neg pos".split()
+    n: getattr(operator, n)
+    for n in (
+        "add sub mul truediv floordiv mod pow neg pos lt le gt ge eq ne and_ or_ xor invert"
+    ).split()
 }
 
 

@@ -431,6 +431,29 @@ class IdentitiesMixin(LowererState):
         scalar where the arguments' kinds say so), or an argument of an array kind?"""
         return isinstance(self.argument_sample(atom), np.ndarray)
 
+    def copying(self: Lowerer, prim: registry.Primitive, args: Any, kwargs: Any) -> bool:
+        """Is a call of ``prim`` -- one that may return a view -- certain to make a new
+        array here: a conversion asked for a copy (``np.asarray(x, copy=True)``), or an
+        index by an array of integers or booleans (``x[mask]``: NumPy copies)?"""
+        if registry.asked_to_copy(prim.name, kwargs):
+            return True
+        if prim.name != "getitem" or len(args) != 2:
+            return False
+        index = args[1]
+        items = index.items if isinstance(index, ir.Tup) else (index,)
+        for item in items:
+            sample = self.argument_sample(item) if isinstance(item, ir.Var) else None
+            if isinstance(sample, np.ndarray) and sample.ndim >= 1 and sample.dtype.kind in "biu":
+                return True
+        return False
+
+    def is_copy(self: Lowerer, name: str) -> bool:
+        """Is the IR name ``name``, here, bound by the statement that copied (:meth:`copying`)
+        into it -- no later binding in straight-line code, none in a block?"""
+        made = self.root.copies.get(name)
+        traced = self.traced(ir.Var(name)) if made is not None else None
+        return traced is not None and traced[1] is made
+
     def possible_objects(self: Lowerer, atom: ir.Atom) -> set[Identity] | None:
         """The objects ``atom``'s value may be here: a new array a NumPy rule made, one that
         rule's array argument may be (``np.asarray(x)``: ``x`` itself, or a new array), an

@@ -285,6 +285,9 @@ class InPlaceMixin(LowererState):
             or target.id not in self.env
         ):
             return
+        kept = self.env[target.id]
+        if isinstance(kept, ir.Var) and self.is_copy(kept.name):
+            return  # (y[mask]: a copy)
         what = (
             f"in-place write into `{y}` (`{target.id}` keeps a view of it): `{target.id}` is "
             f"an array here, which writing into `{y}` would change"
@@ -437,7 +440,12 @@ class InPlaceMixin(LowererState):
             made = self.producers.get(name)
             fresh = made is not None and not self.storage_problem_of(made)
             last = self.block[-1] if self.block else None
-            if fresh and made is not None and made.view and not _copies(last):  # a view?
+            copied = (
+                isinstance(last, ir.Assign)
+                and made is not None
+                and self.copying(made, last.args, last.kwargs)
+            )
+            if fresh and made is not None and made.view and not copied:  # a view?
                 viewed = set(ir.atom_vars(last.args[0])) if isinstance(last, ir.Assign) else set()
                 fresh = (
                     (
@@ -504,7 +512,7 @@ class InPlaceMixin(LowererState):
             isinstance(made, ir.Assign)
             and made.targets == (atom.name,)
             and made.prim.name != "assign"
-            and (not made.prim.view or registry.asked_to_copy(made.prim.name, made.kwargs))
+            and (not made.prim.view or self.copying(made.prim, made.args, made.kwargs))
         ):
             return {atom.name}
         return self.shares_with(atom.name)
@@ -531,7 +539,7 @@ class InPlaceMixin(LowererState):
             return "it is a variable rebound in a loop or branch"
         if var in self.held:
             return "it is an item of a list"
-        if made.view and not self.bases.get(var) and var not in self.root.copies:
+        if made.view and not self.bases.get(var) and not self.is_copy(var):
             return "it is a global value"
         return self.storage_problem_of(made)
 
@@ -635,11 +643,6 @@ class InPlaceMixin(LowererState):
                 return True  # np.asarray(x, copy=True)
             return prim is not None and not prim.view
         return False
-
-
-def _copies(stmt: Any) -> bool:
-    """Is ``stmt`` a view-making conversion asked for a copy (``np.asarray(x, copy=True)``)?"""
-    return isinstance(stmt, ir.Assign) and registry.asked_to_copy(stmt.prim.name, stmt.kwargs)
 
 
 def _into_itself(node: Any) -> bool:

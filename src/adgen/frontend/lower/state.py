@@ -340,9 +340,9 @@ class LowererState:
         self.written_through: dict[tuple[int, str], list[tuple[Any, str]]] = {}
         # nodes (ids) of branches decided never to run, standing nowhere else
         self.never_run: set[int] = set()
-        # IR names bound to a copy a view-making conversion was asked for (np.asarray(x,
-        # copy=True)): new arrays
-        self.copies: set[str] = set()
+        # IR names bound to a copy a view-making call certainly made (np.asarray(x,
+        # copy=True), x[mask]): the statement (IdentitiesMixin.is_copy)
+        self.copies: dict[str, ir.Assign] = {}
         # `if`s decided when transforming: (id(lowerer), id(node)) -> the branch taken
         self.decided_ifs: dict[tuple[int, int], bool] = {}
         # id(lowerer) -> (that lowerer, Counter of its function's nodes): note_never_run
@@ -415,10 +415,11 @@ class LowererState:
         if prim.outputs is not None:
             return self.emit_several(hint, prim, args, kwargs, node)
         name = target if target is not None else self.namer.fresh(hint)
-        self.block.append(ir.Assign((name,), prim, tuple(args), tuple(kwargs), self.line))
+        made = ir.Assign((name,), prim, tuple(args), tuple(kwargs), self.line)
+        self.block.append(made)
         self.producers[name] = prim
-        if registry.asked_to_copy(prim.name, kwargs):  # (np.asarray(x, copy=True): new)
-            self.root.copies.add(name)
+        if self.copying(prim, args, kwargs):  # (np.asarray(x, copy=True), x[mask]: new)
+            self.root.copies[name] = made
         else:
             self.note_views((name,), prim, [*args, *(a for _, a in kwargs)])
         if prim is registry.lookup(registry.operator.getitem) and self.is_range(args[0]):
