@@ -708,3 +708,40 @@ def variance_of_mean(w):
 def test_a_function_calling_itself_with_another_option_is_read_as_two_calls():
     w = np.array([0.1, -0.3])
     np.testing.assert_allclose(both_modes(variance_of_mean, w), 2 * np.exp(w))
+
+
+def _own_copy(x):
+    """In the style of scikit-learn's check_array: a copy made only where the program finds
+    it shares memory with its argument (decided when it runs)."""
+    y = np.asarray(x, dtype=float)
+    if np.may_share_memory(y, x):
+        y = y.copy()
+    return y
+
+
+def typed_after_a_branch(x):
+    y = _own_copy(x)
+    if not isinstance(y, np.ndarray) or y.dtype != np.float64:  # (one kind either way)
+        raise TypeError("expected an array of floats")
+    return np.sum(y**2)
+
+
+def kinds_differ_after_a_branch(x):
+    y = x * 1.0
+    if np.sum(x) > 0:
+        y = y.astype(np.float32)
+    if y.dtype == np.float32:
+        return np.sum(y)
+    return np.sum(y**2)
+
+
+def test_the_kind_a_name_holds_after_a_branch_the_program_decides():
+    np.testing.assert_allclose(both_modes(typed_after_a_branch, X), 2 * X)
+    source = adgen.source(typed_after_a_branch, args=(X,))
+    assert "isinstance" not in "".join(
+        line for line in source.splitlines() if not line.lstrip().startswith("#")
+    )
+    # branches that leave it of two kinds: the test runs when the program does
+    g = adgen.grad(kinds_differ_after_a_branch)
+    np.testing.assert_allclose(g(-X), -2 * X)
+    np.testing.assert_allclose(g(np.abs(X)), np.ones_like(X))

@@ -379,7 +379,7 @@ class ExpressionsMixin(LowererState):
         """The block computing ``node`` into ``name`` (one branch of ``a if c else b``)."""
         saved, self.block = self.block, []
         self.depth += 1
-        self.root.open_branches.append((self.block, saved))
+        self.root.open_branches.append((self.block, saved, None))
         try:
             atom = self.expr(node, name, hint)
         finally:

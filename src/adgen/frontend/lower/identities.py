@@ -257,9 +257,9 @@ class IdentitiesMixin(LowererState):
         while True:
             k = _last_binding(block, name, end)
             if k is None:
-                outer = self.around(block)
+                outer = self.around_end(block)
                 if outer is not None:
-                    block, end = outer, len(outer)
+                    block, end = outer
                     continue
                 found = self.argument(name) if block is self.root.top_block else None
                 return None if found is None else (found, None, None)
@@ -282,9 +282,15 @@ class IdentitiesMixin(LowererState):
     def around(self: Lowerer, block: list[ir.Stmt]) -> list[ir.Stmt] | None:
         """The block around ``block``, where ``block`` is a branch of an ``if`` being built
         (or the value of ``a and b``), else None."""
-        for branch, outer in reversed(self.root.open_branches):
+        found = self.around_end(block)
+        return None if found is None else found[0]
+
+    def around_end(self: Lowerer, block: list[ir.Stmt]) -> Place | None:
+        """The block around ``block`` (a branch, as for :meth:`around`) and where in it the
+        statements before ``block`` end."""
+        for branch, outer, end in reversed(self.root.open_branches):
             if branch is block:
-                return outer
+                return outer, len(outer) if end is None else end
         return None
 
     def argument(self: Lowerer, name: str) -> Identity | None:
@@ -304,7 +310,7 @@ class IdentitiesMixin(LowererState):
         tests of it are then decided when transforming."""
         traced = self.traced(atom, at)
         if traced is None:
-            return None
+            return self.joined_sample(atom, at)
         (kind, name), made, place = traced
         if kind == "outside":  # (a global's or a closure's array: remade if rebound)
             known, value = self.known_value(ir.Free(str(name)))
@@ -340,6 +346,37 @@ class IdentitiesMixin(LowererState):
         except Exception:
             return None  # (the program raises when it runs)
         return value if view is not None else np.broadcast_to(value, base_shape)
+
+    def joined_sample(self: Lowerer, atom: ir.Atom, at: Place | None) -> Any:
+        """A value of the kind ``atom``'s name holds after an ``if`` the program decides when
+        it runs, where both branches leave it of one kind (``if np.may_share_memory(a, b): a
+        = a.copy()``: an array of the same shape and dtype either way); else None."""
+        if not isinstance(atom, ir.Var):
+            return None
+        name = atom.name
+        block, end = at if at is not None else (self.block, len(self.block))
+        while (k := _last_binding(block, name, end)) is None:
+            outer = self.around_end(block)
+            if outer is None:
+                return None
+            block, end = outer
+        stmt = block[k]
+        if not isinstance(stmt, ir.If):
+            return None
+        samples = []
+        for branch in (stmt.body, stmt.orelse):
+            self.root.open_branches.append((branch, block, k))
+            try:
+                samples.append(self.argument_sample(atom, (branch, len(branch))))
+            finally:
+                self.root.open_branches.pop()
+        first, second = samples
+        if first is None or second is None or type(first) is not type(second):
+            return None
+        same = np.shape(first) == np.shape(second) and np.result_type(first) == np.result_type(
+            second
+        )
+        return first if same else None
 
     def elementwise_sample(
         self: Lowerer, fn: Any, args: tuple[ir.Atom, ...], place: Place | None

@@ -348,7 +348,7 @@ class LoopsMixin(LowererState):
             self.depth += 1
             once = test == ir.Const(True)  # (runs once, after what the block around holds)
             if once:
-                self.root.open_branches.append((self.block, block))
+                self.root.open_branches.append((self.block, block, None))
             try:
                 self.copy(index, ir.Const(k))
                 self.current = stmt  # (what a refusal of the target points at)

@@ -348,7 +348,8 @@ class LowererState:
         # id(lowerer) -> (that lowerer, Counter of its function's nodes): note_never_run
         self.node_counts: dict[int, tuple[Any, Any]] = {}
         # the branches of `if`s being lowered, with the block around each (IdentitiesMixin)
-        self.open_branches: list[tuple[list[ir.Stmt], list[ir.Stmt]]] = []
+        # (and, while a join of kinds is read, a closed `if`'s branch with where it stands)
+        self.open_branches: list[tuple[list[ir.Stmt], list[ir.Stmt], int | None]] = []
 
     def new_name(self: Lowerer, user: str) -> str:
         """The IR name for a new binding of the user's variable ``user``."""

@@ -369,7 +369,7 @@ class StatementsMixin(LowererState):
         saved, self.block = self.block, []
         self.depth += 1
         if branch:
-            self.root.open_branches.append((self.block, saved))
+            self.root.open_branches.append((self.block, saved, None))
         try:
             self.lower_block(stmts)
         finally:
