@@ -966,7 +966,7 @@ def ufunc_args_with_out(name: str | None) -> int | None:
     >>> ufunc_args_with_out("exp"), ufunc_args_with_out("add"), ufunc_args_with_out("sum")
     (2, 3, None)
     """
-    fn = getattr(np, name, None) if name else None
+    fn = vars(np).get(name) if name else None  # (not np.__getattr__: `np.str` warns)
     return fn.nin + 1 if isinstance(fn, np.ufunc) else None
 
 
@@ -1021,7 +1021,7 @@ def kind_elementwise(name: str) -> Callable[..., Any] | None:
     (<ufunc 'log1p'>, <built-in function mul>, None)
     """
     if name.startswith("np."):
-        fn = getattr(np, name[3:], None)
+        fn = vars(np).get(name[3:])  # (not np.__getattr__: `np.str` warns)
         return fn if isinstance(fn, np.ufunc) else None
     return _ELEMENTWISE_OPERATORS.get(name)
 

@@ -6,7 +6,9 @@ functions that have rules themselves (``scipy.linalg.solve_triangular``, ``cho_s
 differentiated again. All accept stacks of matrices (``(..., n, n)``, as SciPy does), and a
 right-hand side ``b`` of one dimension is one vector (for every matrix of a stack), as in
 SciPy. ``overwrite_a`` / ``overwrite_b`` are not accepted (the derivative reads the inputs);
-``check_finite`` is.
+``check_finite`` is. Derivative code calls SciPy with ``check_finite=False``: where the
+derivative is not finite (a singular point upstream) it is nan, as NumPy's would be, not an
+error of SciPy's check.
 
 * ``solve_triangular(a, b, trans, lower, unit_diagonal)``: ``a`` is read from one triangle
   (without its diagonal for ``unit_diagonal=True``): the other entries get derivative 0.
@@ -124,13 +126,23 @@ if scipy is not None:
                 dt = np.swapaxes(dt, -1, -2)
             xm = ans[..., None] if np.ndim(b) == 1 else ans
             dxm = -scipy.linalg.solve_triangular(
-                a, dt @ xm, trans=trans, lower=lower, unit_diagonal=unit_diagonal
+                a,
+                dt @ xm,
+                trans=trans,
+                lower=lower,
+                unit_diagonal=unit_diagonal,
+                check_finite=False,
             )
             return dxm[..., 0] if np.ndim(b) == 1 else dxm
 
         def jvp_b(db):
             return scipy.linalg.solve_triangular(
-                a, db, trans=trans, lower=lower, unit_diagonal=unit_diagonal
+                a,
+                db,
+                trans=trans,
+                lower=lower,
+                unit_diagonal=unit_diagonal,
+                check_finite=False,
             )
 
         def vjp_a(g):
@@ -138,7 +150,12 @@ if scipy is not None:
             gm = g[..., None] if np.ndim(b) == 1 else g
             flipped = 0 if trans in (1, 2, "T", "C") else 1
             q = scipy.linalg.solve_triangular(
-                a, gm, trans=flipped, lower=lower, unit_diagonal=unit_diagonal
+                a,
+                gm,
+                trans=flipped,
+                lower=lower,
+                unit_diagonal=unit_diagonal,
+                check_finite=False,
             )
             if trans in (1, 2, "T", "C"):
                 gt = -(xm @ np.swapaxes(q, -1, -2))
@@ -152,7 +169,12 @@ if scipy is not None:
             gm = g[..., None] if np.ndim(b) == 1 else g
             flipped = 0 if trans in (1, 2, "T", "C") else 1
             q = scipy.linalg.solve_triangular(
-                a, gm, trans=flipped, lower=lower, unit_diagonal=unit_diagonal
+                a,
+                gm,
+                trans=flipped,
+                lower=lower,
+                unit_diagonal=unit_diagonal,
+                check_finite=False,
             )
             return rt.unbroadcast(q[..., 0] if np.ndim(b) == 1 else q, b)
 
@@ -213,17 +235,26 @@ if scipy is not None:
                 dm = np.swapaxes(dm, -1, -2)
             xm = ans[..., None] if np.ndim(b) == 1 else ans
             dxm = -scipy.linalg.solve(
-                a, dm @ xm, lower=lower, assume_a=assume_a, transposed=transposed
+                a,
+                dm @ xm,
+                lower=lower,
+                assume_a=assume_a,
+                transposed=transposed,
+                check_finite=False,
             )
             return dxm[..., 0] if np.ndim(b) == 1 else dxm
 
         def jvp_b(db):
-            return scipy.linalg.solve(a, db, lower=lower, assume_a=assume_a, transposed=transposed)
+            return scipy.linalg.solve(
+                a, db, lower=lower, assume_a=assume_a, transposed=transposed, check_finite=False
+            )
 
         def vjp_a(g):
             xm = ans[..., None] if np.ndim(b) == 1 else ans
             gm = g[..., None] if np.ndim(b) == 1 else g
-            q = scipy.linalg.solve(a, gm, lower=lower, assume_a=assume_a, transposed=not transposed)
+            q = scipy.linalg.solve(
+                a, gm, lower=lower, assume_a=assume_a, transposed=not transposed, check_finite=False
+            )
             if transposed:
                 gm_a = -(xm @ np.swapaxes(q, -1, -2))
             else:
@@ -234,7 +265,9 @@ if scipy is not None:
 
         def vjp_b(g):
             gm = g[..., None] if np.ndim(b) == 1 else g
-            q = scipy.linalg.solve(a, gm, lower=lower, assume_a=assume_a, transposed=not transposed)
+            q = scipy.linalg.solve(
+                a, gm, lower=lower, assume_a=assume_a, transposed=not transposed, check_finite=False
+            )
             return rt.unbroadcast(q[..., 0] if np.ndim(b) == 1 else q, b)
 
     @rule(
@@ -303,8 +336,10 @@ if scipy is not None:
         def jvp(da):
             low = ans if lower else np.swapaxes(ans, -1, -2)
             ds = rt.assumed_matrix(da, "pos", lower)
-            y = scipy.linalg.solve_triangular(low, ds, lower=True)
-            x = scipy.linalg.solve_triangular(low, np.swapaxes(y, -1, -2), lower=True)
+            y = scipy.linalg.solve_triangular(low, ds, lower=True, check_finite=False)
+            x = scipy.linalg.solve_triangular(
+                low, np.swapaxes(y, -1, -2), lower=True, check_finite=False
+            )
             dlow = low @ (0.5 * (np.tril(x) + np.tril(x, -1)))
             return dlow if lower else np.swapaxes(dlow, -1, -2)
 
@@ -313,9 +348,11 @@ if scipy is not None:
             glow = g if lower else np.swapaxes(g, -1, -2)
             p = np.swapaxes(low, -1, -2) @ glow
             p = 0.5 * (np.tril(p) + np.tril(p, -1))
-            y = scipy.linalg.solve_triangular(low, p, trans=1, lower=True)
+            y = scipy.linalg.solve_triangular(low, p, trans=1, lower=True, check_finite=False)
             s = np.swapaxes(
-                scipy.linalg.solve_triangular(low, np.swapaxes(y, -1, -2), trans=1, lower=True),
+                scipy.linalg.solve_triangular(
+                    low, np.swapaxes(y, -1, -2), trans=1, lower=True, check_finite=False
+                ),
                 -1,
                 -2,
             )
@@ -345,8 +382,10 @@ if scipy is not None:
                 rt.require_copied_triangle(ans[0], a, lower)
                 low = np.tril(ans[0]) if lower else np.swapaxes(np.triu(ans[0]), -1, -2)
                 ds = rt.assumed_matrix(da, "pos", lower)
-                y = scipy.linalg.solve_triangular(low, ds, lower=True)
-                x = scipy.linalg.solve_triangular(low, np.swapaxes(y, -1, -2), lower=True)
+                y = scipy.linalg.solve_triangular(low, ds, lower=True, check_finite=False)
+                x = scipy.linalg.solve_triangular(
+                    low, np.swapaxes(y, -1, -2), lower=True, check_finite=False
+                )
                 dlow = low @ (0.5 * (np.tril(x) + np.tril(x, -1)))
                 if lower:
                     return (dlow + np.triu(da, 1), rt.zeros_like(ans[1]))
@@ -358,9 +397,11 @@ if scipy is not None:
                 glow = np.tril(g[0]) if lower else np.swapaxes(np.triu(g[0]), -1, -2)
                 p = np.swapaxes(low, -1, -2) @ glow
                 p = 0.5 * (np.tril(p) + np.tril(p, -1))
-                y = scipy.linalg.solve_triangular(low, p, trans=1, lower=True)
+                y = scipy.linalg.solve_triangular(low, p, trans=1, lower=True, check_finite=False)
                 s = np.swapaxes(
-                    scipy.linalg.solve_triangular(low, np.swapaxes(y, -1, -2), trans=1, lower=True),
+                    scipy.linalg.solve_triangular(
+                        low, np.swapaxes(y, -1, -2), trans=1, lower=True, check_finite=False
+                    ),
                     -1,
                     -2,
                 )
@@ -410,11 +451,11 @@ if scipy is not None:
                 dlow = np.where(low_flag, np.tril(parts[0]), np.swapaxes(np.triu(parts[0]), -1, -2))
                 dm = dlow @ np.swapaxes(low, -1, -2) + low @ np.swapaxes(dlow, -1, -2)
                 xm = ans[..., None] if np.ndim(b) == 1 else ans
-                dxm = -scipy.linalg.cho_solve(c_and_lower, dm @ xm)
+                dxm = -scipy.linalg.cho_solve(c_and_lower, dm @ xm, check_finite=False)
                 return dxm[..., 0] if np.ndim(b) == 1 else dxm
 
             def jvp_b(db):
-                return scipy.linalg.cho_solve(c_and_lower, db)
+                return scipy.linalg.cho_solve(c_and_lower, db, check_finite=False)
 
             def vjp_c_and_lower(g, k):
                 if k == 1:
@@ -424,14 +465,17 @@ if scipy is not None:
                 low = np.where(low_flag, np.tril(c), np.swapaxes(np.triu(c), -1, -2))
                 xm = ans[..., None] if np.ndim(b) == 1 else ans
                 gm = g[..., None] if np.ndim(b) == 1 else g
-                gs = -(scipy.linalg.cho_solve(c_and_lower, gm) @ np.swapaxes(xm, -1, -2))
+                gs = -(
+                    scipy.linalg.cho_solve(c_and_lower, gm, check_finite=False)
+                    @ np.swapaxes(xm, -1, -2)
+                )
                 glow = (gs + np.swapaxes(gs, -1, -2)) @ low
                 gc = np.where(low_flag, np.tril(glow), np.triu(np.swapaxes(glow, -1, -2)))
                 return rt.unbroadcast(gc, c)
 
             def vjp_b(g):
                 gm = g[..., None] if np.ndim(b) == 1 else g
-                q = scipy.linalg.cho_solve(c_and_lower, gm)
+                q = scipy.linalg.cho_solve(c_and_lower, gm, check_finite=False)
                 return rt.unbroadcast(q[..., 0] if np.ndim(b) == 1 else q, b)
 
         # -- LU ---------------------------------------------------------------------------------
@@ -457,9 +501,13 @@ if scipy is not None:
         def jvp(da):
             lu = ans[0]
             w = np.swapaxes(
-                scipy.linalg.solve_triangular(lu, np.swapaxes(da, -1, -2), trans=1), -1, -2
+                scipy.linalg.solve_triangular(
+                    lu, np.swapaxes(da, -1, -2), trans=1, check_finite=False
+                ),
+                -1,
+                -2,
             )
-            x = np.triu(lu) @ scipy.linalg.lu_solve(ans, w)
+            x = np.triu(lu) @ scipy.linalg.lu_solve(ans, w, check_finite=False)
             dl = np.tril(lu, -1) @ np.tril(x, -1) + np.tril(x, -1)
             return (dl + np.triu(x) @ np.triu(lu), rt.zeros_like(ans[1]))
 
@@ -469,8 +517,14 @@ if scipy is not None:
             z = np.tril(np.swapaxes(np.tril(lu, -1), -1, -2) @ gl + gl, -1) + np.triu(
                 np.triu(g[0]) @ np.swapaxes(np.triu(lu), -1, -2)
             )
-            w = np.swapaxes(scipy.linalg.solve_triangular(lu, np.swapaxes(z, -1, -2)), -1, -2)
-            return scipy.linalg.lu_solve(ans, np.swapaxes(np.triu(lu), -1, -2) @ w, trans=1)
+            w = np.swapaxes(
+                scipy.linalg.solve_triangular(lu, np.swapaxes(z, -1, -2), check_finite=False),
+                -1,
+                -2,
+            )
+            return scipy.linalg.lu_solve(
+                ans, np.swapaxes(np.triu(lu), -1, -2) @ w, trans=1, check_finite=False
+            )
 
     @sequence_rule(
         scipy.linalg.lu_solve,
@@ -514,25 +568,30 @@ if scipy is not None:
                 w = np.tril(dlu, -1) @ (np.triu(lu) @ xm)
                 w = w + np.tril(lu, -1) @ (np.triu(dlu) @ xm) + np.triu(dlu) @ xm
                 dxm = -scipy.linalg.solve_triangular(
-                    lu, scipy.linalg.solve_triangular(lu, w, lower=True, unit_diagonal=True)
+                    lu,
+                    scipy.linalg.solve_triangular(
+                        lu, w, lower=True, unit_diagonal=True, check_finite=False
+                    ),
+                    check_finite=False,
                 )
             else:
                 bm = b[..., None] if np.ndim(b) == 1 else b
                 z = scipy.linalg.solve_triangular(
                     lu,
-                    scipy.linalg.solve_triangular(lu, bm, trans=1),
+                    scipy.linalg.solve_triangular(lu, bm, trans=1, check_finite=False),
                     trans=1,
                     lower=True,
                     unit_diagonal=True,
+                    check_finite=False,
                 )
                 ltz = np.swapaxes(np.tril(lu, -1), -1, -2) @ z + z
                 w = np.swapaxes(np.triu(lu), -1, -2) @ (np.swapaxes(np.tril(dlu, -1), -1, -2) @ z)
                 w = w + np.swapaxes(np.triu(dlu), -1, -2) @ ltz
-                dxm = -scipy.linalg.lu_solve(lu_and_piv, w, trans=trans)
+                dxm = -scipy.linalg.lu_solve(lu_and_piv, w, trans=trans, check_finite=False)
             return dxm[..., 0] if np.ndim(b) == 1 else dxm
 
         def jvp_b(db):
-            return scipy.linalg.lu_solve(lu_and_piv, db, trans=trans)
+            return scipy.linalg.lu_solve(lu_and_piv, db, trans=trans, check_finite=False)
 
         def vjp_lu_and_piv(g, k):
             if k == 1:
@@ -542,22 +601,24 @@ if scipy is not None:
             if trans == 0:
                 p = scipy.linalg.solve_triangular(
                     lu,
-                    scipy.linalg.solve_triangular(lu, gm, trans=1),
+                    scipy.linalg.solve_triangular(lu, gm, trans=1, check_finite=False),
                     trans=1,
                     lower=True,
                     unit_diagonal=True,
+                    check_finite=False,
                 )
                 q = ans[..., None] if np.ndim(b) == 1 else ans
             else:
                 bm = b[..., None] if np.ndim(b) == 1 else b
                 p = scipy.linalg.solve_triangular(
                     lu,
-                    scipy.linalg.solve_triangular(lu, bm, trans=1),
+                    scipy.linalg.solve_triangular(lu, bm, trans=1, check_finite=False),
                     trans=1,
                     lower=True,
                     unit_diagonal=True,
+                    check_finite=False,
                 )
-                q = scipy.linalg.lu_solve(lu_and_piv, gm)
+                q = scipy.linalg.lu_solve(lu_and_piv, gm, check_finite=False)
             ltp = np.swapaxes(np.tril(lu, -1), -1, -2) @ p + p
             glu = np.tril(p @ np.swapaxes(np.triu(lu) @ q, -1, -2), -1)
             glu = glu + np.triu(ltp @ np.swapaxes(q, -1, -2))
@@ -565,7 +626,9 @@ if scipy is not None:
 
         def vjp_b(g):
             gm = g[..., None] if np.ndim(b) == 1 else g
-            q = scipy.linalg.lu_solve(lu_and_piv, gm, trans=1 if trans == 0 else 0)
+            q = scipy.linalg.lu_solve(
+                lu_and_piv, gm, trans=1 if trans == 0 else 0, check_finite=False
+            )
             return rt.unbroadcast(q[..., 0] if np.ndim(b) == 1 else q, b)
 
     # -- matrix functions -------------------------------------------------------------------
