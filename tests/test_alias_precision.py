@@ -216,8 +216,15 @@ def floored_where_positive_ref(v):
     return np.sum(np.maximum(data, 0.5) ** 2) + np.sum(v)
 
 
+def ufunc_output_positional_rebound(v):
+    k = v * -0.5
+    k = np.exp(k, k)  # (the result written into k's own array, and bound to k)
+    return np.sum(k * v)
+
+
 X6 = np.array([0.3, -0.5, 1.2, 0.8, -1.1, 0.4])
 SOUND = [
+    (ufunc_output_positional_rebound, lambda v: np.sum(np.exp(-0.5 * v) * v), X6),
     (floored_where_positive, floored_where_positive_ref, X6),
     (helper_copies_its_parameter, helper_copies_its_parameter_ref, X6[:3]),
     (ufunc_outputs_positional_and_returned, ufunc_outputs_positional_and_returned_ref, X6),

@@ -53,10 +53,10 @@ class ContainersMixin(LowererState):
         refuses that.)"""
         if not isinstance(atom, ir.Var):
             return None
-        blocks = [self.block]
-        while (outer := self.around(blocks[-1])) is not None:
-            blocks.append(outer)
-        flat = [s for block in reversed(blocks) for s in _straight(block)]
+        places = [(self.block, len(self.block))]
+        while (outer := self.around_end(places[-1][0])) is not None:
+            places.append(outer)
+        flat = [s for block, end in reversed(places) for s in _straight(block[:end])]
         items: list[ir.Atom] = []
         name = atom.name
         for stmt in reversed(flat):

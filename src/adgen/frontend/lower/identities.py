@@ -455,13 +455,12 @@ class IdentitiesMixin(LowererState):
 
     def known_none(self: Lowerer, node: Any) -> bool:
         """Is ``node`` None when transforming: the constant, or a name bound to it (a
-        helper's parameter ``xp=None`` passed on)?"""
+        helper's parameter ``xp=None`` passed on: :meth:`none_if_known`)?"""
         if isinstance(node, gast.Constant):
             return node.value is None
         if not (isinstance(node, gast.Name) and node.id in self.env):
             return False
-        atom = self.settled(self.outside_copy(self.env[node.id]))
-        return isinstance(atom, ir.Const) and atom.value is None
+        return self.none_if_known(self.env[node.id]) == ir.Const(None)
 
     def is_array(self: Lowerer, atom: ir.Atom) -> bool:
         """Is ``atom``'s value a NumPy array for certain: made by a NumPy function (never a

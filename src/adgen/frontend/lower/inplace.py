@@ -34,6 +34,7 @@ from adgen.frontend.lower.syntax import (
     _is_pop,
     _loads,
     _nested_results,
+    _out_arguments,
     _own_nodes,
     _read_after,
     _written_in_place,
@@ -646,7 +647,8 @@ class InPlaceMixin(LowererState):
 
 
 def _into_itself(node: Any) -> bool:
-    """Is ``node`` ``y = f(..., out=y)`` (the result written into ``y``'s own array)?"""
+    """Is ``node`` ``y = f(..., out=y)`` or ``y = np.exp(y, y)`` (the result written into
+    ``y``'s own array)?"""
     if not (
         isinstance(node, gast.Assign)
         and len(node.targets) == 1
@@ -654,7 +656,7 @@ def _into_itself(node: Any) -> bool:
         and isinstance(node.value, gast.Call)
     ):
         return False
-    outs = [k.value for k in node.value.keywords if k.arg == "out"]
+    outs = _out_arguments(node.value)
     return len(outs) == 1 and isinstance(outs[0], gast.Name) and outs[0].id == node.targets[0].id
 
 

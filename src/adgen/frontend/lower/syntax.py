@@ -45,10 +45,7 @@ def _written_in_place(nodes: list[Any]) -> set[str]:
         ):
             names.add(n.value.args[0].id)
         if isinstance(n, gast.Call):  # np.exp(y, out=y), np.exp(y, y): written into
-            outs = [k.value for k in n.keywords if k.arg == "out"]
-            if not outs and len(n.args) == registry.ufunc_args_with_out(_called_name(n.func)):
-                outs = n.args[-1:]
-            for out in outs:
+            for out in _out_arguments(n):
                 if isinstance(out, gast.Call) and len(out.args) == 1:
                     out = out.args[0]  # (out=np.asarray(y))
                 if isinstance(out, gast.Name):
@@ -358,6 +355,15 @@ def _loads(node: Any, name: str) -> int:
         for n in gast.walk(node)
         if isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load)
     )
+
+
+def _out_arguments(call: gast.Call) -> list[Any]:
+    """The arguments a call writes its result into, as written: ``out=`` (``np.exp(y,
+    out=y)``), or the one after a NumPy ufunc's inputs (``np.exp(y, y)``)."""
+    outs = [k.value for k in call.keywords if k.arg == "out"]
+    if not outs and len(call.args) == registry.ufunc_args_with_out(_called_name(call.func)):
+        outs = call.args[-1:]
+    return outs
 
 
 def _called_name(func: Any) -> str | None:
