@@ -106,3 +106,105 @@ def derivative_code(
     else:
         gen = reverse(function, wrt, frozenset(), batch=False, signature=(ANY_KIND,))
     return load(gen, function.free)
+
+
+class Callback:
+    """A function the differentiated code passes to a solver (``odeint(rhs, y0, t)``), with
+    its derivatives: made when transforming, from the function's lifted form (the outer
+    variables it reads are its last parameters, passed on in the solver's ``args``; see
+    :mod:`adgen.frontend.nested`).
+
+    Calling it calls the function as the user wrote it; :meth:`jvp` and :meth:`vjp` run the
+    forward and reverse code adgen wrote for it, w.r.t. every parameter. The solvers'
+    derivative helpers (:mod:`adgen.rules.runtime.solvers`) call these; :meth:`remember`
+    keeps the last result a helper computed, so that the cotangents of a solver's several
+    inputs come from one adjoint solve.
+    """
+
+    def __init__(
+        self,
+        parsed: ParsedFunction,
+        primal: Callable[..., Any],
+        wrt: list[str],
+        defaults: tuple[Any, ...] = (),
+    ) -> None:
+        self.name = parsed.name
+        self.parsed = parsed
+        self.primal = primal
+        self.wrt = list(wrt)
+        self.defaults = tuple(defaults)  # of the last parameters, as the function has them
+        self._code: dict[str, Any] = {}
+        self._last: tuple[tuple[Any, ...], Any] | None = None
+
+    def __call__(self, *args: Any) -> Any:
+        return self.primal(*args)
+
+    def code(self, mode: str) -> Any:
+        """The forward or reverse code of the function (made on first use)."""
+        made = self._code.get(mode)
+        if made is None:
+            made = self._code[mode] = derivative_code(self.parsed, mode, self.wrt)
+        return made
+
+    def _filled(self, args: tuple[Any, ...]) -> tuple[Any, ...]:
+        """``args`` with the defaults of the parameters it leaves out."""
+        missing = len(self.wrt) - len(args)
+        if missing <= 0:
+            return args
+        return (*args, *self.defaults[len(self.defaults) - missing :])
+
+    def jvp(self, args: tuple[Any, ...], tangents: tuple[Any, ...]) -> tuple[Any, Any]:
+        """``(f(*args), its tangent)`` for one tangent per argument."""
+        import numpy as np
+
+        full = self._filled(args)
+        dots = (*tangents, *(np.zeros_like(a) for a in full[len(args) :]))
+        return self.code("forward")(*full, *dots)  # type: ignore[no-any-return]
+
+    def vjp(self, args: tuple[Any, ...], cotangent: Any) -> tuple[Any, tuple[Any, ...]]:
+        """``(f(*args), the cotangent of each argument)`` for the result's ``cotangent``."""
+        value, cotangents = self.code("reverse")(*self._filled(args), cotangent)
+        return value, tuple(cotangents)[: len(args)]
+
+    def remember(self, key: tuple[Any, ...], compute: Callable[[], Any]) -> Any:
+        """``compute()``, or the value it gave last for the same ``key``: the same objects
+        (by identity) holding the same values (an array may be written between calls)."""
+        last = self._last
+        if (
+            last is not None
+            and len(last[0]) == len(key)
+            and all(_same(held, k) for held, k in zip(last[0], key))
+        ):
+            return last[1]
+        value = compute()
+        self._last = (tuple((k, _values(k)) for k in key), value)
+        return value
+
+    def __repr__(self) -> str:
+        return f"<adgen callback {self.name}>"
+
+
+def _values(value: Any) -> Any:
+    """A copy of what ``value`` holds, if it is an array or a tuple or list (else None)."""
+    import numpy as np
+
+    if isinstance(value, (tuple, list)):
+        return [(v, _values(v)) for v in value]
+    return np.array(value, copy=True) if isinstance(value, np.ndarray) else None
+
+
+def _same(held: tuple[Any, Any], value: Any) -> bool:
+    import numpy as np
+
+    obj, values = held
+    if isinstance(value, (tuple, list)):  # (a tuple display is a new tuple each time)
+        return (
+            isinstance(obj, (tuple, list))
+            and len(values) == len(value)
+            and all(_same(h, v) for h, v in zip(values, value))
+        )
+    if obj is not value:
+        return False
+    if isinstance(value, np.ndarray):
+        return values.shape == value.shape and bool(np.array_equal(values, value, equal_nan=True))
+    return True

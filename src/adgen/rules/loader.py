@@ -58,6 +58,7 @@ MODULES: tuple[str, ...] = (
     "scipy_linalg",
     "shaping",
     "signal",
+    "solvers",
     "spatial",
     "special",
     "stats",

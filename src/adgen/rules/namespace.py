@@ -38,8 +38,18 @@ _PENDING = {
     "scipy.linalg",
     "scipy.signal",
     "scipy.spatial.distance",
+    "scipy.integrate",
+    "scipy.optimize",
 }
-_SCIPY = ("scipy.special", "scipy.stats", "scipy.linalg", "scipy.signal", "scipy.spatial.distance")
+_SCIPY = (
+    "scipy.special",
+    "scipy.stats",
+    "scipy.linalg",
+    "scipy.signal",
+    "scipy.spatial.distance",
+    "scipy.integrate",
+    "scipy.optimize",
+)
 _PENDING_LOCK = threading.Lock()
 
 

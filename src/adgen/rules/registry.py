@@ -2335,6 +2335,42 @@ def sequence_rule(
     return register
 
 
+@dataclass(frozen=True)
+class Callbacks:
+    """What a solver (``scipy.integrate.odeint``) does with the functions it is given.
+
+    ``functions``: its parameters that take a function (``func``, ``Dfun``); ``extra``: the
+    parameter whose tuple it passes on to each after its own arguments (``args``), where
+    adgen appends the outer variables a lifted function reads; ``single``: a value there
+    that is not a tuple means a tuple of it (``minimize(f, x0, args=k)``); ``refused``:
+    options whose value a derivative needs as it is (``(option, value)``; another is
+    refused by name).
+    """
+
+    functions: tuple[str, ...]
+    extra: str | None = "args"
+    single: bool = False
+    refused: tuple[tuple[str, Any], ...] = ()
+
+
+# solvers (by identity) -> (the function, what it does with functions)
+_CALLBACKS: dict[Any, tuple[Any, Callbacks]] = {}
+
+
+def takes_functions(fn: Any, spec: Callbacks) -> None:
+    """Record that the solver ``fn`` (with a rule) calls the functions it is given."""
+    _put(_CALLBACKS, loader.identity(fn), (fn, spec), _caller_module())
+
+
+def callbacks_of(fn: Any) -> Callbacks | None:
+    """What the solver ``fn`` does with functions (None: ``fn`` is not a solver)."""
+    key = loader.identity(fn)
+    entry = _CALLBACKS.get(key)
+    if entry is None and loader.require(fn):  # its rule module was not imported yet
+        entry = _CALLBACKS.get(key)
+    return entry[1] if entry is not None and loader.same(entry[0], fn) else None
+
+
 def attribute_rule(
     attr: str, *, complex: bool = False
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -2454,6 +2490,26 @@ def nondifferentiable(*fns: Any) -> None:
         prim.callee = callee
         prim.view = callee is not None  # a user's function may return its argument
         prim.runs = fn
+        _store(fn, prim, module)
+
+
+def refused_derivative(*fns: Any, reason: str) -> None:
+    """Register functions (adgen's own helpers) whose derivative adgen refuses with
+    ``reason`` wherever a differentiated value reaches them (their rules' code differentiated
+    again, when no rule of that order exists yet)."""
+    module = _caller_module()
+    for fn in fns:
+        params = [
+            p
+            for p in inspect.signature(fn).parameters.values()
+            if p.kind == p.POSITIONAL_OR_KEYWORD
+        ]
+        refusal = Template(
+            "g", [ast.Return(value=ast.Constant(value=None))], frozenset(), "", refusal=reason
+        )
+        templates = {p.name: refusal for p in params}
+        emitter, _ = _emitter(fn)
+        prim = Primitive(_label(fn), emitter, params, dict(templates), dict(templates))
         _store(fn, prim, module)
 
 

@@ -51,6 +51,7 @@ every method takes the whole ``Lowerer`` as ``self``, since the parts call each 
   ``**kwargs``);
 - :mod:`~adgen.frontend.lower.objects`: methods of your classes' objects, instances made inside;
 - :mod:`~adgen.frontend.lower.nested_derivatives`: ``adgen.grad``/``jvp``/``vjp`` called inside;
+- :mod:`~adgen.frontend.lower.solvers`: SciPy's solvers and the functions they are given;
 - :mod:`~adgen.frontend.lower.containers`: lists the function builds (appends, pops, concatenation,
   comprehensions);
 - :mod:`~adgen.frontend.lower.tuples`: tuples bound to names that blocks rebind, one IR name
@@ -101,6 +102,7 @@ from adgen.frontend.lower.inplace import InPlaceMixin
 from adgen.frontend.lower.loops import LoopsMixin
 from adgen.frontend.lower.nested_derivatives import NestedDerivativesMixin
 from adgen.frontend.lower.objects import ObjectsMixin
+from adgen.frontend.lower.solvers import SolversMixin
 from adgen.frontend.lower.state import LowererState
 from adgen.frontend.lower.statements import StatementsMixin
 from adgen.frontend.lower.static_results import StaticResultsMixin
@@ -126,6 +128,7 @@ class Lowerer(
     StaticResultsMixin,
     DecidedMixin,
     ImportsMixin,
+    SolversMixin,
     TuplesMixin,
     VerbatimMixin,
     DeferredMixin,

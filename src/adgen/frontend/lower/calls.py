@@ -99,6 +99,9 @@ class CallsMixin(LowererState):
         if not ok and isinstance(func, gast.Attribute):
             ok, fn = self.outside_method(func)
             refusal = self.method_refusal(func, fn) if ok else None
+        solver = registry.callbacks_of(fn) if ok else None
+        if solver is not None:  # odeint(rhs, y0, t): functions given to a solver
+            return self.solver_call(node, fn, solver, target, hint)
         static = ok and self.takes_functions(fn)
         if ok:
             node = self.listed_arguments(node, fn)

@@ -1,0 +1,199 @@
+# mypy: disable-error-code="misc"
+# (every method takes the whole Lowerer as ``self``, as the parts call each other; mypy wants a
+# ``self`` type to be a supertype of the class the method is written in, and says so as "misc")
+"""Calls of SciPy's solvers, with the functions they are given (issue 36).
+
+``odeint(rhs, y0, t, args=(k,))``, ``quad(lambda x: np.exp(-a * x), 0, 1)``,
+``brentq(f, 0, 2, args=(c,))``: a solver's rule (:mod:`adgen.rules.solvers`) names the
+parameters that take a function (:func:`adgen.rules.registry.callbacks_of`). Each function
+passed there -- a lambda, a nested ``def`` or a module-level function -- becomes a
+:class:`~adgen.seam.Callback`, a value of the call like any constant: the function as written
+(SciPy calls it) and, made when first needed, adgen's forward and reverse code for it. The
+variables of the differentiated function it reads become its last parameters (the function is
+*lifted*, as for ``adgen.grad`` inside a function: :mod:`adgen.frontend.nested`) and their
+values are appended to the solver's ``args`` tuple, so that derivatives flow to them through
+the solver's rule like through any other argument.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import types
+from typing import TYPE_CHECKING, Any
+
+import gast
+
+from adgen import ir, seam
+from adgen.frontend import nested
+from adgen.frontend.lower.objects import LocalFunction
+from adgen.frontend.lower.state import LowererState
+from adgen.frontend.parse import LiveScope, ParsedFunction, as_def
+from adgen.rules import registry
+
+if TYPE_CHECKING:
+    from adgen.frontend.lower import Lowerer
+
+
+class SolversMixin(LowererState):
+    """Calls of functions that take functions: SciPy's solvers."""
+
+    def solver_call(
+        self: Lowerer, node: gast.Call, fn: Any, spec: registry.Callbacks, target: Any, hint: str
+    ) -> ir.Atom:
+        """Lower ``node``, a call of the solver ``fn``: each function it is given as a
+        :class:`~adgen.seam.Callback`, the outer variables they read appended to ``args``."""
+        label = registry.lookup(fn)
+        prim = label if label is not None else None
+        if prim is None:  # (a registration without a rule: a bug of adgen's rule modules)
+            self.refuse(node, f"calling `{getattr(fn, '__name__', fn)}` here")
+        name = getattr(fn, "__name__", "the solver")
+        if any(isinstance(a, gast.Starred) for a in node.args) or any(
+            kw.arg is None for kw in node.keywords
+        ):
+            self.refuse(node, f"`*args` or `**kwargs` in a call of {name}", "pass them one by one")
+        try:
+            bound = inspect.signature(fn).bind(
+                *node.args, **{kw.arg: kw.value for kw in node.keywords}
+            )
+        except TypeError as exc:
+            self.refuse(node, f"this call of {name} ({exc})", f"see help({name})")
+        for option, keep in spec.refused:
+            given = bound.arguments.get(option)
+            if given is not None and not (isinstance(given, gast.Constant) and given.value == keep):
+                self.refuse(
+                    given,
+                    f"`{option}=` in a differentiated call of {name}",
+                    f"leave {option} at {keep!r}",
+                )
+        lifted: dict[str, tuple[Any, Any]] = {}  # parameter -> (its function node, fdef)
+        captured: list[str] = []
+        for param in spec.functions:
+            given = bound.arguments.get(param)
+            if given is None or (isinstance(given, gast.Constant) and given.value is None):
+                continue
+            fdef = self.solver_function_def(given, name, param)
+            lifted[param] = (given, fdef)
+            if fdef is not None:
+                captured += [c for c in self.captured_names(given, fdef) if c not in captured]
+        extra: list[Any] = []
+        if spec.extra is not None and spec.extra in bound.arguments:
+            given = bound.arguments[spec.extra]
+            atom = self.expr(given, None, spec.extra)
+            if isinstance(atom, ir.Tup):
+                extra = list(atom.items)
+            elif spec.single:  # args=k: SciPy passes (k,)
+                extra = [atom]
+            else:
+                self.refuse(
+                    given,
+                    f"`{spec.extra}=` of {name} that is not a tuple written in the function",
+                    f"write {spec.extra}=(a, b) (a tuple display)",
+                )
+        values = {
+            p: self.callback_atom(p, given, fdef, captured, fn)
+            for p, (given, fdef) in lifted.items()
+        }
+        if spec.extra is not None and (extra or captured):
+            values[spec.extra] = ir.Tup((*extra, *self.outer_values(captured)), kind="tuple")
+        args: list[Any] = []
+        kwargs: list[tuple[str, Any]] = []
+        positional = len(node.args)
+        for i, param in enumerate(inspect.signature(fn).parameters):
+            if param in values:
+                value = values.pop(param)
+            elif param in bound.arguments:
+                value = self.expr(bound.arguments[param], None, param)
+            else:
+                continue
+            if i < positional:
+                args.append(value)
+            else:
+                kwargs.append((param, value))
+        return self.emit(target, hint, prim, args, kwargs, node)
+
+    def solver_function_def(self: Lowerer, given: Any, name: str, param: str) -> Any:
+        """The ``def`` of a lambda or nested function passed to a solver; None for a
+        module-level function (it reads no variable of the function being lowered)."""
+        if isinstance(given, gast.Lambda):
+            return as_def(given, "lam")
+        if isinstance(given, gast.Name):
+            local = self.local_functions.get(given.id)
+            if isinstance(local, LocalFunction) and local.enclosing is self:
+                return local.node
+            if local is None and not self.sees(given.id):
+                ok, obj = self.static_object(given)
+                if ok and isinstance(obj, types.FunctionType):
+                    return None
+        elif isinstance(given, gast.Attribute):
+            ok, obj = self.static_object(given)
+            if ok and isinstance(obj, types.FunctionType):
+                return None
+        self.refuse(
+            given,
+            f"passing this as `{param}` of {name}",
+            "pass a lambda, a function defined in this function, or a module-level function",
+        )
+
+    def captured_names(self: Lowerer, given: Any, fdef: Any) -> list[str]:
+        """The variables of the function being lowered that ``fdef`` reads."""
+        if not isinstance(self.root.parsed.scope, LiveScope):
+            self.refuse(given, "a solver's function in a file read statically")
+        if fdef.args.vararg or fdef.args.kwarg or fdef.args.kwonlyargs or fdef.args.defaults:
+            self.refuse(
+                given,
+                "defaults, *args or **kwargs on a function passed to a solver",
+                "pass every value in the solver's args=, or read it from the enclosing function",
+            )
+        captured = [c for c in nested.free_names(fdef) if self.sees(c)]
+        for c in captured:
+            lowerer: Lowerer | None = self
+            while lowerer is not None:
+                if c in lowerer.local_functions:
+                    self.refuse(
+                        given,
+                        f"a function passed to a solver that calls the local function `{c}`",
+                        "make that helper a module-level function",
+                    )
+                lowerer = lowerer.enclosing
+        return captured
+
+    def callback_atom(
+        self: Lowerer, param: str, given: Any, fdef: Any, captured: list[str], fn: Any
+    ) -> ir.Atom:
+        """The :class:`~adgen.seam.Callback` for the function ``given`` (lifted over
+        ``captured``), as a value of the call."""
+        if fdef is None:
+            ok, obj = self.static_object(given)
+            parsed, _ = self.callee(obj, given)
+            primal: Any = obj
+        else:
+            parsed = nested.lifted(fdef, captured, self.parsed)
+            primal = self.compiled_lifted(parsed)
+        wrt = [a.id for a in parsed.node.args.args]
+        defaults = getattr(primal, "__defaults__", None) or ()
+        name = given.id if isinstance(given, gast.Name) else "function"
+        return self.value_atom(seam.Callback(parsed, primal, wrt, defaults), name)
+
+    def compiled_lifted(self: Lowerer, parsed: ParsedFunction) -> types.FunctionType:
+        """The lifted function as Python runs it: compiled from its syntax tree at its place
+        in the user's file (tracebacks show the user's lines), reading the same globals."""
+        scope = self.parsed.scope
+        assert isinstance(scope, LiveScope)
+        fdef = gast.gast_to_ast(parsed.node)
+        ast.increment_lineno(fdef, parsed.line_offset)
+        module = ast.fix_missing_locations(ast.Module(body=[fdef], type_ignores=[]))
+        code = compile(module, parsed.filename, "exec")
+        inner = next(c for c in code.co_consts if isinstance(c, types.CodeType))
+        outer = scope.fn
+        cells = dict(zip(outer.__code__.co_freevars, outer.__closure__ or ()))
+        namespace = outer.__globals__
+        if any(n in cells for n in inner.co_names):  # the outer function's own closure
+            namespace = dict(namespace)
+            for n in inner.co_names:
+                if n in cells:
+                    try:
+                        namespace[n] = cells[n].cell_contents
+                    except ValueError:
+                        pass
+        return types.FunctionType(inner, namespace, parsed.name)

@@ -1,0 +1,94 @@
+"""SciPy's solvers (``scipy.integrate``, ``scipy.optimize``), registered only when SciPy is
+installed: calls given a function (a lambda, a nested ``def`` or a module-level function),
+whose derivatives call adgen's own forward and reverse code for that function.
+
+The lowering of such a call (:mod:`adgen.frontend.lower.solvers`) passes each function as a
+:class:`~adgen.seam.Callback` and appends the variables of the differentiated function it
+reads to the call's ``args``, so a template's ``args`` holds every value the function depends
+on besides the solver's own arguments. What each derivative means: the derivative of the
+numerical solution within the solver's tolerances (docs/solvers.md).
+
+* ``odeint(func, y0, t, args=())``: forward mode integrates the tangent system with the
+  state (``odeint``, same tolerances); reverse mode the adjoint system backwards, interval
+  by interval (:func:`adgen.runtime.odeint_vjp`). Derivatives w.r.t. ``y0``, ``t`` and
+  ``args``; ``full_output`` is refused by name (its result is a tuple with a dict). ``Dfun``
+  (the Jacobian the user gives) is passed to the solver as it is; the derivatives do not
+  use it.
+
+Second order through a solver is refused by name (the helpers' rules).
+"""
+
+from __future__ import annotations
+
+from adgen.rules import runtime as rt
+from adgen.rules.registry import Callbacks, refused_derivative, sequence_rule, takes_functions
+from adgen.rules.runtime import solvers as _helpers
+
+try:
+    import scipy.integrate
+except ImportError:  # pragma: no cover - SciPy is optional
+    scipy = None  # type: ignore[assignment]
+
+_AGAIN = (
+    "a derivative through a SciPy solver differentiated again (second order): adgen does "
+    "not do this yet; take the higher derivative by finite differences of adgen's gradient"
+)
+
+if scipy is not None:
+    integrate = scipy.integrate
+
+    @sequence_rule(integrate.odeint, sequence="args")
+    def odeint(
+        ans,
+        func,
+        y0,
+        t,
+        args=(),
+        Dfun=None,  # noqa: N803 - SciPy's parameter names
+        col_deriv=0,
+        full_output=0,
+        ml=None,
+        mu=None,
+        rtol=None,
+        atol=None,
+        tcrit=None,
+        h0=0.0,
+        hmax=0.0,
+        hmin=0.0,
+        ixpr=0,
+        mxstep=0,
+        mxhordr=12,
+        mxords=5,
+        printmessg=0,
+        tfirst=False,
+    ):
+        def jvp_y0(d):
+            return rt.odeint_jvp(
+                ans, func, y0, t, args, d, None, None, tfirst, rtol, atol, mxstep, hmax, hmin
+            )
+
+        def jvp_t(d):
+            return rt.odeint_jvp(
+                ans, func, y0, t, args, None, d, None, tfirst, rtol, atol, mxstep, hmax, hmin
+            )
+
+        def jvp_args(parts):
+            return rt.odeint_jvp(
+                ans, func, y0, t, args, None, None, parts, tfirst, rtol, atol, mxstep, hmax, hmin
+            )
+
+        def vjp_y0(g):
+            return rt.odeint_vjp(g, ans, func, y0, t, args, tfirst, rtol, atol)[0]
+
+        def vjp_t(g):
+            return rt.odeint_vjp(g, ans, func, y0, t, args, tfirst, rtol, atol)[1]
+
+        def vjp_args(g, k):
+            return rt.odeint_vjp(g, ans, func, y0, t, args, tfirst, rtol, atol)[2][k]
+
+    takes_functions(
+        integrate.odeint,
+        Callbacks(("func", "Dfun"), refused=(("full_output", 0),)),
+    )
+
+refused_derivative(_helpers.odeint_jvp, _helpers.odeint_vjp, reason=_AGAIN)
