@@ -166,6 +166,28 @@ class Callback:
         value, cotangents = self.code("reverse")(*self._filled(args), cotangent)
         return value, tuple(cotangents)[: len(args)]
 
+    def vjp_jvp(
+        self, args: tuple[Any, ...], cotangent: Any, tangents: tuple[Any, ...]
+    ) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+        """``(the cotangents of vjp(args, cotangent), their tangents)`` for one tangent per
+        argument (the cotangent held fixed): forward mode over the reverse code, so
+        Hessian-vector products of a scalar function (``cotangent`` 1.0) and mixed second
+        derivatives. Made on first use."""
+        import numpy as np
+
+        made = self._code.get("forward over reverse")
+        if made is None:
+            from adgen.frontend.parse import parse_function
+
+            reverse = self.code("reverse")
+            parsed = parse_function(reverse)
+            params = [a.id for a in parsed.node.args.args]
+            made = self._code["forward over reverse"] = derivative_code(parsed, "forward", params)
+        full = self._filled(args)
+        dots = (*tangents, *(np.zeros_like(a) for a in full[len(args) :]))
+        (_, cots), (_, dcots) = made(*full, cotangent, *dots, np.zeros_like(cotangent))
+        return tuple(cots)[: len(args)], tuple(dcots)[: len(args)]
+
     def remember(self, key: tuple[Any, ...], compute: Callable[[], Any]) -> Any:
         """``compute()``, or the value it gave last for the same ``key``: the same objects
         (by identity) holding the same values (an array may be written between calls)."""
