@@ -116,6 +116,13 @@ class StatementRule:
                     "unpack it into separate names (`a, b = ...`), or build the tuple after "
                     "the block",
                 )
+            refused = self.prim.vjp.get(p.name)
+            if (
+                refused is not None
+                and refused.refusal
+                and any(v in active for v in ir.atom_vars(atom))
+            ):  # (a helper whose derivative adgen refuses: registry.refused_derivative)
+                raise NonDifferentiableError(f"{self.prim.name}: {refused.refusal}", self.loc)
             if any(v in active for v in ir.atom_vars(atom)):
                 raise NonDifferentiableError(
                     f"adgen has no derivative of {self.prim.name} with respect to its argument "

@@ -265,6 +265,10 @@ class _Forward:
                 pre, packed = sr.expand("jvp", stmt.prim.sequence, parts)
                 for s in pre:
                     w.stmt(s)
+            if packed is not None and stmt.prim.outputs is not None:  # (solve_ivp's args)
+                others = [(p, v) for p, v in inputs if p != stmt.prim.sequence]
+                self.several_tangents(stmt, sr, others, live, packed)
+                return
             if packed is not None:
                 # the sequence's tangent, plus those of the rule's other differentiable
                 # parameters (np.select's default)
@@ -323,14 +327,20 @@ class _Forward:
         return add(total, part)
 
     def several_tangents(
-        self, stmt: ir.Assign, sr: StatementRule, inputs: list[tuple[str, str]], live: list[str]
+        self,
+        stmt: ir.Assign,
+        sr: StatementRule,
+        inputs: list[tuple[str, str]],
+        live: list[str],
+        packed: ast.expr | None = None,
     ) -> None:
         """A function with several results: each template returns a tuple of tangents (one
-        per result); the results nobody differentiates get no tangent code."""
+        per result); the results nobody differentiates get no tangent code. ``packed``: the
+        tuple of a sequence parameter's template, expanded already."""
         w = self.w
         parts: list[list[ast.expr]] = []
-        for param, var in inputs:
-            pre, expr = sr.expand("jvp", param, self.tangent_of(var))
+        expanded: list[tuple[list[ast.stmt], ast.expr]] = [] if packed is None else [([], packed)]
+        for pre, expr in [*expanded, *(sr.expand("jvp", p, self.tangent_of(v)) for p, v in inputs)]:
             for s in pre:
                 w.stmt(s)
             if isinstance(expr, ast.Tuple) and len(expr.elts) == len(stmt.targets):

@@ -2309,12 +2309,14 @@ def sequence_rule(
     domain: Domain | None = None,
     complex: bool = False,
     number: bool = False,
+    outputs: int | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register a function whose parameter ``sequence`` takes a tuple or list of arrays
     (``np.stack((a, b))``). ``jvp(parts)`` gets the tuple of the elements' tangents (zeros for
     constant elements); ``vjp(g, k)`` returns the cotangent of element ``k`` (a constant).
     ``complex=True`` as for :func:`rule`. ``number=True``: ``sequence`` may also be a single
-    number or 0-d array, which the result then holds as it is (``np.array(3.0)``)."""
+    number or 0-d array, which the result then holds as it is (``np.array(3.0)``).
+    ``outputs`` as for :func:`rule` (a function with several results)."""
 
     def register(rule_fn: Callable[..., Any]) -> Callable[..., Any]:
         params, _, jvp, vjp = _parse_rule(rule_fn, None, sequence)
@@ -2324,6 +2326,7 @@ def sequence_rule(
             prim = Primitive(name=_label(fn), emitter=emitter, params=params, jvp=jvp, vjp=vjp)
             prim.sequence = sequence
             prim.sequence_number = number
+            prim.outputs = outputs
             prim.examples = tuple(examples)
             prim.domain = domain
             prim.complex = complex
@@ -2344,13 +2347,17 @@ class Callbacks:
     adgen appends the outer variables a lifted function reads; ``single``: a value there
     that is not a tuple means a tuple of it (``minimize(f, x0, args=k)``); ``refused``:
     options whose value a derivative needs as it is (``(option, value)``; another is
-    refused by name).
+    refused by name). A solver returning an object (``solve_ivp``'s ``OdeResult``) is called
+    through ``runs_as``, a function of the same parameters (its ``**options`` spelled out)
+    returning the tuple of the attributes ``fields`` (``sol.y``, ``sol.t``...).
     """
 
     functions: tuple[str, ...]
     extra: str | None = "args"
     single: bool = False
     refused: tuple[tuple[str, Any], ...] = ()
+    runs_as: Any = None  # the function generated code calls instead (its rule is used)
+    fields: tuple[str, ...] = ()  # its results, read as these attributes of the solver's result
 
 
 # solvers (by identity) -> (the function, what it does with functions)

@@ -91,4 +91,103 @@ if scipy is not None:
         Callbacks(("func", "Dfun"), refused=(("full_output", 0),)),
     )
 
-refused_derivative(_helpers.odeint_jvp, _helpers.odeint_vjp, reason=_AGAIN)
+    @sequence_rule(rt.ode_solution, sequence="args", outputs=len(_helpers.ODE_FIELDS))
+    def ode_solution(
+        ans,
+        fun,
+        t_span,
+        y0,
+        method="RK45",
+        t_eval=None,
+        dense_output=False,
+        events=None,
+        vectorized=False,
+        args=None,
+        rtol=None,
+        atol=None,
+        max_step=None,
+        first_step=None,
+        min_step=None,
+        jac=None,
+        lband=None,
+        uband=None,
+    ):
+        def jvp_y0(d):
+            return (
+                rt.ode_solution_jvp(
+                    ans,
+                    fun,
+                    t_span,
+                    y0,
+                    args,
+                    d,
+                    None,
+                    method,
+                    rtol,
+                    atol,
+                    max_step,
+                    first_step,
+                    min_step,
+                ),
+                rt.zeros_like(ans[1]),
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+            )
+
+        def jvp_args(parts):
+            return (
+                rt.ode_solution_jvp(
+                    ans,
+                    fun,
+                    t_span,
+                    y0,
+                    args,
+                    None,
+                    parts,
+                    method,
+                    rtol,
+                    atol,
+                    max_step,
+                    first_step,
+                    min_step,
+                ),
+                rt.zeros_like(ans[1]),
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+            )
+
+        def vjp_y0(g):
+            return rt.ode_solution_vjp(
+                g[0], ans, fun, t_span, y0, args, method, rtol, atol, max_step
+            )[0]
+
+        def vjp_args(g, k):
+            return rt.ode_solution_vjp(
+                g[0], ans, fun, t_span, y0, args, method, rtol, atol, max_step
+            )[1][k]
+
+    takes_functions(
+        integrate.solve_ivp,
+        Callbacks(
+            ("fun", "jac"),
+            refused=(("dense_output", False), ("events", None), ("vectorized", False)),
+            runs_as=rt.ode_solution,
+            fields=_helpers.ODE_FIELDS,
+        ),
+    )
+
+refused_derivative(
+    _helpers.odeint_jvp,
+    _helpers.odeint_vjp,
+    _helpers.ode_solution_jvp,
+    _helpers.ode_solution_vjp,
+    reason=_AGAIN,
+)

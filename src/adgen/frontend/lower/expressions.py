@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import gast
 import numpy as np
 
-from adgen import ir
+from adgen import ir, seam
 from adgen.errors import AdgenError, UnresolvedNameError
 from adgen.frontend.lower.objects import (
     LocalDerivative,
@@ -26,6 +26,7 @@ from adgen.frontend.lower.objects import (
     LocalInstance,
     LocalPartial,
     LocalPullback,
+    LocalRecord,
     StaticSeq,
 )
 from adgen.frontend.lower.state import LowererState
@@ -440,6 +441,12 @@ class ExpressionsMixin(LowererState):
             )
         if isinstance(local, StaticSeq):
             self.refuse_sequence(node.id, node)
+        if isinstance(local, LocalRecord):
+            self.refuse(
+                node,
+                f"using `{node.id}`, the result of {local.solver}, as a value",
+                f"read its attributes ({', '.join(f'{node.id}.{f}' for f in local.fields)})",
+            )
         if local is not None and not _local_kind(local):
             value = local  # a name bound to a function or an object (a parameter, f = np.sin)
         elif local is not None:
@@ -454,7 +461,11 @@ class ExpressionsMixin(LowererState):
         else:
             value = self.resolve(node)
         builtin_type = any(value is t for t in (float, int, bool, complex, object, str))
-        if (builtin_type and node.id == value.__name__) or _data_class(value):
+        if (
+            (builtin_type and node.id == value.__name__)
+            or _data_class(value)
+            or isinstance(value, seam.Callback)  # (a solver's function, in generated code)
+        ):
             name = self.free_name(node.id, value)  # a builtin type as a value: x.astype(float)
             self.free[name] = value
             return ir.Free(name)

@@ -40,6 +40,15 @@ if TYPE_CHECKING:
     from adgen.frontend.lower import Lowerer
 
 
+class LocalRecord:
+    """The result of a solver returning an object (``sol = solve_ivp(...)``): the atoms of
+    the attributes a program reads (``sol.y``, ``sol.t``, ``sol.success``)."""
+
+    def __init__(self, solver: str, fields: dict[str, Any]) -> None:
+        self.solver = solver
+        self.fields = fields
+
+
 class LocalFunction:
     """A nested ``def`` (or a lambda bound to a name) of the function being lowered."""
 
@@ -419,6 +428,14 @@ class ObjectsMixin(LowererState):
             return None
         if not ok:
             return None
+        if isinstance(base, LocalRecord):
+            if node.attr not in base.fields:
+                self.refuse(
+                    node,
+                    f"the attribute `.{node.attr}` of {base.solver}'s result",
+                    f"adgen reads {', '.join(base.fields)}",
+                )
+            return base.fields[node.attr]  # type: ignore[no-any-return]
         if isinstance(base, LocalInstance):
             value = base.attrs.get(node.attr)
             if isinstance(value, StaticArg):

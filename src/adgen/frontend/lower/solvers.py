@@ -26,7 +26,7 @@ import gast
 
 from adgen import ir, seam
 from adgen.frontend import nested
-from adgen.frontend.lower.objects import LocalFunction
+from adgen.frontend.lower.objects import LocalFunction, LocalRecord, StaticArg
 from adgen.frontend.lower.state import LowererState
 from adgen.frontend.parse import LiveScope, ParsedFunction, as_def
 from adgen.rules import registry
@@ -40,27 +40,36 @@ class SolversMixin(LowererState):
 
     def solver_call(
         self: Lowerer, node: gast.Call, fn: Any, spec: registry.Callbacks, target: Any, hint: str
-    ) -> ir.Atom:
+    ) -> Any:
         """Lower ``node``, a call of the solver ``fn``: each function it is given as a
         :class:`~adgen.seam.Callback`, the outer variables they read appended to ``args``."""
-        label = registry.lookup(fn)
-        prim = label if label is not None else None
-        if prim is None:  # (a registration without a rule: a bug of adgen's rule modules)
-            self.refuse(node, f"calling `{getattr(fn, '__name__', fn)}` here")
+        runs = spec.runs_as if spec.runs_as is not None else fn
+        prim = registry.lookup(runs)
         name = getattr(fn, "__name__", "the solver")
-        if any(isinstance(a, gast.Starred) for a in node.args) or any(
-            kw.arg is None for kw in node.keywords
-        ):
-            self.refuse(node, f"`*args` or `**kwargs` in a call of {name}", "pass them one by one")
-        try:
-            bound = inspect.signature(fn).bind(
-                *node.args, **{kw.arg: kw.value for kw in node.keywords}
+        if prim is None:  # (a registration without a rule: a bug of adgen's rule modules)
+            self.refuse(node, f"calling `{name}` here")
+        if spec.fields and self.root.static_result_for != id(node):
+            self.refuse(
+                node,
+                f"the result of {name} used where adgen does not read it",
+                f"bind it to a name (`sol = {name}(...)`) and read its attributes "
+                f"({', '.join(f'sol.{f}' for f in spec.fields[:2])}...)",
             )
+        if any(isinstance(a, gast.Starred) for a in node.args):
+            self.refuse(node, f"`*args` in a call of {name}", "pass the arguments one by one")
+        keywords: dict[str, Any] = {}
+        for kw in node.keywords:
+            if kw.arg is not None:
+                keywords[kw.arg] = kw.value
+            else:  # **options: a dict whose keys are known now
+                keywords.update(self.spread_keywords(kw.value))
+        try:
+            bound = inspect.signature(fn).bind(*node.args, **keywords)
         except TypeError as exc:
             self.refuse(node, f"this call of {name} ({exc})", f"see help({name})")
         for option, keep in spec.refused:
             given = bound.arguments.get(option)
-            if given is not None and not (isinstance(given, gast.Constant) and given.value == keep):
+            if given is not None and _constant_value(given, keep) != keep:
                 self.refuse(
                     given,
                     f"`{option}=` in a differentiated call of {name}",
@@ -96,21 +105,53 @@ class SolversMixin(LowererState):
         }
         if spec.extra is not None and (extra or captured):
             values[spec.extra] = ir.Tup((*extra, *self.outer_values(captured)), kind="tuple")
+        given_nodes = dict(bound.arguments)
+        for p in inspect.signature(fn).parameters.values():
+            if p.kind == p.VAR_KEYWORD:  # solve_ivp(..., rtol=1e-8): its **options
+                given_nodes.update(given_nodes.pop(p.name, {}))
+        known = inspect.signature(runs).parameters
+        for option, given in given_nodes.items():
+            if option not in known:
+                self.refuse(
+                    given,
+                    f"the option `{option}` of {name} in a differentiated call",
+                    f"adgen passes on {', '.join(known)}",
+                )
         args: list[Any] = []
         kwargs: list[tuple[str, Any]] = []
         positional = len(node.args)
-        for i, param in enumerate(inspect.signature(fn).parameters):
+        for i, param in enumerate(known):
             if param in values:
                 value = values.pop(param)
-            elif param in bound.arguments:
-                value = self.expr(bound.arguments[param], None, param)
+            elif param in given_nodes:
+                given = given_nodes[param]
+                value = given if isinstance(given, _ATOMS) else self.expr(given, None, param)
             else:
                 continue
             if i < positional:
                 args.append(value)
             else:
                 kwargs.append((param, value))
-        return self.emit(target, hint, prim, args, kwargs, node)
+        result = self.emit(target if not spec.fields else None, hint, prim, args, kwargs, node)
+        if not spec.fields:
+            return result
+        assert isinstance(result, ir.Tup)
+        return StaticArg(LocalRecord(name, dict(zip(spec.fields, result.items))))
+
+    def spread_keywords(self: Lowerer, value: Any) -> dict[str, Any]:
+        """The atoms of ``**options`` in a solver's call: a dict display, a name bound to one,
+        or a dict of the module (``**TOLERANCES``) read now."""
+        ok, obj = self.static_object(value)
+        if ok and isinstance(obj, dict) and all(isinstance(k, str) for k in obj):
+            return {k: self.value_atom(v, k) for k, v in obj.items()}
+        spread = self.expr(value, None, "options")
+        if not isinstance(spread, ir.Dct) or not all(isinstance(k, str) for k in spread.keys):
+            self.refuse(
+                value,
+                "`**options` whose keys adgen does not know when reading the function",
+                "pass the options one by one",
+            )
+        return dict(zip(spread.keys, spread.values))
 
     def solver_function_def(self: Lowerer, given: Any, name: str, param: str) -> Any:
         """The ``def`` of a lambda or nested function passed to a solver; None for a
@@ -123,8 +164,8 @@ class SolversMixin(LowererState):
                 return local.node
             if local is None and not self.sees(given.id):
                 ok, obj = self.static_object(given)
-                if ok and isinstance(obj, types.FunctionType):
-                    return None
+                if ok and isinstance(obj, (types.FunctionType, seam.Callback)):
+                    return None  # (a Callback: in generated code, differentiated again)
         elif isinstance(given, gast.Attribute):
             ok, obj = self.static_object(given)
             if ok and isinstance(obj, types.FunctionType):
@@ -165,6 +206,8 @@ class SolversMixin(LowererState):
         ``captured``), as a value of the call."""
         if fdef is None:
             ok, obj = self.static_object(given)
+            if isinstance(obj, seam.Callback):
+                return self.value_atom(obj, given.id)
             parsed, _ = self.callee(obj, given)
             primal: Any = obj
         else:
@@ -197,3 +240,14 @@ class SolversMixin(LowererState):
                     except ValueError:
                         pass
         return types.FunctionType(inner, namespace, parsed.name)
+
+
+def _constant_value(given: Any, otherwise: Any) -> Any:
+    """The value of a constant argument (a literal, or an atom of one); something other than
+    ``otherwise`` for anything else (an option passed as a variable is not a value it keeps)."""
+    if isinstance(given, (gast.Constant, ir.Const)):
+        return given.value
+    return object()
+
+
+_ATOMS = (ir.Var, ir.Const, ir.Free, ir.Tup, ir.Slc, ir.Dct)  # (options spread from a dict)

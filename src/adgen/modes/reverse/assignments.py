@@ -161,6 +161,16 @@ class _Assignments(_State):
             return
         if inputs:  # templates index the tuple: (a_bar, b_bar)[1] is folded to b_bar
             self.contributions(sr, inputs, ast.Tuple(elts=parts, ctx=ast.Load()), w)
+        if stmt.prim.sequence and useful and reached:  # rt.ode_solution(..., args=(k, c))
+            template = stmt.prim.vjp[stmt.prim.sequence]
+            for position, var in sr.sequence_elements(facts.useful):
+                sr.bindings[template.extra[0]] = ast.Constant(position)
+                pre, expr = sr.expand(
+                    "vjp", stmt.prim.sequence, ast.Tuple(elts=parts, ctx=ast.Load())
+                )
+                for s in pre:
+                    w.stmt(s)
+                self.accumulate(var, expr, w)
         for x in reversed(saved):
             w.stmt(_assign(x, self.pop()))
         for x in resets:

@@ -184,7 +184,13 @@ from .shaping import (  # noqa: F401
     source_index,
 )
 from .signal import boundary_pad_width, full_pad_width  # noqa: F401
-from .solvers import odeint_jvp, odeint_vjp  # noqa: F401
+from .solvers import (  # noqa: F401
+    ode_solution,
+    ode_solution_jvp,
+    ode_solution_vjp,
+    odeint_jvp,
+    odeint_vjp,
+)
 from .spatial import distance_metric  # noqa: F401
 from .stats import covariance, covariance_vjp  # noqa: F401
 

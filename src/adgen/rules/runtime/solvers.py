@@ -135,39 +135,53 @@ def odeint_vjp(
     atol: Any = None,
 ) -> tuple[Any, Any, tuple[Any, ...]]:
     """The cotangents of ``y0``, ``t`` and each of ``args`` of ``odeint(func, y0, t, args)``
-    (the trajectory ``ans``) for its cotangent ``g``, by the adjoint method: between
-    consecutive output times (last to first), the state is recomputed forwards from the
-    trajectory's point (``solve_ivp``, LSODA, dense output) and the adjoint system
-    ``a' = -a f_y``, ``q' = -a f_args`` integrated backwards; ``g``'s row at a time point
-    is added to ``a`` there."""
+    (the trajectory ``ans``) for its cotangent ``g``, by the adjoint method
+    (:func:`_ode_adjoint`, LSODA as ``odeint``)."""
     args = tuple(args)
     key = (g, ans, y0, t, args, tfirst, rtol, atol)
-    return func.remember(
-        key, lambda: _odeint_adjoint(g, ans, func, y0, t, args, tfirst, rtol, atol)
-    )  # type: ignore[no-any-return]
+
+    def compute() -> tuple[Any, Any, tuple[Any, ...]]:
+        tol = 1.49012e-8  # odeint's default tolerances
+        ys = np.asarray(ans)
+        gy0, gt, gargs = _ode_adjoint(
+            func,
+            _floats(t),
+            ys,
+            _floats(g).reshape(ys.shape),
+            args,
+            tfirst,
+            {
+                "method": "LSODA",
+                "rtol": tol if rtol is None else rtol,
+                "atol": tol if atol is None else atol,
+            },
+        )
+        gy0 = gy0.reshape(np.shape(y0)) if np.size(y0) == gy0.size else gy0
+        return gy0, gt.reshape(np.shape(t)), gargs
+
+    return func.remember(key, compute)  # type: ignore[no-any-return]
 
 
-def _odeint_adjoint(
-    g: Any,
-    ans: Any,
+def _ode_adjoint(
     func: Any,
-    y0: Any,
-    t: Any,
+    ts: np.ndarray,
+    ys: np.ndarray,
+    gs: np.ndarray,
     args: tuple[Any, ...],
     tfirst: bool,
-    rtol: Any,
-    atol: Any,
-) -> tuple[Any, Any, tuple[Any, ...]]:
+    options: dict[str, Any],
+) -> tuple[np.ndarray, np.ndarray, tuple[Any, ...]]:
+    """The cotangents of the initial state, the output times and ``args`` of a trajectory
+    ``ys[i] = y(ts[i])`` of ``y' = func(...)`` for its cotangent ``gs`` (rows per time): from
+    the last time to the first, the state is recomputed forwards from ``ys[i - 1]`` on
+    ``[ts[i - 1], ts[i]]`` (``solve_ivp`` with ``options``, dense output) and the adjoint
+    system ``a' = -a f_y``, ``q' = -a f_args`` integrated backwards on it with the same
+    options; ``gs[i - 1]`` is added to ``a`` at ``ts[i - 1]``. A time's cotangent is
+    ``gs[i] . f(y_i)`` (``-a . f(y_0)`` for the first, where the state is given)."""
     from scipy.integrate import solve_ivp
 
-    t = np.asarray(t)
-    ts = _floats(t)
-    ys = np.asarray(ans)
     n = ys.shape[1]
-    gs = _floats(g).reshape(ys.shape)
     m = _flat_cotangents(args).size
-    rtol = 1.49012e-8 if rtol is None else rtol
-    atol = 1.49012e-8 if atol is None else atol
 
     def f(tt: Any, y: np.ndarray) -> np.ndarray:
         return np.ravel(func(*_ode_call(tfirst, y, tt, args)))
@@ -177,37 +191,190 @@ def _odeint_adjoint(
     gt = np.zeros(len(ts))
     for i in range(len(ts) - 1, 0, -1):
         gt[i] += gs[i] @ f(ts[i], ys[i])
-        if ts[i] == ts[i - 1]:
-            a = a + gs[i - 1]
-            continue
-        forward = _checked(
-            solve_ivp(
-                f,
-                (ts[i - 1], ts[i]),
-                ys[i - 1],
-                method="LSODA",
-                dense_output=True,
-                rtol=rtol,
-                atol=atol,
-            ),
-            "odeint",
-        )
-        state = forward.sol
+        if ts[i] != ts[i - 1]:
+            forward = _checked(
+                solve_ivp(f, (ts[i - 1], ts[i]), ys[i - 1], dense_output=True, **options),
+                "recomputing the state",
+            )
 
-        def adjoint(tt: Any, z: np.ndarray, state: Any = state) -> np.ndarray:
-            y = state(tt)
-            _, cots = func.vjp(_ode_call(tfirst, y, tt, args), z[:n])
-            gy = cots[1] if tfirst else cots[0]
-            return -np.concatenate([np.ravel(gy), _flat_cotangents(cots[2:])])
+            def adjoint(tt: Any, z: np.ndarray, state: Any = forward.sol) -> np.ndarray:
+                _, cots = func.vjp(_ode_call(tfirst, state(tt), tt, args), z[:n])
+                gy = cots[1] if tfirst else cots[0]
+                return -np.concatenate([np.ravel(gy), _flat_cotangents(cots[2:])])
 
-        z0 = np.concatenate([a, np.zeros(m)])
-        back = _checked(
-            solve_ivp(adjoint, (ts[i], ts[i - 1]), z0, method="LSODA", rtol=rtol, atol=atol),
-            "odeint",
-        )
-        z = back.y[:, -1]
-        a = z[:n] + gs[i - 1]
-        q = q + z[n:]
+            back = _checked(
+                solve_ivp(adjoint, (ts[i], ts[i - 1]), np.concatenate([a, np.zeros(m)]), **options),
+                "the adjoint system",
+            )
+            z = back.y[:, -1]
+            a, q = z[:n], q + z[n:]
+        a = a + gs[i - 1]
     gt[0] = -(a - gs[0]) @ f(ts[0], ys[0])
-    gy0 = a.reshape(np.shape(y0)) if np.size(y0) == n else a
-    return gy0, gt.reshape(np.shape(t)), _unflatten(q, args)
+    return a, gt, _unflatten(q, args)
+
+
+# the options of solve_ivp (its **options) a differentiated call may give, with SciPy's
+# defaults: only those given are passed on (SciPy warns of options a method does not use)
+_IVP_OPTIONS = ("rtol", "atol", "max_step", "first_step", "min_step", "lband", "uband")
+
+
+def _ivp_options(method: Any, **given: Any) -> dict[str, Any]:
+    options = {k: v for k, v in given.items() if v is not None}
+    options["method"] = method
+    return options
+
+
+def ode_solution(
+    fun: Any,
+    t_span: Any,
+    y0: Any,
+    method: Any = "RK45",
+    t_eval: Any = None,
+    dense_output: bool = False,
+    events: Any = None,
+    vectorized: bool = False,
+    args: Any = None,
+    rtol: Any = None,
+    atol: Any = None,
+    max_step: Any = None,
+    first_step: Any = None,
+    min_step: Any = None,
+    jac: Any = None,
+    lband: Any = None,
+    uband: Any = None,
+) -> tuple[Any, ...]:
+    """``scipy.integrate.solve_ivp``'s result as the tuple of the fields a differentiated
+    program reads (:data:`ODE_FIELDS`): ``(y, t, success, status, message, nfev, njev,
+    nlu)``. Options left at None are not passed.
+
+    >>> y, t, success, *_ = ode_solution(lambda t, y: -y, (0.0, 1.0), [1.0], t_eval=[1.0])
+    >>> bool(success), t.tolist(), round(float(y[0, 0]), 3)
+    (True, [1.0], 0.368)
+    """
+    from scipy.integrate import solve_ivp
+
+    extra = {} if jac is None else {"jac": jac}
+    sol = solve_ivp(
+        fun,
+        t_span,
+        y0,
+        t_eval=t_eval,
+        dense_output=dense_output,
+        events=events,
+        vectorized=vectorized,
+        args=args,
+        **extra,
+        **_ivp_options(
+            method,
+            rtol=rtol,
+            atol=atol,
+            max_step=max_step,
+            first_step=first_step,
+            min_step=min_step,
+            lband=lband,
+            uband=uband,
+        ),
+    )
+    return tuple(getattr(sol, field) for field in ODE_FIELDS)
+
+
+ODE_FIELDS = ("y", "t", "success", "status", "message", "nfev", "njev", "nlu")
+
+
+def ode_solution_jvp(
+    ans: Any,
+    fun: Any,
+    t_span: Any,
+    y0: Any,
+    args: Any,
+    dy0: Any,
+    dargs: Any,
+    method: Any = "RK45",
+    rtol: Any = None,
+    atol: Any = None,
+    max_step: Any = None,
+    first_step: Any = None,
+    min_step: Any = None,
+) -> np.ndarray:
+    """The tangent of ``solve_ivp``'s ``y`` (``ans[0]``, at the times ``ans[1]``) for the
+    tangents of ``y0`` and ``args`` (None: zero): the tangent system integrated with the
+    state by ``solve_ivp`` with the same method and options, at the same times."""
+    from scipy.integrate import solve_ivp
+
+    _succeeded(ans)
+    args = () if args is None else tuple(args)
+    y0f = np.ravel(_floats(y0))
+    n = y0f.size
+    dargs = _tangents(dargs, args)
+    ts = np.asarray(ans[1])
+    t0 = float(np.ravel(t_span)[0])
+    zero = np.zeros(())
+
+    def augmented(tt: Any, z: np.ndarray) -> np.ndarray:
+        value, tangent = fun.jvp((tt, z[:n], *args), (zero, z[n:], *dargs))
+        return np.concatenate([np.ravel(value), np.ravel(tangent)])
+
+    s0 = np.zeros(n) if dy0 is None else np.ravel(_floats(dy0)) + np.zeros(n)
+    options = _ivp_options(
+        method,
+        rtol=_doubled(rtol),
+        atol=_doubled(atol),
+        max_step=max_step,
+        first_step=first_step,
+        min_step=min_step,
+    )
+    sol = _checked(
+        solve_ivp(augmented, (t0, ts[-1]), np.concatenate([y0f, s0]), t_eval=ts, **options),
+        "solve_ivp's tangent system",
+    )
+    return sol.y[n:]
+
+
+def _succeeded(ans: Any) -> None:
+    if not ans[2]:
+        raise ArithmeticError(
+            f"solve_ivp did not succeed ({ans[4]}): its solution has no derivative"
+        )
+
+
+def _doubled(tol: Any) -> Any:
+    """A tolerance for the state and its tangent (a vector one repeated)."""
+    return tol if tol is None or np.ndim(tol) == 0 else np.concatenate([tol, tol])
+
+
+def ode_solution_vjp(
+    g: Any,
+    ans: Any,
+    fun: Any,
+    t_span: Any,
+    y0: Any,
+    args: Any,
+    method: Any = "RK45",
+    rtol: Any = None,
+    atol: Any = None,
+    max_step: Any = None,
+) -> tuple[Any, tuple[Any, ...]]:
+    """The cotangents of ``y0`` and each of ``args`` of ``solve_ivp`` for the cotangent
+    ``g`` of its ``y`` (at the times ``ans[1]``), by the adjoint method with the call's
+    method and options (:func:`_ode_adjoint`)."""
+    args = () if args is None else tuple(args)
+    key = (g, ans[0], t_span, y0, args, method, rtol, atol, max_step)
+
+    def compute() -> tuple[Any, tuple[Any, ...]]:
+        _succeeded(ans)
+        ys, ts, gs = np.asarray(ans[0]).T, _floats(ans[1]), _floats(g).T.reshape(ans[0].T.shape)
+        t0 = float(np.ravel(t_span)[0])
+        if ts.size == 0 or ts[0] != t0:  # (t_eval after t_span[0]: the state given there)
+            ys = np.concatenate([np.ravel(_floats(y0))[None, :], ys])
+            ts = np.concatenate([[t0], ts])
+            gs = np.concatenate([np.zeros((1, gs.shape[1])), gs])
+        options = _ivp_options(
+            method,
+            rtol=1e-3 if rtol is None else rtol,
+            atol=1e-6 if atol is None else atol,
+            max_step=max_step,
+        )
+        gy0, _, gargs = _ode_adjoint(fun, ts, ys, gs, args, True, options)
+        return (gy0.reshape(np.shape(y0)) if np.size(y0) == gy0.size else gy0), gargs
+
+    return fun.remember(key, compute)  # type: ignore[no-any-return]
