@@ -180,7 +180,9 @@ def test_solve_ivp_t_eval_after_the_start_success_and_t_read():
 
 def test_solve_ivp_at_its_own_steps():
     def f(k):
-        sol = solve_ivp(decay_tfirst, (0.0, 2.0), np.array([3.0]), args=(k,), rtol=1e-10)
+        sol = solve_ivp(
+            decay_tfirst, (0.0, 2.0), np.array([3.0]), args=(k,), rtol=1e-10, atol=1e-12
+        )
         return sol.y[0, -1]
 
     np.testing.assert_allclose(adgen.grad(f)(0.5), -2.0 * 3.0 * np.exp(-1.0), rtol=1e-6)
@@ -228,3 +230,24 @@ def test_a_lotka_volterra_model_fitted_with_adgens_gradient():
     fit = minimize(loss, start, jac=adgen.grad(loss), method="BFGS", options={"gtol": 1e-9})
     assert fit.fun < 1e-3 * loss(start)
     np.testing.assert_allclose(fit.x, true, rtol=1e-2)
+
+
+@pytest.mark.parametrize("solver", ["odeint", "Radau"])
+def test_a_stiff_system_unstable_backwards_keeps_its_adjoint_right(solver):
+    # y' = -lam (y - cos t): integrating the state backwards multiplies errors by e^{lam dt},
+    # so the adjoint recomputes it forwards on each interval
+    t = np.linspace(0.0, 2.0, 5)
+
+    def f(lam, y0):
+        if solver == "odeint":
+            ys = odeint(lambda y, s: -lam * (y - np.cos(s)), y0, t, **TIGHT)
+            return np.sum(ys)
+        sol = solve_ivp(
+            lambda s, y: -lam * (y - np.cos(s)), (0.0, 2.0), y0, method="Radau", t_eval=t, **TIGHT
+        )
+        return np.sum(sol.y)
+
+    lam, y0 = 200.0, np.array([2.0])
+    g_lam, g_y0 = adgen.grad(f, wrt=(0, 1))(lam, y0)
+    np.testing.assert_allclose(g_lam, central(lambda v: f(v[0], y0), [lam], 1e-4), rtol=1e-5)
+    np.testing.assert_allclose(g_y0, [1.0], rtol=1e-6)

@@ -89,23 +89,42 @@ def derivative_of(kind: str, fn: Any, wrt: Any) -> Any:
 
 
 def derivative_code(
-    parsed: ParsedFunction, mode: str, wrt: list[str]
+    parsed: ParsedFunction, mode: str, wrt: list[str], args: tuple[Any, ...] | None = None
 ) -> Callable[..., Any] | types.FunctionType:
-    """Lower the lifted function and compile its derivative (source kept for inlining)."""
+    """Lower the lifted function and compile its derivative (source kept for inlining):
+    for any kind of argument, or specialised for the kinds and shapes of ``args`` (one value
+    per parameter; see :func:`adgen.pipeline.derivative`)."""
     # (up the pipeline: see the module docstring)
     from adgen.backend.compile import load
+    from adgen.backend.namespaces import globals_for
     from adgen.frontend.lower import lower
-    from adgen.middle.shapes import ANY_KIND
+    from adgen.middle.fills import settle_unit_fills
+    from adgen.middle.optimize import optimize
+    from adgen.middle.shapes import ANY_KIND, describe, settle_broadcasts, settle_checks
+    from adgen.modes.complexvalues import settle_kinds
     from adgen.modes.forward import forward
     from adgen.modes.reverse import reverse
 
-    function = lower(parsed, differentiated=wrt)
-    # (right for real and complex arguments alike: their kinds are not known here)
+    params = [a.id for a in parsed.node.args.args]
+    if args is None:
+        function = lower(parsed, differentiated=wrt)
+        # (right for real and complex arguments alike: their kinds are not known here)
+        if mode == "forward":
+            gen = forward(function, wrt, frozenset(), (ANY_KIND,))
+        else:
+            gen = reverse(function, wrt, frozenset(), batch=False, signature=(ANY_KIND,))
+        return load(gen, function.free)
+    signature = tuple((p, describe(a)) for p, a in zip(params, args, strict=True))
+    scalars = frozenset(p for p, d in signature if d in ("float", "int"))
+    function = lower(parsed, None, wrt, signature)
+    for settle in (settle_checks, settle_kinds, settle_broadcasts, settle_unit_fills):
+        function = settle(function, signature)
+    function = optimize(function)
     if mode == "forward":
-        gen = forward(function, wrt, frozenset(), (ANY_KIND,))
+        gen = forward(function, wrt, scalars, signature)
     else:
-        gen = reverse(function, wrt, frozenset(), batch=False, signature=(ANY_KIND,))
-    return load(gen, function.free)
+        gen = reverse(function, wrt, scalars, batch=False, signature=signature)
+    return load(gen, function.free, globals_for(signature))
 
 
 class Callback:
@@ -133,17 +152,27 @@ class Callback:
         self.primal = primal
         self.wrt = list(wrt)
         self.defaults = tuple(defaults)  # of the last parameters, as the function has them
-        self._code: dict[str, Any] = {}
+        self._code: dict[tuple[str, Any], Any] = {}  # (mode, the arguments' kinds) -> code
         self._last: tuple[tuple[Any, ...], Any] | None = None
 
     def __call__(self, *args: Any) -> Any:
         return self.primal(*args)
 
-    def code(self, mode: str) -> Any:
-        """The forward or reverse code of the function (made on first use)."""
-        made = self._code.get(mode)
+    def code(self, mode: str, args: tuple[Any, ...]) -> Any:
+        """The forward or reverse code of the function for the kinds and shapes of ``args``
+        (its arguments, then the cotangent for reverse code: both key the code); made on
+        first use, for a few kinds, then for any kind."""
+        from adgen.middle.shapes import describe
+
+        key: tuple[str, Any] = (mode, tuple(describe(a) for a in args))
+        made = self._code.get(key)
         if made is None:
-            made = self._code[mode] = derivative_code(self.parsed, mode, self.wrt)
+            kinds: tuple[Any, ...] | None = args[: len(self.wrt)]
+            if len(self._code) >= 16:  # called with ever new kinds: code for any kind
+                key, kinds = (mode, None), None
+                made = self._code.get(key)
+            if made is None:
+                made = self._code[key] = derivative_code(self.parsed, mode, self.wrt, kinds)
         return made
 
     def _filled(self, args: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -159,11 +188,12 @@ class Callback:
 
         full = self._filled(args)
         dots = (*tangents, *(np.zeros_like(a) for a in full[len(args) :]))
-        return self.code("forward")(*full, *dots)  # type: ignore[no-any-return]
+        return self.code("forward", full)(*full, *dots)  # type: ignore[no-any-return]
 
     def vjp(self, args: tuple[Any, ...], cotangent: Any) -> tuple[Any, tuple[Any, ...]]:
         """``(f(*args), the cotangent of each argument)`` for the result's ``cotangent``."""
-        value, cotangents = self.code("reverse")(*self._filled(args), cotangent)
+        full = (*self._filled(args), cotangent)
+        value, cotangents = self.code("reverse", full)(*full)
         return value, tuple(cotangents)[: len(args)]
 
     def vjp_jvp(
@@ -175,17 +205,19 @@ class Callback:
         derivatives. Made on first use."""
         import numpy as np
 
-        made = self._code.get("forward over reverse")
+        from adgen.middle.shapes import describe
+
+        full = (*self._filled(args), cotangent)
+        key = ("forward over reverse", tuple(describe(a) for a in full))
+        made = self._code.get(key)
         if made is None:
             from adgen.frontend.parse import parse_function
 
-            reverse = self.code("reverse")
-            parsed = parse_function(reverse)
+            parsed = parse_function(self.code("reverse", full))
             params = [a.id for a in parsed.node.args.args]
-            made = self._code["forward over reverse"] = derivative_code(parsed, "forward", params)
-        full = self._filled(args)
-        dots = (*tangents, *(np.zeros_like(a) for a in full[len(args) :]))
-        (_, cots), (_, dcots) = made(*full, cotangent, *dots, np.zeros_like(cotangent))
+            made = self._code[key] = derivative_code(parsed, "forward", params, full)
+        dots = (*tangents, *(np.zeros_like(a) for a in full[len(args) : -1]))
+        (_, cots), (_, dcots) = made(*full, *dots, np.zeros_like(cotangent))
         return tuple(cots)[: len(args)], tuple(dcots)[: len(args)]
 
     def remember(self, key: tuple[Any, ...], compute: Callable[[], Any]) -> Any:

@@ -178,6 +178,15 @@ def getitem_vjp(g: ArrayLike, x: ArrayLike, index: Any) -> NDArray[Any]:
     >>> getitem_vjp(np.array([1.0, 2.0, 4.0]), np.zeros(3), np.array([0, 2, 0])).tolist()
     [5.0, 0.0, 2.0]
     """
+    if (
+        type(x) is np.ndarray
+        and type(index) is int
+        and x.dtype.kind == "f"
+        and type(g) in (float, np.float64, np.float32)
+    ):  # x[k] of a NumPy vector (the common case in small loops: no other test needed)
+        out = np.zeros(x.shape, dtype=np.result_type(x.dtype, g))
+        out[index] = g
+        return out
     if isinstance(x, list):  # an element of a list the function built
         out_list = zeros_like(x)
         out_list[index] = g

@@ -155,6 +155,7 @@ def odeint_vjp(
                 "rtol": tol if rtol is None else rtol,
                 "atol": tol if atol is None else atol,
             },
+            backsolve=True,
         )
         gy0 = gy0.reshape(np.shape(y0)) if np.size(y0) == gy0.size else gy0
         return gy0, gt.reshape(np.shape(t)), gargs
@@ -170,6 +171,7 @@ def _ode_adjoint(
     args: tuple[Any, ...],
     tfirst: bool,
     options: dict[str, Any],
+    backsolve: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, tuple[Any, ...]]:
     """The cotangents of the initial state, the output times and ``args`` of a trajectory
     ``ys[i] = y(ts[i])`` of ``y' = func(...)`` for its cotangent ``gs`` (rows per time): from
@@ -177,7 +179,14 @@ def _ode_adjoint(
     ``[ts[i - 1], ts[i]]`` (``solve_ivp`` with ``options``, dense output) and the adjoint
     system ``a' = -a f_y``, ``q' = -a f_args`` integrated backwards on it with the same
     options; ``gs[i - 1]`` is added to ``a`` at ``ts[i - 1]``. A time's cotangent is
-    ``gs[i] . f(y_i)`` (``-a . f(y_0)`` for the first, where the state is given)."""
+    ``gs[i] . f(y_i)`` (``-a . f(y_0)`` for the first, where the state is given).
+
+    ``backsolve=True`` (``odeint``'s LSODA, whose steps run in Fortran) first integrates the
+    state backwards with the adjoint from ``ys[i]``, in one ``odeint`` call an interval; the
+    interval is done again as above where the state it ends on is not ``ys[i - 1]`` within
+    a thousand times the tolerances (at most 1 % at loose ones): the state is unstable
+    backwards (a dissipative system). ``solve_ivp``'s derivatives use it too: within the
+    tolerances, LSODA's solution is the method's."""
     from scipy.integrate import solve_ivp
 
     n = ys.shape[1]
@@ -189,8 +198,19 @@ def _ode_adjoint(
     a = gs[-1].copy()
     q = np.zeros(m)
     gt = np.zeros(len(ts))
+
+    def joint(z: np.ndarray, tt: Any) -> np.ndarray:  # (state, adjoint, parameters)
+        value, cots = func.vjp(_ode_call(tfirst, z[:n], tt, args), z[n : 2 * n])
+        gy = cots[1] if tfirst else cots[0]
+        return np.concatenate([np.ravel(value), -np.ravel(gy), -_flat_cotangents(cots[2:])])
+
     for i in range(len(ts) - 1, 0, -1):
         gt[i] += gs[i] @ f(ts[i], ys[i])
+        if ts[i] != ts[i - 1] and backsolve:
+            end = _backsolved(joint, ys, i, a, m, ts, options)
+            if end is not None:
+                a, q = end[n : 2 * n] + gs[i - 1], q + end[2 * n :]
+                continue
         if ts[i] != ts[i - 1]:
             forward = _checked(
                 solve_ivp(f, (ts[i - 1], ts[i]), ys[i - 1], dense_output=True, **options),
@@ -222,6 +242,38 @@ def _ivp_options(method: Any, **given: Any) -> dict[str, Any]:
     options = {k: v for k, v in given.items() if v is not None}
     options["method"] = method
     return options
+
+
+def _backsolved(
+    joint: Any,
+    ys: np.ndarray,
+    i: int,
+    a: np.ndarray,
+    m: int,
+    ts: np.ndarray,
+    options: dict[str, Any],
+) -> np.ndarray | None:
+    """The state, adjoint and parameters' cotangent at ``ts[i - 1]``, integrated backwards
+    together by ``odeint`` from ``ys[i]``; None where the state it ends on is not ``ys[i - 1]``
+    within a thousand times the tolerances (at most 1 % at loose ones)."""
+    import warnings
+
+    from scipy.integrate import odeint
+
+    rtol, atol = options["rtol"], options["atol"]
+    z0 = np.concatenate([ys[i], a, np.zeros(m)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (an unstable solve says so: it is done again)
+        z, info = odeint(joint, z0, [ts[i], ts[i - 1]], rtol=rtol, atol=atol, full_output=True)
+    if info["message"] != "Integration successful.":
+        return None
+    end = z[-1]
+    n = ys.shape[1]
+    factor = min(1e3, max(10.0, 1e-2 / np.max(rtol)))  # (at most 1% off at loose tolerances)
+    slack = factor * (np.max(atol) + np.max(rtol) * np.abs(ys[i - 1]))
+    if not np.all(np.abs(end[:n] - ys[i - 1]) <= slack):
+        return None
+    return end
 
 
 def ode_solution(
@@ -374,7 +426,7 @@ def ode_solution_vjp(
             atol=1e-6 if atol is None else atol,
             max_step=max_step,
         )
-        gy0, _, gargs = _ode_adjoint(fun, ts, ys, gs, args, True, options)
+        gy0, _, gargs = _ode_adjoint(fun, ts, ys, gs, args, True, options, backsolve=True)
         return (gy0.reshape(np.shape(y0)) if np.size(y0) == gy0.size else gy0), gargs
 
     return fun.remember(key, compute)  # type: ignore[no-any-return]
