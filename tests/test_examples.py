@@ -21,6 +21,8 @@ EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"
         ("distributed_logistic_regression.py", "NumPy and Dask gradients agree: True"),
         ("impedance_spectroscopy.py", "fitted R0 = 12.01 ohm, R1 = 84.87 ohm"),
         ("impedance_spectroscopy.py", "gradient matches finite differences: True"),
+        ("pharmacokinetics_fit.py", "gradient matches finite differences: True"),
+        ("pharmacokinetics_fit.py", "fitted ka = 1.32 1/h, ke = 0.144 1/h, V = 31.5 L"),
     ],
 )
 def test_example_runs(script, expected):
