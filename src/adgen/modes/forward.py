@@ -247,7 +247,18 @@ class _Forward:
                 sr.bindings["ans"] = name(new)
             seq_atom = sr.atoms.get(stmt.prim.sequence or "")
             packed: ast.expr | None = None
-            if (
+            if stmt.prim.sequence and stmt.prim.outputs is not None:
+                # several results (a solver's args=): the sequence is one more input there
+                if isinstance(seq_atom, ir.Var) and seq_atom.name in self.active:
+                    raise UnsupportedSyntaxError(
+                        f"{stmt.prim.name} of a list built in the function",
+                        loc_of(fn, stmt.line),
+                        "write the tuple in the call: args=(a, b)",
+                    )
+                if sr.sequence_elements(self.active):
+                    self.several_tangents(stmt, sr, inputs, live)
+                    return
+            elif (
                 stmt.prim.sequence
                 and isinstance(seq_atom, ir.Var)
                 and seq_atom.name in self.facts.lists
@@ -329,8 +340,13 @@ class _Forward:
         per result); the results nobody differentiates get no tangent code."""
         w = self.w
         parts: list[list[ast.expr]] = []
-        for param, var in inputs:
-            pre, expr = sr.expand("jvp", param, self.tangent_of(var))
+        seeds: list[tuple[str, str | ast.expr]] = [(p, self.tangent_of(v)) for p, v in inputs]
+        if stmt.prim.sequence and sr.sequence_elements(self.active):
+            for _, var in sr.sequence_elements(self.active):
+                self.tangent_of(var)
+            seeds.append((stmt.prim.sequence, sr.sequence_tangents(self.tangent, self.active)))
+        for param, seed in seeds:
+            pre, expr = sr.expand("jvp", param, seed)
             for s in pre:
                 w.stmt(s)
             if isinstance(expr, ast.Tuple) and len(expr.elts) == len(stmt.targets):

@@ -2309,12 +2309,16 @@ def sequence_rule(
     domain: Domain | None = None,
     complex: bool = False,
     number: bool = False,
+    outputs: int | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register a function whose parameter ``sequence`` takes a tuple or list of arrays
     (``np.stack((a, b))``). ``jvp(parts)`` gets the tuple of the elements' tangents (zeros for
     constant elements); ``vjp(g, k)`` returns the cotangent of element ``k`` (a constant).
     ``complex=True`` as for :func:`rule`. ``number=True``: ``sequence`` may also be a single
-    number or 0-d array, which the result then holds as it is (``np.array(3.0)``)."""
+    number or 0-d array, which the result then holds as it is (``np.array(3.0)``).
+    ``outputs`` as for :func:`rule` (a solver's ``args``: ``quad`` returns ``(value,
+    abserr)``): the templates then take and return tuples, one item per result, and the
+    sequence must be a tuple written in the function (a display), not a list it built."""
 
     def register(rule_fn: Callable[..., Any]) -> Callable[..., Any]:
         params, _, jvp, vjp = _parse_rule(rule_fn, None, sequence)
@@ -2324,6 +2328,7 @@ def sequence_rule(
             prim = Primitive(name=_label(fn), emitter=emitter, params=params, jvp=jvp, vjp=vjp)
             prim.sequence = sequence
             prim.sequence_number = number
+            prim.outputs = outputs
             prim.examples = tuple(examples)
             prim.domain = domain
             prim.complex = complex
