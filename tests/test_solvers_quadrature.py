@@ -325,3 +325,28 @@ def test_second_order_through_quad_is_refused_by_name():
         adgen.grad(adgen.grad(exp_integral))(1.0)
     with pytest.raises(AdgenError, match="second order"):
         adgen.hessian(gaussian)(1.0)
+
+
+def test_quad_with_breakpoints_and_a_lambda_bound_to_a_name():
+    def kinked(k):  # ∫_0^1 k² |x - ½| dx = k² / 4
+        return quad(lambda x: np.abs(x - 0.5) * k**2, 0, 1, points=[0.5])[0]
+
+    np.testing.assert_allclose(adgen.grad(kinked)(0.7), 0.35, **TIGHT)
+    np.testing.assert_allclose(adgen.jvp(kinked, (0.7,), (1.0,))[1], 0.35, **TIGHT)
+
+    def named(k):
+        integrand = lambda x: np.exp(-k * x)  # noqa: E731 - as users write it
+        return quad(integrand, 0, 1)[0]
+
+    np.testing.assert_allclose(adgen.grad(named)(1.3), d_exp_integral(1.3), **TIGHT)
+
+
+def test_quad_vec_with_a_single_argument_and_a_moving_limit():
+    def vec(b, c):  # ∫_0^b c (1, x) dx = c (b, b²/2)
+        res, _ = si.quad_vec(lambda x, c: c * np.array([1.0, x]), 0, b, args=c)
+        return res[0] + res[1]
+
+    b, c = 1.5, 2.0
+    exact = (c * (1 + b), b + b**2 / 2)
+    np.testing.assert_allclose(adgen.grad(vec, wrt=(0, 1))(b, c), exact, **TIGHT)
+    np.testing.assert_allclose(adgen.jacfwd(vec, wrt=(0, 1))(b, c), exact, **TIGHT)
