@@ -350,3 +350,22 @@ def test_quad_vec_with_a_single_argument_and_a_moving_limit():
     exact = (c * (1 + b), b + b**2 / 2)
     np.testing.assert_allclose(adgen.grad(vec, wrt=(0, 1))(b, c), exact, **TIGHT)
     np.testing.assert_allclose(adgen.jacfwd(vec, wrt=(0, 1))(b, c), exact, **TIGHT)
+
+
+def test_an_infinite_limit_that_is_a_differentiated_value():
+    """A limit passed in as inf: its term is 0 (the integrand is not evaluated there), the
+    tangent keeps the integral's shape."""
+
+    def vec(b, c):  # ∫_0^∞ (e^{-c x}, e^{-2 c x}) dx = (1/c, 1/(2c))
+        res, _ = si.quad_vec(lambda x: np.array([np.exp(-c * x), np.exp(-2 * c * x)]), 0.0, b)
+        return res[0] + res[1]
+
+    _, tangent = adgen.jvp(vec, (np.inf, 1.0), (1.0, 0.0))
+    np.testing.assert_allclose(tangent, 0.0)
+    np.testing.assert_allclose(adgen.grad(vec, wrt=(0, 1))(np.inf, 1.0), (0.0, -1.5), rtol=1e-7)
+
+    def euler_gamma(b, c):  # ∫_0^∞ log(x) e^{-c x} dx; at c = 1: -γ, d/dc = γ - 1
+        return quad(lambda x: np.log(x) * np.exp(-c * x), 0.0, b)[0]
+
+    grads = adgen.grad(euler_gamma, wrt=(0, 1))(np.inf, 1.0)
+    np.testing.assert_allclose(grads, (0.0, np.euler_gamma - 1), rtol=1e-7)

@@ -86,10 +86,10 @@ if scipy is not None:
         complex_func=False,
     ):
         def jvp_a(d):
-            return (-rt.quad_end(func, a, args) * d, np.zeros_like(ans[1]))
+            return (-rt.quad_end(func, a, args, ans[0]) * d, np.zeros_like(ans[1]))
 
         def jvp_b(d):
-            return (rt.quad_end(func, b, args) * d, np.zeros_like(ans[1]))
+            return (rt.quad_end(func, b, args, ans[0]) * d, np.zeros_like(ans[1]))
 
         def jvp_args(parts):
             return (
@@ -149,10 +149,10 @@ if scipy is not None:
             args=(),
         ):
             def jvp_a(d):
-                return (-rt.quad_end(f, a, args) * d, np.zeros_like(ans[1]))
+                return (-rt.quad_end(f, a, args, ans[0]) * d, np.zeros_like(ans[1]))
 
             def jvp_b(d):
-                return (rt.quad_end(f, b, args) * d, np.zeros_like(ans[1]))
+                return (rt.quad_end(f, b, args, ans[0]) * d, np.zeros_like(ans[1]))
 
             def jvp_args(parts):
                 return (

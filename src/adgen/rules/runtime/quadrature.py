@@ -36,9 +36,10 @@ def _quad_options(
     return options
 
 
-def quad_end(func: Any, x: Any, args: tuple[Any, ...]) -> Any:
-    """The integrand at the limit ``x`` (``d/db ∫_a^b f = f(b)``); 0 at an infinite limit
-    (the integrand of a convergent integral vanishes there).
+def quad_end(func: Any, x: Any, args: tuple[Any, ...], like: Any = 0.0) -> Any:
+    """The integrand at the limit ``x`` (``d/db ∫_a^b f = f(b)``); zeros shaped like the
+    integral ``like`` at an infinite limit (the integrand of a convergent integral vanishes
+    there; it is not evaluated).
 
     >>> class F:
     ...     def __call__(self, x, c):
@@ -47,7 +48,7 @@ def quad_end(func: Any, x: Any, args: tuple[Any, ...]) -> Any:
     (6.0, 0.0)
     """
     if not np.all(np.isfinite(x)):
-        return np.zeros_like(_floats(func(0.0, *args)))
+        return np.zeros_like(_floats(like))
     return func(x, *args)
 
 
@@ -180,7 +181,7 @@ def quad_vec_end_vjp(g: Any, func: Any, x: Any, args: tuple[Any, ...]) -> Any:
     >>> float(quad_vec_end_vjp(np.array([1.0, 1.0]), F(), 2.0, ()))
     6.0
     """
-    return np.sum(_floats(g) * quad_end(func, x, args))
+    return np.sum(_floats(g) * quad_end(func, x, args, g))
 
 
 def _gauss(func: Any, a: Any, b: Any, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
