@@ -247,7 +247,18 @@ class _Forward:
                 sr.bindings["ans"] = name(new)
             seq_atom = sr.atoms.get(stmt.prim.sequence or "")
             packed: ast.expr | None = None
-            if (
+            if stmt.prim.sequence and stmt.prim.outputs is not None:
+                # several results (a solver's args=): the sequence is one more input there
+                if isinstance(seq_atom, ir.Var) and seq_atom.name in self.active:
+                    raise UnsupportedSyntaxError(
+                        f"{stmt.prim.name} of a list built in the function",
+                        loc_of(fn, stmt.line),
+                        "write the tuple in the call: args=(a, b)",
+                    )
+                if sr.sequence_elements(self.active):
+                    self.several_tangents(stmt, sr, inputs, live)
+                    return
+            elif (
                 stmt.prim.sequence
                 and isinstance(seq_atom, ir.Var)
                 and seq_atom.name in self.facts.lists
@@ -265,10 +276,6 @@ class _Forward:
                 pre, packed = sr.expand("jvp", stmt.prim.sequence, parts)
                 for s in pre:
                     w.stmt(s)
-            if packed is not None and stmt.prim.outputs is not None:  # (solve_ivp's args)
-                others = [(p, v) for p, v in inputs if p != stmt.prim.sequence]
-                self.several_tangents(stmt, sr, others, live, packed)
-                return
             if packed is not None:
                 # the sequence's tangent, plus those of the rule's other differentiable
                 # parameters (np.select's default)
@@ -327,20 +334,19 @@ class _Forward:
         return add(total, part)
 
     def several_tangents(
-        self,
-        stmt: ir.Assign,
-        sr: StatementRule,
-        inputs: list[tuple[str, str]],
-        live: list[str],
-        packed: ast.expr | None = None,
+        self, stmt: ir.Assign, sr: StatementRule, inputs: list[tuple[str, str]], live: list[str]
     ) -> None:
         """A function with several results: each template returns a tuple of tangents (one
-        per result); the results nobody differentiates get no tangent code. ``packed``: the
-        tuple of a sequence parameter's template, expanded already."""
+        per result); the results nobody differentiates get no tangent code."""
         w = self.w
         parts: list[list[ast.expr]] = []
-        expanded: list[tuple[list[ast.stmt], ast.expr]] = [] if packed is None else [([], packed)]
-        for pre, expr in [*expanded, *(sr.expand("jvp", p, self.tangent_of(v)) for p, v in inputs)]:
+        seeds: list[tuple[str, str | ast.expr]] = [(p, self.tangent_of(v)) for p, v in inputs]
+        if stmt.prim.sequence and sr.sequence_elements(self.active):
+            for _, var in sr.sequence_elements(self.active):
+                self.tangent_of(var)
+            seeds.append((stmt.prim.sequence, sr.sequence_tangents(self.tangent, self.active)))
+        for param, seed in seeds:
+            pre, expr = sr.expand("jvp", param, seed)
             for s in pre:
                 w.stmt(s)
             if isinstance(expr, ast.Tuple) and len(expr.elts) == len(stmt.targets):

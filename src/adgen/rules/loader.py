@@ -54,6 +54,7 @@ MODULES: tuple[str, ...] = (
     "mathmodule",
     "nondiff",
     "pybuiltins",
+    "quadrature",
     "reductions",
     "scipy_linalg",
     "shaping",

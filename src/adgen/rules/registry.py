@@ -2316,7 +2316,9 @@ def sequence_rule(
     constant elements); ``vjp(g, k)`` returns the cotangent of element ``k`` (a constant).
     ``complex=True`` as for :func:`rule`. ``number=True``: ``sequence`` may also be a single
     number or 0-d array, which the result then holds as it is (``np.array(3.0)``).
-    ``outputs`` as for :func:`rule` (a function with several results)."""
+    ``outputs`` as for :func:`rule` (a solver's ``args``: ``quad`` returns ``(value,
+    abserr)``): the templates then take and return tuples, one item per result, and the
+    sequence must be a tuple written in the function (a display), not a list it built."""
 
     def register(rule_fn: Callable[..., Any]) -> Callable[..., Any]:
         params, _, jvp, vjp = _parse_rule(rule_fn, None, sequence)

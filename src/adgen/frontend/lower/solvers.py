@@ -158,6 +158,15 @@ class SolversMixin(LowererState):
         module-level function (it reads no variable of the function being lowered)."""
         if isinstance(given, gast.Lambda):
             return as_def(given, "lam")
+        if isinstance(given, (gast.Name, gast.Attribute)):
+            ok, obj = self.static_object(given)
+            if ok and isinstance(obj, seam.Callback):  # adgen's derivative code, again
+                self.refuse(
+                    given,
+                    f"differentiating the derivative of a call of {name} again (second order "
+                    "through a solver)",
+                    "take the higher derivative by finite differences of adgen's gradient",
+                )
         if isinstance(given, gast.Name):
             local = self.local_functions.get(given.id)
             if isinstance(local, LocalFunction) and local.enclosing is self:

@@ -135,8 +135,23 @@ class _Assignments(_State):
         ]
         sr = StatementRule(stmt, self.namer, loc_of(fn, stmt.line), self.known, self.scalars)
         inputs = sr.active_params(facts.useful) if useful and reached else []
+        # a sequence's differentiated elements (a solver's args=): (position, variable)
+        elements = sr.sequence_elements(facts.useful) if useful and reached else []
         if useful and reached:
             sr.refuse_nondifferentiable_inputs(facts.varied)
+            seq_atom = sr.atoms.get(stmt.prim.sequence or "")
+            if isinstance(seq_atom, ir.Var) and seq_atom.name in facts.useful:
+                raise UnsupportedSyntaxError(
+                    f"{stmt.prim.name} of a list built in the function",
+                    loc_of(fn, stmt.line),
+                    "write the tuple in the call: args=(a, b)",
+                )
+        if any(v in stmt.targets for _, v in elements):
+            raise UnsupportedSyntaxError(
+                f"{stmt.prim.name} whose result rebinds a name its sequence reads",
+                loc_of(fn, stmt.line),
+                "give the result another name",
+            )
         rebinds = [v for _, v in inputs if v in stmt.targets]
         if inputs and rebinds:
             # `xs, last = rt.split_last(xs)`: the shares go to the *old* xs. Hold the new
@@ -158,23 +173,32 @@ class _Assignments(_State):
                 if x not in fresh:
                     w.stmt(_assign(self.bar(x), zero_like(x, self.classes)))
             self.contributions(sr, inputs, ast.Tuple(elts=held, ctx=ast.Load()), w, fresh)
+            self.element_contributions(sr, elements, ast.Tuple(elts=held, ctx=ast.Load()), w)
             return
         if inputs:  # templates index the tuple: (a_bar, b_bar)[1] is folded to b_bar
             self.contributions(sr, inputs, ast.Tuple(elts=parts, ctx=ast.Load()), w)
-        if stmt.prim.sequence and useful and reached:  # rt.ode_solution(..., args=(k, c))
-            template = stmt.prim.vjp[stmt.prim.sequence]
-            for position, var in sr.sequence_elements(facts.useful):
-                sr.bindings[template.extra[0]] = ast.Constant(position)
-                pre, expr = sr.expand(
-                    "vjp", stmt.prim.sequence, ast.Tuple(elts=parts, ctx=ast.Load())
-                )
-                for s in pre:
-                    w.stmt(s)
-                self.accumulate(var, expr, w)
+        self.element_contributions(sr, elements, ast.Tuple(elts=parts, ctx=ast.Load()), w)
         for x in reversed(saved):
             w.stmt(_assign(x, self.pop()))
         for x in resets:
             w.stmt(_assign(self.bar(x), zero_like(x, self.classes)))
+
+    def element_contributions(
+        self, sr: StatementRule, elements: list[tuple[int, str]], g: ast.expr, w: CodeWriter
+    ) -> None:
+        """Add each differentiated element's share of ``g`` (the results' cotangents) to its
+        adjoint: a sequence rule with several results (``quad(f, a, b, args=(c, d))``)."""
+        if not elements:
+            return
+        seq = sr.prim.sequence
+        assert seq is not None
+        template = sr.prim.vjp[seq]
+        for position, var in elements:
+            sr.bindings[template.extra[0]] = ast.Constant(position)
+            pre, expr = sr.expand("vjp", seq, g)
+            for s in pre:
+                w.stmt(s)
+            self.accumulate(var, expr, w)  # the part has the element's own shape
 
     def adjoint_append(self, stmt: ir.Assign, w: CodeWriter) -> None:
         """``xs.append(v)`` backwards: the last element's cotangent goes to ``v``; the list

@@ -128,6 +128,20 @@ from .linalg import (  # noqa: F401
     written,
 )
 from .loops import backwards, checkpoint_every  # noqa: F401
+from .quadrature import (  # noqa: F401
+    cumulative_trapezoid_vjp_x,
+    cumulative_trapezoid_vjp_y,
+    fixed_quad_jvp,
+    fixed_quad_vjp,
+    quad_end,
+    quad_jvp,
+    quad_vec_end_vjp,
+    quad_vec_jvp,
+    quad_vec_vjp,
+    quad_vjp,
+    romb_vjp_y,
+    simpson_vjp_y,
+)
 from .reductions import (  # noqa: F401
     accumulates_in,
     average_weights,
