@@ -128,6 +128,7 @@ from .linalg import (  # noqa: F401
     written,
 )
 from .loops import backwards, checkpoint_every  # noqa: F401
+from .optimize import fsolve_jvp, fsolve_vjp, root_jvp, root_vjp  # noqa: F401
 from .reductions import (  # noqa: F401
     accumulates_in,
     average_weights,
@@ -312,4 +313,7 @@ __all__ = [
     "power",
     "zero_safe",
     "zero_safe_tangent",
+    # implicit differentiation of roots
+    "root_jvp",
+    "root_vjp",
 ]
