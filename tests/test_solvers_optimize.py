@@ -255,3 +255,118 @@ def test_a_root_where_the_function_is_flat_has_no_derivative():
 
     with pytest.raises(AdgenError, match="singular"):
         adgen.grad(root)(0.0)
+
+
+# -- minima ------------------------------------------------------------------------------------
+
+A = np.array([[3.0, 1.0], [1.0, 2.0]])
+
+
+def quartic_fit(b):
+    """min over x of 1/2 x'Ax - b'x + 1/4 sum x^4: H = A + 3 diag(x^2), dx*/db = H^-1."""
+
+    def f(x):
+        return 0.5 * x @ A @ x - b @ x + 0.25 * np.sum(x**4)
+
+    res = minimize(
+        f, np.zeros(2), method="BFGS", jac=lambda x: A @ x - b + x**3, options={"gtol": 1e-10}
+    )
+    return res.x
+
+
+from scipy.optimize import minimize  # noqa: E402
+
+
+def test_minimize_minimizer_both_modes():
+    b = np.array([1.0, -2.0])
+    x = quartic_fit(b)
+    np.testing.assert_allclose(A @ x - b + x**3, 0.0, atol=1e-9)
+    expected = np.linalg.inv(A + 3 * np.diag(x**2))
+    np.testing.assert_allclose(adgen.jacfwd(quartic_fit)(b), expected, rtol=1e-7)
+    np.testing.assert_allclose(adgen.jacrev(quartic_fit)(b), expected, rtol=1e-7)
+
+
+def test_minimize_value_by_the_envelope_theorem_and_fields():
+    def value(b):
+        def f(x, b):
+            return 0.5 * x @ A @ x - b @ x + 0.25 * np.sum(x**4)
+
+        def jac(x, b):
+            return A @ x - b + x**3
+
+        res = minimize(f, np.zeros(2), args=(b,), method="BFGS", jac=jac, options={"gtol": 1e-10})
+        assert res.success and res.nit > 0, res.message
+        return res.fun
+
+    b = np.array([1.0, -2.0])
+    x = quartic_fit(b)
+    np.testing.assert_allclose(adgen.grad(value)(b), -x, rtol=1e-6)
+    np.testing.assert_allclose(adgen.jvp(value, (b,), (np.array([1.0, 0.0]),))[1], -x[0], rtol=1e-6)
+
+
+def test_minimize_with_an_active_bound():
+    """L-BFGS-B with x[1] held at its lower bound 0: that coordinate does not move."""
+
+    def fit(b):
+        res = minimize(
+            lambda x: np.sum((x - b) ** 2) + x[0] * x[1],
+            np.array([0.5, 0.5]),
+            method="L-BFGS-B",
+            bounds=[(None, None), (0.0, None)],
+            options={"gtol": 1e-12, "ftol": 1e-15},
+        )
+        return res.x
+
+    b = np.array([1.0, -1.0])  # x = (1, 0): d x0 / d b0 = 1, the rest 0
+    np.testing.assert_allclose(fit(b), [1.0, 0.0], atol=1e-8)
+    expected = np.array([[1.0, 0.0], [0.0, 0.0]])
+    np.testing.assert_allclose(adgen.jacfwd(fit)(b), expected, atol=1e-9)
+    np.testing.assert_allclose(adgen.jacrev(fit)(b), expected, atol=1e-9)
+
+
+def test_bilevel_ridge_regularisation():
+    """Outer loss: validation error of ridge weights w*(lam) = argmin |Xw - y|^2 + lam |w|^2;
+    dw*/dlam = -(X'X + lam I)^-1 w*."""
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(8, 3)), rng.normal(size=8)
+    Xv, yv = rng.normal(size=(5, 3)), rng.normal(size=5)
+
+    def validation(lam):
+        def train(w):
+            return np.sum((X @ w - y) ** 2) + lam * np.sum(w**2)
+
+        def gradient(w):
+            return 2 * X.T @ (X @ w - y) + 2 * lam * w
+
+        res = minimize(train, np.zeros(3), method="BFGS", jac=gradient, options={"gtol": 1e-10})
+        return np.sum((Xv @ res.x - yv) ** 2)
+
+    lam = 0.7
+    w = np.linalg.solve(X.T @ X + lam * np.eye(3), X.T @ y)
+    dw = -np.linalg.solve(X.T @ X + lam * np.eye(3), w)
+    expected = 2 * (Xv @ w - yv) @ (Xv @ dw)
+    np.testing.assert_allclose(adgen.grad(validation)(lam), expected, rtol=1e-8)
+    np.testing.assert_allclose(adgen.jvp(validation, (lam,), (1.0,))[1], expected, rtol=1e-8)
+
+
+def test_minimize_result_used_other_than_by_its_fields_is_refused():
+    def direct(b):
+        return minimize(lambda x: np.sum((x - b) ** 2), np.zeros(2)).x
+
+    def constrained(b):
+        res = minimize(lambda x: np.sum((x - b) ** 2), np.zeros(2), constraints=[])
+        return res.x
+
+    with pytest.raises(AdgenError, match="result of minimize"):
+        adgen.grad(lambda b: np.sum(direct(b)))(np.ones(2))
+    with pytest.raises(AdgenError, match="constraints"):
+        adgen.jacfwd(constrained)(np.ones(2))
+
+
+def test_minimize_that_did_not_converge_has_no_derivative():
+    def fit(b):
+        res = minimize(lambda x: np.sum((x - b) ** 4), np.zeros(2), options={"maxiter": 2})
+        return res.x
+
+    with pytest.raises(AdgenError, match="did not converge"):
+        adgen.jacrev(fit)(np.ones(2))

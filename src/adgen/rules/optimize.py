@@ -24,6 +24,13 @@ root: its derivative is 0.
   same start with ``full_output=1`` to read SciPy's status (the same iterates), and raises
   with SciPy's message if it did not converge.
 
+* ``res = minimize(fun, x0, args=(), ...)``: the result is a record of its fields
+  (``Callbacks.result``): ``res.x`` differentiated from the stationarity ``∇ₓf(x*, θ) =
+  0`` (``H dx* = -(∂²f/∂x∂θ) dθ``, ``H`` by forward-over-reverse passes of ``fun``;
+  coordinates held at a bound do not move and the others solve with ``H`` restricted to
+  them); ``res.fun`` by the envelope theorem (``∂f/∂θ · dθ``); ``success``, ``message``
+  and ``nit`` without derivative. ``constraints`` and ``callback`` are refused.
+
 Refused by name: ``full_output`` (the result is then a tuple with SciPy's report), and
 ``disp=False`` of the scalar finders (SciPy then returns an unconverged point silently;
 with ``disp=True`` it raises). Second order through a root is refused by name (the
@@ -33,7 +40,13 @@ helpers' rules).
 from __future__ import annotations
 
 from adgen.rules import runtime as rt
-from adgen.rules.registry import Callbacks, refused_derivative, sequence_rule, takes_functions
+from adgen.rules.registry import (
+    Callbacks,
+    nondifferentiable,
+    refused_derivative,
+    sequence_rule,
+    takes_functions,
+)
 from adgen.rules.runtime import optimize as _helpers
 
 try:
@@ -144,6 +157,47 @@ if scipy is not None:
                 diag,
             )[k]  # fmt: skip
 
+    @sequence_rule(_helpers.minimum_point, sequence="args")
+    def minimum_point(
+        ans, res, fun, x0, args=(), method=None, jac=None, hess=None, hessp=None, bounds=None,
+        constraints=(), tol=None, callback=None, options=None,
+    ):  # fmt: skip
+        def jvp_x0(d):
+            return rt.zeros_like(ans)
+
+        def jvp_args(parts):
+            return rt.minimize_jvp(res, fun, args, parts, bounds)
+
+        def vjp_x0(g):
+            return rt.zeros_like(x0)
+
+        def vjp_args(g, k):
+            return rt.minimize_vjp(g, res, fun, args, bounds)[k]
+
+    @sequence_rule(_helpers.minimum_value, sequence="args")
+    def minimum_value(
+        ans, res, fun, x0, args=(), method=None, jac=None, hess=None, hessp=None, bounds=None,
+        constraints=(), tol=None, callback=None, options=None,
+    ):  # fmt: skip
+        def jvp_x0(d):
+            return rt.zeros_like(ans)
+
+        def jvp_args(parts):
+            return rt.minimum_value_jvp(res, fun, args, parts)
+
+        def vjp_x0(g):
+            return rt.zeros_like(x0)
+
+        def vjp_args(g, k):
+            return rt.minimum_value_vjp(g, res, fun, args)[k]
+
+    nondifferentiable(
+        _helpers.minimize_result,
+        _helpers.minimize_success,
+        _helpers.minimize_message,
+        _helpers.minimize_nit,
+    )
+
     _SCALAR = (("full_output", False), ("disp", True))
     for _finder in (
         optimize.brentq,
@@ -155,9 +209,35 @@ if scipy is not None:
         takes_functions(_finder, Callbacks(("f",), single=True, refused=_SCALAR))
     takes_functions(optimize.newton, Callbacks(("func", "fprime", "fprime2"), refused=_SCALAR))
     takes_functions(
+        optimize.minimize,
+        Callbacks(
+            ("fun", "jac", "hess", "hessp", "callback"),
+            single=True,
+            refused=(("constraints", None), ("callback", None)),
+            result=(
+                _helpers.minimize_result,
+                (
+                    ("x", _helpers.minimum_point),
+                    ("fun", _helpers.minimum_value),
+                    ("success", _helpers.minimize_success),
+                    ("message", _helpers.minimize_message),
+                    ("nit", _helpers.minimize_nit),
+                ),
+            ),
+        ),
+    )
+    takes_functions(
         optimize.fsolve, Callbacks(("func", "fprime"), single=True, refused=(("full_output", 0),))
     )
 
 refused_derivative(
-    _helpers.root_jvp, _helpers.root_vjp, _helpers.fsolve_jvp, _helpers.fsolve_vjp, reason=_AGAIN
+    _helpers.root_jvp,
+    _helpers.root_vjp,
+    _helpers.fsolve_jvp,
+    _helpers.fsolve_vjp,
+    _helpers.minimize_jvp,
+    _helpers.minimize_vjp,
+    _helpers.minimum_value_jvp,
+    _helpers.minimum_value_vjp,
+    reason=_AGAIN,
 )

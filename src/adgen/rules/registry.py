@@ -2344,13 +2344,18 @@ class Callbacks:
     adgen appends the outer variables a lifted function reads; ``single``: a value there
     that is not a tuple means a tuple of it (``minimize(f, x0, args=k)``); ``refused``:
     options whose value a derivative needs as it is (``(option, value)``; another is
-    refused by name).
+    refused by name). ``result``: for a solver that returns an object (``minimize``'s
+    ``OptimizeResult``), ``(make, ((field, read), ...))``: ``make`` (without derivative)
+    takes the solver's arguments and returns the object; each ``read`` takes the object
+    then the solver's arguments and returns its attribute ``field``, with its rule. ``res =
+    minimize(...)`` calls them and binds ``res`` to a record of those fields (``res.x``).
     """
 
     functions: tuple[str, ...]
     extra: str | None = "args"
     single: bool = False
     refused: tuple[tuple[str, Any], ...] = ()
+    result: tuple[Any, tuple[tuple[str, Any], ...]] | None = None
 
 
 # solvers (by identity) -> (the function, what it does with functions)

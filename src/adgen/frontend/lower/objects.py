@@ -573,19 +573,23 @@ class ObjectsMixin(LowererState):
         if ``value`` is a value of the IR."""
         found: Any = None
         cls = self.made_class(value)
+        solver = self.solver_result(value) if cls is None else None  # res = minimize(...)
         if (
             cls is None
+            and solver is None
             and isinstance(value, gast.Call)
             and not self.is_partial(value)
             and self.frozen_distribution(value) is None
         ):
             return False
-        if cls is None:
+        if cls is None and solver is None:
             found = self.static_argument(value)
             if found is None:
                 return False
         if name in self.multi and not _block_local(self.node, value, name):
             what = f"a `{cls.__name__}`" if cls is not None else "a function or an object"
+            if solver is not None:
+                what = "the result of a solver"
             self.refuse(
                 value,
                 f"binding `{name}` to {what} in a loop or a branch where `{name}` is bound "
@@ -594,7 +598,9 @@ class ObjectsMixin(LowererState):
                 "give it a name of its own, read only in the statements after it in the same "
                 "block (or call it where it is made: `h = Dense(W[i], b[i])(h)`)",
             )
-        if cls is not None:
+        if solver is not None:
+            found = StaticArg(self.solver_record(name, value, *solver))
+        elif cls is not None:
             found = StaticArg(self.construct(name, value, cls))
         self.env.pop(name, None)
         self.local_functions[name] = found.value

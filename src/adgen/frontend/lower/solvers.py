@@ -26,7 +26,7 @@ import gast
 
 from adgen import ir, seam
 from adgen.frontend import nested
-from adgen.frontend.lower.objects import LocalFunction
+from adgen.frontend.lower.objects import LocalFunction, LocalInstance
 from adgen.frontend.lower.state import LowererState
 from adgen.frontend.parse import LiveScope, ParsedFunction, as_def
 from adgen.rules import registry
@@ -39,15 +39,31 @@ class SolversMixin(LowererState):
     """Calls of functions that take functions: SciPy's solvers."""
 
     def solver_call(
-        self: Lowerer, node: gast.Call, fn: Any, spec: registry.Callbacks, target: Any, hint: str
+        self: Lowerer,
+        node: gast.Call,
+        fn: Any,
+        spec: registry.Callbacks,
+        target: Any,
+        hint: str,
+        record: bool = False,
     ) -> ir.Atom:
         """Lower ``node``, a call of the solver ``fn``: each function it is given as a
-        :class:`~adgen.seam.Callback`, the outer variables they read appended to ``args``."""
-        label = registry.lookup(fn)
-        prim = label if label is not None else None
+        :class:`~adgen.seam.Callback`, the outer variables they read appended to ``args``.
+        ``record``: the call is ``res = minimize(...)`` of a solver returning an object
+        (``spec.result``): the object is made, then each field read (by the functions
+        ``spec.result`` names, given the object and the solver's arguments), and the value
+        is the tuple of the fields."""
+        name = getattr(fn, "__name__", "the solver")
+        if spec.result is not None and not record:
+            self.refuse(
+                node,
+                f"the result of {name} (an object) used here",
+                f"bind it to a name and read its attributes: `res = {name}(...)`, then "
+                f"{', '.join(f'`res.{f}`' for f, _ in spec.result[1])}",
+            )
+        prim = registry.lookup(fn if spec.result is None else spec.result[0])
         if prim is None:  # (a registration without a rule: a bug of adgen's rule modules)
             self.refuse(node, f"calling `{getattr(fn, '__name__', fn)}` here")
-        name = getattr(fn, "__name__", "the solver")
         if any(isinstance(a, gast.Starred) for a in node.args) or any(
             kw.arg is None for kw in node.keywords
         ):
@@ -110,7 +126,42 @@ class SolversMixin(LowererState):
                 args.append(value)
             else:
                 kwargs.append((param, value))
-        return self.emit(target, hint, prim, args, kwargs, node)
+        if spec.result is None:
+            return self.emit(target, hint, prim, args, kwargs, node)
+        made = self.emit(None, hint, prim, args, kwargs, node)
+        fields = []
+        for field, read in spec.result[1]:
+            reader = registry.lookup(read)
+            assert reader is not None, read  # (adgen's rule modules register each)
+            fields.append(self.emit(None, f"{hint}_{field}", reader, [made, *args], kwargs, node))
+        return ir.Tup(tuple(fields))
+
+    def solver_result(self: Lowerer, value: Any) -> tuple[Any, registry.Callbacks] | None:
+        """The solver and what it does with functions, if ``value`` calls one that returns an
+        object (``minimize(...)``: ``spec.result``); else None."""
+        if not isinstance(value, gast.Call) or not isinstance(
+            value.func, (gast.Name, gast.Attribute)
+        ):
+            return None
+        try:
+            ok, fn = self.static_object(value.func)
+        except Exception:
+            return None
+        spec = registry.callbacks_of(fn) if ok else None
+        return (fn, spec) if spec is not None and spec.result is not None else None
+
+    def solver_record(
+        self: Lowerer, name: str, value: gast.Call, fn: Any, spec: registry.Callbacks
+    ) -> LocalInstance:
+        """``res = minimize(...)``: the solver's helper called (the tuple of the result's
+        fields), ``res`` a record whose attributes are those fields (``res.x``)."""
+        assert spec.result is not None
+        fields = tuple(f for f, _ in spec.result[1])
+        atom = self.solver_call(value, fn, spec, None, name, record=True)
+        assert isinstance(atom, ir.Tup) and len(atom.items) == len(fields)
+        made = LocalInstance(type(f"{getattr(fn, '__name__', 'solver')} result", (), {}), name, [])
+        made.attrs.update(zip(fields, atom.items))
+        return made
 
     def solver_function_def(self: Lowerer, given: Any, name: str, param: str) -> Any:
         """The ``def`` of a lambda or nested function passed to a solver; None for a

@@ -128,7 +128,22 @@ from .linalg import (  # noqa: F401
     written,
 )
 from .loops import backwards, checkpoint_every  # noqa: F401
-from .optimize import fsolve_jvp, fsolve_vjp, root_jvp, root_vjp  # noqa: F401
+from .optimize import (  # noqa: F401
+    fsolve_jvp,
+    fsolve_vjp,
+    minimize_jvp,
+    minimize_message,
+    minimize_nit,
+    minimize_result,
+    minimize_success,
+    minimize_vjp,
+    minimum_point,
+    minimum_value,
+    minimum_value_jvp,
+    minimum_value_vjp,
+    root_jvp,
+    root_vjp,
+)
 from .reductions import (  # noqa: F401
     accumulates_in,
     average_weights,

@@ -192,3 +192,162 @@ def fsolve_vjp(
         return _opt_root_adjoint(g, ans, func, args, "fsolve")
 
     return func.remember((g, ans, x0, args), compute)  # type: ignore[no-any-return]
+
+
+# -- minima ------------------------------------------------------------------------------------
+
+
+def minimize_result(
+    fun: Any,
+    x0: Any,
+    args: Any = (),
+    method: Any = None,
+    jac: Any = None,
+    hess: Any = None,
+    hessp: Any = None,
+    bounds: Any = None,
+    constraints: Any = (),
+    tol: Any = None,
+    callback: Any = None,
+    options: Any = None,
+) -> Any:
+    """``scipy.optimize.minimize`` with the same arguments (``res = minimize(...)`` in a
+    differentiated function calls this, then reads each field with the helpers below)."""
+    from scipy.optimize import minimize
+
+    return minimize(
+        fun, x0, args=args, method=method, jac=jac, hess=hess, hessp=hessp, bounds=bounds,
+        constraints=constraints, tol=tol, callback=callback, options=options,
+    )  # fmt: skip
+
+
+def minimum_point(res: Any, fun: Any, x0: Any, args: Any = (), *rest: Any, **options: Any) -> Any:
+    """``res.x`` of ``minimize``'s result (its rule differentiates it)."""
+    return res.x
+
+
+def minimum_value(res: Any, fun: Any, x0: Any, args: Any = (), *rest: Any, **options: Any) -> Any:
+    """``res.fun`` of ``minimize``'s result (its rule differentiates it)."""
+    return res.fun
+
+
+def minimize_success(res: Any, *given: Any, **options: Any) -> bool:
+    """``res.success`` of ``minimize``'s result."""
+    return bool(res.success)
+
+
+def minimize_message(res: Any, *given: Any, **options: Any) -> str:
+    """``res.message`` of ``minimize``'s result."""
+    return str(res.message)
+
+
+def minimize_nit(res: Any, *given: Any, **options: Any) -> int:
+    """``res.nit`` of ``minimize``'s result (-1 for a method that does not count them)."""
+    return int(res.get("nit", -1))
+
+
+def _opt_free(x: Any, bounds: Any) -> np.ndarray:
+    """Which flat coordinates of ``x`` are not held at a bound (``bounds``: None, pairs
+    ``(low, high)`` with None for no bound, or an object with ``lb`` and ``ub``)."""
+    xf = np.ravel(_floats(x))
+    if bounds is None:
+        return np.ones(xf.size, dtype=bool)
+    if hasattr(bounds, "lb"):
+        low = np.broadcast_to(_floats(bounds.lb), xf.shape)
+        high = np.broadcast_to(_floats(bounds.ub), xf.shape)
+    else:
+        pairs = list(bounds)
+        low = np.array([-np.inf if p[0] is None else float(p[0]) for p in pairs])
+        high = np.array([np.inf if p[1] is None else float(p[1]) for p in pairs])
+    scale = 1e-12 * (1.0 + np.abs(xf))
+    return ~((xf <= low + scale) | (xf >= high - scale))  # type: ignore[no-any-return]
+
+
+def _opt_hessian(fun: Any, x: Any, args: tuple[Any, ...], free: np.ndarray) -> np.ndarray:
+    """The Hessian of ``fun`` w.r.t. ``x`` on the free coordinates (dense, by forward over
+    reverse passes), checked finite and positive definite."""
+    n = int(np.size(x))
+    zeros = _tangents(None, args)
+    columns = []
+    for i in np.flatnonzero(free):
+        _, tangents = fun.vjp_jvp((x, *args), 1.0, (_opt_flat_tangent(x, int(i), n), *zeros))
+        columns.append(np.ravel(_floats(tangents[0]))[free])
+    hess = np.stack(columns, axis=1) if columns else np.zeros((0, 0))
+    if not np.all(np.isfinite(hess)):
+        raise ArithmeticError(
+            "minimize: the Hessian of the function at the minimum is not finite: the minimum "
+            "does not move smoothly with the parameters"
+        )
+    hess = 0.5 * (hess + hess.T)
+    if hess.size and np.linalg.eigvalsh(hess)[0] <= 1e-12 * max(1.0, np.abs(hess).max()):
+        raise ArithmeticError(
+            "minimize: the Hessian of the function at the point found is not positive "
+            "definite (a flat direction, or not a strict minimum): the minimizer has no "
+            "derivative w.r.t. the parameters there"
+        )
+    return hess
+
+
+def _opt_converged(res: Any) -> None:
+    if not res.success:
+        raise ArithmeticError(
+            f"minimize: the solver did not converge, so its result has no derivative: {res.message}"
+        )
+
+
+def minimize_jvp(res: Any, fun: Any, args: tuple[Any, ...], dargs: Any, bounds: Any = None) -> Any:
+    """The tangent of the minimizer ``res.x`` of ``fun(x, *args)`` for the tangents
+    ``dargs`` of ``args``: at a minimum ``∇ₓf(x*, θ) = 0``, so ``H dx* = -(∂²f/∂x∂θ) dθ``
+    on the coordinates not held at a bound (0 on those)."""
+    _opt_converged(res)
+    x = res.x
+    args = tuple(args)
+    dargs = _tangents(dargs, args)
+    free = _opt_free(x, bounds)
+    hess = _opt_hessian(fun, x, args, free)
+    _, tangents = fun.vjp_jvp((x, *args), 1.0, (np.zeros_like(_floats(x)), *dargs))
+    dx = np.zeros(np.size(x))
+    dx[free] = -np.linalg.solve(hess, np.ravel(_floats(tangents[0]))[free])
+    return _opt_shaped(dx, x)
+
+
+def minimize_vjp(
+    g: Any, res: Any, fun: Any, args: tuple[Any, ...], bounds: Any = None
+) -> tuple[Any, ...]:
+    """The cotangents of ``args`` of the minimizer ``res.x`` of ``fun(x, *args)`` for its
+    cotangent ``g``: ``H λ = g`` on the free coordinates, then ``-(∂²f/∂θ∂x) λ``."""
+    args = tuple(args)
+    return fun.remember(  # type: ignore[no-any-return]
+        (g, res, args, bounds), lambda: _opt_minimize_adjoint(g, res, fun, args, bounds)
+    )
+
+
+def _opt_minimize_adjoint(
+    g: Any, res: Any, fun: Any, args: tuple[Any, ...], bounds: Any
+) -> tuple[Any, ...]:
+    _opt_converged(res)
+    x = res.x
+    free = _opt_free(x, bounds)
+    hess = _opt_hessian(fun, x, args, free)
+    lam = np.zeros(np.size(x))
+    lam[free] = np.linalg.solve(hess, (np.ravel(_floats(g)) + np.zeros(np.size(x)))[free])
+    _, mixed = fun.vjp_jvp((x, *args), 1.0, (_opt_shaped(lam, x), *_tangents(None, args)))
+    return tuple(-_floats(m) for m in mixed[1:])
+
+
+def minimum_value_jvp(res: Any, fun: Any, args: tuple[Any, ...], dargs: Any) -> Any:
+    """The tangent of the minimum ``res.fun`` of ``fun(x, *args)`` for the tangents ``dargs``
+    of ``args``, by the envelope theorem: ``∂f/∂θ · dθ`` at ``(x*, θ)`` (``x*`` moves, but
+    ``f`` is stationary along the way it may move)."""
+    _opt_converged(res)
+    args = tuple(args)
+    _, tangent = fun.jvp((res.x, *args), (np.zeros_like(_floats(res.x)), *_tangents(dargs, args)))
+    return tangent
+
+
+def minimum_value_vjp(g: Any, res: Any, fun: Any, args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The cotangents of ``args`` of the minimum ``res.fun`` for its cotangent ``g``: ``g
+    ∂f/∂θ`` at ``(x*, θ)`` (the envelope theorem)."""
+    _opt_converged(res)
+    _, cotangents = fun.vjp((res.x, *tuple(args)), g)
+    return tuple(cotangents[1:])
