@@ -370,3 +370,11 @@ def test_minimize_that_did_not_converge_has_no_derivative():
 
     with pytest.raises(AdgenError, match="did not converge"):
         adgen.jacrev(fit)(np.ones(2))
+
+
+def test_second_order_through_a_root_is_refused():
+    def root(c):
+        return brentq(lambda x: x**3 + c * x - D, 0.0, 5.0, xtol=1e-14)
+
+    with pytest.raises(AdgenError, match="brentq"):
+        adgen.grad(adgen.grad(root))(C)
