@@ -53,6 +53,7 @@ MODULES: tuple[str, ...] = (
     "linalg",
     "mathmodule",
     "nondiff",
+    "optimize",
     "pybuiltins",
     "quadrature",
     "reductions",

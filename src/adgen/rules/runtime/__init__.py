@@ -128,6 +128,17 @@ from .linalg import (  # noqa: F401
     written,
 )
 from .loops import backwards, checkpoint_every  # noqa: F401
+from .optimize import (  # noqa: F401
+    fsolve_jvp,
+    fsolve_vjp,
+    minimize_jvp,
+    minimize_vjp,
+    minimum,
+    minimum_value_jvp,
+    minimum_value_vjp,
+    root_jvp,
+    root_vjp,
+)
 from .quadrature import (  # noqa: F401
     cumulative_trapezoid_vjp_x,
     cumulative_trapezoid_vjp_y,
@@ -332,4 +343,7 @@ __all__ = [
     "power",
     "zero_safe",
     "zero_safe_tangent",
+    # implicit differentiation of roots
+    "root_jvp",
+    "root_vjp",
 ]

@@ -1,0 +1,217 @@
+"""SciPy's root finders (``scipy.optimize``), registered only when SciPy is installed:
+derivatives of a root by implicit differentiation.
+
+A root finder is given a function ``f`` and its extra arguments ``args`` (θ: the user's
+``args=`` and the variables of the differentiated function ``f`` reads, appended by the
+lowering, :mod:`adgen.frontend.lower.solvers`). Its result ``x*`` solves ``f(x*, θ) = 0``;
+where ``J = ∂f/∂x`` is invertible there, the implicit function theorem gives
+
+    dx* = -J⁻¹ (∂f/∂θ) dθ            (forward mode)
+    θ̄ = -(∂f/∂θ)ᵀ J⁻ᵀ x̄*             (reverse mode)
+
+with ``∂f/∂x`` and ``∂f/∂θ`` from adgen's own forward and reverse code for ``f``
+(:mod:`adgen.rules.runtime.optimize`). This is the derivative of the exact root at the
+point the solver found: as exact as that point is (a solver's tolerance ``xtol``, ``tol``).
+The start of the search -- a bracket ``a, b``, a first guess ``x0`` -- does not move the
+root: its derivative is 0.
+
+* ``brentq``, ``brenth``, ``ridder``, ``bisect``, ``toms748`` (``f(x, *args)``, a scalar
+  root in the bracket ``[a, b]``);
+* ``newton(func, x0, fprime=None, args=())``: a scalar ``x0``, or an array (SciPy's
+  vectorised form; the derivative solves with the whole Jacobian). ``fprime`` and
+  ``fprime2`` are passed to SciPy as they are; the derivatives do not use them;
+* ``fsolve(func, x0, args=())``: a vector root; its derivative reruns ``fsolve`` from the
+  same start with ``full_output=1`` to read SciPy's status (the same iterates), and raises
+  with SciPy's message if it did not converge.
+
+* ``res = minimize(fun, x0, args=(), ...)``: the result is a record of its fields
+  (``Callbacks.fields``): ``res.x`` differentiated from the stationarity ``∇ₓf(x*, θ) =
+  0`` (``H dx* = -(∂²f/∂x∂θ) dθ``, ``H`` by forward-over-reverse passes of ``fun``;
+  coordinates held at a bound do not move and the others solve with ``H`` restricted to
+  them); ``res.fun`` by the envelope theorem (``∂f/∂θ · dθ``); ``success``, ``message``
+  and ``nit`` without derivative. ``constraints`` and ``callback`` are refused.
+
+Refused by name: ``full_output`` (the result is then a tuple with SciPy's report), and
+``disp=False`` of the scalar finders (SciPy then returns an unconverged point silently;
+with ``disp=True`` it raises). Second order through a root is refused by name (the
+helpers' rules).
+"""
+
+from __future__ import annotations
+
+from adgen.rules import runtime as rt
+from adgen.rules.registry import (
+    Callbacks,
+    refused_derivative,
+    sequence_rule,
+    takes_functions,
+)
+from adgen.rules.runtime import optimize as _helpers
+
+try:
+    import scipy.optimize
+except ImportError:  # pragma: no cover - SciPy is optional
+    scipy = None  # type: ignore[assignment]
+
+_AGAIN = (
+    "a derivative through a SciPy root finder differentiated again (second order): adgen "
+    "does not do this yet; take the higher derivative by finite differences of adgen's "
+    "gradient"
+)
+
+if scipy is not None:
+    optimize = scipy.optimize
+
+    @sequence_rule(
+        optimize.brentq, optimize.brenth, optimize.ridder, optimize.bisect, sequence="args"
+    )
+    def bracketed_root(
+        ans, f, a, b, args=(), xtol=2e-12, rtol=8.881784197001252e-16, maxiter=100,
+        full_output=False, disp=True,
+    ):  # fmt: skip
+        def jvp_a(d):
+            return rt.zeros_like(ans)
+
+        def jvp_b(d):
+            return rt.zeros_like(ans)
+
+        def jvp_args(parts):
+            return rt.root_jvp(ans, f, args, parts, "a bracketing root finder")
+
+        def vjp_a(g):
+            return rt.zeros_like(a)
+
+        def vjp_b(g):
+            return rt.zeros_like(b)
+
+        def vjp_args(g, k):
+            return rt.root_vjp(g, ans, f, args, "a bracketing root finder")[k]
+
+    @sequence_rule(optimize.toms748, sequence="args")
+    def toms748(
+        ans, f, a, b, args=(), k=1, xtol=2e-12, rtol=8.881784197001252e-16, maxiter=100,
+        full_output=False, disp=True,
+    ):  # fmt: skip
+        def jvp_a(d):
+            return rt.zeros_like(ans)
+
+        def jvp_b(d):
+            return rt.zeros_like(ans)
+
+        def jvp_args(parts):
+            return rt.root_jvp(ans, f, args, parts, "toms748")
+
+        def vjp_a(g):
+            return rt.zeros_like(a)
+
+        def vjp_b(g):
+            return rt.zeros_like(b)
+
+        def vjp_args(g, k):
+            return rt.root_vjp(g, ans, f, args, "toms748")[k]
+
+    @sequence_rule(optimize.newton, sequence="args")
+    def newton(
+        ans, func, x0, fprime=None, args=(), tol=1.48e-08, maxiter=50, fprime2=None, x1=None,
+        rtol=0.0, full_output=False, disp=True,
+    ):  # fmt: skip
+        def jvp_x0(d):
+            return rt.zeros_like(ans)
+
+        def jvp_x1(d):
+            return rt.zeros_like(ans)
+
+        def jvp_args(parts):
+            return rt.root_jvp(ans, func, args, parts, "newton")
+
+        def vjp_x0(g):
+            return rt.zeros_like(x0)
+
+        def vjp_x1(g):
+            return rt.zeros_like(x1)
+
+        def vjp_args(g, k):
+            return rt.root_vjp(g, ans, func, args, "newton")[k]
+
+    @sequence_rule(optimize.fsolve, sequence="args")
+    def fsolve(
+        ans, func, x0, args=(), fprime=None, full_output=0, col_deriv=0, xtol=1.49012e-08,
+        maxfev=0, band=None, epsfcn=None, factor=100, diag=None,
+    ):  # fmt: skip
+        def jvp_x0(d):
+            return rt.zeros_like(ans)
+
+        def jvp_args(parts):
+            return rt.fsolve_jvp(
+                ans, func, x0, args, parts, fprime, col_deriv, xtol, maxfev, band, epsfcn,
+                factor, diag,
+            )  # fmt: skip
+
+        def vjp_x0(g):
+            return rt.zeros_like(x0)
+
+        def vjp_args(g, k):
+            return rt.fsolve_vjp(
+                g, ans, func, x0, args, fprime, col_deriv, xtol, maxfev, band, epsfcn, factor,
+                diag,
+            )[k]  # fmt: skip
+
+    @sequence_rule(rt.minimum, sequence="args", outputs=len(_helpers.MINIMIZE_FIELDS) + 1)
+    def minimum(
+        ans, fun, x0, args=(), method=None, jac=None, hess=None, hessp=None, bounds=None,
+        constraints=(), tol=None, callback=None, options=None,
+    ):  # fmt: skip
+        def jvp_x0(d):
+            return (rt.zeros_like(ans[0]), 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+
+        def jvp_args(parts):
+            return (
+                rt.minimize_jvp(ans[-1], fun, args, parts, bounds),
+                rt.minimum_value_jvp(ans[-1], fun, args, parts),
+                0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+            )  # fmt: skip
+
+        def vjp_x0(g):
+            return rt.zeros_like(x0)
+
+        def vjp_args(g, k):
+            return (
+                rt.minimize_vjp(g[0], ans[-1], fun, args, bounds)[k]
+                + rt.minimum_value_vjp(g[1], ans[-1], fun, args)[k]
+            )
+
+    _SCALAR = (("full_output", False), ("disp", True))
+    for _finder in (
+        optimize.brentq,
+        optimize.brenth,
+        optimize.ridder,
+        optimize.bisect,
+        optimize.toms748,
+    ):
+        takes_functions(_finder, Callbacks(("f",), single=True, refused=_SCALAR))
+    takes_functions(optimize.newton, Callbacks(("func", "fprime", "fprime2"), refused=_SCALAR))
+    takes_functions(
+        optimize.minimize,
+        Callbacks(
+            ("fun", "jac", "hess", "hessp", "callback"),
+            single=True,
+            refused=(("constraints", None), ("callback", None)),
+            runs_as=rt.minimum,
+            fields=_helpers.MINIMIZE_FIELDS,
+        ),
+    )
+    takes_functions(
+        optimize.fsolve, Callbacks(("func", "fprime"), single=True, refused=(("full_output", 0),))
+    )
+
+refused_derivative(
+    _helpers.root_jvp,
+    _helpers.root_vjp,
+    _helpers.fsolve_jvp,
+    _helpers.fsolve_vjp,
+    _helpers.minimize_jvp,
+    _helpers.minimize_vjp,
+    _helpers.minimum_value_jvp,
+    _helpers.minimum_value_vjp,
+    reason=_AGAIN,
+)
