@@ -251,3 +251,45 @@ def test_a_stiff_system_unstable_backwards_keeps_its_adjoint_right(solver):
     g_lam, g_y0 = adgen.grad(f, wrt=(0, 1))(lam, y0)
     np.testing.assert_allclose(g_lam, central(lambda v: f(v[0], y0), [lam], 1e-4), rtol=1e-5)
     np.testing.assert_allclose(g_y0, [1.0], rtol=1e-6)
+
+
+# -- functions made outside the differentiated function ---------------------------------------
+class Decay:
+    def __init__(self, extra):
+        self.extra = extra
+
+    def rhs(self, y, t, k):
+        return -(k + self.extra) * y
+
+    def __call__(self, y, t, k):
+        return -k * y
+
+
+def test_a_bound_method_a_callable_object_and_a_partial_as_the_right_hand_side():
+    import functools
+
+    model = Decay(0.1)
+    partial = functools.partial(decay_tfirst, c=0.0)
+
+    def with_method(k):
+        return odeint(model.rhs, 1.0, T, args=(k,), **TIGHT)[-1, 0]
+
+    def with_object(k):
+        return odeint(model, 1.0, T, args=(k,), **TIGHT)[-1, 0]
+
+    def with_partial(k):
+        return odeint(partial, 1.0, T, args=(k,), tfirst=True, **TIGHT)[-1, 0]
+
+    for f, rate in ((with_method, 0.6), (with_object, 0.5), (with_partial, 0.5)):
+        np.testing.assert_allclose(adgen.grad(f)(0.5), -np.exp(-rate), rtol=1e-7)
+        np.testing.assert_allclose(adgen.jvp(f, (0.5,), (1.0,))[1], -np.exp(-rate), rtol=1e-7)
+
+
+def test_a_numpy_function_as_the_integrand():
+    from scipy.integrate import quad
+
+    def area(b):
+        return quad(np.exp, 0.0, b)[0] * b
+
+    np.testing.assert_allclose(adgen.grad(area)(1.0), 2 * np.e - 1.0, rtol=1e-10)
+    np.testing.assert_allclose(adgen.jvp(area, (1.0,), (1.0,))[1], 2 * np.e - 1.0, rtol=1e-10)

@@ -25,10 +25,13 @@ from typing import TYPE_CHECKING, Any
 import gast
 
 from adgen import ir, seam
+from adgen.backend.compile import load
+from adgen.errors import AdgenError
 from adgen.frontend import nested
-from adgen.frontend.lower.objects import LocalFunction, LocalRecord, StaticArg
+from adgen.frontend.lower.objects import LocalFunction, LocalInstance, LocalRecord, StaticArg
 from adgen.frontend.lower.state import LowererState
-from adgen.frontend.parse import LiveScope, ParsedFunction, as_def
+from adgen.frontend.parse import LiveScope, ParsedFunction, as_def, unwrap
+from adgen.generated import Generated
 from adgen.rules import registry
 
 if TYPE_CHECKING:
@@ -154,8 +157,10 @@ class SolversMixin(LowererState):
         return dict(zip(spread.keys, spread.values))
 
     def solver_function_def(self: Lowerer, given: Any, name: str, param: str) -> Any:
-        """The ``def`` of a lambda or nested function passed to a solver; None for a
-        module-level function (it reads no variable of the function being lowered)."""
+        """The ``def`` of a lambda or nested function passed to a solver; None for a function
+        of outside (a module-level function, a bound method, a ``functools.partial``, a
+        callable object, a NumPy function with a rule): it reads no variable of the function
+        being lowered."""
         if isinstance(given, gast.Lambda):
             return as_def(given, "lam")
         if isinstance(given, (gast.Name, gast.Attribute)):
@@ -167,22 +172,15 @@ class SolversMixin(LowererState):
                     "through a solver)",
                     "take the higher derivative by finite differences of adgen's gradient",
                 )
-        if isinstance(given, gast.Name):
-            local = self.local_functions.get(given.id)
-            if isinstance(local, LocalFunction) and local.enclosing is self:
-                return local.node
-            if local is None and not self.sees(given.id):
-                ok, obj = self.static_object(given)
-                if ok and isinstance(obj, (types.FunctionType, seam.Callback)):
-                    return None  # (a Callback: in generated code, differentiated again)
-        elif isinstance(given, gast.Attribute):
-            ok, obj = self.static_object(given)
-            if ok and isinstance(obj, types.FunctionType):
+            if ok and isinstance(obj, LocalFunction) and obj.enclosing is self:
+                return obj.node
+            if ok and _outside_callable(obj):
                 return None
         self.refuse(
             given,
             f"passing this as `{param}` of {name}",
-            "pass a lambda, a function defined in this function, or a module-level function",
+            "pass a lambda, a function defined in this function, or a function, method or "
+            "partial made outside it",
         )
 
     def captured_names(self: Lowerer, given: Any, fdef: Any) -> list[str]:
@@ -214,10 +212,8 @@ class SolversMixin(LowererState):
         """The :class:`~adgen.seam.Callback` for the function ``given`` (lifted over
         ``captured``), as a value of the call."""
         if fdef is None:
-            ok, obj = self.static_object(given)
-            if isinstance(obj, seam.Callback):
-                return self.value_atom(obj, given.id)
-            parsed, _ = self.callee(obj, given)
+            _, obj = self.static_object(given)
+            parsed, _ = self.callee(self.readable_callable(obj, given), given)
             primal: Any = obj
         else:
             parsed = nested.lifted(fdef, captured, self.parsed)
@@ -226,6 +222,30 @@ class SolversMixin(LowererState):
         defaults = getattr(primal, "__defaults__", None) or ()
         name = given.id if isinstance(given, gast.Name) else "function"
         return self.value_atom(seam.Callback(parsed, primal, wrt, defaults), name)
+
+    def readable_callable(self: Lowerer, obj: Any, given: Any) -> types.FunctionType:
+        """A plain function adgen reads for the outside callable ``obj``: itself, the function
+        calling a bound method, a partial or a callable object (:func:`parse.unwrap`), or one
+        calling a function with a rule (``np.sin``: ``def sin(x0): return sin_fn(x0)``)."""
+        if registry.lookup(obj) is not None and not isinstance(obj, types.FunctionType):
+            count = getattr(obj, "nin", None)
+            if count is None:
+                try:
+                    params = inspect.signature(obj).parameters.values()
+                except (TypeError, ValueError):
+                    self.refuse(given, f"passing `{getattr(obj, '__name__', obj)}` to a solver")
+                count = sum(1 for p in params if p.default is p.empty and p.kind <= p.KEYWORD_ONLY)
+            label = getattr(obj, "__name__", "function")
+            label = label if label.isidentifier() else "function"
+            names = [f"x{i}" for i in range(count)]
+            text = f"def {label}({', '.join(names)}):\n    return {label}_fn({', '.join(names)})\n"
+            made = load(Generated(label, names, text), {f"{label}_fn": obj})
+            assert isinstance(made, types.FunctionType)
+            return made
+        try:
+            return unwrap(obj)
+        except AdgenError as exc:
+            self.refuse(given, f"passing `{getattr(obj, '__name__', obj)}` to a solver ({exc})")
 
     def compiled_lifted(self: Lowerer, parsed: ParsedFunction) -> types.FunctionType:
         """The lifted function as Python runs it: compiled from its syntax tree at its place
@@ -260,3 +280,10 @@ def _constant_value(given: Any, otherwise: Any) -> Any:
 
 
 _ATOMS = (ir.Var, ir.Const, ir.Free, ir.Tup, ir.Slc, ir.Dct)  # (options spread from a dict)
+
+
+def _outside_callable(obj: Any) -> bool:
+    """A function made outside the function being lowered, which a solver can be given."""
+    return callable(obj) and not isinstance(
+        obj, (type, types.ModuleType, LocalFunction, LocalInstance, LocalRecord)
+    )
