@@ -125,7 +125,7 @@ def test_second_order_through_odeint_is_refused_by_name():
 
 def test_a_value_the_solver_is_given_that_is_not_a_function_is_refused():
     def f(k):
-        return odeint(np.negative, 1.0, T)[-1, 0] * k
+        return odeint(T, 1.0, T)[-1, 0] * k
 
     with pytest.raises(AdgenError, match="odeint"):
         adgen.grad(f)(0.3)

@@ -250,7 +250,14 @@ if scipy is not None:
             def vjp_y(g):
                 return rt.simpson_vjp_y(g, y, x, dx, axis)
 
-        @rule(rt.simpson_vjp_y)
+        @rule(
+            rt.simpson_vjp_y,
+            examples=[
+                example("rt.simpson_vjp_y(g, y)", g=(), y=(5,)),
+                example("rt.simpson_vjp_y(g, y, np.linspace(0.0, 1.0, 6) ** 2)", g=(), y=(6,)),
+                example("rt.simpson_vjp_y(g, y, None, 0.5, 0)", g=(2,), y=(5, 2)),
+            ],
+        )
         def simpson_vjp_y(ans, g, y, x=None, dx=1.0, axis=-1):
             """Linear in ``g`` (``y`` only gives the shape): the transpose is Simpson's rule."""
 
@@ -284,7 +291,13 @@ if scipy is not None:
             def vjp_y(g):
                 return rt.romb_vjp_y(g, y, dx, axis)
 
-        @rule(rt.romb_vjp_y)
+        @rule(
+            rt.romb_vjp_y,
+            examples=[
+                example("rt.romb_vjp_y(g, y)", g=(), y=(5,)),
+                example("rt.romb_vjp_y(g, y, 0.5, 0)", g=(2,), y=(3, 2)),
+            ],
+        )
         def romb_vjp_y(ans, g, y, dx=1.0, axis=-1):
             """Linear in ``g``: the transpose is Romberg's rule."""
 
@@ -330,7 +343,16 @@ if scipy is not None:
             def vjp_x(g):
                 return rt.cumulative_trapezoid_vjp_x(g, y, x, axis, initial)
 
-        @rule(rt.cumulative_trapezoid_vjp_y)
+        @rule(
+            rt.cumulative_trapezoid_vjp_y,
+            examples=[
+                example("rt.cumulative_trapezoid_vjp_y(g, y)", g=(4,), y=(5,)),
+                example(
+                    "rt.cumulative_trapezoid_vjp_y(g, y, x, axis=0)", g=(3, 3), y=(4, 3), x=(4,)
+                ),
+                example("rt.cumulative_trapezoid_vjp_y(g, y, None, 1.0, -1, 0)", g=(5,), y=(5,)),
+            ],
+        )
         def cumulative_trapezoid_vjp_y(ans, g, y, x=None, dx=1.0, axis=-1, initial=None):
             """Linear in ``g`` and in ``x`` (``y`` only gives the shape)."""
 
@@ -354,7 +376,13 @@ if scipy is not None:
             def vjp_x(c):
                 return rt.cumulative_trapezoid_vjp_x(g, c, x, axis, initial)
 
-        @rule(rt.cumulative_trapezoid_vjp_x)
+        @rule(
+            rt.cumulative_trapezoid_vjp_x,
+            examples=[
+                example("rt.cumulative_trapezoid_vjp_x(g, y, x)", g=(4,), y=(5,), x=(5,)),
+                example("rt.cumulative_trapezoid_vjp_x(g, y, x, 0)", g=(3, 3), y=(4, 3), x=(4,)),
+            ],
+        )
         def cumulative_trapezoid_vjp_x(ans, g, y, x, axis=-1, initial=None):
             """Linear in ``g`` and in ``y`` (``x`` only gives the shape)."""
 
