@@ -293,3 +293,18 @@ def test_a_numpy_function_as_the_integrand():
 
     np.testing.assert_allclose(adgen.grad(area)(1.0), 2 * np.e - 1.0, rtol=1e-10)
     np.testing.assert_allclose(adgen.jvp(area, (1.0,), (1.0,))[1], 2 * np.e - 1.0, rtol=1e-10)
+
+
+def test_a_lambda_with_a_default_made_in_a_loop():
+    from scipy.integrate import quad
+
+    def moments(a):
+        total = 0.0
+        for k in range(3):
+            value, _ = quad(lambda x, k=k: x**k * np.exp(-a * x), 0.0, np.inf)
+            total = total + value  # k! / a^(k+1)
+        return total
+
+    expected = -(1.0 / 2.0**2 + 2.0 * 1.0 / 2.0**3 + 3.0 * 2.0 / 2.0**4)
+    np.testing.assert_allclose(adgen.grad(moments)(2.0), expected, rtol=1e-8)
+    np.testing.assert_allclose(adgen.jvp(moments, (2.0,), (1.0,))[1], expected, rtol=1e-8)

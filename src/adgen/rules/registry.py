@@ -2355,6 +2355,7 @@ class Callbacks:
     """
 
     functions: tuple[str, ...]
+    leading: int = 1  # the arguments the solver passes before the extra ones (y, t: 2)
     extra: str | None = "args"
     single: bool = False
     refused: tuple[tuple[str, Any], ...] = ()

@@ -88,7 +88,7 @@ if scipy is not None:
 
     takes_functions(
         integrate.odeint,
-        Callbacks(("func", "Dfun"), refused=(("full_output", 0),)),
+        Callbacks(("func", "Dfun"), leading=2, refused=(("full_output", 0),)),
     )
 
     @sequence_rule(rt.ode_solution, sequence="args", outputs=len(_helpers.ODE_FIELDS))
@@ -178,6 +178,7 @@ if scipy is not None:
         integrate.solve_ivp,
         Callbacks(
             ("fun", "jac"),
+            leading=2,
             refused=(("dense_output", False), ("events", None), ("vectorized", False)),
             runs_as=rt.ode_solution,
             fields=_helpers.ODE_FIELDS,

@@ -78,16 +78,6 @@ class SolversMixin(LowererState):
                     f"`{option}=` in a differentiated call of {name}",
                     f"leave {option} at {keep!r}",
                 )
-        lifted: dict[str, tuple[Any, Any]] = {}  # parameter -> (its function node, fdef)
-        captured: list[str] = []
-        for param in spec.functions:
-            given = bound.arguments.get(param)
-            if given is None or (isinstance(given, gast.Constant) and given.value is None):
-                continue
-            fdef = self.solver_function_def(given, name, param)
-            lifted[param] = (given, fdef)
-            if fdef is not None:
-                captured += [c for c in self.captured_names(given, fdef) if c not in captured]
         extra: list[Any] = []
         if spec.extra is not None and spec.extra in bound.arguments:
             given = bound.arguments[spec.extra]
@@ -102,12 +92,35 @@ class SolversMixin(LowererState):
                     f"`{spec.extra}=` of {name} that is not a tuple written in the function",
                     f"write {spec.extra}=(a, b) (a tuple display)",
                 )
+        lifted: dict[str, tuple[Any, Any]] = {}  # parameter -> (its function node, fdef)
+        captured: list[str] = []
+        defaults: dict[str, Any] = {}  # a default the solver leaves (lambda x, k=k: ...)
+        for param in spec.functions:
+            given = bound.arguments.get(param)
+            if given is None or (isinstance(given, gast.Constant) and given.value is None):
+                continue
+            fdef = self.solver_function_def(given, name, param)
+            if fdef is not None:
+                free = [c for c in self.captured_names(given, fdef) if c not in captured]
+                if any(c in defaults for c in free):  # (another function's default)
+                    self.refuse(
+                        given,
+                        "a default of one function a solver is given that "
+                        "another reads as a variable",
+                        "give the parameter another name",
+                    )
+                fdef = self.without_defaults(given, fdef, spec.leading + len(extra), defaults)
+                captured += [
+                    c for c in self.captured_names(given, fdef, defaults) if c not in captured
+                ]
+            lifted[param] = (given, fdef)
         values = {
             p: self.callback_atom(p, given, fdef, captured, fn)
             for p, (given, fdef) in lifted.items()
         }
         if spec.extra is not None and (extra or captured):
-            values[spec.extra] = ir.Tup((*extra, *self.outer_values(captured)), kind="tuple")
+            outer = [defaults[c] if c in defaults else self.outer_values([c])[0] for c in captured]
+            values[spec.extra] = ir.Tup((*extra, *outer), kind="tuple")
         given_nodes = dict(bound.arguments)
         for p in inspect.signature(fn).parameters.values():
             if p.kind == p.VAR_KEYWORD:  # solve_ivp(..., rtol=1e-8): its **options
@@ -183,17 +196,54 @@ class SolversMixin(LowererState):
             "partial made outside it",
         )
 
-    def captured_names(self: Lowerer, given: Any, fdef: Any) -> list[str]:
-        """The variables of the function being lowered that ``fdef`` reads."""
-        if not isinstance(self.root.parsed.scope, LiveScope):
-            self.refuse(given, "a solver's function in a file read statically")
-        if fdef.args.vararg or fdef.args.kwarg or fdef.args.kwonlyargs or fdef.args.defaults:
+    def without_defaults(
+        self: Lowerer, given: Any, fdef: Any, supplied: int, defaults: dict[str, Any]
+    ) -> Any:
+        """``fdef`` without the parameters past the ``supplied`` ones the solver passes, whose
+        defaults are then their values (``lambda x, k=k: ...`` in a loop): each is read
+        as a variable of the function, bound in ``defaults`` to its default's atom."""
+        if fdef.args.vararg or fdef.args.kwarg or fdef.args.kwonlyargs:
             self.refuse(
                 given,
-                "defaults, *args or **kwargs on a function passed to a solver",
+                "*args or **kwargs on a function passed to a solver",
                 "pass every value in the solver's args=, or read it from the enclosing function",
             )
-        captured = [c for c in nested.free_names(fdef) if self.sees(c)]
+        params, values = fdef.args.args, fdef.args.defaults
+        if not values:
+            return fdef
+        kept = max(supplied, len(params) - len(values))
+        for param, value in zip(params[kept:], values[len(values) - (len(params) - kept) :]):
+            if param.id in defaults:  # (two functions' defaults of one name)
+                self.refuse(given, f"the default of `{param.id}` here", "give it another name")
+            defaults[param.id] = self.expr(value, None, param.id)
+        args = gast.arguments(
+            args=list(params[:kept]),
+            posonlyargs=[],
+            vararg=None,
+            kwonlyargs=[],
+            kw_defaults=[],
+            kwarg=None,
+            defaults=[],
+        )
+        made = gast.FunctionDef(
+            name=fdef.name,
+            args=args,
+            body=fdef.body,
+            decorator_list=[],
+            returns=None,
+            type_comment=None,
+            type_params=[],
+        )
+        return gast.copy_location(made, fdef)
+
+    def captured_names(
+        self: Lowerer, given: Any, fdef: Any, defaults: dict[str, Any] | None = None
+    ) -> list[str]:
+        """The variables of the function being lowered that ``fdef`` reads (and the names
+        of ``defaults``, parameters turned into such variables)."""
+        if not isinstance(self.root.parsed.scope, LiveScope):
+            self.refuse(given, "a solver's function in a file read statically")
+        captured = [c for c in nested.free_names(fdef) if self.sees(c) or c in (defaults or {})]
         for c in captured:
             lowerer: Lowerer | None = self
             while lowerer is not None:

@@ -453,6 +453,8 @@ def copy_of(x: Any) -> Any:
     >>> a = np.ones(2); b = copy_of(a); a[0] = 5.0; b.tolist()
     [1.0, 1.0]
     """
+    if type(x) is np.ndarray:
+        return x.copy()
     if foreign(x):
         return x.copy()
     return np.copy(x)

@@ -61,7 +61,10 @@ def eager(*xs: Any) -> bool:
     >>> eager(np.ones(2), 1.0, [np.ones(2)])
     True
     """
-    return not any(foreign(x) for x in xs)
+    for x in xs:  # (a loop, not any() of a generator: this runs in every helper)
+        if foreign(x):
+            return False
+    return True
 
 
 def dtype_kind(x: Any) -> str:

@@ -167,6 +167,10 @@ def _is_basic_index(index: Any) -> bool:
     return True
 
 
+# (the values of NumPy's own real types: getitem_vjp's fast path)
+_NUMPY_REALS = (np.ndarray, float, np.float64, np.float32)
+
+
 def getitem_vjp(g: ArrayLike, x: ArrayLike, index: Any) -> NDArray[Any]:
     """Cotangent of ``x[index]`` with respect to ``x``.
 
@@ -180,10 +184,10 @@ def getitem_vjp(g: ArrayLike, x: ArrayLike, index: Any) -> NDArray[Any]:
     """
     if (
         type(x) is np.ndarray
-        and type(index) is int
         and x.dtype.kind == "f"
-        and type(g) in (float, np.float64, np.float32)
-    ):  # x[k] of a NumPy vector (the common case in small loops: no other test needed)
+        and type(g) in _NUMPY_REALS
+        and (type(index) in (int, slice) or type(index) is tuple and _is_basic_index(index))
+    ):  # x[k], x[a:b] of a NumPy array (the common case in small code: no other test needed)
         out = np.zeros(x.shape, dtype=np.result_type(x.dtype, g))
         out[index] = g
         return out
@@ -253,6 +257,8 @@ def written(g: Any, index: Any) -> Any:
     >>> written([np.ones(2), 0.0], 1), written([np.ones(2), 0.0], 0).tolist()
     (0.0, [1.0, 1.0])
     """
+    if type(g) is np.ndarray and type(index) in (int, slice):
+        return np.copy(g[index])  # (the common case: no other test needed)
     if isinstance(g, list):
         item = g[index]
         return np.copy(item) if isinstance(item, np.ndarray) else item
