@@ -13,8 +13,8 @@ Three higher-order computations, the same mathematics in each tool:
 * ``loop hvp``: the same for a 50-step recurrence ``h = tanh(a * h + x)``.
 
 ``NumPy by hand`` is the same derivatives derived on paper and written as plain NumPy, the
-speed adgen aims for. Every result is checked against adgen's. Times are medians of interleaved calls after a
-warm-up (JAX's compilation excluded), one BLAS thread, float64.
+speed adgen aims for. Every result is checked against adgen's. Times are medians of
+interleaved calls after a warm-up (JAX's compilation excluded), one BLAS thread, float64.
 
 ``--keep-freed-memory`` (Linux with glibc) first tells the C allocator to keep memory it is
 given back instead of returning it to the system (``mallopt``: trim threshold 256 MiB, mmap
