@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from adgen.rules import loader
+from adgen.rules import loader, registry
 from adgen.rules.registry import (
     _ATTRIBUTES,
     _BINOPS,
@@ -46,7 +46,14 @@ def _modules() -> list[tuple[str, Any]]:
         ("math", math),
     ]
     loader.load_all()  # SciPy is optional: its rules (and module) exist when it is installed
-    for name in ("scipy.special", "scipy.linalg", "scipy.signal", "scipy.spatial.distance"):
+    for name in (
+        "scipy.special",
+        "scipy.linalg",
+        "scipy.signal",
+        "scipy.spatial.distance",
+        "scipy.integrate",
+        "scipy.optimize",
+    ):
         module = sys.modules.get(name)
         if module is not None:
             out.insert(0, (name, module))
@@ -113,6 +120,11 @@ def _entries(kind: str) -> list[tuple[str, Any, Primitive]]:
         if prim.differentiable != want or prim.name == "assign" or isinstance(fn, ArrayMethod):
             continue  # methods such as x.astype() are listed with the array methods
         out += [(name, fn, prim) for name in names_of(fn)]
+    if want:  # solvers called through a function of adgen's (solve_ivp, minimize): its rule
+        for solver, spec in list(registry._CALLBACKS.values()):
+            runs = registry.lookup(spec.runs_as) if spec.runs_as is not None else None
+            if runs is not None:
+                out += [(name, solver, runs) for name in names_of(solver)]
     return sorted(out, key=lambda e: e[0])
 
 

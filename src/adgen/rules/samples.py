@@ -32,7 +32,9 @@ class Domain:
     ``kind`` draws structured matrices over the last two axes instead: ``"spd"``
     (symmetric positive definite), ``"invertible"`` (well conditioned),
     ``"symmetric"`` (well-separated eigenvalues), ``"distinct"`` (entries far apart,
-    for sorting, medians and extrema).
+    for sorting, medians and extrema), ``"stable"`` (every eigenvalue's real part at most
+    -1, by Gershgorin's discs: continuous Lyapunov equations), ``"contractive"`` (infinity
+    norm at most 0.6, so every eigenvalue inside the unit disc: discrete ones).
     """
 
     lo: float = -1.5
@@ -89,6 +91,8 @@ SPD = Domain(kind="spd")
 INVERTIBLE = Domain(kind="invertible")
 SYMMETRIC = Domain(kind="symmetric")
 DISTINCT = Domain(kind="distinct")
+STABLE = Domain(kind="stable")  # Re(eigenvalues) <= -1
+CONTRACTIVE = Domain(kind="contractive")  # |eigenvalues| <= 0.6
 
 
 def draw(domain: Domain, rng: np.random.Generator, shape: Shape, dtype: Any = np.float64) -> Any:
@@ -140,6 +144,10 @@ def draw(domain: Domain, rng: np.random.Generator, shape: Shape, dtype: Any = np
             w = np.arange(1, n + 1) * 1.0 + rng.uniform(-0.2, 0.2, size=n)
             m = (q * w) @ np.swapaxes(q, -1, -2)
             m = (m + np.swapaxes(m, -1, -2)) / 2
+        elif domain.kind == "stable":  # each disc: centre <= -n, radius <= n - 1
+            m = a - (n + 1.0) * eye
+        elif domain.kind == "contractive":  # each row's absolute sum <= 0.6
+            m = a * (0.6 / n)
         else:
             raise ValueError(f"unknown domain kind {domain.kind!r}")
         return np.asarray(m, dtype=dtype)

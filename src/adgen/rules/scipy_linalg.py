@@ -36,6 +36,16 @@ error of SciPy's check.
   eigenvalue of ``A`` on the closed negative real axis, ``A`` nonsingular): elsewhere their
   derivative raises ``ValueError``. Their deprecated ``disp``/``blocksize`` are not accepted.
 
+* Linear matrix equations, each differentiated by solving one more equation of its kind (the
+  adjoint one in reverse mode): ``solve_sylvester(a, b, q)`` (A X + X B = Q; complex values
+  too), ``solve_continuous_lyapunov(a, q)`` (A X + X Aᵀ = Q), ``solve_discrete_lyapunov(a, q,
+  method)`` (A X Aᵀ - X + Q = 0; the derivatives use the same ``method``) and
+  ``solve_continuous_are(a, b, q, r, e, s, balanced)`` (Riccati: its derivative is a Lyapunov
+  equation in the closed-loop matrix; ``e`` and ``s`` differentiated too). ``q`` is used as
+  given (not made symmetric), so its derivative is the plain linear one. The Lyapunov and
+  Riccati equations hold Aᴴ for complex values, not holomorphic in ``a``: their rules are real
+  (a complex value is refused by name).
+
 Singular matrices (and ties between pivots of ``lu_factor``) are not claimed, as for
 ``np.linalg``.
 """
@@ -46,7 +56,7 @@ import numpy as np
 
 from adgen.rules import runtime as rt
 from adgen.rules.registry import nondifferentiable, rule, sequence_rule
-from adgen.rules.samples import INVERTIBLE, SPD, Arg, example
+from adgen.rules.samples import CONTRACTIVE, INVERTIBLE, POSITIVE, SPD, STABLE, Arg, example
 
 try:
     import scipy.linalg
@@ -816,3 +826,364 @@ if scipy is not None:
 
         def vjp_g(c):
             return rt.assumed_matrix(c, assume_a, lower)
+
+    # -- linear matrix equations ------------------------------------------------------------
+    # Each derivative solves an equation of the same kind, with the same operator: the
+    # tangent's right-hand side is the equation's residual along the inputs' tangents, the
+    # cotangent Λ solves the adjoint equation (the operator transposed), and each input's
+    # cotangent is Λ paired with that input's part of the residual.
+
+    @rule(
+        scipy.linalg.solve_sylvester,
+        examples=[
+            example(
+                "scipy.linalg.solve_sylvester(a, b, q)",
+                a=Arg((3, 3), STABLE),
+                b=Arg((2, 2), STABLE),
+                q=(3, 2),
+                f32=True,
+            ),
+            example(
+                "scipy.linalg.solve_sylvester(a, b, q)",
+                a=Arg((2, 3, 3), INVERTIBLE),
+                b=Arg((3, 3), SPD),
+                q=(3, 3),
+            ),
+        ],
+        complex=True,
+    )
+    def solve_sylvester(ans, a, b, q):
+        """A X + X B = Q: A dX + dX B = dQ - dA X - X dB. With Λ solving Aᵀ Λ + Λ Bᵀ = G:
+        Q̄ = Λ, Ā = -Λ Xᵀ, B̄ = -Xᵀ Λ (holomorphic: plain transposes for complex values)."""
+
+        def jvp_a(da):
+            return -scipy.linalg.solve_sylvester(a, b, da @ ans)
+
+        def jvp_b(db):
+            return -scipy.linalg.solve_sylvester(a, b, ans @ db)
+
+        def jvp_q(dq):
+            return scipy.linalg.solve_sylvester(a, b, dq)
+
+        def vjp_a(g):
+            lam = scipy.linalg.solve_sylvester(np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2), g)
+            return rt.unbroadcast(-(lam @ np.swapaxes(ans, -1, -2)), a)
+
+        def vjp_b(g):
+            lam = scipy.linalg.solve_sylvester(np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2), g)
+            return rt.unbroadcast(-(np.swapaxes(ans, -1, -2) @ lam), b)
+
+        def vjp_q(g):
+            lam = scipy.linalg.solve_sylvester(np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2), g)
+            return rt.unbroadcast(lam, q)
+
+    @rule(
+        scipy.linalg.solve_continuous_lyapunov,
+        examples=[
+            example(
+                "scipy.linalg.solve_continuous_lyapunov(a, q)",
+                a=Arg((3, 3), STABLE),
+                q=(3, 3),
+                f32=True,
+            ),
+            example(
+                "scipy.linalg.solve_continuous_lyapunov(a, q)",
+                a=Arg((2, 3, 3), STABLE),
+                q=(3, 3),
+            ),
+        ],
+    )
+    def solve_continuous_lyapunov(ans, a, q):
+        """A X + X Aᵀ = Q (real values; Q as given, not made symmetric): A dX + dX Aᵀ = dQ -
+        dA X - X dAᵀ. With Λ solving Aᵀ Λ + Λ A = G: Q̄ = Λ, Ā = -(Λ Xᵀ + Λᵀ X)."""
+
+        def jvp_a(da):
+            return -scipy.linalg.solve_continuous_lyapunov(
+                a, da @ ans + ans @ np.swapaxes(da, -1, -2)
+            )
+
+        def jvp_q(dq):
+            return scipy.linalg.solve_continuous_lyapunov(a, dq)
+
+        def vjp_a(g):
+            lam = scipy.linalg.solve_continuous_lyapunov(np.swapaxes(a, -1, -2), g)
+            abar = lam @ np.swapaxes(ans, -1, -2) + np.swapaxes(lam, -1, -2) @ ans
+            return rt.unbroadcast(-abar, a)
+
+        def vjp_q(g):
+            lam = scipy.linalg.solve_continuous_lyapunov(np.swapaxes(a, -1, -2), g)
+            return rt.unbroadcast(lam, q)
+
+    @rule(
+        scipy.linalg.solve_discrete_lyapunov,
+        examples=[
+            example(
+                "scipy.linalg.solve_discrete_lyapunov(a, q)", a=Arg((3, 3), CONTRACTIVE), q=(3, 3)
+            ),
+            example(
+                "scipy.linalg.solve_discrete_lyapunov(a, q, method='bilinear')",
+                a=Arg((2, 3, 3), CONTRACTIVE),
+                q=(3, 3),
+            ),
+            example(
+                "scipy.linalg.solve_discrete_lyapunov(a, q, 'direct')",
+                a=Arg((2, 2), CONTRACTIVE),
+                q=(2, 2),
+            ),
+        ],
+    )
+    def solve_discrete_lyapunov(ans, a, q, method=None):
+        """A X Aᵀ - X + Q = 0 (real values; Q as given): A dX Aᵀ - dX + dQ + dA X Aᵀ + A X dAᵀ
+        = 0. With Λ solving Aᵀ Λ A - Λ + G = 0: Q̄ = Λ, Ā = Λ A Xᵀ + Λᵀ A X. The derivatives
+        use the same ``method``."""
+
+        def jvp_a(da):
+            w = da @ ans @ np.swapaxes(a, -1, -2) + a @ ans @ np.swapaxes(da, -1, -2)
+            return scipy.linalg.solve_discrete_lyapunov(a, w, method)
+
+        def jvp_q(dq):
+            return scipy.linalg.solve_discrete_lyapunov(a, dq, method)
+
+        def vjp_a(g):
+            lam = scipy.linalg.solve_discrete_lyapunov(np.swapaxes(a, -1, -2), g, method)
+            abar = lam @ a @ np.swapaxes(ans, -1, -2) + np.swapaxes(lam, -1, -2) @ a @ ans
+            return rt.unbroadcast(abar, a)
+
+        def vjp_q(g):
+            lam = scipy.linalg.solve_discrete_lyapunov(np.swapaxes(a, -1, -2), g, method)
+            return rt.unbroadcast(lam, q)
+
+    @rule(
+        scipy.linalg.solve_continuous_are,
+        examples=[
+            example(
+                "scipy.linalg.solve_continuous_are(a, b, q + q.T, r + r.T)",
+                a=(3, 3),
+                b=(3, 2),
+                q=Arg((3, 3), SPD),
+                r=Arg((2, 2), SPD),
+            ),
+            example(
+                "scipy.linalg.solve_continuous_are(a, b, q + np.swapaxes(q, -1, -2), r)",
+                a=(2, 2, 2),
+                b=(2, 2, 1),
+                q=Arg((2, 2, 2), SPD),
+                r=Arg((1, 1), POSITIVE),
+            ),
+            example(
+                "scipy.linalg.solve_continuous_are(a, b, q + q.T, r + r.T, "
+                "e=np.eye(3) + 0.2 * np.tri(3), balanced=False)",
+                a=(3, 3),
+                b=(3, 1),
+                q=Arg((3, 3), SPD),
+                r=Arg((1, 1), SPD),
+            ),
+            example(
+                "scipy.linalg.solve_continuous_are(a, b, q + q.T, r + r.T, e, 0.1 * s)",
+                a=(3, 3),
+                b=(3, 2),
+                q=Arg((3, 3), SPD),
+                r=Arg((2, 2), SPD),
+                e=Arg((3, 3), INVERTIBLE),
+                s=(3, 2),
+            ),
+        ],
+    )
+    def solve_continuous_are(ans, a, b, q, r, e=None, s=None, balanced=True):
+        """Aᵀ X E + Eᵀ X A - M R⁻¹ Mᵀ + Q = 0, M = Eᵀ X B + S (E = I, S = 0 when not given;
+        real values). With K = R⁻¹ Mᵀ and the closed loop Acl = A - B K, the tangent solves
+        Aclᵀ dX E + Eᵀ dX Acl + C = 0, C = dAᵀ X E + Eᵀ X dA + Aclᵀ X dE + dEᵀ X Acl - dM K -
+        Kᵀ dMᵀ + Kᵀ dR K + dQ (dM = Eᵀ X dB + dS): with F = Acl E⁻¹, the continuous Lyapunov
+        equation Fᵀ dX + dX F = -E⁻ᵀ C E⁻¹. With Λ solving F Λ + Λ Fᵀ = G and Λ' = E⁻¹ Λ E⁻ᵀ:
+        Q̄ = -Λ', R̄ = -K Λ' Kᵀ, S̄ = (Λ' + Λ'ᵀ) Kᵀ, B̄ = Xᵀ E S̄, Ā = -(X E Λ'ᵀ + Xᵀ E Λ'),
+        Ē = -(Xᵀ Acl Λ' + X Acl Λ'ᵀ). SciPy asks for symmetric ``q`` and ``r`` (and returns a
+        symmetric X); these are the derivatives of the equation, in every direction."""
+
+        def jvp_a(da):
+            ex = ans if e is None else np.swapaxes(e, -1, -2) @ ans
+            m = ex @ b if s is None else ex @ b + s
+            k = np.linalg.solve(r, np.swapaxes(m, -1, -2))
+            acl = a - b @ k
+            xe = ans if e is None else ans @ e
+            c = np.swapaxes(da, -1, -2) @ xe + ex @ da
+            if e is None:
+                return scipy.linalg.solve_continuous_lyapunov(np.swapaxes(acl, -1, -2), -c)
+            et = np.swapaxes(e, -1, -2)
+            ft = np.linalg.solve(et, np.swapaxes(acl, -1, -2))
+            y = np.swapaxes(
+                np.linalg.solve(et, np.swapaxes(np.linalg.solve(et, c), -1, -2)), -1, -2
+            )
+            return scipy.linalg.solve_continuous_lyapunov(ft, -y)
+
+        def jvp_b(db):
+            ex = ans if e is None else np.swapaxes(e, -1, -2) @ ans
+            m = ex @ b if s is None else ex @ b + s
+            k = np.linalg.solve(r, np.swapaxes(m, -1, -2))
+            acl = a - b @ k
+            dmk = ex @ db @ k
+            c = -(dmk + np.swapaxes(dmk, -1, -2))
+            if e is None:
+                return scipy.linalg.solve_continuous_lyapunov(np.swapaxes(acl, -1, -2), -c)
+            et = np.swapaxes(e, -1, -2)
+            ft = np.linalg.solve(et, np.swapaxes(acl, -1, -2))
+            y = np.swapaxes(
+                np.linalg.solve(et, np.swapaxes(np.linalg.solve(et, c), -1, -2)), -1, -2
+            )
+            return scipy.linalg.solve_continuous_lyapunov(ft, -y)
+
+        def jvp_q(dq):
+            ex = ans if e is None else np.swapaxes(e, -1, -2) @ ans
+            m = ex @ b if s is None else ex @ b + s
+            k = np.linalg.solve(r, np.swapaxes(m, -1, -2))
+            acl = a - b @ k
+            if e is None:
+                return scipy.linalg.solve_continuous_lyapunov(np.swapaxes(acl, -1, -2), -dq)
+            et = np.swapaxes(e, -1, -2)
+            ft = np.linalg.solve(et, np.swapaxes(acl, -1, -2))
+            y = np.swapaxes(
+                np.linalg.solve(et, np.swapaxes(np.linalg.solve(et, dq), -1, -2)), -1, -2
+            )
+            return scipy.linalg.solve_continuous_lyapunov(ft, -y)
+
+        def jvp_r(dr):
+            ex = ans if e is None else np.swapaxes(e, -1, -2) @ ans
+            m = ex @ b if s is None else ex @ b + s
+            k = np.linalg.solve(r, np.swapaxes(m, -1, -2))
+            acl = a - b @ k
+            c = np.swapaxes(k, -1, -2) @ dr @ k
+            if e is None:
+                return scipy.linalg.solve_continuous_lyapunov(np.swapaxes(acl, -1, -2), -c)
+            et = np.swapaxes(e, -1, -2)
+            ft = np.linalg.solve(et, np.swapaxes(acl, -1, -2))
+            y = np.swapaxes(
+                np.linalg.solve(et, np.swapaxes(np.linalg.solve(et, c), -1, -2)), -1, -2
+            )
+            return scipy.linalg.solve_continuous_lyapunov(ft, -y)
+
+        def jvp_e(de):
+            ex = np.swapaxes(e, -1, -2) @ ans
+            m = ex @ b if s is None else ex @ b + s
+            k = np.linalg.solve(r, np.swapaxes(m, -1, -2))
+            acl = a - b @ k
+            w = np.swapaxes(acl, -1, -2) @ ans @ de
+            c = w + np.swapaxes(de, -1, -2) @ ans @ acl
+            et = np.swapaxes(e, -1, -2)
+            ft = np.linalg.solve(et, np.swapaxes(acl, -1, -2))
+            y = np.swapaxes(
+                np.linalg.solve(et, np.swapaxes(np.linalg.solve(et, c), -1, -2)), -1, -2
+            )
+            return scipy.linalg.solve_continuous_lyapunov(ft, -y)
+
+        def jvp_s(ds):
+            ex = ans if e is None else np.swapaxes(e, -1, -2) @ ans
+            m = ex @ b + s
+            k = np.linalg.solve(r, np.swapaxes(m, -1, -2))
+            acl = a - b @ k
+            dmk = ds @ k
+            c = -(dmk + np.swapaxes(dmk, -1, -2))
+            if e is None:
+                return scipy.linalg.solve_continuous_lyapunov(np.swapaxes(acl, -1, -2), -c)
+            et = np.swapaxes(e, -1, -2)
+            ft = np.linalg.solve(et, np.swapaxes(acl, -1, -2))
+            y = np.swapaxes(
+                np.linalg.solve(et, np.swapaxes(np.linalg.solve(et, c), -1, -2)), -1, -2
+            )
+            return scipy.linalg.solve_continuous_lyapunov(ft, -y)
+
+        def vjp_a(g):
+            ex = ans if e is None else np.swapaxes(e, -1, -2) @ ans
+            m = ex @ b if s is None else ex @ b + s
+            k = np.linalg.solve(r, np.swapaxes(m, -1, -2))
+            acl = a - b @ k
+            if e is None:
+                lam = scipy.linalg.solve_continuous_lyapunov(acl, g)
+            else:
+                et = np.swapaxes(e, -1, -2)
+                ft = np.linalg.solve(et, np.swapaxes(acl, -1, -2))
+                mu = scipy.linalg.solve_continuous_lyapunov(np.swapaxes(ft, -1, -2), g)
+                lam = np.swapaxes(
+                    np.linalg.solve(e, np.swapaxes(np.linalg.solve(e, mu), -1, -2)), -1, -2
+                )
+            xe = ans if e is None else ans @ e
+            abar = xe @ np.swapaxes(lam, -1, -2) + np.swapaxes(ex, -1, -2) @ lam
+            return rt.unbroadcast(-abar, a)
+
+        def vjp_b(g):
+            ex = ans if e is None else np.swapaxes(e, -1, -2) @ ans
+            m = ex @ b if s is None else ex @ b + s
+            k = np.linalg.solve(r, np.swapaxes(m, -1, -2))
+            acl = a - b @ k
+            if e is None:
+                lam = scipy.linalg.solve_continuous_lyapunov(acl, g)
+            else:
+                et = np.swapaxes(e, -1, -2)
+                ft = np.linalg.solve(et, np.swapaxes(acl, -1, -2))
+                mu = scipy.linalg.solve_continuous_lyapunov(np.swapaxes(ft, -1, -2), g)
+                lam = np.swapaxes(
+                    np.linalg.solve(e, np.swapaxes(np.linalg.solve(e, mu), -1, -2)), -1, -2
+                )
+            mbar = (lam + np.swapaxes(lam, -1, -2)) @ np.swapaxes(k, -1, -2)
+            return rt.unbroadcast(np.swapaxes(ex, -1, -2) @ mbar, b)
+
+        def vjp_q(g):
+            ex = ans if e is None else np.swapaxes(e, -1, -2) @ ans
+            m = ex @ b if s is None else ex @ b + s
+            k = np.linalg.solve(r, np.swapaxes(m, -1, -2))
+            acl = a - b @ k
+            if e is None:
+                lam = scipy.linalg.solve_continuous_lyapunov(acl, g)
+            else:
+                et = np.swapaxes(e, -1, -2)
+                ft = np.linalg.solve(et, np.swapaxes(acl, -1, -2))
+                mu = scipy.linalg.solve_continuous_lyapunov(np.swapaxes(ft, -1, -2), g)
+                lam = np.swapaxes(
+                    np.linalg.solve(e, np.swapaxes(np.linalg.solve(e, mu), -1, -2)), -1, -2
+                )
+            return rt.unbroadcast(-lam, q)
+
+        def vjp_r(g):
+            ex = ans if e is None else np.swapaxes(e, -1, -2) @ ans
+            m = ex @ b if s is None else ex @ b + s
+            k = np.linalg.solve(r, np.swapaxes(m, -1, -2))
+            acl = a - b @ k
+            if e is None:
+                lam = scipy.linalg.solve_continuous_lyapunov(acl, g)
+            else:
+                et = np.swapaxes(e, -1, -2)
+                ft = np.linalg.solve(et, np.swapaxes(acl, -1, -2))
+                mu = scipy.linalg.solve_continuous_lyapunov(np.swapaxes(ft, -1, -2), g)
+                lam = np.swapaxes(
+                    np.linalg.solve(e, np.swapaxes(np.linalg.solve(e, mu), -1, -2)), -1, -2
+                )
+            return rt.unbroadcast(-(k @ lam @ np.swapaxes(k, -1, -2)), r)
+
+        def vjp_e(g):
+            ex = np.swapaxes(e, -1, -2) @ ans
+            m = ex @ b if s is None else ex @ b + s
+            k = np.linalg.solve(r, np.swapaxes(m, -1, -2))
+            acl = a - b @ k
+            et = np.swapaxes(e, -1, -2)
+            ft = np.linalg.solve(et, np.swapaxes(acl, -1, -2))
+            mu = scipy.linalg.solve_continuous_lyapunov(np.swapaxes(ft, -1, -2), g)
+            lam = np.swapaxes(
+                np.linalg.solve(e, np.swapaxes(np.linalg.solve(e, mu), -1, -2)), -1, -2
+            )
+            w = np.swapaxes(ans, -1, -2) @ acl @ lam
+            ebar = w + ans @ acl @ np.swapaxes(lam, -1, -2)
+            return rt.unbroadcast(-ebar, e)
+
+        def vjp_s(g):
+            ex = ans if e is None else np.swapaxes(e, -1, -2) @ ans
+            m = ex @ b + s
+            k = np.linalg.solve(r, np.swapaxes(m, -1, -2))
+            acl = a - b @ k
+            if e is None:
+                lam = scipy.linalg.solve_continuous_lyapunov(acl, g)
+            else:
+                et = np.swapaxes(e, -1, -2)
+                ft = np.linalg.solve(et, np.swapaxes(acl, -1, -2))
+                mu = scipy.linalg.solve_continuous_lyapunov(np.swapaxes(ft, -1, -2), g)
+                lam = np.swapaxes(
+                    np.linalg.solve(e, np.swapaxes(np.linalg.solve(e, mu), -1, -2)), -1, -2
+                )
+            return rt.unbroadcast((lam + np.swapaxes(lam, -1, -2)) @ np.swapaxes(k, -1, -2), s)
