@@ -39,6 +39,8 @@ helpers' rules).
 
 from __future__ import annotations
 
+import numpy as np
+
 from adgen.rules import runtime as rt
 from adgen.rules.registry import (
     Callbacks,
@@ -180,6 +182,79 @@ if scipy is not None:
                 + rt.minimum_value_vjp(g[1], ans[-1], fun, args)[k]
             )
 
+    @sequence_rule(rt.scalar_root, sequence="args", outputs=len(_helpers.ROOT_SCALAR_FIELDS))
+    def scalar_root(
+        ans, f, args=(), method=None, bracket=None, fprime=None, fprime2=None, x0=None,
+        x1=None, xtol=None, rtol=None, maxiter=None, options=None,
+    ):  # fmt: skip
+        def jvp_args(parts):
+            return (rt.scalar_root_jvp(ans, f, args, parts), 0.0, 0.0, 0.0, 0.0)
+
+        def vjp_args(g, k):
+            return rt.scalar_root_vjp(g[0], ans, f, args)[k]
+
+    @sequence_rule(rt.vector_root, sequence="args", outputs=len(_helpers.ROOT_FIELDS) + 1)
+    def vector_root(
+        ans, fun, x0, args=(), method="hybr", jac=None, tol=None, callback=None, options=None
+    ):
+        def jvp_x0(d):
+            return (rt.zeros_like(ans[0]), 0.0, 0.0, 0.0, 0.0, rt.zeros_like(ans[5]), 0.0)
+
+        def jvp_args(parts):
+            return (
+                rt.vector_root_jvp(ans[-1], fun, args, parts),
+                0.0, 0.0, 0.0, 0.0,
+                rt.vector_root_residual(ans[-1]),
+                0.0,
+            )  # fmt: skip
+
+        def vjp_x0(g):
+            return rt.zeros_like(x0)
+
+        def vjp_args(g, k):
+            return rt.vector_root_vjp(g[0], g[5], ans[-1], fun, args)[k]
+
+    @sequence_rule(
+        rt.scalar_minimum, sequence="args", outputs=len(_helpers.MINIMIZE_SCALAR_FIELDS) + 1
+    )
+    def scalar_minimum(
+        ans, fun, bracket=None, bounds=None, args=(), method=None, tol=None, options=None
+    ):
+        def jvp_args(parts):
+            return (
+                rt.scalar_minimum_jvp(ans[-1], fun, args, parts, method, bounds),
+                rt.scalar_minimum_value_jvp(ans[-1], fun, args, parts),
+                0.0, 0.0, 0.0, 0.0, 0.0,
+            )  # fmt: skip
+
+        def vjp_args(g, k):
+            return (
+                rt.scalar_minimum_vjp(g[0], ans[-1], fun, args, method, bounds)[k]
+                + rt.scalar_minimum_value_vjp(g[1], ans[-1], fun, args)[k]
+            )
+
+    @sequence_rule(
+        rt.least_squares_fit, sequence="args", outputs=len(_helpers.LEAST_SQUARES_FIELDS) + 1
+    )
+    def least_squares_fit(
+        ans, fun, x0, jac="2-point", bounds=(-np.inf, np.inf), method="trf", ftol=1e-08,
+        xtol=1e-08, gtol=1e-08, x_scale=None, loss="linear", f_scale=1.0, diff_step=None,
+        tr_solver=None, tr_options=None, jac_sparsity=None, max_nfev=None, verbose=0, args=(),
+        kwargs=None, callback=None, workers=None,
+    ):  # fmt: skip
+        def jvp_x0(d):
+            return (rt.zeros_like(ans[0]), 0.0, rt.zeros_like(ans[2]), 0.0, 0.0, 0.0, 0.0, 0.0)
+
+        def jvp_args(parts):
+            t = rt.least_squares_jvp(ans[-1], fun, args, parts)
+            return (t[0], t[1], t[2], 0.0, 0.0, 0.0, 0.0, 0.0)
+
+        def vjp_x0(g):
+            return rt.zeros_like(x0)
+
+        def vjp_args(g, k):
+            return rt.least_squares_vjp(g[0], g[1], g[2], ans[-1], fun, args)[k]
+
     _SCALAR = (("full_output", False), ("disp", True))
     for _finder in (
         optimize.brentq,
@@ -201,6 +276,43 @@ if scipy is not None:
         ),
     )
     takes_functions(
+        optimize.root_scalar,
+        Callbacks(
+            ("f", "fprime", "fprime2"),
+            single=True,
+            runs_as=rt.scalar_root,
+            fields=_helpers.ROOT_SCALAR_FIELDS,
+        ),
+    )
+    takes_functions(
+        optimize.root,
+        Callbacks(
+            ("fun", "jac", "callback"),
+            single=True,
+            refused=(("callback", None),),
+            runs_as=rt.vector_root,
+            fields=_helpers.ROOT_FIELDS,
+        ),
+    )
+    takes_functions(
+        optimize.minimize_scalar,
+        Callbacks(
+            ("fun",),
+            single=True,
+            runs_as=rt.scalar_minimum,
+            fields=_helpers.MINIMIZE_SCALAR_FIELDS,
+        ),
+    )
+    takes_functions(
+        optimize.least_squares,
+        Callbacks(
+            ("fun", "jac", "callback"),
+            refused=(("loss", "linear"), ("kwargs", None), ("callback", None)),
+            runs_as=rt.least_squares_fit,
+            fields=_helpers.LEAST_SQUARES_FIELDS,
+        ),
+    )
+    takes_functions(
         optimize.fsolve, Callbacks(("func", "fprime"), single=True, refused=(("full_output", 0),))
     )
 
@@ -213,5 +325,16 @@ refused_derivative(
     _helpers.minimize_vjp,
     _helpers.minimum_value_jvp,
     _helpers.minimum_value_vjp,
+    _helpers.scalar_root_jvp,
+    _helpers.scalar_root_vjp,
+    _helpers.vector_root_jvp,
+    _helpers.vector_root_vjp,
+    _helpers.vector_root_residual,
+    _helpers.scalar_minimum_jvp,
+    _helpers.scalar_minimum_vjp,
+    _helpers.scalar_minimum_value_jvp,
+    _helpers.scalar_minimum_value_vjp,
+    _helpers.least_squares_jvp,
+    _helpers.least_squares_vjp,
     reason=_AGAIN,
 )
