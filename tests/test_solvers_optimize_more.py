@@ -427,3 +427,117 @@ def test_least_squares_refusals_and_failures():
         adgen.jacfwd(unconverged)(y)
     with pytest.raises(AdgenError, match="not positive definite"):
         adgen.jacrev(undetermined)(y)
+
+
+# -- curve_fit ---------------------------------------------------------------------------------
+
+from scipy.optimize import curve_fit  # noqa: E402
+
+XD = np.linspace(0.0, 2.0, 8)
+YD = 2.0 * np.exp(-0.7 * XD) + 0.05 * np.random.default_rng(2).normal(size=8)
+SD = np.linspace(0.5, 1.5, 8)
+
+
+def decay_curve(xdata, ydata, sigma, c):
+    """curve_fit of a exp(-k x) + c (c read from the enclosing function) with the exact
+    Jacobian, weighted by sigma."""
+
+    def model(x, a, k):
+        return a * np.exp(-k * x) + c
+
+    def gradient(x, a, k):
+        e = np.exp(-k * x)
+        return np.stack([e, -a * x * e], axis=1)
+
+    popt, pcov = curve_fit(
+        model, xdata, ydata, p0=np.array([1.0, 0.5]), sigma=sigma, jac=gradient,
+        xtol=1e-15, ftol=1e-15, gtol=1e-15,
+    )  # fmt: skip
+    return popt
+
+
+def polished_curve(xdata, ydata, sigma, c):
+    """decay_curve's popt refined by Newton's method on the weighted normal equations."""
+    p = decay_curve(xdata, ydata, sigma, c)
+
+    def gradient(p):
+        e = np.exp(-p[1] * xdata)
+        r = (p[0] * e + c - ydata) / sigma
+        jac = np.stack([e, -p[0] * xdata * e], axis=1) / sigma[:, None]
+        return jac.T @ r
+
+    for _ in range(4):
+        hess = np.stack(
+            [(gradient(p + 1e-6 * e) - gradient(p - 1e-6 * e)) / 2e-6 for e in np.eye(2)], 1
+        )
+        p = p - np.linalg.solve(hess, gradient(p))
+    return p
+
+
+def test_curve_fit_popt_both_modes():
+    h, c = 1e-6, 0.1
+    args = [XD, YD, SD, c]
+    for i in range(4):  # xdata, ydata, sigma, the captured c
+        if i == 3:
+            fd = (polished_curve(XD, YD, SD, c + h) - polished_curve(XD, YD, SD, c - h)) / (2 * h)
+        else:
+            columns = []
+            for e in np.eye(8):
+                up, down = list(args), list(args)
+                up[i], down[i] = args[i] + h * e, args[i] - h * e
+                columns.append((polished_curve(*up) - polished_curve(*down)) / (2 * h))
+            fd = np.stack(columns, 1)
+        for jac in (adgen.jacfwd, adgen.jacrev):
+            np.testing.assert_allclose(jac(decay_curve, wrt=i)(*args), fd, rtol=1e-6, atol=1e-8)
+
+
+def test_curve_fit_linear_model_closed_form_without_p0():
+    """A straight line a x + b fitted without p0 (the parameters counted from the model):
+    popt = X⁺ y exactly, so d popt / d y = X⁺ (a module-level model; unweighted)."""
+    xdata = np.array([0.0, 1.0, 2.0, 3.0, 4.0])
+    ydata = np.array([1.0, 2.9, 5.2, 7.1, 8.8])
+
+    def fit(y):
+        popt, pcov = curve_fit(line, xdata, y)
+        return popt
+
+    X = np.stack([xdata, np.ones(5)], axis=1)
+    np.testing.assert_allclose(fit(ydata), np.linalg.pinv(X) @ ydata, rtol=1e-7)
+    np.testing.assert_allclose(adgen.jacfwd(fit)(ydata), np.linalg.pinv(X), rtol=1e-7, atol=1e-10)
+    np.testing.assert_allclose(adgen.jacrev(fit)(ydata), np.linalg.pinv(X), rtol=1e-7, atol=1e-10)
+
+
+def line(x, a, b):
+    return a * x + b
+
+
+def test_curve_fit_refusals():
+    xdata = np.array([0.0, 1.0, 2.0, 3.0, 4.0])
+
+    def with_pcov(y):
+        popt, pcov = curve_fit(line, xdata, y)
+        return popt[0] + pcov[0, 0]
+
+    def robust(y):
+        popt, pcov = curve_fit(line, xdata, y, method="trf", loss="soft_l1")
+        return popt
+
+    def full(y):
+        popt, pcov, info, msg, ier = curve_fit(line, xdata, y, full_output=True)
+        return popt
+
+    def covariance(y):
+        popt, pcov = curve_fit(line, xdata, y, sigma=np.eye(5) + 0.1)
+        return popt
+
+    y = np.array([1.0, 2.9, 5.2, 7.1, 8.8])
+    with pytest.raises(AdgenError, match="pcov"):
+        adgen.grad(with_pcov)(y)
+    with pytest.raises(AdgenError, match="pcov"):
+        adgen.jvp(with_pcov, (y,), (np.ones(5),))
+    with pytest.raises(AdgenError, match="loss"):
+        adgen.jacrev(robust)(y)
+    with pytest.raises(AdgenError, match="full_output"):
+        adgen.jacrev(full)(y)
+    with pytest.raises(AdgenError, match="sigma"):
+        adgen.jacrev(covariance)(y)

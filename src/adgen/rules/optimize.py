@@ -255,6 +255,56 @@ if scipy is not None:
         def vjp_args(g, k):
             return rt.least_squares_vjp(g[0], g[1], g[2], ans[-1], fun, args)[k]
 
+    @sequence_rule(rt.fitted_curve, sequence="_captured", outputs=2)
+    def fitted_curve(
+        ans, f, xdata, ydata, p0=None, sigma=None, absolute_sigma=False, check_finite=None,
+        bounds=(-np.inf, np.inf), method=None, jac=None, full_output=False, nan_policy=None,
+        ftol=None, xtol=None, gtol=None, maxfev=None, max_nfev=None, _captured=(),
+    ):  # fmt: skip
+        def jvp_xdata(d):
+            return (
+                rt.curve_fit_jvp(
+                    ans[0], f, xdata, ydata, sigma, bounds, _captured, d, None, None, None
+                ),
+                rt.curve_fit_covariance_jvp(ans[1]),
+            )
+
+        def jvp_ydata(d):
+            return (
+                rt.curve_fit_jvp(
+                    ans[0], f, xdata, ydata, sigma, bounds, _captured, None, d, None, None
+                ),
+                rt.curve_fit_covariance_jvp(ans[1]),
+            )
+
+        def jvp_sigma(d):
+            return (
+                rt.curve_fit_jvp(
+                    ans[0], f, xdata, ydata, sigma, bounds, _captured, None, None, d, None
+                ),
+                rt.curve_fit_covariance_jvp(ans[1]),
+            )
+
+        def jvp__captured(parts):
+            return (
+                rt.curve_fit_jvp(
+                    ans[0], f, xdata, ydata, sigma, bounds, _captured, None, None, None, parts
+                ),
+                rt.curve_fit_covariance_jvp(ans[1]),
+            )
+
+        def vjp_xdata(g):
+            return rt.curve_fit_vjp(g, ans[0], f, xdata, ydata, sigma, bounds, _captured)[0]
+
+        def vjp_ydata(g):
+            return rt.curve_fit_vjp(g, ans[0], f, xdata, ydata, sigma, bounds, _captured)[1]
+
+        def vjp_sigma(g):
+            return rt.curve_fit_vjp(g, ans[0], f, xdata, ydata, sigma, bounds, _captured)[2]
+
+        def vjp__captured(g, k):
+            return rt.curve_fit_vjp(g, ans[0], f, xdata, ydata, sigma, bounds, _captured)[3 + k]
+
     _SCALAR = (("full_output", False), ("disp", True))
     for _finder in (
         optimize.brentq,
@@ -313,6 +363,15 @@ if scipy is not None:
         ),
     )
     takes_functions(
+        optimize.curve_fit,
+        Callbacks(
+            ("f", "jac"),
+            extra="_captured",
+            refused=(("full_output", False),),
+            runs_as=rt.fitted_curve,
+        ),
+    )
+    takes_functions(
         optimize.fsolve, Callbacks(("func", "fprime"), single=True, refused=(("full_output", 0),))
     )
 
@@ -336,5 +395,8 @@ refused_derivative(
     _helpers.scalar_minimum_value_vjp,
     _helpers.least_squares_jvp,
     _helpers.least_squares_vjp,
+    _helpers.curve_fit_jvp,
+    _helpers.curve_fit_vjp,
+    _helpers.curve_fit_covariance_jvp,
     reason=_AGAIN,
 )

@@ -129,6 +129,10 @@ from .linalg import (  # noqa: F401
 )
 from .loops import backwards, checkpoint_every  # noqa: F401
 from .optimize import (  # noqa: F401
+    curve_fit_covariance_jvp,
+    curve_fit_jvp,
+    curve_fit_vjp,
+    fitted_curve,
     fsolve_jvp,
     fsolve_vjp,
     least_squares_fit,

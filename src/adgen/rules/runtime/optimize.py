@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from .core import Refusal
 from .solvers import _floats, _tangents
 
 
@@ -746,3 +747,216 @@ def least_squares_vjp(
         return model.vjp(gx, gcost, gr)
 
     return fun.remember((gx, gcost, gr, res, args), compute)  # type: ignore[no-any-return]
+
+
+# -- curve_fit ---------------------------------------------------------------------------------
+
+
+def fitted_curve(
+    f: Any,
+    xdata: Any,
+    ydata: Any,
+    p0: Any = None,
+    sigma: Any = None,
+    absolute_sigma: Any = False,
+    check_finite: Any = None,
+    bounds: Any = (-np.inf, np.inf),
+    method: Any = None,
+    jac: Any = None,
+    full_output: Any = False,
+    nan_policy: Any = None,
+    ftol: Any = None,
+    xtol: Any = None,
+    gtol: Any = None,
+    maxfev: Any = None,
+    max_nfev: Any = None,
+    _captured: Any = (),
+) -> tuple[Any, Any]:
+    """``scipy.optimize.curve_fit``'s ``(popt, pcov)``, for the function ``f(x, *p,
+    *captured)`` (the variables a lifted ``f`` reads come last: ``_captured``, appended by
+    adgen's lowering); ``p0`` None: ones, one per parameter of ``f`` (SciPy's default).
+
+    >>> popt, pcov = fitted_curve(lambda x, a, b: a * x + b, [0.0, 1.0, 2.0], [1.0, 3.0, 5.0])
+    >>> popt.round(6).tolist()
+    [2.0, 1.0]
+    """
+    from scipy.optimize import curve_fit
+
+    captured = tuple(_captured)
+    if p0 is None:
+        names = getattr(f, "wrt", None)  # (adgen's function: its parameters, lifted)
+        if names is None:
+            import inspect
+
+            names = list(inspect.signature(f).parameters)
+        count = len(names) - 1 - len(captured)
+        if count < 1:
+            raise ValueError("curve_fit: pass p0 (the number of parameters is not known)")
+        p0 = np.ones(count)
+
+    def model(x: Any, *p: Any) -> Any:
+        return f(x, *p, *captured)
+
+    gradient = jac
+    if callable(jac) and captured:
+
+        def gradient(x: Any, *p: Any) -> Any:
+            return jac(x, *p, *captured)
+
+    extra = {
+        "ftol": ftol, "xtol": xtol, "gtol": gtol, "maxfev": maxfev, "max_nfev": max_nfev,
+        "nan_policy": nan_policy,
+    }  # fmt: skip
+    popt, pcov = curve_fit(
+        model, xdata, ydata, p0=p0, sigma=sigma, absolute_sigma=absolute_sigma,
+        check_finite=check_finite, bounds=bounds, method=method, jac=gradient,
+        **{k: v for k, v in extra.items() if v is not None},
+    )  # fmt: skip
+    return popt, pcov
+
+
+class _OptCurveResidual:
+    """The weighted residuals of ``curve_fit``, ``r(p; x, y, σ, c) = (f(x, *p, *c) - y) / σ``,
+    as a function of ``(p, x, y, σ, *c)`` with the interface of a solver's function (call,
+    ``jvp``, ``vjp``, ``vjp_jvp``) built on ``f``'s: what :class:`_OptLeastSquares` needs."""
+
+    def __init__(self, f: Any) -> None:
+        self.f = f
+
+    def _f_args(self, args: tuple[Any, ...]) -> tuple[Any, ...]:
+        p, x, _, _, *captured = args
+        return (x, *np.ravel(_floats(p)), *captured)
+
+    def _f_tangents(self, args: tuple[Any, ...], tangents: tuple[Any, ...]) -> tuple[Any, ...]:
+        dp, dx, _, _, *dcaptured = tangents
+        return (dx, *(np.ravel(_floats(dp)) + np.zeros(np.size(args[0]))), *dcaptured)
+
+    def _weights(self, args: tuple[Any, ...]) -> np.ndarray:
+        return 1.0 / _floats(args[3])  # type: ignore[no-any-return]
+
+    def __call__(self, *args: Any) -> Any:
+        return (_floats(self.f(*self._f_args(args))) - args[2]) * self._weights(args)
+
+    def jvp(self, args: tuple[Any, ...], tangents: tuple[Any, ...]) -> tuple[Any, Any]:
+        w = self._weights(args)
+        value, dvalue = self.f.jvp(self._f_args(args), self._f_tangents(args, tangents))
+        r = (_floats(value) - args[2]) * w
+        return r, w * (_floats(dvalue) - tangents[2]) - r * w * tangents[3]
+
+    def _split(self, args: tuple[Any, ...], cots: tuple[Any, ...]) -> tuple[Any, ...]:
+        """f's cotangents ``(x, p_1..p_k, *c)`` as those of ``(p, x, *c)``."""
+        k = int(np.size(args[0]))
+        dp = np.array([float(_floats(c)) for c in cots[1 : 1 + k]]).reshape(np.shape(args[0]))
+        return (dp, cots[0], *cots[1 + k :])
+
+    def vjp(self, args: tuple[Any, ...], cotangent: Any) -> tuple[Any, tuple[Any, ...]]:
+        w = self._weights(args)
+        c = _floats(cotangent)
+        value, cots = self.f.vjp(self._f_args(args), c * w)
+        r = (_floats(value) - args[2]) * w
+        p_bar, x_bar, *captured_bar = self._split(args, tuple(cots))
+        return r, (p_bar, x_bar, -c * w, -c * r * w, *captured_bar)
+
+    def vjp_jvp(
+        self, args: tuple[Any, ...], cotangent: Any, tangents: tuple[Any, ...]
+    ) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+        w = self._weights(args)
+        c = _floats(cotangent)
+        ds = _floats(tangents[3])
+        fargs, ftangents = self._f_args(args), self._f_tangents(args, tangents)
+        cots, dcots = self.f.vjp_jvp(fargs, c * w, ftangents)
+        _, more = self.f.vjp(fargs, -c * w * w * ds)  # the cotangent c w moves with σ
+        value, dvalue = self.f.jvp(fargs, ftangents)
+        gap, dgap = _floats(value) - args[2], _floats(dvalue) - tangents[2]
+        p_bar, x_bar, *captured_bar = self._split(args, tuple(cots))
+        dcots = tuple(_floats(a) + _floats(b) for a, b in zip(dcots, more))
+        dp_bar, dx_bar, *dcaptured_bar = self._split(args, dcots)
+        return (
+            (p_bar, x_bar, -c * w, -c * gap * w * w, *captured_bar),
+            (
+                dp_bar, dx_bar, c * w * w * ds, -c * dgap * w * w + 2 * c * gap * w**3 * ds,
+                *dcaptured_bar,
+            ),
+        )  # fmt: skip
+
+    def remember(self, key: tuple[Any, ...], compute: Any) -> Any:
+        return self.f.remember(key, compute)
+
+
+def _opt_curve_model(
+    popt: Any, f: Any, xdata: Any, ydata: Any, sigma: Any, bounds: Any, captured: Any
+) -> _OptLeastSquares:
+    if sigma is not None and np.ndim(sigma) > 1:
+        raise Refusal(
+            "the derivative of curve_fit with a covariance matrix `sigma` (2-d)",
+            "pass the standard deviations of ydata (a 1-d sigma)",
+        )
+    y = _floats(ydata)
+    s = np.ones_like(y) if sigma is None else np.broadcast_to(_floats(sigma), y.shape)
+    args = (xdata, y, s, *tuple(captured))
+    low, high = (bounds.lb, bounds.ub) if hasattr(bounds, "lb") else bounds
+    low = np.broadcast_to(_floats(low), np.shape(popt))
+    high = np.broadcast_to(_floats(high), np.shape(popt))
+    p = np.ravel(_floats(popt))
+    scale = 1e-10 * (1.0 + np.abs(p))
+    free = ~((p <= np.ravel(low) + scale) | (p >= np.ravel(high) - scale))
+    return _OptLeastSquares(_OptCurveResidual(f), _floats(popt), args, free, "curve_fit")
+
+
+def curve_fit_jvp(
+    popt: Any,
+    f: Any,
+    xdata: Any,
+    ydata: Any,
+    sigma: Any,
+    bounds: Any,
+    captured: Any,
+    dxdata: Any,
+    dydata: Any,
+    dsigma: Any,
+    dcaptured: Any,
+) -> Any:
+    """The tangent of ``curve_fit``'s ``popt`` for the tangents of ``xdata``, ``ydata``,
+    ``sigma`` and the variables ``f`` reads (None: zeros): the least-squares optimality of
+    the weighted residuals (:class:`_OptLeastSquares`); parameters at a bound do not move."""
+    model = _opt_curve_model(popt, f, xdata, ydata, sigma, bounds, captured)
+    zeros = _tangents(None, model.args)
+    given = (dxdata, dydata, dsigma, *_tangents(dcaptured, tuple(captured)))
+    dargs = tuple(z if d is None else d for z, d in zip(zeros, given))
+    return model.jvp(dargs)[0]
+
+
+def curve_fit_vjp(
+    g: Any,
+    popt: Any,
+    f: Any,
+    xdata: Any,
+    ydata: Any,
+    sigma: Any,
+    bounds: Any,
+    captured: Any,
+) -> tuple[Any, ...]:
+    """The cotangents of ``(xdata, ydata, sigma, *captured)`` of ``curve_fit``'s ``popt``
+    for the cotangents ``g`` of ``(popt, pcov)``: ``pcov``'s derivative is refused."""
+    if np.any(g[1]):
+        raise Refusal(
+            "the derivative of curve_fit's covariance `pcov`",
+            "differentiate popt only; compute a covariance from adgen.jacfwd of the residuals",
+        )
+    captured = tuple(captured)
+
+    def compute() -> tuple[Any, ...]:
+        model = _opt_curve_model(popt, f, xdata, ydata, sigma, bounds, captured)
+        if not np.any(g[0]):
+            return tuple(np.zeros_like(_floats(a)) for a in model.args)
+        return model.vjp(g[0], 0.0, np.zeros_like(model.r))
+
+    return f.remember((g[0], popt, xdata, ydata, sigma, captured), compute)  # type: ignore[no-any-return]
+
+
+def curve_fit_covariance_jvp(pcov: Any) -> Any:
+    """The tangent of ``curve_fit``'s ``pcov``: refused (when it reaches the result)."""
+    raise Refusal(
+        "the derivative of curve_fit's covariance `pcov`",
+        "differentiate popt only; compute a covariance from adgen.jacfwd of the residuals",
+    )
