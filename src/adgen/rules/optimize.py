@@ -30,6 +30,19 @@ root: its derivative is 0.
   coordinates held at a bound do not move and the others solve with ``H`` restricted to
   them); ``res.fun`` by the envelope theorem (``∂f/∂θ · dθ``); ``success``, ``message``
   and ``nit`` without derivative. ``constraints`` and ``callback`` are refused.
+* ``sol = root_scalar(f, ...)``: ``sol.root`` as for the scalar finders, once
+  ``sol.converged`` (SciPy's ``root_scalar`` does not raise); ``sol = root(fun, x0, ...)``:
+  ``sol.x`` as for ``fsolve``, once ``sol.success``, and ``sol.fun`` with derivative 0 (at the
+  exact root ``f(x*(θ), θ) = 0`` for every θ).
+* ``res = minimize_scalar(fun, ...)``: ``res.x`` from ``f'(x*, θ) = 0`` (0 at a bound of
+  ``method="bounded"``: where the quadratic model's minimum lies beyond it), ``res.fun`` by
+  the envelope theorem.
+* ``res = least_squares(fun, x0, ...)``: ``res.x`` from ``Jᵀr = 0`` with the exact Hessian
+  ``JᵀJ + Σ rᵢ ∇²rᵢ`` (coordinates in ``res.active_mask`` fixed), ``res.cost`` by the envelope
+  theorem, ``res.fun`` as ``J dx* + r_θ dθ``; ``popt, pcov = curve_fit(f, xdata, ydata, ...)``:
+  ``popt`` the same way for the residuals ``(f(xdata, *p) - ydata) / sigma`` (so w.r.t. the
+  data and ``sigma`` too; the variables ``f`` reads reach the rule as ``_captured``, as
+  ``curve_fit`` has no ``args``); ``pcov``'s derivative is refused.
 
 Refused by name: ``full_output`` (the result is then a tuple with SciPy's report), and
 ``disp=False`` of the scalar finders (SciPy then returns an unconverged point silently;
