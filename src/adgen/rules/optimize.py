@@ -30,6 +30,19 @@ root: its derivative is 0.
   coordinates held at a bound do not move and the others solve with ``H`` restricted to
   them); ``res.fun`` by the envelope theorem (``∂f/∂θ · dθ``); ``success``, ``message``
   and ``nit`` without derivative. ``constraints`` and ``callback`` are refused.
+* ``sol = root_scalar(f, ...)``: ``sol.root`` as for the scalar finders, once
+  ``sol.converged`` (SciPy's ``root_scalar`` does not raise); ``sol = root(fun, x0, ...)``:
+  ``sol.x`` as for ``fsolve``, once ``sol.success``, and ``sol.fun`` with derivative 0 (at the
+  exact root ``f(x*(θ), θ) = 0`` for every θ).
+* ``res = minimize_scalar(fun, ...)``: ``res.x`` from ``f'(x*, θ) = 0`` (0 at a bound of
+  ``method="bounded"``: where the quadratic model's minimum lies beyond it), ``res.fun`` by
+  the envelope theorem.
+* ``res = least_squares(fun, x0, ...)``: ``res.x`` from ``Jᵀr = 0`` with the exact Hessian
+  ``JᵀJ + Σ rᵢ ∇²rᵢ`` (coordinates in ``res.active_mask`` fixed), ``res.cost`` by the envelope
+  theorem, ``res.fun`` as ``J dx* + r_θ dθ``; ``popt, pcov = curve_fit(f, xdata, ydata, ...)``:
+  ``popt`` the same way for the residuals ``(f(xdata, *p) - ydata) / sigma`` (so w.r.t. the
+  data and ``sigma`` too; the variables ``f`` reads reach the rule as ``_captured``, as
+  ``curve_fit`` has no ``args``); ``pcov``'s derivative is refused.
 
 Refused by name: ``full_output`` (the result is then a tuple with SciPy's report), and
 ``disp=False`` of the scalar finders (SciPy then returns an unconverged point silently;
@@ -38,6 +51,8 @@ helpers' rules).
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from adgen.rules import runtime as rt
 from adgen.rules.registry import (
@@ -180,6 +195,129 @@ if scipy is not None:
                 + rt.minimum_value_vjp(g[1], ans[-1], fun, args)[k]
             )
 
+    @sequence_rule(rt.scalar_root, sequence="args", outputs=len(_helpers.ROOT_SCALAR_FIELDS))
+    def scalar_root(
+        ans, f, args=(), method=None, bracket=None, fprime=None, fprime2=None, x0=None,
+        x1=None, xtol=None, rtol=None, maxiter=None, options=None,
+    ):  # fmt: skip
+        def jvp_args(parts):
+            return (rt.scalar_root_jvp(ans, f, args, parts), 0.0, 0.0, 0.0, 0.0)
+
+        def vjp_args(g, k):
+            return rt.scalar_root_vjp(g[0], ans, f, args)[k]
+
+    @sequence_rule(rt.vector_root, sequence="args", outputs=len(_helpers.ROOT_FIELDS) + 1)
+    def vector_root(
+        ans, fun, x0, args=(), method="hybr", jac=None, tol=None, callback=None, options=None
+    ):
+        def jvp_x0(d):
+            return (rt.zeros_like(ans[0]), 0.0, 0.0, 0.0, 0.0, rt.zeros_like(ans[5]), 0.0)
+
+        def jvp_args(parts):
+            return (
+                rt.vector_root_jvp(ans[-1], fun, args, parts),
+                0.0, 0.0, 0.0, 0.0,
+                rt.vector_root_residual(ans[-1]),
+                0.0,
+            )  # fmt: skip
+
+        def vjp_x0(g):
+            return rt.zeros_like(x0)
+
+        def vjp_args(g, k):
+            return rt.vector_root_vjp(g[0], g[5], ans[-1], fun, args)[k]
+
+    @sequence_rule(
+        rt.scalar_minimum, sequence="args", outputs=len(_helpers.MINIMIZE_SCALAR_FIELDS) + 1
+    )
+    def scalar_minimum(
+        ans, fun, bracket=None, bounds=None, args=(), method=None, tol=None, options=None
+    ):
+        def jvp_args(parts):
+            return (
+                rt.scalar_minimum_jvp(ans[-1], fun, args, parts, method, bounds),
+                rt.scalar_minimum_value_jvp(ans[-1], fun, args, parts),
+                0.0, 0.0, 0.0, 0.0, 0.0,
+            )  # fmt: skip
+
+        def vjp_args(g, k):
+            return (
+                rt.scalar_minimum_vjp(g[0], ans[-1], fun, args, method, bounds)[k]
+                + rt.scalar_minimum_value_vjp(g[1], ans[-1], fun, args)[k]
+            )
+
+    @sequence_rule(
+        rt.least_squares_fit, sequence="args", outputs=len(_helpers.LEAST_SQUARES_FIELDS) + 1
+    )
+    def least_squares_fit(
+        ans, fun, x0, jac="2-point", bounds=(-np.inf, np.inf), method="trf", ftol=1e-08,
+        xtol=1e-08, gtol=1e-08, x_scale=None, loss="linear", f_scale=1.0, diff_step=None,
+        tr_solver=None, tr_options=None, jac_sparsity=None, max_nfev=None, verbose=0, args=(),
+        kwargs=None, callback=None, workers=None,
+    ):  # fmt: skip
+        def jvp_x0(d):
+            return (rt.zeros_like(ans[0]), 0.0, rt.zeros_like(ans[2]), 0.0, 0.0, 0.0, 0.0, 0.0)
+
+        def jvp_args(parts):
+            t = rt.least_squares_jvp(ans[-1], fun, args, parts)
+            return (t[0], t[1], t[2], 0.0, 0.0, 0.0, 0.0, 0.0)
+
+        def vjp_x0(g):
+            return rt.zeros_like(x0)
+
+        def vjp_args(g, k):
+            return rt.least_squares_vjp(g[0], g[1], g[2], ans[-1], fun, args)[k]
+
+    @sequence_rule(rt.fitted_curve, sequence="_captured", outputs=2)
+    def fitted_curve(
+        ans, f, xdata, ydata, p0=None, sigma=None, absolute_sigma=False, check_finite=None,
+        bounds=(-np.inf, np.inf), method=None, jac=None, full_output=False, nan_policy=None,
+        ftol=None, xtol=None, gtol=None, maxfev=None, max_nfev=None, _captured=(),
+    ):  # fmt: skip
+        def jvp_xdata(d):
+            return (
+                rt.curve_fit_jvp(
+                    ans[0], f, xdata, ydata, sigma, bounds, _captured, d, None, None, None
+                ),
+                rt.curve_fit_covariance_jvp(ans[1]),
+            )
+
+        def jvp_ydata(d):
+            return (
+                rt.curve_fit_jvp(
+                    ans[0], f, xdata, ydata, sigma, bounds, _captured, None, d, None, None
+                ),
+                rt.curve_fit_covariance_jvp(ans[1]),
+            )
+
+        def jvp_sigma(d):
+            return (
+                rt.curve_fit_jvp(
+                    ans[0], f, xdata, ydata, sigma, bounds, _captured, None, None, d, None
+                ),
+                rt.curve_fit_covariance_jvp(ans[1]),
+            )
+
+        def jvp__captured(parts):
+            return (
+                rt.curve_fit_jvp(
+                    ans[0], f, xdata, ydata, sigma, bounds, _captured, None, None, None, parts
+                ),
+                rt.curve_fit_covariance_jvp(ans[1]),
+            )
+
+        def vjp_xdata(g):
+            return rt.curve_fit_vjp(g, ans[0], f, xdata, ydata, sigma, bounds, _captured)[0]
+
+        def vjp_ydata(g):
+            return rt.curve_fit_vjp(g, ans[0], f, xdata, ydata, sigma, bounds, _captured)[1]
+
+        def vjp_sigma(g):
+            return rt.curve_fit_vjp(g, ans[0], f, xdata, ydata, sigma, bounds, _captured)[2]
+
+        def vjp__captured(g, k):
+            return rt.curve_fit_vjp(g, ans[0], f, xdata, ydata, sigma, bounds, _captured)[3 + k]
+
     _SCALAR = (("full_output", False), ("disp", True))
     for _finder in (
         optimize.brentq,
@@ -201,6 +339,52 @@ if scipy is not None:
         ),
     )
     takes_functions(
+        optimize.root_scalar,
+        Callbacks(
+            ("f", "fprime", "fprime2"),
+            single=True,
+            runs_as=rt.scalar_root,
+            fields=_helpers.ROOT_SCALAR_FIELDS,
+        ),
+    )
+    takes_functions(
+        optimize.root,
+        Callbacks(
+            ("fun", "jac", "callback"),
+            single=True,
+            refused=(("callback", None),),
+            runs_as=rt.vector_root,
+            fields=_helpers.ROOT_FIELDS,
+        ),
+    )
+    takes_functions(
+        optimize.minimize_scalar,
+        Callbacks(
+            ("fun",),
+            single=True,
+            runs_as=rt.scalar_minimum,
+            fields=_helpers.MINIMIZE_SCALAR_FIELDS,
+        ),
+    )
+    takes_functions(
+        optimize.least_squares,
+        Callbacks(
+            ("fun", "jac", "callback"),
+            refused=(("loss", "linear"), ("kwargs", None), ("callback", None)),
+            runs_as=rt.least_squares_fit,
+            fields=_helpers.LEAST_SQUARES_FIELDS,
+        ),
+    )
+    takes_functions(
+        optimize.curve_fit,
+        Callbacks(
+            ("f", "jac"),
+            extra="_captured",
+            refused=(("full_output", False),),
+            runs_as=rt.fitted_curve,
+        ),
+    )
+    takes_functions(
         optimize.fsolve, Callbacks(("func", "fprime"), single=True, refused=(("full_output", 0),))
     )
 
@@ -213,5 +397,19 @@ refused_derivative(
     _helpers.minimize_vjp,
     _helpers.minimum_value_jvp,
     _helpers.minimum_value_vjp,
+    _helpers.scalar_root_jvp,
+    _helpers.scalar_root_vjp,
+    _helpers.vector_root_jvp,
+    _helpers.vector_root_vjp,
+    _helpers.vector_root_residual,
+    _helpers.scalar_minimum_jvp,
+    _helpers.scalar_minimum_vjp,
+    _helpers.scalar_minimum_value_jvp,
+    _helpers.scalar_minimum_value_vjp,
+    _helpers.least_squares_jvp,
+    _helpers.least_squares_vjp,
+    _helpers.curve_fit_jvp,
+    _helpers.curve_fit_vjp,
+    _helpers.curve_fit_covariance_jvp,
     reason=_AGAIN,
 )

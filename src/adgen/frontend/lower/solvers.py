@@ -97,7 +97,10 @@ class SolversMixin(LowererState):
         defaults: dict[str, Any] = {}  # a default the solver leaves (lambda x, k=k: ...)
         for param in spec.functions:
             given = bound.arguments.get(param)
-            if given is None or (isinstance(given, gast.Constant) and given.value is None):
+            if given is None or (
+                isinstance(given, gast.Constant)
+                and (given.value is None or isinstance(given.value, str))
+            ):  # (a string names SciPy's own way: least_squares(jac="3-point"), passed as it is)
                 continue
             fdef = self.solver_function_def(given, name, param)
             if fdef is not None:

@@ -129,8 +129,15 @@ from .linalg import (  # noqa: F401
 )
 from .loops import backwards, checkpoint_every  # noqa: F401
 from .optimize import (  # noqa: F401
+    curve_fit_covariance_jvp,
+    curve_fit_jvp,
+    curve_fit_vjp,
+    fitted_curve,
     fsolve_jvp,
     fsolve_vjp,
+    least_squares_fit,
+    least_squares_jvp,
+    least_squares_vjp,
     minimize_jvp,
     minimize_vjp,
     minimum,
@@ -138,6 +145,18 @@ from .optimize import (  # noqa: F401
     minimum_value_vjp,
     root_jvp,
     root_vjp,
+    scalar_minimum,
+    scalar_minimum_jvp,
+    scalar_minimum_value_jvp,
+    scalar_minimum_value_vjp,
+    scalar_minimum_vjp,
+    scalar_root,
+    scalar_root_jvp,
+    scalar_root_vjp,
+    vector_root,
+    vector_root_jvp,
+    vector_root_residual,
+    vector_root_vjp,
 )
 from .quadrature import (  # noqa: F401
     cumulative_trapezoid_vjp_x,
