@@ -13,7 +13,7 @@ from adgen.errors import AdgenError
 
 scipy = pytest.importorskip("scipy")
 from scipy import optimize, special  # noqa: E402
-from scipy.optimize import brentq, fsolve, newton  # noqa: E402
+from scipy.optimize import brentq, fsolve, newton, toms748  # noqa: E402
 
 C, D = 2.0, 5.0
 
@@ -372,9 +372,30 @@ def test_minimize_that_did_not_converge_has_no_derivative():
         adgen.jacrev(fit)(np.ones(2))
 
 
-def test_second_order_through_a_root_is_refused():
+def test_reverse_over_reverse_through_a_root_is_refused_naming_forward_mode():
     def root(c):
         return brentq(lambda x: x**3 + c * x - D, 0.0, 5.0, xtol=1e-14)
 
-    with pytest.raises(AdgenError, match="brentq"):
+    with pytest.raises(AdgenError, match="root finder differentiated in reverse mode again"):
         adgen.grad(adgen.grad(root))(C)
+
+
+@pytest.mark.parametrize("finder", ["brentq", "toms748", "newton"])
+def test_hessian_and_hvp_through_a_root(finder):
+    def loss(theta):
+        c, d = theta[0], theta[1]
+        if finder == "brentq":
+            x = brentq(lambda x: x**3 + c * x - d, 0.0, 3.0, xtol=1e-15)
+        elif finder == "toms748":
+            x = toms748(lambda x: x**3 + c * x - d, 0.0, 3.0, xtol=1e-15)
+        else:
+            x = newton(lambda x: x**3 + c * x - d, 1.0, tol=1e-15)
+        return x**2 + c * x * d
+
+    theta = np.array([1.0, 2.0])
+    grad = adgen.grad(loss)
+    h = 1e-5
+    expected = np.array([(grad(theta + h * e) - grad(theta - h * e)) / (2 * h) for e in np.eye(2)])
+    np.testing.assert_allclose(adgen.hessian(loss)(theta), expected, rtol=1e-7, atol=1e-9)
+    v = np.array([1.0, -0.5])
+    np.testing.assert_allclose(adgen.hvp(loss)(theta, v), expected @ v, rtol=1e-7, atol=1e-9)

@@ -58,6 +58,7 @@ from adgen.rules import runtime as rt
 from adgen.rules.registry import (
     Callbacks,
     refused_derivative,
+    refused_mode,
     sequence_rule,
     takes_functions,
 )
@@ -100,7 +101,7 @@ if scipy is not None:
             return rt.zeros_like(b)
 
         def vjp_args(g, k):
-            return rt.root_vjp(g, ans, f, args, "a bracketing root finder")[k]
+            return rt.root_cotangent(g, ans, f, args, k, "a bracketing root finder")
 
     @sequence_rule(optimize.toms748, sequence="args")
     def toms748(
@@ -123,7 +124,7 @@ if scipy is not None:
             return rt.zeros_like(b)
 
         def vjp_args(g, k):
-            return rt.root_vjp(g, ans, f, args, "toms748")[k]
+            return rt.root_cotangent(g, ans, f, args, k, "toms748")
 
     @sequence_rule(optimize.newton, sequence="args")
     def newton(
@@ -146,7 +147,7 @@ if scipy is not None:
             return rt.zeros_like(x1)
 
         def vjp_args(g, k):
-            return rt.root_vjp(g, ans, func, args, "newton")[k]
+            return rt.root_cotangent(g, ans, func, args, k, "newton")
 
     @sequence_rule(optimize.fsolve, sequence="args")
     def fsolve(
@@ -388,9 +389,42 @@ if scipy is not None:
         optimize.fsolve, Callbacks(("func", "fprime"), single=True, refused=(("full_output", 0),))
     )
 
+    @sequence_rule(rt.root_cotangent, sequence="args")
+    def root_cotangent(ans, g, root, func, args, k, what="root"):
+        """A root's cotangent differentiated again (``hessian``, ``hvp``: forward over
+        reverse): linear in ``g``; along ``root`` and ``args`` by second derivatives of the
+        function (:func:`adgen.runtime.root_vjp_jvp`). Reverse over reverse is refused."""
+
+        def jvp_g(d):
+            return rt.root_cotangent(d, root, func, args, k, what)
+
+        def jvp_root(d):
+            return rt.root_vjp_jvp(g, root, func, args, d, None, what)[k]
+
+        def jvp_args(parts):
+            return rt.root_vjp_jvp(g, root, func, args, None, parts, what)[k]
+
+        def vjp_g(c):
+            return rt.zeros_like(g)
+
+        def vjp_root(c):
+            return rt.zeros_like(root)
+
+        def vjp_args(c, j):
+            return rt.zeros_like(args[j])
+
+    refused_mode(
+        rt.root_cotangent,
+        "reverse",
+        "a gradient through a SciPy root finder differentiated in reverse mode again: adgen "
+        "differentiates it in forward mode (adgen.hessian, adgen.hvp, adgen.jacfwd of the "
+        "gradient)",
+    )
+
 refused_derivative(
     _helpers.root_jvp,
     _helpers.root_vjp,
+    _helpers.root_vjp_jvp,
     _helpers.fsolve_jvp,
     _helpers.fsolve_vjp,
     _helpers.minimize_jvp,

@@ -2523,6 +2523,24 @@ def refused_derivative(*fns: Any, reason: str) -> None:
         _store(fn, prim, module)
 
 
+def refused_mode(fn: Any, mode: str, reason: str) -> None:
+    """Make ``fn``'s rule (registered already) refuse ``mode`` (``"forward"`` or
+    ``"reverse"``) with ``reason``, wherever a differentiated value asks for it: a helper
+    differentiated in one mode only (forward over reverse, not reverse over reverse)."""
+    prim = lookup(fn)
+    assert prim is not None, fn
+    templates = prim.vjp if mode == "reverse" else prim.jvp
+    for param, template in list(templates.items()):
+        templates[param] = Template(
+            template.arg,
+            [ast.Return(value=ast.Constant(value=None))],
+            frozenset(),
+            template.origin,
+            template.extra,
+            refusal=reason,
+        )
+
+
 def _emitter(
     fn: Any,
 ) -> tuple[Callable[[list[ast.expr], list[tuple[str, ast.expr]]], ast.expr], Any]:

@@ -181,13 +181,8 @@ class SolversMixin(LowererState):
             return as_def(given, "lam")
         if isinstance(given, (gast.Name, gast.Attribute)):
             ok, obj = self.static_object(given)
-            if ok and isinstance(obj, seam.Callback):  # adgen's derivative code, again
-                self.refuse(
-                    given,
-                    f"differentiating the derivative of a call of {name} again (second order "
-                    "through a solver)",
-                    "take the higher derivative by finite differences of adgen's gradient",
-                )
+            if ok and isinstance(obj, seam.Callback):  # derivative code differentiated again:
+                return None  # the function it was given, its variables in args already
             if ok and isinstance(obj, LocalFunction) and obj.enclosing is self:
                 return obj.node
             if ok and _outside_callable(obj):
@@ -266,6 +261,8 @@ class SolversMixin(LowererState):
         ``captured``), as a value of the call."""
         if fdef is None:
             _, obj = self.static_object(given)
+            if isinstance(obj, seam.Callback):
+                return self.value_atom(obj, obj.name)
             parsed, _ = self.callee(self.readable_callable(obj, given), given)
             primal: Any = obj
         else:

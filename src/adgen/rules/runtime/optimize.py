@@ -73,9 +73,9 @@ def _opt_shaped(flat: np.ndarray, like: Any) -> Any:
     return flat.reshape(np.shape(like))
 
 
-def root_jvp(ans: Any, func: Any, args: tuple[Any, ...], dargs: Any, what: str = "root") -> Any:
-    """The tangent of the root ``ans`` of ``func(x, *args) = 0`` for the tangents ``dargs`` of
-    ``args`` (None: zeros): ``-J⁻¹ (∂f/∂args · dargs)``.
+def root_jvp(root: Any, func: Any, args: tuple[Any, ...], dargs: Any, what: str = "root") -> Any:
+    """The tangent of the root ``root`` of ``func(x, *args) = 0`` for the tangents ``dargs``
+    of ``args`` (None: zeros): ``-J⁻¹ (∂f/∂args · dargs)``.
 
     >>> from types import SimpleNamespace
     >>> f = SimpleNamespace(jvp=lambda a, t: (a[0] ** 2 - a[1], 2 * a[0] * t[0] - t[1]))
@@ -84,13 +84,13 @@ def root_jvp(ans: Any, func: Any, args: tuple[Any, ...], dargs: Any, what: str =
     """
     args = tuple(args)
     dargs = _tangents(dargs, args)
-    _, rhs = func.jvp((ans, *args), (np.zeros_like(_floats(ans)), *dargs))
-    _, jac = _opt_jacobian(func, ans, args, what)
-    return _opt_shaped(-np.linalg.solve(jac, np.ravel(_floats(rhs))), ans)
+    _, rhs = func.jvp((root, *args), (np.zeros_like(_floats(root)), *dargs))
+    _, jac = _opt_jacobian(func, root, args, what)
+    return _opt_shaped(-np.linalg.solve(jac, np.ravel(_floats(rhs))), root)
 
 
-def root_vjp(g: Any, ans: Any, func: Any, args: tuple[Any, ...], what: str = "root") -> Any:
-    """The cotangents of ``args`` (a tuple) of the root ``ans`` of ``func(x, *args) = 0`` for
+def root_vjp(g: Any, root: Any, func: Any, args: tuple[Any, ...], what: str = "root") -> Any:
+    """The cotangents of ``args`` (a tuple) of the root ``root`` of ``func(x, *args) = 0`` for
     its cotangent ``g``: ``-(∂f/∂args)ᵀ λ`` with ``Jᵀ λ = g`` (one solve, one reverse pass,
     shared by the cotangents of all ``args``).
 
@@ -104,8 +104,59 @@ def root_vjp(g: Any, ans: Any, func: Any, args: tuple[Any, ...], what: str = "ro
     [0.25]
     """
     args = tuple(args)
-    key = (g, ans, args)
-    return func.remember(key, lambda: _opt_root_adjoint(g, ans, func, args, what))
+    key = (g, root, args)
+    return func.remember(key, lambda: _opt_root_adjoint(g, root, func, args, what))
+
+
+def root_cotangent(
+    g: Any, root: Any, func: Any, args: tuple[Any, ...], k: int, what: str = "root"
+) -> Any:
+    """The cotangent of ``args[k]`` of the root: ``root_vjp(g, root, func, args)[k]`` (the
+    solve is shared by the cotangents of all ``args``: :func:`root_vjp` remembers it).
+
+    >>> from types import SimpleNamespace
+    >>> f = SimpleNamespace(
+    ...     vjp=lambda a, c: (a[0] ** 2 - a[1], (2 * a[0] * c, -c)),
+    ...     jvp=lambda a, t: (a[0] ** 2 - a[1], 2 * a[0] * t[0] - t[1]),
+    ...     remember=lambda key, compute: compute(),
+    ... )
+    >>> float(root_cotangent(1.0, 2.0, f, (4.0,), 0))
+    0.25
+    """
+    return root_vjp(g, root, func, args, what)[k]
+
+
+def root_vjp_jvp(
+    g: Any,
+    root: Any,
+    func: Any,
+    args: tuple[Any, ...],
+    droot: Any,
+    dargs: Any,
+    what: str = "root",
+) -> tuple[Any, ...]:
+    """The tangent of :func:`root_vjp` ``(g, root, func, args)`` along the tangents ``droot``
+    and ``dargs`` (None: zeros), ``g`` held: with ``λ = J⁻ᵀ g`` and ``(ρₓ, ρ_θ)`` the
+    tangents of ``(Jᵀλ, (∂f/∂θ)ᵀλ)`` (``λ`` held; forward over reverse passes of ``f``), it
+    is ``-ρ_θ + (∂f/∂θ)ᵀ J⁻ᵀ ρₓ`` -- second derivatives of ``f`` and one more solve. A
+    gradient through a root differentiated again (``hessian``, ``hvp``) uses it."""
+    args = tuple(args)
+    key = (g, root, args, droot, dargs, "tangent")
+    return func.remember(  # type: ignore[no-any-return]
+        key, lambda: _opt_root_adjoint_tangent(g, root, func, args, droot, dargs, what)
+    )
+
+
+def _opt_root_adjoint_tangent(
+    g: Any, root: Any, func: Any, args: tuple[Any, ...], droot: Any, dargs: Any, what: str
+) -> tuple[Any, ...]:
+    dargs = _tangents(dargs, args)
+    droot = np.zeros_like(_floats(root)) if droot is None else droot
+    value, jac = _opt_jacobian(func, root, args, what)
+    lam = np.linalg.solve(jac.T, np.ravel(_floats(g)) + np.zeros(jac.shape[0]))
+    _, rho = func.vjp_jvp((root, *args), _opt_shaped(lam, value), (droot, *dargs))
+    back = _opt_root_adjoint(rho[0], root, func, args, what)
+    return tuple(-_floats(r) - b for r, b in zip(rho[1:], back, strict=True))
 
 
 def _opt_root_adjoint(
