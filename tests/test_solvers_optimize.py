@@ -350,15 +350,29 @@ def test_bilevel_ridge_regularisation():
 
 
 def test_minimize_result_used_other_than_by_its_fields_is_refused():
-    def direct(b):
-        return minimize(lambda x: np.sum((x - b) ** 2), np.zeros(2)).x
+    def direct(b):  # a field read at once: as through a name
+        return minimize(
+            lambda x: np.sum((x - b) ** 2 + x**4),
+            np.zeros(2),
+            jac=lambda x: 2.0 * (x - b) + 4.0 * x**3,
+            tol=1e-10,
+        ).x
+
+    def whole(b):
+        res = minimize(lambda x: np.sum((x - b) ** 2), np.zeros(2))
+        return res
 
     def constrained(b):
         res = minimize(lambda x: np.sum((x - b) ** 2), np.zeros(2), constraints=[])
         return res.x
 
-    with pytest.raises(AdgenError, match="result of minimize"):
-        adgen.grad(lambda b: np.sum(direct(b)))(np.ones(2))
+    b = np.array([0.5, 1.5])
+    x = direct(b)
+    np.testing.assert_allclose(
+        adgen.jacfwd(direct)(b), np.diag(2.0 / (2.0 + 12.0 * x**2)), rtol=1e-5
+    )
+    with pytest.raises(AdgenError, match="using `res`, the result of minimize, as a value"):
+        adgen.grad(lambda b: np.sum(whole(b).x))(np.ones(2))
     with pytest.raises(AdgenError, match="constraints"):
         adgen.jacfwd(constrained)(np.ones(2))
 

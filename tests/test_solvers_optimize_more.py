@@ -94,15 +94,21 @@ def test_root_scalar_differentiated_bracket_and_unknown_field_are_refused():
         sol = root_scalar(lambda x: x**3 + c * x - D, bracket=(0.0, 5.0))
         return sol.root if sol.method == "brentq" else 0.0
 
-    def direct(c):
-        return root_scalar(lambda x: x**3 + c * x - D, bracket=(0.0, 5.0)).root
+    def direct(c):  # a field read at once: as through a name
+        return root_scalar(lambda x: x**3 + c * x - D, bracket=(0.0, 5.0), xtol=1e-14).root
+
+    def whole(c):
+        sol = root_scalar(lambda x: x**3 + c * x - D, bracket=(0.0, 5.0))
+        return [sol][0].root
 
     with pytest.raises(AdgenError, match="bracket"):
         adgen.grad(lambda c, hi: moving_bracket(c, hi), wrt=(0, 1))(C, 5.0)
     with pytest.raises(AdgenError, match="method"):
         adgen.grad(method_field)(C)
-    with pytest.raises(AdgenError, match="result of root_scalar"):
-        adgen.grad(direct)(C)
+    x = direct(C)
+    np.testing.assert_allclose(adgen.grad(direct)(C), -x / (3 * x**2 + C), rtol=1e-8)
+    with pytest.raises(AdgenError, match="the result of root_scalar, as a value"):
+        adgen.grad(whole)(C)
 
 
 # -- root --------------------------------------------------------------------------------------

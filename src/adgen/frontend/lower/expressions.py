@@ -587,6 +587,9 @@ class ExpressionsMixin(LowererState):
         return False, None
 
     def attribute(self: Lowerer, node: gast.Attribute, target: str | None, hint: str) -> ir.Atom:
+        field = self.solver_field(node)  # minimize(...).x
+        if field is not None:
+            return field
         found = self.instance_attribute(node, hint)
         if found is not None:
             return found

@@ -157,6 +157,28 @@ class SolversMixin(LowererState):
         assert isinstance(result, ir.Tup)
         return StaticArg(LocalRecord(name, dict(zip(spec.fields, result.items))))
 
+    def solver_field(self: Lowerer, node: gast.Attribute) -> ir.Atom | None:
+        """``minimize(...).x``: a field of the record a solver's call makes, read at once
+        (None where ``node`` is another attribute)."""
+        call = node.value
+        if not isinstance(call, gast.Call) or not isinstance(
+            call.func, (gast.Name, gast.Attribute)
+        ):
+            return None
+        ok, fn = self.static_object(call.func)
+        spec = registry.callbacks_of(fn) if ok else None
+        if spec is None or not spec.fields:
+            return None
+        record = self.call_maybe_static(call, None)
+        assert isinstance(record, StaticArg) and isinstance(record.value, LocalRecord)
+        if node.attr not in record.value.fields:
+            self.refuse(
+                node,
+                f"the attribute `.{node.attr}` of {record.value.solver}'s result",
+                f"adgen reads {', '.join(record.value.fields)}",
+            )
+        return record.value.fields[node.attr]  # type: ignore[no-any-return]
+
     def spread_keywords(self: Lowerer, value: Any) -> dict[str, Any]:
         """The atoms of ``**options`` in a solver's call: a dict display, a name bound to one,
         or a dict of the module (``**TOLERANCES``) read now."""
