@@ -118,9 +118,46 @@ def test_odeint_full_output_is_refused_by_name():
         adgen.grad(f)(0.3)
 
 
-def test_second_order_through_odeint_is_refused_by_name():
-    with pytest.raises(AdgenError, match="second order"):
-        adgen.hessian(lambda k: sum_of_decay(k, np.ones(2)))(0.5)
+def damped_loss(theta, solver):
+    a, b = theta[0], theta[1]
+    y0 = np.array([1.0, theta[2]])
+    t = np.linspace(0.0, 2.0, 5)
+    if solver == "odeint":
+        ys = odeint(lambda y, s: np.array([y[1], -a * y[0] - b * y[1]]), y0, t, **TIGHT)
+        return np.sum(ys[:, 0] ** 2)
+    sol = solve_ivp(
+        lambda s, y: np.array([y[1], -a * y[0] - b * y[1]]), (0.0, 2.0), y0, t_eval=t[1:], **TIGHT
+    )
+    return np.sum(sol.y[0] ** 2)
+
+
+@pytest.mark.parametrize("solver", ["odeint", "solve_ivp"])
+def test_hessian_and_hvp_through_an_ode_solver(solver):
+    theta = np.array([2.0, 0.3, 0.5])
+    grad = adgen.grad(damped_loss)
+    h = 1e-5
+    expected = np.array(
+        [(grad(theta + h * e, solver) - grad(theta - h * e, solver)) / (2 * h) for e in np.eye(3)]
+    )
+    np.testing.assert_allclose(adgen.hessian(damped_loss)(theta, solver), expected, atol=2e-6)
+    v = np.array([1.0, -1.0, 0.5])
+    np.testing.assert_allclose(
+        adgen.hvp(damped_loss)(theta, solver, v), expected @ v, rtol=1e-5, atol=2e-6
+    )
+
+
+def test_second_order_through_odeint_in_reverse_mode_again_is_refused_by_name():
+    with pytest.raises(AdgenError, match="differentiated in reverse mode again"):
+        adgen.grad(adgen.grad(lambda k: sum_of_decay(k, np.ones(2))))(0.5)
+
+
+def test_second_order_through_a_system_unstable_backwards_is_refused_when_it_runs():
+    def f(lam):
+        ys = odeint(lambda y, s: -lam * (y - np.cos(s)), 2.0, np.linspace(0.0, 2.0, 3), **TIGHT)
+        return np.sum(ys)
+
+    with pytest.raises(AdgenError, match="unstable backwards"):
+        adgen.hessian(f)(200.0)
 
 
 def test_a_value_the_solver_is_given_that_is_not_a_function_is_refused():

@@ -21,7 +21,13 @@ Second order through a solver is refused by name (the helpers' rules).
 from __future__ import annotations
 
 from adgen.rules import runtime as rt
-from adgen.rules.registry import Callbacks, refused_derivative, sequence_rule, takes_functions
+from adgen.rules.registry import (
+    Callbacks,
+    refused_derivative,
+    refused_mode,
+    sequence_rule,
+    takes_functions,
+)
 from adgen.rules.runtime import solvers as _helpers
 
 try:
@@ -78,13 +84,13 @@ if scipy is not None:
             )
 
         def vjp_y0(g):
-            return rt.odeint_vjp(g, ans, func, y0, t, args, tfirst, rtol, atol)[0]
+            return rt.odeint_y0_cotangent(g, ans, func, y0, t, args, tfirst, rtol, atol)
 
         def vjp_t(g):
-            return rt.odeint_vjp(g, ans, func, y0, t, args, tfirst, rtol, atol)[1]
+            return rt.odeint_t_cotangent(g, ans, func, y0, t, args, tfirst, rtol, atol)
 
         def vjp_args(g, k):
-            return rt.odeint_vjp(g, ans, func, y0, t, args, tfirst, rtol, atol)[2][k]
+            return rt.odeint_args_cotangent(g, ans, func, y0, t, args, k, tfirst, rtol, atol)
 
     takes_functions(
         integrate.odeint,
@@ -165,14 +171,16 @@ if scipy is not None:
             )
 
         def vjp_y0(g):
-            return rt.ode_solution_vjp(
-                g[0], ans, fun, t_span, y0, args, method, rtol, atol, max_step
-            )[0]
+            return rt.ivp_y0_cotangent(
+                g[0], ans[0], ans[1], ans[2], fun, t_span, y0, args, method, rtol, atol,
+                max_step,
+            )  # fmt: skip
 
         def vjp_args(g, k):
-            return rt.ode_solution_vjp(
-                g[0], ans, fun, t_span, y0, args, method, rtol, atol, max_step
-            )[1][k]
+            return rt.ivp_args_cotangent(
+                g[0], ans[0], ans[1], ans[2], fun, t_span, y0, args, k, method, rtol, atol,
+                max_step,
+            )  # fmt: skip
 
     takes_functions(
         integrate.solve_ivp,
@@ -185,10 +193,188 @@ if scipy is not None:
         ),
     )
 
+    # -- second order: each cotangent of odeint and solve_ivp in forward mode (hessian, hvp);
+    # linear in g, and along the trajectory, y0 and args by the adjoint's tangent system
+    @sequence_rule(rt.odeint_y0_cotangent, sequence="args")
+    def odeint_y0_cotangent(ans, g, ys, func, y0, t, args, tfirst=False, rtol=None, atol=None):
+        def jvp_g(d):
+            return rt.odeint_y0_cotangent(d, ys, func, y0, t, args, tfirst, rtol, atol)
+
+        def jvp_ys(d):
+            return rt.odeint_cotangents_tangent(
+                g, ys, func, y0, t, args, d, None, tfirst, rtol, atol
+            )[0]
+
+        def jvp_y0(d):
+            return rt.zeros_like(ans)
+
+        def jvp_args(parts):
+            return rt.odeint_cotangents_tangent(
+                g, ys, func, y0, t, args, None, parts, tfirst, rtol, atol
+            )[0]
+
+        def vjp_g(c):
+            return rt.zeros_like(g)
+
+        def vjp_ys(c):
+            return rt.zeros_like(ys)
+
+        def vjp_y0(c):
+            return rt.zeros_like(y0)
+
+        def vjp_args(c, j):
+            return rt.zeros_like(args[j])
+
+    @sequence_rule(rt.odeint_args_cotangent, sequence="args")
+    def odeint_args_cotangent(ans, g, ys, func, y0, t, args, k, tfirst=False, rtol=None, atol=None):
+        def jvp_g(d):
+            return rt.odeint_args_cotangent(d, ys, func, y0, t, args, k, tfirst, rtol, atol)
+
+        def jvp_ys(d):
+            return rt.odeint_cotangents_tangent(
+                g, ys, func, y0, t, args, d, None, tfirst, rtol, atol
+            )[1][k]
+
+        def jvp_y0(d):
+            return rt.zeros_like(ans)
+
+        def jvp_args(parts):
+            return rt.odeint_cotangents_tangent(
+                g, ys, func, y0, t, args, None, parts, tfirst, rtol, atol
+            )[1][k]
+
+        def vjp_g(c):
+            return rt.zeros_like(g)
+
+        def vjp_ys(c):
+            return rt.zeros_like(ys)
+
+        def vjp_y0(c):
+            return rt.zeros_like(y0)
+
+        def vjp_args(c, j):
+            return rt.zeros_like(args[j])
+
+    @sequence_rule(rt.ivp_y0_cotangent, sequence="args")
+    def ivp_y0_cotangent(
+        ans, g, ys, ts, success, fun, t_span, y0, args, method="RK45", rtol=None, atol=None,
+        max_step=None,
+    ):  # fmt: skip
+        def jvp_g(d):
+            return rt.ivp_y0_cotangent(
+                d, ys, ts, success, fun, t_span, y0, args, method, rtol, atol, max_step
+            )
+
+        def jvp_ys(d):
+            return rt.ivp_cotangents_tangent(
+                g, ys, ts, fun, t_span, y0, args, d, None, None, method, rtol, atol, max_step
+            )[0]
+
+        def jvp_ts(d):
+            return rt.zeros_like(ans)
+
+        def jvp_success(d):
+            return rt.zeros_like(ans)
+
+        def jvp_y0(d):
+            return rt.ivp_cotangents_tangent(
+                g, ys, ts, fun, t_span, y0, args, None, d, None, method, rtol, atol, max_step
+            )[0]
+
+        def jvp_args(parts):
+            return rt.ivp_cotangents_tangent(
+                g, ys, ts, fun, t_span, y0, args, None, None, parts, method, rtol, atol,
+                max_step,
+            )[0]  # fmt: skip
+
+        def vjp_g(c):
+            return rt.zeros_like(g)
+
+        def vjp_ys(c):
+            return rt.zeros_like(ys)
+
+        def vjp_ts(c):
+            return rt.zeros_like(ts)
+
+        def vjp_success(c):
+            return rt.zeros_like(success)
+
+        def vjp_y0(c):
+            return rt.zeros_like(y0)
+
+        def vjp_args(c, j):
+            return rt.zeros_like(args[j])
+
+    @sequence_rule(rt.ivp_args_cotangent, sequence="args")
+    def ivp_args_cotangent(
+        ans, g, ys, ts, success, fun, t_span, y0, args, k, method="RK45", rtol=None,
+        atol=None, max_step=None,
+    ):  # fmt: skip
+        def jvp_g(d):
+            return rt.ivp_args_cotangent(
+                d, ys, ts, success, fun, t_span, y0, args, k, method, rtol, atol, max_step
+            )
+
+        def jvp_ys(d):
+            return rt.ivp_cotangents_tangent(
+                g, ys, ts, fun, t_span, y0, args, d, None, None, method, rtol, atol, max_step
+            )[1][k]
+
+        def jvp_ts(d):
+            return rt.zeros_like(ans)
+
+        def jvp_success(d):
+            return rt.zeros_like(ans)
+
+        def jvp_y0(d):
+            return rt.ivp_cotangents_tangent(
+                g, ys, ts, fun, t_span, y0, args, None, d, None, method, rtol, atol, max_step
+            )[1][k]
+
+        def jvp_args(parts):
+            return rt.ivp_cotangents_tangent(
+                g, ys, ts, fun, t_span, y0, args, None, None, parts, method, rtol, atol,
+                max_step,
+            )[1][k]  # fmt: skip
+
+        def vjp_g(c):
+            return rt.zeros_like(g)
+
+        def vjp_ys(c):
+            return rt.zeros_like(ys)
+
+        def vjp_ts(c):
+            return rt.zeros_like(ts)
+
+        def vjp_success(c):
+            return rt.zeros_like(success)
+
+        def vjp_y0(c):
+            return rt.zeros_like(y0)
+
+        def vjp_args(c, j):
+            return rt.zeros_like(args[j])
+
+    _AGAIN_REVERSE = (
+        "a gradient through an ODE solver differentiated in reverse mode again: adgen "
+        "differentiates it in forward mode (adgen.hessian, adgen.hvp, adgen.jacfwd of the "
+        "gradient)"
+    )
+    for _helper in (
+        rt.odeint_y0_cotangent,
+        rt.odeint_args_cotangent,
+        rt.ivp_y0_cotangent,
+        rt.ivp_args_cotangent,
+    ):
+        refused_mode(_helper, "reverse", _AGAIN_REVERSE)
+
 refused_derivative(
     _helpers.odeint_jvp,
     _helpers.odeint_vjp,
+    _helpers.odeint_t_cotangent,
+    _helpers.odeint_cotangents_tangent,
     _helpers.ode_solution_jvp,
     _helpers.ode_solution_vjp,
+    _helpers.ivp_cotangents_tangent,
     reason=_AGAIN,
 )

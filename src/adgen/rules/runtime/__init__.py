@@ -231,11 +231,18 @@ from .shaping import (  # noqa: F401
 )
 from .signal import boundary_pad_width, full_pad_width  # noqa: F401
 from .solvers import (  # noqa: F401
+    ivp_args_cotangent,
+    ivp_cotangents_tangent,
+    ivp_y0_cotangent,
     ode_solution,
     ode_solution_jvp,
     ode_solution_vjp,
+    odeint_args_cotangent,
+    odeint_cotangents_tangent,
     odeint_jvp,
+    odeint_t_cotangent,
     odeint_vjp,
+    odeint_y0_cotangent,
 )
 from .spatial import distance_metric  # noqa: F401
 from .stats import covariance, covariance_vjp  # noqa: F401

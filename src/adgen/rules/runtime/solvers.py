@@ -396,7 +396,9 @@ def _doubled(tol: Any) -> Any:
 
 def ode_solution_vjp(
     g: Any,
-    ans: Any,
+    ys: Any,
+    ts: Any,
+    success: Any,
     fun: Any,
     t_span: Any,
     y0: Any,
@@ -407,26 +409,212 @@ def ode_solution_vjp(
     max_step: Any = None,
 ) -> tuple[Any, tuple[Any, ...]]:
     """The cotangents of ``y0`` and each of ``args`` of ``solve_ivp`` for the cotangent
-    ``g`` of its ``y`` (at the times ``ans[1]``), by the adjoint method with the call's
+    ``g`` of its ``y`` (``ys``, at the times ``ts``), by the adjoint method with the call's
     method and options (:func:`_ode_adjoint`)."""
     args = () if args is None else tuple(args)
-    key = (g, ans[0], t_span, y0, args, method, rtol, atol, max_step)
+    key = (g, ys, t_span, y0, args, method, rtol, atol, max_step)
 
     def compute() -> tuple[Any, tuple[Any, ...]]:
-        _succeeded(ans)
-        ys, ts, gs = np.asarray(ans[0]).T, _floats(ans[1]), _floats(g).T.reshape(ans[0].T.shape)
-        t0 = float(np.ravel(t_span)[0])
-        if ts.size == 0 or ts[0] != t0:  # (t_eval after t_span[0]: the state given there)
-            ys = np.concatenate([np.ravel(_floats(y0))[None, :], ys])
-            ts = np.concatenate([[t0], ts])
-            gs = np.concatenate([np.zeros((1, gs.shape[1])), gs])
-        options = _ivp_options(
-            method,
-            rtol=1e-3 if rtol is None else rtol,
-            atol=1e-6 if atol is None else atol,
-            max_step=max_step,
-        )
-        gy0, _, gargs = _ode_adjoint(fun, ts, ys, gs, args, True, options, backsolve=True)
+        _succeeded((ys, ts, success, None, "see its message"))
+        rows, times, gs = _ivp_rows(ys, ts, t_span, y0, g)
+        options = _ivp_adjoint_options(method, rtol, atol, max_step)
+        gy0, _, gargs = _ode_adjoint(fun, times, rows, gs, args, True, options, backsolve=True)
         return (gy0.reshape(np.shape(y0)) if np.size(y0) == gy0.size else gy0), gargs
 
     return fun.remember(key, compute)  # type: ignore[no-any-return]
+
+
+def _ivp_rows(ys: Any, ts: Any, t_span: Any, y0: Any, g: Any) -> tuple[Any, Any, Any]:
+    """``solve_ivp``'s trajectory as rows per time, its times and ``g`` in rows, starting
+    at ``t_span[0]`` (where the state is ``y0``: prepended when ``t_eval`` starts later)."""
+    rows, times = np.asarray(ys).T, _floats(ts)
+    gs = _floats(g).T.reshape(rows.shape)
+    t0 = float(np.ravel(t_span)[0])
+    if times.size == 0 or times[0] != t0:
+        rows = np.concatenate([np.ravel(_floats(y0))[None, :], rows])
+        times = np.concatenate([[t0], times])
+        gs = np.concatenate([np.zeros((1, gs.shape[1])), gs])
+    return rows, times, gs
+
+
+def _ivp_adjoint_options(method: Any, rtol: Any, atol: Any, max_step: Any) -> dict[str, Any]:
+    return _ivp_options(
+        method,
+        rtol=1e-3 if rtol is None else rtol,
+        atol=1e-6 if atol is None else atol,
+        max_step=max_step,
+    )
+
+
+# -- second order: a cotangent of a solver's inputs, differentiated in forward mode ------------
+# (adgen.hessian, adgen.hvp: forward mode over the gradient's code). Each cotangent is a
+# helper of its own (a rule's result is one value), and its tangent comes from
+# _ode_adjoint_tangent: the adjoint system integrated backwards together with its tangent.
+
+
+def odeint_y0_cotangent(
+    g: Any, ys: Any, func: Any, y0: Any, t: Any, args: Any, tfirst: bool = False,
+    rtol: Any = None, atol: Any = None,
+) -> Any:  # fmt: skip
+    """``y0``'s cotangent of ``odeint`` (:func:`odeint_vjp`)."""
+    return odeint_vjp(g, ys, func, y0, t, args, tfirst, rtol, atol)[0]
+
+
+def odeint_t_cotangent(
+    g: Any, ys: Any, func: Any, y0: Any, t: Any, args: Any, tfirst: bool = False,
+    rtol: Any = None, atol: Any = None,
+) -> Any:  # fmt: skip
+    """The output times' cotangent of ``odeint`` (:func:`odeint_vjp`)."""
+    return odeint_vjp(g, ys, func, y0, t, args, tfirst, rtol, atol)[1]
+
+
+def odeint_args_cotangent(
+    g: Any, ys: Any, func: Any, y0: Any, t: Any, args: Any, k: int, tfirst: bool = False,
+    rtol: Any = None, atol: Any = None,
+) -> Any:  # fmt: skip
+    """``args[k]``'s cotangent of ``odeint`` (:func:`odeint_vjp`)."""
+    return odeint_vjp(g, ys, func, y0, t, args, tfirst, rtol, atol)[2][k]
+
+
+def odeint_cotangents_tangent(
+    g: Any, ys: Any, func: Any, y0: Any, t: Any, args: Any, dys: Any, dargs: Any,
+    tfirst: bool = False, rtol: Any = None, atol: Any = None,
+) -> tuple[Any, tuple[Any, ...]]:  # fmt: skip
+    """The tangents of ``odeint``'s cotangents of ``y0`` and ``args`` along the tangents of
+    the trajectory ``ys`` and of ``args`` (None: zero), ``g`` held."""
+    args = tuple(args)
+    key = (g, ys, args, dys, dargs, "tangent")
+
+    def compute() -> tuple[Any, tuple[Any, ...]]:
+        tol = 1.49012e-8
+        rows = np.asarray(ys)
+        drows = np.zeros_like(rows) if dys is None else _floats(dys).reshape(rows.shape)
+        options = {"rtol": tol if rtol is None else rtol, "atol": tol if atol is None else atol}
+        da, dq = _ode_adjoint_tangent(
+            func, _floats(t), rows, _floats(g).reshape(rows.shape), drows, args,
+            _tangents(dargs, args), tfirst, options,
+        )  # fmt: skip
+        return (da.reshape(np.shape(y0)) if np.size(y0) == da.size else da), dq
+
+    return func.remember(key, compute)  # type: ignore[no-any-return]
+
+
+def ivp_y0_cotangent(
+    g: Any, ys: Any, ts: Any, success: Any, fun: Any, t_span: Any, y0: Any, args: Any,
+    method: Any = "RK45", rtol: Any = None, atol: Any = None, max_step: Any = None,
+) -> Any:  # fmt: skip
+    """``y0``'s cotangent of ``solve_ivp`` (:func:`ode_solution_vjp`)."""
+    return ode_solution_vjp(
+        g, ys, ts, success, fun, t_span, y0, args, method, rtol, atol, max_step
+    )[0]
+
+
+def ivp_args_cotangent(
+    g: Any, ys: Any, ts: Any, success: Any, fun: Any, t_span: Any, y0: Any, args: Any,
+    k: int, method: Any = "RK45", rtol: Any = None, atol: Any = None, max_step: Any = None,
+) -> Any:  # fmt: skip
+    """``args[k]``'s cotangent of ``solve_ivp`` (:func:`ode_solution_vjp`)."""
+    return ode_solution_vjp(
+        g, ys, ts, success, fun, t_span, y0, args, method, rtol, atol, max_step
+    )[1][k]
+
+
+def ivp_cotangents_tangent(
+    g: Any, ys: Any, ts: Any, fun: Any, t_span: Any, y0: Any, args: Any, dys: Any,
+    dy0: Any, dargs: Any, method: Any = "RK45", rtol: Any = None, atol: Any = None,
+    max_step: Any = None,
+) -> tuple[Any, tuple[Any, ...]]:  # fmt: skip
+    """The tangents of ``solve_ivp``'s cotangents of ``y0`` and ``args`` along the tangents
+    of its ``y`` (``dys``), ``y0`` and ``args`` (None: zero), ``g`` held."""
+    args = () if args is None else tuple(args)
+    key = (g, ys, args, dys, dy0, dargs, "tangent")
+
+    def compute() -> tuple[Any, tuple[Any, ...]]:
+        rows, times, gs = _ivp_rows(ys, ts, t_span, y0, g)
+        drows_given = np.zeros_like(np.asarray(ys)) if dys is None else _floats(dys)
+        dy0f = np.zeros(rows.shape[1]) if dy0 is None else np.ravel(_floats(dy0))
+        drows, _, _ = _ivp_rows(drows_given, ts, t_span, dy0f, g)
+        options = _ivp_adjoint_options(method, rtol, atol, max_step)
+        options.pop("method")
+        da, dq = _ode_adjoint_tangent(
+            fun, times, rows, gs, drows, args, _tangents(dargs, args), True, options
+        )
+        return (da.reshape(np.shape(y0)) if np.size(y0) == da.size else da), dq
+
+    return fun.remember(key, compute)  # type: ignore[no-any-return]
+
+
+def _ode_adjoint_tangent(
+    func: Any,
+    ts: np.ndarray,
+    ys: np.ndarray,
+    gs: np.ndarray,
+    dys: np.ndarray,
+    args: tuple[Any, ...],
+    dargs: tuple[Any, ...],
+    tfirst: bool,
+    options: dict[str, Any],
+) -> tuple[np.ndarray, tuple[Any, ...]]:
+    """The tangents of :func:`_ode_adjoint`'s cotangents of the initial state and ``args``
+    along the tangents ``dys`` of the trajectory's points and ``dargs`` of ``args`` (``gs``
+    held): the state, the adjoint and the parameters' cotangent are integrated backwards
+    together with their tangents (``odeint``, one call an interval), the tangent system's
+    right-hand side from forward and forward-over-reverse passes of ``func``. Where the
+    state does not come back to the trajectory's point within the tolerances (a system
+    unstable backwards), the derivative is refused."""
+    import warnings
+
+    from scipy.integrate import odeint
+
+    n = ys.shape[1]
+    m = _flat_cotangents(args).size
+    zero = np.zeros(())
+
+    def doubled(z: np.ndarray, tt: Any) -> np.ndarray:
+        y, a, dy, da = z[:n], z[n : 2 * n], z[2 * n + m : 3 * n + m], z[3 * n + m : 4 * n + m]
+        call = _ode_call(tfirst, y, tt, args)
+        tangents = _ode_call(tfirst, dy, zero, dargs)
+        value, dvalue = func.jvp(call, tangents)
+        cots, dcots = func.vjp_jvp(call, a, tangents)
+        _, more = func.vjp(call, da)
+        at = 1 if tfirst else 0
+        return np.concatenate(
+            [
+                np.ravel(value),
+                -np.ravel(cots[at]),
+                -_flat_cotangents(cots[2:]),
+                np.ravel(dvalue),
+                -np.ravel(dcots[at]) - np.ravel(more[at]),
+                -_flat_cotangents(dcots[2:]) - _flat_cotangents(more[2:]),
+            ]
+        )
+
+    rtol, atol = options["rtol"], options["atol"]
+    a, da = gs[-1].copy(), np.zeros(n)
+    q, dq = np.zeros(m), np.zeros(m)
+    for i in range(len(ts) - 1, 0, -1):
+        if ts[i] != ts[i - 1]:
+            z0 = np.concatenate([ys[i], a, np.zeros(m), dys[i], da, np.zeros(m)])
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                z, info = odeint(
+                    doubled, z0, [ts[i], ts[i - 1]], rtol=rtol, atol=atol, full_output=True
+                )
+            end = z[-1]
+            factor = min(1e3, max(10.0, 1e-2 / np.max(rtol)))
+            slack = factor * (np.max(atol) + np.max(rtol) * np.abs(ys[i - 1]))
+            # (the state's tangent shares its linearisation: stable backwards with it)
+            if info["message"] != "Integration successful." or not np.all(
+                np.abs(end[:n] - ys[i - 1]) <= slack
+            ):
+                raise ArithmeticError(
+                    "the second derivative through an ODE solver integrates the state "
+                    "backwards, and this system is unstable backwards (stiff, dissipative): "
+                    "adgen does not differentiate its gradient again; take the Hessian by "
+                    "finite differences of adgen's gradient"
+                )
+            a, q = end[n : 2 * n], q + end[2 * n : 2 * n + m]
+            da, dq = end[3 * n + m : 4 * n + m], dq + end[4 * n + m :]
+        a = a + gs[i - 1]
+    del q
+    return da, _unflatten(dq, args)
