@@ -15,6 +15,18 @@ differentiated again.
   ``laplace`` (``logpdf``, ``pdf``): w.r.t. ``x``, ``loc``, ``scale`` and the shape
   parameters; they broadcast as SciPy does. ``laplace`` at its kink ``x == loc`` takes the
   derivative 0 w.r.t. ``x`` and ``loc`` (``np.sign(0)``, as for ``np.abs``).
+* ``cdf``, ``sf``, ``logcdf``, ``logsf``, ``ppf`` and ``isf`` of ``norm``, ``t``, ``gamma``,
+  ``beta``, ``chi2``, ``expon``, ``lognorm``, ``logistic``, ``laplace``, ``cauchy`` and
+  ``uniform`` (also ``logpdf``, ``pdf`` of ``chi2`` (``df``) and ``uniform``), w.r.t. ``x``
+  (or the probability ``q``), ``loc`` and ``scale``, by the standardisation ``z = (x - loc) /
+  scale``: the derivative of ``F(z)`` w.r.t. ``x`` is the density (``pdf``, a function with
+  a rule), that of the inverse ``F^-1(q)`` w.r.t. ``q`` is ``1 / pdf(F^-1(q))``. W.r.t.
+  ``lognorm``'s ``s`` too (through ``Phi(log(z) / s)``). The shape parameters of ``t``,
+  ``gamma``, ``beta`` and ``chi2`` in these functions (the derivatives of incomplete beta
+  and gamma functions in their parameters, no closed form) are refused by name where a
+  differentiated value reaches them. Not covered: ``f`` and the other distributions.
+* the standard forms' own methods libraries call: ``norm._ppf``, ``norm._isf``,
+  ``t._logpdf``, ``t._pdf`` (``df`` too), ``t._cdf``, ``t._sf`` (``x`` only).
 * ``poisson`` (``logpmf``, ``pmf``, and the standard form's ``_logpmf``, ``_pmf``): w.r.t.
   ``mu`` only; the count ``k`` and ``loc`` (the mass is 0 off the integers) are data,
   refused where a differentiated value reaches them.
@@ -802,3 +814,1201 @@ if scipy is not None:
                 + scipy.special.psi(np.sum(alpha))
             )
             return np.sum(np.reshape(q * np.expand_dims(g * ans, -1), (-1, np.size(alpha))), axis=0)
+
+    # -- cumulative distributions, survival functions and their inverses (generated in
+    # the same pattern for each distribution: the derivative w.r.t. x is the density, itself
+    # a function with a rule, so the derivatives can be differentiated again)
+
+    @partials(
+        scipy.stats.norm.ppf,
+        domain=OPEN_UNIT,
+        examples=[
+            example(
+                "scipy.stats.norm.ppf(q, m, s)",
+                q=Arg((4,), OPEN_UNIT),
+                m=Arg(None, ANY),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def norm_ppf(ans, q, loc=0.0, scale=1.0):
+        """x = F^-1(q): dx = dq / pdf(x) + dloc + (x - loc) / scale dscale."""
+        p = scipy.stats.norm.pdf(ans, loc, scale)
+        return {"q": 1.0 / p, "loc": 1.0, "scale": (ans - loc) / scale}
+
+    @partials(
+        scipy.stats.norm.isf,
+        domain=OPEN_UNIT,
+        examples=[
+            example(
+                "scipy.stats.norm.isf(q, m, s)",
+                q=Arg((4,), OPEN_UNIT),
+                m=Arg(None, ANY),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def norm_isf(ans, q, loc=0.0, scale=1.0):
+        """x = F^-1(1 - q): dx = -dq / pdf(x) + dloc + (x - loc) / scale dscale."""
+        p = scipy.stats.norm.pdf(ans, loc, scale)
+        return {"q": -1.0 / p, "loc": 1.0, "scale": (ans - loc) / scale}
+
+    @partials(
+        scipy.stats.t.cdf,
+        examples=[
+            example(
+                "scipy.stats.t.cdf(x, 3.0, m, s)",
+                x=Arg((4,), ANY),
+                m=Arg(None, ANY),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def t_cdf(ans, x, df, loc=0.0, scale=1.0):
+        """F(z; df), z = (x - loc) / scale: dF = pdf (dx - dloc - z dscale). No closed form w.r.t.
+        df: refused."""
+        z = (x - loc) / scale
+        p = scipy.stats.t.pdf(x, df, loc, scale)
+        return {"x": p, "loc": -p, "scale": -z * p}
+
+    @partials(
+        scipy.stats.t.sf,
+        examples=[
+            example(
+                "scipy.stats.t.sf(x, 3.0, m, s)",
+                x=Arg((4,), ANY),
+                m=Arg(None, ANY),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def t_sf(ans, x, df, loc=0.0, scale=1.0):
+        """1 - F(z; df): d = -pdf (dx - dloc - z dscale). No closed form w.r.t. df: refused."""
+        z = (x - loc) / scale
+        p = scipy.stats.t.pdf(x, df, loc, scale)
+        return {"x": -p, "loc": p, "scale": z * p}
+
+    @partials(
+        scipy.stats.t.logcdf,
+        examples=[
+            example(
+                "scipy.stats.t.logcdf(x, 3.0, m, s)",
+                x=Arg((4,), ANY),
+                m=Arg(None, ANY),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def t_logcdf(ans, x, df, loc=0.0, scale=1.0):
+        """log F(z; df): d = exp(logpdf - logcdf) (dx - dloc - z dscale). No closed form w.r.t. df:
+        refused."""
+        z = (x - loc) / scale
+        r = np.exp(scipy.stats.t.logpdf(x, df, loc, scale) - ans)
+        return {"x": r, "loc": -r, "scale": -z * r}
+
+    @partials(
+        scipy.stats.t.logsf,
+        examples=[
+            example(
+                "scipy.stats.t.logsf(x, 3.0, m, s)",
+                x=Arg((4,), ANY),
+                m=Arg(None, ANY),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def t_logsf(ans, x, df, loc=0.0, scale=1.0):
+        """log(1 - F(z; df)): d = -exp(logpdf - logsf) (dx - dloc - z dscale). No closed form
+        w.r.t. df: refused."""
+        z = (x - loc) / scale
+        r = np.exp(scipy.stats.t.logpdf(x, df, loc, scale) - ans)
+        return {"x": -r, "loc": r, "scale": z * r}
+
+    @partials(
+        scipy.stats.t.ppf,
+        examples=[
+            example(
+                "scipy.stats.t.ppf(q, 3.0, m, s)",
+                q=Arg((4,), OPEN_UNIT),
+                m=Arg(None, ANY),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def t_ppf(ans, q, df, loc=0.0, scale=1.0):
+        """x = F^-1(q; df): dx = dq / pdf(x) + dloc + (x - loc) / scale dscale. No closed form
+        w.r.t. df: refused."""
+        p = scipy.stats.t.pdf(ans, df, loc, scale)
+        return {"q": 1.0 / p, "loc": 1.0, "scale": (ans - loc) / scale}
+
+    @partials(
+        scipy.stats.t.isf,
+        examples=[
+            example(
+                "scipy.stats.t.isf(q, 3.0, m, s)",
+                q=Arg((4,), OPEN_UNIT),
+                m=Arg(None, ANY),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def t_isf(ans, q, df, loc=0.0, scale=1.0):
+        """x = F^-1(1 - q; df): dx = -dq / pdf(x) + dloc + (x - loc) / scale dscale. No closed form
+        w.r.t. df: refused."""
+        p = scipy.stats.t.pdf(ans, df, loc, scale)
+        return {"q": -1.0 / p, "loc": 1.0, "scale": (ans - loc) / scale}
+
+    @partials(
+        scipy.stats.gamma.cdf,
+        examples=[
+            example(
+                "scipy.stats.gamma.cdf(x, 2.5, m, s)",
+                x=Arg((4,), Domain(1.0, 3.0)),
+                m=Arg(None, Domain(-0.5, 0.5)),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def gamma_cdf(ans, x, a, loc=0.0, scale=1.0):
+        """F(z; a), z = (x - loc) / scale: dF = pdf (dx - dloc - z dscale). No closed form w.r.t.
+        a: refused."""
+        z = (x - loc) / scale
+        p = scipy.stats.gamma.pdf(x, a, loc, scale)
+        return {"x": p, "loc": -p, "scale": -z * p}
+
+    @partials(
+        scipy.stats.gamma.sf,
+        examples=[
+            example(
+                "scipy.stats.gamma.sf(x, 2.5, m, s)",
+                x=Arg((4,), Domain(1.0, 3.0)),
+                m=Arg(None, Domain(-0.5, 0.5)),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def gamma_sf(ans, x, a, loc=0.0, scale=1.0):
+        """1 - F(z; a): d = -pdf (dx - dloc - z dscale). No closed form w.r.t. a: refused."""
+        z = (x - loc) / scale
+        p = scipy.stats.gamma.pdf(x, a, loc, scale)
+        return {"x": -p, "loc": p, "scale": z * p}
+
+    @partials(
+        scipy.stats.gamma.logcdf,
+        examples=[
+            example(
+                "scipy.stats.gamma.logcdf(x, 2.5, m, s)",
+                x=Arg((4,), Domain(1.0, 3.0)),
+                m=Arg(None, Domain(-0.5, 0.5)),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def gamma_logcdf(ans, x, a, loc=0.0, scale=1.0):
+        """log F(z; a): d = exp(logpdf - logcdf) (dx - dloc - z dscale). No closed form w.r.t. a:
+        refused."""
+        z = (x - loc) / scale
+        r = np.exp(scipy.stats.gamma.logpdf(x, a, loc, scale) - ans)
+        return {"x": r, "loc": -r, "scale": -z * r}
+
+    @partials(
+        scipy.stats.gamma.logsf,
+        examples=[
+            example(
+                "scipy.stats.gamma.logsf(x, 2.5, m, s)",
+                x=Arg((4,), Domain(1.0, 3.0)),
+                m=Arg(None, Domain(-0.5, 0.5)),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def gamma_logsf(ans, x, a, loc=0.0, scale=1.0):
+        """log(1 - F(z; a)): d = -exp(logpdf - logsf) (dx - dloc - z dscale). No closed form w.r.t.
+        a: refused."""
+        z = (x - loc) / scale
+        r = np.exp(scipy.stats.gamma.logpdf(x, a, loc, scale) - ans)
+        return {"x": -r, "loc": r, "scale": z * r}
+
+    @partials(
+        scipy.stats.gamma.ppf,
+        examples=[
+            example(
+                "scipy.stats.gamma.ppf(q, 2.5, m, s)",
+                q=Arg((4,), OPEN_UNIT),
+                m=Arg(None, Domain(-0.5, 0.5)),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def gamma_ppf(ans, q, a, loc=0.0, scale=1.0):
+        """x = F^-1(q; a): dx = dq / pdf(x) + dloc + (x - loc) / scale dscale. No closed form
+        w.r.t. a: refused."""
+        p = scipy.stats.gamma.pdf(ans, a, loc, scale)
+        return {"q": 1.0 / p, "loc": 1.0, "scale": (ans - loc) / scale}
+
+    @partials(
+        scipy.stats.gamma.isf,
+        examples=[
+            example(
+                "scipy.stats.gamma.isf(q, 2.5, m, s)",
+                q=Arg((4,), OPEN_UNIT),
+                m=Arg(None, Domain(-0.5, 0.5)),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def gamma_isf(ans, q, a, loc=0.0, scale=1.0):
+        """x = F^-1(1 - q; a): dx = -dq / pdf(x) + dloc + (x - loc) / scale dscale. No closed form
+        w.r.t. a: refused."""
+        p = scipy.stats.gamma.pdf(ans, a, loc, scale)
+        return {"q": -1.0 / p, "loc": 1.0, "scale": (ans - loc) / scale}
+
+    @partials(
+        scipy.stats.beta.cdf,
+        examples=[
+            example(
+                "scipy.stats.beta.cdf(x, 2.0, 3.0, m, s)",
+                x=Arg((4,), Domain(0.6, 1.4)),
+                m=Arg(None, Domain(0.0, 0.5)),
+                s=Arg(None, Domain(1.5, 2.0)),
+            )
+        ],
+    )
+    def beta_cdf(ans, x, a, b, loc=0.0, scale=1.0):
+        """F(z; a, b), z = (x - loc) / scale: dF = pdf (dx - dloc - z dscale). No closed form
+        w.r.t. a and b: refused."""
+        z = (x - loc) / scale
+        p = scipy.stats.beta.pdf(x, a, b, loc, scale)
+        return {"x": p, "loc": -p, "scale": -z * p}
+
+    @partials(
+        scipy.stats.beta.sf,
+        examples=[
+            example(
+                "scipy.stats.beta.sf(x, 2.0, 3.0, m, s)",
+                x=Arg((4,), Domain(0.6, 1.4)),
+                m=Arg(None, Domain(0.0, 0.5)),
+                s=Arg(None, Domain(1.5, 2.0)),
+            )
+        ],
+    )
+    def beta_sf(ans, x, a, b, loc=0.0, scale=1.0):
+        """1 - F(z; a, b): d = -pdf (dx - dloc - z dscale). No closed form w.r.t. a and b:
+        refused."""
+        z = (x - loc) / scale
+        p = scipy.stats.beta.pdf(x, a, b, loc, scale)
+        return {"x": -p, "loc": p, "scale": z * p}
+
+    @partials(
+        scipy.stats.beta.logcdf,
+        examples=[
+            example(
+                "scipy.stats.beta.logcdf(x, 2.0, 3.0, m, s)",
+                x=Arg((4,), Domain(0.6, 1.4)),
+                m=Arg(None, Domain(0.0, 0.5)),
+                s=Arg(None, Domain(1.5, 2.0)),
+            )
+        ],
+    )
+    def beta_logcdf(ans, x, a, b, loc=0.0, scale=1.0):
+        """log F(z; a, b): d = exp(logpdf - logcdf) (dx - dloc - z dscale). No closed form w.r.t. a
+        and b: refused."""
+        z = (x - loc) / scale
+        r = np.exp(scipy.stats.beta.logpdf(x, a, b, loc, scale) - ans)
+        return {"x": r, "loc": -r, "scale": -z * r}
+
+    @partials(
+        scipy.stats.beta.logsf,
+        examples=[
+            example(
+                "scipy.stats.beta.logsf(x, 2.0, 3.0, m, s)",
+                x=Arg((4,), Domain(0.6, 1.4)),
+                m=Arg(None, Domain(0.0, 0.5)),
+                s=Arg(None, Domain(1.5, 2.0)),
+            )
+        ],
+    )
+    def beta_logsf(ans, x, a, b, loc=0.0, scale=1.0):
+        """log(1 - F(z; a, b)): d = -exp(logpdf - logsf) (dx - dloc - z dscale). No closed form
+        w.r.t. a and b: refused."""
+        z = (x - loc) / scale
+        r = np.exp(scipy.stats.beta.logpdf(x, a, b, loc, scale) - ans)
+        return {"x": -r, "loc": r, "scale": z * r}
+
+    @partials(
+        scipy.stats.beta.ppf,
+        examples=[
+            example(
+                "scipy.stats.beta.ppf(q, 2.0, 3.0, m, s)",
+                q=Arg((4,), OPEN_UNIT),
+                m=Arg(None, Domain(0.0, 0.5)),
+                s=Arg(None, Domain(1.5, 2.0)),
+            )
+        ],
+    )
+    def beta_ppf(ans, q, a, b, loc=0.0, scale=1.0):
+        """x = F^-1(q; a, b): dx = dq / pdf(x) + dloc + (x - loc) / scale dscale. No closed form
+        w.r.t. a and b: refused."""
+        p = scipy.stats.beta.pdf(ans, a, b, loc, scale)
+        return {"q": 1.0 / p, "loc": 1.0, "scale": (ans - loc) / scale}
+
+    @partials(
+        scipy.stats.beta.isf,
+        examples=[
+            example(
+                "scipy.stats.beta.isf(q, 2.0, 3.0, m, s)",
+                q=Arg((4,), OPEN_UNIT),
+                m=Arg(None, Domain(0.0, 0.5)),
+                s=Arg(None, Domain(1.5, 2.0)),
+            )
+        ],
+    )
+    def beta_isf(ans, q, a, b, loc=0.0, scale=1.0):
+        """x = F^-1(1 - q; a, b): dx = -dq / pdf(x) + dloc + (x - loc) / scale dscale. No closed
+        form w.r.t. a and b: refused."""
+        p = scipy.stats.beta.pdf(ans, a, b, loc, scale)
+        return {"q": -1.0 / p, "loc": 1.0, "scale": (ans - loc) / scale}
+
+    @partials(
+        scipy.stats.chi2.cdf,
+        examples=[
+            example(
+                "scipy.stats.chi2.cdf(x, 3.0, m, s)",
+                x=Arg((4,), Domain(1.0, 3.0)),
+                m=Arg(None, Domain(-0.5, 0.5)),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def chi2_cdf(ans, x, df, loc=0.0, scale=1.0):
+        """F(z; df), z = (x - loc) / scale: dF = pdf (dx - dloc - z dscale). No closed form w.r.t.
+        df: refused."""
+        z = (x - loc) / scale
+        p = scipy.stats.chi2.pdf(x, df, loc, scale)
+        return {"x": p, "loc": -p, "scale": -z * p}
+
+    @partials(
+        scipy.stats.chi2.sf,
+        examples=[
+            example(
+                "scipy.stats.chi2.sf(x, 3.0, m, s)",
+                x=Arg((4,), Domain(1.0, 3.0)),
+                m=Arg(None, Domain(-0.5, 0.5)),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def chi2_sf(ans, x, df, loc=0.0, scale=1.0):
+        """1 - F(z; df): d = -pdf (dx - dloc - z dscale). No closed form w.r.t. df: refused."""
+        z = (x - loc) / scale
+        p = scipy.stats.chi2.pdf(x, df, loc, scale)
+        return {"x": -p, "loc": p, "scale": z * p}
+
+    @partials(
+        scipy.stats.chi2.logcdf,
+        examples=[
+            example(
+                "scipy.stats.chi2.logcdf(x, 3.0, m, s)",
+                x=Arg((4,), Domain(1.0, 3.0)),
+                m=Arg(None, Domain(-0.5, 0.5)),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def chi2_logcdf(ans, x, df, loc=0.0, scale=1.0):
+        """log F(z; df): d = exp(logpdf - logcdf) (dx - dloc - z dscale). No closed form w.r.t. df:
+        refused."""
+        z = (x - loc) / scale
+        r = np.exp(scipy.stats.chi2.logpdf(x, df, loc, scale) - ans)
+        return {"x": r, "loc": -r, "scale": -z * r}
+
+    @partials(
+        scipy.stats.chi2.logsf,
+        examples=[
+            example(
+                "scipy.stats.chi2.logsf(x, 3.0, m, s)",
+                x=Arg((4,), Domain(1.0, 3.0)),
+                m=Arg(None, Domain(-0.5, 0.5)),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def chi2_logsf(ans, x, df, loc=0.0, scale=1.0):
+        """log(1 - F(z; df)): d = -exp(logpdf - logsf) (dx - dloc - z dscale). No closed form
+        w.r.t. df: refused."""
+        z = (x - loc) / scale
+        r = np.exp(scipy.stats.chi2.logpdf(x, df, loc, scale) - ans)
+        return {"x": -r, "loc": r, "scale": z * r}
+
+    @partials(
+        scipy.stats.chi2.ppf,
+        examples=[
+            example(
+                "scipy.stats.chi2.ppf(q, 3.0, m, s)",
+                q=Arg((4,), OPEN_UNIT),
+                m=Arg(None, Domain(-0.5, 0.5)),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def chi2_ppf(ans, q, df, loc=0.0, scale=1.0):
+        """x = F^-1(q; df): dx = dq / pdf(x) + dloc + (x - loc) / scale dscale. No closed form
+        w.r.t. df: refused."""
+        p = scipy.stats.chi2.pdf(ans, df, loc, scale)
+        return {"q": 1.0 / p, "loc": 1.0, "scale": (ans - loc) / scale}
+
+    @partials(
+        scipy.stats.chi2.isf,
+        examples=[
+            example(
+                "scipy.stats.chi2.isf(q, 3.0, m, s)",
+                q=Arg((4,), OPEN_UNIT),
+                m=Arg(None, Domain(-0.5, 0.5)),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def chi2_isf(ans, q, df, loc=0.0, scale=1.0):
+        """x = F^-1(1 - q; df): dx = -dq / pdf(x) + dloc + (x - loc) / scale dscale. No closed form
+        w.r.t. df: refused."""
+        p = scipy.stats.chi2.pdf(ans, df, loc, scale)
+        return {"q": -1.0 / p, "loc": 1.0, "scale": (ans - loc) / scale}
+
+    @partials(
+        scipy.stats.expon.cdf,
+        domain=POSITIVE,
+        examples=[
+            example(
+                "scipy.stats.expon.cdf(x, m, s)",
+                x=Arg((4,), Domain(1.0, 3.0)),
+                m=Arg(None, Domain(-0.5, 0.5)),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def expon_cdf(ans, x, loc=0.0, scale=1.0):
+        """F(z), z = (x - loc) / scale: dF = pdf (dx - dloc - z dscale)."""
+        z = (x - loc) / scale
+        p = scipy.stats.expon.pdf(x, loc, scale)
+        return {"x": p, "loc": -p, "scale": -z * p}
+
+    @partials(
+        scipy.stats.expon.sf,
+        domain=POSITIVE,
+        examples=[
+            example(
+                "scipy.stats.expon.sf(x, m, s)",
+                x=Arg((4,), Domain(1.0, 3.0)),
+                m=Arg(None, Domain(-0.5, 0.5)),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def expon_sf(ans, x, loc=0.0, scale=1.0):
+        """1 - F(z): d = -pdf (dx - dloc - z dscale)."""
+        z = (x - loc) / scale
+        p = scipy.stats.expon.pdf(x, loc, scale)
+        return {"x": -p, "loc": p, "scale": z * p}
+
+    @partials(
+        scipy.stats.expon.logcdf,
+        domain=POSITIVE,
+        examples=[
+            example(
+                "scipy.stats.expon.logcdf(x, m, s)",
+                x=Arg((4,), Domain(1.0, 3.0)),
+                m=Arg(None, Domain(-0.5, 0.5)),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def expon_logcdf(ans, x, loc=0.0, scale=1.0):
+        """log F(z): d = exp(logpdf - logcdf) (dx - dloc - z dscale)."""
+        z = (x - loc) / scale
+        r = np.exp(scipy.stats.expon.logpdf(x, loc, scale) - ans)
+        return {"x": r, "loc": -r, "scale": -z * r}
+
+    @partials(
+        scipy.stats.expon.logsf,
+        domain=POSITIVE,
+        examples=[
+            example(
+                "scipy.stats.expon.logsf(x, m, s)",
+                x=Arg((4,), Domain(1.0, 3.0)),
+                m=Arg(None, Domain(-0.5, 0.5)),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def expon_logsf(ans, x, loc=0.0, scale=1.0):
+        """log(1 - F(z)): d = -exp(logpdf - logsf) (dx - dloc - z dscale)."""
+        z = (x - loc) / scale
+        r = np.exp(scipy.stats.expon.logpdf(x, loc, scale) - ans)
+        return {"x": -r, "loc": r, "scale": z * r}
+
+    @partials(
+        scipy.stats.expon.ppf,
+        domain=OPEN_UNIT,
+        examples=[
+            example(
+                "scipy.stats.expon.ppf(q, m, s)",
+                q=Arg((4,), OPEN_UNIT),
+                m=Arg(None, Domain(-0.5, 0.5)),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def expon_ppf(ans, q, loc=0.0, scale=1.0):
+        """x = F^-1(q): dx = dq / pdf(x) + dloc + (x - loc) / scale dscale."""
+        p = scipy.stats.expon.pdf(ans, loc, scale)
+        return {"q": 1.0 / p, "loc": 1.0, "scale": (ans - loc) / scale}
+
+    @partials(
+        scipy.stats.expon.isf,
+        domain=OPEN_UNIT,
+        examples=[
+            example(
+                "scipy.stats.expon.isf(q, m, s)",
+                q=Arg((4,), OPEN_UNIT),
+                m=Arg(None, Domain(-0.5, 0.5)),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def expon_isf(ans, q, loc=0.0, scale=1.0):
+        """x = F^-1(1 - q): dx = -dq / pdf(x) + dloc + (x - loc) / scale dscale."""
+        p = scipy.stats.expon.pdf(ans, loc, scale)
+        return {"q": -1.0 / p, "loc": 1.0, "scale": (ans - loc) / scale}
+
+    @partials(
+        scipy.stats.lognorm.cdf,
+        examples=[
+            example(
+                "scipy.stats.lognorm.cdf(x, sig, m, s)",
+                x=Arg((4,), Domain(1.0, 3.0)),
+                sig=Arg(None, Domain(0.5, 1.5)),
+                m=Arg(None, Domain(-0.5, 0.5)),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def lognorm_cdf(ans, x, s, loc=0.0, scale=1.0):
+        """F(z; s), z = (x - loc) / scale: dF = pdf (dx - dloc - z dscale). W.r.t. s: through
+        Phi(log(z) / s), 0 off the support."""
+        z = (x - loc) / scale
+        p = scipy.stats.lognorm.pdf(x, s, loc, scale)
+        u = np.log(np.where(z > 0.0, z, 1.0))
+        return {"x": p, "s": -scipy.stats.norm.pdf(u / s) * u / (s * s), "loc": -p, "scale": -z * p}
+
+    @partials(
+        scipy.stats.lognorm.sf,
+        examples=[
+            example(
+                "scipy.stats.lognorm.sf(x, sig, m, s)",
+                x=Arg((4,), Domain(1.0, 3.0)),
+                sig=Arg(None, Domain(0.5, 1.5)),
+                m=Arg(None, Domain(-0.5, 0.5)),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def lognorm_sf(ans, x, s, loc=0.0, scale=1.0):
+        """1 - F(z; s): d = -pdf (dx - dloc - z dscale). W.r.t. s: through Phi(log(z) / s), 0 off
+        the support."""
+        z = (x - loc) / scale
+        p = scipy.stats.lognorm.pdf(x, s, loc, scale)
+        u = np.log(np.where(z > 0.0, z, 1.0))
+        return {"x": -p, "s": scipy.stats.norm.pdf(u / s) * u / (s * s), "loc": p, "scale": z * p}
+
+    @partials(
+        scipy.stats.lognorm.logcdf,
+        examples=[
+            example(
+                "scipy.stats.lognorm.logcdf(x, sig, m, s)",
+                x=Arg((4,), Domain(1.0, 3.0)),
+                sig=Arg(None, Domain(0.5, 1.5)),
+                m=Arg(None, Domain(-0.5, 0.5)),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def lognorm_logcdf(ans, x, s, loc=0.0, scale=1.0):
+        """log F(z; s): d = exp(logpdf - logcdf) (dx - dloc - z dscale). W.r.t. s: through
+        Phi(log(z) / s), 0 off the support."""
+        z = (x - loc) / scale
+        r = np.exp(scipy.stats.lognorm.logpdf(x, s, loc, scale) - ans)
+        u = np.log(np.where(z > 0.0, z, 1.0))
+        return {
+            "x": r,
+            "s": -np.exp(scipy.stats.norm.logpdf(u / s) - ans) * u / (s * s),
+            "loc": -r,
+            "scale": -z * r,
+        }
+
+    @partials(
+        scipy.stats.lognorm.logsf,
+        examples=[
+            example(
+                "scipy.stats.lognorm.logsf(x, sig, m, s)",
+                x=Arg((4,), Domain(1.0, 3.0)),
+                sig=Arg(None, Domain(0.5, 1.5)),
+                m=Arg(None, Domain(-0.5, 0.5)),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def lognorm_logsf(ans, x, s, loc=0.0, scale=1.0):
+        """log(1 - F(z; s)): d = -exp(logpdf - logsf) (dx - dloc - z dscale). W.r.t. s: through
+        Phi(log(z) / s), 0 off the support."""
+        z = (x - loc) / scale
+        r = np.exp(scipy.stats.lognorm.logpdf(x, s, loc, scale) - ans)
+        u = np.log(np.where(z > 0.0, z, 1.0))
+        return {
+            "x": -r,
+            "s": np.exp(scipy.stats.norm.logpdf(u / s) - ans) * u / (s * s),
+            "loc": r,
+            "scale": z * r,
+        }
+
+    @partials(
+        scipy.stats.lognorm.ppf,
+        examples=[
+            example(
+                "scipy.stats.lognorm.ppf(q, sig, m, s)",
+                q=Arg((4,), OPEN_UNIT),
+                sig=Arg(None, Domain(0.5, 1.5)),
+                m=Arg(None, Domain(-0.5, 0.5)),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def lognorm_ppf(ans, q, s, loc=0.0, scale=1.0):
+        """x = F^-1(q; s): dx = dq / pdf(x) + dloc + (x - loc) / scale dscale. W.r.t. s: scale z
+        log(z) / s."""
+        p = scipy.stats.lognorm.pdf(ans, s, loc, scale)
+        z = (ans - loc) / scale
+        u = np.log(np.where(z > 0.0, z, 1.0))
+        return {"q": 1.0 / p, "s": scale * z * u / s, "loc": 1.0, "scale": (ans - loc) / scale}
+
+    @partials(
+        scipy.stats.lognorm.isf,
+        examples=[
+            example(
+                "scipy.stats.lognorm.isf(q, sig, m, s)",
+                q=Arg((4,), OPEN_UNIT),
+                sig=Arg(None, Domain(0.5, 1.5)),
+                m=Arg(None, Domain(-0.5, 0.5)),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def lognorm_isf(ans, q, s, loc=0.0, scale=1.0):
+        """x = F^-1(1 - q; s): dx = -dq / pdf(x) + dloc + (x - loc) / scale dscale. W.r.t. s: scale
+        z log(z) / s."""
+        p = scipy.stats.lognorm.pdf(ans, s, loc, scale)
+        z = (ans - loc) / scale
+        u = np.log(np.where(z > 0.0, z, 1.0))
+        return {"q": -1.0 / p, "s": scale * z * u / s, "loc": 1.0, "scale": (ans - loc) / scale}
+
+    @partials(
+        scipy.stats.logistic.logcdf,
+        domain=ANY,
+        examples=[
+            example(
+                "scipy.stats.logistic.logcdf(x, m, s)",
+                x=Arg((4,), ANY),
+                m=Arg(None, ANY),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def logistic_logcdf(ans, x, loc=0.0, scale=1.0):
+        """log F(z): d = exp(logpdf - logcdf) (dx - dloc - z dscale)."""
+        z = (x - loc) / scale
+        r = np.exp(scipy.stats.logistic.logpdf(x, loc, scale) - ans)
+        return {"x": r, "loc": -r, "scale": -z * r}
+
+    @partials(
+        scipy.stats.logistic.logsf,
+        domain=ANY,
+        examples=[
+            example(
+                "scipy.stats.logistic.logsf(x, m, s)",
+                x=Arg((4,), ANY),
+                m=Arg(None, ANY),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def logistic_logsf(ans, x, loc=0.0, scale=1.0):
+        """log(1 - F(z)): d = -exp(logpdf - logsf) (dx - dloc - z dscale)."""
+        z = (x - loc) / scale
+        r = np.exp(scipy.stats.logistic.logpdf(x, loc, scale) - ans)
+        return {"x": -r, "loc": r, "scale": z * r}
+
+    @partials(
+        scipy.stats.logistic.ppf,
+        domain=OPEN_UNIT,
+        examples=[
+            example(
+                "scipy.stats.logistic.ppf(q, m, s)",
+                q=Arg((4,), OPEN_UNIT),
+                m=Arg(None, ANY),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def logistic_ppf(ans, q, loc=0.0, scale=1.0):
+        """x = F^-1(q): dx = dq / pdf(x) + dloc + (x - loc) / scale dscale."""
+        p = scipy.stats.logistic.pdf(ans, loc, scale)
+        return {"q": 1.0 / p, "loc": 1.0, "scale": (ans - loc) / scale}
+
+    @partials(
+        scipy.stats.logistic.isf,
+        domain=OPEN_UNIT,
+        examples=[
+            example(
+                "scipy.stats.logistic.isf(q, m, s)",
+                q=Arg((4,), OPEN_UNIT),
+                m=Arg(None, ANY),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def logistic_isf(ans, q, loc=0.0, scale=1.0):
+        """x = F^-1(1 - q): dx = -dq / pdf(x) + dloc + (x - loc) / scale dscale."""
+        p = scipy.stats.logistic.pdf(ans, loc, scale)
+        return {"q": -1.0 / p, "loc": 1.0, "scale": (ans - loc) / scale}
+
+    @partials(
+        scipy.stats.laplace.cdf,
+        domain=Domain(-1.5, 1.5, avoid=(0.0,), gap=0.1),
+        examples=[
+            example(
+                "scipy.stats.laplace.cdf(x, m, s)",
+                x=Arg((4,), Domain(0.5, 1.5)),
+                m=Arg(None, Domain(-0.3, 0.3)),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def laplace_cdf(ans, x, loc=0.0, scale=1.0):
+        """F(z), z = (x - loc) / scale: dF = pdf (dx - dloc - z dscale)."""
+        z = (x - loc) / scale
+        p = scipy.stats.laplace.pdf(x, loc, scale)
+        return {"x": p, "loc": -p, "scale": -z * p}
+
+    @partials(
+        scipy.stats.laplace.sf,
+        domain=Domain(-1.5, 1.5, avoid=(0.0,), gap=0.1),
+        examples=[
+            example(
+                "scipy.stats.laplace.sf(x, m, s)",
+                x=Arg((4,), Domain(0.5, 1.5)),
+                m=Arg(None, Domain(-0.3, 0.3)),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def laplace_sf(ans, x, loc=0.0, scale=1.0):
+        """1 - F(z): d = -pdf (dx - dloc - z dscale)."""
+        z = (x - loc) / scale
+        p = scipy.stats.laplace.pdf(x, loc, scale)
+        return {"x": -p, "loc": p, "scale": z * p}
+
+    @partials(
+        scipy.stats.laplace.logcdf,
+        domain=Domain(-1.5, 1.5, avoid=(0.0,), gap=0.1),
+        examples=[
+            example(
+                "scipy.stats.laplace.logcdf(x, m, s)",
+                x=Arg((4,), Domain(0.5, 1.5)),
+                m=Arg(None, Domain(-0.3, 0.3)),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def laplace_logcdf(ans, x, loc=0.0, scale=1.0):
+        """log F(z): d = exp(logpdf - logcdf) (dx - dloc - z dscale)."""
+        z = (x - loc) / scale
+        r = np.exp(scipy.stats.laplace.logpdf(x, loc, scale) - ans)
+        return {"x": r, "loc": -r, "scale": -z * r}
+
+    @partials(
+        scipy.stats.laplace.logsf,
+        domain=Domain(-1.5, 1.5, avoid=(0.0,), gap=0.1),
+        examples=[
+            example(
+                "scipy.stats.laplace.logsf(x, m, s)",
+                x=Arg((4,), Domain(0.5, 1.5)),
+                m=Arg(None, Domain(-0.3, 0.3)),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def laplace_logsf(ans, x, loc=0.0, scale=1.0):
+        """log(1 - F(z)): d = -exp(logpdf - logsf) (dx - dloc - z dscale)."""
+        z = (x - loc) / scale
+        r = np.exp(scipy.stats.laplace.logpdf(x, loc, scale) - ans)
+        return {"x": -r, "loc": r, "scale": z * r}
+
+    @partials(
+        scipy.stats.laplace.ppf,
+        domain=OPEN_UNIT,
+        examples=[
+            example(
+                "scipy.stats.laplace.ppf(q, m, s)",
+                q=Arg((4,), OPEN_UNIT),
+                m=Arg(None, Domain(-0.3, 0.3)),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def laplace_ppf(ans, q, loc=0.0, scale=1.0):
+        """x = F^-1(q): dx = dq / pdf(x) + dloc + (x - loc) / scale dscale."""
+        p = scipy.stats.laplace.pdf(ans, loc, scale)
+        return {"q": 1.0 / p, "loc": 1.0, "scale": (ans - loc) / scale}
+
+    @partials(
+        scipy.stats.laplace.isf,
+        domain=OPEN_UNIT,
+        examples=[
+            example(
+                "scipy.stats.laplace.isf(q, m, s)",
+                q=Arg((4,), OPEN_UNIT),
+                m=Arg(None, Domain(-0.3, 0.3)),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def laplace_isf(ans, q, loc=0.0, scale=1.0):
+        """x = F^-1(1 - q): dx = -dq / pdf(x) + dloc + (x - loc) / scale dscale."""
+        p = scipy.stats.laplace.pdf(ans, loc, scale)
+        return {"q": -1.0 / p, "loc": 1.0, "scale": (ans - loc) / scale}
+
+    @partials(
+        scipy.stats.cauchy.cdf,
+        domain=ANY,
+        examples=[
+            example(
+                "scipy.stats.cauchy.cdf(x, m, s)",
+                x=Arg((4,), ANY),
+                m=Arg(None, ANY),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def cauchy_cdf(ans, x, loc=0.0, scale=1.0):
+        """F(z), z = (x - loc) / scale: dF = pdf (dx - dloc - z dscale)."""
+        z = (x - loc) / scale
+        p = scipy.stats.cauchy.pdf(x, loc, scale)
+        return {"x": p, "loc": -p, "scale": -z * p}
+
+    @partials(
+        scipy.stats.cauchy.sf,
+        domain=ANY,
+        examples=[
+            example(
+                "scipy.stats.cauchy.sf(x, m, s)",
+                x=Arg((4,), ANY),
+                m=Arg(None, ANY),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def cauchy_sf(ans, x, loc=0.0, scale=1.0):
+        """1 - F(z): d = -pdf (dx - dloc - z dscale)."""
+        z = (x - loc) / scale
+        p = scipy.stats.cauchy.pdf(x, loc, scale)
+        return {"x": -p, "loc": p, "scale": z * p}
+
+    @partials(
+        scipy.stats.cauchy.logcdf,
+        domain=ANY,
+        examples=[
+            example(
+                "scipy.stats.cauchy.logcdf(x, m, s)",
+                x=Arg((4,), ANY),
+                m=Arg(None, ANY),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def cauchy_logcdf(ans, x, loc=0.0, scale=1.0):
+        """log F(z): d = exp(logpdf - logcdf) (dx - dloc - z dscale)."""
+        z = (x - loc) / scale
+        r = np.exp(scipy.stats.cauchy.logpdf(x, loc, scale) - ans)
+        return {"x": r, "loc": -r, "scale": -z * r}
+
+    @partials(
+        scipy.stats.cauchy.logsf,
+        domain=ANY,
+        examples=[
+            example(
+                "scipy.stats.cauchy.logsf(x, m, s)",
+                x=Arg((4,), ANY),
+                m=Arg(None, ANY),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def cauchy_logsf(ans, x, loc=0.0, scale=1.0):
+        """log(1 - F(z)): d = -exp(logpdf - logsf) (dx - dloc - z dscale)."""
+        z = (x - loc) / scale
+        r = np.exp(scipy.stats.cauchy.logpdf(x, loc, scale) - ans)
+        return {"x": -r, "loc": r, "scale": z * r}
+
+    @partials(
+        scipy.stats.cauchy.ppf,
+        domain=OPEN_UNIT,
+        examples=[
+            example(
+                "scipy.stats.cauchy.ppf(q, m, s)",
+                q=Arg((4,), OPEN_UNIT),
+                m=Arg(None, ANY),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def cauchy_ppf(ans, q, loc=0.0, scale=1.0):
+        """x = F^-1(q): dx = dq / pdf(x) + dloc + (x - loc) / scale dscale."""
+        p = scipy.stats.cauchy.pdf(ans, loc, scale)
+        return {"q": 1.0 / p, "loc": 1.0, "scale": (ans - loc) / scale}
+
+    @partials(
+        scipy.stats.cauchy.isf,
+        domain=OPEN_UNIT,
+        examples=[
+            example(
+                "scipy.stats.cauchy.isf(q, m, s)",
+                q=Arg((4,), OPEN_UNIT),
+                m=Arg(None, ANY),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def cauchy_isf(ans, q, loc=0.0, scale=1.0):
+        """x = F^-1(1 - q): dx = -dq / pdf(x) + dloc + (x - loc) / scale dscale."""
+        p = scipy.stats.cauchy.pdf(ans, loc, scale)
+        return {"q": -1.0 / p, "loc": 1.0, "scale": (ans - loc) / scale}
+
+    @partials(
+        scipy.stats.uniform.cdf,
+        domain=OPEN_UNIT,
+        examples=[
+            example(
+                "scipy.stats.uniform.cdf(x, m, s)",
+                x=Arg((4,), Domain(0.2, 0.8)),
+                m=Arg(None, Domain(-0.1, 0.1)),
+                s=Arg(None, Domain(1.0, 1.5)),
+            )
+        ],
+    )
+    def uniform_cdf(ans, x, loc=0.0, scale=1.0):
+        """F(z), z = (x - loc) / scale: dF = pdf (dx - dloc - z dscale)."""
+        z = (x - loc) / scale
+        p = scipy.stats.uniform.pdf(x, loc, scale)
+        return {"x": p, "loc": -p, "scale": -z * p}
+
+    @partials(
+        scipy.stats.uniform.sf,
+        domain=OPEN_UNIT,
+        examples=[
+            example(
+                "scipy.stats.uniform.sf(x, m, s)",
+                x=Arg((4,), Domain(0.2, 0.8)),
+                m=Arg(None, Domain(-0.1, 0.1)),
+                s=Arg(None, Domain(1.0, 1.5)),
+            )
+        ],
+    )
+    def uniform_sf(ans, x, loc=0.0, scale=1.0):
+        """1 - F(z): d = -pdf (dx - dloc - z dscale)."""
+        z = (x - loc) / scale
+        p = scipy.stats.uniform.pdf(x, loc, scale)
+        return {"x": -p, "loc": p, "scale": z * p}
+
+    @partials(
+        scipy.stats.uniform.logcdf,
+        domain=OPEN_UNIT,
+        examples=[
+            example(
+                "scipy.stats.uniform.logcdf(x, m, s)",
+                x=Arg((4,), Domain(0.2, 0.8)),
+                m=Arg(None, Domain(-0.1, 0.1)),
+                s=Arg(None, Domain(1.0, 1.5)),
+            )
+        ],
+    )
+    def uniform_logcdf(ans, x, loc=0.0, scale=1.0):
+        """log F(z): d = exp(logpdf - logcdf) (dx - dloc - z dscale)."""
+        z = (x - loc) / scale
+        r = np.exp(scipy.stats.uniform.logpdf(x, loc, scale) - ans)
+        return {"x": r, "loc": -r, "scale": -z * r}
+
+    @partials(
+        scipy.stats.uniform.logsf,
+        domain=OPEN_UNIT,
+        examples=[
+            example(
+                "scipy.stats.uniform.logsf(x, m, s)",
+                x=Arg((4,), Domain(0.2, 0.8)),
+                m=Arg(None, Domain(-0.1, 0.1)),
+                s=Arg(None, Domain(1.0, 1.5)),
+            )
+        ],
+    )
+    def uniform_logsf(ans, x, loc=0.0, scale=1.0):
+        """log(1 - F(z)): d = -exp(logpdf - logsf) (dx - dloc - z dscale)."""
+        z = (x - loc) / scale
+        r = np.exp(scipy.stats.uniform.logpdf(x, loc, scale) - ans)
+        return {"x": -r, "loc": r, "scale": z * r}
+
+    @partials(
+        scipy.stats.uniform.ppf,
+        domain=OPEN_UNIT,
+        examples=[
+            example(
+                "scipy.stats.uniform.ppf(q, m, s)",
+                q=Arg((4,), OPEN_UNIT),
+                m=Arg(None, Domain(-0.1, 0.1)),
+                s=Arg(None, Domain(1.0, 1.5)),
+            )
+        ],
+    )
+    def uniform_ppf(ans, q, loc=0.0, scale=1.0):
+        """x = F^-1(q): dx = dq / pdf(x) + dloc + (x - loc) / scale dscale."""
+        p = scipy.stats.uniform.pdf(ans, loc, scale)
+        return {"q": 1.0 / p, "loc": 1.0, "scale": (ans - loc) / scale}
+
+    @partials(
+        scipy.stats.uniform.isf,
+        domain=OPEN_UNIT,
+        examples=[
+            example(
+                "scipy.stats.uniform.isf(q, m, s)",
+                q=Arg((4,), OPEN_UNIT),
+                m=Arg(None, Domain(-0.1, 0.1)),
+                s=Arg(None, Domain(1.0, 1.5)),
+            )
+        ],
+    )
+    def uniform_isf(ans, q, loc=0.0, scale=1.0):
+        """x = F^-1(1 - q): dx = -dq / pdf(x) + dloc + (x - loc) / scale dscale."""
+        p = scipy.stats.uniform.pdf(ans, loc, scale)
+        return {"q": -1.0 / p, "loc": 1.0, "scale": (ans - loc) / scale}
+
+    @partials(
+        scipy.stats.uniform.logpdf,
+        kind="log",
+        domain=OPEN_UNIT,
+        examples=[
+            example(
+                "scipy.stats.uniform.logpdf(x, m, s)",
+                x=Arg((4,), Domain(0.2, 0.8)),
+                m=Arg(None, Domain(-0.1, 0.1)),
+                s=Arg(None, Domain(1.0, 1.5)),
+            )
+        ],
+    )
+    @partials(
+        scipy.stats.uniform.pdf,
+        kind="density",
+        domain=OPEN_UNIT,
+        examples=[
+            example(
+                "scipy.stats.uniform.pdf(x, m, s)",
+                x=Arg((4,), Domain(0.2, 0.8)),
+                m=Arg(None, Domain(-0.1, 0.1)),
+                s=Arg(None, Domain(1.0, 1.5)),
+            )
+        ],
+    )
+    def uniform_logpdf(ans, x, loc=0.0, scale=1.0):
+        """-log(scale) on [loc, loc + scale]: constant in x and loc there."""
+        return {"x": 0.0 * x, "loc": 0.0 * loc, "scale": -1.0 / scale}
+
+    @partials(
+        scipy.stats.chi2.logpdf,
+        kind="log",
+        domain=(POSITIVE, POSITIVE),
+        examples=[
+            example(
+                "scipy.stats.chi2.logpdf(x, k, m, s)",
+                x=Arg((4,), Domain(1.0, 3.0)),
+                k=Arg(None, Domain(1.0, 6.0)),
+                m=Arg(None, Domain(-0.5, 0.5)),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    @partials(
+        scipy.stats.chi2.pdf,
+        kind="density",
+        domain=(POSITIVE, POSITIVE),
+        examples=[
+            example(
+                "scipy.stats.chi2.pdf(x, k, scale=s)",
+                x=Arg((4,), POSITIVE),
+                k=Arg((4,), Domain(1.0, 6.0)),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def chi2_logpdf(ans, x, df, loc=0.0, scale=1.0):
+        """(df / 2 - 1) log(y) - y / 2 - df / 2 log(2) - gammaln(df / 2) - log(scale),
+        y = (x - loc) / scale."""
+        y = (x - loc) / scale
+        dy = (0.5 * df - 1.0) / y - 0.5
+        return {
+            "x": dy / scale,
+            "df": 0.5 * (np.log(0.5 * y) - scipy.special.psi(0.5 * df)),
+            "loc": -dy / scale,
+            "scale": -(1.0 + y * dy) / scale,
+        }
+
+    # the standard forms' own methods that libraries call directly (no loc, scale, checks)
+    @partials(norm._ppf, examples=[example("scipy.stats.norm._ppf(q)", q=Arg((4,), OPEN_UNIT))])
+    def norm_std_ppf(ans, q):
+        """x = Phi^-1(q): dx = dq / phi(x)."""
+        return {"q": 1.0 / scipy.stats.norm._pdf(ans)}
+
+    @partials(norm._isf, examples=[example("scipy.stats.norm._isf(q)", q=Arg((4,), OPEN_UNIT))])
+    def norm_std_isf(ans, q):
+        """x = Phi^-1(1 - q): dx = -dq / phi(x)."""
+        return {"q": -1.0 / scipy.stats.norm._pdf(ans)}
+
+    @partials(
+        t._logpdf,
+        kind="log",
+        examples=[example("scipy.stats.t._logpdf(x, nu)", x=(4,), nu=Arg(None, Domain(1.5, 6.0)))],
+    )
+    @partials(
+        t._pdf,
+        kind="density",
+        examples=[example("scipy.stats.t._pdf(x, nu)", x=(4,), nu=Arg((4,), Domain(1.5, 6.0)))],
+    )
+    def t_std_logpdf(ans, x, df):
+        """Student's t in standard form: -(df + 1) / 2 log(1 + x^2 / df) + terms of df."""
+        w = df + x * x
+        return {
+            "x": -(df + 1.0) * x / w,
+            "df": 0.5
+            * (
+                scipy.special.psi(0.5 * (df + 1.0))
+                - scipy.special.psi(0.5 * df)
+                - 1.0 / df
+                - np.log1p(x * x / df)
+                + (df + 1.0) * x * x / (df * w)
+            ),
+        }
+
+    @partials(t._cdf, examples=[example("scipy.stats.t._cdf(x, 3.0)", x=(4,))])
+    def t_std_cdf(ans, x, df):
+        """F(x; df): dF = pdf dx; no closed form w.r.t. df (refused)."""
+        return {"x": scipy.stats.t._pdf(x, df)}
+
+    @partials(t._sf, examples=[example("scipy.stats.t._sf(x, 3.0)", x=(4,))])
+    def t_std_sf(ans, x, df):
+        """1 - F(x; df): d = -pdf dx; no closed form w.r.t. df (refused)."""
+        return {"x": -scipy.stats.t._pdf(x, df)}
