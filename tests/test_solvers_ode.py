@@ -234,8 +234,10 @@ def test_solve_ivp_result_used_as_a_value_or_an_unknown_attribute_is_refused():
         sol = solve_ivp(decay_tfirst, (0.0, 1.0), np.array([1.0]), args=(k,))
         return np.sum(sol.sol(0.5))
 
-    def events(k):
-        sol = solve_ivp(decay_tfirst, (0.0, 1.0), np.array([1.0]), args=(k,), events=None)
+    def events(k):  # (None: no events; dense output is made and not read)
+        sol = solve_ivp(
+            decay_tfirst, (0.0, 1.0), np.array([1.0]), args=(k,), events=None, dense_output=True
+        )
         return sol.y[0, -1]
 
     with pytest.raises(AdgenError, match="sol.y"):

@@ -187,7 +187,7 @@ if scipy is not None:
         Callbacks(
             ("fun", "jac"),
             leading=2,
-            refused=(("dense_output", False), ("events", None), ("vectorized", False)),
+            refused=(("events", None), ("vectorized", False)),
             runs_as=rt.ode_solution,
             fields=_helpers.ODE_FIELDS,
         ),
