@@ -10,7 +10,7 @@ import pytest
 
 import adgen
 
-scipy = pytest.importorskip("scipy")
+pytest.importorskip("scipy")
 import scipy.linalg  # noqa: E402
 from scipy import integrate, optimize  # noqa: E402
 from scipy.special import ndtr  # noqa: E402
