@@ -347,3 +347,21 @@ def test_a_lambda_with_a_default_made_in_a_loop():
     expected = -(1.0 / 2.0**2 + 2.0 * 1.0 / 2.0**3 + 3.0 * 2.0 / 2.0**4)
     np.testing.assert_allclose(adgen.grad(moments)(2.0), expected, rtol=1e-8)
     np.testing.assert_allclose(adgen.jvp(moments, (2.0,), (1.0,))[1], expected, rtol=1e-8)
+
+
+def test_solve_ivp_derivative_wrt_its_output_times():
+    def f(times):
+        sol = solve_ivp(
+            lambda t, y: np.array([y[1], -y[0]]),
+            (0.0, 3.0),
+            np.array([1.0, 0.0]),
+            t_eval=times,
+            rtol=1e-11,
+            atol=1e-12,
+        )
+        return np.sum(sol.y[0] ** 2) + np.sum(sol.t)  # cos(t)^2 + t
+
+    times = np.array([0.5, 1.0, 2.5])
+    expected = 1.0 - 2.0 * np.cos(times) * np.sin(times)
+    np.testing.assert_allclose(adgen.grad(f)(times), expected, rtol=1e-8)
+    np.testing.assert_allclose(adgen.jacfwd(f)(times), expected, rtol=1e-8)

@@ -617,6 +617,8 @@ FUNCTIONS: dict[str, str] = {
     "rt.ode_solution_jvp": "solvers",
     "rt.ode_solution_vjp": "solvers",
     "rt.ivp_cotangents_tangent": "solvers",
+    "rt.ivp_time_tangent": "solvers",
+    "rt.ivp_time_cotangent": "solvers",
     "scipy.spatial.distance.pdist": "spatial",
     "scipy.spatial.distance.cdist": "spatial",
     "scipy.spatial.distance.squareform": "spatial",

@@ -170,6 +170,16 @@ if scipy is not None:
                 0.0,
             )
 
+        def jvp_t_eval(d):
+            return (
+                rt.ivp_time_tangent(ans[0], ans[1], fun, args, d),
+                d + rt.zeros_like(ans[1]),
+                0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+            )  # fmt: skip
+
+        def vjp_t_eval(g):
+            return rt.ivp_time_cotangent(g[0], ans[0], ans[1], fun, args) + g[1]
+
         def vjp_y0(g):
             return rt.ivp_y0_cotangent(
                 g[0], ans[0], ans[1], ans[2], fun, t_span, y0, args, method, rtol, atol,
@@ -376,5 +386,7 @@ refused_derivative(
     _helpers.ode_solution_jvp,
     _helpers.ode_solution_vjp,
     _helpers.ivp_cotangents_tangent,
+    _helpers.ivp_time_tangent,
+    _helpers.ivp_time_cotangent,
     reason=_AGAIN,
 )

@@ -233,6 +233,8 @@ from .signal import boundary_pad_width, full_pad_width  # noqa: F401
 from .solvers import (  # noqa: F401
     ivp_args_cotangent,
     ivp_cotangents_tangent,
+    ivp_time_cotangent,
+    ivp_time_tangent,
     ivp_y0_cotangent,
     ode_solution,
     ode_solution_jvp,

@@ -424,6 +424,28 @@ def ode_solution_vjp(
     return fun.remember(key, compute)  # type: ignore[no-any-return]
 
 
+def _ivp_slopes(ys: Any, ts: Any, fun: Any, args: Any) -> np.ndarray:
+    """``fun(t, y)`` at each point of ``solve_ivp``'s trajectory, as columns like ``ys``."""
+    args = () if args is None else tuple(args)
+    rows = np.asarray(ys)
+    times = np.ravel(_floats(ts))
+    return np.stack(
+        [np.ravel(fun(times[i], rows[:, i], *args)) for i in range(times.size)], axis=1
+    ).reshape(rows.shape)
+
+
+def ivp_time_tangent(ys: Any, ts: Any, fun: Any, args: Any, dt: Any) -> np.ndarray:
+    """The tangent of ``solve_ivp``'s ``y`` for tangents ``dt`` of its ``t_eval``: the
+    slope at each output time times that time's tangent."""
+    return _ivp_slopes(ys, ts, fun, args) * np.ravel(_floats(dt))[None, :]
+
+
+def ivp_time_cotangent(g: Any, ys: Any, ts: Any, fun: Any, args: Any) -> np.ndarray:
+    """The cotangent of ``solve_ivp``'s ``t_eval`` for the cotangent ``g`` of its ``y``."""
+    slopes = _ivp_slopes(ys, ts, fun, args)
+    return np.sum(_floats(g) * slopes, axis=0).reshape(np.shape(ts))
+
+
 def _ivp_rows(ys: Any, ts: Any, t_span: Any, y0: Any, g: Any) -> tuple[Any, Any, Any]:
     """``solve_ivp``'s trajectory as rows per time, its times and ``g`` in rows, starting
     at ``t_span[0]`` (where the state is ``y0``: prepended when ``t_eval`` starts later)."""
