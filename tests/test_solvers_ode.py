@@ -365,3 +365,11 @@ def test_solve_ivp_derivative_wrt_its_output_times():
     expected = 1.0 - 2.0 * np.cos(times) * np.sin(times)
     np.testing.assert_allclose(adgen.grad(f)(times), expected, rtol=1e-8)
     np.testing.assert_allclose(adgen.jacfwd(f)(times), expected, rtol=1e-8)
+
+
+def test_export_of_a_function_calling_a_solver_is_refused_naming_the_function(tmp_path):
+    def loss(k):
+        return np.sum(odeint(lambda y, t: -k * y, 1.0, T))
+
+    with pytest.raises(AdgenError, match="gives the function `lam` to a SciPy solver"):
+        adgen.export(loss, str(tmp_path / "exported.py"))

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from adgen import composable, display, ir, trees
+from adgen import composable, display, ir, seam, trees
 from adgen.backend import cache
 from adgen.backend.compile import load
 from adgen.errors import (
@@ -1323,6 +1323,14 @@ def export(
     where = SourceLocation(code.co_filename, code.co_firstlineno)
 
     def refuse(name: str, value: Any) -> AdgenError:
+        if isinstance(value, seam.Callback):
+            return AdgenError(
+                f"{fn.__qualname__} gives the function `{value.name}` to a SciPy solver: its "
+                "derivative runs adgen's code for that function, made when it runs, which "
+                "adgen.export cannot write into a module",
+                where,
+                "use adgen.grad / adgen.jvp (or the disk cache) for functions calling solvers",
+            )
         if isinstance(value, np.ndarray):
             what = f"a NumPy array (shape {value.shape}, {value.dtype})"
         else:
