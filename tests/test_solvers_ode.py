@@ -373,3 +373,29 @@ def test_export_of_a_function_calling_a_solver_is_refused_naming_the_function(tm
 
     with pytest.raises(AdgenError, match="gives the function `lam` to a SciPy solver"):
         adgen.export(loss, str(tmp_path / "exported.py"))
+
+
+def test_the_command_line_prints_the_derivative_of_a_function_calling_solvers(tmp_path):
+    import subprocess
+    import sys
+
+    program = tmp_path / "model.py"
+    program.write_text(
+        "import numpy as np\n"
+        "from scipy.integrate import odeint, quad\n\n"
+        "def decay(y, t, k):\n"
+        "    return -k * y\n\n"
+        "def loss(k):\n"
+        "    a = quad(lambda x: np.exp(-k * x), 0.0, 1.0)[0]\n"
+        "    return np.sum(odeint(decay, 1.0, np.linspace(0.0, 1.0, 3), args=(k,))) + a\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-m", "adgen", str(program), "--function", "loss"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "scipy.integrate.odeint(decay_1, 1.0, t_1, args=(k,))" in out.stdout
+    assert "rt.odeint_args_cotangent(" in out.stdout
+    assert "rt.quad_vjp(" in out.stdout

@@ -261,8 +261,6 @@ class SolversMixin(LowererState):
     ) -> list[str]:
         """The variables of the function being lowered that ``fdef`` reads (and the names
         of ``defaults``, parameters turned into such variables)."""
-        if not isinstance(self.root.parsed.scope, LiveScope):
-            self.refuse(given, "a solver's function in a file read statically")
         captured = [c for c in nested.free_names(fdef) if self.sees(c) or c in (defaults or {})]
         for c in captured:
             lowerer: Lowerer | None = self
@@ -289,7 +287,9 @@ class SolversMixin(LowererState):
             primal: Any = obj
         else:
             parsed = nested.lifted(fdef, captured, self.parsed)
-            primal = self.compiled_lifted(parsed)
+            # (a file read statically, python -m adgen: the code is printed, never run)
+            live = isinstance(self.parsed.scope, LiveScope)
+            primal = self.compiled_lifted(parsed) if live else _not_run
         wrt = [a.id for a in parsed.node.args.args]
         defaults = getattr(primal, "__defaults__", None) or ()
         name = given.id if isinstance(given, gast.Name) else "function"
@@ -299,6 +299,8 @@ class SolversMixin(LowererState):
         """A plain function adgen reads for the outside callable ``obj``: itself, the function
         calling a bound method, a partial or a callable object (:func:`parse.unwrap`), or one
         calling a function with a rule (``np.sin``: ``def sin(x0): return sin_fn(x0)``)."""
+        if not isinstance(self.root.parsed.scope, LiveScope) and hasattr(obj, "node"):
+            return obj  # type: ignore[no-any-return] # (python -m adgen: a function of the file)
         if registry.lookup(obj) is not None and not isinstance(obj, types.FunctionType):
             count = getattr(obj, "nin", None)
             if count is None:
@@ -358,4 +360,11 @@ def _outside_callable(obj: Any) -> bool:
     """A function made outside the function being lowered, which a solver can be given."""
     return callable(obj) and not isinstance(
         obj, (type, types.ModuleType, LocalFunction, LocalInstance, LocalRecord)
+    )
+
+
+def _not_run(*args: Any) -> Any:
+    raise AdgenError(
+        "this function was read from a file without running it (python -m adgen): call "
+        "adgen.grad on the imported function to run its derivative"
     )
