@@ -34,7 +34,7 @@ import math
 import numpy as np
 
 from adgen.rules import runtime as rt
-from adgen.rules.registry import rule, unary
+from adgen.rules.registry import partials, rule, unary
 from adgen.rules.samples import ANY, POSITIVE, UNIT, Arg, Domain, example
 
 try:
@@ -453,3 +453,470 @@ if scipy is not None:
                 g_full * np.exp(a - scipy.special.logsumexp(a, axis=axis, b=b, keepdims=True)),
                 b,
             )
+
+    # ------------------------------------------------------------------ Bessel functions
+    # Orders are data: a differentiated order reaches a parameter without a template and is
+    # refused by name. The derivatives in x are the classical recurrences.
+
+    POS_X = Domain(0.3, 4.0)
+
+    @partials(
+        scipy.special.jv,
+        examples=[
+            example("scipy.special.jv(1.5, x)", x=Arg((4,), POS_X)),
+            example("scipy.special.jv(0.0, x)", x=Arg((2, 3), Domain(-4.0, 4.0))),
+            example("scipy.special.jv(2.0, x)", x=Arg(None, POS_X)),
+        ],
+    )
+    def jv(ans, v, x):
+        """J_v' = (J_{v-1} - J_{v+1}) / 2."""
+        return {"x": 0.5 * (scipy.special.jv(v - 1.0, x) - scipy.special.jv(v + 1.0, x))}
+
+    @partials(
+        scipy.special.jve,
+        examples=[example("scipy.special.jve(1.5, x)", x=Arg((4,), POS_X))],
+    )
+    def jve(ans, v, x):
+        """jve(v, x) = jv(v, x) for real x: the same recurrence, on jve."""
+        return {"x": 0.5 * (scipy.special.jve(v - 1.0, x) - scipy.special.jve(v + 1.0, x))}
+
+    @partials(
+        scipy.special.jn,
+        examples=[example("scipy.special.jn(3, x)", x=Arg((4,), Domain(-4.0, 4.0)))],
+    )
+    def jn(ans, n, x):
+        """Integer order: J_n' = (J_{n-1} - J_{n+1}) / 2, through ``jv``."""
+        return {"x": 0.5 * (scipy.special.jv(n - 1.0, x) - scipy.special.jv(n + 1.0, x))}
+
+    @partials(
+        scipy.special.yv,
+        examples=[
+            example("scipy.special.yv(1.5, x)", x=Arg((4,), POS_X)),
+            example("scipy.special.yv(0.0, x)", x=Arg((2, 3), POS_X)),
+        ],
+    )
+    def yv(ans, v, x):
+        """Y_v' = (Y_{v-1} - Y_{v+1}) / 2 (x > 0)."""
+        return {"x": 0.5 * (scipy.special.yv(v - 1.0, x) - scipy.special.yv(v + 1.0, x))}
+
+    @partials(
+        scipy.special.yve,
+        examples=[example("scipy.special.yve(0.5, x)", x=Arg((4,), POS_X))],
+    )
+    def yve(ans, v, x):
+        """yve(v, x) = yv(v, x) for real x > 0."""
+        return {"x": 0.5 * (scipy.special.yve(v - 1.0, x) - scipy.special.yve(v + 1.0, x))}
+
+    @partials(
+        scipy.special.yn,
+        examples=[example("scipy.special.yn(2, x)", x=Arg((4,), POS_X))],
+    )
+    def yn(ans, n, x):
+        """Integer order, through ``yv``."""
+        return {"x": 0.5 * (scipy.special.yv(n - 1.0, x) - scipy.special.yv(n + 1.0, x))}
+
+    @partials(
+        scipy.special.kv,
+        examples=[
+            example("scipy.special.kv(1.5, x)", x=Arg((4,), POS_X)),
+            example("scipy.special.kv(0.0, x)", x=Arg((2, 3), POS_X)),
+        ],
+    )
+    def kv(ans, v, x):
+        """K_v' = -(K_{v-1} + K_{v+1}) / 2 (x > 0)."""
+        return {"x": -0.5 * (scipy.special.kv(v - 1.0, x) + scipy.special.kv(v + 1.0, x))}
+
+    @partials(
+        scipy.special.kve,
+        examples=[example("scipy.special.kve(1.5, x)", x=Arg((4,), POS_X))],
+    )
+    def kve(ans, v, x):
+        """kve = exp(x) kv: kve - (kve(v-1) + kve(v+1)) / 2."""
+        return {"x": ans - 0.5 * (scipy.special.kve(v - 1.0, x) + scipy.special.kve(v + 1.0, x))}
+
+    @partials(
+        scipy.special.kn,
+        examples=[example("scipy.special.kn(2, x)", x=Arg((4,), POS_X))],
+    )
+    def kn(ans, n, x):
+        """Integer order, through ``kv``."""
+        return {"x": -0.5 * (scipy.special.kv(n - 1.0, x) + scipy.special.kv(n + 1.0, x))}
+
+    @unary(scipy.special.j0, domain=Domain(-4.0, 4.0))
+    def j0(x):
+        return -scipy.special.j1(x)
+
+    @unary(scipy.special.j1, domain=Domain(-4.0, 4.0))
+    def j1(x):
+        return 0.5 * (scipy.special.j0(x) - scipy.special.jv(2.0, x))
+
+    @unary(scipy.special.y0, domain=POS_X)
+    def y0(x):
+        return -scipy.special.y1(x)
+
+    @unary(scipy.special.y1, domain=POS_X)
+    def y1(x):
+        return 0.5 * (scipy.special.y0(x) - scipy.special.yv(2.0, x))
+
+    @unary(scipy.special.k0, domain=POS_X)
+    def k0(x):
+        return -scipy.special.k1(x)
+
+    @unary(scipy.special.k1, domain=POS_X)
+    def k1(x):
+        return -0.5 * (scipy.special.k0(x) + scipy.special.kv(2.0, x))
+
+    @unary(scipy.special.k0e, domain=POS_X)
+    def k0e(ans, x):
+        """exp(x) k0(x): k0e - k1e."""
+        return ans - scipy.special.k1e(x)
+
+    @unary(scipy.special.k1e, domain=POS_X)
+    def k1e(ans, x):
+        return ans - 0.5 * (scipy.special.k0e(x) + scipy.special.kve(2.0, x))
+
+    # Spherical Bessel functions (SciPy's Python functions, registered themselves): the
+    # first derivative is SciPy's own ``derivative=True``; with ``derivative=True`` the
+    # derivative is the second one, from the differential equation
+    # z^2 y'' + 2 z y' + (+-z^2 - n (n + 1)) y = 0 (+ for j, y; - for i, k), so z > 0.
+
+    @rule(
+        scipy.special.spherical_jn,
+        elementwise=True,
+        singular=True,
+        examples=[
+            example("scipy.special.spherical_jn(2, z)", z=Arg((4,), POS_X)),
+            example("scipy.special.spherical_jn(0, z)", z=Arg(None, POS_X)),
+            example("scipy.special.spherical_jn(1, z, derivative=True)", z=Arg((2, 3), POS_X)),
+            example("scipy.special.spherical_jn(3, z, True)", z=Arg((4,), POS_X)),
+        ],
+    )
+    def spherical_jn(ans, n, z, derivative=False):
+        """d/dz j_n = spherical_jn(n, z, derivative=True); j_n'' = -2 j_n' / z -
+        (1 - n (n + 1) / z^2) j_n."""
+
+        def jvp_z(dz):
+            if derivative:
+                return dz * (
+                    -2.0 * np.divide(ans, z)
+                    - (1.0 - np.divide(n * (n + 1.0), z * z)) * scipy.special.spherical_jn(n, z)
+                )
+            return dz * scipy.special.spherical_jn(n, z, derivative=True)
+
+        vjp_z = jvp_z  # noqa: F841 - read by the registry
+
+    @rule(
+        scipy.special.spherical_yn,
+        elementwise=True,
+        singular=True,
+        examples=[
+            example("scipy.special.spherical_yn(2, z)", z=Arg((4,), POS_X)),
+            example("scipy.special.spherical_yn(1, z, derivative=True)", z=Arg((2, 3), POS_X)),
+        ],
+    )
+    def spherical_yn(ans, n, z, derivative=False):
+        """As for :func:`spherical_jn` (the same differential equation)."""
+
+        def jvp_z(dz):
+            if derivative:
+                return dz * (
+                    -2.0 * np.divide(ans, z)
+                    - (1.0 - np.divide(n * (n + 1.0), z * z)) * scipy.special.spherical_yn(n, z)
+                )
+            return dz * scipy.special.spherical_yn(n, z, derivative=True)
+
+        vjp_z = jvp_z  # noqa: F841 - read by the registry
+
+    @rule(
+        scipy.special.spherical_in,
+        elementwise=True,
+        singular=True,
+        examples=[
+            example("scipy.special.spherical_in(2, z)", z=Arg((4,), POS_X)),
+            example("scipy.special.spherical_in(1, z, derivative=True)", z=Arg((2, 3), POS_X)),
+        ],
+    )
+    def spherical_in(ans, n, z, derivative=False):
+        """i_n'' = -2 i_n' / z + (1 + n (n + 1) / z^2) i_n."""
+
+        def jvp_z(dz):
+            if derivative:
+                return dz * (
+                    -2.0 * np.divide(ans, z)
+                    + (1.0 + np.divide(n * (n + 1.0), z * z)) * scipy.special.spherical_in(n, z)
+                )
+            return dz * scipy.special.spherical_in(n, z, derivative=True)
+
+        vjp_z = jvp_z  # noqa: F841 - read by the registry
+
+    @rule(
+        scipy.special.spherical_kn,
+        elementwise=True,
+        singular=True,
+        examples=[
+            example("scipy.special.spherical_kn(2, z)", z=Arg((4,), POS_X)),
+            example("scipy.special.spherical_kn(0, z, derivative=True)", z=Arg((2, 3), POS_X)),
+        ],
+    )
+    def spherical_kn(ans, n, z, derivative=False):
+        """As for :func:`spherical_in` (the same differential equation)."""
+
+        def jvp_z(dz):
+            if derivative:
+                return dz * (
+                    -2.0 * np.divide(ans, z)
+                    + (1.0 + np.divide(n * (n + 1.0), z * z)) * scipy.special.spherical_kn(n, z)
+                )
+            return dz * scipy.special.spherical_kn(n, z, derivative=True)
+
+        vjp_z = jvp_z  # noqa: F841 - read by the registry
+
+    # ------------------------------------------- incomplete gamma and beta, and their inverses
+    # Differentiated in x (y for the inverses) only: the shape parameters' derivatives have no
+    # closed form, and a differentiated shape is refused by name.
+
+    @partials(
+        scipy.special.gammainc,
+        examples=[
+            example("scipy.special.gammainc(2.5, x)", x=Arg((4,), POSITIVE)),
+            example("scipy.special.gammainc(0.7, x)", x=Arg((2, 3), POSITIVE)),
+        ],
+    )
+    def gammainc(ans, a, x):
+        """d/dx P(a, x) = x^(a-1) exp(-x) / Gamma(a)."""
+        return {"x": np.exp(scipy.special.xlogy(a - 1.0, x) - x - scipy.special.gammaln(a))}
+
+    @partials(
+        scipy.special.gammaincc,
+        examples=[example("scipy.special.gammaincc(2.5, x)", x=Arg((4,), POSITIVE))],
+    )
+    def gammaincc(ans, a, x):
+        """Q = 1 - P."""
+        return {"x": -np.exp(scipy.special.xlogy(a - 1.0, x) - x - scipy.special.gammaln(a))}
+
+    @partials(
+        scipy.special.gammaincinv,
+        examples=[example("scipy.special.gammaincinv(2.5, y)", y=Arg((4,), OPEN_UNIT))],
+    )
+    def gammaincinv(ans, a, y):
+        """x = P^-1(a, y): dx/dy = 1 / P'(x) = Gamma(a) x^(1-a) exp(x)."""
+        return {"y": np.exp(scipy.special.gammaln(a) - scipy.special.xlogy(a - 1.0, ans) + ans)}
+
+    @partials(
+        scipy.special.gammainccinv,
+        examples=[example("scipy.special.gammainccinv(1.5, y)", y=Arg((4,), OPEN_UNIT))],
+    )
+    def gammainccinv(ans, a, y):
+        """x = Q^-1(a, y): dx/dy = -1 / P'(x)."""
+        return {"y": -np.exp(scipy.special.gammaln(a) - scipy.special.xlogy(a - 1.0, ans) + ans)}
+
+    @partials(
+        scipy.special.betainc,
+        examples=[
+            example("scipy.special.betainc(2.5, 1.5, x)", x=Arg((4,), OPEN_UNIT)),
+            example("scipy.special.betainc(0.8, 3.0, x)", x=Arg((2, 3), OPEN_UNIT)),
+        ],
+    )
+    def betainc(ans, a, b, x):
+        """d/dx I_x(a, b) = x^(a-1) (1-x)^(b-1) / B(a, b)."""
+        return {
+            "x": np.exp(
+                scipy.special.xlogy(a - 1.0, x)
+                + scipy.special.xlog1py(b - 1.0, -x)
+                - scipy.special.betaln(a, b)
+            )
+        }
+
+    @partials(
+        scipy.special.betaincc,
+        examples=[example("scipy.special.betaincc(2.5, 1.5, x)", x=Arg((4,), OPEN_UNIT))],
+    )
+    def betaincc(ans, a, b, x):
+        """1 - I_x(a, b)."""
+        return {
+            "x": -np.exp(
+                scipy.special.xlogy(a - 1.0, x)
+                + scipy.special.xlog1py(b - 1.0, -x)
+                - scipy.special.betaln(a, b)
+            )
+        }
+
+    @partials(
+        scipy.special.betaincinv,
+        examples=[example("scipy.special.betaincinv(2.5, 1.5, y)", y=Arg((4,), OPEN_UNIT))],
+    )
+    def betaincinv(ans, a, b, y):
+        """x = I^-1(a, b, y): dx/dy = B(a, b) x^(1-a) (1-x)^(1-b)."""
+        return {
+            "y": np.exp(
+                scipy.special.betaln(a, b)
+                - scipy.special.xlogy(a - 1.0, ans)
+                - scipy.special.xlog1py(b - 1.0, -ans)
+            )
+        }
+
+    @partials(
+        scipy.special.betainccinv,
+        examples=[example("scipy.special.betainccinv(2.5, 1.5, y)", y=Arg((4,), OPEN_UNIT))],
+    )
+    def betainccinv(ans, a, b, y):
+        """x with 1 - I_x(a, b) = y: dx/dy = -B(a, b) x^(1-a) (1-x)^(1-b)."""
+        return {
+            "y": -np.exp(
+                scipy.special.betaln(a, b)
+                - scipy.special.xlogy(a - 1.0, ans)
+                - scipy.special.xlog1py(b - 1.0, -ans)
+            )
+        }
+
+    # ------------------------------------------------------- gamma and beta function family
+
+    @partials(scipy.special.beta, domain=(POSITIVE, POSITIVE))
+    def beta(ans, a, b):
+        """B(a, b) (psi(a) - psi(a + b)), and in b likewise (a, b > 0)."""
+        return {
+            "a": ans * (scipy.special.psi(a) - scipy.special.psi(a + b)),
+            "b": ans * (scipy.special.psi(b) - scipy.special.psi(a + b)),
+        }
+
+    @partials(scipy.special.binom, domain=(Domain(3.2, 5.0), Domain(0.3, 2.0)))
+    def binom(ans, n, k):
+        """Gamma(n + 1) / (Gamma(k + 1) Gamma(n - k + 1)), away from the poles of the Gammas."""
+        return {
+            "n": ans * (scipy.special.psi(n + 1.0) - scipy.special.psi(n - k + 1.0)),
+            "k": ans * (scipy.special.psi(n - k + 1.0) - scipy.special.psi(k + 1.0)),
+        }
+
+    @partials(scipy.special.poch, domain=(POSITIVE, POSITIVE))
+    def poch(ans, z, m):
+        """Gamma(z + m) / Gamma(z) (z, z + m away from the poles)."""
+        return {
+            "z": ans * (scipy.special.psi(z + m) - scipy.special.psi(z)),
+            "m": ans * scipy.special.psi(z + m),
+        }
+
+    @unary(scipy.special.rgamma, domain=POSITIVE)
+    def rgamma(ans, x):
+        """1 / Gamma(x): -rgamma(x) psi(x) (x > 0; rgamma is 0 at the poles, psi infinite)."""
+        return -ans * scipy.special.psi(x)
+
+    # ------------------------------------------------- error functions, exponential integrals
+
+    @unary(scipy.special.erfi, domain=ANY)
+    def erfi(x):
+        return 1.1283791670955126 * np.exp(x * x)
+
+    @unary(scipy.special.dawsn, domain=Domain(-3.0, 3.0))
+    def dawsn(ans, x):
+        """D' = 1 - 2 x D."""
+        return 1.0 - 2.0 * x * ans
+
+    @unary(scipy.special.exp1, domain=POSITIVE)
+    def exp1(x):
+        """E1' = -exp(-x) / x (x > 0)."""
+        return -np.exp(-x) / x
+
+    @unary(scipy.special.expi, domain=POSITIVE)
+    def expi(x):
+        """Ei' = exp(x) / x (x != 0)."""
+        return np.exp(x) / x
+
+    @partials(
+        scipy.special.expn,
+        examples=[
+            example("scipy.special.expn(0, x)", x=Arg((4,), POSITIVE)),
+            example("scipy.special.expn(3, x)", x=Arg((2, 3), POSITIVE)),
+        ],
+    )
+    def expn(ans, n, x):
+        """E_n' = -E_{n-1} = ((n - 1) E_n - exp(-x)) / x (from the recurrence; any n, x > 0)."""
+        return {"x": ((n - 1.0) * ans - np.exp(-x)) / x}
+
+    @rule(
+        scipy.special.sici,
+        elementwise=True,
+        outputs=2,
+        examples=[
+            example("scipy.special.sici(x)[0]", x=Arg((4,), Domain(-4.0, 4.0))),
+            example("scipy.special.sici(x)[1] * scipy.special.sici(x)[0]", x=Arg((4,), POS_X)),
+            example("scipy.special.sici(x)[1]", x=Arg(None, POS_X)),
+        ],
+    )
+    def sici(ans, x):
+        """(Si, Ci): Si' = sin(x) / x (sinc: 1 at 0), Ci' = cos(x) / x (x > 0)."""
+
+        def jvp(dx):
+            return (dx * np.sinc(x / np.pi), dx * np.cos(x) / x)
+
+        def vjp(g):
+            return g[0] * np.sinc(x / np.pi) + g[1] * np.cos(x) / x
+
+    @rule(
+        scipy.special.shichi,
+        elementwise=True,
+        outputs=2,
+        examples=[
+            example("scipy.special.shichi(x)[0]", x=Arg((4,), POS_X)),
+            example("scipy.special.shichi(x)[1] * scipy.special.shichi(x)[0]", x=Arg((4,), POS_X)),
+        ],
+    )
+    def shichi(ans, x):
+        """(Shi, Chi): Shi' = sinh(x) / x, Chi' = cosh(x) / x (x > 0)."""
+
+        def jvp(dx):
+            return (dx * np.sinh(x) / x, dx * np.cosh(x) / x)
+
+        def vjp(g):
+            return g[0] * np.sinh(x) / x + g[1] * np.cosh(x) / x
+
+    @rule(
+        scipy.special.fresnel,
+        elementwise=True,
+        outputs=2,
+        examples=[
+            example("scipy.special.fresnel(x)[0]", x=Arg((4,), Domain(-2.0, 2.0))),
+            example("scipy.special.fresnel(x)[1] * scipy.special.fresnel(x)[0]", x=(2, 3)),
+        ],
+    )
+    def fresnel(ans, x):
+        """(S, C): S' = sin(pi x^2 / 2), C' = cos(pi x^2 / 2)."""
+
+        def jvp(dx):
+            return (dx * np.sin(0.5 * np.pi * x * x), dx * np.cos(0.5 * np.pi * x * x))
+
+        def vjp(g):
+            return g[0] * np.sin(0.5 * np.pi * x * x) + g[1] * np.cos(0.5 * np.pi * x * x)
+
+    @partials(
+        scipy.special.struve,
+        examples=[
+            example("scipy.special.struve(0.0, x)", x=Arg((4,), POS_X)),
+            example("scipy.special.struve(1.5, x)", x=Arg((2, 3), POS_X)),
+        ],
+    )
+    def struve(ans, v, x):
+        """(x^v H_v)' = x^v H_{v-1}: H_v' = H_{v-1} - v H_v / x (x > 0)."""
+        return {"x": scipy.special.struve(v - 1.0, x) - v * ans / x}
+
+    @partials(
+        scipy.special.modstruve,
+        examples=[
+            example("scipy.special.modstruve(0.0, x)", x=Arg((4,), POS_X)),
+            example("scipy.special.modstruve(1.5, x)", x=Arg((2, 3), POS_X)),
+        ],
+    )
+    def modstruve(ans, v, x):
+        """(x^v L_v)' = x^v L_{v-1}: L_v' = L_{v-1} - v L_v / x (x > 0)."""
+        return {"x": scipy.special.modstruve(v - 1.0, x) - v * ans / x}
+
+    @partials(scipy.special.owens_t, domain=(Domain(-2.0, 2.0), Domain(-2.0, 2.0)))
+    def owens_t(ans, h, a):
+        """T(h, a) = int_0^a exp(-h^2 (1 + t^2) / 2) / (2 pi (1 + t^2)) dt:
+        dT/da = exp(-h^2 (1 + a^2) / 2) / (2 pi (1 + a^2)),
+        dT/dh = -phi(h) erf(a h / sqrt(2)) / 2."""
+        return {
+            "h": -0.19947114020071635
+            * np.exp(-0.5 * h * h)
+            * scipy.special.erf(0.7071067811865476 * a * h),
+            "a": 0.15915494309189535 * np.exp(-0.5 * h * h * (1.0 + a * a)) / (1.0 + a * a),
+        }
