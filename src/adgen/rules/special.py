@@ -34,7 +34,7 @@ import math
 import numpy as np
 
 from adgen.rules import runtime as rt
-from adgen.rules.registry import partials, rule, unary
+from adgen.rules.registry import nondifferentiable, partials, rule, unary
 from adgen.rules.samples import ANY, POSITIVE, UNIT, Arg, Domain, example
 
 try:
@@ -920,3 +920,686 @@ if scipy is not None:
             * scipy.special.erf(0.7071067811865476 * a * h),
             "a": 0.15915494309189535 * np.exp(-0.5 * h * h * (1.0 + a * a)) / (1.0 + a * a),
         }
+
+    # ----------------------------------------------------------- distribution functions
+    # CDFs and survival functions in their variable (their density), inverses in their
+    # probability (one over the density at the result). Counts and shapes are refused.
+
+    @partials(
+        scipy.special.stdtr,
+        examples=[
+            example("scipy.special.stdtr(3.5, t)", t=Arg((4,), Domain(-3.0, 3.0))),
+            example("scipy.special.stdtr(1.0, t)", t=Arg((2, 3), Domain(-3.0, 3.0))),
+        ],
+    )
+    def stdtr(ans, df, t):
+        """Student t CDF: its density Gamma((df+1)/2) / (sqrt(df pi) Gamma(df/2))
+        (1 + t^2/df)^(-(df+1)/2)."""
+        return {
+            "t": np.exp(
+                scipy.special.gammaln(0.5 * df + 0.5)
+                - scipy.special.gammaln(0.5 * df)
+                - 0.5 * np.log(np.pi * df)
+                - (0.5 * df + 0.5) * np.log1p(t * t / df)
+            )
+        }
+
+    @partials(
+        scipy.special.stdtrit,
+        examples=[example("scipy.special.stdtrit(3.5, p)", p=Arg((4,), OPEN_UNIT))],
+    )
+    def stdtrit(ans, df, p):
+        """t = stdtr^-1(df, p): one over the density at t."""
+        return {
+            "p": np.exp(
+                scipy.special.gammaln(0.5 * df)
+                - scipy.special.gammaln(0.5 * df + 0.5)
+                + 0.5 * np.log(np.pi * df)
+                + (0.5 * df + 0.5) * np.log1p(ans * ans / df)
+            )
+        }
+
+    @partials(
+        scipy.special.chdtr,
+        examples=[example("scipy.special.chdtr(3.5, x)", x=Arg((4,), POSITIVE))],
+    )
+    def chdtr(ans, v, x):
+        """Chi-square CDF (P(v/2, x/2)): density (x/2)^(v/2-1) exp(-x/2) / (2 Gamma(v/2))."""
+        return {
+            "x": 0.5
+            * np.exp(
+                scipy.special.xlogy(0.5 * v - 1.0, 0.5 * x)
+                - 0.5 * x
+                - scipy.special.gammaln(0.5 * v)
+            )
+        }
+
+    @partials(
+        scipy.special.chdtrc,
+        examples=[example("scipy.special.chdtrc(3.5, x)", x=Arg((4,), POSITIVE))],
+    )
+    def chdtrc(ans, v, x):
+        """1 - chdtr: minus the density."""
+        return {
+            "x": -0.5
+            * np.exp(
+                scipy.special.xlogy(0.5 * v - 1.0, 0.5 * x)
+                - 0.5 * x
+                - scipy.special.gammaln(0.5 * v)
+            )
+        }
+
+    @partials(
+        scipy.special.chdtri,
+        examples=[example("scipy.special.chdtri(3.5, p)", p=Arg((4,), OPEN_UNIT))],
+    )
+    def chdtri(ans, v, p):
+        """x with chdtrc(v, x) = p: -1 / density(x)."""
+        return {
+            "p": -2.0
+            * np.exp(
+                scipy.special.gammaln(0.5 * v)
+                + 0.5 * ans
+                - scipy.special.xlogy(0.5 * v - 1.0, 0.5 * ans)
+            )
+        }
+
+    @partials(
+        scipy.special.fdtr,
+        examples=[example("scipy.special.fdtr(2.5, 3.5, x)", x=Arg((4,), POSITIVE))],
+    )
+    def fdtr(ans, dfn, dfd, x):
+        """F CDF, I_w(dfn/2, dfd/2) with w = dfn x / (dfd + dfn x): betainc's density in w
+        times dw/dx = dfn dfd / (dfd + dfn x)^2."""
+        w = dfn * x / (dfd + dfn * x)
+        return {
+            "x": np.exp(
+                scipy.special.xlogy(0.5 * dfn - 1.0, w)
+                + scipy.special.xlog1py(0.5 * dfd - 1.0, -w)
+                - scipy.special.betaln(0.5 * dfn, 0.5 * dfd)
+            )
+            * (dfn * dfd / ((dfd + dfn * x) * (dfd + dfn * x)))
+        }
+
+    @partials(
+        scipy.special.fdtrc,
+        examples=[example("scipy.special.fdtrc(2.5, 3.5, x)", x=Arg((4,), POSITIVE))],
+    )
+    def fdtrc(ans, dfn, dfd, x):
+        """1 - fdtr: minus its density."""
+        w = dfn * x / (dfd + dfn * x)
+        return {
+            "x": -np.exp(
+                scipy.special.xlogy(0.5 * dfn - 1.0, w)
+                + scipy.special.xlog1py(0.5 * dfd - 1.0, -w)
+                - scipy.special.betaln(0.5 * dfn, 0.5 * dfd)
+            )
+            * (dfn * dfd / ((dfd + dfn * x) * (dfd + dfn * x)))
+        }
+
+    @partials(
+        scipy.special.fdtri,
+        examples=[example("scipy.special.fdtri(2.5, 3.5, p)", p=Arg((4,), OPEN_UNIT))],
+    )
+    def fdtri(ans, dfn, dfd, p):
+        """x with fdtr(dfn, dfd, x) = p: one over the density at x."""
+        w = dfn * ans / (dfd + dfn * ans)
+        return {
+            "p": np.exp(
+                scipy.special.betaln(0.5 * dfn, 0.5 * dfd)
+                - scipy.special.xlogy(0.5 * dfn - 1.0, w)
+                - scipy.special.xlog1py(0.5 * dfd - 1.0, -w)
+            )
+            * ((dfd + dfn * ans) * (dfd + dfn * ans) / (dfn * dfd))
+        }
+
+    @partials(
+        scipy.special.gdtr,
+        examples=[
+            example("scipy.special.gdtr(a, 2.5, x)", a=Arg((4,), POSITIVE), x=Arg((4,), POSITIVE)),
+            example("scipy.special.gdtr(1.5, 0.8, x)", x=Arg((2, 3), POSITIVE)),
+        ],
+    )
+    def gdtr(ans, a, b, x):
+        """Gamma CDF with rate a and shape b, P(b, a x): d/dx = a f(a x), d/da = x f(a x), f
+        the density of P(b, .)."""
+        f = np.exp(scipy.special.xlogy(b - 1.0, a * x) - a * x - scipy.special.gammaln(b))
+        return {"a": x * f, "x": a * f}
+
+    @partials(
+        scipy.special.gdtrc,
+        examples=[
+            example("scipy.special.gdtrc(a, 2.5, x)", a=Arg((4,), POSITIVE), x=Arg((4,), POSITIVE))
+        ],
+    )
+    def gdtrc(ans, a, b, x):
+        """1 - gdtr."""
+        f = np.exp(scipy.special.xlogy(b - 1.0, a * x) - a * x - scipy.special.gammaln(b))
+        return {"a": -x * f, "x": -a * f}
+
+    @partials(
+        scipy.special.gdtrix,
+        examples=[
+            example(
+                "scipy.special.gdtrix(a, 2.5, p)", a=Arg((4,), POSITIVE), p=Arg((4,), OPEN_UNIT)
+            )
+        ],
+    )
+    def gdtrix(ans, a, b, p):
+        """x with gdtr(a, b, x) = p: dx/dp = 1 / (a f(a x)); x = P^-1(b, p) / a, so
+        dx/da = -x / a."""
+        return {
+            "a": -ans / a,
+            "p": np.exp(scipy.special.gammaln(b) - scipy.special.xlogy(b - 1.0, a * ans) + a * ans)
+            / a,
+        }
+
+    @partials(
+        scipy.special.pdtr,
+        examples=[example("scipy.special.pdtr(3, m)", m=Arg((4,), POSITIVE))],
+    )
+    def pdtr(ans, k, m):
+        """Poisson CDF Q(k + 1, m) in its mean: -m^k exp(-m) / k!."""
+        return {"m": -np.exp(scipy.special.xlogy(k, m) - m - scipy.special.gammaln(k + 1.0))}
+
+    @partials(
+        scipy.special.pdtrc,
+        examples=[example("scipy.special.pdtrc(3, m)", m=Arg((4,), POSITIVE))],
+    )
+    def pdtrc(ans, k, m):
+        """1 - pdtr."""
+        return {"m": np.exp(scipy.special.xlogy(k, m) - m - scipy.special.gammaln(k + 1.0))}
+
+    @partials(
+        scipy.special.pdtri,
+        examples=[example("scipy.special.pdtri(3, y)", y=Arg((4,), OPEN_UNIT))],
+    )
+    def pdtri(ans, k, y):
+        """m with pdtr(k, m) = y: -k! exp(m) / m^k."""
+        return {"y": -np.exp(scipy.special.gammaln(k + 1.0) + ans - scipy.special.xlogy(k, ans))}
+
+    @partials(
+        scipy.special.bdtr,
+        examples=[example("scipy.special.bdtr(3, 7, p)", p=Arg((4,), OPEN_UNIT))],
+    )
+    def bdtr(ans, k, n, p):
+        """Binomial CDF I_{1-p}(n - k, k + 1) in p: minus betainc's density at 1 - p."""
+        return {
+            "p": -np.exp(
+                scipy.special.xlogy(n - k - 1.0, 1.0 - p)
+                + scipy.special.xlogy(k, p)
+                - scipy.special.betaln(n - k, k + 1.0)
+            )
+        }
+
+    @partials(
+        scipy.special.bdtrc,
+        examples=[example("scipy.special.bdtrc(3, 7, p)", p=Arg((4,), OPEN_UNIT))],
+    )
+    def bdtrc(ans, k, n, p):
+        """1 - bdtr."""
+        return {
+            "p": np.exp(
+                scipy.special.xlogy(n - k - 1.0, 1.0 - p)
+                + scipy.special.xlogy(k, p)
+                - scipy.special.betaln(n - k, k + 1.0)
+            )
+        }
+
+    @partials(
+        scipy.special.bdtri,
+        examples=[example("scipy.special.bdtri(3, 7, y)", y=Arg((4,), OPEN_UNIT))],
+    )
+    def bdtri(ans, k, n, y):
+        """p with bdtr(k, n, p) = y: one over bdtr's derivative at p."""
+        return {
+            "y": -np.exp(
+                scipy.special.betaln(n - k, k + 1.0)
+                - scipy.special.xlogy(n - k - 1.0, 1.0 - ans)
+                - scipy.special.xlogy(k, ans)
+            )
+        }
+
+    @partials(
+        scipy.special.nbdtr,
+        examples=[example("scipy.special.nbdtr(3, 7, p)", p=Arg((4,), OPEN_UNIT))],
+    )
+    def nbdtr(ans, k, n, p):
+        """Negative binomial CDF I_p(n, k + 1) in p."""
+        return {
+            "p": np.exp(
+                scipy.special.xlogy(n - 1.0, p)
+                + scipy.special.xlogy(k, 1.0 - p)
+                - scipy.special.betaln(n, k + 1.0)
+            )
+        }
+
+    @partials(
+        scipy.special.nbdtrc,
+        examples=[example("scipy.special.nbdtrc(3, 7, p)", p=Arg((4,), OPEN_UNIT))],
+    )
+    def nbdtrc(ans, k, n, p):
+        """1 - nbdtr."""
+        return {
+            "p": -np.exp(
+                scipy.special.xlogy(n - 1.0, p)
+                + scipy.special.xlogy(k, 1.0 - p)
+                - scipy.special.betaln(n, k + 1.0)
+            )
+        }
+
+    @partials(
+        scipy.special.nbdtri,
+        examples=[example("scipy.special.nbdtri(3, 7, y)", y=Arg((4,), OPEN_UNIT))],
+    )
+    def nbdtri(ans, k, n, y):
+        """p with nbdtr(k, n, p) = y: one over nbdtr's derivative at p."""
+        return {
+            "y": np.exp(
+                scipy.special.betaln(n, k + 1.0)
+                - scipy.special.xlogy(n - 1.0, ans)
+                - scipy.special.xlogy(k, 1.0 - ans)
+            )
+        }
+
+    @partials(
+        scipy.special.tklmbda,
+        examples=[
+            example("scipy.special.tklmbda(x, 0.5)", x=Arg((4,), Domain(-1.5, 1.5))),
+            example("scipy.special.tklmbda(x, 0.0)", x=Arg((2, 3), Domain(-3.0, 3.0))),
+            example("scipy.special.tklmbda(x, -0.3)", x=Arg((4,), Domain(-3.0, 3.0))),
+        ],
+    )
+    def tklmbda(ans, x, lmbda):
+        """Tukey-lambda CDF F, inverse of Q(F) = (F^l - (1-F)^l) / l: dF/dx = 1 / Q'(F) =
+        1 / (F^(l-1) + (1-F)^(l-1)) (0 outside the support of l > 0). lmbda is refused."""
+        return {"x": 1.0 / (np.power(ans, lmbda - 1.0) + np.power(1.0 - ans, lmbda - 1.0))}
+
+    @unary(scipy.special.ndtri_exp, domain=Domain(-4.0, -0.1))
+    def ndtri_exp(ans, y):
+        """ndtri(exp(y)): sqrt(2 pi) exp(y + ans^2 / 2)."""
+        return 2.5066282746310002 * np.exp(y + 0.5 * ans * ans)
+
+    # ---------------------------------------------------------------- Box-Cox, Huber
+
+    @partials(
+        scipy.special.boxcox,
+        examples=[
+            example("scipy.special.boxcox(x, 0.4)", x=Arg((4,), POSITIVE)),
+            example("scipy.special.boxcox(x, 0.0)", x=Arg((2, 3), POSITIVE)),
+        ],
+    )
+    def boxcox(ans, x, lmbda):
+        """(x^l - 1) / l (log x at l = 0): x^(l-1). lmbda is refused."""
+        return {"x": np.power(x, lmbda - 1.0)}
+
+    @partials(
+        scipy.special.boxcox1p,
+        examples=[example("scipy.special.boxcox1p(x, 0.4)", x=Arg((4,), POSITIVE))],
+    )
+    def boxcox1p(ans, x, lmbda):
+        """boxcox(1 + x, l): (1 + x)^(l-1)."""
+        return {"x": np.power(1.0 + x, lmbda - 1.0)}
+
+    @partials(
+        scipy.special.inv_boxcox,
+        examples=[
+            example("scipy.special.inv_boxcox(y, 0.4)", y=Arg((4,), POSITIVE)),
+            example("scipy.special.inv_boxcox(y, 0.0)", y=Arg((2, 3), ANY)),
+        ],
+    )
+    def inv_boxcox(ans, y, lmbda):
+        """x = (1 + l y)^(1/l): dx/dy = x^(1-l)."""
+        return {"y": np.power(ans, 1.0 - lmbda)}
+
+    @partials(
+        scipy.special.inv_boxcox1p,
+        examples=[example("scipy.special.inv_boxcox1p(y, 0.4)", y=Arg((4,), POSITIVE))],
+    )
+    def inv_boxcox1p(ans, y, lmbda):
+        """x = (1 + l y)^(1/l) - 1: dx/dy = (1 + x)^(1-l)."""
+        return {"y": np.power(1.0 + ans, 1.0 - lmbda)}
+
+    @partials(scipy.special.pseudo_huber, domain=(POSITIVE, Domain(-3.0, 3.0)))
+    def pseudo_huber(ans, delta, r):
+        """delta^2 (sqrt(1 + (r/delta)^2) - 1) (delta > 0)."""
+        s = np.sqrt(1.0 + (r / delta) * (r / delta))
+        return {"delta": 2.0 * ans / delta - r * r / (delta * s), "r": r / s}
+
+    # ------------------------------------------------------------- elementary functions
+
+    @unary(scipy.special.cosm1, domain=ANY)
+    def cosm1(x):
+        return -np.sin(x)
+
+    @unary(scipy.special.cbrt, domain=Domain(-3.0, 3.0, avoid=(0.0,), gap=0.2), singular=True)
+    def cbrt(ans, x):
+        """1 / (3 cbrt(x)^2) (infinite at 0)."""
+        return np.divide(1.0, 3.0 * ans * ans)
+
+    @unary(scipy.special.exp2, domain=ANY)
+    def exp2(ans, x):
+        return ans * 0.6931471805599453
+
+    @unary(scipy.special.exp10, domain=ANY)
+    def exp10(ans, x):
+        return ans * 2.302585092994046
+
+    @unary(scipy.special.expm1, domain=ANY)
+    def expm1(ans, x):
+        return ans + 1.0
+
+    @unary(scipy.special.log1p, domain=Domain(-0.7, 2.0))
+    def log1p(x):
+        return 1.0 / (1.0 + x)
+
+    @unary(scipy.special.sindg, domain=Domain(-200.0, 200.0))
+    def sindg(x):
+        return 0.017453292519943295 * scipy.special.cosdg(x)
+
+    @unary(scipy.special.cosdg, domain=Domain(-200.0, 200.0))
+    def cosdg(x):
+        return -0.017453292519943295 * scipy.special.sindg(x)
+
+    @unary(scipy.special.tandg, domain=Domain(-80.0, 80.0))
+    def tandg(ans, x):
+        return 0.017453292519943295 * (1.0 + ans * ans)
+
+    @unary(scipy.special.cotdg, domain=Domain(10.0, 170.0))
+    def cotdg(ans, x):
+        return -0.017453292519943295 * (1.0 + ans * ans)
+
+    @partials(scipy.special.powm1, domain=(POSITIVE, Domain(-2.0, 2.0)))
+    def powm1(ans, x, y):
+        """x^y - 1 (x > 0): y x^(y-1) and x^y log(x)."""
+        return {"x": y * np.power(x, y - 1.0), "y": (ans + 1.0) * np.log(x)}
+
+    @partials(
+        scipy.special.radian,
+        examples=[example("scipy.special.radian(d, m, s)", d=(4,), m=(4,), s=())],
+    )
+    def radian(ans, d, m, s):
+        """Degrees, minutes and seconds to radians: linear."""
+        return {
+            "d": 0.017453292519943295 + 0.0 * ans,
+            "m": 0.0002908882086657216 + 0.0 * ans,
+            "s": 4.84813681109536e-06 + 0.0 * ans,
+        }
+
+    @unary(scipy.special.spence, domain=Domain(0.2, 3.0, avoid=(1.0,), gap=0.05))
+    def spence(x):
+        """Dilogarithm int_1^x log(t) / (1 - t) dt: log(x) / (1 - x) (x > 0, x != 1)."""
+        return np.log(x) / (1.0 - x)
+
+    # ------------------------------------------------------- hypergeometric functions
+
+    @partials(
+        scipy.special.hyp0f1,
+        examples=[example("scipy.special.hyp0f1(1.2, z)", z=Arg((4,), Domain(-2.0, 2.0)))],
+    )
+    def hyp0f1(ans, v, z):
+        """d/dz 0F1(; v; z) = 0F1(; v + 1; z) / v."""
+        return {"z": scipy.special.hyp0f1(v + 1.0, z) / v}
+
+    @partials(
+        scipy.special.hyp1f1,
+        examples=[example("scipy.special.hyp1f1(1.2, 2.3, x)", x=Arg((4,), Domain(-2.0, 2.0)))],
+    )
+    def hyp1f1(ans, a, b, x):
+        """d/dx 1F1(a; b; x) = a / b 1F1(a + 1; b + 1; x)."""
+        return {"x": a / b * scipy.special.hyp1f1(a + 1.0, b + 1.0, x)}
+
+    @partials(
+        scipy.special.hyp2f1,
+        examples=[
+            example("scipy.special.hyp2f1(1.2, 0.7, 2.3, z)", z=Arg((4,), Domain(-0.7, 0.7)))
+        ],
+    )
+    def hyp2f1(ans, a, b, c, z):
+        """d/dz 2F1(a, b; c; z) = a b / c 2F1(a + 1, b + 1; c + 1; z)."""
+        return {"z": a * b / c * scipy.special.hyp2f1(a + 1.0, b + 1.0, c + 1.0, z)}
+
+    @partials(
+        scipy.special.hyperu,
+        examples=[example("scipy.special.hyperu(1.2, 2.3, x)", x=Arg((4,), POSITIVE))],
+    )
+    def hyperu(ans, a, b, x):
+        """d/dx U(a, b, x) = -a U(a + 1, b + 1, x)."""
+        return {"x": -a * scipy.special.hyperu(a + 1.0, b + 1.0, x)}
+
+    # ------------------------------------------------------- orthogonal polynomials
+    # In x only (the degree and the parameters are refused). Each derivative is a function
+    # of degree n - 1 of the same families (for a non-integer degree too: the hypergeometric
+    # forms); at an integer degree n <= 0 it is 0, and the degree passed on is then 0, so no
+    # negative degree is ever evaluated (SciPy's values there differ between its integer and
+    # float paths). Hermite polynomials take integer degrees only: n H_{max(n - 1, 0)}.
+
+    @partials(
+        scipy.special.eval_legendre,
+        examples=[
+            example("scipy.special.eval_legendre(3, x)", x=Arg((4,), UNIT)),
+            example("scipy.special.eval_legendre(0, x)", x=Arg((2, 3), UNIT)),
+            example("scipy.special.eval_legendre(2.5, x)", x=Arg((4,), UNIT)),
+        ],
+    )
+    def eval_legendre(ans, n, x):
+        """P_n' = C_{n-1}^(3/2)."""
+        flat = (n <= 0) & (n == np.floor(n))
+        m = np.where(flat, 0.0, n - 1.0)
+        return {"x": np.where(flat, 0.0, 1.0) * scipy.special.eval_gegenbauer(m, 1.5, x)}
+
+    @partials(
+        scipy.special.eval_sh_legendre,
+        examples=[example("scipy.special.eval_sh_legendre(3, x)", x=Arg((4,), OPEN_UNIT))],
+    )
+    def eval_sh_legendre(ans, n, x):
+        """P_n(2x - 1)' = 2 C_{n-1}^(3/2)(2x - 1)."""
+        flat = (n <= 0) & (n == np.floor(n))
+        m = np.where(flat, 0.0, n - 1.0)
+        return {
+            "x": np.where(flat, 0.0, 1.0)
+            * 2.0
+            * scipy.special.eval_gegenbauer(m, 1.5, 2.0 * x - 1.0)
+        }
+
+    @partials(
+        scipy.special.eval_chebyt,
+        examples=[
+            example("scipy.special.eval_chebyt(3, x)", x=Arg((4,), UNIT)),
+            example("scipy.special.eval_chebyt(0, x)", x=Arg((4,), UNIT)),
+            example("scipy.special.eval_chebyt(2.5, x)", x=Arg((4,), UNIT)),
+        ],
+    )
+    def eval_chebyt(ans, n, x):
+        """T_n' = n U_{n-1}."""
+        flat = (n <= 0) & (n == np.floor(n))
+        m = np.where(flat, 0.0, n - 1.0)
+        return {"x": np.where(flat, 0.0, 1.0) * n * scipy.special.eval_chebyu(m, x)}
+
+    @partials(
+        scipy.special.eval_chebyu,
+        examples=[example("scipy.special.eval_chebyu(3, x)", x=Arg((4,), UNIT))],
+    )
+    def eval_chebyu(ans, n, x):
+        """U_n = C_n^(1): U_n' = 2 C_{n-1}^(2)."""
+        flat = (n <= 0) & (n == np.floor(n))
+        m = np.where(flat, 0.0, n - 1.0)
+        return {"x": np.where(flat, 0.0, 1.0) * 2.0 * scipy.special.eval_gegenbauer(m, 2.0, x)}
+
+    @partials(
+        scipy.special.eval_sh_chebyt,
+        examples=[example("scipy.special.eval_sh_chebyt(3, x)", x=Arg((4,), OPEN_UNIT))],
+    )
+    def eval_sh_chebyt(ans, n, x):
+        """T_n(2x - 1)' = 2 n U_{n-1}(2x - 1)."""
+        flat = (n <= 0) & (n == np.floor(n))
+        m = np.where(flat, 0.0, n - 1.0)
+        return {
+            "x": np.where(flat, 0.0, 1.0) * 2.0 * n * scipy.special.eval_chebyu(m, 2.0 * x - 1.0)
+        }
+
+    @partials(
+        scipy.special.eval_sh_chebyu,
+        examples=[example("scipy.special.eval_sh_chebyu(3, x)", x=Arg((4,), OPEN_UNIT))],
+    )
+    def eval_sh_chebyu(ans, n, x):
+        """U_n(2x - 1)' = 4 C_{n-1}^(2)(2x - 1)."""
+        flat = (n <= 0) & (n == np.floor(n))
+        m = np.where(flat, 0.0, n - 1.0)
+        return {
+            "x": np.where(flat, 0.0, 1.0)
+            * 4.0
+            * scipy.special.eval_gegenbauer(m, 2.0, 2.0 * x - 1.0)
+        }
+
+    @partials(
+        scipy.special.eval_chebyc,
+        examples=[example("scipy.special.eval_chebyc(3, x)", x=Arg((4,), Domain(-1.8, 1.8)))],
+    )
+    def eval_chebyc(ans, n, x):
+        """C_n(x) = 2 T_n(x / 2): n U_{n-1}(x / 2)."""
+        flat = (n <= 0) & (n == np.floor(n))
+        m = np.where(flat, 0.0, n - 1.0)
+        return {"x": np.where(flat, 0.0, 1.0) * n * scipy.special.eval_chebyu(m, 0.5 * x)}
+
+    @partials(
+        scipy.special.eval_chebys,
+        examples=[example("scipy.special.eval_chebys(3, x)", x=Arg((4,), Domain(-1.8, 1.8)))],
+    )
+    def eval_chebys(ans, n, x):
+        """S_n(x) = U_n(x / 2): C_{n-1}^(2)(x / 2)."""
+        flat = (n <= 0) & (n == np.floor(n))
+        m = np.where(flat, 0.0, n - 1.0)
+        return {"x": np.where(flat, 0.0, 1.0) * scipy.special.eval_gegenbauer(m, 2.0, 0.5 * x)}
+
+    @partials(
+        scipy.special.eval_gegenbauer,
+        examples=[
+            example("scipy.special.eval_gegenbauer(3, 0.7, x)", x=Arg((4,), UNIT)),
+            example("scipy.special.eval_gegenbauer(1.5, 0.7, x)", x=Arg((4,), UNIT)),
+            example("scipy.special.eval_gegenbauer(0, 0.7, x)", x=Arg((4,), UNIT)),
+        ],
+    )
+    def eval_gegenbauer(ans, n, alpha, x):
+        """C_n^(a)' = 2 a C_{n-1}^(a+1)."""
+        flat = (n <= 0) & (n == np.floor(n))
+        m = np.where(flat, 0.0, n - 1.0)
+        return {
+            "x": np.where(flat, 0.0, 1.0)
+            * 2.0
+            * alpha
+            * scipy.special.eval_gegenbauer(m, alpha + 1.0, x)
+        }
+
+    @partials(
+        scipy.special.eval_jacobi,
+        examples=[
+            example("scipy.special.eval_jacobi(3, 0.7, 0.4, x)", x=Arg((4,), UNIT)),
+            example("scipy.special.eval_jacobi(1.5, 0.7, 0.4, x)", x=Arg((4,), UNIT)),
+        ],
+    )
+    def eval_jacobi(ans, n, alpha, beta, x):
+        """P_n^(a,b)' = (n + a + b + 1) / 2 P_{n-1}^(a+1,b+1)."""
+        flat = (n <= 0) & (n == np.floor(n))
+        m = np.where(flat, 0.0, n - 1.0)
+        return {
+            "x": 0.5
+            * (n + alpha + beta + 1.0)
+            * scipy.special.eval_jacobi(m, alpha + 1.0, beta + 1.0, x)
+        }
+
+    @partials(
+        scipy.special.eval_laguerre,
+        examples=[
+            example("scipy.special.eval_laguerre(3, x)", x=Arg((4,), POSITIVE)),
+            example("scipy.special.eval_laguerre(0, x)", x=Arg((4,), POSITIVE)),
+        ],
+    )
+    def eval_laguerre(ans, n, x):
+        """L_n' = -L_{n-1}^(1)."""
+        flat = (n <= 0) & (n == np.floor(n))
+        m = np.where(flat, 0.0, n - 1.0)
+        return {"x": np.where(flat, 0.0, 1.0) * -scipy.special.eval_genlaguerre(m, 1.0, x)}
+
+    @partials(
+        scipy.special.eval_genlaguerre,
+        examples=[example("scipy.special.eval_genlaguerre(3, 0.7, x)", x=Arg((4,), POSITIVE))],
+    )
+    def eval_genlaguerre(ans, n, alpha, x):
+        """L_n^(a)' = -L_{n-1}^(a+1)."""
+        flat = (n <= 0) & (n == np.floor(n))
+        m = np.where(flat, 0.0, n - 1.0)
+        return {"x": np.where(flat, 0.0, 1.0) * -scipy.special.eval_genlaguerre(m, alpha + 1.0, x)}
+
+    @partials(
+        scipy.special.eval_hermite,
+        examples=[
+            example("scipy.special.eval_hermite(3, x)", x=Arg((4,), ANY)),
+            example("scipy.special.eval_hermite(0, x)", x=Arg((4,), ANY)),
+        ],
+    )
+    def eval_hermite(ans, n, x):
+        """H_n' = 2 n H_{n-1} (integer n)."""
+        return {"x": 2.0 * n * scipy.special.eval_hermite(np.maximum(n - 1, 0), x)}
+
+    @partials(
+        scipy.special.eval_hermitenorm,
+        examples=[example("scipy.special.eval_hermitenorm(3, x)", x=Arg((4,), ANY))],
+    )
+    def eval_hermitenorm(ans, n, x):
+        """He_n' = n He_{n-1} (integer n)."""
+        return {"x": n * scipy.special.eval_hermitenorm(np.maximum(n - 1, 0), x)}
+
+    # ------------------------------------------------------ functions of several results
+
+    @rule(
+        scipy.special.airy,
+        elementwise=True,
+        outputs=4,
+        examples=[
+            example("scipy.special.airy(x)[0]", x=Arg((4,), Domain(-3.0, 3.0))),
+            example("scipy.special.airy(x)[1] + scipy.special.airy(x)[2]", x=(2, 3)),
+            example("scipy.special.airy(x)[3] * scipy.special.airy(x)[0]", x=Arg(None, ANY)),
+        ],
+    )
+    def airy(ans, x):
+        """(Ai, Ai', Bi, Bi'): Ai'' = x Ai, Bi'' = x Bi (real x)."""
+
+        def jvp(dx):
+            return (dx * ans[1], dx * x * ans[0], dx * ans[3], dx * x * ans[2])
+
+        def vjp(g):
+            return g[0] * ans[1] + g[1] * x * ans[0] + g[2] * ans[3] + g[3] * x * ans[2]
+
+    @rule(
+        scipy.special.ellipj,
+        elementwise=True,
+        outputs=4,
+        examples=[
+            example("scipy.special.ellipj(u, 0.6)[0]", u=Arg((4,), Domain(-3.0, 3.0))),
+            example("scipy.special.ellipj(u, 0.3)[1] * scipy.special.ellipj(u, 0.3)[2]", u=(2, 3)),
+            example("scipy.special.ellipj(u, 0.8)[3]", u=Arg(None, ANY)),
+        ],
+    )
+    def ellipj(ans, u, m):
+        """(sn, cn, dn, ph) in u (m is refused): sn' = cn dn, cn' = -sn dn,
+        dn' = -m sn cn, ph' = dn."""
+
+        def jvp_u(du):
+            return (
+                du * ans[1] * ans[2],
+                -du * ans[0] * ans[2],
+                -du * m * ans[0] * ans[1],
+                du * ans[2],
+            )
+
+        def vjp_u(g):
+            return (
+                g[0] * ans[1] * ans[2]
+                - g[1] * ans[0] * ans[2]
+                - g[2] * m * ans[0] * ans[1]
+                + g[3] * ans[2]
+            )
+
+    # piecewise constant: no derivative (the sign of Gamma, rounding)
+    nondifferentiable(scipy.special.gammasgn, scipy.special.round)
