@@ -1603,3 +1603,336 @@ if scipy is not None:
 
     # piecewise constant: no derivative (the sign of Gamma, rounding)
     nondifferentiable(scipy.special.gammasgn, scipy.special.round)
+
+    # ---------------------------------------------------------------- Kelvin functions
+    # ber + i bei solves x^2 w'' + x w' - i x^2 w = 0 (so do ker + i kei): the derivatives
+    # of berp, beip, kerp, keip come from it (x > 0).
+
+    @unary(scipy.special.ber, domain=POS_X)
+    def ber(x):
+        return scipy.special.berp(x)
+
+    @unary(scipy.special.bei, domain=POS_X)
+    def bei(x):
+        return scipy.special.beip(x)
+
+    @unary(scipy.special.ker, domain=POS_X)
+    def ker(x):
+        return scipy.special.kerp(x)
+
+    @unary(scipy.special.kei, domain=POS_X)
+    def kei(x):
+        return scipy.special.keip(x)
+
+    @unary(scipy.special.berp, domain=POS_X)
+    def berp(ans, x):
+        """ber'' = -ber' / x - bei."""
+        return -ans / x - scipy.special.bei(x)
+
+    @unary(scipy.special.beip, domain=POS_X)
+    def beip(ans, x):
+        """bei'' = -bei' / x + ber."""
+        return -ans / x + scipy.special.ber(x)
+
+    @unary(scipy.special.kerp, domain=POS_X)
+    def kerp(ans, x):
+        """ker'' = -ker' / x - kei."""
+        return -ans / x - scipy.special.kei(x)
+
+    @unary(scipy.special.keip, domain=POS_X)
+    def keip(ans, x):
+        """kei'' = -kei' / x + ker."""
+        return -ans / x + scipy.special.ker(x)
+
+    # ------------------------------------------------------ integrals of Bessel functions
+
+    @rule(
+        scipy.special.itj0y0,
+        elementwise=True,
+        outputs=2,
+        examples=[
+            example(
+                "scipy.special.itj0y0(x)[0] + 2.0 * scipy.special.itj0y0(x)[1]", x=Arg((4,), POS_X)
+            )
+        ],
+    )
+    def itj0y0(ans, x):
+        """(int_0^x J0, int_0^x Y0): derivatives J0(x), Y0(x) (x > 0)."""
+
+        def jvp(dx):
+            return (dx * scipy.special.j0(x), dx * scipy.special.y0(x))
+
+        def vjp(g):
+            return g[0] * scipy.special.j0(x) + g[1] * scipy.special.y0(x)
+
+    @rule(
+        scipy.special.it2j0y0,
+        elementwise=True,
+        outputs=2,
+        examples=[
+            example(
+                "scipy.special.it2j0y0(x)[0] + 2.0 * scipy.special.it2j0y0(x)[1]",
+                x=Arg((4,), POS_X),
+            )
+        ],
+    )
+    def it2j0y0(ans, x):
+        """(int_0^x (1 - J0(t)) / t, int_x^inf Y0(t) / t): (1 - J0(x)) / x, -Y0(x) / x."""
+
+        def jvp(dx):
+            return (dx * (1.0 - scipy.special.j0(x)) / x, -dx * scipy.special.y0(x) / x)
+
+        def vjp(g):
+            return (g[0] * (1.0 - scipy.special.j0(x)) - g[1] * scipy.special.y0(x)) / x
+
+    @rule(
+        scipy.special.iti0k0,
+        elementwise=True,
+        outputs=2,
+        examples=[
+            example(
+                "scipy.special.iti0k0(x)[0] + 2.0 * scipy.special.iti0k0(x)[1]", x=Arg((4,), POS_X)
+            )
+        ],
+    )
+    def iti0k0(ans, x):
+        """(int_0^x I0, int_0^x K0): derivatives I0(x), K0(x) (x > 0)."""
+
+        def jvp(dx):
+            return (dx * scipy.special.i0(x), dx * scipy.special.k0(x))
+
+        def vjp(g):
+            return g[0] * scipy.special.i0(x) + g[1] * scipy.special.k0(x)
+
+    @rule(
+        scipy.special.it2i0k0,
+        elementwise=True,
+        outputs=2,
+        examples=[
+            example(
+                "scipy.special.it2i0k0(x)[0] + 2.0 * scipy.special.it2i0k0(x)[1]",
+                x=Arg((4,), POS_X),
+            )
+        ],
+    )
+    def it2i0k0(ans, x):
+        """(int_0^x (I0(t) - 1) / t, int_x^inf K0(t) / t): (I0(x) - 1) / x, -K0(x) / x."""
+
+        def jvp(dx):
+            return (dx * (scipy.special.i0(x) - 1.0) / x, -dx * scipy.special.k0(x) / x)
+
+        def vjp(g):
+            return (g[0] * (scipy.special.i0(x) - 1.0) - g[1] * scipy.special.k0(x)) / x
+
+    @unary(scipy.special.itstruve0, domain=POS_X)
+    def itstruve0(x):
+        """int_0^x H0: H0(x)."""
+        return scipy.special.struve(0.0, x)
+
+    @unary(scipy.special.it2struve0, domain=POS_X)
+    def it2struve0(x):
+        """int_x^inf H0(t) / t: -H0(x) / x."""
+        return -scipy.special.struve(0.0, x) / x
+
+    @unary(scipy.special.itmodstruve0, domain=POS_X)
+    def itmodstruve0(x):
+        """int_0^x L0: L0(x)."""
+        return scipy.special.modstruve(0.0, x)
+
+    @rule(
+        scipy.special.itairy,
+        elementwise=True,
+        outputs=4,
+        examples=[
+            example(
+                "scipy.special.itairy(x)[0] + 2.0 * scipy.special.itairy(x)[1]",
+                x=Arg((4,), Domain(0.2, 1.5)),
+            ),
+            example(
+                "scipy.special.itairy(x)[2] - 3.0 * scipy.special.itairy(x)[3]",
+                x=Arg((4,), Domain(0.2, 1.5)),
+            ),
+        ],
+    )
+    def itairy(ans, x):
+        """(int_0^x Ai(t), int_0^x Bi(t), int_0^x Ai(-t), int_0^x Bi(-t)) for x >= 0: the
+        derivatives Ai(x), Bi(x), Ai(-x), Bi(-x) (SciPy's values of the integrals themselves
+        are accurate to about 1e-6 relative for x of a few units)."""
+
+        def jvp(dx):
+            return (
+                dx * scipy.special.airy(x)[0],
+                dx * scipy.special.airy(x)[2],
+                dx * scipy.special.airy(-x)[0],
+                dx * scipy.special.airy(-x)[2],
+            )
+
+        def vjp(g):
+            return (
+                g[0] * scipy.special.airy(x)[0]
+                + g[1] * scipy.special.airy(x)[2]
+                + g[2] * scipy.special.airy(-x)[0]
+                + g[3] * scipy.special.airy(-x)[2]
+            )
+
+    @partials(
+        scipy.special.besselpoly,
+        examples=[
+            example("scipy.special.besselpoly(a, 1.3, 0.0)", a=Arg((4,), POS_X)),
+            example("scipy.special.besselpoly(a, 0.5, 2.5)", a=Arg((4,), POS_X)),
+        ],
+    )
+    def besselpoly(ans, a, lmb, nu):
+        """int_0^1 x^lmb J_nu(2 a x) dx: in a, by J_nu' = (J_{nu-1} - J_{nu+1}) / 2 under the
+        integral, besselpoly(a, lmb + 1, nu - 1) - besselpoly(a, lmb + 1, nu + 1)."""
+        return {
+            "a": scipy.special.besselpoly(a, lmb + 1.0, nu - 1.0)
+            - scipy.special.besselpoly(a, lmb + 1.0, nu + 1.0)
+        }
+
+    # ---------------------------------------------------- elliptic integrals, others
+
+    @partials(
+        scipy.special.ellipkinc,
+        examples=[example("scipy.special.ellipkinc(phi, 0.6)", phi=Arg((4,), Domain(-2.0, 2.0)))],
+    )
+    def ellipkinc(ans, phi, m):
+        """F(phi | m) in phi: 1 / sqrt(1 - m sin^2 phi); m is refused."""
+        return {"phi": 1.0 / np.sqrt(1.0 - m * np.sin(phi) * np.sin(phi))}
+
+    @partials(
+        scipy.special.ellipeinc,
+        examples=[example("scipy.special.ellipeinc(phi, 0.6)", phi=Arg((4,), Domain(-2.0, 2.0)))],
+    )
+    def ellipeinc(ans, phi, m):
+        """E(phi | m) in phi: sqrt(1 - m sin^2 phi); m is refused."""
+        return {"phi": np.sqrt(1.0 - m * np.sin(phi) * np.sin(phi))}
+
+    @unary(scipy.special.ellipk, domain=Domain(-1.0, 0.9, avoid=(0.0,), gap=0.1))
+    def ellipk(ans, m):
+        """K'(m) = (E - (1 - m) K) / (2 m (1 - m)) (m < 1; 0/0 = nan at m == 0, where the
+        limit is pi / 8)."""
+        return np.divide(scipy.special.ellipe(m) - (1.0 - m) * ans, 2.0 * m * (1.0 - m))
+
+    @unary(scipy.special.ellipe, domain=Domain(-1.0, 0.9, avoid=(0.0,), gap=0.1))
+    def ellipe(ans, m):
+        """E'(m) = (E - K) / (2 m) (m < 1; 0/0 = nan at m == 0, where the limit is -pi / 8)."""
+        return np.divide(ans - scipy.special.ellipk(m), 2.0 * m)
+
+    @unary(scipy.special.ellipkm1, domain=Domain(0.1, 2.0, avoid=(1.0,), gap=0.1))
+    def ellipkm1(ans, p):
+        """K(1 - p): -(E(1 - p) - p K(1 - p)) / (2 p (1 - p)) (p > 0; nan at p == 1)."""
+        return np.divide(p * ans - scipy.special.ellipe(1.0 - p), 2.0 * p * (1.0 - p))
+
+    @unary(scipy.special.wrightomega, domain=Domain(-3.0, 3.0))
+    def wrightomega(ans, x):
+        """w + log(w) = x: w' = w / (1 + w) (real x)."""
+        return ans / (1.0 + ans)
+
+    @partials(
+        scipy.special.nrdtrimn,
+        examples=[
+            example(
+                "scipy.special.nrdtrimn(p, s, x)",
+                p=Arg((4,), OPEN_UNIT),
+                s=Arg((4,), POSITIVE),
+                x=(4,),
+            )
+        ],
+    )
+    def nrdtrimn(ans, p, std, x):
+        """The normal mean for which ndtr((x - mean) / std) = p: x - std ndtri(p)."""
+        z = scipy.special.ndtri(p)
+        return {"p": -std * 2.5066282746310002 * np.exp(0.5 * z * z), "std": -z, "x": 1.0 + 0.0 * z}
+
+    @partials(
+        scipy.special.nrdtrisd,
+        examples=[
+            example(
+                "scipy.special.nrdtrisd(mn, p, x)",
+                mn=Arg((4,), Domain(-1.0, -0.5)),
+                p=Arg((4,), Domain(0.6, 0.9)),
+                x=Arg((4,), Domain(0.5, 1.0)),
+            )
+        ],
+    )
+    def nrdtrisd(ans, mn, p, x):
+        """The normal scale for which ndtr((x - mn) / std) = p: (x - mn) / ndtri(p)."""
+        z = scipy.special.ndtri(p)
+        return {
+            "mn": -1.0 / z,
+            "p": -(x - mn) / (z * z) * 2.5066282746310002 * np.exp(0.5 * z * z),
+            "x": 1.0 / z,
+        }
+
+    @partials(
+        scipy.special.lpmv,
+        examples=[
+            example("scipy.special.lpmv(1, 3.0, x)", x=Arg((4,), UNIT)),
+            example("scipy.special.lpmv(2, 2.5, x)", x=Arg((4,), UNIT)),
+        ],
+    )
+    def lpmv(ans, m, v, x):
+        """Associated Legendre P_v^m in x (|x| < 1): (x^2 - 1) P' = v x P - (v + m) P_{v-1}^m."""
+        return {"x": (v * x * ans - (v + m) * scipy.special.lpmv(m, v - 1.0, x)) / (x * x - 1.0)}
+
+    # ------------------------------------------------------ parabolic cylinder functions
+    # Each returns (w, w'); w'' comes from the function's differential equation (x real).
+
+    @rule(
+        scipy.special.pbdv,
+        elementwise=True,
+        outputs=2,
+        examples=[
+            example("scipy.special.pbdv(1.3, x)[0] + 2.0 * scipy.special.pbdv(1.3, x)[1]", x=(4,)),
+            example("scipy.special.pbdv(0.0, x)[1]", x=Arg((2, 3), POS_X)),
+        ],
+    )
+    def pbdv(ans, v, x):
+        """D_v'' = (x^2 / 4 - v - 1/2) D_v; v is refused."""
+
+        def jvp_x(dx):
+            return (dx * ans[1], dx * (0.25 * x * x - v - 0.5) * ans[0])
+
+        def vjp_x(g):
+            return g[0] * ans[1] + g[1] * (0.25 * x * x - v - 0.5) * ans[0]
+
+    @rule(
+        scipy.special.pbvv,
+        elementwise=True,
+        outputs=2,
+        examples=[
+            example(
+                "scipy.special.pbvv(1.3, x)[0] + 2.0 * scipy.special.pbvv(1.3, x)[1]",
+                x=Arg((4,), POS_X),
+            )
+        ],
+    )
+    def pbvv(ans, v, x):
+        """V_v'' = (x^2 / 4 - v - 1/2) V_v (V of a = -v - 1/2); v is refused."""
+
+        def jvp_x(dx):
+            return (dx * ans[1], dx * (0.25 * x * x - v - 0.5) * ans[0])
+
+        def vjp_x(g):
+            return g[0] * ans[1] + g[1] * (0.25 * x * x - v - 0.5) * ans[0]
+
+    @rule(
+        scipy.special.pbwa,
+        elementwise=True,
+        outputs=2,
+        examples=[
+            example(
+                "scipy.special.pbwa(1.3, x)[0] + 2.0 * scipy.special.pbwa(1.3, x)[1]",
+                x=Arg((4,), POS_X),
+            )
+        ],
+    )
+    def pbwa(ans, a, x):
+        """W(a, x)'' = (a - x^2 / 4) W (|a|, |x| < 5, where SciPy computes W); a is refused."""
+
+        def jvp_x(dx):
+            return (dx * ans[1], dx * (a - 0.25 * x * x) * ans[0])
+
+        def vjp_x(g):
+            return g[0] * ans[1] + g[1] * (a - 0.25 * x * x) * ans[0]
