@@ -25,6 +25,44 @@ Conventions (where the derivative is not classical):
   w.r.t. ``delta`` (continuous at ``|r| == delta``; for ``delta > 0``, where it is finite).
 * ``gamma``, ``gammaln``, ``digamma``, ``polygamma`` are checked for ``x > 0``; the same
   formulas hold for negative ``x`` away from the poles (``gammaln`` is ``log|gamma|``).
+* Orders, shapes, counts and degrees are data: Bessel, Struve and Kelvin orders ``v``/``n``,
+  ``gammainc``'s ``a``, ``betainc``'s ``a`` and ``b``, degrees of freedom (``stdtr``,
+  ``chdtr``, ``fdtr``), counts (``pdtr``, ``bdtr``, ``nbdtr``), ``boxcox``'s ``lmbda``,
+  ``tklmbda``'s ``lmbda``, ``ellipj``'s and ``ellipkinc``'s ``m``, the hypergeometric
+  parameters, the polynomials' degrees and parameters. Those rules have no template for
+  them (most have no closed-form derivative), so a differentiated value reaching one is
+  refused by name ("no derivative of scipy.special.jv with respect to its argument `v`").
+  ``scipy.special.jn`` is ``jv`` itself.
+* Real arguments only (no ``complex=True``) for everything added with the Bessel functions:
+  ``jve``/``yve`` are ``jv``/``yv`` for real ``x``; ``kve``, ``k0e``, ``k1e`` are
+  ``exp(x)`` times ``kv``, ``k0``, ``k1`` (x > 0). Complex-valued functions (``hankel1``,
+  ``wofz``, ``kelvin``, ``modfresnelp``...) have no rule.
+* ``spherical_jn``, ``spherical_yn``, ``spherical_in``, ``spherical_kn`` (SciPy's Python
+  functions, registered themselves): the derivative in ``z`` is SciPy's own
+  ``derivative=True``; with ``derivative=True`` it is the second derivative, from the
+  differential equation ``z^2 w'' + 2 z w' + (+-z^2 - n (n + 1)) w = 0``, for ``z > 0``
+  (``derivative`` may be a variable: the template then branches when it runs).
+* Distribution functions: a CDF or survival function is differentiated in its variable (its
+  density, written with ``xlogy``, ``xlog1py``, ``gammaln``, ``betaln``: a density at an
+  edge of the support is 0 or infinite as the formula says), an inverse (``gammaincinv``,
+  ``betaincinv``, ``stdtrit``, ``chdtri``, ``fdtri``, ``gdtrix``, ``pdtri``, ``bdtri``,
+  ``nbdtri``) in its probability, as one over the density at the result; ``gdtr``,
+  ``gdtrc``, ``gdtrix`` also in the rate ``a``. Functions that solve for a shape or a count
+  (``stdtridf``, ``bdtrik``...) have no rule.
+* Functions of several results (``sici``, ``shichi``, ``fresnel``, ``airy``, ``ellipj``,
+  ``itj0y0``, ``it2j0y0``, ``iti0k0``, ``it2i0k0``, ``itairy``, ``pbdv``, ``pbvv``,
+  ``pbwa``) are registered with ``outputs=``; the parabolic cylinder functions' second
+  derivatives come from their differential equations, Kelvin functions' (``berp``...)
+  from ``x^2 w'' + x w' - i x^2 w = 0``.
+* Orthogonal polynomials (``eval_*``, not ``eval_sh_jacobi``) in ``x``: a function of degree
+  ``n - 1`` of the same family (valid for non-integer degrees too, by the hypergeometric
+  forms); 0 at an integer degree ``n <= 0``, where the degree passed on is 0, so no negative
+  degree is evaluated (SciPy's values there differ between its integer and float paths).
+* Points where a formula divides 0 by 0 give nan, not the limit: ``ellipk``, ``ellipe`` at
+  ``m == 0``, ``ellipkm1`` at ``p == 1``, ``spence`` at ``x == 1``, ``sici``'s ``Ci``,
+  ``shichi``, ``expn``, ``exp1``, ``expi`` at ``x == 0`` (where the functions are singular
+  or not finite anyway, except the first four).
+* ``gammasgn`` and ``round`` are piecewise constant: registered non-differentiable.
 """
 
 from __future__ import annotations
@@ -466,10 +504,11 @@ if scipy is not None:
             example("scipy.special.jv(1.5, x)", x=Arg((4,), POS_X)),
             example("scipy.special.jv(0.0, x)", x=Arg((2, 3), Domain(-4.0, 4.0))),
             example("scipy.special.jv(2.0, x)", x=Arg(None, POS_X)),
+            example("scipy.special.jn(3, x)", x=Arg((4,), Domain(-4.0, 4.0))),
         ],
     )
     def jv(ans, v, x):
-        """J_v' = (J_{v-1} - J_{v+1}) / 2."""
+        """J_v' = (J_{v-1} - J_{v+1}) / 2 (``scipy.special.jn`` is ``jv``)."""
         return {"x": 0.5 * (scipy.special.jv(v - 1.0, x) - scipy.special.jv(v + 1.0, x))}
 
     @partials(
@@ -479,14 +518,6 @@ if scipy is not None:
     def jve(ans, v, x):
         """jve(v, x) = jv(v, x) for real x: the same recurrence, on jve."""
         return {"x": 0.5 * (scipy.special.jve(v - 1.0, x) - scipy.special.jve(v + 1.0, x))}
-
-    @partials(
-        scipy.special.jn,
-        examples=[example("scipy.special.jn(3, x)", x=Arg((4,), Domain(-4.0, 4.0)))],
-    )
-    def jn(ans, n, x):
-        """Integer order: J_n' = (J_{n-1} - J_{n+1}) / 2, through ``jv``."""
-        return {"x": 0.5 * (scipy.special.jv(n - 1.0, x) - scipy.special.jv(n + 1.0, x))}
 
     @partials(
         scipy.special.yv,
