@@ -330,3 +330,19 @@ def test_student_t_quantile_derivative_is_one_over_the_density() -> None:
     assert math.isclose(
         adgen.jvp(student_t_quantile_width, (df, p), (None, 1.0))[1], expected, rel_tol=1e-10
     )
+
+
+def tukey_lambda_cdf(x, lmbda):
+    return scipy.special.tklmbda(x, lmbda)
+
+
+@pytest.mark.parametrize("lmbda", [0.5, 1.5])
+def test_tukey_lambda_derivative_is_zero_outside_the_support(lmbda: float) -> None:
+    x = np.array([-1.0 / lmbda - 0.3, 1.0 / lmbda + 0.3])  # F is 0 and 1 there
+    g = adgen.grad(sum_tukey_lambda_cdf)(x, lmbda)
+    assert np.array_equal(g, np.zeros(2))
+    assert np.array_equal(adgen.jvp(tukey_lambda_cdf, (x, lmbda), (np.ones(2), None))[1], [0, 0])
+
+
+def sum_tukey_lambda_cdf(x, lmbda):
+    return np.sum(tukey_lambda_cdf(x, lmbda))

@@ -1239,12 +1239,21 @@ if scipy is not None:
             example("scipy.special.tklmbda(x, 0.5)", x=Arg((4,), Domain(-1.5, 1.5))),
             example("scipy.special.tklmbda(x, 0.0)", x=Arg((2, 3), Domain(-3.0, 3.0))),
             example("scipy.special.tklmbda(x, -0.3)", x=Arg((4,), Domain(-3.0, 3.0))),
+            example("scipy.special.tklmbda(x, 1.5)", x=Arg((4,), Domain(-0.6, 0.6))),
         ],
     )
     def tklmbda(ans, x, lmbda):
         """Tukey-lambda CDF F, inverse of Q(F) = (F^l - (1-F)^l) / l: dF/dx = 1 / Q'(F) =
-        1 / (F^(l-1) + (1-F)^(l-1)) (0 outside the support of l > 0). lmbda is refused."""
-        return {"x": 1.0 / (np.power(ans, lmbda - 1.0) + np.power(1.0 - ans, lmbda - 1.0))}
+        1 / (F^(l-1) + (1-F)^(l-1)) inside the support, 0 outside it (|x| > 1 / l for l > 0,
+        where F is 0 or 1). lmbda is refused."""
+        inside = (ans > 0.0) & (ans < 1.0)
+        return {
+            "x": np.where(
+                inside,
+                1.0 / (np.power(ans, lmbda - 1.0) + np.power(1.0 - ans, lmbda - 1.0)),
+                0.0,
+            )
+        }
 
     @unary(scipy.special.ndtri_exp, domain=Domain(-4.0, -0.1))
     def ndtri_exp(ans, y):
