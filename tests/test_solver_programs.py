@@ -280,6 +280,17 @@ def cumulative_trapezoid_running_integral(p):
     return np.sum(running**2)
 
 
+def _needs_linalg_rules(fn):  # (adgen's scipy.linalg rules follow SciPy >= 1.16)
+    from adgen.rules import scipy_linalg
+
+    return not scipy_linalg.SUPPORTED and fn.__name__ in (
+        "controllability_gramian_lyapunov",
+        "sylvester_equation",
+        "discrete_lyapunov_stationary_variance",
+        "lqr_cost_riccati",
+    )
+
+
 def central(f, x, h):
     out = np.zeros_like(x)
     for i in range(x.size):
@@ -291,6 +302,8 @@ def central(f, x, h):
 
 @pytest.mark.parametrize("fn, x0, step, rtol", CASES)
 def test_solver_program_in_both_modes(fn, x0, step, rtol):
+    if _needs_linalg_rules(fn):
+        pytest.skip("adgen's scipy.linalg rules need SciPy 1.16 or newer")
     expected = central(fn, x0, step)
     scale = np.max(np.abs(expected))
     np.testing.assert_allclose(adgen.grad(fn)(x0), expected, rtol=rtol, atol=rtol * scale)
