@@ -992,7 +992,7 @@ def curve_fit_vjp(
     if np.any(g[1]):
         raise Refusal(
             "the derivative of curve_fit's covariance `pcov`",
-            "differentiate popt only; compute a covariance from adgen.jacfwd of the residuals",
+            "differentiate popt only; compute a covariance with adgen.jacfwd of the residuals",
         )
     captured = tuple(captured)
 
@@ -1009,5 +1009,5 @@ def curve_fit_covariance_jvp(pcov: Any) -> Any:
     """The tangent of ``curve_fit``'s ``pcov``: refused (when it reaches the result)."""
     raise Refusal(
         "the derivative of curve_fit's covariance `pcov`",
-        "differentiate popt only; compute a covariance from adgen.jacfwd of the residuals",
+        "differentiate popt only; compute a covariance with adgen.jacfwd of the residuals",
     )
