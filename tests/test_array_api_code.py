@@ -393,3 +393,14 @@ def test_the_namespace_is_the_one_of_the_arguments_kinds():
     on_strict = adgen.grad(softmax_xp)(strict.asarray(x))
     assert type(on_numpy) is np.ndarray and type(on_strict) is type(strict.asarray(x))
     np.testing.assert_allclose(np.asarray(on_strict), on_numpy, rtol=1e-13)
+
+
+def clip_of_integers(x, n):
+    xp = compat.array_namespace(x, n)
+    return xp.sum(x * xp.clip(n, 0.5, 2.5))  # (array-api-compat: [0, 1, 2, 2], NumPy's: 0.5...)
+
+
+def test_array_api_compat_clip_of_integers_is_refused():
+    x, n = np.linspace(0.1, 1.0, 4), np.arange(4)
+    with pytest.raises(AdgenError, match="casts its bounds to x's dtype"):
+        adgen.grad(clip_of_integers)(x, n)

@@ -1336,3 +1336,11 @@ def namespace_with_rules(module: Any) -> bool:
     except Exception:
         return False
     return not hasattr(sample, "__array_function__")  # (its arrays only follow the standard)
+
+
+def casts_bounds(fn: Any) -> bool:
+    """Is ``fn`` array-api-compat's ``clip`` of its NumPy namespace? It casts its bounds to
+    ``x``'s dtype where NumPy's promotes: the same as ``np.clip`` only for a floating ``x``
+    and bounds of its dtype or Python numbers (checked where it is called)."""
+    found = _compat_numpy(fn)
+    return found is not None and found[1] == "clip"

@@ -190,6 +190,8 @@ class CallsMixin(LowererState):
             )
         if prim is not None:
             prim = prim.localize(self.outside_name)  # a user's rule: name its function, helpers
+        if prim is not None and arrayapi.casts_bounds(fn):  # array-api-compat's clip
+            self.check_bounds_kept(fn, args, kwargs, func)
         if prim is None and (why := arrayapi.compat_refusal(fn)) is not None:
             raise NoRuleError(why, self.parsed.loc(func), "write the NumPy function you mean")
         if prim is None:

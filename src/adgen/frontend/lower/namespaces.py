@@ -21,6 +21,7 @@ import types
 from typing import TYPE_CHECKING, Any
 
 import gast
+import numpy as np
 
 from adgen import ir
 from adgen.errors import AdgenError
@@ -170,6 +171,28 @@ class NamespacesMixin(LowererState):
                 "ask for the namespace of an argument of the function",
             )
         return sample
+
+    def check_bounds_kept(self: Lowerer, fn: Any, args: list[Any], kwargs: Any, node: Any) -> None:
+        """array-api-compat's ``clip(x, min, max)`` computes ``np.clip``'s numbers where ``x``
+        is floating and each bound a Python number, None, or an array of ``x``'s dtype (it
+        casts the bounds to that dtype: of an integer ``x``, ``0.5`` is ``0``); refused
+        otherwise."""
+        bounds = [*args[1:], *(a for k, a in kwargs if k in ("min", "max"))]
+        x = self.argument_sample(args[0]) if args else None
+        fits = isinstance(x, np.ndarray) and x.dtype.kind in "fc"
+        for bound in bounds if fits else ():
+            if isinstance(bound, ir.Const) and type(bound.value) in (float, int, type(None)):
+                continue
+            sample = self.argument_sample(bound) if isinstance(bound, ir.Var) else None
+            fits = fits and isinstance(sample, np.ndarray) and sample.dtype == np.result_type(x)
+        if not fits:
+            self.refuse(
+                node,
+                f"array-api-compat's `{fn.__name__}` here: it casts its bounds to x's dtype "
+                "where NumPy's clip promotes, and adgen cannot tell when transforming that x "
+                "is floating and the bounds Python numbers or arrays of its dtype",
+                "cast the bounds (xp.asarray(b, dtype=x.dtype)) or call np.clip",
+            )
 
 
 def _returned_getter(fn: types.FunctionType, call: gast.Call) -> gast.Call | None:
