@@ -1138,6 +1138,8 @@ def _axes(axis: Any) -> Any:
         return None
     if isinstance(axis, tuple | list):
         return tuple(operator.index(a) for a in axis)
+    if _is_array(axis) and axis.ndim == 1:  # (np.argsort(axes): a permutation's inverse)
+        return tuple(operator.index(axis[i]) for i in range(axis.shape[0]))
     return operator.index(axis)
 
 
@@ -1220,6 +1222,125 @@ def numpy_counterpart(fn: Any) -> Any:
         and getattr(getattr(top, "linalg", None), name, None) is not fn
     ):
         return None  # not one of the namespace's public functions
-    home = numpy.linalg if getattr(getattr(top, "linalg", None), name, None) is fn else numpy
+    # (a namespace's own function first: array_api_strict.linalg imports `reshape` too)
+    home = numpy if getattr(top, name, None) is fn else numpy.linalg
     counterpart = getattr(home, _NUMPY_NAME.get(name, name), None)
     return counterpart if callable(counterpart) else None
+
+
+# array-api-compat's wrappers in its NumPy namespace (``array_api_compat.numpy``, what
+# ``array_api_compat.array_namespace`` gives for NumPy arrays) that compute what NumPy 2's
+# function of the same name computes, with the same arguments (each keyword the wrapper takes
+# NumPy's function takes with the same meaning; ``std``/``var``'s ``correction`` is NumPy's
+# alias of ``ddof``): they take NumPy's rules. Functions of that namespace that are NumPy's own
+# (``xp.sum``, ``xp.exp``) have their rules already.
+_COMPAT_SAME = frozenset(
+    "asarray astype ceil floor trunc std var matmul permute_dims matrix_transpose tensordot "
+    "sign sort cumulative_sum cumulative_prod full ones zeros full_like ones_like zeros_like "
+    "empty empty_like arange linspace eye take_along_axis count_nonzero nonzero clip".split()
+)
+_COMPAT_LINALG_SAME = frozenset(
+    "cholesky cross diagonal eigh matrix_norm outer qr slogdet svd trace matmul "
+    "matrix_transpose tensordot".split()
+)
+# the wrappers that do not compute what NumPy's function of their name computes: why
+_COMPAT_DIFFERENT = {
+    "argsort": "it sorts stably by default (NumPy's argsort does not: ties come out in "
+    "another order) and takes `descending`",
+    "linalg.pinv": "its default `rtol` is not NumPy's `rcond` default",
+    "linalg.solve": "it reimplements NumPy's solve for stacks of vectors",
+    "linalg.eig": "it reimplements NumPy's eig (its result's dtype differs)",
+    "linalg.eigvals": "it reimplements NumPy's eigvals (its result's dtype differs)",
+    "linalg.matrix_rank": "it computes the rank from singular values of its own tolerance",
+    "linalg.svdvals": "it is np.linalg.svd(x, compute_uv=False), which has no rule",
+}
+
+
+def _compat_numpy(fn: Any) -> tuple[Any, str] | None:
+    """``(array-api-compat's NumPy namespace, name)`` of one of that namespace's wrappers
+    (``"linalg.vector_norm"`` for its linalg's), from any copy of array-api-compat (scikit-
+    learn and SciPy vendor one); None for anything else."""
+    module = getattr(fn, "__module__", None)
+    name = getattr(fn, "__name__", None)
+    if not isinstance(module, str) or not isinstance(name, str):
+        return None
+    base, found, _ = module.partition("array_api_compat.")
+    if not found or (base and not base.endswith(".")):
+        return None
+    namespace = sys.modules.get(base + "array_api_compat.numpy")
+    if namespace is None:
+        return None
+    if getattr(namespace, name, None) is fn:
+        return namespace, name
+    if getattr(getattr(namespace, "linalg", None), name, None) is fn:
+        return namespace, "linalg." + name
+    return None
+
+
+def compat_counterpart(fn: Any) -> Any:
+    """The NumPy function a wrapper of array-api-compat's NumPy namespace computes
+    (``array_api_compat.numpy.std``: ``np.std``, its ``correction`` NumPy's ``ddof``), where
+    they are the same function of the same arguments; None for anything else (and for the
+    wrappers that differ: :func:`compat_refusal`)."""
+    found = _compat_numpy(fn)
+    if found is None:
+        return None
+    _, name = found
+    home, _, short = name.rpartition(".")
+    same = _COMPAT_LINALG_SAME if home else _COMPAT_SAME
+    if short not in same:
+        return None
+    counterpart = getattr(numpy.linalg if home else numpy, short, None)
+    return counterpart if callable(counterpart) else None
+
+
+def compat_refusal(fn: Any) -> str | None:
+    """Why adgen has no rule for a wrapper of array-api-compat's NumPy namespace (it reads no
+    library's wrapper source: they dispatch on the arrays' library); None for anything else,
+    and for the wrappers :func:`compat_counterpart` maps."""
+    found = _compat_numpy(fn)
+    if found is None or compat_counterpart(fn) is not None:
+        return None
+    _, name = found
+    reason = _COMPAT_DIFFERENT.get(name, "adgen has no rule of the NumPy function it wraps")
+    return f"array-api-compat's `{name}` of its NumPy namespace: {reason}"
+
+
+def compat_getter(fn: Any) -> bool:
+    """Is ``fn`` array-api-compat's ``array_namespace`` (or its alias ``get_namespace``), of
+    any copy of it?"""
+    module = getattr(fn, "__module__", None) or ""
+    name = getattr(fn, "__name__", None)
+    top = module.partition("array_api_compat.")
+    helpers = top[1] and (not top[0] or top[0].endswith(".")) and top[2] == "common._helpers"
+    return bool(helpers) and name in ("array_namespace", "get_namespace")
+
+
+def namespace_with_rules(module: Any) -> bool:
+    """Do the functions of the array namespace ``module`` have rules -- NumPy itself, a
+    library that follows only the standard (``array_api_strict``: :func:`numpy_counterpart`),
+    array-api-compat's NumPy namespace (:func:`compat_counterpart`)?"""
+    if module is numpy:
+        return True
+    name = getattr(module, "__name__", None)
+    if not isinstance(name, str) or not hasattr(module, "__array_api_version__"):
+        return False
+    base, found, rest = name.partition("array_api_compat.")
+    if found and (not base or base.endswith(".")):
+        return rest == "numpy"
+    if sys.modules.get(name.partition(".")[0]) is not module:
+        return False
+    namespace: Any = module
+    try:
+        sample = namespace.asarray(0.0)
+    except Exception:
+        return False
+    return not hasattr(sample, "__array_function__")  # (its arrays only follow the standard)
+
+
+def casts_bounds(fn: Any) -> bool:
+    """Is ``fn`` array-api-compat's ``clip`` of its NumPy namespace? It casts its bounds to
+    ``x``'s dtype where NumPy's promotes: the same as ``np.clip`` only for a floating ``x``
+    and bounds of its dtype or Python numbers (checked where it is called)."""
+    found = _compat_numpy(fn)
+    return found is not None and found[1] == "clip"

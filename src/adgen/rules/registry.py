@@ -58,7 +58,7 @@ import numpy as np
 from adgen.errors import InternalError, RuleError, SourceLocation, entry_point, place
 from adgen.pyast import LEAVES, Transformer, dotted, dotted_text, walk
 from adgen.rules import loader
-from adgen.rules.arrayapi import numpy_counterpart
+from adgen.rules.arrayapi import compat_counterpart, numpy_counterpart
 from adgen.rules.known import REAL, literal
 from adgen.rules.namespace import TEMPLATE_GLOBALS, add_optional, spelling
 from adgen.rules.samples import Domain, Example
@@ -1144,6 +1144,22 @@ def silences(fn: Any) -> bool:
     return any(fn is f for f in (warnings.simplefilter, warnings.filterwarnings))
 
 
+# keywords NumPy takes as another name of one of its own: ``np.std(x, correction=1)`` (the
+# array API standard's spelling) is ``np.std(x, ddof=1)``, the keyword adgen's rule takes
+_KEYWORD_ALIASES = {"np.std": ("correction", "ddof"), "np.var": ("correction", "ddof")}
+
+
+def keyword_alias(name: str, keywords: list[str]) -> tuple[str, str] | None:
+    """``(alias, keyword)`` where a call of the rule ``name`` passes ``alias``, which NumPy
+    takes for its ``keyword`` (``np.std``'s ``correction``, its ``ddof``), else None.
+
+    >>> keyword_alias("np.std", ["axis", "correction"]), keyword_alias("np.sum", ["axis"])
+    (('correction', 'ddof'), None)
+    """
+    alias = _KEYWORD_ALIASES.get(name)
+    return alias if alias is not None and alias[0] in keywords else None
+
+
 def array_namespace_result(fn: Any) -> Any:
     """What a library's array-namespace getter (``xp = array_namespace(x)``) returns while the
     library's own array API support is off -- then it returns its NumPy namespace whatever the
@@ -1489,6 +1505,8 @@ def lookup(fn: Any) -> Primitive | None:
     if loader.require(fn):  # its rule module was not imported yet
         return lookup(fn)
     counterpart = numpy_counterpart(fn)  # xp.asin of an array-API namespace: np.arcsin's rule
+    if counterpart is None:  # array_api_compat.numpy.std: np.std's rule
+        counterpart = compat_counterpart(fn)
     if counterpart is not None:
         return lookup(counterpart)
     return None

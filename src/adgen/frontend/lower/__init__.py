@@ -100,6 +100,7 @@ from adgen.frontend.lower.identities import IdentitiesMixin
 from adgen.frontend.lower.imports import ImportsMixin
 from adgen.frontend.lower.inplace import InPlaceMixin
 from adgen.frontend.lower.loops import LoopsMixin
+from adgen.frontend.lower.namespaces import NamespacesMixin
 from adgen.frontend.lower.nested_derivatives import NestedDerivativesMixin
 from adgen.frontend.lower.objects import ObjectsMixin
 from adgen.frontend.lower.solvers import SolversMixin
@@ -116,6 +117,7 @@ class Lowerer(
     LoopsMixin,
     ExpressionsMixin,
     BuiltinsMixin,
+    NamespacesMixin,
     CallsMixin,
     AsWrittenMixin,
     CallablesMixin,

@@ -312,57 +312,6 @@ class BuiltinsMixin(LowererState):
             "test the argument the function was called with, or pass a flag",
         )
 
-    def assign_namespace(self: Lowerer, stmt: Any) -> bool:
-        """``xp = array_namespace(x)``, ``xp, _ = get_namespace(a, b)``: a library's array
-        namespace getter whose result the registry knows when transforming
-        (:func:`registry.array_namespace_result`) -- the namespace is bound as a module the
-        function reads (``xp.sum`` is ``np.sum``), the flags as constants. False if the
-        statement is not such a call (nor bound to plain names bound nowhere else)."""
-        value, targets = stmt.value, stmt.targets
-        if len(targets) != 1 or not isinstance(value, gast.Call):
-            return False
-        given = [kw.value for kw in value.keywords if kw.arg == "xp"]
-        passed = None
-        if given and not self.known_none(given[0]):
-            passed = self.bound_module(given[0])  # get_namespace(a, xp=xp): that namespace
-            if passed is None:
-                return False
-        try:
-            ok, fn = self.static_object(value.func)
-        except AdgenError:
-            return False
-        result = registry.array_namespace_result(fn) if ok else None
-        if passed is not None and isinstance(result, tuple):
-            result = (passed.value, *result[1:])
-        target = targets[0]
-        if result is None:
-            return False
-        if isinstance(target, gast.Name):
-            pairs = [(target, result)]
-        elif (
-            isinstance(target, (gast.Tuple, gast.List))
-            and isinstance(result, tuple)
-            and len(target.elts) == len(result)
-        ):
-            pairs = list(zip(target.elts, result))
-        else:
-            return False
-        # (a name other branches bind too: where this one runs in straight-line code, an `if`
-        # decided when transforming around it, it is the binding the code after it sees)
-        if not all(
-            isinstance(t, gast.Name) and (t.id not in self.multi or self.depth == 0)
-            for t, _ in pairs
-        ):
-            return False
-        for t, v in pairs:
-            if isinstance(v, types.ModuleType):
-                self.env.pop(t.id, None)
-                self.local_functions[t.id] = v
-                self.bound.add(t.id)
-            else:
-                self.bind(t.id, self.new_name(t.id), ir.Const(v))
-        return True
-
     def lower_static_test(self: Lowerer, node: gast.Call, fn: Any) -> ir.Atom | None:
         """``hasattr(obj, "name")``, ``callable(obj)`` and a library's type tests
         (``scipy.sparse.issparse(X)``) decided when transforming: of an object adgen knows then

@@ -42,7 +42,7 @@ from adgen.frontend.lower.objects import (  # noqa: F401 (LocalFunction & co. ar
 from adgen.frontend.lower.state import LowererState
 from adgen.frontend.lower.syntax import _is_pop
 from adgen.frontend.parse import LiveScope, ParsedFunction, as_def, parse_function
-from adgen.rules import registry
+from adgen.rules import arrayapi, registry
 from adgen.rules import runtime as rt
 
 if TYPE_CHECKING:
@@ -190,6 +190,10 @@ class CallsMixin(LowererState):
             )
         if prim is not None:
             prim = prim.localize(self.outside_name)  # a user's rule: name its function, helpers
+        if prim is not None and arrayapi.casts_bounds(fn):  # array-api-compat's clip
+            self.check_bounds_kept(fn, args, kwargs, func)
+        if prim is None and (why := arrayapi.compat_refusal(fn)) is not None:
+            raise NoRuleError(why, self.parsed.loc(func), "write the NumPy function you mean")
         if prim is None:
             return self.call_without_rule(node, fn, refusal, args, kwargs, target, hint)
         # (a rule decides `weights is None` when expanding: None passed on through helpers

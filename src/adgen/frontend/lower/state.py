@@ -404,6 +404,11 @@ class LowererState:
         kwargs: list[tuple[str, ir.Atom]],
         node: Any,
     ) -> ir.Atom:
+        alias = registry.keyword_alias(prim.name, [k for k, _ in kwargs])
+        if alias is not None:  # np.std(x, correction=1): NumPy's ddof
+            if any(k == alias[1] for k, _ in kwargs):
+                self.refuse(node, f"{prim.name} given both `{alias[0]}` and `{alias[1]}`", "")
+            kwargs = [(alias[1] if k == alias[0] else k, a) for k, a in kwargs]
         try:
             prim.bind(tuple(args), kwargs)
         except TypeError as exc:

@@ -173,9 +173,7 @@ def minmax_vjp(
     [[10.0, 0.0], [0.0, 20.0]]
     """
     x = as_array(x)
-    dtype = np.result_type(g, x)
-    if dtype.kind not in "fc":
-        dtype = np.dtype(np.float64)
+    dtype = _float_dtype(g, x)  # (of any library's dtypes: float64 for integers)
     axes = _normalize_axes(axis, x.ndim)
     if axis is not None and not keepdims:  # put the reduced axes back: ans and g broadcast
         ans = np.expand_dims(ans, axes)
@@ -190,7 +188,7 @@ def minmax_vjp(
         hit = hit | (np.isnan(x) & np.isnan(ans))
         count = np.sum(hit, axis=axes, keepdims=True)
     share = as_array(g, dtype) / cast(count, dtype)
-    return hit * share  # type: ignore[no-any-return]
+    return cast(hit, dtype) * share  # (array-API arrays take no booleans in products)
 
 
 # -- reductions, scans and statistics helpers --
