@@ -60,3 +60,40 @@ def test_a_fourth_positional_argument_of_np_sum_is_refused_not_read_as_keepdims(
 
     with pytest.raises(adgen.AdgenError, match="np.sum"):
         adgen.grad(f)(A)
+
+
+def ufunc_options(a):
+    b = np.exp(a, dtype=np.float64, casting="same_kind") + np.add(a, W, order="C", subok=True)
+    return np.sum(b * np.cumsum(a, axis=1, dtype=np.float64)) + np.sum(np.copy(a, order="F"))
+
+
+def clipped_with_numpy_21_names(a):
+    return np.sum(np.clip(a, min=0.2, max=0.5) * W)
+
+
+@pytest.mark.parametrize("fn", [ufunc_options, clipped_with_numpy_21_names])
+def test_options_that_do_not_change_the_derivative(fn):
+    h = 1e-6
+    expected = np.zeros_like(A)
+    for i in np.ndindex(A.shape):
+        e = np.zeros_like(A)
+        e[i] = h
+        expected[i] = (fn(A + e) - fn(A - e)) / (2 * h)
+    np.testing.assert_allclose(adgen.grad(fn)(A), expected, rtol=1e-6, atol=1e-9)
+    direction = np.cos(np.arange(6.0)).reshape(2, 3)
+    np.testing.assert_allclose(
+        adgen.jvp(fn, (A,), (direction,))[1], np.sum(expected * direction), rtol=1e-6
+    )
+
+
+def test_a_parameter_the_rule_does_not_take_is_refused_by_name():
+    def masked(a):
+        return np.sum(np.exp(a, where=a > 0.3))
+
+    def started(a):
+        return np.amax(a, initial=0.0)
+
+    with pytest.raises(adgen.AdgenError, match=r"np\.exp with `where=`"):
+        adgen.grad(masked)(A)
+    with pytest.raises(adgen.AdgenError, match=r"np\.amax with `initial=`"):
+        adgen.grad(started)(A)

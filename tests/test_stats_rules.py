@@ -426,7 +426,9 @@ def test_arguments_the_rule_does_not_take_are_refused() -> None:
     def f(m: Any) -> Any:
         return multivariate_normal.logpdf(np.zeros(2), m, np.eye(2), allow_singular=True)
 
-    with pytest.raises(UnsupportedSyntaxError, match="do not fit adgen's rule.*allow_singular"):
+    with pytest.raises(
+        UnsupportedSyntaxError, match="does not differentiate .*logpdf with `allow_singular=`"
+    ):
         adgen.grad(f)(np.ones(2))
 
 
@@ -629,7 +631,7 @@ def test_a_draw_into_an_array_the_program_reads_is_never_hidden() -> None:
         rng.standard_normal(out=buf)
         return np.sum(w * buf)
 
-    with pytest.raises(UnsupportedSyntaxError, match="do not fit adgen's rule"):
+    with pytest.raises(UnsupportedSyntaxError, match="with `out=`"):
         adgen.grad(ruled)(w)
 
 

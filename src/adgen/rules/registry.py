@@ -1146,7 +1146,11 @@ def silences(fn: Any) -> bool:
 
 # keywords NumPy takes as another name of one of its own: ``np.std(x, correction=1)`` (the
 # array API standard's spelling) is ``np.std(x, ddof=1)``, the keyword adgen's rule takes
-_KEYWORD_ALIASES = {"np.std": ("correction", "ddof"), "np.var": ("correction", "ddof")}
+_KEYWORD_ALIASES = {
+    "np.std": (("correction", "ddof"),),
+    "np.var": (("correction", "ddof"),),
+    "np.clip": (("min", "a_min"), ("max", "a_max")),  # (NumPy 2.1's names)
+}
 
 
 def keyword_alias(name: str, keywords: list[str]) -> tuple[str, str] | None:
@@ -1156,8 +1160,47 @@ def keyword_alias(name: str, keywords: list[str]) -> tuple[str, str] | None:
     >>> keyword_alias("np.std", ["axis", "correction"]), keyword_alias("np.sum", ["axis"])
     (('correction', 'ddof'), None)
     """
-    alias = _KEYWORD_ALIASES.get(name)
-    return alias if alias is not None and alias[0] in keywords else None
+    for alias in _KEYWORD_ALIASES.get(name, ()):
+        if alias[0] in keywords:
+            return alias
+    return None
+
+
+# options of NumPy's ufuncs that change neither the values nor the derivatives of a call
+# without ``out=`` (memory layout, checks of casts, subclass passing): left out of a
+# differentiated call's statement; and of other functions, by spelling
+_UFUNC_INERT = frozenset({"casting", "order", "subok"})
+_INERT = {"np.copy": frozenset({"order", "subok"}), "np.broadcast_to": frozenset({"subok"})}
+# functions whose dtype= casts their input first (a scan in that type), as for ufuncs
+_CAST_FIRST = frozenset(
+    {"np.cumsum", "np.cumprod", "np.nancumsum", "np.nancumprod", "np.cumulative_sum",
+     "np.cumulative_prod"}
+)  # fmt: skip
+
+
+def ufunc_options(prim: Primitive, kwargs: list[tuple[str, Any]]) -> tuple[list[Any], Any]:
+    """A ufunc's call as its rule takes it: ``kwargs`` without the options that change
+    nothing (:data:`_UFUNC_INERT`), and the ``dtype=`` its inputs are cast to first (the
+    ufunc computes in that type), or None.
+
+    >>> prim = lookup(np.exp)
+    >>> ufunc_options(prim, [("casting", "same_kind"), ("dtype", "d")])
+    ([], 'd')
+    """
+    inert = _UFUNC_INERT if prim.elementwise else _INERT.get(prim.name, frozenset())
+    casts = prim.elementwise or prim.name in _CAST_FIRST
+    if not inert and not casts:
+        return kwargs, None
+    taken = {p.name for p in prim.params}
+    kept, dtype = [], None
+    for key, value in kwargs:
+        if key in inert and key not in taken:
+            continue
+        if key == "dtype" and casts and key not in taken:
+            dtype = value
+            continue
+        kept.append((key, value))
+    return kept, dtype
 
 
 def array_namespace_result(fn: Any) -> Any:

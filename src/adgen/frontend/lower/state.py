@@ -15,6 +15,7 @@ name for each variable assigned inside blocks.
 
 from __future__ import annotations
 
+import re
 import types
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -405,18 +406,21 @@ class LowererState:
         node: Any,
     ) -> ir.Atom:
         alias = registry.keyword_alias(prim.name, [k for k, _ in kwargs])
-        if alias is not None:  # np.std(x, correction=1): NumPy's ddof
+        while alias is not None:  # np.std(x, correction=1): NumPy's ddof
             if any(k == alias[1] for k, _ in kwargs):
                 self.refuse(node, f"{prim.name} given both `{alias[0]}` and `{alias[1]}`", "")
             kwargs = [(alias[1] if k == alias[0] else k, a) for k, a in kwargs]
+            alias = registry.keyword_alias(prim.name, [k for k, _ in kwargs])
+        kwargs, dtype = registry.ufunc_options(prim, kwargs)
+        if dtype is not None:  # np.exp(x, dtype=np.float64): computed in that type
+            cast = registry.lookup(registry.np.asarray)
+            assert cast is not None
+            args = [self.emit(None, "cast", cast, [a], [("dtype", dtype)], node) for a in args]
         try:
             prim.bind(tuple(args), kwargs)
         except TypeError as exc:
-            names = ", ".join(p.name for p in prim.params)
             raise UnsupportedSyntaxError(
-                f"{prim.name}: these arguments do not fit adgen's rule ({exc})",
-                self.parsed.loc(node),
-                f"adgen's rule for {prim.name} takes ({names})",
+                *_not_taken(prim, exc), self.parsed.loc(node), _takes(prim)
             ) from None
         if prim.outputs is not None:
             return self.emit_several(hint, prim, args, kwargs, node)
@@ -527,3 +531,28 @@ def _constant(atom: ir.Atom) -> tuple[bool, Any]:
         if all(known for known, _ in values):
             return True, tuple(v for _, v in values)
     return False, None
+
+
+def _takes(prim: registry.Primitive) -> str:
+    return f"adgen's rule for {prim.name} takes ({', '.join(p.name for p in prim.params)})"
+
+
+def _not_taken(prim: registry.Primitive, exc: TypeError) -> tuple[str]:
+    """What a call passes that ``prim``'s rule does not take, in words naming it."""
+    text = str(exc)
+    for pattern, words in (
+        (r"unexpected keyword argument '(\w+)'", "adgen does not differentiate {name} "
+         "with `{arg}=` (a parameter of the function that adgen's rule does not take)"),
+        (r"multiple values for argument '(\w+)'", "adgen's rule for {name} gets `{arg}` "
+         "twice (by position and by name: the function's parameters are in another order "
+         "than the rule's)"),
+        (r"missing a required argument: '(\w+)'", "adgen's rule for {name} needs `{arg}`, "
+         "which this call does not pass"),
+        (r"too many positional arguments", "adgen's rule for {name} takes fewer positional "
+         "arguments than this call passes"),
+    ):  # fmt: skip
+        found = re.search(pattern, text)
+        if found is not None:
+            arg = found.group(1) if found.groups() else ""
+            return (words.format(name=prim.name, arg=arg),)
+    return (f"adgen's rule for {prim.name} does not take these arguments ({text})",)
