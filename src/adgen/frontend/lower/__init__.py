@@ -99,6 +99,7 @@ from adgen.frontend.lower.expressions import ExpressionsMixin
 from adgen.frontend.lower.identities import IdentitiesMixin
 from adgen.frontend.lower.imports import ImportsMixin
 from adgen.frontend.lower.inplace import InPlaceMixin
+from adgen.frontend.lower.interpolants import InterpolantsMixin
 from adgen.frontend.lower.loops import LoopsMixin
 from adgen.frontend.lower.nested_derivatives import NestedDerivativesMixin
 from adgen.frontend.lower.objects import ObjectsMixin
@@ -129,6 +130,7 @@ class Lowerer(
     DecidedMixin,
     ImportsMixin,
     SolversMixin,
+    InterpolantsMixin,
     TuplesMixin,
     VerbatimMixin,
     DeferredMixin,

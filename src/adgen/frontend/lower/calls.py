@@ -75,6 +75,8 @@ class CallsMixin(LowererState):
             ok, fn = True, self.construct(f"{made.__name__}(...)", func, made)
         elif isinstance(func, gast.Call) and self.is_partial(func):  # partial(f, a)(x)
             ok, fn = True, self.make_partial(func)
+        elif isinstance(func, gast.Call) and self.derived_interpolant(func) is not None:
+            ok, fn = True, self.derived_interpolant(func)  # cs.derivative(2)(x)
         elif isinstance(func, gast.Call):  # make(s)(x): what the helper returned, if it is a
             returned = self.call_maybe_static(func, None)  # function or an object
             ok, fn = (True, returned.value) if isinstance(returned, StaticArg) else (False, None)
@@ -128,6 +130,8 @@ class CallsMixin(LowererState):
         else:
             args = self.call_arguments(node, static, hint)
         kwargs = self.call_keywords(node, static, hint)
+        if ok and (family := rt.interp_support(fn)) is not None:  # cs(x), cs made outside
+            return self.interpolant_call(node, fn, family, args, kwargs, target, hint)
         if isinstance(fn, FrozenMethod):  # d.logpdf(x) of d = scipy.stats.norm(mu, s)
             fn, args, kwargs = fn.method, [*args, *fn.args], [*kwargs, *fn.kwargs]
         frozen = registry.unfrozen(fn) if ok and isinstance(func, gast.Attribute) else None
@@ -630,7 +634,7 @@ class CallsMixin(LowererState):
 
     def no_rule_error(self: Lowerer, node: Any, fn: Any) -> NoRuleError:
         """The error for a call of ``fn``, which has no rule and is not inlined."""
-        label = _qualname(fn)
+        label = _called(fn)
         frozen = registry.frozen_refusal(fn)
         if frozen is not None:
             return NoRuleError(frozen[0], self.parsed.loc(node), frozen[1])
@@ -646,6 +650,16 @@ class CallsMixin(LowererState):
             "register one with @adgen.rules.rule(...) (see docs/rules.md), or, if it has no "
             "derivative, adgen.rules.nondifferentiable(...)",
         )
+
+
+def _called(fn: Any) -> str:
+    """How a refusal names the function ``fn`` called: ``module.qualname``, or for an object
+    (np.vectorize copies its function's name) ``calling a `module.Class` object``."""
+    if (hasattr(fn, "__qualname__") or hasattr(fn, "__name__")) and not isinstance(
+        fn, registry.np.vectorize
+    ):
+        return _qualname(fn)
+    return f"calling a `{_qualname(type(fn))}` object"
 
 
 def _has_return(node: Any) -> bool:

@@ -34,6 +34,7 @@ from adgen.frontend.lower.verbatim import is_formatting
 from adgen.frontend.parse import LiveScope
 from adgen.names import RESERVED
 from adgen.rules import namespace, registry
+from adgen.rules import runtime as rt
 
 if TYPE_CHECKING:
     from adgen.frontend.lower import Lowerer
@@ -465,6 +466,7 @@ class ExpressionsMixin(LowererState):
             (builtin_type and node.id == value.__name__)
             or _data_class(value)
             or isinstance(value, seam.Callback)  # (a solver's function, in generated code)
+            or rt.interp_support(value) is not None  # (a SciPy interpolant, in generated code)
         ):
             name = self.free_name(node.id, value)  # a builtin type as a value: x.astype(float)
             self.free[name] = value

@@ -111,6 +111,15 @@ from .indexing import (  # noqa: F401
     take_along_axis_vjp,
     take_vjp,
 )
+from .interpolate import (  # noqa: F401
+    grid_slopes,
+    grid_value,
+    interp_gather,
+    interp_lead,
+    interp_spread,
+    interp_support,
+    interp_value,
+)
 from .linalg import (  # noqa: F401
     diagonal_vjp,
     distinct,
@@ -267,6 +276,13 @@ __all__ = [
     "dot_vjp_b",
     "getitem_vjp",
     "interp_slope",
+    "interp_support",
+    "interp_lead",
+    "interp_value",
+    "interp_spread",
+    "interp_gather",
+    "grid_slopes",
+    "grid_value",
     "interp_slope_vjp",
     "interp_vjp_fp",
     "matmul_vjp_a",
