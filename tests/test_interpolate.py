@@ -230,6 +230,129 @@ def test_grid_interpolant_second_order_refused() -> None:
         adgen.hessian(energy)(np.array([[0.3, 0.2]]))
 
 
+# -- interpolants made inside, from differentiated data --------------------------------------
+
+OBS_T = np.array([0.2, 0.9, 1.3, 2.2, 2.8])
+OBS = np.cos(OBS_T)
+
+
+def spline_fit_loss(y: Any) -> Any:
+    """A spline through the values ``y`` at the nodes ``T`` fitted to observations, with a
+    roughness penalty on its second derivative."""
+    s = si.CubicSpline(T, y, bc_type="natural")
+    return np.sum((s(OBS_T) - OBS) ** 2) + 0.1 * np.sum(s.derivative(2)(T) ** 2)
+
+
+def weights(make: Any, x: Any, nu: int = 0) -> Any:
+    """W[i, j]: the interpolant of the j-th basis vector at x[i] (value = W @ y)."""
+    return np.stack([make(e)(x, nu) if nu else make(e)(x) for e in np.eye(len(T))], axis=1)
+
+
+def test_spline_fitted_inside_a_loss() -> None:
+    make = lambda v: si.CubicSpline(T, v, bc_type="natural")  # noqa: E731
+    W, D = weights(make, OBS_T), weights(make, T, 2)
+    expected = 2 * W.T @ (W @ Y - OBS) + 0.2 * D.T @ (D @ Y)
+    both_modes(spline_fit_loss, Y, expected)
+    # the loss is quadratic in y: its Hessian is constant
+    np.testing.assert_allclose(
+        adgen.hessian(spline_fit_loss)(Y), 2 * W.T @ W + 0.2 * D.T @ D, rtol=1e-9, atol=1e-10
+    )
+
+
+def quadratic_spline_loss(y: Any) -> Any:
+    s = si.make_interp_spline(T, y, k=2)
+    return np.sum((s(X) - np.sin(X)) ** 2)
+
+
+def cubic_table_loss(y: Any) -> Any:
+    s = si.interp1d(T, y, kind="cubic")
+    return np.sum((s(X) - np.sin(X)) ** 2)
+
+
+def linear_table_loss(y: Any) -> Any:
+    return np.sum((si.interp1d(T, y)(X) - np.sin(X)) ** 2)
+
+
+@pytest.mark.parametrize(
+    ("loss", "make"),
+    [
+        (quadratic_spline_loss, lambda v: si.make_interp_spline(T, v, k=2)),
+        (cubic_table_loss, lambda v: si.interp1d(T, v, kind="cubic")),
+        (linear_table_loss, lambda v: si.interp1d(T, v)),
+    ],
+    ids=["make_interp_spline", "interp1d-cubic", "interp1d-linear"],
+)
+def test_other_makers_inside(loss: Any, make: Any) -> None:
+    W = weights(make, X)
+    both_modes(loss, Y, 2 * W.T @ (W @ Y - np.sin(X)))
+
+
+def test_data_and_points_both_differentiated() -> None:
+    def f(y: Any, x: Any) -> Any:
+        return np.sum(si.CubicSpline(T, y)(x) ** 3)
+
+    gy, gx = adgen.grad(f, wrt=(0, 1))(Y, X)
+    cs = si.CubicSpline(T, Y)
+    W = weights(lambda v: si.CubicSpline(T, v), X)
+    np.testing.assert_allclose(gy, W.T @ (3 * cs(X) ** 2), rtol=1e-9)
+    np.testing.assert_allclose(gx, 3 * cs(X) ** 2 * cs(X, 1), rtol=1e-9)
+    # mixed second derivative d/dx (df/dy) = W'^T diag(6 s s') + ...: against differences
+    mixed = adgen.jacobian(adgen.grad(f, wrt=0), wrt=1)(Y, X)
+    h = 1e-6
+    cols = [
+        (adgen.grad(f, wrt=0)(Y, X + h * e) - adgen.grad(f, wrt=0)(Y, X - h * e)) / (2 * h)
+        for e in np.eye(len(X))
+    ]
+    np.testing.assert_allclose(mixed, np.stack(cols, axis=1), rtol=1e-6, atol=1e-8)
+
+
+def test_points_of_interpolants_made_inside() -> None:
+    knots = np.array([0.0, 0.0, 0.0, 1.0, 2.0, 3.0, 3.0, 3.0])
+    coef = np.array([0.5, -1.0, 2.0, 0.3, 1.0])
+
+    def pchip(x: Any) -> Any:  # not linear in its data: the points are still differentiated
+        return np.sum(si.PchipInterpolator(T, Y)(x) ** 2)
+
+    def clamped(x: Any) -> Any:
+        s = si.CubicSpline(T, Y, bc_type=((1, 0.5), (2, -1.0)))
+        return np.sum(s.derivative()(x))
+
+    def bspline(c: Any) -> Any:  # a B-spline is linear in its coefficients
+        return np.sum(si.BSpline(knots, c, 2)(X) ** 2)
+
+    p = si.PchipInterpolator(T, Y)
+    both_modes(pchip, X, 2 * p(X) * p(X, 1))
+    cs = si.CubicSpline(T, Y, bc_type=((1, 0.5), (2, -1.0)))
+    both_modes(clamped, X, cs(X, 2))
+    b = si.BSpline(knots, coef, 2)
+    W = np.stack([si.BSpline(knots, e, 2)(X) for e in np.eye(len(coef))], axis=1)
+    both_modes(bspline, coef, W.T @ (2 * b(X)))
+
+
+def squared_at(s: Any, x: Any) -> Any:
+    return s(x) ** 2
+
+
+def test_made_inside_and_passed_to_a_function_of_ours() -> None:
+    def f(y: Any) -> Any:
+        s = si.CubicSpline(T, y)
+        return np.sum(squared_at(s, X))
+
+    W = weights(lambda v: si.CubicSpline(T, v), X)
+    both_modes(f, Y, W.T @ (2 * si.CubicSpline(T, Y)(X)))
+
+
+def test_spline_of_vector_data_inside() -> None:
+    data = np.stack([Y, Y**2], axis=1)  # (n, 2): a plane curve through the points
+
+    def f(y: Any) -> Any:
+        return np.sum(si.CubicSpline(T, y)(X) * np.array([1.0, -2.0]))
+
+    W = weights(lambda v: si.CubicSpline(T, v), X)
+    expected = np.stack([W.sum(axis=0), -2 * W.sum(axis=0)], axis=1)
+    both_modes(f, data, expected)
+
+
 # -- refusals ----------------------------------------------------------------------------------
 
 
@@ -274,12 +397,23 @@ def test_calls_with_options_refused() -> None:
     refused(order, X, "derivative order `nu` of a `CubicSpline` that is not a constant")
 
 
-def test_interpolant_made_inside_refused() -> None:
-    def fit(y: Any) -> Any:
-        spline = si.CubicSpline(T, y)
-        return np.sum(spline(X))
+def test_made_inside_with_a_differentiated_order_refused() -> None:
+    def order(y: Any) -> Any:
+        return np.sum(si.CubicSpline(T, y, bc_type=(1, 0.5))(X))
 
-    refused(fit, Y, "calling a computed value")
+    def knots(t: Any) -> Any:
+        return np.sum(si.CubicSpline(t, Y)(X))
+
+    def pchip(y: Any) -> Any:
+        return np.sum(si.PchipInterpolator(T, y)(X))
+
+    def options(y: Any) -> Any:
+        return np.sum(si.CubicSpline(T, y, axis=0)(X))
+
+    refused(order, Y, "not linear in them", "boundary values")
+    refused(knots, T, "w.r.t. the knots of an interpolant made inside")
+    refused(pchip, Y, "PchipInterpolator")
+    refused(options, Y, "the option `axis` of `CubicSpline` made inside")
 
 
 def test_other_objects_named_by_their_type() -> None:

@@ -20,10 +20,13 @@ derivative is refused by name).
 
 from __future__ import annotations
 
+import ast
+from typing import Any
+
 import numpy as np
 
 from adgen.rules import runtime as rt
-from adgen.rules.registry import nondifferentiable, refused_derivative, rule
+from adgen.rules.registry import Template, lookup, nondifferentiable, refused_derivative, rule
 from adgen.rules.samples import Arg, Domain, example
 
 try:
@@ -31,7 +34,19 @@ try:
 except ImportError:  # pragma: no cover - SciPy is optional
     scipy = None  # type: ignore[assignment]
 
-nondifferentiable(rt.interp_lead, rt.interp_support)
+nondifferentiable(rt.interp_lead, rt.interp_support, rt.interp_data_axis)
+
+
+def _refused(fn: Any, param: str, reason: str) -> None:
+    """Make ``fn``'s rule refuse, with ``reason``, a differentiated value reaching ``param``
+    (both modes), where it would otherwise say only that the parameter has no derivative."""
+    prim = lookup(fn)
+    assert prim is not None, fn
+    body: list[ast.stmt] = [ast.Return(value=ast.Constant(value=None))]
+    prim.jvp.pop(param, None)  # (not a parameter with a derivative: refused in both modes)
+    prim.vjp[param] = Template("d", body, frozenset(), "", refusal=reason)
+    prim.diff_params = tuple(p.name for p in prim.params if p.name in prim.jvp)
+
 
 _INSIDE = Arg((5,), Domain(0.1, 2.9))
 _SPLINE = "scipy.interpolate.CubicSpline(np.arange(4.0), np.array([0.0, 1.0, -1.0, 2.0]))"
@@ -98,10 +113,111 @@ if scipy is not None:
         def vjp_xi(g):
             return np.reshape(g, np.shape(xi)[:-1] + (1,)) * rt.grid_slopes(obj, xi)
 
-    refused_derivative(
-        rt.grid_slopes,
-        reason=(
-            "the second derivative of a RegularGridInterpolator (adgen differentiates a "
-            "linear grid interpolant once)"
-        ),
+    _SECOND = (
+        "the second derivative of a RegularGridInterpolator (adgen differentiates a linear "
+        "grid interpolant once)"
     )
+    refused_derivative(rt.grid_slopes, reason=_SECOND)
+    _refused(rt.grid_slopes, "xi", _SECOND)
+
+    # interpolants made inside the function: ``CubicSpline(t, y)(x)``; linear in ``y``
+    _FIT = "np.linspace(0.0, 3.0, 6), y, x, 'CubicSpline', \"{'bc_type': 'natural'}\""
+
+    @rule(
+        rt.interp_fit,
+        examples=[
+            example(f"rt.interp_fit({_FIT}, 0)", y=(6,), x=_INSIDE),
+            example(f"rt.interp_fit({_FIT}, 1)", y=(6, 2), x=_INSIDE),
+            example(
+                "rt.interp_fit(np.arange(5.0), y, x, 'interp1d', \"{'kind': 'cubic'}\", 0)",
+                y=(2, 5),
+                x=Arg((3,), Domain(0.2, 3.8)),
+            ),
+        ],
+    )
+    def interp_fit(t, y, x, maker, options, nu=0):
+        def jvp_y(dy):
+            return rt.interp_fit(t, dy, x, maker, options, nu)
+
+        def jvp_x(dx):
+            slope = rt.interp_fit(t, y, x, maker, options, nu + 1)
+            lead = rt.interp_data_axis(maker, options, np.ndim(y))
+            return slope * rt.interp_spread(dx, np.ndim(slope), lead)
+
+        def vjp_y(g):
+            return rt.interp_fit_vjp(t, x, g, np.shape(y), maker, options, nu)
+
+        def vjp_x(g):
+            slope = rt.interp_fit(t, y, x, maker, options, nu + 1)
+            lead = rt.interp_data_axis(maker, options, np.ndim(y))
+            return rt.interp_gather(g * slope, np.ndim(x), lead)
+
+    @rule(
+        rt.interp_fit_vjp,
+        examples=[
+            example(
+                "rt.interp_fit_vjp(np.linspace(0.0, 3.0, 6), x, g, (6, 2), 'CubicSpline', '{}', 1)",
+                x=_INSIDE,
+                g=(5, 2),
+            ),
+        ],
+    )
+    def interp_fit_vjp(t, x, g, yshape, maker, options, nu=0):
+        def jvp_g(dg):
+            return rt.interp_fit_vjp(t, x, dg, yshape, maker, options, nu)
+
+        def jvp_x(dx):
+            lead = rt.interp_data_axis(maker, options, np.size(yshape))
+            spread = g * rt.interp_spread(dx, np.ndim(g), lead)
+            return rt.interp_fit_vjp(t, x, spread, yshape, maker, options, nu + 1)
+
+        def vjp_g(h):
+            return rt.interp_fit(t, h, x, maker, options, nu)
+
+        def vjp_x(h):
+            lead = rt.interp_data_axis(maker, options, np.size(yshape))
+            slope = rt.interp_fit(t, h, x, maker, options, nu + 1)
+            return rt.interp_gather(g * slope, np.ndim(x), lead)
+
+    @rule(
+        rt.interp_fit_at,
+        examples=[
+            example(
+                "rt.interp_fit_at(np.linspace(0.0, 3.0, 6), np.cos(np.arange(6.0)), x, "
+                "'PchipInterpolator', '{}', 0)",
+                x=_INSIDE,
+            ),
+        ],
+    )
+    def interp_fit_at(t, y, x, maker, options, nu=0):
+        def jvp_x(dx):
+            slope = rt.interp_fit_at(t, y, x, maker, options, nu + 1)
+            lead = rt.interp_data_axis(maker, options, np.ndim(y))
+            return slope * rt.interp_spread(dx, np.ndim(slope), lead)
+
+        def vjp_x(g):
+            slope = rt.interp_fit_at(t, y, x, maker, options, nu + 1)
+            lead = rt.interp_data_axis(maker, options, np.ndim(y))
+            return rt.interp_gather(g * slope, np.ndim(x), lead)
+
+    _KNOTS = (
+        "the derivative w.r.t. the knots of an interpolant made inside the function "
+        "(`CubicSpline(t, y)` with `t` differentiated: the interpolant is not linear in them)"
+    )
+    for _fn in (rt.interp_fit, rt.interp_fit_at, rt.interp_fit_vjp):
+        _refused(_fn, "t", _KNOTS)
+    _refused(
+        rt.interp_fit_at,
+        "y",
+        "the derivative w.r.t. its data of an interpolant that is not linear in them "
+        "(PchipInterpolator, Akima1DInterpolator; a CubicSpline or make_interp_spline with "
+        "boundary values or periodic; an interp1d filling a constant outside)",
+    )
+
+    _PASSED = (
+        "the derivative of an interpolant made inside the function and passed on as a value "
+        "(adgen differentiates `s(x)` where `s = CubicSpline(t, y)` is made: call it there)"
+    )
+    refused_derivative(rt.interp_made, reason=_PASSED)
+    for _param in ("t", "y"):
+        _refused(rt.interp_made, _param, _PASSED)

@@ -222,7 +222,8 @@ def markdown() -> str:
         + ", ".join(made)
         + " (the result of `make_interp_spline` is a `BSpline`; `interp1d` of the kinds "
         "'linear', 'slinear', 'quadratic', 'cubic'; a `RegularGridInterpolator` of method "
-        "'linear', once).",
+        "'linear', once). Made inside from differentiated data (`CubicSpline(t, y)`), "
+        "those linear in the data are differentiated w.r.t. it too.",
         "",
     ]
     nondiff = sorted({f"`{n}`" for n, _, _ in _entries("nondifferentiable")})

@@ -130,7 +130,7 @@ class CallsMixin(LowererState):
         else:
             args = self.call_arguments(node, static, hint)
         kwargs = self.call_keywords(node, static, hint)
-        if ok and (family := rt.interp_support(fn)) is not None:  # cs(x), cs made outside
+        if ok and (family := self.interpolant_family(fn)) is not None:  # cs(x), cs made outside
             return self.interpolant_call(node, fn, family, args, kwargs, target, hint)
         if isinstance(fn, FrozenMethod):  # d.logpdf(x) of d = scipy.stats.norm(mu, s)
             fn, args, kwargs = fn.method, [*args, *fn.args], [*kwargs, *fn.kwargs]
@@ -634,18 +634,18 @@ class CallsMixin(LowererState):
 
     def no_rule_error(self: Lowerer, node: Any, fn: Any) -> NoRuleError:
         """The error for a call of ``fn``, which has no rule and is not inlined."""
-        label = _called(fn)
+        label = _called(fn)  # `module.function`, or calling a `module.Class` object
         frozen = registry.frozen_refusal(fn)
         if frozen is not None:
             return NoRuleError(frozen[0], self.parsed.loc(node), frozen[1])
         if isinstance(fn, types.FunctionType) or getattr(fn, "adgen_user_function", False):
             return NoRuleError(
-                f"calls to other Python functions (`{label}`) are not differentiated yet",
+                f"calls to other Python functions ({label}) are not differentiated yet",
                 self.parsed.loc(node),
                 "inline the helper's body, or register a rule for it with @adgen.rules.rule",
             )
         return NoRuleError(
-            f"adgen has no derivative rule for `{label}`",
+            f"adgen has no derivative rule for {label}",
             self.parsed.loc(node),
             "register one with @adgen.rules.rule(...) (see docs/rules.md), or, if it has no "
             "derivative, adgen.rules.nondifferentiable(...)",
@@ -658,7 +658,7 @@ def _called(fn: Any) -> str:
     if (hasattr(fn, "__qualname__") or hasattr(fn, "__name__")) and not isinstance(
         fn, registry.np.vectorize
     ):
-        return _qualname(fn)
+        return f"`{_qualname(fn)}`"
     return f"calling a `{_qualname(type(fn))}` object"
 
 

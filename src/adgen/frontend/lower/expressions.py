@@ -442,6 +442,8 @@ class ExpressionsMixin(LowererState):
             )
         if isinstance(local, StaticSeq):
             self.refuse_sequence(node.id, node)
+        if self.interpolant_family(local) is not None and not callable(local):
+            return self.interpolant_value(node, local)  # s of s = CubicSpline(t, y), passed
         if isinstance(local, LocalRecord):
             self.refuse(
                 node,

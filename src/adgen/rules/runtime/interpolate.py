@@ -207,3 +207,89 @@ def grid_slopes(obj: Any, xi: Any) -> Any:
     if obj.fill_value is not None:
         out[outside] = 0.0
     return out
+
+
+# -- interpolants made inside the differentiated function -------------------------------------
+#
+# ``s = CubicSpline(t, y, **options)`` then ``s(x, nu)``: ``rt.interp_fit(t, y, x, maker,
+# options, nu)``, ``maker`` the name of the class or function of ``scipy.interpolate`` that
+# makes ``s``, ``options`` its constant keyword arguments written as a Python literal (a dict).
+# These makers, with these options, make an interpolant linear in the data ``y`` (the
+# coefficients of a ``BSpline``): the derivative w.r.t. ``y`` is the interpolant of the
+# tangent, and the cotangent is the transpose of ``y -> s(x)``, read off the interpolants of
+# the basis vectors (:func:`interp_fit_vjp`).
+
+
+def interp_made(t: Any, y: Any, maker: str, options: str) -> Any:
+    """The interpolant ``scipy.interpolate.<maker>(t, y, **options)``.
+
+    >>> s = interp_made([0.0, 1.0, 2.0], [0.0, 1.0, 4.0], "interp1d", "{'kind': 'linear'}")
+    >>> float(s(1.5))
+    2.5
+    """
+    import ast
+
+    import scipy.interpolate
+
+    return getattr(scipy.interpolate, maker)(t, y, **ast.literal_eval(options))
+
+
+def interp_data_axis(maker: str, options: str, ndim: int) -> int:
+    """The axis of the data ``y`` (of ``ndim`` axes) that is interpolated along: the number
+    of axes of the result before the points'.
+
+    >>> interp_data_axis("interp1d", "{}", 2), interp_data_axis("CubicSpline", "{}", 2)
+    (1, 0)
+    """
+    import ast
+
+    axis = ast.literal_eval(options).get("axis", -1 if maker == "interp1d" else 0)
+    return int(axis) % max(ndim, 1)
+
+
+def interp_fit(t: Any, y: Any, x: Any, maker: str, options: str, nu: int = 0) -> Any:
+    """The ``nu``-th derivative at the points ``x`` of the interpolant ``maker`` makes of the
+    data ``(t, y)``.
+
+    >>> float(interp_fit([0.0, 1.0, 2.0], [0.0, 1.0, 4.0], 1.5, "interp1d", "{}", 1))
+    3.0
+    """
+    return interp_value(interp_made(t, y, maker, options), x, nu)
+
+
+def interp_fit_vjp(
+    t: Any, x: Any, g: Any, yshape: tuple[int, ...], maker: str, options: str, nu: int = 0
+) -> Any:
+    """The cotangent of the data ``y`` (of shape ``yshape``) of :func:`interp_fit`, given the
+    result's cotangent ``g``: ``sum_i W[i, j] g[i]``, ``W[i, j]`` the interpolant of the
+    ``j``-th basis vector at ``x[i]`` (the interpolant is linear in ``y``).
+
+    >>> interp_fit_vjp([0.0, 1.0, 2.0], np.array([0.5, 2.0]), np.ones(2), (3,), "interp1d", "{}")
+    array([0.5, 0.5, 1. ])
+    """
+    axis = interp_data_axis(maker, options, len(yshape))
+    n = yshape[axis]
+    named = options
+    if maker == "interp1d":  # the basis along the first axis, as the splines take it
+        import ast
+
+        chosen = ast.literal_eval(options)
+        chosen["axis"] = 0
+        named = repr(chosen)
+    x = np.asarray(x)
+    basis = interp_fit(t, np.eye(n, dtype=np.result_type(g, 1.0)), x, maker, named, nu)
+    xdim = x.ndim
+    g_points_first = np.moveaxis(g, tuple(range(axis, axis + xdim)), tuple(range(xdim)))
+    summed = np.tensordot(basis, g_points_first, axes=(tuple(range(xdim)), tuple(range(xdim))))
+    return np.moveaxis(summed, 0, axis)
+
+
+def interp_fit_at(t: Any, y: Any, x: Any, maker: str, options: str, nu: int = 0) -> Any:
+    """:func:`interp_fit` of an interpolant that is not linear in its data
+    (``PchipInterpolator``, ``Akima1DInterpolator``, a ``CubicSpline`` with boundary values):
+    differentiated w.r.t. the points ``x`` only.
+
+    >>> float(interp_fit_at([0.0, 1.0, 2.0], [0.0, 1.0, 4.0], 1.5, "PchipInterpolator", "{}"))
+    2.1875
+    """
+    return interp_value(interp_made(t, y, maker, options), x, nu)
