@@ -35,6 +35,7 @@ from adgen.rules.registry import (
     registered,
     spelling,
 )
+from adgen.rules.runtime import interpolate as rt_interpolate
 
 
 def _modules() -> list[tuple[str, Any]]:
@@ -211,6 +212,20 @@ def markdown() -> str:
         lines += [f"## {title} ({len(groups[group])})", "", ", ".join(groups[group]), ""]
     methods = _methods()
     lines += [f"## Array methods and attributes ({len(methods)})", "", ", ".join(methods), ""]
+    made = [f"`scipy.interpolate.{name}`" for name in rt_interpolate.INTERPOLANTS]
+    lines += [
+        f"## Interpolants called inside ({len(made)})",
+        "",
+        "An interpolant made outside the differentiated function and called inside it "
+        "(`s(x)`, `s(x, nu)`, `s.derivative(n)(x)`), differentiated w.r.t. the points `x` "
+        "([solvers.md](solvers.md#interpolation-objects)): "
+        + ", ".join(made)
+        + " (the result of `make_interp_spline` is a `BSpline`; `interp1d` of the kinds "
+        "'linear', 'slinear', 'quadratic', 'cubic'; a `RegularGridInterpolator` of method "
+        "'linear', once). Made inside from differentiated data (`CubicSpline(t, y)`), "
+        "those linear in the data are differentiated w.r.t. it too.",
+        "",
+    ]
     nondiff = sorted({f"`{n}`" for n, _, _ in _entries("nondifferentiable")})
     lines += [
         f"## Zero derivative ({len(nondiff)})",

@@ -50,6 +50,7 @@ MODULES: tuple[str, ...] = (
     "elementwise",
     "fft",
     "indexing",
+    "interpolate",
     "linalg",
     "mathmodule",
     "nondiff",

@@ -99,6 +99,7 @@ from adgen.frontend.lower.expressions import ExpressionsMixin
 from adgen.frontend.lower.identities import IdentitiesMixin
 from adgen.frontend.lower.imports import ImportsMixin
 from adgen.frontend.lower.inplace import InPlaceMixin
+from adgen.frontend.lower.interpolants import InterpolantsMixin
 from adgen.frontend.lower.loops import LoopsMixin
 from adgen.frontend.lower.namespaces import NamespacesMixin
 from adgen.frontend.lower.nested_derivatives import NestedDerivativesMixin
@@ -131,6 +132,7 @@ class Lowerer(
     DecidedMixin,
     ImportsMixin,
     SolversMixin,
+    InterpolantsMixin,
     TuplesMixin,
     VerbatimMixin,
     DeferredMixin,

@@ -75,6 +75,8 @@ class CallsMixin(LowererState):
             ok, fn = True, self.construct(f"{made.__name__}(...)", func, made)
         elif isinstance(func, gast.Call) and self.is_partial(func):  # partial(f, a)(x)
             ok, fn = True, self.make_partial(func)
+        elif isinstance(func, gast.Call) and self.derived_interpolant(func) is not None:
+            ok, fn = True, self.derived_interpolant(func)  # cs.derivative(2)(x)
         elif isinstance(func, gast.Call):  # make(s)(x): what the helper returned, if it is a
             returned = self.call_maybe_static(func, None)  # function or an object
             ok, fn = (True, returned.value) if isinstance(returned, StaticArg) else (False, None)
@@ -128,6 +130,8 @@ class CallsMixin(LowererState):
         else:
             args = self.call_arguments(node, static, hint)
         kwargs = self.call_keywords(node, static, hint)
+        if ok and (family := self.interpolant_family(fn)) is not None:  # cs(x), cs made outside
+            return self.interpolant_call(node, fn, family, args, kwargs, target, hint)
         if isinstance(fn, FrozenMethod):  # d.logpdf(x) of d = scipy.stats.norm(mu, s)
             fn, args, kwargs = fn.method, [*args, *fn.args], [*kwargs, *fn.kwargs]
         frozen = registry.unfrozen(fn) if ok and isinstance(func, gast.Attribute) else None
@@ -202,25 +206,6 @@ class CallsMixin(LowererState):
         kwargs = [(k, self.none_if_known(a)) for k, a in kwargs]
         args, kwargs = self.arrays_of_lists(fn, prim, args, kwargs, node, hint)
         return self.emit(target, hint, prim, args, kwargs, node)
-
-    def none_if_known(self: Lowerer, atom: Any) -> Any:
-        """``None`` (the constant) where ``atom``'s value is None when transforming (a
-        parameter's default passed on, a copy of it), else ``atom``."""
-        if not isinstance(atom, ir.Var):
-            return atom
-        known = self.outside_copy(self.settled(atom))
-        return known if isinstance(known, ir.Const) and known.value is None else atom
-
-    def known_options(self: Lowerer, kwargs: list[tuple[str, Any]]) -> dict[str, Any] | None:
-        """The values of keyword arguments known when transforming (a module or function
-        passed, plain data), or None where one is not."""
-        known: dict[str, Any] = {}
-        for key, value in kwargs:
-            data = (value.value,) if isinstance(value, StaticArg) else self.outside_data(value)
-            if data is None:
-                return None
-            known[key] = data[0]
-        return known
 
     def call_without_rule(
         self: Lowerer,
@@ -634,22 +619,32 @@ class CallsMixin(LowererState):
 
     def no_rule_error(self: Lowerer, node: Any, fn: Any) -> NoRuleError:
         """The error for a call of ``fn``, which has no rule and is not inlined."""
-        label = _qualname(fn)
+        label = _called(fn)  # `module.function`, or calling a `module.Class` object
         frozen = registry.frozen_refusal(fn)
         if frozen is not None:
             return NoRuleError(frozen[0], self.parsed.loc(node), frozen[1])
         if isinstance(fn, types.FunctionType) or getattr(fn, "adgen_user_function", False):
             return NoRuleError(
-                f"calls to other Python functions (`{label}`) are not differentiated yet",
+                f"calls to other Python functions ({label}) are not differentiated yet",
                 self.parsed.loc(node),
                 "inline the helper's body, or register a rule for it with @adgen.rules.rule",
             )
         return NoRuleError(
-            f"adgen has no derivative rule for `{label}`",
+            f"adgen has no derivative rule for {label}",
             self.parsed.loc(node),
             "register one with @adgen.rules.rule(...) (see docs/rules.md), or, if it has no "
             "derivative, adgen.rules.nondifferentiable(...)",
         )
+
+
+def _called(fn: Any) -> str:
+    """How a refusal names the function ``fn`` called: ``module.qualname``, or for an object
+    (np.vectorize copies its function's name) ``calling a `module.Class` object``."""
+    if (hasattr(fn, "__qualname__") or hasattr(fn, "__name__")) and not isinstance(
+        fn, registry.np.vectorize
+    ):
+        return f"`{_qualname(fn)}`"
+    return f"calling a `{_qualname(type(fn))}` object"
 
 
 def _has_return(node: Any) -> bool:

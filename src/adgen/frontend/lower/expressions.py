@@ -34,6 +34,7 @@ from adgen.frontend.lower.verbatim import is_formatting
 from adgen.frontend.parse import LiveScope
 from adgen.names import RESERVED
 from adgen.rules import namespace, registry
+from adgen.rules import runtime as rt
 
 if TYPE_CHECKING:
     from adgen.frontend.lower import Lowerer
@@ -441,6 +442,8 @@ class ExpressionsMixin(LowererState):
             )
         if isinstance(local, StaticSeq):
             self.refuse_sequence(node.id, node)
+        if self.interpolant_family(local) is not None and not callable(local):
+            return self.interpolant_value(node, local)  # s of s = CubicSpline(t, y), passed
         if isinstance(local, LocalRecord):
             self.refuse(
                 node,
@@ -465,6 +468,7 @@ class ExpressionsMixin(LowererState):
             (builtin_type and node.id == value.__name__)
             or _data_class(value)
             or isinstance(value, seam.Callback)  # (a solver's function, in generated code)
+            or rt.interp_support(value) is not None  # (a SciPy interpolant, in generated code)
         ):
             name = self.free_name(node.id, value)  # a builtin type as a value: x.astype(float)
             self.free[name] = value

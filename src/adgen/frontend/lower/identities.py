@@ -60,6 +60,7 @@ import numpy as np
 
 from adgen import ir
 from adgen.errors import AdgenError
+from adgen.frontend.lower.objects import StaticArg
 from adgen.frontend.lower.state import LowererState
 from adgen.middle import shapes
 from adgen.rules import registry
@@ -79,6 +80,25 @@ Place = tuple[list[ir.Stmt], int]
 
 class IdentitiesMixin(LowererState):
     """``a is b`` decided by what each side's object is, or tested on the caller's objects."""
+
+    def none_if_known(self: Lowerer, atom: Any) -> Any:
+        """``None`` (the constant) where ``atom``'s value is None when transforming (a
+        parameter's default passed on, a copy of it), else ``atom``."""
+        if not isinstance(atom, ir.Var):
+            return atom
+        known = self.outside_copy(self.settled(atom))
+        return known if isinstance(known, ir.Const) and known.value is None else atom
+
+    def known_options(self: Lowerer, kwargs: list[tuple[str, Any]]) -> dict[str, Any] | None:
+        """The values of keyword arguments known when transforming (a module or function
+        passed, plain data), or None where one is not."""
+        known: dict[str, Any] = {}
+        for key, value in kwargs:
+            data = (value.value,) if isinstance(value, StaticArg) else self.outside_data(value)
+            if data is None:
+                return None
+            known[key] = data[0]
+        return known
 
     def identity_by_origin(
         self: Lowerer, left: ir.Atom, right: ir.Atom, negate: bool, target: str | None, hint: str

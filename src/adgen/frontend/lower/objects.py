@@ -595,10 +595,11 @@ class ObjectsMixin(LowererState):
             and isinstance(value, gast.Call)
             and not self.is_partial(value)
             and self.frozen_distribution(value) is None
+            and self.made_interpolant(value) is None
         ):
             return False
         if cls is None:
-            found = self.static_argument(value)
+            found = self.static_argument(value) or self.interpolant_static(value)
             if found is None:
                 return False
         if name in self.multi and not _block_local(self.node, value, name):

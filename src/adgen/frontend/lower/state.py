@@ -258,6 +258,7 @@ class LowererState:
         # the probes of the `try` statements whose handlers go on (frontend/lower/attempts)
         self.local_functions.update(getattr(self.node, "adgen_probes", {}))
         self.frozen: dict[int, Any] = {}  # distributions frozen here, by their call's node
+        self.interpolants: dict[int, Any] = {}  # interpolants made here (CubicSpline(t, y))
         self.enclosing: Lowerer | None = None  # the function a nested def is defined in
         self.imported: dict[str, Any] = {}  # names an `import` inside the function binds
         # names rebound in blocks whose every binding is a tuple of one structure: one IR name
