@@ -57,6 +57,8 @@ def test_every_function_on_the_docs_page_is_supported_where_it_exists() -> None:
         listed = {n for n in listed if not n.startswith("scipy.linalg.")}
     if not scipy_linalg.CHOLESKY_PAIR:  # SciPy 1.18 zeroes cho_factor's other triangle
         listed -= {"scipy.linalg.cho_factor", "scipy.linalg.cho_solve"}
+    # (interpolants are objects, listed with what their calls differentiate, not functions)
+    listed = {n for n in listed if not n.startswith("scipy.interpolate.")}
     stale = {n for n in listed - set(adgen.supported()) if _resolve(n) is not None}
     assert not stale, f"run `python docs/make_supported.py`: {sorted(stale)}"
 

@@ -826,7 +826,7 @@ if scipy is not None:
             "m": ans * scipy.special.psi(z + m),
         }
 
-    @unary(scipy.special.rgamma, domain=POSITIVE)
+    @unary(scipy.special.rgamma, singular=True, domain=POSITIVE)
     def rgamma(ans, x):
         """1 / Gamma(x): -rgamma(x) psi(x) (x > 0; rgamma is 0 at the poles, psi infinite)."""
         return -ans * scipy.special.psi(x)
@@ -877,10 +877,10 @@ if scipy is not None:
         """(Si, Ci): Si' = sin(x) / x (sinc: 1 at 0), Ci' = cos(x) / x (x > 0)."""
 
         def jvp(dx):
-            return (dx * np.sinc(x / np.pi), dx * np.cos(x) / x)
+            return (dx * np.sinc(x / np.pi), rt.zero_safe(dx * np.cos(x) / x, dx))
 
         def vjp(g):
-            return g[0] * np.sinc(x / np.pi) + g[1] * np.cos(x) / x
+            return g[0] * np.sinc(x / np.pi) + rt.zero_safe(g[1] * np.cos(x) / x, g[1])
 
     @rule(
         scipy.special.shichi,
@@ -895,10 +895,12 @@ if scipy is not None:
         """(Shi, Chi): Shi' = sinh(x) / x, Chi' = cosh(x) / x (x > 0)."""
 
         def jvp(dx):
-            return (dx * np.sinh(x) / x, dx * np.cosh(x) / x)
+            return (rt.zero_safe(dx * np.sinh(x) / x, dx), rt.zero_safe(dx * np.cosh(x) / x, dx))
 
         def vjp(g):
-            return g[0] * np.sinh(x) / x + g[1] * np.cosh(x) / x
+            return rt.zero_safe(g[0] * np.sinh(x) / x, g[0]) + rt.zero_safe(
+                g[1] * np.cosh(x) / x, g[1]
+            )
 
     @rule(
         scipy.special.fresnel,
@@ -1366,7 +1368,7 @@ if scipy is not None:
             "s": 4.84813681109536e-06 + 0.0 * ans,
         }
 
-    @unary(scipy.special.spence, domain=Domain(0.2, 3.0, avoid=(1.0,), gap=0.05))
+    @unary(scipy.special.spence, singular=True, domain=Domain(0.2, 3.0, avoid=(1.0,), gap=0.05))
     def spence(x):
         """Dilogarithm int_1^x log(t) / (1 - t) dt: log(x) / (1 - x) (x > 0, x != 1)."""
         return np.log(x) / (1.0 - x)
@@ -1664,12 +1666,12 @@ if scipy is not None:
     def kei(x):
         return scipy.special.keip(x)
 
-    @unary(scipy.special.berp, domain=POS_X)
+    @unary(scipy.special.berp, singular=True, domain=POS_X)
     def berp(ans, x):
         """ber'' = -ber' / x - bei."""
         return -ans / x - scipy.special.bei(x)
 
-    @unary(scipy.special.beip, domain=POS_X)
+    @unary(scipy.special.beip, singular=True, domain=POS_X)
     def beip(ans, x):
         """bei'' = -bei' / x + ber."""
         return -ans / x + scipy.special.ber(x)
@@ -1679,7 +1681,7 @@ if scipy is not None:
         """ker'' = -ker' / x - kei."""
         return -ans / x - scipy.special.kei(x)
 
-    @unary(scipy.special.keip, domain=POS_X)
+    @unary(scipy.special.keip, singular=True, domain=POS_X)
     def keip(ans, x):
         """kei'' = -kei' / x + ker."""
         return -ans / x + scipy.special.ker(x)
@@ -1700,10 +1702,10 @@ if scipy is not None:
         """(int_0^x J0, int_0^x Y0): derivatives J0(x), Y0(x) (x > 0)."""
 
         def jvp(dx):
-            return (dx * scipy.special.j0(x), dx * scipy.special.y0(x))
+            return (dx * scipy.special.j0(x), rt.zero_safe(dx * scipy.special.y0(x), dx))
 
         def vjp(g):
-            return g[0] * scipy.special.j0(x) + g[1] * scipy.special.y0(x)
+            return g[0] * scipy.special.j0(x) + rt.zero_safe(g[1] * scipy.special.y0(x), g[1])
 
     @rule(
         scipy.special.it2j0y0,
@@ -1720,10 +1722,15 @@ if scipy is not None:
         """(int_0^x (1 - J0(t)) / t, int_x^inf Y0(t) / t): (1 - J0(x)) / x, -Y0(x) / x."""
 
         def jvp(dx):
-            return (dx * (1.0 - scipy.special.j0(x)) / x, -dx * scipy.special.y0(x) / x)
+            return (
+                rt.zero_safe(dx * (1.0 - scipy.special.j0(x)) / x, dx),
+                rt.zero_safe(-dx * scipy.special.y0(x) / x, dx),
+            )
 
         def vjp(g):
-            return (g[0] * (1.0 - scipy.special.j0(x)) - g[1] * scipy.special.y0(x)) / x
+            return rt.zero_safe(g[0] * (1.0 - scipy.special.j0(x)) / x, g[0]) - rt.zero_safe(
+                g[1] * scipy.special.y0(x) / x, g[1]
+            )
 
     @rule(
         scipy.special.iti0k0,
@@ -1739,10 +1746,10 @@ if scipy is not None:
         """(int_0^x I0, int_0^x K0): derivatives I0(x), K0(x) (x > 0)."""
 
         def jvp(dx):
-            return (dx * scipy.special.i0(x), dx * scipy.special.k0(x))
+            return (dx * scipy.special.i0(x), rt.zero_safe(dx * scipy.special.k0(x), dx))
 
         def vjp(g):
-            return g[0] * scipy.special.i0(x) + g[1] * scipy.special.k0(x)
+            return g[0] * scipy.special.i0(x) + rt.zero_safe(g[1] * scipy.special.k0(x), g[1])
 
     @rule(
         scipy.special.it2i0k0,
@@ -1759,17 +1766,22 @@ if scipy is not None:
         """(int_0^x (I0(t) - 1) / t, int_x^inf K0(t) / t): (I0(x) - 1) / x, -K0(x) / x."""
 
         def jvp(dx):
-            return (dx * (scipy.special.i0(x) - 1.0) / x, -dx * scipy.special.k0(x) / x)
+            return (
+                rt.zero_safe(dx * (scipy.special.i0(x) - 1.0) / x, dx),
+                rt.zero_safe(-dx * scipy.special.k0(x) / x, dx),
+            )
 
         def vjp(g):
-            return (g[0] * (scipy.special.i0(x) - 1.0) - g[1] * scipy.special.k0(x)) / x
+            return rt.zero_safe(g[0] * (scipy.special.i0(x) - 1.0) / x, g[0]) - rt.zero_safe(
+                g[1] * scipy.special.k0(x) / x, g[1]
+            )
 
     @unary(scipy.special.itstruve0, domain=POS_X)
     def itstruve0(x):
         """int_0^x H0: H0(x)."""
         return scipy.special.struve(0.0, x)
 
-    @unary(scipy.special.it2struve0, domain=POS_X)
+    @unary(scipy.special.it2struve0, singular=True, domain=POS_X)
     def it2struve0(x):
         """int_x^inf H0(t) / t: -H0(x) / x."""
         return -scipy.special.struve(0.0, x) / x
@@ -1848,18 +1860,18 @@ if scipy is not None:
         """E(phi | m) in phi: sqrt(1 - m sin^2 phi); m is refused."""
         return {"phi": np.sqrt(1.0 - m * np.sin(phi) * np.sin(phi))}
 
-    @unary(scipy.special.ellipk, domain=Domain(-1.0, 0.9, avoid=(0.0,), gap=0.1))
+    @unary(scipy.special.ellipk, singular=True, domain=Domain(-1.0, 0.9, avoid=(0.0,), gap=0.1))
     def ellipk(ans, m):
         """K'(m) = (E - (1 - m) K) / (2 m (1 - m)) (m < 1; 0/0 = nan at m == 0, where the
         limit is pi / 8)."""
         return np.divide(scipy.special.ellipe(m) - (1.0 - m) * ans, 2.0 * m * (1.0 - m))
 
-    @unary(scipy.special.ellipe, domain=Domain(-1.0, 0.9, avoid=(0.0,), gap=0.1))
+    @unary(scipy.special.ellipe, singular=True, domain=Domain(-1.0, 0.9, avoid=(0.0,), gap=0.1))
     def ellipe(ans, m):
         """E'(m) = (E - K) / (2 m) (m < 1; 0/0 = nan at m == 0, where the limit is -pi / 8)."""
         return np.divide(ans - scipy.special.ellipk(m), 2.0 * m)
 
-    @unary(scipy.special.ellipkm1, domain=Domain(0.1, 2.0, avoid=(1.0,), gap=0.1))
+    @unary(scipy.special.ellipkm1, singular=True, domain=Domain(0.1, 2.0, avoid=(1.0,), gap=0.1))
     def ellipkm1(ans, p):
         """K(1 - p): -(E(1 - p) - p K(1 - p)) / (2 p (1 - p)) (p > 0; nan at p == 1)."""
         return np.divide(p * ans - scipy.special.ellipe(1.0 - p), 2.0 * p * (1.0 - p))

@@ -2005,10 +2005,26 @@ if scipy is not None:
 
     @partials(t._cdf, examples=[example("scipy.stats.t._cdf(x, 3.0)", x=(4,))])
     def t_std_cdf(ans, x, df):
-        """F(x; df): dF = pdf dx; no closed form w.r.t. df (refused)."""
-        return {"x": scipy.stats.t._pdf(x, df)}
+        """F(x; df): dF = pdf dx; no closed form w.r.t. df (refused). The density written
+        out (1.1447... = log pi): SciPy's own computes with a mask (a Dask array's shape
+        then unknown) or checks its arguments (a Dask array computed)."""
+        return {
+            "x": np.exp(
+                scipy.special.gammaln((df + 1.0) / 2.0)
+                - scipy.special.gammaln(df / 2.0)
+                - 0.5 * (np.log(df) + 1.1447298858494002)
+                - (df + 1.0) / 2.0 * np.log1p(x * x / df)
+            )
+        }
 
     @partials(t._sf, examples=[example("scipy.stats.t._sf(x, 3.0)", x=(4,))])
     def t_std_sf(ans, x, df):
-        """1 - F(x; df): d = -pdf dx; no closed form w.r.t. df (refused)."""
-        return {"x": -scipy.stats.t._pdf(x, df)}
+        """1 - F(x; df): d = -pdf dx (as ``t._cdf``'s); no closed form w.r.t. df (refused)."""
+        return {
+            "x": -np.exp(
+                scipy.special.gammaln((df + 1.0) / 2.0)
+                - scipy.special.gammaln(df / 2.0)
+                - 0.5 * (np.log(df) + 1.1447298858494002)
+                - (df + 1.0) / 2.0 * np.log1p(x * x / df)
+            )
+        }
