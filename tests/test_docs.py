@@ -55,6 +55,15 @@ def _run(page: Path) -> doctest.TestResults:
     parser = doctest.DocTestParser()
     test = parser.get_doctest(text, {"__name__": f"docs_{page.stem}"}, page.name, str(page), 0)
     runner = doctest.DocTestRunner(checker=_Checker(), optionflags=doctest.ELLIPSIS)
+    from adgen.rules import scipy_linalg
+
+    if page.name == "solvers.md" and not scipy_linalg.SUPPORTED:
+        # its section on matrix equations needs adgen's scipy.linalg rules (SciPy >= 1.16)
+        start = text.index("## Linear matrix equations")
+        first, last = text.count("\n", 0, start), text.count("\n", 0, text.index("\n## ", start))
+        for example in test.examples:
+            if first <= example.lineno < last:
+                example.options[doctest.SKIP] = True
     cache.clear()  # each page starts cold, as a reader's session does
     out: list[str] = []
     with adgen.rules.registrations():  # rules a page registers do not outlive it

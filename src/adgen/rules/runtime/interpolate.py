@@ -69,7 +69,8 @@ def interp_support(obj: Any) -> tuple[str, str] | None:
         if np.ndim(obj.values) != len(obj.grid):
             return "", "RegularGridInterpolator of values with more axes than the grid's"
         return "grid", ""
-    if type(obj).__module__.startswith("scipy.interpolate"):
+    module = vars(type(obj)).get("__module__", "")  # (a type's attribute, not an object's)
+    if isinstance(module, str) and module.startswith("scipy.interpolate"):
         return "", f"a `{type(obj).__name__}` (scipy.interpolate) object"
     return None
 
