@@ -693,3 +693,26 @@ def test_a_template_that_is_its_own_transpose_is_written_once() -> None:
                 return m @ d
 
             vjp_m = jvp_x  # noqa: F841
+
+
+def test_a_function_refused_in_both_modes_does_not_send_to_the_other():
+    from adgen.errors import NoRuleError
+    from adgen.rules import registry
+
+    with adgen.rules.registrations():
+        registry.refused_derivative(_twice_refused, reason="not written yet")
+        for run in (
+            lambda: adgen.jvp(_calls_twice_refused, (1.0,), (1.0,)),
+            lambda: adgen.grad(_calls_twice_refused)(1.0),
+        ):
+            with pytest.raises(NoRuleError, match="not written yet") as info:
+                run()
+            assert "works with the rule" not in str(info.value)
+
+
+def _twice_refused(x):
+    return 2.0 * x
+
+
+def _calls_twice_refused(x):
+    return _twice_refused(x) + x

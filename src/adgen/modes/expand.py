@@ -141,10 +141,12 @@ class StatementRule:
         template = (self.prim.jvp if kind == "jvp" else self.prim.vjp)[param]
         if template.refusal is not None:  # a user's rule defines the other mode only
             mode, other = ("forward", "reverse") if kind == "jvp" else ("reverse", "forward")
+            opposite = (self.prim.vjp if kind == "jvp" else self.prim.jvp).get(param)
+            works = opposite is not None and opposite.refusal is None
             raise NoRuleError(
                 f"no {mode}-mode derivative of `{self.prim.name}`: {template.refusal}",
                 self.loc,
-                f"{other} mode works with the rule as it is",
+                f"{other} mode works with the rule as it is" if works else "",
             )
         try:
             stmts, expr = template.expand(

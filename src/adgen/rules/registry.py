@@ -2579,8 +2579,9 @@ def refused_derivative(*fns: Any, reason: str) -> None:
             "g", [ast.Return(value=ast.Constant(value=None))], frozenset(), "", refusal=reason
         )
         templates = {p.name: refusal for p in params}
-        emitter, _ = _emitter(fn)
+        emitter, callee = _emitter(fn)
         prim = Primitive(_label(fn), emitter, params, dict(templates), dict(templates))
+        prim.callee = callee  # (a function of the user's: called by name)
         _store(fn, prim, module)
 
 
