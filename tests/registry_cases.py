@@ -228,3 +228,26 @@ def reverse_wrapper(case: Case) -> Any:
     namespace = module.__dict__
     exec(compile(source, str(path), "exec"), namespace)
     return namespace[name]
+
+
+# -- what the registry's examples cannot exercise ----------------------------------------------
+def solvers_helper(fn: Any) -> bool:
+    """A runtime helper of SciPy's solvers: it is given the function the solver was given,
+    which an example cannot write (tests/test_solvers_*.py and tests/test_rules.py's solver
+    cases check them)."""
+    module = getattr(fn, "__module__", None) or ""
+    return module in ("adgen.rules.runtime.solvers", "adgen.rules.runtime.optimize")
+
+
+def solvers_wrapper(fn: Any) -> bool:
+    """A function generated code calls in place of a solver returning an object
+    (``rt.ode_solution`` for ``solve_ivp``): its calls are in the primal code."""
+    from adgen.rules import loader, registry
+
+    loader.load_all()
+    return any(fn is spec.runs_as for _, spec in registry._CALLBACKS.values())
+
+
+def refuses_every_mode(prim: Any) -> bool:
+    """Does every template of ``prim`` refuse (a solver's derivative differentiated again)?"""
+    return all(t.refusal for t in [*prim.jvp.values(), *prim.vjp.values()])

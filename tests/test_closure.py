@@ -19,9 +19,10 @@ from collections import defaultdict
 
 import numpy as np
 import pytest
+from registry_cases import refuses_every_mode, solvers_helper
 
 from adgen.pyast import dotted_text
-from adgen.rules import loader, registry
+from adgen.rules import registry
 from adgen.rules import runtime as rt
 
 # questions templates ask when code is generated (answered then: never in generated code)
@@ -145,17 +146,11 @@ LIST_HELPERS = {"accumulate", "accumulate_item", "as_list", "items_vjp", "join_l
 LIST_HELPERS |= {"list_vjp", "split_last"}
 
 
-# helpers given the function a solver was given (tests/test_solvers_*.py check them)
-GIVEN_FUNCTIONS = ("adgen.rules.runtime.solvers", "adgen.rules.runtime.optimize")
-
-
 def test_differentiable_helper_rules_come_with_examples() -> None:
     """Each differentiable helper's rule is exercised by the registry tests at first and
     second order: it carries examples."""
-    # (a solver's wrapper is given a function, which examples cannot write: the solvers'
-    # tests check it; a helper whose every template is a refusal has no derivative to test)
-    loader.load_all()
-    solvers = {id(entry[1].runs_as) for entry in registry._CALLBACKS.values()}
+    # (a solver's helpers are given a function, which examples cannot write: the solvers'
+    # tests check them; a helper whose every template is a refusal has no derivative to test)
     bare = [
         name
         for name in _public_helpers()
@@ -164,8 +159,7 @@ def test_differentiable_helper_rules_come_with_examples() -> None:
         and prim.diff_params
         and not prim.examples
         and name not in LIST_HELPERS
-        and id(getattr(rt, name)) not in solvers
-        and getattr(rt, name).__module__ not in GIVEN_FUNCTIONS
-        and not all(t.refusal for t in [*prim.jvp.values(), *prim.vjp.values()])
+        and not solvers_helper(getattr(rt, name))
+        and not refuses_every_mode(prim)
     ]
     assert bare == [], f"helpers with derivative templates but no examples: {bare}"

@@ -24,7 +24,13 @@ from typing import Any
 import numpy as np
 import pytest
 import rule_cases as rc  # tests/ is on sys.path (pytest's rootdir-based import)
-from registry_cases import case_function, registry_cases
+from registry_cases import (
+    case_function,
+    refuses_every_mode,
+    registry_cases,
+    solvers_helper,
+    solvers_wrapper,
+)
 
 import adgen
 from adgen import ir
@@ -932,15 +938,9 @@ def _used_by_the_cases() -> frozenset[int]:
 
 
 def _solvers_derivative_helper(fn: Any, p: Any) -> bool:
-    """A helper that only a solver's derivative code calls, given the solver's function
-    (tests/test_solvers_*.py check them), or one whose every template refuses (a solver's
-    derivative differentiated again)."""
-    module = getattr(fn, "__module__", None) or ""
-    runs_as = {id(entry[1].runs_as) for entry in _registry._CALLBACKS.values()}
-    return (
-        module in ("adgen.rules.runtime.solvers", "adgen.rules.runtime.optimize")
-        and id(fn) not in runs_as
-    ) or all(t.refusal for t in [*p.jvp.values(), *p.vjp.values()])
+    """A helper that only a solver's derivative code calls (the wrappers in its place are
+    in the primal code of the solver cases above), or one whose every template refuses."""
+    return (solvers_helper(fn) and not solvers_wrapper(fn)) or refuses_every_mode(p)
 
 
 def test_every_registered_function_has_a_case() -> None:
