@@ -801,7 +801,9 @@ def _ragged(items: list[Any]) -> bool:
         return True
 
 
-def _jacobian(f: Callable[..., Any], wrt: Wrt, mode: str) -> Callable[..., Any]:
+def _jacobian(
+    f: Callable[..., Any], wrt: Wrt, mode: str, chunk_size: int | None = None
+) -> Callable[..., Any]:
     # (a derivative object: its function is made below, for the arguments given)
     names, single = _wrt_names(f.fn if isinstance(f, _ValueAndGrad) else unwrap(f), wrt)
 
@@ -844,18 +846,13 @@ def _jacobian(f: Callable[..., Any], wrt: Wrt, mode: str) -> Callable[..., Any]:
         if use == "forward":
             for w in names:
                 x = values[params.index(w)]
-                d = _pipeline().derivative(
-                    fn, "forward", (w,), scalars, flat.key, signature=flat.signature
-                )
-                columns, out = [], None
-                for e in np.eye(np.size(x), dtype=np.result_type(x, 0.0)):
-                    out, t = _pipeline().run(
-                        d, *flat.values, e.reshape(np.shape(x)) if np.ndim(x) else e[0]
-                    )
-                    columns.append(t)
+                out, parts = None, []
+                for value, _, tangents in _forward_columns(fn, w, x, scalars, flat, chunk_size):
+                    out = value
+                    parts.append(tangents)
                 if out is None:
                     out = fn(*values)
-                results.append(_columns_to_jacobian(out, columns, x))
+                results.append(_stacked_to_jacobian(out, parts, x))
             if isinstance(out, tuple) and not single:
                 # a tuple result: one Jacobian per result, each a tuple over `wrt` (as JAX)
                 return tuple(tuple(r[k] for r in results) for k in range(len(out)))
@@ -894,31 +891,93 @@ def _jacobian(f: Callable[..., Any], wrt: Wrt, mode: str) -> Callable[..., Any]:
     return jac
 
 
+def _forward_columns(
+    fn: types.FunctionType,
+    w: str,
+    x: Any,
+    scalars: frozenset[str],
+    flat: _Flat,
+    chunk_size: int | None,
+) -> Any:
+    """``(result, first column, tangents)`` for each chunk of the columns of the Jacobian
+    w.r.t. ``w`` (the tangents of the basis vectors of ``w``'s argument, stacked along a
+    leading axis): one batched forward pass per chunk (:mod:`adgen.modes.batched`), or one
+    pass per column where batched code does not apply (or ``chunk_size=1``)."""
+    n = _size(x)
+    dtype = np.result_type(numpy_dtype(x.dtype) if foreign(x) else x, 0.0)
+    d: Any = None
+    if chunk_size != 1 and n > 1 and not foreign(x):
+        d = _pipeline().batched(fn, (w,), scalars, flat.key, flat.signature)
+    if d is None or isinstance(d, str):
+        single = _pipeline().derivative(
+            fn, "forward", (w,), scalars, flat.key, signature=flat.signature
+        )
+        for k, e in enumerate(np.eye(n, dtype=dtype)):
+            out, t = _pipeline().run(
+                single, *flat.values, e.reshape(np.shape(x)) if np.ndim(x) else e[0]
+            )
+            yield out, k, _one_column(t)
+        return
+    # a chunk's tangents hold chunk * (the largest array's size) numbers at most, about
+    largest = max([_size(v) for v in flat.values if hasattr(v, "shape")] + [n, 1])
+    chunk = chunk_size or max(1, min(n, _BATCH_NUMBERS // largest))
+    for start in range(0, n, chunk):
+        stop = min(n, start + chunk)
+        if stop - start == n:
+            basis = np.eye(n, dtype=dtype)
+        else:
+            basis = np.zeros((stop - start, n), dtype=dtype)
+            basis[np.arange(stop - start), np.arange(start, stop)] = 1.0
+        out, t = _pipeline().run(d, *flat.values, basis.reshape((stop - start, *np.shape(x))))
+        yield out, start, t
+
+
+# how many numbers a batch of tangents may hold (32 MiB of float64): jacfwd's chunks
+_BATCH_NUMBERS = 1 << 22
+
+
+def _one_column(t: Any) -> Any:
+    """One pass's tangent as a batch of one (a tuple of such for a tuple result)."""
+    if isinstance(t, tuple):
+        return tuple(_one_column(e) for e in t)
+    return as_array(t, np.result_type(numpy_dtype(t.dtype) if foreign(t) else t, 0.0))[None]
+
+
+def _stacked_to_jacobian(out: Any, parts: list[Any], x: Any) -> Any:
+    """The Jacobian of ``out`` w.r.t. ``x`` from batches of tangents (``(k, *out.shape)``
+    each, of the basis vectors of ``x`` in order; a tuple of Jacobians for a tuple result)."""
+    if isinstance(out, tuple):
+        return tuple(_stacked_to_jacobian(o, [p[k] for p in parts], x) for k, o in enumerate(out))
+    shape = np.shape(out)
+    columns = [
+        p if np.shape(p)[1:] == shape else np.broadcast_to(p, (np.shape(p)[0], *shape))
+        for p in parts
+    ]
+    if not columns:
+        return np.zeros(shape + np.shape(x))
+    stacked = columns[0] if len(columns) == 1 else np.concatenate(columns, axis=0)
+    # the batch axis (the input's entries) last
+    stacked = np.transpose(stacked, (*range(1, len(shape) + 1), 0))
+    return np.reshape(stacked, shape + np.shape(x))
+
+
 def _size(value: Any) -> int:
     """``np.size(value)`` from its shape (Dask has no ``np.size``: it would compute)."""
     return math.prod(np.shape(value))
 
 
-def _columns_to_jacobian(out: Any, columns: list[Any], x: Any) -> Any:
-    """The Jacobian of ``out`` w.r.t. ``x`` from the tangents of the basis vectors of ``x``
-    (a tuple of Jacobians for a tuple result)."""
-    if isinstance(out, tuple):
-        return tuple(_columns_to_jacobian(o, [c[k] for c in columns], x) for k, o in enumerate(out))
-    shape = np.shape(out)
-    arrays = [
-        np.broadcast_to(
-            as_array(t, np.result_type(numpy_dtype(t.dtype) if foreign(t) else t, 0.0)), shape
-        )
-        for t in columns
-    ]
-    stacked = np.stack(arrays, axis=-1) if arrays else np.zeros(shape + (0,))
-    return stacked.reshape(shape + np.shape(x))
-
-
 @entry_point
-def jacfwd(f: Callable[..., Any], wrt: Wrt = 0) -> Callable[..., Any]:
-    """The Jacobian of ``f`` by forward mode (one JVP per input element); its shape is
-    ``out.shape + in.shape`` (for a tuple result, a tuple of those).
+def jacfwd(
+    f: Callable[..., Any], wrt: Wrt = 0, *, chunk_size: int | None = None
+) -> Callable[..., Any]:
+    """The Jacobian of ``f`` by forward mode; its shape is ``out.shape + in.shape`` (for a
+    tuple result, a tuple of those).
+
+    The tangents of the input's basis vectors go through the code together, along a leading
+    axis (:mod:`adgen.modes.batched`; ``adgen.source(f, "forward_batched", args=...)``
+    shows that code), in chunks of ``chunk_size`` columns (default: as many as keep a chunk's
+    tangents near 32 MiB); ``chunk_size=1``, or code batched mode does not apply to, runs one
+    forward pass per input element.
 
     >>> import numpy as np
     >>> def f(x):
@@ -926,7 +985,8 @@ def jacfwd(f: Callable[..., Any], wrt: Wrt = 0) -> Callable[..., Any]:
     >>> jacfwd(f)(np.array([0.0, 1.0])).round(3).tolist()
     [[0.0, 0.0], [0.841, 0.0]]
     """
-    return _jacobian(f, wrt, "forward")
+    _check_chunk(chunk_size)
+    return _jacobian(f, wrt, "forward", chunk_size)
 
 
 @entry_point
@@ -936,17 +996,29 @@ def jacrev(f: Callable[..., Any], wrt: Wrt = 0) -> Callable[..., Any]:
 
 
 @entry_point
-def jacobian(f: Callable[..., Any], wrt: Wrt = 0) -> Callable[..., Any]:
+def jacobian(
+    f: Callable[..., Any], wrt: Wrt = 0, *, chunk_size: int | None = None
+) -> Callable[..., Any]:
     """The Jacobian of ``f``: reverse mode when the result has fewer elements than the inputs,
-    forward mode otherwise."""
-    return _jacobian(f, wrt, "auto")
+    forward mode otherwise (batched as :func:`jacfwd`'s, ``chunk_size`` as there)."""
+    _check_chunk(chunk_size)
+    return _jacobian(f, wrt, "auto", chunk_size)
+
+
+def _check_chunk(chunk_size: int | None) -> None:
+    if chunk_size is not None and (
+        not isinstance(chunk_size, int) or isinstance(chunk_size, bool) or chunk_size < 1
+    ):
+        raise ValueError(f"chunk_size must be a positive integer or None, not {chunk_size!r}")
 
 
 @entry_point
-def hessian(f: Callable[..., Any], wrt: int | str = 0) -> Callable[..., Any]:
+def hessian(
+    f: Callable[..., Any], wrt: int | str = 0, *, chunk_size: int | None = None
+) -> Callable[..., Any]:
     """The Hessian of a scalar function ``f`` w.r.t. one argument: forward mode over the
-    reverse-mode code (one Hessian-vector product per input element); its shape is
-    ``x.shape + x.shape``.
+    reverse-mode code, the Hessian-vector products of all basis vectors in one batched pass
+    (``chunk_size`` as for :func:`jacfwd`); its shape is ``x.shape + x.shape``.
 
     >>> import numpy as np
     >>> def f(x):
@@ -961,7 +1033,7 @@ def hessian(f: Callable[..., Any], wrt: int | str = 0) -> Callable[..., Any]:
             _def_loc(fn),
             "pass a single index or name (gather several arrays into one)",
         )
-    return jacfwd(grad(f, wrt), wrt)
+    return jacfwd(grad(f, wrt), wrt, chunk_size=chunk_size)
 
 
 @entry_point

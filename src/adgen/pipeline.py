@@ -37,12 +37,13 @@ from adgen.generated import Generated
 from adgen.middle.fills import settle_unit_fills
 from adgen.middle.optimize import optimize
 from adgen.middle.shapes import Signature, is_complex, settle_broadcasts, settle_checks
+from adgen.modes.batched import NotBatched, forward_batched
 from adgen.modes.complexvalues import settle_kinds
 from adgen.modes.forward import forward
 from adgen.modes.reverse import reverse
 from adgen.rules.runtime.core import Refusal
 
-MODES = ("forward", "reverse", "reverse_aux")
+MODES = ("forward", "reverse", "reverse_aux", "forward_batched")
 # derivatives specialised for argument shapes, per function and options; calls with more
 # kinds of shapes share the general code (which works for every shape)
 MAX_SPECIALISED = 8
@@ -77,7 +78,7 @@ def guarded(fn: types.FunctionType, what: str, action: Callable[[], Any]) -> Any
         if exc.loc is None:  # raised where the user's function is not known: name it
             raise LimitError(exc.message, _where(fn), exc.hint) from exc.__cause__
         raise
-    except AdgenError:
+    except (AdgenError, NotBatched):
         raise
     except RecursionError:
         raise LimitError(
@@ -182,6 +183,8 @@ def derivative(
             function = optimize(function)
 
         def make() -> Generated:
+            if mode == "forward_batched":  # (NotBatched where it does not apply)
+                return forward_batched(function, list(wrt), scalars, signature, fuse=optimized)
             if mode == "forward":
                 return forward(
                     function,
@@ -206,6 +209,31 @@ def derivative(
 
     value: Derivative = guarded(fn, "differentiate", lambda: cache.cached(fn, key, build))
     return value
+
+
+# (function, cache key) -> why batched forward mode does not apply there (asked once)
+_NOT_BATCHED: dict[tuple[types.FunctionType, tuple[Any, ...]], str] = {}
+
+
+def batched(
+    fn: types.FunctionType,
+    wrt: tuple[str, ...],
+    scalars: frozenset[str],
+    structure: tuple[tuple[str, Any], ...],
+    signature: Signature,
+) -> Derivative | str:
+    """The batched forward-mode derivative of ``fn`` (see :mod:`adgen.modes.batched`) for a
+    call's shapes, or why there is none (then ``jacfwd`` runs one pass per column)."""
+    key = (fn, cache_key("forward_batched", wrt, scalars, structure, True, True, signature))
+    known = _NOT_BATCHED.get(key)
+    if known is not None:
+        return known
+    try:
+        return derivative(fn, "forward_batched", wrt, scalars, structure, signature=signature)
+    except NotBatched as exc:
+        where = f" (line {exc.line})" if exc.line else ""
+        _NOT_BATCHED[key] = why = f"{exc.why}{where}"
+        return why
 
 
 _COMMENT = re.compile(r"^\s*# (?:adjoint of )?line (.+?): ")

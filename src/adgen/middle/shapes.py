@@ -277,7 +277,8 @@ _SHAPE_QUERIES = frozenset(
 # results' shapes and dtypes follow from their arguments' shapes and dtypes alone
 _SHAPED_HELPERS = frozenset(
     {"rt.zeros_like", "rt.unbroadcast", "rt.rebroadcast", "rt.unreduce", "rt.real_like",
-     "rt.is_complex", "rt.Like"}
+     "rt.is_complex", "rt.Like", "rt.matmul_vjp_a", "rt.matmul_vjp_b", "rt.dot_vjp_a",
+     "rt.dot_vjp_b", "rt.getitem_vjp", "rt.cumsum_vjp"}
 )  # fmt: skip
 _SHAPE_ONLY = frozenset(
     {

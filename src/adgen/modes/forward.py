@@ -62,6 +62,8 @@ class _Forward:
         self, fn: ir.Function, wrt: list[str], scalars: frozenset[str], signature: Signature
     ) -> None:
         self.fn = fn
+        self.wrt = tuple(wrt)
+        self.scalar_params = scalars
         self.facts = Facts(fn, wrt, reverse=False)
         self.namer = Namer(fn.user_names | set(fn.free))
         classes = broadcast_classes(fn, scalars, self.facts.rebound)
@@ -82,6 +84,17 @@ class _Forward:
         self.tangent = {p: self.namer.tangent(p) for p in wrt}
         self.multi_tangents = {self.namer.tangent(v) for v in self.facts.multi & self.active}
         self.w = CodeWriter()
+
+    def prologue(self) -> None:
+        """Statements the function starts with (none: batched mode names its batch size)."""
+
+    def zero_of(self, var: str) -> ast.expr:
+        """A zero tangent for the name ``var``."""
+        return zero_like(var, self.classes)
+
+    def zero_of_atom(self, atom: ir.Atom) -> ast.expr:
+        """A zero tangent for a value the code holds (a constant, a name without tangent)."""
+        return call("rt.zeros_like", ir.atom_to_ast(atom))
 
     def tangent_of(self, var: str) -> str:
         if var not in self.tangent:
@@ -138,7 +151,7 @@ class _Forward:
         if isinstance(atom, ir.Var) and atom.name in self.shape_records:
             # a shape and dtype kept (rt.Like), read for nothing else: its own zero
             return name(atom.name)
-        return call("rt.zeros_like", ir.atom_to_ast(atom))
+        return self.zero_of_atom(atom)
 
     def pop(self, stmt: ir.Assign) -> None:
         """``v = xs.pop()``: the tangent list holds one tangent per item (zeros for items with
@@ -148,7 +161,7 @@ class _Forward:
         xs, v = stmt.targets
         taken = call(f"{self.tangent_of(xs)}.pop") if xs in self.active else None
         if v in self.active:
-            w.stmt(ir.assign(self.tangent_of(v), taken or zero_like(v, self.classes)))
+            w.stmt(ir.assign(self.tangent_of(v), taken or self.zero_of(v)))
         elif taken is not None:
             w.stmt(ast.Expr(value=taken))
 
@@ -170,7 +183,7 @@ class _Forward:
                 elif isinstance(v, ir.Var) and v.name in self.shape_records:
                     part = name(v.name)  # (a shape kept: its own zero)
                 else:
-                    part = call("rt.zeros_like", ir.atom_to_ast(v))
+                    part = self.zero_of_atom(v)
                 method = ast.Attribute(
                     value=name(self.tangent_of(xs)), attr="append", ctx=ast.Load()
                 )
@@ -211,7 +224,7 @@ class _Forward:
         if t not in self.active or not active:
             self.w.stmt(ir.stmt_to_ast(stmt))
             if t in self.active:
-                self.w.stmt(ir.assign(self.tangent_of(t), zero_like(t, self.classes)))
+                self.w.stmt(ir.assign(self.tangent_of(t), self.zero_of(t)))
             return
         wrt = tuple(p for p, _ in active)
         jvp_name = self.namer.fresh(f"{stmt.prim.name}_jvp")
@@ -293,7 +306,7 @@ class _Forward:
         if not inputs:
             # bound to a value without derivative here, but differentiated elsewhere
             for t in live:
-                w.stmt(ir.assign(self.tangent_of(t), zero_like(t, self.classes)))
+                w.stmt(ir.assign(self.tangent_of(t), self.zero_of(t)))
             return
         assert sr is not None
         if stmt.prim.outputs is not None:
@@ -384,19 +397,27 @@ def forward(
     ``reuse=True`` (code adgen will not read again) writes results into dead temporaries
     (:func:`~adgen.backend.codeopt.reuse_buffers.reuse_buffers`)."""
     gen = _Forward(fn, wrt, scalars, signature)
+    return emit_function(gen, "jvp", "forward mode (Jacobian-vector product)", fuse, reuse)
+
+
+def emit_function(gen: _Forward, suffix: str, title: str, fuse: bool, reuse: bool) -> Generated:
+    """The function ``gen`` writes: its header, the tangents of parameters rebound later,
+    the body, and the passes over the text."""
+    fn, wrt, scalars = gen.fn, list(gen.wrt), gen.scalar_params
     params = fn.params + [gen.tangent[p] for p in wrt]
-    gen_name = gen.namer.claim(f"{fn.name}_jvp")
+    gen_name = gen.namer.claim(f"{fn.name}_{suffix}")
     w = gen.w
     w.comment(
-        f"adgen: forward mode (Jacobian-vector product) of {fn.name} "
+        f"adgen: {title} of {fn.name} "
         f"({os.path.basename(fn.filename)}:{fn.firstlineno}) w.r.t. {', '.join(wrt)}"
         + (f"; for scalar {', '.join(p for p in fn.params if p in scalars)}" if scalars else "")
         + specialised_for(fn, gen.shapes)
     )
     w.open(f"def {gen_name}({', '.join(params)}):")
+    gen.prologue()
     for p in fn.params:
         if p in gen.active and p not in wrt:  # rebound later from differentiated values
-            w.stmt(ir.assign(gen.tangent_of(p), zero_like(p, gen.classes)))
+            w.stmt(ir.assign(gen.tangent_of(p), gen.zero_of(p)))
     gen.block(fn.body)
     w.close()
     text = w.render()

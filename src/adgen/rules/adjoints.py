@@ -16,6 +16,8 @@ Conventions:
 * Helpers not registered here are refused by name (``NoRuleError``), never guessed.
 """
 
+import math
+
 import numpy as np
 
 from adgen.rules import runtime as rt
@@ -61,6 +63,8 @@ def real_like(ans, g, x):
     def jvp_g(d):
         return rt.real_like(d, x)
 
+    bjvp_g = jvp_g  # noqa: F841 - read by the registry
+
     def jvp_x(d):
         return rt.zeros_like(ans)
 
@@ -81,6 +85,8 @@ def copy_of(x):
 
     def jvp_x(d):
         return rt.copy_of(d)
+
+    bjvp_x = jvp_x  # noqa: F841 - read by the registry
 
     def vjp_x(g):
         return g
@@ -121,6 +127,9 @@ def unbroadcast(ans, g, x):
 
     def jvp_g(dg):
         return rt.unbroadcast(dg, x)
+
+    def bjvp_g(dg):
+        return rt.batched_unbroadcast(dg, x)
 
     def jvp_x(dx):
         return rt.zeros_like(ans)
@@ -174,6 +183,9 @@ def unreduce(ans, g, x, axis=None, keepdims=False):
     def jvp_g(dg):
         return rt.unreduce(dg, x, axis=axis, keepdims=keepdims)
 
+    def bjvp_g(dg):
+        return rt.batched_unreduce(dg, x, axis=axis, keepdims=keepdims)
+
     def jvp_x(dx):
         return rt.zeros_like(ans)
 
@@ -198,6 +210,10 @@ def mean_vjp(ans, g, x, axis=None, keepdims=False):
 
     def jvp_g(dg):
         return rt.mean_vjp(dg, x, axis=axis, keepdims=keepdims)
+
+    def bjvp_g(dg):
+        share = math.prod(np.shape(g)) / math.prod(np.shape(x))
+        return rt.batched_unreduce(dg, x, axis=axis, keepdims=keepdims) * share
 
     def jvp_x(dx):
         return rt.zeros_like(ans)
@@ -718,6 +734,13 @@ def matmul_vjp_a(ans, g, a, b):
     def jvp_g(dg):
         return rt.matmul_vjp_a(dg, a, b)
 
+    def bjvp_g(dg):  # g @ b.T for matrices; np.outer(g, b) for a matrix and a vector
+        if rt.known_ndim(a) == 2 and rt.known_ndim(b) == 2:
+            return dg @ np.transpose(b)
+        if rt.known_ndim(a) == 2 and rt.known_ndim(b) == 1:
+            return dg[..., None] * b
+        return None
+
     def jvp_a(da):
         return rt.zeros_like(ans)
 
@@ -747,6 +770,18 @@ def matmul_vjp_b(ans, g, a, b):
 
     def jvp_g(dg):
         return rt.matmul_vjp_b(dg, a, b)
+
+    def bjvp_g(dg):  # a.T @ g for matrices; g @ a for a matrix and a vector
+        if rt.known_ndim(a) == 2 and rt.known_ndim(b) == 2:
+            return np.transpose(a) @ dg
+        if rt.known_ndim(a) == 2 and rt.known_ndim(b) == 1:
+            return dg @ a
+        return None
+
+    def bjvp_a(da):
+        if rt.known_ndim(a) == 2 and rt.known_ndim(b) == 1 and rt.known_ndim(g) == 1:
+            return g @ da
+        return None
 
     def jvp_a(da):
         return rt.matmul_vjp_b(g, da, b)

@@ -17,6 +17,31 @@ def matmul(x1, x2):
     def jvp_x2(d2):
         return x1 @ d2
 
+    def bjvp_x1(d1):
+        # d1: (k, *x1.shape); the batch axis must meet no axis of x2's stack
+        if rt.known_ndim(x1) < 1 or rt.known_ndim(x2) < 1:  # (-1: not known)
+            return None
+        if rt.known_ndim(x1) == 1 and rt.known_ndim(x2) <= 2:
+            return d1 @ x2
+        if rt.known_ndim(x1) == 1:
+            return np.squeeze(rt.lifted(d1[:, None, :], rt.known_ndim(x2) - 1) @ x2, -2)
+        if rt.known_ndim(x2) <= rt.known_ndim(x1):
+            return d1 @ x2
+        return rt.lifted(d1, rt.known_ndim(x2)) @ x2
+
+    def bjvp_x2(d2):
+        if rt.known_ndim(x1) < 1 or rt.known_ndim(x2) < 1:
+            return None
+        if rt.known_ndim(x2) == 1 and rt.known_ndim(x1) == 1:
+            return d2 @ x1
+        if rt.known_ndim(x2) == 1 and rt.known_ndim(x1) == 2:
+            return d2 @ np.transpose(x1)
+        if rt.known_ndim(x2) == 1:  # the tangents as the columns of one matrix
+            return np.moveaxis(x1 @ np.swapaxes(d2, 0, -1), -1, 0)
+        if rt.known_ndim(x1) <= rt.known_ndim(x2):
+            return x1 @ d2
+        return x1 @ rt.lifted(d2, rt.known_ndim(x1))
+
     def vjp_x1(g):
         # shapes known when the code is made (specialised for a call): plain products
         if rt.known_ndim(x1) == 2 and rt.known_ndim(x2) == 2:
@@ -61,6 +86,18 @@ def dot(a, b):
     def jvp_b(db):
         return np.dot(a, db)
 
+    def bjvp_a(da):  # (np.dot is matmul for arrays of one or two axes)
+        if rt.known_ndim(a) in (1, 2) and rt.known_ndim(b) in (1, 2):
+            return da @ b
+        return None
+
+    def bjvp_b(db):
+        if rt.known_ndim(a) in (1, 2) and rt.known_ndim(b) == 1:
+            return db @ np.transpose(a)
+        if rt.known_ndim(a) in (1, 2) and rt.known_ndim(b) == 2:
+            return a @ db
+        return None
+
     def vjp_a(g):
         if rt.known_ndim(a) == 1 and rt.known_ndim(b) == 1:  # an inner product
             return g * b
@@ -91,6 +128,9 @@ def transpose(a, axes=None):
             return np.transpose(da)
         return np.transpose(da, axes)
 
+    def bjvp(da):
+        return np.transpose(da, rt.batch_transpose(axes, np.ndim(a)))
+
     def vjp(g):
         if axes is None:
             return np.transpose(g)
@@ -101,6 +141,9 @@ def transpose(a, axes=None):
 def attribute_t(a):
     def jvp(da):
         return np.transpose(da)
+
+    def bjvp(da):
+        return np.transpose(da, rt.batch_transpose(None, np.ndim(a)))
 
     def vjp(g):
         return np.transpose(g)
@@ -130,6 +173,11 @@ def reshape(a, shape, order="C"):
         if rt.index_order(a, order) == "C":  # ('A' of a C array: libraries without order=)
             return np.reshape(da, shape)
         return np.reshape(da, shape, order="F")
+
+    def bjvp(da):
+        if order == "C":
+            return np.reshape(da, (np.shape(da)[0], *np.shape(np.reshape(a, shape))))
+        return None
 
     def vjp(g):
         if order == "C":

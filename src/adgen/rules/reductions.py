@@ -53,6 +53,11 @@ def sum_(a, axis=None, dtype=None, *, keepdims=False):
             return np.sum(da, axis=axis, dtype=dtype, keepdims=keepdims)
         return np.zeros(np.shape(np.sum(da, axis=axis, keepdims=keepdims)))
 
+    def bjvp(da):
+        if dtype is None:
+            return np.sum(da, axis=rt.batch_axis(axis, np.ndim(a)), keepdims=keepdims)
+        return None
+
     def vjp(g):
         if dtype is None:
             return rt.unreduce(g, a, axis=axis, keepdims=keepdims)
@@ -77,6 +82,11 @@ def mean(a, axis=None, dtype=None, *, keepdims=False):
         if rt.accumulates_in(dtype, a):
             return np.mean(da, axis=axis, dtype=dtype, keepdims=keepdims)
         return np.zeros(np.shape(np.mean(da, axis=axis, keepdims=keepdims)))
+
+    def bjvp(da):
+        if dtype is None:
+            return np.mean(da, axis=rt.batch_axis(axis, np.ndim(a)), keepdims=keepdims)
+        return None
 
     def vjp(g):
         if dtype is None:
@@ -233,6 +243,11 @@ def std(ans, a, axis=None, *, ddof=0, keepdims=False):
 def cumsum(a, axis=None):
     def jvp(da):
         return np.cumsum(da, axis=axis)
+
+    def bjvp(da):
+        if axis is None:
+            return np.cumsum(np.reshape(da, (np.shape(da)[0], -1)), axis=1)
+        return np.cumsum(da, axis=rt.batch_axis(axis, np.ndim(a)))
 
     def vjp(g):
         return rt.cumsum_vjp(g, a, axis=axis)

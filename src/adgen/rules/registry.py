@@ -689,6 +689,8 @@ class Primitive:
         self.complex = False
         # a `raise` statement (:func:`raising`): whether its template is (exception, cause)
         self.raise_cause = False
+        # forward templates for a batch of tangents (``bjvp_<p>``, see _parse_rule)
+        self.batched: dict[str, Template] = {}
 
     def __repr__(self) -> str:
         return f"<primitive {self.name}>"
@@ -709,6 +711,7 @@ class Primitive:
             new.emitter = call_emitter(claim(_identifier(self.callee), self.callee))
         names = {key: claim(key, obj) for key, obj in self.helpers.items()}
         new.jvp = {p: t.renamed(names) for p, t in self.jvp.items()}
+        new.batched = {p: t.renamed(names) for p, t in self.batched.items()}
         new.vjp = {p: t.renamed(names) for p, t in self.vjp.items()}
         return new
 
@@ -1816,8 +1819,13 @@ def _parse_rule(
     fdef: ast.FunctionDef | None = None,
     sequence: str | None = None,
     outside: dict[str, Any] | None = None,
+    batched: dict[str, Template] | None = None,
 ) -> tuple[list[inspect.Parameter], bool, dict[str, Template], dict[str, Template]]:
     """Read a rule function's templates.
+
+    ``bjvp_<p>`` templates (optional) are the forward ones for a tangent with a leading batch
+    axis (``da.shape == (k, *a.shape)``, the result's tangent ``(k, *ans.shape)``): they go
+    into ``batched`` (see :mod:`adgen.modes.batched`).
 
     For a user's rule, ``outside`` is a dict: names the templates use beyond their
     parameters, locals, ``np``, ``math`` and ``rt`` are then resolved in the rule's module
@@ -1865,7 +1873,7 @@ def _parse_rule(
                 node,
             )
         kind, _, param = node.name.partition("_")
-        if kind not in ("jvp", "vjp"):
+        if kind not in ("jvp", "vjp", "bjvp"):
             raise fail(
                 f"unexpected template {node.name!r}", node, "name it jvp_<param>/vjp_<param>"
             )
@@ -1908,10 +1916,20 @@ def _parse_rule(
             outside[n.id] = value
         free = frozenset(n.id for n in loaded)
         template = Template(arg, node.body, free, f"{where} {node.name}", extra)
+        if kind == "bjvp":
+            if batched is not None:
+                batched[param] = template
+            continue
         (jvp if kind == "jvp" else vjp)[param] = template
     for node in transposes:
         source = node.value.id  # type: ignore[attr-defined]
         param = source.partition("_")[2]
+        if node.targets[0].id.startswith("bjvp_"):  # type: ignore[attr-defined]
+            if param not in jvp:
+                raise fail(f"`{ast.unparse(node)}` needs {source} defined before it", node)
+            if batched is not None:
+                batched[param] = jvp[param]
+            continue
         if param not in jvp or param in vjp:
             raise fail(f"`{ast.unparse(node)}` needs {source} defined before it, alone", node)
         vjp[param] = jvp[param]  # (a template names its argument: it serves either mode)
@@ -1935,15 +1953,17 @@ def _parse_rule(
 
 
 def _self_adjoint(node: ast.stmt) -> bool:
-    """Is ``node`` ``vjp_<p> = jvp_<p>`` (the same parameter on both sides)?"""
-    return (
+    """Is ``node`` ``vjp_<p> = jvp_<p>`` (the same parameter on both sides), or
+    ``bjvp_<p> = jvp_<p>`` (a template that serves a batch of tangents as it is)?"""
+    if not (
         isinstance(node, ast.Assign)
         and len(node.targets) == 1
         and isinstance(node.targets[0], ast.Name)
         and isinstance(node.value, ast.Name)
-        and node.targets[0].id.startswith("vjp_")
-        and node.value.id == "jvp_" + node.targets[0].id[len("vjp_") :]
-    )
+    ):
+        return False
+    kind, _, param = node.targets[0].id.partition("_")
+    return kind in ("vjp", "bjvp") and node.value.id == "jvp_" + param
 
 
 def _resolver(fn: Callable[..., Any]) -> Callable[[str], tuple[bool, Any]]:
@@ -2080,7 +2100,8 @@ def _register_parsed(
     counted_for: Callable[[dict[str, Any]], tuple[str, int, str, str] | None] | None = None,
 ) -> None:
     outside: dict[str, Any] | None = {} if _is_user_rule(rule_fn) else None
-    params, _, jvp, vjp = _parse_rule(rule_fn, fdef, outside=outside)
+    batched: dict[str, Template] = {}
+    params, _, jvp, vjp = _parse_rule(rule_fn, fdef, outside=outside, batched=batched)
     if singular:
         jvp, vjp = singular_templates(jvp), singular_templates(vjp)
     for fn in fns:
@@ -2098,6 +2119,7 @@ def _register_parsed(
         prim.domain = domain
         prim.lists = lists
         prim.complex = complex
+        prim.batched = batched
         prim.callee = callee
         prim.helpers = dict(outside or {})
         _store(fn, prim, _module_of_rule(rule_fn))
@@ -2382,12 +2404,14 @@ def sequence_rule(
     sequence must be a tuple written in the function (a display), not a list it built."""
 
     def register(rule_fn: Callable[..., Any]) -> Callable[..., Any]:
-        params, _, jvp, vjp = _parse_rule(rule_fn, None, sequence)
+        batched: dict[str, Template] = {}
+        params, _, jvp, vjp = _parse_rule(rule_fn, None, sequence, batched=batched)
         module = _module_of_rule(rule_fn)
         for fn in fns:
             emitter = syntax_emitter(fn) or call_emitter(spelling(fn))
             prim = Primitive(name=_label(fn), emitter=emitter, params=params, jvp=jvp, vjp=vjp)
             prim.sequence = sequence
+            prim.batched = batched
             prim.sequence_number = number
             prim.outputs = outputs
             prim.examples = tuple(examples)
@@ -2449,7 +2473,8 @@ def attribute_rule(
     (``complex=True``: right for complex values too, as for :func:`rule`)."""
 
     def register(rule_fn: Callable[..., Any]) -> Callable[..., Any]:
-        params, _, jvp, vjp = _parse_rule(rule_fn)
+        batched: dict[str, Template] = {}
+        params, _, jvp, vjp = _parse_rule(rule_fn, batched=batched)
 
         def emit(a: list[ast.expr], k: list[tuple[str, ast.expr]]) -> ast.expr:
             return ast.Attribute(value=a[0], attr=attr, ctx=ast.Load())
@@ -2459,6 +2484,7 @@ def attribute_rule(
             loader.require_attribute(attr)  # (adgen's rule first: this one replaces it)
         prim = Primitive(f".{attr}", emit, params, jvp, vjp, view=True)
         prim.complex = complex
+        prim.batched = batched
         _put(_ATTRIBUTES, attr, prim, module)
         return rule_fn
 
@@ -2479,6 +2505,7 @@ def attribute_as(attr: str, fn: Any) -> None:
 
     prim = Primitive(f".{attr}", emit, base.params, base.jvp, base.vjp, view=True)
     prim.complex = base.complex
+    prim.batched = base.batched
     _put(_ATTRIBUTES, attr, prim, module)
 
 
@@ -2531,10 +2558,12 @@ def method_rule(
     """
 
     def register(rule_fn: Callable[..., Any]) -> Callable[..., Any]:
-        params, _, jvp, vjp = _parse_rule(rule_fn)
+        batched: dict[str, Template] = {}
+        params, _, jvp, vjp = _parse_rule(rule_fn, batched=batched)
         stand_in = ArrayMethod(method)
         prim = Primitive(f".{method}", method_emitter(method), params, jvp, vjp, view=view)
         prim.complex = complex
+        prim.batched = batched
         module = _module_of_rule(rule_fn)
         if module is None:
             loader.require_method(method)  # (adgen's rule first: this one replaces it)

@@ -45,6 +45,16 @@ from __future__ import annotations
 # ``rt`` is this namespace: every public helper of the modules, whatever ``__all__`` says
 from .adjoints import rebroadcast, written_vjp  # noqa: F401
 from .arithmetic import power  # noqa: F401
+from .batched import (  # noqa: F401
+    batch_axis,
+    batch_transpose,
+    batch_zeros,
+    batched_getitem,
+    batched_setitem,
+    batched_unbroadcast,
+    batched_unreduce,
+    lifted,
+)
 from .contractions import (  # noqa: F401
     cross_vjp,
     einsum_terms,

@@ -1,0 +1,490 @@
+"""Batched forward mode: ``k`` tangents pushed through one pass of the code.
+
+``f_jvps(x, y, x_dots)`` returns ``(f(x, y), tangents)`` where ``x_dots`` holds ``k``
+tangents of ``x`` along a leading axis (``x_dots.shape == (k, *x.shape)``) and each result's
+tangents are ``(k, *result.shape)``. ``adgen.jacfwd`` and ``adgen.hessian`` pass the basis
+vectors of ``x`` this way (in chunks), as JAX's ``vmap`` of ``jvp`` does, instead of running
+the forward-mode code once per column.
+
+The code is made only for a call's shapes (every differentiated name's shape known), so each
+tangent's place in a broadcast is decided when writing: an elementwise rule's template reads
+its operands' tangents with axes of length 1 inserted after the batch axis
+(``x_dot[:, None]`` for a vector meeting a matrix) and serves as it is; other rules give a
+batched template of their own (``bjvp_<p>`` beside ``jvp_<p>``, see
+:func:`adgen.rules.registry.rule`); a rule without one has its template run once per tangent
+in a loop over the batch for that statement alone (``np.stack`` of the results). What this
+mode does not batch -- lists of derivatives, calls kept as calls, functions with several
+results, names whose shape the call does not decide -- raises :class:`NotBatched` with the
+reason, and ``jacfwd`` runs the one-tangent code once per column instead.
+
+>>> import numpy as np
+>>> from adgen.frontend.parse import parse_function
+>>> from adgen.frontend.lower import lower
+>>> from adgen.middle.shapes import describe
+>>> def f(x, a):
+...     return np.sin(x) * a + np.sum(x)
+>>> sig = (("x", describe(np.ones(3))), ("a", describe(np.ones((2, 3)))))
+>>> print(forward_batched(lower(parse_function(f)), ["x"], signature=sig).source)
+... # doctest: +ELLIPSIS
+# adgen: batched forward mode (k Jacobian-vector products at once) of f ...
+def f_jvps(x, a, x_dot):
+    batch = np.shape(x_dot)[0]
+    # line 2: return np.sin(x) * a + np.sum(x)
+    out_2 = np.sin(x) * a
+    out_2_dot = np.broadcast_to((x_dot * np.cos(x))[:, None] * a, (batch, 2, 3))
+    out_3 = np.sum(x)
+    out_3_dot = np.sum(x_dot, axis=rt.batch_axis(None, np.ndim(x)))
+    out = out_2 + out_3
+    out_dot = np.broadcast_to(out_2_dot + out_3_dot[:, None, None], (batch, 2, 3))
+    return (out, out_dot)
+<BLANKLINE>
+"""
+
+from __future__ import annotations
+
+import ast
+
+import numpy as np
+
+from adgen import ir
+from adgen.generated import Generated
+from adgen.middle.shapes import Signature
+from adgen.modes.expand import StatementRule, add, call, loc_of, name, owned
+from adgen.modes.forward import _Forward, emit_function
+from adgen.pyast import dotted_text
+from adgen.rules import known
+from adgen.rules.known import LIBRARY
+from adgen.rules.registry import Template
+
+# what an elementwise rule's template may call and still serve tangents with a batch axis:
+# functions of its operands' values, and helpers that work entry by entry
+_ENTRYWISE_HELPERS = {
+    "rt.zero_safe",
+    "rt.zero_safe_tangent",
+    "rt.zeros_like",
+    "rt.power",
+    "rt.real_like",
+    "rt.known_constant",
+    "rt.known_real",
+    "rt.known_scalar",
+}
+_SHAPE_CALLS = {
+    "np.shape",
+    "np.ndim",
+    "np.size",
+    "np.reshape",
+    "np.broadcast_to",
+    "np.sum",
+    "np.mean",
+    "np.ravel",
+    "np.transpose",
+    "np.matmul",
+    "np.dot",
+}
+
+
+def _reads(node: ast.AST, seed: ast.expr) -> bool:
+    """Does ``node`` read the tangents ``seed`` names?"""
+    names = {n.id for n in ast.walk(seed) if isinstance(n, ast.Name)}
+    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node))
+
+
+class NotBatched(Exception):
+    """Why a function's tangents cannot go through one pass together."""
+
+    def __init__(self, why: str, line: int | None = None) -> None:
+        super().__init__(why)
+        self.why = why
+        self.line = line
+
+
+def entrywise(body: list[ast.stmt]) -> bool:
+    """Does an elementwise rule's template read its tangent entry by entry only (so that a
+    tangent with a batch axis in front, and axes of length 1 after it, serves as it is)?"""
+    for stmt in body:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Attribute) and node.attr in ("shape", "ndim", "size", "T"):
+                return False
+            if isinstance(node, ast.keyword) and node.arg in ("axis", "axes", "keepdims"):
+                return False
+            if isinstance(node, ast.Call):
+                spelled = dotted_text(node.func) or ""
+                if spelled in _SHAPE_CALLS:
+                    return False
+                if spelled.startswith("rt.") and spelled not in _ENTRYWISE_HELPERS:
+                    return False
+    return True
+
+
+class _Batched(_Forward):
+    def __init__(
+        self, fn: ir.Function, wrt: list[str], scalars: frozenset[str], signature: Signature
+    ) -> None:
+        super().__init__(fn, wrt, scalars, signature)
+        if not signature or LIBRARY in self.known:
+            raise NotBatched("made only for NumPy arrays of known shapes")
+        self.batch = self.namer.claim("batch")
+        # statements whose template ran once per tangent (what adgen.source reports)
+        self.looped: list[str] = []
+
+    def prologue(self) -> None:
+        first = name(self.tangent_of(self.wrt[0]))
+        size = ast.Subscript(value=call("np.shape", first), slice=ast.Constant(0), ctx=ast.Load())
+        self.w.stmt(ir.assign(self.batch, size))
+
+    # -- zeros --------------------------------------------------------------------------------
+
+    def zero_of(self, var: str) -> ast.expr:
+        return call("rt.batch_zeros", name(var), name(self.batch))
+
+    def zero_of_atom(self, atom: ir.Atom) -> ast.expr:
+        return call("rt.batch_zeros", ir.atom_to_ast(atom), name(self.batch))
+
+    # -- statements ---------------------------------------------------------------------------
+
+    def assign(self, stmt: ir.Assign) -> None:
+        if stmt.prim.user_fn is not None:
+            raise NotBatched(f"the call of {stmt.prim.name} kept as a call", stmt.line)
+        super().assign(stmt)
+
+    def setitem(self, stmt: ir.Assign) -> None:
+        """``y[index] = v``: ``y_dot[:, index] = v_dot`` where the index leaves the batch
+        axis in front, else item by item."""
+        self.w.stmt(ir.stmt_to_ast(stmt))
+        y = stmt.targets[0]
+        if y not in self.active:
+            return
+        _, index, v = stmt.args
+        active = isinstance(v, ir.Var) and v.name in self.active
+        y_shape = self.static_shape(ir.Var(y))
+        rank = None if y_shape is None else self.region_rank(y_shape, index)
+        v_shape = self.static_shape(v) if active else ()
+        if rank is not None and v_shape is not None:
+            value: ast.expr = ast.Constant(0.0)
+            if active:
+                assert isinstance(v, ir.Var)
+                value = self.lifted(name(self.tangent_of(v.name)), rank - len(v_shape))
+            store = ast.Subscript(
+                value=name(self.tangent_of(y)), slice=self.batched_index(index), ctx=ast.Store()
+            )
+            self.w.stmt(ast.Assign(targets=[store], value=value, lineno=0))
+            return
+        k = self.namer.fresh("k")
+        self.w.open(f"for {k} in range({self.batch}):")
+        value = ast.Constant(0.0)
+        if active:
+            assert isinstance(v, ir.Var)
+            value = self.item(name(self.tangent_of(v.name)), k)
+        store = ast.Subscript(
+            value=self.item(name(self.tangent_of(y)), k),
+            slice=ir.atom_to_ast(index),
+            ctx=ast.Store(),
+        )
+        self.w.stmt(ast.Assign(targets=[store], value=value, lineno=0))
+        self.w.close()
+
+    def region_rank(self, shape: tuple[int, ...], index: ir.Atom) -> int | None:
+        """The number of axes of ``y[index]`` where a slice in front of ``index`` leaves the
+        batch axis first (at most one index array), else None."""
+        items = index.items if isinstance(index, ir.Tup) and index.kind != "list" else (index,)
+        stand_ins: list[object] = []
+        arrays = 0
+        for item in items:
+            if isinstance(item, ir.Slc):
+                stand_ins.append(slice(None))
+            elif isinstance(item, ir.Const) and (
+                item.value is None or item.value is Ellipsis or isinstance(item.value, int)
+            ):
+                stand_ins.append(0 if isinstance(item.value, int) else item.value)
+            elif isinstance(item, ir.Var) and item.name in self.known:
+                item_shape, dtype = self.known[item.name]
+                if not item_shape and np.dtype(dtype).kind in "iu":
+                    stand_ins.append(0)
+                    continue
+                arrays += 1
+                stand_ins.append(np.zeros(item_shape, dtype=np.dtype(dtype)))
+            else:
+                return None
+        if arrays > 1:
+            return None
+        try:
+            region = np.broadcast_to(0.0, shape)[tuple(stand_ins)]  # type: ignore[arg-type]
+            return int(np.ndim(region))
+        except (IndexError, TypeError, ValueError):
+            return None
+
+    @staticmethod
+    def batched_index(index: ir.Atom) -> ast.expr:
+        """``index`` with a slice in front: ``(slice(None), *index)`` as subscript syntax."""
+        items = index.items if isinstance(index, ir.Tup) and index.kind != "list" else (index,)
+        return ast.Tuple(
+            elts=[ast.Slice(lower=None, upper=None, step=None), *map(ir.atom_to_ast, items)],
+            ctx=ast.Load(),
+        )
+
+    @staticmethod
+    def item(expr: ast.expr, k: str) -> ast.expr:
+        return ast.Subscript(value=expr, slice=name(k), ctx=ast.Load())
+
+    @staticmethod
+    def lifted(expr: ast.expr, axes: int) -> ast.expr:
+        """``expr[:, None, ...]``: ``axes`` axes of length 1 after the batch axis."""
+        if axes <= 0:
+            return expr
+        index: list[ast.expr] = [ast.Slice(lower=None, upper=None, step=None)]
+        index += [ast.Constant(None)] * axes
+        return ast.Subscript(
+            value=expr, slice=ast.Tuple(elts=index, ctx=ast.Load()), ctx=ast.Load()
+        )
+
+    def tangent_code(self, stmt: ir.Assign, live: list[str], new: str | None) -> None:
+        prim = stmt.prim
+        if not prim.differentiable:
+            super().tangent_code(stmt, live, new)  # (zeros for a value without derivative)
+            return
+        if prim.lists:
+            raise NotBatched(f"{prim.name} of lists of derivatives", stmt.line)
+        several = prim.outputs is not None
+        if not several and len(stmt.targets) != 1:
+            raise NotBatched(f"{prim.name} with several results", stmt.line)
+        sr = StatementRule(stmt, self.namer, loc_of(self.fn, stmt.line), self.known, self.scalars)
+        sr.refuse_nondifferentiable_inputs(self.active)
+        if new is not None:
+            sr.bindings["ans"] = name(new)
+        # (the primal value is bound already: its shape may be read when the code runs)
+        values = [new or stmt.targets[0]] if not several else list(stmt.targets)
+        inputs: list[tuple[str, ast.expr]] = [
+            (p, name(self.tangent_of(v))) for p, v in sr.active_params(self.active)
+        ]
+        if prim.sequence:
+            seq = sr.atoms.get(prim.sequence)
+            if isinstance(seq, ir.Var) and seq.name in self.facts.lists & self.active:
+                raise NotBatched(f"{prim.name} of a list built in the function", stmt.line)
+            if sr.sequence_elements(self.active):
+                assert isinstance(seq, ir.Tup)
+                inputs.append(
+                    (prim.sequence, self.sequence_seed(seq, prim.sequence in prim.batched))
+                )
+        if not inputs:
+            for t in live:
+                self.w.stmt(ir.assign(self.tangent_of(t), self.zero_of(t)))
+            return
+        if several:
+            totals = self.per_tangent(sr, inputs, values, [t in live for t in stmt.targets])
+            for t, each in zip(stmt.targets, totals, strict=True):
+                if each is not None:
+                    self.bind_tangent(t, each)
+            return
+        total: ast.expr | None = None
+        exact = True  # does the sum have the result's shape (k, *shape) for certain?
+        looped: list[tuple[str, ast.expr]] = []
+        for param, seed in inputs:
+            expr = self.batched_contribution(sr, param, seed, stmt.line)
+            if expr is None and prim.elementwise and param != prim.sequence:
+                expr = self.entrywise_contribution(sr, param, seed, values[0])
+                exact = exact and self.same_shapes(sr, values[0])
+            if expr is None:
+                looped.append((param, seed))
+                continue
+            total = expr if total is None else add(total, expr)
+        if looped:
+            (part,) = self.per_tangent(sr, looped, values, [True])
+            assert part is not None
+            total = part if total is None else add(total, part)
+        assert total is not None
+        if not exact:
+            total = call("np.broadcast_to", total, self.batch_shape(values[0]))
+        self.bind_tangent(stmt.targets[0], total)
+
+    def bind_tangent(self, target: str, total: ast.expr) -> None:
+        if isinstance(total, ast.Name) and target not in self.facts.multi:
+            if total.id not in self.multi_tangents:
+                self.tangent[target] = total.id  # no copy: the tangent *is* that value
+                return
+        if target in self.facts.mutated:
+            total = owned(total)
+        self.w.stmt(ir.assign(self.tangent_of(target), total))
+
+    def sequence_seed(self, seq: ir.Tup, batched: bool) -> ast.Tuple:
+        """The tangents of a sequence's elements: batches for the differentiated ones; for
+        the others zeros (a batch of them for a batched template, else one, which the loop
+        over the batch passes as it is) -- constants as the one-tangent code has them."""
+        parts: list[ast.expr] = []
+        for a in seq.items:
+            if isinstance(a, ir.Var) and a.name in self.active:
+                parts.append(name(self.tangent_of(a.name)))
+            elif batched and isinstance(a, ir.Var):
+                parts.append(self.zero_of_atom(a))
+            else:
+                parts.append(ast.Starred(value=call("rt.zeros_like", ir.atom_to_ast(a))))
+        return ast.Tuple(elts=parts, ctx=ast.Load())
+
+    def batched_contribution(
+        self, sr: StatementRule, param: str, seed: ast.expr, line: int
+    ) -> ast.expr | None:
+        """A parameter's contribution from the rule's batched template (or, for ``x[i]``,
+        the subscript itself), or None."""
+        template = sr.prim.batched.get(param)
+        expr = self.expand(sr, template, self.unstarred(seed)) if template is not None else None
+        if expr is None and sr.prim.name == "getitem" and param == "a":
+            expr = self.getitem(sr, seed)
+        return expr
+
+    def entrywise_contribution(
+        self, sr: StatementRule, param: str, seed: ast.expr, value: str
+    ) -> ast.expr | None:
+        """An elementwise rule's own template, given its operand's tangents with axes of
+        length 1 after the batch axis up to the result's rank."""
+        if not entrywise(sr.prim.jvp[param].body):
+            return None
+        atom = sr.atoms[param]
+        have, result = self.static_shape(atom), self.static_shape(ir.Var(value))
+        if have is not None and result is not None:
+            lifted = self.lifted(seed, len(result) - len(have))
+        else:
+            lifted = call("rt.lifted", seed, call("np.ndim", name(value)))
+        pre, expr = sr.expand("jvp", param, lifted)
+        for s in pre:
+            self.w.stmt(s)
+        if not any(_reads(node, seed) for node in [*pre, expr]):
+            # (a zero of the operand's shape: no batch axis)
+            expr = call("np.broadcast_to", expr, self.batch_shape(value))
+        return expr
+
+    def static_shape(self, atom: ir.Atom) -> tuple[int, ...] | None:
+        if isinstance(atom, ir.Var):
+            known = self.known.get(atom.name)
+            return None if known is None else known[0]
+        if isinstance(atom, ir.Const):
+            return tuple(np.shape(atom.value))
+        return None
+
+    def batch_shape(self, value: str, batch: bool = True) -> ast.expr:
+        """``(batch, *value.shape)`` (without ``batch``: the shape), written as constants
+        where the call's shapes decide it."""
+        shape = self.static_shape(ir.Var(value))
+        lead: list[ast.expr] = [name(self.batch)] if batch else []
+        if shape is not None:
+            return ast.Tuple(elts=[*lead, *map(ast.Constant, shape)], ctx=ast.Load())
+        if not batch:
+            return call("np.shape", name(value))
+        rest = ast.Starred(value=call("np.shape", name(value)), ctx=ast.Load())
+        return ast.Tuple(elts=[*lead, rest], ctx=ast.Load())
+
+    def same_shapes(self, sr: StatementRule, value: str) -> bool:
+        """Do all the statement's array operands have the result's shape (no broadcast)?"""
+        result = self.static_shape(ir.Var(value))
+        if result is None:
+            return False
+        for p in sr.prim.params:
+            atom = sr.atoms.get(p.name)
+            if isinstance(atom, ir.Var) and self.static_shape(atom) != result:
+                return False
+        return True
+
+    @staticmethod
+    def unstarred(seed: ast.expr) -> ast.expr:
+        """A sequence seed as a batched template takes it (no one-tangent zeros)."""
+        if isinstance(seed, ast.Tuple):
+            elts = [e.value if isinstance(e, ast.Starred) else e for e in seed.elts]
+            return ast.Tuple(elts=elts, ctx=ast.Load())
+        return seed
+
+    def expand(self, sr: StatementRule, template: Template, seed: ast.expr) -> ast.expr | None:
+        """A batched template instantiated (its statements written), or None where it
+        declines this call's shapes (``return None``) or leaves a test to run time."""
+        stmts, expr = template.expand(sr.bindings, seed, sr._fresh, self.known, self.scalars)
+        if isinstance(expr, ast.Constant) and expr.value is None:
+            return None
+        if any(isinstance(n, ast.If) for s in stmts for n in ast.walk(s)):
+            return None
+        for s in stmts:
+            self.w.stmt(known.specialize(s, self.known))  # type: ignore[arg-type]
+        return known.specialize(expr, self.known)  # type: ignore[return-value]
+
+    def getitem(self, sr: StatementRule, seed: ast.expr) -> ast.expr | None:
+        """``x[index]``'s tangents: ``x_dot[:, index]`` where that keeps the batch axis first."""
+        index = sr.atoms.get("index")
+        a = sr.atoms.get("a")
+        shape = None if a is None else self.static_shape(a)
+        if index is None or shape is None or self.region_rank(shape, index) is None:
+            return None
+        return ast.Subscript(value=seed, slice=self.batched_index(index), ctx=ast.Load())
+
+    def per_tangent(
+        self,
+        sr: StatementRule,
+        seeds: list[tuple[str, ast.expr]],
+        values: list[str],
+        wanted: list[bool],
+    ) -> list[ast.expr | None]:
+        """The one-tangent templates run once per tangent of the batch, stacked: one stack
+        per ``wanted`` result (of a function with several, only the differentiated ones:
+        another's template may refuse when it runs, as in the one-tangent code)."""
+        w = self.w
+        self.looped.append(sr.prim.name)
+        parts = [self.namer.fresh(f"{v}_parts") if want else "" for v, want in zip(values, wanted)]
+        k = self.namer.fresh("k")
+        for p in parts:
+            if p:
+                w.stmt(ir.assign(p, ast.List(elts=[], ctx=ast.Load())))
+        w.open(f"for {k} in range({self.batch}):")
+        totals: list[ast.expr | None] = [None] * len(values)
+        for param, seed in seeds:
+            if isinstance(seed, ast.Tuple):  # a sequence's tangents (constants' zeros as is)
+                seed_k: ast.expr = ast.Tuple(
+                    elts=[
+                        e.value if isinstance(e, ast.Starred) else self.item(e, k)
+                        for e in seed.elts
+                    ],
+                    ctx=ast.Load(),
+                )
+            else:
+                seed_k = self.item(seed, k)
+            pre, expr = sr.expand("jvp", param, seed_k)
+            for s in pre:
+                w.stmt(s)
+            if sr.prim.outputs is None:
+                items = [expr]
+            elif isinstance(expr, ast.Tuple) and len(expr.elts) == len(values):
+                items = list(expr.elts)
+            else:
+                held = self.namer.fresh(f"{values[0]}_dots")
+                w.stmt(ir.assign(held, expr))
+                items = [
+                    ast.Subscript(value=name(held), slice=ast.Constant(j), ctx=ast.Load())
+                    for j in range(len(values))
+                ]
+            totals = [
+                item if total is None else add(total, item)
+                for total, item in zip(totals, items, strict=True)
+            ]
+        for p, total, value in zip(parts, totals, values, strict=True):
+            if not p:
+                continue
+            assert total is not None
+            item = call("np.broadcast_to", total, self.batch_shape(value, batch=False))
+            method = ast.Attribute(value=name(p), attr="append", ctx=ast.Load())
+            w.stmt(ast.Expr(value=ast.Call(func=method, args=[item], keywords=[])))
+        w.close()
+        return [call("np.stack", name(p)) if p else None for p in parts]
+
+
+def forward_batched(
+    fn: ir.Function,
+    wrt: list[str],
+    scalars: frozenset[str] = frozenset(),
+    signature: Signature = (),
+    fuse: bool = True,
+) -> Generated:
+    """The batched JVP of ``fn`` w.r.t. ``wrt``, made for the shapes of ``signature``;
+    :class:`NotBatched` where this mode does not apply."""
+    gen = _Batched(fn, wrt, scalars, signature)
+    title = "batched forward mode (k Jacobian-vector products at once)"
+    generated = emit_function(gen, "jvps", title, fuse, reuse=False)
+    if gen.looped:
+        note = ", ".join(sorted(set(gen.looped)))
+        first, rest = generated.source.split("\n", 1)
+        source = f"{first}\n# adgen: run once per tangent (no batched rule): {note}\n{rest}"
+        generated = Generated(generated.name, generated.params, source, generated.restoring)
+    return generated
