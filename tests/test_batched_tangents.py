@@ -67,17 +67,13 @@ def test_batched_tangents_equal_separate_ones(case: Case) -> None:
         single = pipeline.derivative(fn, "forward", (name,), scalars, (), signature=signature)
         seeds = rng.standard_normal((K, *np.shape(value)))
         with np.errstate(all="ignore"):
-            out, batch = pipeline.run(made, *args, seeds)
+            none, batch = pipeline.run(made, *args, seeds)
             expected = [
                 pipeline.run(single, *args, seeds[i] if np.ndim(value) else float(seeds[i]))
                 for i in range(K)
             ]
-        _same(out, expected[0][0])
-        _same_tangents(batch, [e[1] for e in expected], out)
-
-
-def _same(a: Any, b: Any) -> None:
-    np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-12, atol=1e-12)
+        assert none is None  # (the result itself is not computed: jacfwd reads tangents only)
+        _same_tangents(batch, [e[1] for e in expected], expected[0][0])
 
 
 def _same_tangents(batch: Any, separate: list[Any], out: Any) -> None:

@@ -361,7 +361,7 @@ class _Flat:
             self.values += leaves
         self.key = tuple(sorted(self.structure.items()))
 
-    @property
+    @functools.cached_property
     def signature(self) -> shapes.Signature:
         """The leaves' shapes and dtypes: the derivative is specialised for them."""
         return tuple(
@@ -802,13 +802,28 @@ def _ragged(items: list[Any]) -> bool:
 
 
 def _jacobian(
-    f: Callable[..., Any], wrt: Wrt, mode: str, chunk_size: int | None = None
+    f: Callable[..., Any],
+    wrt: Wrt,
+    mode: str,
+    chunk_size: int | None = None,
+    diagonal: bool = False,
 ) -> Callable[..., Any]:
+    """The Jacobian of ``f`` (``mode``: "forward", "reverse" or "auto"); ``diagonal=True``
+    (forward mode, a result of the argument's shape): only its diagonal, chunk by chunk."""
     # (a derivative object: its function is made below, for the arguments given)
     names, single = _wrt_names(f.fn if isinstance(f, _ValueAndGrad) else unwrap(f), wrt)
+    # the arguments' kinds -> a batched Jacobian made for them (see _JacobianPlan)
+    plans: dict[tuple[Any, ...], _JacobianPlan] = {}
 
     @entry_point
     def jac(*args: Any, **kwargs: Any) -> Any:
+        if not kwargs and mode == "forward" and len(names) == 1:  # the common call: short
+            described = tuple(map(shapes.describe, args))
+            plan = plans.get(described)
+            if plan is not None:
+                done = plan.run(f, args, chunk_size, diagonal)
+                if done is not None:
+                    return done
         # again: f may be a derivative whose function changed (grad of f)
         fn = f.fn if isinstance(f, _ValueAndGrad) else unwrap(f)
         params = _params(fn)
@@ -846,16 +861,27 @@ def _jacobian(
         if use == "forward":
             for w in names:
                 x = values[params.index(w)]
-                out, parts = None, []
-                for value, _, tangents in _forward_columns(fn, w, x, scalars, flat, chunk_size):
-                    out = value
+                d = _batched(fn, w, x, scalars, flat, chunk_size)
+                if d is not None and not kwargs and len(names) == 1 and not flat.structure:
+                    made = _JacobianPlan.make(f, fn, d, params.index(w), x, flat.signature, scalars)
+                    kinds = tuple(map(shapes.describe, args))
+                    if made is not None and len(args) == len(params) and None not in kinds:
+                        if len(plans) >= 64:
+                            plans.clear()
+                        plans[kinds] = made
+                parts = []
+                for start, tangents in _forward_columns(fn, w, x, flat, chunk_size, d, scalars):
+                    if diagonal:  # d out[start + j] / d x[start + j] of each column j
+                        tangents = _diagonal_part(tangents, start, x)
                     parts.append(tangents)
-                if out is None:
-                    out = fn(*values)
-                results.append(_stacked_to_jacobian(out, parts, x))
-            if isinstance(out, tuple) and not single:
+                if diagonal:
+                    return np.reshape(np.concatenate(parts), np.shape(x))
+                if not parts:  # (an empty argument: the result's shape from the function)
+                    parts = [_no_columns(fn(*values))]
+                results.append(_stacked_to_jacobian(parts, x))
+            if isinstance(parts[0], tuple) and not single:
                 # a tuple result: one Jacobian per result, each a tuple over `wrt` (as JAX)
-                return tuple(tuple(r[k] for r in results) for k in range(len(out)))
+                return tuple(tuple(r[k] for r in results) for k in range(len(parts[0])))
         else:
             out = fn(*values)
             if isinstance(out, tuple):
@@ -891,24 +917,38 @@ def _jacobian(
     return jac
 
 
-def _forward_columns(
+def _batched(
     fn: types.FunctionType,
     w: str,
     x: Any,
     scalars: frozenset[str],
     flat: _Flat,
     chunk_size: int | None,
+) -> Derivative | None:
+    """The batched forward-mode code of ``fn`` w.r.t. ``w`` for this call's kinds, or None
+    where it does not apply (or ``chunk_size=1`` asks for one pass per column)."""
+    if chunk_size == 1 or _size(x) <= 1 or foreign(x):
+        return None
+    d = _pipeline().batched(fn, (w,), scalars, flat.key, flat.signature)
+    return None if isinstance(d, str) else d
+
+
+def _forward_columns(
+    fn: types.FunctionType,
+    w: str,
+    x: Any,
+    flat: _Flat,
+    chunk_size: int | None,
+    d: Derivative | None,
+    scalars: frozenset[str],
 ) -> Any:
-    """``(result, first column, tangents)`` for each chunk of the columns of the Jacobian
-    w.r.t. ``w`` (the tangents of the basis vectors of ``w``'s argument, stacked along a
-    leading axis): one batched forward pass per chunk (:mod:`adgen.modes.batched`), or one
-    pass per column where batched code does not apply (or ``chunk_size=1``)."""
+    """``(first column, tangents)`` for each chunk of the columns of the Jacobian w.r.t. ``w``
+    (the tangents of the basis vectors of ``w``'s argument, stacked along a leading axis, each
+    of the result's shape): one pass of the batched code ``d`` per chunk
+    (:mod:`adgen.modes.batched`), or without it one forward pass per column."""
     n = _size(x)
     dtype = np.result_type(numpy_dtype(x.dtype) if foreign(x) else x, 0.0)
-    d: Any = None
-    if chunk_size != 1 and n > 1 and not foreign(x):
-        d = _pipeline().batched(fn, (w,), scalars, flat.key, flat.signature)
-    if d is None or isinstance(d, str):
+    if d is None:
         single = _pipeline().derivative(
             fn, "forward", (w,), scalars, flat.key, signature=flat.signature
         )
@@ -916,49 +956,140 @@ def _forward_columns(
             out, t = _pipeline().run(
                 single, *flat.values, e.reshape(np.shape(x)) if np.ndim(x) else e[0]
             )
-            yield out, k, _one_column(t)
+            yield k, _one_column(t, out)
         return
-    # a chunk's tangents hold chunk * (the largest array's size) numbers at most, about
-    largest = max([_size(v) for v in flat.values if hasattr(v, "shape")] + [n, 1])
-    chunk = chunk_size or max(1, min(n, _BATCH_NUMBERS // largest))
+    for start, basis in _bases(x, n, dtype, _chunk(flat.values, n, chunk_size)):
+        _, t = _pipeline().run(d, *flat.values, basis)
+        yield start, t
+
+
+def _chunk(values: Sequence[Any], n: int, chunk_size: int | None) -> int:
+    """Columns per batched pass: ``chunk_size``, or as many as keep a chunk's tangents
+    (about the largest argument's size each) near :data:`_BATCH_NUMBERS` numbers."""
+    largest = max([_size(v) for v in values if hasattr(v, "shape")] + [n, 1])
+    return chunk_size or max(1, min(n, _BATCH_NUMBERS // largest))
+
+
+def _bases(x: Any, n: int, dtype: Any, chunk: int) -> Any:
+    """``(start, basis vectors start, start + 1, ... of x)`` for each chunk of ``chunk``."""
     for start in range(0, n, chunk):
         stop = min(n, start + chunk)
         if stop - start == n:
-            basis = np.eye(n, dtype=dtype)
+            basis = _identity(n, dtype)
         else:
             basis = np.zeros((stop - start, n), dtype=dtype)
             basis[np.arange(stop - start), np.arange(start, stop)] = 1.0
-        out, t = _pipeline().run(d, *flat.values, basis.reshape((stop - start, *np.shape(x))))
-        yield out, start, t
+        yield start, basis.reshape((stop - start, *np.shape(x)))
+
+
+class _JacobianPlan:
+    """What a call's argument kinds decided for a Jacobian by batched passes: the code, the
+    cache entries that keep it right (``cache.fresh``: the function, the names it reads,
+    and for ``hessian`` the gradient's code, unchanged), and where the argument is. A
+    later call with arguments of the same kinds runs the code straight away
+    (``_ValueAndGrad``'s plans do the same for gradients)."""
+
+    def __init__(self, fn: Any, checks: list[tuple[Any, Any]], d: Derivative, index: int, x: Any):
+        self.fn, self.checks, self.d, self.index = fn, checks, d, index
+        self.generation = cache.generation
+        self.n = _size(x)
+        self.dtype = np.result_type(x, 0.0)
+
+    @staticmethod
+    def make(
+        f: Any,
+        fn: types.FunctionType,
+        d: Derivative,
+        index: int,
+        x: Any,
+        signature: Any,
+        scalars: frozenset[str],
+    ) -> _JacobianPlan | None:
+        key = _pipeline().cache_key("forward_batched", d.wrt, scalars, (), True, True, signature)
+        checks = [(fn, cache.entry(fn, key))]
+        user = f.fn if isinstance(f, _ValueAndGrad) else unwrap(f)
+        if isinstance(f, _ValueAndGrad):  # fn stands for the gradient's code: keep it too
+            reverse = _pipeline().cache_key(
+                f.mode, f.wrt, frozenset(), (), True, False, signature or (shapes.ANY_KIND,)
+            )
+            checks.append((user, cache.entry(user, reverse)))
+        first = checks[0][1]
+        if first is None or first[1] is not d or any(held is None for _, held in checks):
+            return None
+        return _JacobianPlan(user, checks, d, index, x)
+
+    def run(self, f: Any, args: tuple[Any, ...], chunk_size: int | None, diagonal: bool) -> Any:
+        """The Jacobian (its diagonal), or None where the plan no longer holds or the code
+        fails (the full path then runs again and names the line)."""
+        user = f.fn if isinstance(f, _ValueAndGrad) else unwrap(f)
+        if user is not self.fn or self.generation != cache.generation:
+            return None
+        if not all(cache.fresh(fn, held) for fn, held in self.checks):
+            return None
+        x = args[self.index]
+        parts = []
+        try:
+            for start, basis in _bases(x, self.n, self.dtype, _chunk(args, self.n, chunk_size)):
+                _, t = self.d.compiled(*args, basis)
+                parts.append(_diagonal_part(t, start, x) if diagonal else t)
+        except Exception:
+            return None
+        if diagonal:
+            return np.reshape(np.concatenate(parts), np.shape(x))
+        return _stacked_to_jacobian(parts, x)
+
+
+@functools.lru_cache(maxsize=64)
+def _identity(n: int, dtype: Any) -> Any:
+    """``np.eye(n, dtype)``, read-only (tangents are never written into: one serves every
+    call)."""
+    eye = np.eye(n, dtype=dtype)
+    eye.flags.writeable = False
+    return eye
+
+
+def _diagonal_part(tangents: Any, start: int, x: Any) -> Any:
+    """The entries ``start + j`` of the tangents ``j`` of a chunk (``(k, *x.shape)``)."""
+    k = len(tangents)
+    rows = np.reshape(np.broadcast_to(tangents, (k, *np.shape(x))), (k, -1))
+    if foreign(rows):  # (basic indices only: Dask has no such fancy indexing)
+        return np.stack([rows[j, start + j] for j in range(k)])
+    return rows[np.arange(k), start + np.arange(k)]
 
 
 # how many numbers a batch of tangents may hold (32 MiB of float64): jacfwd's chunks
 _BATCH_NUMBERS = 1 << 22
 
 
-def _one_column(t: Any) -> Any:
-    """One pass's tangent as a batch of one (a tuple of such for a tuple result)."""
-    if isinstance(t, tuple):
-        return tuple(_one_column(e) for e in t)
-    return as_array(t, np.result_type(numpy_dtype(t.dtype) if foreign(t) else t, 0.0))[None]
-
-
-def _stacked_to_jacobian(out: Any, parts: list[Any], x: Any) -> Any:
-    """The Jacobian of ``out`` w.r.t. ``x`` from batches of tangents (``(k, *out.shape)``
-    each, of the basis vectors of ``x`` in order; a tuple of Jacobians for a tuple result)."""
+def _one_column(t: Any, out: Any) -> Any:
+    """One pass's tangent of the result ``out`` as a batch of one, of ``out``'s shape (a
+    tuple of such for a tuple result)."""
     if isinstance(out, tuple):
-        return tuple(_stacked_to_jacobian(o, [p[k] for p in parts], x) for k, o in enumerate(out))
-    shape = np.shape(out)
-    columns = [
-        p if np.shape(p)[1:] == shape else np.broadcast_to(p, (np.shape(p)[0], *shape))
-        for p in parts
-    ]
-    if not columns:
-        return np.zeros(shape + np.shape(x))
-    stacked = columns[0] if len(columns) == 1 else np.concatenate(columns, axis=0)
+        return tuple(_one_column(e, o) for e, o in zip(t, out))
+    column = as_array(t, np.result_type(numpy_dtype(t.dtype) if foreign(t) else t, 0.0))
+    return np.broadcast_to(column, np.shape(out))[None]
+
+
+def _no_columns(out: Any) -> Any:
+    """No tangents of a result ``out`` (a tuple of such for a tuple result)."""
+    if isinstance(out, tuple):
+        return tuple(_no_columns(o) for o in out)
+    return np.zeros((0, *np.shape(out)))
+
+
+def _stacked_to_jacobian(parts: list[Any], x: Any) -> Any:
+    """The Jacobian of a result w.r.t. ``x`` from batches of its tangents (``(k,
+    *result.shape)`` each, of the basis vectors of ``x`` in order; a tuple of Jacobians for a
+    tuple result, whose tangents are tuples)."""
+    if isinstance(parts[0], tuple):
+        return tuple(_stacked_to_jacobian([p[k] for p in parts], x) for k in range(len(parts[0])))
+    stacked = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
+    ndim = np.ndim(stacked) - 1
     # the batch axis (the input's entries) last
-    stacked = np.transpose(stacked, (*range(1, len(shape) + 1), 0))
-    return np.reshape(stacked, shape + np.shape(x))
+    stacked = np.transpose(stacked, (*range(1, ndim + 1), 0))
+    if np.ndim(x) == 1:
+        return stacked
+    return np.reshape(stacked, np.shape(stacked)[:-1] + np.shape(x))
 
 
 def _size(value: Any) -> int:
@@ -1088,9 +1219,12 @@ def hvp(f: Callable[..., Any], wrt: int | str = 0) -> Callable[..., Any]:
 
 
 @entry_point
-def laplacian(f: Callable[..., Any], wrt: int | str = 0) -> Callable[..., Any]:
+def laplacian(
+    f: Callable[..., Any], wrt: int | str = 0, *, chunk_size: int | None = None
+) -> Callable[..., Any]:
     """The Laplacian of scalar ``f`` w.r.t. one argument: the trace of its Hessian, the sum
-    of the second derivatives along each input element (one Hessian-vector product each).
+    of the second derivatives along each input element (the Hessian's columns computed in
+    batched passes, ``chunk_size`` as for :func:`jacfwd`; only its diagonal is kept).
 
     >>> import numpy as np
     >>> def f(x):
@@ -1100,17 +1234,13 @@ def laplacian(f: Callable[..., Any], wrt: int | str = 0) -> Callable[..., Any]:
     """
     product = hvp(f, wrt)
     (name,), _ = _wrt_names(unwrap(f), wrt)
-    index = _params(unwrap(f)).index(name)
+    # the Hessian's diagonal, its columns in batched passes (one pass each where code is not
+    # batched), as hessian's
+    diagonal = _jacobian(grad(f, wrt), wrt, "forward", chunk_size, diagonal=True)
 
     @entry_point
     def trace(*args: Any, **kwargs: Any) -> Any:
-        values = _bind(unwrap(f), args, kwargs)
-        x = values[index]
-        total = 0.0
-        for k, e in enumerate(np.eye(np.size(x), dtype=np.result_type(x, 0.0))):
-            column = product(*values, e.reshape(np.shape(x)) if np.ndim(x) else e[0])
-            total = total + np.ravel(column)[k]
-        return total
+        return np.sum(diagonal(*args, **kwargs))
 
     functools.update_wrapper(trace, f, updated=())
     trace.adgen_function = lambda: composable.laplacian_function(  # type: ignore[attr-defined]
@@ -1147,6 +1277,8 @@ def source(
     """
     fn = unwrap(f)
     names, _ = _wrt_names(fn, wrt)
+    if mode == "forward_batched":  # what jacfwd and hessian run, or why one pass per column
+        return _batched_source(fn, names, args)
     if args is None:
         return _pipeline().derivative(fn, mode, names, optimized=optimize).generated.source
     flat = _Flat(_params(fn), _bind(fn, tuple(args), {}))
@@ -1158,6 +1290,34 @@ def source(
         fn, mode, leaves, scalars, flat.key, optimized=optimize, signature=flat.signature
     )
     return d.generated.source
+
+
+def _batched_source(
+    fn: types.FunctionType, names: tuple[str, ...], args: Sequence[Any] | None
+) -> str:
+    """:func:`source` of batched forward mode (code made for the kinds of ``args``), or, where
+    it does not apply, why, above the one-tangent code ``jacfwd`` then runs per column."""
+    why = "batched code is made for the arguments' shapes: pass args="
+    flat, scalars = None, frozenset[str]()
+    if args is not None:
+        flat = _Flat(_params(fn), _bind(fn, tuple(args), {}))
+        scalars = _scalars(flat.names, flat.values)
+        made = _pipeline().batched(fn, names, scalars, flat.key, flat.signature)
+        if not isinstance(made, str):
+            return made.generated.source
+        why = made
+    d = _pipeline().derivative(
+        fn,
+        "forward",
+        names,
+        scalars,
+        flat.key if flat is not None else (),
+        signature=flat.signature if flat is not None else (),
+    )
+    return (
+        f"# adgen: jacfwd runs this forward-mode code once per column (not batched: {why})\n"
+        + d.generated.source
+    )
 
 
 class Differentiable:

@@ -155,6 +155,7 @@ def derivative(
         return hit  # type: ignore[no-any-return]
     if (
         signature
+        and mode != "forward_batched"  # (made for shapes only: as many as jacfwd meets)
         and cache.variants(fn, key[:-1]) >= MAX_SPECIALISED
         and not any(is_complex(d) for _, d in signature)
         and (fn, key[:-1]) not in _KINDS_NEEDED

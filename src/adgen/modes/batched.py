@@ -1,6 +1,7 @@
 """Batched forward mode: ``k`` tangents pushed through one pass of the code.
 
-``f_jvps(x, y, x_dots)`` returns ``(f(x, y), tangents)`` where ``x_dots`` holds ``k``
+``f_jvps(x, y, x_dots)`` returns ``(None, tangents)`` (the result itself is not computed
+where only it needs the work: :mod:`adgen.backend.codeopt.drop_dead`) where ``x_dots`` holds ``k``
 tangents of ``x`` along a leading axis (``x_dots.shape == (k, *x.shape)``) and each result's
 tangents are ``(k, *result.shape)``. ``adgen.jacfwd`` and ``adgen.hessian`` pass the basis
 vectors of ``x`` this way (in chunks), as JAX's ``vmap`` of ``jvp`` does, instead of running
@@ -30,13 +31,10 @@ reason, and ``jacfwd`` runs the one-tangent code once per column instead.
 def f_jvps(x, a, x_dot):
     batch = np.shape(x_dot)[0]
     # line 2: return np.sin(x) * a + np.sum(x)
-    out_2 = np.sin(x) * a
     out_2_dot = np.broadcast_to((x_dot * np.cos(x))[:, None] * a, (batch, 2, 3))
-    out_3 = np.sum(x)
     out_3_dot = np.sum(x_dot, axis=rt.batch_axis(None, np.ndim(x)))
-    out = out_2 + out_3
     out_dot = np.broadcast_to(out_2_dot + out_3_dot[:, None, None], (batch, 2, 3))
-    return (out, out_dot)
+    return (None, out_dot)
 <BLANKLINE>
 """
 
@@ -47,6 +45,7 @@ import ast
 import numpy as np
 
 from adgen import ir
+from adgen.backend.codeopt.drop_dead import drop_dead
 from adgen.generated import Generated
 from adgen.middle.shapes import Signature
 from adgen.modes.expand import StatementRule, add, call, loc_of, name, owned
@@ -131,6 +130,9 @@ class _Batched(_Forward):
         first = name(self.tangent_of(self.wrt[0]))
         size = ast.Subscript(value=call("np.shape", first), slice=ast.Constant(0), ctx=ast.Load())
         self.w.stmt(ir.assign(self.batch, size))
+
+    def returned(self, atom: ir.Atom) -> ast.expr:
+        return ast.Constant(None)  # (jacfwd reads the tangents only: the result's work goes)
 
     # -- zeros --------------------------------------------------------------------------------
 
@@ -262,9 +264,15 @@ class _Batched(_Forward):
                 raise NotBatched(f"{prim.name} of a list built in the function", stmt.line)
             if sr.sequence_elements(self.active):
                 assert isinstance(seq, ir.Tup)
-                inputs.append(
-                    (prim.sequence, self.sequence_seed(seq, prim.sequence in prim.batched))
+                # (a batched template takes numbers and arrays, not nested sequences)
+                flat = all(
+                    isinstance(a, (ir.Var, ir.Free))
+                    or isinstance(a, ir.Const)
+                    and type(a.value) in (int, float)
+                    for a in seq.items
                 )
+                parts = self.sequence_seed(seq, flat and prim.sequence in prim.batched)
+                inputs.append((prim.sequence, parts))
         if not inputs:
             for t in live:
                 self.w.stmt(ir.assign(self.tangent_of(t), self.zero_of(t)))
@@ -313,7 +321,7 @@ class _Batched(_Forward):
         for a in seq.items:
             if isinstance(a, ir.Var) and a.name in self.active:
                 parts.append(name(self.tangent_of(a.name)))
-            elif batched and isinstance(a, ir.Var):
+            elif batched:
                 parts.append(self.zero_of_atom(a))
             else:
                 parts.append(ast.Starred(value=call("rt.zeros_like", ir.atom_to_ast(a))))
@@ -325,7 +333,11 @@ class _Batched(_Forward):
         """A parameter's contribution from the rule's batched template (or, for ``x[i]``,
         the subscript itself), or None."""
         template = sr.prim.batched.get(param)
-        expr = self.expand(sr, template, self.unstarred(seed)) if template is not None else None
+        if param == sr.prim.sequence and (
+            not isinstance(seed, ast.Tuple) or any(isinstance(e, ast.Starred) for e in seed.elts)
+        ):  # (an array's rows as the sequence; constants' zeros for the one-tangent templates)
+            template = None
+        expr = self.expand(sr, template, seed) if template is not None else None
         if expr is None and sr.prim.name == "getitem" and param == "a":
             expr = self.getitem(sr, seed)
         return expr
@@ -381,14 +393,6 @@ class _Batched(_Forward):
             if isinstance(atom, ir.Var) and self.static_shape(atom) != result:
                 return False
         return True
-
-    @staticmethod
-    def unstarred(seed: ast.expr) -> ast.expr:
-        """A sequence seed as a batched template takes it (no one-tangent zeros)."""
-        if isinstance(seed, ast.Tuple):
-            elts = [e.value if isinstance(e, ast.Starred) else e for e in seed.elts]
-            return ast.Tuple(elts=elts, ctx=ast.Load())
-        return seed
 
     def expand(self, sr: StatementRule, template: Template, seed: ast.expr) -> ast.expr | None:
         """A batched template instantiated (its statements written), or None where it
@@ -482,6 +486,8 @@ def forward_batched(
     gen = _Batched(fn, wrt, scalars, signature)
     title = "batched forward mode (k Jacobian-vector products at once)"
     generated = emit_function(gen, "jvps", title, fuse, reuse=False)
+    source = drop_dead(generated.source)
+    generated = Generated(generated.name, generated.params, source, generated.restoring)
     if gen.looped:
         note = ", ".join(sorted(set(gen.looped)))
         first, rest = generated.source.split("\n", 1)

@@ -85,6 +85,10 @@ class _Forward:
         self.multi_tangents = {self.namer.tangent(v) for v in self.facts.multi & self.active}
         self.w = CodeWriter()
 
+    def returned(self, atom: ir.Atom) -> ast.expr:
+        """The primal result the function returns beside its tangent."""
+        return ir.atom_to_ast(atom)
+
     def prologue(self) -> None:
         """Statements the function starts with (none: batched mode names its batch size)."""
 
@@ -133,7 +137,7 @@ class _Forward:
                 )
                 value = stmt.value
                 pair = ast.Tuple(
-                    elts=[ir.atom_to_ast(value), self.result_tangent(value)], ctx=ast.Load()
+                    elts=[self.returned(value), self.result_tangent(value)], ctx=ast.Load()
                 )
                 w.stmt(ast.Return(value=pair))
 

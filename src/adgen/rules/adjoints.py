@@ -157,6 +157,9 @@ def rebroadcast(ans, c, g):
     def jvp_c(dc):
         return rt.rebroadcast(dc, g)
 
+    def bjvp_c(dc):
+        return rt.batched_unbroadcast(dc, g)
+
     def jvp_g(dg):
         return rt.zeros_like(ans)
 
@@ -367,6 +370,8 @@ def zero_safe(ans, r, seed):
     def jvp_r(dr):
         return rt.zero_safe_tangent(dr, r, seed)
 
+    bjvp_r = jvp_r  # noqa: F841 - read by the registry (entry by entry in dr)
+
     def jvp_seed(ds):
         return rt.zeros_like(ans)
 
@@ -390,6 +395,8 @@ def zero_safe_tangent(ans, t, r, seed):
 
     def jvp_t(dt):
         return rt.zero_safe_tangent(dt, r, seed)
+
+    bjvp_t = jvp_t  # noqa: F841 - read by the registry (entry by entry in dt)
 
     def jvp_r(dr):
         return rt.zeros_like(ans)
@@ -424,6 +431,9 @@ def getitem_vjp(ans, g, x, index):
     def jvp_g(dg):
         return rt.getitem_vjp(dg, x, index)
 
+    def bjvp_g(dg):
+        return rt.batched_getitem_vjp(dg, x, index)
+
     def jvp_x(dx):
         return rt.zeros_like(ans)
 
@@ -447,6 +457,9 @@ def written(ans, g, index):
 
     def jvp(dg):
         return rt.written(dg, index)
+
+    def bjvp(dg):
+        return rt.batched_written(dg, index)
 
     def vjp(c):
         return rt.written_vjp(c, g, index)

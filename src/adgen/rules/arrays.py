@@ -169,6 +169,9 @@ def stack(arrays, axis=0):
     def jvp(parts):
         return np.stack(parts, axis=axis)
 
+    def bjvp(parts):  # (each part (k, *shape): the new axis goes after the batch axis)
+        return np.stack(parts, axis=rt.batch_axis(axis, np.ndim(parts[0])))
+
     def vjp(g, k):
         return np.take(g, k, axis=axis)
 
@@ -189,6 +192,9 @@ def array(object):  # noqa: A002 - NumPy's parameter name
     def jvp(parts):
         return np.array(parts)
 
+    def bjvp(parts):
+        return np.stack(parts, axis=1)
+
     def vjp(g, k):
         return g[k]
 
@@ -207,6 +213,11 @@ def array(object):  # noqa: A002 - NumPy's parameter name
 def concatenate(arrays, axis=0):
     def jvp(parts):
         return np.concatenate(parts, axis=axis)
+
+    def bjvp(parts):
+        if axis is None:
+            return np.concatenate([np.reshape(p, (np.shape(p)[0], -1)) for p in parts], axis=1)
+        return np.concatenate(parts, axis=rt.batch_axis(axis, np.ndim(parts[0]) - 1))
 
     def vjp(g, k):
         return rt.concatenated_part(g, arrays, k, axis)

@@ -50,9 +50,11 @@ from .batched import (  # noqa: F401
     batch_transpose,
     batch_zeros,
     batched_getitem,
+    batched_getitem_vjp,
     batched_setitem,
     batched_unbroadcast,
     batched_unreduce,
+    batched_written,
     lifted,
 )
 from .contractions import (  # noqa: F401

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from .core import Like
+from .linalg import getitem_vjp, written
 
 
 def batch_axis(axis: Any, ndim: int) -> Any:
@@ -178,3 +179,35 @@ def batch_transpose(axes: Any, ndim: int) -> tuple[int, ...]:
     if axes is None:
         return (0, *range(ndim, 0, -1))
     return (0, *(int(a) % ndim + 1 for a in axes))
+
+
+def batched_getitem_vjp(d: Any, x: Any, index: Any) -> Any:
+    """``rt.getitem_vjp`` of each of the tangents ``d``: zeros of ``(k, *x.shape)`` holding
+    each tangent at ``index`` (repeated entries of an index array add up).
+
+    >>> batched_getitem_vjp(np.array([[1.0], [2.0]]), np.zeros(3), slice(1, 2)).tolist()
+    [[0.0, 1.0, 0.0], [0.0, 2.0, 0.0]]
+    >>> batched_getitem_vjp(np.ones((2, 2)), np.zeros(3), np.array([0, 0])).tolist()
+    [[2.0, 0.0, 0.0], [2.0, 0.0, 0.0]]
+    """
+    k = np.shape(d)[0]
+    dtype = np.result_type(x, d)
+    if dtype.kind not in "fc":
+        dtype = np.dtype(np.float64)
+    out = np.zeros((k, *np.shape(x)), dtype=dtype)
+    if isinstance(x, np.ndarray) and _basic(index):
+        items = index if isinstance(index, tuple) else (index,)
+        np.add.at(out, (slice(None),) + tuple(items), d)
+        return out
+    return np.stack([getitem_vjp(e, x, index) for e in d])
+
+
+def batched_written(d: Any, index: Any) -> Any:
+    """``rt.written`` of each of the tangents ``d`` (those of ``v`` in ``y[index] = v``).
+
+    >>> batched_written(np.arange(6.0).reshape(2, 3), np.array([0, 2, 0])).tolist()
+    [[0.0, 2.0, 0.0], [0.0, 5.0, 3.0]]
+    """
+    if isinstance(d, np.ndarray) and type(index) in (int, slice):
+        return np.copy(d[:, index])
+    return np.stack([written(e, index) for e in d])

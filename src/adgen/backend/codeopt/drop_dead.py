@@ -1,0 +1,159 @@
+"""Drop the statements whose results nothing reads: work for a result the caller discards.
+
+Code made for one use computes more than that use needs: batched forward mode's code for
+``jacfwd`` returns the tangents only (the Jacobian's), so the primal statements that feed
+only the primal result -- for ``hessian``, the gradient itself -- are dead. This pass removes
+each plain assignment none of whose names is read anywhere in the function, if its value is
+computed without side effects (arithmetic, subscripts, and calls of NumPy, ``math`` and
+adgen's runtime helpers that write into nothing), and repeats until nothing more goes; a
+``del`` of a dropped name goes too. Random draws (``np.random``) are kept: dropping one
+would change the draws after it.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from adgen.backend.codeopt.common import _blocks, _function, _names
+from adgen.pyast import dotted_text
+
+# helpers of adgen's runtime that write into an argument (statements, never dropped anyway)
+_WRITING = {"rt.batched_setitem"}
+
+
+def drop_dead(source: str) -> str:
+    """The function ``source`` defines without its dead pure assignments.
+
+    >>> print(drop_dead(
+    ...     "def f_jvps(x, x_dot):\\n"
+    ...     "    # line 2: return np.sum(np.exp(x))\\n"
+    ...     "    e = np.exp(x)\\n"
+    ...     "    e_dot = x_dot * e\\n"
+    ...     "    out = np.sum(e)\\n"
+    ...     "    out_dot = np.sum(e_dot, axis=1)\\n"
+    ...     "    del e\\n"
+    ...     "    return (None, out_dot)\\n"
+    ... ), end="")
+    def f_jvps(x, x_dot):
+        # line 2: return np.sum(np.exp(x))
+        e = np.exp(x)
+        e_dot = x_dot * e
+        out_dot = np.sum(e_dot, axis=1)
+        del e
+        return (None, out_dot)
+
+    A random draw stays, read or not:
+
+    >>> print(drop_dead("def f(x):\\n    r = np.random.normal()\\n    return x\\n"), end="")
+    def f(x):
+        r = np.random.normal()
+        return x
+    """
+    fn = _function(source)
+    if fn is None:
+        return source
+    dropped: set[int] = set()
+    gone: set[str] = set()
+    while True:
+        read = {
+            n.id
+            for stmt in fn.body
+            for n in ast.walk(stmt)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+        }
+        more = [
+            stmt
+            for block in _blocks(fn.body)
+            for stmt in block
+            if id(stmt) not in dropped and _dead(stmt, read)
+        ]
+        if not more:
+            break
+        for stmt in more:
+            dropped.add(id(stmt))
+            gone |= _names(stmt, ast.Store)
+        fn.body = _without(fn.body, dropped)
+    if not dropped:
+        return source
+    lines = source.split("\n")
+    edits: list[tuple[int, int, list[str]]] = []
+    for block in _blocks(_function(source).body):  # type: ignore[union-attr]
+        for stmt in block:
+            start, end = stmt.lineno - 1, stmt.end_lineno or stmt.lineno
+            indent = " " * stmt.col_offset
+            if isinstance(stmt, ast.Delete) and _names(stmt, ast.Del) & gone:
+                kept = [t for t in stmt.targets if not (_names(t, ast.Del) & gone)]
+                text = [indent + ast.unparse(ast.Delete(targets=kept))] if kept else []
+                edits.append((start, end, text))
+            elif _simple_dead(stmt, gone):
+                edits.append((start, end, []))
+    for start, end, text in sorted(edits, reverse=True):
+        lines[start:end] = text
+    return _with_bodies("\n".join(lines))
+
+
+def _dead(stmt: ast.stmt, read: set[str]) -> bool:
+    """A plain assignment of names nobody reads, its value computed without side effects."""
+    if not isinstance(stmt, ast.Assign):
+        return False
+    targets = set()
+    for target in stmt.targets:
+        if isinstance(target, ast.Name):
+            targets.add(target.id)
+        elif isinstance(target, ast.Tuple) and all(isinstance(e, ast.Name) for e in target.elts):
+            targets |= {e.id for e in target.elts}  # type: ignore[attr-defined]
+        else:
+            return False  # (a subscript or attribute written: a side effect)
+    return not (targets & read) and _pure(stmt.value)
+
+
+def _simple_dead(stmt: ast.stmt, gone: set[str]) -> bool:
+    """Is ``stmt`` (of the source as written) one of the dropped assignments?"""
+    if not isinstance(stmt, ast.Assign):
+        return False
+    bound = _names(stmt, ast.Store)
+    return bool(bound) and bound <= gone and _pure(stmt.value)
+
+
+def _pure(expr: ast.expr) -> bool:
+    for node in ast.walk(expr):
+        if isinstance(node, (ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr, ast.Lambda)):
+            return False
+        if isinstance(node, ast.Call):
+            func = dotted_text(node.func) or ""
+            if not func.startswith(("np.", "rt.", "math.")) or func.startswith("np.random"):
+                return False
+            if func in _WRITING or any(k.arg == "out" for k in node.keywords):
+                return False
+    return True
+
+
+def _without(body: list[ast.stmt], dropped: set[int]) -> list[ast.stmt]:
+    """``body`` with the dropped statements removed, in nested blocks too."""
+    kept = []
+    for stmt in body:
+        if id(stmt) in dropped:
+            continue
+        for field in ("body", "orelse"):
+            inner = getattr(stmt, field, None)
+            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+                setattr(stmt, field, _without(inner, dropped))
+        kept.append(stmt)
+    return kept
+
+
+def _with_bodies(source: str) -> str:
+    """``source`` with ``pass`` in each block its edits left without a statement."""
+    lines = source.split("\n")
+    out: list[str] = []
+    for k, line in enumerate(lines):
+        out.append(line)
+        stripped = line.strip()
+        if not stripped.endswith(":") or stripped.startswith("#"):
+            continue
+        indent = len(line) - len(line.lstrip())
+        following = [t for t in lines[k + 1 :] if t.strip() and not t.strip().startswith("#")]
+        nxt = following[0] if following else ""
+        if len(nxt) - len(nxt.lstrip()) <= indent:
+            out.append(" " * (indent + 4) + "pass")
+    return "\n".join(out)
