@@ -176,3 +176,19 @@ def test_dask_gradient_benchmark_runs_and_checks_its_gradients(capsys: Any) -> N
     out = capsys.readouterr().out
     assert "in memory, 4,000 x 20" in out and "ratio" in out
     assert "out of core, 8,000 x 20" in out and "peak RSS" in out
+
+
+def test_the_jacobians_benchmark_checks_and_runs(capsys: Any) -> None:
+    # the hand-written Hessian and Jacobian against adgen's, then the runner's quick sizes
+    # (each tool's result is checked against adgen's there)
+    from benchmarks import jacobians
+
+    rng = np.random.default_rng(0)
+    X, y, beta, x = rng.normal(size=(30, 4)), rng.random(30), rng.normal(size=4), rng.normal(size=6)
+    ours, hand = jacobians.adgen_tools(), jacobians.by_hand_tools()
+    np.testing.assert_allclose(ours["glm"](beta, X, y), hand["glm"](beta, X, y), rtol=1e-12)
+    np.testing.assert_allclose(ours["map"](x), hand["map"](x), rtol=1e-12, atol=1e-14)
+    assert jacobians.main(["--quick"]) == 0
+    table = capsys.readouterr().out
+    assert "| Hessian of a Poisson GLM, n = 100, p = 20 |" in table
+    assert "| hessian (20 columns, one batched pass) |" in table
