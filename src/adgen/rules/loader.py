@@ -34,6 +34,7 @@ from __future__ import annotations
 import importlib
 import sys
 import warnings
+import weakref
 from collections.abc import Hashable
 from types import MethodType, ModuleType
 from typing import Any
@@ -199,12 +200,28 @@ def _require_named(module: str | None) -> bool:
     return True
 
 
+# function -> (how many modules were imported when asked, the answer): a user's function is
+# asked about at every call of a derivative of it
+_LIBRARY: weakref.WeakKeyDictionary[Any, tuple[int, bool]] = weakref.WeakKeyDictionary()
+
+
 def _library_function(fn: Any) -> bool:
     """Is ``fn`` a function of NumPy or SciPy (spelled ``np.`` or ``scipy.`` in generated code)?"""
     try:
-        return spelling(fn).startswith(("np.", "scipy."))
+        known = _LIBRARY.get(fn)
+    except TypeError:  # (no weak reference to it: asked each time)
+        known = None
+    if known is not None and known[0] == len(sys.modules):
+        return known[1]
+    try:
+        answer = spelling(fn).startswith(("np.", "scipy."))
     except Exception:  # (not one: no name, or one no module spells)
-        return False
+        answer = False
+    try:
+        _LIBRARY[fn] = (len(sys.modules), answer)
+    except TypeError:
+        pass
+    return answer
 
 
 def _start() -> None:
@@ -216,9 +233,18 @@ def _start() -> None:
     _WAITING = waiting
 
 
+# how many modules Python had imported at the last _resolve(): the paths still waiting can
+# resolve only once another module is imported (every differentiated call asks)
+_SCANNED = -1
+
+
 def _resolve() -> None:
     """Find the objects of the paths whose module is imported by now."""
+    global _SCANNED
     assert _WAITING is not None
+    if len(sys.modules) == _SCANNED:
+        return
+    _SCANNED = len(sys.modules)
     for alias in list(_WAITING):
         home = path_module(alias)
         if home is None:
