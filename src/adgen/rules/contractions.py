@@ -176,6 +176,12 @@ def outer(a, b):
     def jvp_b(db):
         return np.outer(a, db)
 
+    def bjvp_a(da):
+        return np.reshape(da, (np.shape(da)[0], -1))[:, :, None] * np.ravel(b)
+
+    def bjvp_b(db):
+        return np.ravel(a)[:, None] * np.reshape(db, (np.shape(db)[0], -1))[:, None, :]
+
     def vjp_a(g):
         return np.reshape(g @ np.ravel(b), np.shape(a))
 

@@ -242,6 +242,8 @@ def inv(ans, a):
     def jvp(da):
         return -(ans @ da @ ans)
 
+    bjvp = jvp  # noqa: F841 - read by the registry (matmul broadcasts over the batch axis)
+
     def vjp(g):
         return -(np.swapaxes(ans, -1, -2) @ g @ np.swapaxes(ans, -1, -2))
 
@@ -268,6 +270,20 @@ def solve(ans, a, b):
 
     def jvp_b(db):
         return np.linalg.solve(a, db)
+
+    def bjvp_a(da):  # (a matrix and one right-hand side or a matrix of them)
+        if rt.known_ndim(a) == 2 and rt.known_ndim(b) == 1:
+            return -np.linalg.solve(a, da @ ans[:, None])[..., 0]
+        if rt.known_ndim(a) == 2 and rt.known_ndim(b) == 2:
+            return -np.linalg.solve(a, da @ ans)
+        return None
+
+    def bjvp_b(db):
+        if rt.known_ndim(a) == 2 and rt.known_ndim(b) == 1:
+            return np.transpose(np.linalg.solve(a, np.transpose(db)))
+        if rt.known_ndim(a) == 2 and rt.known_ndim(b) == 2:
+            return np.linalg.solve(a, db)
+        return None
 
     def vjp_a(g):
         xm = ans[..., None] if np.ndim(b) == 1 else ans
@@ -297,6 +313,11 @@ def det(ans, a):
 
     def jvp(da):
         return ans * np.trace(np.linalg.solve(a, da), axis1=-2, axis2=-1)
+
+    def bjvp(da):
+        if rt.known_ndim(a) == 2:
+            return ans * np.trace(np.linalg.solve(a, da), axis1=-2, axis2=-1)
+        return None
 
     def vjp(g):
         return np.expand_dims(g * ans, (-2, -1)) * np.swapaxes(np.linalg.inv(a), -1, -2)

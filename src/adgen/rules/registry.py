@@ -1923,8 +1923,8 @@ def _parse_rule(
         (jvp if kind == "jvp" else vjp)[param] = template
     for node in transposes:
         source = node.value.id  # type: ignore[attr-defined]
-        param = source.partition("_")[2]
-        if node.targets[0].id.startswith("bjvp_"):  # type: ignore[attr-defined]
+        param = source.partition("_")[2] or (params[0].name if params else "")
+        if node.targets[0].id.partition("_")[0] == "bjvp":  # type: ignore[attr-defined]
             if param not in jvp:
                 raise fail(f"`{ast.unparse(node)}` needs {source} defined before it", node)
             if batched is not None:
@@ -1963,7 +1963,7 @@ def _self_adjoint(node: ast.stmt) -> bool:
     ):
         return False
     kind, _, param = node.targets[0].id.partition("_")
-    return kind in ("vjp", "bjvp") and node.value.id == "jvp_" + param
+    return kind in ("vjp", "bjvp") and node.value.id == ("jvp_" + param if param else "jvp")
 
 
 def _resolver(fn: Callable[..., Any]) -> Callable[[str], tuple[bool, Any]]:
