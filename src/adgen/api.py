@@ -472,6 +472,8 @@ class _ValueAndGrad(_Transformed):
                 out = fn(*args)
                 _check_scalar(fn, self._value(fn, out), self.holomorphic)
             out, grads = _pipeline().run(d, *leaves, 1.0)
+        if out is None:  # (grad's code made for a real number: the value not computed)
+            return out, grads
         value = self._value(fn, out)
         if self.holomorphic or (type(value) is not float and type(value) is not np.float64):
             _check_scalar(fn, value, self.holomorphic)
@@ -514,6 +516,15 @@ class _ValueAndGrad(_Transformed):
 
 
 class _Grad(_ValueAndGrad):
+    # the gradient only: code made for a call's kinds does not compute the value where it is
+    # a real number (the caller discards it)
+    def __init__(
+        self, f: Callable[..., Any], wrt: Wrt, has_aux: bool = False, holomorphic: bool = False
+    ) -> None:
+        super().__init__(f, wrt, has_aux, holomorphic)
+        if not has_aux and not holomorphic:
+            self.mode = "reverse_grad"
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
         try:
             value, gradient = super().__call__(*args, **kwargs)

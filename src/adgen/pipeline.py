@@ -43,7 +43,9 @@ from adgen.modes.forward import forward
 from adgen.modes.reverse import reverse
 from adgen.rules.runtime.core import Refusal
 
-MODES = ("forward", "reverse", "reverse_aux", "forward_batched")
+# reverse_grad: reverse mode for adgen.grad, the result itself not computed where it is a
+# real number the caller discards; forward_batched: adgen.modes.batched
+MODES = ("forward", "reverse", "reverse_aux", "reverse_grad", "forward_batched")
 # derivatives specialised for argument shapes, per function and options; calls with more
 # kinds of shapes share the general code (which works for every shape)
 MAX_SPECIALISED = 8
@@ -195,8 +197,8 @@ def derivative(
                     fuse=optimized,
                     reuse=optimized and batched,  # (not code adgen reads again)
                 )
-            aux = mode == "reverse_aux"
-            return reverse(function, list(wrt), scalars, aux, batched, signature, fuse=optimized)
+            aux, value = mode == "reverse_aux", mode != "reverse_grad"
+            return reverse(function, list(wrt), scalars, aux, batched, signature, optimized, value)
 
         gen, compiled = diskcache.generated(
             fn,

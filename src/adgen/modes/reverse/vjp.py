@@ -17,6 +17,7 @@ from adgen.backend.codeopt import reuse_buffers as reuse
 from adgen.backend.codeopt.batch_saves import batch_saves
 from adgen.backend.codeopt.collect_terms import collect_terms
 from adgen.backend.codeopt.drop_copies import drop_copies
+from adgen.backend.codeopt.drop_dead import drop_dead
 from adgen.backend.codeopt.fuse_temporaries import fuse_temporaries
 from adgen.backend.codeopt.keep_shapes_only import keep_shapes_and_free
 from adgen.backend.codeopt.save_shapes_only import save_shapes_only
@@ -112,6 +113,7 @@ def reverse(
     batch: bool = True,
     signature: Signature = (),
     fuse: bool = True,
+    value: bool = True,
 ) -> Generated:
     """``aux=True``: the function returns ``(value, aux)``; only ``value`` is differentiated
     (the cotangent passed is ``value``'s) and ``aux`` is returned as it is. ``batch=False``
@@ -121,7 +123,10 @@ def reverse(
     ``signature`` describes the arguments the code is specialised for
     (:func:`adgen.middle.shapes.infer`): their shapes decide broadcasting when the code is made.
     ``fuse=False`` keeps one statement per IR statement (no
-    :mod:`adgen.backend.codeopt.fuse_temporaries`)."""
+    :mod:`adgen.backend.codeopt.fuse_temporaries`). ``value=False`` (``adgen.grad``, which
+    hands back the gradient only): where the shapes show the result to be a real number,
+    the code returns ``None`` in its place and the work only the result needed is dropped
+    (:mod:`adgen.backend.codeopt.drop_dead`)."""
     ret = _refuse_results(fn, aux)
     namer = Namer(fn.user_names | set(fn.free))
     if isinstance(ret.value, ir.Var):
@@ -171,7 +176,10 @@ def reverse(
         held = call("rt.copy_of", name(var)) if var in gen.facts.mutated else name(var)
         kept[var] = name(namer.fresh(var))
         w.stmt(_assign(kept[var].id, held))  # type: ignore[attr-defined]
-    value = _Rename(kept).visit(ir.atom_to_ast(ret.value))
+    result_value = _Rename(kept).visit(ir.atom_to_ast(ret.value))
+    dropped = not value and _real_number(ret.value, known)
+    if dropped:  # (grad: the caller reads the gradient only)
+        result_value = ast.Constant(None)
     for v in sorted(gen.facts.managed):
         if v in gen.local_names or v in gen.deferred:
             continue  # each iteration assigns it before anything reads it; the sweep starts it
@@ -188,11 +196,21 @@ def reverse(
             grads.append(name(gen.adjoint[p]))
         else:
             grads.append(call("np.zeros_like", name(p)))
-    result = ast.Tuple(elts=[value, ast.Tuple(elts=grads, ctx=ast.Load())], ctx=ast.Load())
+    result = ast.Tuple(elts=[result_value, ast.Tuple(elts=grads, ctx=ast.Load())], ctx=ast.Load())
     w.stmt(ast.Return(value=result))
     w.close()
     text = _optimize(w.render(), gen, known, batch, fuse)
+    if dropped:
+        text = drop_dead(text)
     return Generated(gen_name, fn.params + [seed], text, gen.restoring)
+
+
+def _real_number(atom: ir.Atom, known: dict[str, tuple[tuple[int, ...], str]]) -> bool:
+    """Do the call's shapes show the result ``atom`` to be one real number?"""
+    if not isinstance(atom, ir.Var) or atom.name not in known:
+        return False
+    shape, dtype = known[atom.name]
+    return shape == () and dtype in ("float64", "float32", "float16", "float")
 
 
 def _seed_parts(atom: ir.Atom, seed: ast.expr) -> list[tuple[str, ast.expr]]:

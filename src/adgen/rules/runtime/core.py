@@ -341,6 +341,10 @@ def cast_like(g: Any, x: Any, protected: tuple[Any, ...] | list[Any] = ()) -> An
     >>> [type(v).__name__ for v in cast_like((np.float64(1.0), 2.0), (1.0, np.float64(0.5)))]
     ['float', 'float64']
     """
+    if type(g) is np.ndarray and type(x) is np.ndarray and not protected:
+        if g.shape == x.shape and (g.dtype is x.dtype or g.dtype == x.dtype):
+            # (what it should be already: the common case, no other test needed)
+            return g.copy() if g is x or not g.flags.writeable else g
     if foreign(g) and not foreign(x):  # computed from another library's arrays: kept there
         shape = np.shape(x)
         if tuple(g.shape) != shape:

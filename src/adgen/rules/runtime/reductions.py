@@ -172,6 +172,12 @@ def minmax_vjp(
     >>> minmax_vjp(np.array([10.0, 20.0]), np.min(x, axis=0), x, axis=0).tolist()
     [[10.0, 0.0], [0.0, 20.0]]
     """
+    if type(x) is np.ndarray and x.dtype.kind == "f" and type(axis) is int and keepdims:
+        # (the common case, NumPy floats, a max kept for broadcasting: no other test needed)
+        hit = x == ans
+        count = hit.sum(axis=axis, keepdims=True, dtype=x.dtype)
+        if count.all():
+            return hit * (g / count)
     x = as_array(x)
     dtype = _float_dtype(g, x)  # (of any library's dtypes: float64 for integers)
     axes = _normalize_axes(axis, x.ndim)
