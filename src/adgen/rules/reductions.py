@@ -105,6 +105,13 @@ def prod(ans, a, axis=None, keepdims=False):
             keepdims=keepdims,
         )
 
+    def bjvp(da):
+        return np.sum(
+            rt.prod_vjp(np.ones_like(ans), a, axis=axis, keepdims=keepdims) * da,
+            axis=rt.batch_axis(axis, np.ndim(a)),
+            keepdims=keepdims,
+        )
+
     def vjp(g):
         return rt.prod_vjp(g, a, axis=axis, keepdims=keepdims)
 
@@ -118,6 +125,13 @@ def extremum(ans, a, axis=None, keepdims=False):
         return np.sum(
             rt.minmax_vjp(np.ones_like(ans), ans, a, axis=axis, keepdims=keepdims) * da,
             axis=axis,
+            keepdims=keepdims,
+        )
+
+    def bjvp(da):
+        return np.sum(
+            rt.minmax_vjp(np.ones_like(ans), ans, a, axis=axis, keepdims=keepdims) * da,
+            axis=rt.batch_axis(axis, np.ndim(a)),
             keepdims=keepdims,
         )
 
