@@ -354,6 +354,9 @@ def expand_dims(a, axis):
     def jvp(da):
         return np.expand_dims(da, axis)
 
+    def bjvp(da):  # (the result's axes: as many as a's and axis's together)
+        return np.expand_dims(da, rt.batch_axis(axis, np.ndim(a) + np.size(axis)))
+
     def vjp(g):
         return np.reshape(g, np.shape(a))
 

@@ -407,6 +407,10 @@ if scipy is not None:
         def jvp(dx):
             return ans * (dx - np.sum(ans * dx, axis=axis, keepdims=True))
 
+        def bjvp(dx):
+            summed = np.sum(ans * dx, axis=rt.batch_axis(axis, np.ndim(x)), keepdims=True)
+            return ans * (dx - summed)
+
         def vjp(g):
             return ans * (g - np.sum(ans * g, axis=axis, keepdims=True))
 
@@ -426,6 +430,11 @@ if scipy is not None:
 
         def jvp(dx):
             return dx - np.sum(np.exp(ans) * dx, axis=axis, keepdims=True)
+
+        def bjvp(dx):
+            return dx - np.sum(
+                np.exp(ans) * dx, axis=rt.batch_axis(axis, np.ndim(x)), keepdims=True
+            )
 
         def vjp(g):
             return g - np.exp(ans) * np.sum(g, axis=axis, keepdims=True)
@@ -469,6 +478,15 @@ if scipy is not None:
                 axis=axis,
                 keepdims=keepdims,
             )
+
+        def bjvp_a(da):
+            if b is None:
+                return np.sum(
+                    scipy.special.softmax(a, axis=axis) * da,
+                    axis=rt.batch_axis(axis, np.ndim(a)),
+                    keepdims=keepdims,
+                )
+            return None
 
         def vjp_a(g):
             if keepdims or axis is None:
