@@ -11,6 +11,7 @@ from .base import Args, Problem
 
 SIZES: dict[str, tuple[int, int, int, int]] = {  # batch, inputs, hidden, classes
     "tiny": (4, 6, 5, 3),
+    "32x256-64-10": (32, 256, 64, 10),  # (small arrays: where per-call costs show)
     "64x784-128-10": (64, 784, 128, 10),
 }
 
