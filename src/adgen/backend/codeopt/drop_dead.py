@@ -42,6 +42,14 @@ def drop_dead(source: str) -> str:
         del e
         return (None, out_dot)
 
+    A name only ``+=`` reads stays:
+
+    >>> print(drop_dead("def f(x):\\n    a = x * 2\\n    a += 1\\n    return x\\n"), end="")
+    def f(x):
+        a = x * 2
+        a += 1
+        return x
+
     A random draw stays, read or not:
 
     >>> print(drop_dead("def f(x):\\n    r = np.random.normal()\\n    return x\\n"), end="")
@@ -60,6 +68,11 @@ def drop_dead(source: str) -> str:
             for stmt in fn.body
             for n in ast.walk(stmt)
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+        } | {  # (x += v reads x)
+            n.target.id
+            for stmt in fn.body
+            for n in ast.walk(stmt)
+            if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name)
         }
         more = [
             stmt
