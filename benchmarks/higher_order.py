@@ -214,9 +214,11 @@ def keep_freed_memory() -> None:
         raise SystemExit("--keep-freed-memory needs glibc's mallopt")
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=9)
+def arguments(argv: list[str] | None, doc: str | None, repeat: int) -> argparse.Namespace:
+    """The options of a timing script (``--repeat``, ``--quick``, ``--keep-freed-memory``,
+    applied); ``repeat`` the default number of timed calls."""
+    parser = argparse.ArgumentParser(description=(doc or "").splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=repeat)
     parser.add_argument("--quick", action="store_true", help="small sizes, 3 repeats")
     parser.add_argument(
         "--keep-freed-memory",
@@ -226,7 +228,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.keep_freed_memory:
         keep_freed_memory()
-    repeat = 3 if args.quick else args.repeat
+    if args.quick:
+        args.repeat = 3
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = arguments(argv, __doc__, 9)
+    repeat = args.repeat
     rng = np.random.default_rng(0)
     n = 1000 if args.quick else 100_000
     rows = 64 if args.quick else 1024

@@ -25,7 +25,6 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = "1"  # before NumPy (and any BLAS) is loaded
 os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false")
 
-import argparse  # noqa: E402
 import statistics  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable  # noqa: E402
@@ -34,7 +33,7 @@ from typing import Any  # noqa: E402
 import numpy as np  # noqa: E402
 
 import adgen  # noqa: E402
-from benchmarks.higher_order import keep_freed_memory, timed  # noqa: E402
+from benchmarks.higher_order import arguments, timed  # noqa: E402
 
 
 def programs(np: Any) -> dict[str, Callable[..., Any]]:
@@ -129,18 +128,8 @@ def operator_costs(repeat: int) -> list[tuple[str, float]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=15)
-    parser.add_argument("--quick", action="store_true", help="small sizes, 3 repeats")
-    parser.add_argument(
-        "--keep-freed-memory",
-        action="store_true",
-        help="glibc: keep freed memory in the process (mallopt) before timing",
-    )
-    args = parser.parse_args(argv)
-    if args.keep_freed_memory:
-        keep_freed_memory()
-    repeat = 3 if args.quick else args.repeat
+    args = arguments(argv, __doc__, 15)
+    repeat = args.repeat
     rng = np.random.default_rng(0)
     tools = {
         "adgen": adgen_tools(),
