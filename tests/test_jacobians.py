@@ -147,3 +147,38 @@ def test_new_shapes_after_many_are_still_batched():
 def test_chunk_size_must_be_a_positive_integer(bad):
     with pytest.raises(ValueError, match="chunk_size"):
         adgen.jacfwd(cumulative_map, chunk_size=bad)
+
+
+def states_stacked(x, a):
+    states = []
+    h = x
+    for _ in range(4):
+        h = np.tanh(a * h + x)
+        states.append(h)
+    return np.sum(np.stack(states) ** 2, axis=0) + np.concatenate(states)[:3]
+
+
+def test_a_list_the_function_builds_is_stacked_in_the_batched_pass():
+    x, a = np.array([0.1, -0.3, 0.5]), 0.7
+    code = adgen.source(states_stacked, "forward_batched", args=(x, a))
+    assert "once per column" not in code and "run once per tangent" not in code
+    np.testing.assert_allclose(
+        adgen.jacfwd(states_stacked)(x, a),
+        adgen.jacfwd(states_stacked, chunk_size=1)(x, a),
+        rtol=1e-14,
+        atol=1e-14,
+    )
+
+
+def indexed_by_a_tuple(x, i):
+    index = (slice(1, 3), i)
+    return np.outer(x, x)[index] * 2.0
+
+
+def test_an_index_held_by_a_name_is_read_per_tangent_or_as_a_slice_in_front():
+    x = np.array([0.3, 0.1, -0.2, 0.4])
+    expected = np.zeros((2, 4))  # d(2 x[r] x[i]) / dx for r = 1, 2 and i = 0
+    for row, r in enumerate((1, 2)):
+        expected[row, r] += 2.0 * x[0]
+        expected[row, 0] += 2.0 * x[r]
+    np.testing.assert_allclose(adgen.jacfwd(indexed_by_a_tuple)(x, 0), expected, rtol=1e-14)

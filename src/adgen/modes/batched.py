@@ -125,11 +125,16 @@ class _Batched(_Forward):
         self.batch = self.namer.claim("batch")
         # statements whose template ran once per tangent (what adgen.source reports)
         self.looped: list[str] = []
+        # the tangents of lists the function builds (a list of batches, one per item)
+        self.list_tangents: set[str] = set()
 
     def prologue(self) -> None:
         first = name(self.tangent_of(self.wrt[0]))
         size = ast.Subscript(value=call("np.shape", first), slice=ast.Constant(0), ctx=ast.Load())
         self.w.stmt(ir.assign(self.batch, size))
+
+    def is_list(self, seed: ast.expr) -> bool:
+        return isinstance(seed, ast.Name) and seed.id in self.list_tangents
 
     def returned(self, atom: ir.Atom) -> ast.expr:
         return ast.Constant(None)  # (jacfwd reads the tangents only: the result's work goes)
@@ -261,7 +266,8 @@ class _Batched(_Forward):
         if prim.sequence:
             seq = sr.atoms.get(prim.sequence)
             if isinstance(seq, ir.Var) and seq.name in self.facts.lists & self.active:
-                raise NotBatched(f"{prim.name} of a list built in the function", stmt.line)
+                # a list the function built: its tangent is a list of batches, one per item
+                self.list_tangents.add(self.tangent_of(seq.name))
             if sr.sequence_elements(self.active):
                 assert isinstance(seq, ir.Tup)
                 # (a batched template takes numbers and arrays, not nested sequences)
@@ -333,8 +339,13 @@ class _Batched(_Forward):
         """A parameter's contribution from the rule's batched template (or, for ``x[i]``,
         the subscript itself), or None."""
         template = sr.prim.batched.get(param)
-        if param == sr.prim.sequence and (
-            not isinstance(seed, ast.Tuple) or any(isinstance(e, ast.Starred) for e in seed.elts)
+        if (
+            param == sr.prim.sequence
+            and not self.is_list(seed)
+            and (
+                not isinstance(seed, ast.Tuple)
+                or any(isinstance(e, ast.Starred) for e in seed.elts)
+            )
         ):  # (an array's rows as the sequence; constants' zeros for the one-tangent templates)
             template = None
         expr = self.expand(sr, template, seed) if template is not None else None
@@ -409,11 +420,28 @@ class _Batched(_Forward):
     def getitem(self, sr: StatementRule, seed: ast.expr) -> ast.expr | None:
         """``x[index]``'s tangents: ``x_dot[:, index]`` where that keeps the batch axis first."""
         index = sr.atoms.get("index")
-        a = sr.atoms.get("a")
-        shape = None if a is None else self.static_shape(a)
-        if index is None or shape is None or self.region_rank(shape, index) is None:
+        if index is None or self.index_arrays(index) > 1:
             return None
         return ast.Subscript(value=seed, slice=self.batched_index(index), ctx=ast.Load())
+
+    def index_arrays(self, index: ir.Atom) -> int:
+        """How many items of ``index`` are arrays (two index arrays apart would move their axes
+        before the batch axis); more than any index has where a name's kind is not known."""
+        items = index.items if isinstance(index, ir.Tup) and index.kind != "list" else (index,)
+        count = 0
+        for item in items:
+            if isinstance(item, ir.Slc) or (
+                isinstance(item, ir.Const)
+                and (item.value is None or item.value is Ellipsis or type(item.value) is int)
+            ):
+                continue
+            known = self.known.get(item.name) if isinstance(item, ir.Var) else None
+            if known is None and not isinstance(item, ir.Const):
+                return len(items) + 2  # (a name of no known kind may hold a tuple of indices)
+            if known is not None and not known[0] and np.dtype(known[1]).kind in "iu":
+                continue
+            count += 1
+        return count
 
     def per_tangent(
         self,
@@ -442,6 +470,16 @@ class _Batched(_Forward):
                         for e in seed.elts
                     ],
                     ctx=ast.Load(),
+                )
+            elif self.is_list(seed):  # [item[k] for item in the list's tangents]
+                e = self.namer.fresh("item")
+                seed_k = ast.ListComp(
+                    elt=self.item(name(e), k),
+                    generators=[
+                        ast.comprehension(
+                            target=ast.Name(id=e, ctx=ast.Store()), iter=seed, ifs=[], is_async=0
+                        )
+                    ],
                 )
             else:
                 seed_k = self.item(seed, k)
