@@ -1,22 +1,23 @@
 """Batched forward mode: ``k`` tangents pushed through one pass of the code.
 
-``f_jvps(x, y, x_dots)`` returns ``(None, tangents)`` (the result itself is not computed
-where only it needs the work: :mod:`adgen.backend.codeopt.drop_dead`) where ``x_dots`` holds ``k``
-tangents of ``x`` along a leading axis (``x_dots.shape == (k, *x.shape)``) and each result's
-tangents are ``(k, *result.shape)``. ``adgen.jacfwd`` and ``adgen.hessian`` pass the basis
-vectors of ``x`` this way (in chunks), as JAX's ``vmap`` of ``jvp`` does, instead of running
-the forward-mode code once per column.
+``f_jvps(x, y, x_dots)`` returns ``(None, tangents)`` where ``x_dots`` holds ``k`` tangents
+of ``x`` along a leading axis (``x_dots.shape == (k, *x.shape)``) and each result's tangents
+are ``(k, *result.shape)``; the result itself is not computed where only it needed the work
+(:mod:`adgen.backend.codeopt.drop_dead`). ``adgen.jacfwd`` and ``adgen.hessian`` pass the
+basis vectors of ``x`` this way (in chunks), as JAX's ``vmap`` of ``jvp`` does, instead of
+running the forward-mode code once per column.
 
-The code is made only for a call's shapes (every differentiated name's shape known), so each
-tangent's place in a broadcast is decided when writing: an elementwise rule's template reads
-its operands' tangents with axes of length 1 inserted after the batch axis
-(``x_dot[:, None]`` for a vector meeting a matrix) and serves as it is; other rules give a
-batched template of their own (``bjvp_<p>`` beside ``jvp_<p>``, see
-:func:`adgen.rules.registry.rule`); a rule without one has its template run once per tangent
-in a loop over the batch for that statement alone (``np.stack`` of the results). What this
-mode does not batch -- lists of derivatives, calls kept as calls, functions with several
-results, names whose shape the call does not decide -- raises :class:`NotBatched` with the
-reason, and ``jacfwd`` runs the one-tangent code once per column instead.
+The code is made for a call's kinds, so each tangent's place in a broadcast is decided when
+writing (or, for a name whose shape the call does not decide, from its value when the code
+runs): an elementwise rule's template reads its operands' tangents with axes of length 1
+inserted after the batch axis (``x_dot[:, None]`` for a vector meeting a matrix) and serves
+as it is; other rules give a batched template of their own (``bjvp_<p>`` beside ``jvp_<p>``,
+see :func:`adgen.rules.registry.rule`); a rule without one, or a function with several
+results, has its template run once per tangent in a loop over the batch for that statement
+alone (``np.stack`` of the results). Lists the function builds hold one batch per item. What
+this mode does not batch -- calls kept as calls (recursion), adgen's lists of derivatives
+(``rt.accumulate``), arrays of other libraries -- raises :class:`NotBatched` with the reason,
+and ``jacfwd`` runs the one-tangent code once per column instead.
 
 >>> import numpy as np
 >>> from adgen.frontend.parse import parse_function
