@@ -17,9 +17,6 @@ import ast
 from adgen.backend.codeopt.common import _blocks, _function, _names
 from adgen.pyast import dotted_text
 
-# helpers of adgen's runtime that write into an argument (statements, never dropped anyway)
-_WRITING = {"rt.batched_setitem"}
-
 
 def drop_dead(source: str) -> str:
     """The function ``source`` defines without its dead pure assignments.
@@ -136,7 +133,7 @@ def _pure(expr: ast.expr) -> bool:
             func = dotted_text(node.func) or ""
             if not func.startswith(("np.", "rt.", "math.")) or func.startswith("np.random"):
                 return False
-            if func in _WRITING or any(k.arg == "out" for k in node.keywords):
+            if any(k.arg == "out" for k in node.keywords):  # (a write into an array)
                 return False
     return True
 

@@ -70,22 +70,6 @@ def _basic(index: Any) -> bool:
     return len(arrays) <= 1 and not any(isinstance(i, (list, tuple)) for i in arrays)
 
 
-def batched_getitem(d: Any, index: Any) -> Any:
-    """``x[index]``'s tangents from ``x``'s: ``d[:, index]`` (one pass), or item by item
-    where several index arrays would move their axes in front of the batch axis.
-
-    >>> d = np.arange(12.0).reshape(2, 2, 3)
-    >>> batched_getitem(d, (0, slice(1, None))).tolist()
-    [[1.0, 2.0], [7.0, 8.0]]
-    >>> batched_getitem(d, (np.array([1, 0]), np.array([2, 2]))).tolist()
-    [[5.0, 2.0], [11.0, 8.0]]
-    """
-    items = index if isinstance(index, tuple) else (index,)
-    if _basic(index):
-        return d[(slice(None),) + tuple(items)]
-    return np.stack([e[index] for e in d])
-
-
 def lifted(d: Any, ndim: int) -> Any:
     """Tangents ``d`` (``(k, *s)``) with axes of length 1 inserted after the batch axis up to
     ``ndim`` axes besides it: they broadcast against values of ``ndim`` axes.
@@ -97,31 +81,6 @@ def lifted(d: Any, ndim: int) -> Any:
     if missing <= 0:
         return d
     return np.reshape(d, (np.shape(d)[0],) + (1,) * missing + np.shape(d)[1:])
-
-
-def batched_setitem(d: Any, index: Any, v: Any) -> None:
-    """``y[index] = v``'s tangents written into ``y``'s: ``d[:, index] = v``'s tangents
-    (``v`` a number or ``k`` tangents, broadcast to the written region).
-
-    >>> d = np.zeros((2, 3))
-    >>> batched_setitem(d, 1, np.array([5.0, 6.0]))
-    >>> d.tolist()
-    [[0.0, 5.0, 0.0], [0.0, 6.0, 0.0]]
-    """
-    items = index if isinstance(index, tuple) else (index,)
-    if not np.ndim(v):  # a number (a constant written): the same in every tangent
-        if _basic(index):
-            d[(slice(None),) + tuple(items)] = v
-        else:
-            for e in d:
-                e[index] = v
-        return
-    if _basic(index):
-        region = d[(slice(None),) + tuple(items)]
-        d[(slice(None),) + tuple(items)] = lifted(v, np.ndim(region) - 1)
-        return
-    for e, w in zip(d, v):
-        e[index] = w
 
 
 def batched_unbroadcast(d: Any, x: Any) -> Any:
