@@ -701,6 +701,12 @@ def norm(ans, x, ord=None, axis=None, keepdims=False):  # noqa: A002 - NumPy's p
     is infinite (NaN), and a zero tangent or cotangent entry contributes exactly 0 there
     (``rt.zero_safe``); a constant ``ord`` of 1 or more, or a matrix ``ord``, needs none."""
 
+    def bjvp(dx):
+        if ord is None:
+            summed = np.sum(x * dx, axis=rt.batch_axis(axis, np.ndim(x)), keepdims=keepdims)
+            return summed / np.where(ans == 0, 1, ans)
+        return None
+
     def jvp(dx):
         if ord is None:
             return np.sum(x * dx, axis=axis, keepdims=keepdims) / np.where(ans == 0, 1, ans)
