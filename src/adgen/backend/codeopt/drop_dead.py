@@ -47,6 +47,17 @@ def drop_dead(source: str) -> str:
         a += 1
         return x
 
+    A loop whose body only fed the dropped result keeps a ``pass``:
+
+    >>> print(drop_dead(
+    ...     "def f(x):\\n    for i in range(3):\\n        t = x * i\\n        del t\\n"
+    ...     "    return x\\n"
+    ... ), end="")
+    def f(x):
+        for i in range(3):
+            pass
+        return x
+
     A random draw stays, read or not:
 
     >>> print(drop_dead("def f(x):\\n    r = np.random.normal()\\n    return x\\n"), end="")
@@ -57,49 +68,48 @@ def drop_dead(source: str) -> str:
     fn = _function(source)
     if fn is None:
         return source
-    dropped: set[int] = set()
+    dropped: list[ast.stmt] = []
     gone: set[str] = set()
     while True:
-        read = {
-            n.id
-            for stmt in fn.body
-            for n in ast.walk(stmt)
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
-        } | {  # (x += v reads x)
-            n.target.id
-            for stmt in fn.body
-            for n in ast.walk(stmt)
-            if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name)
-        }
-        more = [
-            stmt
-            for block in _blocks(fn.body)
-            for stmt in block
-            if id(stmt) not in dropped and _dead(stmt, read)
-        ]
+        read = _read(fn.body)
+        more = [stmt for block in _blocks(fn.body) for stmt in block if _dead(stmt, read)]
         if not more:
             break
+        dropped += more
         for stmt in more:
-            dropped.add(id(stmt))
             gone |= _names(stmt, ast.Store)
-        fn.body = _without(fn.body, dropped)
+        fn.body = _without(fn.body, {id(stmt) for stmt in more})
     if not dropped:
         return source
-    lines = source.split("\n")
-    edits: list[tuple[int, int, list[str]]] = []
-    for block in _blocks(_function(source).body):  # type: ignore[union-attr]
+    # the lines of each statement dropped go; a `del` of a name that went loses it too
+    edits: dict[int, tuple[ast.stmt, list[str]]] = {stmt.lineno: (stmt, []) for stmt in dropped}
+    for block in _blocks(fn.body):
         for stmt in block:
-            start, end = stmt.lineno - 1, stmt.end_lineno or stmt.lineno
-            indent = " " * stmt.col_offset
             if isinstance(stmt, ast.Delete) and _names(stmt, ast.Del) & gone:
                 kept = [t for t in stmt.targets if not (_names(t, ast.Del) & gone)]
-                text = [indent + ast.unparse(ast.Delete(targets=kept))] if kept else []
-                edits.append((start, end, text))
-            elif _simple_dead(stmt, gone):
-                edits.append((start, end, []))
-    for start, end, text in sorted(edits, reverse=True):
-        lines[start:end] = text
-    return _with_bodies("\n".join(lines))
+                text = [ast.unparse(ast.Delete(targets=kept))] if kept else []
+                edits[stmt.lineno] = (stmt, text)
+    # a block left without a statement keeps a `pass` where its first one stood
+    for block in _blocks(fn.body):
+        if all(stmt.lineno in edits and not edits[stmt.lineno][1] for stmt in block):
+            edits[block[0].lineno] = (block[0], ["pass"])
+    lines = source.split("\n")
+    for _, (stmt, text) in sorted(edits.items(), reverse=True):
+        indent = " " * stmt.col_offset
+        lines[stmt.lineno - 1 : stmt.end_lineno or stmt.lineno] = [indent + t for t in text]
+    return "\n".join(lines)
+
+
+def _read(body: list[ast.stmt]) -> set[str]:
+    """The names ``body`` reads (``x += v`` reads ``x``)."""
+    read = set()
+    for stmt in body:
+        for n in ast.walk(stmt):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+                read.add(n.id)
+            elif isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
+                read.add(n.target.id)
+    return read
 
 
 def _dead(stmt: ast.stmt, read: set[str]) -> bool:
@@ -117,14 +127,6 @@ def _dead(stmt: ast.stmt, read: set[str]) -> bool:
     return not (targets & read) and _pure(stmt.value)
 
 
-def _simple_dead(stmt: ast.stmt, gone: set[str]) -> bool:
-    """Is ``stmt`` (of the source as written) one of the dropped assignments?"""
-    if not isinstance(stmt, ast.Assign):
-        return False
-    bound = _names(stmt, ast.Store)
-    return bool(bound) and bound <= gone and _pure(stmt.value)
-
-
 def _pure(expr: ast.expr) -> bool:
     for node in ast.walk(expr):
         if isinstance(node, (ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr, ast.Lambda)):
@@ -139,7 +141,8 @@ def _pure(expr: ast.expr) -> bool:
 
 
 def _without(body: list[ast.stmt], dropped: set[int]) -> list[ast.stmt]:
-    """``body`` with the dropped statements removed, in nested blocks too."""
+    """``body`` with the dropped statements removed, in nested blocks too; a nested block
+    left empty holds a ``pass`` at its first statement's place."""
     kept = []
     for stmt in body:
         if id(stmt) in dropped:
@@ -147,23 +150,7 @@ def _without(body: list[ast.stmt], dropped: set[int]) -> list[ast.stmt]:
         for field in ("body", "orelse"):
             inner = getattr(stmt, field, None)
             if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
-                setattr(stmt, field, _without(inner, dropped))
+                left = _without(inner, dropped)
+                setattr(stmt, field, left or [ast.copy_location(ast.Pass(), inner[0])])
         kept.append(stmt)
     return kept
-
-
-def _with_bodies(source: str) -> str:
-    """``source`` with ``pass`` in each block its edits left without a statement."""
-    lines = source.split("\n")
-    out: list[str] = []
-    for k, line in enumerate(lines):
-        out.append(line)
-        stripped = line.strip()
-        if not stripped.endswith(":") or stripped.startswith("#"):
-            continue
-        indent = len(line) - len(line.lstrip())
-        following = [t for t in lines[k + 1 :] if t.strip() and not t.strip().startswith("#")]
-        nxt = following[0] if following else ""
-        if len(nxt) - len(nxt.lstrip()) <= indent:
-            out.append(" " * (indent + 4) + "pass")
-    return "\n".join(out)
