@@ -880,19 +880,16 @@ def _jacobian(
                         if len(plans) >= 64:
                             plans.clear()
                         plans[kinds] = made
-                parts = []
-                for start, tangents in _forward_columns(fn, w, x, flat, chunk_size, d, scalars):
-                    if diagonal:  # d out[start + j] / d x[start + j] of each column j
-                        tangents = _diagonal_part(tangents, start, x)
-                    parts.append(tangents)
+                columns = _forward_columns(fn, w, x, flat, chunk_size, d, scalars)
+                jacobian = _assembled(columns, x, diagonal)
                 if diagonal:
-                    return np.reshape(np.concatenate(parts), np.shape(x))
-                if not parts:  # (an empty argument: the result's shape from the function)
-                    parts = [_no_columns(fn(*values))]
-                results.append(_stacked_to_jacobian(parts, x))
-            if isinstance(parts[0], tuple) and not single:
+                    return jacobian
+                if jacobian is None:  # (an empty argument: the result's shape from the function)
+                    jacobian = _stacked_to_jacobian([_no_columns(fn(*values))], x)
+                results.append(jacobian)
+            if isinstance(results[0], tuple) and not single:
                 # a tuple result: one Jacobian per result, each a tuple over `wrt` (as JAX)
-                return tuple(tuple(r[k] for r in results) for k in range(len(parts[0])))
+                return tuple(tuple(r[k] for r in results) for k in range(len(results[0])))
         else:
             out = fn(*values)
             if isinstance(out, tuple):
@@ -1038,16 +1035,15 @@ class _JacobianPlan:
         if not all(cache.fresh(fn, held) for fn, held in self.checks):
             return None
         x = args[self.index]
-        parts = []
+        chunk = _chunk(args, self.n, chunk_size)
         try:
-            for start, basis in _bases(x, self.n, self.dtype, _chunk(args, self.n, chunk_size)):
-                _, t = self.d.compiled(*args, basis)
-                parts.append(_diagonal_part(t, start, x) if diagonal else t)
+            columns = [
+                (start, self.d.compiled(*args, basis)[1])
+                for start, basis in _bases(x, self.n, self.dtype, chunk)
+            ]
         except Exception:
             return None
-        if diagonal:
-            return np.reshape(np.concatenate(parts), np.shape(x))
-        return _stacked_to_jacobian(parts, x)
+        return _assembled(columns, x, diagonal)
 
 
 @functools.lru_cache(maxsize=64)
@@ -1079,6 +1075,18 @@ def _one_column(t: Any, out: Any) -> Any:
         return tuple(_one_column(e, o) for e, o in zip(t, out))
     column = as_array(t, np.result_type(numpy_dtype(t.dtype) if foreign(t) else t, 0.0))
     return np.broadcast_to(column, np.shape(out))[None]
+
+
+def _assembled(columns: Any, x: Any, diagonal: bool) -> Any:
+    """The Jacobian w.r.t. ``x`` from ``(first column, tangents)`` chunk by chunk (with
+    ``diagonal``: its diagonal, in ``x``'s shape); None if there are no columns (an empty
+    ``x``: its diagonal is empty)."""
+    parts = [_diagonal_part(t, start, x) if diagonal else t for start, t in columns]
+    if not parts:
+        return np.zeros(np.shape(x)) if diagonal else None
+    if diagonal:
+        return np.reshape(np.concatenate(parts), np.shape(x))
+    return _stacked_to_jacobian(parts, x)
 
 
 def _no_columns(out: Any) -> Any:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 import sys
 import types
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -214,8 +215,11 @@ def derivative(
     return value
 
 
-# (function, cache key) -> why batched forward mode does not apply there (asked once)
-_NOT_BATCHED: dict[tuple[types.FunctionType, tuple[Any, ...]], str] = {}
+# function -> cache key -> why batched forward mode does not apply there (asked once; kept
+# while the function lives, as the derivative cache's entries are)
+_NOT_BATCHED: weakref.WeakKeyDictionary[types.FunctionType, dict[tuple[Any, ...], str]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def batched(
@@ -227,15 +231,15 @@ def batched(
 ) -> Derivative | str:
     """The batched forward-mode derivative of ``fn`` (see :mod:`adgen.modes.batched`) for a
     call's shapes, or why there is none (then ``jacfwd`` runs one pass per column)."""
-    key = (fn, cache_key("forward_batched", wrt, scalars, structure, True, True, signature))
-    known = _NOT_BATCHED.get(key)
+    key = cache_key("forward_batched", wrt, scalars, structure, True, True, signature)
+    known = _NOT_BATCHED.get(fn, {}).get(key)
     if known is not None:
         return known
     try:
         return derivative(fn, "forward_batched", wrt, scalars, structure, signature=signature)
     except NotBatched as exc:
         where = f" (line {exc.line})" if exc.line else ""
-        _NOT_BATCHED[key] = why = f"{exc.why}{where}"
+        _NOT_BATCHED.setdefault(fn, {})[key] = why = f"{exc.why}{where}"
         return why
 
 
