@@ -214,6 +214,18 @@ def keep_freed_memory() -> None:
         raise SystemExit("--keep-freed-memory needs glibc's mallopt")
 
 
+def peers(makers: dict[str, Callable[[], Any]]) -> dict[str, Any]:
+    """The tools of each peer installed (``makers``: name -> what makes its tools); a line
+    says which are not."""
+    made = {}
+    for name, make in makers.items():
+        try:
+            made[name] = make()
+        except ImportError:
+            print(f"({name} is not installed: pip install -e '.[bench]')")
+    return made
+
+
 def arguments(argv: list[str] | None, doc: str | None, repeat: int) -> argparse.Namespace:
     """The options of a timing script (``--repeat``, ``--quick``, ``--keep-freed-memory``,
     applied); ``repeat`` the default number of timed calls."""
@@ -245,11 +257,7 @@ def main(argv: list[str] | None = None) -> int:
     X, Y = rng.normal(size=(rows, N_IN)), rng.normal(size=(rows, N_OUT))
     xs, vs = rng.normal(size=n // 10), rng.normal(size=n // 10)
     tools = {"adgen": adgen_tools(), "NumPy by hand": by_hand_tools()}
-    for name, make in (("autograd", autograd_tools), ("jax.jit", jax_tools)):
-        try:
-            tools[name] = make()
-        except ImportError:
-            print(f"({name} is not installed: pip install -e '.[bench]')")
+    tools.update(peers({"autograd": autograd_tools, "jax.jit": jax_tools}))
     names = list(tools)
     cases = [
         (f"4th derivative of tanh, {n} values", "tanh4", (x,)),

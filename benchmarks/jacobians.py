@@ -33,7 +33,7 @@ from typing import Any  # noqa: E402
 import numpy as np  # noqa: E402
 
 import adgen  # noqa: E402
-from benchmarks.higher_order import arguments, timed  # noqa: E402
+from benchmarks.higher_order import arguments, peers, timed  # noqa: E402
 
 
 def programs(np: Any) -> dict[str, Callable[..., Any]]:
@@ -136,11 +136,7 @@ def main(argv: list[str] | None = None) -> int:
         "adgen, one pass per column": adgen_column_tools(),
         "NumPy by hand": by_hand_tools(),
     }
-    for name, make in (("autograd", autograd_tools), ("jax.jit", jax_tools)):
-        try:
-            tools[name] = make()
-        except ImportError:
-            print(f"({name} is not installed: pip install -e '.[bench]')")
+    tools.update(peers({"autograd": autograd_tools, "jax.jit": jax_tools}))
     names = list(tools)
     cases: list[tuple[str, str, tuple[Any, ...]]] = []
     rows = 100 if args.quick else 1000
