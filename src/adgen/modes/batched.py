@@ -83,6 +83,11 @@ _SHAPE_CALLS = {
 }
 
 
+def _items(index: ir.Atom) -> tuple[ir.Atom, ...]:
+    """The items of an index: a tuple's, or the index itself (a list is one index array)."""
+    return index.items if isinstance(index, ir.Tup) and index.kind != "list" else (index,)
+
+
 def _reads(node: ast.AST, seed: ast.expr) -> bool:
     """Does ``node`` read the tangents ``seed`` names?"""
     names = {n.id for n in ast.walk(seed) if isinstance(n, ast.Name)}
@@ -194,27 +199,21 @@ class _Batched(_Forward):
     def region_rank(self, shape: tuple[int, ...], index: ir.Atom) -> int | None:
         """The number of axes of ``y[index]`` where a slice in front of ``index`` leaves the
         batch axis first (at most one index array), else None."""
-        items = index.items if isinstance(index, ir.Tup) and index.kind != "list" else (index,)
+        if self.index_arrays(index) > 1:
+            return None
         stand_ins: list[object] = []
-        arrays = 0
-        for item in items:
+        for item in _items(index):
             if isinstance(item, ir.Slc):
                 stand_ins.append(slice(None))
-            elif isinstance(item, ir.Const) and (
-                item.value is None or item.value is Ellipsis or isinstance(item.value, int)
-            ):
-                stand_ins.append(0 if isinstance(item.value, int) else item.value)
+            elif isinstance(item, ir.Const) and (item.value is None or item.value is Ellipsis):
+                stand_ins.append(item.value)
+            elif isinstance(item, ir.Const) and type(item.value) is int:
+                stand_ins.append(0)
             elif isinstance(item, ir.Var) and item.name in self.known:
                 item_shape, dtype = self.known[item.name]
-                if not item_shape and np.dtype(dtype).kind in "iu":
-                    stand_ins.append(0)
-                    continue
-                arrays += 1
                 stand_ins.append(np.zeros(item_shape, dtype=np.dtype(dtype)))
             else:
                 return None
-        if arrays > 1:
-            return None
         try:
             region = np.broadcast_to(0.0, shape)[tuple(stand_ins)]  # type: ignore[arg-type]
             return int(np.ndim(region))
@@ -224,9 +223,11 @@ class _Batched(_Forward):
     @staticmethod
     def batched_index(index: ir.Atom) -> ast.expr:
         """``index`` with a slice in front: ``(slice(None), *index)`` as subscript syntax."""
-        items = index.items if isinstance(index, ir.Tup) and index.kind != "list" else (index,)
         return ast.Tuple(
-            elts=[ast.Slice(lower=None, upper=None, step=None), *map(ir.atom_to_ast, items)],
+            elts=[
+                ast.Slice(lower=None, upper=None, step=None),
+                *map(ir.atom_to_ast, _items(index)),
+            ],
             ctx=ast.Load(),
         )
 
@@ -428,7 +429,7 @@ class _Batched(_Forward):
     def index_arrays(self, index: ir.Atom) -> int:
         """How many items of ``index`` are arrays (two index arrays apart would move their axes
         before the batch axis); more than any index has where a name's kind is not known."""
-        items = index.items if isinstance(index, ir.Tup) and index.kind != "list" else (index,)
+        items = _items(index)
         count = 0
         for item in items:
             if isinstance(item, ir.Slc) or (
