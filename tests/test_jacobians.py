@@ -182,3 +182,26 @@ def test_an_index_held_by_a_name_is_read_per_tangent_or_as_a_slice_in_front():
         expected[row, r] += 2.0 * x[0]
         expected[row, 0] += 2.0 * x[r]
     np.testing.assert_allclose(adgen.jacfwd(indexed_by_a_tuple)(x, 0), expected, rtol=1e-14)
+
+
+def halved(x):
+    return 0.5 * x
+
+
+@adgen.rule(halved)
+def halved_rule(x):  # (reverse mode and a batched template only: forward mode is refused)
+    def vjp_x(g):
+        return 0.5 * g
+
+    def bjvp_x(d):
+        return 0.5 * d
+
+
+def sine_of_half(x):
+    return np.sin(halved(x))
+
+
+@pytest.mark.parametrize("chunk_size", [None, 1])
+def test_a_rule_refusing_forward_mode_refuses_jacfwd_batched_or_not(chunk_size):
+    with pytest.raises(adgen.NoRuleError, match="no forward-mode derivative of `halved`"):
+        adgen.jacfwd(sine_of_half, chunk_size=chunk_size)(np.array([0.1, 0.2, 0.3]))

@@ -341,6 +341,9 @@ class _Batched(_Forward):
         """A parameter's contribution from the rule's batched template (or, for ``x[i]``,
         the subscript itself), or None."""
         template = sr.prim.batched.get(param)
+        one = sr.prim.jvp.get(param)
+        if one is not None and one.refusal is not None:
+            template = None  # (refused in forward mode: the one-tangent template says why)
         if (
             param == sr.prim.sequence
             and not self.is_list(seed)
