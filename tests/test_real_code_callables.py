@@ -1047,3 +1047,33 @@ def test_varargs_of_the_differentiated_function_itself_stay_refused():
     refused(objective_varargs, 1.0, 2.0, match="`\\*args` parameters")
     # ... a lambda passing the data is the way
     assert adgen.grad(lambda w: objective(w, X[:, :2], Y))(np.zeros(2)).shape == (2,)
+
+
+# --- a library function with a rule, passed itself ------------------------------------------
+
+
+def test_library_function_passed_itself_is_differentiated_through_its_rule():
+    """``adgen.grad(np.linalg.norm)``, ``adgen.grad(scipy.special.logsumexp)``: the function's
+    rule, not its body (NumPy's ``np.sum`` body calls ``np.add.reduce``; SciPy's
+    ``logsumexp`` builds a set comprehension in its array-API helpers)."""
+    from scipy.special import logsumexp, softmax
+
+    x = np.array([0.3, -1.2, 2.0, 0.5])
+    np.testing.assert_allclose(adgen.grad(np.linalg.norm)(x), x / np.linalg.norm(x), rtol=1e-13)
+    np.testing.assert_allclose(adgen.grad(logsumexp)(x), softmax(x), rtol=1e-13)
+    np.testing.assert_allclose(adgen.grad(np.sum)(x), np.ones(4), rtol=0)
+    s = softmax(x)
+    np.testing.assert_allclose(
+        adgen.hessian(logsumexp)(x), np.diag(s) - np.outer(s, s), rtol=1e-12, atol=1e-15
+    )
+    b = np.array([1.0, 2.0, 0.5, 1.5])  # a keyword the rule takes, passed on
+    weighted = b * np.exp(x) / np.sum(b * np.exp(x))
+    np.testing.assert_allclose(adgen.grad(logsumexp)(x, b=b), weighted, rtol=1e-13)
+    value, tangent = adgen.jvp(np.tanh, (x,), (np.ones(4),))
+    np.testing.assert_allclose(value, np.tanh(x), rtol=0)
+    np.testing.assert_allclose(tangent, 1.0 - np.tanh(x) ** 2, rtol=1e-14)
+    A = np.array([[2.0, 0.3], [0.1, 1.5]])
+    np.testing.assert_allclose(
+        adgen.grad(np.linalg.det)(A), np.linalg.det(A) * np.linalg.inv(A).T, rtol=1e-13
+    )
+    check_grads(np.prod, x)

@@ -105,11 +105,21 @@ _CALLERS: dict[int, tuple[Any, types.FunctionType]] = {}
 
 
 def through_rule(fn: Any) -> types.FunctionType | None:
-    """For a function with a rule of the user's (not a NumPy function), a plain function of the
-    same parameters that calls it, so that ``adgen.grad(fn)`` uses the rule rather than the
-    body; None for any other object. Made once per function (its derivatives are cached)."""
+    """For a function with a rule, a plain function of the same parameters that calls it, so
+    that ``adgen.grad(fn)`` uses the rule rather than the body (``adgen.grad(np.linalg.norm)``,
+    ``adgen.grad(scipy.special.logsumexp)``, a function with a rule of the user's); None for
+    any other object. Made once per function (its derivatives are cached).
+
+    A NumPy or SciPy function takes the parameters of adgen's rule, those with defaults passed
+    on by keyword (the rule's names are the library's):
+
+    >>> import numpy as np
+    >>> f = through_rule(np.linalg.norm)
+    >>> list(inspect.signature(f).parameters)[:2], float(f(np.array([3.0, 4.0])))
+    (['x', 'ord'], 5.0)
+    """
     prim = registry.lookup(fn)
-    if prim is None or prim.callee is None:
+    if prim is None or prim.refusal is not None or prim.user_fn is not None:
         return None
     hit = _CALLERS.get(id(fn))
     if hit is not None and hit[0] is fn:
@@ -117,18 +127,23 @@ def through_rule(fn: Any) -> types.FunctionType | None:
     from adgen.backend.compile import load
     from adgen.generated import Generated
 
-    params = _plain_parameters(fn)
+    library = prim.callee is None  # NumPy's, SciPy's: the rule's parameters
+    params = list(prim.params) if library else _plain_parameters(fn)
+    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
+        return None
     name = registry._identifier(fn)
     callee = f"{name}_fn"
     free: dict[str, Any] = {callee: fn}
-    signature = []
+    signature, passed = [], []
     for i, p in enumerate(params):
         if p.default is inspect.Parameter.empty:
             signature.append(p.name)
+            passed.append(p.name)
         else:
             free[f"_adgen_default_{i}"] = p.default
             signature.append(f"{p.name}=_adgen_default_{i}")
-    names = ", ".join(p.name for p in params)
+            passed.append(f"{p.name}={p.name}" if library else p.name)
+    names = ", ".join(passed)
     text = f"def {name}({', '.join(signature)}):\n    return {callee}({names})\n"
     caller = load(Generated(name, [p.name for p in params], text), free)
     assert isinstance(caller, types.FunctionType)
