@@ -504,3 +504,23 @@ def test_sklearn_nmf_beta_divergence_against_differences():
         v = np.linspace(-1.0, 1.0, w.size).reshape(w.shape)
         got = adgen.jvp(f, (w,), (v,))[1]
         np.testing.assert_allclose(got, np.sum(want * v), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.skipif(sklearn is None, reason="scikit-learn is not installed")
+def test_sklearn_brier_score_loss_of_the_probabilities():
+    """``brier_score_loss`` as installed, the labels bound by a closure: ``column_or_1d``
+    returns on a shape test and raises otherwise, and its result's kind decides the
+    dataframe tests ``check_consistent_length`` makes of it; the mean squared difference's
+    gradient in both modes."""
+    from sklearn import metrics
+
+    labels = (RNG.random(N) < 0.5).astype(int)
+    labels[:2] = (0, 1)  # (both classes present)
+    p = RNG.uniform(0.1, 0.9, N)
+
+    def f(q):
+        return metrics.brier_score_loss(labels, q)
+
+    if _refused_on_older_sklearn(f, p):
+        return
+    _check_both_modes(f, p, 2 * (p - labels) / N)

@@ -1237,7 +1237,8 @@ def numpy_counterpart(fn: Any) -> Any:
 _COMPAT_SAME = frozenset(
     "asarray astype ceil floor trunc std var matmul permute_dims matrix_transpose tensordot "
     "sign sort cumulative_sum cumulative_prod full ones zeros full_like ones_like zeros_like "
-    "empty empty_like arange linspace eye take_along_axis count_nonzero nonzero clip".split()
+    "empty empty_like arange linspace eye take_along_axis count_nonzero nonzero clip "
+    "reshape".split()
 )
 _COMPAT_LINALG_SAME = frozenset(
     "cholesky cross diagonal eigh matrix_norm outer qr slogdet svd trace matmul "

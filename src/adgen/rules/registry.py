@@ -41,6 +41,7 @@ import ast
 import contextlib
 import copy
 import functools
+import importlib
 import inspect
 import itertools
 import linecache
@@ -911,7 +912,7 @@ def returns_its_arrays(fn: Any, options: dict[str, Any] | None) -> bool:
     if not (module == "sklearn.utils._array_api" and name == "move_to") or options is None:
         return False
     cpu = options.keys() <= {"xp", "device"} and options.get("device") in (None, "cpu")
-    return cpu and options.get("xp", np) is np and _sklearn_array_api_off()
+    return cpu and is_numpy_namespace(options.get("xp", np)) and _sklearn_array_api_off()
 
 
 def _sklearn_array_api_off() -> bool:
@@ -1137,6 +1138,10 @@ def guards_only(fn: Any, positional: int, keywords: dict[str, Any]) -> bool:
         return True
     if module == "sklearn._config" and name == "config_context":
         return positional == 0 and all(k in _QUIET_SKLEARN_CONFIG for k in keywords)
+    if module == "sklearn.callback._callback_support" and name == "callback_management_context":
+        # scikit-learn's fit wrapper: after the fit, the teardown of the callbacks (observers
+        # such as progress bars) the estimator has; the fit itself runs unchanged
+        return positional == 1 and not keywords
     return False
 
 
@@ -1221,12 +1226,39 @@ def array_namespace_result(fn: Any) -> Any:
     if module == "sklearn.utils._array_api" and name in getters:
         if not _sklearn_array_api_off():
             return None
-        return (np, False) if name == "get_namespace" else (np, False, None)
+        found = vendored_numpy_namespace("sklearn")
+        if found is None:
+            return None
+        return (found, False) if name == "get_namespace" else (found, False, None)
     if module.startswith("scipy._lib.") and name == "array_namespace":
         if getattr(fn, "__globals__", {}).get("SCIPY_ARRAY_API", True):
             return None
-        return np
+        return vendored_numpy_namespace("scipy")
     return None
+
+
+_VENDORED_COMPAT = {
+    "sklearn": "sklearn.externals.array_api_compat.numpy",
+    "scipy": "scipy._lib.array_api_compat.numpy",
+}
+
+
+def vendored_numpy_namespace(library: str) -> Any:
+    """The NumPy namespace of the copy of array-api-compat ``library`` vendors: what its
+    namespace getter returns for NumPy arrays. Its wrappers are not all NumPy's functions of
+    the same name (``unique_values`` sorts, ``argsort`` is stable), so adgen reads them as
+    code written for array-api-compat (:func:`adgen.rules.arrayapi.compat_counterpart`).
+    None if there is no such module."""
+    try:
+        return importlib.import_module(_VENDORED_COMPAT[library])
+    except ImportError:
+        return None
+
+
+def is_numpy_namespace(xp: Any) -> bool:
+    """Is ``xp`` NumPy, or the NumPy namespace of a copy of array-api-compat a library
+    vendors (whose functions compute on NumPy's arrays)?"""
+    return xp is np or any(sys.modules.get(m) is xp for m in _VENDORED_COMPAT.values())
 
 
 def transparent_wrapper(fn: Any) -> tuple[Any, Any, bool] | None:

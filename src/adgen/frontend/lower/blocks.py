@@ -39,6 +39,7 @@ def f(x):
 
 from __future__ import annotations
 
+import importlib
 import types
 from collections.abc import Callable
 from typing import Any
@@ -144,8 +145,25 @@ def open_guarding_blocks(fn: Any, lookup: Callable[[str], Any]) -> None:
     local = {
         n.id for n in gast.walk(fn) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)
     }
+    # `from sklearn.callback import context` inside the function (an absolute import of a
+    # module loaded already), where no other statement binds the name
+    imported: dict[str, tuple[str, str]] = {}
+    for n in gast.walk(fn):
+        if isinstance(n, gast.ImportFrom) and n.module and not n.level:
+            for alias in n.names:
+                imported[alias.asname or alias.name] = (n.module, alias.name)
+        elif isinstance(n, gast.Import):
+            for alias in n.names:
+                local.add((alias.asname or alias.name).split(".")[0])
 
     def resolved(node: Any) -> tuple[bool, Any]:
+        if isinstance(node, gast.Name) and node.id in imported and node.id not in local:
+            try:  # (the function imports it when it runs: a library's module)
+                module = importlib.import_module(imported[node.id][0])
+            except Exception:
+                return False, None
+            found = getattr(module, imported[node.id][1], None) if module is not None else None
+            return found is not None, found
         if isinstance(node, gast.Name) and node.id not in local:
             try:
                 return True, lookup(node.id)

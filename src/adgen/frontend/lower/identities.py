@@ -370,7 +370,9 @@ class IdentitiesMixin(LowererState):
     def joined_sample(self: Lowerer, atom: ir.Atom, at: Place | None) -> Any:
         """A value of the kind ``atom``'s name holds after an ``if`` the program decides when
         it runs, where both branches leave it of one kind (``if np.may_share_memory(a, b): a
-        = a.copy()``: an array of the same shape and dtype either way); else None."""
+        = a.copy()``: an array of the same shape and dtype either way), or where one branch
+        ends in a ``raise`` (``if len(shape) == 1: return y.ravel()`` / ``raise
+        ValueError(...)``: only the other goes on); else None."""
         if not isinstance(atom, ir.Var):
             return None
         name = atom.name
@@ -384,12 +386,17 @@ class IdentitiesMixin(LowererState):
         if not isinstance(stmt, ir.If):
             return None
         samples = []
-        for branch in (stmt.body, stmt.orelse):
+        branches = [b for b in (stmt.body, stmt.orelse) if not _raises(b)]
+        for branch in branches:
             self.root.open_branches.append((branch, block, k))
             try:
                 samples.append(self.argument_sample(atom, (branch, len(branch))))
             finally:
                 self.root.open_branches.pop()
+        if len(samples) == 1:  # (the other branch raises)
+            return samples[0]
+        if not samples:
+            return None
         first, second = samples
         if first is None or second is None or type(first) is not type(second):
             return None
@@ -534,6 +541,12 @@ class IdentitiesMixin(LowererState):
                     return None
                 todo.append((first, place))
         return found
+
+
+def _raises(block: list[ir.Stmt]) -> bool:
+    """Does this block end in a ``raise`` (its statements after it never run)?"""
+    last = block[-1] if block else None
+    return isinstance(last, ir.Assign) and last.prim.name == "raise"
 
 
 def _last_binding(block: list[ir.Stmt], name: str, end: int) -> int | None:

@@ -172,6 +172,10 @@ _DATA = (
 )
 
 
+# what names a function (plain strings: a decorator's wrapper tests them)
+_NAMES = frozenset({"__name__", "__qualname__", "__module__"})
+
+
 def is_library(module: Any) -> bool:
     """Is this module (a name) a library's (NumPy, SciPy, the standard library...)? A module
     that is no name (a compiled type whose ``__module__`` is a descriptor, as Cython's
@@ -299,6 +303,8 @@ class ObjectsMixin(LowererState):
         """``base.attr`` for an object adgen reads: a method (bound to ``base``), a static or
         class method, a class attribute, or an attribute of an object made outside."""
         attr = node.attr
+        if attr in _NAMES and isinstance(base, (types.FunctionType, types.BuiltinFunctionType)):
+            return True, getattr(base, attr)  # `fit_method.__name__ == "partial_fit"`
         if isinstance(base, LocalFrozen):
             return True, self.frozen_method(base, node)
         if isinstance(base, LocalInstance):
@@ -602,7 +608,7 @@ class ObjectsMixin(LowererState):
             found = self.static_argument(value) or self.interpolant_static(value)
             if found is None:
                 return False
-        if name in self.multi and not _block_local(self.node, value, name):
+        if name in self.multi and not _block_local(self.as_lowered(), value, name):
             what = f"a `{cls.__name__}`" if cls is not None else "a function or an object"
             self.refuse(
                 value,
@@ -618,6 +624,23 @@ class ObjectsMixin(LowererState):
         self.local_functions[name] = found.value
         self.bound.add(name)
         return True
+
+    def as_lowered(self: Lowerer) -> Any:
+        """The function as it is lowered: its body without the sides of ``if``s decided by
+        options (:meth:`prune_decided`), its returns given one exit (a new node: the
+        function's own tree is not changed)."""
+        if self.lowered_body is None:
+            return self.node
+        node = gast.FunctionDef(
+            name=self.node.name,
+            args=self.node.args,
+            body=self.lowered_body,
+            decorator_list=[],
+            returns=None,
+            type_comment=None,
+            **({"type_params": []} if "type_params" in gast.FunctionDef._fields else {}),
+        )
+        return gast.copy_location(node, self.node)
 
     def frozen_distribution(self: Lowerer, node: Any) -> LocalFrozen | None:
         """``scipy.stats.norm(mu, s)`` (a call of a distribution whose methods have rules),

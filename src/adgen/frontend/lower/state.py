@@ -268,6 +268,9 @@ class LowererState:
         self.tuple_shaped: dict[str, int | None] | None = None
         self.split_leaves: set[str] = set()
         self.current: Any = self.node  # the statement being lowered
+        # the body as it is lowered: the sides of `if`s decided by options dropped
+        # (prune_decided), returns given a single exit -- what a name's reads are judged on
+        self.lowered_body: list[Any] | None = None
         # inlined where the caller takes a function or an object returned as itself; the
         # ones its returns inside branches gave, and whether another return gave a value
         self.static_result_ok = False

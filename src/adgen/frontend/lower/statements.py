@@ -76,6 +76,7 @@ class StatementsMixin(LowererState):
             # returns inside branches bind one result name; the function returns it at the end
             self.result = self.namer.claim("out")
             self.result_items = self.tuple_result(body, "out")
+        self.lowered_body = body
         self.lower_block(body)
         if self.result_items:
             result = ir.Tup(tuple(ir.Var(n) for n in self.result_items))

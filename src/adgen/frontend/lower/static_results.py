@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import gast
 
 from adgen import ir
-from adgen.frontend.lower.objects import StaticArg
+from adgen.frontend.lower.objects import StaticArg, _block_local
 from adgen.frontend.lower.state import LowererState
 
 if TYPE_CHECKING:
@@ -63,9 +63,11 @@ class StaticResultsMixin(LowererState):
             len(stmt.targets) == 1
             and isinstance(target, gast.Name)
             and isinstance(value, gast.Call)
-            and target.id not in self.multi
         ):
             return False
+        if target.id in self.multi and not _block_local(self.as_lowered(), value, target.id):
+            return False  # (bound again where a read could mean either: `lb = lb.fit(y)` is
+            # taken where every read follows its own block's binding)
         name = self.new_name(target.id)
         result = self.call_maybe_static(value, name)
         if isinstance(result, ir.Atom):

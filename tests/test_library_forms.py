@@ -1,0 +1,171 @@
+"""Forms library code is written in, each met differentiating a library function as
+installed (issue 34), reduced here to code of our own and checked in both modes against a
+closed form.
+
+- a helper that returns on a shape test and raises otherwise (scikit-learn's
+  ``column_or_1d``): its result keeps the argument's kind, so later type tests of it
+  (``_num_samples``, narwhals' dataframe checks) are decided;
+- a method returning ``self`` rebound to its name (``lb = lb.fit(y)``, after an ``if`` on an
+  option decided when transforming);
+- a decorator's wrapper testing the wrapped function's ``__name__``, and importing inside
+  itself the context manager it opens (scikit-learn's ``_fit_context``).
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+
+import numpy as np
+import pytest
+
+import adgen
+
+DATA = np.array([0.5, 1.5, -2.0, 3.0])
+Z = np.array([0.3, -0.7, 1.1, 0.2])
+
+
+def both_modes(f, z, expected):
+    np.testing.assert_allclose(adgen.grad(f)(z), expected, rtol=1e-12, atol=1e-14)
+    _, tangent = adgen.jvp(f, (z,), (np.ones_like(z),))
+    np.testing.assert_allclose(tangent, np.sum(expected), rtol=1e-12)
+
+
+def as_vector(y):
+    shape = y.shape
+    if len(shape) == 1:
+        return np.reshape(y, (-1,))
+    if len(shape) == 2 and shape[1] == 1:
+        return np.reshape(y, (-1,))
+    raise ValueError(f"y should be a 1d array, got an array of shape {shape} instead.")
+
+
+def count(x):
+    if isinstance(x, np.ndarray) and isinstance(x.shape[0], int):
+        return x.shape[0]
+    return len(x.rows)  # (another kind of value: never an array's)
+
+
+def test_a_result_returned_before_a_raise_keeps_its_kind_for_type_tests():
+    def f(z):
+        y = as_vector(z)
+        return np.sum(y * y) / count(y)
+
+    both_modes(f, Z, 2 * Z / Z.size)
+
+
+class Centre:
+    def __init__(self, scale=None):
+        self.scale = scale
+
+    def fit(self, y):
+        self.mean_ = np.mean(y)
+        return self
+
+    def transform(self, x):
+        return x - self.mean_
+
+
+def centred(x, y, scale):
+    c = Centre()
+    if scale is not None:
+        c = c.fit(y * scale)
+    else:
+        c = c.fit(y)
+    if c.mean_ > 1e6:
+        raise ValueError("too large")
+    return c.transform(x), c.mean_
+
+
+def test_a_method_returning_self_rebinds_its_name_after_a_decided_option():
+    def f(z):
+        t, m = centred(z, DATA, None)
+        return np.sum(t * t) + m
+
+    both_modes(f, Z, 2 * (Z - np.mean(DATA)))
+
+
+def fit_context(method):
+    @functools.wraps(method)
+    def wrapper(estimator, *args):
+        from warnings import catch_warnings
+
+        partial = method.__name__ == "partial_fit"
+        if partial:
+            raise NotImplementedError
+        with catch_warnings():
+            return method(estimator, *args)
+
+    return wrapper
+
+
+class Scaled:
+    def __init__(self, k):
+        self.k = k
+
+    @fit_context
+    def fit(self, x):
+        self.total_ = self.k * np.sum(x * x)
+        return self
+
+
+def test_a_fit_wrapper_reading_the_methods_name_and_importing_its_context():
+    def f(z):
+        s = Scaled(3.0)
+        s = s.fit(z)
+        return s.total_
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # (the wrapper's catch_warnings leaves this filter)
+        both_modes(f, Z, 6.0 * Z)
+
+
+def test_a_rebound_instance_read_where_either_binding_could_reach_is_refused():
+    def f(z):
+        c = Centre()
+        if z[0] > 0:
+            c = c.fit(z)
+        return np.sum(c.transform(z))
+
+    with pytest.raises(adgen.AdgenError):
+        adgen.grad(f)(Z)
+
+
+def test_a_librarys_array_namespace_is_the_one_its_getter_returns():
+    """scikit-learn's ``get_namespace`` returns its vendored array-api-compat NumPy namespace,
+    whose ``unique_values`` sorts (NumPy 2.3's does not: ``np.unique_values([5, 3, 9, 1])``
+    may be ``[1, 9, 3, 5]``). adgen reads ``xp.unique_values`` as that namespace's function,
+    run as written on the labels: the classes come out in the order scikit-learn sees."""
+    utils = pytest.importorskip("sklearn.utils._array_api")
+    labels = np.array([5, 3, 9, 1, 3])
+    weights = np.array([1.0, 2.0, 3.0, 4.0])
+
+    def f(w):
+        xp, _ = utils.get_namespace(w)
+        classes = xp.unique_values(labels)  # [1, 3, 5, 9]
+        return xp.sum(w[classes] * weights)
+
+    w = np.linspace(0.5, 1.4, 10)
+    expected = np.zeros(10)
+    expected[[1, 3, 5, 9]] = weights
+    np.testing.assert_allclose(f(w), np.sum(w[[1, 3, 5, 9]] * weights))
+    np.testing.assert_allclose(adgen.grad(f)(w), expected, rtol=0)
+    _, tangent = adgen.jvp(f, (w,), (np.arange(10.0),))
+    np.testing.assert_allclose(tangent, expected @ np.arange(10.0), rtol=1e-14)
+
+
+def test_array_api_compat_wrappers_unlike_numpy_run_as_written_on_data():
+    """array-api-compat's stable ``argsort`` of data no derivative reaches runs as written
+    (where a differentiated value reaches it, it stays refused by name)."""
+    compat = pytest.importorskip("array_api_compat")
+    data = np.array([2.0, 1.0, 2.0, 0.5])
+
+    def f(x):
+        xp = compat.array_namespace(x)
+        order = xp.argsort(data)  # stable: [3, 1, 0, 2]
+        return xp.sum(x[order] * xp.arange(4.0))
+
+    x = np.array([0.3, -0.2, 0.7, 1.1])
+    expected = np.zeros(4)
+    expected[[3, 1, 0, 2]] = np.arange(4.0)
+    np.testing.assert_allclose(adgen.grad(f)(x), expected, rtol=0)
