@@ -256,7 +256,7 @@ def _tapes(fn: ast.FunctionDef, namer: Namer) -> None:
 
     def tape(key: str) -> str:
         if key not in tapes:
-            base = re.sub(r"\W+", "_", key).strip("_") or "saved"
+            base = re.sub(r"\W+", "_", key).strip("_")[:24].strip("_") or "saved"
             tapes[key] = namer.claim(f"tape_{base}")
         return tapes[key]
 

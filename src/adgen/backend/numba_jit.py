@@ -229,4 +229,5 @@ class NumbaCode:
         namespace: dict[str, Any] = {"__name__": "adgen.generated_numba", "math": math}
         exec(compile(text, self.filename, "exec"), namespace)
         self.jitted = numba.njit(cache=cache, error_model="python")(namespace[self.source.name])
+        stats["compiled"] += 1
         return self.jitted

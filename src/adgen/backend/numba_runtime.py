@@ -146,7 +146,8 @@ def _unbroadcast(g, x):
 def _basic(index: Any) -> bool:
     """An index of integers and slices (each element named once)."""
     if isinstance(index, types.BaseTuple):
-        return all(isinstance(i, (types.Integer, types.SliceType)) for i in index.types)
+        items = tuple(getattr(index, "types", ()))
+        return all(isinstance(i, (types.Integer, types.SliceType)) for i in items)
     return isinstance(index, (types.Integer, types.SliceType))
 
 
