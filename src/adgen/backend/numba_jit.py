@@ -152,6 +152,7 @@ class NumbaCode:
         self.strict = strict
         self.jitted: Any = None
         self.failed = False
+        self.ran = False
         self.filename = ""
 
     @property
@@ -167,9 +168,15 @@ class NumbaCode:
         if self.failed:
             return self.fallback(*args)
         jitted = self.jitted if self.jitted is not None else self._load()
-        from numba.core.errors import NumbaError
+        from numba.core.errors import NumbaError, NumbaPerformanceWarning
 
         try:
+            if not self.ran:  # (its first call compiles: Numba's advice is not the user's)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", NumbaPerformanceWarning)
+                    out = jitted(*args)
+                self.ran = True
+                return out
             return jitted(*args)
         except NumbaError as exc:  # compiling it for these arguments' types failed
             self.failed = True

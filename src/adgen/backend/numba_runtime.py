@@ -72,9 +72,11 @@ def _zeros_like(x):
         inner = x.type
         dtype = inner.dtype if isinstance(inner.dtype, types.Float) else types.float64
 
+        ones = (1,) * inner.ndim
+
         def impl(x):
-            if x is None:
-                raise ValueError("adgen: a cotangent of a name not bound yet")
+            if x is None:  # (NumPy's 0.0: zeros that broadcast as it does, to any such array)
+                return np.zeros(ones, dtype)
             return np.zeros(x.shape, dtype)
 
         return impl
