@@ -86,8 +86,8 @@ def spring(x0, v0, k, steps, dt, damping):
         ext = x[1:] - x[:-1] - 1.0
         tension = k * ext + 0.1 * ext * ext * ext
         force = np.zeros_like(x)
-        force[1:] = force[1:] + tension
-        force[:-1] = force[:-1] - tension
+        force[1:] = force[1:] - tension
+        force[:-1] = force[:-1] + tension
         force = force - damping * v
         x = x + dt * v
         v = v + dt * force
@@ -232,6 +232,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--quick", action="store_true", help="fewer, shorter samples")
     parser.add_argument("--no-load", action="store_true", help="skip the cached-load runs")
+    parser.add_argument("--only", default="", help="the problems whose name has this text")
     parser.add_argument("--first-call", help=argparse.SUPPRESS)
     opts = parser.parse_args()
     if opts.first_call:
@@ -244,6 +245,8 @@ def main() -> None:
     )
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
     for name in problems():
+        if opts.only not in name:
+            continue
         r = measure(name, repeat, min_sample, not opts.no_load)
         print(
             f"| {r['name']} | {fmt(r['primal'])} | {fmt(r['numpy'])} | {fmt(r['numba'])} | "

@@ -68,8 +68,8 @@ def spring(x0, v0, k, steps, dt, damping):
         ext = x[1:] - x[:-1] - 1.0
         tension = k * ext + 0.1 * ext * ext * ext
         force = np.zeros_like(x)
-        force[1:] = force[1:] + tension
-        force[:-1] = force[:-1] - tension
+        force[1:] = force[1:] - tension
+        force[:-1] = force[:-1] + tension
         force = force - damping * v
         x = x + dt * v
         v = v + dt * force
