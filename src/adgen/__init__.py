@@ -46,6 +46,8 @@ from adgen.custom import (
 from adgen.errors import (
     AdgenError,
     ArgumentError,
+    BackendError,
+    BackendWarning,
     DerivativeError,
     InternalError,
     LimitError,
@@ -78,6 +80,8 @@ def __getattr__(name: str) -> _ModuleType:
 __all__ = [
     "AdgenError",
     "ArgumentError",
+    "BackendError",
+    "BackendWarning",
     "CustomDerivative",
     "DerivativeError",
     "Differentiable",

@@ -202,6 +202,19 @@ def _scalars(params: list[str], values: Sequence[Any]) -> frozenset[str]:
     return frozenset([p for p, v in zip(params, values) if _is_scalar(v)])
 
 
+def _backend(backend: str | None, strict: bool) -> str:
+    """The backend a derivative runs on (:func:`adgen.backend.numba_jit.chosen`): ``backend``,
+    else ``$ADGEN_BACKEND``, else ``"numpy"``."""
+    if backend is None and not strict and not os.environ.get("ADGEN_BACKEND"):
+        return "numpy"  # (the common case: nothing to import)
+    from adgen.backend.numba_jit import chosen
+
+    try:
+        return chosen(backend, strict)
+    except ValueError as exc:
+        raise ArgumentError(str(exc), hint="backend='numpy' or backend='numba'") from None
+
+
 def _float_like(value: Any) -> bool:
     """A value adgen differentiates: a real or complex floating-point number or array."""
     return isinstance(value, (float, complex, np.inexact)) or (
@@ -385,9 +398,15 @@ class _Flat:
 
 class _ValueAndGrad(_Transformed):
     def __init__(
-        self, f: Callable[..., Any], wrt: Wrt, has_aux: bool = False, holomorphic: bool = False
+        self,
+        f: Callable[..., Any],
+        wrt: Wrt,
+        has_aux: bool = False,
+        holomorphic: bool = False,
+        backend: str = "numpy",
     ) -> None:
         super().__init__(f, wrt)
+        self.backend = backend
         self.params = _params(self.fn)
         self.index = [self.params.index(w) for w in self.wrt]
         self.has_aux = has_aux
@@ -428,12 +447,14 @@ class _ValueAndGrad(_Transformed):
                     _check_complex_input(fn, leaf, value)
             scalars = _scalars(flat.names, flat.values)
             signature = flat.signature
-            d = _pipeline().derivative(fn, self.mode, wrt, scalars, flat.key, signature=signature)
+            d = _pipeline().derivative(
+                fn, self.mode, wrt, scalars, flat.key, signature=signature, backend=self.backend
+            )
             if described is not None and not flat.structure:
                 if None not in described:  # the next call with such arguments takes the short way
                     if len(self._plans) >= 64:
                         self._plans.clear()
-                    options = (wrt, scalars, (), True, True, signature)
+                    options = (wrt, scalars, (), True, True, signature, self.backend)
                     held = cache.entry(fn, _pipeline().cache_key(self.mode, *options))
                     if held is not None and held[1] is not d:
                         held = None  # served by the general code (too many shapes seen)
@@ -519,9 +540,14 @@ class _Grad(_ValueAndGrad):
     # the gradient only: code made for a call's kinds does not compute the value where it is
     # a real number (the caller discards it)
     def __init__(
-        self, f: Callable[..., Any], wrt: Wrt, has_aux: bool = False, holomorphic: bool = False
+        self,
+        f: Callable[..., Any],
+        wrt: Wrt,
+        has_aux: bool = False,
+        holomorphic: bool = False,
+        backend: str = "numpy",
     ) -> None:
-        super().__init__(f, wrt, has_aux, holomorphic)
+        super().__init__(f, wrt, has_aux, holomorphic, backend)
         if not has_aux and not holomorphic:
             self.mode = "reverse_grad"
 
@@ -664,7 +690,13 @@ def _check_scalar(fn: types.FunctionType, out: Any, holomorphic: bool = False) -
 
 @entry_point
 def grad(
-    f: Callable[..., Any], wrt: Wrt = 0, has_aux: bool = False, holomorphic: bool = False
+    f: Callable[..., Any],
+    wrt: Wrt = 0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
+    *,
+    backend: str | None = None,
+    strict: bool = False,
 ) -> Callable[..., Any]:
     """The gradient of a scalar function ``f`` w.r.t. the argument(s) ``wrt``.
 
@@ -677,25 +709,45 @@ def grad(
     ``z = x + iy`` the gradient is ``df/dx - i df/dy`` (conjugate it for the direction of
     steepest ascent). ``holomorphic=True`` differentiates a holomorphic ``f`` of complex
     arguments with a complex value: the gradient is the complex derivative ``f'(z)``.
+
+    ``backend="numba"`` runs the derivative code compiled by Numba (installed apart:
+    ``pip install 'adgen[numba]'``; ``$ADGEN_BACKEND=numba`` makes it the default): the
+    NumPy code still runs wherever Numba cannot compile it, with a :class:`BackendWarning`
+    saying why -- with ``strict=True`` a :class:`BackendError` instead (docs/performance.md).
     """
-    return _Grad(f, wrt, has_aux, holomorphic)
+    return _Grad(f, wrt, has_aux, holomorphic, _backend(backend, strict))
 
 
 @entry_point
 def value_and_grad(
-    f: Callable[..., Any], wrt: Wrt = 0, has_aux: bool = False, holomorphic: bool = False
+    f: Callable[..., Any],
+    wrt: Wrt = 0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
+    *,
+    backend: str | None = None,
+    strict: bool = False,
 ) -> Callable[..., tuple[Any, Any]]:
     """Like :func:`grad`, but the function returns ``(f(*args), gradient)`` (with
     ``has_aux=True``: ``((value, aux), gradient)``)."""
-    return _ValueAndGrad(f, wrt, has_aux, holomorphic)
+    return _ValueAndGrad(f, wrt, has_aux, holomorphic, _backend(backend, strict))
 
 
 @entry_point
-def jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
+def jvp(
+    f: Callable[..., Any],
+    primals: Sequence[Any],
+    tangents: Sequence[Any],
+    *,
+    backend: str | None = None,
+    strict: bool = False,
+) -> tuple[Any, Any]:
     """``(f(*primals), J . tangents)``; a ``None`` tangent holds that argument constant.
 
-    A dict, list or tuple argument takes a tangent of the same structure.
+    A dict, list or tuple argument takes a tangent of the same structure. ``backend`` and
+    ``strict`` as for :func:`grad`.
     """
+    chosen = _backend(backend, strict)
     # (a derivative object: its function is made below, for the arguments given)
     fn = f.fn if isinstance(f, _ValueAndGrad) else unwrap(f)
     params = _params(fn)
@@ -741,7 +793,13 @@ def jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) 
             active.append((leaf, lt))
     scalars = _scalars(flat.names, flat.values)
     d = _pipeline().derivative(
-        fn, "forward", tuple(n for n, _ in active), scalars, flat.key, signature=flat.signature
+        fn,
+        "forward",
+        tuple(n for n, _ in active),
+        scalars,
+        flat.key,
+        signature=flat.signature,
+        backend=chosen,
     )
     out, out_dot = _pipeline().run(d, *flat.values, *[t for _, t in active])
     protected = [*flat.values, *(t for _, t in active)]
@@ -751,13 +809,17 @@ def jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) 
 
 
 @entry_point
-def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
+def vjp(
+    f: Callable[..., Any], *primals: Any, backend: str | None = None, strict: bool = False
+) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
     """``(f(*primals), vjp_fn)``; ``vjp_fn(cotangent)`` returns one cotangent per primal.
 
     Arguments that are not floating point (integers, flags) get ``None``; a dict, list or
     tuple argument gets its cotangents in the same structure. ``vjp_fn`` runs the forward
-    sweep again (the generated code is fused).
+    sweep again (the generated code is fused). ``backend`` and ``strict`` as for
+    :func:`grad`.
     """
+    chosen = _backend(backend, strict)
     fn = f.fn if isinstance(f, _ValueAndGrad) else unwrap(f)  # (as in jvp)
     params = _params(fn)
     values = _bind(fn, primals, {})
@@ -767,7 +829,9 @@ def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], tupl
     out = fn(*values)
     scalars = _scalars(flat.names, flat.values)
     d = (
-        _pipeline().derivative(fn, "reverse", wrt, scalars, flat.key, signature=flat.signature)
+        _pipeline().derivative(
+            fn, "reverse", wrt, scalars, flat.key, signature=flat.signature, backend=chosen
+        )
         if wrt
         else None
     )
@@ -1275,6 +1339,7 @@ def source(
     wrt: Wrt = 0,
     optimize: bool = True,
     args: Sequence[Any] | None = None,
+    backend: str = "numpy",
 ) -> str:
     """The Python source adgen generates for ``f`` in ``mode`` w.r.t. ``wrt``
     (``optimize=False``: without the IR optimizer, :mod:`adgen.middle.optimize`).
@@ -1299,7 +1364,8 @@ def source(
     if mode == "forward_batched":  # what jacfwd and hessian run, or why one pass per column
         return _batched_source(fn, names, args)
     if args is None:
-        return _pipeline().derivative(fn, mode, names, optimized=optimize).generated.source
+        d = _pipeline().derivative(fn, mode, names, optimized=optimize)
+        return _numba_source(d) if _backend(backend, False) == "numba" else d.generated.source
     flat = _Flat(_params(fn), _bind(fn, tuple(args), {}))
     leaves = tuple(leaf for w in names for leaf in flat.leaves(w))
     if mode == "forward":  # the tangents of the leaves that are floating point
@@ -1308,7 +1374,24 @@ def source(
     d = _pipeline().derivative(
         fn, mode, leaves, scalars, flat.key, optimized=optimize, signature=flat.signature
     )
+    if _backend(backend, False) == "numba":  # the code Numba compiles, or why it cannot
+        return _numba_source(d)
     return d.generated.source
+
+
+def _numba_source(d: Derivative) -> str:
+    """:func:`source` for ``backend="numba"``."""
+    from adgen.backend.numba_code import NotForNumba, user_line
+    from adgen.backend.numba_jit import rewrite
+
+    try:
+        return rewrite(d.generated, d.function.free).text
+    except NotForNumba as exc:
+        label = user_line(d.generated.source, exc.line) if exc.line else None
+        where = f" (line {label})" if label else ""
+        return f"# adgen: backend='numba' runs this NumPy code: it uses {exc.why}{where}\n" + (
+            d.generated.source
+        )
 
 
 def _batched_source(
@@ -1342,10 +1425,19 @@ def _batched_source(
 class Differentiable:
     """A function decorated with :func:`differentiate`: calling it runs the original."""
 
-    def __init__(self, f: Callable[..., Any], wrt: Wrt, mode: str) -> None:
+    def __init__(
+        self,
+        f: Callable[..., Any],
+        wrt: Wrt,
+        mode: str,
+        backend: str | None = None,
+        strict: bool = False,
+    ) -> None:
         self.fn = unwrap(f)
         self.default_wrt = wrt
         self.default_mode = mode
+        self.backend = backend
+        self.strict = strict
         functools.update_wrapper(self, f)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -1354,20 +1446,20 @@ class Differentiable:
     @property
     @entry_point
     def grad(self) -> Callable[..., Any]:
-        return grad(self.fn, self.default_wrt)
+        return grad(self.fn, self.default_wrt, backend=self.backend, strict=self.strict)
 
     @property
     @entry_point
     def value_and_grad(self) -> Callable[..., tuple[Any, Any]]:
-        return value_and_grad(self.fn, self.default_wrt)
+        return value_and_grad(self.fn, self.default_wrt, backend=self.backend, strict=self.strict)
 
     @entry_point
     def jvp(self, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
-        return jvp(self.fn, primals, tangents)
+        return jvp(self.fn, primals, tangents, backend=self.backend, strict=self.strict)
 
     @entry_point
     def vjp(self, *primals: Any) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
-        return vjp(self.fn, *primals)
+        return vjp(self.fn, *primals, backend=self.backend, strict=self.strict)
 
     @entry_point
     def source(self, mode: str | None = None, wrt: Wrt | None = None) -> str:
@@ -1385,18 +1477,25 @@ class Differentiable:
 
 @entry_point
 def differentiate(
-    f: Callable[..., Any] | None = None, *, wrt: Wrt = 0, mode: str = "reverse"
+    f: Callable[..., Any] | None = None,
+    *,
+    wrt: Wrt = 0,
+    mode: str = "reverse",
+    backend: str | None = None,
+    strict: bool = False,
 ) -> Any:
-    """Decorator: ``@differentiate`` or ``@differentiate(wrt=..., mode=...)``.
+    """Decorator: ``@differentiate`` or ``@differentiate(wrt=..., mode=..., backend=...)``.
 
     The decorated function runs unchanged; it gains ``.grad``,
-    ``.value_and_grad``, ``.jvp``, ``.vjp`` and ``.source(mode=...)``.
+    ``.value_and_grad``, ``.jvp``, ``.vjp`` and ``.source(mode=...)`` (``backend`` and
+    ``strict`` as for :func:`grad`).
     """
     if mode not in ("forward", "reverse"):
         raise ValueError(f"mode must be 'forward' or 'reverse', not {mode!r}")
+    _backend(backend, strict)  # (an unknown backend is refused here)
     if f is None:
-        return lambda g: Differentiable(g, wrt, mode)
-    return Differentiable(f, wrt, mode)
+        return lambda g: Differentiable(g, wrt, mode, backend, strict)
+    return Differentiable(f, wrt, mode, backend, strict)
 
 
 # -- traces --------------------------------------------------------------------------------------

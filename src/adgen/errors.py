@@ -195,6 +195,16 @@ class InternalError(AdgenError):
     """A bug in adgen itself: the message says which function and line was being transformed."""
 
 
+class BackendError(AdgenError):
+    """``backend="numba", strict=True``: the backend cannot run the derivative code (Numba is
+    not installed, or cannot compile a form the code uses); the message names the line."""
+
+
+class BackendWarning(UserWarning):
+    """``backend="numba"`` ran the NumPy code instead of Numba's, for the reason given (once
+    per function and reason); the answer is the NumPy backend's."""
+
+
 # -- tracebacks ----------------------------------------------------------------------------------
 #: Set (to anything but ``0``) to keep adgen's own frames in tracebacks.
 DEBUG_ENV = "ADGEN_DEBUG"

@@ -119,11 +119,14 @@ def cache_key(
     optimized: bool = True,
     batched: bool = True,
     signature: Signature = (),
+    backend: str = "numpy",
 ) -> tuple[Any, ...]:
     """What :func:`derivative` caches its result under (for ``fn``), given its arguments."""
     key: tuple[Any, ...] = (mode, wrt, scalars, structure)
     if not optimized or not batched:
         key += (optimized, batched)
+    if backend != "numpy":  # (before the signature: key[:-1] is the key of every shape)
+        key += (("backend", backend),)
     if signature:
         key += (signature,)
     return key
@@ -138,6 +141,7 @@ def derivative(
     optimized: bool = True,
     batched: bool = True,
     signature: Signature = (),
+    backend: str = "numpy",
 ) -> Derivative:
     """The compiled forward- or reverse-mode derivative of ``fn`` w.r.t. the parameters ``wrt``.
 
@@ -150,9 +154,10 @@ def derivative(
     will differentiate again: reverse mode then saves loop values one by one.
     ``signature`` pairs parameters (leaves) with :func:`adgen.middle.shapes.describe` of the
     arguments of a call: the code is then specialised for their shapes and dtypes, and
-    cached for them (like a jit cache).
+    cached for them (like a jit cache). ``backend`` is ``"numba"`` (or ``"numba:strict"``) for
+    code compiled by Numba where it can be (:mod:`adgen.backend.numba_jit`).
     """
-    key = cache_key(mode, wrt, scalars, structure, optimized, batched, signature)
+    key = cache_key(mode, wrt, scalars, structure, optimized, batched, signature, backend)
     hit = cache.lookup(fn, key)
     if hit is not None:
         return hit  # type: ignore[no-any-return]
@@ -167,7 +172,9 @@ def derivative(
         # real arguments: complex ones always get code made for them) -- unless adgen
         # reads the function only for the kinds of its arguments (a library's type tests)
         try:
-            return derivative(fn, mode, wrt, scalars, structure, optimized, batched)
+            return derivative(
+                fn, mode, wrt, scalars, structure, optimized, batched, backend=backend
+            )
         except AdgenError:
             _KINDS_NEEDED.add((fn, key[:-1]))
     if mode not in MODES:
@@ -201,14 +208,25 @@ def derivative(
             aux, value = mode == "reverse_aux", mode != "reverse_grad"
             return reverse(function, list(wrt), scalars, aux, batched, signature, optimized, value)
 
+        disk_key = (
+            key
+            if backend == "numpy"
+            else cache_key(mode, wrt, scalars, structure, optimized, batched, signature)
+        )  # (the same generated code)
         gen, compiled = diskcache.generated(
             fn,
             function,
             scope.seen,
-            key,
+            disk_key,
             make,
             lambda g: load(g, function.free, globals_for(signature)),
         )
+        if backend != "numpy":
+            from adgen.backend import numba_jit
+
+            names = globals_for(signature)
+            strict = backend.endswith(":strict")
+            compiled = numba_jit.wrap(gen, compiled, function, function.free, names, strict)
         return Derivative(function, gen, compiled, mode, wrt), scope.seen
 
     value: Derivative = guarded(fn, "differentiate", lambda: cache.cached(fn, key, build))

@@ -1,0 +1,416 @@
+"""Generated derivative code rewritten into a form Numba's ``njit`` compiles (``backend="numba"``).
+
+The NumPy code adgen generates (:mod:`adgen.backend.emit`) is plain Python that leans on the
+interpreter: one ``stack`` list holds every saved value whatever its type, loops run
+backwards over ``reversed(...)``, names are freed with ``del`` and ``rt.*`` helpers dispatch on
+the types of their arguments when they run. This module rewrites that source, statement by
+statement, into code Numba types once:
+
+* one tape per saved name (``tape_x.append(x)`` ... ``x = tape_x.pop()``): each tape holds
+  values of one type, and the pushes and pops of one name keep the whole stack's order;
+* ``for t in reversed(r)`` (and ``rt.backwards(r)``) as a loop over indices, ``t`` read from
+  the range's start and step (or ``r[k]`` for a sequence);
+* ``del`` statements dropped (Numba frees values itself);
+* ``rt.<helper>(...)`` as ``nbrt.<helper>(...)``, the helper's Numba form, which picks its
+  code from its arguments' types when Numba compiles it (:mod:`adgen.backend.numba_runtime`);
+* outside numbers inlined as constants (so the text, and a cache keyed on it, changes with
+  them).
+
+``None`` placeholders stay: Numba types such a name as an optional value. Whatever this module
+cannot rewrite raises :class:`NotForNumba` with the line of the generated code, and adgen runs
+the NumPy code instead (:mod:`adgen.backend.numba_jit`). The comments quoting the user's lines
+are kept, so the rewritten code reads like the original and its lines can be named.
+
+>>> src = '''def f_vjp(x, n, out_bar):
+...     stack = []
+...     # line 2: for _ in range(n):
+...     loop_1 = range(n)
+...     for _ in loop_1:
+...         stack.append(x)
+...         x = x * 2.0
+...     x_bar = out_bar
+...     for _ in reversed(loop_1):
+...         x = stack.pop()
+...         x_bar = x_bar * 2.0
+...     del stack
+...     return (x, (x_bar,))
+... '''
+>>> print(numba_source(src, {}, frozenset()).text, end="")
+def f_vjp(x, n, out_bar):
+    tape_x = []
+    # line 2: for _ in range(n):
+    loop_1 = range(n)
+    for _ in loop_1:
+        tape_x.append(x)
+        x = x * 2.0
+    x_bar = out_bar
+    for loop_1_k in range(len(loop_1) - 1, -1, -1):
+        _ = loop_1.start + loop_1_k * loop_1.step
+        x = tape_x.pop()
+        x_bar = x_bar * 2.0
+    return (x, (x_bar,))
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import types
+from dataclasses import dataclass
+from typing import Any
+
+from adgen.names import Namer
+
+# the modules Numba code may name (as generated code spells them)
+MODULES = {"np": "numpy", "math": "math"}
+# the name the helpers' Numba forms are bound to in Numba code
+HELPERS = "nbrt"
+_STACK = re.compile(r"^stack(_\d+)?$")
+_SAVED = re.compile(r"_saved(_\d+)?$")
+_COMMENT = re.compile(r"^\s*# (?:adjoint of )?line (.+?): ")
+
+
+class NotForNumba(Exception):
+    """Why generated code cannot run under Numba, and the line of that code (1-based)."""
+
+    def __init__(self, why: str, line: int | None = None) -> None:
+        super().__init__(why)
+        self.why = why
+        self.line = line
+
+
+@dataclass
+class NumbaSource:
+    """The rewritten function: its text (comments kept) and the outside values it reads."""
+
+    name: str
+    text: str
+
+
+def numba_source(
+    source: str, free: dict[str, Any], helpers: frozenset[str], label: str = ""
+) -> NumbaSource:
+    """``source`` (one generated function) rewritten for Numba; ``free`` holds the outside
+    values the code may read, ``helpers`` the ``rt`` helpers that have a Numba form."""
+    tree = ast.parse(source)
+    functions = [s for s in tree.body if isinstance(s, ast.FunctionDef)]
+    if len(functions) != 1 or len(tree.body) != 1:
+        raise NotForNumba("the code is more than one function")
+    fn = functions[0]
+    comments = _comments(source, fn)
+    namer = Namer(n.id for n in ast.walk(tree) if isinstance(n, ast.Name))
+    namer.taken.update(a.arg for a in fn.args.args)
+    _Checker(fn).visit(fn)
+    fn.body = _without_del(fn.body)
+    _tapes(fn, namer)
+    _Loops(fn, namer).visit(fn)
+    _Outside(fn, free, helpers).visit(fn)
+    ast.fix_missing_locations(fn)
+    lines = _print(fn, comments)
+    return NumbaSource(fn.name, "\n".join(lines) + "\n")
+
+
+def user_line(text: str, line: int) -> str | None:
+    """The label of the user's line (``"12"``) whose code stands at ``line`` of ``text``."""
+    rows = text.splitlines()
+    for row in reversed(rows[: max(line, 0)]):
+        match = _COMMENT.match(row)
+        if match is not None:
+            return match.group(1)
+    return None
+
+
+# -- comments ------------------------------------------------------------------------------------
+
+
+def _comments(source: str, fn: ast.FunctionDef) -> dict[int, list[str]]:
+    """id of a statement -> the comment lines right above it (stripped)."""
+    rows = source.split("\n")
+    out: dict[int, list[str]] = {}
+    for node in ast.walk(fn):
+        for field in ("body", "orelse"):
+            block = getattr(node, field, None)
+            if not isinstance(block, list):
+                continue
+            for stmt in block:
+                above: list[str] = []
+                at = stmt.lineno - 2
+                while at >= 0 and rows[at].strip().startswith("#"):
+                    above.insert(0, rows[at].strip())
+                    at -= 1
+                if above:
+                    out[id(stmt)] = above
+    return out
+
+
+def _print(fn: ast.FunctionDef, comments: dict[int, list[str]]) -> list[str]:
+    lines = [f"def {fn.name}({ast.unparse(fn.args)}):"]
+    _print_block(fn.body, 1, comments, lines)
+    return lines
+
+
+def _print_block(
+    block: list[ast.stmt], depth: int, comments: dict[int, list[str]], lines: list[str]
+) -> None:
+    pad = "    " * depth
+    for stmt in block:
+        lines.extend(pad + c for c in comments.get(id(stmt), ()))
+        if isinstance(stmt, ast.For):
+            lines.append(f"{pad}for {ast.unparse(stmt.target)} in {ast.unparse(stmt.iter)}:")
+        elif isinstance(stmt, ast.While):
+            lines.append(f"{pad}while {ast.unparse(stmt.test)}:")
+        elif isinstance(stmt, ast.If):
+            lines.append(f"{pad}if {ast.unparse(stmt.test)}:")
+        else:
+            lines.extend(pad + row for row in ast.unparse(stmt).split("\n"))
+            continue
+        _print_block(stmt.body or [ast.Pass()], depth + 1, comments, lines)
+        if stmt.orelse:
+            lines.append(f"{pad}else:")
+            _print_block(stmt.orelse, depth + 1, comments, lines)
+
+
+# -- the rewrites ----------------------------------------------------------------------------------
+
+
+class _Checker(ast.NodeVisitor):
+    """Forms Numba has no counterpart of at all."""
+
+    def __init__(self, fn: ast.FunctionDef) -> None:
+        self.fn = fn
+
+    def generic_visit(self, node: ast.AST) -> None:
+        if node is not self.fn and isinstance(
+            node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+        ):
+            raise NotForNumba("a function defined inside the code", getattr(node, "lineno", None))
+        if isinstance(node, (ast.Try, ast.With, ast.Raise, ast.Global, ast.Nonlocal)):
+            what = type(node).__name__.lower()
+            raise NotForNumba(f"a `{what}` statement", getattr(node, "lineno", None))
+        if isinstance(node, (ast.ListComp, ast.DictComp, ast.SetComp, ast.GeneratorExp)):
+            raise NotForNumba("a comprehension", getattr(node, "lineno", None))
+        if isinstance(node, (ast.Dict, ast.Set, ast.Starred, ast.JoinedStr)):
+            raise NotForNumba(
+                f"a {type(node).__name__.lower()} expression", getattr(node, "lineno", None)
+            )
+        super().generic_visit(node)
+
+
+def _without_del(block: list[ast.stmt]) -> list[ast.stmt]:
+    out: list[ast.stmt] = []
+    for stmt in block:
+        if isinstance(stmt, ast.Delete):
+            continue
+        for field in ("body", "orelse"):
+            inner = getattr(stmt, field, None)
+            if isinstance(inner, list) and inner:
+                kept = _without_del(inner)
+                setattr(stmt, field, kept or ([ast.Pass()] if field == "body" else []))
+        out.append(stmt)
+    return out
+
+
+def _key(node: ast.expr, line: int) -> str:
+    """What a push saves (``x``, ``y[1:]``, ``(a,b)``): the name or region it restores."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Subscript):
+        return ast.unparse(node)
+    if isinstance(node, ast.Call) and ast.unparse(node.func) in ("rt.saved_shape", "rt.copy_of"):
+        if len(node.args) == 1 and not node.keywords:
+            return _key(node.args[0], line)
+    if isinstance(node, ast.Tuple):
+        return "(" + ",".join(_key(e, line) for e in node.elts) + ")"
+    raise NotForNumba(f"a saved value of the form `{ast.unparse(node)}`", line)
+
+
+def _pop_key(node: ast.expr, line: int) -> str:
+    if isinstance(node, ast.Tuple):
+        parts = []
+        for e in node.elts:
+            if not isinstance(e, ast.Name):
+                raise NotForNumba(f"values restored into `{ast.unparse(node)}`", line)
+            parts.append(_SAVED.sub("", e.id))
+        return "(" + ",".join(parts) + ")"
+    if isinstance(node, (ast.Name, ast.Subscript)):
+        return ast.unparse(node)
+    raise NotForNumba(f"values restored into `{ast.unparse(node)}`", line)
+
+
+def _tapes(fn: ast.FunctionDef, namer: Namer) -> None:
+    """The one ``stack`` list as one list per saved name (or region)."""
+    first = fn.body[0] if fn.body else None
+    if not (
+        isinstance(first, ast.Assign)
+        and len(first.targets) == 1
+        and isinstance(first.targets[0], ast.Name)
+        and _STACK.match(first.targets[0].id)
+        and isinstance(first.value, ast.List)
+        and not first.value.elts
+    ):
+        return
+    stack = first.targets[0].id
+    tapes: dict[str, str] = {}
+    pushed: set[str] = set()
+    popped: set[str] = set()
+
+    def tape(key: str) -> str:
+        if key not in tapes:
+            base = re.sub(r"\W+", "_", key).strip("_")[:24].strip("_") or "saved"
+            tapes[key] = namer.claim(f"tape_{base}")
+        return tapes[key]
+
+    class Rewrite(ast.NodeTransformer):
+        def visit_Expr(self, node: ast.Expr) -> Any:
+            call = node.value
+            if (
+                isinstance(call, ast.Call)
+                and ast.unparse(call.func) == f"{stack}.append"
+                and len(call.args) == 1
+            ):
+                key = _key(call.args[0], node.lineno)
+                pushed.add(key)
+                call.func = ast.Attribute(ast.Name(tape(key), ast.Load()), "append", ast.Load())
+                return node
+            return self.generic_visit(node)
+
+        def visit_Assign(self, node: ast.Assign) -> Any:
+            if ast.unparse(node.value) == f"{stack}.pop()" and len(node.targets) == 1:
+                key = _pop_key(node.targets[0], node.lineno)
+                popped.add(key)
+                node.value = ast.Call(
+                    ast.Attribute(ast.Name(tape(key), ast.Load()), "pop", ast.Load()), [], []
+                )
+                return node
+            return self.generic_visit(node)
+
+        def visit_Name(self, node: ast.Name) -> Any:
+            if node.id == stack:
+                raise NotForNumba(f"the tape `{stack}` read otherwise than by append and pop")
+            return node
+
+    body = Rewrite().visit(ast.Module(fn.body[1:], []))
+    if pushed != popped:
+        odd = sorted(pushed ^ popped)[0]
+        raise NotForNumba(f"values saved and restored in different forms (`{odd}`)")
+    made: list[ast.stmt] = [
+        ast.Assign([ast.Name(t, ast.Store())], ast.List([], ast.Load()), lineno=0)
+        for t in tapes.values()
+    ]
+    fn.body = made + body.body
+
+
+class _Loops(ast.NodeTransformer):
+    """``for t in reversed(r)`` / ``rt.backwards(r)`` as a loop over indices."""
+
+    def __init__(self, fn: ast.FunctionDef, namer: Namer) -> None:
+        self.namer = namer
+        self.ranges = {
+            s.targets[0].id
+            for s in ast.walk(fn)
+            if isinstance(s, ast.Assign)
+            and len(s.targets) == 1
+            and isinstance(s.targets[0], ast.Name)
+            and isinstance(s.value, ast.Call)
+            and ast.unparse(s.value.func) == "range"
+        }
+
+    def visit_For(self, node: ast.For) -> Any:
+        it = node.iter
+        backwards = (
+            isinstance(it, ast.Call)
+            and ast.unparse(it.func) in ("reversed", "rt.backwards")
+            and len(it.args) == 1
+        )
+        node.body = _flat([self.visit(s) for s in node.body])
+        node.orelse = _flat([self.visit(s) for s in node.orelse])
+        if not backwards:
+            node.iter = self.visit(node.iter)
+            return node
+        assert isinstance(it, ast.Call)
+        before: list[ast.stmt] = []
+        seq = it.args[0]
+        is_range = isinstance(seq, ast.Call) and ast.unparse(seq.func) == "range"
+        if not isinstance(seq, ast.Name):
+            held = self.namer.claim("loop_seq")
+            before.append(ast.Assign([ast.Name(held, ast.Store())], seq, lineno=node.lineno))
+            seq = ast.Name(held, ast.Load())
+        is_range = is_range or seq.id in self.ranges
+        k = self.namer.claim(f"{seq.id}_k")
+        item = (
+            ast.parse(f"{seq.id}.start + {k} * {seq.id}.step", mode="eval").body
+            if is_range
+            else ast.Subscript(ast.Name(seq.id, ast.Load()), ast.Name(k, ast.Load()), ast.Load())
+        )
+        node.iter = ast.parse(f"range(len({seq.id}) - 1, -1, -1)", mode="eval").body
+        head = ast.Assign([node.target], item, lineno=node.lineno)
+        node.target = ast.Name(k, ast.Store())
+        node.body = [head, *node.body]
+        return [*before, node] if before else node
+
+    def visit_Call(self, node: ast.Call) -> Any:
+        self.generic_visit(node)
+        if ast.unparse(node.func) in ("reversed", "rt.backwards"):
+            raise NotForNumba(f"`{ast.unparse(node)}` outside a loop's head", node.lineno)
+        return node
+
+
+def _flat(items: list[Any]) -> list[ast.stmt]:
+    out: list[ast.stmt] = []
+    for item in items:
+        out.extend(item if isinstance(item, list) else [item])
+    return out
+
+
+class _Outside(ast.NodeTransformer):
+    """Names from outside the function: modules Numba knows, helpers with a Numba form,
+    numbers (inlined); anything else is why the code stays NumPy's."""
+
+    def __init__(self, fn: ast.FunctionDef, free: dict[str, Any], helpers: frozenset[str]) -> None:
+        self.free = free
+        self.helpers = helpers
+        self.local = {a.arg for a in fn.args.args} | {
+            n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+        }
+        self.line = fn.lineno
+
+    def visit(self, node: ast.AST) -> Any:
+        self.line = getattr(node, "lineno", self.line) or self.line
+        return super().visit(node)
+
+    def visit_Attribute(self, node: ast.Attribute) -> Any:
+        if isinstance(node.value, ast.Name) and node.value.id == "rt" and "rt" not in self.local:
+            if node.attr not in self.helpers:
+                raise NotForNumba(f"`rt.{node.attr}` (no Numba form of it yet)", self.line)
+            node.value = ast.Name(HELPERS, ast.Load())
+            return node
+        return self.generic_visit(node)
+
+    def visit_Name(self, node: ast.Name) -> Any:
+        name = node.id
+        if name in self.local or name in MODULES or isinstance(node.ctx, ast.Store):
+            return node
+        if name in _BUILTINS:
+            return node
+        if name not in self.free:
+            raise NotForNumba(f"the outside name `{name}`", self.line)
+        value = self.free[name]
+        if isinstance(value, bool):
+            return ast.copy_location(ast.Constant(value), node)
+        if isinstance(value, (int, float)):  # (NumPy's scalars as Python's: the same value)
+            number = int(value) if isinstance(value, int) else float(value)
+            return ast.copy_location(ast.Constant(number), node)
+        if isinstance(value, types.ModuleType):
+            raise NotForNumba(
+                f"a call into `{value.__name__}`, which Numba cannot compile", self.line
+            )
+        raise NotForNumba(
+            f"the outside value `{name}` (a {type(value).__name__}), which Numba code cannot read",
+            self.line,
+        )
+
+
+_BUILTINS = {
+    "range", "len", "abs", "min", "max", "float", "int", "bool", "slice", "round", "complex",
+    "tuple", "sum", "True", "False", "None", "isinstance", "ZeroDivisionError", "ValueError",
+}  # fmt: skip

@@ -1,0 +1,240 @@
+"""``backend="numba"``: derivative code compiled by Numba, the NumPy code wherever it cannot be.
+
+:func:`wrap` takes the generated function the NumPy backend compiled and returns what the
+derivative calls instead: a :class:`NumbaCode` that runs the same code rewritten for Numba
+(:mod:`adgen.backend.numba_code`) and compiled by ``numba.njit`` on its first call (Numba
+types it for the arguments then). Where that is not possible the answer is the NumPy code's,
+never a different one:
+
+* code the rewrite does not take (a SciPy call, an outside object, a helper without a Numba
+  form) or that Numba fails to compile: the NumPy code runs, and a :class:`BackendWarning`
+  says why, naming the user's line, once per function and reason -- or, with ``strict``, a
+  :class:`BackendError` is raised;
+* Numba code that raises when it runs (a division by zero under Python's error model, a
+  placeholder a helper cannot read): that call runs the NumPy code, which gives its answer or
+  raises adgen's error for the user's line.
+
+When adgen's disk cache is on (:mod:`adgen.backend.diskcache`) the rewritten source is written
+to a real file under its directory, ``numba/<key>.py``, and compiled with ``cache=True``:
+Numba keeps the machine code beside it, and a new process loads it instead of compiling.
+The key covers the text, adgen's own sources (the helpers' Numba forms among them) and the
+versions of Numba, NumPy and Python. Outside numbers are inlined into the text, and the code
+reads no other outside value, so nothing Numba freezes at compile time goes stale.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import linecache
+import math
+import os
+import re
+import sys
+import threading
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+from adgen import ir
+from adgen.backend import diskcache
+from adgen.backend.numba_code import NotForNumba, NumbaSource, numba_source, user_line
+from adgen.errors import BackendError, BackendWarning, SourceLocation
+from adgen.generated import Generated
+
+BACKENDS = ("numpy", "numba")
+ENV = "ADGEN_BACKEND"
+_HEADER = "import math\nimport numpy as np\nfrom adgen.backend import numba_runtime as nbrt\n\n"
+_warned: set[str] = set()
+_lock = threading.Lock()
+_FILE_LINE = re.compile(r'File "([^"]+)", line (\d+)')
+# the names Numba's compile errors begin with, left out of the reason given
+_PIPELINE = re.compile(r"^(Failed in .* mode pipeline|During: |\x1b)")
+stats = {"compiled": 0, "loaded": 0, "fallbacks": 0, "runtime_fallbacks": 0}
+
+
+def available() -> bool:
+    """Is Numba installed (without importing it)?"""
+    return importlib.util.find_spec("numba") is not None
+
+
+def chosen(backend: str | None, strict: bool = False) -> str:
+    """The backend token the pipeline caches under: ``"numpy"``, ``"numba"`` or
+    ``"numba:strict"``; ``None`` reads ``$ADGEN_BACKEND`` (default ``numpy``)."""
+    name = backend if backend is not None else os.environ.get(ENV, "").strip().lower() or "numpy"
+    if name not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(map(repr, BACKENDS))}, not {name!r}")
+    if name == "numba" and strict:
+        return "numba:strict"
+    return name
+
+
+def _location(function: ir.Function, label: str | None) -> SourceLocation | None:
+    if label is None:
+        return None
+    if label.isdigit():
+        line = int(label)
+        raw = function.source_lines.get(line, "")
+        return SourceLocation(function.filename, line, len(raw) - len(raw.lstrip()), raw)
+    for key, known in function.labels.items():
+        if known == label:
+            return function.origins[key]
+    return None
+
+
+def refuse(function: ir.Function, why: str, label: str | None, strict: bool) -> None:
+    """Say (once) that the NumPy code runs for ``function`` and why; with ``strict``, raise."""
+    loc = _location(function, label)
+    message = f"backend='numba' cannot compile the derivative of {function.name}: {why}"
+    hint = "the NumPy code runs instead (the same answer); strict=True raises this error"
+    if strict:
+        raise BackendError(
+            message, loc, "drop strict=True to run the NumPy code, or backend='numpy'"
+        )
+    stats["fallbacks"] += 1
+    where = f"{loc}: " if loc is not None else ""
+    text = f"adgen: {where}{message}; {hint}"
+    with _lock:
+        if text in _warned:
+            return
+        _warned.add(text)
+    warnings.warn(text, BackendWarning, stacklevel=2)
+
+
+def rewrite(gen: Generated, free: dict[str, Any]) -> NumbaSource:
+    """``gen``'s source rewritten for Numba (:class:`NotForNumba` where it cannot be)."""
+    from adgen.backend.numba_runtime import HELPERS
+    from adgen.rules.namespace import TEMPLATE_GLOBALS
+
+    return numba_source(gen.source, {**TEMPLATE_GLOBALS, **free}, HELPERS)
+
+
+def wrap(
+    gen: Generated,
+    compiled: Callable[..., Any],
+    function: ir.Function,
+    free: dict[str, Any],
+    names: dict[str, Any],
+    strict: bool,
+) -> Callable[..., Any]:
+    """What a derivative compiled for ``backend="numba"`` calls: a :class:`NumbaCode`, or the
+    NumPy code ``compiled`` where Numba cannot run it (said by :func:`refuse`)."""
+    if not available():
+        refuse(function, "Numba is not installed (pip install 'adgen[numba]')", None, strict)
+        return compiled
+    if names:  # code made for an array-API namespace other than NumPy
+        refuse(function, "its arrays are not NumPy arrays", None, strict)
+        return compiled
+    try:
+        source = rewrite(gen, free)
+    except NotForNumba as exc:
+        label = user_line(gen.source, exc.line) if exc.line is not None else None
+        refuse(function, f"it uses {exc.why}", label, strict)
+        return compiled
+    return NumbaCode(source, compiled, function, strict)
+
+
+class NumbaCode:
+    """A derivative's code compiled by Numba (on its first call), the NumPy code as its
+    fallback. ``__code__`` is the NumPy code's: an error it raises names the user's line
+    (:func:`adgen.pipeline.run`)."""
+
+    def __init__(
+        self,
+        source: NumbaSource,
+        fallback: Callable[..., Any],
+        function: ir.Function,
+        strict: bool,
+    ) -> None:
+        self.source = source
+        self.fallback = fallback
+        self.function = function
+        self.strict = strict
+        self.jitted: Any = None
+        self.failed = False
+        self.ran = False
+        self.filename = ""
+
+    @property
+    def __code__(self) -> Any:
+        return getattr(self.fallback, "__code__", None)
+
+    @property
+    def text(self) -> str:
+        """The source Numba compiles (with its imports)."""
+        return _HEADER + self.source.text
+
+    def __call__(self, *args: Any) -> Any:
+        if self.failed:
+            return self.fallback(*args)
+        jitted = self.jitted if self.jitted is not None else self._load()
+        from numba.core.errors import NumbaError, NumbaPerformanceWarning
+
+        try:
+            if not self.ran:  # (its first call compiles: Numba's advice is not the user's)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", NumbaPerformanceWarning)
+                    out = jitted(*args)
+                self.ran = True
+                return out
+            return jitted(*args)
+        except NumbaError as exc:  # compiling it for these arguments' types failed
+            self.failed = True
+            self._refuse_compiled(exc)
+            return self.fallback(*args)
+        except Exception:  # noqa: BLE001 - the NumPy code gives the answer, or the error
+            stats["runtime_fallbacks"] += 1
+            return self.fallback(*args)
+
+    def _refuse_compiled(self, exc: Exception) -> None:
+        text = str(exc)
+        reason = next(
+            (
+                row.strip()
+                for row in text.splitlines()
+                if row.strip() and not _PIPELINE.match(row.strip())
+            ),
+            type(exc).__name__,
+        )
+        called = next((row.strip()[4:] for row in text.splitlines() if row.startswith(" >>> ")), "")
+        if called:
+            reason = f"{reason} ({called})"
+        label = None
+        for match in _FILE_LINE.finditer(text):
+            if match.group(1) == self.filename:
+                label = user_line(self.text, int(match.group(2)))
+                break
+        reason = reason if len(reason) <= 300 else reason[:297] + "..."
+        refuse(self.function, f"Numba cannot compile it: {reason}", label, self.strict)
+
+    def _load(self) -> Any:
+        import numba
+
+        from adgen.backend import numba_runtime
+
+        text = self.text
+        where = diskcache.directory()
+        digest = hashlib.sha256(
+            "\0".join(
+                [text, diskcache.adgen_digest(), numba_runtime.versions(), sys.version]
+            ).encode()
+        ).hexdigest()
+        cache = False
+        if where is not None:
+            path = where / "numba" / f"{digest[:32]}.py"
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+                if not path.exists() or path.read_text(encoding="utf-8") != text:
+                    diskcache.write_atomic(path, text)
+                self.filename, cache = str(path), True
+            except OSError:
+                cache = False
+        if not cache:
+            self.filename = f"<adgen numba {self.source.name} {digest[:8]}>"
+            rows = text.splitlines(keepends=True)
+            linecache.cache[self.filename] = (len(text), None, rows, self.filename)
+        namespace: dict[str, Any] = {"__name__": "adgen.generated_numba", "math": math}
+        exec(compile(text, self.filename, "exec"), namespace)
+        self.jitted = numba.njit(cache=cache, error_model="python")(namespace[self.source.name])
+        stats["compiled"] += 1
+        return self.jitted

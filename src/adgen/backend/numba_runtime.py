@@ -1,0 +1,187 @@
+"""The Numba forms of adgen's runtime helpers (``nbrt`` in code rewritten for Numba).
+
+Each ``rt.<helper>`` of :mod:`adgen.rules.runtime` that code rewritten by
+:mod:`adgen.backend.numba_code` may call has here a stand-in of the same name and an
+``@overload`` that picks the helper's code from its arguments' Numba types when the code is
+compiled -- the dispatch the NumPy helper does on Python types each time it runs happens once.
+An overload that has no code for the types it is given returns nothing: Numba then fails to
+type the function and adgen runs the NumPy code instead (never a different answer). A case
+only the values decide (a ``None`` placeholder read) raises, and the call runs the NumPy
+code too.
+
+This module imports Numba; only ``backend="numba"`` imports it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numba
+import numpy as np
+from numba import types
+from numba.extending import overload
+
+# the helpers with a Numba form (the names numba_code rewrites ``rt.<name>`` calls of)
+HELPERS = frozenset(
+    {"zeros_like", "copy_of", "saved_shape", "unbroadcast", "written", "getitem_vjp"}
+)
+
+_SCALARS = (types.Float, types.Integer, types.Boolean)
+
+
+def _never(*args: Any) -> Any:  # pragma: no cover - Numba calls the overloads instead
+    raise NotImplementedError("a Numba form of an adgen helper, called outside Numba code")
+
+
+def _stand_in(name: str) -> Any:
+    def stand_in(*args: Any) -> Any:  # pragma: no cover - only Numba code calls it
+        return _never(*args)
+
+    stand_in.__name__ = stand_in.__qualname__ = name
+    return stand_in
+
+
+zeros_like = _stand_in("zeros_like")
+copy_of = _stand_in("copy_of")
+saved_shape = _stand_in("saved_shape")
+unbroadcast = _stand_in("unbroadcast")
+written = _stand_in("written")
+getitem_vjp = _stand_in("getitem_vjp")
+_copy_any = _stand_in("_copy_any")
+
+
+def _inner(t: Any) -> Any:
+    return t.type if isinstance(t, types.Optional) else t
+
+
+def _float_array(t: Any) -> bool:
+    return isinstance(t, types.Array) and isinstance(t.dtype, types.Float)
+
+
+@overload(zeros_like)
+def _zeros_like(x):
+    """0.0 for numbers, zeros of an array's shape. (No form for ``None`` itself: Numba types a
+    placeholder ``None`` before the values bound to it later, and a float there would not
+    unify with an array's zeros.)"""
+    if isinstance(x, _SCALARS):
+        return lambda x: 0.0
+    if isinstance(x, types.Array):
+        dtype = x.dtype if isinstance(x.dtype, (types.Float, types.Complex)) else types.float64
+        return lambda x: np.zeros(x.shape, dtype)
+    if isinstance(x, types.Optional) and isinstance(x.type, types.Array):
+        inner = x.type
+        dtype = inner.dtype if isinstance(inner.dtype, types.Float) else types.float64
+
+        ones = (1,) * inner.ndim
+
+        def impl(x):
+            if x is None:  # (NumPy's 0.0: zeros that broadcast as it does, to any such array)
+                return np.zeros(ones, dtype)
+            return np.zeros(x.shape, dtype)
+
+        return impl
+    if isinstance(x, types.Optional) and isinstance(x.type, _SCALARS):
+        return lambda x: 0.0
+    return None
+
+
+@overload(copy_of)
+def _copy_of(x):
+    """A copy no later write changes: an array's copy; a number is its own."""
+    if isinstance(x, types.Array):
+        return lambda x: x.copy()
+    if isinstance(x, _SCALARS):
+        return lambda x: x
+    return None
+
+
+@overload(_copy_any)
+def _copy_any_impl(x):
+    return _copy_of(x)
+
+
+@overload(saved_shape)
+def _saved_shape(x):
+    """What a loop saves of a value read back only for its shape: the value itself (Numba
+    keeps a reference; its shape is what the code reads)."""
+    if isinstance(_inner(x), (types.Array, *_SCALARS)) or isinstance(x, types.NoneType):
+        return lambda x: x
+    return None
+
+
+@overload(unbroadcast)
+def _unbroadcast(g, x):
+    """``g`` summed down to ``x``'s shape (broadcasting's added and size-1 axes)."""
+    x = _inner(x)
+    if isinstance(x, _SCALARS):
+        if isinstance(g, _SCALARS):
+            return lambda g, x: g
+        if isinstance(g, types.Array):
+            return lambda g, x: np.sum(g)
+        return None
+    if not (isinstance(x, types.Array) and _float_array(g)):
+        return None
+    extra = g.ndim - x.ndim
+    if extra < 0:
+        return None
+    n = x.ndim
+
+    def impl(g, x):
+        if x is None:
+            raise ValueError("adgen: unbroadcast to a name not bound yet")
+        if extra == 0 and g.shape == x.shape:
+            return g
+        shape = x.shape
+        out = np.zeros(x.size, g.dtype)
+        for index in np.ndindex(g.shape):
+            flat = 0
+            for axis in range(n):
+                size = shape[axis]
+                at = index[axis + extra] if size != 1 else 0
+                flat = flat * size + at
+            out[flat] += g[index]
+        return out.reshape(shape)
+
+    return impl
+
+
+def _basic(index: Any) -> bool:
+    """An index of integers and slices (each element named once)."""
+    if isinstance(index, types.BaseTuple):
+        items = tuple(getattr(index, "types", ()))
+        return all(isinstance(i, (types.Integer, types.SliceType)) for i in items)
+    return isinstance(index, (types.Integer, types.SliceType))
+
+
+@overload(written)
+def _written(g, index):
+    """The cotangent of ``v`` in ``y[index] = v``: a copy of ``g[index]``."""
+    if _float_array(g) and _basic(index):
+        return lambda g, index: _copy_any(g[index])
+    return None
+
+
+@overload(getitem_vjp)
+def _getitem_vjp(g, x, index):
+    """The cotangent of ``x[index]`` w.r.t. ``x``: zeros of ``x``'s shape, ``g`` at ``index``."""
+    x = _inner(x)
+    if not (_float_array(x) and _basic(index)):
+        return None
+    if not (isinstance(g, types.Float) or _float_array(g)):
+        return None
+
+    dtype = x.dtype
+
+    def impl(g, x, index):
+        if x is None:
+            raise ValueError("adgen: a cotangent of a name not bound yet")
+        out = np.zeros(x.shape, dtype)
+        out[index] = g
+        return out
+
+    return impl
+
+
+def versions() -> str:
+    """What compiled Numba code depends on besides its own text (for cache keys)."""
+    return f"numba {numba.__version__} numpy {np.__version__}"
