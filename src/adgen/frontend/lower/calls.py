@@ -196,11 +196,6 @@ class CallsMixin(LowererState):
             prim = prim.localize(self.outside_name)  # a user's rule: name its function, helpers
         if prim is not None and arrayapi.casts_bounds(fn):  # array-api-compat's clip
             self.check_bounds_kept(fn, args, kwargs, func)
-        if prim is None and (why := arrayapi.compat_refusal(fn)) is not None:
-            # run as written where no differentiated value reaches it (xp.unique_values of
-            # the labels); refused where one does
-            refusal = NoRuleError(why, self.parsed.loc(func), "write the NumPy function you mean")
-            return self.opaque(fn, refusal, args, kwargs, target, hint, node)
         if prim is None:
             return self.call_without_rule(node, fn, refusal, args, kwargs, target, hint)
         # (a rule decides `weights is None` when expanding: None passed on through helpers
@@ -222,6 +217,11 @@ class CallsMixin(LowererState):
     ) -> ir.Atom:
         """A call of a function without a rule: the user's function (or method) inlined, a
         class of the user's (in an expression: run as written), else run as written."""
+        if (why := arrayapi.compat_refusal(fn)) is not None:
+            # array-api-compat's wrapper unlike NumPy's function: run as written where no
+            # differentiated value reaches it (xp.unique_values of the labels), else refused
+            said = NoRuleError(why, self.parsed.loc(node.func), "write the NumPy function you mean")
+            return self.opaque(fn, said, args, kwargs, target, hint, node)
         if isinstance(fn, LocalFunction):
             return self.inline(
                 node, fn.parsed(self), None, fn.defaults, args, kwargs, target, fn.enclosing
