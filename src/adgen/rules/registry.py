@@ -2412,6 +2412,7 @@ def partials(
     kind: str = "value",
     domain: Domain | tuple[Domain, ...] | None = None,
     examples: Iterable[Example] = (),
+    rewrite: Callable[[ast.FunctionDef], ast.FunctionDef] | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register an elementwise (broadcasting) function of several arguments by its partial
     derivatives, as :func:`unary` does for one: the rule's body computes what they share
@@ -2429,12 +2430,19 @@ def partials(
     cotangent contributes exactly 0), and its divisions ``a / b`` are written
     ``np.divide(a, b)``, so that Python numbers give inf or nan there as arrays do, instead
     of raising ``ZeroDivisionError``.
+
+    ``rewrite`` changes the rule's parsed source first: one rule written for several
+    functions (a template of :mod:`adgen.rules.stats` written for ``norm``, registered for
+    each distribution with its name and shapes; its parameters are then the signature given
+    to the rule function, ``__signature__``).
     """
     wrap = ast.parse(_SUPPORT[kind], mode="eval").body
 
     def register(rule_fn: Callable[..., Any]) -> Callable[..., Any]:
         fdef = ast.parse(textwrap.dedent(inspect.getsource(rule_fn))).body[0]
         assert isinstance(fdef, ast.FunctionDef)
+        if rewrite is not None:
+            fdef = rewrite(fdef)
         body = [
             s
             for s in fdef.body
