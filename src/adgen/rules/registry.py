@@ -734,6 +734,11 @@ class Primitive:
                 bound[p.name] = Tup(tuple(bound[p.name]))
         return bound
 
+    @functools.cached_property
+    def own(self) -> inspect.Signature | None:
+        """The signature of :attr:`function` itself (:func:`own_signature`), read once."""
+        return own_signature(self.function) if self.function is not None else None
+
     def defaults(self) -> dict[str, Any]:
         return {p.name: p.default for p in self.params if p.default is not inspect.Parameter.empty}
 
@@ -1326,7 +1331,7 @@ def own_arguments(
     params = prim.params
     if any(p.kind is p.VAR_KEYWORD for p in params) or prim.function is None:
         return args, kwargs, None
-    own = own_signature(prim.function)
+    own = prim.own
     if own is None:
         return args, kwargs, None
     taken = {p.name for p in params}
