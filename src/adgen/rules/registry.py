@@ -647,6 +647,9 @@ class Primitive:
         self.elementwise = elementwise
         self.differentiable = differentiable
         self.view = view  # the result may share memory with an argument
+        # the function it is the rule of (the first registered with it): its own signature
+        # is what calls are written against (:func:`own_arguments`)
+        self.function: Any = None
         # the result (the first, for several) is a list of derivatives -- adgen's own list
         # helpers (rt.accumulate, rt.split_last): tangent contributions are summed item by
         # item (rt.accumulate), never with `+`, which would concatenate
@@ -731,6 +734,11 @@ class Primitive:
 
                 bound[p.name] = Tup(tuple(bound[p.name]))
         return bound
+
+    @functools.cached_property
+    def own(self) -> inspect.Signature | None:
+        """The signature of :attr:`function` itself (:func:`own_signature`), read once."""
+        return own_signature(self.function) if self.function is not None else None
 
     def defaults(self) -> dict[str, Any]:
         return {p.name: p.default for p in self.params if p.default is not inspect.Parameter.empty}
@@ -1174,41 +1182,200 @@ def keyword_alias(name: str, keywords: list[str]) -> tuple[str, str] | None:
     return None
 
 
-# options of NumPy's ufuncs that change neither the values nor the derivatives of a call
-# without ``out=`` (memory layout, checks of casts, subclass passing): left out of a
-# differentiated call's statement; and of other functions, by spelling
-_UFUNC_INERT = frozenset({"casting", "order", "subok"})
-_INERT = {"np.copy": frozenset({"order", "subok"}), "np.broadcast_to": frozenset({"subok"})}
-# functions whose dtype= casts their input first (a scan in that type), as for ufuncs
+# options of NumPy's and SciPy's functions that change neither the values nor the derivatives
+# of a call: memory layout (``order=`` where its default is one), checks of casts, subclass
+# passing, and leave to overwrite an input (a hint: the input's later contents are not
+# defined, the result is the same). A call keeps them out of its statement
+_INERT = frozenset({"casting", "subok", "overwrite_a", "overwrite_b", "overwrite_input"})
+_LAYOUTS = ("K", "A", "C", "F")
+# values other than the default that change nothing either (NumPy computes on the CPU; a
+# reduction over every item where=True, which NumPy marks as left out)
+_INERT_VALUES: dict[str, tuple[Any, ...]] = {"device": ("cpu",), "where": (True,)}
+# parameters whose default in the signature is not what leaving them out means (NumPy 2.4's
+# ``np.array(..., ndmax=0)`` asks for 0 axes at most): taken at no value
+_SIGNATURE_DEFAULT_DIFFERS = frozenset({"ndmax"})
+# functions whose dtype= casts their inputs first (a scan or a sum in that type), as ufuncs do
 _CAST_FIRST = frozenset(
     {"np.cumsum", "np.cumprod", "np.nancumsum", "np.nancumprod", "np.cumulative_sum",
-     "np.cumulative_prod"}
+     "np.cumulative_prod", "np.trace", "np.stack", "np.concatenate", "np.hstack", "np.vstack",
+     "np.row_stack", "np.cov", "np.corrcoef", "np.matmul", "np.vecdot", "np.matvec",
+     "np.vecmat"}
 )  # fmt: skip
+# the keywords of every NumPy ufunc (and SciPy's special functions, ufuncs too) besides its
+# inputs, with their defaults: what a ufunc whose signature cannot be read takes
+UFUNC_KEYWORDS: dict[str, Any] = {
+    "out": None, "where": True, "casting": "same_kind", "order": "K", "dtype": None,
+    "subok": True, "signature": None,
+}  # fmt: skip
 
 
-def ufunc_options(prim: Primitive, kwargs: list[tuple[str, Any]]) -> tuple[list[Any], Any]:
-    """A ufunc's call as its rule takes it: ``kwargs`` without the options that change
-    nothing (:data:`_UFUNC_INERT`), and the ``dtype=`` its inputs are cast to first (the
-    ufunc computes in that type), or None.
+class NotTaken(Exception):
+    """A call passes ``param``, a parameter of the function its rule does not take, with a
+    value other than one that changes nothing: ``args`` = (param, message, hint)."""
 
-    >>> prim = lookup(np.exp)
-    >>> ufunc_options(prim, [("casting", "same_kind"), ("dtype", "d")])
-    ([], 'd')
+
+def own_signature(fn: Any) -> inspect.Signature | None:
+    """The signature of the function itself (not its rule's): a ufunc's inputs, then its
+    keywords (:data:`UFUNC_KEYWORDS`) where ``inspect`` cannot read it; None where it cannot
+    be read at all.
+
+    >>> list(own_signature(np.exp).parameters)
+    ['x', 'out', 'where', 'casting', 'order', 'dtype', 'subok', 'signature']
     """
-    inert = _UFUNC_INERT if prim.elementwise else _INERT.get(prim.name, frozenset())
-    casts = prim.elementwise or prim.name in _CAST_FIRST
-    if not inert and not casts:
-        return kwargs, None
-    taken = {p.name for p in prim.params}
-    kept, dtype = [], None
-    for key, value in kwargs:
-        if key in inert and key not in taken:
+    try:
+        found = inspect.signature(fn)
+    except (TypeError, ValueError):
+        found = None
+    if found is not None:
+        return _distribution_signature(fn, found) or found
+    if not isinstance(fn, np.ufunc):
+        return None
+    inputs = [
+        inspect.Parameter(f"x{i + 1}", inspect.Parameter.POSITIONAL_ONLY) for i in range(fn.nin)
+    ]
+    words = [
+        inspect.Parameter(k, inspect.Parameter.KEYWORD_ONLY, default=v)
+        for k, v in UFUNC_KEYWORDS.items()
+    ]
+    return inspect.Signature([*inputs, *words])
+
+
+def _distribution_signature(fn: Any, found: inspect.Signature) -> inspect.Signature | None:
+    """A method of one of SciPy's distributions (``scipy.stats.gamma.logpdf(x, *args,
+    **kwds)``) as its documentation writes it: its point, the distribution's shapes, ``loc``
+    and (continuous) ``scale`` (an underscore method: its point and shapes); None for another
+    function."""
+    kinds = [c.__name__ for c in type(getattr(fn, "__self__", None)).__mro__]
+    if "rv_continuous" not in kinds and "rv_discrete" not in kinds:
+        return None
+    shapes = getattr(fn.__self__, "shapes", None) or ""
+    point = next(iter(found.parameters.values()), None)
+    if point is None or point.kind not in (point.POSITIONAL_ONLY, point.POSITIONAL_OR_KEYWORD):
+        return None
+    which = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    names = [s.strip() for s in shapes.split(",") if s.strip()]
+    made = [point, *(inspect.Parameter(n, which) for n in names)]
+    if not getattr(fn, "__name__", "_").startswith("_"):  # (``_logpdf(x, *shapes)``: no more)
+        made.append(inspect.Parameter("loc", which, default=0))
+        if "rv_continuous" in kinds:
+            made.append(inspect.Parameter("scale", which, default=1))
+    return inspect.Signature(made)
+
+
+def own_option(prim: Primitive, param: inspect.Parameter, value: tuple[bool, Any]) -> str:
+    """What a call of ``prim``'s function does with ``param``, one of the function's
+    parameters that the rule does not take, given ``value`` (``(known, constant)``: known
+    False for a value only the run decides): ``"drop"`` (it changes nothing: left out of
+    the call), ``"cast"`` (``dtype=``: the inputs are cast to it first); NotTaken otherwise,
+    naming it.
+
+    >>> own_option(lookup(np.exp), own_signature(np.exp).parameters["where"], (True, True))
+    'drop'
+    >>> try:
+    ...     own_option(lookup(np.sum), own_signature(np.sum).parameters["out"], (False, None))
+    ... except NotTaken as exc:
+    ...     print(exc.args[1][:40])
+    np.sum with `out=` other than its defaul
+    """
+    name, known, constant = param.name, value[0], value[1]
+    if name in _INERT or (name == "order" and param.default in _LAYOUTS):
+        return "drop"
+    default = param.default
+    if known and default is not param.empty and name not in _SIGNATURE_DEFAULT_DIFFERS:
+        if (constant is None and default is None) or (
+            default is not None and _same_default(constant, default)
+        ):
+            return "drop"
+        if any(_same_default(constant, v) for v in _INERT_VALUES.get(name, ())):
+            return "drop"
+    if name == "dtype" and (prim.elementwise or prim.name in _CAST_FIRST):
+        return "cast"
+    fill = " (write `y[...] = {0}(...)` for an array to fill)" if name == "out" else ""
+    if default is param.empty:
+        said = "(a parameter of the function that adgen's rule does not take)"
+    elif default is np._NoValue or not _literal(default):  # (a mark of a parameter left out)
+        said = "(a parameter of the function that adgen takes only when it is left out)"
+    else:
+        said = f"other than its default, {default!r} (a parameter of the function that adgen "
+        said += "takes only at its default)"
+    raise NotTaken(
+        name,
+        f"{prim.name} with `{name}=` {said}",
+        f"leave `{name}=` out{fill.format(prim.name)}, or compute {prim.name} outside the "
+        "differentiated function",
+    )
+
+
+def _literal(value: Any) -> bool:
+    """Is ``value`` one a program writes as a literal (a default a message can show)?"""
+    if isinstance(value, tuple):
+        return all(_literal(v) for v in value)
+    return value is None or isinstance(value, (bool, int, float, str))
+
+
+def own_arguments(
+    prim: Primitive,
+    args: list[Any],
+    kwargs: list[tuple[str, Any]],
+    constant: Callable[[Any], tuple[bool, Any]],
+) -> tuple[list[Any], list[tuple[str, Any]], Any]:
+    """A call of ``prim``'s function, written against the function's own signature, as the
+    rule takes it: arguments past the rule's positional ones passed by the function's names
+    (``np.sum(a, 0, None, None)``: its ``out``), parameters the rule does not take left out
+    where they change nothing (:func:`own_option`), and the ``dtype=`` the inputs are cast to
+    first (or None). NotTaken names a parameter the rule cannot take with its value;
+    ``constant`` reads an argument's value (``(known, value)``). Calls of a function whose
+    signature cannot be read, or of a rule taking any keyword, are left as they are.
+
+    >>> const = lambda v: (True, v)
+    >>> own_arguments(lookup(np.sum), ["a", 0, None, None], [("keepdims", True)], const)
+    (['a', 0, None], [('keepdims', True)], None)
+    >>> own_arguments(lookup(np.exp), ["a"], [("casting", "no"), ("dtype", "d")], const)
+    (['a'], [], 'd')
+    """
+    params = prim.params
+    if any(p.kind is p.VAR_KEYWORD for p in params) or prim.function is None:
+        return args, kwargs, None
+    own = prim.own
+    if own is None:
+        return args, kwargs, None
+    taken = {p.name for p in params}
+    mine = list(own.parameters.values())
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    in_order = [p for p in mine if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if any(p.kind is p.VAR_POSITIONAL for p in [*mine, *params]) or len(args) > len(in_order):
+        in_order = []  # (its positions past the variable ones cannot be told; too many)
+    kept, named = list(args), list(kwargs)
+    for i in range(min(len(args), len(in_order))):
+        theirs = in_order[i]
+        ours = positional[i].name if i < len(positional) else None
+        if theirs.kind is theirs.POSITIONAL_ONLY or ours == theirs.name:
             continue
-        if key == "dtype" and casts and key not in taken:
-            dtype = value
+        if ours is not None and theirs.name not in taken:
+            continue  # the rule's own name for this position (np.round's `a`, its `x`)
+        # the rule orders its parameters otherwise (or has fewer): by the function's names
+        kept = list(args[:i])
+        named = [(p.name, a) for p, a in zip(in_order[i:], args[i:])] + named
+        break
+    out: list[tuple[str, Any]] = []
+    dtype = None
+    by_name = own.parameters
+    for key, atom in named:
+        if key in taken:
+            out.append((key, atom))
             continue
-        kept.append((key, value))
-    return kept, dtype
+        param = by_name.get(key)
+        if param is None or param.kind in (param.POSITIONAL_ONLY, param.VAR_KEYWORD):
+            out.append((key, atom))  # (not the function's: binding it says so)
+            continue
+        if param.kind is param.POSITIONAL_OR_KEYWORD and param in in_order:
+            at = in_order.index(param)  # the rule's name of the same position (np.fix(x=a))
+            if at < len(positional) and positional[at].name not in by_name:
+                out.append((positional[at].name, atom))
+                continue
+        if own_option(prim, param, constant(atom)) == "cast":
+            dtype = atom
+    return kept, out, dtype
 
 
 def array_namespace_result(fn: Any) -> Any:
@@ -2282,6 +2449,7 @@ def partials(
     kind: str = "value",
     domain: Domain | tuple[Domain, ...] | None = None,
     examples: Iterable[Example] = (),
+    rewrite: Callable[[ast.FunctionDef], ast.FunctionDef] | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register an elementwise (broadcasting) function of several arguments by its partial
     derivatives, as :func:`unary` does for one: the rule's body computes what they share
@@ -2299,12 +2467,19 @@ def partials(
     cotangent contributes exactly 0), and its divisions ``a / b`` are written
     ``np.divide(a, b)``, so that Python numbers give inf or nan there as arrays do, instead
     of raising ``ZeroDivisionError``.
+
+    ``rewrite`` changes the rule's parsed source first: one rule written for several
+    functions (a template of :mod:`adgen.rules.stats` written for ``norm``, registered for
+    each distribution with its name and shapes; its parameters are then the signature given
+    to the rule function, ``__signature__``).
     """
     wrap = ast.parse(_SUPPORT[kind], mode="eval").body
 
     def register(rule_fn: Callable[..., Any]) -> Callable[..., Any]:
         fdef = ast.parse(textwrap.dedent(inspect.getsource(rule_fn))).body[0]
         assert isinstance(fdef, ast.FunctionDef)
+        if rewrite is not None:
+            fdef = rewrite(fdef)
         body = [
             s
             for s in fdef.body
@@ -2449,9 +2624,7 @@ def sequence_rule(
             prim.examples = tuple(examples)
             prim.domain = domain
             prim.complex = complex
-            if module is None:
-                loader.require(fn)  # (adgen's rule first: this one replaces it)
-            _put(_REGISTRY, loader.identity(fn), (fn, prim), module)
+            _store(fn, prim, module)  # (a user's: adgen's rule first, which this one replaces)
         return rule_fn
 
     return register
@@ -2700,6 +2873,8 @@ def _store(fn: Any, prim: Primitive, module: str | None = None) -> None:
     before are forgotten)."""
     if module is None:
         loader.require(fn)
+    if prim.function is None:
+        prim.function = fn
     _put(_REGISTRY, loader.identity(fn), (fn, prim), module)
     if module is None:
         _changed()

@@ -45,6 +45,11 @@ is nan (``scale <= 0``), so are the derivatives.
 
 from __future__ import annotations
 
+import ast
+import inspect
+import types
+from typing import Any
+
 import numpy as np
 
 from adgen.rules import runtime as rt
@@ -815,570 +820,129 @@ if scipy is not None:
             )
             return np.sum(np.reshape(q * np.expand_dims(g * ans, -1), (-1, np.size(alpha))), axis=0)
 
-    # -- cumulative distributions, survival functions and their inverses (generated in
-    # the same pattern for each distribution: the derivative w.r.t. x is the density, itself
-    # a function with a rule, so the derivatives can be differentiated again)
+    # -- cumulative distributions, survival functions and their inverses, by the
+    # standardisation z = (x - loc) / scale. The derivative w.r.t. x is the density (a
+    # function with a rule, so the derivatives can be differentiated again), those w.r.t.
+    # loc and scale follow from z's. Each template below is written for norm; a
+    # distribution's own is the same with its name, and its shapes after the first argument
+    # of each call of its methods (STANDARDISED says which). The shape parameters have no
+    # closed form here (the derivatives of incomplete beta and gamma functions in their
+    # parameters): refused by name where a differentiated value reaches them.
 
-    @partials(
-        scipy.stats.norm.ppf,
-        domain=OPEN_UNIT,
-        examples=[
-            example(
-                "scipy.stats.norm.ppf(q, m, s)",
-                q=Arg((4,), OPEN_UNIT),
-                m=Arg(None, ANY),
-                s=Arg(None, SCALE),
-            )
-        ],
-    )
-    def norm_ppf(ans, q, loc=0.0, scale=1.0):
-        """x = F^-1(q): dx = dq / pdf(x) + dloc + (x - loc) / scale dscale."""
-        p = scipy.stats.norm.pdf(ans, loc, scale)
-        return {"q": 1.0 / p, "loc": 1.0, "scale": (ans - loc) / scale}
-
-    @partials(
-        scipy.stats.norm.isf,
-        domain=OPEN_UNIT,
-        examples=[
-            example(
-                "scipy.stats.norm.isf(q, m, s)",
-                q=Arg((4,), OPEN_UNIT),
-                m=Arg(None, ANY),
-                s=Arg(None, SCALE),
-            )
-        ],
-    )
-    def norm_isf(ans, q, loc=0.0, scale=1.0):
-        """x = F^-1(1 - q): dx = -dq / pdf(x) + dloc + (x - loc) / scale dscale."""
-        p = scipy.stats.norm.pdf(ans, loc, scale)
-        return {"q": -1.0 / p, "loc": 1.0, "scale": (ans - loc) / scale}
-
-    @partials(
-        scipy.stats.t.cdf,
-        examples=[
-            example(
-                "scipy.stats.t.cdf(x, 3.0, m, s)",
-                x=Arg((4,), ANY),
-                m=Arg(None, ANY),
-                s=Arg(None, SCALE),
-            )
-        ],
-    )
-    def t_cdf(ans, x, df, loc=0.0, scale=1.0):
-        """F(z; df), z = (x - loc) / scale: dF = pdf (dx - dloc - z dscale). No closed form w.r.t.
-        df: refused."""
-        z = (x - loc) / scale
-        p = scipy.stats.t.pdf(x, df, loc, scale)
-        return {"x": p, "loc": -p, "scale": -z * p}
-
-    @partials(
-        scipy.stats.t.sf,
-        examples=[
-            example(
-                "scipy.stats.t.sf(x, 3.0, m, s)",
-                x=Arg((4,), ANY),
-                m=Arg(None, ANY),
-                s=Arg(None, SCALE),
-            )
-        ],
-    )
-    def t_sf(ans, x, df, loc=0.0, scale=1.0):
-        """1 - F(z; df): d = -pdf (dx - dloc - z dscale). No closed form w.r.t. df: refused."""
-        z = (x - loc) / scale
-        p = scipy.stats.t.pdf(x, df, loc, scale)
-        return {"x": -p, "loc": p, "scale": z * p}
-
-    @partials(
-        scipy.stats.t.logcdf,
-        examples=[
-            example(
-                "scipy.stats.t.logcdf(x, 3.0, m, s)",
-                x=Arg((4,), ANY),
-                m=Arg(None, ANY),
-                s=Arg(None, SCALE),
-            )
-        ],
-    )
-    def t_logcdf(ans, x, df, loc=0.0, scale=1.0):
-        """log F(z; df): d = exp(logpdf - logcdf) (dx - dloc - z dscale). No closed form w.r.t. df:
-        refused."""
-        z = (x - loc) / scale
-        r = np.exp(scipy.stats.t.logpdf(x, df, loc, scale) - ans)
-        return {"x": r, "loc": -r, "scale": -z * r}
-
-    @partials(
-        scipy.stats.t.logsf,
-        examples=[
-            example(
-                "scipy.stats.t.logsf(x, 3.0, m, s)",
-                x=Arg((4,), ANY),
-                m=Arg(None, ANY),
-                s=Arg(None, SCALE),
-            )
-        ],
-    )
-    def t_logsf(ans, x, df, loc=0.0, scale=1.0):
-        """log(1 - F(z; df)): d = -exp(logpdf - logsf) (dx - dloc - z dscale). No closed form
-        w.r.t. df: refused."""
-        z = (x - loc) / scale
-        r = np.exp(scipy.stats.t.logpdf(x, df, loc, scale) - ans)
-        return {"x": -r, "loc": r, "scale": z * r}
-
-    @partials(
-        scipy.stats.t.ppf,
-        examples=[
-            example(
-                "scipy.stats.t.ppf(q, 3.0, m, s)",
-                q=Arg((4,), OPEN_UNIT),
-                m=Arg(None, ANY),
-                s=Arg(None, SCALE),
-            )
-        ],
-    )
-    def t_ppf(ans, q, df, loc=0.0, scale=1.0):
-        """x = F^-1(q; df): dx = dq / pdf(x) + dloc + (x - loc) / scale dscale. No closed form
-        w.r.t. df: refused."""
-        p = scipy.stats.t.pdf(ans, df, loc, scale)
-        return {"q": 1.0 / p, "loc": 1.0, "scale": (ans - loc) / scale}
-
-    @partials(
-        scipy.stats.t.isf,
-        examples=[
-            example(
-                "scipy.stats.t.isf(q, 3.0, m, s)",
-                q=Arg((4,), OPEN_UNIT),
-                m=Arg(None, ANY),
-                s=Arg(None, SCALE),
-            )
-        ],
-    )
-    def t_isf(ans, q, df, loc=0.0, scale=1.0):
-        """x = F^-1(1 - q; df): dx = -dq / pdf(x) + dloc + (x - loc) / scale dscale. No closed form
-        w.r.t. df: refused."""
-        p = scipy.stats.t.pdf(ans, df, loc, scale)
-        return {"q": -1.0 / p, "loc": 1.0, "scale": (ans - loc) / scale}
-
-    @partials(
-        scipy.stats.gamma.cdf,
-        examples=[
-            example(
-                "scipy.stats.gamma.cdf(x, 2.5, m, s)",
-                x=Arg((4,), Domain(1.0, 3.0)),
-                m=Arg(None, Domain(-0.5, 0.5)),
-                s=Arg(None, SCALE),
-            )
-        ],
-    )
-    def gamma_cdf(ans, x, a, loc=0.0, scale=1.0):
-        """F(z; a), z = (x - loc) / scale: dF = pdf (dx - dloc - z dscale). No closed form w.r.t.
-        a: refused."""
-        z = (x - loc) / scale
-        p = scipy.stats.gamma.pdf(x, a, loc, scale)
-        return {"x": p, "loc": -p, "scale": -z * p}
-
-    @partials(
-        scipy.stats.gamma.sf,
-        examples=[
-            example(
-                "scipy.stats.gamma.sf(x, 2.5, m, s)",
-                x=Arg((4,), Domain(1.0, 3.0)),
-                m=Arg(None, Domain(-0.5, 0.5)),
-                s=Arg(None, SCALE),
-            )
-        ],
-    )
-    def gamma_sf(ans, x, a, loc=0.0, scale=1.0):
-        """1 - F(z; a): d = -pdf (dx - dloc - z dscale). No closed form w.r.t. a: refused."""
-        z = (x - loc) / scale
-        p = scipy.stats.gamma.pdf(x, a, loc, scale)
-        return {"x": -p, "loc": p, "scale": z * p}
-
-    @partials(
-        scipy.stats.gamma.logcdf,
-        examples=[
-            example(
-                "scipy.stats.gamma.logcdf(x, 2.5, m, s)",
-                x=Arg((4,), Domain(1.0, 3.0)),
-                m=Arg(None, Domain(-0.5, 0.5)),
-                s=Arg(None, SCALE),
-            )
-        ],
-    )
-    def gamma_logcdf(ans, x, a, loc=0.0, scale=1.0):
-        """log F(z; a): d = exp(logpdf - logcdf) (dx - dloc - z dscale). No closed form w.r.t. a:
-        refused."""
-        z = (x - loc) / scale
-        r = np.exp(scipy.stats.gamma.logpdf(x, a, loc, scale) - ans)
-        return {"x": r, "loc": -r, "scale": -z * r}
-
-    @partials(
-        scipy.stats.gamma.logsf,
-        examples=[
-            example(
-                "scipy.stats.gamma.logsf(x, 2.5, m, s)",
-                x=Arg((4,), Domain(1.0, 3.0)),
-                m=Arg(None, Domain(-0.5, 0.5)),
-                s=Arg(None, SCALE),
-            )
-        ],
-    )
-    def gamma_logsf(ans, x, a, loc=0.0, scale=1.0):
-        """log(1 - F(z; a)): d = -exp(logpdf - logsf) (dx - dloc - z dscale). No closed form w.r.t.
-        a: refused."""
-        z = (x - loc) / scale
-        r = np.exp(scipy.stats.gamma.logpdf(x, a, loc, scale) - ans)
-        return {"x": -r, "loc": r, "scale": z * r}
-
-    @partials(
-        scipy.stats.gamma.ppf,
-        examples=[
-            example(
-                "scipy.stats.gamma.ppf(q, 2.5, m, s)",
-                q=Arg((4,), OPEN_UNIT),
-                m=Arg(None, Domain(-0.5, 0.5)),
-                s=Arg(None, SCALE),
-            )
-        ],
-    )
-    def gamma_ppf(ans, q, a, loc=0.0, scale=1.0):
-        """x = F^-1(q; a): dx = dq / pdf(x) + dloc + (x - loc) / scale dscale. No closed form
-        w.r.t. a: refused."""
-        p = scipy.stats.gamma.pdf(ans, a, loc, scale)
-        return {"q": 1.0 / p, "loc": 1.0, "scale": (ans - loc) / scale}
-
-    @partials(
-        scipy.stats.gamma.isf,
-        examples=[
-            example(
-                "scipy.stats.gamma.isf(q, 2.5, m, s)",
-                q=Arg((4,), OPEN_UNIT),
-                m=Arg(None, Domain(-0.5, 0.5)),
-                s=Arg(None, SCALE),
-            )
-        ],
-    )
-    def gamma_isf(ans, q, a, loc=0.0, scale=1.0):
-        """x = F^-1(1 - q; a): dx = -dq / pdf(x) + dloc + (x - loc) / scale dscale. No closed form
-        w.r.t. a: refused."""
-        p = scipy.stats.gamma.pdf(ans, a, loc, scale)
-        return {"q": -1.0 / p, "loc": 1.0, "scale": (ans - loc) / scale}
-
-    @partials(
-        scipy.stats.beta.cdf,
-        examples=[
-            example(
-                "scipy.stats.beta.cdf(x, 2.0, 3.0, m, s)",
-                x=Arg((4,), Domain(0.6, 1.4)),
-                m=Arg(None, Domain(0.0, 0.5)),
-                s=Arg(None, Domain(1.5, 2.0)),
-            )
-        ],
-    )
-    def beta_cdf(ans, x, a, b, loc=0.0, scale=1.0):
-        """F(z; a, b), z = (x - loc) / scale: dF = pdf (dx - dloc - z dscale). No closed form
-        w.r.t. a and b: refused."""
-        z = (x - loc) / scale
-        p = scipy.stats.beta.pdf(x, a, b, loc, scale)
-        return {"x": p, "loc": -p, "scale": -z * p}
-
-    @partials(
-        scipy.stats.beta.sf,
-        examples=[
-            example(
-                "scipy.stats.beta.sf(x, 2.0, 3.0, m, s)",
-                x=Arg((4,), Domain(0.6, 1.4)),
-                m=Arg(None, Domain(0.0, 0.5)),
-                s=Arg(None, Domain(1.5, 2.0)),
-            )
-        ],
-    )
-    def beta_sf(ans, x, a, b, loc=0.0, scale=1.0):
-        """1 - F(z; a, b): d = -pdf (dx - dloc - z dscale). No closed form w.r.t. a and b:
-        refused."""
-        z = (x - loc) / scale
-        p = scipy.stats.beta.pdf(x, a, b, loc, scale)
-        return {"x": -p, "loc": p, "scale": z * p}
-
-    @partials(
-        scipy.stats.beta.logcdf,
-        examples=[
-            example(
-                "scipy.stats.beta.logcdf(x, 2.0, 3.0, m, s)",
-                x=Arg((4,), Domain(0.6, 1.4)),
-                m=Arg(None, Domain(0.0, 0.5)),
-                s=Arg(None, Domain(1.5, 2.0)),
-            )
-        ],
-    )
-    def beta_logcdf(ans, x, a, b, loc=0.0, scale=1.0):
-        """log F(z; a, b): d = exp(logpdf - logcdf) (dx - dloc - z dscale). No closed form w.r.t. a
-        and b: refused."""
-        z = (x - loc) / scale
-        r = np.exp(scipy.stats.beta.logpdf(x, a, b, loc, scale) - ans)
-        return {"x": r, "loc": -r, "scale": -z * r}
-
-    @partials(
-        scipy.stats.beta.logsf,
-        examples=[
-            example(
-                "scipy.stats.beta.logsf(x, 2.0, 3.0, m, s)",
-                x=Arg((4,), Domain(0.6, 1.4)),
-                m=Arg(None, Domain(0.0, 0.5)),
-                s=Arg(None, Domain(1.5, 2.0)),
-            )
-        ],
-    )
-    def beta_logsf(ans, x, a, b, loc=0.0, scale=1.0):
-        """log(1 - F(z; a, b)): d = -exp(logpdf - logsf) (dx - dloc - z dscale). No closed form
-        w.r.t. a and b: refused."""
-        z = (x - loc) / scale
-        r = np.exp(scipy.stats.beta.logpdf(x, a, b, loc, scale) - ans)
-        return {"x": -r, "loc": r, "scale": z * r}
-
-    @partials(
-        scipy.stats.beta.ppf,
-        examples=[
-            example(
-                "scipy.stats.beta.ppf(q, 2.0, 3.0, m, s)",
-                q=Arg((4,), OPEN_UNIT),
-                m=Arg(None, Domain(0.0, 0.5)),
-                s=Arg(None, Domain(1.5, 2.0)),
-            )
-        ],
-    )
-    def beta_ppf(ans, q, a, b, loc=0.0, scale=1.0):
-        """x = F^-1(q; a, b): dx = dq / pdf(x) + dloc + (x - loc) / scale dscale. No closed form
-        w.r.t. a and b: refused."""
-        p = scipy.stats.beta.pdf(ans, a, b, loc, scale)
-        return {"q": 1.0 / p, "loc": 1.0, "scale": (ans - loc) / scale}
-
-    @partials(
-        scipy.stats.beta.isf,
-        examples=[
-            example(
-                "scipy.stats.beta.isf(q, 2.0, 3.0, m, s)",
-                q=Arg((4,), OPEN_UNIT),
-                m=Arg(None, Domain(0.0, 0.5)),
-                s=Arg(None, Domain(1.5, 2.0)),
-            )
-        ],
-    )
-    def beta_isf(ans, q, a, b, loc=0.0, scale=1.0):
-        """x = F^-1(1 - q; a, b): dx = -dq / pdf(x) + dloc + (x - loc) / scale dscale. No closed
-        form w.r.t. a and b: refused."""
-        p = scipy.stats.beta.pdf(ans, a, b, loc, scale)
-        return {"q": -1.0 / p, "loc": 1.0, "scale": (ans - loc) / scale}
-
-    @partials(
-        scipy.stats.chi2.cdf,
-        examples=[
-            example(
-                "scipy.stats.chi2.cdf(x, 3.0, m, s)",
-                x=Arg((4,), Domain(1.0, 3.0)),
-                m=Arg(None, Domain(-0.5, 0.5)),
-                s=Arg(None, SCALE),
-            )
-        ],
-    )
-    def chi2_cdf(ans, x, df, loc=0.0, scale=1.0):
-        """F(z; df), z = (x - loc) / scale: dF = pdf (dx - dloc - z dscale). No closed form w.r.t.
-        df: refused."""
-        z = (x - loc) / scale
-        p = scipy.stats.chi2.pdf(x, df, loc, scale)
-        return {"x": p, "loc": -p, "scale": -z * p}
-
-    @partials(
-        scipy.stats.chi2.sf,
-        examples=[
-            example(
-                "scipy.stats.chi2.sf(x, 3.0, m, s)",
-                x=Arg((4,), Domain(1.0, 3.0)),
-                m=Arg(None, Domain(-0.5, 0.5)),
-                s=Arg(None, SCALE),
-            )
-        ],
-    )
-    def chi2_sf(ans, x, df, loc=0.0, scale=1.0):
-        """1 - F(z; df): d = -pdf (dx - dloc - z dscale). No closed form w.r.t. df: refused."""
-        z = (x - loc) / scale
-        p = scipy.stats.chi2.pdf(x, df, loc, scale)
-        return {"x": -p, "loc": p, "scale": z * p}
-
-    @partials(
-        scipy.stats.chi2.logcdf,
-        examples=[
-            example(
-                "scipy.stats.chi2.logcdf(x, 3.0, m, s)",
-                x=Arg((4,), Domain(1.0, 3.0)),
-                m=Arg(None, Domain(-0.5, 0.5)),
-                s=Arg(None, SCALE),
-            )
-        ],
-    )
-    def chi2_logcdf(ans, x, df, loc=0.0, scale=1.0):
-        """log F(z; df): d = exp(logpdf - logcdf) (dx - dloc - z dscale). No closed form w.r.t. df:
-        refused."""
-        z = (x - loc) / scale
-        r = np.exp(scipy.stats.chi2.logpdf(x, df, loc, scale) - ans)
-        return {"x": r, "loc": -r, "scale": -z * r}
-
-    @partials(
-        scipy.stats.chi2.logsf,
-        examples=[
-            example(
-                "scipy.stats.chi2.logsf(x, 3.0, m, s)",
-                x=Arg((4,), Domain(1.0, 3.0)),
-                m=Arg(None, Domain(-0.5, 0.5)),
-                s=Arg(None, SCALE),
-            )
-        ],
-    )
-    def chi2_logsf(ans, x, df, loc=0.0, scale=1.0):
-        """log(1 - F(z; df)): d = -exp(logpdf - logsf) (dx - dloc - z dscale). No closed form
-        w.r.t. df: refused."""
-        z = (x - loc) / scale
-        r = np.exp(scipy.stats.chi2.logpdf(x, df, loc, scale) - ans)
-        return {"x": -r, "loc": r, "scale": z * r}
-
-    @partials(
-        scipy.stats.chi2.ppf,
-        examples=[
-            example(
-                "scipy.stats.chi2.ppf(q, 3.0, m, s)",
-                q=Arg((4,), OPEN_UNIT),
-                m=Arg(None, Domain(-0.5, 0.5)),
-                s=Arg(None, SCALE),
-            )
-        ],
-    )
-    def chi2_ppf(ans, q, df, loc=0.0, scale=1.0):
-        """x = F^-1(q; df): dx = dq / pdf(x) + dloc + (x - loc) / scale dscale. No closed form
-        w.r.t. df: refused."""
-        p = scipy.stats.chi2.pdf(ans, df, loc, scale)
-        return {"q": 1.0 / p, "loc": 1.0, "scale": (ans - loc) / scale}
-
-    @partials(
-        scipy.stats.chi2.isf,
-        examples=[
-            example(
-                "scipy.stats.chi2.isf(q, 3.0, m, s)",
-                q=Arg((4,), OPEN_UNIT),
-                m=Arg(None, Domain(-0.5, 0.5)),
-                s=Arg(None, SCALE),
-            )
-        ],
-    )
-    def chi2_isf(ans, q, df, loc=0.0, scale=1.0):
-        """x = F^-1(1 - q; df): dx = -dq / pdf(x) + dloc + (x - loc) / scale dscale. No closed form
-        w.r.t. df: refused."""
-        p = scipy.stats.chi2.pdf(ans, df, loc, scale)
-        return {"q": -1.0 / p, "loc": 1.0, "scale": (ans - loc) / scale}
-
-    @partials(
-        scipy.stats.expon.cdf,
-        domain=POSITIVE,
-        examples=[
-            example(
-                "scipy.stats.expon.cdf(x, m, s)",
-                x=Arg((4,), Domain(1.0, 3.0)),
-                m=Arg(None, Domain(-0.5, 0.5)),
-                s=Arg(None, SCALE),
-            )
-        ],
-    )
-    def expon_cdf(ans, x, loc=0.0, scale=1.0):
+    def standardised_cdf(ans, x, loc=0.0, scale=1.0):
         """F(z), z = (x - loc) / scale: dF = pdf (dx - dloc - z dscale)."""
         z = (x - loc) / scale
-        p = scipy.stats.expon.pdf(x, loc, scale)
+        p = scipy.stats.norm.pdf(x, loc, scale)
         return {"x": p, "loc": -p, "scale": -z * p}
 
-    @partials(
-        scipy.stats.expon.sf,
-        domain=POSITIVE,
-        examples=[
-            example(
-                "scipy.stats.expon.sf(x, m, s)",
-                x=Arg((4,), Domain(1.0, 3.0)),
-                m=Arg(None, Domain(-0.5, 0.5)),
-                s=Arg(None, SCALE),
-            )
-        ],
-    )
-    def expon_sf(ans, x, loc=0.0, scale=1.0):
+    def standardised_sf(ans, x, loc=0.0, scale=1.0):
         """1 - F(z): d = -pdf (dx - dloc - z dscale)."""
         z = (x - loc) / scale
-        p = scipy.stats.expon.pdf(x, loc, scale)
+        p = scipy.stats.norm.pdf(x, loc, scale)
         return {"x": -p, "loc": p, "scale": z * p}
 
-    @partials(
-        scipy.stats.expon.logcdf,
-        domain=POSITIVE,
-        examples=[
-            example(
-                "scipy.stats.expon.logcdf(x, m, s)",
-                x=Arg((4,), Domain(1.0, 3.0)),
-                m=Arg(None, Domain(-0.5, 0.5)),
-                s=Arg(None, SCALE),
-            )
-        ],
-    )
-    def expon_logcdf(ans, x, loc=0.0, scale=1.0):
+    def standardised_logcdf(ans, x, loc=0.0, scale=1.0):
         """log F(z): d = exp(logpdf - logcdf) (dx - dloc - z dscale)."""
         z = (x - loc) / scale
-        r = np.exp(scipy.stats.expon.logpdf(x, loc, scale) - ans)
+        r = np.exp(scipy.stats.norm.logpdf(x, loc, scale) - ans)
         return {"x": r, "loc": -r, "scale": -z * r}
 
-    @partials(
-        scipy.stats.expon.logsf,
-        domain=POSITIVE,
-        examples=[
-            example(
-                "scipy.stats.expon.logsf(x, m, s)",
-                x=Arg((4,), Domain(1.0, 3.0)),
-                m=Arg(None, Domain(-0.5, 0.5)),
-                s=Arg(None, SCALE),
-            )
-        ],
-    )
-    def expon_logsf(ans, x, loc=0.0, scale=1.0):
+    def standardised_logsf(ans, x, loc=0.0, scale=1.0):
         """log(1 - F(z)): d = -exp(logpdf - logsf) (dx - dloc - z dscale)."""
         z = (x - loc) / scale
-        r = np.exp(scipy.stats.expon.logpdf(x, loc, scale) - ans)
+        r = np.exp(scipy.stats.norm.logpdf(x, loc, scale) - ans)
         return {"x": -r, "loc": r, "scale": z * r}
 
-    @partials(
-        scipy.stats.expon.ppf,
-        domain=OPEN_UNIT,
-        examples=[
-            example(
-                "scipy.stats.expon.ppf(q, m, s)",
-                q=Arg((4,), OPEN_UNIT),
-                m=Arg(None, Domain(-0.5, 0.5)),
-                s=Arg(None, SCALE),
-            )
-        ],
-    )
-    def expon_ppf(ans, q, loc=0.0, scale=1.0):
+    def standardised_ppf(ans, q, loc=0.0, scale=1.0):
         """x = F^-1(q): dx = dq / pdf(x) + dloc + (x - loc) / scale dscale."""
-        p = scipy.stats.expon.pdf(ans, loc, scale)
+        p = scipy.stats.norm.pdf(ans, loc, scale)
         return {"q": 1.0 / p, "loc": 1.0, "scale": (ans - loc) / scale}
 
-    @partials(
-        scipy.stats.expon.isf,
-        domain=OPEN_UNIT,
-        examples=[
-            example(
-                "scipy.stats.expon.isf(q, m, s)",
-                q=Arg((4,), OPEN_UNIT),
-                m=Arg(None, Domain(-0.5, 0.5)),
-                s=Arg(None, SCALE),
-            )
-        ],
-    )
-    def expon_isf(ans, q, loc=0.0, scale=1.0):
+    def standardised_isf(ans, q, loc=0.0, scale=1.0):
         """x = F^-1(1 - q): dx = -dq / pdf(x) + dloc + (x - loc) / scale dscale."""
-        p = scipy.stats.expon.pdf(ans, loc, scale)
+        p = scipy.stats.norm.pdf(ans, loc, scale)
         return {"q": -1.0 / p, "loc": 1.0, "scale": (ans - loc) / scale}
+
+    TEMPLATES = {
+        "cdf": standardised_cdf,
+        "sf": standardised_sf,
+        "logcdf": standardised_logcdf,
+        "logsf": standardised_logsf,
+        "ppf": standardised_ppf,
+        "isf": standardised_isf,
+    }
+    LOG_CDF_PPF = ("logcdf", "logsf", "ppf", "isf")  # (logistic's cdf and sf: expit's rules)
+    # distribution -> (its shapes with the values its examples take, where its examples draw
+    # x, loc and scale, the domain of the rule (None: its examples only; ppf and isf then
+    # take the open unit interval), the methods registered so)
+    STANDARDISED: dict[str, tuple[tuple[tuple[str, str], ...], Domain, Domain, Domain, Any]] = {
+        "norm": ((), ANY, ANY, SCALE, ANY),
+        "t": ((("df", "3.0"),), ANY, ANY, SCALE, None),
+        "gamma": ((("a", "2.5"),), Domain(1.0, 3.0), Domain(-0.5, 0.5), SCALE, None),
+        "beta": (
+            (("a", "2.0"), ("b", "3.0")),
+            Domain(0.6, 1.4),
+            Domain(0.0, 0.5),
+            Domain(1.5, 2.0),
+            None,
+        ),
+        "chi2": ((("df", "3.0"),), Domain(1.0, 3.0), Domain(-0.5, 0.5), SCALE, None),
+        "expon": ((), Domain(1.0, 3.0), Domain(-0.5, 0.5), SCALE, POSITIVE),
+        "logistic": ((), ANY, ANY, SCALE, ANY),
+        "laplace": (
+            (),
+            Domain(0.5, 1.5),
+            Domain(-0.3, 0.3),
+            SCALE,
+            Domain(-1.5, 1.5, avoid=(0.0,), gap=0.1),
+        ),
+        "cauchy": ((), ANY, ANY, SCALE, ANY),
+        "uniform": ((), Domain(0.2, 0.8), Domain(-0.1, 0.1), Domain(1.0, 1.5), OPEN_UNIT),
+    }
+    STANDARDISED_METHODS = {"norm": ("ppf", "isf"), "logistic": LOG_CDF_PPF}
+
+    def for_distribution(name: str, shapes: list[str]) -> Any:
+        """The rewrite of a template written for norm into ``name``'s: its methods called
+        with its ``shapes`` after their first argument."""
+
+        def rewrite(fdef: ast.FunctionDef) -> ast.FunctionDef:
+            for node in ast.walk(fdef):
+                if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+                    continue
+                owner = node.func.value  # scipy.stats.norm.pdf -> scipy.stats.<name>.pdf
+                if isinstance(owner, ast.Attribute) and ast.unparse(owner) == "scipy.stats.norm":
+                    owner.attr = name
+                    node.args[1:1] = [ast.Name(id=s, ctx=ast.Load()) for s in shapes]
+            return fdef
+
+        return rewrite
+
+    def register_standardised(name: str) -> None:
+        shapes, x, loc, scale, domain = STANDARDISED[name]
+        dist = getattr(scipy.stats, name)
+        values = "".join(f"{v}, " for _, v in shapes)
+        which = inspect.Parameter.POSITIONAL_OR_KEYWORD
+        for method in STANDARDISED_METHODS.get(name, tuple(TEMPLATES)):
+            template = TEMPLATES[method]
+            point = "q" if method in ("ppf", "isf") else "x"
+            drawn: dict[str, Any] = {point: Arg((4,), OPEN_UNIT if point == "q" else x)}
+            drawn.update(m=Arg(None, loc), s=Arg(None, scale))
+            call = f"scipy.stats.{name}.{method}({point}, {values}m, s)"
+            # the template's function for this distribution: its parameters, shapes included
+            fn = types.FunctionType(template.__code__, template.__globals__, f"{name}_{method}")
+            fn.__defaults__ = template.__defaults__
+            params = list(inspect.signature(template).parameters.values())
+            made = [inspect.Parameter(s, which) for s, _ in shapes]
+            fn.__signature__ = inspect.Signature([*params[:2], *made, *params[2:]])  # type: ignore[attr-defined]
+            partials(
+                getattr(dist, method),
+                domain=OPEN_UNIT if point == "q" and domain is not None else domain,
+                examples=[example(call, **drawn)],
+                rewrite=for_distribution(name, [s for s, _ in shapes]),
+            )(fn)
+
+    for distribution in STANDARDISED:
+        register_standardised(distribution)
 
     @partials(
         scipy.stats.lognorm.cdf,
@@ -1509,394 +1073,6 @@ if scipy is not None:
         z = (ans - loc) / scale
         u = np.log(np.where(z > 0.0, z, 1.0))
         return {"q": -1.0 / p, "s": scale * z * u / s, "loc": 1.0, "scale": (ans - loc) / scale}
-
-    @partials(
-        scipy.stats.logistic.logcdf,
-        domain=ANY,
-        examples=[
-            example(
-                "scipy.stats.logistic.logcdf(x, m, s)",
-                x=Arg((4,), ANY),
-                m=Arg(None, ANY),
-                s=Arg(None, SCALE),
-            )
-        ],
-    )
-    def logistic_logcdf(ans, x, loc=0.0, scale=1.0):
-        """log F(z): d = exp(logpdf - logcdf) (dx - dloc - z dscale)."""
-        z = (x - loc) / scale
-        r = np.exp(scipy.stats.logistic.logpdf(x, loc, scale) - ans)
-        return {"x": r, "loc": -r, "scale": -z * r}
-
-    @partials(
-        scipy.stats.logistic.logsf,
-        domain=ANY,
-        examples=[
-            example(
-                "scipy.stats.logistic.logsf(x, m, s)",
-                x=Arg((4,), ANY),
-                m=Arg(None, ANY),
-                s=Arg(None, SCALE),
-            )
-        ],
-    )
-    def logistic_logsf(ans, x, loc=0.0, scale=1.0):
-        """log(1 - F(z)): d = -exp(logpdf - logsf) (dx - dloc - z dscale)."""
-        z = (x - loc) / scale
-        r = np.exp(scipy.stats.logistic.logpdf(x, loc, scale) - ans)
-        return {"x": -r, "loc": r, "scale": z * r}
-
-    @partials(
-        scipy.stats.logistic.ppf,
-        domain=OPEN_UNIT,
-        examples=[
-            example(
-                "scipy.stats.logistic.ppf(q, m, s)",
-                q=Arg((4,), OPEN_UNIT),
-                m=Arg(None, ANY),
-                s=Arg(None, SCALE),
-            )
-        ],
-    )
-    def logistic_ppf(ans, q, loc=0.0, scale=1.0):
-        """x = F^-1(q): dx = dq / pdf(x) + dloc + (x - loc) / scale dscale."""
-        p = scipy.stats.logistic.pdf(ans, loc, scale)
-        return {"q": 1.0 / p, "loc": 1.0, "scale": (ans - loc) / scale}
-
-    @partials(
-        scipy.stats.logistic.isf,
-        domain=OPEN_UNIT,
-        examples=[
-            example(
-                "scipy.stats.logistic.isf(q, m, s)",
-                q=Arg((4,), OPEN_UNIT),
-                m=Arg(None, ANY),
-                s=Arg(None, SCALE),
-            )
-        ],
-    )
-    def logistic_isf(ans, q, loc=0.0, scale=1.0):
-        """x = F^-1(1 - q): dx = -dq / pdf(x) + dloc + (x - loc) / scale dscale."""
-        p = scipy.stats.logistic.pdf(ans, loc, scale)
-        return {"q": -1.0 / p, "loc": 1.0, "scale": (ans - loc) / scale}
-
-    @partials(
-        scipy.stats.laplace.cdf,
-        domain=Domain(-1.5, 1.5, avoid=(0.0,), gap=0.1),
-        examples=[
-            example(
-                "scipy.stats.laplace.cdf(x, m, s)",
-                x=Arg((4,), Domain(0.5, 1.5)),
-                m=Arg(None, Domain(-0.3, 0.3)),
-                s=Arg(None, SCALE),
-            )
-        ],
-    )
-    def laplace_cdf(ans, x, loc=0.0, scale=1.0):
-        """F(z), z = (x - loc) / scale: dF = pdf (dx - dloc - z dscale)."""
-        z = (x - loc) / scale
-        p = scipy.stats.laplace.pdf(x, loc, scale)
-        return {"x": p, "loc": -p, "scale": -z * p}
-
-    @partials(
-        scipy.stats.laplace.sf,
-        domain=Domain(-1.5, 1.5, avoid=(0.0,), gap=0.1),
-        examples=[
-            example(
-                "scipy.stats.laplace.sf(x, m, s)",
-                x=Arg((4,), Domain(0.5, 1.5)),
-                m=Arg(None, Domain(-0.3, 0.3)),
-                s=Arg(None, SCALE),
-            )
-        ],
-    )
-    def laplace_sf(ans, x, loc=0.0, scale=1.0):
-        """1 - F(z): d = -pdf (dx - dloc - z dscale)."""
-        z = (x - loc) / scale
-        p = scipy.stats.laplace.pdf(x, loc, scale)
-        return {"x": -p, "loc": p, "scale": z * p}
-
-    @partials(
-        scipy.stats.laplace.logcdf,
-        domain=Domain(-1.5, 1.5, avoid=(0.0,), gap=0.1),
-        examples=[
-            example(
-                "scipy.stats.laplace.logcdf(x, m, s)",
-                x=Arg((4,), Domain(0.5, 1.5)),
-                m=Arg(None, Domain(-0.3, 0.3)),
-                s=Arg(None, SCALE),
-            )
-        ],
-    )
-    def laplace_logcdf(ans, x, loc=0.0, scale=1.0):
-        """log F(z): d = exp(logpdf - logcdf) (dx - dloc - z dscale)."""
-        z = (x - loc) / scale
-        r = np.exp(scipy.stats.laplace.logpdf(x, loc, scale) - ans)
-        return {"x": r, "loc": -r, "scale": -z * r}
-
-    @partials(
-        scipy.stats.laplace.logsf,
-        domain=Domain(-1.5, 1.5, avoid=(0.0,), gap=0.1),
-        examples=[
-            example(
-                "scipy.stats.laplace.logsf(x, m, s)",
-                x=Arg((4,), Domain(0.5, 1.5)),
-                m=Arg(None, Domain(-0.3, 0.3)),
-                s=Arg(None, SCALE),
-            )
-        ],
-    )
-    def laplace_logsf(ans, x, loc=0.0, scale=1.0):
-        """log(1 - F(z)): d = -exp(logpdf - logsf) (dx - dloc - z dscale)."""
-        z = (x - loc) / scale
-        r = np.exp(scipy.stats.laplace.logpdf(x, loc, scale) - ans)
-        return {"x": -r, "loc": r, "scale": z * r}
-
-    @partials(
-        scipy.stats.laplace.ppf,
-        domain=OPEN_UNIT,
-        examples=[
-            example(
-                "scipy.stats.laplace.ppf(q, m, s)",
-                q=Arg((4,), OPEN_UNIT),
-                m=Arg(None, Domain(-0.3, 0.3)),
-                s=Arg(None, SCALE),
-            )
-        ],
-    )
-    def laplace_ppf(ans, q, loc=0.0, scale=1.0):
-        """x = F^-1(q): dx = dq / pdf(x) + dloc + (x - loc) / scale dscale."""
-        p = scipy.stats.laplace.pdf(ans, loc, scale)
-        return {"q": 1.0 / p, "loc": 1.0, "scale": (ans - loc) / scale}
-
-    @partials(
-        scipy.stats.laplace.isf,
-        domain=OPEN_UNIT,
-        examples=[
-            example(
-                "scipy.stats.laplace.isf(q, m, s)",
-                q=Arg((4,), OPEN_UNIT),
-                m=Arg(None, Domain(-0.3, 0.3)),
-                s=Arg(None, SCALE),
-            )
-        ],
-    )
-    def laplace_isf(ans, q, loc=0.0, scale=1.0):
-        """x = F^-1(1 - q): dx = -dq / pdf(x) + dloc + (x - loc) / scale dscale."""
-        p = scipy.stats.laplace.pdf(ans, loc, scale)
-        return {"q": -1.0 / p, "loc": 1.0, "scale": (ans - loc) / scale}
-
-    @partials(
-        scipy.stats.cauchy.cdf,
-        domain=ANY,
-        examples=[
-            example(
-                "scipy.stats.cauchy.cdf(x, m, s)",
-                x=Arg((4,), ANY),
-                m=Arg(None, ANY),
-                s=Arg(None, SCALE),
-            )
-        ],
-    )
-    def cauchy_cdf(ans, x, loc=0.0, scale=1.0):
-        """F(z), z = (x - loc) / scale: dF = pdf (dx - dloc - z dscale)."""
-        z = (x - loc) / scale
-        p = scipy.stats.cauchy.pdf(x, loc, scale)
-        return {"x": p, "loc": -p, "scale": -z * p}
-
-    @partials(
-        scipy.stats.cauchy.sf,
-        domain=ANY,
-        examples=[
-            example(
-                "scipy.stats.cauchy.sf(x, m, s)",
-                x=Arg((4,), ANY),
-                m=Arg(None, ANY),
-                s=Arg(None, SCALE),
-            )
-        ],
-    )
-    def cauchy_sf(ans, x, loc=0.0, scale=1.0):
-        """1 - F(z): d = -pdf (dx - dloc - z dscale)."""
-        z = (x - loc) / scale
-        p = scipy.stats.cauchy.pdf(x, loc, scale)
-        return {"x": -p, "loc": p, "scale": z * p}
-
-    @partials(
-        scipy.stats.cauchy.logcdf,
-        domain=ANY,
-        examples=[
-            example(
-                "scipy.stats.cauchy.logcdf(x, m, s)",
-                x=Arg((4,), ANY),
-                m=Arg(None, ANY),
-                s=Arg(None, SCALE),
-            )
-        ],
-    )
-    def cauchy_logcdf(ans, x, loc=0.0, scale=1.0):
-        """log F(z): d = exp(logpdf - logcdf) (dx - dloc - z dscale)."""
-        z = (x - loc) / scale
-        r = np.exp(scipy.stats.cauchy.logpdf(x, loc, scale) - ans)
-        return {"x": r, "loc": -r, "scale": -z * r}
-
-    @partials(
-        scipy.stats.cauchy.logsf,
-        domain=ANY,
-        examples=[
-            example(
-                "scipy.stats.cauchy.logsf(x, m, s)",
-                x=Arg((4,), ANY),
-                m=Arg(None, ANY),
-                s=Arg(None, SCALE),
-            )
-        ],
-    )
-    def cauchy_logsf(ans, x, loc=0.0, scale=1.0):
-        """log(1 - F(z)): d = -exp(logpdf - logsf) (dx - dloc - z dscale)."""
-        z = (x - loc) / scale
-        r = np.exp(scipy.stats.cauchy.logpdf(x, loc, scale) - ans)
-        return {"x": -r, "loc": r, "scale": z * r}
-
-    @partials(
-        scipy.stats.cauchy.ppf,
-        domain=OPEN_UNIT,
-        examples=[
-            example(
-                "scipy.stats.cauchy.ppf(q, m, s)",
-                q=Arg((4,), OPEN_UNIT),
-                m=Arg(None, ANY),
-                s=Arg(None, SCALE),
-            )
-        ],
-    )
-    def cauchy_ppf(ans, q, loc=0.0, scale=1.0):
-        """x = F^-1(q): dx = dq / pdf(x) + dloc + (x - loc) / scale dscale."""
-        p = scipy.stats.cauchy.pdf(ans, loc, scale)
-        return {"q": 1.0 / p, "loc": 1.0, "scale": (ans - loc) / scale}
-
-    @partials(
-        scipy.stats.cauchy.isf,
-        domain=OPEN_UNIT,
-        examples=[
-            example(
-                "scipy.stats.cauchy.isf(q, m, s)",
-                q=Arg((4,), OPEN_UNIT),
-                m=Arg(None, ANY),
-                s=Arg(None, SCALE),
-            )
-        ],
-    )
-    def cauchy_isf(ans, q, loc=0.0, scale=1.0):
-        """x = F^-1(1 - q): dx = -dq / pdf(x) + dloc + (x - loc) / scale dscale."""
-        p = scipy.stats.cauchy.pdf(ans, loc, scale)
-        return {"q": -1.0 / p, "loc": 1.0, "scale": (ans - loc) / scale}
-
-    @partials(
-        scipy.stats.uniform.cdf,
-        domain=OPEN_UNIT,
-        examples=[
-            example(
-                "scipy.stats.uniform.cdf(x, m, s)",
-                x=Arg((4,), Domain(0.2, 0.8)),
-                m=Arg(None, Domain(-0.1, 0.1)),
-                s=Arg(None, Domain(1.0, 1.5)),
-            )
-        ],
-    )
-    def uniform_cdf(ans, x, loc=0.0, scale=1.0):
-        """F(z), z = (x - loc) / scale: dF = pdf (dx - dloc - z dscale)."""
-        z = (x - loc) / scale
-        p = scipy.stats.uniform.pdf(x, loc, scale)
-        return {"x": p, "loc": -p, "scale": -z * p}
-
-    @partials(
-        scipy.stats.uniform.sf,
-        domain=OPEN_UNIT,
-        examples=[
-            example(
-                "scipy.stats.uniform.sf(x, m, s)",
-                x=Arg((4,), Domain(0.2, 0.8)),
-                m=Arg(None, Domain(-0.1, 0.1)),
-                s=Arg(None, Domain(1.0, 1.5)),
-            )
-        ],
-    )
-    def uniform_sf(ans, x, loc=0.0, scale=1.0):
-        """1 - F(z): d = -pdf (dx - dloc - z dscale)."""
-        z = (x - loc) / scale
-        p = scipy.stats.uniform.pdf(x, loc, scale)
-        return {"x": -p, "loc": p, "scale": z * p}
-
-    @partials(
-        scipy.stats.uniform.logcdf,
-        domain=OPEN_UNIT,
-        examples=[
-            example(
-                "scipy.stats.uniform.logcdf(x, m, s)",
-                x=Arg((4,), Domain(0.2, 0.8)),
-                m=Arg(None, Domain(-0.1, 0.1)),
-                s=Arg(None, Domain(1.0, 1.5)),
-            )
-        ],
-    )
-    def uniform_logcdf(ans, x, loc=0.0, scale=1.0):
-        """log F(z): d = exp(logpdf - logcdf) (dx - dloc - z dscale)."""
-        z = (x - loc) / scale
-        r = np.exp(scipy.stats.uniform.logpdf(x, loc, scale) - ans)
-        return {"x": r, "loc": -r, "scale": -z * r}
-
-    @partials(
-        scipy.stats.uniform.logsf,
-        domain=OPEN_UNIT,
-        examples=[
-            example(
-                "scipy.stats.uniform.logsf(x, m, s)",
-                x=Arg((4,), Domain(0.2, 0.8)),
-                m=Arg(None, Domain(-0.1, 0.1)),
-                s=Arg(None, Domain(1.0, 1.5)),
-            )
-        ],
-    )
-    def uniform_logsf(ans, x, loc=0.0, scale=1.0):
-        """log(1 - F(z)): d = -exp(logpdf - logsf) (dx - dloc - z dscale)."""
-        z = (x - loc) / scale
-        r = np.exp(scipy.stats.uniform.logpdf(x, loc, scale) - ans)
-        return {"x": -r, "loc": r, "scale": z * r}
-
-    @partials(
-        scipy.stats.uniform.ppf,
-        domain=OPEN_UNIT,
-        examples=[
-            example(
-                "scipy.stats.uniform.ppf(q, m, s)",
-                q=Arg((4,), OPEN_UNIT),
-                m=Arg(None, Domain(-0.1, 0.1)),
-                s=Arg(None, Domain(1.0, 1.5)),
-            )
-        ],
-    )
-    def uniform_ppf(ans, q, loc=0.0, scale=1.0):
-        """x = F^-1(q): dx = dq / pdf(x) + dloc + (x - loc) / scale dscale."""
-        p = scipy.stats.uniform.pdf(ans, loc, scale)
-        return {"q": 1.0 / p, "loc": 1.0, "scale": (ans - loc) / scale}
-
-    @partials(
-        scipy.stats.uniform.isf,
-        domain=OPEN_UNIT,
-        examples=[
-            example(
-                "scipy.stats.uniform.isf(q, m, s)",
-                q=Arg((4,), OPEN_UNIT),
-                m=Arg(None, Domain(-0.1, 0.1)),
-                s=Arg(None, Domain(1.0, 1.5)),
-            )
-        ],
-    )
-    def uniform_isf(ans, q, loc=0.0, scale=1.0):
-        """x = F^-1(1 - q): dx = -dq / pdf(x) + dloc + (x - loc) / scale dscale."""
-        p = scipy.stats.uniform.pdf(ans, loc, scale)
-        return {"q": -1.0 / p, "loc": 1.0, "scale": (ans - loc) / scale}
 
     @partials(
         scipy.stats.uniform.logpdf,

@@ -415,10 +415,18 @@ class LowererState:
                 self.refuse(node, f"{prim.name} given both `{alias[0]}` and `{alias[1]}`", "")
             kwargs = [(alias[1] if k == alias[0] else k, a) for k, a in kwargs]
             alias = registry.keyword_alias(prim.name, [k for k, _ in kwargs])
-        kwargs, dtype = registry.ufunc_options(prim, kwargs)
+        try:  # written against the function's own signature: as the rule takes it
+            args, kwargs, dtype = registry.own_arguments(prim, args, kwargs, _constant)
+        except registry.NotTaken as exc:
+            raise UnsupportedSyntaxError(
+                f"adgen does not differentiate {exc.args[1]}", self.parsed.loc(node), exc.args[2]
+            ) from None
         if dtype is not None:  # np.exp(x, dtype=np.float64): computed in that type
             cast = registry.lookup(registry.np.asarray)
             assert cast is not None
+            if prim.sequence is not None:  # np.stack(arrays, dtype=...): the stack, cast
+                joined = self.emit(None, hint, prim, args, kwargs, node)
+                return self.emit(target, hint, cast, [joined], [("dtype", dtype)], node)
             args = [self.emit(None, "cast", cast, [a], [("dtype", dtype)], node) for a in args]
         try:
             prim.bind(tuple(args), kwargs)
