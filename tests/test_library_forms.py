@@ -169,3 +169,81 @@ def test_array_api_compat_wrappers_unlike_numpy_run_as_written_on_data():
     expected = np.zeros(4)
     expected[[3, 1, 0, 2]] = np.arange(4.0)
     np.testing.assert_allclose(adgen.grad(f)(x), expected, rtol=0)
+
+
+# --- forms of autograd's examples (VAE, GAN, mixture VI; neural_net's l2 norm) -------------
+
+
+def noisy(mean, rs):
+    return rs.randn(*mean.shape) + mean  # (a generator passed in, its draws constants)
+
+
+def test_a_random_generator_passed_as_an_argument_draws_as_written():
+    def f(mean, rs):
+        return np.sum(rs.randn(*mean.shape) * mean)
+
+    mean = np.array([0.5, -1.0, 2.0])
+    expected = np.random.RandomState(0).randn(3)
+    np.testing.assert_allclose(adgen.grad(f)(mean, np.random.RandomState(0)), expected, rtol=0)
+    _, tangent = adgen.jvp(f, (mean, np.random.RandomState(0)), (np.ones(3), None))
+    np.testing.assert_allclose(tangent, np.sum(expected), rtol=1e-14)
+
+
+def test_a_global_generator_passed_to_a_helper_draws_as_written():
+    seed = np.random.RandomState(1)
+
+    def f(mean):
+        return np.sum(noisy(mean, seed) ** 2)
+
+    mean = np.array([0.5, -1.0, 2.0])
+    noise = np.random.RandomState(1).randn(3)
+    np.testing.assert_allclose(adgen.grad(f)(mean), 2 * (noise + mean), rtol=1e-14)
+
+
+def test_a_generator_argument_given_a_differentiated_value_is_refused():
+    def f(scale, rs):
+        return np.sum(rs.normal(0.0, scale, size=3))
+
+    with pytest.raises(
+        adgen.AdgenError, match="no derivative of .normal with respect to its argument `scale`"
+    ):
+        adgen.grad(f)(1.5, np.random.RandomState(0))
+
+
+def flatten(ws):
+    flat = np.concatenate([np.ravel(w) for w in ws])
+
+    def unflatten(v):
+        return [np.reshape(v[: ws[0].size], ws[0].shape), np.reshape(v[ws[0].size :], ws[1].shape)]
+
+    return flat, unflatten
+
+
+def test_a_helper_returning_a_value_and_a_function_binds_both():
+    def l2(ws):
+        flat, _ = flatten(ws)  # (autograd's neural_net: the function discarded)
+        return np.dot(flat, flat)
+
+    def through(ws):
+        flat, unflatten = flatten(ws)
+        a, b = unflatten(3.0 * flat)
+        return np.sum(a * a) + np.sum(b)
+
+    ws = [np.array([[1.0, -2.0]]), np.array([0.5, 1.5, -1.0])]
+    got = adgen.grad(l2)(ws)
+    for g, w in zip(got, ws):
+        np.testing.assert_allclose(g, 2 * w, rtol=0)
+    got = adgen.grad(through)(ws)
+    np.testing.assert_allclose(got[0], 18 * ws[0], rtol=1e-14)
+    np.testing.assert_allclose(got[1], 3 * np.ones(3), rtol=0)
+    with pytest.raises(adgen.AdgenError, match="the local function `unflatten` as a value"):
+        adgen.grad(lambda ws: np.sum(flatten(ws)[0]))(ws)
+
+
+def test_a_tuple_holding_a_function_bound_to_one_name_is_refused():
+    def g(ws):
+        r = flatten(ws)
+        return np.sum(r[0])
+
+    with pytest.raises(adgen.AdgenError, match="binding `r` to a tuple that holds a function"):
+        adgen.grad(g)([np.ones((1, 2)), np.ones(3)])

@@ -16,6 +16,7 @@ import types
 from typing import TYPE_CHECKING, Any
 
 import gast
+import numpy as np
 
 from adgen import ir
 from adgen.errors import AdgenError, NoRuleError, UnsupportedSyntaxError
@@ -144,19 +145,21 @@ class AsWrittenMixin(LowererState):
         write into what a differentiated operation read, is refused as for any such call).
         A method of any other value is refused."""
         made = None
+        maker: Any = None
         if isinstance(func.value, gast.Name) and func.value.id not in self.multi:
             atom = self.env.get(func.value.id)
             if isinstance(atom, ir.Var):
                 made = self.producers.get(atom.name)
-        if made is None or not registry.makes_object(made):
+            if made is None and atom is not None:
+                maker = self.object_passed(atom)
+        if made is not None and registry.makes_object(made):
+            maker = made.runs
+        if maker is None:
             raise self.method_refusal(func)
-        fn = registry.ObjectMethod(func.attr, made.runs)
-        frozen = registry.frozen_refusal(made.runs, func.attr)
+        fn = registry.ObjectMethod(func.attr, maker)
+        frozen = registry.frozen_refusal(maker, func.attr)
         args = [self.expr(func.value, None, hint)]
-        for a in node.args:
-            if isinstance(a, gast.Starred):
-                self.refuse(a, "`*args` in calls", "pass the arguments one by one")
-            args.append(self.expr(a, None, hint))
+        args.extend(self.call_arguments(node, False, hint))
         kwargs: list[tuple[str, ir.Atom]] = []
         for kw in node.keywords:
             if kw.arg is None:
@@ -164,7 +167,8 @@ class AsWrittenMixin(LowererState):
             kwargs.append((kw.arg, self.expr(kw.value, None, hint)))
         refusal = NoRuleError(
             f"adgen has no derivative rule for the method `.{func.attr}()` of "
-            f"`{func.value.id}` (made by {made.name}), which a differentiated value reaches",
+            f"`{func.value.id}` ({f'made by {made.name}' if made is not None else 'an object'}"
+            "), which a differentiated value reaches",
             self.parsed.loc(func),
             "pass it values you do not differentiate (a random draw: scale and shift a "
             "standard one, `mu + sigma * rng.standard_normal(n)`)",
@@ -172,6 +176,27 @@ class AsWrittenMixin(LowererState):
         if frozen is not None:
             refusal = NoRuleError(frozen[0], self.parsed.loc(func), frozen[1])
         return self.opaque(fn, refusal, args, kwargs, target, hint, node, receiver=func.value)
+
+    def object_passed(self: Lowerer, atom: ir.Atom) -> Any:
+        """For an object the caller passed (an argument of the function differentiated, not
+        differentiated itself) or an outside one, that is not the program's data -- a random
+        generator given as ``rs`` (``rs.randn(n)``), a model: its class (its methods run as
+        written, :class:`registry.ObjectMethod`); None for anything else (an array, a number,
+        a list, a value the code computes)."""
+        traced = self.traced(atom)
+        if traced is None or traced[0][0] not in ("arg", "outside"):
+            return None
+        if traced[0][0] == "outside":
+            known, value = self.known_value(ir.Free(str(traced[0][1])))
+            data = (np.ndarray, np.generic, list, tuple, dict, set, int, float, complex, str)
+            if not known or value is None or isinstance(value, data):
+                return None
+            return type(value)
+        # code made for the kinds of the arguments: an argument without one is no data (an
+        # array, a number, None, a sequence of those all have kinds)
+        if not self.root.kinds or str(traced[0][1]) in self.root.kinds:
+            return None
+        return object
 
     def method_refusal(self: Lowerer, func: gast.Attribute, method: Any = None) -> AdgenError:
         """The error for a method adgen has no rule for (``method``: the bound method of an

@@ -25,6 +25,7 @@ import types
 from typing import TYPE_CHECKING, Any
 
 import gast
+import numpy as np
 
 from adgen import ir
 from adgen.errors import UnsupportedSyntaxError
@@ -364,6 +365,8 @@ class CallablesMixin(LowererState):
             if isinstance(a, gast.Starred):
                 seq = self.expr(a.value, None, hint)
                 if not isinstance(seq, ir.Tup):
+                    seq = self.spread_shape(a.value, seq, hint)
+                if not isinstance(seq, ir.Tup):
                     self.refuse(
                         a,
                         "`*args` in a call where the number of items is not known when adgen "
@@ -376,6 +379,21 @@ class CallablesMixin(LowererState):
             found = self.static_argument(a) if static else self.bound_module(a)
             args.append(found if found is not None else self.expr(a, None, hint))
         return args
+
+    def spread_shape(self: Lowerer, node: Any, seq: ir.Atom, hint: str) -> ir.Atom:
+        """``*x.shape`` where the code is made for ``x``'s kind (its number of axes known):
+        the items ``x.shape[0], x.shape[1], ...``; else ``seq`` as it is."""
+        if not (isinstance(node, gast.Attribute) and node.attr == "shape"):
+            return seq
+        sample = self.argument_sample(self.expr(node.value, None, hint))
+        if not isinstance(sample, np.ndarray):
+            return seq
+        getitem = registry.lookup(registry.operator.getitem)
+        assert getitem is not None
+        items = [
+            self.emit(None, hint, getitem, [seq, ir.Const(k)], [], node) for k in range(sample.ndim)
+        ]
+        return ir.Tup(tuple(items))
 
     def call_keywords(
         self: Lowerer, node: gast.Call, static: bool, hint: str = "arg"

@@ -27,6 +27,14 @@ if TYPE_CHECKING:
     from adgen.frontend.lower import Lowerer
 
 
+class StaticTuple:
+    """A tuple a helper returned that holds functions or objects as themselves
+    (:class:`StaticArg`) beside values (atoms): ``return flat, unflatten``."""
+
+    def __init__(self, items: list[Any]) -> None:
+        self.items = items
+
+
 class StaticResultsMixin(LowererState):
     """Calls whose result may be a function or an object."""
 
@@ -50,6 +58,17 @@ class StaticResultsMixin(LowererState):
         if isinstance(value, gast.Call) and self.made_class(value) is None:
             if not self.is_partial(value):  # (K(s), partial(f, k=k): made here, below)
                 return self.call_maybe_static(value, self.call_target)
+        if isinstance(value, gast.Tuple) and not any(
+            isinstance(e, gast.Starred) for e in value.elts
+        ):  # `return flat, unflatten`: items of both sorts
+            items = [self.static_argument(e) for e in value.elts]
+            if any(i is not None for i in items):
+                return StaticTuple(
+                    [
+                        i if i is not None else self.expr(e, None, self.prefix + "out")
+                        for i, e in zip(items, value.elts)
+                    ]
+                )
         found = self.static_argument(value)
         if found is not None:
             return found
@@ -57,8 +76,11 @@ class StaticResultsMixin(LowererState):
 
     def assign_call_result(self: Lowerer, stmt: Any) -> bool:
         """``k = helper(...)``: bound to what the helper returned, a function or an object as
-        itself (a value is bound as any other). False if not such a statement."""
+        itself (a value is bound as any other); ``flat, unflatten = helper(...)`` item by
+        item. False if not such a statement."""
         target, value = stmt.targets[0], stmt.value
+        if self.assign_call_items(stmt):
+            return True
         if not (
             len(stmt.targets) == 1
             and isinstance(target, gast.Name)
@@ -70,12 +92,47 @@ class StaticResultsMixin(LowererState):
             # taken where every read follows its own block's binding)
         name = self.new_name(target.id)
         result = self.call_maybe_static(value, name)
+        if isinstance(result, StaticTuple):
+            self.refuse(
+                value,
+                f"binding `{target.id}` to a tuple that holds a function or an object",
+                "unpack it where it is returned: `a, f = helper(...)`",
+            )
         if isinstance(result, ir.Atom):
             self.bind(target.id, name, result)
             return True
         self.env.pop(target.id, None)
         self.local_functions[target.id] = result.value
         self.bound.add(target.id)
+        return True
+
+    def assign_call_items(self: Lowerer, stmt: Any) -> bool:
+        """``flat, unflatten = helper(...)`` of a helper returning a tuple that holds a
+        function or an object (autograd's ``flatten``): each name bound to its item, the
+        function as itself. False (nothing lowered) if not such a statement; a tuple of
+        values only is bound as any other."""
+        target, value = stmt.targets[0], stmt.value
+        if not (
+            len(stmt.targets) == 1
+            and isinstance(target, gast.Tuple)
+            and isinstance(value, gast.Call)
+            and all(isinstance(t, gast.Name) and t.id not in self.multi for t in target.elts)
+            and self.made_class(value) is None
+        ):
+            return False
+        result = self.call_maybe_static(value, None)
+        if not isinstance(result, StaticTuple):
+            self.bind_target(target, result)
+            return True
+        if len(result.items) != len(target.elts):
+            self.refuse(stmt, f"unpacking {len(result.items)} values into {len(target.elts)} names")
+        for t, item in zip(target.elts, result.items):
+            if isinstance(item, StaticArg):
+                self.env.pop(t.id, None)
+                self.local_functions[t.id] = item.value
+                self.bound.add(t.id)
+            else:
+                self.bind_target(t, item)
         return True
 
     def returned_in_branch(self: Lowerer, value: Any) -> bool:
