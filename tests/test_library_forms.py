@@ -247,3 +247,71 @@ def test_a_tuple_holding_a_function_bound_to_one_name_is_refused():
 
     with pytest.raises(adgen.AdgenError, match="binding `r` to a tuple that holds a function"):
         adgen.grad(g)([np.ones((1, 2)), np.ones(3)])
+
+
+ONLY_VALUES = False  # a module's flag a helper tests before it returns
+
+
+def leaves(t):
+    if isinstance(t, dict):
+        out = []
+        for k in sorted(t):
+            out = out + leaves(t[k])
+        return out
+    if isinstance(t, (list, tuple)):
+        out = []
+        for v in t:
+            out = out + leaves(v)
+        return out
+    return [t]
+
+
+def flattened(params):
+    flat = np.concatenate([np.ravel(v) for v in leaves(params)])
+    if ONLY_VALUES:
+        return flat, None
+
+    def unflatten(v):
+        return v
+
+    return flat, unflatten
+
+
+def test_a_recursion_over_a_structure_is_read_level_by_level():
+    """``leaves`` calls itself on each item of a tuple, list or dict of known structure: each
+    call is read with its own part (the recursion ends with the structure), the lists it
+    builds joined as lists; a module's flag decides the helper's early return."""
+
+    def l2(params):
+        flat, _ = flattened(params)
+        return np.dot(flat, flat)
+
+    layers = [(np.ones((2, 2)), np.array([1.0, -2.0])), (np.array([[3.0], [0.5]]), np.ones(1))]
+    got = adgen.grad(l2)(layers)
+    for (gw, gb), (w, b) in zip(got, layers):
+        np.testing.assert_allclose(gw, 2 * w, rtol=0)
+        np.testing.assert_allclose(gb, 2 * b, rtol=0)
+    ones = [(np.ones((2, 2)), np.zeros(2)), (np.ones((2, 1)), np.ones(1))]
+    _, tangent = adgen.jvp(l2, (layers,), (ones,))
+    assert tangent == pytest.approx(2 * (4.0 + 3.5 + 1.0), rel=1e-14)
+
+
+def sample(mean, log_std, rs):
+    return rs.randn(*mean.shape) * np.exp(log_std) + mean
+
+
+def test_a_generator_draws_the_shape_of_a_computed_array():
+    """``rs.randn(*mean.shape)`` of a mean the code computes (its length known only when
+    the code runs): the call spreads the shape as it runs (autograd's VAE)."""
+
+    def f(params, rs):
+        mean, log_std = params[:, :2], params[:, 2:]
+        return np.sum(sample(mean, log_std, rs) ** 2)
+
+    params = np.array([[0.5, -1.0, 0.1, 0.2], [1.5, 0.3, -0.4, 0.0]])
+    eps = np.random.RandomState(3).randn(2, 2)
+    z = eps * np.exp(params[:, 2:]) + params[:, :2]
+    expected = np.concatenate([2 * z, 2 * z * eps * np.exp(params[:, 2:])], axis=1)
+    np.testing.assert_allclose(
+        adgen.grad(f)(params, np.random.RandomState(3)), expected, rtol=1e-13
+    )

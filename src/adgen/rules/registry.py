@@ -1580,7 +1580,8 @@ def opaque_call(
     error adgen raised for it before (:mod:`adgen.middle.analysis` raises it if a
     differentiated value reaches the call where that would matter)."""
     if isinstance(fn, ObjectMethod):  # rng.normal(size=3): written as the program writes it
-        emitter, callee, label = method_emitter(fn.__name__), None, f".{fn.__name__}()"
+        emitter, callee = method_emitter(fn.__name__, fn.spread), None
+        label = f".{fn.__name__}()"
     else:
         with warnings.catch_warnings():  # looking `str` up in NumPy warns (np.str)
             warnings.simplefilter("ignore", FutureWarning)
@@ -1665,12 +1666,18 @@ class ObjectMethod:
     first argument; a call of it is run as written too (:func:`opaque_call`), the object
     being one of its arguments. ``maker`` is the function whose call made the object."""
 
-    def __init__(self, name: str, maker: Any) -> None:
+    def __init__(self, name: str, maker: Any, spread: int | None = None) -> None:
         self.__name__ = name
         self.__qualname__ = name
         self.maker = maker
+        # the position of an argument passed as one sequence, spread into the call
+        # (``rs.randn(*mean.shape)`` of a shape known only when the code runs)
+        self.spread = spread
 
     def __call__(self, obj: Any, *args: Any, **kwargs: Any) -> Any:
+        if self.spread is not None:
+            k = self.spread
+            args = (*args[:k], *args[k], *args[k + 1 :])
         return getattr(obj, self.__name__)(*args, **kwargs)
 
     def __repr__(self) -> str:
@@ -2734,14 +2741,18 @@ class ArrayMethod:
 
 
 def method_emitter(
-    method: str,
+    method: str, spread: int | None = None
 ) -> Callable[[list[ast.expr], list[tuple[str, ast.expr]]], ast.expr]:
-    """Emit ``a.method(*rest, **kwargs)`` for the arguments ``[a, *rest]``."""
+    """Emit ``a.method(*rest, **kwargs)`` for the arguments ``[a, *rest]`` (``spread``: the
+    position in ``rest`` of one written ``*seq``)."""
 
     def emit(a: list[ast.expr], k: list[tuple[str, ast.expr]]) -> ast.expr:
+        rest: list[ast.expr] = list(a[1:])
+        if spread is not None:
+            rest[spread] = ast.Starred(value=rest[spread], ctx=ast.Load())
         return ast.Call(
             func=ast.Attribute(value=a[0], attr=method, ctx=ast.Load()),
-            args=a[1:],
+            args=rest,
             keywords=[ast.keyword(arg=key, value=v) for key, v in k],
         )
 

@@ -156,10 +156,22 @@ class AsWrittenMixin(LowererState):
             maker = made.runs
         if maker is None:
             raise self.method_refusal(func)
-        fn = registry.ObjectMethod(func.attr, maker)
         frozen = registry.frozen_refusal(maker, func.attr)
         args = [self.expr(func.value, None, hint)]
-        args.extend(self.call_arguments(node, False, hint))
+        spread = None  # `rs.randn(*mean.shape)` of a length known only when the code runs
+        for a in node.args:
+            if not isinstance(a, gast.Starred):
+                args.append(self.expr(a, None, hint))
+                continue
+            seq = self.spread_shape(a.value, self.expr(a.value, None, hint), hint)
+            if isinstance(seq, ir.Tup):
+                args.extend(seq.items)
+            elif spread is None:
+                spread = len(args) - 1  # (the call spreads it as it runs)
+                args.append(seq)
+            else:
+                self.refuse(a, "two `*` arguments of lengths known only when the code runs")
+        fn = registry.ObjectMethod(func.attr, maker, spread)
         kwargs: list[tuple[str, ir.Atom]] = []
         for kw in node.keywords:
             if kw.arg is None:

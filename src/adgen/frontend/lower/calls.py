@@ -472,6 +472,9 @@ class CallsMixin(LowererState):
             for k, a in passed
             if isinstance(a, StaticArg) or (isinstance(a, ir.Const) and isinstance(a.value, str))
         )
+        # (nor one given a part of a list or tuple of known structure: a recursion over the
+        # structure, `leaves(t)` calling `leaves(v)` for each item, ends with it)
+        statics += tuple((k, _structure(a)) for k, a in passed if isinstance(a, (ir.Tup, ir.Dct)))
         identity = (code, statics)
         if any(code is f[0] and statics == f[1] for f in self.root.inlining):
             if not isinstance(fn, types.FunctionType):
@@ -681,3 +684,12 @@ def _array_as_asarray(args: list[Any], kwargs: list[tuple[str, Any]]) -> tuple[A
         [named["object"]],
         [*rest, ("copy", named.get("copy", ir.Const(True)))],
     )
+
+
+def _structure(atom: Any) -> Any:
+    """The nesting of a tuple, list or dict atom of known items (its leaves ``None``)."""
+    if isinstance(atom, ir.Tup):
+        return ("tuple", tuple(_structure(a) for a in atom.items))
+    if isinstance(atom, ir.Dct):
+        return ("dict", atom.keys, tuple(_structure(a) for a in atom.values))
+    return None

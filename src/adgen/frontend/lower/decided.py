@@ -7,7 +7,8 @@ structured (issue 34, part 2); ``if`` tests an ``and``/``or`` decides; helpers w
 
 ``if not broadcast: return args[0]`` or ``if not args: return args`` at the top of a library
 helper, where ``broadcast`` and ``args`` are parameters adgen knows when it inlines the call
-(a constant, a tuple of known length): Python runs one side only, so adgen keeps only that
+(a constant, a tuple of known length), or a module's flag the helper never binds (``if
+DEBUG: return x, None``): Python runs one side only, so adgen keeps only that
 side before it gives the helper's returns a single exit (:meth:`single_exit` would otherwise
 bind every ``return``'s value, of every path, to one result name -- refused for a tuple of
 differentiated values, or for a function). Only tests that read parameters no statement
@@ -87,12 +88,21 @@ class DecidedMixin(LowererState):
     def decided_side(self: Lowerer, stmt: gast.If, stored: set[str]) -> list[Any] | None:
         nodes = list(gast.walk(stmt.test))
         names = {n.id for n in nodes if isinstance(n, gast.Name)}
-        if not all(isinstance(n, _PLAIN) for n in nodes):
+        if not all(isinstance(n, _PLAIN) for n in nodes) and not (
+            all(isinstance(n, (*_PLAIN, gast.Call, gast.Tuple)) for n in nodes)
+            and self.without_effects(stmt.test)  # `isinstance(t, (list, tuple))`
+        ):
             return None
         spec = self.node.args
         params = {a.id for a in [*spec.posonlyargs, *spec.args, *spec.kwonlyargs]}
         params |= {a.id for a in (spec.vararg, spec.kwarg) if a is not None}
-        if not names or not names <= params or names & stored:
+        # ... or names the function never binds (a module's flag: `if NOFUNC: return x, None`)
+        local = {
+            n.id
+            for n in gast.walk(self.node)
+            if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)
+        }
+        if not names or not names <= params | (names - local) or names & stored:
             return None
         mark = len(self.block)
         try:
@@ -100,6 +110,9 @@ class DecidedMixin(LowererState):
         except Exception:  # (refused here: the `if` is lowered as written, and says why)
             test = None
         del self.block[mark:]  # (a trial: the `if` kept is lowered again where it stands)
+        known = self.outside_data(test) if isinstance(test, ir.Free) else None
+        if known is not None and type(known[0]) in (bool, int, str, type(None)):
+            test = ir.Const(known[0])  # (a module's flag, read when transforming)
         if not isinstance(test, ir.Const):
             return None
         return list(stmt.body if test.value else stmt.orelse)

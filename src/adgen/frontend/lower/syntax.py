@@ -83,9 +83,18 @@ def _appended(nodes: list[Any]) -> set[str]:
 
 def _concatenated(nodes: list[Any]) -> set[str]:
     """Names bound to a list concatenation with a list literal (``xs = xs + [v]``,
-    ``ys = [v] + xs``, ``xs += [v]``): real lists, grown by appends (``nodes``: every node of
-    a tree)."""
+    ``ys = [v] + xs``, ``xs += [v]``), or of a name bound to a list display with itself (``out
+    = []`` ... ``out = out + leaves(v)``): real lists, grown by appends (``nodes``: every node
+    of a tree)."""
     names = set()
+    displays = {  # names bound to a list display somewhere (`out = []`)
+        n.targets[0].id
+        for n in nodes
+        if isinstance(n, gast.Assign)
+        and len(n.targets) == 1
+        and isinstance(n.targets[0], gast.Name)
+        and isinstance(n.value, gast.List)
+    }
     for n in nodes:
         if (
             isinstance(n, gast.Assign)
@@ -93,9 +102,15 @@ def _concatenated(nodes: list[Any]) -> set[str]:
             and isinstance(n.targets[0], gast.Name)
             and isinstance(n.value, gast.BinOp)
             and isinstance(n.value.op, gast.Add)
-            and (isinstance(n.value.left, gast.List) or isinstance(n.value.right, gast.List))
         ):
-            names.add(n.targets[0].id)
+            target, sides = n.targets[0].id, (n.value.left, n.value.right)
+            if any(isinstance(e, gast.List) for e in sides) or (
+                # `out = out + leaves(v)` of a list made by a display: joined with what
+                # lowering shows to be a list (else refused as `+` of a list)
+                target in displays
+                and any(isinstance(e, gast.Name) and e.id == target for e in sides)
+            ):
+                names.add(target)
         elif (
             isinstance(n, gast.AugAssign)
             and isinstance(n.target, gast.Name)
