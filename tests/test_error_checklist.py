@@ -159,6 +159,7 @@ def test_every_error_class_is_an_adgen_error() -> None:
         adgen.LimitError,
         adgen.errors.RuleError,
         adgen.InternalError,
+        adgen.BackendError,
     ]
     for cls in classes:
         assert issubclass(cls, adgen.AdgenError) and cls.__doc__
