@@ -524,3 +524,21 @@ def test_sklearn_brier_score_loss_of_the_probabilities():
     if _refused_on_older_sklearn(f, p):
         return
     _check_both_modes(f, p, 2 * (p - labels) / N)
+
+
+def test_scipy_entropy_through_its_rule_against_the_closed_form():
+    """``scipy.stats.entropy`` as installed (its ``_axis_nan_policy`` decorator reads the
+    wrapped function's signature: adgen calls it through its rule): the entropy's gradient
+    ``(-log P - H) / sum(p)`` and the relative entropy's in both arguments, both modes."""
+    stats = pytest.importorskip("scipy.stats")
+    p = np.array([0.5, 1.5, 2.0, 1.0])
+    q = np.array([1.0, 0.5, 1.5, 2.0])
+    s, t = p.sum(), q.sum()
+    big_p, big_q = p / s, q / t
+    h = -np.sum(big_p * np.log(big_p))
+    _check_both_modes(lambda v: stats.entropy(v), p, (-np.log(big_p) - h) / s)
+    d = np.sum(big_p * np.log(big_p / big_q))
+    _check_both_modes(lambda v: stats.entropy(v, q), p, (np.log(big_p / big_q) - d) / s)
+    _check_both_modes(
+        lambda v: stats.entropy(p, v, base=2.0), q, (1 - big_p / big_q) / t / np.log(2)
+    )

@@ -913,6 +913,7 @@ FUNCTIONS: dict[str, str] = {
     "scipy.stats.t._logpdf": "stats",
     "scipy.stats.t._cdf": "stats",
     "scipy.stats.t._sf": "stats",
+    "scipy.stats.entropy": "stats",
     "rt.minimum_point": "optimize",
     "rt.minimum_value": "optimize",
     "rt.minimize_result": "optimize",

@@ -1204,3 +1204,80 @@ if scipy is not None:
                 - (df + 1.0) / 2.0 * np.log1p(x * x / df)
             )
         }
+
+    @rule(
+        scipy.stats.entropy,
+        examples=[
+            example("scipy.stats.entropy(pk)", pk=Arg((5,), POSITIVE)),
+            example("scipy.stats.entropy(pk, qk)", pk=Arg((5,), POSITIVE), qk=Arg((5,), POSITIVE)),
+            example("scipy.stats.entropy(pk, base=2.0)", pk=Arg((4,), POSITIVE)),
+            example("scipy.stats.entropy(pk, axis=1)", pk=Arg((3, 4), POSITIVE)),
+            example(
+                "scipy.stats.entropy(pk, qk, axis=0)",
+                pk=Arg((3, 1), POSITIVE),
+                qk=Arg((3, 4), POSITIVE),
+            ),
+            example(
+                "scipy.stats.entropy(pk, qk, axis=None)",
+                pk=Arg((2, 3), POSITIVE),
+                qk=Arg((2, 3), POSITIVE),
+            ),
+        ],
+    )
+    def entropy(ans, pk, qk=None, base=None, axis=0):
+        """Shannon's entropy -sum(P log P) of P = pk / sum(pk) along ``axis``, or with ``qk``
+        the relative entropy sum(P log(P / Q)) (``pk`` normalised, then broadcast with
+        ``qk``, which is normalised after), divided by log(base) where a base is given
+        (``base`` is data). Derivatives through the normalisations: d/dP of the sum is
+        -(log P + 1) (with ``qk``: log(P / Q) + 1), d/dQ is -P / Q; a normalisation v / sum(v)
+        takes a cotangent G back to (G - sum(G v / sum(v))) / sum(v)."""
+
+        def jvp_pk(d):
+            s = np.sum(pk, axis=axis, keepdims=True)
+            p = pk / s
+            dp = (d - p * np.sum(d, axis=axis, keepdims=True)) / s
+            if qk is None:
+                slope = -(np.log(p) + 1.0)
+            else:
+                q = np.broadcast_to(qk, np.broadcast_shapes(np.shape(pk), np.shape(qk)))
+                q = q / np.sum(q, axis=axis, keepdims=True)
+                slope = np.log(p / q) + 1.0
+            out = np.sum(slope * dp, axis=axis)
+            return out if base is None else out / np.log(base)
+
+        def jvp_qk(d):
+            shape = np.broadcast_shapes(np.shape(pk), np.shape(qk))
+            p = np.broadcast_to(pk / np.sum(pk, axis=axis, keepdims=True), shape)
+            qb = np.broadcast_to(qk, shape)
+            t = np.sum(qb, axis=axis, keepdims=True)
+            q = qb / t
+            db = np.broadcast_to(d, shape)
+            dq = (db - q * np.sum(db, axis=axis, keepdims=True)) / t
+            out = np.sum(-(p / q) * dq, axis=axis)
+            return out if base is None else out / np.log(base)
+
+        def vjp_pk(g):
+            gk = g if axis is None else np.expand_dims(g, axis)
+            if base is not None:
+                gk = gk / np.log(base)
+            s = np.sum(pk, axis=axis, keepdims=True)
+            p = pk / s
+            if qk is None:
+                gp = -gk * (np.log(p) + 1.0)
+            else:
+                q = np.broadcast_to(qk, np.broadcast_shapes(np.shape(pk), np.shape(qk)))
+                q = q / np.sum(q, axis=axis, keepdims=True)
+                gp = rt.unbroadcast(gk * (np.log(p / q) + 1.0), p)
+            return (gp - np.sum(gp * p, axis=axis, keepdims=True)) / s
+
+        def vjp_qk(g):
+            gk = g if axis is None else np.expand_dims(g, axis)
+            if base is not None:
+                gk = gk / np.log(base)
+            shape = np.broadcast_shapes(np.shape(pk), np.shape(qk))
+            p = np.broadcast_to(pk / np.sum(pk, axis=axis, keepdims=True), shape)
+            qb = np.broadcast_to(qk, shape)
+            t = np.sum(qb, axis=axis, keepdims=True)
+            q = qb / t
+            gq = -gk * (p / q)
+            return rt.unbroadcast((gq - np.sum(gq * q, axis=axis, keepdims=True)) / t, qk)
