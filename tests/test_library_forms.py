@@ -315,3 +315,35 @@ def test_a_generator_draws_the_shape_of_a_computed_array():
     np.testing.assert_allclose(
         adgen.grad(f)(params, np.random.RandomState(3)), expected, rtol=1e-13
     )
+
+
+def checked(a, copy):
+    original = a
+    a = np.asarray(a)
+    if copy:
+        if np.may_share_memory(a, original):
+            a = a.copy()
+    return a
+
+
+def pair_checked(X, Y, copy=False):
+    if Y is X or Y is None:
+        X = Y = checked(X, copy)
+    else:
+        X = checked(X, copy)
+        Y = checked(Y, copy)
+    return X, Y
+
+
+def test_is_of_values_a_runtime_if_binds_is_decided_from_both_branches():
+    """``Y is X`` of two values each checked by a helper that copies in a branch decided when
+    the code runs (scikit-learn's ``check_pairwise_arrays`` with ``copy=True``): each side
+    is its own argument or a new array, whichever branch ran, so they are not one object."""
+    Y0 = np.array([[1.0, 2.0], [0.5, -1.0]])
+
+    def f(z):
+        X, Y = pair_checked(z, Y0, copy=True)
+        return np.sum(X * Y) if Y is X else 2.0 * np.sum(X * Y)
+
+    z = np.array([[0.3, 0.1], [-0.2, 0.4]])
+    np.testing.assert_allclose(adgen.grad(f)(z), 2.0 * Y0, rtol=0)

@@ -518,16 +518,24 @@ class IdentitiesMixin(LowererState):
         return traced is not None and traced[1] is made
 
     def possible_objects(self: Lowerer, atom: ir.Atom) -> set[Identity] | None:
+        return self.possible_objects_at(atom, None)
+
+    def possible_objects_at(self: Lowerer, atom: ir.Atom, at: Place | None) -> set[Identity] | None:
         """The objects ``atom``'s value may be here: a new array a NumPy rule made, one that
         rule's array argument may be (``np.asarray(x)``: ``x`` itself, or a new array), an
         argument, an outside object (``None`` if adgen cannot tell: a value a loop or branch
         bound, one a call adgen runs as written returned, an item of a list...)."""
         found: set[Identity] = set()
-        todo: list[tuple[ir.Atom, Place | None]] = [(atom, None)]
+        todo: list[tuple[ir.Atom, Place | None]] = [(atom, at)]
         while todo:
-            traced = self.traced(*todo.pop())
+            item, at = todo.pop()
+            traced = self.traced(item, at)
             if traced is None:
-                return None
+                joined = self.joined_objects(item, at)
+                if joined is None:
+                    return None
+                found |= joined
+                continue
             one, stmt, place = traced
             found.add(one)
             if one[0] != "made":
@@ -540,6 +548,45 @@ class IdentitiesMixin(LowererState):
                 if not isinstance(first, ir.Var):
                     return None
                 todo.append((first, place))
+        return found
+
+    def joined_objects(self: Lowerer, atom: ir.Atom, at: Place | None) -> set[Identity] | None:
+        """The objects ``atom``'s name may be after an ``if`` the program decides when it
+        runs: those either branch leaves it (a branch that raises leaves none); None if
+        adgen cannot tell."""
+        if not isinstance(atom, ir.Var):
+            return None
+        block, end = at if at is not None else (self.block, len(self.block))
+        assign = registry.lookup(registry.assign)
+        while True:  # (back through copies, as traced goes, to the `if` it stopped at)
+            while (k := _last_binding(block, atom.name, end)) is None:
+                outer = self.around_end(block)
+                if outer is None:
+                    return None
+                block, end = outer
+            stmt = block[k]
+            if not (
+                isinstance(stmt, ir.Assign)
+                and stmt.targets == (atom.name,)
+                and stmt.prim is assign
+                and isinstance(stmt.args[0], ir.Var)
+            ):
+                break
+            atom, end = stmt.args[0], k
+        if not isinstance(stmt, ir.If):
+            return None
+        found: set[Identity] = set()
+        for branch in (stmt.body, stmt.orelse):
+            if _raises(branch):
+                continue
+            self.root.open_branches.append((branch, block, k))
+            try:
+                objects = self.possible_objects_at(atom, (branch, len(branch)))
+            finally:
+                self.root.open_branches.pop()
+            if objects is None:
+                return None
+            found |= objects
         return found
 
 
