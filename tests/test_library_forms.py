@@ -21,6 +21,11 @@ import pytest
 
 import adgen
 
+try:
+    from sklearn.utils._array_api import get_namespace
+except ImportError:  # (scikit-learn is in the test extra)
+    get_namespace = None
+
 DATA = np.array([0.5, 1.5, -2.0, 3.0])
 Z = np.array([0.3, -0.7, 1.1, 0.2])
 
@@ -347,3 +352,55 @@ def test_is_of_values_a_runtime_if_binds_is_decided_from_both_branches():
 
     z = np.array([[0.3, 0.1], [-0.2, 0.4]])
     np.testing.assert_allclose(adgen.grad(f)(z), 2.0 * Y0, rtol=0)
+
+
+def test_check_array_asked_for_a_copy_gives_an_array_the_caller_may_write():
+    """scikit-learn's ``check_array(X, copy=True)`` returns a new array (its contract; adgen
+    cannot see it through the branches that copy only where memory is shared): writing into
+    it is the caller's own business, the argument untouched."""
+    validation = pytest.importorskip("sklearn.utils.validation")
+
+    def f(z):
+        X = validation.check_array(z, copy=True)
+        X[X < 0] = 0.0
+        return np.sum(X * X)
+
+    z = np.array([[0.5, -1.0], [2.0, 0.25]])
+    before = z.copy()
+    np.testing.assert_allclose(adgen.grad(f)(z), 2 * np.maximum(z, 0.0), rtol=0)
+    np.testing.assert_array_equal(z, before)
+
+    def g(z):
+        X = validation.check_array(z, copy=False)
+        X[X < 0] = 0.0
+        return np.sum(X * X)
+
+    with pytest.raises(adgen.AdgenError, match="in-place write into `X`"):
+        adgen.grad(g)(z)
+
+
+def zeros_to_one(scale, copy=True):
+    if np.isscalar(scale):
+        return 1.0 if scale == 0.0 else scale
+    else:
+        xp, _ = get_namespace(scale)
+        small = scale < 10 * xp.finfo(scale.dtype).eps
+        if copy:
+            scale = xp.asarray(scale, copy=True)
+        scale[small] = 1.0
+        return scale
+
+
+def test_a_namespace_bound_in_a_branch_the_code_decides_is_known_there():
+    """``xp, _ = get_namespace(scale)`` in the branch of an ``if`` decided when the code
+    runs, read only after it in that branch (scikit-learn's ``_handle_zeros_in_scale``)."""
+    pytest.importorskip("sklearn")
+
+    def f(z):
+        norms = np.sqrt(np.sum(z * z, axis=1))
+        return np.sum(z / zeros_to_one(norms)[:, None])
+
+    z = np.array([[3.0, 4.0], [1.0, 0.0]])
+    n = np.linalg.norm(z, axis=1)
+    expected = 1 / n[:, None] - z * (np.sum(z, axis=1) / n**3)[:, None]
+    np.testing.assert_allclose(adgen.grad(f)(z), expected, rtol=1e-13)

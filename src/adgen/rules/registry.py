@@ -889,6 +889,22 @@ _READ_ONLY_LIBRARY = frozenset(
 )
 
 
+# library functions that return a new array no other name holds where asked for a copy:
+# (module, name) -> the parameter asking
+_COPY_WHEN_ASKED = {("sklearn.utils.validation", "check_array"): "copy"}
+
+
+def copies_when_asked(fn: Any, bound: dict[str, Any]) -> bool:
+    """Is ``fn`` a library's check that returns a new array where its arguments (``bound``:
+    parameter -> IR atom) ask for a copy -- scikit-learn's ``check_array(X, copy=True)`` --
+    and does this call ask (a constant True)? adgen's own ``np.asarray(..., copy=True)``
+    then stands for that contract (NumPy 2: ``np.asarray`` takes ``copy``)."""
+    key = (getattr(fn, "__module__", None), getattr(fn, "__name__", None))
+    param = _COPY_WHEN_ASKED.get(key)  # type: ignore[call-overload]
+    asked = bound.get(param) if param is not None else None
+    return asked is not None and getattr(asked, "value", None) is True and asarray_takes_copy()
+
+
 def writes_out(fn: Any) -> int | None:
     """Where ``fn(..., out=y)`` writes what ``f(*args)`` computes into ``y`` and returns
     ``y``: for one of NumPy's ufuncs, 0 (``fn`` itself computes, from all its positional

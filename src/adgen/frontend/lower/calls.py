@@ -501,6 +501,14 @@ class CallsMixin(LowererState):
         try:
             result = sub.lower_inlined(bound)
             self.note_settled(sub, self.block[mark:])
+            if registry.copies_when_asked(fn, bound) and isinstance(result, ir.Var):
+                # check_array(X, copy=True): a new array by its contract, which adgen's
+                # alias analysis cannot see through the helper's branches; copied once more
+                # so that the caller may write into it
+                cast = registry.lookup(registry.np.asarray)
+                assert cast is not None
+                copy = [("copy", ir.Const(True))]
+                return self.emit(target, "copied", cast, [result], copy, node)
             return result
         except AdgenError as e:
             e.in_function(parsed.name)

@@ -75,8 +75,14 @@ class NamespacesMixin(LowererState):
             return False
         # (a name other branches bind too: where this one runs in straight-line code, an `if`
         # decided when transforming around it, it is the binding the code after it sees)
+        # (or a name bound only here, read only after it in the same block)
         if not all(
-            isinstance(t, gast.Name) and (t.id not in self.multi or self.depth == 0)
+            isinstance(t, gast.Name)
+            and (
+                t.id not in self.multi
+                or self.depth == 0
+                or _bound_once_read_after(self.as_lowered(), t.id, stmt)
+            )
             for t, _ in pairs
         ):
             return False
@@ -193,6 +199,36 @@ class NamespacesMixin(LowererState):
                 "is floating and the bounds Python numbers or arrays of its dtype",
                 "cast the bounds (xp.asarray(b, dtype=x.dtype)) or call np.clip",
             )
+
+
+def _bound_once_read_after(function: Any, name: str, stmt: Any) -> bool:
+    """Is ``stmt`` the only statement of ``function`` binding ``name``, and every read of it
+    in the statements after ``stmt`` in ``stmt``'s own block (so every read sees it)?"""
+    stores = [
+        n
+        for n in gast.walk(function)
+        if isinstance(n, gast.Name) and n.id == name and not isinstance(n.ctx, gast.Load)
+    ]
+    if len(stores) != 1 or not any(s is stores[0] for s in gast.walk(stmt)):
+        return False
+    for node in gast.walk(function):
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
+            if isinstance(block, list) and any(s is stmt for s in block):
+                after = block[[id(s) for s in block].index(id(stmt)) + 1 :]
+                seen = {
+                    id(n)
+                    for s in after
+                    for n in gast.walk(s)
+                    if isinstance(n, gast.Name) and n.id == name
+                }
+                loads = [
+                    n
+                    for n in gast.walk(function)
+                    if isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load)
+                ]
+                return all(id(n) in seen for n in loads)
+    return False
 
 
 def _returned_getter(fn: types.FunctionType, call: gast.Call) -> gast.Call | None:
