@@ -899,8 +899,8 @@ def copies_when_asked(fn: Any, bound: dict[str, Any]) -> bool:
     parameter -> IR atom) ask for a copy -- scikit-learn's ``check_array(X, copy=True)`` --
     and does this call ask (a constant True)? adgen's own ``np.asarray(..., copy=True)``
     then stands for that contract (NumPy 2: ``np.asarray`` takes ``copy``)."""
-    key = (getattr(fn, "__module__", None), getattr(fn, "__name__", None))
-    param = _COPY_WHEN_ASKED.get(key)  # type: ignore[call-overload]
+    key = (str(getattr(fn, "__module__", "")), str(getattr(fn, "__name__", "")))
+    param = _COPY_WHEN_ASKED.get(key)
     asked = bound.get(param) if param is not None else None
     return asked is not None and getattr(asked, "value", None) is True and asarray_takes_copy()
 

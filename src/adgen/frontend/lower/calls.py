@@ -507,7 +507,7 @@ class CallsMixin(LowererState):
                 # so that the caller may write into it
                 cast = registry.lookup(registry.np.asarray)
                 assert cast is not None
-                copy = [("copy", ir.Const(True))]
+                copy: list[tuple[str, ir.Atom]] = [("copy", ir.Const(True))]
                 return self.emit(target, "copied", cast, [result], copy, node)
             return result
         except AdgenError as e:
