@@ -404,3 +404,16 @@ def test_a_namespace_bound_in_a_branch_the_code_decides_is_known_there():
     n = np.linalg.norm(z, axis=1)
     expected = 1 / n[:, None] - z * (np.sum(z, axis=1) / n**3)[:, None]
     np.testing.assert_allclose(adgen.grad(f)(z), expected, rtol=1e-13)
+
+
+def pairs(w):
+    for i in range(2):
+        yield w[2 * i], w[2 * i + 1]
+
+
+def test_a_helper_that_is_a_generator_is_refused_by_name():
+    def f(w):
+        return sum(a * b for a, b in pairs(w))
+
+    with pytest.raises(adgen.AdgenError, match=r"in pairs: adgen does not support `yield`"):
+        adgen.grad(f)(np.arange(4.0))
