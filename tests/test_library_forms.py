@@ -417,3 +417,25 @@ def test_a_helper_that_is_a_generator_is_refused_by_name():
 
     with pytest.raises(adgen.AdgenError, match=r"in pairs: adgen does not support `yield`"):
         adgen.grad(f)(np.arange(4.0))
+
+
+def test_a_value_of_one_number_in_an_array_is_differentiated_as_that_number():
+    """``grad`` of a function returning ``np.array([v])`` (autograd's Bayesian optimisation
+    example, as autograd and PyTorch take it): the gradient of ``v``; two numbers stay
+    refused."""
+
+    def f(x):
+        return -np.sin(x)  # (x of one number: a result of shape (1,))
+
+    def g(x):
+        return (x @ x) * np.ones((1, 1))
+
+    x = np.array([0.5])
+    np.testing.assert_allclose(adgen.grad(f)(x), -np.cos(x), rtol=1e-15)
+    value, gradient = adgen.value_and_grad(f)(x)
+    np.testing.assert_allclose(value, -np.sin(x), rtol=0)
+    np.testing.assert_allclose(gradient, -np.cos(x), rtol=1e-15)
+    y = np.array([0.5, -2.0])
+    np.testing.assert_allclose(adgen.grad(g)(y), 2 * y, rtol=0)
+    with pytest.raises(adgen.NonScalarOutputError, match=r"an array of shape \(2,\)"):
+        adgen.grad(f)(y)

@@ -481,8 +481,9 @@ class _ValueAndGrad(_Transformed):
         """The value (with aux: the pair) and the cotangents of the leaves ``d`` is for.
         ``args`` are ``fn``'s own arguments (``leaves`` has their dicts, lists and tuples
         flattened)."""
+        seed: Any = 1.0
         try:
-            out, grads = d.compiled(*leaves, 1.0)
+            out, grads = d.compiled(*leaves, seed)
         except AdgenError:
             raise
         except Exception as exc:
@@ -492,12 +493,15 @@ class _ValueAndGrad(_Transformed):
             if not isinstance(exc, Refusal):
                 out = fn(*args)
                 _check_scalar(fn, self._value(fn, out), self.holomorphic)
-            out, grads = _pipeline().run(d, *leaves, 1.0)
+                seed = _seed(self._value(fn, out))
+            out, grads = _pipeline().run(d, *leaves, seed)
         if out is None:  # (grad's code made for a real number: the value not computed)
             return out, grads
         value = self._value(fn, out)
         if self.holomorphic or (type(value) is not float and type(value) is not np.float64):
             _check_scalar(fn, value, self.holomorphic)
+            if np.ndim(value) != 0 and np.ndim(seed) == 0:  # an array of one number
+                out, grads = _pipeline().run(d, *leaves, _seed(value))
         return out, grads
 
     def _value(self, fn: types.FunctionType, out: Any) -> Any:
@@ -648,6 +652,12 @@ def _check_complex_input(fn: types.FunctionType, name: str, value: Any) -> None:
     )
 
 
+def _seed(value: Any) -> Any:
+    """The cotangent reverse mode starts from for a function's value: 1.0, or ones of its
+    shape for an array of one number (``np.array([v])``, as autograd and PyTorch take it)."""
+    return np.ones_like(value) if np.ndim(value) != 0 else 1.0
+
+
 def _check_scalar(fn: types.FunctionType, out: Any, holomorphic: bool = False) -> None:
     if holomorphic:
         if np.ndim(out) != 0 or not is_complex(out):
@@ -678,7 +688,8 @@ def _check_scalar(fn: types.FunctionType, out: Any, holomorphic: bool = False) -
             "as in JAX); else differentiate a real value of it (np.abs(z) ** 2, np.real(z)), "
             "or use adgen.vjp / adgen.jvp",
         )
-    if np.ndim(out) != 0 or not numeric:
+    if (np.ndim(out) != 0 and not (numeric and np.size(out) == 1)) or not numeric:
+        # (an array of one real number is that number, as autograd and PyTorch take it)
         shape = np.shape(out)
         raise NonScalarOutputError(
             f"grad needs {fn.__name__} to return a real scalar; it returned "
