@@ -439,3 +439,66 @@ def test_a_value_of_one_number_in_an_array_is_differentiated_as_that_number():
     np.testing.assert_allclose(adgen.grad(g)(y), 2 * y, rtol=0)
     with pytest.raises(adgen.NonScalarOutputError, match=r"an array of shape \(2,\)"):
         adgen.grad(f)(y)
+
+
+def lower_triangle(d, params):
+    """ADBench's GMM objective builds its factor column by column, counting its place in
+    the parameter vector in an attribute of the function itself."""
+    lower_triangle.idx = 0
+
+    def column(i):
+        n = d - i - 1
+        col = np.concatenate((np.zeros(i + 1), params[lower_triangle.idx : lower_triangle.idx + n]))
+        lower_triangle.idx += n
+        return col
+
+    return np.column_stack([column(i) for i in range(d)])
+
+
+def test_a_function_counting_in_an_attribute_of_itself_and_a_nonlocal_counter():
+    """State kept while the function runs: an attribute of the function itself (assigned
+    first, then read and ``+=`` in a nested def) is a variable of the call; ``nonlocal`` in
+    a nested def binds the enclosing function's variable -- in both modes."""
+    theta = np.array([1.0, -2.0, 0.5])
+
+    def f(t):
+        return np.sum(lower_triangle(3, t) ** 2 * np.arange(1.0, 10.0).reshape(3, 3))
+
+    L = lower_triangle(3, theta)
+    np.testing.assert_allclose(L, [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [-2.0, 0.5, 0.0]])
+    weights = np.arange(1.0, 10.0).reshape(3, 3)
+    expected = 2 * theta * np.array([weights[1, 0], weights[2, 0], weights[2, 1]])
+    np.testing.assert_allclose(adgen.grad(f)(theta), expected, rtol=1e-14)
+    _, tangent = adgen.jvp(f, (theta,), (np.ones(3),))
+    assert tangent == pytest.approx(np.sum(expected), rel=1e-14)
+
+    def g(t):
+        idx = 0
+        total = 0.0
+
+        def take(n):
+            nonlocal idx, total
+            part = t[idx : idx + n]
+            total = total + np.sum(part)
+            idx += n
+            return part
+
+        parts = [take(k + 1) for k in range(2)]
+        return np.sum(parts[1] ** 2) + total
+
+    np.testing.assert_allclose(adgen.grad(g)(theta), [1.0, 1.0 - 4.0, 1.0 + 1.0], rtol=1e-14)
+
+
+def test_a_nonlocal_array_updated_in_place_is_refused_when_the_code_runs():
+    def f(t):
+        acc = np.zeros(2)
+
+        def add(v):
+            nonlocal acc
+            acc += v
+
+        add(t)
+        return np.sum(acc**2)
+
+    with pytest.raises(adgen.AdgenError, match="nonlocal array `acc`"):
+        adgen.grad(f)(np.array([1.0, 2.0]))

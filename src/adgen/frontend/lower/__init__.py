@@ -50,6 +50,7 @@ every method takes the whole ``Lowerer`` as ``self``, since the parts call each 
   function, ``map``, a tuple of functions or objects), the arguments of calls (``*args``,
   ``**kwargs``);
 - :mod:`~adgen.frontend.lower.objects`: methods of your classes' objects, instances made inside;
+- :mod:`~adgen.frontend.lower.nonlocals`: assignments to a nested function's ``nonlocal`` names;
 - :mod:`~adgen.frontend.lower.nested_derivatives`: ``adgen.grad``/``jvp``/``vjp`` called inside;
 - :mod:`~adgen.frontend.lower.solvers`: SciPy's solvers and the functions they are given;
 - :mod:`~adgen.frontend.lower.containers`: lists the function builds (appends, pops, concatenation,
@@ -103,6 +104,7 @@ from adgen.frontend.lower.interpolants import InterpolantsMixin
 from adgen.frontend.lower.loops import LoopsMixin
 from adgen.frontend.lower.namespaces import NamespacesMixin
 from adgen.frontend.lower.nested_derivatives import NestedDerivativesMixin
+from adgen.frontend.lower.nonlocals import NonlocalsMixin
 from adgen.frontend.lower.objects import ObjectsMixin
 from adgen.frontend.lower.solvers import SolversMixin
 from adgen.frontend.lower.state import LowererState
@@ -129,6 +131,7 @@ class Lowerer(
     IdentitiesMixin,
     BuffersMixin,
     StaticResultsMixin,
+    NonlocalsMixin,
     DecidedMixin,
     ImportsMixin,
     SolversMixin,

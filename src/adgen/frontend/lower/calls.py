@@ -575,13 +575,7 @@ class CallsMixin(LowererState):
                 self.bind(p, self.multi[p], atom)  # a real copy (one name an item of a tuple)
             else:
                 self.env[p] = atom
-        for n in gast.walk(self.node):  # (a helper that is a generator: named, as in lower)
-            if isinstance(n, (gast.Yield, gast.YieldFrom)):
-                self.refuse(
-                    n,
-                    "`yield` (generators)",
-                    "return a list of the values (or a tuple), and iterate over it",
-                )
+        self.refuse_generators()
         body = list(self.node.body)
         if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant):
             body = body[1:]

@@ -32,6 +32,9 @@ from adgen.frontend.lower.syntax import (
     _own_nodes,
     _popped_into,
     _written_in_place,
+    declared_nonlocal,
+    nonlocal_in_nested,
+    own_attributes_as_variables,
 )
 from adgen.frontend.lower.tuple_lists import _split_tuple_lists
 from adgen.frontend.parse import ParsedFunction
@@ -220,6 +223,7 @@ class LowererState:
         if not getattr(self.node, "adgen_structured", False):
             open_guarding_blocks(self.node, self.parsed.scope.lookup)
             split_on_chosen_functions(self.node)
+            own_attributes_as_variables(self.node, self.means_itself)
             self.node.body = _structure_jumps(self.node.body, self.user_namer)
             self.node.adgen_structured = True
         self.multi: dict[str, str] = {}
@@ -228,9 +232,8 @@ class LowererState:
         # v keeps one name, so that "v as differentiable as it was" means all of v's values
         self.restoring = set(restoring_lists(parsed.filename))
         restored = _popped_into(nodes, self.restoring)
-        for user in sorted(
-            _assigned_in_blocks(self.node.body) | _written_in_place(nodes) | restored
-        ):
+        self.nonlocals = declared_nonlocal(self.node)  # (the enclosing function's names)
+        for user in sorted(self.rebound_users(nodes, restored)):
             if parent is None:
                 self.multi[user] = user if user not in RESERVED else self.namer.fresh(user)
                 self.namer.reserve(self.multi[user])
@@ -305,6 +308,44 @@ class LowererState:
         self.refuse(
             node, what, _HINTS.get(kind, "rewrite this part with NumPy calls and arithmetic")
         )
+
+    def rebound_users(self: Lowerer, nodes: list[Any], restored: set[str]) -> set[str]:
+        """The user's names that get one IR name for all their bindings: assigned inside
+        blocks, written in place, put back by adgen's own code, and those a nested def
+        declares ``nonlocal`` (each call may rebind them); not this function's own
+        ``nonlocal`` names (the enclosing function's)."""
+        stored = {n.id for n in nodes if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        found = (
+            _assigned_in_blocks(self.node.body)
+            | _written_in_place(nodes)
+            | restored
+            | (nonlocal_in_nested(self.node) & stored)
+        )
+        return found - self.nonlocals
+
+    def means_itself(self: Lowerer, name: str) -> bool:
+        """Does ``name``, read in the function being lowered, mean that function itself (a
+        module-level function of that name, defined in the same file)?"""
+        try:
+            obj = self.parsed.scope.lookup(name)
+        except KeyError:
+            return False
+        code = getattr(obj, "__code__", None)
+        return (
+            code is not None
+            and code.co_name == name == self.node.name
+            and code.co_filename == self.parsed.filename
+        )
+
+    def refuse_generators(self: Lowerer) -> None:
+        """A generator (``yield``), the function differentiated or a helper, is refused."""
+        for n in walk(self.node):
+            if isinstance(n, (gast.Yield, gast.YieldFrom)):
+                self.refuse(
+                    n,
+                    "`yield` (generators)",
+                    "return a list of the values (or a tuple) and iterate over it",
+                )
 
     def call_prim(self: Lowerer, fn: Any, args: list[ir.Atom], hint: str) -> ir.Var:
         prim = registry.lookup(fn)

@@ -55,9 +55,7 @@ class StatementsMixin(LowererState):
                     f"a parameter named `{a.id}` (generated code uses that name for a module)",
                     f"rename the parameter `{a.id}`",
                 )
-        for n in walk(self.node):
-            if isinstance(n, (gast.Yield, gast.YieldFrom)):
-                self.refuse(n, "`yield` (generators)", "return a value; build a list or array")
+        self.refuse_generators()
         body = list(self.node.body)
         if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant):
             body = body[1:]  # docstring
@@ -101,12 +99,16 @@ class StatementsMixin(LowererState):
     # -- statements -----------------------------------------------------------------------------
     def statement(self: Lowerer, stmt: Any) -> bool:
         """Lower one statement; True if it was a ``return``."""
+        if isinstance(stmt, (gast.Assign, gast.AugAssign)) and self.assign_nonlocal(stmt):
+            return False  # (`nonlocal idx; idx += n`: the enclosing function's variable)
         if isinstance(stmt, gast.Assign):
             self.lower_assign(stmt)
             return False
         if isinstance(stmt, gast.AugAssign):
             self.lower_aug_assign(stmt)
             return False
+        if isinstance(stmt, gast.Nonlocal) and set(stmt.names) <= self.nonlocals:
+            return False  # (declared: what it binds is bound in the enclosing function)
         if isinstance(stmt, gast.Return):
             self.lower_return(stmt)
             return True

@@ -399,3 +399,115 @@ def _is_append(node: Any) -> bool:
         and len(call.args) == 1
         and not call.keywords
     )
+
+
+def declared_nonlocal(fn: Any) -> set[str]:
+    """The names the function ``fn`` (a gast ``FunctionDef``) declares ``nonlocal`` in its own
+    body (not in the functions defined in it)."""
+    found: set[str] = set()
+    todo = list(fn.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, gast.Nonlocal):
+            found.update(node.names)
+        if isinstance(node, (gast.FunctionDef, gast.Lambda)):
+            continue
+        todo.extend(gast.iter_child_nodes(node))
+    return found
+
+
+def nonlocal_in_nested(fn: Any) -> set[str]:
+    """The names functions defined in ``fn`` declare ``nonlocal`` (any depth)."""
+    return {
+        name
+        for node in gast.walk(fn)
+        if isinstance(node, gast.FunctionDef) and node is not fn
+        for name in declared_nonlocal(node)
+    }
+
+
+def own_attributes_as_variables(fn: Any, is_itself: Any) -> None:
+    """Rewrite in place a function ``fn`` (a gast ``FunctionDef``) that keeps state in
+    attributes of itself while it runs (``constructL.idx = d`` first, then ``constructL.idx``
+    read and ``+=`` in a nested ``def``, as ADBench's GMM objective counts): each such
+    attribute becomes a variable of ``fn`` (``constructL__idx``), ``nonlocal`` in the nested
+    functions that bind it. Only where every use of ``fn``'s name in it is such an attribute
+    (the function passes itself nowhere), each attribute is assigned in ``fn``'s body before
+    any read, and ``is_itself(name)`` says the name means this function. The attribute is
+    not left set on the function object after the call.
+
+    >>> import gast
+    >>> tree = gast.parse('''
+    ... def count(d, t):
+    ...     count.i = d
+    ...     def take(n):
+    ...         part = t[count.i:count.i + n]
+    ...         count.i += n
+    ...         return part
+    ...     return take(1), take(2)
+    ... ''')
+    >>> own_attributes_as_variables(tree.body[0], lambda name: True)
+    >>> print(gast.unparse(tree).strip())  # doctest: +NORMALIZE_WHITESPACE
+    def count(d, t):
+        count__i = d
+        def take(n):
+            nonlocal count__i
+            part = t[count__i:count__i + n]
+            count__i += n
+            return part
+        return (take(1), take(2))
+    """
+    name = fn.name
+    uses = [n for n in gast.walk(fn) if isinstance(n, gast.Name) and n.id == name]
+    if not uses or any(not isinstance(n.ctx, gast.Load) for n in uses):
+        return
+    attributes = [
+        n
+        for n in gast.walk(fn)
+        if isinstance(n, gast.Attribute) and isinstance(n.value, gast.Name) and n.value.id == name
+    ]
+    if len(attributes) != len(uses) or not is_itself(name):
+        return
+    first: dict[str, Any] = {}  # attribute -> the top-level statement assigning it first
+    for stmt in fn.body:
+        if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1):
+            continue
+        target = stmt.targets[0]
+        if any(target is a for a in attributes) and target.attr not in first:
+            first[target.attr] = stmt
+    if not first or any(a.attr not in first for a in attributes):
+        return
+    order = {id(n): k for k, n in enumerate(gast.walk(fn))}
+    for attr, stmt in first.items():  # no read before the first assignment
+        reads = [a for a in attributes if a.attr == attr and isinstance(a.ctx, gast.Load)]
+        bound_at = order[id(stmt.targets[0])]
+        if any(
+            order[id(a)] < bound_at or any(a is v for v in gast.walk(stmt.value)) for a in reads
+        ):
+            return
+    names = {attr: f"{name}__{attr}" for attr in first}
+    taken = {n.id for n in gast.walk(fn) if isinstance(n, gast.Name)}
+    if taken & set(names.values()):
+        return
+    for node in gast.walk(fn):
+        for field, value in gast.iter_fields(node):
+            if isinstance(value, list):
+                value[:] = [_as_variable(v, attributes, names) for v in value]
+            elif any(value is a for a in attributes):
+                setattr(node, field, _as_variable(value, attributes, names))
+    for node in gast.walk(fn):  # nested functions binding them: nonlocal there
+        if isinstance(node, gast.FunctionDef) and node is not fn:
+            bound = {
+                n.id
+                for n in gast.walk(node)
+                if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)
+            } & set(names.values())
+            if bound:
+                node.body.insert(0, gast.copy_location(gast.Nonlocal(names=sorted(bound)), node))
+
+
+def _as_variable(node: Any, attributes: list[Any], names: dict[str, str]) -> Any:
+    if not any(node is a for a in attributes):
+        return node
+    variable = gast.Name(id=names[node.attr], ctx=node.ctx, annotation=None, type_comment=None)
+    return gast.copy_location(variable, node)
