@@ -200,3 +200,29 @@ def test_a_recovering_try_reading_a_tuple_argument_at_second_order(tmp_path) -> 
     program = Program(TRY_READING_A_TUPLE_ARGUMENT, True, True, frozenset(), "tuple")
     outcome = classify(program, tmp_path, 16067)
     assert outcome.kind == "ok", (outcome.category, outcome.message)
+
+
+def after_an_early_return(y, s):
+    if np.mean(y) < -5.0:
+        return np.sum(s * s)
+
+    def scale_ends(u, w):
+        u[0] = u[0] * w
+        u[-1] = u[-1] * w
+
+    buf = np.tanh(y) * 1.25
+    scale_ends(buf, 0.3125)
+    return np.sum(np.sin(buf)) + np.sum(s * y)
+
+
+def test_a_helper_writes_into_a_buffer_bound_after_an_early_return() -> None:
+    # seed 20261190, program 231 (and one of seed 20261174): the statements after an early
+    # return move into a branch; a helper's write into a buffer bound there was refused as
+    # "an argument passed by the caller" -- the buffer is the caller's own, bound in the
+    # block being lowered
+    y, s = np.array([0.3, -0.2, 0.8]), 0.7
+    check_grads(after_an_early_return, y, s)
+    buf = np.tanh(y) * 1.25
+    scale = np.array([0.3125, 1.0, 0.3125])
+    expected = np.cos(buf * scale) * scale * 1.25 * (1 - np.tanh(y) ** 2) + s
+    np.testing.assert_allclose(adgen.grad(after_an_early_return)(y, s), expected, rtol=1e-13)

@@ -110,7 +110,13 @@ class BuffersMixin(LowererState):
             if atom == held
         ]
         for lowerer, user in callers:
-            if lowerer.depth != 0 and user not in lowerer.multi:
+            if (
+                lowerer.depth != 0
+                and user not in lowerer.multi
+                # (bound in the caller's block being lowered: a name no other path binds,
+                # read only after it there -- the rest of a function after an early return)
+                and _last_binding(lowerer.block, held.name, len(lowerer.block)) is None
+            ):
                 return None
             if user in lowerer.multi:
                 why = lowerer.ownership_problem(user, "write into")
