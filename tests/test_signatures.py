@@ -14,8 +14,12 @@ import scipy.linalg
 import scipy.special
 
 import adgen
+from adgen.rules import lookup as registry_lookup
 
 A = np.arange(6.0).reshape(2, 3) / 7.0
+# NumPy 2.3 gave its C functions readable signatures (np.concatenate, np.where...): before,
+# adgen cannot tell which parameters they have, and refuses those its rules do not take
+SIGNATURES_READABLE = np.lib.NumpyVersion(np.__version__) >= "2.3.0"
 W = np.cos(np.arange(6.0)).reshape(2, 3)
 
 
@@ -111,6 +115,10 @@ def leave_to_overwrite_the_input(a):
     ],
 )
 def test_options_that_do_not_change_the_derivative(fn):
+    if fn in (options_in_another_dtype, leave_to_overwrite_the_input) and not SIGNATURES_READABLE:
+        with pytest.raises(adgen.AdgenError, match="a parameter of the function"):
+            adgen.grad(fn)(A)  # (NumPy < 2.3: refused by the parameter's name)
+        return
     h = 1e-6
     expected = np.zeros_like(A)
     for i in np.ndindex(A.shape):
@@ -174,6 +182,8 @@ def logm_with_its_error(a):
     ids=lambda v: getattr(v, "__name__", ""),
 )  # fmt: skip
 def test_a_parameter_the_rule_does_not_take_is_refused_by_name(fn, words):
+    if fn is logm_with_its_error and registry_lookup(scipy.linalg.logm) is None:
+        pytest.skip("scipy.linalg's rules need SciPy >= 1.16")
     with pytest.raises(adgen.AdgenError) as info:
         adgen.grad(fn)(A)
     text = str(info.value)
@@ -227,6 +237,8 @@ def _own_parameters():
         if not path.startswith(("np.", "scipy.")):
             continue
         own = registry.own_signature(fn)
+        if own is None and not SIGNATURES_READABLE:
+            continue  # (NumPy < 2.3: its parameters not known, those the rule lacks refused)
         assert own is not None, f"{path}: no readable signature"
         params = list(own.parameters.values())
         taken = {p.name for p in prim.params}
@@ -414,9 +426,14 @@ def test_every_example_takes_its_functions_parameters_at_their_defaults_and_refu
             lines += [f"def other_{k}({params}):", f"    return {other}", ""]
     with tempfile.TemporaryDirectory() as folder:
         module = write_module(Path(folder), "signature_calls", "\n".join(lines))
-        checked, refused = 0, 0
+        checked, refused, rejected = 0, 0, 0
         for k, (path, case, given, other, param) in enumerate(calls):
             args = case.draw_args()
+            try:  # (NumPy itself rejects some of its defaults passed explicitly: a
+                getattr(module, f"given_{k}")(*args)  # multi-output ufunc's out=None in 2.2)
+            except (TypeError, ValueError):
+                rejected += 1
+                continue
             out, pullback = adgen.vjp(getattr(module, f"plain_{k}"), *args)
             out_given, pullback_given = adgen.vjp(getattr(module, f"given_{k}"), *args)
             seed = _cotangent_like(np.random.default_rng(k), out)
@@ -435,7 +452,8 @@ def test_every_example_takes_its_functions_parameters_at_their_defaults_and_refu
             assert "unexpected keyword" not in text and "multiple values" not in text
             refused += 1
         importlib.invalidate_caches()
-    assert checked == len(calls) and refused > 100
+    assert checked + rejected == len(calls) and refused > 100
+    assert rejected <= (0 if SIGNATURES_READABLE else 30)  # (NumPy 2.4: none rejected)
 
 
 def _leaves(value):
