@@ -967,8 +967,8 @@ def test_non_scalar_results_passed_to_grad(errs):
     with pytest.raises(adgen.NonScalarOutputError, match=r"\(2, 2\)") as info:
         adgen.differentiate(errs.vector).grad(np.ones((2, 2)))
     _assert_located(info.value, errs, _line("def vector(x):"))
-    with pytest.raises(adgen.NonScalarOutputError):
-        adgen.value_and_grad(errs.vector)(np.ones(1))
+    with pytest.raises(adgen.NonScalarOutputError):  # (an array of one number is that number)
+        adgen.value_and_grad(errs.vector)(np.ones(3))
 
 
 def test_grad_of_a_string_result_is_refused(errs):

@@ -1230,7 +1230,9 @@ if scipy is not None:
         ``qk``, which is normalised after), divided by log(base) where a base is given
         (``base`` is data). Derivatives through the normalisations: d/dP of the sum is
         -(log P + 1) (with ``qk``: log(P / Q) + 1), d/dQ is -P / Q; a normalisation v / sum(v)
-        takes a cotangent G back to (G - sum(G v / sum(v))) / sum(v)."""
+        takes a cotangent G back to (G - sum(G v / sum(v))) / sum(v). At an entry P = 0 the
+        partial is infinite: a zero tangent or cotangent there contributes 0, and the sums
+        take P log P as its limit 0."""
 
         def jvp_pk(d):
             s = np.sum(pk, axis=axis, keepdims=True)
@@ -1242,7 +1244,7 @@ if scipy is not None:
                 q = np.broadcast_to(qk, np.broadcast_shapes(np.shape(pk), np.shape(qk)))
                 q = q / np.sum(q, axis=axis, keepdims=True)
                 slope = np.log(p / q) + 1.0
-            out = np.sum(slope * dp, axis=axis)
+            out = np.sum(rt.zero_safe(slope * dp, dp), axis=axis)
             return out if base is None else out / np.log(base)
 
         def jvp_qk(d):
@@ -1253,7 +1255,7 @@ if scipy is not None:
             q = qb / t
             db = np.broadcast_to(d, shape)
             dq = (db - q * np.sum(db, axis=axis, keepdims=True)) / t
-            out = np.sum(-(p / q) * dq, axis=axis)
+            out = np.sum(rt.zero_safe(-(p / q) * dq, dq), axis=axis)
             return out if base is None else out / np.log(base)
 
         def vjp_pk(g):
@@ -1263,12 +1265,14 @@ if scipy is not None:
             s = np.sum(pk, axis=axis, keepdims=True)
             p = pk / s
             if qk is None:
-                gp = -gk * (np.log(p) + 1.0)
+                gp = rt.zero_safe(-gk * (np.log(p) + 1.0), gk)
+                weighted = gk * (np.sum(scipy.special.entr(p), axis=axis, keepdims=True) - 1.0)
             else:
                 q = np.broadcast_to(qk, np.broadcast_shapes(np.shape(pk), np.shape(qk)))
                 q = q / np.sum(q, axis=axis, keepdims=True)
-                gp = rt.unbroadcast(gk * (np.log(p / q) + 1.0), p)
-            return (gp - np.sum(gp * p, axis=axis, keepdims=True)) / s
+                gp = rt.unbroadcast(rt.zero_safe(gk * (np.log(p / q) + 1.0), gk), p)
+                weighted = np.sum(np.where(p > 0.0, gp * p, 0.0), axis=axis, keepdims=True)
+            return (gp - weighted) / s
 
         def vjp_qk(g):
             gk = g if axis is None else np.expand_dims(g, axis)
@@ -1278,6 +1282,6 @@ if scipy is not None:
             p = np.broadcast_to(pk / np.sum(pk, axis=axis, keepdims=True), shape)
             qb = np.broadcast_to(qk, shape)
             t = np.sum(qb, axis=axis, keepdims=True)
-            q = qb / t
-            gq = -gk * (p / q)
-            return rt.unbroadcast((gq - np.sum(gq * q, axis=axis, keepdims=True)) / t, qk)
+            gq = rt.zero_safe(-gk * (p / qb * t), gk)  # (-gk P / Q)
+            weighted = -gk * np.sum(p, axis=axis, keepdims=True)  # (sum of gq Q: -gk sum P)
+            return rt.unbroadcast((gq - weighted) / t, qk)
