@@ -87,7 +87,10 @@ class StaticResultsMixin(LowererState):
             and isinstance(value, gast.Call)
         ):
             return False
-        if target.id in self.multi and not _block_local(self.as_lowered(), value, target.id):
+        if target.id in self.multi and (
+            target.id not in self.local_functions  # (holding an object now: `lb = lb.fit(y)`)
+            or not _block_local(self.as_lowered(), value, target.id)
+        ):
             return False  # (bound again where a read could mean either: `lb = lb.fit(y)` is
             # taken where every read follows its own block's binding)
         name = self.new_name(target.id)
