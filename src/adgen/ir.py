@@ -32,12 +32,11 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from adgen.errors import place
+from adgen.errors import SourceLocation, place
 from adgen.pyast import dotted
 from adgen.rules.namespace import TEMPLATE_GLOBALS
 
 if TYPE_CHECKING:
-    from adgen.errors import SourceLocation
     from adgen.rules.registry import Primitive
 
 
@@ -151,6 +150,23 @@ class Function:
     def statements(self) -> Iterator[Stmt]:
         """All statements, depth first, in source order."""
         yield from _walk(self.body)
+
+    def location(self, label: str) -> SourceLocation | None:
+        """The user's line a generated comment's label (``# line 12: ...`` of the function
+        itself, ``# line 3 of helper: ...`` of an inlined one) stands for, if known.
+
+        >>> f = Function("f", [], [], "f.py", 1, {1: "    y = 2 * x"})
+        >>> f.location("1").col, f.location("2 of g")
+        (4, None)
+        """
+        if label.isdigit():
+            line = int(label)
+            raw = self.source_lines.get(line, "")
+            return SourceLocation(self.filename, line, len(raw) - len(raw.lstrip()), raw)
+        for key, known in self.labels.items():
+            if known == label:
+                return self.origins[key]
+        return None
 
     def outside(self, name: str) -> Any:
         """The value the outside name of a :class:`Free` atom stands for (``KeyError`` if

@@ -271,16 +271,7 @@ def locate(d: Derivative, generated_line: int) -> SourceLocation | None:
         match = _COMMENT.match(text)
         if match is None:
             continue
-        label = match.group(1)
-        fn = d.function
-        if label.isdigit():
-            line = int(label)
-            raw = fn.source_lines.get(line, "")
-            return SourceLocation(fn.filename, line, len(raw) - len(raw.lstrip()), raw)
-        for key, known in fn.labels.items():
-            if known == label:
-                return fn.origins[key]
-        return None
+        return d.function.location(match.group(1))
     return None
 
 

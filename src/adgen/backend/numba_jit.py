@@ -39,7 +39,7 @@ from typing import Any
 from adgen import ir
 from adgen.backend import diskcache
 from adgen.backend.numba_code import NotForNumba, NumbaSource, numba_source, user_line
-from adgen.errors import BackendError, BackendWarning, SourceLocation
+from adgen.errors import BackendError, BackendWarning
 from adgen.generated import Generated
 
 BACKENDS = ("numpy", "numba")
@@ -69,22 +69,9 @@ def chosen(backend: str | None, strict: bool = False) -> str:
     return name
 
 
-def _location(function: ir.Function, label: str | None) -> SourceLocation | None:
-    if label is None:
-        return None
-    if label.isdigit():
-        line = int(label)
-        raw = function.source_lines.get(line, "")
-        return SourceLocation(function.filename, line, len(raw) - len(raw.lstrip()), raw)
-    for key, known in function.labels.items():
-        if known == label:
-            return function.origins[key]
-    return None
-
-
 def refuse(function: ir.Function, why: str, label: str | None, strict: bool) -> None:
     """Say (once) that the NumPy code runs for ``function`` and why; with ``strict``, raise."""
-    loc = _location(function, label)
+    loc = function.location(label) if label is not None else None
     message = f"backend='numba' cannot compile the derivative of {function.name}: {why}"
     hint = "the NumPy code runs instead (the same answer); strict=True raises this error"
     if strict:

@@ -53,6 +53,7 @@ def kernel(X, Y):            # <doctest adgen.frontend.lower.identities[3]>:1
 from __future__ import annotations
 
 import types
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import gast
@@ -373,26 +374,9 @@ class IdentitiesMixin(LowererState):
         = a.copy()``: an array of the same shape and dtype either way), or where one branch
         ends in a ``raise`` (``if len(shape) == 1: return y.ravel()`` / ``raise
         ValueError(...)``: only the other goes on); else None."""
-        if not isinstance(atom, ir.Var):
+        samples = self.per_branch(atom, at, self.argument_sample)
+        if samples is None:
             return None
-        name = atom.name
-        block, end = at if at is not None else (self.block, len(self.block))
-        while (k := _last_binding(block, name, end)) is None:
-            outer = self.around_end(block)
-            if outer is None:
-                return None
-            block, end = outer
-        stmt = block[k]
-        if not isinstance(stmt, ir.If):
-            return None
-        samples = []
-        branches = [b for b in (stmt.body, stmt.orelse) if not _raises(b)]
-        for branch in branches:
-            self.root.open_branches.append((branch, block, k))
-            try:
-                samples.append(self.argument_sample(atom, (branch, len(branch))))
-            finally:
-                self.root.open_branches.pop()
         if len(samples) == 1:  # (the other branch raises)
             return samples[0]
         if not samples:
@@ -554,6 +538,17 @@ class IdentitiesMixin(LowererState):
         """The objects ``atom``'s name may be after an ``if`` the program decides when it
         runs: those either branch leaves it (a branch that raises leaves none); None if
         adgen cannot tell."""
+        found = self.per_branch(atom, at, self.possible_objects_at)
+        if found is None or any(objects is None for objects in found):
+            return None
+        return set().union(*found)
+
+    def per_branch(
+        self: Lowerer, atom: ir.Atom, at: Place | None, ask: Callable[[ir.Atom, Place], Any]
+    ) -> list[Any] | None:
+        """Where ``atom``'s name (followed back through copies) was last bound by an ``if``
+        the program decides when it runs: ``ask(name, end of the branch)`` for each branch
+        that does not end in a ``raise``; None where it was not."""
         if not isinstance(atom, ir.Var):
             return None
         block, end = at if at is not None else (self.block, len(self.block))
@@ -575,19 +570,16 @@ class IdentitiesMixin(LowererState):
             atom, end = stmt.args[0], k
         if not isinstance(stmt, ir.If):
             return None
-        found: set[Identity] = set()
+        answers = []
         for branch in (stmt.body, stmt.orelse):
             if _raises(branch):
                 continue
             self.root.open_branches.append((branch, block, k))
             try:
-                objects = self.possible_objects_at(atom, (branch, len(branch)))
+                answers.append(ask(atom, (branch, len(branch))))
             finally:
                 self.root.open_branches.pop()
-            if objects is None:
-                return None
-            found |= objects
-        return found
+        return answers
 
 
 def _raises(block: list[ir.Stmt]) -> bool:
