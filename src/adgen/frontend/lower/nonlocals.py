@@ -102,9 +102,16 @@ class NonlocalsMixin(LowererState):
             stmt,
         )
         negated = self.emit(None, "cond", _prim(registry.operator.not_), [test], [], stmt)
-        what = f"`{type(stmt.op).__name__}=` of the nonlocal array `{name}` (an update in place)"
+        op = _SYMBOLS.get(type(stmt.op).__name__, type(stmt.op).__name__)
+        what = f"`{name} {op}= ...` of the nonlocal array `{name}` (an update in place)"
         words = (("what", ir.Const(what)), ("hint", ir.Const(f"write `{name} = {name} + ...`")))
         self.block.append(ir.Assign((), registry.ASSERT, (negated,), words, self.line))
+
+
+_SYMBOLS = {
+    "Add": "+", "Sub": "-", "Mult": "*", "Div": "/", "FloorDiv": "//", "Mod": "%", "Pow": "**",
+    "MatMult": "@", "BitAnd": "&", "BitOr": "|", "BitXor": "^", "LShift": "<<", "RShift": ">>",
+}  # fmt: skip
 
 
 def _prim(fn: Any) -> registry.Primitive:
