@@ -279,6 +279,7 @@ def parse_function(fn: types.FunctionType, scope: Scope | None = None) -> Parsed
             SourceLocation(filename, start, 0, absolute.get(start, "")),
         ) from None
     node = _find_def(tree, fn, start)
+    _drop_local_annotations(node)
     return ParsedFunction(
         node=node,
         name=fn.__name__ if fn.__name__ != "<lambda>" else "lambda",
@@ -288,6 +289,36 @@ def parse_function(fn: types.FunctionType, scope: Scope | None = None) -> Parsed
         lines=absolute,
         scope=scope if scope is not None else LiveScope(fn),
     )
+
+
+def _drop_local_annotations(fdef: Any) -> None:
+    """``x: T = v`` in the function's body (and in those of functions defined in it) as the
+    ``x = v`` it means: Python never evaluates a local variable's annotation. An annotation
+    without a value, or of an attribute or an item, stays as written (refused).
+
+    >>> import ast
+    >>> fdef = gast.parse("def f(a):\\n    out: list[float] = []\\n    return out").body[0]
+    >>> _drop_local_annotations(fdef)
+    >>> print(ast.unparse(gast.gast_to_ast(fdef)))
+    def f(a):
+        out = []
+        return out
+    """
+    for node in gast.walk(fdef):
+        if isinstance(node, gast.ClassDef):
+            continue  # (a class body's annotations are evaluated, and kept)
+        for part in ("body", "orelse", "finalbody"):
+            stmts = getattr(node, part, None)
+            if not isinstance(stmts, list):
+                continue
+            for k, stmt in enumerate(stmts):
+                if (
+                    isinstance(stmt, gast.AnnAssign)
+                    and isinstance(stmt.target, gast.Name)
+                    and stmt.value is not None
+                ):
+                    plain = gast.Assign(targets=[stmt.target], value=stmt.value, type_comment=None)
+                    stmts[k] = gast.copy_location(plain, stmt)
 
 
 def as_def(node: Any, name: str) -> Any:

@@ -289,20 +289,26 @@ _SHAPE_ONLY = frozenset(
         "np.round", "np.zeros_like", "np.ones_like", "np.empty_like", "rt.zeros_like",
     }
 )  # fmt: skip
+# functions whose result's shape or dtype the values of their arguments decide
+VALUE_KINDS = frozenset(
+    {
+        # the residuals' length depends on the rank of `a` (stand-ins are rank one)
+        "np.linalg.lstsq",
+        # the dtype depends on the values: real input gives real arrays when every
+        # eigenvalue is real (a stand-in's are), complex ones otherwise
+        "np.linalg.eig",
+        "np.linalg.eigvals",
+        # a complex argument gives a real result when its imaginary part is small
+        "np.real_if_close",
+    }
+)
 _NEVER = (
     "setitem",
     "append",
     "pop",
     "assert",
     "raise",
-    # the residuals' length depends on the rank of `a` (stand-ins are rank one)
-    "np.linalg.lstsq",
-    # the dtype depends on the values: real input gives real arrays when every eigenvalue is
-    # real (a stand-in's are), complex ones otherwise
-    "np.linalg.eig",
-    "np.linalg.eigvals",
-    # a complex argument gives a real result when its imaginary part is small (a stand-in's is 0)
-    "np.real_if_close",
+    *VALUE_KINDS,
 )
 
 

@@ -1086,6 +1086,8 @@ _KIND_FUNCTIONS = tuple(
         "iterable",
         "isscalar",
         "ndim",
+        "finfo",
+        "iinfo",
     )
     if hasattr(np, n)
 )
@@ -1093,13 +1095,15 @@ _KIND_FUNCTIONS = tuple(
 
 def decided_by_kinds(fn: Any) -> bool:
     """Is ``fn`` a function of data types and kinds only (``np.dtype(float)``,
-    ``np.isdtype(dtype, "integral")``, ``np.result_type(x, 1.0)``; SciPy's
+    ``np.isdtype(dtype, "integral")``, ``np.result_type(x, 1.0)``, ``np.finfo(x.dtype)``; SciPy's
     ``xp_result_type``, scikit-learn's ``supported_float_dtypes`` and ``device`` while their
     array API support is off), which adgen evaluates when transforming where its arguments are known
     then (arrays by samples of their kinds)?"""
     if any(fn is f for f in _KIND_FUNCTIONS):
         return True
     module, name = getattr(fn, "__module__", None) or "", getattr(fn, "__name__", "")
+    if module.endswith("array_api_compat.common._aliases") and name in ("finfo", "iinfo"):
+        return True  # (array-api-compat's: NumPy's of the dtype)
     if module == "scipy._lib._array_api" and name == "xp_result_type":
         return not getattr(fn, "__globals__", {}).get("SCIPY_ARRAY_API", True)
     if module == "sklearn.utils._array_api" and name in ("supported_float_dtypes", "device"):

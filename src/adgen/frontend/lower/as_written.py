@@ -54,13 +54,15 @@ class AsWrittenMixin(LowererState):
         raises ``refusal`` (what adgen said of it before) if a differentiated value reaches
         it where that would matter. ``receiver``: the object of a method call (``rng`` of
         ``rng.normal(...)``), its first argument."""
+        passed = self.outside_arguments(args, kwargs)
         if (
             not callable(fn)
             or getattr(fn, "adgen_user_function", False)
             or registry.reads_frame(fn)
-            or any(isinstance(a, StaticArg) for a in [*args, *(v for _, v in kwargs)])
+            or passed is None
         ):
             raise refusal
+        args, kwargs = passed
         # lists stay lists (lowering makes every sequence a tuple: np.add.at(a, [0, 1], 1) must
         # not index with a tuple)
         label = _qualname(fn)
@@ -82,6 +84,34 @@ class AsWrittenMixin(LowererState):
         prim.ambiguous = ambiguous
         prim = prim.localize(self.outside_name)
         return self.emit(target, hint, prim, args, kwargs, node)
+
+    def outside_arguments(
+        self: Lowerer, args: list[Any], kwargs: list[tuple[str, Any]]
+    ) -> tuple[list[ir.Atom], list[tuple[str, ir.Atom]]] | None:
+        """The arguments of a call run as written as atoms: a module, or a function or class
+        that exists outside the function (``f(y, xp)`` of the namespace a library's helper
+        got), passed as itself by its name (it holds no differentiated value); None where
+        another argument is not a value of the IR (an object made inside the function, a
+        lambda or a ``def`` reading the function's variables)."""
+
+        def atom(value: Any) -> ir.Atom | None:
+            if not isinstance(value, StaticArg):
+                return value  # type: ignore[no-any-return]
+            obj = value.value
+            if isinstance(obj, types.ModuleType):
+                preferred = obj.__name__.rpartition(".")[2]
+            elif isinstance(obj, (types.FunctionType, types.BuiltinFunctionType, type)):
+                preferred = getattr(obj, "__name__", "") or "function"
+            else:
+                return None
+            name = preferred if preferred.isidentifier() else "outside"
+            return ir.Free(self.outside_name(name, obj))
+
+        atoms = [atom(a) for a in args]
+        options = [(k, atom(v)) for k, v in kwargs]
+        if any(a is None for a in atoms) or any(v is None for _, v in options):
+            return None
+        return atoms, options  # type: ignore[return-value]
 
     def as_written(self: Lowerer, node: Any, atom: ir.Atom, hint: str, label: str) -> ir.Atom:
         """An argument of a call run as written, with the type the program gives it: a list

@@ -95,13 +95,13 @@ class BuffersMixin(LowererState):
             ):
                 return None
             held = last.args[0]
-        if self.bases.get(held.name) or (held != base and self.bases[base.name] != {held.name}):
+        if held != base and self.bases[base.name] != {held.name}:
             return None  # (a view of another array)
+        # (held may be a view of arrays the callers made -- `np.asarray(norms)` of a new
+        # array: each caller's name is asked below whether another name may see them)
+        family = self.shares_with(held.name) | {base.name}
         for user, atom in self.env.items():  # another name of the helper's
-            if user != name and any(
-                held.name in self.shares_with(v) or base.name in self.shares_with(v)
-                for v in ir.atom_vars(atom)
-            ):
+            if user != name and any(family & self.shares_with(v) for v in ir.atom_vars(atom)):
                 return None
         callers = [
             (lowerer, user)

@@ -463,14 +463,13 @@ class CallablesMixin(LowererState):
         args: list[Any],
         kwargs: list[tuple[str, Any]],
     ) -> dict[str, Any]:
-        """What each parameter of the inlined function means: positional and keyword
-        arguments, defaults, ``*args`` as a tuple (its length known now), keyword-only
-        parameters, ``**kwargs`` as a dict of the other keywords."""
+        """What each parameter of the inlined function means: positional (positional-only
+        too) and keyword arguments, defaults, ``*args`` as a tuple (its length known now),
+        keyword-only parameters, ``**kwargs`` as a dict of the other keywords."""
         spec = parsed.node.args
         name = parsed.name
-        if spec.posonlyargs:
-            self.refuse(node, f"calling `{name}`, which has positional-only parameters")
-        params = [a.id for a in spec.args]
+        positional = [a.id for a in spec.posonlyargs]  # (`def f(x, /, y)`: x by position)
+        params = positional + [a.id for a in spec.args]
         kwonly = [a.id for a in spec.kwonlyargs]
         bound = dict(zip(params, args))
         extra = args[len(params) :]
@@ -484,7 +483,7 @@ class CallablesMixin(LowererState):
         for k, v in kwargs:
             if k in bound or k in (p for p, _ in spread):
                 self.refuse(node, f"the argument `{k}` given twice to `{name}`", "check the call")
-            if k in params or k in kwonly:
+            if (k in params and k not in positional) or k in kwonly:
                 bound[k] = v
             elif spec.kwarg is not None and not isinstance(v, StaticArg):
                 spread.append((k, v))

@@ -355,8 +355,8 @@ class CallsMixin(LowererState):
             parsed, defaults = self.callee(fn, node)
             return self.inline(node, parsed, fn, defaults, args, kwargs, target, None)
         except (UnsupportedSyntaxError, NoRuleError, NonDifferentiableError) as exc:
-            if any(isinstance(a, StaticArg) for a in [*args, *(v for _, v in kwargs)]):
-                raise  # a function or an object passed: it cannot run as written
+            if self.outside_arguments(args, kwargs) is None:
+                raise  # a function or an object made here passed: it cannot run as written
             del self.block[mark:]  # what the failed inlining wrote
             return self.opaque(fn, exc, args, kwargs, target, hint, node)
 
@@ -416,7 +416,7 @@ class CallsMixin(LowererState):
                     self.parsed.loc(node),
                     "register a derivative rule for it with @adgen.rules.rule",
                 ) from None
-            names = [a.id for a in parsed.node.args.args]
+            names = [a.id for a in [*parsed.node.args.posonlyargs, *parsed.node.args.args]]
             values = fn.__defaults__ or ()
             given = {
                 **dict(zip(names[len(names) - len(values) :], values)),

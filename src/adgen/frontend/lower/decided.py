@@ -17,10 +17,12 @@ before them binds again are tried, each lowered on trial and kept only if it is 
 
 from __future__ import annotations
 
+import operator
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 import gast
+import numpy as np
 
 from adgen import ir
 from adgen.errors import AdgenError
@@ -59,6 +61,22 @@ _PLAIN = (
     gast.boolop,
     gast.unaryop,
 )
+
+
+class _NotKnown(Exception):
+    """An expression :meth:`DecidedMixin.decided_by_kinds` cannot evaluate."""
+
+
+# what an array's kind tells of it (its shape, number of axes and elements)
+_KIND_ATTRIBUTES = frozenset({"shape", "ndim", "size"})
+_COMPARISONS: dict[type, Any] = {
+    gast.Eq: operator.eq,
+    gast.NotEq: operator.ne,
+    gast.Lt: operator.lt,
+    gast.LtE: operator.le,
+    gast.Gt: operator.gt,
+    gast.GtE: operator.ge,
+}
 
 
 class DecidedMixin(LowererState):
@@ -140,6 +158,63 @@ class DecidedMixin(LowererState):
             if isinstance(atom, ir.Const) and bool(atom.value) != is_and:
                 return ir.Const(not is_and)
         return None
+
+    def decided_by_kinds(self: Lowerer, test: Any) -> ir.Const | None:
+        """The truth of an ``if`` test made only of the shapes, ranks, sizes and data types of
+        arrays whose kinds are known when transforming, and constants (``if y.shape[1] ==
+        1:`` of a column made from the argument, ``if X.shape[0] != len(w):``): the code
+        is made for the arguments' shapes, so Python takes the one branch for every call it
+        serves. None where the test reads anything else."""
+        try:
+            value = self.kind_value(test)
+        except _NotKnown:
+            return None
+        return ir.Const(bool(value)) if type(value) in (bool, np.bool_) else None
+
+    def kind_value(self: Lowerer, node: Any) -> Any:
+        """The value of an expression of :meth:`decided_by_kinds` (:class:`_NotKnown` if it
+        is not one)."""
+        if isinstance(node, gast.Constant) and type(node.value) in (int, bool, type(None)):
+            return node.value
+        if isinstance(node, gast.Attribute) and node.attr in _KIND_ATTRIBUTES:
+            return getattr(self.kind_sample(node.value), node.attr)
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and not node.keywords:
+            if node.func.id == "len" and len(node.args) == 1 and node.func.id not in self.env:
+                sample = self.kind_sample(node.args[0])
+                if np.ndim(sample) == 0:
+                    raise _NotKnown  # (Python raises when it runs)
+                return len(sample)
+            raise _NotKnown
+        if isinstance(node, gast.Subscript):
+            base, index = self.kind_value(node.value), self.kind_value(node.slice)
+            if (
+                type(base) is not tuple
+                or type(index) is not int
+                or not -len(base) <= index < len(base)
+            ):
+                raise _NotKnown
+            return base[index]
+        if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Not):
+            return not self.kind_value(node.operand)
+        if isinstance(node, gast.BoolOp):
+            values = [self.kind_value(v) for v in node.values]
+            return all(values) if isinstance(node.op, gast.And) else any(values)
+        if isinstance(node, gast.Compare) and len(node.ops) == 1:
+            compare = _COMPARISONS.get(type(node.ops[0]))
+            left, right = self.kind_value(node.left), self.kind_value(node.comparators[0])
+            if compare is None or not {type(left), type(right)} <= {int, tuple}:
+                raise _NotKnown
+            return compare(left, right)
+        raise _NotKnown
+
+    def kind_sample(self: Lowerer, node: Any) -> Any:
+        """A sample of the kind of the array a name holds (:meth:`argument_sample`)."""
+        if not (isinstance(node, gast.Name) and node.id in self.env):
+            raise _NotKnown
+        sample = self.argument_sample(self.env[node.id])
+        if not isinstance(sample, np.ndarray):
+            raise _NotKnown
+        return sample
 
     def without_effects(self: Lowerer, node: Any) -> bool:
         """Is evaluating ``node`` free of effects: names, constants, attributes, comparisons,

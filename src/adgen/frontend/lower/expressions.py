@@ -342,7 +342,7 @@ class ExpressionsMixin(LowererState):
         scalar = (int, float, bool, str, type(None))
         if (
             type(value) in scalar
-            or isinstance(value, _DATA_TYPES)
+            or isinstance(value, (*_DATA_TYPES, np.number, np.bool_))  # (np.finfo(t).eps)
             or (
                 type(value) in (tuple, list, set, frozenset, dict)
                 and all(type(v) in scalar or isinstance(v, _DATA_TYPES) for v in value)
@@ -617,6 +617,10 @@ class ExpressionsMixin(LowererState):
         if known is not None and isinstance(known[0], np.dtype) and hasattr(known[0], node.attr):
             # `X.dtype.kind`: a data type's attributes (it cannot change)
             return self.static_atom(getattr(known[0], node.attr), node.attr, node)
+        if isinstance(value, ir.Free):  # `np.finfo(X.dtype).eps`: a data type's limits
+            ok, limits = self.known_value(value)
+            if ok and isinstance(limits, (np.finfo, np.iinfo)) and hasattr(limits, node.attr):
+                return self.static_atom(getattr(limits, node.attr), node.attr, node)
         if node.attr in ("dtype", "ndim"):
             # of an argument of a kind the code is made for: `if X.ndim == 1`, `X.dtype ==
             # np.float32` decided when transforming

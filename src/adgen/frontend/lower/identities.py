@@ -53,6 +53,7 @@ def kernel(X, Y):            # <doctest adgen.frontend.lower.identities[3]>:1
 from __future__ import annotations
 
 import types
+import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -349,7 +350,9 @@ class IdentitiesMixin(LowererState):
         checks = made.prim.refusal is not None and registry.checks_arrays(made.prim.runs)
         cast = registry.kind_keeping(made.prim.name) or (made.prim.runs if checks else None)
         fn = view or cast
-        if fn is None or not made.args:
+        if fn is None:
+            return self.computed_sample(made, place)
+        if not made.args:
             return None
         base = self.argument_sample(made.args[0], place)
         extra = [self.outside_data(a) for a in made.args[1:]]
@@ -367,6 +370,90 @@ class IdentitiesMixin(LowererState):
         except Exception:
             return None  # (the program raises when it runs)
         return value if view is not None else np.broadcast_to(value, base_shape)
+
+    def computed_sample(self: Lowerer, made: ir.Assign, place: Place | None) -> Any:
+        """A value of the kind a NumPy function with a derivative rule gives
+        (``np.einsum("ij,ij->i", X, X)``, ``X @ w``), computed when transforming on samples
+        of its arguments' kinds: such a result's shape and dtype follow from theirs. None
+        where an argument's kind is not known, or is an integer or boolean whose value may
+        decide a shape, for the functions whose kinds depend on values
+        (:data:`shapes.VALUE_KINDS`), and past :data:`_SAMPLE_LIMIT` elements."""
+        prim = made.prim
+        if prim is registry.SETITEM and made.args:  # (a write keeps the array's kind)
+            return self.argument_sample(made.args[0], place)
+        if prim.name == "getitem" and len(made.args) == 2:  # (x[:, None], x[1:], x[0])
+            index = self.constant_index(made.args[1])
+            base = self.argument_sample(made.args[0], place)
+            if index is None or not isinstance(base, np.ndarray):
+                return None
+            try:
+                return base[index[0]]
+            except Exception:
+                return None  # (the program raises when it runs)
+        if (
+            prim.function is None
+            or not prim.differentiable
+            or len(made.targets) != 1
+            or prim.outputs is not None
+            or prim.user_fn is not None
+            or prim.callee is not None
+            or prim.refusal is not None
+            or prim.name in shapes.VALUE_KINDS
+            or prim.name.startswith(("np.random", "rt."))
+        ):
+            return None
+        size = 0
+
+        def sample_of(atom: ir.Atom) -> tuple[Any] | None:
+            nonlocal size
+            if isinstance(atom, ir.Tup) and atom.items:  # (np.concatenate([a, 1 - a]))
+                items = [sample_of(item) for item in atom.items]
+                return None if None in items else ([i[0] for i in items],)  # type: ignore[index]
+            known = self.outside_data(atom) if not isinstance(atom, ir.Var) else None
+            if known is not None:
+                return known
+            sample = self.argument_sample(atom, place)
+            if not isinstance(sample, (np.ndarray, np.generic, float, complex)):
+                return None  # (an int or a bool may decide a shape)
+            if np.result_type(sample).kind not in "fc":
+                return None
+            size += np.size(sample)
+            return (sample,)
+
+        args = [sample_of(a) for a in made.args]
+        options = {k: sample_of(a) for k, a in made.kwargs}
+        if None in args or None in options.values() or size > _SAMPLE_LIMIT:
+            return None
+        try:
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                value = prim.function(
+                    *(a[0] for a in args),  # type: ignore[index]
+                    **{k: v[0] for k, v in options.items()},  # type: ignore[index]
+                )
+        except Exception:
+            return None  # (the program raises when it runs, or the samples' values decide)
+        if isinstance(value, np.ndarray):
+            return np.broadcast_to(np.zeros((), value.dtype), value.shape)
+        return value if isinstance(value, (np.generic, float, complex)) else None
+
+    def constant_index(self: Lowerer, atom: ir.Atom) -> tuple[Any] | None:
+        """``(index,)`` of an index known when transforming (``x[:, None]``, ``x[1:-1]``,
+        ``x[0, ...]``, ``x[:, xp.newaxis]``); None for any other."""
+        if isinstance(atom, ir.Slc):
+            bounds = [self.constant_index(b) for b in (atom.lower, atom.upper, atom.step)]
+            if any(b is None or type(b[0]) not in (int, type(None)) for b in bounds):
+                return None
+            return (slice(*(b[0] for b in bounds)),)  # type: ignore[index]
+        if isinstance(atom, ir.Tup):
+            items = [self.constant_index(i) for i in atom.items]
+            if None in items:
+                return None
+            return (tuple(i[0] for i in items),)  # type: ignore[index]
+        known = self.outside_data(atom) if not isinstance(atom, ir.Var) else None
+        if known is None or not (known[0] in (None, Ellipsis) or type(known[0]) in (int, bool)):
+            return None
+        return known
 
     def joined_sample(self: Lowerer, atom: ir.Atom, at: Place | None) -> Any:
         """A value of the kind ``atom``'s name holds after an ``if`` the program decides when
@@ -580,6 +667,11 @@ class IdentitiesMixin(LowererState):
             finally:
                 self.root.open_branches.pop()
         return answers
+
+
+# the most elements of the samples :meth:`computed_sample` computes on (their results' kinds
+# are worth knowing; a large product is not worth computing when transforming)
+_SAMPLE_LIMIT = 1 << 20
 
 
 def _raises(block: list[ir.Stmt]) -> bool:

@@ -180,17 +180,24 @@ class NamespacesMixin(LowererState):
 
     def check_bounds_kept(self: Lowerer, fn: Any, args: list[Any], kwargs: Any, node: Any) -> None:
         """array-api-compat's ``clip(x, min, max)`` computes ``np.clip``'s numbers where ``x``
-        is floating and each bound a Python number, None, or an array of ``x``'s dtype (it
-        casts the bounds to that dtype: of an integer ``x``, ``0.5`` is ``0``); refused
-        otherwise."""
+        is floating and each bound a Python number, None, or an array or NumPy number of ``x``'s
+        dtype (``eps = xp.finfo(x.dtype).eps``; it casts the bounds to that dtype: of an
+        integer ``x``, ``0.5`` is ``0``); refused otherwise."""
         bounds = [*args[1:], *(a for k, a in kwargs if k in ("min", "max"))]
         x = self.argument_sample(args[0]) if args else None
         fits = isinstance(x, np.ndarray) and x.dtype.kind in "fc"
         for bound in bounds if fits else ():
             if isinstance(bound, ir.Const) and type(bound.value) in (float, int, type(None)):
                 continue
-            sample = self.argument_sample(bound) if isinstance(bound, ir.Var) else None
-            fits = fits and isinstance(sample, np.ndarray) and sample.dtype == np.result_type(x)
+            if isinstance(bound, ir.Const):  # (np.finfo(x.dtype).eps)
+                sample = bound.value
+            else:
+                sample = self.argument_sample(bound) if isinstance(bound, ir.Var) else None
+            fits = (
+                fits
+                and isinstance(sample, (np.ndarray, np.generic))
+                and sample.dtype == np.result_type(x)
+            )
         if not fits:
             self.refuse(
                 node,

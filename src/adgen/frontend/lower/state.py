@@ -145,7 +145,9 @@ class LowererState:
         self.parent = parent
         self.fn = fn
         self.root: Lowerer = parent.root if parent is not None else self
-        self.params = [a.id for a in self.node.args.args]
+        # (every parameter a caller's value binds: a write into any is a write into the caller's)
+        spec = self.node.args
+        self.params = [a.id for a in [*spec.posonlyargs, *spec.args, *spec.kwonlyargs]]
         # lists of tuples kept as one list per position (a rewrite of the tree); for those
         # that cannot be, a use that prevents it (named where their append is refused)
         # (not in adgen's own reverse-mode code read again: its lists are its own)

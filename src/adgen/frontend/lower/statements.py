@@ -281,6 +281,8 @@ class StatementsMixin(LowererState):
     def lower_if(self: Lowerer, stmt: Any) -> None:
         """``if``/``else``: each branch a block of its own."""
         shortcut = self.decided_chain(stmt.test)
+        if shortcut is None:
+            shortcut = self.decided_by_kinds(stmt.test)
         test = shortcut if shortcut is not None else self.expr(stmt.test, None, "cond")
         settled = self.outside_copy(self.settled(test))  # (`if pandas_requires_conversion:`)
         test = settled if isinstance(settled, ir.Const) else test
