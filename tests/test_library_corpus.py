@@ -542,3 +542,31 @@ def test_scipy_entropy_through_its_rule_against_the_closed_form():
     _check_both_modes(
         lambda v: stats.entropy(p, v, base=2.0), q, (1 - big_p / big_q) / t / np.log(2)
     )
+
+
+def _cosine_gradient(x, y):
+    """The gradient of the sum of cosine similarities of x's rows with y's."""
+    ybar = np.sum(y / np.linalg.norm(y, axis=1, keepdims=True), axis=0)
+    n = np.linalg.norm(x, axis=1, keepdims=True)
+    return ybar / n - x * (x @ ybar)[:, None] / n**3
+
+
+@pytest.mark.skipif(sk_pairwise is None, reason="scikit-learn is not installed")
+@pytest.mark.parametrize("name", ["cosine_similarity", "cosine_distances"])
+def test_sklearn_cosine_similarity_and_distances_through_normalize(name):
+    """``cosine_similarity`` as installed: ``normalize`` takes the row norms
+    (``np.einsum`` then the namespace's ``asarray``, whose kind adgen computes when
+    transforming) and ``_handle_zeros_in_scale`` writes into them in place, at its top
+    level once ``np.isscalar`` is decided; ``cosine_distances`` then updates the matrix in
+    place and clips it with array-api-compat's ``clip``."""
+    y = Y_DATA
+    fn = getattr(sk_pairwise, name)
+
+    def f(x):
+        return np.sum(fn(x, y))
+
+    x = RNG.normal(size=(5, 3))
+    if _refused_on_older_sklearn(f, x):
+        return
+    sign = 1.0 if name == "cosine_similarity" else -1.0
+    _check_both_modes(f, x, sign * _cosine_gradient(x, y))

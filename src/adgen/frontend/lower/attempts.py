@@ -17,7 +17,8 @@ The body runs twice (in the probe and on its path), so it must give the same res
 times and change nothing: only assignments to names, tests and loops of them, with no
 in-place write, no call of a method that changes its object (``append``, ``pop``...), no
 random draw, no call as a statement (``print``...). A ``try`` with another body, or whose
-handler reads the exception (``except E as e: ... e ...``), stays refused by name.
+handler reads the exception (``except E as e: ... e ...``, other than as the cause of the
+error it raises: ``raise ValueError(...) from e``), stays refused by name.
 
 >>> import gast
 >>> tree = gast.parse('''
@@ -124,6 +125,19 @@ def _pure(stmts: list[Any]) -> bool:
     return True
 
 
+def _drop_causes(stmts: list[Any], name: str) -> None:
+    """``raise ValueError(...) from e`` in a handler, where ``e`` is the exception caught, as
+    ``raise ValueError(...)``: the path raises the same error (adgen shows the program's own
+    when the derivative raises, :func:`adgen.api._run`); the cause only chains the report."""
+    for node in (n for s in stmts for n in gast.walk(s)):
+        if (
+            isinstance(node, gast.Raise)
+            and isinstance(node.cause, gast.Name)
+            and node.cause.id == name
+        ):
+            node.cause = None
+
+
 def _names_only(target: Any) -> bool:
     if isinstance(target, gast.Name):
         return True
@@ -190,6 +204,8 @@ class Attempts:
         if not stmt.handlers or not _pure(stmt.body) or stmt.finalbody:
             return None
         for handler in stmt.handlers:
+            if handler.name is not None:
+                _drop_causes(handler.body, handler.name.id)
             if handler.name is not None and any(
                 isinstance(n, gast.Name) and n.id == handler.name.id
                 for s in handler.body

@@ -46,6 +46,8 @@ if TYPE_CHECKING:
 # how many items a loop known when transforming is unrolled into (a longer one is a real loop)
 MAX_UNROLLED = 256
 
+# what a class's name and module are (they cannot change)
+_CLASS_NAMES = frozenset({"__module__", "__qualname__", "__name__"})
 # builtins that take every item of an iterable at once, in order
 _CONSUMERS = (sum, list, tuple, max, min, any, all, sorted)
 
@@ -177,6 +179,57 @@ class BuiltinsMixin(LowererState):
         helper = registry.lookup(rt.max_items if fn is max else rt.min_items)
         assert helper is not None
         return self.emit(target, hint, helper, [items], [], node)
+
+    def dict_display(self: Lowerer, node: gast.Dict, hint: str) -> ir.Dct:
+        """A dict display with string keys, read by key (``params["W"]``) or returned (aux
+        values); ``{**defaults, **options}`` of such dicts merges them, the later keys
+        winning."""
+        merged: dict[str, ir.Atom] = {}
+        for k, v in zip(node.keys, node.values):
+            value = self.expr(v, None, hint)
+            if k is not None:
+                merged[k.value] = value
+            elif isinstance(value, ir.Dct):
+                merged.update(zip(value.keys, value.values))
+            else:
+                self.refuse(
+                    v,
+                    "`**` of a dict whose keys adgen does not know when transforming",
+                    "write the keys out",
+                )
+        return ir.Dct(tuple(merged), tuple(merged.values()))
+
+    def constant_attribute(self: Lowerer, value: ir.Free, node: gast.Attribute) -> ir.Atom | None:
+        """An attribute that cannot change of an outside value known when transforming: a
+        data type's limits (``np.finfo(X.dtype).eps``), a class's name and module
+        (``type(X).__module__``); None for any other."""
+        ok, known = self.known_value(value)
+        readable = isinstance(known, (np.finfo, np.iinfo)) or (
+            isinstance(known, type) and node.attr in _CLASS_NAMES
+        )
+        if not (ok and readable and hasattr(known, node.attr)):
+            return None
+        return self.static_atom(getattr(known, node.attr), node.attr, node)
+
+    def dict_get(self: Lowerer, node: gast.Call, func: gast.Attribute) -> ir.Atom | None:
+        """``options.get("ensure_2d", True)`` of a dict whose keys adgen knows (a display, or
+        the ``**kwargs`` a helper was given): the value under the key, else the default.
+        None for any other call."""
+        if not (
+            func.attr == "get"
+            and isinstance(func.value, gast.Name)
+            and isinstance(self.env.get(func.value.id), ir.Dct)
+            and 1 <= len(node.args) <= 2
+            and not node.keywords
+            and isinstance(node.args[0], gast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            return None
+        options = self.env[func.value.id]
+        assert isinstance(options, ir.Dct)
+        if node.args[0].value in options.keys:
+            return options.values[options.keys.index(node.args[0].value)]
+        return self.expr(node.args[1], None, "default") if len(node.args) == 2 else ir.Const(None)
 
     def string_method(self: Lowerer, node: gast.Call, func: gast.Attribute) -> ir.Atom | None:
         """``which.startswith("lin")`` of a string known when transforming (an option's

@@ -111,6 +111,8 @@ class CallsMixin(LowererState):
             if isinstance(func, gast.Attribute):
                 method = registry.method_function(func.attr)
                 folded = self.string_method(node, func) if method is None else None
+                if folded is None and method is None:
+                    folded = self.dict_get(node, func)  # (options.get("ensure_2d", True))
                 if folded is not None:
                     return folded
                 if method is None:

@@ -234,18 +234,17 @@ class DecidedMixin(LowererState):
         return True
 
     def ending_with_none(self: Lowerer, body: list[Any]) -> list[Any]:
-        """``body`` of a helper whose every ``return`` gives None (``if assume_finite:
-        return`` in a check that otherwise raises or falls off its end), with the ``return
-        None`` Python adds at its end written out (a new list)."""
+        """``body`` of a helper with the ``None`` Python returns written out: a bare
+        ``return`` as ``return None`` (``if assume_finite: return`` in a check that
+        otherwise raises), and ``return None`` at the end where the body can fall off it
+        (``if feature_names is None: return`` ... ``if all_strings: return names``) -- a
+        new list. (The function adgen differentiates must return a value on every path.)"""
         returns = [r for stmt in body for r in _returns(stmt)]
-        if _always_returns(body) or not all(
-            r.value is None or (isinstance(r.value, gast.Constant) and r.value.value is None)
-            for r in returns
-        ):
-            return body
         for r in returns:
             if r.value is None:  # (a bare `return`: its value written out, no other change)
                 r.value = gast.copy_location(gast.Constant(value=None, kind=None), r)
+        if _always_returns(body):  # (`if ok: return` then `raise ValueError(msg)`)
+            return body
         end = body[-1] if body else self.node
         ret = gast.copy_location(gast.Return(value=gast.Constant(value=None, kind=None)), end)
         gast.copy_location(ret.value, ret)

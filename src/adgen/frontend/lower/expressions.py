@@ -51,11 +51,10 @@ class ExpressionsMixin(LowererState):
         if isinstance(node, gast.Name):
             return self.name(node)
         if isinstance(node, gast.Dict) and all(
-            isinstance(k, gast.Constant) and isinstance(k.value, str) for k in node.keys
+            k is None or (isinstance(k, gast.Constant) and isinstance(k.value, str))
+            for k in node.keys
         ):
-            # a dict with string keys is read by key (params["W"]) or returned (aux values)
-            keys = tuple(k.value for k in node.keys)
-            return ir.Dct(keys, tuple(self.expr(v, None, hint) for v in node.values))
+            return self.dict_display(node, hint)
         if isinstance(node, (gast.Tuple, gast.List)):
             # a list literal is a tuple here: it is only read (np.array([a, b]), np.zeros([2, 3]))
             kind = "tuple" if isinstance(node, gast.Tuple) else "list"
@@ -617,10 +616,9 @@ class ExpressionsMixin(LowererState):
         if known is not None and isinstance(known[0], np.dtype) and hasattr(known[0], node.attr):
             # `X.dtype.kind`: a data type's attributes (it cannot change)
             return self.static_atom(getattr(known[0], node.attr), node.attr, node)
-        if isinstance(value, ir.Free):  # `np.finfo(X.dtype).eps`: a data type's limits
-            ok, limits = self.known_value(value)
-            if ok and isinstance(limits, (np.finfo, np.iinfo)) and hasattr(limits, node.attr):
-                return self.static_atom(getattr(limits, node.attr), node.attr, node)
+        constant = self.constant_attribute(value, node) if isinstance(value, ir.Free) else None
+        if constant is not None:  # `np.finfo(X.dtype).eps`, `type(X).__module__`
+            return constant
         if node.attr in ("dtype", "ndim"):
             # of an argument of a kind the code is made for: `if X.ndim == 1`, `X.dtype ==
             # np.float32` decided when transforming

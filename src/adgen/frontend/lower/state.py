@@ -145,9 +145,7 @@ class LowererState:
         self.parent = parent
         self.fn = fn
         self.root: Lowerer = parent.root if parent is not None else self
-        # (every parameter a caller's value binds: a write into any is a write into the caller's)
-        spec = self.node.args
-        self.params = [a.id for a in [*spec.posonlyargs, *spec.args, *spec.kwonlyargs]]
+        self.params = _parameters(parsed.node)
         # lists of tuples kept as one list per position (a rewrite of the tree); for those
         # that cannot be, a use that prevents it (named where their append is refused)
         # (not in adgen's own reverse-mode code read again: its lists are its own)
@@ -611,3 +609,10 @@ def _not_taken(prim: registry.Primitive, exc: TypeError) -> tuple[str]:
             arg = found.group(1) if found.groups() else ""
             return (words.format(name=prim.name, arg=arg),)
     return (f"adgen's rule for {prim.name} does not take these arguments ({text})",)
+
+
+def _parameters(fdef: Any) -> list[str]:
+    """Every parameter of ``fdef`` a caller's value binds (positional-only and keyword-only
+    too): a write into any writes into the caller's array."""
+    spec = fdef.args
+    return [a.id for a in [*spec.posonlyargs, *spec.args, *spec.kwonlyargs]]
