@@ -570,3 +570,45 @@ def test_sklearn_cosine_similarity_and_distances_through_normalize(name):
         return
     sign = 1.0 if name == "cosine_similarity" else -1.0
     _check_both_modes(f, x, sign * _cosine_gradient(x, y))
+
+
+@pytest.mark.skipif(sklearn is None, reason="scikit-learn is not installed")
+def test_sklearn_log_loss_of_the_probabilities():
+    """``log_loss`` as installed, the labels bound by a closure: the one-hot labels come
+    from a helper that builds a ``LabelBinarizer`` (run as written: it is given the labels
+    and the namespace module only), the probabilities become two columns on shape tests
+    decided for the call's shapes, ``xpx.isclose`` picks NumPy's on the namespace its
+    getter gives, and ``np.finfo(dtype).eps`` bounds array-api-compat's ``clip``."""
+    from sklearn import metrics
+
+    labels = (RNG.random(N) < 0.5).astype(int)
+    labels[:2] = (0, 1)  # (both classes present)
+    p = RNG.uniform(0.1, 0.9, N)
+
+    def f(q):
+        return metrics.log_loss(labels, q)
+
+    if _refused_on_older_sklearn(f, p):
+        return
+    _check_both_modes(f, p, -(labels / p - (1 - labels) / (1 - p)) / N)
+
+
+@pytest.mark.skipif(sklearn is None, reason="scikit-learn is not installed")
+def test_sklearn_hinge_loss_of_the_decisions():
+    """``hinge_loss`` as installed: the number of classes is known only when the code runs,
+    so both branches are read; the binary one encodes the labels with a ``LabelBinarizer``
+    made inside (its ``fit`` hands ``self`` to validation adgen does not read: the object is
+    made and used as written, on the labels only), and clips the losses in place with
+    ``np.clip(..., out=losses)``."""
+    from sklearn import metrics
+
+    signs = np.where(RNG.random(N) < 0.5, 1, -1)
+    signs[:2] = (1, -1)  # (both classes present)
+    z = 0.8 * RNG.normal(size=N)
+
+    def f(d):
+        return metrics.hinge_loss(signs, d)
+
+    if _refused_on_older_sklearn(f, z):
+        return
+    _check_both_modes(f, z, -signs * (1 - signs * z > 0) / N)

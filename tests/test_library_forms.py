@@ -8,7 +8,10 @@ closed form.
 - a method returning ``self`` rebound to its name (``lb = lb.fit(y)``, after an ``if`` on an
   option decided when transforming);
 - a decorator's wrapper testing the wrapped function's ``__name__``, and importing inside
-  itself the context manager it opens (scikit-learn's ``_fit_context``).
+  itself the context manager it opens (scikit-learn's ``_fit_context``);
+- the validation a fitted estimator's ``predict`` runs (``validate_data``): merged option
+  dicts and ``.get`` of their keys, checks returning None on some paths, a ``try`` that
+  raises ``from`` the error it caught, ``type(X).__module__``.
 """
 
 from __future__ import annotations
@@ -506,3 +509,134 @@ def test_a_nonlocal_array_updated_in_place_is_refused_when_the_code_runs():
 
     with pytest.raises(adgen.AdgenError, match="nonlocal array `acc`"):
         adgen.grad(f)(np.array([1.0, 2.0]))
+
+
+# -- validation helpers of fitted estimators (scikit-learn's validate_data and its kin) ----
+
+
+def check_options(X, **check_params):
+    defaults = {"ensure_2d": True, "copy": False}
+    options = {**defaults, **check_params}
+    if options.get("ensure_2d", True) and X.ndim != 2:
+        raise ValueError("expected a matrix")
+    scale = options.get("scale", 1.0)
+    return X * scale
+
+
+def merged_options_energy(x):
+    return np.sum(check_options(x[None, :], scale=3.0) ** 2) + np.sum(check_options(x[None, :]))
+
+
+def test_merged_dict_displays_and_get_of_their_known_keys():
+    """``{**defaults, **check_params}`` of dicts whose keys are known (a display, a
+    helper's ``**kwargs``) and ``options.get(key, default)`` of them, read when transforming."""
+    both_modes(merged_options_energy, Z, 18 * Z + 1)
+
+
+def same_namespace(X, flag):
+    if not flag:
+        return
+    if X.ndim == 2:
+        return
+    raise ValueError("namespaces differ")
+
+
+def feature_names(X):
+    names = None
+    if isinstance(X, dict):
+        names = np.asarray(list(X), dtype=object)
+    if names is None or len(names) == 0:
+        return
+    if len(names) == 1:
+        return names
+
+
+def type_label(X):
+    kind = type(X)
+    if kind.__module__ == "builtins":
+        return kind.__qualname__
+    return f"{kind.__module__}.{kind.__qualname__}"
+
+
+def n_features(X):
+    try:
+        count = X.shape[1]
+    except IndexError as e:
+        raise ValueError(f"{type_label(X)} has no feature axis") from e
+    return count
+
+
+def validated_energy(x):
+    X = x.reshape(2, 2)
+    same_namespace(X, True)
+    if feature_names(X) is not None:
+        raise ValueError("unexpected names")
+    k = n_features(X)
+    return np.sum(X**2) * k
+
+
+def test_helpers_returning_none_on_some_paths_and_a_try_raising_from_its_cause():
+    """A check whose bare ``return``s stand before a ``raise`` at its end, a helper that
+    falls off its end (Python's ``return None`` written out), ``type(X).__module__``, and a
+    ``try`` whose handler raises another error ``from`` the one it caught: the path taken is
+    read, the validation runs as written."""
+    both_modes(validated_energy, Z, 4 * Z)
+    with pytest.raises(ValueError, match="no feature axis"):
+        n_features(Z)  # (what the try guards: Python's own run)
+
+
+# -- objects made inside that the code hands to functions adgen does not read ---------------
+
+LABELS = np.array([2, 0, 1, 2])
+
+
+class Encoder:
+    """Labels to positions, as scikit-learn's ``LabelEncoder`` (whose ``fit`` passes ``self``
+    on to validation functions)."""
+
+    def fit(self, labels):
+        self.classes_ = np.unique(labels)
+        self.summary_ = repr(self)  # (the object given to a function that is not ours)
+        return self
+
+    def transform(self, labels):
+        return np.searchsorted(self.classes_, labels)
+
+
+def encoded_energy(x):
+    enc = Encoder()
+    enc.fit(LABELS)
+    idx = enc.transform(LABELS)
+    return np.sum(x[idx] ** 2)
+
+
+def encoded_from_x(x):
+    enc = Encoder()
+    enc.fit(x)
+    return np.sum(x * enc.classes_)
+
+
+def test_an_object_made_inside_and_given_only_data_is_made_and_used_as_written():
+    """``enc = Encoder(); enc.fit(labels)``, whose method hands ``self`` to a function adgen
+    does not read: the object is made and its methods run as written (they see only the
+    labels), and the positions they give index the differentiated array."""
+    z = np.array([0.3, -0.7, 1.1])
+    want = np.zeros(3)
+    np.add.at(want, np.searchsorted(np.unique(LABELS), LABELS), 2 * z[[2, 0, 1, 2]])
+    both_modes(encoded_energy, z, want)
+
+
+def test_such_an_object_given_a_differentiated_value_is_refused():
+    with pytest.raises(adgen.AdgenError, match="fit"):
+        adgen.grad(encoded_from_x)(np.array([0.3, -0.7, 1.1]))
+
+
+def clipped_margins(z):
+    losses = 1 - z * np.array([1.0, -1.0, 1.0, -1.0])
+    np.clip(losses, 0, None, out=losses)
+    return np.mean(losses)
+
+
+def test_np_clip_into_its_own_argument_is_the_write_it_makes():
+    signs = np.array([1.0, -1.0, 1.0, -1.0])
+    both_modes(clipped_margins, Z, -signs / 4 * (1 - Z * signs > 0))

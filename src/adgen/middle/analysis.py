@@ -194,7 +194,13 @@ def _sharing(names: set[str], assigns: list[ir.Assign]) -> set[str]:
     (['a', 'c', 'r'], ['a', 'b', 'c', 'r'])
     """
     links = [
-        (set(_args(s)), set(s.targets)) for s in assigns if s.prim.view or s.prim.name == "assign"
+        # (`a[i] = v` makes the new value of `a`: of its index and of `v` it keeps no memory)
+        (
+            set(ir.atom_vars(s.args[0])) if s.prim.name == "setitem" else set(_args(s)),
+            set(s.targets),
+        )
+        for s in assigns
+        if s.prim.view or s.prim.name == "assign"
     ]
     # for each name reached: how ("": a name given, or an argument of a call reached back
     # from its result; k: the result of links[k] reached from one of its arguments)

@@ -907,20 +907,30 @@ def copies_when_asked(fn: Any, bound: dict[str, Any]) -> bool:
 
 def writes_out(fn: Any) -> int | None:
     """Where ``fn(..., out=y)`` writes what ``f(*args)`` computes into ``y`` and returns
-    ``y``: for one of NumPy's ufuncs, 0 (``fn`` itself computes, from all its positional
-    arguments); for a library's helper that calls the function it is given with ``out=``
-    (scikit-learn's ``_modify_in_place_if_numpy(xp, func, *args, out=y)`` while its array
-    API support is off), the position of that function among its arguments. None: neither.
+    ``y``: for one of NumPy's ufuncs and ``np.clip`` (its ufunc's function), 0 (``fn``
+    itself computes, from all its positional arguments: :func:`out_inputs`); for a
+    library's helper that calls the function it is given with ``out=`` (scikit-learn's
+    ``_modify_in_place_if_numpy(xp, func, *args, out=y)`` while its array API support is
+    off), the position of that function among its arguments. None: neither.
 
     >>> writes_out(np.exp), writes_out(np.sum)
     (0, None)
     """
-    if isinstance(fn, np.ufunc):
+    if isinstance(fn, np.ufunc) or fn is np.clip:
         return 0
     module, name = getattr(fn, "__module__", None) or "", getattr(fn, "__name__", "")
     if module == "sklearn.utils._array_api" and name == "_modify_in_place_if_numpy":
         return 1 if _sklearn_array_api_off() else None
     return None
+
+
+def out_inputs(fn: Any) -> int:
+    """How many inputs ``fn`` (:func:`writes_out` 0) takes before ``out``.
+
+    >>> out_inputs(np.exp), out_inputs(np.clip)
+    (1, 3)
+    """
+    return 3 if fn is np.clip else int(fn.nin)
 
 
 def returns_its_arrays(fn: Any, options: dict[str, Any] | None) -> bool:

@@ -83,6 +83,7 @@ for a loop); a new kind of expression a branch of ``expr``.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Collection
 from typing import Any
 
@@ -145,6 +146,18 @@ class Lowerer(
     its own (``parent``: the caller's), which shares the IR block and the names taken."""
 
 
+# the most classes whose instances lower() tries making as written
+_AS_WRITTEN_MOST = 4
+
+
+def _installed(cls: type) -> bool:
+    """Is ``cls`` a class of an installed library (a package under site-packages), whose
+    objects' insides are not the program's?"""
+    top = sys.modules.get((cls.__module__ or "").partition(".")[0])
+    path = getattr(top, "__file__", None) or ""
+    return "site-packages" in path or "dist-packages" in path
+
+
 def lower(
     parsed: ParsedFunction,
     structure: dict[str, trees.Desc] | None = None,
@@ -161,12 +174,39 @@ def lower(
     for (:func:`adgen.middle.shapes.describe`): tests of their types (``isinstance``,
     ``hasattr``, ``scipy.sparse.issparse``) are then decided when transforming.
     """
-    try:
-        lowerer = Lowerer(parsed, structure=structure)
-        if differentiated is not None:
-            lowerer.differentiated = frozenset(differentiated)
-        lowerer.kinds = dict(signature)
-        return lowerer.lower()
-    except AdgenError as e:
-        e.in_function(parsed.name)
-        raise
+    # instances made inside that the code used as values it cannot follow (a `LabelEncoder`
+    # whose `fit` passes `self` to a library's function) are made and used as written on a
+    # second reading, refused with that error where a derivative reaches them: where the
+    # first reading failed, or deferred the refusal to a branch taken when the code runs
+    # (for an installed library's classes only); if the second fails, the first stands
+    as_written: dict[type, AdgenError] = {}
+    lowered: ir.Function | None = None
+    first: AdgenError | None = None
+    while True:
+        lowerer: Lowerer | None = None
+        try:
+            lowerer = Lowerer(parsed, structure=structure)
+            if differentiated is not None:
+                lowerer.differentiated = frozenset(differentiated)
+            lowerer.kinds = dict(signature)
+            lowerer.as_written_classes = dict(as_written)
+            function = lowerer.lower()
+        except AdgenError as e:
+            first = first or e
+            if lowered is not None:
+                return lowered  # (the first reading, with its deferred refusals)
+            refused = dict(lowerer.root.instances_refused) if lowerer is not None else {}
+            if not refused.keys() - as_written.keys() or len(as_written) >= _AS_WRITTEN_MOST:
+                first.in_function(parsed.name)
+                raise first from None
+            as_written.update(refused)
+            continue
+        deferred = {
+            c: x
+            for c, x in lowerer.root.instances_refused.items()
+            if c not in as_written and _installed(c)
+        }
+        if not deferred or len(as_written) >= _AS_WRITTEN_MOST:
+            return function
+        lowered = lowered or function
+        as_written.update(deferred)

@@ -35,6 +35,18 @@ def _qualname(fn: Any) -> str:
     return f"{module}.{name}" if module and module != "builtins" else name
 
 
+def _bound_once(function: Any, name: str) -> bool:
+    """Is ``name`` bound by one statement of ``function`` only, a plain assignment?"""
+    stores = [
+        n
+        for n in gast.walk(function)
+        if isinstance(n, gast.Name) and n.id == name and not isinstance(n.ctx, gast.Load)
+    ]
+    return len(stores) == 1 and any(
+        isinstance(s, gast.Assign) and s.targets == [stores[0]] for s in gast.walk(function)
+    )
+
+
 class AsWrittenMixin(LowererState):
     """Calls run as written, and methods of objects that are not data."""
 
@@ -176,7 +188,9 @@ class AsWrittenMixin(LowererState):
         A method of any other value is refused."""
         made = None
         maker: Any = None
-        if isinstance(func.value, gast.Name) and func.value.id not in self.multi:
+        if isinstance(func.value, gast.Name) and (
+            func.value.id not in self.multi or _bound_once(self.as_lowered(), func.value.id)
+        ):  # (`le = LabelEncoder()` in a branch, then `le.fit(labels)`: that object)
             atom = self.env.get(func.value.id)
             if isinstance(atom, ir.Var):
                 made = self.producers.get(atom.name)
@@ -213,7 +227,10 @@ class AsWrittenMixin(LowererState):
             "), which a differentiated value reaches",
             self.parsed.loc(func),
             "pass it values you do not differentiate (a random draw: scale and shift a "
-            "standard one, `mu + sigma * rng.standard_normal(n)`)",
+            "standard one, `mu + sigma * rng.standard_normal(n)`)"
+            if "random" in (getattr(maker, "__module__", None) or "")
+            else "adgen runs this object's methods as written: pass them values you do not "
+            "differentiate, and compute the differentiated part with NumPy's functions",
         )
         if frozen is not None:
             refusal = NoRuleError(frozen[0], self.parsed.loc(func), frozen[1])
@@ -239,6 +256,25 @@ class AsWrittenMixin(LowererState):
         if not self.root.kinds or str(traced[0][1]) in self.root.kinds:
             return None
         return object
+
+    def no_rule_error(self: Lowerer, node: Any, fn: Any) -> NoRuleError:
+        """The error for a call of ``fn``, which has no rule and is not inlined."""
+        label = _called(fn)  # `module.function`, or calling a `module.Class` object
+        frozen = registry.frozen_refusal(fn)
+        if frozen is not None:
+            return NoRuleError(frozen[0], self.parsed.loc(node), frozen[1])
+        if isinstance(fn, types.FunctionType) or getattr(fn, "adgen_user_function", False):
+            return NoRuleError(
+                f"calls to other Python functions ({label}) are not differentiated yet",
+                self.parsed.loc(node),
+                "inline the helper's body, or register a rule for it with @adgen.rules.rule",
+            )
+        return NoRuleError(
+            f"adgen has no derivative rule for {label}",
+            self.parsed.loc(node),
+            "register one with @adgen.rules.rule(...) (see docs/rules.md), or, if it has no "
+            "derivative, adgen.rules.nondifferentiable(...)",
+        )
 
     def method_refusal(self: Lowerer, func: gast.Attribute, method: Any = None) -> AdgenError:
         """The error for a method adgen has no rule for (``method``: the bound method of an
@@ -274,3 +310,13 @@ class AsWrittenMixin(LowererState):
             return False, None
         method = getattr(base, func.attr, None)
         return (True, method) if callable(method) else (False, None)
+
+
+def _called(fn: Any) -> str:
+    """How a refusal names the function ``fn`` called: ``module.qualname``, or for an object
+    (np.vectorize copies its function's name) ``calling a `module.Class` object``."""
+    if (hasattr(fn, "__qualname__") or hasattr(fn, "__name__")) and not isinstance(
+        fn, registry.np.vectorize
+    ):
+        return f"`{_qualname(fn)}`"
+    return f"calling a `{_qualname(type(fn))}` object"

@@ -147,14 +147,14 @@ class BuffersMixin(LowererState):
         if at is None:
             return None
         args = call.args
-        if at == 0 and not outs and len(args) == fn.nin + 1:  # np.exp(K, K)
+        if at == 0 and not outs and len(args) == registry.out_inputs(fn) + 1:  # np.exp(K, K)
             args, outs = args[:-1], args[-1:]
         out = self.out_array(outs[0]) if outs else None
         if out is None:
             return None
         rest = [k for k in call.keywords if k.arg != "out"]
         if at == 0:  # a ufunc: all its inputs positional, no other option
-            if rest or len(args) != fn.nin:
+            if rest or len(args) != registry.out_inputs(fn):
                 return None
             computed = gast.Call(func=call.func, args=args, keywords=[])
         elif len(args) > at:

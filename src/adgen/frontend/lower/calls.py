@@ -237,7 +237,12 @@ class CallsMixin(LowererState):
             passed = any(isinstance(a, StaticArg) for a in [*args, *(v for _, v in kwargs)])
             if isinstance(owner, LocalInstance) or passed:
                 bound = [StaticArg(owner), *args]
-                return self.inline_or_run(node, fn.__func__, bound, kwargs, target, hint)
+                try:
+                    return self.inline_or_run(node, fn.__func__, bound, kwargs, target, hint)
+                except AdgenError as exc:  # (lower() may then make such instances as written)
+                    if isinstance(owner, LocalInstance):
+                        self.root.instances_refused.setdefault(owner.cls, exc)
+                    raise
             # a method of an object made outside: inlined, or run as written if adgen cannot
             # read it (a library's object, `scaler.transform(X)`)
             mark = len(self.block)
@@ -252,6 +257,9 @@ class CallsMixin(LowererState):
         if getattr(fn, "adgen_user_function", False) and hasattr(fn, "node"):
             parsed, defaults = self.callee(fn, node)
             return self.inline(node, parsed, fn, defaults, args, kwargs, target, None)
+        made_as_written = self.root.as_written_classes.get(fn) if isinstance(fn, type) else None
+        if made_as_written is not None:  # (run as written: refused if a derivative reaches it)
+            return self.opaque(fn, made_as_written, args, kwargs, target, hint, node)
         if is_user_class(fn):  # an instance adgen could not follow: refused now
             raise UnsupportedSyntaxError(
                 f"adgen does not support making a `{fn.__name__}` here (in an expression that "
@@ -634,35 +642,6 @@ class CallsMixin(LowererState):
             else:
                 items.append(item)
         return ir.Tup(tuple(items))
-
-    def no_rule_error(self: Lowerer, node: Any, fn: Any) -> NoRuleError:
-        """The error for a call of ``fn``, which has no rule and is not inlined."""
-        label = _called(fn)  # `module.function`, or calling a `module.Class` object
-        frozen = registry.frozen_refusal(fn)
-        if frozen is not None:
-            return NoRuleError(frozen[0], self.parsed.loc(node), frozen[1])
-        if isinstance(fn, types.FunctionType) or getattr(fn, "adgen_user_function", False):
-            return NoRuleError(
-                f"calls to other Python functions ({label}) are not differentiated yet",
-                self.parsed.loc(node),
-                "inline the helper's body, or register a rule for it with @adgen.rules.rule",
-            )
-        return NoRuleError(
-            f"adgen has no derivative rule for {label}",
-            self.parsed.loc(node),
-            "register one with @adgen.rules.rule(...) (see docs/rules.md), or, if it has no "
-            "derivative, adgen.rules.nondifferentiable(...)",
-        )
-
-
-def _called(fn: Any) -> str:
-    """How a refusal names the function ``fn`` called: ``module.qualname``, or for an object
-    (np.vectorize copies its function's name) ``calling a `module.Class` object``."""
-    if (hasattr(fn, "__qualname__") or hasattr(fn, "__name__")) and not isinstance(
-        fn, registry.np.vectorize
-    ):
-        return f"`{_qualname(fn)}`"
-    return f"calling a `{_qualname(type(fn))}` object"
 
 
 def _has_return(node: Any) -> bool:

@@ -354,7 +354,9 @@ class IdentitiesMixin(LowererState):
             return self.computed_sample(made, place)
         if not made.args:
             return None
-        base = self.argument_sample(made.args[0], place)
+        first = made.args[0]
+        given = self.outside_data(first) if not isinstance(first, ir.Var) else None
+        base = given[0] if given is not None else self.argument_sample(first, place)
         extra = [self.outside_data(a) for a in made.args[1:]]
         options = {k: self.outside_data(a) for k, a in made.kwargs}
         if base is None or None in extra or None in options.values():

@@ -43,6 +43,20 @@ class NamespacesMixin(LowererState):
         function reads (``xp.sum`` is ``np.sum``), the flags as constants. False if the
         statement is not such a call (nor bound to plain names bound nowhere else)."""
         value, targets = stmt.value, stmt.targets
+        if isinstance(value, gast.IfExp) and len(targets) == 1:
+            # `xp = array_namespace(a, b) if xp is None else xp`, the test decided now
+            mark = len(self.block)
+            try:
+                test = self.expr(value.test, None, "cond")
+            except AdgenError:
+                test = None
+            del self.block[mark:]  # (a trial: lowered again as written if not decided)
+            if not isinstance(test, ir.Const):
+                return False
+            value = value.body if test.value else value.orelse
+            if isinstance(value, gast.Name) and isinstance(targets[0], gast.Name):
+                module = self.bound_module(value)  # `else xp` of a namespace given: kept
+                return module is not None and value.id == targets[0].id
         if len(targets) != 1 or not isinstance(value, gast.Call):
             return False
         result: Any = self.namespace_of_kinds(value)  # x.__array_namespace__(): the arrays' module

@@ -31,7 +31,7 @@ import gast
 import numpy as np
 
 from adgen import ir
-from adgen.errors import NonDifferentiableError, NoRuleError, UnsupportedSyntaxError
+from adgen.errors import AdgenError, NonDifferentiableError, NoRuleError, UnsupportedSyntaxError
 from adgen.frontend.lower.state import LowererState
 from adgen.frontend.parse import LiveScope, ParsedFunction
 from adgen.rules import registry
@@ -687,7 +687,9 @@ class ObjectsMixin(LowererState):
             ok, cls = self.static_object(value.func)
         except Exception:
             return None
-        return cls if ok and is_user_class(cls) else None
+        if not ok or not is_user_class(cls) or cls in self.root.as_written_classes:
+            return None
+        return cls  # type: ignore[no-any-return]
 
     def construct(self: Lowerer, name: str, call: gast.Call, cls: type) -> LocalInstance:
         """``m = Linear(W, b)`` inside the function: ``__init__`` inlined with ``self`` bound to
@@ -723,7 +725,11 @@ class ObjectsMixin(LowererState):
         if not isinstance(fn, types.FunctionType):
             self.refuse(call, f"making a `{cls.__name__}` (its __init__ is not Python code)")
         self.record("item", vars(init), "__init__", fn)
-        self.inline_function(call, fn, [StaticArg(inst), *args], kwargs)
+        try:
+            self.inline_function(call, fn, [StaticArg(inst), *args], kwargs)
+        except AdgenError as exc:  # (lower() may then make such instances as written)
+            self.root.instances_refused.setdefault(cls, exc)
+            raise
         return inst
 
     def inline_function(

@@ -23,7 +23,7 @@ import gast
 
 from adgen import ir, trees
 from adgen.backend.compile import restoring_lists
-from adgen.errors import SourceLocation, UnsupportedSyntaxError
+from adgen.errors import AdgenError, SourceLocation, UnsupportedSyntaxError
 from adgen.frontend.lower.blocks import open_guarding_blocks
 from adgen.frontend.lower.choices import split_on_chosen_functions
 from adgen.frontend.lower.jumps import _structure_jumps
@@ -378,6 +378,11 @@ class LowererState:
         self.differentiated: frozenset[str] | None = None
         # the kinds of the arguments the code is made for: parameter -> describe(argument)
         self.kinds: dict[str, Any] = {}
+        # classes whose instances made inside are used as values the code cannot follow
+        # (passed to a library's function, returned...): the error it gave, by class; and
+        # the classes whose instances made inside run as written, this lowering (lower())
+        self.instances_refused: dict[type, AdgenError] = {}
+        self.as_written_classes: dict[type, AdgenError] = {}
         # parameters of inlined functions given a function or an object, bound again in a
         # block somewhere: (id(lowerer), name) -- a binding in a block lowered is refused
         self.static_params: set[tuple[int, str]] = set()
