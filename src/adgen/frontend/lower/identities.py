@@ -361,9 +361,10 @@ class IdentitiesMixin(LowererState):
         options = {k: self.outside_data(a) for k, a in made.kwargs}
         if base is None or None in extra or None in options.values():
             return None
-        if view is None:  # (what decides a cast's kind: the kinds, not the shape)
-            base_shape, base = np.shape(base), np.zeros((1,) * np.ndim(base), np.result_type(base))
         try:
+            if view is None:  # (what decides a cast's kind: the kinds, not the shape)
+                base = base if isinstance(base, (np.ndarray, np.generic)) else np.asarray(base)
+                base_shape, base = np.shape(base), np.zeros((1,) * np.ndim(base), base.dtype)
             value = fn(
                 base,
                 *(v[0] for v in extra),  # type: ignore[index]
