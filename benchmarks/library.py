@@ -140,7 +140,12 @@ def run(repeat: int, min_sample: float, only: str | None) -> list[tuple[str, flo
             continue
         np.testing.assert_allclose(ours(point), theirs(point), rtol=1e-7, atol=1e-9)
         times = interleaved(
-            {"adgen": lambda: ours(point), "theirs": lambda: theirs(point)}, repeat, min_sample
+            {
+                "adgen": lambda f=ours, x=point: f(x),
+                "theirs": lambda f=theirs, x=point: f(x),
+            },
+            repeat,
+            min_sample,
         )
         rows.append((name, times["adgen"], times["theirs"]))
         print(f"{name:36s} {times['adgen'] * 1e6:9.1f} us {times['theirs'] * 1e6:9.1f} us "
@@ -151,7 +156,9 @@ def run(repeat: int, min_sample: float, only: str | None) -> list[tuple[str, flo
 def markdown(rows: list[tuple[str, float, float]]) -> str:
     lines = ["| function | adgen | theirs | adgen / theirs |", "|---|---:|---:|---:|"]
     for name, ours, theirs in rows:
-        lines.append(f"| {name} | {ours * 1e6:.1f} µs | {theirs * 1e6:.1f} µs | {ours / theirs:.2f}× |")
+        lines.append(
+            f"| {name} | {ours * 1e6:.1f} µs | {theirs * 1e6:.1f} µs | {ours / theirs:.2f}× |"
+        )
     ratios = [ours / theirs for _, ours, theirs in rows]
     if ratios:
         lines.append(f"| **median** | | | **{statistics.median(ratios):.2f}×** |")

@@ -418,12 +418,23 @@ def pairs(w):
         yield w[2 * i], w[2 * i + 1]
 
 
-def test_a_helper_that_is_a_generator_is_refused_by_name():
+def test_a_generator_iterated_where_it_is_called_and_one_kept_for_later():
+    """A generator a loop (here a generator expression's) iterates over where it is called
+    is read with the loop's body where it yields; one bound to a name, to be consumed
+    later, is refused by name."""
+
     def f(w):
         return sum(a * b for a, b in pairs(w))
 
+    w = np.arange(4.0)
+    np.testing.assert_allclose(adgen.grad(f)(w), [1.0, 0.0, 3.0, 2.0])
+
+    def kept(w):
+        items = pairs(w)
+        return sum(a * b for a, b in items)
+
     with pytest.raises(adgen.AdgenError, match=r"in pairs: adgen does not support `yield`"):
-        adgen.grad(f)(np.arange(4.0))
+        adgen.grad(kept)(w)
 
 
 def test_a_value_of_one_number_in_an_array_is_differentiated_as_that_number():

@@ -98,6 +98,7 @@ from adgen.frontend.lower.containers import ContainersMixin
 from adgen.frontend.lower.decided import DecidedMixin
 from adgen.frontend.lower.deferred import DeferredMixin
 from adgen.frontend.lower.expressions import ExpressionsMixin
+from adgen.frontend.lower.generators import GeneratorsMixin
 from adgen.frontend.lower.identities import IdentitiesMixin
 from adgen.frontend.lower.imports import ImportsMixin
 from adgen.frontend.lower.inplace import InPlaceMixin
@@ -140,6 +141,7 @@ class Lowerer(
     TuplesMixin,
     VerbatimMixin,
     DeferredMixin,
+    GeneratorsMixin,
     LowererState,
 ):
     """Lowers one function to IR; a call of the user's function is lowered by a Lowerer of

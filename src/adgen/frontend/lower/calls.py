@@ -12,8 +12,10 @@ lowered in :mod:`adgen.frontend.lower.nested_derivatives`.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import types
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import gast
@@ -27,6 +29,7 @@ from adgen.errors import (
     NoRuleError,
     UnsupportedSyntaxError,
 )
+from adgen.frontend.lower import generators
 from adgen.frontend.lower.as_written import _qualname
 from adgen.frontend.lower.objects import (  # noqa: F401 (LocalFunction & co. are named here)
     FrozenMethod,
@@ -426,6 +429,12 @@ class CallsMixin(LowererState):
                     self.parsed.loc(node),
                     "register a derivative rule for it with @adgen.rules.rule",
                 ) from None
+            if generators.is_generator(parsed.node):  # `for W, b in unpack(w):`
+                made = None
+                if generators.place(node) in generators.consumed_whole(self.as_lowered()):
+                    made = generators.as_list_function(parsed.node)
+                if made is not None:
+                    parsed = dataclasses.replace(parsed, node=made)
             names = [a.id for a in [*parsed.node.args.posonlyargs, *parsed.node.args.args]]
             values = fn.__defaults__ or ()
             given = {
@@ -469,8 +478,10 @@ class CallsMixin(LowererState):
         kwargs: list[tuple[str, Any]],
         target: str | None,
         enclosing: Lowerer | None,
+        on_yield: Callable[[Lowerer, ir.Atom], None] | None = None,
     ) -> ir.Atom:
-        """Lower a call to the user's own function by lowering its body in place."""
+        """Lower a call to the user's own function by lowering its body in place
+        (``on_yield``: a generator's, lowering its caller's loop body where it yields)."""
         code = fn.__code__ if isinstance(fn, types.FunctionType) else parsed.node
         # the objects and functions passed: a method of one object calling the same method of
         # another (a tree of layers) is not a recursion
@@ -503,6 +514,7 @@ class CallsMixin(LowererState):
         sub = type(self)(parsed, parent=self, fn=fn if isinstance(fn, types.FunctionType) else None)
         sub.static_result_ok = self.root.static_result_for == id(node)
         sub.enclosing = enclosing
+        sub.on_yield = on_yield
         sub.call_target = target
         sub.block = self.block
         bound = self.bind_arguments(node, parsed, defaults, args, kwargs)

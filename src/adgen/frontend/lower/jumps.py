@@ -71,6 +71,7 @@ def _structure_jumps(stmts: list[Any], namer: _UserNamer) -> list[Any]:
                     gast.copy_location(stmt.test, stmt)
                 if brk:
                     out.append(_set_flag(brk, False, stmt))
+                    stmt.adgen_broken = brk  # (a generator it iterates over would run on)
             stmt.body = body
         out.append(stmt)
     return out

@@ -88,6 +88,8 @@ class LoopsMixin(LowererState):
         ``zip`` nested in any way, a loop over ``range(len(...))`` (the shortest) that reads the
         items by index; the target unpacks them, nested in any way (``for i, (a, b) in
         enumerate(zip(u, v)):``)."""
+        if self.generator_loop(stmt):  # for W, b in unpack_layers(w): a generator's items
+            return
         if self.lower_static_loop(stmt):  # for layer in self.layers: functions or objects
             return
         if stmt.orelse:

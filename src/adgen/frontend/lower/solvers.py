@@ -92,6 +92,8 @@ class SolversMixin(LowererState):
                     f"`{spec.extra}=` of {name} that is not a tuple written in the function",
                     f"write {spec.extra}=(a, b) (a tuple display)",
                 )
+        if any(isinstance(a, ir.Tup) for a in extra):  # args=(params,) of (W, b) pairs
+            extra = self.flat_arguments(bound, spec, extra)
         lifted: dict[str, tuple[Any, Any]] = {}  # parameter -> (its function node, fdef)
         captured: list[str] = []
         defaults: dict[str, Any] = {}  # a default the solver leaves (lambda x, k=k: ...)
@@ -193,6 +195,55 @@ class SolversMixin(LowererState):
                 "pass the options one by one",
             )
         return dict(zip(spread.keys, spread.values))
+
+    def flat_arguments(
+        self: Lowerer, bound: inspect.BoundArguments, spec: registry.Callbacks, extra: list[Any]
+    ) -> list[ir.Atom]:
+        """The leaves of a solver's ``args`` that hold lists or tuples of arrays (a network's
+        ``[(W1, b1), (W2, b2)]``), passed to each function it is given through a lambda
+        taking the leaves and calling the function with the structure rebuilt: ``lambda y,
+        t, a1, a2, a3, a4: nn_predict(y, t, [(a1, a2), (a3, a4)])``. (``bound``: the
+        call's arguments, whose functions are replaced by those lambdas.)"""
+        leaves: list[ir.Atom] = []  # (the lambda's own names: no variable of the function)
+
+        def load(n: str) -> Any:
+            return gast.Name(id=n, ctx=gast.Load(), annotation=None, type_comment=None)
+
+        def rebuilt(atom: ir.Atom) -> Any:
+            if not isinstance(atom, ir.Tup):
+                leaves.append(atom)
+                return load(f"_adgen_leaf_{len(leaves)}")
+            items = [rebuilt(a) for a in atom.items]
+            if atom.kind == "list":
+                return gast.List(elts=items, ctx=gast.Load())
+            return gast.Tuple(elts=items, ctx=gast.Load())
+
+        structures = [rebuilt(a) for a in extra]
+        leading = [f"_adgen_arg_{k}" for k in range(1, spec.leading + 1)]
+        params = leading + [f"_adgen_leaf_{k}" for k in range(1, len(leaves) + 1)]
+        for param in spec.functions:
+            given = bound.arguments.get(param)
+            if given is None or isinstance(given, gast.Constant):
+                continue
+            call = gast.Call(func=given, args=[*map(load, leading), *structures], keywords=[])
+            arguments = gast.arguments(
+                args=[
+                    gast.Name(id=n, ctx=gast.Param(), annotation=None, type_comment=None)
+                    for n in params
+                ],
+                posonlyargs=[],
+                vararg=None,
+                kwonlyargs=[],
+                kw_defaults=[],
+                kwarg=None,
+                defaults=[],
+            )
+            wrapper = gast.Lambda(args=arguments, body=call)
+            for n in gast.walk(wrapper):
+                if n is not given and not any(n is m for m in gast.walk(given)):
+                    gast.copy_location(n, given)
+            bound.arguments[param] = wrapper
+        return leaves
 
     def solver_function_def(self: Lowerer, given: Any, name: str, param: str) -> Any:
         """The ``def`` of a lambda or nested function passed to a solver; None for a function

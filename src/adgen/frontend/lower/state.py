@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import types
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import gast
@@ -263,6 +264,7 @@ class LowererState:
         self.frozen: dict[int, Any] = {}  # distributions frozen here, by their call's node
         self.interpolants: dict[int, Any] = {}  # interpolants made here (CubicSpline(t, y))
         self.enclosing: Lowerer | None = None  # the function a nested def is defined in
+        self.on_yield: Callable[[Lowerer, ir.Atom], None] | None = None  # (generators.py)
         self.imported: dict[str, Any] = {}  # names an `import` inside the function binds
         # names rebound in blocks whose every binding is a tuple of one structure: one IR name
         # an item (the template: a Tup of those names), False where the first binding was not
@@ -338,7 +340,10 @@ class LowererState:
         )
 
     def refuse_generators(self: Lowerer) -> None:
-        """A generator (``yield``), the function differentiated or a helper, is refused."""
+        """A generator (``yield``), the function differentiated or a helper, is refused --
+        but for one a ``for`` loop of its caller iterates over (:attr:`on_yield`)."""
+        if self.on_yield is not None:
+            return
         for n in walk(self.node):
             if isinstance(n, (gast.Yield, gast.YieldFrom)):
                 self.refuse(

@@ -313,6 +313,8 @@ class StatementsMixin(LowererState):
         or another call (``print(x)``: run as written; pure operations are dropped)."""
         if isinstance(stmt.value, gast.Constant):
             return
+        if isinstance(stmt.value, gast.Yield) and self.on_yield is not None:
+            return self.lower_yield(stmt.value)  # (the caller's loop body, here)
         if _is_pop(stmt.value) and stmt.value.func.value.id in self.multi:
             self.pop(stmt.value, stmt.value.func.value.id, None, "dropped")  # xs.pop()
             return
@@ -410,20 +412,6 @@ class StatementsMixin(LowererState):
                 )
             out.append(stmt)
         return out
-
-    def tuple_result(self: Lowerer, body: list[Any], base: str) -> list[str]:
-        """Where every ``return`` in ``body`` gives a tuple display of one length, a result
-        name for each item (so each item keeps a derivative of its own across the branches);
-        else none."""
-        returns = [r for stmt in body for r in _returns(stmt)]
-        lengths = {len(r.value.elts) if isinstance(r.value, gast.Tuple) else -1 for r in returns}
-        if (
-            len(lengths) != 1
-            or -1 in lengths
-            or any(isinstance(e, gast.Starred) for r in returns for e in r.value.elts)
-        ):
-            return []
-        return [self.namer.fresh(base) for _ in range(lengths.pop())]
 
     def check_returns(self: Lowerer, body: list[Any]) -> None:
         """Every path through ``body`` must end in a ``return``; where one stands inside a

@@ -24,6 +24,7 @@ from adgen import ir
 from adgen.errors import AdgenError
 from adgen.frontend.lower.calls import LocalFunction
 from adgen.frontend.lower.state import LowererState
+from adgen.frontend.lower.statements import _returns
 from adgen.frontend.lower.syntax import _tuple_shaped
 from adgen.frontend.lower.tuple_lists import _split_tuple_lists
 from adgen.rules import registry
@@ -34,6 +35,20 @@ if TYPE_CHECKING:
 
 class TuplesMixin(LowererState):
     """Tuples bound to names that blocks rebind."""
+
+    def tuple_result(self: Lowerer, body: list[Any], base: str) -> list[str]:
+        """Where every ``return`` in ``body`` gives a tuple display of one length, a result
+        name for each item (so each item keeps a derivative of its own across the branches);
+        else none."""
+        returns = [r for stmt in body for r in _returns(stmt)]
+        lengths = {len(r.value.elts) if isinstance(r.value, gast.Tuple) else -1 for r in returns}
+        if (
+            len(lengths) != 1
+            or -1 in lengths
+            or any(isinstance(e, gast.Starred) for r in returns for e in r.value.elts)
+        ):
+            return []
+        return [self.namer.fresh(base) for _ in range(lengths.pop())]
 
     def bind_split(self: Lowerer, user: str, atom: ir.Atom) -> bool:
         """Bind ``user``, a name rebound inside blocks, to a tuple (or dict) atom as one IR
