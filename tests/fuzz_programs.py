@@ -351,6 +351,8 @@ NEW_KINDS = frozenset(
     # issue 34: code no derivative passes through, around active code; try/with blocks
     # that only guard, functions chosen in branches, buffers written or swapped in loops
     + ["inactive", "guarded"]
+    # issue 34's public programs: generators iterated where they are called, or taken whole
+    + ["generator"]
 )
 
 # module-level globals named like the program's parameters (`y`, `s`) and like names adgen
@@ -770,6 +772,39 @@ class Writer:
         self.features.add("callback: " + f.split("(")[0].split(":")[0].split(" ")[0])
         name = self.fresh()
         return [f"{name} = integrate({f}, {a}, {self.choices.integer(1, 3)})"], name, shape
+
+    def stmt_generator(self, scope: Scope) -> Any:
+        """A generator of the module (it yields a step's index and state, as autograd's
+        ``unpack_layers`` yields a layer's weights) iterated by a ``for`` where it is called,
+        the loop's body reading what it yields; or taken whole by ``sum``."""
+        if not any(h.startswith("def steps(") for h in self.helpers):
+            self.helpers.append(
+                "def steps(u, n, c):\n"
+                "    for k in range(n):\n"
+                "        if k % 2 == 0:\n"
+                "            u = np.tanh(u) * c + 0.1 * k\n"
+                "        else:\n"
+                "            u = np.sin(u) - c\n"
+                "        yield k, u\n"
+                "    yield n, u * c\n"
+            )
+        a = self.source(scope, readable=False)
+        shape = scope.shapes[a]
+        shape = () if shape is None else shape  # np.tanh of a Python float
+        n, c = self.choices.integer(0, 3), self.const()
+        name = self.fresh()
+        if self.choices.boolean():
+            return [f"{name} = sum(v * {c} for _, v in steps({a}, {n}, {c}))"], name, shape
+        k, item = self.fresh(), self.fresh()
+        return (
+            [
+                f"{name} = {a} * 0.5",
+                f"for {k}, {item} in steps({a}, {n}, {c}):",
+                f"    {name} = {name} * np.cos({item}) + {k} * {item}",
+            ],
+            name,
+            shape,
+        )
 
     def affine_helper(self) -> None:
         """The module's class ``Affine`` and its instance ``OUTSIDE``, written once."""

@@ -300,6 +300,9 @@ VALUE_KINDS = frozenset(
         "np.linalg.eigvals",
         # a complex argument gives a real result when its imaginary part is small
         "np.real_if_close",
+        # a real matrix with negative eigenvalues has a complex root and logarithm
+        "scipy.linalg.sqrtm",
+        "scipy.linalg.logm",
     }
 )
 _NEVER = (
