@@ -123,10 +123,37 @@ def _wrt_names(fn: types.FunctionType, wrt: Wrt) -> tuple[tuple[str, ...], bool]
     return tuple(names), single
 
 
+def _with_defaults(fn: types.FunctionType, args: tuple[Any, ...]) -> tuple[Any, ...] | None:
+    """``args`` (positional only) with ``fn``'s defaults of the parameters they leave out, where
+    ``fn`` takes plain parameters only (the common call: no ``inspect.signature`` asked);
+    None for any other function or call.
+
+    >>> def f(a, b, c=2, d=3):
+    ...     pass
+    >>> _with_defaults(f, (0, 1)), _with_defaults(f, (0, 1, 5)), _with_defaults(f, (0,))
+    ((0, 1, 2, 3), (0, 1, 5, 3), None)
+    """
+    code = fn.__code__
+    if code.co_flags & _STARRED or code.co_kwonlyargcount:
+        return None
+    missing = code.co_argcount - len(args)
+    defaults = fn.__defaults__ or ()
+    if missing == 0:
+        return args
+    if not 0 < missing <= len(defaults):
+        return None
+    return (*args, *defaults[len(defaults) - missing :])
+
+
+# a function's code flags for *args and **kwargs
+_STARRED = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
+
+
 def _bind(fn: types.FunctionType, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
     """The arguments of a call of ``fn``, by position, with its defaults filled in."""
-    if not kwargs and len(args) == fn.__code__.co_argcount:
-        return list(args)
+    filled = None if kwargs else _with_defaults(fn, args)
+    if filled is not None:
+        return list(filled)
     signature = inspect.signature(fn)
     try:
         bound = signature.bind(*args, **kwargs)
@@ -423,6 +450,8 @@ class _ValueAndGrad(_Transformed):
         try:
             fn = self.fn
             described = None
+            if not kwargs and len(args) != len(self.params):  # (defaults left out)
+                args = _with_defaults(fn, args) or args
             if not kwargs and len(args) == len(self.params):
                 # the common call: plain arguments, a derivative already made for their kinds
                 described = tuple(map(shapes.describe, args))
