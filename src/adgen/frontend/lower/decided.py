@@ -179,7 +179,11 @@ class DecidedMixin(LowererState):
         if isinstance(node, gast.Attribute) and node.attr in _KIND_ATTRIBUTES:
             return getattr(self.kind_sample(node.value), node.attr)
         if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and not node.keywords:
-            if node.func.id == "len" and len(node.args) == 1 and node.func.id not in self.env:
+            try:
+                ok, fn = self.static_object(node.func)
+            except AdgenError:
+                ok = False
+            if ok and fn is len and len(node.args) == 1:
                 sample = self.kind_sample(node.args[0])
                 if np.ndim(sample) == 0:
                     raise _NotKnown  # (Python raises when it runs)
@@ -204,7 +208,10 @@ class DecidedMixin(LowererState):
             left, right = self.kind_value(node.left), self.kind_value(node.comparators[0])
             if compare is None or not {type(left), type(right)} <= {int, tuple}:
                 raise _NotKnown
-            return compare(left, right)
+            try:
+                return compare(left, right)
+            except TypeError:  # (`x.shape < 3`: Python raises when it runs)
+                raise _NotKnown from None
         raise _NotKnown
 
     def kind_sample(self: Lowerer, node: Any) -> Any:
