@@ -351,7 +351,11 @@ class IdentitiesMixin(LowererState):
         cast = registry.kind_keeping(made.prim.name) or (made.prim.runs if checks else None)
         fn = view or cast
         if fn is None:
-            return self.computed_sample(made, place)
+            memo = self.root.computed_samples.get(id(made))
+            if memo is None or memo[0] is not made:  # (once per statement: it may cost)
+                memo = (made, self.computed_sample(made, place))
+                self.root.computed_samples[id(made)] = memo
+            return memo[1]
         if not made.args:
             return None
         first = made.args[0]
@@ -674,7 +678,7 @@ class IdentitiesMixin(LowererState):
 
 # the most elements of the samples :meth:`computed_sample` computes on (their results' kinds
 # are worth knowing; a large product is not worth computing when transforming)
-_SAMPLE_LIMIT = 1 << 20
+_SAMPLE_LIMIT = 1 << 16
 
 
 def _raises(block: list[ir.Stmt]) -> bool:

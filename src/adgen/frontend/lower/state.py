@@ -375,6 +375,8 @@ class LowererState:
         self.static_result_for: int | None = None
         # variables of inlined functions done with, bound once: their value (note_settled)
         self.settled_values: dict[str, ir.Atom] = {}
+        # kinds computed on samples, by the statement that made the value (IdentitiesMixin)
+        self.computed_samples: dict[int, tuple[ir.Assign, Any]] = {}
         # attributes of objects made outside read when transforming, and written as the
         # code runs: (id(object), name) -- never both (ObjectsMixin.store_outside)
         self.attrs_read: set[tuple[int, str]] = set()
