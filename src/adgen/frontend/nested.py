@@ -20,7 +20,7 @@ from typing import Any
 
 import gast
 
-from adgen.frontend.parse import ParsedFunction
+from adgen.frontend.parse import ParsedFunction, plain_arguments
 
 
 def free_names(fdef: Any) -> list[str]:
@@ -48,18 +48,7 @@ def free_names(fdef: Any) -> list[str]:
 
 def lifted(fdef: Any, captured: list[str], outer: ParsedFunction) -> ParsedFunction:
     """``fdef`` with the captured variables as extra parameters, read from the outer file."""
-    extra = [
-        gast.Name(id=c, ctx=gast.Param(), annotation=None, type_comment=None) for c in captured
-    ]
-    args = gast.arguments(
-        args=list(fdef.args.args) + extra,
-        posonlyargs=[],
-        vararg=None,
-        kwonlyargs=[],
-        kw_defaults=[],
-        kwarg=None,
-        defaults=[],
-    )
+    args = plain_arguments([*fdef.args.args, *captured])
     node = gast.FunctionDef(
         name=fdef.name,
         args=args,

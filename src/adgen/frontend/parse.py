@@ -321,6 +321,26 @@ def _drop_local_annotations(fdef: Any) -> None:
                     stmts[k] = gast.copy_location(plain, stmt)
 
 
+def plain_arguments(params: list[Any]) -> Any:
+    """The ``gast.arguments`` of a function taking ``params`` (parameter nodes, or names)
+    positionally, nothing else: no defaults, ``*args``, keyword-only parameters."""
+    nodes = [
+        gast.Name(id=p, ctx=gast.Param(), annotation=None, type_comment=None)
+        if isinstance(p, str)
+        else p
+        for p in params
+    ]
+    return gast.arguments(
+        args=nodes,
+        posonlyargs=[],
+        vararg=None,
+        kwonlyargs=[],
+        kw_defaults=[],
+        kwarg=None,
+        defaults=[],
+    )
+
+
 def as_def(node: Any, name: str) -> Any:
     """A lambda as the equivalent ``def`` named ``name`` (a ``def`` is returned unchanged)."""
     if isinstance(node, gast.FunctionDef):

@@ -30,7 +30,7 @@ from adgen.errors import AdgenError
 from adgen.frontend import nested
 from adgen.frontend.lower.objects import LocalFunction, LocalInstance, LocalRecord, StaticArg
 from adgen.frontend.lower.state import LowererState
-from adgen.frontend.parse import LiveScope, ParsedFunction, as_def, unwrap
+from adgen.frontend.parse import LiveScope, ParsedFunction, as_def, plain_arguments, unwrap
 from adgen.generated import Generated
 from adgen.rules import registry
 
@@ -226,19 +226,7 @@ class SolversMixin(LowererState):
             if given is None or isinstance(given, gast.Constant):
                 continue
             call = gast.Call(func=given, args=[*map(load, leading), *structures], keywords=[])
-            arguments = gast.arguments(
-                args=[
-                    gast.Name(id=n, ctx=gast.Param(), annotation=None, type_comment=None)
-                    for n in params
-                ],
-                posonlyargs=[],
-                vararg=None,
-                kwonlyargs=[],
-                kw_defaults=[],
-                kwarg=None,
-                defaults=[],
-            )
-            wrapper = gast.Lambda(args=arguments, body=call)
+            wrapper = gast.Lambda(args=plain_arguments(params), body=call)
             for n in gast.walk(wrapper):
                 if n is not given and not any(n is m for m in gast.walk(given)):
                     gast.copy_location(n, given)
@@ -287,15 +275,7 @@ class SolversMixin(LowererState):
             if param.id in defaults:  # (two functions' defaults of one name)
                 self.refuse(given, f"the default of `{param.id}` here", "give it another name")
             defaults[param.id] = self.expr(value, None, param.id)
-        args = gast.arguments(
-            args=list(params[:kept]),
-            posonlyargs=[],
-            vararg=None,
-            kwonlyargs=[],
-            kw_defaults=[],
-            kwarg=None,
-            defaults=[],
-        )
+        args = plain_arguments(list(params[:kept]))
         made = gast.FunctionDef(
             name=fdef.name,
             args=args,
