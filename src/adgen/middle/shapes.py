@@ -290,7 +290,7 @@ _SHAPE_ONLY = frozenset(
     }
 )  # fmt: skip
 # functions whose result's shape or dtype the values of their arguments decide
-VALUE_KINDS = frozenset(
+_VALUE_KINDS = frozenset(
     {
         # the residuals' length depends on the rank of `a` (stand-ins are rank one)
         "np.linalg.lstsq",
@@ -311,8 +311,22 @@ _NEVER = (
     "pop",
     "assert",
     "raise",
-    *VALUE_KINDS,
+    *_VALUE_KINDS,
 )
+
+
+def kinds_follow(prim: Any) -> bool:
+    """May the kind (shape, dtype) of what a call of ``prim`` returns be computed on stand-ins
+    of its arguments' kinds? Not for a call run as written (``print(x)``: only when the
+    function runs), the user's function, random draws, adgen's helpers other than those
+    that only follow shapes, nor the functions whose values decide (:data:`_NEVER`). The
+    frontend asks it too (:meth:`~adgen.frontend.lower.identities.IdentitiesMixin.computed_sample`).
+    """
+    if prim.name in _NEVER or prim.user_fn is not None or prim.callee is not None:
+        return False
+    if prim.refusal is not None:
+        return False
+    return not (prim.name.startswith(("np.random", "rt.")) and prim.name not in _SHAPED_HELPERS)
 
 
 class _Unknown(Exception):
@@ -398,11 +412,7 @@ class _Inference:
             if old is None or old.kind != "array":
                 raise _Unknown
             return (Known(old.shape, old.dtype, old.kind),)
-        if prim.name in _NEVER or prim.user_fn is not None or prim.callee is not None:
-            raise _Unknown
-        if prim.refusal is not None:  # a call run as written (print(x)): only when f runs
-            raise _Unknown
-        if prim.name.startswith(("np.random", "rt.")) and prim.name not in _SHAPED_HELPERS:
+        if not kinds_follow(prim):
             raise _Unknown
         if prim.name == "rt.Like" and len(stmt.args) == 1 and isinstance(stmt.args[0], ir.Var):
             # the shape and dtype of an array, kept for rt.unbroadcast/rt.unreduce: it stands

@@ -227,9 +227,11 @@ class BuiltinsMixin(LowererState):
             return None
         options = self.env[func.value.id]
         assert isinstance(options, ir.Dct)
+        # (the default is evaluated whether the key is there or not, as Python does)
+        default = self.expr(node.args[1], None, "default") if len(node.args) == 2 else None
         if node.args[0].value in options.keys:
             return options.values[options.keys.index(node.args[0].value)]
-        return self.expr(node.args[1], None, "default") if len(node.args) == 2 else ir.Const(None)
+        return default if default is not None else ir.Const(None)
 
     def string_method(self: Lowerer, node: gast.Call, func: gast.Attribute) -> ir.Atom | None:
         """``which.startswith("lin")`` of a string known when transforming (an option's

@@ -240,12 +240,10 @@ class CallsMixin(LowererState):
             passed = any(isinstance(a, StaticArg) for a in [*args, *(v for _, v in kwargs)])
             if isinstance(owner, LocalInstance) or passed:
                 bound = [StaticArg(owner), *args]
-                try:
+                if not isinstance(owner, LocalInstance):
                     return self.inline_or_run(node, fn.__func__, bound, kwargs, target, hint)
-                except AdgenError as exc:  # (lower() may then make such instances as written)
-                    if isinstance(owner, LocalInstance):
-                        self.root.instances_refused.setdefault(owner.cls, exc)
-                    raise
+                with self.noting_refusal(owner.cls):
+                    return self.inline_or_run(node, fn.__func__, bound, kwargs, target, hint)
             # a method of an object made outside: inlined, or run as written if adgen cannot
             # read it (a library's object, `scaler.transform(X)`)
             mark = len(self.block)

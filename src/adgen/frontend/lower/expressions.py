@@ -433,7 +433,7 @@ class ExpressionsMixin(LowererState):
         value: Any
         local = self.local_functions.get(node.id)
         if isinstance(local, LocalInstance):
-            try:
+            with self.noting_refusal(local.cls):
                 self.refuse(
                     node,
                     f"using `{node.id}` (a `{local.cls.__name__}` made inside the function) as "
@@ -441,9 +441,6 @@ class ExpressionsMixin(LowererState):
                     "yours)",
                     "read its attributes or call its methods; pass it only to your own functions",
                 )
-            except AdgenError as exc:  # (lower() may then make such instances as written)
-                self.root.instances_refused.setdefault(local.cls, exc)
-                raise
         if isinstance(local, StaticSeq):
             self.refuse_sequence(node.id, node)
         if self.interpolant_family(local) is not None and not callable(local):

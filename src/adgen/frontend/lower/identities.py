@@ -383,8 +383,9 @@ class IdentitiesMixin(LowererState):
         (``np.einsum("ij,ij->i", X, X)``, ``X @ w``), computed when transforming on samples
         of its arguments' kinds: such a result's shape and dtype follow from theirs. None
         where an argument's kind is not known, or is an integer or boolean whose value may
-        decide a shape, for the functions whose kinds depend on values
-        (:data:`shapes.VALUE_KINDS`), and past :data:`_SAMPLE_LIMIT` elements."""
+        decide a shape, for the calls whose kinds do not follow their arguments'
+        (:func:`shapes.kinds_follow`, the middle end's test), and past :data:`_SAMPLE_LIMIT`
+        elements."""
         prim = made.prim
         if prim is registry.SETITEM and made.args:  # (a write keeps the array's kind)
             return self.argument_sample(made.args[0], place)
@@ -402,11 +403,7 @@ class IdentitiesMixin(LowererState):
             or not prim.differentiable
             or len(made.targets) != 1
             or prim.outputs is not None
-            or prim.user_fn is not None
-            or prim.callee is not None
-            or prim.refusal is not None
-            or prim.name in shapes.VALUE_KINDS
-            or prim.name.startswith(("np.random", "rt."))
+            or not shapes.kinds_follow(prim)
         ):
             return None
         size = 0

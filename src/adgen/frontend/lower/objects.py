@@ -31,7 +31,7 @@ import gast
 import numpy as np
 
 from adgen import ir
-from adgen.errors import AdgenError, NonDifferentiableError, NoRuleError, UnsupportedSyntaxError
+from adgen.errors import NonDifferentiableError, NoRuleError, UnsupportedSyntaxError
 from adgen.frontend.lower.state import LowererState
 from adgen.frontend.parse import LiveScope, ParsedFunction
 from adgen.rules import registry
@@ -725,11 +725,8 @@ class ObjectsMixin(LowererState):
         if not isinstance(fn, types.FunctionType):
             self.refuse(call, f"making a `{cls.__name__}` (its __init__ is not Python code)")
         self.record("item", vars(init), "__init__", fn)
-        try:
+        with self.noting_refusal(cls):
             self.inline_function(call, fn, [StaticArg(inst), *args], kwargs)
-        except AdgenError as exc:  # (lower() may then make such instances as written)
-            self.root.instances_refused.setdefault(cls, exc)
-            raise
         return inst
 
     def inline_function(

@@ -15,9 +15,10 @@ name for each variable assigned inside blocks.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import gast
@@ -303,6 +304,17 @@ class LowererState:
     # -- errors ---------------------------------------------------------------------------------
     def refuse(self: Lowerer, node: Any, what: str, hint: str = "") -> NoReturn:
         raise UnsupportedSyntaxError(f"adgen does not support {what}", self.parsed.loc(node), hint)
+
+    @contextlib.contextmanager
+    def noting_refusal(self: Lowerer, cls: type) -> Iterator[None]:
+        """Note the refusal raised inside (using an instance of ``cls`` made inside the
+        function, or lowering its methods) before it goes on: :func:`lower` may then read
+        the function again with such instances made and used as written."""
+        try:
+            yield
+        except AdgenError as exc:
+            self.root.instances_refused.setdefault(cls, exc)
+            raise
 
     def refuse_node(self: Lowerer, node: Any) -> NoReturn:
         kind = type(node)
