@@ -427,6 +427,11 @@ class Writer:
 
     # small pieces
 
+    def write_once(self, text: str) -> None:
+        """Add ``text`` (a helper, a class, globals) to the module, unless written already."""
+        if text not in self.helpers:
+            self.helpers.append(text)
+
     def fresh(self, prefix: str = "v") -> str:
         return f"{prefix}{next(self.names)}"
 
@@ -753,13 +758,12 @@ class Writer:
         """A function passed as a value to a helper of the module that calls it in a loop (an
         Euler integrator): a NumPy function, a helper of the module, a lambda written in the
         call (reading a value of the program), or a closure of the program."""
-        if not any(h.startswith("def integrate(") for h in self.helpers):
-            self.helpers.append(
-                "def integrate(f, u, n):\n"
-                "    for _ in range(n):\n"
-                "        u = u + 0.25 * f(u)\n"
-                "    return u\n"
-            )
+        self.write_once(
+            "def integrate(f, u, n):\n"
+            "    for _ in range(n):\n"
+            "        u = u + 0.25 * f(u)\n"
+            "    return u\n"
+        )
         a = self.source(scope, readable=False)
         shape = scope.shapes[a]
         shape = () if shape is None else shape  # np.tanh of a Python float
@@ -777,17 +781,16 @@ class Writer:
         """A generator of the module (it yields a step's index and state, as autograd's
         ``unpack_layers`` yields a layer's weights) iterated by a ``for`` where it is called,
         the loop's body reading what it yields; or taken whole by ``sum``."""
-        if not any(h.startswith("def steps(") for h in self.helpers):
-            self.helpers.append(
-                "def steps(u, n, c):\n"
-                "    for k in range(n):\n"
-                "        if k % 2 == 0:\n"
-                "            u = np.tanh(u) * c + 0.1 * k\n"
-                "        else:\n"
-                "            u = np.sin(u) - c\n"
-                "        yield k, u\n"
-                "    yield n, u * c\n"
-            )
+        self.write_once(
+            "def steps(u, n, c):\n"
+            "    for k in range(n):\n"
+            "        if k % 2 == 0:\n"
+            "            u = np.tanh(u) * c + 0.1 * k\n"
+            "        else:\n"
+            "            u = np.sin(u) - c\n"
+            "        yield k, u\n"
+            "    yield n, u * c\n"
+        )
         a = self.source(scope, readable=False)
         shape = scope.shapes[a]
         shape = () if shape is None else shape  # np.tanh of a Python float
@@ -808,23 +811,22 @@ class Writer:
 
     def affine_helper(self) -> None:
         """The module's class ``Affine`` and its instance ``OUTSIDE``, written once."""
-        if not any(h.startswith("class Affine:") for h in self.helpers):
-            self.helpers.append(
-                "class Affine:\n"
-                "    def __init__(self, w, c=0.5):\n"
-                "        self.w = w\n"
-                "        self.c = c\n"
-                "\n"
-                "    def __call__(self, u):\n"
-                "        return np.tanh(self.w * u) + self.c\n"
-                "\n"
-                "    def shift(self, d):\n"
-                "        self.c = self.c + d\n"
-                "        return self(d)\n"
-                "\n"
-                "\n"
-                "OUTSIDE = Affine(0.75, c=-0.25)\n"
-            )
+        self.write_once(
+            "class Affine:\n"
+            "    def __init__(self, w, c=0.5):\n"
+            "        self.w = w\n"
+            "        self.c = c\n"
+            "\n"
+            "    def __call__(self, u):\n"
+            "        return np.tanh(self.w * u) + self.c\n"
+            "\n"
+            "    def shift(self, d):\n"
+            "        self.c = self.c + d\n"
+            "        return self(d)\n"
+            "\n"
+            "\n"
+            "OUTSIDE = Affine(0.75, c=-0.25)\n"
+        )
 
     def stmt_method(self, scope: Scope) -> Any:
         """A method of an object of a module-level class: one made outside the program (its
@@ -1123,11 +1125,9 @@ class Writer:
         return [f"{name} = {f}({a})"], name, () if shape is None else shape
 
     def shadow_helper(self, name: str) -> str:
-        if not any(h.startswith("y = np.array(") for h in self.helpers):
-            self.helpers.append(SHADOWED_GLOBALS)
+        self.write_once(SHADOWED_GLOBALS)
         source, _ = SHADOW_HELPERS[name]
-        if source not in self.helpers:
-            self.helpers.append(source)
+        self.write_once(source)
         return name
 
     def stmt_shadow(self, scope: Scope) -> Any:

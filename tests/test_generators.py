@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from derivative_checks import check
 
 import adgen
 
@@ -38,23 +39,6 @@ def predictions(weights, inputs):
 
 def network_energy(weights):
     return np.sum(predictions(weights, X) ** 2)
-
-
-def differences(f, x, step=1e-6):
-    g = np.zeros(x.size)
-    for k in range(x.size):
-        e = np.zeros(x.size)
-        e[k] = step
-        e = e.reshape(x.shape)
-        g[k] = (f(x + e) - f(x - e)) / (2 * step)
-    return g.reshape(x.shape)
-
-
-def check(f, x, want=None, rtol=1e-6):
-    want = differences(f, x) if want is None else want
-    np.testing.assert_allclose(adgen.grad(f)(x), want, rtol=rtol, atol=1e-8)
-    v = np.linspace(-1.0, 1.0, x.size).reshape(x.shape)
-    np.testing.assert_allclose(adgen.jvp(f, (x,), (v,))[1], np.sum(want * v), rtol=rtol, atol=1e-8)
 
 
 def test_a_loop_over_a_generator_of_layer_weights():

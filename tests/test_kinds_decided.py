@@ -13,37 +13,11 @@ modes.
 
 import numpy as np
 import pytest
+from derivative_checks import check
 
 import adgen
 
 X = np.array([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75], [0.3, 0.8, -1.1], [2.0, -0.4, 0.6]])
-
-
-def both_modes(f, x):
-    """Reverse mode's gradient of f at x, and forward mode's, one basis direction a call."""
-    g = adgen.grad(f)(x)
-    forward = np.zeros(x.shape)
-    for k in range(x.size):
-        t = np.zeros(x.size)
-        t[k] = 1.0
-        forward.flat[k] = adgen.jvp(f, (x,), (t.reshape(x.shape),))[1]
-    return np.asarray(g), forward
-
-
-def differences(f, x, step=1e-6):
-    g = np.zeros(x.shape)
-    for k in range(x.size):
-        e = np.zeros(x.size)
-        e[k] = step
-        e = e.reshape(x.shape)
-        g.flat[k] = (f(x + e) - f(x - e)) / (2 * step)
-    return g
-
-
-def check(f, x, want=None, rtol=1e-6):
-    want = differences(f, x) if want is None else want
-    for got in both_modes(f, x):
-        np.testing.assert_allclose(got, want, rtol=rtol, atol=1e-8)
 
 
 # -- kinds of computed values ----------------------------------------------------------------

@@ -506,24 +506,39 @@ def test_sklearn_nmf_beta_divergence_against_differences():
         np.testing.assert_allclose(got, np.sum(want * v), rtol=1e-6, atol=1e-6)
 
 
+def _probability_losses():
+    """scikit-learn's losses of binary labels and predicted probabilities, each with its
+    gradient w.r.t. the probabilities."""
+    return {
+        "brier_score_loss": lambda labels, p: 2 * (p - labels) / N,
+        "log_loss": lambda labels, p: -(labels / p - (1 - labels) / (1 - p)) / N,
+    }
+
+
 @pytest.mark.skipif(sklearn is None, reason="scikit-learn is not installed")
-def test_sklearn_brier_score_loss_of_the_probabilities():
-    """``brier_score_loss`` as installed, the labels bound by a closure: ``column_or_1d``
-    returns on a shape test and raises otherwise, and its result's kind decides the
-    dataframe tests ``check_consistent_length`` makes of it; the mean squared difference's
-    gradient in both modes."""
+@pytest.mark.parametrize("name", ["brier_score_loss", "log_loss"])
+def test_sklearn_probability_losses_of_the_probabilities(name):
+    """The loss as installed, the labels bound by a closure. ``brier_score_loss``:
+    ``column_or_1d`` returns on a shape test and raises otherwise, and its result's kind
+    decides the dataframe tests ``check_consistent_length`` makes of it. ``log_loss``: the
+    one-hot labels come from a helper that builds a ``LabelBinarizer`` (run as written: it
+    is given the labels and the namespace module only), the probabilities become two
+    columns on shape tests decided for the call's shapes, ``xpx.isclose`` picks NumPy's on
+    the namespace its getter gives, and ``np.finfo(dtype).eps`` bounds array-api-compat's
+    ``clip``. The gradient in both modes."""
     from sklearn import metrics
 
+    loss, gradient = getattr(metrics, name), _probability_losses()[name]
     labels = (RNG.random(N) < 0.5).astype(int)
     labels[:2] = (0, 1)  # (both classes present)
     p = RNG.uniform(0.1, 0.9, N)
 
     def f(q):
-        return metrics.brier_score_loss(labels, q)
+        return loss(labels, q)
 
     if _refused_on_older_sklearn(f, p):
         return
-    _check_both_modes(f, p, 2 * (p - labels) / N)
+    _check_both_modes(f, p, gradient(labels, p))
 
 
 def test_scipy_entropy_through_its_rule_against_the_closed_form():
@@ -570,27 +585,6 @@ def test_sklearn_cosine_similarity_and_distances_through_normalize(name):
         return
     sign = 1.0 if name == "cosine_similarity" else -1.0
     _check_both_modes(f, x, sign * _cosine_gradient(x, y))
-
-
-@pytest.mark.skipif(sklearn is None, reason="scikit-learn is not installed")
-def test_sklearn_log_loss_of_the_probabilities():
-    """``log_loss`` as installed, the labels bound by a closure: the one-hot labels come
-    from a helper that builds a ``LabelBinarizer`` (run as written: it is given the labels
-    and the namespace module only), the probabilities become two columns on shape tests
-    decided for the call's shapes, ``xpx.isclose`` picks NumPy's on the namespace its
-    getter gives, and ``np.finfo(dtype).eps`` bounds array-api-compat's ``clip``."""
-    from sklearn import metrics
-
-    labels = (RNG.random(N) < 0.5).astype(int)
-    labels[:2] = (0, 1)  # (both classes present)
-    p = RNG.uniform(0.1, 0.9, N)
-
-    def f(q):
-        return metrics.log_loss(labels, q)
-
-    if _refused_on_older_sklearn(f, p):
-        return
-    _check_both_modes(f, p, -(labels / p - (1 - labels) / (1 - p)) / N)
 
 
 @pytest.mark.skipif(sklearn is None, reason="scikit-learn is not installed")
