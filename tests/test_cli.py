@@ -609,3 +609,33 @@ def test_no_optimize_flag_shows_the_code_as_lowered(
         np.testing.assert_allclose(x_bar, 2 * np.sin(x) * np.cos(x), rtol=1e-12)
     code, out, _ = run(capsys, "--help")
     assert code == 0 and "--no-optimize" in out
+
+
+def test_a_loop_over_a_generator_of_the_file_read_without_running_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``python -m adgen`` reads a file without running it: a ``for`` over a generator the
+    file defines is read there too, the loop's body where it yields."""
+    path = write(
+        tmp_path,
+        """
+        import numpy as np
+
+
+        def rows(x):
+            for i in range(x.shape[0]):
+                yield x[i] * 2.0
+
+
+        def energy(x):
+            total = 0.0
+            for r in rows(x):
+                total = total + np.sum(np.tanh(r))
+            return total
+        """,
+    )
+    code, out, err = run(capsys, path, "--function", "energy")
+    assert (code, err) == (0, "")
+    x = np.array([[0.3, -0.2], [0.5, 0.1], [-1.0, 0.4]])
+    _, (x_bar,) = load(out)["energy_vjp"](x, 1.0)
+    np.testing.assert_allclose(x_bar, 2.0 * (1.0 - np.tanh(2.0 * x) ** 2), rtol=1e-12)

@@ -169,13 +169,13 @@ class GeneratorsMixin(LowererState):
             ok, fn = self.static_object(it.func)
         except AdgenError:
             return False
-        if not (
-            ok
-            and isinstance(fn, types.FunctionType)
-            and fn.__code__.co_flags & inspect.CO_GENERATOR
-        ):
+        live = isinstance(fn, types.FunctionType)
+        if not ok or not (
+            (live and fn.__code__.co_flags & inspect.CO_GENERATOR)
+            or (getattr(fn, "adgen_user_function", False) and is_generator(fn.node))
+        ):  # (a function of a file adgen reads without running it: python -m adgen)
             return False
-        name = fn.__name__
+        name = fn.node.name if not live else fn.__name__
         if stmt.orelse:
             self.refuse(stmt, "`else` clauses on loops", "move that code after the loop")
         if getattr(stmt, "adgen_broken", None) is not None:  # (jumps.py: a flag now)
