@@ -18,7 +18,7 @@ Conventions:
 import numpy as np
 
 from adgen.rules import runtime as rt
-from adgen.rules.registry import nondifferentiable, rule, sequence_rule
+from adgen.rules.registry import methods, nondifferentiable, rule, sequence_rule
 from adgen.rules.samples import example
 
 
@@ -42,6 +42,9 @@ def take(a, indices, axis=None, mode="raise"):
 
     def vjp(g):
         return rt.take_vjp(g, a, indices, axis, mode)
+
+
+methods(take=np.take)
 
 
 @rule(

@@ -177,6 +177,9 @@ methods(
     argpartition=np.argpartition,
     nonzero=np.nonzero,
     searchsorted=np.searchsorted,
+    all=np.all,
+    any=np.any,
+    round=np.round,
 )
 
 

@@ -139,7 +139,7 @@ def extremum(ans, a, axis=None, keepdims=False):
         return rt.minmax_vjp(g, ans, a, axis=axis, keepdims=keepdims)
 
 
-methods(sum=np.sum, mean=np.mean, prod=np.prod, max=np.max, min=np.min)
+methods(sum=np.sum, mean=np.mean, prod=np.prod, max=np.max, min=np.min, ptp=np.ptp)
 reductions(np.sum, np.mean, np.prod, np.max, np.amax, np.min, np.amin)
 
 

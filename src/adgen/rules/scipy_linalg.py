@@ -56,7 +56,16 @@ import numpy as np
 
 from adgen.rules import runtime as rt
 from adgen.rules.registry import nondifferentiable, rule, sequence_rule
-from adgen.rules.samples import CONTRACTIVE, INVERTIBLE, POSITIVE, SPD, STABLE, Arg, example
+from adgen.rules.samples import (
+    CONTRACTIVE,
+    INVERTIBLE,
+    POSITIVE,
+    SPD,
+    STABLE,
+    Arg,
+    Domain,
+    example,
+)
 
 try:
     import scipy.linalg
@@ -640,6 +649,31 @@ if scipy is not None:
                 lu_and_piv, gm, trans=1 if trans == 0 else 0, check_finite=False
             )
             return rt.unbroadcast(q[..., 0] if np.ndim(b) == 1 else q, b)
+
+    # -- norms ------------------------------------------------------------------------------
+
+    @rule(
+        scipy.linalg.norm,
+        examples=[
+            example("scipy.linalg.norm(a)", a=(4,), f32=True),
+            example("scipy.linalg.norm(a, 1, axis=0)", a=(3, 4)),
+            example("scipy.linalg.norm(a, 'fro', keepdims=True)", a=(3, 2)),
+            example("scipy.linalg.norm(a, np.inf, check_finite=False)", a=(5,)),
+            example("scipy.linalg.norm(a, 0.5)", a=Arg((4,), Domain(0.3, 1.5))),
+        ],
+    )
+    def norm(ans, a, ord=None, axis=None, keepdims=False, check_finite=True):  # noqa: A002
+        """``np.linalg.norm``'s value (SciPy takes BLAS's ``nrm2`` for a vector 2-norm) and its
+        derivative: the norm's gradient ``rt.norm_grad`` (np.linalg.norm's conventions at
+        kinks), a zero seed contributing exactly 0 where an order below 1 is singular."""
+
+        def jvp(da):
+            grad = rt.norm_grad(ans, a, ord, axis, keepdims)
+            return np.sum(rt.zero_safe(grad * da, da), axis=axis, keepdims=keepdims)
+
+        def vjp(g):
+            spread = rt.unreduce(g, a, axis, keepdims)
+            return rt.zero_safe(spread * rt.norm_grad(ans, a, ord, axis, keepdims), spread)
 
     # -- matrix functions -------------------------------------------------------------------
 
