@@ -20,6 +20,7 @@ import numpy as np
 
 from adgen import ir, seam
 from adgen.errors import AdgenError, UnresolvedNameError
+from adgen.frontend.lower.index_tricks import concatenator_call
 from adgen.frontend.lower.objects import (
     LocalDerivative,
     LocalFunction,
@@ -162,6 +163,10 @@ class ExpressionsMixin(LowererState):
         if isinstance(node, gast.Attribute):
             return self.attribute(node, target, hint)
         if isinstance(node, gast.Subscript):
+            ok, obj = self.static_object(node.value)
+            call = concatenator_call(obj, node) if ok else None  # np.r_[z, 1 - s]
+            if call is not None:
+                return self.expr(call, target, hint)
             value = self.expr(node.value, None, hint)
             index = self.index(node.slice, hint)
             if isinstance(value, ir.Dct):
@@ -549,7 +554,10 @@ class ExpressionsMixin(LowererState):
         )
 
     def static_object(self: Lowerer, node: Any) -> tuple[bool, Any]:
-        """Resolve ``name`` or ``module.attr.attr`` to an object when it is not a local value."""
+        """Resolve ``name`` or ``module.attr.attr`` to an object when it is not a local value
+        (or a function adgen's own rewrites put in a call: ``np.r_[...]``'s)."""
+        if isinstance(node, gast.Constant) and callable(node.value):
+            return True, node.value
         if isinstance(node, gast.Name):
             if node.id in self.local_functions:
                 return True, self.local_functions[node.id]
