@@ -89,6 +89,11 @@ class DecidedMixin(LowererState):
         out: list[Any] = []
         stored: set[str] = set()
         for stmt in stmts:
+            if isinstance(stmt, (gast.Import, gast.ImportFrom)) and self.depth == 0:
+                try:  # the names it binds, for the tests after it (`isinstance(k, Kernel)`)
+                    self.lower_import(stmt)
+                except Exception:  # (refused where the import itself is lowered)
+                    pass
             chosen = self.decided_side(stmt, stored) if isinstance(stmt, gast.If) else None
             if chosen is not None:
                 out.extend(self.prune_decided(chosen))
