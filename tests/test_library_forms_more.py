@@ -56,3 +56,137 @@ def test_scipy_spatial_distances_read_as_installed():
     check(lambda u: distance.euclidean(u, v), x, (x - v) / np.linalg.norm(x - v))
     check(lambda u: distance.minkowski(u, v, 1), x, np.sign(x - v))
     check(lambda u: distance.sqeuclidean(u, v), x, 2 * (x - v))
+
+
+# -- a helper choosing a function in an `elif` chain whose tests read a class it imports itself
+# (scikit-learn's pairwise_kernels: `isinstance(metric, Kernel)` of a local import)
+def _gaussian(x, y, gamma=1.0):
+    return np.exp(-gamma * (x - y) ** 2)
+
+
+def _product(x, y, gamma=1.0):
+    return x * y
+
+
+KERNELS = {"gaussian": _gaussian, "product": _product}
+
+
+def pairwise(x, y, metric="gaussian", **options):
+    from fractions import Fraction as Special
+
+    if metric == "precomputed":
+        return x
+    elif isinstance(metric, Special):
+        func = metric.__call__
+    elif metric in KERNELS:
+        func = KERNELS[metric]
+    elif callable(metric):
+        func = _product
+    return func(x, y, **options)
+
+
+def test_a_function_chosen_in_branches_decided_by_a_locally_imported_class():
+    x = np.array([1.0, 2.0])
+    f = lambda v: np.sum(pairwise(v, 2.0, metric="gaussian", gamma=0.5))  # noqa: E731
+    check(f, x, -2 * 0.5 * (x - 2.0) * np.exp(-0.5 * (x - 2.0) ** 2))
+
+
+# -- a fitted model: a check that reads the object's attributes runs as written -------------
+class Scaler:
+    def fit(self, X):
+        self.mean_ = X.mean(0)
+        self.scale_ = X.std(0)
+        return self
+
+    def transform(self, X):
+        ensure_fitted(self)
+        return (X - self.mean_) / self.scale_
+
+
+def ensure_fitted(estimator):
+    fitted = [v for v in vars(estimator) if v.endswith("_") and not v.startswith("__")]
+    if not len(fitted) > 0:
+        raise ValueError(f"this {estimator.__class__.__name__} is not fitted yet")
+
+
+def test_a_fitted_objects_method_behind_a_check_reading_vars_of_it():
+    s = Scaler().fit(np.arange(12.0).reshape(4, 3) ** 1.5)
+    x = np.ones((2, 3))
+    check(lambda z: np.sum(s.transform(z) ** 2), x, 2 * (x - s.mean_) / s.scale_**2)
+    unfitted = Scaler()  # (its attributes are read when transforming: refused by name)
+    with pytest.raises(adgen.AdgenError, match="has no attribute `mean_`"):
+        adgen.grad(lambda z: np.sum(unfitted.transform(z) ** 2))(x)
+
+
+def test_a_comprehension_run_as_written_refuses_a_derivative_reaching_through_it():
+    def f(x):
+        parts = [v for v in sorted(x.tolist())]  # a list no rule reads: run as written
+        return np.sum(x) * len(parts) + parts[0]
+
+    with pytest.raises(adgen.AdgenError):
+        adgen.grad(f)(np.array([2.0, 1.0]))
+
+
+def test_scikit_learn_predictions_of_fitted_estimators():
+    linear_model = pytest.importorskip("sklearn.linear_model")
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20, 3))
+    ridge = linear_model.Ridge().fit(X, X @ [1.0, -2.0, 0.5])
+    x = rng.normal(size=(4, 3))
+    check(lambda z: np.sum(ridge.predict(z) ** 2), x, 2 * np.outer(ridge.predict(x), ridge.coef_))
+    logistic = linear_model.LogisticRegression().fit(X, (X[:, 0] > 0).astype(int))
+    check(lambda z: np.sum(logistic.predict_proba(z)[:, 1]), x, rtol=1e-5)
+
+
+# -- a helper writing into its `out` parameter, which is also its input ----------------------
+def expit_into(x, out=None):
+    if x.ndim >= 1:
+        return np.tanh(x, out=out)
+    return np.tanh(x)
+
+
+def softmax_in_place(X, copy=True):
+    if copy:
+        X = np.asarray(X, copy=True)
+    max_prob = np.reshape(np.max(X, axis=1), (-1, 1))
+    X -= max_prob
+    np.exp(X, out=np.asarray(X))
+    X /= np.reshape(np.sum(X, axis=1), (-1, 1))
+    return X
+
+
+def test_a_helper_writing_its_input_through_out_into_the_callers_new_array():
+    W = np.array([[1.0, 2.0, 0.5], [0.3, -1.0, 2.0]])
+
+    def f(z):
+        d = z @ W
+        d = expit_into(d, out=d)
+        return np.sum(softmax_in_place(d, copy=False)[:, 1] * np.sum(d, axis=1))
+
+    check(f, np.array([[0.1, 0.2], [0.3, -0.4]]), rtol=1e-5)
+
+
+def centre(X):
+    X -= X.mean(0)
+    return X.sum()
+
+
+def test_updating_a_callers_array_another_name_sees_is_refused():
+    def seen_by_another_name(z):
+        d = z * 2.0
+        e = d
+        return centre(d) + np.sum(e**3)
+
+    def the_callers_argument(z):
+        return centre(z) + np.sum(z**2)
+
+    for f in (seen_by_another_name, the_callers_argument):
+        with pytest.raises(adgen.AdgenError, match="in-place update of `X`"):
+            adgen.grad(f)(np.ones((3, 2)))
+
+
+def test_a_function_looked_up_by_a_name_made_when_transforming():
+    def atleast(x, ndim=2):
+        return getattr(np, f"atleast_{ndim}d")(x)
+
+    check(lambda v: np.sum(atleast(v) @ np.array([1.0, 2.0])), np.array([3.0, 4.0]), [1.0, 2.0])

@@ -856,6 +856,7 @@ ASSERT = Primitive(
 _READ_ONLY_BUILTINS = (
     *(print, repr, str, format, isinstance, issubclass, type, id, hash, callable, len, round),
     *(abs, min, max, sorted, sum, any, all, int, float, bool, list, tuple, getattr, hasattr),
+    *(vars, dir, set, frozenset, dict, zip, enumerate, range),
 )
 _READ_ONLY_MODULES = frozenset({"numpy", "scipy", "math", "logging", "warnings", "_warnings"})
 _MUTATORS = frozenset(
@@ -887,6 +888,15 @@ _READ_ONLY_LIBRARY = frozenset(
         ),
     }
 )
+
+
+# methods of a library's objects that only read the object (a library -> their names):
+# scikit-learn's estimator tags and parameters, which make new objects describing it
+_READ_ONLY_METHODS = {
+    "sklearn": frozenset(
+        "__sklearn_tags__ _more_tags _get_tags get_params __sklearn_is_fitted__".split()
+    ),
+}
 
 
 # library functions that return a new array no other name holds where asked for a copy:
@@ -1535,11 +1545,15 @@ store_attribute = _StoreAttribute()
 read_attribute = _ReadAttribute()
 
 
-def reads_frame(fn: Any) -> bool:
-    """Does ``fn`` read the frame that calls it (``eval("x * 2")``, ``locals()``)? In generated
-    code that frame holds other names, and differentiated values adgen cannot see read."""
+def reads_frame(fn: Any, positional: int = 0) -> bool:
+    """Does a call of ``fn`` with ``positional`` arguments read the frame that calls it
+    (``eval("x * 2")``, ``locals()``, ``vars()``)? In generated code that frame holds other
+    names, and differentiated values adgen cannot see read. (``vars(obj)`` and ``dir(obj)``
+    read the object.)"""
     import inspect as _inspect
 
+    if positional and (fn is vars or fn is dir):
+        return False
     readers = (eval, exec, locals, globals, vars, dir, breakpoint, sys._getframe)
     return any(fn is r for r in (*readers, _inspect.currentframe, _inspect.stack))
 
@@ -1580,7 +1594,10 @@ def reads_only(fn: Any, positional: int, keywords: Collection[str]) -> bool:
     if owner is not None and not isinstance(owner, type(np)):  # a bound method
         import logging
 
-        return isinstance(owner, logging.Logger) and fn.__name__ in _LOGGER_METHODS
+        if isinstance(owner, logging.Logger):
+            return fn.__name__ in _LOGGER_METHODS
+        library = (getattr(fn, "__module__", None) or "").split(".")[0]
+        return fn.__name__ in _READ_ONLY_METHODS.get(library, ())
     module = getattr(fn, "__module__", None)
     if not (isinstance(module, str) and module.split(".")[0] in _READ_ONLY_MODULES):
         return False

@@ -66,11 +66,11 @@ class AsWrittenMixin(LowererState):
         raises ``refusal`` (what adgen said of it before) if a differentiated value reaches
         it where that would matter. ``receiver``: the object of a method call (``rng`` of
         ``rng.normal(...)``), its first argument."""
-        passed = self.outside_arguments(args, kwargs)
+        passed = self.outside_arguments(args, kwargs, fn)
         if (
             not callable(fn)
             or getattr(fn, "adgen_user_function", False)
-            or registry.reads_frame(fn)
+            or registry.reads_frame(fn, len(args))
             or passed is None
         ):
             raise refusal
@@ -98,13 +98,16 @@ class AsWrittenMixin(LowererState):
         return self.emit(target, hint, prim, args, kwargs, node)
 
     def outside_arguments(
-        self: Lowerer, args: list[Any], kwargs: list[tuple[str, Any]]
+        self: Lowerer, args: list[Any], kwargs: list[tuple[str, Any]], fn: Any = None
     ) -> tuple[list[ir.Atom], list[tuple[str, ir.Atom]]] | None:
         """The arguments of a call run as written as atoms: a module, or a function or class
         that exists outside the function (``f(y, xp)`` of the namespace a library's helper
-        got), passed as itself by its name (it holds no differentiated value); None where
-        another argument is not a value of the IR (an object made inside the function, a
-        lambda or a ``def`` reading the function's variables)."""
+        got), passed as itself by its name (it holds no differentiated value); an object
+        made outside too where ``fn`` only reads its arguments (``vars(estimator)``: it
+        changes none of the attributes the code reads when it runs); None where another
+        argument is not a value of the IR (an object made inside the function, a lambda or a
+        ``def`` reading the function's variables)."""
+        reads = fn is not None and registry.reads_only(fn, len(args), [k for k, _ in kwargs])
 
         def atom(value: Any) -> ir.Atom | None:
             if not isinstance(value, StaticArg):
@@ -114,6 +117,8 @@ class AsWrittenMixin(LowererState):
                 preferred = obj.__name__.rpartition(".")[2]
             elif isinstance(obj, (types.FunctionType, types.BuiltinFunctionType, type)):
                 preferred = getattr(obj, "__name__", "") or "function"
+            elif reads and not type(obj).__module__.startswith("adgen."):
+                preferred = type(obj).__name__.lower()  # (not one of adgen's own records)
             else:
                 return None
             name = preferred if preferred.isidentifier() else "outside"

@@ -26,10 +26,10 @@ from typing import TYPE_CHECKING, Any
 import gast
 
 from adgen import ir
-from adgen.errors import AdgenError
+from adgen.errors import AdgenError, UnsupportedSyntaxError
 from adgen.frontend.lower.identities import _last_binding
 from adgen.frontend.lower.state import LowererState
-from adgen.frontend.lower.syntax import _own_nodes
+from adgen.frontend.lower.syntax import _loads, _own_nodes, _read_after
 from adgen.rules import registry
 
 if TYPE_CHECKING:
@@ -101,7 +101,11 @@ class BuffersMixin(LowererState):
         # array: each caller's name is asked below whether another name may see them)
         family = self.shares_with(held.name) | {base.name}
         for user, atom in self.env.items():  # another name of the helper's
-            if user != name and any(family & self.shares_with(v) for v in ir.atom_vars(atom)):
+            if (
+                user != name
+                and any(family & self.shares_with(v) for v in ir.atom_vars(atom))
+                and not self.input_only_here(user)
+            ):
                 return None
         callers = [
             (lowerer, user)
@@ -128,6 +132,44 @@ class BuffersMixin(LowererState):
         if callers:
             self.root.written_through[(id(self), name)] = callers
         return callers or None
+
+    def input_only_here(self: Lowerer, user: str) -> bool:
+        """Is ``user`` read once, as an argument written directly in the call the statement
+        being lowered is (``return special.expit(x, out=out)`` of ``x`` the array ``out``
+        is too: it reads ``x`` before writing), and never after? A name read after a write
+        through another name would see the new values."""
+        stmt = self.current
+        call = stmt.value if isinstance(stmt, (gast.Assign, gast.Expr, gast.Return)) else None
+        if not isinstance(call, gast.Call) or _loads(stmt, user) != 1:
+            return False
+        direct = [*call.args, *(kw.value for kw in call.keywords)]
+        if not any(isinstance(a, gast.Name) and a.id == user for a in direct):
+            return False
+        return isinstance(stmt, gast.Return) or not _read_after(self.node, stmt, user)
+
+    def updated_through(self: Lowerer, stmt: gast.AugAssign) -> bool:
+        """``X -= m`` of a helper's parameter ``X``, an array: Python updates the array the
+        caller passed. Lowered as the write ``X[...] -= m`` where that array is one the
+        callers made and own (:meth:`caller_buffer`: their names see the new values, as in
+        Python); False (nothing lowered) where it is not so."""
+        name = stmt.target.id
+        atom = self.env.get(name)
+        if name not in self.params or atom is None or not self.is_array(atom):
+            return False
+        target = gast.Subscript(
+            value=gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None),
+            slice=gast.Constant(value=Ellipsis, kind=None),
+            ctx=gast.Store(),
+        )
+        for node in (target, target.value, target.slice):
+            gast.copy_location(node, stmt)
+        kept = self.kept_state()
+        try:
+            self.write_in_place(stmt, target, stmt.value, stmt.op)
+        except UnsupportedSyntaxError:
+            self.restore_state(kept)
+            return False
+        return True
 
     def written_out(self: Lowerer, stmt: Any, call: Any, result: str | None) -> str | None:
         """Lower ``call`` (the value of ``stmt``) as the write ``y[...] = f(*args)`` if it is

@@ -202,8 +202,11 @@ class BuiltinsMixin(LowererState):
     def constant_attribute(self: Lowerer, value: ir.Free, node: gast.Attribute) -> ir.Atom | None:
         """An attribute that cannot change of an outside value known when transforming: a
         data type's limits (``np.finfo(X.dtype).eps``), a class's name and module
-        (``type(X).__module__``); None for any other."""
+        (``type(X).__module__``), an object's class (``estimator.__class__.__name__``, as
+        ``type(estimator)``); None for any other."""
         ok, known = self.known_value(value)
+        if ok and node.attr == "__class__":
+            return self.static_atom(type(known), node.attr, node)
         readable = isinstance(known, (np.finfo, np.iinfo)) or (
             isinstance(known, type) and node.attr in _CLASS_NAMES
         )

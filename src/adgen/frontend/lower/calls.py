@@ -366,7 +366,7 @@ class CallsMixin(LowererState):
             parsed, defaults = self.callee(fn, node)
             return self.inline(node, parsed, fn, defaults, args, kwargs, target, None)
         except (UnsupportedSyntaxError, NoRuleError, NonDifferentiableError) as exc:
-            if self.outside_arguments(args, kwargs) is None:
+            if self.outside_arguments(args, kwargs, fn) is None:
                 raise  # a function or an object made here passed: it cannot run as written
             del self.block[mark:]  # what the failed inlining wrote
             return self.opaque(fn, exc, args, kwargs, target, hint, node)

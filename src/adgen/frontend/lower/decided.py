@@ -275,3 +275,36 @@ class DecidedMixin(LowererState):
             self.root.node_counts[id(self)] = held
         everywhere = held[1]
         self.root.never_run.update(k for k, n in inside.items() if everywhere[k] == n)
+
+    def if_exp(self: Lowerer, node: gast.IfExp, target: str | None, hint: str) -> ir.Atom:
+        """``a if c else b``: only the value Python computes (``c`` decided when
+        transforming), else an ``if`` binding one name in both branches."""
+        by_kinds = self.decided_by_kinds(node.test)  # `a if a.shape[1] == 1 else b`
+        if by_kinds is not None:
+            return self.expr(node.body if by_kinds.value else node.orelse, target, hint)
+        test = self.expr(node.test, None, "cond")
+        settled = self.settled(test)
+        test = settled if isinstance(settled, ir.Const) else test
+        if isinstance(test, ir.Const):  # `0.0 if l2 is None else l2`: only one is evaluated
+            return self.expr(node.body if test.value else node.orelse, target, hint)
+        name = target if target is not None else self.namer.fresh(hint)
+        self.rebound_names.add(name)  # bound in both branches
+        body = self.branch_value(node.body, name, hint)
+        orelse = self.branch_value(node.orelse, name, hint)
+        self.add_if(test, body, orelse, self.line)
+        return ir.Var(name)
+
+    def branch_value(self: Lowerer, node: Any, name: str, hint: str) -> list[ir.Stmt]:
+        """The block computing ``node`` into ``name`` (one branch of ``a if c else b``)."""
+        saved, self.block = self.block, []
+        self.depth += 1
+        self.root.open_branches.append((self.block, saved, None))
+        try:
+            atom = self.expr(node, name, hint)
+        finally:
+            self.root.open_branches.pop()
+        if atom != ir.Var(name):
+            self.copy(name, atom)
+        self.depth -= 1
+        block, self.block = self.block, saved
+        return block

@@ -60,8 +60,20 @@ class DeferredMixin(LowererState):
     ) -> tuple[list[ir.Stmt], AdgenError | None]:
         """The block ``lowering`` makes (a branch of an ``if``, the value ``b`` of ``a and
         b``, which Python evaluates only if ``a`` is true), or the refusal it became."""
-        kept = (
+        kept = self.kept_state()
+        try:
+            return lowering(), None
+        except tuple(DEFERRED.values()) as exc:
+            line = self.line
+            self.restore_state(kept)
+            return [self.deferred_refusal(exc, line)], exc
+
+    def kept_state(self: Lowerer) -> tuple[Any, ...]:
+        """What lowering a part changes besides the IR it writes: the block written to and
+        the bindings -- for :meth:`restore_state` when that part is given up."""
+        return (
             self.block,
+            len(self.block),
             self.depth,
             dict(self.local_functions),
             set(self.bound),
@@ -72,14 +84,13 @@ class DeferredMixin(LowererState):
             dict(self.splits),
             set(self.ranges),
         )
-        try:
-            return lowering(), None
-        except tuple(DEFERRED.values()) as exc:
-            line = self.line
-            (self.block, self.depth, self.local_functions, self.bound, self.imported) = kept[:5]
-            (self.deleted, self.fresh_binding, self.first_values, self.splits) = kept[5:9]
-            self.ranges = kept[9]
-            return [self.deferred_refusal(exc, line)], exc
+
+    def restore_state(self: Lowerer, kept: tuple[Any, ...]) -> None:
+        """Back to where :meth:`kept_state` was taken, what was written since dropped."""
+        (self.block, mark, self.depth, self.local_functions, self.bound) = kept[:5]
+        (self.imported, self.deleted, self.fresh_binding, self.first_values) = kept[5:9]
+        (self.splits, self.ranges) = kept[9:]
+        del self.block[mark:]
 
     def deferred_refusal(self: Lowerer, exc: AdgenError, line: int) -> ir.Assign:
         """The check ``rt.refuse_unless(False, what, hint[, kind])`` raising ``exc`` at the

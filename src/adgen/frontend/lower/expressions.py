@@ -132,7 +132,7 @@ class ExpressionsMixin(LowererState):
                 "of yours that iterates it once), or write a list comprehension `[...]`",
             )
         if isinstance(node, gast.ListComp):
-            return self.comprehension(node, target, hint)
+            return self.comprehension_or_as_written(node, target, hint)
         if isinstance(node, gast.IfExp):
             return self.if_exp(node, target, hint)
         if isinstance(node, gast.BoolOp):
@@ -337,8 +337,10 @@ class ExpressionsMixin(LowererState):
         that is plain data: a number, a string, None, or a tuple, list, set or dict of those;
         else None."""
         atom = self.outside_copy(atom)  # (a copy of one)
-        if isinstance(atom, ir.Tup) and all(isinstance(a, ir.Const) for a in atom.items):
-            value = tuple(a.value for a in atom.items)  # type: ignore[union-attr]
+        if isinstance(atom, ir.Tup):  # a display of constants (nested: ((1.0, 2.0), ...))
+            value = _constant_display(atom)
+            if value is None:
+                return None
         else:
             known, value = self.known_value(atom)
             if not known:
@@ -351,6 +353,7 @@ class ExpressionsMixin(LowererState):
                 type(value) in (tuple, list, set, frozenset, dict)
                 and all(type(v) in scalar or isinstance(v, _DATA_TYPES) for v in value)
             )
+            or (type(value) is tuple and _constant_display(atom) is not None)
         ):
             return (value,)
         return None
@@ -365,36 +368,6 @@ class ExpressionsMixin(LowererState):
             return False  # (a name bound on several paths: its last statement says nothing)
         prim = self.producers.get(atom.name)
         return prim is not None and _makes_numbers(prim)
-
-    def if_exp(self: Lowerer, node: gast.IfExp, target: str | None, hint: str) -> ir.Atom:
-        """``a if c else b``: only the value Python computes (``c`` decided when
-        transforming), else an ``if`` binding one name in both branches."""
-        test = self.expr(node.test, None, "cond")
-        settled = self.settled(test)
-        test = settled if isinstance(settled, ir.Const) else test
-        if isinstance(test, ir.Const):  # `0.0 if l2 is None else l2`: only one is evaluated
-            return self.expr(node.body if test.value else node.orelse, target, hint)
-        name = target if target is not None else self.namer.fresh(hint)
-        self.rebound_names.add(name)  # bound in both branches
-        body = self.branch_value(node.body, name, hint)
-        orelse = self.branch_value(node.orelse, name, hint)
-        self.add_if(test, body, orelse, self.line)
-        return ir.Var(name)
-
-    def branch_value(self: Lowerer, node: Any, name: str, hint: str) -> list[ir.Stmt]:
-        """The block computing ``node`` into ``name`` (one branch of ``a if c else b``)."""
-        saved, self.block = self.block, []
-        self.depth += 1
-        self.root.open_branches.append((self.block, saved, None))
-        try:
-            atom = self.expr(node, name, hint)
-        finally:
-            self.root.open_branches.pop()
-        if atom != ir.Var(name):
-            self.copy(name, atom)
-        self.depth -= 1
-        block, self.block = self.block, saved
-        return block
 
     def index(self: Lowerer, node: Any, hint: str) -> ir.Atom:
         if isinstance(node, gast.Slice):
@@ -643,6 +616,22 @@ class ExpressionsMixin(LowererState):
                 return self.attribute_as_written(node, value, made, target, hint)
             self.refuse(node, f"the attribute `.{node.attr}`", "use the NumPy function instead")
         return self.emit(target, hint, prim, [value], [], node)
+
+
+def _constant_display(atom: ir.Atom) -> tuple[Any, ...] | None:
+    """The tuple a display of constants is (nested displays too); None for anything else."""
+    if not isinstance(atom, ir.Tup):
+        return None
+    items: list[Any] = []
+    for item in atom.items:
+        if isinstance(item, ir.Const):
+            items.append(item.value)
+        else:
+            inner = _constant_display(item)
+            if inner is None:
+                return None
+            items.append(inner)
+    return tuple(items)
 
 
 def _folded(fn: Any, left: ir.Atom, right: ir.Atom, types: tuple[type, ...]) -> ir.Const | None:

@@ -194,8 +194,10 @@ class IdentitiesMixin(LowererState):
     def new_array(self: Lowerer, atom: ir.Atom) -> bool:
         """Is ``atom``'s value an array (or number) a rule's operation made, followed back
         through copies and writes into it (a helper's result: ``distances = -2 * (X @ Y.T)``,
-        ``distances += XX``, ``np.maximum(distances, 0, out=distances)``, returned), so that
-        no name but those the IR shows holding it can see it?"""
+        ``distances += XX``, ``np.maximum(distances, 0, out=distances)``, returned; a
+        conversion asked to copy, ``np.asarray(X, copy=True)``; a view of such an array by
+        constant arguments, ``np.reshape(scores, (-1,))``), so that no name but those the IR
+        shows holding it (or the array it is a view of) can see it?"""
         traced = self.traced(atom)
         while traced is not None and traced[0][0] == "made":
             made, place = traced[1], traced[2]
@@ -204,9 +206,12 @@ class IdentitiesMixin(LowererState):
             if prim is registry.SETITEM and isinstance(made.args[0], ir.Var):
                 traced = self.traced(made.args[0], place)  # (written into: the same array)
                 continue
+            if _view_of_first(made):  # np.reshape(scores, (-1,)): a view of that array only
+                traced = self.traced(made.args[0], place)
+                continue
             return (
                 prim.differentiable
-                and not prim.view
+                and (not prim.view or self.copying(prim, made.args, made.kwargs))
                 and prim.refusal is None
                 and prim.callee is None
                 and prim.user_fn is None
@@ -732,4 +737,27 @@ def _makes_array(prim: registry.Primitive) -> bool:
         and prim.user_fn is None
         and not prim.lists
         and (prim.name.startswith(("np.", ".")) or prim.name == "getitem")
+    )
+
+
+def _view_of_first(made: ir.Assign) -> bool:
+    """Is ``made`` a call of a rule that may return a view of its first argument, an array
+    name, every other argument a constant (``np.reshape(a, (-1,))``, ``a[1:]``, ``a.T``)?"""
+
+    def constant(atom: Any) -> bool:
+        if isinstance(atom, ir.Tup):
+            return all(constant(a) for a in atom.items)
+        return isinstance(atom, ir.Const)
+
+    prim = made.prim
+    return (
+        prim.view
+        and prim.differentiable
+        and prim.refusal is None
+        and prim.callee is None
+        and prim.user_fn is None
+        and bool(made.args)
+        and isinstance(made.args[0], ir.Var)
+        and all(constant(a) for a in made.args[1:])
+        and all(constant(v) for _, v in made.kwargs)
     )

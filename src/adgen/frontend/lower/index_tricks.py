@@ -63,5 +63,6 @@ def spelled(node: Any) -> str:
     tree = gast.gast_to_ast(node)
     for sub in ast.walk(tree):
         if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Constant):
-            sub.func = ast.Name(id="np." + sub.func.value.__name__, ctx=ast.Load())
+            name = getattr(sub.func.value, "__name__", "?")
+            sub.func = ast.Name(id="np." + name, ctx=ast.Load())
     return ast.unparse(tree)

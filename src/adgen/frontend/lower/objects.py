@@ -303,8 +303,10 @@ class ObjectsMixin(LowererState):
         """``base.attr`` for an object adgen reads: a method (bound to ``base``), a static or
         class method, a class attribute, or an attribute of an object made outside."""
         attr = node.attr
-        if attr in _NAMES and isinstance(base, (types.FunctionType, types.BuiltinFunctionType)):
-            return True, getattr(base, attr)  # `fit_method.__name__ == "partial_fit"`
+        if attr in _NAMES and isinstance(
+            base, (types.FunctionType, types.BuiltinFunctionType, type)
+        ):  # `fit_method.__name__ == "partial_fit"`, `estimator.__class__.__name__`
+            return True, getattr(base, attr)
         if isinstance(base, LocalFrozen):
             return True, self.frozen_method(base, node)
         if isinstance(base, LocalInstance):

@@ -228,6 +228,8 @@ class StatementsMixin(LowererState):
             return
         if not isinstance(stmt.target, gast.Name):
             self.refuse(stmt, "augmented assignment to subscripts or attributes", "write y = y + v")
+        if self.updated_through(stmt):  # `X -= m` of the array a caller passed and owns
+            return
         self.check_in_place(stmt)
         binop = gast.BinOp(
             left=gast.Name(id=stmt.target.id, ctx=gast.Load(), annotation=None, type_comment=None),

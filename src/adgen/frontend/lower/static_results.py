@@ -41,12 +41,55 @@ class StaticResultsMixin(LowererState):
     def call_maybe_static(self: Lowerer, node: gast.Call, target: str | None) -> Any:
         """Lower the call ``node`` where its result may be a function or an object the
         callee returns (a ``StaticArg``); else its value's atom, as for any call."""
+        looked_up = self.static_getattr(node)
+        if looked_up is not None:  # getattr(xp, f"atleast_{ndim}d")(x)
+            return looked_up
         saved = self.root.static_result_for
         self.root.static_result_for = id(node)
         try:
             return self.expr(node, target, "result")
         finally:
             self.root.static_result_for = saved
+
+    def static_getattr(self: Lowerer, node: gast.Call) -> StaticArg | None:
+        """``getattr(xp, f"atleast_{ndim}d")`` of a module or an object adgen knows and a
+        name known when transforming (a string, an f-string of constants): the function or
+        object it names (a :class:`StaticArg`); None for any other call."""
+        if len(node.args) != 2 or node.keywords or not isinstance(node.func, gast.Name):
+            return None
+        ok, fn = self.static_object(node.func)
+        if not ok or fn is not getattr:
+            return None
+        name = self.static_string(node.args[1])
+        base_ok, base = self.static_object(node.args[0]) if name is not None else (False, None)
+        if not base_ok or not callable(getattr(base, str(name), None)):
+            return None
+        return StaticArg(getattr(base, str(name)))
+
+    def static_string(self: Lowerer, node: Any) -> str | None:
+        """The string ``node`` is when transforming: a literal, or an f-string whose values
+        are constants (``f"atleast_{ndim}d"`` of ``ndim`` a constant); else None."""
+        if isinstance(node, gast.Constant) and isinstance(node.value, str):
+            return node.value
+        if not isinstance(node, gast.JoinedStr):
+            return None
+        parts = []
+        for value in node.values:
+            if isinstance(value, gast.Constant) and isinstance(value.value, str):
+                parts.append(value.value)
+                continue
+            if not (
+                isinstance(value, gast.FormattedValue)
+                and value.conversion == -1
+                and value.format_spec is None
+                and isinstance(value.value, gast.Name)
+            ):
+                return None
+            atom = self.settled(self.expr(value.value, None, "name"))
+            if not (isinstance(atom, ir.Const) and type(atom.value) in (int, str, bool)):
+                return None
+            parts.append(str(atom.value))
+        return "".join(parts)
 
     def returned_value(self: Lowerer, value: Any) -> Any:
         """``return value`` in an inlined helper whose caller takes a function or an object:

@@ -17,6 +17,7 @@ for a call run as written.
 from __future__ import annotations
 
 import ast
+import copy
 import types
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
@@ -24,7 +25,12 @@ from typing import TYPE_CHECKING, Any
 import gast
 
 from adgen import ir
-from adgen.errors import UnsupportedSyntaxError
+from adgen.errors import (
+    AdgenError,
+    NonDifferentiableError,
+    NoRuleError,
+    UnsupportedSyntaxError,
+)
 from adgen.frontend.lower.objects import (
     LocalDerivative,
     LocalFunction,
@@ -184,6 +190,27 @@ class VerbatimMixin(LowererState):
         prim = registry.as_written(template, f".{node.attr}", refusal)
         return self.emit(target, hint, prim, [value], [], node)
 
+    def comprehension_or_as_written(
+        self: Lowerer, node: gast.ListComp, target: str | None, hint: str
+    ) -> ir.Atom:
+        """``[v for v in vars(est) if v.endswith("_")]``: lowered as a loop where adgen can
+        (:meth:`comprehension`); else copied as written, its result a constant of the
+        derivative and what adgen said of it raised only where a differentiated value
+        reaches it (as for a call run as written)."""
+        original = copy.deepcopy(node)  # (lowering renames the comprehension's variables)
+        kept = self.kept_state()
+        try:
+            return self.comprehension(node, target, hint)
+        except (UnsupportedSyntaxError, NoRuleError, NonDifferentiableError) as exc:
+            refusal = exc
+        self.restore_state(kept)
+        try:
+            template, atoms, reads_only = self.template(original)
+        except AdgenError:
+            raise refusal from None
+        prim = registry.as_written(template, "a list comprehension", refusal, reads_only)
+        return self.emit(target, hint, prim, atoms, [], node)
+
     def formatted(self: Lowerer, node: Any, target: str | None, hint: str) -> ir.Atom:
         """String formatting, copied as written: its result is a constant of the derivative."""
         label = "an f-string" if isinstance(node, gast.JoinedStr) else "string formatting"
@@ -201,12 +228,17 @@ class VerbatimMixin(LowererState):
 def _reads_only(call: gast.Call, values: dict[str, Any]) -> bool:
     """Is ``call`` (in code copied as written) known never to write into its arguments: a
     function read only (``len``, ``np.min``) named by a global or a module's attribute, or a
-    string's method (``", ".join``)? ``values``: what each name it reads is (None: a local)."""
+    string's method (``", ".join``, or of a name the copied code binds itself)? ``values``:
+    what each name it reads from the code around is (None: a local)."""
     func = call.func
     if (
         isinstance(func, gast.Attribute)
         and isinstance(func.value, gast.Constant)
         and isinstance(func.value.value, str)
+    ) or (  # `v.endswith("_")` of `v` a comprehension binds (over `vars(estimator)`)
+        isinstance(func, gast.Attribute)
+        and isinstance(func.value, gast.Name)
+        and func.value.id not in values
     ):
         return func.attr in registry.STRING_METHODS
     fn = None
