@@ -28,8 +28,11 @@ differentiated again.
 * the standard forms' own methods libraries call: ``norm._ppf``, ``norm._isf``,
   ``t._logpdf``, ``t._pdf`` (``df`` too), ``t._cdf``, ``t._sf`` (``x`` only).
 * ``poisson`` (``logpmf``, ``pmf``, and the standard form's ``_logpmf``, ``_pmf``): w.r.t.
-  ``mu`` only; the count ``k`` and ``loc`` (the mass is 0 off the integers) are data,
-  refused where a differentiated value reaches them.
+  ``mu`` only; ``binom`` and ``bernoulli`` (``logpmf``, ``pmf``) w.r.t. ``p`` only;
+  ``nbinom`` (``logpmf``, ``pmf``) w.r.t. ``n`` and ``p``. The counts ``k``, ``binom``'s
+  ``n`` and ``loc`` (the mass is 0 off the integers) are data, refused where a
+  differentiated value reaches them.
+* ``vonmises`` (``logpdf``, ``pdf``): w.r.t. ``x``, ``kappa``, ``loc`` and ``scale``.
 * ``multivariate_normal`` (``logpdf``, ``pdf``): w.r.t. ``x`` (shape ``(d,)`` or ``(..., d)``),
   ``mean`` and ``cov`` (a number, the diagonal, or a matrix, of which SciPy reads the lower
   triangle only: the derivative w.r.t. the upper one is 0, as for ``np.linalg.cholesky``).
@@ -361,6 +364,110 @@ if scipy is not None:
         """(k - loc) log(mu) - mu - gammaln(k - loc + 1): d/dmu = (k - loc) / mu - 1 (-1 for
         k == loc, at mu == 0 too, where the term (k - loc) log(mu) is 0, as for xlogy)."""
         return {"mu": np.where(k - loc == 0, 0.0, (k - loc) / mu) - 1.0}
+
+    @partials(
+        scipy.stats.binom.logpmf,
+        kind="log",
+        examples=[
+            example(
+                "scipy.stats.binom.logpmf(np.array([0, 2, 5, 3]), 5, p)", p=Arg((4,), OPEN_UNIT)
+            ),
+            example("scipy.stats.binom.logpmf(3, np.array([4, 6]), p)", p=Arg(None, OPEN_UNIT)),
+        ],
+    )
+    @partials(
+        scipy.stats.binom.pmf,
+        kind="density",
+        examples=[example("scipy.stats.binom.pmf(np.arange(4), 3, p)", p=Arg((4,), OPEN_UNIT))],
+    )
+    def binom_logpmf(ans, k, n, p, loc=0):
+        """log C(n, j) + j log(p) + (n - j) log(1 - p), j = k - loc: d/dp = j / p - (n - j) /
+        (1 - p), each term 0 where its count is 0 (at p = 0 or 1 too, as for xlogy)."""
+        j = k - loc
+        return {"p": np.where(j == 0, 0.0, j / p) - np.where(n - j == 0, 0.0, (n - j) / (1.0 - p))}
+
+    @partials(
+        scipy.stats.bernoulli.logpmf,
+        kind="log",
+        examples=[
+            example("scipy.stats.bernoulli.logpmf(np.array([0, 1, 1]), p)", p=Arg((3,), OPEN_UNIT))
+        ],
+    )
+    @partials(
+        scipy.stats.bernoulli.pmf,
+        kind="density",
+        examples=[example("scipy.stats.bernoulli.pmf(1, p)", p=Arg((3,), OPEN_UNIT))],
+    )
+    def bernoulli_logpmf(ans, k, p, loc=0):
+        """j log(p) + (1 - j) log(1 - p), j = k - loc."""
+        j = k - loc
+        return {"p": np.where(j == 0, 0.0, j / p) - np.where(j == 1, 0.0, (1.0 - j) / (1.0 - p))}
+
+    @partials(
+        scipy.stats.nbinom.logpmf,
+        kind="log",
+        examples=[
+            example(
+                "scipy.stats.nbinom.logpmf(np.array([0, 2, 5, 3]), n, p)",
+                n=Arg((4,), POSITIVE),
+                p=Arg((4,), OPEN_UNIT),
+            ),
+        ],
+    )
+    @partials(
+        scipy.stats.nbinom.pmf,
+        kind="density",
+        examples=[
+            example(
+                "scipy.stats.nbinom.pmf(np.arange(3), n, p)",
+                n=Arg(None, POSITIVE),
+                p=Arg((3,), OPEN_UNIT),
+            )
+        ],
+    )
+    def nbinom_logpmf(ans, k, n, p, loc=0):
+        """gammaln(j + n) - gammaln(n) - gammaln(j + 1) + n log(p) + j log(1 - p), j = k - loc
+        (``n`` a real number, as SciPy takes it): d/dn = psi(j + n) - psi(n) + log(p), d/dp =
+        n / p - j / (1 - p) (0 for j = 0)."""
+        j = k - loc
+        return {
+            "n": scipy.special.psi(j + n) - scipy.special.psi(n) + np.log(p),
+            "p": n / p - np.where(j == 0, 0.0, j / (1.0 - p)),
+        }
+
+    @partials(
+        scipy.stats.vonmises.logpdf,
+        kind="log",
+        domain=(ANY, POSITIVE),
+        examples=[
+            example(
+                "scipy.stats.vonmises.logpdf(x, k, m, s)",
+                x=(4,),
+                k=Arg(None, POSITIVE),
+                m=Arg(None, Domain(-0.5, 0.5)),
+                s=Arg(None, SCALE),
+            ),
+            example("scipy.stats.vonmises.logpdf(x, k)", x=(), k=Arg((3,), POSITIVE)),
+        ],
+    )
+    @partials(
+        scipy.stats.vonmises.pdf,
+        kind="density",
+        domain=(ANY, POSITIVE),
+        examples=[example("scipy.stats.vonmises.pdf(x, 2.0, m)", x=(4,), m=(4,))],
+    )
+    def vonmises_logpdf(ans, x, kappa, loc=0.0, scale=1.0):
+        """kappa cos(z) - log(2 pi I0(kappa)) - log(scale), z = (x - loc) / scale: d/dkappa =
+        cos(z) - I1(kappa) / I0(kappa) (the scaled Bessel functions' ratio, which does not
+        overflow)."""
+        z = (x - loc) / scale
+        slope = -kappa * np.sin(z) / scale
+        return {
+            "x": slope,
+            "kappa": np.cos(z) - scipy.special.i1e(kappa) / scipy.special.i0e(kappa),
+            "loc": -slope,
+            "scale": -(slope * z + 1.0 / scale),
+        }
 
     @partials(
         norm.logsf,
