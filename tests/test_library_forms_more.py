@@ -138,6 +138,23 @@ def test_scikit_learn_predictions_of_fitted_estimators():
     check(lambda z: np.sum(logistic.predict_proba(z)[:, 1]), x, rtol=1e-5)
 
 
+def test_scikit_learn_transforms_of_fitted_estimators_leave_the_input_alone():
+    preprocessing = pytest.importorskip("sklearn.preprocessing")
+    decomposition = pytest.importorskip("sklearn.decomposition")
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(20, 3))
+    scaler = preprocessing.StandardScaler().fit(X)  # transform: X -= mean_ of a copy
+    x = rng.normal(size=(4, 3))
+    kept = x.copy()
+    want = 2 * (x - scaler.mean_) / scaler.scale_**2
+    check(lambda z: np.sum(scaler.transform(z) ** 2), x, want)
+    np.testing.assert_array_equal(x, kept)
+    pca = decomposition.PCA(2).fit(X)
+    t = pca.transform(x)
+    check(lambda z: np.sum(pca.transform(z) ** 2), x, 2 * t @ pca.components_)
+    np.testing.assert_array_equal(x, kept)
+
+
 # -- a helper writing into its `out` parameter, which is also its input ----------------------
 def expit_into(x, out=None):
     if x.ndim >= 1:
@@ -190,3 +207,26 @@ def test_a_function_looked_up_by_a_name_made_when_transforming():
         return getattr(np, f"atleast_{ndim}d")(x)
 
     check(lambda v: np.sum(atleast(v) @ np.array([1.0, 2.0])), np.array([3.0, 4.0]), [1.0, 2.0])
+
+
+def maybe_copied(X, copy):
+    return np.asarray(X, copy=True) if copy else X
+
+
+def test_updating_a_name_rebound_to_a_helpers_result_that_may_be_the_argument():
+    def copied(z):
+        X = z
+        X = maybe_copied(X, copy=True)
+        X -= 1.0
+        return np.sum(X**2) + np.sum(z)
+
+    def same(z):
+        X = z
+        X = maybe_copied(X, copy=False)
+        X -= 1.0
+        return np.sum(X**2) + np.sum(z)
+
+    x = np.array([1.0, 3.0])
+    check(copied, x, 2 * (x - 1.0) + 1.0)
+    with pytest.raises(adgen.AdgenError, match="in-place update of `X`"):
+        adgen.grad(same)(x)

@@ -338,7 +338,7 @@ class ExpressionsMixin(LowererState):
         else None."""
         atom = self.outside_copy(atom)  # (a copy of one)
         if isinstance(atom, ir.Tup):  # a display of constants (nested: ((1.0, 2.0), ...))
-            value = _constant_display(atom)
+            value = self.known_display(atom)
             if value is None:
                 return None
         else:
@@ -353,10 +353,31 @@ class ExpressionsMixin(LowererState):
                 type(value) in (tuple, list, set, frozenset, dict)
                 and all(type(v) in scalar or isinstance(v, _DATA_TYPES) for v in value)
             )
-            or (type(value) is tuple and _constant_display(atom) is not None)
+            or (type(value) is tuple and isinstance(atom, ir.Tup))  # (nested displays)
         ):
             return (value,)
         return None
+
+    def known_display(self: Lowerer, atom: ir.Tup) -> tuple[Any, ...] | None:
+        """The tuple a display is when its items are known when transforming: constants,
+        data types and classes made outside (``[np.float64, np.float32]``), displays of
+        those; None for anything else."""
+        items: list[Any] = []
+        for item in atom.items:
+            if isinstance(item, ir.Tup):
+                inner = self.known_display(item)
+                if inner is None:
+                    return None
+                items.append(inner)
+                continue
+            known, value = self.known_value(item)
+            if not known or not (
+                type(value) in (int, float, bool, str, type(None))
+                or isinstance(value, (*_DATA_TYPES, np.number, np.bool_))
+            ):
+                return None
+            items.append(value)
+        return tuple(items)
 
     def never_singleton(self: Lowerer, atom: ir.Atom) -> bool:
         """Is this atom's value an array or a number for certain (made by a derivative rule,
@@ -616,22 +637,6 @@ class ExpressionsMixin(LowererState):
                 return self.attribute_as_written(node, value, made, target, hint)
             self.refuse(node, f"the attribute `.{node.attr}`", "use the NumPy function instead")
         return self.emit(target, hint, prim, [value], [], node)
-
-
-def _constant_display(atom: ir.Atom) -> tuple[Any, ...] | None:
-    """The tuple a display of constants is (nested displays too); None for anything else."""
-    if not isinstance(atom, ir.Tup):
-        return None
-    items: list[Any] = []
-    for item in atom.items:
-        if isinstance(item, ir.Const):
-            items.append(item.value)
-        else:
-            inner = _constant_display(item)
-            if inner is None:
-                return None
-            items.append(inner)
-    return tuple(items)
 
 
 def _folded(fn: Any, left: ir.Atom, right: ir.Atom, types: tuple[type, ...]) -> ir.Const | None:

@@ -206,12 +206,13 @@ class IdentitiesMixin(LowererState):
             if prim is registry.SETITEM and isinstance(made.args[0], ir.Var):
                 traced = self.traced(made.args[0], place)  # (written into: the same array)
                 continue
-            if _view_of_first(made):  # np.reshape(scores, (-1,)): a view of that array only
+            copied = prim.view and self.copying(prim, made.args, made.kwargs)
+            if _view_of_first(made) and not copied:  # np.reshape(scores, (-1,)): a view
                 traced = self.traced(made.args[0], place)
                 continue
             return (
                 prim.differentiable
-                and (not prim.view or self.copying(prim, made.args, made.kwargs))
+                and (not prim.view or copied)
                 and prim.refusal is None
                 and prim.callee is None
                 and prim.user_fn is None

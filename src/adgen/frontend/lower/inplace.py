@@ -516,6 +516,14 @@ class InPlaceMixin(LowererState):
             and (not made.prim.view or self.copying(made.prim, made.args, made.kwargs))
         ):
             return {atom.name}
+        if (  # `X = validate_data(X, copy=True)`: bound to a helper's new array
+            isinstance(made, ir.Assign)
+            and made.targets == (atom.name,)
+            and made.prim.name == "assign"
+            and isinstance(made.args[0], ir.Var)
+            and self.new_array(made.args[0])
+        ):
+            return {atom.name} | self.shares_with(made.args[0].name)
         return self.shares_with(atom.name)
 
     def shares_with(self: Lowerer, var: str) -> set[str]:
