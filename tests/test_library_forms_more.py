@@ -230,3 +230,33 @@ def test_updating_a_name_rebound_to_a_helpers_result_that_may_be_the_argument():
     check(copied, x, 2 * (x - 1.0) + 1.0)
     with pytest.raises(adgen.AdgenError, match="in-place update of `X`"):
         adgen.grad(same)(x)
+
+
+class Bandwidth:
+    """A kernel whose `log_width` property sets the width it reads (scikit-learn's `theta`)."""
+
+    def __init__(self):
+        self.width = 1.0
+
+    @property
+    def log_width(self):
+        return np.log(self.width)
+
+    @log_width.setter
+    def log_width(self, value):
+        self.width = np.exp(value)
+
+    def __call__(self, x):
+        return np.exp(-(x**2) / self.width)
+
+
+def test_a_property_setter_of_an_outside_object_given_a_derivative_is_refused():
+    kernel = Bandwidth()
+
+    def f(t):
+        kernel.log_width = t[0]  # the setter changes `width`, which the call reads
+        return np.sum(kernel(t))
+
+    # before: run as written, the write was invisible to the derivative (a wrong gradient)
+    with pytest.raises(adgen.AdgenError, match="runs code of its own on that write"):
+        adgen.grad(f)(np.array([0.3, 0.7]))

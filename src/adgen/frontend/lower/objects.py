@@ -200,6 +200,27 @@ def is_user_class(obj: Any) -> bool:
     )
 
 
+def _runs_code_on_store(obj: Any, attr: str) -> bool:
+    """Does ``obj.attr = value`` run code of ``obj``'s class (a property's setter, another
+    data descriptor, a ``__setattr__`` of its own) rather than only store the value?
+
+    >>> class K:
+    ...     @property
+    ...     def theta(self):
+    ...         return 0.0
+    ...     @theta.setter
+    ...     def theta(self, value):
+    ...         self.length_scale = value
+    >>> _runs_code_on_store(K(), "theta"), _runs_code_on_store(K(), "n_iter_")
+    (True, False)
+    """
+    cls = type(obj)
+    if getattr(cls, "__setattr__", object.__setattr__) is not object.__setattr__:
+        return True
+    raw = inspect.getattr_static(cls, attr, None)
+    return raw is not None and hasattr(type(raw), "__set__")
+
+
 def is_user_object(obj: Any) -> bool:
     """An instance of a user's class (not data, not a function, not a library's object)."""
     return (
@@ -553,6 +574,15 @@ class ObjectsMixin(LowererState):
         reads an outside object's attributes when transforming, so the function may not read
         this one anywhere (before or after: a loop runs again); a differentiated value stored
         there carries no derivative out (nothing adgen differentiates reads it back)."""
+        if _runs_code_on_store(base, target.attr):
+            self.refuse(
+                target,
+                f"writing the attribute `{target.attr}` of an object made outside the function, "
+                f"whose class runs code of its own on that write (a property setter, a "
+                "descriptor or `__setattr__`), which may change what the function reads",
+                "pass the values that code would set as arguments, or make the object inside "
+                "the function",
+            )
         key = (id(base), target.attr)
         if key in self.root.attrs_read:
             self.refuse(
