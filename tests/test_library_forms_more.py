@@ -260,3 +260,43 @@ def test_a_property_setter_of_an_outside_object_given_a_derivative_is_refused():
     # before: run as written, the write was invisible to the derivative (a wrong gradient)
     with pytest.raises(adgen.AdgenError, match="runs code of its own on that write"):
         adgen.grad(f)(np.array([0.3, 0.7]))
+
+
+class Refitted:
+    """A model whose `refit` adgen cannot read (a `for ... else`): run as written, it changes
+    `scale`, which its `__call__` reads."""
+
+    def __init__(self):
+        self.scale = 1.0
+
+    def refit(self, value):
+        for _ in range(2):
+            pass
+        else:
+            self.scale = value
+
+    def __call__(self, x):
+        return self.scale * x
+
+
+def test_reading_attributes_a_method_run_as_written_may_change_is_refused():
+    model = Refitted()
+
+    def refit_then_read(t):
+        model.refit(3.0)
+        return np.sum(model(t))
+
+    def read_then_refit(t):
+        total = np.sum(model(t))
+        model.refit(3.0)
+        return total
+
+    # before: the attribute was read when transforming, so value and gradient were those of
+    # scale 1.0 where Python computes 3.0 (silently wrong)
+    for f, match in (
+        (refit_then_read, "which a call adgen runs as written may change"),
+        (read_then_refit, "runs as written and which may change the attributes"),
+    ):
+        model.scale = 1.0
+        with pytest.raises(adgen.AdgenError, match=match):
+            adgen.value_and_grad(f)(np.ones(2))

@@ -93,9 +93,19 @@ class AsWrittenMixin(LowererState):
         except UnsupportedSyntaxError as exc:
             ambiguous = exc  # raised if no differentiated value reaches the call (else refusal)
         prim = registry.opaque_call(fn, refusal, len(args), [k for k, _ in kwargs])
+        if not prim.reads_only:  # (`model.refit(...)`: what it may change is read no more)
+            for obj in [getattr(fn, "__self__", None), *map(self.free_object, args)]:
+                self.note_changed(obj, label, node)
         prim.ambiguous = ambiguous
         prim = prim.localize(self.outside_name)
         return self.emit(target, hint, prim, args, kwargs, node)
+
+    def free_object(self: Lowerer, atom: Any) -> Any:
+        """The object an outside atom (``ir.Free``) is, None for any other atom."""
+        if not isinstance(atom, ir.Free):
+            return None
+        known, value = self.known_value(atom)
+        return value if known else None
 
     def outside_arguments(
         self: Lowerer, args: list[Any], kwargs: list[tuple[str, Any]], fn: Any = None

@@ -246,12 +246,13 @@ class CallsMixin(LowererState):
                     return self.inline_or_run(node, fn.__func__, bound, kwargs, target, hint)
             # a method of an object made outside: inlined, or run as written if adgen cannot
             # read it (a library's object, `scaler.transform(X)`)
-            mark = len(self.block)
+            mark, reads = len(self.block), set(self.root.attrs_read)
             try:
                 bound = [StaticArg(owner), *args]
                 return self.inline_function(node, fn.__func__, bound, kwargs, target)
             except (UnsupportedSyntaxError, NoRuleError, NonDifferentiableError) as exc:
                 del self.block[mark:]
+                self.root.attrs_read = reads  # (what the failed inlining read is not read)
                 return self.opaque(fn, exc, args, kwargs, target, hint, node)
         if isinstance(fn, types.FunctionType):
             return self.inline_or_run(node, fn, args, kwargs, target, hint)

@@ -203,7 +203,15 @@ class LoopsMixin(LowererState):
         if isinstance(it, gast.Starred):
             self.refuse(it, "`*args` in calls", "pass the arguments one by one")
         backwards = self.backwards(it, "seq")  # zip(a, reversed(range(n))): a range too
-        seqs.append(backwards if backwards is not None else self.expr(it, None, "seq"))
+        seq = backwards if backwards is not None else self.expr(it, None, "seq")
+        made = self.producers.get(seq.name) if isinstance(seq, ir.Var) else None
+        if made is not None and made.refusal is not None:
+            # what a call run as written returned (`params.items()`): any iterable, read
+            # item by item by the loop -- made a list first, as the loop would see it
+            listed = registry.lookup(list)
+            assert listed is not None
+            seq = self.emit(None, "seq", listed, [seq], [], it)
+        seqs.append(seq)
         return len(seqs) - 1
 
     def bind_items(

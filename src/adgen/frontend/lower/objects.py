@@ -429,10 +429,35 @@ class ObjectsMixin(LowererState):
                     "transforming)",
                     "keep the changing value in a variable, and store it at the end",
                 )
+            if id(container) in self.root.objects_changed:
+                self.refuse(
+                    self.current,
+                    f"reading the attribute `{name}` of an object made outside the function, "
+                    "which a call adgen runs as written may change (adgen reads such "
+                    "attributes when transforming)",
+                    "call that method before differentiating, or keep the values it sets in "
+                    "variables",
+                )
             self.root.attrs_read.add((id(container), name))
         scope = self.root.parsed.scope
         if isinstance(scope, LiveScope):
             scope._record(kind, container, name, value)
+
+    def note_changed(self: Lowerer, obj: Any, label: str, node: Any) -> None:
+        """``obj``, an object made outside, is given to ``label``, a call run as written that
+        may change it: the function must read none of its attributes (adgen reads them when
+        transforming, so they would be the values from before the call)."""
+        if not is_user_object(obj):
+            return
+        if any(key == id(obj) for key, _ in self.root.attrs_read):
+            self.refuse(
+                node,
+                f"calling `{label}`, which adgen runs as written and which may change the "
+                f"attributes of a `{type(obj).__name__}` made outside the function that the "
+                "function reads (adgen reads them when transforming)",
+                "call it before differentiating, or keep the values it sets in variables",
+            )
+        self.root.objects_changed.add(id(obj))
 
     def static_atom(self: Lowerer, value: Any, hint: str, node: Any = None) -> ir.Atom:
         """The atom of a value read from an object: numbers, strings and tuples of them are

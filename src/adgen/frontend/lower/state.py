@@ -393,6 +393,9 @@ class LowererState:
         # code runs: (id(object), name) -- never both (ObjectsMixin.store_outside)
         self.attrs_read: set[tuple[int, str]] = set()
         self.attrs_written: set[tuple[int, str]] = set()
+        # ... and objects made outside that a call run as written may change (id): their
+        # attributes are never read (ObjectsMixin.note_changed)
+        self.objects_changed: set[int] = set()
         # the parameters (leaves) differentiated, where lowering is told (IdentitiesMixin)
         self.differentiated: frozenset[str] | None = None
         # the kinds of the arguments the code is made for: parameter -> describe(argument)
