@@ -300,3 +300,23 @@ def test_reading_attributes_a_method_run_as_written_may_change_is_refused():
         model.scale = 1.0
         with pytest.raises(adgen.AdgenError, match=match):
             adgen.value_and_grad(f)(np.ones(2))
+
+
+ACTIVATIONS = {"tanh": np.tanh, "relu": lambda v: np.maximum(v, 0.0)}
+
+
+class Layer:
+    def __init__(self, activation):
+        self.activation = activation
+        self.weight = np.array([[1.0, -2.0], [0.5, 1.5]])
+
+    def __call__(self, x):
+        act = ACTIVATIONS[self.activation]  # a function chosen by an option of the object
+        return act(x @ self.weight)
+
+
+def test_a_function_picked_from_a_dict_by_an_attribute_of_an_outside_object():
+    layer = Layer("tanh")
+    x = np.array([0.2, -0.1])
+    want = layer.weight @ (1 - np.tanh(x @ layer.weight) ** 2)
+    check(lambda v: np.sum(layer(v)), x, want)

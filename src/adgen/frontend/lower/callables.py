@@ -330,6 +330,10 @@ class CallablesMixin(LowererState):
             and type(key.operand.value) is int
         ):
             value = -key.operand.value  # layers[-1]
+        elif isinstance(key, gast.Attribute):  # ACTIVATIONS[self.activation]: an option
+            known_key, value = self.static_object(key)
+            if not known_key or type(value) not in (str, int):
+                return False, None
         else:
             return False, None
         try:
