@@ -320,3 +320,46 @@ def test_a_function_picked_from_a_dict_by_an_attribute_of_an_outside_object():
     x = np.array([0.2, -0.1])
     want = layer.weight @ (1 - np.tanh(x @ layer.weight) ** 2)
     check(lambda v: np.sum(layer(v)), x, want)
+
+
+def test_writes_and_reads_through_flat_are_the_entries_in_c_order():
+    def f(t):
+        q = np.outer(t, t) + np.eye(3)
+        d = q.shape[0]
+        q.flat[:: d + 1] += t**2  # the diagonal (statsmodels' _smw_logdet)
+        return np.sum(q) + np.sum(q.flat[1:4] * 2.0)
+
+    # sum(q) = (sum t)^2 + 3 + sum t^2; q.flat[1:4] = t0 t1, t0 t2, t1 t0
+    def want(t):
+        a, b, c = t
+        total = 2 * np.sum(t) + 2 * t
+        return total + 2.0 * np.array([2 * b + c, 2 * a, a])
+
+    x = np.array([0.5, -0.3, 0.8])
+    check(f, x, want(x))
+
+
+class Components:
+    def __init__(self, size):
+        self.size = size
+
+    @staticmethod
+    def from_parts(a, b):
+        parts = Components(len(a))
+        parts.a = a
+        parts.b = b
+        return parts
+
+
+def objective(params):
+    if type(params) is not Components:  # statsmodels' MixedLM.loglike
+        params = Components.from_parts(params[:2], params[2:])
+    return np.sum(params.a**2) * np.sum(params.b)
+
+
+def test_an_object_a_helper_makes_passed_straight_to_another_helper():
+    x = np.array([1.0, 2.0, 3.0])
+    a, b = x[:2], x[2:]
+    want = np.concatenate([2 * a * np.sum(b), np.full(1, np.sum(a**2))])
+    check(lambda v: objective(Components.from_parts(v[:2], v[2:])), x, want)
+    check(objective, x, want)

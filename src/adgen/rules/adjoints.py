@@ -42,6 +42,7 @@ nondifferentiable(rt.is_complex)
 # a checkpointed loop's segment length (an integer); integers numbering an array's entries
 # (they depend on its shape only); an axis number
 nondifferentiable(rt.checkpoint_every, rt.source_index, rt.rollaxis_destination, rt.diagonal_index)
+nondifferentiable(rt.flat_index)  # (a.flat[k]'s positions: a's shape and k)
 nondifferentiable(rt.ravel_axes, rt.index_order, rt.distance_metric, rt.accumulates_in)
 # np.fill_diagonal(a, v) as a statement: the write a[rt.diagonal_index(a)] = v
 writes_into(np.fill_diagonal, rt.diagonal_index)

@@ -17,6 +17,7 @@ FUNCTIONS: dict[str, str] = {
     "rt.source_index": "adjoints",
     "rt.rollaxis_destination": "adjoints",
     "rt.diagonal_index": "adjoints",
+    "rt.flat_index": "adjoints",
     "rt.ravel_axes": "adjoints",
     "rt.index_order": "adjoints",
     "rt.distance_metric": "adjoints",

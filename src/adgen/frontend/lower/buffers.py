@@ -31,6 +31,7 @@ from adgen.frontend.lower.identities import _last_binding
 from adgen.frontend.lower.state import LowererState
 from adgen.frontend.lower.syntax import _loads, _own_nodes, _read_after
 from adgen.rules import registry
+from adgen.rules import runtime as rt
 
 if TYPE_CHECKING:
     from adgen.frontend.lower import Lowerer
@@ -146,6 +147,26 @@ class BuffersMixin(LowererState):
         if not any(isinstance(a, gast.Name) and a.id == user for a in direct):
             return False
         return isinstance(stmt, gast.Return) or not _read_after(self.node, stmt, user)
+
+    def flat_target(self: Lowerer, target: Any, index: ir.Atom | None) -> Any:
+        """``a.flat[k]`` written (``qmat.flat[m * (d + 1) :: d + 1] += di``): ``(a[...],
+        a[rt.flat_index(a, k)]'s index)``, the same entries named in ``a``'s own shape; None
+        for any other target."""
+        flat = target.value
+        if not (
+            isinstance(flat, gast.Attribute)
+            and flat.attr == "flat"
+            and isinstance(flat.value, gast.Name)
+            and flat.value.id in self.env
+            and index is None
+        ):
+            return None
+        key = self.index(target.slice, flat.value.id)
+        positions = registry.lookup(rt.flat_index)
+        assert positions is not None
+        atom = self.emit(None, "flat", positions, [self.env[flat.value.id], key], [], target)
+        plain = gast.Subscript(value=flat.value, slice=target.slice, ctx=target.ctx)
+        return gast.copy_location(plain, target), atom
 
     def updated_through(self: Lowerer, stmt: gast.AugAssign) -> bool:
         """``X -= m`` of a helper's parameter ``X``, an array: Python updates the array the

@@ -108,6 +108,10 @@ class BuiltinsMixin(LowererState):
                 return ir.Const(bool(fn(namespace)))
         if fn is type and len(node.args) == 1 and not node.keywords:
             # `type(X) is np.ndarray`: the class, where every value X may hold has that one
+            # (or of an instance made inside: `type(params) is not MixedLMParams`)
+            local = self.static_argument(node.args[0])
+            if local is not None and isinstance(local.value, LocalInstance):
+                return self.static_atom(local.value.cls, "kind", node)
             mark = len(self.block)
             kinds = {
                 type(v) for v in self.possible_values(self.expr(node.args[0], None, "x")) or []

@@ -381,6 +381,8 @@ class CallablesMixin(LowererState):
                 args.extend(seq.items)
                 continue
             found = self.static_argument(a) if static else self.bound_module(a)
+            if found is None and static and isinstance(a, gast.Call):
+                found = self.call_maybe_static(a, None)  # m.loglike(Params.from_parts(p))
             args.append(found if found is not None else self.expr(a, None, hint))
         return args
 

@@ -26,6 +26,8 @@ import numpy as np
 
 from adgen import ir
 from adgen.errors import AdgenError
+from adgen.frontend.lower.expressions import _local_kind
+from adgen.frontend.lower.objects import LocalInstance
 from adgen.frontend.lower.state import LowererState
 from adgen.frontend.lower.statements import _always_returns, _returns
 from adgen.rules import registry
@@ -308,3 +310,100 @@ class DecidedMixin(LowererState):
         self.depth -= 1
         block, self.block = self.block, saved
         return block
+
+    def identity(self: Lowerer, node: gast.Compare, target: str | None, hint: str) -> ir.Atom:
+        """``x is None``, ``x is not None`` (and ``is`` between values known when transforming):
+        decided statically where adgen knows the values -- a constant, a default argument, an
+        array or number a rule computed, a tuple -- so only the branch Python takes is lowered;
+        else, against ``None`` only, a test run with the program (``x is y`` of two computed
+        values is refused: adgen's optimizer may share or copy values, which changes
+        identity but not equality)."""
+        negate = isinstance(node.ops[0], gast.IsNot)
+        local = self.local_identity(node)  # `xp is None` of a module a helper was given
+        if local is not None:
+            return ir.Const(local != negate)
+        left = self.outside_copy(self.settled(self.identity_operand(node.left, hint)))
+        right = self.outside_copy(self.settled(self.identity_operand(node.comparators[0], hint)))
+        known = [self.known_value(a) for a in (left, right)]
+        if all(ok for ok, _ in known):
+            # singletons, or two outside objects (`mode is DEFAULT`): identity is exact
+            outside = all(isinstance(a, ir.Free) for a in (left, right))
+            if outside or any(_is_singleton(v) for _, v in known):
+                return ir.Const((known[0][1] is known[1][1]) != negate)
+        for (ok, value), other in ((known[0], right), (known[1], left)):
+            if not (ok and _is_singleton(value)):
+                continue
+            sample = self.argument_sample(other)  # (an argument of a kind the code is for)
+            if (
+                isinstance(other, (ir.Tup, ir.Dct))
+                or self.never_singleton(other)
+                or (sample is not None and type(sample) is not bool)
+                or (self.one_object(other) or ("",))[0] == "display"
+                or not any(_is_singleton(v) for v in self.possible_values(other) or [None])
+            ):
+                return ir.Const(negate)  # an array, a number, a tuple is not None
+            if value is None:  # decided when the program runs
+                fn = registry.operator.is_not if negate else registry.operator.is_
+                prim = registry.lookup(fn)
+                assert prim is not None
+                return self.emit(target, hint, prim, [other, ir.Const(None)], [], node)
+        decided = self.identity_by_origin(left, right, negate, target, hint)
+        if decided is not None:
+            return decided
+        self.refuse(
+            node,
+            "`is` between values adgen does not know when transforming (identity is not kept "
+            "by adgen's optimizer, which may share equal values)",
+            "compare with None (`x is None`), or compare values with `==`",
+        )
+
+    def identity_operand(self: Lowerer, node: Any, hint: str) -> ir.Atom:
+        """A side of ``a is b``: a class named there (``type(p) is not MixedLMParams``) as the
+        outside object it is, any other expression as its value."""
+        if isinstance(node, (gast.Name, gast.Attribute)):
+            try:
+                ok, value = self.static_object(node)
+            except AdgenError:
+                ok = False
+            if ok and isinstance(value, type):
+                return self.static_atom(value, "cls", node)
+        return self.expr(node, None, hint)
+
+    def local_identity(self: Lowerer, node: gast.Compare) -> bool | None:
+        """``a is b`` where one side names a function, module or object this function was
+        given or bound (``xp`` passed as ``np``) and the other is known too: whether they are
+        one object (None: not so)."""
+        sides = [node.left, node.comparators[0]]
+        classes = [self.local_class(n) for n in sides]  # `type(params) is MixedLMParams`
+        if not any(
+            isinstance(n, gast.Name) and n.id in self.local_functions for n in sides
+        ) and all(c is None for c in classes):
+            return None
+        known = []
+        for n, cls in zip(sides, classes):
+            if isinstance(n, gast.Constant) or cls is not None:
+                known.append(n.value if cls is None else cls)
+                continue
+            try:
+                ok, value = self.static_object(n)
+            except AdgenError:
+                return None
+            if not ok or _local_kind(value):
+                return None
+            known.append(value)
+        return known[0] is known[1]
+
+    def local_class(self: Lowerer, node: Any) -> type | None:
+        """The class of ``type(m)`` for ``m`` an instance made inside the function; None for
+        anything else."""
+        if not (isinstance(node, gast.Call) and len(node.args) == 1 and not node.keywords):
+            return None
+        if not (isinstance(node.args[0], gast.Name) and self.is_call_to(node, type)):
+            return None
+        local = self.local_functions.get(node.args[0].id)
+        return local.cls if isinstance(local, LocalInstance) else None
+
+
+def _is_singleton(value: Any) -> bool:
+    """None, True, False, ``...``: values whose identity is their meaning."""
+    return any(value is s for s in (None, True, False, Ellipsis, NotImplemented))

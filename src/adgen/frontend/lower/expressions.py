@@ -19,7 +19,7 @@ import gast
 import numpy as np
 
 from adgen import ir, seam
-from adgen.errors import AdgenError, UnresolvedNameError
+from adgen.errors import UnresolvedNameError
 from adgen.frontend.lower.index_tricks import concatenator_call
 from adgen.frontend.lower.objects import (
     LocalDerivative,
@@ -163,6 +163,12 @@ class ExpressionsMixin(LowererState):
         if isinstance(node, gast.Attribute):
             return self.attribute(node, target, hint)
         if isinstance(node, gast.Subscript):
+            flat = self.flat_target(node, None)  # a.flat[k]: a's entries k, in C order
+            if flat is not None:
+                prim = registry.lookup(registry.operator.getitem)
+                assert prim is not None
+                base = self.expr(flat[0].value, None, hint)
+                return self.emit(target, hint, prim, [base, flat[1]], [], node)
             ok, obj = self.static_object(node.value)
             call = concatenator_call(obj, node) if ok else None  # np.r_[z, 1 - s]
             if call is not None:
@@ -192,73 +198,6 @@ class ExpressionsMixin(LowererState):
             assert prim is not None
             return self.emit(target, hint, prim, [value, index], [], node)
         self.refuse_node(node)
-
-    def identity(self: Lowerer, node: gast.Compare, target: str | None, hint: str) -> ir.Atom:
-        """``x is None``, ``x is not None`` (and ``is`` between values known when transforming):
-        decided statically where adgen knows the values -- a constant, a default argument, an
-        array or number a rule computed, a tuple -- so only the branch Python takes is lowered;
-        else, against ``None`` only, a test run with the program (``x is y`` of two computed
-        values is refused: adgen's optimizer may share or copy values, which changes
-        identity but not equality)."""
-        negate = isinstance(node.ops[0], gast.IsNot)
-        local = self.local_identity(node)  # `xp is None` of a module a helper was given
-        if local is not None:
-            return ir.Const(local != negate)
-        left = self.outside_copy(self.settled(self.expr(node.left, None, hint)))
-        right = self.outside_copy(self.settled(self.expr(node.comparators[0], None, hint)))
-        known = [self.known_value(a) for a in (left, right)]
-        if all(ok for ok, _ in known):
-            # singletons, or two outside objects (`mode is DEFAULT`): identity is exact
-            outside = all(isinstance(a, ir.Free) for a in (left, right))
-            if outside or any(_is_singleton(v) for _, v in known):
-                return ir.Const((known[0][1] is known[1][1]) != negate)
-        for (ok, value), other in ((known[0], right), (known[1], left)):
-            if not (ok and _is_singleton(value)):
-                continue
-            sample = self.argument_sample(other)  # (an argument of a kind the code is for)
-            if (
-                isinstance(other, (ir.Tup, ir.Dct))
-                or self.never_singleton(other)
-                or (sample is not None and type(sample) is not bool)
-                or (self.one_object(other) or ("",))[0] == "display"
-                or not any(_is_singleton(v) for v in self.possible_values(other) or [None])
-            ):
-                return ir.Const(negate)  # an array, a number, a tuple is not None
-            if value is None:  # decided when the program runs
-                fn = registry.operator.is_not if negate else registry.operator.is_
-                prim = registry.lookup(fn)
-                assert prim is not None
-                return self.emit(target, hint, prim, [other, ir.Const(None)], [], node)
-        decided = self.identity_by_origin(left, right, negate, target, hint)
-        if decided is not None:
-            return decided
-        self.refuse(
-            node,
-            "`is` between values adgen does not know when transforming (identity is not kept "
-            "by adgen's optimizer, which may share equal values)",
-            "compare with None (`x is None`), or compare values with `==`",
-        )
-
-    def local_identity(self: Lowerer, node: gast.Compare) -> bool | None:
-        """``a is b`` where one side names a function, module or object this function was
-        given or bound (``xp`` passed as ``np``) and the other is known too: whether they are
-        one object (None: not so)."""
-        sides = [node.left, node.comparators[0]]
-        if not any(isinstance(n, gast.Name) and n.id in self.local_functions for n in sides):
-            return None
-        known = []
-        for n in sides:
-            if isinstance(n, gast.Constant):
-                known.append(n.value)
-                continue
-            try:
-                ok, value = self.static_object(n)
-            except AdgenError:
-                return None
-            if not ok or _local_kind(value):
-                return None
-            known.append(value)
-        return known[0] is known[1]
 
     def settled(self: Lowerer, atom: ir.Atom, seen: frozenset[str] = frozenset()) -> ir.Atom:
         """The atom a name that blocks rebind still holds here, if known: where no block
@@ -716,11 +655,6 @@ def _types_folded(fn: Any, left: Any, right: Any) -> ir.Const | None:
         return ir.Const(bool(fn(left, right)))
     except Exception:
         return None
-
-
-def _is_singleton(value: Any) -> bool:
-    """None, True, False, ``...``: values whose identity is their meaning."""
-    return any(value is s for s in (None, True, False, Ellipsis, NotImplemented))
 
 
 def _local_kind(local: Any) -> bool:

@@ -101,6 +101,9 @@ class InPlaceMixin(LowererState):
         made itself (``np.zeros(...)``, ``x.copy()``, arithmetic results). ``atom``: the value
         already computed (an item of ``y[0], y[1] = ...``), instead of ``value``'s; ``index``:
         the index already computed, instead of ``target``'s."""
+        flat = self.flat_target(target, index)  # a.flat[::4] += v
+        if flat is not None:
+            target, index = flat
         if not isinstance(target.value, gast.Name):
             self.refuse(
                 target, "writing into an expression", "write `y[i, j] = v`, not `y[i][j] = v`"

@@ -130,9 +130,13 @@ class StaticResultsMixin(LowererState):
             and isinstance(value, gast.Call)
         ):
             return False
-        if target.id in self.multi and (
-            target.id not in self.local_functions  # (holding an object now: `lb = lb.fit(y)`)
-            or not _block_local(self.as_lowered(), value, target.id)
+        if (
+            target.id in self.multi
+            and not (self.depth == 0 and _last_binding_at(self.as_lowered(), stmt, target.id))
+            and (
+                target.id not in self.local_functions  # (holding an object: `lb = lb.fit(y)`)
+                or not _block_local(self.as_lowered(), value, target.id)
+            )
         ):
             return False  # (bound again where a read could mean either: `lb = lb.fit(y)` is
             # taken where every read follows its own block's binding)
@@ -211,3 +215,19 @@ class StaticResultsMixin(LowererState):
                 "return the same function on every path, or call it inside the helper",
             )
         return self.static_returns[0]
+
+
+def _last_binding_at(function: Any, stmt: Any, name: str) -> bool:
+    """Is ``stmt`` (in straight-line code of ``function``) its last binding of ``name``: every
+    other binding before it in the source (``params = Params.from_packed(params)`` of a
+    parameter, in a branch decided when transforming)? Every read after it then means it."""
+    here = (stmt.lineno, stmt.col_offset)
+    stores = [
+        n
+        for n in gast.walk(function)
+        if isinstance(n, gast.Name) and n.id == name and not isinstance(n.ctx, gast.Load)
+    ]
+    return all((n.lineno, n.col_offset) <= here for n in stores) and not any(
+        isinstance(n, (gast.For, gast.While)) and any(s is stmt for s in gast.walk(n))
+        for n in gast.walk(function)
+    )

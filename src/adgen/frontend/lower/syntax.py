@@ -63,6 +63,13 @@ def _written_in_place(nodes: list[Any]) -> set[str]:
             for part in parts:
                 if isinstance(part, gast.Subscript) and isinstance(part.value, gast.Name):
                     names.add(part.value.id)
+                if (  # `y.flat[k] = v`: y's entries
+                    isinstance(part, gast.Subscript)
+                    and isinstance(part.value, gast.Attribute)
+                    and part.value.attr == "flat"
+                    and isinstance(part.value.value, gast.Name)
+                ):
+                    names.add(part.value.value.id)
     return names
 
 

@@ -114,6 +114,7 @@ from .indexing import (  # noqa: F401
     choose_mask,
     choose_vjp,
     diagonal_index,
+    flat_index,
     select_mask,
     select_otherwise,
     select_vjp,

@@ -195,3 +195,17 @@ def diagonal_index(a: Any) -> tuple[Any, ...]:
     if len(shape) > 2 and len(set(shape)) != 1:
         raise ValueError("All dimensions of input must be of equal length")
     return (np.arange(min(shape)),) * len(shape)
+
+
+def flat_index(a: Any, key: Any) -> tuple[Any, ...]:
+    """The positions ``a.flat[key]`` reads or writes, as an index of ``a`` itself: ``a.flat``
+    numbers the entries in C order whatever the memory layout, so the ``key``-th of
+    ``np.arange(a.size)`` (a number, a slice, an array of numbers) unravelled into ``a``'s
+    shape.
+
+    >>> a = np.zeros((3, 3))
+    >>> a[flat_index(a, slice(0, None, 4))] += 1.0  # a.flat[::4] += 1: the diagonal
+    >>> a.tolist()
+    [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
+    """
+    return np.unravel_index(np.arange(np.size(a))[key], np.shape(a))
