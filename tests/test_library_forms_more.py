@@ -363,3 +363,36 @@ def test_an_object_a_helper_makes_passed_straight_to_another_helper():
     want = np.concatenate([2 * a * np.sum(b), np.full(1, np.sum(a**2))])
     check(lambda v: objective(Components.from_parts(v[:2], v[2:])), x, want)
     check(objective, x, want)
+
+
+class Penalty:
+    def __init__(self, weight):
+        self.weight = weight
+
+    def func(self, v, alpha=None):
+        return self.weight * np.sum(v**2)
+
+
+class MultiplePenalties:
+    """statsmodels' MultivariateGamPenalty: penalties picked by index in a range loop, and a
+    `loglike`-style method taking `**kwds`."""
+
+    def __init__(self):
+        self.gp = [Penalty(1.0), Penalty(2.0)]
+        self.k_variables = 2
+        self.mask = [np.array([True, False, True]), np.array([False, True, False])]
+
+    def func(self, params, alpha=None, **kwds):
+        if alpha is None:
+            alpha = [None] * self.k_variables
+        cost = 0
+        for i in range(self.k_variables):
+            params_i = params[self.mask[i]]
+            cost += self.gp[i].func(params_i, alpha=alpha[i])
+        return cost
+
+
+def test_objects_picked_by_the_counter_of_a_range_loop_and_a_method_taking_kwds():
+    penalties = MultiplePenalties()
+    x = np.array([1.0, 2.0, 3.0])
+    check(penalties.func, x, np.array([2.0, 8.0, 6.0]))

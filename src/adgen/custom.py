@@ -163,7 +163,9 @@ def stand_in(fn: Any) -> types.FunctionType | None:
     positional parameters that calls it, which adgen reads and differentiates (inlining the
     method, function or wrapper it calls);
     None for any other object. Keyword-only parameters with defaults (those a ``partial``
-    binds) keep their values; ``*args`` and ``**kwargs`` are refused by name.
+    binds) keep their values; ``*args`` and ``**kwargs`` are left out (the function is
+    differentiated called without them); keyword-only ones without a default are refused by
+    name.
 
     >>> import numpy as np
     >>> class Model:
@@ -204,9 +206,9 @@ def stand_in(fn: Any) -> types.FunctionType | None:
     free: dict[str, Any] = {callee: fn}
     signature, passed = [], []
     for i, p in enumerate(params):
-        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or (
-            p.kind == p.KEYWORD_ONLY and p.default is p.empty
-        ):
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue  # (`loglike(self, params, **kwds)`: differentiated without any)
+        if p.kind == p.KEYWORD_ONLY and p.default is p.empty:
             raise SourceUnavailableError(
                 f"adgen differentiates {fn!r} through a function of its positional "
                 f"parameters: `{p}` is not one",

@@ -28,7 +28,7 @@ import gast
 import numpy as np
 
 from adgen import ir
-from adgen.errors import UnsupportedSyntaxError
+from adgen.errors import AdgenError, UnsupportedSyntaxError
 from adgen.frontend.lower.objects import (
     _DATA,
     LocalDerivative,
@@ -271,6 +271,8 @@ class CallablesMixin(LowererState):
         """``for layer in self.layers:`` (``for i, f in enumerate(fs):``) over functions or
         objects known now: one copy of the body per item, ``layer`` meaning that item."""
         it, target, counter = stmt.iter, stmt.target, None
+        if self.indexed_objects_loop(stmt):
+            return True
         if (
             isinstance(it, gast.Call)
             and len(it.args) == 1
@@ -298,6 +300,56 @@ class CallablesMixin(LowererState):
             self.env.pop(target.id, None)
             self.local_functions[target.id] = item
             self.bound.add(target.id)
+            self.lower_block(stmt.body)
+            self.depth -= 1
+            body, self.block = self.block, block
+            self.block.append(ir.If(ir.Const(True), body, [], line))
+        return True
+
+    def indexed_objects_loop(self: Lowerer, stmt: Any) -> bool:
+        """``for i in range(self.k_variables): cost += self.gp[i].func(...)``: a loop over a
+        range of a length known now whose body picks functions or objects known now by the
+        counter -- one copy of the body per step, ``i`` a constant in each (as
+        :meth:`lower_static_loop` does for ``for g in self.gp``). False (nothing lowered) for
+        any other loop."""
+        it, target = stmt.iter, stmt.target
+        if not (
+            isinstance(it, gast.Call)
+            and len(it.args) == 1
+            and not it.keywords
+            and isinstance(target, gast.Name)
+            and not stmt.orelse
+            and self.is_call_to(it, range)
+        ):
+            return False
+
+        def objects(node: Any) -> bool:
+            try:
+                ok, value = self.static_object(node)
+            except AdgenError:
+                return False
+            return ok and self.sequence_of_objects(value) is not None
+
+        picked = [
+            n
+            for s in stmt.body
+            for n in gast.walk(s)
+            if isinstance(n, gast.Subscript)
+            and isinstance(n.slice, gast.Name)
+            and n.slice.id == target.id
+            and isinstance(n.value, (gast.Name, gast.Attribute))
+        ]
+        if not any(objects(n.value) for n in picked):
+            return False
+        count = self.settled(self.expr(it.args[0], None, "n"))
+        if not (isinstance(count, ir.Const) and type(count.value) is int and count.value <= 256):
+            return False
+        line = self.key(stmt)
+        for k in range(count.value):
+            self.line = line
+            block, self.block = self.block, []
+            self.depth += 1
+            self.env[target.id] = ir.Const(k)  # (a constant in this copy: `self.gp[i]`)
             self.lower_block(stmt.body)
             self.depth -= 1
             body, self.block = self.block, block
