@@ -591,6 +591,7 @@ FUNCTIONS: dict[str, str] = {
     "np.asanyarray": "shaping",
     "np.astype": "shaping",
     "np.ascontiguousarray": "shaping",
+    "np.require": "shaping",
     "np.dstack": "shaping",
     "np.column_stack": "shaping",
     "np.split": "shaping",

@@ -516,6 +516,40 @@ def ascontiguousarray(ans, a, dtype=None):
         )
 
 
+@rule(
+    np.require,
+    view=True,
+    examples=[
+        example("np.require(a, requirements=['C']) * 2.0", a=(3, 4), f32=True),
+        example("np.require(a.T, None, 'F')", a=(3, 4)),
+        example("np.require(a, requirements=('A', 'O'))", a=(3,)),
+        example("np.require(a)", a=None),
+    ],
+    complex=True,
+)
+def require(ans, a, dtype=None, requirements=None):
+    """``a`` as an array with the memory layout asked for (a copy where it is not so): the
+    identity, cast to ``dtype`` where one is given (statsmodels' ``mad``)."""
+
+    def jvp(da):
+        if dtype is None:
+            return np.require(da, None, requirements)
+        return (
+            np.require(da, dtype, requirements)
+            if np.issubdtype(dtype, np.inexact)
+            else np.zeros(np.shape(ans))
+        )
+
+    def vjp(g):
+        if dtype is None:
+            return np.reshape(g, np.shape(a))
+        return (
+            np.reshape(np.asarray(g, dtype=rt.dtype_of(a)), np.shape(a))
+            if np.issubdtype(dtype, np.inexact)
+            else np.zeros(np.shape(a), dtype=rt.dtype_of(a))
+        )
+
+
 # -- stacking ---------------------------------------------------------------------------------
 @sequence_rule(
     np.dstack,
