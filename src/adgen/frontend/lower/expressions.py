@@ -163,40 +163,7 @@ class ExpressionsMixin(LowererState):
         if isinstance(node, gast.Attribute):
             return self.attribute(node, target, hint)
         if isinstance(node, gast.Subscript):
-            flat = self.flat_target(node, None)  # a.flat[k]: a's entries k, in C order
-            if flat is not None:
-                prim = registry.lookup(registry.operator.getitem)
-                assert prim is not None
-                base = self.expr(flat[0].value, None, hint)
-                return self.emit(target, hint, prim, [base, flat[1]], [], node)
-            ok, obj = self.static_object(node.value)
-            call = concatenator_call(obj, node) if ok else None  # np.r_[z, 1 - s]
-            if call is not None:
-                return self.expr(call, target, hint)
-            value = self.expr(node.value, None, hint)
-            index = self.index(node.slice, hint)
-            if isinstance(value, ir.Dct):
-                if not (isinstance(index, ir.Const) and index.value in value.keys):
-                    known = ", ".join(repr(k) for k in value.keys)
-                    self.refuse(
-                        node.slice,
-                        f"this key of a dict argument (its keys: {known})",
-                        "index it with one of its keys, written as a string literal",
-                    )
-                return value.values[value.keys.index(index.value)]
-            if (
-                isinstance(value, ir.Tup)
-                and isinstance(index, ir.Const)
-                and type(index.value) is int
-                and -len(value.items) <= index.value < len(value.items)
-            ):
-                return value.items[index.value]
-            bounds = _static_slice(index)
-            if isinstance(value, ir.Tup) and bounds is not None:  # params[:-1] of a tuple
-                return ir.Tup(value.items[bounds])
-            prim = registry.lookup(registry.operator.getitem)
-            assert prim is not None
-            return self.emit(target, hint, prim, [value, index], [], node)
+            return self.subscript(node, target, hint)
         self.refuse_node(node)
 
     def settled(self: Lowerer, atom: ir.Atom, seen: frozenset[str] = frozenset()) -> ir.Atom:
@@ -485,6 +452,44 @@ class ExpressionsMixin(LowererState):
             or name in self.imported
             or (self.enclosing is not None and self.enclosing.sees(name))
         )
+
+    def subscript(self: Lowerer, node: gast.Subscript, target: str | None, hint: str) -> ir.Atom:
+        """``a[k]``: an item of a tuple or dict known now, an index into an array (through
+        ``a.flat`` too), or ``np.r_[...]``/``np.c_[...]`` (the concatenation they make)."""
+        flat = self.flat_target(node, None)  # a.flat[k]: a's entries k, in C order
+        if flat is not None:
+            prim = registry.lookup(registry.operator.getitem)
+            assert prim is not None
+            base = self.expr(flat[0].value, None, hint)
+            return self.emit(target, hint, prim, [base, flat[1]], [], node)
+        ok, obj = self.static_object(node.value)
+        call = concatenator_call(obj, node) if ok else None  # np.r_[z, 1 - s]
+        if call is not None:
+            return self.expr(call, target, hint)
+        value = self.expr(node.value, None, hint)
+        index = self.index(node.slice, hint)
+        if isinstance(value, ir.Dct):
+            if not (isinstance(index, ir.Const) and index.value in value.keys):
+                known = ", ".join(repr(k) for k in value.keys)
+                self.refuse(
+                    node.slice,
+                    f"this key of a dict argument (its keys: {known})",
+                    "index it with one of its keys, written as a string literal",
+                )
+            return value.values[value.keys.index(index.value)]
+        if (
+            isinstance(value, ir.Tup)
+            and isinstance(index, ir.Const)
+            and type(index.value) is int
+            and -len(value.items) <= index.value < len(value.items)
+        ):
+            return value.items[index.value]
+        bounds = _static_slice(index)
+        if isinstance(value, ir.Tup) and bounds is not None:  # params[:-1] of a tuple
+            return ir.Tup(value.items[bounds])
+        prim = registry.lookup(registry.operator.getitem)
+        assert prim is not None
+        return self.emit(target, hint, prim, [value, index], [], node)
 
     def static_object(self: Lowerer, node: Any) -> tuple[bool, Any]:
         """Resolve ``name`` or ``module.attr.attr`` to an object when it is not a local value
