@@ -396,3 +396,45 @@ def test_objects_picked_by_the_counter_of_a_range_loop_and_a_method_taking_kwds(
     penalties = MultiplePenalties()
     x = np.array([1.0, 2.0, 3.0])
     check(penalties.func, x, np.array([2.0, 8.0, 6.0]))
+
+
+KERNEL_PARAMS = {"rbf": ("gamma",), "poly": ("gamma", "degree", "coef0")}
+
+
+def rbf(X, Y, gamma=1.0):
+    return np.exp(-gamma * (X - Y) ** 2)
+
+
+class KernelModel:
+    """scikit-learn's KernelRidge._get_kernel and pairwise_kernels(filter_params=True)."""
+
+    def __init__(self):
+        self.kernel, self.gamma, self.kernel_params = "rbf", 0.5, None
+
+    def kernel_of(self, X, Y):
+        if callable(self.kernel):
+            params = self.kernel_params or {}
+        else:
+            params = {"gamma": self.gamma, "degree": 3, "coef0": 1}
+        kwds = {k: params[k] for k in params if k in KERNEL_PARAMS[self.kernel]}
+        scaled = {name: value * 1.0 for name, value in kwds.items()}
+        return rbf(X, Y, **scaled)
+
+
+def test_dict_comprehensions_over_known_keys_and_a_dict_bound_in_a_decided_branch():
+    model = KernelModel()
+    x = np.array([1.0, 2.0])
+    check(lambda v: np.sum(model.kernel_of(v, 2.0)), x, -(x - 2.0) * np.exp(-0.5 * (x - 2) ** 2))
+
+
+def test_scikit_learn_kernel_ridge_predictions():
+    kernel_ridge = pytest.importorskip("sklearn.kernel_ridge")
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(10, 2))
+    model = kernel_ridge.KernelRidge(kernel="rbf", gamma=0.5).fit(X, np.sin(X[:, 0]))
+    x = rng.normal(size=(3, 2))
+    # d/dz sum_i sum_j a_j exp(-g |z_i - X_j|^2) = sum_j a_j k_ij (-2 g (z_i - X_j))
+    k = np.exp(-0.5 * np.sum((x[:, None] - X[None]) ** 2, axis=-1))
+    a = model.dual_coef_
+    want = np.einsum("j,ij,ijd->id", a, k, -1.0 * (x[:, None] - X[None]))
+    check(lambda z: np.sum(model.predict(z)), x, want)

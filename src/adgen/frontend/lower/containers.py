@@ -321,6 +321,68 @@ class ContainersMixin(LowererState):
         kwargs = [(k, converted(a) if k in prim.diff_params else a) for k, a in kwargs]
         return args, kwargs
 
+    def dict_comprehension(self: Lowerer, node: gast.DictComp, hint: str) -> ir.Atom:
+        """``{k: kwds[k] for k in kwds if k in PARAMS[metric]}``, ``{k: f(v) for k, v in
+        d.items()}`` over a dict whose keys are known (or a tuple of constants), with
+        conditions and keys known now: the dict it makes, item by item. Anything else is
+        refused."""
+        gen = node.generators[0] if len(node.generators) == 1 else None
+        why = "dict comprehensions over a dict whose keys adgen does not know when transforming"
+        if gen is None or getattr(gen, "is_async", False):
+            self.refuse(node, why, "build a tuple or list of the values, or an array")
+        pairs = isinstance(gen.iter, gast.Call) and not gen.iter.args and not gen.iter.keywords
+        pairs = pairs and isinstance(gen.iter.func, gast.Attribute)
+        source = self.expr(gen.iter.func.value if pairs else gen.iter, None, hint)
+        if pairs and not (isinstance(source, ir.Dct) and gen.iter.func.attr == "items"):
+            self.refuse(node, why, "write the dict out, key by key")
+        items: list[Any]
+        if isinstance(source, ir.Dct):
+            items = [
+                (ir.Const(k), v) if pairs else ir.Const(k)
+                for k, v in zip(source.keys, source.values)
+            ]
+        elif isinstance(source, ir.Tup) and all(isinstance(a, ir.Const) for a in source.items):
+            items = list(source.items)
+        else:
+            self.refuse(node, why, "write the dict out, key by key")
+        names = [n.id for n in gast.walk(gen.target) if isinstance(n, gast.Name)]
+        saved = {n: self.env.get(n) for n in names}
+        keys: list[Any] = []
+        values: list[ir.Atom] = []
+        try:
+            for item in items:
+                parts = item if isinstance(item, tuple) else (item,)
+                targets = gen.target.elts if isinstance(gen.target, gast.Tuple) else [gen.target]
+                if len(targets) != len(parts) or not all(isinstance(t, gast.Name) for t in targets):
+                    self.refuse(gen.target, why, "write the dict out, key by key")
+                for t, part in zip(targets, parts):
+                    self.env[t.id] = part  # (the comprehension's own names)
+                if not all(self.kept_item(cond, hint) for cond in gen.ifs):
+                    continue
+                key = self.settled(self.expr(node.key, None, hint))
+                if not isinstance(key, ir.Const) or key.value in keys:
+                    self.refuse(node.key, why, "write the dict out, key by key")
+                keys.append(key.value)
+                values.append(self.expr(node.value, None, hint))
+        finally:
+            for n, atom in saved.items():
+                if atom is None:
+                    self.env.pop(n, None)
+                else:
+                    self.env[n] = atom
+        return ir.Dct(tuple(keys), tuple(values))
+
+    def kept_item(self: Lowerer, cond: Any, hint: str) -> bool:
+        """The condition of a dict comprehension's item, known now (else refused)."""
+        test = self.settled(self.expr(cond, None, hint))
+        if not isinstance(test, ir.Const):
+            self.refuse(
+                cond,
+                "a condition of a dict comprehension that adgen does not know when transforming",
+                "write the dict out, key by key",
+            )
+        return bool(test.value)
+
     def comprehension(self: Lowerer, node: Any, target: str | None, hint: str) -> ir.Atom:
         """``[f(x) for x in seq if c]`` is a loop appending to a new list; over a tuple of
         known length (``[g(a) for a in args]`` of ``*args``), with conditions decided when

@@ -133,6 +133,8 @@ class ExpressionsMixin(LowererState):
             )
         if isinstance(node, gast.ListComp):
             return self.comprehension_or_as_written(node, target, hint)
+        if isinstance(node, gast.DictComp):
+            return self.dict_comprehension(node, hint)
         if isinstance(node, gast.IfExp):
             return self.if_exp(node, target, hint)
         if isinstance(node, gast.BoolOp):
@@ -468,6 +470,14 @@ class ExpressionsMixin(LowererState):
             return self.expr(call, target, hint)
         value = self.expr(node.value, None, hint)
         index = self.index(node.slice, hint)
+        data = self.outside_data(value) if isinstance(value, ir.Free) else None
+        if data is not None and isinstance(index, ir.Const):  # KERNEL_PARAMS[metric]
+            try:
+                item = data[0][index.value]
+            except (KeyError, IndexError, TypeError):
+                item = None
+            if item is not None and self.outside_data(ir.Const(item)) is not None:
+                return self.static_atom(item, hint, node)
         if isinstance(value, ir.Dct):
             if not (isinstance(index, ir.Const) and index.value in value.keys):
                 known = ", ".join(repr(k) for k in value.keys)

@@ -31,6 +31,7 @@ from adgen.frontend.lower.choices import split_on_chosen_functions
 from adgen.frontend.lower.jumps import _structure_jumps
 from adgen.frontend.lower.syntax import (
     _assigned_in_blocks,
+    _last_binding_at,
     _own_nodes,
     _popped_into,
     _written_in_place,
@@ -446,6 +447,15 @@ class LowererState:
         self.bound.add(user)
         self.local_functions.pop(user, None)  # no longer a function or an object of its own
         self.note_binding(user, name, atom)
+        if (
+            user in self.multi
+            and isinstance(atom, (ir.Tup, ir.Dct))
+            and self.depth == 0
+            and isinstance(self.current, gast.Assign)
+            and _last_binding_at(self.as_lowered(), self.current, user)
+        ):  # `params = {"gamma": ...}` in a branch decided now, bound nowhere after
+            self.env[user] = atom
+            return
         if user in self.multi and self.bind_split(user, atom):
             return  # a tuple: one name an item
         if isinstance(atom, ir.Var) and atom.name == name:

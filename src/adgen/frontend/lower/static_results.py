@@ -22,6 +22,7 @@ import gast
 from adgen import ir
 from adgen.frontend.lower.objects import StaticArg, _block_local
 from adgen.frontend.lower.state import LowererState
+from adgen.frontend.lower.syntax import _last_binding_at
 
 if TYPE_CHECKING:
     from adgen.frontend.lower import Lowerer
@@ -215,19 +216,3 @@ class StaticResultsMixin(LowererState):
                 "return the same function on every path, or call it inside the helper",
             )
         return self.static_returns[0]
-
-
-def _last_binding_at(function: Any, stmt: Any, name: str) -> bool:
-    """Is ``stmt`` (in straight-line code of ``function``) its last binding of ``name``: every
-    other binding before it in the source (``params = Params.from_packed(params)`` of a
-    parameter, in a branch decided when transforming)? Every read after it then means it."""
-    here = (stmt.lineno, stmt.col_offset)
-    stores = [
-        n
-        for n in gast.walk(function)
-        if isinstance(n, gast.Name) and n.id == name and not isinstance(n.ctx, gast.Load)
-    ]
-    return all((n.lineno, n.col_offset) <= here for n in stores) and not any(
-        isinstance(n, (gast.For, gast.While)) and any(s is stmt for s in gast.walk(n))
-        for n in gast.walk(function)
-    )

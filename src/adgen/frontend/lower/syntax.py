@@ -518,3 +518,19 @@ def _as_variable(node: Any, attributes: list[Any], names: dict[str, str]) -> Any
         return node
     variable = gast.Name(id=names[node.attr], ctx=node.ctx, annotation=None, type_comment=None)
     return gast.copy_location(variable, node)
+
+
+def _last_binding_at(function: Any, stmt: Any, name: str) -> bool:
+    """Is ``stmt`` (in straight-line code of ``function``) its last binding of ``name``: every
+    other binding before it in the source (``params = Params.from_packed(params)`` of a
+    parameter, in a branch decided when transforming)? Every read after it then means it."""
+    here = (stmt.lineno, stmt.col_offset)
+    stores = [
+        n
+        for n in gast.walk(function)
+        if isinstance(n, gast.Name) and n.id == name and not isinstance(n.ctx, gast.Load)
+    ]
+    return all((n.lineno, n.col_offset) <= here for n in stores) and not any(
+        isinstance(n, (gast.For, gast.While)) and any(s is stmt for s in gast.walk(n))
+        for n in gast.walk(function)
+    )
