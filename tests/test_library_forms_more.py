@@ -3,6 +3,8 @@ answers in both modes (a closed form, or central differences where noted)."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 from derivative_checks import check
@@ -438,3 +440,40 @@ def test_scikit_learn_kernel_ridge_predictions():
     a = model.dual_coef_
     want = np.einsum("j,ij,ijd->id", a, k, -1.0 * (x[:, None] - X[None]))
     check(lambda z: np.sum(model.predict(z)), x, want)
+
+
+class Weighted:
+    def __init__(self, data, weights):
+        self.data, self.weights = data, weights
+
+    @functools.cached_property
+    def sum_weights(self):
+        return np.sum(self.weights)
+
+    @functools.cached_property
+    def mean(self):
+        return np.sum(self.data * self.weights) / self.sum_weights
+
+
+def test_cached_properties_of_an_object_made_inside():
+    data = np.array([1.0, 2.0, 4.0])
+
+    w = np.array([0.5, 1.0, 1.5])
+    want = (data * np.sum(w) - np.sum(data * w)) / np.sum(w) ** 2
+    check(lambda v: _weighted_mean(data, v), w, want)
+
+
+def _weighted_mean(data, w):
+    stats = Weighted(data, w)
+    return stats.mean
+
+
+def test_statsmodels_weighted_statistics_as_installed():
+    weightstats = pytest.importorskip("statsmodels.stats.weightstats")
+    data = np.array([1.0, 2.0, 4.0, -1.0])
+
+    def f(w):
+        d = weightstats.DescrStatsW(data, weights=w)
+        return d.mean + d.var
+
+    check(f, np.array([0.5, 1.0, 1.5, 0.7]), rtol=1e-5)

@@ -22,6 +22,7 @@ Functions as values are lowered in :mod:`adgen.frontend.lower.callables`.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import inspect
 import sys
 import types
@@ -221,6 +222,16 @@ def _runs_code_on_store(obj: Any, attr: str) -> bool:
     return raw is not None and hasattr(type(raw), "__set__")
 
 
+def _cached_getter(raw: Any) -> types.FunctionType | None:
+    """The getter of a cached property (``functools.cached_property``, statsmodels'
+    ``cache_readonly``): a property whose value is kept after the first read -- the same
+    value, where its getter reads only what does not change. None for anything else."""
+    getter = getattr(raw, "func", None) if isinstance(raw, functools.cached_property) else None
+    if getter is None and type(raw).__name__ in ("cache_readonly", "CachedAttribute"):
+        getter = getattr(raw, "fget", None) or getattr(raw, "func", None)
+    return getter if isinstance(getter, types.FunctionType) else None
+
+
 def is_user_object(obj: Any) -> bool:
     """An instance of a user's class (not data, not a function, not a library's object)."""
     return (
@@ -411,6 +422,9 @@ class ObjectsMixin(LowererState):
             return True, raw if instance is None else types.MethodType(raw, instance)
         if isinstance(raw, property) and instance is not None:
             return True, Property(raw, instance)
+        cached = _cached_getter(raw)  # functools.cached_property, statsmodels' cache_readonly
+        if cached is not None and instance is not None:
+            return True, Property(property(cached), instance)
         if hasattr(type(raw), "__get__") and not isinstance(raw, _DATA):
             self.refuse(
                 node, f"the attribute `{attr}` of `{cls.__name__}` (a descriptor adgen cannot read)"
@@ -518,13 +532,16 @@ class ObjectsMixin(LowererState):
 
     def assign_attribute(self: Lowerer, target: gast.Attribute, value: Any) -> None:
         """``self.W = v`` (``m.h = v``) on an instance made inside the function, in straight-line
-        code: the record of the instance now says ``W`` means ``v``."""
+        code: the record of the instance now says ``W`` means ``v``. ``value``: the
+        expression, or its atom already computed (an item of ``self.a, self.b = a, b``)."""
+        if not isinstance(value, gast.AST):  # (computed: the atom itself)
+            value = _Computed(value)
         try:
             ok, base = self.static_object(target.value)
         except Exception:
             ok, base = False, None
         if ok and (is_user_object(base) or isinstance(base, types.FunctionType)):
-            self.store_outside(target, base, self.expr(value, None, target.attr))
+            self.store_outside(target, base, self.value_of(value, target.attr))
             return
         if not (ok and isinstance(base, LocalInstance)):
             self.refuse(
@@ -542,13 +559,15 @@ class ObjectsMixin(LowererState):
                 "keep the changing value in a variable (`h = cell.step(h, x)`), or write the "
                 "attribute in straight-line code",
             )
-        static = self.static_argument(value)  # a function, an object, Dense(W, b)
-        if static is not None:
+        static = None if isinstance(value, _Computed) else self.static_argument(value)
+        if static is not None:  # a function, an object, Dense(W, b)
             base.attrs[target.attr] = static
             return
-        base.attrs[target.attr] = self.copied_apart(
-            self.expr(value, None, target.attr), target.attr
-        )
+        base.attrs[target.attr] = self.copied_apart(self.value_of(value, target.attr), target.attr)
+
+    def value_of(self: Lowerer, value: Any, hint: str) -> ir.Atom:
+        """The atom of an expression, or of one already computed (:class:`_Computed`)."""
+        return value.atom if isinstance(value, _Computed) else self.expr(value, None, hint)
 
     def update_attribute(self: Lowerer, stmt: Any) -> None:
         """``self.n += 1`` on an instance made inside, where the attribute holds a number known
@@ -830,6 +849,13 @@ def callable_rule(fn: Any) -> bool:
         return registry.lookup(fn) is not None
     except TypeError:
         return False
+
+
+class _Computed:
+    """An atom computed already, where an expression is expected (an item unpacked)."""
+
+    def __init__(self, atom: Any) -> None:
+        self.atom = atom
 
 
 class Property:

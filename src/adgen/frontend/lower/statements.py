@@ -507,6 +507,9 @@ class StatementsMixin(LowererState):
             # left to right; each write is `y[i] = item`
             self.write_in_place(target, target, None, None, atom)
             return
+        if isinstance(target, gast.Attribute):  # `self.a, self.b = a, b`: left to right
+            self.assign_attribute(target, atom)
+            return
         if not isinstance(target, (gast.Tuple, gast.List)):
             self.refuse(
                 target,
