@@ -71,6 +71,8 @@ try:
     import scipy.linalg
 except ImportError:  # pragma: no cover - SciPy is optional
     scipy = None  # type: ignore[assignment]
+# every SciPy has scipy.linalg.norm as its rule below computes it (BLAS for the 2-norm)
+_linalg = scipy.linalg if scipy is not None else None
 
 # The rules follow SciPy 1.16's scipy.linalg: stacks of matrices, inv(assume_a=), and real
 # principal sqrtm/logm results. Older SciPy (the last for Python 3.10 is 1.15) differs in
@@ -650,31 +652,6 @@ if scipy is not None:
             )
             return rt.unbroadcast(q[..., 0] if np.ndim(b) == 1 else q, b)
 
-    # -- norms ------------------------------------------------------------------------------
-
-    @rule(
-        scipy.linalg.norm,
-        examples=[
-            example("scipy.linalg.norm(a)", a=(4,), f32=True),
-            example("scipy.linalg.norm(a, 1, axis=0)", a=(3, 4)),
-            example("scipy.linalg.norm(a, 'fro', keepdims=True)", a=(3, 2)),
-            example("scipy.linalg.norm(a, np.inf, check_finite=False)", a=(5,)),
-            example("scipy.linalg.norm(a, 0.5)", a=Arg((4,), Domain(0.3, 1.5))),
-        ],
-    )
-    def norm(ans, a, ord=None, axis=None, keepdims=False, check_finite=True):  # noqa: A002
-        """``np.linalg.norm``'s value (SciPy takes BLAS's ``nrm2`` for a vector 2-norm) and its
-        derivative: the norm's gradient ``rt.norm_grad`` (np.linalg.norm's conventions at
-        kinks), a zero seed contributing exactly 0 where an order below 1 is singular."""
-
-        def jvp(da):
-            grad = rt.norm_grad(ans, a, ord, axis, keepdims)
-            return np.sum(rt.zero_safe(grad * da, da), axis=axis, keepdims=keepdims)
-
-        def vjp(g):
-            spread = rt.unreduce(g, a, axis, keepdims)
-            return rt.zero_safe(spread * rt.norm_grad(ans, a, ord, axis, keepdims), spread)
-
     # -- matrix functions -------------------------------------------------------------------
 
     @rule(
@@ -1221,3 +1198,30 @@ if scipy is not None:
                     np.linalg.solve(e, np.swapaxes(np.linalg.solve(e, mu), -1, -2)), -1, -2
                 )
             return rt.unbroadcast((lam + np.swapaxes(lam, -1, -2)) @ np.swapaxes(k, -1, -2), s)
+
+
+# -- norms (with any SciPy) -------------------------------------------------------------------
+if _linalg is not None:
+
+    @rule(
+        _linalg.norm,
+        examples=[
+            example("scipy.linalg.norm(a)", a=(4,), f32=True),
+            example("scipy.linalg.norm(a, 1, axis=0)", a=(3, 4)),
+            example("scipy.linalg.norm(a, 'fro', keepdims=True)", a=(3, 2)),
+            example("scipy.linalg.norm(a, np.inf, check_finite=False)", a=(5,)),
+            example("scipy.linalg.norm(a, 0.5)", a=Arg((4,), Domain(0.3, 1.5))),
+        ],
+    )
+    def norm(ans, a, ord=None, axis=None, keepdims=False, check_finite=True):  # noqa: A002
+        """``np.linalg.norm``'s value (SciPy takes BLAS's ``nrm2`` for a vector 2-norm) and its
+        derivative: the norm's gradient ``rt.norm_grad`` (np.linalg.norm's conventions at
+        kinks), a zero seed contributing exactly 0 where an order below 1 is singular."""
+
+        def jvp(da):
+            grad = rt.norm_grad(ans, a, ord, axis, keepdims)
+            return np.sum(rt.zero_safe(grad * da, da), axis=axis, keepdims=keepdims)
+
+        def vjp(g):
+            spread = rt.unreduce(g, a, axis, keepdims)
+            return rt.zero_safe(spread * rt.norm_grad(ans, a, ord, axis, keepdims), spread)
