@@ -477,3 +477,33 @@ def test_statsmodels_weighted_statistics_as_installed():
         return d.mean + d.var
 
     check(f, np.array([0.5, 1.0, 1.5, 0.7]), rtol=1e-5)
+
+
+class Tagged:
+    def tags(self):
+        return {"scale": 3.0}
+
+
+class Untagged:
+    pass
+
+
+def tags_of(estimator):
+    """scikit-learn 1.7's get_tags: a try whose handler reads the exception it caught."""
+    try:
+        tags = estimator.tags()
+    except AttributeError as exc:
+        if "has no attribute 'tags'" in str(exc):
+            tags = {"scale": 1.0}
+        else:
+            raise
+    return tags
+
+
+def test_a_try_whose_handler_reads_the_exception_it_caught():
+    tagged, untagged = Tagged(), Untagged()
+
+    def f(x):
+        return tags_of(tagged)["scale"] * np.sum(x**2) + tags_of(untagged)["scale"] * np.sum(x)
+
+    check(f, np.array([1.0, 2.0]), np.array([7.0, 13.0]))

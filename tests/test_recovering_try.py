@@ -11,6 +11,8 @@ exception, stays refused by name.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -99,8 +101,8 @@ def writes_in_the_body(x):
 
 def reads_the_exception(x):
     try:
-        v = np.sqrt(x[0])
-    except ValueError as e:
+        v = math.sqrt(x[0])
+    except ValueError as e:  # (math domain error)
         v = len(str(e)) * 1.0
     return v * x[1]
 
@@ -114,7 +116,16 @@ def appends_in_the_body(x):
     return out[0]
 
 
-@pytest.mark.parametrize("f", [writes_in_the_body, reads_the_exception, appends_in_the_body])
+def test_a_handler_reading_the_exception_it_caught_reads_the_one_the_body_raised():
+    for x, want in (
+        (np.array([0.25, 3.0]), np.array([3.0 / (2 * 0.5), 0.5])),
+        (np.array([-0.25, 3.0]), np.array([0.0, len("math domain error")])),
+    ):
+        for got in (adgen.grad(reads_the_exception)(x), adgen.jacfwd(reads_the_exception)(x)):
+            np.testing.assert_allclose(got, want)
+
+
+@pytest.mark.parametrize("f", [writes_in_the_body, appends_in_the_body])
 def test_a_try_that_could_not_run_twice_unchanged_is_refused(f):
     with pytest.raises(UnsupportedSyntaxError, match="`try` blocks"):
         adgen.grad(f)(np.array([0.5, 1.0]))

@@ -17,8 +17,8 @@ The body runs twice (in the probe and on its path), so it must give the same res
 times and change nothing: only assignments to names, tests and loops of them, with no
 in-place write, no call of a method that changes its object (``append``, ``pop``...), no
 random draw, no call as a statement (``print``...). A ``try`` with another body, or whose
-handler reads the exception (``except E as e: ... e ...``, other than as the cause of the
-error it raises: ``raise ValueError(...) from e``), stays refused by name.
+handler reads the exception (``except AttributeError as e: if "..." in str(e): ...``) reads
+the one the probe caught (``e = _adgen_caught_1()``, run as written: an outside value).
 
 >>> import gast
 >>> tree = gast.parse('''
@@ -41,15 +41,16 @@ else:
 def _adgen_probe_1(K, n):
     try:
         L = np.linalg.cholesky(K * n)
-    except np.linalg.LinAlgError:
-        return 1
-    return 0
+    except np.linalg.LinAlgError as _adgen_caught:
+        return 1, _adgen_caught
+    return 0, None
 """
 
 from __future__ import annotations
 
 import ast
 import copy
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -83,9 +84,25 @@ class Probe:
         code = compile(source, f"<adgen {name}>", "exec")
         exec(code, namespace)  # noqa: S102 -- the program's own statements, as written
         self.run = namespace[name]
+        self.state = threading.local()  # (what this thread's last run caught)
 
     def __call__(self, *args: Any) -> int:
-        return int(self.run(*args))
+        tried, self.state.caught = self.run(*args)
+        return int(tried)
+
+
+class Caught:
+    """The exception the last run of a :class:`Probe` caught in this thread (None if none):
+    ``e`` of ``except AttributeError as e:``, read on the path the probe chose."""
+
+    adgen_reads_only = True
+
+    def __init__(self, name: str, probe: Probe) -> None:
+        self.__name__ = name
+        self.probe = probe
+
+    def __call__(self) -> Any:
+        return getattr(self.probe.state, "caught", None)
 
 
 class _Namespace(dict):  # type: ignore[type-arg]
@@ -180,7 +197,7 @@ class Attempts:
     def __init__(self, fn: Any, lookup: Callable[[str], Any]) -> None:
         self.fn = fn
         self.lookup = lookup
-        self.probes: dict[str, Probe] = getattr(fn, "adgen_probes", {})
+        self.probes: dict[str, Probe | Caught] = getattr(fn, "adgen_probes", {})
         fn.adgen_probes = self.probes
         args = fn.args
         self.params = [a.id for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]]
@@ -203,15 +220,18 @@ class Attempts:
         body = [*stmt.body, *stmt.orelse]
         if not stmt.handlers or not _pure(stmt.body) or stmt.finalbody:
             return None
+        reading = []  # the handlers that read the exception they catch
         for handler in stmt.handlers:
             if handler.name is not None:
                 _drop_causes(handler.body, handler.name.id)
-            if handler.name is not None and any(
-                isinstance(n, gast.Name) and n.id == handler.name.id
-                for s in handler.body
-                for n in gast.walk(s)
-            ):
-                return None  # the handler reads the exception
+            reading.append(
+                handler.name is not None
+                and any(
+                    isinstance(n, gast.Name) and n.id == handler.name.id
+                    for s in handler.body
+                    for n in gast.walk(s)
+                )
+            )
         known = set(self.params) | self._bound_before(stmt)
         read: list[str] = []
         for n in (n for s in stmt.body for n in gast.walk(s)):
@@ -233,9 +253,12 @@ class Attempts:
             caught = "Exception"
             if handler.type is not None:
                 caught = ast.unparse(gast.gast_to_ast(copy.deepcopy(handler.type)))
-            source += f"    except {caught}:\n        return {k}\n"
-        source += "    return 0\n"
-        self.probes[probe] = Probe(probe, source, _Namespace(self.lookup))
+            source += f"    except {caught} as _adgen_caught:\n        return {k}, _adgen_caught\n"
+        source += "    return 0, None\n"
+        made = self.probes[probe] = Probe(probe, source, _Namespace(self.lookup))
+        reader = f"_adgen_caught_{number}"
+        if any(reading):
+            self.probes[reader] = Caught(reader, made)
 
         def at(node: Any) -> Any:
             return gast.copy_location(node, stmt)
@@ -251,9 +274,19 @@ class Attempts:
             number = at(gast.Constant(value=k, kind=None))
             return at(gast.Compare(left=load(tried), ops=[gast.Eq()], comparators=[number]))
 
-        paths: list[Any] = list(stmt.handlers[-1].body)
+        def handled(k: int) -> list[Any]:  # the k-th handler's path (its exception bound)
+            handler = stmt.handlers[k - 1]
+            if not reading[k - 1]:
+                return list(handler.body)
+            name = at(
+                gast.Name(id=handler.name.id, ctx=gast.Store(), annotation=None, type_comment=None)
+            )
+            value = at(gast.Call(func=load(reader), args=[], keywords=[]))
+            return [at(gast.Assign(targets=[name], value=value, type_comment=None)), *handler.body]
+
+        paths: list[Any] = handled(len(stmt.handlers))
         for k in range(len(stmt.handlers) - 1, 0, -1):
-            paths = [at(gast.If(test=test(k), body=list(stmt.handlers[k - 1].body), orelse=paths))]
+            paths = [at(gast.If(test=test(k), body=handled(k), orelse=paths))]
         branch = at(gast.If(test=test(0), body=body, orelse=paths))
         for node in gast.walk(branch):  # (the new nodes have the try's place)
             if not hasattr(node, "lineno") and isinstance(node, (gast.expr, gast.stmt)):
