@@ -339,6 +339,8 @@ FUNCTIONS: dict[str, str] = {
     "np.allclose": "nondiff",
     "np.array_equal": "nondiff",
     "np.count_nonzero": "nondiff",
+    "np.may_share_memory": "nondiff",
+    "np.shares_memory": "nondiff",
     "np.around": "nondiff",
     "np.spacing": "nondiff",
     "np.isneginf": "nondiff",

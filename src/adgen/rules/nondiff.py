@@ -96,6 +96,8 @@ nondifferentiable(
     np.allclose,
     np.array_equal,
     np.count_nonzero,
+    np.may_share_memory,  # (a test of memory: scikit-learn's check_array(copy=True))
+    np.shares_memory,
     # rounding, signs and classification
     # (np.signbit, np.iscomplex, np.isreal: with np.imag, adgen.rules.elementwise)
     np.around,

@@ -8,6 +8,8 @@ their attributes) when transforming, as Python binds them when it runs.
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import sys
 from typing import TYPE_CHECKING, Any
 
 import gast
@@ -28,12 +30,23 @@ class ImportsMixin(LowererState):
         """``import numpy as np``, ``import math``, ``from scipy import special`` inside the
         function: the names are bound to the modules (or their attributes) when transforming,
         for the rest of the function, as Python binds them when it runs."""
+        module = stmt.module if isinstance(stmt, gast.ImportFrom) else None
         if isinstance(stmt, gast.ImportFrom) and stmt.level:
-            self.refuse(
-                stmt,
-                "relative imports inside the function",
-                "import it by its full name, or at the top of the module",
-            )
+            # `from ..kernels import Kernel`: relative to the package of the function's module
+            scope = self.parsed.scope
+            package = scope.fn.__globals__.get("__name__") if isinstance(scope, LiveScope) else None
+            if not isinstance(package, str):
+                self.refuse(
+                    stmt,
+                    "relative imports inside the function",
+                    "import it by its full name, or at the top of the module",
+                )
+            if not hasattr(sys.modules.get(package), "__path__"):  # (a module: its package)
+                package = package.rpartition(".")[0]
+            try:
+                module = importlib.util.resolve_name("." * stmt.level + (module or ""), package)
+            except ImportError:
+                self.refuse(stmt, "a relative import beyond the top package")
         if self.depth > 0:
             self.refuse(
                 stmt,
@@ -54,7 +67,7 @@ class ImportsMixin(LowererState):
                 if alias.name == "*":
                     self.refuse(stmt, "`from ... import *`", "import the names you use")
                 bound = alias.asname or alias.name
-                value = self.import_name(stmt, stmt.module or "", alias.name)
+                value = self.import_name(stmt, module or "", alias.name)
             if bound in stored or bound in self.params:
                 self.refuse(
                     stmt,
