@@ -161,25 +161,31 @@ def _names_only(target: Any) -> bool:
     return isinstance(target, (gast.Tuple, gast.List)) and all(_names_only(e) for e in target.elts)
 
 
+def _ran() -> ast.Return:
+    """``return 0, None``: the probe's body ran to an end (no handler, no exception)."""
+    return ast.Return(value=ast.Tuple(elts=[ast.Constant(0), ast.Constant(None)], ctx=ast.Load()))
+
+
 class _Leave(ast.NodeTransformer):
     """The body as the probe runs it: a ``return`` evaluates its value and ends the body
-    (0: it ran), so do a ``break`` and a ``continue`` of the loop around the ``try``."""
+    (0: it ran, nothing caught), so do a ``break`` and a ``continue`` of the loop around the
+    ``try``."""
 
     def __init__(self) -> None:
         self.loops = 0
 
     def visit_Return(self, node: ast.Return) -> Any:
-        done = ast.Return(value=ast.Constant(0))
+        done = _ran()
         if node.value is None:
             return done
         keep = ast.Assign(targets=[ast.Name(id="_adgen_value", ctx=ast.Store())], value=node.value)
         return [keep, done]
 
     def visit_Break(self, node: ast.Break) -> Any:
-        return node if self.loops else ast.Return(value=ast.Constant(0))
+        return node if self.loops else _ran()
 
     def visit_Continue(self, node: ast.Continue) -> Any:
-        return node if self.loops else ast.Return(value=ast.Constant(0))
+        return node if self.loops else _ran()
 
     def _loop(self, node: Any) -> Any:
         self.loops += 1

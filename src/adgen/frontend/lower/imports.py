@@ -35,18 +35,17 @@ class ImportsMixin(LowererState):
             # `from ..kernels import Kernel`: relative to the package of the function's module
             scope = self.parsed.scope
             package = scope.fn.__globals__.get("__name__") if isinstance(scope, LiveScope) else None
-            if not isinstance(package, str):
+            if isinstance(package, str) and not hasattr(sys.modules.get(package), "__path__"):
+                package = package.rpartition(".")[0]  # (a module: its package)
+            try:
+                assert isinstance(package, str) and package
+                module = importlib.util.resolve_name("." * stmt.level + (module or ""), package)
+            except (AssertionError, ImportError, ValueError):
                 self.refuse(
                     stmt,
                     "relative imports inside the function",
                     "import it by its full name, or at the top of the module",
                 )
-            if not hasattr(sys.modules.get(package), "__path__"):  # (a module: its package)
-                package = package.rpartition(".")[0]
-            try:
-                module = importlib.util.resolve_name("." * stmt.level + (module or ""), package)
-            except ImportError:
-                self.refuse(stmt, "a relative import beyond the top package")
         if self.depth > 0:
             self.refuse(
                 stmt,
