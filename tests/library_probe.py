@@ -4,7 +4,7 @@ Functions and methods of statsmodels, SciPy and scikit-learn, each wrapped as a 
 (the data bound by a closure or a model), differentiated in both modes and compared with
 central differences. Prints one line per function (OK, REFUSED with adgen's message, WRONG,
 CRASH) and the count. Not a test: run it to measure, ``python tests/library_probe.py
-[name-part ...]`` (needs the test extra: scikit-learn, statsmodels, SciPy).
+[--first] [name-part ...]`` (needs the test extra: scikit-learn, statsmodels, SciPy).
 """
 
 import sys
@@ -322,6 +322,16 @@ def _():
 
     y = rng.normal(size=(6, 2))
     return (lambda z: _base.squared_loss(y, z)), rng.normal(size=(6, 2))
+
+
+# more functions, and harder ones: tests/library_probe_more.py (``python
+# tests/library_probe.py --first`` runs the first 67 alone)
+if "--first" in sys.argv:
+    sys.argv.remove("--first")
+else:
+    from library_probe_more import cases as more
+
+    cases.update({name: mk for name, mk in more.items() if name not in cases})
 
 
 def fd(f, x, h=1e-6):
