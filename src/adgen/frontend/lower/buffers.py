@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import gast
+import numpy as np
 
 from adgen import ir
 from adgen.errors import AdgenError, UnsupportedSyntaxError
@@ -175,8 +176,9 @@ class BuffersMixin(LowererState):
         Python); False (nothing lowered) where it is not so."""
         name = stmt.target.id
         atom = self.env.get(name)
-        if name not in self.params or atom is None or not self.is_array(atom):
-            return False
+        sample = self.argument_sample(atom) if name in self.params and atom is not None else None
+        if not (isinstance(sample, np.ndarray) and sample.dtype.kind in "fc"):
+            return False  # (an integer array: `-=` of a float raises, a write would cast)
         target = gast.Subscript(
             value=gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None),
             slice=gast.Constant(value=Ellipsis, kind=None),
