@@ -30,7 +30,7 @@ from adgen import ir
 from adgen.errors import AdgenError, UnsupportedSyntaxError
 from adgen.frontend.lower.identities import _last_binding
 from adgen.frontend.lower.state import LowererState
-from adgen.frontend.lower.syntax import _loads, _own_nodes, _read_after
+from adgen.frontend.lower.syntax import _own_nodes, _passed_once, _read_after
 from adgen.rules import registry
 from adgen.rules import runtime as rt
 
@@ -141,11 +141,7 @@ class BuffersMixin(LowererState):
         is too: it reads ``x`` before writing), and never after? A name read after a write
         through another name would see the new values."""
         stmt = self.current
-        call = stmt.value if isinstance(stmt, (gast.Assign, gast.Expr, gast.Return)) else None
-        if not isinstance(call, gast.Call) or _loads(stmt, user) != 1:
-            return False
-        direct = [*call.args, *(kw.value for kw in call.keywords)]
-        if not any(isinstance(a, gast.Name) and a.id == user for a in direct):
+        if not _passed_once(stmt, user):
             return False
         return isinstance(stmt, gast.Return) or not _read_after(self.node, stmt, user)
 

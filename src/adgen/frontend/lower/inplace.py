@@ -36,6 +36,7 @@ from adgen.frontend.lower.syntax import (
     _nested_results,
     _out_arguments,
     _own_nodes,
+    _passed_once,
     _read_after,
     _written_in_place,
 )
@@ -421,13 +422,8 @@ class InPlaceMixin(LowererState):
         if lowerer is self:
             if _loads(stmt, user):
                 return False
-        else:
-            call = stmt.value if isinstance(stmt, (gast.Assign, gast.Expr, gast.Return)) else None
-            if not isinstance(call, gast.Call) or _loads(stmt, user) != 1:
-                return False
-            direct = [*call.args, *(kw.value for kw in call.keywords)]
-            if not any(isinstance(a, gast.Name) and a.id == user for a in direct):
-                return False
+        elif not _passed_once(stmt, user):
+            return False
         return not _read_after(lowerer.node, stmt, user)
 
     def note_binding(self: Lowerer, user: str, name: str, atom: ir.Atom) -> None:

@@ -534,3 +534,13 @@ def _last_binding_at(function: Any, stmt: Any, name: str) -> bool:
         isinstance(n, (gast.For, gast.While)) and any(s is stmt for s in gast.walk(n))
         for n in gast.walk(function)
     )
+
+
+def _passed_once(stmt: Any, name: str) -> bool:
+    """Is the statement ``stmt`` a call (assigned, returned or on its own) that reads ``name``
+    once, as one of the arguments written in it (``project(vx_new, vy_new)``)?"""
+    call = stmt.value if isinstance(stmt, (gast.Assign, gast.Expr, gast.Return)) else None
+    if not isinstance(call, gast.Call) or _loads(stmt, name) != 1:
+        return False
+    direct = [*call.args, *(kw.value for kw in call.keywords)]
+    return any(isinstance(a, gast.Name) and a.id == name for a in direct)
