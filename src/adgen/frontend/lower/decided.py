@@ -27,7 +27,6 @@ import numpy as np
 from adgen import ir
 from adgen.errors import AdgenError
 from adgen.frontend.lower.expressions import _local_kind
-from adgen.frontend.lower.objects import LocalInstance
 from adgen.frontend.lower.state import LowererState
 from adgen.frontend.lower.statements import _always_returns, _returns
 from adgen.rules import registry
@@ -374,15 +373,12 @@ class DecidedMixin(LowererState):
         given or bound (``xp`` passed as ``np``) and the other is known too: whether they are
         one object (None: not so)."""
         sides = [node.left, node.comparators[0]]
-        classes = [self.local_class(n) for n in sides]  # `type(params) is MixedLMParams`
-        if not any(
-            isinstance(n, gast.Name) and n.id in self.local_functions for n in sides
-        ) and all(c is None for c in classes):
+        if not any(isinstance(n, gast.Name) and n.id in self.local_functions for n in sides):
             return None
         known = []
-        for n, cls in zip(sides, classes):
-            if isinstance(n, gast.Constant) or cls is not None:
-                known.append(n.value if cls is None else cls)
+        for n in sides:
+            if isinstance(n, gast.Constant):
+                known.append(n.value)
                 continue
             try:
                 ok, value = self.static_object(n)
@@ -392,16 +388,6 @@ class DecidedMixin(LowererState):
                 return None
             known.append(value)
         return known[0] is known[1]
-
-    def local_class(self: Lowerer, node: Any) -> type | None:
-        """The class of ``type(m)`` for ``m`` an instance made inside the function; None for
-        anything else."""
-        if not (isinstance(node, gast.Call) and len(node.args) == 1 and not node.keywords):
-            return None
-        if not (isinstance(node.args[0], gast.Name) and self.is_call_to(node, type)):
-            return None
-        local = self.local_functions.get(node.args[0].id)
-        return local.cls if isinstance(local, LocalInstance) else None
 
 
 def _is_singleton(value: Any) -> bool:
