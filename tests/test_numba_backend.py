@@ -36,6 +36,19 @@ def _rng(name: str) -> np.random.Generator:
     return np.random.default_rng(zlib.crc32(name.encode()))
 
 
+def gated(w, u, xs, h):
+    """A one-layer gated recurrence as an LSTM writes it: slices of the parameters (hoisted out
+    of the loop, saved once) and names first bound inside the loop (``None`` before it: typed
+    placeholders, or Numba cannot type the tapes that save them)."""
+    b = h.shape[0]
+    total = 0.0
+    for t in range(xs.shape[0]):
+        gate = 1.0 / (1.0 + np.exp(-(xs[t] * w[:b] + u[:b])))
+        h = gate * np.tanh(h * w[b:] + u[b:])
+        total = total + np.sum(h * h)
+    return total
+
+
 PROGRAMS = {
     "orbit": (orbit, lambda r: (1.0, 0.0, 0.0, 1.0, 0.01, 100), (0, 1, 2, 3)),
     "lorenz": (lorenz, lambda r: (10.0, 28.0, 8.0 / 3.0, 1.0, 1.0, 1.0, 0.01, 300), (0, 1, 2)),
@@ -56,6 +69,16 @@ PROGRAMS = {
         (0, 1, 2),
     ),
     "heat": (heat, lambda r: (np.sin(np.linspace(0.0, 3.0, 16)), 0.2, 25), (0,)),
+    "gated": (
+        gated,
+        lambda r: (
+            r.standard_normal(8),
+            r.standard_normal(8),
+            r.standard_normal((5, 4)),
+            np.zeros(4),
+        ),
+        (0, 1),
+    ),
 }
 EXTRA = {"spring": (20, 0.01, 0.1)}
 

@@ -16,7 +16,11 @@ statement, into code Numba types once:
 * outside numbers inlined as constants (so the text, and a cache keyed on it, changes with
   them).
 
-``None`` placeholders stay: Numba types such a name as an optional value. Whatever this module
+``None`` placeholders (``a = b = None`` at the top: names first bound in a loop or branch,
+saved on a tape before their first value) stay ``None`` until the code runs once: then
+:meth:`NumbaSource.typed` gives each one an empty value of the type the name holds (``0.0``,
+``np.empty((0, 0), dtype=np.float64)``), so Numba types the name, and the tapes that save it,
+as that one type (the placeholder itself is never read). Whatever this module
 cannot rewrite raises :class:`NotForNumba` with the line of the generated code, and adgen runs
 the NumPy code instead (:mod:`adgen.backend.numba_jit`). The comments quoting the user's lines
 are kept, so the rewritten code reads like the original and its lines can be named.
@@ -59,6 +63,8 @@ import types
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from adgen.names import Namer
 
 # the modules Numba code may name (as generated code spells them)
@@ -81,10 +87,71 @@ class NotForNumba(Exception):
 
 @dataclass
 class NumbaSource:
-    """The rewritten function: its text (comments kept) and the outside values it reads."""
+    """The rewritten function: its text (comments kept), and the names its first statement
+    binds to ``None`` (``placeholders``, at line ``placeholder_line`` of ``text``, 1-based)."""
 
     name: str
     text: str
+    placeholders: tuple[str, ...] = ()
+    placeholder_line: int = 0
+
+    def typed(self, samples: dict[str, Any]) -> NumbaSource:
+        """The text with each placeholder bound to an empty value of its sample's type (the
+        value the name held when the NumPy code returned); names without one stay ``None``.
+
+        >>> text = "def f(x):|    a = b = c = None|    return x|".replace("|", chr(10))
+        >>> src = NumbaSource("f", text, ("a", "b", "c"), 2)
+        >>> print(src.typed({"a": np.ones((2, 3)), "b": (1.5, 2), "c": None}).text, end="")
+        def f(x):
+            a = np.empty((0, 0), dtype=np.float64)
+            b = (0.0, 0)
+            c = None
+            return x
+        """
+        if not self.placeholders:
+            return self
+        groups: dict[str, list[str]] = {}
+        for name in self.placeholders:
+            groups.setdefault(empty_like(samples.get(name)) or "None", []).append(name)
+        rows = self.text.split("\n")
+        pad = rows[self.placeholder_line - 1][: -len(rows[self.placeholder_line - 1].lstrip())]
+        made = [pad + " = ".join([*names, value]) for value, names in groups.items()]
+        rows[self.placeholder_line - 1 : self.placeholder_line] = made
+        return NumbaSource(self.name, "\n".join(rows))
+
+
+def empty_like(value: Any) -> str | None:
+    """An expression Numba types as ``value``'s type (an empty array of its dtype and rank,
+    a zero of its scalar type), or ``None`` where there is none.
+
+    >>> empty_like(np.zeros(3, dtype=np.float32)), empty_like(2), empty_like(np.float32(1))
+    ('np.empty((0,), dtype=np.float32)', '0', 'np.float32(0)')
+    >>> empty_like((1.0, range(3))), empty_like("text")
+    ('(0.0, range(0))', None)
+    """
+    if isinstance(value, (bool, np.bool_)):
+        return "False"
+    if isinstance(value, np.ndarray):
+        kind = value.dtype
+        if kind.kind not in "biufc" or not kind.isnative:
+            return None
+        dtype = "np.bool_" if kind.kind == "b" else f"np.{kind.name}"
+        shape = ", ".join(["0"] * value.ndim) + ("," if value.ndim == 1 else "")
+        return f"np.empty(({shape}), dtype={dtype})"
+    if isinstance(value, np.generic):
+        if value.dtype.kind not in "iufc":
+            return None
+        return f"np.{value.dtype.name}(0)"
+    if type(value) in (int, float, complex):
+        return {int: "0", float: "0.0", complex: "0j"}[type(value)]
+    if isinstance(value, range):
+        return "range(0)"
+    if type(value) is tuple:
+        items = [empty_like(v) for v in value]
+        if any(item is None for item in items):
+            return None
+        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"  # type: ignore[arg-type]
+    return None
 
 
 def numba_source(
@@ -107,7 +174,27 @@ def numba_source(
     _Outside(fn, free, helpers).visit(fn)
     ast.fix_missing_locations(fn)
     lines = _print(fn, comments)
-    return NumbaSource(fn.name, "\n".join(lines) + "\n")
+    held = _placeholders(fn)
+    names: tuple[str, ...] = ()
+    at = 0
+    if held is not None:
+        row = "    " + ast.unparse(held[1])
+        at = next((i + 1 for i, text in enumerate(lines) if text == row), 0)
+        names = held[0] if at else ()
+    return NumbaSource(fn.name, "\n".join(lines) + "\n", names, at)
+
+
+def _placeholders(fn: ast.FunctionDef) -> tuple[tuple[str, ...], ast.stmt] | None:
+    """The names the function's first ``a = b = None`` statement binds, and that statement."""
+    for stmt in fn.body:
+        if (
+            isinstance(stmt, ast.Assign)
+            and isinstance(stmt.value, ast.Constant)
+            and stmt.value.value is None
+            and all(isinstance(t, ast.Name) for t in stmt.targets)
+        ):
+            return tuple(t.id for t in stmt.targets), stmt  # type: ignore[attr-defined]
+    return None
 
 
 def user_line(text: str, line: int) -> str | None:
@@ -379,6 +466,9 @@ class _Outside(ast.NodeTransformer):
         return super().visit(node)
 
     def visit_Attribute(self, node: ast.Attribute) -> Any:
+        if ast.unparse(node) == "np.random" and "np" not in self.local:
+            # (Numba's np.random draws from its own generator, not NumPy's: other numbers)
+            raise NotForNumba("a random draw of `np.random`", self.line)
         if isinstance(node.value, ast.Name) and node.value.id == "rt" and "rt" not in self.local:
             if node.attr not in self.helpers:
                 raise NotForNumba(f"`rt.{node.attr}` (no Numba form of it yet)", self.line)

@@ -24,6 +24,7 @@ reads no other outside value, so nothing Numba freezes at compile time goes stal
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import importlib.util
 import linecache
@@ -121,6 +122,48 @@ def wrap(
     return NumbaCode(source, compiled, function, strict)
 
 
+def first_values(
+    fn: Callable[..., Any], args: tuple[Any, ...], names: tuple[str, ...]
+) -> dict[str, Any]:
+    """The first value other than ``None`` each of ``names`` holds while ``fn`` runs on
+    ``args``: what the placeholders of adgen's NumPy code hold, the types Numba should give
+    them. Read by a trace hook on this thread, on ``fn``'s frame only, until every name is seen.
+
+    >>> def f(x, n):
+    ...     y = z = None
+    ...     for _ in range(n):
+    ...         y = x * 2
+    ...     return x
+    >>> first_values(f, (3, 2), ("y", "z"))
+    {'y': 6}
+    """
+    code = getattr(fn, "__code__", None)
+    seen: dict[str, Any] = {}
+    wanted = set(names)
+    if code is None or not wanted:
+        return seen
+
+    def local(frame: Any, event: str, arg: Any) -> Any:
+        values = frame.f_locals
+        for name in [n for n in wanted if values.get(n) is not None]:
+            seen[name] = values[name]
+            wanted.discard(name)
+        return local if wanted else None
+
+    def calls(frame: Any, event: str, arg: Any) -> Any:
+        return local if event == "call" and frame.f_code is code else None
+
+    before = sys.gettrace()
+    sys.settrace(calls)
+    try:
+        fn(*args)
+    except Exception:  # noqa: BLE001 - the call that follows gives the answer, or the error
+        pass
+    finally:
+        sys.settrace(before)
+    return seen
+
+
 class NumbaCode:
     """A derivative's code compiled by Numba (on its first call), the NumPy code as its
     fallback. ``__code__`` is the NumPy code's: an error it raises names the user's line
@@ -154,6 +197,8 @@ class NumbaCode:
     def __call__(self, *args: Any) -> Any:
         if self.failed:
             return self.fallback(*args)
+        if self.jitted is None and self.source.placeholders:
+            self.source = self.source.typed(self._placeholder_values(args))
         jitted = self.jitted if self.jitted is not None else self._load()
         from numba.core.errors import NumbaError, NumbaPerformanceWarning
 
@@ -172,6 +217,16 @@ class NumbaCode:
         except Exception:  # noqa: BLE001 - the NumPy code gives the answer, or the error
             stats["runtime_fallbacks"] += 1
             return self.fallback(*args)
+
+    def _placeholder_values(self, args: tuple[Any, ...]) -> dict[str, Any]:
+        """What the placeholders hold when the NumPy code runs, on a deep copy of the
+        arguments: the run writes into no array of the caller's and moves no random
+        generator it is given (the rewrite refuses ``np.random``'s global one)."""
+        try:
+            copied = copy.deepcopy(args)
+        except Exception:  # noqa: BLE001 - no copy, no run: the placeholders stay None
+            return {}
+        return first_values(self.fallback, copied, self.source.placeholders)
 
     def _refuse_compiled(self, exc: Exception) -> None:
         text = str(exc)

@@ -121,9 +121,11 @@ def _may_write(prim: Primitive) -> bool:
 
 
 def pure(prim: Primitive) -> bool:
-    """Can a call of this primitive be computed once, moved or dropped?"""
+    """Can a call of this primitive be computed once, moved or dropped? (Not a random
+    draw's: each call gives other numbers.)"""
     return (
         prim.differentiable
+        and not prim.draws
         and prim.name not in _MUTATING
         and prim.user_fn is None
         and prim.callee is None

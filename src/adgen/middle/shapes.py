@@ -324,7 +324,7 @@ def kinds_follow(prim: Any) -> bool:
     """
     if prim.name in _NEVER or prim.user_fn is not None or prim.callee is not None:
         return False
-    if prim.refusal is not None:
+    if prim.refusal is not None or prim.draws:
         return False
     return not (prim.name.startswith(("np.random", "rt.")) and prim.name not in _SHAPED_HELPERS)
 

@@ -365,38 +365,38 @@ def random_permutation(x):
 
 # Methods of a random generator (``rng = np.random.default_rng(0)``; ``rng.normal(size=3)``):
 # generated code calls the method; no derivative, and a differentiated argument is refused.
-@method_rule("normal")
+@method_rule("normal", draws=True)
 def generator_normal(rng, loc=0.0, scale=1.0, size=None):
     """``rng.normal(loc, scale, size)``."""
 
 
-@method_rule("uniform")
+@method_rule("uniform", draws=True)
 def generator_uniform(rng, low=0.0, high=1.0, size=None):
     """``rng.uniform(low, high, size)``."""
 
 
-@method_rule("standard_normal")
+@method_rule("standard_normal", draws=True)
 def generator_standard_normal(rng, size=None, dtype=None):
     """``rng.standard_normal(size)``. (Not ``out=``: a write into an array the program
     reads, which a call without an effect would hide from the generated code.)"""
 
 
-@method_rule("random")
+@method_rule("random", draws=True)
 def generator_random(rng, size=None, dtype=None):
     """``rng.random(size)`` (not ``out=``, as for ``standard_normal``)."""
 
 
-@method_rule("integers")
+@method_rule("integers", draws=True)
 def generator_integers(rng, low, high=None, size=None, dtype=None, endpoint=False):
     """``rng.integers(low, high, size)``."""
 
 
-@method_rule("choice")
+@method_rule("choice", draws=True)
 def generator_choice(rng, a, size=None, replace=True, p=None, axis=0, shuffle=True):
     """``rng.choice(a, size)``: refused when ``a`` or ``p`` is differentiated."""
 
 
-@method_rule("permutation")
+@method_rule("permutation", draws=True)
 def generator_permutation(rng, x, axis=0):
     """``rng.permutation(x)``: refused when ``x`` is differentiated."""
 

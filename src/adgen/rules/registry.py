@@ -695,9 +695,25 @@ class Primitive:
         self.raise_cause = False
         # forward templates for a batch of tangents (``bjvp_<p>``, see _parse_rule)
         self.batched: dict[str, Template] = {}
+        # a method of a random generator (``rng.normal``): see :attr:`draws`
+        self.generator_method = False
 
     def __repr__(self) -> str:
         return f"<primitive {self.name}>"
+
+    @property
+    def draws(self) -> bool:
+        """Is a call a random draw (``np.random.normal(0.0, 1.0, 3)``, ``rng.choice(4)``)?
+        Each call gives other numbers and moves its generator's state, so one is never
+        computed when transforming, merged with another, moved out of a loop or dropped.
+
+        >>> [lookup(f).draws for f in (np.random.normal, np.random.permutation, np.sin)]
+        [True, True, False]
+        """
+        owner = getattr(self.function, "__self__", None)
+        return self.generator_method or isinstance(
+            owner, (np.random.RandomState, np.random.Generator)
+        )
 
     def localize(self, claim: Callable[[str, Any], str]) -> Primitive:
         """This primitive as one generated function writes it.
@@ -2808,7 +2824,7 @@ def method_emitter(
 
 
 def method_rule(
-    method: str, *, view: bool = False, complex: bool = False
+    method: str, *, view: bool = False, complex: bool = False, draws: bool = False
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register templates for an array method that is not a NumPy function, e.g. ``x.astype``.
 
@@ -2827,6 +2843,7 @@ def method_rule(
         stand_in = ArrayMethod(method)
         prim = Primitive(f".{method}", method_emitter(method), params, jvp, vjp, view=view)
         prim.complex = complex
+        prim.generator_method = draws
         prim.batched = batched
         module = _module_of_rule(rule_fn)
         if module is None:
