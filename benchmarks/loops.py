@@ -12,8 +12,10 @@ backend's (rtol 1e-12).
 ``compile`` is the first call of ``backend="numba"`` in this process (reading, deriving,
 rewriting and compiling); ``cached load`` the first call in a new process when adgen's disk
 cache holds the code compiled (``ADGEN_DISK_CACHE=1``; ``--no-load`` skips it). ``ran`` says
-whether Numba's code ran or adgen fell back to the NumPy code (and why). jax is not compared
-here (not in adgen's development environment).
+whether Numba's code ran or adgen fell back to the NumPy code (and why). ``jax.jit`` is the
+same problem written for JAX as its users would (``benchmarks/peers/jax_loops.py``: time loops
+as ``lax.scan``), timed after compilation and checked against adgen's gradient (rtol 1e-9:
+other summation orders); it needs the bench extra (``--no-jax`` skips it).
 """
 
 from __future__ import annotations
@@ -41,6 +43,16 @@ import adgen  # noqa: E402
 from benchmarks.harness import interleaved  # noqa: E402
 from benchmarks.problems import lstm as lstm_problem  # noqa: E402
 from benchmarks.problems.loops import heat, lorenz, orbit, rnn, spring  # noqa: E402
+
+# problem -> its JAX form's name in benchmarks/peers/jax_loops.py
+JAX_NAMES = {
+    "orbit, floats, 200 steps": "orbit",
+    "RK4 Lorenz, floats, 1000 steps": "lorenz",
+    "spring chain, 64 masses, 300 steps": "spring",
+    "tanh RNN, 16 wide, 50 steps": "rnn",
+    "heat equation, 200 points, 500 steps": "heat",
+    "LSTM, 2 layers, 14 wide, 40 steps": "lstm",
+}
 
 
 def problems() -> dict[str, tuple[Callable[..., Any], tuple[Any, ...], tuple[int, ...]]]:
@@ -113,7 +125,20 @@ def cached_load(name: str) -> float:
         return times[1]
 
 
-def measure(name: str, repeat: int, min_sample: float, load: bool) -> dict[str, Any]:
+def jax_call(name: str, args: tuple[Any, ...], wrt: tuple[int, ...], expected: Any) -> Any:
+    """The jitted JAX gradient of ``name`` as a thunk (None without JAX), checked."""
+    try:
+        from benchmarks.peers import jax_loops
+    except ImportError:
+        return None
+    call = jax_loops.value_and_grad(JAX_NAMES[name], args, wrt)
+    _, grads = call()
+    for g, e in zip(grads, expected if isinstance(expected, tuple) else (expected,)):
+        np.testing.assert_allclose(np.asarray(g), e, rtol=1e-9, atol=1e-12)
+    return call
+
+
+def measure(name: str, repeat: int, min_sample: float, load: bool, jax: bool) -> dict[str, Any]:
     from adgen.backend import numba_jit
 
     fn, args, wrt = problems()[name]
@@ -131,15 +156,15 @@ def measure(name: str, repeat: int, min_sample: float, load: bool) -> dict[str, 
         np.testing.assert_allclose(g, e, rtol=1e-12, atol=1e-300)
     fell = numba_jit.stats["fallbacks"] + numba_jit.stats["runtime_fallbacks"] > fallbacks
     why = str(caught[0].message).split(": ", 1)[-1] if caught else ""
-    times = interleaved(
-        {
-            "primal": lambda: fn(*args),
-            "numpy": lambda: numpy_grad(*args),
-            "numba": lambda: numba_grad(*args),
-        },
-        repeat,
-        min_sample,
-    )
+    calls = {
+        "primal": lambda: fn(*args),
+        "numpy": lambda: numpy_grad(*args),
+        "numba": lambda: numba_grad(*args),
+    }
+    jitted = jax_call(name, args, wrt, expected) if jax else None
+    if jitted is not None:
+        calls["jax"] = jitted
+    times = interleaved(calls, repeat, min_sample)
     return {
         "name": name,
         **times,
@@ -164,6 +189,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--quick", action="store_true", help="fewer, shorter samples")
     parser.add_argument("--no-load", action="store_true", help="skip the cached-load runs")
+    parser.add_argument("--no-jax", action="store_true", help="skip jax.jit")
     parser.add_argument("--only", default="", help="the problems whose name has this text")
     parser.add_argument("--first-call", help=argparse.SUPPRESS)
     opts = parser.parse_args()
@@ -172,17 +198,20 @@ def main() -> None:
         return
     repeat, min_sample = (3, 0.02) if opts.quick else (opts.repeat, 0.1)
     print(
-        "| gradient of | primal | numpy backend | numba backend | numpy / numba | "
-        "numba / primal | compile | cached load | ran |"
+        "| gradient of | primal | numpy backend | numba backend | jax.jit | numpy / numba | "
+        "numba / primal | numba / jax.jit | compile | cached load | ran |"
     )
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
     for name in problems():
         if opts.only not in name:
             continue
-        r = measure(name, repeat, min_sample, not opts.no_load)
+        r = measure(name, repeat, min_sample, not opts.no_load, not opts.no_jax)
+        jax_time = r.get("jax")
+        ratio = f"{r['numba'] / jax_time:.2f}x" if jax_time else "-"
         print(
             f"| {r['name']} | {fmt(r['primal'])} | {fmt(r['numpy'])} | {fmt(r['numba'])} | "
-            f"{r['numpy'] / r['numba']:.1f}x | {r['numba'] / r['primal']:.2f}x | "
+            f"{fmt(jax_time)} | {r['numpy'] / r['numba']:.1f}x | "
+            f"{r['numba'] / r['primal']:.2f}x | {ratio} | "
             f"{fmt(r['compile'])} | {fmt(r['load'])} | {r['ran']} |",
             flush=True,
         )

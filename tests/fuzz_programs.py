@@ -353,6 +353,8 @@ NEW_KINDS = frozenset(
     + ["inactive", "guarded"]
     # issue 34's public programs: generators iterated where they are called, or taken whole
     + ["generator"]
+    # random draws: computed where and as often as Python does (never merged, moved or dropped)
+    + ["draw"]
 )
 
 # module-level globals named like the program's parameters (`y`, `s`) and like names adgen
@@ -691,6 +693,37 @@ class Writer:
         name = self.fresh("t")
         k = self.choices.integer(0, 2)
         return [f"{name} = float(np.histogram(np.arange(6.0), bins=3)[0][{k}])"], name, None
+
+    def stmt_draw(self, scope: Scope) -> Any:
+        """Random draws the program makes reproducible at each call: from a generator it
+        seeds, or from NumPy's global one after ``np.random.seed``; two draws with the same
+        arguments (other numbers), maybe a draw whose value is unused before them, scaling
+        a differentiated value."""
+        a = self.source(scope)
+        shape = scope.shapes[a]
+        size = "" if shape in (None, ()) else f", size={shape}"
+        seed = self.choices.integer(0, 99)
+        lines = []
+        if self.choices.boolean():
+            owner = self.fresh("rng")
+            lines.append(f"{owner} = np.random.default_rng({seed})")
+            self.features.add("draw: generator")
+        else:
+            owner = "np.random"
+            lines.append(f"np.random.seed({seed})")
+            self.features.add("draw: global")
+
+        def draw() -> str:
+            law = self.pick(["normal(0.0, 1.0", "uniform(0.5, 1.5"])
+            return f"{owner}.{law}{size})"
+
+        if self.choices.boolean():
+            lines.append(draw())
+            self.features.add("draw: unused")
+        first, second, name = self.fresh("r"), self.fresh("r"), self.fresh()
+        lines += [f"{first} = {draw()}", f"{second} = {draw()}"]
+        lines.append(f"{name} = {a} * ({first} - 0.5 * {second})")
+        return lines, name, shape
 
     def stmt_tuple(self, scope: Scope) -> Any:
         a = self.source(scope, readable=False)
