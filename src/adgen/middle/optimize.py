@@ -75,6 +75,7 @@ import warnings
 from typing import Any
 
 from adgen import ir
+from adgen.middle.shifts import cut_shifts
 from adgen.rules import registry
 from adgen.rules.registry import Primitive
 
@@ -95,6 +96,7 @@ def optimize(fn: ir.Function) -> ir.Function:
         _rename(out, renames)
     _self_products(out)  # (one statement's operands: the same object, whatever aliases it)
     _dead_code(out)
+    cut_shifts(out)
     return out
 
 

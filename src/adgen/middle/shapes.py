@@ -441,7 +441,12 @@ class _Inference:
                 values[v] = known
         if stand_ins and prim.elementwise:
             return (self.elementwise(stmt, values),)
-        if stand_ins and not prim.differentiable and prim.name not in _SHAPE_QUERIES | _SHAPE_ONLY:
+        if (
+            stand_ins
+            and not prim.differentiable
+            and not prim.derivative_cut
+            and prim.name not in _SHAPE_QUERIES | _SHAPE_ONLY
+        ):
             raise _Unknown  # np.nonzero(x), np.argmax(x): the values decide
         if stand_ins:
             for v, known in values.items():

@@ -28,6 +28,7 @@ import os
 from adgen import ir
 from adgen.backend.codeopt import reuse_buffers
 from adgen.backend.codeopt.collect_terms import collect_terms
+from adgen.backend.codeopt.drop_broadcasts import drop_broadcasts
 from adgen.backend.codeopt.fuse_temporaries import fuse_temporaries
 from adgen.backend.emit import CodeWriter, open_block, open_while
 from adgen.errors import UnsupportedSyntaxError
@@ -432,5 +433,6 @@ def emit_function(gen: _Forward, suffix: str, title: str, fuse: bool, reuse: boo
         text = collect_terms(text, gen.known)
     text = fuse_temporaries(text) if fuse else text
     if fuse and reuse and reuse_buffers.applies(gen.known):
+        text = drop_broadcasts(text, gen.known)
         text = reuse_buffers.reuse_buffers(text, gen.known)
     return Generated(gen_name, params, text, restoring)

@@ -697,6 +697,10 @@ class Primitive:
         self.batched: dict[str, Template] = {}
         # a method of a random generator (``rng.normal``): see :attr:`draws`
         self.generator_method = False
+        # a differentiable function whose derivative a call does not take (the maximum that
+        # shifts a log-sum-exp: adgen.middle.shifts); its result's kind still follows its
+        # arguments' kinds, as the function's does
+        self.derivative_cut = False
 
     def __repr__(self) -> str:
         return f"<primitive {self.name}>"

@@ -16,6 +16,7 @@ from adgen import ir
 from adgen.backend.codeopt import reuse_buffers as reuse
 from adgen.backend.codeopt.batch_saves import batch_saves
 from adgen.backend.codeopt.collect_terms import collect_terms
+from adgen.backend.codeopt.drop_broadcasts import drop_broadcasts
 from adgen.backend.codeopt.drop_copies import drop_copies
 from adgen.backend.codeopt.drop_dead import drop_dead
 from adgen.backend.codeopt.fuse_temporaries import fuse_temporaries
@@ -427,6 +428,9 @@ def _optimize(
     scalar = {v for v, cls in gen.classes.items() if cls == frozenset()}
     small = frozenset(scalar | {gen.bar(v) for v in scalar})
     text = fuse_temporaries(text) if fuse else text
+    if for_numpy:  # (an adjoint has its value's shape and dtype)
+        bars = {gen.bar(v): k for v, k in known.items() if gen.bar(v) not in known}
+        text = drop_broadcasts(text, {**bars, **known})
     text = keep_shapes_and_free(text, small)
     if for_numpy:
         text = reuse.reuse_buffers(text, known)

@@ -1,0 +1,97 @@
+"""Drop a ``np.broadcast_to`` whose result meets, in elementwise arithmetic, an array of
+the very shape it broadcasts to: the operator broadcasts it the same way.
+
+Derivative code specialised for shapes spreads a reduced cotangent back with
+``np.broadcast_to(g, S)`` (:mod:`adgen.rules.known`), and
+:mod:`~adgen.backend.codeopt.fuse_temporaries` then writes it into the product that reads
+it: ``np.broadcast_to(g / s, (32, 10)) * e``. Where ``e`` has shape ``(32, 10)`` (the
+shapes ``known`` gives, or those elementwise arithmetic of such names has), ``(g / s) * e``
+has the same values, shape and dtype, without the call (about 2.5 us for small arrays).
+Code for NumPy arrays of known shapes only (the reverse and forward modes run it with
+:mod:`~adgen.backend.codeopt.reuse_buffers`).
+
+>>> print(drop_broadcasts(
+...     "def f_vjp(e, g, s):\\n"
+...     "    # adjoint of line 2\\n"
+...     "    a = np.broadcast_to(g / s, (32, 10)) * e\\n"
+...     "    b = np.broadcast_to(g, (32, 10)) + np.broadcast_to(s, (32, 10))\\n"
+...     "    return a, b\\n",
+...     {"e": ((32, 10), "float64"), "g": ((32, 1), "float64"), "s": ((32, 1), "float64")},
+... ), end="")
+def f_vjp(e, g, s):
+    # adjoint of line 2
+    a = g / s * e
+    b = np.broadcast_to(g, (32, 10)) + np.broadcast_to(s, (32, 10))
+    return a, b
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Mapping
+
+from adgen.pyast import dotted_text
+from adgen.rules.known import elementwise_shape
+
+_OPERATORS = (ast.Add, ast.Sub, ast.Mult, ast.Div)
+
+
+def drop_broadcasts(source: str, known: Mapping[str, tuple[tuple[int, ...], str]]) -> str:
+    """``source`` without the ``np.broadcast_to`` calls an operator's other operand makes
+    redundant (see the module's documentation)."""
+    if "np.broadcast_to(" not in source or not known:
+        return source
+    rows = source.split("\n")
+    for i, row in enumerate(rows):
+        if "np.broadcast_to(" not in row or row.lstrip().startswith("#"):
+            continue
+        try:  # (one simple statement per line: headers of blocks do not parse alone)
+            tree = ast.parse(row.strip())
+        except SyntaxError:
+            continue
+        if len(tree.body) != 1 or not isinstance(tree.body[0], (ast.Assign, ast.Return)):
+            continue
+        dropper = _Dropper(known)
+        dropper.visit(tree)
+        if dropper.dropped:
+            rows[i] = row[: len(row) - len(row.lstrip())] + ast.unparse(tree.body[0])
+    return "\n".join(rows)
+
+
+def _target(node: ast.expr) -> tuple[ast.expr, tuple[int, ...]] | None:
+    """``(e, S)`` for ``np.broadcast_to(e, S)`` with ``S`` a literal tuple of integers."""
+    if not (
+        isinstance(node, ast.Call)
+        and dotted_text(node.func) == "np.broadcast_to"
+        and len(node.args) == 2
+        and not node.keywords
+    ):
+        return None
+    try:
+        shape = ast.literal_eval(node.args[1])
+    except ValueError:
+        return None
+    if not (isinstance(shape, tuple) and all(type(n) is int for n in shape)):
+        return None
+    return node.args[0], shape
+
+
+class _Dropper(ast.NodeTransformer):
+    def __init__(self, known: Mapping[str, tuple[tuple[int, ...], str]]) -> None:
+        self.known = known
+        self.dropped = 0
+
+    def visit_BinOp(self, node: ast.BinOp) -> ast.expr:
+        self.generic_visit(node)
+        if not isinstance(node.op, _OPERATORS):
+            return node
+        for side, other in (("left", node.right), ("right", node.left)):
+            found = _target(getattr(node, side))
+            if found is None or _target(other) is not None:
+                continue
+            inner, shape = found
+            if elementwise_shape(other, self.known) == shape:
+                setattr(node, side, inner)
+                self.dropped += 1
+                break
+        return node
