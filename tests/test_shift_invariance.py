@@ -131,3 +131,18 @@ def test_a_shift_undone_in_one_branch_only_keeps_the_derivative(flag) -> None:
     got = adgen.grad(added_in_one_branch)(Z, flag)
     expected = _differences(lambda z: added_in_one_branch(z, flag), Z)
     np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-8)
+
+
+def shifted_in_an_earlier_iteration(z):
+    for i in range(3):
+        m = np.max(z * (i + 1.0), axis=1, keepdims=True)
+        if i == 0:
+            d = z - m
+    lse = np.log(np.sum(np.exp(d), axis=1, keepdims=True))
+    return np.sum(lse + m)  # (m of the last iteration, d shifted by the first's)
+
+
+def test_a_shift_by_another_iteration_s_maximum_keeps_the_derivative() -> None:
+    fn = shifted_in_an_earlier_iteration
+    assert "minmax_vjp" in adgen.source(fn, args=(Z,))
+    np.testing.assert_allclose(adgen.grad(fn)(Z), _differences(fn, Z), rtol=1e-6, atol=1e-8)

@@ -19,7 +19,10 @@ chain rule applies, ``(a + b) * c`` rather than ``a * c + b * c``:
   nor saves it per iteration, and adds its derivative up once;
 * **self-products** -- ``x * x`` is marked as a square: the primal stays ``x * x``, but its
   derivative is ``dx * x * 2.0`` (one product fewer; bit for bit ``dx * x + x * dx``);
-* **dead-code elimination** -- an operation whose result nothing reads is dropped.
+* **dead-code elimination** -- an operation whose result nothing reads is dropped;
+* **shifts without derivative** -- the maximum that only shifts a log-sum-exp, a
+  log-softmax or a softmax carries no derivative (:mod:`adgen.middle.shifts`: the terms
+  reaching it cancel exactly).
 
 Functions that write into arrays or lists (``y[i] = ...``, ``xs.append``, or a call adgen
 runs as written without knowing it only reads its arguments) are left as they are apart

@@ -70,14 +70,51 @@ def cut_shifts(fn: ir.Function) -> list[str]:
                 defs[name] = stmt
         else:
             reads[name].append(stmt)
+    where = _positions(fn.body)
     cut = []
     for name, stmt in list(defs.items()):
         if stmt.prim.name not in _MAX or binds[name] != 1:
             continue
-        if _only_shifts(name, stmt, binds, reads, defs):
+        names: set[str] = set()
+        if _only_shifts(name, stmt, binds, reads, names) and _in_order(names, defs, reads, where):
             stmt.prim = _without_derivative(stmt.prim)
             cut.append(name)
     return cut
+
+
+def _positions(
+    block: list[ir.Stmt], out: dict[int, tuple[int, int]] | None = None
+) -> dict[int, tuple[int, int]]:
+    """id of each statement -> (id of its block, its index there)."""
+    out = {} if out is None else out
+    for i, stmt in enumerate(block):
+        out[id(stmt)] = (id(block), i)
+        for inner in ("body", "orelse", "test_body"):
+            nested = getattr(stmt, inner, None)
+            if isinstance(nested, list):
+                _positions(nested, out)
+    return out
+
+
+def _in_order(
+    names: set[str],
+    defs: dict[str, ir.Assign],
+    reads: dict[str, list[ir.Stmt]],
+    where: dict[int, tuple[int, int]],
+) -> bool:
+    """Are the pattern's statements in one block, each read after the value it reads is
+    made? Then every read sees the values of one pass through the block (a shift made in a
+    loop's earlier iteration, or in another branch, is another value of ``m``)."""
+    blocks = {where[id(defs[n])][0] for n in names if n in defs}
+    if len(blocks) != 1 or any(n not in defs for n in names):
+        return False
+    for n in names:
+        made = where[id(defs[n])]
+        for stmt in reads[n]:
+            at = where.get(id(stmt))
+            if at is None or at[0] != made[0] or at[1] <= made[1]:
+                return False
+    return True
 
 
 def _arguments(stmt: ir.Assign) -> dict[str, ir.Atom]:
@@ -121,8 +158,10 @@ def _only_shifts(
     top: ir.Assign,
     binds: dict[str, int],
     reads: dict[str, list[ir.Stmt]],
-    defs: dict[str, ir.Assign],
+    names: set[str],
 ) -> bool:
+    """Are all reads of ``m`` shifts of log-sum-exps (the module's list)? ``names`` gets
+    the names of the pattern: ``m``, the shifted values, exponentials, sums and logs."""
     ok_axis, axis = _static(top, "axis", None)
     ok_keep, keepdims = _static(top, "keepdims", False)
     if not (ok_axis and ok_keep) or (axis is not None and keepdims is not True):
@@ -139,7 +178,8 @@ def _only_shifts(
     if not shifts:
         return False
     logs: set[str] = set()  # the L each shifted value meets
-    ds = {s.targets[0] for s in shifts}  # type: ignore[union-attr]
+    names.add(m)
+    ds = {s.targets[0] for s in shifts}
     for d in ds:
         if binds[d] != 1:
             return False
@@ -147,11 +187,13 @@ def _only_shifts(
         others = [s for s in reads[d] if not _is(s, "np.exp", d)]
         if len(exps) != 1 or not all(_is(s, "sub", d) and len(s.args) == 2 for s in others):
             return False
-        e = exps[0].targets[0]  # type: ignore[union-attr]
+        e = exps[0].targets[0]
+        names.add(e)
         sums = [s for s in reads[e] if _is(s, _SUM, e)]
         if binds[e] != 1 or len(sums) != 1:
             return False
-        total = sums[0].targets[0]  # type: ignore[union-attr]
+        total = sums[0].targets[0]
+        names.add(total)
         ok_a, sum_axis = _static(sums[0], "axis", None)
         ok_k, sum_keep = _static(sums[0], "keepdims", False)
         extra = set(_arguments(sums[0])) - {"a", "axis", "keepdims"}
@@ -171,7 +213,7 @@ def _only_shifts(
         if len(log) > 1 or (not log and (others or adds)):
             return False
         if log:
-            big_l = log[0].targets[0]  # type: ignore[union-attr]
+            big_l = log[0].targets[0]
             if binds[big_l] != 1:
                 return False
             logs.add(big_l)
@@ -180,11 +222,12 @@ def _only_shifts(
                 if not (minus or s in adds):
                     return False
         for s in others:  # d - L: the L of this d
-            if not log or _var(s.args[1]) != log[0].targets[0]:  # type: ignore[union-attr]
+            if not (log and _is(s, "sub", d, log[0].targets[0])):
                 return False
     for s in adds:  # L + m: an L of these shifts
         if not any(_var(a) in logs for a in s.args):
             return False
+    names.update(ds | logs)
     return True
 
 

@@ -18,6 +18,9 @@ shows what it does with a doctest (source in, source out). One pass per module:
   specialised for NumPy arrays of known shapes and floating dtypes);
 * :mod:`~adgen.backend.codeopt.fuse_temporaries`: writes a temporary read once back into the
   expression that reads it;
+* :mod:`~adgen.backend.codeopt.drop_broadcasts`: drops a ``np.broadcast_to`` whose result
+  meets an array of the shape it broadcasts to in elementwise arithmetic (code for NumPy
+  arrays of known shapes);
 * :mod:`~adgen.backend.codeopt.keep_shapes_only`: keeps only the shape and dtype (``rt.Like``) of a
   forward value whose adjoint reads nothing else of it;
 * :mod:`~adgen.backend.codeopt.free_dead_names`: frees each value after its last use (``del``);
@@ -29,13 +32,14 @@ shows what it does with a doctest (source in, source out). One pass per module:
 The order they run in:
 
 * forward mode (:func:`adgen.modes.forward.forward`) runs ``collect_terms``, :func:`fuse_temporaries
-  <adgen.backend.codeopt.fuse_temporaries.fuse_temporaries>`, then ``reuse_buffers`` (none
-  with ``fuse=False``);
+  <adgen.backend.codeopt.fuse_temporaries.fuse_temporaries>`, then ``drop_broadcasts`` and
+  ``reuse_buffers`` (none with ``fuse=False``);
 * reverse mode (:func:`adgen.modes.reverse.reverse`) runs, in this order, ``drop_copies``;
   ``batch_saves`` (not with ``batch=False``: code meant for a higher derivative);
   ``sum_before_linear`` (only for code specialised for shapes); ``collect_terms`` (code
   specialised for NumPy arrays, not with ``fuse=False`` nor ``batch=False``);
-  ``fuse_temporaries`` (not with ``fuse=False``); then ``keep_shapes_only`` and
+  ``fuse_temporaries`` (not with ``fuse=False``); ``drop_broadcasts`` (where
+  ``collect_terms`` runs); then ``keep_shapes_only`` and
   ``free_dead_names`` together
   (:func:`~adgen.backend.codeopt.keep_shapes_only.keep_shapes_and_free`, one parse for both);
   then ``reuse_buffers`` (not with ``batch=False``).
