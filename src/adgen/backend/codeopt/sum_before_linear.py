@@ -49,7 +49,7 @@ def sum_before_linear(source: str, shapes: dict[str, tuple[int, ...]]) -> str:
         b_bar = -a_bar
         return (b_bar,)
     """
-    if "np.einsum(" not in source:
+    if "np.einsum(" not in source and ".sum(" not in source:
         return source
     tree = ast.parse(source)
     if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef):
@@ -127,13 +127,17 @@ def _sum_call(name_: str, axes: tuple[int, ...], shape: tuple[int, ...]) -> ast.
 def _reduced_sum(
     stmt: ast.stmt, shapes: dict[str, tuple[int, ...]]
 ) -> tuple[str, tuple[int, ...], ast.Call] | None:
-    """``b = [-]np.reshape(np.einsum('abc->ac', A), (n, 1, m))``, a sum over axes kept with
-    size 1: (A, the axes, the reshape call)."""
+    """``b = [-]np.reshape(np.einsum('abc->ac', A), (n, 1, m))`` or ``b = [-]A.sum(axis=(0,
+    2), keepdims=True)`` (:func:`adgen.rules.known.sum_to`'s forms), a sum over axes kept
+    with size 1: (A, the axes, the call)."""
     if not isinstance(stmt, ast.Assign):
         return None
     value = stmt.value
     if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub):
         value = value.operand
+    own = _own_sum(value, shapes)
+    if own is not None:
+        return own
     if not (
         isinstance(value, ast.Call)
         and ast.unparse(value.func) == "np.reshape"
@@ -160,6 +164,33 @@ def _reduced_sum(
     ):
         return None
     return operand, axes, value
+
+
+def _own_sum(
+    value: ast.expr, shapes: dict[str, tuple[int, ...]]
+) -> tuple[str, tuple[int, ...], ast.Call] | None:
+    """``A.sum(axis=..., keepdims=True)`` of a name of known shape: (A, the axes, the call)."""
+    if not (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Attribute)
+        and value.func.attr == "sum"
+        and isinstance(value.func.value, ast.Name)
+        and not value.args
+        and sorted(k.arg or "" for k in value.keywords) == ["axis", "keepdims"]
+    ):
+        return None
+    shape = shapes.get(value.func.value.id)
+    try:
+        options = {k.arg: ast.literal_eval(k.value) for k in value.keywords}
+    except ValueError:
+        return None
+    axis = options["axis"]
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    if shape is None or options["keepdims"] is not True:
+        return None
+    if not all(type(a) is int and 0 <= a < len(shape) for a in axes):
+        return None
+    return value.func.value.id, tuple(sorted(axes)), value
 
 
 def _binds_name(stmt: ast.stmt, name_: str) -> bool:
