@@ -19,7 +19,9 @@ chain rule applies, ``(a + b) * c`` rather than ``a * c + b * c``:
   nor saves it per iteration, and adds its derivative up once;
 * **self-products** -- ``x * x`` is marked as a square: the primal stays ``x * x``, but its
   derivative is ``dx * x * 2.0`` (one product fewer; bit for bit ``dx * x + x * dx``);
-* **dead-code elimination** -- an operation whose result nothing reads is dropped;
+* **dead-code elimination** -- an operation whose result nothing reads is dropped, and so
+  is one of the function's own block whose names that block binds again before reading
+  them (an inlined helper's ``exog = None`` default, then ``exog = self.exog``);
 * **shifts without derivative** -- the maximum that only shifts a log-sum-exp, a
   log-softmax or a softmax carries no derivative (:mod:`adgen.middle.shifts`: the terms
   reaching it cancel exactly).
@@ -549,9 +551,52 @@ def _square() -> Primitive:
 
 
 def _dead_code(fn: ir.Function) -> None:
-    """Drop pure operations whose results nothing reads, until none is left."""
-    while _drop_unread(fn, _reads(fn)):
+    """Drop pure operations whose results nothing reads, until none is left, and those of
+    the function's own block whose names it binds again there before reading them."""
+    while _drop_unread(fn, _reads(fn)) | _drop_overwritten(fn):
         pass
+
+
+def _drop_overwritten(fn: ir.Function) -> bool:
+    """Drop a pure statement of the function's own block (not in a branch or loop) whose
+    every target that block binds again, unconditionally, before anything reads it: an
+    inlined helper's ``exog = None`` (its default) before ``exog = self.exog``. The name
+    then holds one value, whose kind the specialisation for shapes can know.
+
+    >>> from adgen.frontend.parse import parse_function
+    >>> from adgen.frontend.lower import lower
+    >>> import numpy as np
+    >>> def scaled(x, w=None):
+    ...     if w is None:
+    ...         w = np.sin(x)
+    ...     return x * w
+    >>> def f(x):
+    ...     return np.sum(scaled(x))
+    >>> function = lower(parse_function(f))
+    >>> [ast.unparse(ir.primal_expr(s)) for s in function.body[:2]]
+    ['None', 'np.sin(x)']
+    >>> _drop_overwritten(function), [ast.unparse(ir.primal_expr(s)) for s in function.body[:2]]
+    (True, ['np.sin(x)', 'x * scaled_w'])
+    """
+    top = {id(s) for s in fn.body}
+    first: dict[str, str] = {}  # name -> its first event after the statement looked at
+    kept: list[ir.Stmt] = []
+    for stmt in reversed(fn.body):
+        if (
+            isinstance(stmt, ir.Assign)
+            and pure(stmt.prim)
+            and all(first.get(t) == "rebound" for t in stmt.targets)
+        ):
+            continue
+        kept.append(stmt)
+        for kind, name, at in reversed(ir.events([stmt])):
+            if kind == "bind" and isinstance(at, ir.Assign) and id(at) in top:
+                first[name] = "rebound"
+            else:  # a read, or a binding in a branch or a loop (which may not run)
+                first[name] = "read"
+    dropped = len(kept) != len(fn.body)
+    fn.body = kept[::-1]
+    return dropped
 
 
 def _drop_unread(fn: ir.Function, reads: set[str]) -> bool:
