@@ -25,7 +25,10 @@ Recognised, for ``m = np.max(x, ...)`` (``np.amax``, ``x.max(...)``) read nowher
 * ``L`` read only by ``L + m`` (or ``m + L``) and by ``d - L``;
 
 with the maximum over all axes, or over the sum's axes with both ``keepdims=True`` (``m``
-constant over each group the sum adds up). Every name involved is bound once.
+constant over each group the sum adds up). Every name involved is bound once, and all
+these statements stand in one block, each after the values it reads: every read sees the
+values of one pass through the block (a shift by the maximum of another loop iteration, or
+of another branch, does not cancel).
 
 >>> from adgen.frontend.parse import parse_function
 >>> from adgen.frontend.lower import lower
