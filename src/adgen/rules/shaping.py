@@ -469,6 +469,13 @@ def asarray(ans, a, dtype=None, order=None, device=None, copy=None):
             else np.zeros(np.shape(ans))
         )
 
+    def bjvp(da):  # (a batch of tangents as it is, or cast to a floating dtype)
+        if dtype is None:
+            return np.asarray(da)
+        if rt.known_real(a) and np.issubdtype(dtype, np.inexact):
+            return np.asarray(da, dtype=dtype)
+        return None
+
     def vjp(g):
         if dtype is None:
             return g
