@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from derivative_checks import differences
 
 import adgen
 
@@ -49,15 +50,6 @@ def softmax_weighted(z):
     return np.sum(p * np.arange(4.0)) + np.sum(np.log(s) + m)
 
 
-def _differences(fn, z, eps=1e-6):
-    grad = np.zeros_like(z)
-    for i in np.ndindex(z.shape):
-        step = np.zeros_like(z)
-        step[i] = eps
-        grad[i] = (fn(z + step) - fn(z - step)) / (2 * eps)
-    return grad
-
-
 CLOSED_FORMS = {
     logsumexp_rows: lambda z: softmax(z, 1) * np.arange(1.0, 6.0)[:, None],
     logsumexp_all: lambda z: softmax(z.ravel(), 0).reshape(z.shape),
@@ -71,7 +63,7 @@ def test_shifted_log_sum_exps_lose_the_maximum_s_derivative_only(fn) -> None:
     assert "minmax_vjp" not in text  # (the maximum's adjoint is gone)
     assert "np.max(" in text or "np.amax(" in text  # (the maximum itself is still computed)
     grad = adgen.grad(fn)(Z)
-    np.testing.assert_allclose(grad, _differences(fn, Z), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(grad, differences(fn, Z), rtol=1e-6, atol=1e-8)
     if fn in CLOSED_FORMS:
         np.testing.assert_allclose(grad, CLOSED_FORMS[fn](Z), rtol=1e-12, atol=1e-15)
     tangent = np.cos(np.arange(20.0)).reshape(5, 4)
@@ -123,13 +115,13 @@ def added_in_one_branch(z, flag):
 )
 def test_the_maximum_keeps_its_derivative_where_it_does_not_cancel(fn) -> None:
     assert "minmax_vjp" in adgen.source(fn, args=(Z,))
-    np.testing.assert_allclose(adgen.grad(fn)(Z), _differences(fn, Z), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(adgen.grad(fn)(Z), differences(fn, Z), rtol=1e-6, atol=1e-8)
 
 
 @pytest.mark.parametrize("flag", [True, False])
 def test_a_shift_undone_in_one_branch_only_keeps_the_derivative(flag) -> None:
     got = adgen.grad(added_in_one_branch)(Z, flag)
-    expected = _differences(lambda z: added_in_one_branch(z, flag), Z)
+    expected = differences(lambda z: added_in_one_branch(z, flag), Z)
     np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-8)
 
 
@@ -145,4 +137,4 @@ def shifted_in_an_earlier_iteration(z):
 def test_a_shift_by_another_iteration_s_maximum_keeps_the_derivative() -> None:
     fn = shifted_in_an_earlier_iteration
     assert "minmax_vjp" in adgen.source(fn, args=(Z,))
-    np.testing.assert_allclose(adgen.grad(fn)(Z), _differences(fn, Z), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(adgen.grad(fn)(Z), differences(fn, Z), rtol=1e-6, atol=1e-8)
