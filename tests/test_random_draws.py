@@ -139,3 +139,21 @@ def test_numba_backend_leaves_numpy_s_draws_to_numpy() -> None:
         got = _seeded(adgen.grad(scalar_draw_in_loop, backend="numba"), X, 3)
     np.testing.assert_array_equal(got, expected)
     assert any("random draw of `np.random`" in str(w.message) for w in caught)
+
+
+def generator_in_loop(x, rng, n):
+    for _ in range(n):
+        y = x * rng.normal()  # (y first bound in the loop: a placeholder Numba types)
+        x = np.sin(y) * 1.5
+    return x
+
+
+def test_numba_s_first_call_moves_no_generator_it_is_given() -> None:
+    """The Numba backend types placeholders from one run of the NumPy code; that run works
+    on a copy of the arguments, so the caller's generator is where Python leaves it."""
+    pytest.importorskip("numba")
+    expected = adgen.grad(generator_in_loop)(0.3, np.random.default_rng(4), 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", adgen.BackendWarning)
+        got = adgen.grad(generator_in_loop, backend="numba")(0.3, np.random.default_rng(4), 3)
+    assert got == expected
