@@ -44,16 +44,6 @@ from benchmarks.harness import interleaved  # noqa: E402
 from benchmarks.problems import lstm as lstm_problem  # noqa: E402
 from benchmarks.problems.loops import heat, lorenz, orbit, rnn, spring  # noqa: E402
 
-# problem -> its JAX form's name in benchmarks/peers/jax_loops.py
-JAX_NAMES = {
-    "orbit, floats, 200 steps": "orbit",
-    "RK4 Lorenz, floats, 1000 steps": "lorenz",
-    "spring chain, 64 masses, 300 steps": "spring",
-    "tanh RNN, 16 wide, 50 steps": "rnn",
-    "heat equation, 200 points, 500 steps": "heat",
-    "LSTM, 2 layers, 14 wide, 40 steps": "lstm",
-}
-
 
 def problems() -> dict[str, tuple[Callable[..., Any], tuple[Any, ...], tuple[int, ...]]]:
     """name -> (function, arguments, wrt)."""
@@ -125,13 +115,16 @@ def cached_load(name: str) -> float:
         return times[1]
 
 
-def jax_call(name: str, args: tuple[Any, ...], wrt: tuple[int, ...], expected: Any) -> Any:
-    """The jitted JAX gradient of ``name`` as a thunk (None without JAX), checked."""
+def jax_call(
+    fn: Callable[..., Any], args: tuple[Any, ...], wrt: tuple[int, ...], expected: Any
+) -> Any:
+    """The jitted JAX gradient of the problem ``fn`` (its JAX form has ``fn``'s name in
+    ``benchmarks/peers/jax_loops.py``) as a thunk, checked; None without JAX."""
     try:
         from benchmarks.peers import jax_loops
     except ImportError:
         return None
-    call = jax_loops.value_and_grad(JAX_NAMES[name], args, wrt)
+    call = jax_loops.value_and_grad(fn.__name__, args, wrt)
     _, grads = call()
     for g, e in zip(grads, expected if isinstance(expected, tuple) else (expected,)):
         np.testing.assert_allclose(np.asarray(g), e, rtol=1e-9, atol=1e-12)
@@ -161,7 +154,7 @@ def measure(name: str, repeat: int, min_sample: float, load: bool, jax: bool) ->
         "numpy": lambda: numpy_grad(*args),
         "numba": lambda: numba_grad(*args),
     }
-    jitted = jax_call(name, args, wrt, expected) if jax else None
+    jitted = jax_call(fn, args, wrt, expected) if jax else None
     if jitted is not None:
         calls["jax"] = jitted
     times = interleaved(calls, repeat, min_sample)

@@ -5,8 +5,9 @@ write as ``u.at[1:-1].set(...)``, float64 on the CPU. The leapfrog orbit is also
 written (a Python loop, unrolled by tracing: ``orbit_unrolled``).
 
 :func:`value_and_grad` returns the jitted value and gradient w.r.t. the same arguments as
-adgen's, loop counts static. The arithmetic is the same as ``benchmarks/problems/loops.py``
-(and ``lstm.py``'s); ``benchmarks/loops.py`` checks every gradient against adgen's.
+adgen's, loop counts static; :data:`FUNCTIONS` names each form as its problem's function.
+The arithmetic is the same as ``benchmarks/problems/loops.py`` (and ``lstm.py``'s);
+``benchmarks/loops.py`` checks every gradient against adgen's.
 """
 
 from __future__ import annotations
