@@ -122,6 +122,10 @@ def derivative_code(
     function = optimize(function)
     if mode == "forward":
         gen = forward(function, wrt, scalars, signature)
+    elif mode == "forward_batched":  # (NotBatched where that mode does not apply)
+        from adgen.modes.batched import forward_batched
+
+        gen = forward_batched(function, wrt, scalars, signature)
     else:
         gen = reverse(function, wrt, scalars, batch=False, signature=signature)
     return load(gen, function.free, globals_for(signature))
@@ -152,7 +156,7 @@ class Callback:
         self.primal = primal
         self.wrt = list(wrt)
         self.defaults = tuple(defaults)  # of the last parameters, as the function has them
-        self._code: dict[tuple[str, Any], Any] = {}  # (mode, the arguments' kinds) -> code
+        self._code: dict[tuple[Any, ...], Any] = {}  # (mode, the arguments' kinds) -> code
         self._last: tuple[tuple[Any, ...], Any] | None = None
 
     def __call__(self, *args: Any) -> Any:
@@ -189,6 +193,54 @@ class Callback:
         full = self._filled(args)
         dots = (*tangents, *(np.zeros_like(a) for a in full[len(args) :]))
         return self.code("forward", full)(*full, *dots)  # type: ignore[no-any-return]
+
+    def pullback(self) -> Callable[..., Any]:
+        """:meth:`vjp` for the many calls of one solve: ``run(args, cotangent)`` gives
+        ``vjp(args, cotangent)``, the code chosen on its first call, for the kinds of those
+        arguments (a solver passes values of the same kinds each time); a later call whose
+        arguments have other types takes :meth:`vjp`."""
+        chosen: list[Any] = []  # (the types of the first call's arguments, its code, defaults)
+
+        def run(args: tuple[Any, ...], cotangent: Any) -> tuple[Any, tuple[Any, ...]]:
+            types = tuple(type(a) for a in args)
+            if not chosen:
+                full = (*self._filled(args), cotangent)
+                chosen.extend((types, self.code("reverse", full), full[len(args) : -1]))
+            if types != chosen[0]:
+                return self.vjp(args, cotangent)
+            value, cotangents = chosen[1](*args, *chosen[2], cotangent)
+            return value, tuple(cotangents)[: len(args)]
+
+        return run
+
+    def batched(self, args: tuple[Any, ...], which: tuple[bool, ...]) -> Any:
+        """Batched forward code (:mod:`adgen.modes.batched`) w.r.t. the arguments ``which``
+        marks, for the kinds and shapes of ``args`` (the defaults of the parameters it leaves
+        out are filled in): called ``code(*args, *tangents)`` with the tangents of the marked
+        arguments only, each with ``k`` of them along a leading axis, it returns ``(None,
+        the result's k tangents)``. None where that mode does not apply (a rule with no
+        batched form in a way that cannot loop, lists of derivatives...): the caller then
+        takes another way. Made once for these kinds; the caller keeps it for a solve."""
+        from adgen.middle.shapes import describe
+        from adgen.modes.batched import NotBatched
+
+        full = self._filled(args)
+        which = (*which, *(False for _ in full[len(which) :]))  # (no tangent for defaults)
+        key = ("forward_batched", which, tuple(describe(a) for a in full))
+        if key not in self._code:
+            wrt = [p for p, marked in zip(self.wrt, which, strict=True) if marked]
+            try:
+                self._code[key] = derivative_code(self.parsed, "forward_batched", wrt, full)
+            except NotBatched:
+                self._code[key] = None
+        code, given, defaults = self._code[key], len(args), full[len(args) :]
+        if code is None or not defaults:
+            return code
+
+        def run(*values: Any) -> Any:  # (the arguments, then the tangents)
+            return code(*values[:given], *defaults, *values[given:])
+
+        return run
 
     def vjp(self, args: tuple[Any, ...], cotangent: Any) -> tuple[Any, tuple[Any, ...]]:
         """``(f(*args), the cotangent of each argument)`` for the result's ``cotangent``."""

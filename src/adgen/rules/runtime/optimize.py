@@ -47,6 +47,11 @@ def _opt_jacobian(func: Any, x: Any, args: tuple[Any, ...], what: str) -> tuple[
         value, column = func.jvp((x, *args), (_opt_flat_tangent(x, i, n), *zeros))
         columns.append(np.ravel(_floats(column)))
     jac = np.stack(columns, axis=1) if columns else np.zeros((0, 0))
+    return value, _opt_checked(jac, n, what)
+
+
+def _opt_checked(jac: np.ndarray, n: int, what: str) -> np.ndarray:
+    """``jac`` (``∂f/∂x`` at the root), checked square, finite and well conditioned."""
     if jac.shape[0] != n:
         raise ArithmeticError(
             f"{what}: the function gives {jac.shape[0]} value(s) for {n} unknown(s); "
@@ -57,13 +62,20 @@ def _opt_jacobian(func: Any, x: Any, args: tuple[Any, ...], what: str) -> tuple[
             f"{what}: the derivative of the function at the root is not finite: the root "
             "does not move smoothly with the parameters"
         )
-    if np.linalg.cond(jac) * np.finfo(np.float64).eps >= 1.0:
+    singular = jac[0, 0] == 0.0 if n == 1 else np.linalg.cond(jac) * np.finfo(float).eps >= 1.0
+    if singular:
         raise ArithmeticError(
             f"{what}: the derivative of the function w.r.t. the unknowns is singular at the "
             "root (a double root, or a sign change that is no root): the root has no "
             "derivative w.r.t. the parameters there"
         )
-    return value, jac
+    return jac
+
+
+def _opt_solve(jac: np.ndarray, b: Any) -> np.ndarray:
+    """``jac⁻¹ b`` for the (checked, regular) square ``jac``; a division for one unknown."""
+    b = np.ravel(_floats(b)) + np.zeros(jac.shape[0])
+    return b / jac[0, 0] if jac.shape == (1, 1) else np.linalg.solve(jac, b)
 
 
 def _opt_shaped(flat: np.ndarray, like: Any) -> Any:
@@ -86,7 +98,7 @@ def root_jvp(root: Any, func: Any, args: tuple[Any, ...], dargs: Any, what: str 
     dargs = _tangents(dargs, args)
     _, rhs = func.jvp((root, *args), (np.zeros_like(_floats(root)), *dargs))
     _, jac = _opt_jacobian(func, root, args, what)
-    return _opt_shaped(-np.linalg.solve(jac, np.ravel(_floats(rhs))), root)
+    return _opt_shaped(-_opt_solve(jac, rhs), root)
 
 
 def root_vjp(g: Any, root: Any, func: Any, args: tuple[Any, ...], what: str = "root") -> Any:
@@ -153,7 +165,7 @@ def _opt_root_adjoint_tangent(
     dargs = _tangents(dargs, args)
     droot = np.zeros_like(_floats(root)) if droot is None else droot
     value, jac = _opt_jacobian(func, root, args, what)
-    lam = np.linalg.solve(jac.T, np.ravel(_floats(g)) + np.zeros(jac.shape[0]))
+    lam = _opt_solve(jac.T, g)
     _, rho = func.vjp_jvp((root, *args), _opt_shaped(lam, value), (droot, *dargs))
     back = _opt_root_adjoint(rho[0], root, func, args, what)
     return tuple(-_floats(r) - b for r, b in zip(rho[1:], back, strict=True))
@@ -162,8 +174,14 @@ def _opt_root_adjoint_tangent(
 def _opt_root_adjoint(
     g: Any, ans: Any, func: Any, args: tuple[Any, ...], what: str
 ) -> tuple[Any, ...]:
+    if np.ndim(ans) == 0:  # one unknown: one reverse pass gives both ∂f/∂x and ∂f/∂args
+        value, cots = func.vjp((ans, *args), 1.0)
+        if np.ndim(value) == 0:
+            slope = _opt_checked(np.reshape(_floats(cots[0]), (-1, 1)), 1, what)[0, 0]
+            scale = -_floats(g) / slope
+            return tuple(scale * _floats(c) for c in cots[1:])
     value, jac = _opt_jacobian(func, ans, args, what)
-    lam = np.linalg.solve(jac.T, np.ravel(_floats(g)) + np.zeros(jac.shape[0]))
+    lam = _opt_solve(jac.T, g)
     _, cotangents = func.vjp((ans, *args), _opt_shaped(-lam, value))
     return tuple(cotangents[1:])
 

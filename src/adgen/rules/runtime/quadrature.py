@@ -112,8 +112,10 @@ def _integrated_cotangents(
     if not args:
         return ()
 
+    vjp = func.pullback() if hasattr(func, "pullback") else func.vjp
+
     def cotangents(x: float) -> np.ndarray:
-        return _flat_cotangents(func.vjp((x, *args), g)[1][1:])
+        return _flat_cotangents(vjp((x, *args), g)[1][1:])
 
     options = _quad_options(epsabs, epsrel, limit, points, a, b)
     options["epsabs"] = max(float(options["epsabs"]), 1e-200)

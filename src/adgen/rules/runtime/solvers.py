@@ -35,6 +35,9 @@ def _tangents(parts: Any, args: tuple[Any, ...]) -> tuple[Any, ...]:
 def _flat_cotangents(cotangents: tuple[Any, ...]) -> np.ndarray:
     if not cotangents:
         return np.zeros(0)
+    if len(cotangents) == 1:
+        (c,) = cotangents
+        return c.ravel() if type(c) is np.ndarray and c.dtype.kind in "fc" else np.ravel(_floats(c))
     return np.concatenate([np.ravel(_floats(c)) for c in cotangents])
 
 
@@ -199,8 +202,10 @@ def _ode_adjoint(
     q = np.zeros(m)
     gt = np.zeros(len(ts))
 
+    vjp = func.pullback() if hasattr(func, "pullback") else func.vjp
+
     def joint(z: np.ndarray, tt: Any) -> np.ndarray:  # (state, adjoint, parameters)
-        value, cots = func.vjp(_ode_call(tfirst, z[:n], tt, args), z[n : 2 * n])
+        value, cots = vjp(_ode_call(tfirst, z[:n], tt, args), z[n : 2 * n])
         gy = cots[1] if tfirst else cots[0]
         return np.concatenate([np.ravel(value), -np.ravel(gy), -_flat_cotangents(cots[2:])])
 
@@ -218,7 +223,7 @@ def _ode_adjoint(
             )
 
             def adjoint(tt: Any, z: np.ndarray, state: Any = forward.sol) -> np.ndarray:
-                _, cots = func.vjp(_ode_call(tfirst, state(tt), tt, args), z[:n])
+                _, cots = vjp(_ode_call(tfirst, state(tt), tt, args), z[:n])
                 gy = cots[1] if tfirst else cots[0]
                 return -np.concatenate([np.ravel(gy), _flat_cotangents(cots[2:])])
 
@@ -231,6 +236,114 @@ def _ode_adjoint(
         a = a + gs[i - 1]
     gt[0] = -(a - gs[0]) @ f(ts[0], ys[0])
     return a, gt, _unflatten(q, args)
+
+
+# -- reverse mode by forward sensitivities, where the inputs are few ------------------------
+# A cotangent of an ODE solve's y0 (or of its args) is also the trajectory's Jacobian in them
+# (the forward sensitivities, integrated with the state) contracted with the trajectory's
+# cotangent. With few inputs that costs less than the adjoint: one solve from the first time
+# instead of one an output interval (each a restart of the solver), and the right-hand
+# sides of all the sensitivities in one batched forward pass of the callback's code
+# (adgen.modes.batched) instead of one reverse pass a call. CVODES and SciMLSensitivity
+# choose the same way for small systems.
+
+SENSITIVITIES_MAX = 32  # the inputs (tangents of one batched pass) above which: the adjoint
+SYSTEM_MAX = 256  # the state with all its sensitivities (the solver's system), at most
+
+
+def _float_arg(a: Any) -> bool:
+    """Is ``a`` a real floating value (an argument that takes a tangent)?"""
+    if isinstance(a, np.ndarray):
+        return a.dtype.kind == "f"
+    return isinstance(a, (float, np.floating))
+
+
+def _plain_arg(a: Any) -> bool:
+    """Is ``a`` a number or a NumPy array of numbers (not complex, not a structure)?"""
+    if isinstance(a, np.ndarray):
+        return a.dtype.kind in "fiub"
+    return isinstance(a, (int, float, np.integer, np.floating))
+
+
+def _sensitivity_cotangent(
+    func: Any,
+    ts: np.ndarray,
+    y0: Any,
+    gs: np.ndarray,
+    args: tuple[Any, ...],
+    tfirst: bool,
+    wanted: str,
+    options: dict[str, Any],
+) -> np.ndarray | None:
+    """The cotangent of ``y0`` (``wanted`` "y0") or of ``args`` flattened (``wanted``
+    "args", zero for arguments that are not floating) of the trajectory ``y(ts[i])`` from
+    ``y(ts[0]) = y0``, for its cotangent ``gs`` (rows per time), by forward sensitivities:
+    ``S' = f_y S + f_args``, ``S(ts[0])`` the identity (or zero), integrated with the state by
+    ``odeint`` with ``options`` (its tolerances apply to the sensitivities too). None where
+    that way does not apply or is not cheaper (too many inputs, arguments of other types, a
+    callback with no batched code, the solver failing): the caller takes the adjoint."""
+    import warnings
+
+    from scipy.integrate import odeint
+
+    y0f = np.ravel(_floats(y0))
+    n = y0f.size
+    batched = getattr(func, "batched", None)
+    if batched is None or y0f.dtype.kind != "f" or not all(_plain_arg(a) for a in args):
+        return None
+    marked = tuple(wanted == "args" and _float_arg(a) for a in args)
+    sizes = [int(np.size(a)) for a in args]
+    k = n if wanted == "y0" else sum(s for s, m in zip(sizes, marked) if m)
+    if k == 0 or k > SENSITIVITIES_MAX or n * (k + 1) > SYSTEM_MAX:
+        return None
+    call = _ode_call(tfirst, y0f, ts[0], args)
+    code = batched(call, (*_ode_call(tfirst, True, False, marked),))
+    if code is None:
+        return None
+    unit, start, arg_dots = np.eye(k), 0, []
+    for a, size, m in zip(args, sizes, marked):
+        if m:
+            arg_dots.append(unit[:, start : start + size].reshape((k, *np.shape(a))))
+            start += size
+
+    def augmented(z: np.ndarray, tt: Any) -> np.ndarray:
+        y, out = z[:n], np.empty(n * (k + 1))
+        call = _ode_call(tfirst, y, tt, args)
+        out[:n] = np.ravel(func(*call))
+        _, dots = code(*call, z[n:].reshape(k, n), *arg_dots)
+        rows = out[n:].reshape(k, n)
+        if isinstance(dots, (tuple, list)):  # (a list of the state's entries)
+            for i, d in enumerate(dots):
+                rows[:, i] = d
+        else:
+            rows[...] = np.reshape(dots, (k, n))
+        return out
+
+    s0 = np.eye(n) if wanted == "y0" else np.zeros((k, n))
+    rtol, atol = options["rtol"], options["atol"]
+    tiled = {
+        "rtol": rtol if np.ndim(rtol) == 0 else np.tile(rtol, k + 1),
+        "atol": atol if np.ndim(atol) == 0 else np.tile(atol, k + 1),
+        "hmax": options.get("hmax", 0.0),
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (a failed solve says so: the adjoint is taken)
+        try:
+            z, info = odeint(
+                augmented, np.concatenate([y0f, s0.ravel()]), ts, full_output=True, **tiled
+            )
+        except ValueError:  # (a right-hand side whose tangents are not the state's shape)
+            return None
+    if info["message"] != "Integration successful.":
+        return None
+    cot = np.einsum("tkn,tn->k", z[:, n:].reshape(len(ts), k, n), gs)
+    if wanted == "y0":
+        return cot
+    flat, start = [], 0
+    for size, m in zip(sizes, marked):
+        flat.append(cot[start : start + size] if m else np.zeros(size))
+        start += size if m else 0
+    return np.concatenate(flat)
 
 
 # the options of solve_ivp (its **options) a differentiated call may give, with SciPy's
@@ -478,7 +591,11 @@ def odeint_y0_cotangent(
     g: Any, ys: Any, func: Any, y0: Any, t: Any, args: Any, tfirst: bool = False,
     rtol: Any = None, atol: Any = None,
 ) -> Any:  # fmt: skip
-    """``y0``'s cotangent of ``odeint`` (:func:`odeint_vjp`)."""
+    """``y0``'s cotangent of ``odeint`` (:func:`odeint_vjp`, or forward sensitivities where
+    they cost less: :func:`_odeint_by_sensitivities`)."""
+    found = _odeint_by_sensitivities(g, ys, func, y0, t, args, "y0", tfirst, rtol, atol)
+    if found is not None:
+        return found.reshape(np.shape(y0)) if np.size(y0) == found.size else found
     return odeint_vjp(g, ys, func, y0, t, args, tfirst, rtol, atol)[0]
 
 
@@ -494,8 +611,31 @@ def odeint_args_cotangent(
     g: Any, ys: Any, func: Any, y0: Any, t: Any, args: Any, k: int, tfirst: bool = False,
     rtol: Any = None, atol: Any = None,
 ) -> Any:  # fmt: skip
-    """``args[k]``'s cotangent of ``odeint`` (:func:`odeint_vjp`)."""
+    """``args[k]``'s cotangent of ``odeint`` (:func:`odeint_vjp`, or forward sensitivities
+    where they cost less)."""
+    found = _odeint_by_sensitivities(g, ys, func, y0, t, args, "args", tfirst, rtol, atol)
+    if found is not None:
+        return _unflatten(found, tuple(args))[k]
     return odeint_vjp(g, ys, func, y0, t, args, tfirst, rtol, atol)[2][k]
+
+
+def _odeint_by_sensitivities(
+    g: Any, ys: Any, func: Any, y0: Any, t: Any, args: Any, wanted: str, tfirst: bool,
+    rtol: Any, atol: Any,
+) -> np.ndarray | None:  # fmt: skip
+    """``odeint``'s cotangent of ``y0`` or of ``args`` (flat) by forward sensitivities
+    (:func:`_sensitivity_cotangent`, remembered for the call), or None."""
+    args = tuple(args)
+    key = (g, ys, y0, t, args, tfirst, rtol, atol, wanted)
+
+    def compute() -> np.ndarray | None:
+        tol = 1.49012e-8  # odeint's default tolerances
+        rows = np.asarray(ys)
+        options = {"rtol": tol if rtol is None else rtol, "atol": tol if atol is None else atol}
+        gs = _floats(g).reshape(rows.shape)
+        return _sensitivity_cotangent(func, _floats(t), y0, gs, args, tfirst, wanted, options)
+
+    return func.remember(key, compute)  # type: ignore[no-any-return]
 
 
 def odeint_cotangents_tangent(
@@ -525,7 +665,13 @@ def ivp_y0_cotangent(
     g: Any, ys: Any, ts: Any, success: Any, fun: Any, t_span: Any, y0: Any, args: Any,
     method: Any = "RK45", rtol: Any = None, atol: Any = None, max_step: Any = None,
 ) -> Any:  # fmt: skip
-    """``y0``'s cotangent of ``solve_ivp`` (:func:`ode_solution_vjp`)."""
+    """``y0``'s cotangent of ``solve_ivp`` (:func:`ode_solution_vjp`, or forward
+    sensitivities where they cost less)."""
+    found = _ivp_by_sensitivities(
+        g, ys, ts, success, fun, t_span, y0, args, "y0", method, rtol, atol, max_step
+    )
+    if found is not None:
+        return found.reshape(np.shape(y0)) if np.size(y0) == found.size else found
     return ode_solution_vjp(
         g, ys, ts, success, fun, t_span, y0, args, method, rtol, atol, max_step
     )[0]
@@ -535,10 +681,36 @@ def ivp_args_cotangent(
     g: Any, ys: Any, ts: Any, success: Any, fun: Any, t_span: Any, y0: Any, args: Any,
     k: int, method: Any = "RK45", rtol: Any = None, atol: Any = None, max_step: Any = None,
 ) -> Any:  # fmt: skip
-    """``args[k]``'s cotangent of ``solve_ivp`` (:func:`ode_solution_vjp`)."""
+    """``args[k]``'s cotangent of ``solve_ivp`` (:func:`ode_solution_vjp`, or forward
+    sensitivities where they cost less)."""
+    found = _ivp_by_sensitivities(
+        g, ys, ts, success, fun, t_span, y0, args, "args", method, rtol, atol, max_step
+    )
+    if found is not None:
+        return _unflatten(found, () if args is None else tuple(args))[k]
     return ode_solution_vjp(
         g, ys, ts, success, fun, t_span, y0, args, method, rtol, atol, max_step
     )[1][k]
+
+
+def _ivp_by_sensitivities(
+    g: Any, ys: Any, ts: Any, success: Any, fun: Any, t_span: Any, y0: Any, args: Any,
+    wanted: str, method: Any, rtol: Any, atol: Any, max_step: Any,
+) -> np.ndarray | None:  # fmt: skip
+    """``solve_ivp``'s cotangent of ``y0`` or of ``args`` (flat) by forward sensitivities
+    (:func:`_sensitivity_cotangent`, by LSODA as the adjoint is), or None."""
+    args = () if args is None else tuple(args)
+    key = (g, ys, t_span, y0, args, method, rtol, atol, max_step, wanted)
+
+    def compute() -> np.ndarray | None:
+        _succeeded((ys, ts, success, None, "see its message"))
+        _, times, gs = _ivp_rows(ys, ts, t_span, y0, g)
+        options = _ivp_adjoint_options(method, rtol, atol, max_step)
+        if max_step is not None and np.isfinite(max_step):
+            options["hmax"] = max_step
+        return _sensitivity_cotangent(fun, times, y0, gs, args, True, wanted, options)
+
+    return fun.remember(key, compute)  # type: ignore[no-any-return]
 
 
 def ivp_cotangents_tangent(
