@@ -941,12 +941,15 @@ class Writer:
         """One in-place write into the array ``w`` (made by the program)."""
         shape = scope.shapes[w]
         assert shape
-        forms = ["row", "tail", "mask", "scale", "overlap"]
+        forms = ["row", "tail", "mask", "scale", "overlap", "writecall"]
         if len(shape) == 2:
             forms.append("column")
         form = self.pick([f for f in forms if f not in self.without])
         if form == "overlap":
             return [indent + self.overlap(w, shape)]
+        if form == "writecall":
+            self.features.add("writecall")
+            return [indent + self.write_call(scope, w, shape)]
         others = [n for n in scope.shapes if n != w]
         if form == "row":
             row = loop_var if loop_var else str(self.choices.integer(0, shape[0] - 1))
@@ -978,6 +981,29 @@ class Writer:
             rhs = f"np.tanh({src})" if src != w else f"{w}[:, {col}] ** 2"
             line = f"{w}[:, {col}] = {rhs}"
         return [indent + line]
+
+    def write_call(self, scope: Scope, w: str, shape: tuple[int, ...]) -> str:
+        """A call that writes into ``w``: ``np.add.at`` (repeated rows adding up),
+        ``np.subtract.at``, ``w.fill``, ``w.sort``, ``np.copyto``, ``np.put``,
+        ``np.put_along_axis``."""
+        rows = self.fits(scope, shape[1:]) or [w + "[0]"]
+        row = self.pick(rows)
+        whole = self.pick(self.fits(scope, shape) or [w])
+        last = int(np.prod(shape)) - 1
+        k = self.choices.integer(0, shape[0] - 1)
+        forms = [
+            f"np.add.at({w}, np.array([0, {k}, 0]), np.tanh({row}))",
+            f"np.subtract.at({w}, np.array([{k}, {k}]), {self.const()} * np.sin({row}))",
+            f"{w}.fill({self.const()} * np.mean({whole}))",
+            f"{w}.sort(axis=0)" if len(shape) > 1 else f"{w}.sort()",
+            f"np.copyto({w}, np.sin({whole}) + {w})",
+            f"np.put({w}, [0, {last}, -1], np.tanh(np.sum({whole})))",
+        ]
+        if len(shape) == 2:
+            cols = ", ".join(f"[{self.choices.integer(0, shape[1] - 1)}]" for _ in range(shape[0]))
+            value = f"np.reshape(np.cos({row}), -1)[:1]"
+            forms.append(f"np.put_along_axis({w}, np.array([{cols}]), {value}, axis=1)")
+        return self.pick(forms)
 
     def overlap(self, w: str, shape: tuple[int, ...]) -> str:
         """A write of ``w`` into itself through an overlapping view: NumPy copies the

@@ -21,7 +21,13 @@ import math
 import numpy as np
 
 from adgen.rules import runtime as rt
-from adgen.rules.registry import nondifferentiable, rule, sequence_rule, writes_into
+from adgen.rules.registry import (
+    accumulates_at,
+    nondifferentiable,
+    rule,
+    sequence_rule,
+    writes_into,
+)
 from adgen.rules.samples import DISTINCT, NONZERO, Arg, example
 
 # ``slice(1, None)``: generated code passes indices as values (``rt.getitem_vjp(g, x,
@@ -44,8 +50,25 @@ nondifferentiable(rt.is_complex)
 nondifferentiable(rt.checkpoint_every, rt.source_index, rt.rollaxis_destination, rt.diagonal_index)
 nondifferentiable(rt.flat_index)  # (a.flat[k]'s positions: a's shape and k)
 nondifferentiable(rt.ravel_axes, rt.index_order, rt.distance_metric, rt.accumulates_in)
-# np.fill_diagonal(a, v) as a statement: the write a[rt.diagonal_index(a)] = v
-writes_into(np.fill_diagonal, rt.diagonal_index)
+# functions writing into their first argument, as statements: writes a[positions] = v
+nondifferentiable(rt.everywhere, rt.put_index, rt.along_axis_index)
+writes_into(  # np.fill_diagonal(a, v): a[rt.diagonal_index(a)] = v
+    np.fill_diagonal, rt.diagonal_index, ("a", "val", "wrap"), "val", fixed={"wrap": False}
+)
+writes_into(  # np.copyto(a, v): a[...] = v (`casting` decides only whether NumPy raises)
+    np.copyto, rt.everywhere, ("dst", "src", "casting", "where"), "src", ignored=("casting",),
+    fixed={"where": True},
+)  # fmt: skip
+writes_into(  # np.put(a, ind, v): a.flat[ind] = v
+    np.put, rt.put_index, ("a", "ind", "v", "mode"), "v", ("ind",), fixed={"mode": "raise"}
+)
+writes_into(  # np.put_along_axis(a, indices, v, axis)
+    np.put_along_axis, rt.along_axis_index, ("arr", "indices", "values", "axis"), "values",
+    ("indices", "axis"),
+)  # fmt: skip
+# np.add.at(a, index, b), np.subtract.at: a[...] = rt.added_at(a, index, b)
+accumulates_at(np.add, rt.added_at)
+accumulates_at(np.subtract, rt.subtracted_at)
 
 
 @rule(

@@ -12,7 +12,9 @@ Conventions:
   differentiated value, broadcast like the choices).
 * ``np.choose``: the derivative goes to the chosen array, with ``mode="wrap"``/``"clip"``
   applied to the index first.
-* ``np.put_along_axis`` (in place) is not registered.
+* Writes into an array made as statements (``np.put_along_axis``, ``np.put``, ``np.copyto``)
+  are declared in :mod:`adgen.rules.adjoints` and lowered as ``a[positions] = v``;
+  ``np.add.at(a, index, b)`` as ``a[...] = rt.added_at(a, index, b)``, whose rule is here.
 """
 
 import numpy as np
@@ -99,6 +101,56 @@ def take_along_axis_vjp(ans, g, arr, indices, axis=-1):
 
     def vjp_arr(c):
         return rt.zeros_like(arr)
+
+
+@rule(
+    rt.added_at,
+    examples=[
+        example("rt.added_at(a, np.array([0, 2, 0]), b)", a=(3,), b=(3,), f32=True),
+        example("rt.added_at(a, (np.array([0, 1, 0]), np.array([1, 1, 1])), b)", a=(2, 3), b=(3,)),
+        example("rt.added_at(a, np.array([1, 1]), b)", a=(3, 2), b=(2,)),
+        example("rt.added_at(a, [0, 0], b)", a=(2,), b=()),
+    ],
+    complex=True,
+)
+def added_at(a, index, b):
+    """``np.add.at(a, index, b)`` as a statement: ``a[...] = rt.added_at(a, index, b)``."""
+
+    def jvp_a(da):
+        return da
+
+    def jvp_b(db):
+        return rt.added_at(np.zeros_like(a), index, db)
+
+    def vjp_a(g):
+        return g
+
+    def vjp_b(g):
+        return rt.unbroadcast(g[index], b)
+
+
+@rule(
+    rt.subtracted_at,
+    examples=[
+        example("rt.subtracted_at(a, np.array([0, 2, 0]), b)", a=(3,), b=(3,)),
+        example("rt.subtracted_at(a, np.array([1, 1]), b)", a=(3, 2), b=()),
+    ],
+    complex=True,
+)
+def subtracted_at(a, index, b):
+    """``np.subtract.at(a, index, b)`` as a statement."""
+
+    def jvp_a(da):
+        return da
+
+    def jvp_b(db):
+        return rt.subtracted_at(np.zeros_like(a), index, db)
+
+    def vjp_a(g):
+        return g
+
+    def vjp_b(g):
+        return -rt.unbroadcast(g[index], b)
 
 
 @rule(

@@ -1833,27 +1833,79 @@ def lookup(fn: Any) -> Primitive | None:
 
 
 # functions that write into their first argument (``np.fill_diagonal(a, v)``): lowered as
-# the write ``a[positions(a)] = v``, where ``positions`` is a helper with no derivative.
+# the write ``a[positions(a, ...)] = v``, where ``positions`` is a helper with no derivative.
 # Their names are known before any rule module is imported: lowering asks, of the syntax
-# alone, which names a function writes into (a call so named counts, whatever it is)
-_WRITERS: dict[Hashable, tuple[Any, Any]] = {}
-IN_PLACE_NAMES = frozenset({"fill_diagonal"})
+# alone, which names a function writes into (a call so named counts, whatever it is; ``at``:
+# a ufunc's ``np.add.at(a, i, b)``, and the methods ``a.fill(v)``, ``a.sort()``)
+IN_PLACE_NAMES = frozenset({"fill_diagonal", "copyto", "put", "put_along_axis", "at"})
+# the methods, and the function giving the new value (None: the argument, ``a.fill(v)``)
+IN_PLACE_METHODS: dict[str, Any] = {"fill": None, "sort": np.sort}
 
 
-def writes_into(fn: Any, positions: Any) -> None:
-    """Declare that ``fn(a, v)``, called as a statement, writes ``v`` into ``a`` at the
-    positions ``positions(a)`` returns (a helper registered without a derivative)."""
+@dataclass(frozen=True)
+class Writer:
+    """How a call ``fn(a, ...)`` made as a statement writes into ``a``: its parameters in
+    order (the first is ``a``); ``value`` names the one written; ``index`` the ones passed
+    to ``positions`` after ``a``; ``fixed`` the ones that must be left at (or given as)
+    their value; ``ignored`` the ones that do not change what is written."""
+
+    fn: Any
+    positions: Any
+    params: tuple[str, ...]
+    value: str
+    index: tuple[str, ...] = ()
+    fixed: tuple[tuple[str, Any], ...] = ()
+    ignored: tuple[str, ...] = ()
+
+
+_WRITERS: dict[Hashable, Writer] = {}
+# ufunc -> a helper ``helper(a, index, b)`` with a rule: ``a`` with ``ufunc.at(a, index, b)``
+# applied, as a new array (``np.add.at``: repeated positions add up)
+_AT_WRITERS: dict[Any, Any] = {}
+
+
+def writes_into(
+    fn: Any,
+    positions: Any,
+    params: tuple[str, ...] = ("a", "v"),
+    value: str = "v",
+    index: tuple[str, ...] = (),
+    fixed: dict[str, Any] | None = None,
+    ignored: tuple[str, ...] = (),
+) -> None:
+    """Declare that ``fn(a, ...)``, called as a statement, writes its argument ``value`` into
+    ``a`` at the positions ``positions(a, *index)`` returns (a helper registered without a
+    derivative); see :class:`Writer`."""
     if fn.__name__ not in IN_PLACE_NAMES:
         raise RuleError(f"{fn.__name__}: add its name to registry.IN_PLACE_NAMES too")
-    _WRITERS[loader.identity(fn)] = (fn, positions)
+    fixed_items = tuple((fixed or {}).items())
+    _WRITERS[loader.identity(fn)] = Writer(
+        fn, positions, params, value, index, fixed_items, ignored
+    )
 
 
-def in_place_writer(fn: Any) -> Any | None:
-    """The positions helper of a function declared with :func:`writes_into`, else None."""
+def accumulates_at(ufunc: Any, helper: Any) -> None:
+    """Declare that ``ufunc.at(a, index, b)`` as a statement is the write
+    ``a[...] = helper(a, index, b)``."""
+    _AT_WRITERS[ufunc] = helper
+
+
+def in_place_writer(fn: Any) -> Writer | None:
+    """How a function declared with :func:`writes_into` writes, else None."""
     entry = _WRITERS.get(loader.identity(fn))
     if entry is None and loader.require(fn):
         entry = _WRITERS.get(loader.identity(fn))
-    return entry[1] if entry is not None and loader.same(entry[0], fn) else None
+    return entry if entry is not None and loader.same(entry.fn, fn) else None
+
+
+def at_writer(ufunc: Any) -> Any | None:
+    """The helper of ``ufunc.at`` (``np.add``: ``np.add.at``) declared with
+    :func:`accumulates_at`, else None."""
+    if not isinstance(ufunc, np.ufunc):
+        return None
+    if ufunc not in _AT_WRITERS:
+        loader.load_all()  # (the rule modules declare them)
+    return _AT_WRITERS.get(ufunc)
 
 
 def method_rules(obj: Any) -> list[str]:

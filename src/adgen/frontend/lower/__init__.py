@@ -114,6 +114,7 @@ from adgen.frontend.lower.statements import StatementsMixin
 from adgen.frontend.lower.static_results import StaticResultsMixin
 from adgen.frontend.lower.tuples import TuplesMixin
 from adgen.frontend.lower.verbatim import VerbatimMixin
+from adgen.frontend.lower.writers import WritersMixin
 from adgen.frontend.parse import ParsedFunction
 
 
@@ -130,6 +131,7 @@ class Lowerer(
     NestedDerivativesMixin,
     ContainersMixin,
     InPlaceMixin,
+    WritersMixin,
     IdentitiesMixin,
     BuffersMixin,
     StaticResultsMixin,

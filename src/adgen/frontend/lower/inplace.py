@@ -61,34 +61,6 @@ _OPERATOR_TEXT = {
 class InPlaceMixin(LowererState):
     """In-place writes and the ownership checks they need."""
 
-    def write_through(self: Lowerer, stmt: Any, call: gast.Call, positions: Any) -> None:
-        """``np.fill_diagonal(a, v)`` as a statement (a function the rules declare writes into
-        its first argument): the write ``a[positions(a)] = v``, with its checks."""
-        wrap = [kw for kw in call.keywords if kw.arg == "wrap"]
-        plain = (
-            len(call.args) == 2
-            and len(wrap) == len(call.keywords)
-            and all(isinstance(kw.value, gast.Constant) and kw.value.value is False for kw in wrap)
-        )
-        if not plain or not isinstance(call.args[0], gast.Name):
-            self.refuse(
-                call,
-                "this call, which writes into its argument: adgen reads it as "
-                "`a[positions] = v` only when called as `f(a, v)` on a name `a`",
-                "call it as f(a, v) on an array the function made",
-            )
-        name = call.args[0].id
-        if name not in self.env:
-            self.refuse(call.args[0], f"writing into `{name}`, which is not a local array", "")
-        target = gast.copy_location(
-            gast.Subscript(
-                value=call.args[0], slice=gast.Constant(value=None, kind=None), ctx=gast.Store()
-            ),
-            call,
-        )
-        index = self.call_prim(positions, [self.env[name]], "positions")
-        self.write_in_place(stmt, target, call.args[1], None, index=index)
-
     def write_in_place(
         self: Lowerer,
         stmt: Any,

@@ -336,13 +336,11 @@ class StatementsMixin(LowererState):
                 "or stack the values you have: np.stack((a, b))",
             )
         if isinstance(call, gast.Call):
+            if self.call_write(stmt, call):  # a.fill(v), np.copyto(a, v), np.add.at(a, i, b)
+                return
             ok, fn = self.static_object(call.func)
             if ok and any(fn is c for c in (runtime.refuse_unless, runtime.expect)):
                 self.lower_check(call)  # adgen's own check, in its code read again
-                return
-            positions = registry.in_place_writer(fn) if ok else None
-            if positions is not None:  # np.fill_diagonal(a, v): the write a[positions(a)] = v
-                self.write_through(stmt, call, positions)
                 return
             if self.written_out(stmt, call, None):  # np.exp(K, out=K): K[...] = np.exp(K)
                 return

@@ -44,6 +44,13 @@ def _written_in_place(nodes: list[Any]) -> set[str]:
             and _called_name(n.value.func) in registry.IN_PLACE_NAMES
         ):
             names.add(n.value.args[0].id)
+        if (  # y.fill(v), y.sort()
+            isinstance(n, gast.Call)
+            and isinstance(n.func, gast.Attribute)
+            and n.func.attr in registry.IN_PLACE_METHODS
+            and isinstance(n.func.value, gast.Name)
+        ):
+            names.add(n.func.value.id)
         if isinstance(n, gast.Call):  # np.exp(y, out=y), np.exp(y, y): written into
             for out in _out_arguments(n):
                 if isinstance(out, gast.Call) and len(out.args) == 1:

@@ -111,14 +111,19 @@ from .elementwise import (  # noqa: F401
 )
 from .fft import fft_axes, fft_resize, fft_sizes, hermitian_weights  # noqa: F401
 from .indexing import (  # noqa: F401
+    added_at,
+    along_axis_index,
     choose_mask,
     choose_vjp,
     diagonal_index,
+    everywhere,
     flat_index,
+    put_index,
     select_mask,
     select_otherwise,
     select_vjp,
     selected,
+    subtracted_at,
     take_along_axis_vjp,
     take_vjp,
 )
@@ -286,6 +291,11 @@ __all__ = [
     "is_complex",
     "copy_of",
     "diagonal_index",
+    "everywhere",
+    "put_index",
+    "along_axis_index",
+    "added_at",
+    "subtracted_at",
     "checkpoint_every",
     "diagonal_vjp",
     "dot_vjp_a",

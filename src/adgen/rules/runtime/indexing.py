@@ -197,6 +197,85 @@ def diagonal_index(a: Any) -> tuple[Any, ...]:
     return (np.arange(min(shape)),) * len(shape)
 
 
+def everywhere(a: Any) -> Any:
+    """The positions ``np.copyto(a, v)``, ``a.fill(v)`` and ``a.sort()`` write: all of
+    ``a``'s (``...``).
+
+    >>> a = np.zeros(3)
+    >>> a[everywhere(a)] = 2.0
+    >>> a.tolist()
+    [2.0, 2.0, 2.0]
+    """
+    return Ellipsis
+
+
+def put_index(a: Any, ind: Any) -> tuple[Any, ...]:
+    """The positions ``np.put(a, ind, v)`` writes (``mode='raise'``): the flat positions
+    ``ind`` (negative ones counted from the end, as NumPy does) as an index of ``a``.
+
+    >>> a = np.zeros((2, 2))
+    >>> a[put_index(a, [0, -1])] = [1.0, 4.0]
+    >>> a.tolist()
+    [[1.0, 0.0], [0.0, 4.0]]
+    """
+    flat = np.asarray(ind, dtype=np.intp)
+    size = int(np.size(a))
+    if np.any((flat < -size) | (flat >= size)):
+        raise IndexError(f"index out of range for an array of size {size} (np.put's mode='raise')")
+    return np.unravel_index(np.where(flat < 0, flat + size, flat), np.shape(a))
+
+
+def along_axis_index(a: Any, indices: Any, axis: Any) -> tuple[Any, ...]:
+    """The positions ``np.put_along_axis(a, indices, v, axis)`` writes (and
+    ``np.take_along_axis`` reads), as an index of ``a``: ``indices`` along ``axis``, the
+    other axes' positions broadcast against it (``axis=None``: ``a`` read flat).
+
+    >>> a = np.zeros((2, 3))
+    >>> a[along_axis_index(a, np.array([[0], [2]]), 1)] = 1.0
+    >>> a.tolist()
+    [[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]
+    """
+    indices = np.asarray(indices)
+    if axis is None:
+        return put_index(a, indices.ravel())
+    shape = np.shape(a)
+    if indices.ndim != len(shape):
+        raise ValueError("`indices` and `arr` must have the same number of dimensions")
+    axis = axis + len(shape) if axis < 0 else axis
+    index: list[Any] = []
+    for k, n in enumerate(shape):
+        if k == axis:
+            index.append(indices)
+        else:
+            grid = [1] * len(shape)
+            grid[k] = n
+            index.append(np.arange(n).reshape(grid))
+    return tuple(np.broadcast_arrays(*index))
+
+
+def added_at(a: Any, index: Any, b: Any) -> Any:
+    """``a`` with ``b`` added at ``index``, repeated positions adding up, as a new array of
+    ``a``'s dtype: what ``np.add.at(a, index, b)`` leaves in ``a``.
+
+    >>> added_at(np.zeros(3), np.array([0, 2, 0]), np.array([1.0, 2.0, 4.0])).tolist()
+    [5.0, 0.0, 2.0]
+    """
+    out = np.array(a, copy=True)
+    np.add.at(out, index, b)
+    return out
+
+
+def subtracted_at(a: Any, index: Any, b: Any) -> Any:
+    """What ``np.subtract.at(a, index, b)`` leaves in ``a``, as a new array.
+
+    >>> subtracted_at(np.ones(2), [1, 1], 0.25).tolist()
+    [1.0, 0.5]
+    """
+    out = np.array(a, copy=True)
+    np.subtract.at(out, index, b)
+    return out
+
+
 def flat_index(a: Any, key: Any) -> tuple[Any, ...]:
     """The positions ``a.flat[key]`` reads or writes, as an index of ``a`` itself: ``a.flat``
     numbers the entries in C order whatever the memory layout, so the ``key``-th of
