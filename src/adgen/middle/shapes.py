@@ -607,6 +607,10 @@ def specialise(
     questions (``rt.known_ndim``...). No signature: the general code, nothing known."""
     shapes = infer(fn, signature) if signature else {}
     known = {n: (k.shape, k.dtype.name) for n, k in shapes.items()}
+    if signature:  # outside NumPy arrays the code reads (a model's data): their shapes too
+        for n, value in fn.free.items():
+            if type(value) is np.ndarray and n not in known:
+                known[n] = (value.shape, value.dtype.name)
     if ANY_KIND in signature:
         known[_ANY_KIND_KEY] = ((), "")
     libraries = sorted({d[2] for _, d in signature if isinstance(d, tuple) and len(d) == 3})
