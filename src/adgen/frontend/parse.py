@@ -92,6 +92,7 @@ class ParsedFunction:
 
 
 _MISSING = object()
+MISSING = _MISSING  # (an attribute absent when it was read: LiveScope records it so)
 
 
 @dataclass
