@@ -198,3 +198,22 @@ def test_reading_an_item_of_a_built_list_adds_to_that_item_only() -> None:
     np.testing.assert_allclose(hv, fd, rtol=1e-6, atol=1e-8)
     h = adgen.hessian(lambda a: rnn_states(a.reshape(3, 3), x0))(w.ravel())
     np.testing.assert_allclose(h @ v.ravel(), fd.ravel(), rtol=1e-6, atol=1e-8)
+
+
+def test_a_nested_list_among_joined_arrays_is_an_array_of_its_items():
+    """``np.concatenate([x, [x[-1], 2 * x[0]]])``, ``np.stack`` and ``np.vstack`` of a row
+    written as a list: NumPy makes each nested list an array first, and so does adgen (it
+    refused "nested sequences of differentiated values")."""
+
+    def joined(x):
+        padded = np.concatenate([x, [x[-1], 2.0 * x[0]]])
+        rows = np.stack([x[:2], [x[-1], 1.0]])
+        table = np.vstack([x[:2], (x[0], x[1] * 2.0)])
+        return np.sum(padded**2) + np.sum(rows**3) + np.sum(np.sin(table))
+
+    x = np.array([0.5, 1.5, 2.0])
+    eps = 1e-6
+    expected = [(joined(x + eps * e) - joined(x - eps * e)) / (2 * eps) for e in np.eye(3)]
+    np.testing.assert_allclose(adgen.grad(joined)(x), expected, rtol=1e-7)
+    _, tangent = adgen.jvp(joined, (x,), (np.ones(3),))
+    np.testing.assert_allclose(tangent, np.sum(expected), rtol=1e-7)

@@ -1898,6 +1898,21 @@ def in_place_writer(fn: Any) -> Writer | None:
     return entry if entry is not None and loader.same(entry.fn, fn) else None
 
 
+# functions joining a sequence of arrays, each item of which NumPy makes an array first (a
+# nested list ``[x[-1], 0.0]`` among them is one array; np.block's nesting means more)
+_JOINS = tuple(
+    getattr(np, name)
+    for name in ("concatenate", "stack", "vstack", "hstack", "dstack", "column_stack")
+    if hasattr(np, name)
+)
+
+
+def joins_arrays(fn: Any) -> bool:
+    """Is ``fn`` one of NumPy's functions joining a sequence of arrays (``np.concatenate``,
+    ``np.stack``...)?"""
+    return any(fn is j for j in _JOINS)
+
+
 def at_writer(ufunc: Any) -> Any | None:
     """The helper of ``ufunc.at`` (``np.add``: ``np.add.at``) declared with
     :func:`accumulates_at`, else None."""

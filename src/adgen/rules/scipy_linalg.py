@@ -98,6 +98,111 @@ CHOLESKY_PAIR = SUPPORTED and _copies_other_triangle()
 if scipy is not None:
     # -- triangular and general solves, inverses, determinants ------------------------------
 
+    # banded systems: `ab` holds the bands of `a` (ab[u + i - j, j] = a[i, j]); the products and
+    # transposes derivatives need are helpers with rules of their own (bilinear / linear)
+    _BANDED = "scipy.linalg.solve_banded((1, 1), ab + np.array([[0.0], [5.0], [0.0]]), b)"
+
+    @rule(
+        scipy.linalg.solve_banded,
+        examples=[
+            example(_BANDED, ab=(3, 4), b=(4,), f32=True),
+            example(_BANDED, ab=(3, 4), b=(4, 2)),
+            example(
+                "scipy.linalg.solve_banded((2, 0), ab + np.array([[4.0], [0.0], [0.0]]), b)",
+                ab=(3, 5),
+                b=(5,),
+            ),
+        ],
+    )
+    def solve_banded(ans, l_and_u, ab, b, *, check_finite=True):
+        """x = a⁻¹ b for the banded ``a`` stored in ``ab``: dx = a⁻¹ (db - da x); the
+        cotangents are λ = a⁻ᵀ g for ``b`` and the band of -λ xᵀ for ``ab``."""
+
+        def jvp_ab(dab):
+            product = rt.banded_matvec(l_and_u, dab, ans)
+            return -scipy.linalg.solve_banded(l_and_u, ab, product, check_finite=False)
+
+        def jvp_b(db):
+            return scipy.linalg.solve_banded(l_and_u, ab, db, check_finite=False)
+
+        def vjp_ab(g):
+            transposed = rt.banded_transpose(l_and_u, ab)
+            lam = scipy.linalg.solve_banded(
+                (l_and_u[1], l_and_u[0]), transposed, g, check_finite=False
+            )
+            return -rt.banded_outer(l_and_u, lam, ans, ab)
+
+        def vjp_b(g):
+            transposed = rt.banded_transpose(l_and_u, ab)
+            return scipy.linalg.solve_banded(
+                (l_and_u[1], l_and_u[0]), transposed, g, check_finite=False
+            )
+
+    @rule(
+        rt.banded_matvec,
+        examples=[
+            example("rt.banded_matvec((1, 1), ab, x)", ab=(3, 4), x=(4,), f32=True),
+            example("rt.banded_matvec((2, 1), ab, x)", ab=(4, 5), x=(5, 2)),
+        ],
+    )
+    def banded_matvec(ans, l_and_u, ab, x):
+        """a @ x, bilinear in the bands and ``x``."""
+
+        def jvp_ab(dab):
+            return rt.banded_matvec(l_and_u, dab, x)
+
+        def jvp_x(dx):
+            return rt.banded_matvec(l_and_u, ab, dx)
+
+        def vjp_ab(g):
+            return rt.banded_outer(l_and_u, g, x, ab)
+
+        def vjp_x(g):
+            swapped = (l_and_u[1], l_and_u[0])
+            return rt.banded_matvec(swapped, rt.banded_transpose(l_and_u, ab), g)
+
+    @rule(
+        rt.banded_outer,
+        examples=[
+            example("rt.banded_outer((1, 1), y, x, like)", y=(4,), x=(4,), like=(3, 4), f32=True),
+            example("rt.banded_outer((0, 2), y, x, like)", y=(5, 2), x=(5, 2), like=(3, 5)),
+        ],
+    )
+    def banded_outer(ans, l_and_u, y, x, like):
+        """The band of y xᵀ, bilinear in ``y`` and ``x`` (``like`` gives only the shape)."""
+
+        def jvp_y(dy):
+            return rt.banded_outer(l_and_u, dy, x, like)
+
+        def jvp_x(dx):
+            return rt.banded_outer(l_and_u, y, dx, like)
+
+        def vjp_y(g):
+            return rt.banded_matvec(l_and_u, g, x)
+
+        def vjp_x(g):
+            swapped = (l_and_u[1], l_and_u[0])
+            return rt.banded_matvec(swapped, rt.banded_transpose(l_and_u, g), y)
+
+        def jvp_like(dlike):
+            return rt.zeros_like(ans)
+
+        def vjp_like(g):
+            return rt.zeros_like(like)
+
+    @rule(
+        rt.banded_transpose,
+        examples=[example("rt.banded_transpose((2, 1), ab)", ab=(4, 5), f32=True)],
+    )
+    def banded_transpose(ans, l_and_u, ab):
+        """The bands of aᵀ: linear (its transpose is the transpose the other way)."""
+
+        def jvp_ab(dab):
+            return rt.banded_transpose(l_and_u, dab)
+
+        def vjp_ab(g):
+            return rt.banded_transpose((l_and_u[1], l_and_u[0]), g)
+
     @rule(
         scipy.linalg.solve_triangular,
         examples=[

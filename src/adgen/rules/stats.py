@@ -27,7 +27,8 @@ differentiated again.
   differentiated value reaches them. Not covered: ``f`` and the other distributions.
 * the standard forms' own methods libraries call: ``norm._ppf``, ``norm._isf``,
   ``t._logpdf``, ``t._pdf`` (``df`` too), ``t._cdf``, ``t._sf`` (``x`` only).
-* ``poisson`` (``logpmf``, ``pmf``, and the standard form's ``_logpmf``, ``_pmf``): w.r.t.
+* ``poisson`` (``logpmf``, ``pmf``, ``cdf``, ``sf``, ``logcdf``, ``logsf``, and the standard
+  form's ``_logpmf``, ``_pmf``): w.r.t.
   ``mu`` only; ``binom`` and ``bernoulli`` (``logpmf``, ``pmf``) w.r.t. ``p`` only;
   ``nbinom`` (``logpmf``, ``pmf``) w.r.t. ``n`` and ``p``. The counts ``k``, ``binom``'s
   ``n`` and ``loc`` (the mass is 0 off the integers) are data, refused where a
@@ -364,6 +365,59 @@ if scipy is not None:
         """(k - loc) log(mu) - mu - gammaln(k - loc + 1): d/dmu = (k - loc) / mu - 1 (-1 for
         k == loc, at mu == 0 too, where the term (k - loc) log(mu) is 0, as for xlogy)."""
         return {"mu": np.where(k - loc == 0, 0.0, (k - loc) / mu) - 1.0}
+
+    @partials(
+        poisson.cdf,
+        kind="value",
+        examples=[
+            example("scipy.stats.poisson.cdf(np.array([0, 1, 3, 6]), mu)", mu=Arg((4,), POSITIVE)),
+            example("scipy.stats.poisson.cdf(np.array([2.5, -1.0]), mu)", mu=Arg(None, POSITIVE)),
+        ],
+    )
+    def poisson_cdf(ans, k, mu, loc=0):
+        """P(X <= k) = sum of pmf(j) for j <= floor(k - loc): d/dmu = -pmf(floor(k - loc)) (0
+        below loc, where the sum is empty)."""
+        return {"mu": -scipy.stats.poisson.pmf(np.floor(k - loc), mu)}
+
+    @partials(
+        poisson.sf,
+        kind="value",
+        examples=[
+            example("scipy.stats.poisson.sf(np.array([0, 2, 5]), mu)", mu=Arg((3,), POSITIVE))
+        ],
+    )
+    def poisson_sf(ans, k, mu, loc=0):
+        """P(X > k) = 1 - cdf: d/dmu = pmf(floor(k - loc))."""
+        return {"mu": scipy.stats.poisson.pmf(np.floor(k - loc), mu)}
+
+    @partials(
+        poisson.logcdf,
+        kind="log",
+        examples=[
+            example("scipy.stats.poisson.logcdf(np.array([0, 1, 4]), mu)", mu=Arg((3,), POSITIVE))
+        ],
+    )
+    def poisson_logcdf(ans, k, mu, loc=0):
+        """d log cdf / dmu = -pmf(floor(k - loc)) / cdf: the ratio of the last term of the sum
+        to the sum, taken in logs (no underflow far in the tail; below loc, where the cdf is
+        0 and its log -inf, nan as for any log-mass there)."""
+        j = np.floor(k - loc)
+        last = np.exp(scipy.stats.poisson.logpmf(np.maximum(j, 0.0), mu) - ans)
+        return {"mu": -last}
+
+    @partials(
+        poisson.logsf,
+        kind="log",
+        examples=[
+            example("scipy.stats.poisson.logsf(np.array([-1, 1, 4]), mu)", mu=Arg((3,), POSITIVE))
+        ],
+    )
+    def poisson_logsf(ans, k, mu, loc=0):
+        """d log sf / dmu = pmf(floor(k - loc)) / sf: 0 below loc (sf is 1 there), the log of
+        the mass taken at a count in its support (no nan at second order)."""
+        j = np.floor(k - loc)
+        last = np.exp(scipy.stats.poisson.logpmf(np.maximum(j, 0.0), mu) - ans)
+        return {"mu": np.where(j < 0, 0.0, last)}
 
     @partials(
         scipy.stats.binom.logpmf,

@@ -220,3 +220,67 @@ def require_copied_triangle(c: Any, a: Any, lower: bool) -> None:
         raise ValueError(
             "adgen: scipy.linalg.cho_factor left other values than `a`'s in its other triangle"
         )
+
+
+# -- band storage (scipy.linalg.solve_banded): ab[u + i - j, j] = a[i, j] -------------------------
+
+
+def _band_rows(l_and_u: Any, n: int) -> Any:
+    """For each row ``r`` of the band storage: the columns ``j`` it holds and their rows
+    ``i`` in the matrix (``i - j = r - u``)."""
+    lower, upper = (int(k) for k in l_and_u)
+    for r in range(lower + upper + 1):
+        offset = upper - r  # j - i
+        j = np.arange(max(0, offset), min(n, n + offset))
+        yield r, j, j - offset
+
+
+def banded_matvec(l_and_u: Any, ab: Any, x: Any) -> Any:
+    """``a @ x`` for the matrix ``a`` whose bands ``ab`` holds (``scipy.linalg.solve_banded``'s
+    storage, ``l_and_u = (l, u)`` its numbers of sub- and superdiagonals); ``x`` a vector or
+    a matrix of columns.
+
+    >>> ab = np.array([[0.0, 2.0, 3.0], [1.0, 1.0, 1.0], [4.0, 5.0, 0.0]])  # a tridiagonal
+    >>> banded_matvec((1, 1), ab, np.array([1.0, 1.0, 1.0])).tolist()
+    [3.0, 8.0, 6.0]
+    """
+    ab, x = np.asarray(ab), np.asarray(x)
+    n = ab.shape[-1]
+    out = np.zeros((n, *x.shape[1:]), dtype=np.result_type(ab, x))
+    for r, j, i in _band_rows(l_and_u, n):
+        out[i] += ab[r, j].reshape((-1,) + (1,) * (x.ndim - 1)) * x[j]
+    return out
+
+
+def banded_outer(l_and_u: Any, y: Any, x: Any, like: Any) -> Any:
+    """The band of ``y xᵀ`` (summed over the columns of matrices ``y``, ``x``) in the storage
+    of ``like``: the cotangent of a banded matrix in a product ``a @ x`` with the product's
+    cotangent ``y``.
+
+    >>> banded_outer((1, 0), np.array([1.0, 2.0]), np.array([3.0, 4.0]), np.zeros((2, 2))).tolist()
+    [[3.0, 8.0], [6.0, 0.0]]
+    """
+    y, x = np.asarray(y), np.asarray(x)
+    like = np.asarray(like)
+    out = np.zeros(like.shape, dtype=np.result_type(like, y, x))
+    for r, j, i in _band_rows(l_and_u, like.shape[-1]):
+        products = y[i] * x[j]
+        columns = int(np.prod(products.shape[1:]))  # (1 for vectors)
+        out[r, j] = products.reshape(products.shape[0], columns).sum(axis=1)
+    return out
+
+
+def banded_transpose(l_and_u: Any, ab: Any) -> Any:
+    """The band storage of ``aᵀ`` (``(u, l)`` bands) for the bands ``ab`` of ``a``.
+
+    >>> ab = np.array([[0.0, 2.0, 3.0], [1.0, 1.0, 1.0], [4.0, 5.0, 0.0]])
+    >>> banded_transpose((1, 1), ab).tolist()
+    [[0.0, 4.0, 5.0], [1.0, 1.0, 1.0], [2.0, 3.0, 0.0]]
+    """
+    ab = np.asarray(ab)
+    lower, upper = (int(k) for k in l_and_u)
+    out = np.zeros_like(ab)
+    n = ab.shape[-1]
+    for r, j, i in _band_rows((upper, lower), n):  # a row of aᵀ's storage: aᵀ[i, j] = a[j, i]
+        out[r, j] = ab[upper + j - i, i]
+    return out
