@@ -1907,10 +1907,10 @@ _JOINS = tuple(
 )
 
 
-def joins_arrays(fn: Any) -> bool:
-    """Is ``fn`` one of NumPy's functions joining a sequence of arrays (``np.concatenate``,
-    ``np.stack``...)?"""
-    return any(fn is j for j in _JOINS)
+def rows_as_arrays(fn: Any) -> bool:
+    """Does ``fn`` make each nested list of its first argument an array (``np.array``, and
+    NumPy's functions joining a sequence of arrays: ``np.concatenate``, ``np.stack``...)?"""
+    return fn is np.array or any(fn is j for j in _JOINS)
 
 
 def at_writer(ufunc: Any) -> Any | None:

@@ -146,12 +146,8 @@ class CallsMixin(LowererState):
             fn, extra, named = frozen
             args = [*args, *(self.value_atom(v, "parameter") for v in extra)]
             kwargs = [*kwargs, *((k, self.value_atom(v, k)) for k, v in named.items())]
-        if (
-            (fn is registry.np.array or registry.joins_arrays(fn))
-            and args
-            and isinstance(args[0], ir.Tup)
-        ):  # np.concatenate([x, [x[-1]]]): each nested list an array first, as NumPy makes it
-            args[0] = self.array_rows(args[0], node, hint)
+        if registry.rows_as_arrays(fn) and args and isinstance(args[0], ir.Tup):
+            args[0] = self.array_rows(args[0], node, hint)  # np.concatenate([x, [x[-1]]])
         elif fn is registry.np.array and (len(args) > 1 or kwargs):
             fn, args, kwargs = _array_as_asarray(args, kwargs)
         if isinstance(fn, LocalPullback):

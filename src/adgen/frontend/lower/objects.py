@@ -32,13 +32,15 @@ import gast
 import numpy as np
 
 from adgen import ir
-from adgen.errors import NonDifferentiableError, NoRuleError, UnsupportedSyntaxError
+from adgen.errors import AdgenError, NonDifferentiableError, NoRuleError, UnsupportedSyntaxError
 from adgen.frontend.lower.state import LowererState
-from adgen.frontend.parse import LiveScope, ParsedFunction
+from adgen.frontend.parse import MISSING, LiveScope, ParsedFunction
 from adgen.rules import registry
 
 if TYPE_CHECKING:
     from adgen.frontend.lower import Lowerer
+
+_ABSENT = object()  # (inspect.getattr_static's answer for no such attribute)
 
 
 class LocalRecord:
@@ -430,6 +432,58 @@ class ObjectsMixin(LowererState):
                 node, f"the attribute `{attr}` of `{cls.__name__}` (a descriptor adgen cannot read)"
             )
         return True, raw
+
+    def attribute_test(self: Lowerer, node: gast.Call, fn: Any) -> ir.Atom | None:
+        """``getattr(x, "name", default)`` (or ``inspect.getattr_static``) of an argument of a
+        kind the code is made for, decided when transforming: the default where the kind
+        has no such attribute (``getattr(X, "__narwhals_dataframe__", None)`` of an array),
+        its ``dtype`` or ``ndim``, or what ``getattr_static`` finds on its class. None: not
+        decided (lowered as any other call)."""
+        if node.keywords:
+            return None
+        absent = self.absent_attribute(node, fn)
+        if absent is not None:
+            return absent
+        mark = len(self.block)
+        sample = self.argument_sample(self.expr(node.args[0], None, "x"))
+        name = self.settled(self.expr(node.args[1], None, "name"))
+        if sample is None or not (isinstance(name, ir.Const) and isinstance(name.value, str)):
+            del self.block[mark:]
+            return None
+        missing = object()
+        found = fn(sample, name.value, missing)
+        if found is missing:
+            return self.expr(node.args[2], None, "default")
+        if fn is getattr and name.value in ("dtype", "ndim"):
+            return self.static_atom(found, name.value, node)
+        if fn is inspect.getattr_static and not isinstance(found, (np.ndarray, np.generic)):
+            return self.static_atom(found, name.value, node)
+        del self.block[mark:]
+        return None
+
+    def absent_attribute(self: Lowerer, node: gast.Call, fn: Any) -> ir.Atom | None:
+        """``getattr(model, "offset", 0)`` of an object made outside (read when transforming,
+        as its other attributes are) that has no such attribute: the default, the absence
+        noted so that setting the attribute later makes the derivative again. None
+        otherwise (an attribute it has is read at run time, as written)."""
+        name = node.args[1]
+        if not (isinstance(name, gast.Constant) and isinstance(name.value, str)):
+            return None
+        try:
+            known, obj = self.static_object(node.args[0])
+        except AdgenError:
+            return None
+        cls = type(obj)
+        if (
+            not known
+            or not is_user_object(obj)
+            or cls.__getattribute__ is not object.__getattribute__
+            or inspect.getattr_static(cls, "__getattr__", None) is not None
+            or inspect.getattr_static(obj, name.value, _ABSENT) is not _ABSENT
+        ):
+            return None
+        self.record("attr", obj, name.value, MISSING)  # (made again once it is set)
+        return self.expr(node.args[2], None, "default")
 
     def record(self: Lowerer, kind: str, container: Any, name: Any, value: Any) -> None:
         """Note a value read from an object, so that the cached derivative is made again if
