@@ -278,7 +278,7 @@ _SHAPE_QUERIES = frozenset(
 _SHAPED_HELPERS = frozenset(
     {"rt.zeros_like", "rt.unbroadcast", "rt.rebroadcast", "rt.unreduce", "rt.real_like",
      "rt.is_complex", "rt.Like", "rt.matmul_vjp_a", "rt.matmul_vjp_b", "rt.dot_vjp_a",
-     "rt.dot_vjp_b", "rt.getitem_vjp", "rt.cumsum_vjp"}
+     "rt.dot_vjp_b", "rt.getitem_vjp", "rt.cumsum_vjp", "rt.cast_like"}
 )  # fmt: skip
 _SHAPE_ONLY = frozenset(
     {
@@ -686,7 +686,11 @@ def settle_broadcasts(fn: ir.Function, signature: Signature) -> ir.Function:
     """``rt.unbroadcast(g, x)`` and ``rt.rebroadcast(c, g)`` -- derivative code adgen reads
     again for a nested derivative calls them -- made plain copies where the call's arguments
     show the two shapes agree (the helpers then return their first argument itself). The
-    optimizer then reads the first argument in the copy's place.
+    optimizer then reads the first argument in the copy's place. So are ``np.asarray(a)`` and
+    ``np.asanyarray(a, dtype=...)`` of a NumPy array already of that dtype (library code
+    converting its arguments; ``a = np.asarray(a)`` is dropped), and the test
+    ``rt.accumulates_in(dtype, x)`` of a sum's ``dtype=`` is decided for a constant dtype:
+    the ``if`` on it becomes the branch it takes.
 
     >>> from adgen.frontend.parse import parse_function
     >>> from adgen.frontend.lower import lower
@@ -699,12 +703,15 @@ def settle_broadcasts(fn: ir.Function, signature: Signature) -> ir.Function:
     ['mul', 'rt.unbroadcast', 'mul', 'assign', 'add']
     """
     if not signature or not any(
-        isinstance(s, ir.Assign) and s.prim.name in _RESHAPERS for s in fn.statements()
+        isinstance(s, ir.Assign) and s.prim.name in _SETTLED for s in fn.statements()
     ):
         return fn
     known = infer(fn, signature)
     copy = registry.lookup(registry.assign)
     assert copy is not None
+    numpy_only = not any(isinstance(d, tuple) and len(d) == 3 for _, d in signature) and not any(
+        foreign(v) for v in fn.free.values()
+    )  # (another library's arrays: np.asarray makes NumPy's of them)
 
     def shape(atom: ir.Atom) -> tuple[int, ...] | None:
         found = known.get(atom.name) if isinstance(atom, ir.Var) else None
@@ -719,9 +726,115 @@ def settle_broadcasts(fn: ir.Function, signature: Signature) -> ir.Function:
             and shape(s.args[0]) == shape(s.args[1])
         ):
             return dataclasses.replace(s, prim=copy, args=(s.args[0],))
+        if s.prim.name in _AS_ARRAY and numpy_only and _as_itself(s, known, fn.free):
+            if s.targets == (s.args[0].name,):  # type: ignore[union-attr]
+                itself.add(id(s))  # `a = np.asarray(a)`: nothing to do
+            return dataclasses.replace(s, prim=copy, args=(s.args[0],), kwargs=())
+        if s.prim.name == "rt.accumulates_in" and numpy_only and len(s.targets) == 1:
+            answer = _accumulates(s, known, fn.free)
+            if answer is not None and counts.get(s.targets[0]) == 1:
+                decided[s.targets[0]] = answer
+                return dataclasses.replace(s, prim=copy, args=(ir.Const(answer),), kwargs=())
         return s
 
-    return dataclasses.replace(fn, body=ir.map_assigns(fn.body, settled))
+    itself: set[int] = set()
+    decided: dict[str, bool] = {}  # a test of a sum's derivative the kinds decide
+    counts = ir.binding_counts(fn)
+    mapped = ir.map_assigns(fn.body, settled)
+    kept = {id(n): id(o) for o, n in zip(_assigns(fn.body), _assigns(mapped))}
+    body = _without(mapped, {n for n, o in kept.items() if o in itself})
+    return dataclasses.replace(fn, body=_taken(body, decided))
+
+
+# np.asarray / np.asanyarray: the array itself where it is a NumPy array of the dtype asked
+_AS_ARRAY = frozenset({"np.asarray", "np.asanyarray"})
+# what settle_broadcasts reads
+_SETTLED = _RESHAPERS | _AS_ARRAY | {"rt.accumulates_in"}
+
+
+def _as_itself(s: ir.Assign, known: Shapes, free: dict[str, Any]) -> bool:
+    """Does ``np.asarray(a, dtype, order=...)`` return ``a`` itself: ``a`` a NumPy array of
+    known dtype, the dtype asked none or that one, no order or copy that would copy it?
+    (Library code converts its arguments so: SciPy's ``_asarray(x, dtype=...)``.)"""
+    found = known.get(s.args[0].name) if s.args and isinstance(s.args[0], ir.Var) else None
+    if found is None or found.kind != "array" or len(s.args) > 2:
+        return False
+    options = dict(s.kwargs)
+    if len(s.args) == 2:
+        options["dtype"] = s.args[1]
+
+    def value(atom: ir.Atom) -> Any:
+        if isinstance(atom, ir.Const):
+            return atom.value
+        if isinstance(atom, ir.Free) and atom.name in free:
+            return free[atom.name]
+        raise KeyError(atom)
+
+    try:
+        asked = {k: value(v) for k, v in options.items()}
+    except KeyError:
+        return False
+    if set(asked) - {"dtype", "order", "copy"}:
+        return False
+    if asked.get("order") not in (None, "K", "A") or asked.get("copy") not in (None, False):
+        return False
+    dtype = asked.get("dtype")
+    try:
+        return dtype is None or np.dtype(dtype) == found.dtype
+    except TypeError:
+        return False
+
+
+def _accumulates(s: ir.Assign, known: Shapes, free: dict[str, Any]) -> bool | None:
+    """What ``rt.accumulates_in(dtype, x)`` (the test of ``np.sum(x, dtype=dtype)``'s
+    derivative) answers, where ``dtype`` is a constant and ``x`` real of a known dtype."""
+    x = s.args[1] if len(s.args) == 2 else None
+    if s.kwargs or not isinstance(x, ir.Var):
+        return None
+    dtype_atom, found = s.args[0], known.get(x.name)
+    if isinstance(dtype_atom, ir.Const):
+        dtype = dtype_atom.value
+    elif isinstance(dtype_atom, ir.Free) and dtype_atom.name in free:
+        dtype = free[dtype_atom.name]
+    else:
+        return None
+    try:
+        kind = np.dtype(dtype).kind
+    except TypeError:
+        return None
+    if found is None or found.dtype.kind not in "fiub" or kind not in "fiub":
+        return None  # (complex: the helper refuses when it runs)
+    return kind == "f"
+
+
+def _taken(block: list[ir.Stmt], decided: dict[str, bool]) -> list[ir.Stmt]:
+    """``block`` with each ``if`` on a decided test replaced by the branch it takes."""
+    if not decided:
+        return block
+    out: list[ir.Stmt] = []
+    for s in block:
+        if isinstance(s, ir.If):
+            test = s.test
+            if isinstance(test, ir.Var) and test.name in decided:
+                out.extend(_taken(s.body if decided[test.name] else s.orelse, decided))
+                continue
+            s = dataclasses.replace(
+                s, body=_taken(s.body, decided), orelse=_taken(s.orelse, decided)
+            )
+        elif isinstance(s, ir.For):
+            s = dataclasses.replace(s, body=_taken(s.body, decided))
+        elif isinstance(s, ir.While):
+            s = dataclasses.replace(
+                s, test_body=_taken(s.test_body, decided), body=_taken(s.body, decided)
+            )
+        out.append(s)
+    return out
+
+
+def _assigns(block: list[ir.Stmt]) -> list[ir.Assign]:
+    """The assignments of ``block`` at any depth, in order."""
+    inside = ir.Function("", [], block, "", 0, {})
+    return [s for s in inside.statements() if isinstance(s, ir.Assign)]
 
 
 def _without(block: list[ir.Stmt], dropped: set[int]) -> list[ir.Stmt]:
