@@ -984,7 +984,7 @@ class Writer:
 
     def write_call(self, scope: Scope, w: str, shape: tuple[int, ...]) -> str:
         """A call that writes into ``w``: ``np.add.at`` (repeated rows adding up),
-        ``np.subtract.at``, ``w.fill``, ``w.sort``, ``np.copyto``, ``np.put``,
+        ``np.subtract.at``, ``w.fill``, ``w.sort``, ``np.copyto``, ``np.put``, ``np.putmask``,
         ``np.put_along_axis``."""
         rows = self.fits(scope, shape[1:]) or [w + "[0]"]
         row = self.pick(rows)
@@ -998,6 +998,7 @@ class Writer:
             f"{w}.sort(axis=0)" if len(shape) > 1 else f"{w}.sort()",
             f"np.copyto({w}, np.sin({whole}) + {w})",
             f"np.put({w}, [0, {last}, -1], np.tanh(np.sum({whole})))",
+            f"np.putmask({w}, {w} > {self.offset()}, np.sin({whole}))",
         ]
         if len(shape) == 2:
             cols = ", ".join(f"[{self.choices.integer(0, shape[1] - 1)}]" for _ in range(shape[0]))

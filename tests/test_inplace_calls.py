@@ -1,5 +1,6 @@
 """Calls that write into an array the function made (issue 35): ``a.fill(v)``, ``a.sort()``,
-``np.copyto``, ``np.put``, ``np.put_along_axis``, ``np.add.at`` and ``np.subtract.at`` as
+``np.copyto``, ``np.put``, ``np.put_along_axis``, ``np.putmask``, ``np.add.at`` and
+``np.subtract.at`` as
 statements, read as the writes they make (``a[...] = v``, ``a[...] = np.sort(a)``,
 ``a[...] = rt.added_at(a, index, b)``...) with the checks every in-place write has. Each
 program is checked in both modes and at second order against central differences; the
@@ -87,6 +88,14 @@ def sorted_along_an_axis(x):
     return np.sum(m[0] * m[-1])
 
 
+def clipped_by_putmask(x):
+    """Entries over a threshold replaced by a repeating pattern of values computed from
+    ``x`` (``np.putmask`` repeats its values by the flat position)."""
+    a = x * 2.0
+    np.putmask(a, a > 0.5, np.array([x[0] ** 2, np.tanh(x[1])]))
+    return np.sum(a**3) + a[0] * a[-1]
+
+
 PROGRAMS = [
     (bar_energy, np.array([1.3, 0.8, 2.1, 1.6])),
     (trimmed_mean_loss, np.array([0.4, 1.1, 0.2, 0.5, -0.3, 0.7])),
@@ -94,6 +103,7 @@ PROGRAMS = [
     (padded_signal, np.array([0.2, -0.5, 0.9, 0.4, 1.1, -0.6])),
     (filled_with_a_differentiated_value, np.array([0.7, -1.3, 0.4])),
     (sorted_along_an_axis, np.array([0.7, -1.3, 0.4])),
+    (clipped_by_putmask, np.array([0.4, -0.3, 0.9, 0.1, 0.6])),
 ]
 
 

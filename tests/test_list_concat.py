@@ -217,3 +217,18 @@ def test_a_nested_list_among_joined_arrays_is_an_array_of_its_items():
     np.testing.assert_allclose(adgen.grad(joined)(x), expected, rtol=1e-7)
     _, tangent = adgen.jvp(joined, (x,), (np.ones(3),))
     np.testing.assert_allclose(tangent, np.sum(expected), rtol=1e-7)
+
+
+def test_an_array_of_constants_with_a_dtype_is_a_constant():
+    """``np.array([1, 0, 1], dtype=bool)`` and ``np.array([x[0], 2.0], float)`` in a
+    differentiated function (the first was refused: "np.array with `dtype=`")."""
+
+    def f(x):
+        keep = np.array([1, 0, 1], dtype=bool)
+        pair = np.array([x[0], 2.0 * x[1]], float)
+        return np.sum(np.where(keep, x, 0.0) * pair[0]) + pair[1] ** 2
+
+    x = np.array([0.5, 1.5, 2.0])
+    expected = np.array([2 * x[0] + x[2], 8 * x[1], x[0]])
+    np.testing.assert_allclose(adgen.grad(f)(x), expected, rtol=1e-12)
+    np.testing.assert_allclose(adgen.jvp(f, (x,), (np.ones(3),))[1], expected.sum(), rtol=1e-12)

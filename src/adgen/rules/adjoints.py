@@ -66,6 +66,9 @@ writes_into(  # np.put_along_axis(a, indices, v, axis)
     np.put_along_axis, rt.along_axis_index, ("arr", "indices", "values", "axis"), "values",
     ("indices", "axis"),
 )  # fmt: skip
+writes_into(  # np.putmask(a, mask, v): a[...] = rt.putmasked(a, mask, v) (v repeated)
+    np.putmask, None, ("a", "mask", "values"), "values", ("mask",), through=rt.putmasked
+)
 # np.add.at(a, index, b), np.subtract.at: a[...] = rt.added_at(a, index, b)
 accumulates_at(np.add, rt.added_at)
 accumulates_at(np.subtract, rt.subtracted_at)

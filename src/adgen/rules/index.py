@@ -206,6 +206,8 @@ FUNCTIONS: dict[str, str] = {
     "rt.take_along_axis_vjp": "indexing",
     "rt.added_at": "indexing",
     "rt.subtracted_at": "indexing",
+    "rt.putmasked": "indexing",
+    "rt.putmask_gather": "indexing",
     "np.compress": "indexing",
     "np.extract": "indexing",
     "np.select": "indexing",

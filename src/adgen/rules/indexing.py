@@ -154,6 +154,58 @@ def subtracted_at(a, index, b):
 
 
 @rule(
+    rt.putmasked,
+    examples=[
+        example(
+            "rt.putmasked(a, np.array([True, False, True, True]), v)", a=(4,), v=(2,), f32=True
+        ),
+        example("rt.putmasked(a, np.array([[True, False], [False, True]]), v)", a=(2, 2), v=()),
+        example("rt.putmasked(a, a > 0.0, v)", a=(3, 2), v=(3, 2)),
+    ],
+)
+def putmasked(a, mask, values):
+    """``np.putmask(a, mask, values)`` as a statement: ``a[...] = rt.putmasked(a, mask,
+    values)`` (``values`` repeated over the masked positions by their flat number)."""
+
+    def jvp_a(da):
+        return rt.putmasked(da, mask, rt.zeros_like(values))
+
+    def jvp_values(dv):
+        return rt.putmasked(rt.zeros_like(a), mask, dv)
+
+    def vjp_a(g):
+        return rt.putmasked(g, mask, rt.zeros_like(values))
+
+    def vjp_values(g):
+        return rt.putmask_gather(g, mask, values)
+
+
+@rule(
+    rt.putmask_gather,
+    examples=[
+        example("rt.putmask_gather(g, np.array([True, False, True, True]), v)", g=(4,), v=(2,)),
+        example(
+            "rt.putmask_gather(g, np.array([[True, False], [False, True]]), v)", g=(2, 2), v=()
+        ),
+    ],
+)
+def putmask_gather(ans, g, mask, values):
+    """Linear in ``g`` (its transpose puts back); ``values`` gives only the shape."""
+
+    def jvp_g(dg):
+        return rt.putmask_gather(dg, mask, values)
+
+    def vjp_g(c):
+        return rt.putmasked(rt.zeros_like(g), mask, c)
+
+    def jvp_values(dv):
+        return rt.zeros_like(ans)
+
+    def vjp_values(c):
+        return rt.zeros_like(values)
+
+
+@rule(
     np.compress,
     examples=[
         example("np.compress([True, False, True], a, axis=1)", a=(2, 3), f32=True),

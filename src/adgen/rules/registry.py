@@ -1837,7 +1837,7 @@ def lookup(fn: Any) -> Primitive | None:
 # Their names are known before any rule module is imported: lowering asks, of the syntax
 # alone, which names a function writes into (a call so named counts, whatever it is; ``at``:
 # a ufunc's ``np.add.at(a, i, b)``, and the methods ``a.fill(v)``, ``a.sort()``)
-IN_PLACE_NAMES = frozenset({"fill_diagonal", "copyto", "put", "put_along_axis", "at"})
+IN_PLACE_NAMES = frozenset({"fill_diagonal", "copyto", "put", "put_along_axis", "putmask", "at"})
 # the methods, and the function giving the new value (None: the argument, ``a.fill(v)``)
 IN_PLACE_METHODS: dict[str, Any] = {"fill": None, "sort": np.sort}
 
@@ -1847,7 +1847,10 @@ class Writer:
     """How a call ``fn(a, ...)`` made as a statement writes into ``a``: its parameters in
     order (the first is ``a``); ``value`` names the one written; ``index`` the ones passed
     to ``positions`` after ``a``; ``fixed`` the ones that must be left at (or given as)
-    their value; ``ignored`` the ones that do not change what is written."""
+    their value; ``ignored`` the ones that do not change what is written. ``through``, where
+    the write is not an assignment at positions (``np.putmask`` repeats its values): a
+    helper with a rule giving ``a``'s new value, ``through(a, *index, value)``, written into
+    all of ``a``."""
 
     fn: Any
     positions: Any
@@ -1856,6 +1859,7 @@ class Writer:
     index: tuple[str, ...] = ()
     fixed: tuple[tuple[str, Any], ...] = ()
     ignored: tuple[str, ...] = ()
+    through: Any = None
 
 
 _WRITERS: dict[Hashable, Writer] = {}
@@ -1872,15 +1876,16 @@ def writes_into(
     index: tuple[str, ...] = (),
     fixed: dict[str, Any] | None = None,
     ignored: tuple[str, ...] = (),
+    through: Any = None,
 ) -> None:
     """Declare that ``fn(a, ...)``, called as a statement, writes its argument ``value`` into
     ``a`` at the positions ``positions(a, *index)`` returns (a helper registered without a
-    derivative); see :class:`Writer`."""
+    derivative), or as ``through`` says; see :class:`Writer`."""
     if fn.__name__ not in IN_PLACE_NAMES:
         raise RuleError(f"{fn.__name__}: add its name to registry.IN_PLACE_NAMES too")
     fixed_items = tuple((fixed or {}).items())
     _WRITERS[loader.identity(fn)] = Writer(
-        fn, positions, params, value, index, fixed_items, ignored
+        fn, positions, params, value, index, fixed_items, ignored, through
     )
 
 

@@ -148,7 +148,7 @@ class CallsMixin(LowererState):
             kwargs = [*kwargs, *((k, self.value_atom(v, k)) for k, v in named.items())]
         if registry.rows_as_arrays(fn) and args and isinstance(args[0], ir.Tup):
             args[0] = self.array_rows(args[0], node, hint)  # np.concatenate([x, [x[-1]]])
-        elif fn is registry.np.array and (len(args) > 1 or kwargs):
+        if fn is registry.np.array and (len(args) > 1 or kwargs):  # (np.array([1, 0], bool))
             fn, args, kwargs = _array_as_asarray(args, kwargs)
         if isinstance(fn, LocalPullback):
             if len(node.args) != 1 or node.keywords:

@@ -71,6 +71,11 @@ class WritersMixin(LowererState):
         if array.id not in self.env:
             self.refuse(array, f"writing into `{array.id}`, which is not a local array", "")
         extra = [self.expr(given[p], None, "positions") for p in writer.index]
+        if writer.through is not None:  # np.putmask(a, mask, v): a[...] = rt.putmasked(...)
+            value = self.expr(given[writer.value], None, array.id)
+            new = self.call_prim(writer.through, [self.env[array.id], *extra, value], array.id)
+            self.write_in_place(stmt, _whole(array, call), None, None, atom=new)
+            return
         index = self.call_prim(writer.positions, [self.env[array.id], *extra], "positions")
         target = gast.copy_location(
             gast.Subscript(

@@ -276,6 +276,33 @@ def subtracted_at(a: Any, index: Any, b: Any) -> Any:
     return out
 
 
+def putmasked(a: Any, mask: Any, values: Any) -> Any:
+    """What ``np.putmask(a, mask, values)`` leaves in ``a``, as a new array: where ``mask``
+    holds, ``a``'s ``n``-th entry (flat) becomes ``values``' ``n % values.size``-th.
+
+    >>> putmasked(np.zeros(5), np.array([1, 0, 1, 1, 0], bool), np.array([7.0, 8.0])).tolist()
+    [7.0, 0.0, 7.0, 8.0, 0.0]
+    """
+    out = np.array(a, copy=True)
+    np.putmask(out, mask, values)
+    return out
+
+
+def putmask_gather(g: Any, mask: Any, values: Any) -> Any:
+    """The cotangent of ``values`` in :func:`putmasked`: ``g`` at the positions ``mask``
+    holds, each added to the entry of ``values`` it was taken from (``n % values.size``).
+
+    >>> putmask_gather(np.arange(5.0), np.array([1, 0, 1, 1, 0], bool), np.zeros(2)).tolist()
+    [2.0, 3.0]
+    """
+    g, values = np.asarray(g), np.asarray(values)
+    positions = np.flatnonzero(np.broadcast_to(mask, g.shape))
+    summed = np.bincount(
+        positions % max(values.size, 1), weights=g.ravel()[positions], minlength=values.size
+    )
+    return summed.astype(np.result_type(g.dtype, values.dtype)).reshape(values.shape)
+
+
 def flat_index(a: Any, key: Any) -> tuple[Any, ...]:
     """The positions ``a.flat[key]`` reads or writes, as an index of ``a`` itself: ``a.flat``
     numbers the entries in C order whatever the memory layout, so the ``key``-th of
