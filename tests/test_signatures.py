@@ -220,6 +220,12 @@ HIDDEN = {
 SIGNATURE_DEFAULT_DIFFERS = {"ndmax"}
 # parameters no call can pass as the rule takes it: (function, parameter) -> why
 UNACCOUNTED: dict[tuple[str, str], str] = {}
+# parameters lowering reads into another call before the rule sees the call: (function,
+# parameter) -> how (np.array(x, dtype, copy=..., order=...) is np.asarray's call on NumPy 2)
+READ_BY_LOWERING = {
+    ("np.array", name): "np.asarray(x, dtype, order=..., copy=True)"
+    for name in ("dtype", "copy", "order")
+}
 
 
 def _own_parameters():
@@ -370,7 +376,7 @@ def _example_calls():
             except Exception:
                 continue
             defaults[param.name] = text
-            if refused is None:
+            if refused is None and (path, param.name) not in READ_BY_LOWERING:
                 try:
                     registry.own_option(prim, param, (False, None))
                 except registry.NotTaken:
