@@ -809,26 +809,13 @@ def _accumulates(s: ir.Assign, known: Shapes, free: dict[str, Any]) -> bool | No
 
 def _taken(block: list[ir.Stmt], decided: dict[str, bool]) -> list[ir.Stmt]:
     """``block`` with each ``if`` on a decided test replaced by the branch it takes."""
-    if not decided:
-        return block
-    out: list[ir.Stmt] = []
-    for s in block:
-        if isinstance(s, ir.If):
-            test = s.test
-            if isinstance(test, ir.Var) and test.name in decided:
-                out.extend(_taken(s.body if decided[test.name] else s.orelse, decided))
-                continue
-            s = dataclasses.replace(
-                s, body=_taken(s.body, decided), orelse=_taken(s.orelse, decided)
-            )
-        elif isinstance(s, ir.For):
-            s = dataclasses.replace(s, body=_taken(s.body, decided))
-        elif isinstance(s, ir.While):
-            s = dataclasses.replace(
-                s, test_body=_taken(s.test_body, decided), body=_taken(s.body, decided)
-            )
-        out.append(s)
-    return out
+
+    def branch(s: ir.Stmt) -> list[ir.Stmt] | None:
+        if isinstance(s, ir.If) and isinstance(s.test, ir.Var) and s.test.name in decided:
+            return s.body if decided[s.test.name] else s.orelse
+        return None
+
+    return _rewrite(block, branch) if decided else block
 
 
 def _assigns(block: list[ir.Stmt]) -> list[ir.Assign]:
@@ -839,19 +826,28 @@ def _assigns(block: list[ir.Stmt]) -> list[ir.Assign]:
 
 def _without(block: list[ir.Stmt], dropped: set[int]) -> list[ir.Stmt]:
     """``block`` without the statements whose ids are in ``dropped`` (at any depth)."""
+    return _rewrite(block, lambda s: [] if id(s) in dropped else None)
+
+
+def _rewrite(block: list[ir.Stmt], instead: Any) -> list[ir.Stmt]:
+    """``block`` with each statement ``s`` for which ``instead(s)`` gives a list of
+    statements replaced by them (themselves rewritten), in the blocks of ``if``/``for``/
+    ``while`` too."""
     out: list[ir.Stmt] = []
     for s in block:
-        if id(s) in dropped:
+        new = instead(s)
+        if new is not None:
+            out.extend(_rewrite(new, instead))
             continue
         if isinstance(s, ir.If):
             s = dataclasses.replace(
-                s, body=_without(s.body, dropped), orelse=_without(s.orelse, dropped)
+                s, body=_rewrite(s.body, instead), orelse=_rewrite(s.orelse, instead)
             )
         elif isinstance(s, ir.For):
-            s = dataclasses.replace(s, body=_without(s.body, dropped))
+            s = dataclasses.replace(s, body=_rewrite(s.body, instead))
         elif isinstance(s, ir.While):
             s = dataclasses.replace(
-                s, test_body=_without(s.test_body, dropped), body=_without(s.body, dropped)
+                s, test_body=_rewrite(s.test_body, instead), body=_rewrite(s.body, instead)
             )
         out.append(s)
     return out
