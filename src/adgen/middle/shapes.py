@@ -762,19 +762,8 @@ def _as_itself(s: ir.Assign, known: Shapes, free: dict[str, Any]) -> bool:
     options = dict(s.kwargs)
     if len(s.args) == 2:
         options["dtype"] = s.args[1]
-
-    def value(atom: ir.Atom) -> Any:
-        if isinstance(atom, ir.Const):
-            return atom.value
-        if isinstance(atom, ir.Free) and atom.name in free:
-            return free[atom.name]
-        raise KeyError(atom)
-
-    try:
-        asked = {k: value(v) for k, v in options.items()}
-    except KeyError:
-        return False
-    if set(asked) - {"dtype", "order", "copy"}:
+    asked = {k: _constant(v, free) for k, v in options.items()}
+    if any(v is _NOT_CONSTANT for v in asked.values()) or set(asked) - {"dtype", "order", "copy"}:
         return False
     if asked.get("order") not in (None, "K", "A") or asked.get("copy") not in (None, False):
         return False
@@ -785,18 +774,26 @@ def _as_itself(s: ir.Assign, known: Shapes, free: dict[str, Any]) -> bool:
         return False
 
 
+_NOT_CONSTANT = object()
+
+
+def _constant(atom: ir.Atom, free: dict[str, Any]) -> Any:
+    """The value of a constant or of an outside name; :data:`_NOT_CONSTANT` for others."""
+    if isinstance(atom, ir.Const):
+        return atom.value
+    if isinstance(atom, ir.Free) and atom.name in free:
+        return free[atom.name]
+    return _NOT_CONSTANT
+
+
 def _accumulates(s: ir.Assign, known: Shapes, free: dict[str, Any]) -> bool | None:
     """What ``rt.accumulates_in(dtype, x)`` (the test of ``np.sum(x, dtype=dtype)``'s
     derivative) answers, where ``dtype`` is a constant and ``x`` real of a known dtype."""
     x = s.args[1] if len(s.args) == 2 else None
     if s.kwargs or not isinstance(x, ir.Var):
         return None
-    dtype_atom, found = s.args[0], known.get(x.name)
-    if isinstance(dtype_atom, ir.Const):
-        dtype = dtype_atom.value
-    elif isinstance(dtype_atom, ir.Free) and dtype_atom.name in free:
-        dtype = free[dtype_atom.name]
-    else:
+    dtype, found = _constant(s.args[0], free), known.get(x.name)
+    if dtype is _NOT_CONSTANT:
         return None
     try:
         kind = np.dtype(dtype).kind

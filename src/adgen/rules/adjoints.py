@@ -51,12 +51,12 @@ nondifferentiable(rt.checkpoint_every, rt.source_index, rt.rollaxis_destination,
 nondifferentiable(rt.flat_index)  # (a.flat[k]'s positions: a's shape and k)
 nondifferentiable(rt.ravel_axes, rt.index_order, rt.distance_metric, rt.accumulates_in)
 # functions writing into their first argument, as statements: writes a[positions] = v
-nondifferentiable(rt.everywhere, rt.put_index, rt.along_axis_index)
+nondifferentiable(rt.put_index, rt.along_axis_index)
 writes_into(  # np.fill_diagonal(a, v): a[rt.diagonal_index(a)] = v
     np.fill_diagonal, rt.diagonal_index, ("a", "val", "wrap"), "val", fixed={"wrap": False}
 )
 writes_into(  # np.copyto(a, v): a[...] = v (`casting` decides only whether NumPy raises)
-    np.copyto, rt.everywhere, ("dst", "src", "casting", "where"), "src", ignored=("casting",),
+    np.copyto, None, ("dst", "src", "casting", "where"), "src", ignored=("casting",),
     fixed={"where": True},
 )  # fmt: skip
 writes_into(  # np.put(a, ind, v): a.flat[ind] = v

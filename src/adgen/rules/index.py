@@ -22,7 +22,6 @@ FUNCTIONS: dict[str, str] = {
     "rt.index_order": "adjoints",
     "rt.distance_metric": "adjoints",
     "rt.accumulates_in": "adjoints",
-    "rt.everywhere": "adjoints",
     "rt.put_index": "adjoints",
     "rt.along_axis_index": "adjoints",
     "rt.real_like": "adjoints",

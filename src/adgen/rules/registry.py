@@ -1847,7 +1847,8 @@ class Writer:
     """How a call ``fn(a, ...)`` made as a statement writes into ``a``: its parameters in
     order (the first is ``a``); ``value`` names the one written; ``index`` the ones passed
     to ``positions`` after ``a``; ``fixed`` the ones that must be left at (or given as)
-    their value; ``ignored`` the ones that do not change what is written. ``through``, where
+    their value; ``ignored`` the ones that do not change what is written. ``positions``
+    None: the write is into all of ``a`` (``np.copyto``). ``through``, where
     the write is not an assignment at positions (``np.putmask`` repeats its values): a
     helper with a rule giving ``a``'s new value, ``through(a, *index, value)``, written into
     all of ``a``."""

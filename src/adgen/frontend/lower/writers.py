@@ -3,9 +3,9 @@
 # ``self`` type to be a supertype of the class the method is written in, and says so as "misc")
 """Lower the calls that write into an array the function made, as the writes they make.
 
-``np.fill_diagonal(a, v)``, ``np.copyto(a, v)``, ``np.put(a, ind, v)`` and
-``np.put_along_axis(a, indices, v, axis)`` (declared by the rules with
-:func:`adgen.rules.registry.writes_into`) are ``a[positions] = v``; ``a.fill(v)`` and
+``np.fill_diagonal(a, v)``, ``np.put(a, ind, v)`` and ``np.put_along_axis(a, indices, v,
+axis)`` (declared by the rules with :func:`adgen.rules.registry.writes_into`) are
+``a[positions] = v``, ``np.copyto(a, v)`` is ``a[...] = v``; ``a.fill(v)`` and
 ``a.sort()`` are ``a[...] = v`` and ``a[...] = np.sort(a)``; ``np.add.at(a, index, b)`` is
 ``a[...] = rt.added_at(a, index, b)`` (:func:`adgen.rules.registry.accumulates_at`). Each is
 then an in-place write as any other (:mod:`adgen.frontend.lower.inplace`: the array must be
@@ -58,32 +58,19 @@ class WritersMixin(LowererState):
         statement (a function the rules declare writes into its first argument, see
         :class:`adgen.rules.registry.Writer`): the write ``a[positions(a, ...)] = v``, with
         its checks."""
-        name = self.called_name(call)
-        given = self.writer_arguments(call, writer, name)
-        if not isinstance(given[writer.params[0]], gast.Name):
-            self.refuse(
-                call,
-                f"`{name}` writes into its first argument: adgen reads it as a write "
-                "`a[...] = v` only on a name `a`",
-                f"call it as {name}(a, ...) on an array the function made",
-            )
-        array = given[writer.params[0]]
-        if array.id not in self.env:
-            self.refuse(array, f"writing into `{array.id}`, which is not a local array", "")
+        given = self.writer_arguments(call, writer, self.called_name(call))
+        array = given[writer.params[0]]  # (a name of the function's own: see call_write)
         extra = [self.expr(given[p], None, "positions") for p in writer.index]
         if writer.through is not None:  # np.putmask(a, mask, v): a[...] = rt.putmasked(...)
             value = self.expr(given[writer.value], None, array.id)
             new = self.call_prim(writer.through, [self.env[array.id], *extra, value], array.id)
-            self.write_in_place(stmt, _whole(array, call), None, None, atom=new)
-            return
-        index = self.call_prim(writer.positions, [self.env[array.id], *extra], "positions")
-        target = gast.copy_location(
-            gast.Subscript(
-                value=array, slice=gast.Constant(value=None, kind=None), ctx=gast.Store()
-            ),
-            call,
-        )
-        self.write_in_place(stmt, target, given[writer.value], None, index=index)
+            self.write_in_place(stmt, _target(array, call), None, None, atom=new)
+        elif writer.positions is None:  # np.copyto(a, v): a[...] = v
+            self.write_in_place(stmt, _target(array, call), given[writer.value], None)
+        else:
+            index = self.call_prim(writer.positions, [self.env[array.id], *extra], "positions")
+            target = _target(array, call, None)  # (the index is `index`)
+            self.write_in_place(stmt, target, given[writer.value], None, index=index)
 
     def writer_arguments(self: Lowerer, call: gast.Call, writer: Any, name: str) -> dict[str, Any]:
         """The arguments of a call of a function writing into its first argument, by
@@ -115,7 +102,7 @@ class WritersMixin(LowererState):
 
     def is_local_name(self: Lowerer, node: Any) -> bool:
         """Is ``node`` a name of the function's own values (not an outside object's)?"""
-        return isinstance(node, (gast.Name, gast.Starred)) and getattr(node, "id", None) in self.env
+        return isinstance(node, gast.Name) and node.id in self.env
 
     def called_name(self: Lowerer, call: gast.Call) -> str:
         func = call.func
@@ -142,7 +129,7 @@ class WritersMixin(LowererState):
         ):
             self.refuse(call, f"this call of `{name}.{method}()` (its arguments)", "")
         given.update({kw.arg: kw.value for kw in call.keywords if kw.arg is not None})
-        target = _whole(func.value, call)
+        target = _target(func.value, call)
         if method == "fill":
             if "value" not in given:
                 self.refuse(call, f"`{name}.fill()` without a value", "")
@@ -156,22 +143,15 @@ class WritersMixin(LowererState):
     def at_write(self: Lowerer, stmt: Any, call: gast.Call, helper: Any) -> None:
         """``np.add.at(a, index, b)`` as a statement: ``a[...] = helper(a, index, b)``
         (repeated positions adding up)."""
-        if (
-            len(call.args) != 3
-            or call.keywords
-            or any(isinstance(a, gast.Starred) for a in call.args)
-            or not isinstance(call.args[0], gast.Name)
-        ):
+        starred = any(isinstance(a, gast.Starred) for a in call.args)
+        if len(call.args) != 3 or call.keywords or starred:
             self.refuse(
                 call,
                 "this call of a ufunc's `.at`: adgen reads `np.add.at(a, index, b)` on a name "
                 "`a`, three arguments",
                 "",
             )
-        array = call.args[0]
-        if array.id not in self.env:
-            self.refuse(array, f"writing into `{array.id}`, which is not a local array", "")
-        index_node, b_node = call.args[1:]
+        array, index_node, b_node = call.args  # (`array`: a name of the function's own)
         # (an index list stays a list: a tuple would index several axes)
         given = self.expr(index_node, None, "at")
         index = self.as_written(index_node, given, "at", "np.add.at")
@@ -192,12 +172,13 @@ class WritersMixin(LowererState):
                 )
         b = self.expr(b_node, None, "at")
         value = self.call_prim(helper, [self.env[array.id], index, b], array.id)
-        self.write_in_place(stmt, _whole(array, call), None, None, atom=value)
+        self.write_in_place(stmt, _target(array, call), None, None, atom=value)
 
 
-def _whole(array: gast.Name, at: Any) -> gast.Subscript:
-    """The target ``a[...]`` (all of ``a``'s entries), placed at ``at``."""
+def _target(array: gast.Name, at: Any, index: Any = Ellipsis) -> gast.Subscript:
+    """The target ``a[...]`` (all of ``a``'s entries; ``a[None]`` where the write's index is
+    given apart), placed at ``at``."""
     target = gast.Subscript(
-        value=array, slice=gast.Constant(value=Ellipsis, kind=None), ctx=gast.Store()
+        value=array, slice=gast.Constant(value=index, kind=None), ctx=gast.Store()
     )
     return gast.copy_location(target, at)

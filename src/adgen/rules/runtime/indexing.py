@@ -197,18 +197,6 @@ def diagonal_index(a: Any) -> tuple[Any, ...]:
     return (np.arange(min(shape)),) * len(shape)
 
 
-def everywhere(a: Any) -> Any:
-    """The positions ``np.copyto(a, v)``, ``a.fill(v)`` and ``a.sort()`` write: all of
-    ``a``'s (``...``).
-
-    >>> a = np.zeros(3)
-    >>> a[everywhere(a)] = 2.0
-    >>> a.tolist()
-    [2.0, 2.0, 2.0]
-    """
-    return Ellipsis
-
-
 def put_index(a: Any, ind: Any) -> tuple[Any, ...]:
     """The positions ``np.put(a, ind, v)`` writes (``mode='raise'``): the flat positions
     ``ind`` (negative ones counted from the end, as NumPy does) as an index of ``a``.
