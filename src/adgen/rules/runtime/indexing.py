@@ -77,18 +77,8 @@ def take_along_axis_vjp(g: Any, arr: Any, indices: Any, axis: Any = -1) -> NDArr
         flat = np.reshape(out, (-1,))
         np.add.at(flat, idx, g)
         return np.reshape(flat, shape)
-    axis = axis % len(shape)
-    g = as_array(g)
-    where = []
-    for i, n in enumerate(shape):
-        if i == axis:
-            where.append(idx)
-        else:
-            view = [1] * len(shape)
-            view[i] = n
-            where.append(np.reshape(np.arange(n), view))
-    full = np.broadcast_shapes(*(w.shape for w in where))
-    np.add.at(out, tuple(np.broadcast_to(w, full) for w in where), np.broadcast_to(g, full))
+    where = along_axis_index(out, idx, axis)
+    np.add.at(out, where, np.broadcast_to(as_array(g), where[0].shape))
     return out
 
 
@@ -223,13 +213,13 @@ def along_axis_index(a: Any, indices: Any, axis: Any) -> tuple[Any, ...]:
     >>> a.tolist()
     [[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]
     """
-    indices = np.asarray(indices)
+    indices = as_array(indices)
     if axis is None:
-        return put_index(a, indices.ravel())
+        return put_index(a, np.ravel(indices))
     shape = np.shape(a)
-    if indices.ndim != len(shape):
+    if np.ndim(indices) != len(shape):
         raise ValueError("`indices` and `arr` must have the same number of dimensions")
-    axis = axis + len(shape) if axis < 0 else axis
+    axis = axis % len(shape)
     index: list[Any] = []
     for k, n in enumerate(shape):
         if k == axis:
@@ -237,8 +227,9 @@ def along_axis_index(a: Any, indices: Any, axis: Any) -> tuple[Any, ...]:
         else:
             grid = [1] * len(shape)
             grid[k] = n
-            index.append(np.arange(n).reshape(grid))
-    return tuple(np.broadcast_arrays(*index))
+            index.append(np.reshape(np.arange(n), grid))
+    full = np.broadcast_shapes(*(np.shape(i) for i in index))
+    return tuple(np.broadcast_to(i, full) for i in index)
 
 
 def added_at(a: Any, index: Any, b: Any) -> Any:
