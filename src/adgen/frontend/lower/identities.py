@@ -191,14 +191,18 @@ class IdentitiesMixin(LowererState):
             if name == other.name:
                 return self.bound_before(name, (block, k))
 
-    def new_array(self: Lowerer, atom: ir.Atom) -> bool:
+    def new_array(self: Lowerer, atom: ir.Atom, at: Place | None = None) -> bool:
         """Is ``atom``'s value an array (or number) a rule's operation made, followed back
         through copies and writes into it (a helper's result: ``distances = -2 * (X @ Y.T)``,
         ``distances += XX``, ``np.maximum(distances, 0, out=distances)``, returned; a
         conversion asked to copy, ``np.asarray(X, copy=True)``; a view of such an array by
         constant arguments, ``np.reshape(scores, (-1,))``), so that no name but those the IR
         shows holding it (or the array it is a view of) can see it?"""
-        traced = self.traced(atom)
+        traced = self.traced(atom, at)
+        if traced is None and isinstance(atom, ir.Var):
+            # bound in the branches of an `if` (a helper's `ret = a @ b` or `ret =
+            # np.tensordot(a, b, ...)`, then `return ret`): new whichever branch ran
+            return self.new_in_branches(atom, at)
         while traced is not None and traced[0][0] == "made":
             made, place = traced[1], traced[2]
             assert made is not None and place is not None
@@ -219,6 +223,12 @@ class IdentitiesMixin(LowererState):
                 and not prim.lists
             )
         return False
+
+    def new_in_branches(self: Lowerer, atom: ir.Var, at: Place | None) -> bool:
+        """Is ``atom``'s value a new array (:meth:`new_array`) where its name was last bound
+        by an ``if``: whichever branch ran (a branch that raises leaves none)?"""
+        found = self.per_branch(atom, at, self.new_array)
+        return found is not None and all(found)
 
     def bound_before(self: Lowerer, name: str, place: Place) -> bool:
         """Does ``name`` still hold the value it held at the statement at ``place`` -- bound
@@ -685,9 +695,17 @@ _SAMPLE_LIMIT = 1 << 16
 
 
 def _raises(block: list[ir.Stmt]) -> bool:
-    """Does this block end in a ``raise`` (its statements after it never run)?"""
+    """Does this block end in a ``raise`` (its statements after it never run), or in a check
+    that always fails (a path adgen refuses when it runs)?"""
     last = block[-1] if block else None
-    return isinstance(last, ir.Assign) and last.prim.name == "raise"
+    return isinstance(last, ir.Assign) and (
+        last.prim.name == "raise"
+        or (
+            last.prim is registry.ASSERT
+            and isinstance(last.args[0], ir.Const)
+            and last.args[0].value is False
+        )
+    )
 
 
 def _last_binding(block: list[ir.Stmt], name: str, end: int) -> int | None:

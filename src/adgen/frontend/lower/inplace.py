@@ -436,6 +436,8 @@ class InPlaceMixin(LowererState):
                         and not self.seen_by_others(user, ir.Var(name))
                     )
                 )
+            if not fresh and isinstance(last, ir.If):  # a helper returning from branches
+                fresh = self.new_array(atom)  # (`ret = a @ b` in each: new whichever ran)
             after = 0
         elif isinstance(atom, ir.Var):  # copied into it next (bind)
             # (or a helper's result, a new array it made: `K = euclidean_distances(X, Y)`)
@@ -495,6 +497,19 @@ class InPlaceMixin(LowererState):
             and self.new_array(made.args[0])
         ):
             return {atom.name} | self.shares_with(made.args[0].name)
+        if isinstance(made, ir.If) and self.new_array(atom, (found[0], found[1])):
+            # bound in each branch to a new array (a helper returning from branches): those
+            # arrays, not what the name held before
+            inside = ir.Function("", [], [made], "", 0, {}).statements()
+            copied = [
+                s.args[0].name
+                for s in inside
+                if isinstance(s, ir.Assign)
+                and s.targets == (atom.name,)
+                and s.prim is registry.lookup(registry.assign)
+                and isinstance(s.args[0], ir.Var)
+            ]
+            return {atom.name}.union(*(self.shares_with(v) for v in copied))
         return self.shares_with(atom.name)
 
     def shares_with(self: Lowerer, var: str) -> set[str]:
