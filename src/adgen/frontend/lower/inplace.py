@@ -497,7 +497,11 @@ class InPlaceMixin(LowererState):
             and self.new_array(made.args[0])
         ):
             return {atom.name} | self.shares_with(made.args[0].name)
-        if isinstance(made, ir.If) and self.new_array(atom, (found[0], found[1])):
+        if (
+            found is not None
+            and isinstance(made, ir.If)
+            and self.new_array(atom, (found[0], found[1]))
+        ):
             # bound in each branch to a new array (a helper returning from branches): those
             # arrays, not what the name held before
             inside = ir.Function("", [], [made], "", 0, {}).statements()
