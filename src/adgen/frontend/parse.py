@@ -149,6 +149,10 @@ def dependencies_unchanged(seen: list[tuple[str, Any, str, Any]]) -> bool:
             if container.shape != value:
                 return False
             continue
+        elif kind == "items":  # a list's items, each one the same object as then
+            if len(container) != len(value) or any(a is not b for a, b in zip(container, value)):
+                return False
+            continue
         elif kind in ("attr", "code"):
             current = getattr(container, name, _MISSING)
         elif kind == "adgen":  # a derivative object called: the function standing for it now

@@ -69,6 +69,11 @@ _NUMBERS = [
 ]
 
 
+# the most items of an outside list whose types decide a test of one of them (each one is
+# checked at every call, to know the derivative is still right for the list)
+_ITEMS_DECIDED = 256
+
+
 class BuiltinsMixin(LowererState):
     """``max``/``min``/``tuple``/``isinstance``/``any``/``all``/``sorted``; generators."""
 
@@ -445,6 +450,9 @@ class BuiltinsMixin(LowererState):
         sample = self.argument_sample(atom)
         if sample is not None:
             return [sample]
+        items = self.outside_items(atom)
+        if items is not None:
+            return items
         one = self.one_object(atom) if isinstance(atom, ir.Var) else None
         if one is not None and one[0] == "outside" and one[1] in self.free:
             return [self.free[one[1]]]  # (a copy of an outside value)
@@ -464,6 +472,22 @@ class BuiltinsMixin(LowererState):
             if prim is not None and prim.name == "getitem" and self.of_shape(atom.name):
                 return [0]  # x.shape[0]
         return None
+
+    def outside_items(self: Lowerer, atom: ir.Atom) -> list[Any] | None:
+        """Every item of the list or tuple made outside that ``atom`` is an item of, at an
+        index known only when the code runs (``ex_r = self._aex_r[group_ix]`` in a loop over
+        groups): a type test of it is decided when all of them give one answer. A list's
+        items are then part of what the derivative was made for (made again if one is
+        replaced, or the list grows). None: not such an item."""
+        made = self.made_by(atom) if isinstance(atom, ir.Var) else None
+        if made is None or made.prim.name != "getitem" or not isinstance(made.args[0], ir.Free):
+            return None
+        seq = self.free.get(made.args[0].name)
+        if type(seq) not in (list, tuple) or not 0 < len(seq) <= _ITEMS_DECIDED:
+            return None
+        if type(seq) is list:
+            self.record("items", seq, "items", tuple(seq))
+        return list(seq)
 
     def made_by_numpy(self: Lowerer, atom: ir.Atom) -> bool:
         """Was ``atom``'s value made by one of NumPy's functions (an array or a NumPy scalar,

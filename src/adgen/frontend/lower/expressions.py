@@ -290,9 +290,15 @@ class ExpressionsMixin(LowererState):
     def never_singleton(self: Lowerer, atom: ir.Atom) -> bool:
         """Is this atom's value an array or a number for certain (made by a derivative rule,
         such as NumPy's functions and arithmetic: never None, True or False)?"""
-        made = self.made_by(atom)
-        if made is not None:  # (followed back through copies)
-            return _makes_numbers(made.prim)
+        traced = self.traced(atom)
+        while traced is not None and traced[0][0] == "made":
+            made, place = traced[1], traced[2]
+            assert made is not None and place is not None
+            if not (made.prim is registry.SETITEM and isinstance(made.args[0], ir.Var)):
+                return _makes_numbers(made.prim)  # (followed back through copies)
+            traced = self.traced(made.args[0], place)  # (written into: the same array)
+        if traced is not None:
+            return False
         if not isinstance(atom, ir.Var) or atom.name in self.rebound_names:
             return False  # (a name bound on several paths: its last statement says nothing)
         prim = self.producers.get(atom.name)

@@ -134,13 +134,11 @@ class StaticResultsMixin(LowererState):
         if (
             target.id in self.multi
             and not (self.depth == 0 and _last_binding_at(self.as_lowered(), stmt, target.id))
-            and (
-                target.id not in self.local_functions  # (holding an object: `lb = lb.fit(y)`)
-                or not _block_local(self.as_lowered(), value, target.id)
-            )
+            and not _block_local(self.as_lowered(), value, target.id)
         ):
-            return False  # (bound again where a read could mean either: `lb = lb.fit(y)` is
-            # taken where every read follows its own block's binding)
+            return False  # (bound again where a read could mean either: `lb = lb.fit(y)`,
+            # `solver = make_solver(...)` in a loop body, are taken where every read follows
+            # its own block's binding)
         name = self.new_name(target.id)
         result = self.call_maybe_static(value, name)
         if isinstance(result, StaticTuple):
