@@ -483,7 +483,9 @@ class BuiltinsMixin(LowererState):
         if made is None or made.prim.name != "getitem" or not isinstance(made.args[0], ir.Free):
             return None
         seq = self.free.get(made.args[0].name)
-        if type(seq) not in (list, tuple) or not 0 < len(seq) <= _ITEMS_DECIDED:
+        if not isinstance(seq, (list, tuple)) or type(seq) not in (list, tuple):
+            return None
+        if not 0 < len(seq) <= _ITEMS_DECIDED:
             return None
         if type(seq) is list:
             self.record("items", seq, "items", tuple(seq))
