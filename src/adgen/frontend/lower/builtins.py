@@ -33,8 +33,9 @@ from adgen import ir
 from adgen.errors import AdgenError, UnsupportedSyntaxError
 from adgen.frontend.lower.calls import LocalFunction
 from adgen.frontend.lower.containers import _numpy_function
-from adgen.frontend.lower.objects import LocalInstance, StaticSeq
+from adgen.frontend.lower.objects import LocalInstance, StaticSeq, is_user_object
 from adgen.frontend.lower.state import LowererState
+from adgen.frontend.parse import MISSING
 from adgen.pyast import walk
 from adgen.rules import registry
 from adgen.rules import runtime as rt
@@ -399,6 +400,10 @@ class BuiltinsMixin(LowererState):
             ok, obj = self.static_object(node.args[0])
         except AdgenError:
             ok, obj = False, None
+        if ok and fn is hasattr and is_user_object(obj):
+            if (id(obj), rest[0]) in self.root.attrs_shadowed:
+                return ir.Const(True)  # (the function stored it before)
+            self.note_presence(obj, rest[0])
         if ok and not isinstance(obj, (LocalFunction, LocalInstance, StaticSeq)):
             return ir.Const(bool(fn(obj, *rest)))
         if isinstance(obj, LocalInstance):  # made inside: its class and the attributes set
@@ -415,6 +420,20 @@ class BuiltinsMixin(LowererState):
             if len(answers) == 1:
                 return ir.Const(answers.pop())
         return None
+
+    def note_presence(self: Lowerer, obj: Any, name: str) -> None:
+        """``hasattr(obj, name)`` of an object made outside, decided when transforming: the
+        attribute its instance holds, or its absence, is what the derivative was made for
+        (made again when it is set or deleted; a write of it by the function is refused, as
+        for any attribute it reads)."""
+        if type(obj).__getattribute__ is not object.__getattribute__:
+            return
+        if name in vars(obj):
+            self.record("attr", obj, name, vars(obj)[name])
+        elif inspect.getattr_static(obj, name, MISSING) is MISSING and (
+            inspect.getattr_static(type(obj), "__getattr__", None) is None
+        ):
+            self.record("attr", obj, name, MISSING)
 
     def static_classes(self: Lowerer, node: Any) -> Any:
         """The class or (nested) tuple of classes written at ``node``, or None."""

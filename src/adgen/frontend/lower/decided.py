@@ -27,6 +27,7 @@ import numpy as np
 from adgen import ir
 from adgen.errors import AdgenError
 from adgen.frontend.lower.expressions import _local_kind
+from adgen.frontend.lower.objects import is_user_object
 from adgen.frontend.lower.state import LowererState
 from adgen.frontend.lower.statements import _always_returns, _returns
 from adgen.rules import registry
@@ -89,13 +90,18 @@ class DecidedMixin(LowererState):
         the side Python runs (a new list: the function's tree is not changed)."""
         out: list[Any] = []
         stored: set[str] = set()
+        touched = False  # (an object's attributes may have changed since the function began)
         for stmt in stmts:
             if isinstance(stmt, (gast.Import, gast.ImportFrom)) and self.depth == 0:
                 try:  # the names it binds, for the tests after it (`isinstance(k, Kernel)`)
                     self.lower_import(stmt)
                 except Exception:  # (refused where the import itself is lowered)
                     pass
-            chosen = self.decided_side(stmt, stored) if isinstance(stmt, gast.If) else None
+            chosen = (
+                self.decided_side(stmt, stored)
+                if isinstance(stmt, gast.If) and not (touched and _reads_objects(stmt.test))
+                else None
+            )
             if chosen is not None:
                 out.extend(self.prune_decided(chosen))
                 if out and isinstance(out[-1], gast.Return):
@@ -107,7 +113,35 @@ class DecidedMixin(LowererState):
                 for n in gast.walk(stmt)
                 if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)
             }
+            touched = touched or self.may_change_objects(stmt)
         return out
+
+    def may_change_objects(self: Lowerer, stmt: Any) -> bool:
+        """May ``stmt`` change an attribute of an object made outside (``self.W = ...``, a
+        method call ``self.unpack(p)``, a function given such an object)? A test of an
+        attribute after it is then decided where it stands, once the statements ahead of it
+        are lowered."""
+        for n in gast.walk(stmt):
+            if isinstance(n, gast.Attribute) and not isinstance(n.ctx, gast.Load):
+                return True
+            if isinstance(n, gast.Call):
+                called = [n.func] if isinstance(n.func, gast.Attribute) else []
+                if any(self.outside_object_at(a) for a in [*called, *n.args]):
+                    return True
+        return False
+
+    def outside_object_at(self: Lowerer, node: Any) -> bool:
+        """Is ``node`` (or the name an attribute chain starts from: ``self`` of
+        ``self.unpack``) an object of the user's made outside the function?"""
+        while isinstance(node, gast.Attribute):
+            node = node.value
+        if not isinstance(node, gast.Name):
+            return False
+        try:
+            ok, value = self.static_object(node)
+        except AdgenError:
+            return False
+        return ok and is_user_object(value)
 
     def decided_side(self: Lowerer, stmt: gast.If, stored: set[str]) -> list[Any] | None:
         nodes = list(gast.walk(stmt.test))
@@ -393,3 +427,9 @@ class DecidedMixin(LowererState):
 def _is_singleton(value: Any) -> bool:
     """None, True, False, ``...``: values whose identity is their meaning."""
     return any(value is s for s in (None, True, False, Ellipsis, NotImplemented))
+
+
+def _reads_objects(test: Any) -> bool:
+    """Does the test read an attribute or ask of one (``self.fitted``, ``hasattr(self,
+    "W")``)?"""
+    return any(isinstance(n, (gast.Attribute, gast.Call)) for n in gast.walk(test))

@@ -352,6 +352,8 @@ class ObjectsMixin(LowererState):
             return self.class_member(base, None, node)
         if not is_user_object(base):
             return False, None
+        if (id(base), attr) in self.root.attrs_shadowed:
+            return False, None  # (a value the function stored: instance_attribute gives it)
         if type(base).__getattribute__ is not object.__getattribute__:
             value = getattr(base, attr)  # the class says what its attributes are
             self.record("attr", base, attr, value)
@@ -473,6 +475,9 @@ class ObjectsMixin(LowererState):
             known, obj = self.static_object(node.args[0])
         except AdgenError:
             return None
+        stored = self.root.attrs_shadowed.get((id(obj), name.value)) if known else None
+        if stored is not None:  # (stored by the function before: it has it now)
+            return stored
         cls = type(obj)
         if (
             not known
@@ -566,6 +571,9 @@ class ObjectsMixin(LowererState):
                 return value
         if not (isinstance(base, LocalInstance) or is_user_object(base)):
             return None
+        stored = self.root.attrs_shadowed.get((id(base), node.attr))
+        if stored is not None:  # `self.W = ...` earlier in straight-line code: that value
+            return stored
         found, member = self.member(base, node)
         if not (found and isinstance(member, Property)):
             return None
@@ -692,6 +700,20 @@ class ObjectsMixin(LowererState):
         self.root.attrs_written.add(key)
         obj = obj if obj is not None else self.value_atom(base, "obj")
         self.outside_attribute(registry.store_attribute, "stores", target, [obj, value])
+        if self.straight_line_here():  # a read after it, in the function, means `value`
+            self.root.attrs_shadowed[key] = self.copied_apart(value, target.attr)
+        else:
+            self.root.attrs_shadowed.pop(key, None)
+
+    def straight_line_here(self: Lowerer) -> bool:
+        """Is the statement being lowered in the straight-line code of the function
+        differentiated (in no loop or branch, nor is any call it is inlined into)?"""
+        lowerer: Lowerer | None = self
+        while lowerer is not None:
+            if lowerer.depth:
+                return False
+            lowerer = lowerer.parent
+        return True
 
     def outside_attribute(
         self: Lowerer, fn: Any, verb: str, target: gast.Attribute, args: list[ir.Atom]

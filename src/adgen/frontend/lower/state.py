@@ -394,6 +394,9 @@ class LowererState:
         # code runs: (id(object), name) -- never both (ObjectsMixin.store_outside)
         self.attrs_read: set[tuple[int, str]] = set()
         self.attrs_written: set[tuple[int, str]] = set()
+        # ... of those written in straight-line code, what each holds since: the atom a read
+        # after the write means (a model's `self.W = ...` in a method that unpacks parameters)
+        self.attrs_shadowed: dict[tuple[int, str], ir.Atom] = {}
         # ... and objects made outside that a call run as written may change (id): their
         # attributes are never read (ObjectsMixin.note_changed)
         self.objects_changed: set[int] = set()

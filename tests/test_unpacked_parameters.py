@@ -1,0 +1,115 @@
+"""Model classes that unpack parameters into attributes, then read them (issue 34, part 4).
+
+A common way to write a model: ``loss(self, p)`` calls ``self.unpack(p)``, which stores
+``self.W = p[:3]`` and ``self.b = p[3]``, and ``predict(self)`` reads them back. adgen reads
+the attributes of an object made outside when transforming, so it refused the reads after
+the writes. Now a write in straight-line code (no loop or branch around it, nor around any
+call it is inlined into) is run as written *and* remembered: a read after it, a
+``hasattr`` or a ``getattr(self, name, default)``, means the value stored. A write inside a
+loop or a branch keeps the old rule (a read of that attribute is refused).
+
+``hasattr(self, "W")`` tests were also decided before the statements ahead of them ran
+(when an early ``return`` is planned): after ``self.W = ...`` the test read the object as
+it was before the call. They are now decided where they stand once a statement may have
+changed an object, and a ``hasattr`` read of an attribute is what the derivative is made for.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import adgen
+from adgen.errors import AdgenError
+
+RNG = np.random.default_rng(11)
+X = RNG.normal(size=(6, 3))
+Y = RNG.normal(size=6)
+P = np.array([0.3, -0.2, 0.5, 0.1])
+
+
+class Model:
+    def __init__(self, X, y):
+        self.X, self.y = X, y
+
+    def unpack(self, p):
+        self.W = p[:3]
+        self.b = p[3]
+
+    def predict(self):
+        return np.tanh(self.X @ self.W + self.b)
+
+    def loss(self, p):
+        self.unpack(p)
+        if not hasattr(self, "W"):
+            return 0.0 * np.sum(p)
+        r = self.predict() - self.y
+        scale = getattr(self, "b", 1.0)
+        return np.sum(r**2) * scale
+
+
+def loss_ref(p):
+    r = np.tanh(X @ p[:3] + p[3]) - Y
+    return np.sum(r**2) * p[3]
+
+
+def test_attributes_unpacked_then_read_in_both_modes_and_second_order():
+    m = Model(X, Y)
+    expected = adgen.grad(loss_ref)(P)
+    np.testing.assert_allclose(adgen.grad(m.loss)(P), expected, rtol=1e-12)
+    assert np.array_equal(m.W, P[:3]) and m.b == P[3]  # (the writes ran, as in Python)
+    value, t = adgen.jvp(m.loss, (P,), (np.ones(4),))
+    assert value == pytest.approx(loss_ref(P), rel=1e-13)
+    assert t == pytest.approx(expected.sum(), rel=1e-12)
+    np.testing.assert_allclose(adgen.hessian(m.loss)(P), adgen.hessian(loss_ref)(P), rtol=1e-10)
+
+
+def test_a_new_point_and_a_new_object_give_their_own_gradients():
+    g = adgen.grad(Model(X, Y).loss)
+    for p in (P, 2 * P, P - 1.0):
+        np.testing.assert_allclose(g(p), adgen.grad(loss_ref)(p), rtol=1e-12)
+    other = Model(X, Y)
+    np.testing.assert_allclose(adgen.grad(other.loss)(P), adgen.grad(loss_ref)(P), rtol=1e-12)
+
+
+class Fitted:
+    def __init__(self):
+        self.scale = 2.0
+
+    def loss(self, p):
+        self.coef_ = p * self.scale
+        if hasattr(self, "coef_"):
+            return np.sum(self.coef_**2)
+        return np.sum(p)
+
+
+def test_hasattr_after_the_write_sees_it_on_the_first_call():
+    # before the fix the first call took `hasattr` False (the object had no coef_ yet)
+    # and returned the gradient of sum(p): all ones, with no error
+    f = Fitted()
+    p = np.array([0.5, -1.0])
+    np.testing.assert_allclose(adgen.grad(f.loss)(p), 8.0 * p, rtol=1e-14)
+    np.testing.assert_allclose(adgen.grad(Fitted().loss)(p), 8.0 * p, rtol=1e-14)
+
+
+class InLoop:
+    def loss(self, p):
+        for i in range(2):
+            self.last = p * i
+        return np.sum(self.last)
+
+
+class ReadThenWrite:
+    def __init__(self):
+        self.w = np.ones(2)
+
+    def loss(self, p):
+        first = np.sum(self.w * p)
+        self.w = p
+        return first + np.sum(self.w)
+
+
+@pytest.mark.parametrize("cls", [InLoop, ReadThenWrite])
+def test_writes_adgen_cannot_follow_stay_refused(cls):
+    with pytest.raises(AdgenError, match="attribute"):
+        adgen.grad(cls().loss)(np.array([0.5, 1.5]))
