@@ -180,6 +180,8 @@ def case_module() -> Any:
             "import scipy.stats",
             "",
         ]
+    if any("sklearn" in c.call for c in registry_cases()):  # (scikit-learn's losses)
+        lines += ["import sklearn._loss.loss", ""]
     if any("rt." in c.call for c in registry_cases()):  # rules of adgen's own helpers
         lines += ["from adgen import runtime as rt", ""]
     for case in registry_cases():

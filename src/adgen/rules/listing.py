@@ -226,6 +226,18 @@ def markdown() -> str:
         "those linear in the data are differentiated w.r.t. it too.",
         "",
     ]
+    lines += [
+        "## Loss objects called inside (2)",
+        "",
+        "A scikit-learn loss (`sklearn._loss.loss`: `HalfBinomialLoss`, `HalfPoissonLoss`, "
+        "`HalfGammaLoss`, `HalfTweedieLoss`, `HalfSquaredError`..., made outside the "
+        "function or inside it from constants), its methods `loss(y_true, raw_prediction, "
+        "sample_weight)` and `gradient(...)`: differentiated w.r.t. `raw_prediction` by the "
+        "object's own per-sample `gradient` and `gradient_hessian` (twice; one raw "
+        "prediction per sample). So `LinearModelLoss.loss`, the objective of scikit-learn's "
+        "generalised linear models, is differentiated as installed.",
+        "",
+    ]
     nondiff = sorted({f"`{n}`" for n, _, _ in _entries("nondifferentiable")})
     lines += [
         f"## Zero derivative ({len(nondiff)})",

@@ -53,6 +53,7 @@ MODULES: tuple[str, ...] = (
     "indexing",
     "interpolate",
     "linalg",
+    "losses",
     "mathmodule",
     "nondiff",
     "optimize",

@@ -1977,6 +1977,44 @@ def frozen_refusal(obj: Any, method: str | None = None) -> tuple[str, str] | Non
     )
 
 
+# Methods of library objects whose calls adgen lowers to a helper with a rule, given the
+# object first: the class's function -> the helper (``BaseLoss.loss`` of scikit-learn ->
+# ``rt.pointwise_loss``); filled by the rule modules of :data:`_HELPER_MODULES`.
+METHOD_HELPERS: dict[Any, Any] = {}
+# the modules defining such classes -> the rule module that registers their helpers
+_HELPER_MODULES = {"sklearn._loss.loss": "losses"}
+
+
+def helper_object(obj: Any) -> bool:
+    """Is ``obj`` an object whose methods adgen lowers to helpers taking it first (a
+    scikit-learn loss): in generated code, a constant the helpers are given."""
+    return not isinstance(obj, type) and helper_class(type(obj))
+
+
+def helper_class(cls: type) -> bool:
+    """Are ``cls``'s instances objects of :func:`helper_object`?"""
+    return any(c.__module__ in _HELPER_MODULES for c in cls.__mro__)
+
+
+def method_helper(method: Any) -> Any:
+    """For a method of an object made outside the function that adgen lowers to a helper
+    taking the object first (a scikit-learn loss's ``loss.loss(y_true, raw_prediction)`` is
+    ``rt.pointwise_loss(loss, y_true, raw_prediction)``): that helper; None for any other.
+
+    >>> method_helper(len) is None
+    True
+    """
+    obj, func = getattr(method, "__self__", None), getattr(method, "__func__", None)
+    if obj is None or func is None or isinstance(obj, (type, types.ModuleType)):
+        return None
+    for cls in type(obj).__mro__:
+        module = _HELPER_MODULES.get(cls.__module__)
+        if module is not None:
+            loader.load(module)
+            return METHOD_HELPERS.get(func)
+    return None
+
+
 def unfrozen(method: Any) -> tuple[Any, tuple[Any, ...], dict[str, Any]] | None:
     """For a method of a frozen distribution made outside the function (``prior =
     scipy.stats.norm(0.0, 2.0)``, then ``prior.logpdf(w)``): the method of the distribution

@@ -98,6 +98,7 @@ from adgen.frontend.lower.containers import ContainersMixin
 from adgen.frontend.lower.decided import DecidedMixin
 from adgen.frontend.lower.deferred import DeferredMixin
 from adgen.frontend.lower.expressions import ExpressionsMixin
+from adgen.frontend.lower.fresh import FreshMixin
 from adgen.frontend.lower.generators import GeneratorsMixin
 from adgen.frontend.lower.identities import IdentitiesMixin
 from adgen.frontend.lower.imports import ImportsMixin
@@ -108,6 +109,7 @@ from adgen.frontend.lower.namespaces import NamespacesMixin
 from adgen.frontend.lower.nested_derivatives import NestedDerivativesMixin
 from adgen.frontend.lower.nonlocals import NonlocalsMixin
 from adgen.frontend.lower.objects import ObjectsMixin
+from adgen.frontend.lower.outside import OutsideMixin
 from adgen.frontend.lower.solvers import SolversMixin
 from adgen.frontend.lower.state import LowererState
 from adgen.frontend.lower.statements import StatementsMixin
@@ -128,11 +130,13 @@ class Lowerer(
     AsWrittenMixin,
     CallablesMixin,
     ObjectsMixin,
+    OutsideMixin,
     NestedDerivativesMixin,
     ContainersMixin,
     InPlaceMixin,
     WritersMixin,
     IdentitiesMixin,
+    FreshMixin,
     BuffersMixin,
     StaticResultsMixin,
     NonlocalsMixin,

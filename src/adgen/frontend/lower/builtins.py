@@ -35,7 +35,6 @@ from adgen.frontend.lower.calls import LocalFunction
 from adgen.frontend.lower.containers import _numpy_function
 from adgen.frontend.lower.objects import LocalInstance, StaticSeq, is_user_object
 from adgen.frontend.lower.state import LowererState
-from adgen.frontend.parse import MISSING
 from adgen.pyast import walk
 from adgen.rules import registry
 from adgen.rules import runtime as rt
@@ -68,11 +67,6 @@ _NUMBERS = [
     0,
     0j,
 ]
-
-
-# the most items of an outside list whose types decide a test of one of them (each one is
-# checked at every call, to know the derivative is still right for the list)
-_ITEMS_DECIDED = 256
 
 
 class BuiltinsMixin(LowererState):
@@ -421,20 +415,6 @@ class BuiltinsMixin(LowererState):
                 return ir.Const(answers.pop())
         return None
 
-    def note_presence(self: Lowerer, obj: Any, name: str) -> None:
-        """``hasattr(obj, name)`` of an object made outside, decided when transforming: the
-        attribute its instance holds, or its absence, is what the derivative was made for
-        (made again when it is set or deleted; a write of it by the function is refused, as
-        for any attribute it reads)."""
-        if type(obj).__getattribute__ is not object.__getattribute__:
-            return
-        if name in vars(obj):
-            self.record("attr", obj, name, vars(obj)[name])
-        elif inspect.getattr_static(obj, name, MISSING) is MISSING and (
-            inspect.getattr_static(type(obj), "__getattr__", None) is None
-        ):
-            self.record("attr", obj, name, MISSING)
-
     def static_classes(self: Lowerer, node: Any) -> Any:
         """The class or (nested) tuple of classes written at ``node``, or None."""
         if isinstance(node, gast.Tuple):
@@ -491,24 +471,6 @@ class BuiltinsMixin(LowererState):
             if prim is not None and prim.name == "getitem" and self.of_shape(atom.name):
                 return [0]  # x.shape[0]
         return None
-
-    def outside_items(self: Lowerer, atom: ir.Atom) -> list[Any] | None:
-        """Every item of the list or tuple made outside that ``atom`` is an item of, at an
-        index known only when the code runs (``ex_r = self._aex_r[group_ix]`` in a loop over
-        groups): a type test of it is decided when all of them give one answer. A list's
-        items are then part of what the derivative was made for (made again if one is
-        replaced, or the list grows). None: not such an item."""
-        made = self.made_by(atom) if isinstance(atom, ir.Var) else None
-        if made is None or made.prim.name != "getitem" or not isinstance(made.args[0], ir.Free):
-            return None
-        seq = self.free.get(made.args[0].name)
-        if not isinstance(seq, (list, tuple)) or type(seq) not in (list, tuple):
-            return None
-        if not 0 < len(seq) <= _ITEMS_DECIDED:
-            return None
-        if type(seq) is list:
-            self.record("items", seq, "items", tuple(seq))
-        return list(seq)
 
     def made_by_numpy(self: Lowerer, atom: ir.Atom) -> bool:
         """Was ``atom``'s value made by one of NumPy's functions (an array or a NumPy scalar,

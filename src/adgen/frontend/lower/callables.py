@@ -117,6 +117,9 @@ class CallablesMixin(LowererState):
         frozen = self.frozen_distribution(node)
         if frozen is not None:  # scipy.stats.norm(mu, s)
             return StaticArg(frozen)
+        helped = self.made_helper_object(node)
+        if helped is not None:  # HalfPoissonLoss(): made now
+            return StaticArg(helped)
         if isinstance(node, (gast.List, gast.Tuple)) and node.elts and _static_display(node):
             items = [self.static_argument(e) for e in node.elts]
             if all(item is not None for item in items):  # [Dense(W1, b1), Dense(W2, b2)]

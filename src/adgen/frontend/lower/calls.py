@@ -139,13 +139,8 @@ class CallsMixin(LowererState):
             return self.interpolant_call(node, fn, family, args, kwargs, target, hint)
         if isinstance(fn, FrozenMethod):  # d.logpdf(x) of d = scipy.stats.norm(mu, s)
             fn, args, kwargs = fn.method, [*args, *fn.args], [*kwargs, *fn.kwargs]
-        frozen = registry.unfrozen(fn) if ok and isinstance(func, gast.Attribute) else None
-        if frozen is not None and len(args) == 1 and not kwargs:
-            # prior.logpdf(w) of `prior = scipy.stats.norm(0.0, 2.0)` made outside: the
-            # distribution's own method, given the parameters prior holds (constants)
-            fn, extra, named = frozen
-            args = [*args, *(self.value_atom(v, "parameter") for v in extra)]
-            kwargs = [*kwargs, *((k, self.value_atom(v, k)) for k, v in named.items())]
+        if ok and isinstance(func, gast.Attribute):  # a method of an object made outside
+            fn, args, kwargs = self.outside_method_rule(fn, args, kwargs)  # with a rule
         if registry.rows_as_arrays(fn) and args and isinstance(args[0], ir.Tup):
             args[0] = self.array_rows(args[0], node, hint)  # np.concatenate([x, [x[-1]]])
         if fn is registry.np.array and (len(args) > 1 or kwargs):  # (np.array([1, 0], bool))
@@ -262,7 +257,9 @@ class CallsMixin(LowererState):
         made_as_written = self.root.as_written_classes.get(fn) if isinstance(fn, type) else None
         if made_as_written is not None:  # (run as written: refused if a derivative reaches it)
             return self.opaque(fn, made_as_written, args, kwargs, target, hint, node)
-        if is_user_class(fn):  # an instance adgen could not follow: refused now
+        if is_user_class(fn) and not registry.helper_class(fn):
+            # an instance adgen could not follow: refused now (a scikit-learn loss is made as
+            # written, a constant of the derivative its helpers are given)
             raise UnsupportedSyntaxError(
                 f"adgen does not support making a `{fn.__name__}` here (in an expression that "
                 "does not call it, a comprehension, a list built by appends): adgen could not "

@@ -383,6 +383,7 @@ class ExpressionsMixin(LowererState):
             or _data_class(value)
             or isinstance(value, seam.Callback)  # (a solver's function, in generated code)
             or rt.interp_support(value) is not None  # (a SciPy interpolant, in generated code)
+            or registry.helper_object(value)  # (a scikit-learn loss, in generated code)
         ):
             name = self.free_name(node.id, value)  # a builtin type as a value: x.astype(float)
             self.free[name] = value

@@ -191,45 +191,6 @@ class IdentitiesMixin(LowererState):
             if name == other.name:
                 return self.bound_before(name, (block, k))
 
-    def new_array(self: Lowerer, atom: ir.Atom, at: Place | None = None) -> bool:
-        """Is ``atom``'s value an array (or number) a rule's operation made, followed back
-        through copies and writes into it (a helper's result: ``distances = -2 * (X @ Y.T)``,
-        ``distances += XX``, ``np.maximum(distances, 0, out=distances)``, returned; a
-        conversion asked to copy, ``np.asarray(X, copy=True)``; a view of such an array by
-        constant arguments, ``np.reshape(scores, (-1,))``), so that no name but those the IR
-        shows holding it (or the array it is a view of) can see it?"""
-        traced = self.traced(atom, at)
-        if traced is None and isinstance(atom, ir.Var):
-            # bound in the branches of an `if` (a helper's `ret = a @ b` or `ret =
-            # np.tensordot(a, b, ...)`, then `return ret`): new whichever branch ran
-            return self.new_in_branches(atom, at)
-        while traced is not None and traced[0][0] == "made":
-            made, place = traced[1], traced[2]
-            assert made is not None and place is not None
-            prim = made.prim
-            if prim is registry.SETITEM and isinstance(made.args[0], ir.Var):
-                traced = self.traced(made.args[0], place)  # (written into: the same array)
-                continue
-            copied = prim.view and self.copying(prim, made.args, made.kwargs)
-            if _view_of_first(made) and not copied:  # np.reshape(scores, (-1,)): a view
-                traced = self.traced(made.args[0], place)
-                continue
-            return (
-                prim.differentiable
-                and (not prim.view or copied)
-                and prim.refusal is None
-                and prim.callee is None
-                and prim.user_fn is None
-                and not prim.lists
-            )
-        return False
-
-    def new_in_branches(self: Lowerer, atom: ir.Var, at: Place | None) -> bool:
-        """Is ``atom``'s value a new array (:meth:`new_array`) where its name was last bound
-        by an ``if``: whichever branch ran (a branch that raises leaves none)?"""
-        found = self.per_branch(atom, at, self.new_array)
-        return found is not None and all(found)
-
     def bound_before(self: Lowerer, name: str, place: Place) -> bool:
         """Does ``name`` still hold the value it held at the statement at ``place`` -- bound
         by no statement since (in that block after it, or in the blocks being built inside
@@ -584,29 +545,6 @@ class IdentitiesMixin(LowererState):
         """Is ``atom``'s value a NumPy array for certain: made by a NumPy function (never a
         scalar where the arguments' kinds say so), or an argument of an array kind?"""
         return isinstance(self.argument_sample(atom), np.ndarray)
-
-    def copying(self: Lowerer, prim: registry.Primitive, args: Any, kwargs: Any) -> bool:
-        """Is a call of ``prim`` -- one that may return a view -- certain to make a new
-        array here: a conversion asked for a copy (``np.asarray(x, copy=True)``), or an
-        index by an array of integers or booleans (``x[mask]``: NumPy copies)?"""
-        if registry.asked_to_copy(prim.name, kwargs):
-            return True
-        if prim.name != "getitem" or len(args) != 2:
-            return False
-        index = args[1]
-        items = index.items if isinstance(index, ir.Tup) else (index,)
-        for item in items:
-            sample = self.argument_sample(item) if isinstance(item, ir.Var) else None
-            if isinstance(sample, np.ndarray) and sample.ndim >= 1 and sample.dtype.kind in "biu":
-                return True
-        return False
-
-    def is_copy(self: Lowerer, name: str) -> bool:
-        """Is the IR name ``name``, here, bound by the statement that copied (:meth:`copying`)
-        into it -- no later binding in straight-line code, none in a block?"""
-        made = self.root.copies.get(name)
-        traced = self.traced(ir.Var(name)) if made is not None else None
-        return traced is not None and traced[1] is made
 
     def possible_objects(self: Lowerer, atom: ir.Atom) -> set[Identity] | None:
         return self.possible_objects_at(atom, None)

@@ -32,9 +32,9 @@ import gast
 import numpy as np
 
 from adgen import ir
-from adgen.errors import AdgenError, NonDifferentiableError, NoRuleError, UnsupportedSyntaxError
+from adgen.errors import NonDifferentiableError, NoRuleError, UnsupportedSyntaxError
 from adgen.frontend.lower.state import LowererState
-from adgen.frontend.parse import MISSING, LiveScope, ParsedFunction
+from adgen.frontend.parse import LiveScope, ParsedFunction
 from adgen.rules import registry
 
 if TYPE_CHECKING:
@@ -463,33 +463,6 @@ class ObjectsMixin(LowererState):
         del self.block[mark:]
         return None
 
-    def absent_attribute(self: Lowerer, node: gast.Call, fn: Any) -> ir.Atom | None:
-        """``getattr(model, "offset", 0)`` of an object made outside (read when transforming,
-        as its other attributes are) that has no such attribute: the default, the absence
-        noted so that setting the attribute later makes the derivative again. None
-        otherwise (an attribute it has is read at run time, as written)."""
-        name = node.args[1]
-        if not (isinstance(name, gast.Constant) and isinstance(name.value, str)):
-            return None
-        try:
-            known, obj = self.static_object(node.args[0])
-        except AdgenError:
-            return None
-        stored = self.root.attrs_shadowed.get((id(obj), name.value)) if known else None
-        if stored is not None:  # (stored by the function before: it has it now)
-            return stored
-        cls = type(obj)
-        if (
-            not known
-            or not is_user_object(obj)
-            or cls.__getattribute__ is not object.__getattribute__
-            or inspect.getattr_static(cls, "__getattr__", None) is not None
-            or inspect.getattr_static(obj, name.value, _ABSENT) is not _ABSENT
-        ):
-            return None
-        self.record("attr", obj, name.value, MISSING)  # (made again once it is set)
-        return self.expr(node.args[2], None, "default")
-
     def record(self: Lowerer, kind: str, container: Any, name: Any, value: Any) -> None:
         """Note a value read from an object, so that the cached derivative is made again if
         the object is changed (rebinding an attribute, redefining a method)."""
@@ -515,22 +488,6 @@ class ObjectsMixin(LowererState):
         scope = self.root.parsed.scope
         if isinstance(scope, LiveScope):
             scope._record(kind, container, name, value)
-
-    def note_changed(self: Lowerer, obj: Any, label: str, node: Any) -> None:
-        """``obj``, an object made outside, is given to ``label``, a call run as written that
-        may change it: the function must read none of its attributes (adgen reads them when
-        transforming, so they would be the values from before the call)."""
-        if not is_user_object(obj):
-            return
-        if any(key == id(obj) for key, _ in self.root.attrs_read):
-            self.refuse(
-                node,
-                f"calling `{label}`, which adgen runs as written and which may change the "
-                f"attributes of a `{type(obj).__name__}` made outside the function that the "
-                "function reads (adgen reads them when transforming)",
-                "call it before differentiating, or keep the values it sets in variables",
-            )
-        self.root.objects_changed.add(id(obj))
 
     def static_atom(self: Lowerer, value: Any, hint: str, node: Any = None) -> ir.Atom:
         """The atom of a value read from an object: numbers, strings and tuples of them are
@@ -672,62 +629,6 @@ class ObjectsMixin(LowererState):
             f"write `self.{target.attr} = self.{target.attr} + ...` to make a new value",
         )
 
-    def store_outside(
-        self: Lowerer, target: gast.Attribute, base: Any, value: ir.Atom, obj: Any = None
-    ) -> None:
-        """``obj.name = value`` on an object made outside the function (``self.n_iter_ = k``
-        in a method adgen inlines, ``objective.calls = n``): run as written, in order. adgen
-        reads an outside object's attributes when transforming, so the function may not read
-        this one anywhere (before or after: a loop runs again); a differentiated value stored
-        there carries no derivative out (nothing adgen differentiates reads it back)."""
-        if _runs_code_on_store(base, target.attr):
-            self.refuse(
-                target,
-                f"writing the attribute `{target.attr}` of an object made outside the function, "
-                f"whose class runs code of its own on that write (a property setter, a "
-                "descriptor or `__setattr__`), which may change what the function reads",
-                "pass the values that code would set as arguments, or make the object inside "
-                "the function",
-            )
-        key = (id(base), target.attr)
-        if key in self.root.attrs_read:
-            self.refuse(
-                target,
-                f"writing the attribute `{target.attr}` of an object made outside the function, "
-                "which the function also reads (adgen reads such attributes when transforming)",
-                "keep the changing value in a variable, and store it at the end",
-            )
-        self.root.attrs_written.add(key)
-        obj = obj if obj is not None else self.value_atom(base, "obj")
-        self.outside_attribute(registry.store_attribute, "stores", target, [obj, value])
-        if self.straight_line_here():  # a read after it, in the function, means `value`
-            self.root.attrs_shadowed[key] = self.copied_apart(value, target.attr)
-        else:
-            self.root.attrs_shadowed.pop(key, None)
-
-    def straight_line_here(self: Lowerer) -> bool:
-        """Is the statement being lowered in the straight-line code of the function
-        differentiated (in no loop or branch, nor is any call it is inlined into)?"""
-        lowerer: Lowerer | None = self
-        while lowerer is not None:
-            if lowerer.depth:
-                return False
-            lowerer = lowerer.parent
-        return True
-
-    def outside_attribute(
-        self: Lowerer, fn: Any, verb: str, target: gast.Attribute, args: list[ir.Atom]
-    ) -> ir.Atom:
-        """``fn(obj, name, *rest)`` (reading or storing ``obj.name``), run as written: a call
-        that only reads (a differentiated value stored carries nothing out)."""
-        never = NoRuleError(
-            f"adgen {verb} `.{target.attr}` of an object made outside as written",
-            self.parsed.loc(target),
-            "",
-        )
-        args = [args[0], ir.Const(target.attr), *args[1:]]
-        return self.opaque(fn, never, args, [], None, target.attr, target)
-
     def copied_apart(self: Lowerer, atom: ir.Atom, hint: str) -> ir.Atom:
         """``atom``, its names copied to names of their own (a name rebound later, inside a
         block, must not change what an attribute means)."""
@@ -754,6 +655,7 @@ class ObjectsMixin(LowererState):
             and not self.is_partial(value)
             and self.frozen_distribution(value) is None
             and self.made_interpolant(value) is None
+            and self.made_helper_object(value) is None
         ):
             return False
         if cls is None:
@@ -841,6 +743,8 @@ class ObjectsMixin(LowererState):
             return None
         if not ok or not is_user_class(cls) or cls in self.root.as_written_classes:
             return None
+        if registry.helper_class(cls):  # (a scikit-learn loss: made as written, a constant
+            return None  # of the derivative that helpers are given)
         return cls  # type: ignore[no-any-return]
 
     def construct(self: Lowerer, name: str, call: gast.Call, cls: type) -> LocalInstance:

@@ -159,6 +159,7 @@ from .linalg import (  # noqa: F401
     written,
 )
 from .loops import backwards, checkpoint_every  # noqa: F401
+from .losses import loss_gradient, loss_hessian, pointwise_loss  # noqa: F401
 from .optimize import (  # noqa: F401
     curve_fit_covariance_jvp,
     curve_fit_jvp,
