@@ -634,6 +634,8 @@ FUNCTIONS: dict[str, str] = {
     "scipy.signal.fftconvolve": "signal",
     "scipy.signal.convolve2d": "signal",
     "scipy.signal.correlate2d": "signal",
+    "scipy.signal.lfilter": "signal",
+    "rt.lagged_sum": "signal",
     "scipy.integrate.odeint": "solvers",
     "rt.ode_solution": "solvers",
     "rt.odeint_y0_cotangent": "solvers",

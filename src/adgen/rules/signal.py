@@ -45,7 +45,7 @@ import numpy as np
 
 from adgen.rules import runtime as rt
 from adgen.rules.registry import nondifferentiable, rule
-from adgen.rules.samples import example
+from adgen.rules.samples import Arg, Domain, example
 
 try:
     import scipy.signal
@@ -315,3 +315,81 @@ if scipy is not None:
                     padded = np.pad(in1, width, mode="symmetric")
                 bar = scipy.signal.correlate2d(padded, full, mode="valid")
             return bar
+
+    # -- IIR filters: y = lfilter(b, a, x) solves a * y = b * x (causal convolutions) ------
+    _STABLE = Arg((2,), Domain(-0.4, 0.4))  # a = [1, a1, a2]: poles inside the unit circle
+
+    @rule(
+        scipy.signal.lfilter,
+        examples=[
+            example(
+                "scipy.signal.lfilter(b, np.concatenate([np.ones(1), a]), x)",
+                b=(3,),
+                a=_STABLE,
+                x=(6,),
+            ),  # fmt: skip
+            example(
+                "scipy.signal.lfilter(b, a, x, axis=0)",
+                b=(2,),
+                a=Arg((2,), Domain(0.6, 1.2)),
+                x=(5, 2),
+            ),  # fmt: skip
+            example(
+                "scipy.signal.lfilter(b, np.concatenate([np.ones(1), a]), x, -1)",
+                b=(1,),
+                a=_STABLE,
+                x=(2, 5),
+            ),  # fmt: skip
+        ],
+    )
+    def lfilter(ans, b, a, x, axis=-1):
+        """Linear in ``x`` and in ``b``; w.r.t. ``a``, ``a * dy = -(da * y)``. Each
+        cotangent goes through the transposed filter, the same filter run backwards in time
+        (``u = flip(lfilter([1], a, flip(g)))``), then :func:`adgen.runtime.lagged_sum`
+        gives the coefficients theirs."""
+
+        def jvp_x(dx):
+            return scipy.signal.lfilter(b, a, dx, axis)
+
+        def bjvp_x(dx):
+            return scipy.signal.lfilter(b, a, dx, axis if axis < 0 else axis + 1)
+
+        def vjp_x(g):
+            return np.flip(scipy.signal.lfilter(b, a, np.flip(g, axis), axis), axis)
+
+        def jvp_b(db):
+            return scipy.signal.lfilter(db, a, x, axis)
+
+        def vjp_b(g):
+            u = np.flip(scipy.signal.lfilter(np.ones(1), a, np.flip(g, axis), axis), axis)
+            return rt.lagged_sum(u, x, np.size(b), axis)
+
+        def jvp_a(da):
+            return -scipy.signal.lfilter(da, a, ans, axis)
+
+        def vjp_a(g):
+            u = np.flip(scipy.signal.lfilter(np.ones(1), a, np.flip(g, axis), axis), axis)
+            return -rt.lagged_sum(u, ans, np.size(a), axis)
+
+    @rule(
+        rt.lagged_sum,
+        examples=[
+            example("rt.lagged_sum(u, x, 3)", u=(6,), x=(6,)),
+            example("rt.lagged_sum(u, x, 2, 0)", u=(4, 3), x=(4, 3)),
+        ],
+    )
+    def lagged_sum(u, x, m, axis=-1):
+        """Bilinear: ``u``'s cotangent is ``x`` through the FIR filter of the cotangent,
+        ``x``'s is ``u`` through it run backwards in time."""
+
+        def jvp_u(du):
+            return rt.lagged_sum(du, x, m, axis)
+
+        def jvp_x(dx):
+            return rt.lagged_sum(u, dx, m, axis)
+
+        def vjp_u(c):
+            return scipy.signal.lfilter(c, np.ones(1), x, axis)
+
+        def vjp_x(c):
+            return np.flip(scipy.signal.lfilter(c, np.ones(1), np.flip(u, axis), axis), axis)

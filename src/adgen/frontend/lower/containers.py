@@ -442,12 +442,17 @@ class ContainersMixin(LowererState):
 
 
 def _numpy_function(fn: Any) -> bool:
-    """A function of NumPy's (``np.sum``, ``np.linalg.norm``, a ufunc): its array parameters
-    take anything ``np.asarray`` takes."""
+    """A function of NumPy's (``np.sum``, ``np.linalg.norm``, a ufunc), or of SciPy's that
+    reads its arrays alike (``scipy.signal.lfilter([alpha], [1.0, alpha - 1.0], x)``,
+    ``scipy.linalg``): its array parameters take anything ``np.asarray`` takes."""
     if isinstance(fn, np.ufunc):
         return True
     module = getattr(fn, "__module__", None) or ""
-    return module == "numpy" or module.startswith("numpy.")
+    return module == "numpy" or module.startswith(_ARRAY_READERS)
+
+
+# the modules of functions whose array parameters take lists (NumPy's, and SciPy's own)
+_ARRAY_READERS = ("numpy.", "scipy.signal.", "scipy.linalg.")
 
 
 def _straight(block: list[ir.Stmt]) -> list[ir.Stmt]:

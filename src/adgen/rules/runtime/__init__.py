@@ -264,7 +264,7 @@ from .shaping import (  # noqa: F401
     samples_only,
     source_index,
 )
-from .signal import boundary_pad_width, full_pad_width  # noqa: F401
+from .signal import boundary_pad_width, full_pad_width, lagged_sum  # noqa: F401
 from .solvers import (  # noqa: F401
     ivp_args_cotangent,
     ivp_cotangents_tangent,

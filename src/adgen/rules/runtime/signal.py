@@ -73,3 +73,23 @@ def boundary_pad_width(kernel_shape: tuple[int, ...]) -> tuple[tuple[int, int], 
     ((2, 2), (1, 1))
     """
     return tuple((m - 1, m - 1) for m in kernel_shape)
+
+
+def lagged_sum(u: Any, x: Any, m: int, axis: int = -1) -> Any:
+    """``c[k] = sum_n u[n] x[n - k]`` for ``k = 0 .. m - 1`` along ``axis`` (terms with
+    ``n - k < 0`` left out), summed over the other axes of ``u`` and ``x`` (of one shape):
+    what the coefficients of ``scipy.signal.lfilter`` receive of a cotangent.
+
+    >>> import numpy as np
+    >>> lagged_sum(np.array([1.0, 2.0, 3.0]), np.array([1.0, 10.0, 100.0]), 2)
+    array([321.,  23.])
+    """
+    import numpy as np
+
+    u, x = np.moveaxis(np.asarray(u), axis, -1), np.moveaxis(np.asarray(x), axis, -1)
+    n = u.shape[-1]
+    u2, x2 = u.reshape(-1, n), x.reshape(-1, n)
+    return np.array(
+        [np.sum(u2[:, k:] * x2[:, : n - k]) for k in range(int(m))],
+        dtype=np.result_type(u2, x2, 1.0),
+    )
