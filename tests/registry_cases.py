@@ -181,7 +181,7 @@ def case_module() -> Any:
             "",
         ]
     if any("sklearn" in c.call for c in registry_cases()):  # (scikit-learn's losses)
-        lines += ["import sklearn._loss.loss", ""]
+        lines += ["import sklearn._loss.loss", "import sklearn.gaussian_process.kernels", ""]
     if any("rt." in c.call for c in registry_cases()):  # rules of adgen's own helpers
         lines += ["from adgen import runtime as rt", ""]
     for case in registry_cases():

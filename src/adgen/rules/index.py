@@ -228,6 +228,8 @@ FUNCTIONS: dict[str, str] = {
     "rt.interp_fit_vjp": "interpolate",
     "rt.interp_fit_at": "interpolate",
     "rt.interp_made": "interpolate",
+    "rt.kernel_matrix": "kernels",
+    "rt.kernel_theta_gradient": "kernels",
     "np.matmul": "linalg",
     "operator.matmul": "linalg",
     "np.dot": "linalg",

@@ -227,6 +227,14 @@ def markdown() -> str:
         "",
     ]
     lines += [
+        "## Kernels made for hyperparameters (1)",
+        "",
+        "`k.clone_with_theta(theta)` of a scikit-learn Gaussian-process kernel made outside the "
+        "function, then called (`kernel(X)`, `kernel(X, eval_gradient=True)`): differentiated "
+        "w.r.t. `theta` by the kernel's own gradient (once; not w.r.t. the points). So "
+        "`GaussianProcessRegressor.log_marginal_likelihood(theta)` is differentiated as "
+        "installed.",
+        "",
         "## Loss objects called inside (2)",
         "",
         "A scikit-learn loss (`sklearn._loss.loss`: `HalfBinomialLoss`, `HalfPoissonLoss`, "

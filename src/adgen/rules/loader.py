@@ -52,6 +52,7 @@ MODULES: tuple[str, ...] = (
     "fft",
     "indexing",
     "interpolate",
+    "kernels",
     "linalg",
     "losses",
     "mathmodule",

@@ -1981,19 +1981,55 @@ def frozen_refusal(obj: Any, method: str | None = None) -> tuple[str, str] | Non
 # object first: the class's function -> the helper (``BaseLoss.loss`` of scikit-learn ->
 # ``rt.pointwise_loss``); filled by the rule modules of :data:`_HELPER_MODULES`.
 METHOD_HELPERS: dict[Any, Any] = {}
+# Methods of library objects returning a callable made for parameters the program passes
+# (``kernel.clone_with_theta(theta)``): the class's function -> the helpers its calls are
+# lowered to, ``(value, gradient)`` (``rt.kernel_matrix(kernel, theta, X)`` and the
+# gradient the object gives w.r.t. the parameters); filled by the same rule modules.
+PARAMETRISED_CALLABLES: dict[Any, tuple[Any, Any]] = {}
 # the modules defining such classes -> the rule module that registers their helpers
-_HELPER_MODULES = {"sklearn._loss.loss": "losses"}
+_HELPER_MODULES = {"sklearn._loss.loss": "losses", "sklearn.gaussian_process.kernels": "kernels"}
+# ... of those, the ones whose objects made inside of constants are made when transforming
+_MADE_NOW = ("sklearn._loss.loss",)
 
 
 def helper_object(obj: Any) -> bool:
     """Is ``obj`` an object whose methods adgen lowers to helpers taking it first (a
     scikit-learn loss): in generated code, a constant the helpers are given."""
-    return not isinstance(obj, type) and helper_class(type(obj))
+    return not isinstance(obj, type) and any(
+        c.__module__ in _HELPER_MODULES for c in type(obj).__mro__
+    )
 
 
 def helper_class(cls: type) -> bool:
-    """Are ``cls``'s instances objects of :func:`helper_object`?"""
-    return any(c.__module__ in _HELPER_MODULES for c in cls.__mro__)
+    """Are ``cls``'s instances objects of :func:`helper_object` that adgen makes when
+    transforming where the function makes one of constants (a scikit-learn loss)?"""
+    return any(c.__module__ in _MADE_NOW for c in cls.__mro__)
+
+
+def parametrised_callable(method: Any) -> tuple[Any, Any] | None:
+    """For a method of an object made outside that returns a callable made for parameters
+    (``k.clone_with_theta(theta)`` of a scikit-learn kernel): the helpers of its calls,
+    ``(value, gradient)``; None for any other.
+
+    >>> parametrised_callable(len) is None
+    True
+    """
+    if _helper_module(method) is None:
+        return None
+    return PARAMETRISED_CALLABLES.get(method.__func__)
+
+
+def _helper_module(method: Any) -> str | None:
+    """The rule module of helpers for ``method``'s object (imported now), or None."""
+    obj, func = getattr(method, "__self__", None), getattr(method, "__func__", None)
+    if obj is None or func is None or isinstance(obj, (type, types.ModuleType)):
+        return None
+    for cls in type(obj).__mro__:
+        module = _HELPER_MODULES.get(cls.__module__)
+        if module is not None:
+            loader.load(module)
+            return module
+    return None
 
 
 def method_helper(method: Any) -> Any:
@@ -2004,15 +2040,9 @@ def method_helper(method: Any) -> Any:
     >>> method_helper(len) is None
     True
     """
-    obj, func = getattr(method, "__self__", None), getattr(method, "__func__", None)
-    if obj is None or func is None or isinstance(obj, (type, types.ModuleType)):
+    if _helper_module(method) is None:
         return None
-    for cls in type(obj).__mro__:
-        module = _HELPER_MODULES.get(cls.__module__)
-        if module is not None:
-            loader.load(module)
-            return METHOD_HELPERS.get(func)
-    return None
+    return METHOD_HELPERS.get(method.__func__)
 
 
 def unfrozen(method: Any) -> tuple[Any, tuple[Any, ...], dict[str, Any]] | None:

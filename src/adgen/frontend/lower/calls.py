@@ -137,6 +137,8 @@ class CallsMixin(LowererState):
         kwargs = self.call_keywords(node, static, hint)
         if ok and (family := self.interpolant_family(fn)) is not None:  # cs(x), cs made outside
             return self.interpolant_call(node, fn, family, args, kwargs, target, hint)
+        if ok and (made := self.parametrised(node, fn, args, kwargs, target, hint)) is not None:
+            return made  # k.clone_with_theta(theta), then its calls
         if isinstance(fn, FrozenMethod):  # d.logpdf(x) of d = scipy.stats.norm(mu, s)
             fn, args, kwargs = fn.method, [*args, *fn.args], [*kwargs, *fn.kwargs]
         if ok and isinstance(func, gast.Attribute):  # a method of an object made outside

@@ -17,13 +17,19 @@ have helpers (a scikit-learn loss) made of constants inside the function is made
 from __future__ import annotations
 
 import inspect
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import gast
 
 from adgen import ir
 from adgen.errors import AdgenError, NoRuleError
-from adgen.frontend.lower.objects import _ABSENT, _runs_code_on_store, is_user_object
+from adgen.frontend.lower.objects import (
+    _ABSENT,
+    StaticArg,
+    _runs_code_on_store,
+    is_user_object,
+)
 from adgen.frontend.lower.state import LowererState
 from adgen.frontend.parse import MISSING
 from adgen.rules import registry
@@ -34,6 +40,18 @@ if TYPE_CHECKING:
 # the most items of an outside list whose types decide a test of one of them (each one is
 # checked at every call, to know the derivative is still right for the list)
 _ITEMS_DECIDED = 256
+
+
+@dataclass(frozen=True)
+class LocalParametrised:
+    """``kernel = k.clone_with_theta(theta)`` of an object ``k`` made outside: a callable made
+    for parameters the program computes, whose calls are lowered to helpers given ``k`` and
+    ``params`` (:func:`adgen.rules.registry.parametrised_callable`)."""
+
+    obj: Any
+    params: ir.Atom
+    value: Any
+    gradient: Any
 
 
 class OutsideMixin(LowererState):
@@ -215,3 +233,35 @@ class OutsideMixin(LowererState):
             args = [self.value_atom(fn.__self__, "loss"), *args]
             fn = helper
         return fn, args, kwargs
+
+    def parametrised(
+        self: Lowerer,
+        node: gast.Call,
+        fn: Any,
+        args: list[Any],
+        kwargs: list[tuple[str, Any]],
+        target: str | None,
+        hint: str,
+    ) -> Any:
+        """``k.clone_with_theta(theta)`` (a :class:`LocalParametrised`, as itself), and its
+        calls: ``kernel(X)`` is ``rt.kernel_matrix(k, theta, X)``, ``kernel(X,
+        eval_gradient=True)`` the pair with ``rt.kernel_theta_gradient(k, theta, X)``. None
+        for any other call."""
+        if isinstance(fn, LocalParametrised):
+            options = dict(kwargs)
+            gradient = options.pop("eval_gradient", ir.Const(False))
+            if len(args) != 1 or options or not isinstance(gradient, ir.Const):
+                self.refuse(node, "this call of a kernel made for parameters", "call it as k(X)")
+            atoms = [self.value_atom(fn.obj, "kernel"), fn.params, args[0]]
+            value = self.call_prim(fn.value, atoms, hint)
+            if not gradient.value:
+                return value
+            return ir.Tup((value, self.call_prim(fn.gradient, atoms, "gradient")))
+        helpers = registry.parametrised_callable(fn)
+        if helpers is None:
+            return None
+        if len(args) != 1 or kwargs:
+            self.refuse(node, "this call (one argument: the parameters)", "pass theta alone")
+        return StaticArg(
+            LocalParametrised(fn.__self__, self.copied_apart(args[0], "theta"), *helpers)
+        )

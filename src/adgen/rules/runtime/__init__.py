@@ -142,6 +142,7 @@ from .interpolate import (  # noqa: F401
     interp_support,
     interp_value,
 )
+from .kernels import kernel_matrix, kernel_theta_gradient  # noqa: F401
 from .linalg import (  # noqa: F401
     diagonal_vjp,
     distinct,
