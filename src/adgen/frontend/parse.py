@@ -19,7 +19,7 @@ import os
 import sys
 import textwrap
 import types
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -138,33 +138,82 @@ class LiveScope:
 
 
 def dependencies_unchanged(seen: list[tuple[str, Any, str, Any]]) -> bool:
-    """True when every name looked up still means the same object."""
-    for kind, container, name, value in seen:
+    """True when every name looked up still means the same object.
+
+    Asked at every call of a cached derivative, so the test is compiled once per list of
+    lookups (:func:`_compiled_check`: one expression of ``is`` tests, no loop), and compiled
+    again if the list grew since.
+
+    >>> class Model:
+    ...     pass
+    >>> m = Model()
+    >>> m.w = 1.0
+    >>> seen = [("attr", m, "w", m.w), ("global", {"np": 1}, "np", 1)]
+    >>> dependencies_unchanged(seen)
+    True
+    >>> m.w = 2.0
+    >>> dependencies_unchanged(seen)
+    False
+    """
+    held = _CHECKS.get(id(seen))
+    if held is None or held[0] is not seen or held[1] != len(seen):
+        if len(_CHECKS) >= _MAX_CHECKS:
+            _CHECKS.clear()
+        held = _CHECKS[id(seen)] = (seen, len(seen), _compiled_check(seen))
+    return held[2]()
+
+
+# compiled checks by the id of their list of lookups: (the list, its length, the check); the
+# list is held so that its id is not reused while the entry is
+_CHECKS: dict[int, tuple[list[Any], int, Callable[[], bool]]] = {}
+_MAX_CHECKS = 4096
+
+
+def _compiled_check(seen: list[tuple[str, Any, str, Any]]) -> Callable[[], bool]:
+    """A function telling whether every lookup of ``seen`` still finds its object."""
+    namespace: dict[str, Any] = {
+        "M": _MISSING,
+        "same_adgen": _same_adgen,
+        "same_items": _same_items,
+    }
+    tests = []
+    for k, (kind, container, name, value) in enumerate(seen):
+        namespace[f"c{k}"], namespace[f"v{k}"] = container, value
         if kind == "cell":
-            try:
-                current = container.cell_contents
-            except ValueError:
-                return False
-        elif kind == "shape":  # an outside array's shape (the array itself is the same)
-            if container.shape != value:
-                return False
-            continue
-        elif kind == "items":  # a list's items, each one the same object as then
-            if len(container) != len(value) or any(a is not b for a, b in zip(container, value)):
-                return False
-            continue
+            tests.append(f"c{k}.cell_contents is v{k}")
+        elif kind == "shape":
+            tests.append(f"c{k}.shape == v{k}")
+        elif kind == "items":
+            tests.append(f"same_items(c{k}, v{k})")
+        elif kind == "adgen":
+            tests.append(f"same_adgen(c{k}, v{k})")
         elif kind in ("attr", "code"):
-            current = getattr(container, name, _MISSING)
-        elif kind == "adgen":  # a derivative object called: the function standing for it now
-            try:
-                current = container.adgen_function()
-            except Exception:
-                return False
+            tests.append(f"getattr(c{k}, {name!r}, M) is v{k}")
         else:
-            current = container.get(name, _MISSING)
-        if current is not value:
-            return False
-    return True
+            tests.append(f"c{k}.get({name!r}, M) is v{k}")
+    body = " and ".join(f"({t})" for t in tests) or "True"
+    source = (
+        "def check():\n"
+        "    try:\n"
+        f"        return bool({body})\n"
+        "    except ValueError:  # (an empty closure cell)\n"
+        "        return False\n"
+    )
+    exec(compile(source, "<adgen dependencies>", "exec"), namespace)
+    return namespace["check"]  # type: ignore[no-any-return]
+
+
+def _same_items(container: Any, value: Any) -> bool:
+    """Does the list hold the same objects, in order, as it held then?"""
+    return len(container) == len(value) and all(a is b for a, b in zip(container, value))
+
+
+def _same_adgen(container: Any, value: Any) -> bool:
+    """Does a derivative object called stand for the same function as then?"""
+    try:
+        return container.adgen_function() is value
+    except Exception:
+        return False
 
 
 def unwrap(fn: Any) -> types.FunctionType:

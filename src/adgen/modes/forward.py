@@ -28,6 +28,7 @@ import os
 from adgen import ir
 from adgen.backend.codeopt import reuse_buffers
 from adgen.backend.codeopt.collect_terms import collect_terms
+from adgen.backend.codeopt.direct_reductions import direct_reductions
 from adgen.backend.codeopt.drop_broadcasts import drop_broadcasts
 from adgen.backend.codeopt.fuse_temporaries import fuse_temporaries
 from adgen.backend.emit import CodeWriter, open_block, open_while
@@ -435,4 +436,5 @@ def emit_function(gen: _Forward, suffix: str, title: str, fuse: bool, reuse: boo
     if fuse and reuse and reuse_buffers.applies(gen.known):
         text = drop_broadcasts(text, gen.known)
         text = reuse_buffers.reuse_buffers(text, gen.known)
+        text = direct_reductions(text, gen.known)
     return Generated(gen_name, params, text, restoring)

@@ -25,7 +25,10 @@ shows what it does with a doctest (source in, source out). One pass per module:
   forward value whose adjoint reads nothing else of it;
 * :mod:`~adgen.backend.codeopt.free_dead_names`: frees each value after its last use (``del``);
 * :mod:`~adgen.backend.codeopt.reuse_buffers`: writes an elementwise result into the array of a
-  temporary read for the last time (``out=``), in code for large NumPy arrays of known shapes.
+  temporary read for the last time (``out=``), in code for large NumPy arrays of known shapes;
+* :mod:`~adgen.backend.codeopt.direct_reductions`: calls ``np.sum`` (``prod``, ``max``,
+  ``min``) of NumPy arrays as the ufunc's method, ``np.add.reduce``, without NumPy's Python
+  checks.
 
 :mod:`~adgen.backend.codeopt.common` holds what several of them share.
 
@@ -33,7 +36,7 @@ The order they run in:
 
 * forward mode (:func:`adgen.modes.forward.forward`) runs ``collect_terms``, :func:`fuse_temporaries
   <adgen.backend.codeopt.fuse_temporaries.fuse_temporaries>`, then ``drop_broadcasts`` and
-  ``reuse_buffers`` (none with ``fuse=False``);
+  ``reuse_buffers`` and ``direct_reductions`` (none with ``fuse=False``);
 * reverse mode (:func:`adgen.modes.reverse.reverse`) runs, in this order, ``drop_copies``;
   ``batch_saves`` (not with ``batch=False``: code meant for a higher derivative);
   ``sum_before_linear`` (only for code specialised for shapes); ``collect_terms`` (code
@@ -42,12 +45,12 @@ The order they run in:
   ``collect_terms`` runs); then ``keep_shapes_only`` and
   ``free_dead_names`` together
   (:func:`~adgen.backend.codeopt.keep_shapes_only.keep_shapes_and_free`, one parse for both);
-  then ``reuse_buffers`` (not with ``batch=False``).
+  then ``reuse_buffers`` and ``direct_reductions`` (not with ``batch=False``).
 
-``reuse_buffers`` writes ``out=`` and ``collect_terms`` casts numbers (``np.float64(v)``),
-which adgen does not differentiate: they run only on code adgen will not read again (not
-on code made for a nested derivative, whose answers hold :data:`adgen.rules.known.ANY_KIND`,
-nor with ``batch=False``).
+``reuse_buffers`` writes ``out=``, ``direct_reductions`` ufunc methods and ``collect_terms``
+casts numbers (``np.float64(v)``), which adgen does not differentiate: they run only on code
+adgen will not read again (not on code made for a nested derivative, whose answers hold
+:data:`adgen.rules.known.ANY_KIND`, nor with ``batch=False``).
 
 ``sum_before_linear`` matches each contribution to an adjoint as the sweep writes it, one
 operation on names, so it runs before ``fuse_temporaries`` merges statements, and so does

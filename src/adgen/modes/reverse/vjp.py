@@ -16,6 +16,7 @@ from adgen import ir
 from adgen.backend.codeopt import reuse_buffers as reuse
 from adgen.backend.codeopt.batch_saves import batch_saves
 from adgen.backend.codeopt.collect_terms import collect_terms
+from adgen.backend.codeopt.direct_reductions import direct_reductions
 from adgen.backend.codeopt.drop_broadcasts import drop_broadcasts
 from adgen.backend.codeopt.drop_copies import drop_copies
 from adgen.backend.codeopt.drop_dead import drop_dead
@@ -434,4 +435,5 @@ def _optimize(
     text = keep_shapes_and_free(text, small)
     if for_numpy:
         text = reuse.reuse_buffers(text, known)
+        text = direct_reductions(text, {**bars, **known})
     return text
