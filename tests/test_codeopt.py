@@ -610,8 +610,8 @@ def test_direct_reductions_in_a_derivative_keep_its_values() -> None:
     X = np.linspace(-1.0, 1.0, 15).reshape(5, 3)
     y, w = np.linspace(0.0, 1.0, 5), np.array([0.3, -0.2, 0.5])
     text = adgen.source(loss, "reverse", args=(w, X, y))
-    assert "np.add.reduce(r ** 2, None)" in text and "np.maximum.reduce(" in text
+    assert "(r ** 2).sum()" in text and "out_3.max()" in text
     general = adgen.source(loss, "reverse")  # (not made for shapes: left as written)
-    assert ".reduce(" not in general
+    assert ").sum()" not in general
     expected = 2 * X.T @ (X @ w - y) + 0.1 * np.eye(3)[2]
     np.testing.assert_allclose(adgen.grad(loss)(w, X, y), expected, rtol=1e-14)

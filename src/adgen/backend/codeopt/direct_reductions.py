@@ -1,29 +1,28 @@
-"""Call a reduction as its ufunc's own method: ``np.sum(a, axis)`` is ``np.add.reduce(a,
-axis)``.
+"""Call a reduction as the array's method: ``np.sum(a, axis)`` is ``a.sum(axis)``.
 
-``np.sum`` of a NumPy array checks its arguments in Python (``_wrapreduction``: about 1.3 us)
-before it calls ``np.add.reduce``; the result is that call's, bit for bit. Derivative code of
-small functions pays that check at every call (a log-likelihood's ``np.sum(resid ** 2)``),
-so in code specialised for NumPy arrays of known shapes this pass calls the ufunc's method
-directly, where every name the summed expression reads is such an array (or a number):
-``np.sum``, ``np.prod``, ``np.max``/``np.amax`` and ``np.min``/``np.amin`` with at most an axis
-and ``keepdims``. Code adgen reads again is not given this pass (``np.add.reduce`` has no
-rule of its own).
+``np.sum`` of a NumPy array checks its arguments in Python (``_wrapreduction``: about 1.2 us)
+before it calls ``np.add.reduce``; ``a.sum(axis)`` goes there at once, and the result is
+that call's, bit for bit. Derivative code of small functions pays the check at every call
+(a log-likelihood's ``np.sum(resid ** 2)``), so in code specialised for NumPy arrays of known
+shapes this pass calls the method, where the summed expression is arithmetic (and NumPy's
+elementwise functions) of such arrays and numbers: ``np.sum``, ``np.prod``, ``np.max``/
+``np.amax`` and ``np.min``/``np.amin`` with at most an axis and ``keepdims``. Code adgen
+reads again is not given this pass (it is written as the user wrote it).
 
 >>> print(direct_reductions(
 ...     "def f_vjp(r, g):\\n"
 ...     "    s = np.sum(r ** 2)\\n"
 ...     "    t = np.max(r * g, axis=0, keepdims=True)\\n"
 ...     "    u = np.sum(g, dtype=np.float32)\\n"
-...     "    v = np.sum(np.exp(g), 1) + np.sum(h)\\n"
+...     "    v = np.sum(np.exp(g), 1) + np.sum(h) + np.sum(2.0)\\n"
 ...     "    return s, t, u, v\\n",
 ...     {"r": ((5, 3), "float64"), "g": ((5, 3), "float64")},
 ... ), end="")
 def f_vjp(r, g):
-    s = np.add.reduce(r ** 2, None)
-    t = np.maximum.reduce(r * g, 0, keepdims=True)
+    s = (r ** 2).sum()
+    t = (r * g).max(axis=0, keepdims=True)
     u = np.sum(g, dtype=np.float32)
-    v = np.add.reduce(np.exp(g), 1) + np.sum(h)
+    v = np.exp(g).sum(1) + np.sum(h) + np.sum(2.0)
     return s, t, u, v
 """
 
@@ -35,12 +34,12 @@ from collections.abc import Mapping
 from adgen.backend.codeopt.common import _dotted, _ufunc
 
 _REDUCERS = {
-    "np.sum": "add",
-    "np.prod": "multiply",
-    "np.max": "maximum",
-    "np.amax": "maximum",
-    "np.min": "minimum",
-    "np.amin": "minimum",
+    "np.sum": "sum",
+    "np.prod": "prod",
+    "np.max": "max",
+    "np.amax": "max",
+    "np.min": "min",
+    "np.amin": "min",
 }
 _ARITHMETIC = (ast.BinOp, ast.UnaryOp, ast.Constant, ast.operator, ast.unaryop, ast.Load)
 
@@ -76,36 +75,26 @@ class _Rewriter(ast.NodeTransformer):
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
         self.generic_visit(node)
-        ufunc = _REDUCERS.get(_dotted(node.func))
+        method = _REDUCERS.get(_dotted(node.func))
         options = {k.arg for k in node.keywords}
         if (
-            ufunc is None
+            method is None
             or not 1 <= len(node.args) <= 2
             or not options <= {"axis", "keepdims"}
             or (len(node.args) == 2 and "axis" in options)
             or not self.of_arrays(node.args[0])
         ):
             return node
-        axis = node.args[1] if len(node.args) == 2 else None
-        for k in node.keywords:
-            if k.arg == "axis":
-                axis = k.value
-        keepdims = [k for k in node.keywords if k.arg == "keepdims"]
         self.changed = True
-        method = ast.Attribute(
-            value=ast.Attribute(value=ast.Name(id="np", ctx=ast.Load()), attr=ufunc),
-            attr="reduce",
-            ctx=ast.Load(),
-        )
-        first = node.args[0]
-        return ast.Call(
-            func=method, args=[first, axis or ast.Constant(value=None)], keywords=keepdims
-        )
+        called = ast.Attribute(value=node.args[0], attr=method, ctx=ast.Load())
+        return ast.Call(func=called, args=node.args[1:], keywords=node.keywords)
 
     def of_arrays(self, expr: ast.expr) -> bool:
         """Is ``expr`` arithmetic (and elementwise ufuncs) of known NumPy arrays and numbers
         only, so that its value is a NumPy array or scalar?"""
         modules = {id(n.value) for n in ast.walk(expr) if isinstance(n, ast.Attribute)}
+        if not any(isinstance(n, ast.Name) and id(n) not in modules for n in ast.walk(expr)):
+            return False  # (numbers only: `np.sum(2.0)` of a Python float has no method)
         for n in ast.walk(expr):
             if isinstance(n, ast.Name):
                 if n.id not in self.arrays and id(n) not in modules:
