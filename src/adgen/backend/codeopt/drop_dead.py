@@ -4,10 +4,12 @@ Code made for one use computes more than that use needs: batched forward mode's 
 ``jacfwd`` returns the tangents only (the Jacobian's), so the primal statements that feed
 only the primal result -- for ``hessian``, the gradient itself -- are dead. This pass removes
 each plain assignment none of whose names is read anywhere in the function, if its value is
-computed without side effects (arithmetic, subscripts, and calls of NumPy, ``math`` and
-adgen's runtime helpers that write into nothing), and repeats until nothing more goes; a
-``del`` of a dropped name goes too. Random draws (``np.random``) are kept: dropping one
-would change the draws after it.
+computed without side effects (arithmetic, subscripts, and calls of NumPy, ``math``,
+``scipy.special``, ``scipy.stats`` and adgen's runtime helpers that write into nothing, and an
+array's reduction methods), and repeats until nothing more goes; a ``del`` of a dropped name
+goes too. Random draws (``np.random``, a distribution's ``rvs``) are kept: dropping one
+would change the draws after it. ``grad``'s code, which returns no value, loses the work
+only the value needed (a log-likelihood's ``gammaln(y + 1)``).
 """
 
 from __future__ import annotations
@@ -133,11 +135,23 @@ def _pure(expr: ast.expr) -> bool:
             return False
         if isinstance(node, ast.Call):
             func = dotted_text(node.func) or ""
-            if not func.startswith(("np.", "rt.", "math.")) or func.startswith("np.random"):
-                return False
+            if _reduction_method(node.func):
+                continue  # `(r ** 2).sum()` (codeopt.direct_reductions)
+            if not func.startswith(_PURE) or func.startswith("np.random") or "rvs" in func:
+                return False  # (a random draw: dropping one changes the draws after it)
             if any(k.arg == "out" for k in node.keywords):  # (a write into an array)
                 return False
     return True
+
+
+# calls that compute without side effects: NumPy's, the math module's, adgen's helpers, SciPy's
+# special functions and distributions' densities (not `np.random`, nor a distribution's `rvs`)
+_PURE = ("np.", "rt.", "math.", "scipy.special.", "scipy.stats.")
+
+
+def _reduction_method(func: ast.expr) -> bool:
+    """Is ``func`` an array's reduction method (``a.sum``, ``(r ** 2).max``)?"""
+    return isinstance(func, ast.Attribute) and func.attr in ("sum", "prod", "max", "min")
 
 
 def _without(body: list[ast.stmt], dropped: set[int]) -> list[ast.stmt]:
