@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 import adgen
 from adgen.backend.codeopt.direct_reductions import direct_reductions
+from adgen.backend.codeopt.drop_broadcasts import drop_broadcasts
 from adgen.backend.codeopt.drop_copies import drop_copies
 from adgen.backend.codeopt.fuse_temporaries import fuse_temporaries
 from adgen.backend.codeopt.reuse_buffers import reuse_buffers
@@ -634,3 +635,32 @@ def test_grad_code_drops_the_value_work_of_scipy_special_and_reductions() -> Non
     np.testing.assert_allclose(adgen.grad(poisson_loglike)(b, X, y), expected, rtol=1e-13)
     value, g = adgen.value_and_grad(poisson_loglike)(b, X, y)
     assert value == pytest.approx(poisson_loglike(b, X, y), rel=1e-15)
+
+
+_FILLS = [
+    "np.full((2, 3), {v}, dtype=np.float64) * {a}", "{a} / np.full((2, 3), {v}, dtype=np.float64)",
+    "np.full((2, 3), {v}, dtype=np.float64) - np.exp({a})", "np.full((3,), {v}, dtype=np.float64) + {a}",
+    "np.full((2, 3), {v}, dtype=np.float64) * ({a} + {b})",
+]  # fmt: skip
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_dropped_fills_keep_every_value_and_dtype(data: st.DataObject) -> None:
+    """``np.full(S, v, dtype=np.float64)`` meeting arrays of shape S: the fill is dropped
+    only where the values and the dtype stay (float64 operands), never for float32 ones."""
+    op = data.draw(st.sampled_from(_FILLS))
+    a, b = data.draw(st.sampled_from("xyz")), data.draw(st.sampled_from("xyz"))
+    v = data.draw(st.sampled_from(["2.5", "g", "-1", "np.float32(0.3)"]))
+    src = f"def f(x, y, z, g):\n    return ({op.format(a=a, b=b, v=v)},)\n"
+    args = (
+        np.linspace(-1.0, 1.0, 6).reshape(2, 3),
+        np.linspace(0.5, 2.0, 3),
+        np.linspace(-2.0, 1.0, 6, dtype=np.float32).reshape(2, 3),
+        np.float64(0.7),
+    )
+    try:
+        want = _run(src, *args)
+    except ValueError:  # (shapes that do not broadcast)
+        return
+    assert _same(_run(drop_broadcasts(src, _KNOWN), *args), want)
