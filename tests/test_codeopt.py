@@ -638,10 +638,12 @@ def test_grad_code_drops_the_value_work_of_scipy_special_and_reductions() -> Non
 
 
 _FILLS = [
-    "np.full((2, 3), {v}, dtype=np.float64) * {a}", "{a} / np.full((2, 3), {v}, dtype=np.float64)",
-    "np.full((2, 3), {v}, dtype=np.float64) - np.exp({a})", "np.full((3,), {v}, dtype=np.float64) + {a}",
+    "np.full((2, 3), {v}, dtype=np.float64) * {a}",
+    "{a} / np.full((2, 3), {v}, dtype=np.float64)",
+    "np.full((2, 3), {v}, dtype=np.float64) - np.exp({a})",
+    "np.full((3,), {v}, dtype=np.float64) + {a}",
     "np.full((2, 3), {v}, dtype=np.float64) * ({a} + {b})",
-]  # fmt: skip
+]
 
 
 @settings(max_examples=200, deadline=None)
