@@ -167,3 +167,41 @@ def test_mlp_forward_pass_of_scikit_learn_as_installed():
 
     assert f(z) == pytest.approx(ref(z), rel=1e-13)
     np.testing.assert_allclose(adgen.grad(f)(z), adgen.grad(ref)(z), rtol=1e-12, atol=1e-14)
+
+
+def both_names(a, c):
+    if c > 0:
+        ret = a * 2.0
+        other = ret
+    else:
+        ret = a + 1.0
+        other = ret
+    return ret, other
+
+
+def update_seen_by_a_second_name(x, c):
+    r, o = both_names(x, c)
+    r += 1.0
+    return np.sum(r * o)
+
+
+def update_seen_by_a_view(x, c):
+    r = scaled(x, c)
+    o = r[1:]
+    r += 1.0
+    return np.sum(o * o)
+
+
+@pytest.mark.parametrize("f", [update_seen_by_a_second_name, update_seen_by_a_view])
+@pytest.mark.parametrize("c", [1.0, -1.0])
+def test_a_new_array_another_name_sees_is_never_updated_unseen(f, c):
+    # the branches make new arrays, but a second name or a view sees the one updated: the
+    # update changes what it reads too, which adgen must refuse or follow, never miss
+    x = np.array([0.5, 1.0, 2.0])
+    try:
+        g = adgen.grad(f)(x, c)
+    except AdgenError:
+        return
+    eps = 1e-6
+    fd = np.array([(f(x + eps * e, c) - f(x - eps * e, c)) / (2 * eps) for e in np.eye(3)])
+    np.testing.assert_allclose(g, fd, rtol=1e-6)
