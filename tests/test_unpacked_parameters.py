@@ -113,3 +113,21 @@ class ReadThenWrite:
 def test_writes_adgen_cannot_follow_stay_refused(cls):
     with pytest.raises(AdgenError, match="attribute"):
         adgen.grad(cls().loss)(np.array([0.5, 1.5]))
+
+
+class StoredThenLooped:
+    def loss(self, p):
+        self.w = p
+        s = 0.0
+        for _ in range(2):
+            s = s + np.sum(self.w)  # (the second pass reads the loop's own store)
+            self.w = self.w * 2.0
+        return s
+
+
+def test_a_stored_attribute_written_again_in_a_loop_is_refused():
+    m = StoredThenLooped()
+    p = np.array([0.5, 1.5])
+    assert m.loss(p) == pytest.approx(3 * np.sum(p))
+    with pytest.raises(AdgenError, match="after the function stored it"):
+        adgen.grad(m.loss)(p)

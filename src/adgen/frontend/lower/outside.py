@@ -130,8 +130,14 @@ class OutsideMixin(LowererState):
         self.outside_attribute(registry.store_attribute, "stores", target, [obj, value])
         if self.straight_line_here():  # a read after it, in the function, means `value`
             self.root.attrs_shadowed[key] = self.copied_apart(value, target.attr)
-        else:
-            self.root.attrs_shadowed.pop(key, None)
+        elif key in self.root.attrs_shadowed:  # (a read before it in the loop or branch took
+            self.refuse(  # the value stored before, which a loop's next pass does not read)
+                target,
+                f"writing the attribute `{target.attr}` of an object made outside the function "
+                "inside a loop or a branch, after the function stored it (adgen follows an "
+                "attribute stored in straight-line code only)",
+                "keep the changing value in a variable, and store it at the end",
+            )
 
     def straight_line_here(self: Lowerer) -> bool:
         """Is the statement being lowered in the straight-line code of the function
