@@ -131,3 +131,32 @@ def test_a_stored_attribute_written_again_in_a_loop_is_refused():
     assert m.loss(p) == pytest.approx(3 * np.sum(p))
     with pytest.raises(AdgenError, match="after the function stored it"):
         adgen.grad(m.loss)(p)
+
+
+class ReadBack:
+    def by_getattr(self, p):
+        self.W = p * 2.0
+        return np.sum(self.W**2)
+
+    def by_vars(self, p):
+        self.W = p * 2.0
+        return np.sum(vars(self)["W"] ** 2)
+
+    def bookkeeping(self, p):
+        self.calls = 1
+        self.last = p * 2.0  # (stored, read back only by the printout)
+        print(vars(self)["calls"], file=self.log)
+        return np.sum(p**2)
+
+
+def test_a_value_stored_then_read_back_is_followed_or_refused_never_lost():
+    # getattr(self, "W") read it back as a constant, and vars(self)["W"] still would: the
+    # gradient was 0 with no error
+    p = np.array([1.0, 2.0])
+    np.testing.assert_allclose(adgen.grad(ReadBack().by_getattr)(p), 8.0 * p, rtol=1e-15)
+    with pytest.raises(AdgenError, match="reading back"):
+        adgen.grad(ReadBack().by_vars)(p)
+    m = ReadBack()
+    m.log = __import__("io").StringIO()
+    np.testing.assert_allclose(adgen.grad(m.bookkeeping)(p), 2.0 * p, rtol=1e-15)
+    assert m.log.getvalue() == "1\n" and np.array_equal(m.last, 2.0 * p)

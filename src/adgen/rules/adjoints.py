@@ -24,6 +24,7 @@ from adgen.rules import runtime as rt
 from adgen.rules.registry import (
     accumulates_at,
     nondifferentiable,
+    refused_derivative,
     rule,
     sequence_rule,
     writes_into,
@@ -33,6 +34,14 @@ from adgen.rules.samples import DISTINCT, NONZERO, Arg, example
 # ``slice(1, None)``: generated code passes indices as values (``rt.getitem_vjp(g, x,
 # (slice(None), None))``); a slice object carries no derivative.
 nondifferentiable(rt.zeros_like, slice)
+# a call run as written, given an object the function stored values into, may give them back
+# (``vars(self)["W"]``): no derivative passes through it
+refused_derivative(
+    rt.read_back,
+    reason="reading back, through a call adgen runs as written (`vars(obj)`, a library's "
+    "function given the object), a differentiated value the function stored into an object "
+    "made outside",
+)
 # ``rt.Like(x)``: the shape and dtype reverse mode keeps of x
 # (adgen.backend.codeopt.keep_shapes_only)
 nondifferentiable(rt.Like)

@@ -8,6 +8,7 @@ code spells them with (``operator.<name>``, ``registry.<name>`` for the others).
 FUNCTIONS: dict[str, str] = {
     "rt.zeros_like": "adjoints",
     "slice": "adjoints",
+    "rt.read_back": "adjoints",
     "rt.Like": "adjoints",
     "rt.saved_shape": "adjoints",
     "rt.dtype_of": "adjoints",

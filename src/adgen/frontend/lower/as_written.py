@@ -23,6 +23,7 @@ from adgen.errors import AdgenError, NoRuleError, UnsupportedSyntaxError
 from adgen.frontend.lower.objects import LocalFunction, StaticArg
 from adgen.frontend.lower.state import LowererState
 from adgen.rules import registry
+from adgen.rules import runtime as rt
 
 if TYPE_CHECKING:
     from adgen.frontend.lower import Lowerer
@@ -98,7 +99,15 @@ class AsWrittenMixin(LowererState):
                 self.note_changed(obj, label, node)
         prim.ambiguous = ambiguous
         prim = prim.localize(self.outside_name)
-        return self.emit(target, hint, prim, args, kwargs, node)
+        stored = self.read_back(fn, args, kwargs)
+        if not stored:
+            return self.emit(target, hint, prim, args, kwargs, node)
+        # (`vars(self)["W"]` after `self.W = p * 2`: the result may hold a value the function
+        # stored, which carries no derivative through the call: refused if one is differentiated)
+        result = self.emit(None, hint, prim, args, kwargs, node)
+        through = registry.lookup(rt.read_back)
+        assert through is not None
+        return self.emit(target, hint, through, [result, ir.Tup(tuple(stored))], [], node)
 
     def free_object(self: Lowerer, atom: Any) -> Any:
         """The object an outside atom (``ir.Free``) is, None for any other atom."""

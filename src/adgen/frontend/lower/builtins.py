@@ -122,6 +122,8 @@ class BuiltinsMixin(LowererState):
             return None
         if (fn is getattr or fn is inspect.getattr_static) and len(node.args) == 3:
             return self.attribute_test(node, fn)
+        if fn is getattr and len(node.args) == 2 and not node.keywords:
+            return self.getattr_of_object(node, target, hint)  # getattr(self, "W"): self.W
         if fn is max or fn is min:
             return self.extremum(node, fn, target, hint)
         if fn is tuple:

@@ -126,6 +126,7 @@ class OutsideMixin(LowererState):
                 "keep the changing value in a variable, and store it at the end",
             )
         self.root.attrs_written.add(key)
+        self.root.stored_into.setdefault(id(base), []).append(value)
         obj = obj if obj is not None else self.value_atom(base, "obj")
         self.outside_attribute(registry.store_attribute, "stores", target, [obj, value])
         if self.straight_line_here():  # a read after it, in the function, means `value`
@@ -271,3 +272,30 @@ class OutsideMixin(LowererState):
         return StaticArg(
             LocalParametrised(fn.__self__, self.copied_apart(args[0], "theta"), *helpers)
         )
+
+    def getattr_of_object(
+        self: Lowerer, node: gast.Call, target: str | None, hint: str
+    ) -> ir.Atom | None:
+        """``getattr(obj, "name")`` of an object adgen knows when transforming, a name
+        written as a string: ``obj.name``, read as such (a value the function stored there
+        in straight-line code, else a constant of the derivative). None for any other."""
+        obj, name = node.args
+        if not (isinstance(name, gast.Constant) and isinstance(name.value, str)):
+            return None
+        try:
+            known, value = self.static_object(obj)
+        except AdgenError:
+            return None
+        if not (known and is_user_object(value) and name.value.isidentifier()):
+            return None
+        read = gast.copy_location(gast.Attribute(value=obj, attr=name.value, ctx=gast.Load()), node)
+        return self.expr(read, target, hint)
+
+    def read_back(self: Lowerer, fn: Any, args: list[Any], kwargs: list[Any]) -> list[ir.Atom]:
+        """The values the function stored into the objects made outside that a call run as
+        written is given (``vars(self)``, ``copy.deepcopy(model)``), which it may read back."""
+        objects = [getattr(fn, "__self__", None), *map(self.free_object, args)]
+        objects += [self.free_object(v) for _, v in kwargs]
+        return [
+            v for obj in objects if obj is not None for v in self.root.stored_into.get(id(obj), ())
+        ]

@@ -397,6 +397,9 @@ class LowererState:
         # ... of those written in straight-line code, what each holds since: the atom a read
         # after the write means (a model's `self.W = ...` in a method that unpacks parameters)
         self.attrs_shadowed: dict[tuple[int, str], ir.Atom] = {}
+        # ... and every value stored, by id(object): a call run as written given the object
+        # may read them back (OutsideMixin.read_back)
+        self.stored_into: dict[int, list[ir.Atom]] = {}
         # ... and objects made outside that a call run as written may change (id): their
         # attributes are never read (ObjectsMixin.note_changed)
         self.objects_changed: set[int] = set()

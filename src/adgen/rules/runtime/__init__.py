@@ -91,6 +91,7 @@ from .core import (  # noqa: F401
     list_vjp,
     max_items,
     min_items,
+    read_back,
     real_like,
     refuse_unless,
     saved_shape,

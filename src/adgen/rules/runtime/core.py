@@ -449,6 +449,18 @@ def zeros_like(x: Any) -> Any:
     return np.zeros_like(a, dtype=a.dtype if dtype_kind(a) in "fc" else np.float64)
 
 
+def read_back(value: Any, stored: Any) -> Any:
+    """``value``, the result of a call run as written that was given an object the function
+    stored ``stored`` (a tuple of values) into: it may hold them, with no derivative through
+    the call (``vars(self)["W"]`` after ``self.W = p * 2``). Its rule refuses a
+    differentiated value among ``stored`` where the result reaches the derivative.
+
+    >>> read_back(3.0, (1.0, 2.0))
+    3.0
+    """
+    return value
+
+
 def copy_of(x: Any) -> Any:
     """A copy of ``x`` no later write into ``x`` changes: ``np.copy(x)`` (a NumPy array, 0-d
     for a number), or, for another library's array, its own ``copy()`` (``np.copy`` would
