@@ -485,8 +485,8 @@ if scipy is not None:
             return rt.assumed_matrix_vjp(0.5 * (s + np.swapaxes(s, -1, -2)), "pos", lower)
 
     # cho_factor leaves the other triangle of its result as LAPACK found it (a copy of a) in
-    # SciPy up to 1.17, and zeroes it in 1.18: the rules below follow the first; with the
-    # second the pair is refused by name (no rules), never differentiated wrongly
+    # SciPy up to 1.17, and zeroes it in 1.18: its rule follows the first; with the second it
+    # is refused by name (no rule), never differentiated wrongly
     if CHOLESKY_PAIR:
 
         @rule(
@@ -536,78 +536,84 @@ if scipy is not None:
 
         nondifferentiable(rt.require_copied_triangle)
 
-        @sequence_rule(
-            scipy.linalg.cho_solve,
-            sequence="c_and_lower",
-            examples=[
-                example(
-                    "scipy.linalg.cho_solve(scipy.linalg.cho_factor(a), b)",
-                    a=Arg((3, 3), SPD),
-                    b=(3,),
-                    f32=True,
-                ),
-                example(
-                    "scipy.linalg.cho_solve(scipy.linalg.cho_factor(a, lower=True), b)",
-                    a=Arg((3, 3), SPD),
-                    b=(3, 2),
-                ),
-                example(
-                    "scipy.linalg.cho_solve((c, True), b)", c=Arg((3, 3), INVERTIBLE), b=(3, 2)
-                ),
-                example(
-                    "scipy.linalg.cho_solve((c, False), b)", c=Arg((2, 3, 3), INVERTIBLE), b=(3,)
-                ),
-                example(
-                    "scipy.linalg.cho_solve(scipy.linalg.cho_factor(a), b)",
-                    a=Arg((2, 3, 3), SPD),
-                    b=(3, 1),
-                ),
-            ],
-        )
-        def cho_solve(ans, c_and_lower, b, *, check_finite=True):
-            """x = M⁻¹ b, M = L Lᵀ with L = tril(c) (``lower``) or triu(c)ᵀ: only that triangle of
-            ``c`` is read. dx = -M⁻¹ (dL Lᵀ + L dLᵀ) x; with Ḡ = -M⁻¹ g xᵀ, L̄ = (Ḡ + Ḡᵀ) L. The
-            flag may be an array (one per matrix of a stack, from a batched ``cho_factor``); it
-            is read through ``np.not_equal`` (no derivative), as it comes from ``cho_factor``."""
+    # cho_solve reads only the factor's triangle of `c`: its rule holds whatever cho_factor
+    # leaves in the other one (the examples through cho_factor need that rule too)
+    _CHO_FACTORED = (
+        [
+            example(
+                "scipy.linalg.cho_solve(scipy.linalg.cho_factor(a), b)",
+                a=Arg((3, 3), SPD),
+                b=(3,),
+                f32=True,
+            ),
+            example(
+                "scipy.linalg.cho_solve(scipy.linalg.cho_factor(a, lower=True), b)",
+                a=Arg((3, 3), SPD),
+                b=(3, 2),
+            ),
+            example(
+                "scipy.linalg.cho_solve(scipy.linalg.cho_factor(a), b)",
+                a=Arg((2, 3, 3), SPD),
+                b=(3, 1),
+            ),
+        ]
+        if CHOLESKY_PAIR
+        else []
+    )
 
-            def jvp_c_and_lower(parts):
-                low_flag = np.expand_dims(np.not_equal(c_and_lower[1], False), (-2, -1))
-                c = c_and_lower[0]
-                low = np.where(low_flag, np.tril(c), np.swapaxes(np.triu(c), -1, -2))
-                dlow = np.where(low_flag, np.tril(parts[0]), np.swapaxes(np.triu(parts[0]), -1, -2))
-                dm = dlow @ np.swapaxes(low, -1, -2) + low @ np.swapaxes(dlow, -1, -2)
-                xm = ans[..., None] if np.ndim(b) == 1 else ans
-                dxm = -scipy.linalg.cho_solve(c_and_lower, dm @ xm, check_finite=False)
-                return dxm[..., 0] if np.ndim(b) == 1 else dxm
+    @sequence_rule(
+        scipy.linalg.cho_solve,
+        sequence="c_and_lower",
+        examples=[
+            *_CHO_FACTORED,
+            example("scipy.linalg.cho_solve((c, True), b)", c=Arg((3, 3), INVERTIBLE), b=(3, 2)),
+            example("scipy.linalg.cho_solve((c, False), b)", c=Arg((2, 3, 3), INVERTIBLE), b=(3,)),
+        ],
+    )
+    def cho_solve(ans, c_and_lower, b, *, check_finite=True):
+        """x = M⁻¹ b, M = L Lᵀ with L = tril(c) (``lower``) or triu(c)ᵀ: only that triangle of
+        ``c`` is read. dx = -M⁻¹ (dL Lᵀ + L dLᵀ) x; with Ḡ = -M⁻¹ g xᵀ, L̄ = (Ḡ + Ḡᵀ) L. The
+        flag may be an array (one per matrix of a stack, from a batched ``cho_factor``); it
+        is read through ``np.not_equal`` (no derivative), as it comes from ``cho_factor``."""
 
-            def jvp_b(db):
-                return scipy.linalg.cho_solve(c_and_lower, db, check_finite=False)
+        def jvp_c_and_lower(parts):
+            low_flag = np.expand_dims(np.not_equal(c_and_lower[1], False), (-2, -1))
+            c = c_and_lower[0]
+            low = np.where(low_flag, np.tril(c), np.swapaxes(np.triu(c), -1, -2))
+            dlow = np.where(low_flag, np.tril(parts[0]), np.swapaxes(np.triu(parts[0]), -1, -2))
+            dm = dlow @ np.swapaxes(low, -1, -2) + low @ np.swapaxes(dlow, -1, -2)
+            xm = ans[..., None] if np.ndim(b) == 1 else ans
+            dxm = -scipy.linalg.cho_solve(c_and_lower, dm @ xm, check_finite=False)
+            return dxm[..., 0] if np.ndim(b) == 1 else dxm
 
-            def vjp_c_and_lower(g, k):
-                if k == 1:
-                    return rt.zeros_like(c_and_lower[1])
-                low_flag = np.expand_dims(np.not_equal(c_and_lower[1], False), (-2, -1))
-                c = c_and_lower[0]
-                low = np.where(low_flag, np.tril(c), np.swapaxes(np.triu(c), -1, -2))
-                xm = ans[..., None] if np.ndim(b) == 1 else ans
-                gm = g[..., None] if np.ndim(b) == 1 else g
-                gs = -(
-                    scipy.linalg.cho_solve(c_and_lower, gm, check_finite=False)
-                    @ np.swapaxes(xm, -1, -2)
-                )
-                glow = (gs + np.swapaxes(gs, -1, -2)) @ low
-                gc = np.where(low_flag, np.tril(glow), np.triu(np.swapaxes(glow, -1, -2)))
-                return rt.unbroadcast(gc, c)
+        def jvp_b(db):
+            return scipy.linalg.cho_solve(c_and_lower, db, check_finite=False)
 
-            def vjp_b(g):
-                gm = g[..., None] if np.ndim(b) == 1 else g
-                q = scipy.linalg.cho_solve(c_and_lower, gm, check_finite=False)
-                return rt.unbroadcast(q[..., 0] if np.ndim(b) == 1 else q, b)
+        def vjp_c_and_lower(g, k):
+            if k == 1:
+                return rt.zeros_like(c_and_lower[1])
+            low_flag = np.expand_dims(np.not_equal(c_and_lower[1], False), (-2, -1))
+            c = c_and_lower[0]
+            low = np.where(low_flag, np.tril(c), np.swapaxes(np.triu(c), -1, -2))
+            xm = ans[..., None] if np.ndim(b) == 1 else ans
+            gm = g[..., None] if np.ndim(b) == 1 else g
+            gs = -(
+                scipy.linalg.cho_solve(c_and_lower, gm, check_finite=False)
+                @ np.swapaxes(xm, -1, -2)
+            )
+            glow = (gs + np.swapaxes(gs, -1, -2)) @ low
+            gc = np.where(low_flag, np.tril(glow), np.triu(np.swapaxes(glow, -1, -2)))
+            return rt.unbroadcast(gc, c)
 
-        # -- LU ---------------------------------------------------------------------------------
-        # ``lu`` packs L (unit lower) and U, a = P L U. Products: L v = tril(lu, -1) v + v,
-        # U v = triu(lu) v; solves: ``solve_triangular(lu, ·, lower=True, unit_diagonal=True)``
-        # reads L, ``solve_triangular(lu, ·)`` reads U.
+        def vjp_b(g):
+            gm = g[..., None] if np.ndim(b) == 1 else g
+            q = scipy.linalg.cho_solve(c_and_lower, gm, check_finite=False)
+            return rt.unbroadcast(q[..., 0] if np.ndim(b) == 1 else q, b)
+
+    # -- LU ---------------------------------------------------------------------------------
+    # ``lu`` packs L (unit lower) and U, a = P L U. Products: L v = tril(lu, -1) v + v,
+    # U v = triu(lu) v; solves: ``solve_triangular(lu, ·, lower=True, unit_diagonal=True)``
+    # reads L, ``solve_triangular(lu, ·)`` reads U.
 
     @rule(
         scipy.linalg.lu_factor,

@@ -395,7 +395,8 @@ class CallablesMixin(LowererState):
             item = container[value]
         except (KeyError, IndexError, TypeError):
             return False, None
-        if not passable(item) or isinstance(item, type):
+        module = isinstance(item, types.ModuleType)  # (pd = sys.modules["pandas"])
+        if not (passable(item) or module) or isinstance(item, type):
             return False, None
         if isinstance(container, dict):
             self.record("item", container, value, item)  # (a dict's .get tells a change)
