@@ -666,3 +666,17 @@ def test_dropped_fills_keep_every_value_and_dtype(data: st.DataObject) -> None:
     except ValueError:  # (shapes that do not broadcast)
         return
     assert _same(_run(drop_broadcasts(src, _KNOWN), *args), want)
+
+
+def test_direct_reductions_leave_python_numbers_to_np_sum() -> None:
+    # a value of shape () may be a Python float, which has no .sum(): the fuzzer's find
+    def f(x, s):
+        return np.sum(s * x) + np.sum(s * 2.0) * np.max(x)
+
+    x, s = np.array([0.5, -1.0, 2.0]), 1.5
+    text = adgen.source(f, "reverse", args=(x, s))
+    assert "np.sum(s * 2.0)" in text
+    value, g = adgen.value_and_grad(f, wrt=(0, 1))(x, s)
+    assert value == pytest.approx(f(x, s), rel=1e-15)
+    np.testing.assert_allclose(g[0], s + 3.0 * np.eye(3)[2], rtol=1e-15)
+    assert g[1] == pytest.approx(np.sum(x) + 2.0 * np.max(x), rel=1e-15)

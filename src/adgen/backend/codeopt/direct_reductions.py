@@ -50,7 +50,9 @@ def direct_reductions(source: str, known: Mapping[str, tuple[tuple[int, ...], st
     are."""
     if not known or not any(f"{name}(" in source for name in _REDUCERS):
         return source
-    arrays = {name for name, (shape, _) in known.items() if isinstance(shape, tuple)}
+    # (arrays of one axis or more: a value of shape () may be a Python number, which has no
+    # method; arithmetic of such arrays with numbers is an array of one axis or more too)
+    arrays = {name for name, (shape, _) in known.items() if isinstance(shape, tuple) and shape}
     rows = source.split("\n")
     for i, row in enumerate(rows):
         if not any(f"{name}(" in row for name in _REDUCERS) or row.lstrip().startswith("#"):
