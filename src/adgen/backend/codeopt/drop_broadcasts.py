@@ -99,8 +99,8 @@ def _filled(node: ast.expr) -> tuple[ast.expr, tuple[int, ...]] | None:
         shape = ast.literal_eval(node.args[0])
     except ValueError:
         return None
-    if not (isinstance(shape, tuple) and all(type(n) is int for n in shape)):
-        return None
+    if not (isinstance(shape, tuple) and shape and all(type(n) is int for n in shape)):
+        return None  # (shape (): the result would be a number of another type)
     return node.args[1], shape
 
 
