@@ -114,3 +114,17 @@ def test_what_the_loss_object_cannot_give_is_refused_by_name():
 
     with pytest.raises(AdgenError, match="loss_out"):
         adgen.grad(into_buffer)(r)
+
+
+def test_log_loss_of_scikit_learns_metrics_as_installed():
+    # its label encoder runs as written; a library's function reaches no global array of the
+    # program (only what it is given), so the features it never sees are not "changed"
+    metrics = pytest.importorskip("sklearn.metrics")
+    labels = (np.arange(N) % 3 == 0).astype(int)
+
+    def loss(w):
+        return metrics.log_loss(labels, 1.0 / (1.0 + np.exp(-(X @ w))))
+
+    w = np.array([0.3, -0.5, 0.2])
+    p = 1.0 / (1.0 + np.exp(-(X @ w)))
+    np.testing.assert_allclose(adgen.grad(loss)(w), X.T @ (p - labels) / N, rtol=1e-10)

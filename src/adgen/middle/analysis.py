@@ -284,8 +284,10 @@ def check_opaque_calls(fn: ir.Function, varied: set[str], reverse: bool = True) 
             )
         if stmt.prim.reads_only or not reverse:
             continue
-        # what it is given, and the outside arrays (globals) it could reach and change
-        shared = (_sharing(args - numbers, assigns) | outside | mutable) - numbers
+        # what it is given, and the outside arrays (globals) it could reach and change (a
+        # library's function reaches no global of the program's: only what it is given)
+        reach = set() if _library_function(stmt.prim.runs) else mutable
+        shared = (_sharing(args - numbers, assigns) | outside | reach) - numbers
         for j, (other, other_loops, _) in enumerate(placed):
             if not (
                 isinstance(other, ir.Assign)
@@ -353,6 +355,21 @@ def _reached(
     error.message = f"{error.message} (the differentiated value reaches it from {path})"
     error.args = (error._render(),)
     return error
+
+
+# the packages whose functions change no global array of the program they are called from
+# (only what they are given): NumPy, SciPy, scikit-learn, statsmodels, pandas
+_LIBRARIES = ("numpy", "scipy", "sklearn", "statsmodels", "pandas")
+
+
+def _library_function(fn: object) -> bool:
+    """Is ``fn`` a function of one of :data:`_LIBRARIES` (not the program's own)?
+
+    >>> _library_function(np.sum), _library_function(_library_function)
+    (True, False)
+    """
+    module = getattr(fn, "__module__", None) or ""
+    return module.partition(".")[0] in _LIBRARIES
 
 
 def _outside(stmt: ir.Assign) -> set[str]:
