@@ -153,3 +153,23 @@ def test_a_try_reading_a_tuple_argument_at_second_order():
     _, (da, db) = adgen.jvp(adgen.grad(reads_a_container), (p,), (tangents,))
     np.testing.assert_allclose(da, 2 * t * t, rtol=1e-12)
     np.testing.assert_allclose(db, 4 * t * (1 - t**2) * p[0], rtol=1e-12)
+
+
+def appended_then_tried(x):
+    xs = [x[0] * x[0], x[1] + 2.0]
+    xs.append(1.0)
+    try:
+        low = np.linalg.cholesky(np.diag(np.array(xs)))
+    except np.linalg.LinAlgError:
+        return 0.0
+    return np.sum(low)
+
+
+def test_a_list_the_probe_reads_is_still_the_functions_own():
+    # the probe's result (which handler would run: a number) was taken for a view of the
+    # list it is given, so the append before the `try` was refused
+    x = np.array([0.7, 0.4])
+    want = np.array([1.0, 0.5 / np.sqrt(x[1] + 2.0)])
+    np.testing.assert_allclose(adgen.grad(appended_then_tried)(x), want, rtol=1e-13)
+    _, t = adgen.jvp(appended_then_tried, (x,), (np.array([1.0, -1.0]),))
+    assert t == pytest.approx(want[0] - want[1], rel=1e-13)

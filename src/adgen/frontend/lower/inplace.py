@@ -29,6 +29,7 @@ import gast
 
 from adgen import ir
 from adgen.errors import UnresolvedNameError
+from adgen.frontend.lower.attempts import Probe
 from adgen.frontend.lower.state import LowererState
 from adgen.frontend.lower.syntax import (
     _is_pop,
@@ -640,6 +641,8 @@ class InPlaceMixin(LowererState):
             )
             if copied and registry.returns_arrays_as_they_are(fn):
                 return True  # np.asarray(x, copy=True)
+            if ok and isinstance(fn, Probe):  # `_adgen_tried_1 = _adgen_probe_1(xs)`: a number
+                return True
             return prim is not None and not prim.view
         return False
 
