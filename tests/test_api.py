@@ -485,3 +485,24 @@ def test_tuple_result_cotangent_structure_is_checked(rng):
 def test_grad_of_tuple_result_is_refused():
     with pytest.raises(adgen.NonScalarOutputError, match="tuple of 3 values"):
         adgen.grad(array_and_scalar)(np.ones(3))
+
+
+def checked_log(x, scale=2.0):
+    if np.any(x <= 0):
+        raise ValueError("x must be positive")
+    return np.sum(np.log(x)) * scale
+
+
+def test_grad_called_again_takes_its_short_way_with_the_same_answers_and_errors():
+    # the second call of a gradient made for these kinds runs the code made already; its
+    # defaults filled, its errors the function's own, its gradient returned as the first's
+    g = adgen.grad(checked_log)
+    x = np.array([0.5, 2.0])
+    first = g(x)
+    again = g(x)
+    np.testing.assert_array_equal(first, again)
+    assert again is not first and again.flags.writeable
+    np.testing.assert_allclose(g(np.array([1.0, 4.0])), [2.0, 0.5], rtol=1e-15)
+    with pytest.raises(ValueError, match="must be positive"):
+        g(np.array([1.0, -1.0]))
+    np.testing.assert_allclose(adgen.grad(checked_log, wrt=(0, 1))(x, 3.0)[1], np.sum(np.log(x)))
