@@ -61,7 +61,7 @@ CLOSED_FORMS = {
 def test_shifted_log_sum_exps_lose_the_maximum_s_derivative_only(fn) -> None:
     text = adgen.source(fn, args=(Z,))
     assert "minmax_vjp" not in text  # (the maximum's adjoint is gone)
-    assert "np.max(" in text or "np.amax(" in text  # (the maximum itself is still computed)
+    assert any(m in text for m in ("np.max(", "np.amax(", ".max("))  # (it is still computed)
     grad = adgen.grad(fn)(Z)
     np.testing.assert_allclose(grad, differences(fn, Z), rtol=1e-6, atol=1e-8)
     if fn in CLOSED_FORMS:

@@ -1414,7 +1414,7 @@ def source(
     >>> for line in source(f, args=(np.ones(3), np.ones(3))).splitlines()[2:]:
     ...     print(line)
         # line 2: return np.sum(x * y)
-        out = np.sum(x * y)
+        out = (x * y).sum()
         # adjoint of line 2: return np.sum(x * y)
         x_bar = y * np.float64(out_bar)
         return (out, (x_bar,))

@@ -82,7 +82,7 @@ def lagged_sum(u: Any, x: Any, m: int, axis: int = -1) -> Any:
 
     >>> import numpy as np
     >>> lagged_sum(np.array([1.0, 2.0, 3.0]), np.array([1.0, 10.0, 100.0]), 2)
-    array([321.,  23.])
+    array([321.,  32.])
     """
     import numpy as np
 
