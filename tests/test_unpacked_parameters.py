@@ -160,3 +160,38 @@ def test_a_value_stored_then_read_back_is_followed_or_refused_never_lost():
     m.log = __import__("io").StringIO()
     np.testing.assert_allclose(adgen.grad(m.bookkeeping)(p), 2.0 * p, rtol=1e-15)
     assert m.log.getvalue() == "1\n" and np.array_equal(m.last, 2.0 * p)
+
+
+def test_gaussian_mixture_means_set_then_scored_as_installed():
+    # scikit-learn's `score` validates its input with the estimator's tags, which a protocol
+    # method run as written gives (`__sklearn_tags__`: an answer about the object, which
+    # holds none of its arrays); the means stored before are read back where `score` reads
+    mixture = pytest.importorskip("sklearn.mixture")
+    rng = np.random.default_rng(42)
+    Z = rng.normal(size=(50, 2))
+    with __import__("warnings").catch_warnings():
+        __import__("warnings").simplefilter("ignore")
+        gm = mixture.GaussianMixture(2, random_state=0).fit(Z)
+    m0 = gm.means_.ravel().copy()
+
+    def score(m):
+        gm.means_ = m.reshape(2, 2)
+        return gm.score(Z)
+
+    eps = 1e-6
+    fd = np.array([(score(m0 + eps * e) - score(m0 - eps * e)) / (2 * eps) for e in np.eye(4)])
+    np.testing.assert_allclose(adgen.grad(score)(m0), fd, rtol=1e-6, atol=1e-10)
+    _, t = adgen.jvp(score, (m0,), (np.ones(4),))
+    assert t == pytest.approx(fd.sum(), rel=1e-6, abs=1e-10)
+
+
+class Copied:
+    def loss(self, p):
+        self.W = p * 2.0
+        twin = __import__("copy").copy(self)
+        return np.sum(twin.W)
+
+
+def test_a_copy_of_the_object_still_reads_back_by_name():
+    with pytest.raises(AdgenError):
+        adgen.grad(Copied().loss)(np.array([1.0, 2.0]))

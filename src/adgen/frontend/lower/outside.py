@@ -54,6 +54,14 @@ class LocalParametrised:
     gradient: Any
 
 
+# protocol methods whose result may hold what the object holds (the others answer about it:
+# its tags, length, hash, text)
+_GIVING_BACK = frozenset(
+    "__call__ __getattr__ __getattribute__ __getitem__ __iter__ __next__ __array__ "
+    "__getstate__ __reduce__ __reduce_ex__ __copy__ __deepcopy__ __dict__ __get__".split()
+)
+
+
 class OutsideMixin(LowererState):
     """What the function stores into objects made outside, and asks of them."""
 
@@ -294,6 +302,9 @@ class OutsideMixin(LowererState):
     def read_back(self: Lowerer, fn: Any, args: list[Any], kwargs: list[Any]) -> list[ir.Atom]:
         """The values the function stored into the objects made outside that a call run as
         written is given (``vars(self)``, ``copy.deepcopy(model)``), which it may read back."""
+        name = getattr(fn, "__name__", "")
+        if name.startswith("__") and name.endswith("__") and name not in _GIVING_BACK:
+            return []  # (a protocol's answer about the object: `__sklearn_tags__`, `__len__`)
         objects = [getattr(fn, "__self__", None), *map(self.free_object, args)]
         objects += [self.free_object(v) for _, v in kwargs]
         return [
