@@ -6,7 +6,7 @@ and the names each statement reads and binds (computed once per statement)."""
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -211,3 +211,23 @@ def _ufunc_of(name: str) -> Any:
     result is not its operands' broadcast shape)."""
     found = getattr(np, name[3:], None)
     return found if isinstance(found, np.ufunc) and found.signature is None else None
+
+
+def rewrite_rows(source: str, needles: tuple[str, ...], rewrite: Callable[[ast.stmt], bool]) -> str:
+    """``source`` with each line that holds one of ``needles`` and is one simple statement
+    (an assignment or a return) given to ``rewrite``, which changes the statement's tree in
+    place and says whether it did; a changed line is written again, the others and the
+    comments stay as they are."""
+    rows = source.split("\n")
+    for i, row in enumerate(rows):
+        if not any(n in row for n in needles) or row.lstrip().startswith("#"):
+            continue
+        try:  # (one simple statement per line: headers of blocks do not parse alone)
+            tree = ast.parse(row.strip())
+        except SyntaxError:
+            continue
+        if len(tree.body) != 1 or not isinstance(tree.body[0], (ast.Assign, ast.Return)):
+            continue
+        if rewrite(tree.body[0]):
+            rows[i] = row[: len(row) - len(row.lstrip())] + ast.unparse(tree.body[0])
+    return "\n".join(rows)

@@ -31,7 +31,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Mapping
 
-from adgen.backend.codeopt.common import _dotted, _ufunc
+from adgen.backend.codeopt.common import _dotted, _ufunc, rewrite_rows
 
 _REDUCERS = {
     "np.sum": "sum",
@@ -53,21 +53,13 @@ def direct_reductions(source: str, known: Mapping[str, tuple[tuple[int, ...], st
     # (arrays of one axis or more: a value of shape () may be a Python number, which has no
     # method; arithmetic of such arrays with numbers is an array of one axis or more too)
     arrays = {name for name, (shape, _) in known.items() if isinstance(shape, tuple) and shape}
-    rows = source.split("\n")
-    for i, row in enumerate(rows):
-        if not any(f"{name}(" in row for name in _REDUCERS) or row.lstrip().startswith("#"):
-            continue
-        try:  # (one simple statement per line: headers of blocks do not parse alone)
-            tree = ast.parse(row.strip())
-        except SyntaxError:
-            continue
-        if len(tree.body) != 1 or not isinstance(tree.body[0], (ast.Assign, ast.Return)):
-            continue
+
+    def rewrite(stmt: ast.stmt) -> bool:
         rewriter = _Rewriter(arrays)
-        rewriter.visit(tree)
-        if rewriter.changed:
-            rows[i] = row[: len(row) - len(row.lstrip())] + ast.unparse(tree.body[0])
-    return "\n".join(rows)
+        rewriter.visit(stmt)
+        return rewriter.changed
+
+    return rewrite_rows(source, tuple(f"{name}(" for name in _REDUCERS), rewrite)
 
 
 class _Rewriter(ast.NodeTransformer):

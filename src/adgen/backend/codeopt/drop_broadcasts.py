@@ -35,6 +35,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Mapping
 
+from adgen.backend.codeopt.common import rewrite_rows
 from adgen.pyast import dotted_text
 from adgen.rules.known import elementwise_shape
 
@@ -46,23 +47,13 @@ def drop_broadcasts(source: str, known: Mapping[str, tuple[tuple[int, ...], str]
     redundant (see the module's documentation)."""
     if ("np.broadcast_to(" not in source and "np.full(" not in source) or not known:
         return source
-    rows = source.split("\n")
-    for i, row in enumerate(rows):
-        if ("np.broadcast_to(" not in row and "np.full(" not in row) or row.lstrip().startswith(
-            "#"
-        ):
-            continue
-        try:  # (one simple statement per line: headers of blocks do not parse alone)
-            tree = ast.parse(row.strip())
-        except SyntaxError:
-            continue
-        if len(tree.body) != 1 or not isinstance(tree.body[0], (ast.Assign, ast.Return)):
-            continue
+
+    def rewrite(stmt: ast.stmt) -> bool:
         dropper = _Dropper(known)
-        dropper.visit(tree)
-        if dropper.dropped:
-            rows[i] = row[: len(row) - len(row.lstrip())] + ast.unparse(tree.body[0])
-    return "\n".join(rows)
+        dropper.visit(stmt)
+        return bool(dropper.dropped)
+
+    return rewrite_rows(source, ("np.broadcast_to(", "np.full("), rewrite)
 
 
 def _target(node: ast.expr) -> tuple[ast.expr, tuple[int, ...]] | None:

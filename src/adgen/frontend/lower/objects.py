@@ -731,8 +731,9 @@ class ObjectsMixin(LowererState):
             raise NoRuleError(said[0], self.parsed.loc(node), said[1])
         return FrozenMethod(method, frozen)
 
-    def made_class(self: Lowerer, value: Any) -> type | None:
-        """The class of the user's ``value`` calls (``Linear(W, b)``), if it is one."""
+    def called_class(self: Lowerer, value: Any) -> Any:
+        """The class (or other object) a call ``value`` names by a name or an attribute
+        (``Linear(W, b)``, ``kernels.RBF(1.0)``), where adgen knows it now; else None."""
         if not (
             isinstance(value, gast.Call) and isinstance(value.func, (gast.Name, gast.Attribute))
         ):
@@ -741,7 +742,12 @@ class ObjectsMixin(LowererState):
             ok, cls = self.static_object(value.func)
         except Exception:
             return None
-        if not ok or not is_user_class(cls) or cls in self.root.as_written_classes:
+        return cls if ok else None
+
+    def made_class(self: Lowerer, value: Any) -> type | None:
+        """The class of the user's ``value`` calls (``Linear(W, b)``), if it is one."""
+        cls = self.called_class(value)
+        if cls is None or not is_user_class(cls) or cls in self.root.as_written_classes:
             return None
         if registry.helper_class(cls):  # (a scikit-learn loss: made as written, a constant
             return None  # of the derivative that helpers are given)

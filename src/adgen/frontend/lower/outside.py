@@ -176,15 +176,8 @@ class OutsideMixin(LowererState):
         object whose methods adgen lowers to helpers (:func:`adgen.rules.registry.
         helper_class`), made of constants -- made now, a constant of the derivative. None
         for any other call."""
-        if not (
-            isinstance(value, gast.Call) and isinstance(value.func, (gast.Name, gast.Attribute))
-        ):
-            return None
-        try:
-            ok, cls = self.static_object(value.func)
-        except Exception:
-            return None
-        if not (ok and isinstance(cls, type) and registry.helper_class(cls)):
+        cls = self.called_class(value)
+        if not (isinstance(cls, type) and registry.helper_class(cls)):
             return None
         parts = [*value.args, *(k.value for k in value.keywords)]
         if any(k.arg is None for k in value.keywords) or not all(
