@@ -450,21 +450,12 @@ class _ValueAndGrad(_Transformed):
         try:
             fn = self.fn
             described = None
-            if not kwargs and len(args) != len(self.params):  # (defaults left out)
-                args = _with_defaults(fn, args) or args
-            if not kwargs and len(args) == len(self.params):
-                # the common call: plain arguments, a derivative already made for their kinds
-                described = tuple(map(shapes.describe, args))
-                plan = self._plans.get(described)
-                if plan is not None and plan[0] is fn:
-                    held, made, options = plan[1:]
-                    if held is None:  # served by the general code: ask the cache
-                        return self._finish(
-                            fn, args, _pipeline().derivative(fn, self.mode, *options), options[0]
-                        )
-                    if made == cache.generation and cache.fresh(fn, held):
-                        return self._finish(fn, args, held[1], options[0])
-                    # stale: made again below, and held anew
+            if not kwargs:
+                args, planned = self._planned(fn, args)
+                if planned is not None:
+                    return self._finish(fn, args, planned)
+                if len(args) == len(self.params):  # (stale or new: made below, held anew)
+                    described = tuple(map(shapes.describe, args))
             values = _bind(fn, args, kwargs)
             flat = _Flat(self.params, values)
             _refuse_structure_again(self.f, fn, flat)
@@ -489,7 +480,7 @@ class _ValueAndGrad(_Transformed):
                         held = None  # served by the general code (too many shapes seen)
                     self._plans[described] = (fn, held, cache.generation, options)
             if not flat.structure:
-                return self._finish(fn, flat.values, d, wrt)
+                return self._finish(fn, flat.values, d)
             out, grads = self._run(fn, flat.values, d, values)
             by_leaf = dict(zip(wrt, grads))
             results = []
@@ -503,6 +494,25 @@ class _ValueAndGrad(_Transformed):
         except AdgenError as exc:
             cut_internal_frames(exc)
             raise
+
+    def _planned(
+        self, fn: types.FunctionType, args: tuple[Any, ...]
+    ) -> tuple[tuple[Any, ...], Derivative | None]:
+        """The common call: plain arguments (their defaults filled in), and the derivative a
+        plan made for their kinds holds, if it is still right (None: none, or stale)."""
+        if len(args) != len(self.params):  # (defaults left out)
+            args = _with_defaults(fn, args) or args
+            if len(args) != len(self.params):
+                return args, None
+        plan = self._plans.get(tuple(map(shapes.describe, args)))
+        if plan is None or plan[0] is not fn:
+            return args, None
+        held, made, options = plan[1:]
+        if held is None:  # served by the general code: ask the cache
+            return args, _pipeline().derivative(fn, self.mode, *options)
+        if made == cache.generation and cache.fresh(fn, held):
+            return args, held[1]  # type: ignore[no-any-return]
+        return args, None
 
     def _run(
         self, fn: types.FunctionType, leaves: Sequence[Any], d: Derivative, args: Sequence[Any]
@@ -548,7 +558,7 @@ class _ValueAndGrad(_Transformed):
         return out[0]
 
     def _finish(
-        self, fn: types.FunctionType, values: Sequence[Any], d: Derivative, wrt: tuple[str, ...]
+        self, fn: types.FunctionType, values: Sequence[Any], d: Derivative
     ) -> tuple[Any, Any]:
         """Run ``d`` on plain arguments (no dicts, lists or tuples): value and gradient."""
         out, grads = self._run(fn, values, d, values)
@@ -587,18 +597,10 @@ class _Grad(_ValueAndGrad):
     def __call__(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
         if not kwargs and self.mode == "reverse_grad":  # (the hot path: a plan made already)
             fn = self.fn
-            if len(args) != len(self.params):
-                args = _with_defaults(fn, args) or args
-            plan = self._plans.get(tuple(map(shapes.describe, args)))
-            if (
-                plan is not None
-                and plan[0] is fn
-                and plan[1] is not None
-                and plan[2] == cache.generation
-                and cache.fresh(fn, plan[1])
-            ):
+            args, planned = self._planned(fn, args)
+            if planned is not None:
                 try:
-                    grads = self._run(fn, args, plan[1][1], args)[1]
+                    grads = self._run(fn, args, planned, args)[1]
                 except AdgenError as exc:
                     cut_internal_frames(exc)
                     raise

@@ -41,6 +41,9 @@ _REDUCERS = {
     "np.min": "min",
     "np.amin": "min",
 }
+# the array methods it calls (each computes, writing into nothing: codeopt.drop_dead drops one
+# nothing reads)
+REDUCTION_METHODS = frozenset(_REDUCERS.values())
 _ARITHMETIC = (ast.BinOp, ast.UnaryOp, ast.Constant, ast.operator, ast.unaryop, ast.Load)
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 
 from adgen.backend.codeopt.common import _blocks, _function, _names
+from adgen.backend.codeopt.direct_reductions import REDUCTION_METHODS
 from adgen.pyast import dotted_text
 
 
@@ -151,7 +152,7 @@ _PURE = ("np.", "rt.", "math.", "scipy.special.", "scipy.stats.")
 
 def _reduction_method(func: ast.expr) -> bool:
     """Is ``func`` an array's reduction method (``a.sum``, ``(r ** 2).max``)?"""
-    return isinstance(func, ast.Attribute) and func.attr in ("sum", "prod", "max", "min")
+    return isinstance(func, ast.Attribute) and func.attr in REDUCTION_METHODS
 
 
 def _without(body: list[ast.stmt], dropped: set[int]) -> list[ast.stmt]:
