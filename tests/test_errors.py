@@ -432,3 +432,36 @@ def test_error_inside_derivative_code_names_the_users_line():
     assert loc.lineno == _matmul_helper.__code__.co_firstlineno + 1
     assert loc.text.strip() == "return a @ b"
     assert isinstance(info.value.__cause__, ValueError)
+
+
+_ITEMS = {"a": np.array([0.5, -1.0, 2.0])}
+
+
+def _identity_of_items(x, p):
+    if np.sum(x) > 10.0:  # (decided when the code runs: the refusal below is made then)
+        return np.sum(x * x)
+    b = p["a"]
+    if b is p["a"]:  # (adgen cannot follow this identity: refused when the code runs)
+        return np.sum(np.sin(x) * b)
+    return np.sum(x)
+
+
+def _calls_identity_of_items(x):
+    return _identity_of_items(x, _ITEMS)
+
+
+@pytest.mark.parametrize("order", ["grad", "hessian", "hvp"])
+def test_refusal_when_derivative_code_runs_names_the_users_line_at_every_order(order):
+    x = np.array([0.3, 0.2, 0.1])
+    f = _calls_identity_of_items
+    run = {
+        "grad": lambda: adgen.grad(f)(x),
+        "hessian": lambda: adgen.hessian(f)(x),
+        "hvp": lambda: adgen.hvp(f)(x, x),
+    }[order]
+    with pytest.raises(adgen.UnsupportedSyntaxError, match="`is` between values") as info:
+        run()
+    loc = info.value.loc
+    assert loc.filename == __file__
+    assert loc.lineno == _identity_of_items.__code__.co_firstlineno + 4
+    assert loc.text.strip().startswith("if b is p")

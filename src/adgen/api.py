@@ -1421,6 +1421,11 @@ def source(
         x_bar = y * np.float64(out_bar)
         return (out, (x_bar,))
     """
+    if not isinstance(mode, str):  # (the arguments passed in mode's place: a common slip)
+        raise TypeError(
+            f"source's mode must be 'forward' or 'reverse', not {type(mode).__name__}: "
+            "pass example arguments as args=(...)"
+        )
     fn = unwrap(f)
     names, _ = _wrt_names(fn, wrt)
     if mode == "forward_batched":  # what jacfwd and hessian run, or why one pass per column

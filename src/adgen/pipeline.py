@@ -21,7 +21,7 @@ from typing import Any
 
 from adgen import ir
 from adgen.backend import cache, diskcache
-from adgen.backend.compile import load
+from adgen.backend.compile import load, pseudo_filename
 from adgen.backend.namespaces import globals_for
 from adgen.errors import (
     AdgenError,
@@ -227,7 +227,9 @@ def derivative(
             names = globals_for(signature)
             strict = backend.endswith(":strict")
             compiled = numba_jit.wrap(gen, compiled, function, function.free, names, strict)
-        return Derivative(function, gen, compiled, mode, wrt), scope.seen
+        made = Derivative(function, gen, compiled, mode, wrt)
+        _BY_FILE[pseudo_filename(gen)] = made
+        return made, scope.seen
 
     value: Derivative = guarded(fn, "differentiate", lambda: cache.cached(fn, key, build))
     return value
@@ -264,8 +266,24 @@ def batched(
 _COMMENT = re.compile(r"^\s*# (?:adjoint of )?line (.+?): ")
 
 
+# the pseudo-filename of generated code -> the derivative it is (a derivative of derivative
+# code names the user's line through the code it differentiated)
+_BY_FILE: weakref.WeakValueDictionary[str, Derivative] = weakref.WeakValueDictionary()
+
+
 def locate(d: Derivative, generated_line: int) -> SourceLocation | None:
-    """The user's line whose derivative stands at this line of the generated source."""
+    """The user's line whose derivative stands at this line of the generated source (through
+    every derivative code in between, at higher orders)."""
+    loc, seen = _locate_once(d, generated_line), 0
+    while loc is not None and loc.filename in _BY_FILE and seen < 16:
+        inner = _locate_once(_BY_FILE[loc.filename], loc.lineno)
+        if inner is None:
+            break
+        loc, seen = inner, seen + 1
+    return loc
+
+
+def _locate_once(d: Derivative, generated_line: int) -> SourceLocation | None:
     lines = d.generated.source.splitlines()
     for text in reversed(lines[: max(generated_line - 1, 0)]):
         match = _COMMENT.match(text)
