@@ -42,10 +42,12 @@ def f_jvps(x, a, x_dot):
 from __future__ import annotations
 
 import ast
+import math
 
 import numpy as np
 
 from adgen import ir
+from adgen.backend.codeopt import reuse_buffers
 from adgen.backend.codeopt.drop_dead import drop_dead
 from adgen.generated import Generated
 from adgen.middle.shapes import Signature
@@ -517,6 +519,26 @@ class _Batched(_Forward):
         return [call("np.stack", name(p)) if p else None for p in parts]
 
 
+# the length of the batch axis where the code is written (not known then): a prime no real
+# axis is likely to have, so that shapes with it are equal only where both have the batch
+# axis (and small enough for NumPy's shape arithmetic: np.broadcast_shapes)
+_BATCH_AXIS = 999_983
+
+
+def _with_seeds(gen: _Batched) -> dict[str, tuple[tuple[int, ...], str]]:
+    """What is known of the values when writing, and of the tangents given for float64
+    arguments: ``(k, *x.shape)``, float64 (``jacfwd``, ``hessian`` and the solvers' batched
+    callbacks pass their bases and sensitivities in the argument's floating dtype), so that
+    :func:`~adgen.backend.codeopt.reuse_buffers.reuse_buffers` can write the tangents'
+    arithmetic into the tangents' own arrays."""
+    known = dict(gen.known)
+    for x in gen.wrt:
+        kind = gen.known.get(x)
+        if kind is not None and isinstance(kind[0], tuple) and np.dtype(kind[1]) == np.float64:
+            known[gen.tangent_of(x)] = ((_BATCH_AXIS, *kind[0]), "float64")
+    return known
+
+
 def forward_batched(
     fn: ir.Function,
     wrt: list[str],
@@ -530,6 +552,12 @@ def forward_batched(
     title = "batched forward mode (k Jacobian-vector products at once)"
     generated = emit_function(gen, "jvps", title, fuse, reuse=False)
     source = drop_dead(generated.source)
+    if fuse and reuse_buffers.applies(gen.known):
+        # (as large as reuse_buffers asks with as many tangents as the argument has numbers:
+        # jacfwd's and hessian's batches, in code written for the batch axis' stand-in)
+        size = math.prod(gen.known.get(gen.wrt[0], ((1,), ""))[0] or (1,))
+        least = reuse_buffers.MIN_BYTES * _BATCH_AXIS // max(size, 1)
+        source = reuse_buffers.reuse_buffers(source, _with_seeds(gen), least)
     generated = Generated(generated.name, generated.params, source, generated.restoring)
     if gen.looped:
         note = ", ".join(sorted(set(gen.looped)))

@@ -36,7 +36,9 @@ The order they run in:
 
 * forward mode (:func:`adgen.modes.forward.forward`) runs ``collect_terms``, :func:`fuse_temporaries
   <adgen.backend.codeopt.fuse_temporaries.fuse_temporaries>`, then ``drop_broadcasts`` and
-  ``reuse_buffers`` and ``direct_reductions`` (none with ``fuse=False``);
+  ``reuse_buffers`` and ``direct_reductions`` (none with ``fuse=False``); batched forward
+  mode (:mod:`adgen.modes.batched`) runs ``fuse_temporaries``, ``drop_dead``, then
+  ``reuse_buffers`` on its tangents (their batch axis' length stands in as a prime);
 * reverse mode (:func:`adgen.modes.reverse.reverse`) runs, in this order, ``drop_copies``;
   ``batch_saves`` (not with ``batch=False``: code meant for a higher derivative);
   ``sum_before_linear`` (only for code specialised for shapes); ``collect_terms`` (code

@@ -13,7 +13,7 @@ A temporary is reused only when all of this is known from the code and the argum
 shapes and dtypes:
 
 * it is bound once, at the function's top level, to an arithmetic result (``a * b``,
-  ``-a``, ``np.exp(a)``...): a new array of its own, never a view nor an argument;
+  ``-a``, ``np.exp(a)``, ``a @ b``...): a new array of its own, never a view nor an argument;
 * every read of it is an operand of arithmetic, of a NumPy ufunc or of ``np.sum``, or
   ``rt.Like`` of it (which keep no reference to it), so no other name, list or view holds
   its memory;
@@ -31,6 +31,8 @@ from __future__ import annotations
 import ast
 import math
 from collections.abc import Mapping
+
+import numpy as np
 
 from adgen.backend.codeopt.common import (
     _BINARY,
@@ -118,7 +120,7 @@ def reuse_buffers(
                     facts.pop(node.id, None)
             continue
         target = stmt.targets[0].id
-        fact = _fact(stmt.value, facts)
+        fact = _value_fact(stmt.value, facts)
         if (
             fact is not None
             and not isinstance(fact, type)
@@ -145,6 +147,57 @@ def reuse_buffers(
         text = ast.unparse(ast.Assign(targets=stmt.targets, value=edits[i], lineno=0))
         lines[stmt.lineno - 1 : stmt.end_lineno] = [indent + text]
     return "\n".join(lines)
+
+
+def _value_fact(expr: ast.expr, facts: dict[str, Fact]) -> Fact | None:
+    """:func:`~adgen.backend.codeopt.common._fact`, knowing products of matrices too (``a @ b``
+    of arrays of known shapes: a new array, not a view) and transposes (``np.transpose(a)``,
+    ``a.T``: views, whose facts tell what they are read into)."""
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.MatMult):
+        a, b = _value_fact(expr.left, facts), _value_fact(expr.right, facts)
+        if not (isinstance(a, tuple) and isinstance(b, tuple)):
+            return None
+        shape = _matmul_shape(a[0], b[0])
+        if not shape:  # (a 0-d result is a NumPy number)
+            return None
+        return (shape, np.result_type(a[1], b[1]))
+    transposed = None
+    if isinstance(expr, ast.Call) and _dotted(expr.func) == "np.transpose" and not expr.keywords:
+        transposed = expr.args[0] if len(expr.args) == 1 else None
+    elif isinstance(expr, ast.Attribute) and expr.attr == "T":
+        transposed = expr.value
+    if transposed is not None:
+        fact = _value_fact(transposed, facts)
+        return (fact[0][::-1], fact[1]) if isinstance(fact, tuple) else None
+    return _fact(expr, facts)
+
+
+def _matmul_shape(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...] | None:
+    """The shape of ``x @ y`` for arrays of shapes ``a`` and ``b`` (None: NumPy refuses it).
+
+    >>> _matmul_shape((7, 50), (50, 1000)), _matmul_shape((3,), (2, 3, 4))
+    ((7, 1000), (2, 4))
+    >>> _matmul_shape((3,), (3,))
+    ()
+    >>> _matmul_shape((2, 3), (4, 5)) is None
+    True
+    """
+    if not a or not b:
+        return None
+    left = (1, *a) if len(a) == 1 else a
+    right = (*b, 1) if len(b) == 1 else b
+    if left[-1] != right[-2]:
+        return None
+    try:
+        batch = np.broadcast_shapes(left[:-2], right[:-2])
+    except ValueError:
+        return None
+    shape = (*batch, left[-2], right[-1])
+    if len(a) == 1:
+        shape = shape[:-2] + shape[-1:]
+    if len(b) == 1:
+        shape = shape[:-1]
+    return shape
 
 
 def _tracked(fn: ast.FunctionDef, bound: dict[str, int]) -> set[str]:
@@ -195,8 +248,8 @@ def _harmless(node: ast.Name, parent: ast.AST | None) -> bool:
 def _makes_new_array(expr: ast.expr) -> bool:
     if _full(expr) is not None:
         return True
-    if isinstance(expr, ast.BinOp):
-        return type(expr.op) in _BINARY or isinstance(expr.op, ast.Pow)
+    if isinstance(expr, ast.BinOp):  # (a product of matrices too: never a view)
+        return type(expr.op) in _BINARY or isinstance(expr.op, (ast.Pow, ast.MatMult))
     if isinstance(expr, ast.UnaryOp):
         return isinstance(expr.op, ast.USub)
     return isinstance(expr, ast.Call) and _ufunc(expr.func) is not None and not expr.keywords
