@@ -803,11 +803,13 @@ def jvp(
     *,
     backend: str | None = None,
     strict: bool = False,
+    _tangent_like: Any = None,
 ) -> tuple[Any, Any]:
     """``(f(*primals), J . tangents)``; a ``None`` tangent holds that argument constant.
 
     A dict, list or tuple argument takes a tangent of the same structure. ``backend`` and
-    ``strict`` as for :func:`grad`.
+    ``strict`` as for :func:`grad`. (``_tangent_like``, adgen's own: ``(None, J . tangents)``
+    by code that computes the tangent only, returned like that value: what ``hvp`` asks.)
     """
     chosen = _backend(backend, strict)
     # (a derivative object: its function is made below, for the arguments given)
@@ -856,7 +858,7 @@ def jvp(
     scalars = _scalars(flat.names, flat.values)
     d = _pipeline().derivative(
         fn,
-        "forward",
+        "forward" if _tangent_like is None else "forward_tangent",
         tuple(n for n, _ in active),
         scalars,
         flat.key,
@@ -865,6 +867,8 @@ def jvp(
     )
     out, out_dot = _pipeline().run(d, *flat.values, *[t for _, t in active])
     protected = [*flat.values, *(t for _, t in active)]
+    if _tangent_like is not None:
+        return None, _like(out_dot, _tangent_like, protected)
     if isinstance(out, tuple):
         return out, tuple(_like(t, o, protected) for t, o in zip(out_dot, out))
     return out, _like(out_dot, out, protected)
@@ -1354,7 +1358,8 @@ def hvp(f: Callable[..., Any], wrt: int | str = 0) -> Callable[..., Any]:
             )
         tangents: list[Any] = [None] * len(primals)
         tangents[index] = v
-        return jvp(g, primals, tangents)[1]
+        # (the gradient's tangent only, returned as the gradient is: like the argument)
+        return jvp(g, primals, tangents, _tangent_like=primals[index])[1]
 
     functools.update_wrapper(product, f, updated=())
     product.adgen_function = lambda: composable.hvp_function(  # type: ignore[attr-defined]

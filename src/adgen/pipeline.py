@@ -45,8 +45,9 @@ from adgen.modes.reverse import reverse
 from adgen.rules.runtime.core import Refusal
 
 # reverse_grad: reverse mode for adgen.grad, the result itself not computed where it is a
-# real number the caller discards; forward_batched: adgen.modes.batched
-MODES = ("forward", "reverse", "reverse_aux", "reverse_grad", "forward_batched")
+# real number the caller discards; forward_tangent: forward mode returning the tangent only
+# (adgen.hvp: the gradient's tangent, not the gradient); forward_batched: adgen.modes.batched
+MODES = ("forward", "forward_tangent", "reverse", "reverse_aux", "reverse_grad", "forward_batched")
 # derivatives specialised for argument shapes, per function and options; calls with more
 # kinds of shapes share the general code (which works for every shape)
 MAX_SPECIALISED = 8
@@ -196,7 +197,7 @@ def derivative(
         def make() -> Generated:
             if mode == "forward_batched":  # (NotBatched where it does not apply)
                 return forward_batched(function, list(wrt), scalars, signature, fuse=optimized)
-            if mode == "forward":
+            if mode in ("forward", "forward_tangent"):
                 return forward(
                     function,
                     list(wrt),
@@ -204,6 +205,7 @@ def derivative(
                     signature,
                     fuse=optimized,
                     reuse=optimized and batched,  # (not code adgen reads again)
+                    value=mode == "forward",
                 )
             aux, value = mode == "reverse_aux", mode != "reverse_grad"
             return reverse(function, list(wrt), scalars, aux, batched, signature, optimized, value)

@@ -30,6 +30,7 @@ from adgen.backend.codeopt import reuse_buffers
 from adgen.backend.codeopt.collect_terms import collect_terms
 from adgen.backend.codeopt.direct_reductions import direct_reductions
 from adgen.backend.codeopt.drop_broadcasts import drop_broadcasts
+from adgen.backend.codeopt.drop_dead import drop_dead
 from adgen.backend.codeopt.fuse_temporaries import fuse_temporaries
 from adgen.backend.emit import CodeWriter, open_block, open_while
 from adgen.errors import UnsupportedSyntaxError
@@ -87,9 +88,13 @@ class _Forward:
         self.multi_tangents = {self.namer.tangent(v) for v in self.facts.multi & self.active}
         self.w = CodeWriter()
 
+    # the primal result is returned beside the tangent (False: None in its place, and the
+    # work only it needs dropped: hvp's code)
+    value = True
+
     def returned(self, atom: ir.Atom) -> ast.expr:
         """The primal result the function returns beside its tangent."""
-        return ir.atom_to_ast(atom)
+        return ir.atom_to_ast(atom) if self.value else ast.Constant(None)
 
     def prologue(self) -> None:
         """Statements the function starts with (none: batched mode names its batch size)."""
@@ -397,12 +402,17 @@ def forward(
     signature: Signature = (),
     fuse: bool = True,
     reuse: bool = False,
+    value: bool = True,
 ) -> Generated:
     """The JVP of ``fn`` w.r.t. ``wrt``; ``signature``: the arguments it is specialised for;
     ``fuse=False`` keeps one statement per IR statement (no :func:`fuse_temporaries`);
     ``reuse=True`` (code adgen will not read again) writes results into dead temporaries
-    (:func:`~adgen.backend.codeopt.reuse_buffers.reuse_buffers`)."""
+    (:func:`~adgen.backend.codeopt.reuse_buffers.reuse_buffers`); ``value=False`` returns
+    ``None`` in the result's place and drops the work only the result needs
+    (:func:`~adgen.backend.codeopt.drop_dead.drop_dead`: what ``hvp`` runs, the gradient's
+    tangent without the gradient)."""
     gen = _Forward(fn, wrt, scalars, signature)
+    gen.value = value
     return emit_function(gen, "jvp", "forward mode (Jacobian-vector product)", fuse, reuse)
 
 
@@ -433,6 +443,8 @@ def emit_function(gen: _Forward, suffix: str, title: str, fuse: bool, reuse: boo
     if fuse and reuse and reuse_buffers.applies(gen.known):
         text = collect_terms(text, gen.known)
     text = fuse_temporaries(text) if fuse else text
+    if not gen.value:  # (the result not returned: the work only it needs goes)
+        text = drop_dead(text)
     if fuse and reuse and reuse_buffers.applies(gen.known):
         text = drop_broadcasts(text, gen.known)
         text = reuse_buffers.reuse_buffers(text, gen.known)
