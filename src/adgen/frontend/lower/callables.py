@@ -426,6 +426,7 @@ class CallablesMixin(LowererState):
                 seq = self.expr(a.value, None, hint)
                 if not isinstance(seq, ir.Tup):
                     seq = self.spread_shape(a.value, seq, hint)
+                seq = self.fixed_list_items(a.value, seq, hint)
                 if not isinstance(seq, ir.Tup):
                     self.refuse(
                         a,

@@ -43,7 +43,7 @@ from adgen.frontend.lower.objects import (  # noqa: F401 (LocalFunction & co. ar
     is_user_object,
 )
 from adgen.frontend.lower.state import LowererState
-from adgen.frontend.lower.syntax import _is_pop
+from adgen.frontend.lower.syntax import _fixed_length_lists, _is_pop
 from adgen.frontend.parse import LiveScope, ParsedFunction, as_def, parse_function
 from adgen.rules import arrayapi, registry
 from adgen.rules import runtime as rt
@@ -584,6 +584,8 @@ class CallsMixin(LowererState):
     def lower_inlined(self: Lowerer, bound: dict[str, Any]) -> Any:
         """The call's value (an atom), or the function or object the helper returned as
         itself where its caller takes one (a ``StaticArg``: static_results)."""
+        # (a tuple argument's items, for `args = list(args)` of a list whose length stays)
+        self.__dict__["_param_tuples"] = {p: a for p, a in bound.items() if isinstance(a, ir.Tup)}
         for p, atom in bound.items():
             self.bound.add(p)
             if isinstance(atom, StaticArg):  # a function or an object: the name means it
@@ -591,7 +593,9 @@ class CallsMixin(LowererState):
                     self.root.static_params.add((id(self), p))
                 self.env.pop(p, None)
                 self.local_functions[p] = atom.value
-            elif p in self.multi:
+            elif p in self.multi and not (
+                isinstance(atom, ir.Tup) and p in _fixed_length_lists(self.node)
+            ):  # (`args = list(args)`, then written by index: the list has the name's IR name)
                 self.bind(p, self.multi[p], atom)  # a real copy (one name an item of a tuple)
             else:
                 self.env[p] = atom

@@ -21,7 +21,7 @@ import numpy as np
 from adgen import ir
 from adgen.frontend.lower.jumps import _name
 from adgen.frontend.lower.state import LowererState
-from adgen.frontend.lower.syntax import _own_nodes
+from adgen.frontend.lower.syntax import _fixed_length_lists, _own_nodes, _written_in_place
 from adgen.rules import registry
 
 if TYPE_CHECKING:
@@ -143,6 +143,44 @@ class ContainersMixin(LowererState):
             memo[key] = finder(_own_nodes(self.node))  # (a nested def's names are its own)
         result: set[str] = memo[key]
         return result
+
+    def assign_fixed_list(self: Lowerer, target: Any, value: Any) -> bool:
+        """``name = [a, b]`` or ``name = list(t)`` (``t`` a tuple of known length) of a list
+        whose length never changes (:func:`.syntax._fixed_length_lists`): its length noted,
+        so that ``f(*name)`` spreads its items. ``list(t)`` of a list later written by index
+        is lowered here (True): a new list of the tuple's items."""
+        if not isinstance(target, gast.Name) or target.id not in _fixed_length_lists(self.node):
+            return False
+        if isinstance(value, gast.List):
+            self.__dict__.setdefault("_fixed_lists", {})[target.id] = len(value.elts)
+            return False
+        made = self.env.get(value.args[0].id)
+        if value.args[0].id == target.id:  # `args = list(args)`: the argument's tuple
+            made = self.__dict__.get("_param_tuples", {}).get(target.id, made)
+        if not isinstance(made, ir.Tup):
+            return False
+        self.__dict__.setdefault("_fixed_lists", {})[target.id] = len(made.items)
+        if target.id not in self.list_names(_written_in_place):
+            return False
+        ir_name = self.new_name(target.id)
+        self.build_list(ir_name, [made])
+        self.bound.add(target.id)
+        self.env[target.id] = ir.Var(ir_name)
+        return True
+
+    def fixed_list_items(self: Lowerer, node: Any, seq: ir.Atom, hint: str) -> ir.Atom:
+        """``*name`` of a list of a length known now (:meth:`note_fixed_list`): its items,
+        each read from it; else ``seq`` as it is."""
+        lengths = self.__dict__.get("_fixed_lists", {})
+        if not (isinstance(node, gast.Name) and node.id in lengths) or isinstance(seq, ir.Tup):
+            return seq
+        getitem = registry.lookup(registry.operator.getitem)
+        assert getitem is not None
+        items = [
+            self.emit(None, hint, getitem, [seq, ir.Const(k)], [], node)
+            for k in range(lengths[node.id])
+        ]
+        return ir.Tup(tuple(items))
 
     def new_list(self: Lowerer, name: str, items: list[Any]) -> None:
         """``xs = [a, b]`` for a list later appended to: a real list."""

@@ -65,6 +65,10 @@ class StatementsMixin(LowererState):
         for p in self.params:  # an argument the code is made for None: that constant
             if self is self.root and self.kinds.get(p) == "none" and p not in self.multi:
                 self.env[p] = ir.Const(None)
+        # (a tuple argument's items, for `args = list(args)` of a list whose length stays)
+        self.__dict__["_param_tuples"] = {
+            p: self.env[p] for p in self.params if isinstance(self.env.get(p), ir.Tup)
+        }
         for p in self.params:
             if p in self.multi and isinstance(self.env[p], (ir.Tup, ir.Dct)):
                 # a tuple, list or dict argument that blocks rebind: its leaves are its first
@@ -166,6 +170,8 @@ class StatementsMixin(LowererState):
         if len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Subscript):
             self.write_in_place(stmt, stmt.targets[0], stmt.value, None)
             return
+        if self.assign_fixed_list(stmt.targets[0], stmt.value):
+            return  # args = list(args), later written by index: a list of the tuple's items
         if (
             len(stmt.targets) == 1
             and isinstance(stmt.targets[0], gast.Name)

@@ -551,3 +551,92 @@ def _passed_once(stmt: Any, name: str) -> bool:
         return False
     direct = [*call.args, *(kw.value for kw in call.keywords)]
     return any(isinstance(a, gast.Name) and a.id == name for a in direct)
+
+
+def _fixed_length_lists(fdef: Any) -> frozenset[str]:
+    """The names of lists whose length at every ``*name`` spread is the length they were made
+    with: bound once, by a statement at the top level of the function's body, to a list
+    display without ``*`` items or to ``list(name)``, and otherwise only indexed (read or
+    written: ``xs[i] = v``), spread into a call (``f(*xs)``) or measured (``len(xs)``) in
+    the function itself, never in a function defined in it. (autograd's
+    ``args = list(args); args[argnum] = symmetrize(args[argnum]); fun(*args)``.)
+
+    >>> import gast
+    >>> tree = gast.parse(
+    ...     "def f(*args):\\n"
+    ...     "    args = list(args)\\n"
+    ...     "    args[1] = 2 * args[1]\\n"
+    ...     "    ys = [1, 2]\\n"
+    ...     "    ys.append(3)\\n"
+    ...     "    return g(*args), g(*ys)\\n"
+    ... )
+    >>> sorted(_fixed_length_lists(tree.body[0]))
+    ['args']
+    """
+    done = getattr(fdef, "adgen_fixed_lists", None)
+    if done is not None:
+        return frozenset(done)
+    made: dict[str, int] = {}
+    for stmt in fdef.body:
+        if (
+            isinstance(stmt, gast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], gast.Name)
+            and _fixed_list_value(stmt.value)
+        ):
+            made[stmt.targets[0].id] = made.get(stmt.targets[0].id, 0) + 1
+    names = {n for n, count in made.items() if count == 1}
+    own = _own_nodes(fdef)
+    parents = {id(c): n for n in own for c in gast.iter_child_nodes(n)}
+    nested = [n for n in gast.walk(fdef) if isinstance(n, (gast.FunctionDef, gast.Lambda))]
+    for inner in nested[1:] if nested and nested[0] is fdef else nested:
+        names -= {n.id for n in gast.walk(inner) if isinstance(n, gast.Name)}
+    for node in own:
+        if isinstance(node, (gast.Global, gast.Nonlocal)):
+            names -= set(node.names)
+        if not (isinstance(node, gast.Name) and node.id in names):
+            continue
+        parent = parents.get(id(node))
+        if isinstance(node.ctx, gast.Param):
+            continue
+        if isinstance(node.ctx, gast.Store):
+            if not (isinstance(parent, gast.Assign) and _fixed_list_value(parent.value)):
+                names.discard(node.id)
+            continue
+        if isinstance(node.ctx, gast.Del) or not _fixed_list_read(node, parent, parents):
+            names.discard(node.id)
+    fdef.adgen_fixed_lists = frozenset(names)
+    return frozenset(names)
+
+
+def _fixed_list_value(value: Any) -> bool:
+    if isinstance(value, gast.List):
+        return not any(isinstance(e, gast.Starred) for e in value.elts)
+    return (
+        isinstance(value, gast.Call)
+        and isinstance(value.func, gast.Name)
+        and value.func.id == "list"
+        and len(value.args) == 1
+        and isinstance(value.args[0], gast.Name)
+        and not value.keywords
+    )
+
+
+def _fixed_list_read(node: Any, parent: Any, parents: dict[int, Any]) -> bool:
+    """Does this read of a fixed-length list keep its length: an index (not a slice
+    written), a ``*`` spread into a call, ``len``, or the ``list(name)`` that makes it?"""
+    if isinstance(parent, gast.Subscript) and parent.value is node:
+        if isinstance(parent.ctx, gast.Del):
+            return False
+        if isinstance(parent.ctx, gast.Store):
+            holder = parents.get(id(parent))
+            return isinstance(holder, gast.Assign) and not isinstance(parent.slice, gast.Slice)
+        return True
+    if isinstance(parent, gast.Starred):
+        return isinstance(parents.get(id(parent)), gast.Call)
+    return (
+        isinstance(parent, gast.Call)
+        and isinstance(parent.func, gast.Name)
+        and parent.func.id in ("len", "list")
+        and node in parent.args
+    )

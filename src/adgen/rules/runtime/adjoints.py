@@ -62,7 +62,15 @@ def written_vjp(c: ArrayLike, g: ArrayLike, index: Any) -> NDArray[Any]:
     [3.0, 0.0, 2.0]
     >>> written_vjp(5.0, np.zeros(3), 1).tolist()
     [0.0, 5.0, 0.0]
+
+    The cotangent of a list's item (``written`` of a list's cotangent): a list of zeros with
+    ``c`` at ``index``.
+
+    >>> written_vjp(np.ones(2), [np.zeros(2), 0.0, np.zeros((2, 2))], 0)[0].tolist()
+    [1.0, 1.0]
     """
+    if isinstance(g, list):  # (one item: a list's index names one place)
+        return getitem_vjp(c, g, index)
     keep = _last_writes(np.shape(g), index)
     if keep is not None:
         c = np.where(keep, c, 0.0)

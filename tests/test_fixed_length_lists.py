@@ -1,0 +1,141 @@
+"""A list whose length never changes, spread into a call: ``args = list(args);
+args[k] = v; fun(*args)`` (autograd's ``symmetrize_matrix_arg``, wrappers that transform one
+argument of many). The list's length is the one it was made with wherever nothing can change
+it; where something can (an append, a call given the list, a nested function), the spread is
+refused as before."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.stats import multivariate_normal
+
+import adgen
+
+
+def _product(a, b, c):
+    return np.sum(a * np.sin(b) * c)
+
+
+def transform_argument(fun, argnum):
+    def transformed(*args, **kwargs):
+        args = list(args)
+        args[argnum] = 0.5 * (args[argnum] + np.swapaxes(args[argnum], -1, -2))
+        return fun(*args, **kwargs)
+
+    return transformed
+
+
+def doubled_middle(a, b, c):
+    xs = [a, b, c]
+    xs[1] = 2.0 * xs[1]
+    return _product(*xs) + len(xs)
+
+
+def through_star_args(a, b, c):
+    def inner(*args):
+        args = list(args)
+        args[0] = args[0] ** 2
+        return _product(*args)
+
+    return inner(a, b, c)
+
+
+RNG = np.random.default_rng(5)
+A, B, C = RNG.normal(size=3), RNG.normal(size=3), RNG.normal(size=3)
+
+
+def _differences(f, args, k, h=1e-6):
+    x = np.asarray(args[k], dtype=float)
+    out = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        e = np.zeros_like(x)
+        e[i] = h
+        up = list(args)
+        up[k] = x + e
+        down = list(args)
+        down[k] = x - e
+        out[i] = (f(*up) - f(*down)) / (2 * h)
+    return out
+
+
+@pytest.mark.parametrize("f", [doubled_middle, through_star_args], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("k", [0, 1, 2])
+def test_spread_of_a_list_written_by_index_in_both_modes(f, k):
+    args = (A, B, C)
+    want = _differences(f, args, k)
+    np.testing.assert_allclose(adgen.grad(f, k)(*args), want, rtol=1e-7, atol=1e-9)
+    v = RNG.normal(size=3)
+    tangents = [None, None, None]
+    tangents[k] = v
+    np.testing.assert_allclose(adgen.jvp(f, args, tangents)[1], want @ v, rtol=1e-7)
+
+
+def test_autograd_style_symmetrised_covariance_of_a_gaussian_log_density():
+    logpdf = transform_argument(multivariate_normal.logpdf, 2)
+
+    def f(x, mean, cov):
+        return logpdf(x, mean, cov)
+
+    L = np.tril(RNG.normal(size=(3, 3))) + 3 * np.eye(3)
+    x, mean, cov = RNG.normal(size=3), RNG.normal(size=3), L @ L.T
+    want = _differences(f, (x, mean, cov), 2)
+    np.testing.assert_allclose(adgen.grad(f, 2)(x, mean, cov), want, rtol=1e-6, atol=1e-9)
+    H = adgen.hessian(f, 0)(x, mean, cov)
+    np.testing.assert_allclose(H, -np.linalg.inv(cov), rtol=1e-10)
+
+
+def appended_then_spread(a, b, c):
+    xs = [a, b]
+    xs.append(c)
+    return _product(*xs)
+
+
+def given_away_then_spread(a, b, c):
+    xs = [a, b, c]
+    _touch(xs)
+    return _product(*xs)
+
+
+def _touch(xs):
+    return len(xs)
+
+
+def read_by_a_nested_function(a, b, c):
+    xs = [a, b, c]
+    xs[0] = a * 2.0
+
+    def spread():
+        return _product(*xs)
+
+    return spread()
+
+
+@pytest.mark.parametrize(
+    "f",
+    [appended_then_spread, given_away_then_spread, read_by_a_nested_function],
+    ids=lambda f: f.__name__,
+)
+def test_a_list_whose_length_may_change_is_refused_or_right(f):
+    try:
+        got = adgen.grad(f, 1)(A, B, C)
+    except adgen.AdgenError as exc:
+        assert "line" in str(exc) or ":" in str(exc)
+        return
+    np.testing.assert_allclose(got, _differences(f, (A, B, C), 1), rtol=1e-7, atol=1e-9)
+
+
+def test_reverse_over_reverse_through_a_list_written_by_index():
+    """The cotangent of a list's item read again (``rt.written`` of a list's cotangent, in
+    reverse-mode code differentiated in reverse mode)."""
+    logpdf = transform_argument(multivariate_normal.logpdf, 2)
+    L = np.tril(RNG.normal(size=(3, 3))) + 3 * np.eye(3)
+    x, mean, cov = RNG.normal(size=3), RNG.normal(size=3), L @ L.T
+    w = RNG.normal(size=(3, 3))
+    inner = adgen.grad(lambda x, mean, cov: logpdf(x, mean, cov), 2)
+
+    def outer(cov):
+        return np.sum(inner(x, mean, cov) * w)
+
+    want = _differences(outer, (cov,), 0, h=1e-5)
+    np.testing.assert_allclose(adgen.grad(outer)(cov), want, rtol=1e-6, atol=1e-8)
