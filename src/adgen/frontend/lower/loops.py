@@ -18,6 +18,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 import gast
+import numpy as np
 
 from adgen import ir
 from adgen.checkpointing import checkpoint
@@ -29,6 +30,10 @@ from adgen.rules import runtime as rt
 
 if TYPE_CHECKING:
     from adgen.frontend.lower import Lowerer
+
+
+# what a loop reads by position, as Python iterates it (anything else is made a list first)
+_BY_POSITION = (list, tuple, np.ndarray, str, bytes, range)
 
 
 @dataclass(frozen=True)
@@ -205,12 +210,23 @@ class LoopsMixin(LowererState):
         backwards = self.backwards(it, "seq")  # zip(a, reversed(range(n))): a range too
         seq = backwards if backwards is not None else self.expr(it, None, "seq")
         made = self.producers.get(seq.name) if isinstance(seq, ir.Var) else None
+        known, value = self.known_value(seq)
+        if known and not isinstance(value, _BY_POSITION):
+            # a dict, a set, a view, a generator the function reads: what iterating it gives
+            # (a dict's keys, a set's items in its order when the code runs), as a list
+            listed = registry.lookup(list)
+            assert listed is not None
+            return self.sequence(self.emit(None, "seq", listed, [seq], [], it), seqs)
         if made is not None and made.refusal is not None:
             # what a call run as written returned (`params.items()`): any iterable, read
             # item by item by the loop -- made a list first, as the loop would see it
             listed = registry.lookup(list)
             assert listed is not None
             seq = self.emit(None, "seq", listed, [seq], [], it)
+        return self.sequence(seq, seqs)
+
+    @staticmethod
+    def sequence(seq: ir.Atom, seqs: list[ir.Atom]) -> int:
         seqs.append(seq)
         return len(seqs) - 1
 
