@@ -476,6 +476,7 @@ class Writer:
     def statement(self, scope: Scope, indent: str, depth: int) -> list[str]:
         kinds = ["prim", "prim", "arith", "arith", "reduce", "index", "product", "example"]
         kinds += ["math", "tuple", "helper", "inplace", "opaque", "augment", "callback", "method"]
+        kinds += ["outside_iter"]
         # the constructs an independent fuzzer found adgen wrong or crashing on
         kinds += sorted(NEW_KINDS - {"call"})
         if scope.closures:
@@ -889,6 +890,39 @@ class Writer:
             lines.append(f"{name} = {m}({u}) * {m}.c")
             self.features.add("method: of an instance made inside")
         return lines, name, shape
+
+    def stmt_outside_iter(self, scope: Scope) -> Any:
+        """A loop (or generator, comprehension, enumerate) over a dict or a set of the module:
+        Python iterates a dict's keys -- with integer keys, reading it by position gives its
+        values instead -- and a set's items in its own order."""
+        self.write_once(
+            'TABLE = {2: 0.5, 0: 1.5, 1: -0.25}\nTAGS = frozenset(["ab", "c", "def"])\n'
+        )
+        u = self.source(scope, readable=False)
+        shape = scope.shapes[u]
+        shape = () if shape is None else shape
+        name = self.fresh()
+        form = self.pick(["loop", "generator", "enumerate", "set"])
+        self.features.add(f"outside iteration: {form}")
+        if form == "loop":
+            k = self.fresh("k")
+            return (
+                [f"{name} = {u} * 0.0", f"for {k} in TABLE:", f"    {name} = {name} + {u} * {k}"],
+                name,
+                shape,
+            )
+        if form == "generator":
+            k = self.fresh("k")
+            return [f"{name} = sum(np.sin({u}) * {k} for {k} in TABLE)"], name, shape
+        if form == "enumerate":
+            i, k = self.fresh("i"), self.fresh("k")
+            return (
+                [f"{name} = sum({u} * ({i} + {k}) for {i}, {k} in enumerate(TABLE))"],
+                name,
+                shape,
+            )
+        t = self.fresh("t")
+        return [f"{name} = {u} * len([{t} for {t} in TAGS if len({t}) > 1])"], name, shape
 
     def stmt_inplace(self, scope: Scope) -> Any:
         a = self.source(scope, arrays=True)
