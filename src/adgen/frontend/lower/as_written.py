@@ -187,7 +187,7 @@ class AsWrittenMixin(LowererState):
         places = {
             (n.lineno, n.col_offset)
             for n in gast.walk(self.node)
-            if isinstance(n, gast.Name) and n.id == name and not isinstance(n.ctx, gast.Load)
+            if isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Store)
         }
         if len(places) != 1:
             return None
@@ -199,7 +199,17 @@ class AsWrittenMixin(LowererState):
                 and n.targets[0].id == name
             ):
                 displays = (gast.List, gast.Tuple, gast.ListComp)  # (a comprehension: a list)
-                return n.value if isinstance(n.value, displays) else None
+                value = n.value
+                for kind, made in ((list, gast.List), (tuple, gast.Tuple)):
+                    if (  # `xs = list([a, b])` (adgen's own code writes so), `tuple((a, b))`
+                        self.is_call_to(value, kind)
+                        and len(value.args) == 1
+                        and not value.keywords
+                        and isinstance(value.args[0], (gast.List, gast.Tuple))
+                    ):
+                        display = made(elts=value.args[0].elts, ctx=gast.Load())
+                        return gast.copy_location(display, value)
+                return value if isinstance(value, displays) else None
         return None
 
     def local_method(
