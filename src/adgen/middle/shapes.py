@@ -467,12 +467,34 @@ class _Inference:
             # only a plain integer index is safe (x[i] drops an axis whatever i is)
             if not (stmt.prim.name == "getitem" and self.direct_index(stmt, name)):
                 raise _Unknown
+            if not self.uniform_items(stmt.args[0]):
+                raise _Unknown  # (`Ws[i]` of a list of matrices of different shapes)
             if known.dtype.kind not in "iu":
                 raise _Unknown
         one = np.ones((), known.dtype) if known.dtype.kind in "fc" else np.zeros((), known.dtype)
         if known.kind == "array":
             return np.broadcast_to(one, known.shape)
         return _of_kind(one, known)
+
+    def uniform_items(self, seq: ir.Atom) -> bool:
+        """Is every item of ``seq`` of one shape, dtype and kind (an array's rows; a list or
+        tuple of the program's whose items are alike), so that any index tells the kind of
+        all? Items of a list that differ (``Ws[i]``: layers of several widths) are not."""
+        if isinstance(seq, ir.Var):
+            known = self.env.get(seq.name)
+            return known is not None and known.kind == "array"
+        if isinstance(seq, ir.Free):
+            value = self.namespace.get(seq.name)
+        elif isinstance(seq, ir.Const):
+            value = seq.value
+        else:
+            return False
+        if isinstance(value, np.ndarray):
+            return True
+        if not isinstance(value, (list, tuple)) or not value:
+            return False
+        kinds = {(type(v), np.shape(v), getattr(v, "dtype", None)) for v in value}
+        return len(kinds) == 1
 
     @staticmethod
     def direct_index(stmt: ir.Assign, name: str) -> bool:

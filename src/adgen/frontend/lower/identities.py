@@ -263,6 +263,12 @@ class IdentitiesMixin(LowererState):
                 found = self.argument(name) if block is self.root.top_block else None
                 return None if found is None else (found, None, None)
             stmt = block[k]
+            if isinstance(stmt, ir.For) and self.certainly_runs(stmt, (block, k)):
+                # a loop that runs at least once: the value its last pass left (bound at the
+                # top level of its body; one bound in a branch there, or after a `break`'s
+                # flag, stops the walk)
+                block, end = stmt.body, len(stmt.body)
+                continue
             if not (isinstance(stmt, ir.Assign) and stmt.targets == (name,)):
                 return None  # (bound inside a block, or one item of a tuple)
             if stmt.prim is not registry.lookup(registry.assign):
@@ -277,6 +283,42 @@ class IdentitiesMixin(LowererState):
             if not isinstance(first, ir.Var):
                 return None
             name, end = first.name, k
+
+    def certainly_runs(self: Lowerer, loop: ir.For, at: Place) -> bool:
+        """Does ``loop`` (at ``at``) run its body at least once: a loop over ``range`` of
+        numbers known when transforming, or over a tuple of known items (unrolled)?"""
+        r = loop.iter
+        if isinstance(r, ir.Const):
+            return isinstance(r.value, range) and len(r.value) > 0
+        traced = self.traced(r, at)
+        made = traced[1] if traced is not None else None
+        if made is None or made.prim is not registry.lookup(range) or made.kwargs:
+            return False
+        bounds = [self.static_int(a, at) for a in made.args]
+        if any(b is None for b in bounds):
+            return False
+        return len(range(*bounds)) > 0  # type: ignore[arg-type]
+
+    def static_int(self: Lowerer, atom: ir.Atom, at: Place, depth: int = 0) -> int | None:
+        """The integer ``atom`` is whatever the arguments: a constant, ``len`` of a value
+        known now, or a sum or difference of such (``range(len(layers) - 1)``); else None."""
+        known, value = self.known_value(atom)
+        if known:
+            return value if type(value) is int else None
+        traced = self.traced(atom, at) if depth < 8 else None
+        made = traced[1] if traced is not None else None
+        if made is None or made.kwargs or traced is None or traced[2] is None:
+            return None
+        if made.prim is registry.lookup(len) and len(made.args) == 1:
+            known, value = self.known_value(made.args[0])
+            if isinstance(made.args[0], ir.Tup):
+                return len(made.args[0].items)
+            return len(value) if known and hasattr(value, "__len__") else None
+        op = {"add": int.__add__, "sub": int.__sub__}.get(made.prim.name)
+        if op is None or len(made.args) != 2:
+            return None
+        a, b = (self.static_int(x, traced[2], depth + 1) for x in made.args)
+        return None if a is None or b is None else op(a, b)
 
     def around(self: Lowerer, block: list[ir.Stmt]) -> list[ir.Stmt] | None:
         """The block around ``block``, where ``block`` is a branch of an ``if`` being built
@@ -605,6 +647,9 @@ class IdentitiesMixin(LowererState):
                     return None
                 block, end = outer
             stmt = block[k]
+            if isinstance(stmt, ir.For) and self.certainly_runs(stmt, (block, k)):
+                block, end = stmt.body, len(stmt.body)  # (its last pass: as traced goes)
+                continue
             if not (
                 isinstance(stmt, ir.Assign)
                 and stmt.targets == (atom.name,)

@@ -30,6 +30,7 @@ import gast
 from adgen import ir
 from adgen.errors import UnresolvedNameError
 from adgen.frontend.lower.attempts import Probe
+from adgen.frontend.lower.identities import _last_binding
 from adgen.frontend.lower.state import LowererState
 from adgen.frontend.lower.syntax import (
     _is_pop,
@@ -237,7 +238,7 @@ class InPlaceMixin(LowererState):
         name see it. A function defined here that may return a view of it is never safe."""
         if self.parsed.filename.startswith("<adgen ") or self.viewed_by_nested(name):
             return False
-        if self.fresh_here(name) or self.swapped_buffer(name):
+        if self.fresh_here(name) or self.swapped_buffer(name) or self.made_by_loop(name):
             return True
         found = self.fresh_binding.get(name)
         atom = self.env.get(name)
@@ -459,6 +460,18 @@ class InPlaceMixin(LowererState):
         if _rebinds(self.block[found[1] :], atom.name):
             return False
         return not self.seen_by_others(name, atom)
+
+    def made_by_loop(self: Lowerer, name: str) -> bool:
+        """Was ``name`` last bound in this block by a loop that runs at least once, whose last
+        pass left it a new array (``activation = X``, then ``for i in range(n_layers - 1):
+        activation = activation @ W[i]``: not ``X`` any more), held by no other name now?"""
+        atom = self.env.get(name)
+        if not isinstance(atom, ir.Var):
+            return False
+        k = _last_binding(self.block, atom.name, len(self.block))
+        if k is None or not isinstance(self.block[k], ir.For):
+            return False
+        return self.new_array(atom) and not self.seen_by_others(name, atom)
 
     def seen_by_others(self: Lowerer, name: str, atom: ir.Var) -> bool:
         """Does a name other than ``name`` (here or in the functions around), or a list, hold
