@@ -584,8 +584,7 @@ class CallsMixin(LowererState):
     def lower_inlined(self: Lowerer, bound: dict[str, Any]) -> Any:
         """The call's value (an atom), or the function or object the helper returned as
         itself where its caller takes one (a ``StaticArg``: static_results)."""
-        # (a tuple argument's items, for `args = list(args)` of a list whose length stays)
-        self.__dict__["_param_tuples"] = {p: a for p, a in bound.items() if isinstance(a, ir.Tup)}
+        self.note_param_tuples(bound)
         for p, atom in bound.items():
             self.bound.add(p)
             if isinstance(atom, StaticArg):  # a function or an object: the name means it

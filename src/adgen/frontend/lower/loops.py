@@ -23,7 +23,7 @@ import numpy as np
 from adgen import ir
 from adgen.checkpointing import checkpoint
 from adgen.frontend.lower.state import LowererState
-from adgen.frontend.lower.syntax import _is_pop, _written_in_place
+from adgen.frontend.lower.syntax import _is_pop, _static_dicts, _written_in_place
 from adgen.pyast import walk
 from adgen.rules import registry
 from adgen.rules import runtime as rt
@@ -34,6 +34,18 @@ if TYPE_CHECKING:
 
 # what a loop reads by position, as Python iterates it (anything else is made a list first)
 _BY_POSITION = (list, tuple, np.ndarray, str, bytes, range)
+
+
+def _few_constants(value: Any, ordered: bool) -> bool:
+    """A few constants (strings, numbers) in a tuple, a list or a dict's keys -- or, where
+    their order changes nothing (``ordered`` False), a set: what a loop writing a dict's
+    keys may be unrolled over."""
+    kinds = (tuple, list, dict) if ordered else (tuple, list, dict, set, frozenset)
+    return (
+        isinstance(value, kinds)
+        and len(value) <= 64
+        and all(type(v) in (str, int, float, bool) for v in value)
+    )
 
 
 @dataclass(frozen=True)
@@ -124,7 +136,13 @@ class LoopsMixin(LowererState):
                 self.refuse(target, "unpacking a range", "use one loop variable")
             index = self.loop_variable(target.id)
         else:
-            pattern = self.iteration(it, seqs)
+            # (a loop writing keys of a dict built key by key, over a few constants known
+            # now: unrolled, so that each key is known)
+            self.__dict__["_keys_loop"] = self.writes_static_dict(stmt)
+            try:
+                pattern = self.iteration(it, seqs)
+            finally:
+                self.__dict__["_keys_loop"] = None
             if (
                 isinstance(pattern, tuple)
                 and isinstance(pattern[0], _Counter)
@@ -211,6 +229,9 @@ class LoopsMixin(LowererState):
         seq = backwards if backwards is not None else self.expr(it, None, "seq")
         made = self.producers.get(seq.name) if isinstance(seq, ir.Var) else None
         known, value = self.known_value(seq)
+        keys_loop = self.__dict__.get("_keys_loop")
+        if known and keys_loop is not None and _few_constants(value, ordered=keys_loop == "any"):
+            return self.sequence(ir.Tup(tuple(ir.Const(v) for v in value)), seqs)
         if known and not isinstance(value, _BY_POSITION):
             # a dict, a set, a view, a generator the function reads: what iterating it gives
             # (a dict's keys, a set's items in its order when the code runs), as a list
@@ -224,6 +245,31 @@ class LoopsMixin(LowererState):
             assert listed is not None
             seq = self.emit(None, "seq", listed, [seq], [], it)
         return self.sequence(seq, seqs)
+
+    def writes_static_dict(self: Lowerer, loop: Any) -> str | None:
+        """Does the loop's body write keys of a dict built key by key
+        (:func:`.syntax._static_dicts`): "only" where that is all it does (the order of the
+        keys then changes nothing), "any" where it does more; None where it does not."""
+        dicts = _static_dicts(self.node)
+        writes = [
+            n
+            for n in walk(loop)
+            if isinstance(n, gast.Subscript)
+            and isinstance(n.ctx, gast.Store)
+            and isinstance(n.value, gast.Name)
+            and n.value.id in dicts
+        ]
+        if not writes:
+            return None
+        only = all(
+            isinstance(s, gast.Assign)
+            and len(s.targets) == 1
+            and isinstance(s.targets[0], gast.Subscript)
+            and isinstance(s.targets[0].value, gast.Name)
+            and s.targets[0].value.id in dicts
+            for s in loop.body
+        )
+        return "only" if only else "any"
 
     @staticmethod
     def sequence(seq: ir.Atom, seqs: list[ir.Atom]) -> int:
@@ -375,6 +421,9 @@ class LoopsMixin(LowererState):
             once = test == ir.Const(True)  # (runs once, after what the block around holds)
             if once:
                 self.root.open_branches.append((self.block, block, None))
+            unrolled = self.__dict__.get("_unrolled_depth", 0)
+            if once and unrolled == self.depth - 1:  # (straight-line code, as written out)
+                self.__dict__["_unrolled_depth"] = self.depth
             try:
                 self.copy(index, ir.Const(k))
                 self.current = stmt  # (what a refusal of the target points at)
@@ -383,6 +432,7 @@ class LoopsMixin(LowererState):
             finally:
                 if once:
                     self.root.open_branches.pop()
+                self.__dict__["_unrolled_depth"] = unrolled
             self.depth -= 1
             body, self.block = self.block, block
             # the body stands in a block, as the loop's body would (its names are rebound)

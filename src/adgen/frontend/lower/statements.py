@@ -65,10 +65,7 @@ class StatementsMixin(LowererState):
         for p in self.params:  # an argument the code is made for None: that constant
             if self is self.root and self.kinds.get(p) == "none" and p not in self.multi:
                 self.env[p] = ir.Const(None)
-        # (a tuple argument's items, for `args = list(args)` of a list whose length stays)
-        self.__dict__["_param_tuples"] = {
-            p: self.env[p] for p in self.params if isinstance(self.env.get(p), ir.Tup)
-        }
+        self.note_param_tuples({p: self.env[p] for p in self.params if p in self.env})
         for p in self.params:
             if p in self.multi and isinstance(self.env[p], (ir.Tup, ir.Dct)):
                 # a tuple, list or dict argument that blocks rebind: its leaves are its first
@@ -167,6 +164,10 @@ class StatementsMixin(LowererState):
     def lower_assign(self: Lowerer, stmt: Any) -> None:
         """An assignment: ``y[i] = v``, ``g = adgen.grad(...)``, ``out, pb = adgen.vjp(...)``,
         ``f = lambda ...``, ``a = b = expr`` or a plain one."""
+        if len(stmt.targets) == 1 and self.assign_static_dict(
+            stmt.targets[0], stmt.value, None, stmt
+        ):
+            return  # params = {}; params["gamma"] = g: a dict known key by key
         if len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Subscript):
             self.write_in_place(stmt, stmt.targets[0], stmt.value, None)
             return
@@ -226,6 +227,8 @@ class StatementsMixin(LowererState):
 
     def lower_aug_assign(self: Lowerer, stmt: Any) -> None:
         """``y[i] += v`` (in place) or ``y += v`` (``y = y + v`` where nothing else sees y)."""
+        if self.assign_static_dict(stmt.target, stmt.value, stmt.op, stmt):
+            return  # counts["n"] += 1 of a dict known key by key
         if isinstance(stmt.target, gast.Subscript):
             self.write_in_place(stmt, stmt.target, stmt.value, stmt.op)
             return

@@ -640,3 +640,102 @@ def _fixed_list_read(node: Any, parent: Any, parents: dict[int, Any]) -> bool:
         and parent.func.id in ("len", "list")
         and node in parent.args
     )
+
+
+def _static_dicts(fdef: Any) -> frozenset[str]:
+    """The names of dicts the function builds key by key in its own straight-line code:
+    bound (only at the top level of its body) to a dict display or ``dict()``, otherwise
+    only indexed (``d[k]``, ``d[k] = v``, ``d[k] += v``), spread into a call (``f(**d)``),
+    asked ``k in d``, ``d.get(k)`` or ``len(d)`` -- never passed on, iterated, kept by
+    another name or read by a function defined in it. What such a dict holds is known key
+    by key where it is read (scikit-learn's ``params = {}``, then ``params[p] = ...`` for
+    each parameter name, then ``kernel(X, **params)``).
+
+    >>> import gast
+    >>> tree = gast.parse(
+    ...     "def f(x):\\n"
+    ...     "    params = {}\\n"
+    ...     "    params['a'] = x\\n"
+    ...     "    kept = {}\\n"
+    ...     "    g(kept)\\n"
+    ...     "    return h(**params)\\n"
+    ... )
+    >>> sorted(_static_dicts(tree.body[0]))
+    ['params']
+    """
+    done = getattr(fdef, "adgen_static_dicts", None)
+    if done is not None:
+        return frozenset(done)
+    top = {id(stmt) for stmt in fdef.body}
+    names = {
+        stmt.targets[0].id
+        for stmt in fdef.body
+        if isinstance(stmt, gast.Assign)
+        and len(stmt.targets) == 1
+        and isinstance(stmt.targets[0], gast.Name)
+        and _dict_value(stmt.value)
+    }
+    own = _own_nodes(fdef)
+    parents = {id(c): n for n in own for c in gast.iter_child_nodes(n)}
+    for inner in (n for n in gast.walk(fdef) if n is not fdef):
+        if isinstance(inner, (gast.FunctionDef, gast.Lambda)):
+            names -= {n.id for n in gast.walk(inner) if isinstance(n, gast.Name)}
+    for node in own:
+        if isinstance(node, (gast.Global, gast.Nonlocal)):
+            names -= set(node.names)
+        if not (isinstance(node, gast.Name) and node.id in names):
+            continue
+        parent = parents.get(id(node))
+        if isinstance(node.ctx, (gast.Store, gast.Param)):
+            if not (
+                isinstance(parent, gast.Assign)
+                and id(parent) in top
+                and _dict_value(parent.value)
+                and parent.targets == [node]
+            ):
+                names.discard(node.id)
+            continue
+        if isinstance(node.ctx, gast.Del) or not _static_dict_read(node, parent, parents):
+            names.discard(node.id)
+    fdef.adgen_static_dicts = frozenset(names)
+    return frozenset(names)
+
+
+def _dict_value(value: Any) -> bool:
+    if isinstance(value, gast.Dict):
+        return all(
+            k is not None and isinstance(k, gast.Constant) and isinstance(k.value, str)
+            for k in value.keys
+        )
+    return (
+        isinstance(value, gast.Call)
+        and isinstance(value.func, gast.Name)
+        and value.func.id == "dict"
+        and not value.args
+        and all(k.arg is not None for k in value.keywords)
+    )
+
+
+def _static_dict_read(node: Any, parent: Any, parents: dict[int, Any]) -> bool:
+    """Does this use of a dict built key by key keep it the function's own: an index (read
+    or written, not deleted), ``**`` in a call, ``k in d``, ``d.get(...)``, ``len(d)``?"""
+    if isinstance(parent, gast.Subscript) and parent.value is node:
+        if isinstance(parent.ctx, gast.Del):
+            return False
+        if isinstance(parent.ctx, gast.Store):
+            return isinstance(parents.get(id(parent)), (gast.Assign, gast.AugAssign))
+        return True
+    if isinstance(parent, gast.keyword):
+        return parent.arg is None
+    if isinstance(parent, gast.Compare):
+        return node in parent.comparators and all(
+            isinstance(op, (gast.In, gast.NotIn)) for op in parent.ops
+        )
+    if isinstance(parent, gast.Attribute) and parent.attr == "get":
+        return isinstance(parents.get(id(parent)), gast.Call)
+    return (
+        isinstance(parent, gast.Call)
+        and isinstance(parent.func, gast.Name)
+        and parent.func.id == "len"
+        and node in parent.args
+    )
