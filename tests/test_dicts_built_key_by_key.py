@@ -121,3 +121,30 @@ def test_a_dict_passed_on_is_refused_or_right():
     except adgen.AdgenError:
         return
     np.testing.assert_allclose(got, _differences(passed_on, X), rtol=1e-7)
+
+
+BOOLEAN_METRICS = ["dice", "jaccard"]
+
+
+def _distances(X, metric="euclidean"):
+    dtype = bool if metric in BOOLEAN_METRICS else "infer_float"
+    if dtype is bool:  # (scikit-learn's pairwise_distances: an option, then a class test)
+        X = X.astype(bool).astype(float)
+    return np.sum(X**2)
+
+
+def option_then_class_test(x, metric="euclidean"):
+    return _distances(x * 3.0, metric)
+
+
+def option_then_class_test_passed_on(x):
+    return _distances(x * 3.0, metric="mahalanobis")
+
+
+@pytest.mark.parametrize(
+    "f", [option_then_class_test, option_then_class_test_passed_on], ids=lambda f: f.__name__
+)
+def test_is_of_a_class_or_an_option_in_both_modes(f):
+    np.testing.assert_allclose(adgen.grad(f)(X), 18.0 * X, rtol=1e-12)
+    v = np.array([1.0, -2.0, 0.5])
+    np.testing.assert_allclose(adgen.jvp(f, (X,), (v,))[1], 18.0 * X @ v, rtol=1e-12)

@@ -383,6 +383,16 @@ class DecidedMixin(LowererState):
         decided = self.identity_by_origin(left, right, negate, target, hint)
         if decided is not None:
             return decided
+        for (ok, value), side, other in ((known[0], left, right), (known[1], right, left)):
+            if ok and isinstance(value, type) and not isinstance(other, (ir.Tup, ir.Dct)):
+                # `dtype is bool` of a name bound to a class or to an option: asked when the
+                # program runs (a class is one object: no copy or shared value is it)
+                if isinstance(other, ir.Const):  # (the very object: decided now)
+                    return ir.Const((other.value is value) != negate)
+                fn = registry.operator.is_not if negate else registry.operator.is_
+                prim = registry.lookup(fn)
+                assert prim is not None
+                return self.emit(target, hint, prim, [other, side], [], node)
         self.refuse(
             node,
             "`is` between values adgen does not know when transforming (identity is not kept "
