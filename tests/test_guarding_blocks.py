@@ -137,3 +137,48 @@ def reads_a_file(x, path="data.txt"):
 def test_a_block_that_decides_something_is_refused_by_name(f, words):
     with pytest.raises(UnsupportedSyntaxError, match=words):
         adgen.grad(f)(X)
+
+
+def _context_chosen_then_entered(x, quiet=True):
+    from contextlib import nullcontext
+
+    context = np.errstate(under="ignore") if quiet else nullcontext()
+    with context:
+        y = np.exp(-(x**2)) * np.sin(x)
+    return np.sum(y)
+
+
+def test_a_context_bound_to_a_name_then_entered_is_opened():
+    """scikit-learn's mixtures: ``cm = np.errstate(under="ignore") if numpy else
+    nullcontext()``, then ``with cm:`` -- a context that changes no value either way."""
+    x = np.array([0.3, -1.2, 2.0])
+    h = 1e-6
+    want = [
+        (_context_chosen_then_entered(x + h * e) - _context_chosen_then_entered(x - h * e))
+        / (2 * h)
+        for e in np.eye(3)
+    ]
+    np.testing.assert_allclose(adgen.grad(_context_chosen_then_entered)(x), want, rtol=1e-7)
+    v = np.array([1.0, 0.5, -2.0])
+    got = adgen.jvp(_context_chosen_then_entered, (x,), (v,))[1]
+    np.testing.assert_allclose(got, np.dot(want, v), rtol=1e-7)
+
+
+def test_gaussian_mixture_probabilities_as_installed():
+    mixture = pytest.importorskip("sklearn.mixture")
+    rng = np.random.default_rng(2)
+    data = np.concatenate([rng.normal(size=(40, 2)) - 2.0, rng.normal(size=(40, 2)) + 2.0])
+    gm = mixture.GaussianMixture(2, random_state=0).fit(data)
+    x = np.array([[0.3, -0.2], [1.0, 0.5]])
+    weights = np.array([[1.0, -1.0], [0.5, 2.0]])
+
+    def f(z):
+        return np.sum(gm.predict_proba(z) * weights)
+
+    h = 1e-6
+    want = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        e = np.zeros_like(x)
+        e[i] = h
+        want[i] = (f(x + e) - f(x - e)) / (2 * h)
+    np.testing.assert_allclose(adgen.grad(f)(x), want, rtol=1e-6, atol=1e-9)

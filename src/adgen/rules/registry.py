@@ -1201,6 +1201,8 @@ def guards_only(fn: Any, positional: int, keywords: dict[str, Any]) -> bool:
         return positional == 0 and not keywords.get("record", False) and "action" not in keywords
     if fn is np.printoptions:
         return True
+    if fn is contextlib.nullcontext:  # (`np.errstate(...) if numpy else nullcontext()`)
+        return positional == 0 and not keywords
     module, name = getattr(fn, "__module__", None) or "", getattr(fn, "__name__", "")
     if module.split(".")[0] == "threadpoolctl" and name == "threadpool_limits":
         return True

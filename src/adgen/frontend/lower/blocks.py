@@ -175,7 +175,16 @@ def open_guarding_blocks(fn: Any, lookup: Callable[[str], Any]) -> None:
                 return True, getattr(base, node.attr)
         return False, None
 
+    # a context bound to a name first (`cm = np.errstate(...) if numpy else nullcontext()`,
+    # then `with cm:`), where that binding is the name's only one and `with` its only read
+    held = _held_contexts(fn)
+
     def guards_only(item: Any) -> bool:
+        if isinstance(item, gast.Name) and item.id in held:
+            value = held[item.id]
+            if isinstance(value, gast.IfExp):
+                return guards_only(value.body) and guards_only(value.orelse)
+            return guards_only(value)
         if not isinstance(item, gast.Call) or any(kw.arg is None for kw in item.keywords):
             return False
         ok, fn_ = resolved(item.func)
@@ -192,3 +201,43 @@ def open_guarding_blocks(fn: Any, lookup: Callable[[str], Any]) -> None:
         return ok and registry.silences(fn_)
 
     fn.body = _open_blocks(fn.body, guards_only, silences, Attempts(fn, lookup).rewrite)
+    fn.body = [  # (a context no `with` reads any more: its binding goes too)
+        s
+        for s in fn.body
+        if not (
+            isinstance(s, gast.Assign)
+            and isinstance(s.targets[0], gast.Name)
+            and s.targets[0].id in held
+            and not any(
+                isinstance(n, gast.Name) and n.id == s.targets[0].id and n is not s.targets[0]
+                for n in gast.walk(fn)
+            )
+        )
+    ]
+
+
+def _held_contexts(fn: Any) -> dict[str, Any]:
+    """The names bound once, at the function's top level, to a call or a conditional
+    expression of calls, read only as the context of ``with`` statements: name -> value."""
+    stores: dict[str, int] = {}
+    loads: dict[str, list[Any]] = {}
+    parents = {id(c): n for n in gast.walk(fn) for c in gast.iter_child_nodes(n)}
+    for n in gast.walk(fn):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+            stores[n.id] = stores.get(n.id, 0) + 1
+        elif isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+            loads.setdefault(n.id, []).append(parents.get(id(n)))
+    held = {}
+    for stmt in fn.body:
+        if not (
+            isinstance(stmt, gast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], gast.Name)
+            and isinstance(stmt.value, (gast.Call, gast.IfExp))
+        ):
+            continue
+        name = stmt.targets[0].id
+        reads = loads.get(name, [])
+        if stores.get(name) == 1 and reads and all(isinstance(p, gast.withitem) for p in reads):
+            held[name] = stmt.value
+    return held
