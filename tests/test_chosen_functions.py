@@ -112,3 +112,40 @@ def chosen_on_one_path_only(x):
 def test_a_choice_rebound_on_one_path_only_is_refused_not_guessed():
     with pytest.raises(AdgenError, match="`f`"):
         adgen.grad(chosen_on_one_path_only)(np.array([0.5, 1.0]))
+
+
+def _relu_in_place(z):
+    np.maximum(z, 0.0, out=z)
+
+
+def _tanh_in_place(z):
+    np.tanh(z, out=z)
+
+
+PICKED = {"relu": _relu_in_place, "tanh": _tanh_in_place}
+PICKED_NAME = "tanh"
+
+
+def _picked_by_a_global_key(x):
+    z = x * 2.0
+    PICKED[PICKED_NAME](z)
+    return np.sum(z**2)
+
+
+def test_a_function_picked_from_a_dict_by_a_global_key_follows_the_key():
+    """scikit-learn's ``ACTIVATIONS[self.activation](z)`` with the key held in a global:
+    picked when transforming, and picked again when the global is bound to another key."""
+    global PICKED_NAME
+    x = np.array([0.3, -0.8, 1.1])
+    t = np.tanh(2.0 * x)
+    np.testing.assert_allclose(
+        adgen.grad(_picked_by_a_global_key)(x), 2.0 * t * (1 - t**2) * 2.0, rtol=1e-12
+    )
+    PICKED_NAME = "relu"
+    try:
+        r = np.maximum(2.0 * x, 0.0)
+        np.testing.assert_allclose(
+            adgen.grad(_picked_by_a_global_key)(x), 2.0 * r * (x > 0) * 2.0, rtol=1e-12
+        )
+    finally:
+        PICKED_NAME = "tanh"

@@ -376,6 +376,10 @@ class CallablesMixin(LowererState):
             known = self.env[key.id]
             assert isinstance(known, ir.Const)
             value = known.value
+        elif isinstance(key, gast.Name) and key.id not in self.env:  # a global or a closure's
+            known_key, value = self.static_object(key)
+            if not known_key or type(value) not in (str, int):
+                return False, None
         elif isinstance(key, gast.Constant):
             value = key.value
         elif (
