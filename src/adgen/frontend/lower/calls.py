@@ -92,11 +92,12 @@ class CallsMixin(LowererState):
             if seq is not None:  # len(self.layers): known now
                 return ir.Const(len(seq.items))
             held = self.env.get(node.args[0].id) if isinstance(node.args[0], gast.Name) else None
-            if isinstance(held, ir.Tup):  # a list or tuple of known length (*args)
-                return ir.Const(len(held.items))
-            known = self.known_list(held) if isinstance(held, ir.Var) else None
-            if known is not None:  # a list grown by appends in straight-line code
+            # a list or tuple of known length (*args), a list grown in straight-line code
+            known = list(held.items) if isinstance(held, ir.Tup) else self.known_list(held)
+            if known is not None:
                 return ir.Const(len(known))
+        if ok and self.named_tuple_class(fn):  # R(stat, p): a tuple whose items have names
+            return self.named_tuple(node, fn, hint)
         self.check_special(node, ok, fn)
         if ok and seam.entry_kind(fn) == "jvp":
             return self.nested_jvp(node)

@@ -50,7 +50,7 @@ class ContainersMixin(LowererState):
         )
         self.env[name] = ir.Var(ir_name)
 
-    def known_list(self: Lowerer, atom: ir.Atom) -> list[ir.Atom] | None:
+    def known_list(self: Lowerer, atom: ir.Atom | None) -> list[ir.Atom] | None:
         """The items of a list the function made and grew by appends in straight-line code
         so far (``out = []``, then ``out.append(a)`` in a loop over a tuple, unrolled): known
         when transforming, so ``tuple(out)`` and ``len(out)`` are read from them. None where

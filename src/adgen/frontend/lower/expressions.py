@@ -577,6 +577,9 @@ class ExpressionsMixin(LowererState):
             self.free[name] = obj
             return self.free_atom(name, obj)
         value = self.expr(node.value, None, hint)
+        field = self.named_field(value, node.attr)  # r.stat of r = R(stat, p)
+        if field is not None:
+            return field
         known = self.outside_data(value)
         if known is not None and isinstance(known[0], np.dtype) and hasattr(known[0], node.attr):
             # `X.dtype.kind`: a data type's attributes (it cannot change)

@@ -148,6 +148,47 @@ class TuplesMixin(LowererState):
             assert isinstance(template, ir.Var)
             self.copy(template.name, atom)
 
+    def named_tuple(self: Lowerer, node: gast.Call, cls: type, hint: str) -> ir.Atom:
+        """``R(stat, p)`` of a named tuple's class: a tuple of its items (read by index,
+        unpacked, or by field name: ``r.stat``, :meth:`named_field`)."""
+        fields: tuple[str, ...] = cls._fields  # type: ignore[attr-defined]
+        args = self.call_arguments(node, False, hint)
+        given = dict(zip(fields, args))
+        for k, v in self.call_keywords(node, False, hint):
+            if k not in fields or k in given or len(args) > len(fields):
+                self.refuse(node, f"these arguments of {cls.__name__}", "check the call")
+            given[k] = v
+        defaults = getattr(cls, "_field_defaults", {})
+        items: list[ir.Atom] = []
+        for f in fields:
+            if f in given:
+                items.append(given[f])
+            elif f in defaults and isinstance(defaults[f], (type(None), bool, int, float, str)):
+                items.append(ir.Const(defaults[f]))
+            else:
+                self.refuse(node, f"{cls.__name__} without `{f}`", "pass every field")
+        key = f"namedtuple {cls.__module__}.{cls.__qualname__} {id(cls)}"
+        self.root.__dict__.setdefault("_named_tuples", {})[key] = cls
+        return ir.Tup(tuple(items), kind=key)
+
+    @staticmethod
+    def named_tuple_class(cls: Any) -> bool:
+        """Is ``cls`` a named tuple's class (``collections.namedtuple``,
+        ``typing.NamedTuple``) whose instances are made by the ``__new__`` Python writes for
+        it (not one of its own)?"""
+        if not (isinstance(cls, type) and issubclass(cls, tuple)):
+            return False
+        made = getattr(cls.__new__, "__globals__", {}).get("_tuple_new")
+        return isinstance(getattr(cls, "_fields", None), tuple) and made is tuple.__new__
+
+    def named_field(self: Lowerer, value: ir.Atom, field: str) -> ir.Atom | None:
+        """``r.stat`` of a named tuple made here (:meth:`named_tuple`): that item."""
+        if not (isinstance(value, ir.Tup) and value.kind.startswith("namedtuple ")):
+            return None
+        cls = self.root.__dict__.get("_named_tuples", {}).get(value.kind)
+        fields = getattr(cls, "_fields", ())
+        return value.items[fields.index(field)] if field in fields else None
+
 
 def _same_structure(template: ir.Atom, atom: ir.Atom) -> bool:
     """Does ``atom`` have the tuples (and dicts) of ``template`` (anything at its leaves)?"""
