@@ -178,6 +178,16 @@ class ContainersMixin(LowererState):
         self.env[target.id] = ir.Var(ir_name)
         return True
 
+    def assign_container(self: Lowerer, stmt: gast.Assign) -> bool:
+        """An assignment lowered here (True): of a dict known key by key
+        (:meth:`assign_static_dict`), of a list whose length stays (:meth:`assign_fixed_list`)."""
+        if len(stmt.targets) != 1:
+            return False
+        target = stmt.targets[0]
+        return self.assign_static_dict(target, stmt.value, None, stmt) or self.assign_fixed_list(
+            target, stmt.value
+        )
+
     def assign_static_dict(self: Lowerer, target: Any, value: Any, op: Any, stmt: Any) -> bool:
         """``d = {}`` / ``d = dict(a=x)`` and ``d[k] = v`` / ``d[k] += v`` of a dict the
         function builds key by key (:func:`.syntax._static_dicts`): the dict is known key by

@@ -91,7 +91,7 @@ class DecidedMixin(LowererState):
         out: list[Any] = []
         stored: set[str] = set()
         touched = False  # (an object's attributes may have changed since the function began)
-        for stmt in stmts:
+        for i, stmt in enumerate(stmts):
             if isinstance(stmt, (gast.Import, gast.ImportFrom)) and self.depth == 0:
                 try:  # the names it binds, for the tests after it (`isinstance(k, Kernel)`)
                     self.lower_import(stmt)
@@ -103,8 +103,13 @@ class DecidedMixin(LowererState):
                 else None
             )
             if chosen is not None:
+                body = len(chosen) == len(stmt.body) and all(
+                    a is b for a, b in zip(chosen, stmt.body)
+                )
+                self.note_never_run(stmt.orelse if body else stmt.body)
                 out.extend(self.prune_decided(chosen))
                 if out and isinstance(out[-1], gast.Return):
+                    self.note_never_run(stmts[i + 1 :])
                     return out  # (what follows never runs)
             else:
                 out.append(stmt)

@@ -164,15 +164,11 @@ class StatementsMixin(LowererState):
     def lower_assign(self: Lowerer, stmt: Any) -> None:
         """An assignment: ``y[i] = v``, ``g = adgen.grad(...)``, ``out, pb = adgen.vjp(...)``,
         ``f = lambda ...``, ``a = b = expr`` or a plain one."""
-        if len(stmt.targets) == 1 and self.assign_static_dict(
-            stmt.targets[0], stmt.value, None, stmt
-        ):
-            return  # params = {}; params["gamma"] = g: a dict known key by key
+        if self.assign_container(stmt):
+            return  # params["gamma"] = g of a dict known key by key; args = list(args)
         if len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Subscript):
             self.write_in_place(stmt, stmt.targets[0], stmt.value, None)
             return
-        if self.assign_fixed_list(stmt.targets[0], stmt.value):
-            return  # args = list(args), later written by index: a list of the tuple's items
         if (
             len(stmt.targets) == 1
             and isinstance(stmt.targets[0], gast.Name)
@@ -310,13 +306,15 @@ class StatementsMixin(LowererState):
         # each branch starts from what the names meant before the `if` (a name bound in
         # a branch is rebound in blocks, so it has one IR name after it; only statements
         # after an early return, which end the function, bind names of their own there)
-        before = dict(self.env)
+        before, made = dict(self.env), dict(self.fresh_binding)
         body, refused = self.branch(stmt.body)
         self.env, after_body = before, self.env
+        self.fresh_binding, made_in_body = dict(made), self.fresh_binding  # (note_binding)
         orelse, refused_too = self.branch(stmt.orelse)
         if refused is not None and refused_too is not None:
             raise refused  # no path through the `if` that adgen reads: refused now
         self.env = {**after_body, **self.env}
+        self.fresh_binding = fresh_after_branches(made, made_in_body, self.fresh_binding)
         self.add_if(test, body, orelse, self.key(stmt))
 
     def lower_expression_statement(self: Lowerer, stmt: Any) -> None:
@@ -675,3 +673,12 @@ def _always_returns(stmts: list[Any]) -> bool:
         ):
             return True
     return False
+
+
+def fresh_after_branches(
+    before: dict[str, Any], body: dict[str, Any], orelse: dict[str, Any]
+) -> dict[str, Any]:
+    """Where names were last bound to new arrays no other name sees (``fresh_binding``)
+    after an ``if`` whose branches left ``body`` and ``orelse``: what neither changed (a
+    binding in one branch is not the other's, nor certainly the one after the ``if``)."""
+    return {k: v for k, v in before.items() if body.get(k) is v and orelse.get(k) is v}
