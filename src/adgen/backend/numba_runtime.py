@@ -47,6 +47,10 @@ saved_shape = _stand_in("saved_shape")
 unbroadcast = _stand_in("unbroadcast")
 written = _stand_in("written")
 getitem_vjp = _stand_in("getitem_vjp")
+fusable = _stand_in("fusable")
+add_at = _stand_in("add_at")
+add_into = _stand_in("add_into")
+setslice = _stand_in("setslice")
 _copy_any = _stand_in("_copy_any")
 
 
@@ -153,9 +157,34 @@ def _basic(index: Any) -> bool:
     return isinstance(index, (types.Integer, types.SliceType))
 
 
+def _vector(t: Any) -> bool:
+    """A one-dimensional float64 array (the fast paths' arrays: loops over elements)."""
+    return isinstance(t, types.Array) and t.ndim == 1 and t.dtype == types.float64
+
+
+@numba.njit(cache=False)
+def _overlap(a, b):  # pragma: no cover - compiled by Numba
+    """Do the elements of the one-dimensional arrays ``a`` and ``b`` share memory?"""
+    if len(a) == 0 or len(b) == 0:
+        return False
+    pa, pb = a.ctypes.data, b.ctypes.data
+    ea, eb = pa + (len(a) - 1) * a.strides[0], pb + (len(b) - 1) * b.strides[0]
+    return min(pa, ea) < max(pb, eb) + b.itemsize and min(pb, eb) < max(pa, ea) + a.itemsize
+
+
 @overload(written)
 def _written(g, index):
     """The cotangent of ``v`` in ``y[index] = v``: a copy of ``g[index]``."""
+    if _vector(g) and isinstance(index, types.SliceType):
+
+        def copied(g, index):
+            view = g[index]
+            out = np.empty(len(view), np.float64)
+            for k in range(len(view)):
+                out[k] = view[k]
+            return out
+
+        return copied
     if _float_array(g) and _basic(index):
         return lambda g, index: _copy_any(g[index])
     return None
@@ -171,6 +200,21 @@ def _getitem_vjp(g, x, index):
         return None
 
     dtype = x.dtype
+    if _vector(x) and _vector(g) and isinstance(index, types.SliceType):
+
+        def sliced(g, x, index):
+            if x is None:
+                raise ValueError("adgen: a cotangent of a name not bound yet")
+            out = np.zeros(len(x), np.float64)
+            view = out[index]
+            if len(view) != len(g):
+                out[index] = g  # (broadcasting, or NumPy's error)
+                return out
+            for k in range(len(view)):
+                view[k] = g[k]
+            return out
+
+        return sliced
 
     def impl(g, x, index):
         if x is None:
@@ -180,6 +224,108 @@ def _getitem_vjp(g, x, index):
         return out
 
     return impl
+
+
+@overload(add_at)
+def _add_at(y, g, x, index):
+    """``y + getitem_vjp(g, x, index)`` (a cotangent added to where ``x[index]`` read): for a
+    slice of one-dimensional float64 arrays, ``y``'s copy with ``g`` added at ``index`` (the
+    same sums), without the array of zeros."""
+    if _vector(y) and _vector(_inner(x)) and _vector(g) and isinstance(index, types.SliceType):
+
+        def sliced(y, g, x, index):
+            if x is None or len(y) != len(x):
+                return y + getitem_vjp(g, x, index)
+            out = np.empty(len(y), np.float64)
+            for k in range(len(y)):
+                out[k] = y[k]
+            view = out[index]
+            if len(view) != len(g):
+                return y + getitem_vjp(g, x, index)
+            for k in range(len(view)):
+                view[k] += g[k]
+            return out
+
+        return sliced
+    return lambda y, g, x, index: y + getitem_vjp(g, x, index)
+
+
+@overload(add_into)
+def _add_into(y, g, x, index):
+    """``add_at`` adding into ``y`` itself (an array no other name holds: adgen's rewrite
+    makes sure) where it has a loop for the arrays, a new array otherwise."""
+    if _vector(y) and _vector(_inner(x)) and _vector(g) and isinstance(index, types.SliceType):
+
+        def sliced(y, g, x, index):
+            if x is None or len(y) != len(x):
+                return y + getitem_vjp(g, x, index)
+            view = y[index]
+            if len(view) != len(g):
+                return y + getitem_vjp(g, x, index)
+            for k in range(len(view)):
+                view[k] += g[k]
+            return y
+
+        return sliced
+    return lambda y, g, x, index: y + getitem_vjp(g, x, index)
+
+
+@overload(setslice)
+def _setslice(a, index, v):
+    """``a[index] = v``: for a slice of a one-dimensional float64 array, a loop (Numba's own
+    setitem checks and broadcasts on each call); otherwise Numba's setitem."""
+    if _vector(a) and isinstance(index, types.SliceType):
+        if _vector(v):
+
+            def copied(a, index, v):
+                view = a[index]
+                if len(view) != len(v) or _overlap(view, v):
+                    a[index] = v
+                    return
+                for k in range(len(view)):
+                    view[k] = v[k]
+
+            return copied
+        if isinstance(v, (types.Float, types.Integer)):
+
+            def filled(a, index, v):
+                view = a[index]
+                for k in range(len(view)):
+                    view[k] = v
+
+            return filled
+
+    def impl(a, index, v):
+        a[index] = v
+
+    return impl
+
+
+@overload(fusable)
+def _fusable(arrays, numbers):
+    """The length of the arrays a fused loop reads (:mod:`adgen.backend.numba_fuse`): Numba
+    types it only for one-dimensional float64 arrays and real numbers (else adgen compiles the
+    code unfused); it raises when the lengths differ (broadcasting: the unfused code's)."""
+    from adgen.backend.numba_fuse import MISMATCH
+
+    items = tuple(getattr(arrays, "types", ()))
+    if not items or not all(
+        isinstance(a, types.Array) and a.ndim == 1 and a.dtype == types.float64 for a in items
+    ):
+        return None
+    if not all(isinstance(x, _SCALARS) for x in getattr(numbers, "types", ())):
+        return None
+    checks = " or ".join(f"len(arrays[{k}]) != n" for k in range(1, len(items))) or "False"
+    text = (
+        "def impl(arrays, numbers):\n"
+        "    n = len(arrays[0])\n"
+        f"    if {checks}:\n"
+        "        raise ValueError(MISMATCH)\n"
+        "    return n\n"
+    )
+    scope: dict[str, Any] = {"MISMATCH": MISMATCH}
+    exec(text, scope)  # (one test per array: the tuple's items have different types)
+    return scope["impl"]
 
 
 def versions() -> str:
