@@ -91,6 +91,7 @@ def test_statements_move_across_a_loop_only_where_the_order_allows() -> None:
     assert rows.index("tape_x.append(x)") < loop < rows.index("tape_y.append(y)")
     x = np.linspace(-1.0, 1.0, 5)
     plain, ours = _compiled(text, "f"), _compiled(fused, "f")
+
     def tapes():
         return numba.typed.List([x[:0]]), numba.typed.List([x[:0]])
 

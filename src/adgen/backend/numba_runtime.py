@@ -162,14 +162,99 @@ def _vector(t: Any) -> bool:
     return isinstance(t, types.Array) and t.ndim == 1 and t.dtype == types.float64
 
 
-@numba.njit(cache=False)
+def _ints(index: Any) -> int:
+    """How many axes a basic index takes away (its integers)."""
+    items = tuple(getattr(index, "types", ())) if isinstance(index, types.BaseTuple) else (index,)
+    return sum(isinstance(i, types.Integer) for i in items)
+
+
+# Numba's own setitem of an array into a slice compiles, once per kind of call, a function
+# that formats the shapes into its error message: about a second each. The helpers below
+# write arrays into views with loops instead (an error raises, and the NumPy code runs).
+_put = _stand_in("_put")
+_added = _stand_in("_added")
+
+
+@overload(_put)
+def _put_impl(view, g):
+    """``view[...] = g``: ``g`` of ``view``'s shape, or a number."""
+    if not isinstance(view, types.Array):
+        return None
+    if isinstance(g, _SCALARS):
+        if view.ndim == 1:
+
+            def fill_one(view, g):
+                for k in range(len(view)):
+                    view[k] = g
+
+            return fill_one
+
+        def fill(view, g):
+            for index in np.ndindex(view.shape):
+                view[index] = g
+
+        return fill
+    if not (isinstance(g, types.Array) and g.ndim == view.ndim):
+        return None
+    if view.ndim == 1:
+
+        def one(view, g):
+            if len(view) != len(g):
+                raise ValueError("adgen: arrays of other shapes")
+            for k in range(len(view)):
+                view[k] = g[k]
+
+        return one
+
+    def many(view, g):
+        if view.shape != g.shape:
+            raise ValueError("adgen: arrays of other shapes")
+        for index in np.ndindex(view.shape):
+            view[index] = g[index]
+
+    return many
+
+
+@overload(_added)
+def _added_impl(view, g):
+    """``view += g``, ``g`` of ``view``'s shape."""
+    if not (isinstance(view, types.Array) and isinstance(g, types.Array)):
+        return None
+    if g.ndim != view.ndim:
+        return None
+    if view.ndim == 1:
+
+        def one(view, g):
+            if len(view) != len(g):
+                raise ValueError("adgen: arrays of other shapes")
+            for k in range(len(view)):
+                view[k] += g[k]
+
+        return one
+
+    def many(view, g):
+        if view.shape != g.shape:
+            raise ValueError("adgen: arrays of other shapes")
+        for index in np.ndindex(view.shape):
+            view[index] += g[index]
+
+    return many
+
+
+@numba.njit
 def _overlap(a, b):  # pragma: no cover - compiled by Numba
-    """Do the elements of the one-dimensional arrays ``a`` and ``b`` share memory?"""
-    if len(a) == 0 or len(b) == 0:
+    """Do the memory spans of arrays ``a`` and ``b`` meet?"""
+    if a.size == 0 or b.size == 0:
         return False
-    pa, pb = a.ctypes.data, b.ctypes.data
-    ea, eb = pa + (len(a) - 1) * a.strides[0], pb + (len(b) - 1) * b.strides[0]
-    return min(pa, ea) < max(pb, eb) + b.itemsize and min(pb, eb) < max(pa, ea) + a.itemsize
+    a_lo = a_hi = a.ctypes.data
+    for k in range(a.ndim):
+        step = (a.shape[k] - 1) * a.strides[k]
+        a_lo, a_hi = (a_lo + step, a_hi) if step < 0 else (a_lo, a_hi + step)
+    b_lo = b_hi = b.ctypes.data
+    for k in range(b.ndim):
+        step = (b.shape[k] - 1) * b.strides[k]
+        b_lo, b_hi = (b_lo + step, b_hi) if step < 0 else (b_lo, b_hi + step)
+    return a_lo < b_hi + b.itemsize and b_lo < a_hi + a.itemsize
 
 
 @overload(written)
@@ -190,6 +275,16 @@ def _written(g, index):
     return None
 
 
+def _cotangent_at(g: Any, x: Any, index: Any) -> bool:
+    """Is ``g`` what ``x[index]`` is (a number for an element, else an array of its rank)?"""
+    if not (_float_array(x) and _basic(index)):
+        return False
+    rank = x.ndim - _ints(index)
+    if rank == 0:
+        return isinstance(g, types.Float)
+    return _float_array(g) and g.ndim == rank
+
+
 @overload(getitem_vjp)
 def _getitem_vjp(g, x, index):
     """The cotangent of ``x[index]`` w.r.t. ``x``: zeros of ``x``'s shape, ``g`` at ``index``."""
@@ -198,107 +293,108 @@ def _getitem_vjp(g, x, index):
         return None
     if not (isinstance(g, types.Float) or _float_array(g)):
         return None
-
     dtype = x.dtype
-    if _vector(x) and _vector(g) and isinstance(index, types.SliceType):
+    if not _cotangent_at(g, x, index) or x.ndim == _ints(index):
 
-        def sliced(g, x, index):
+        def impl(g, x, index):
             if x is None:
                 raise ValueError("adgen: a cotangent of a name not bound yet")
-            out = np.zeros(len(x), np.float64)
-            view = out[index]
-            if len(view) != len(g):
-                out[index] = g  # (broadcasting, or NumPy's error)
-                return out
-            for k in range(len(view)):
-                view[k] = g[k]
+            out = np.zeros(x.shape, dtype)
+            out[index] = g
             return out
 
-        return sliced
+        return impl
 
-    def impl(g, x, index):
+    def put(g, x, index):
         if x is None:
             raise ValueError("adgen: a cotangent of a name not bound yet")
         out = np.zeros(x.shape, dtype)
-        out[index] = g
+        _put(out[index], g)
         return out
 
-    return impl
+    return put
+
+
+def _adds_at(y: Any, g: Any, x: Any, index: Any) -> bool:
+    """Can ``g`` be added into (a copy of) ``y`` at ``index`` for ``y + getitem_vjp(g, x,
+    index)``: arrays of one rank and dtype, ``g`` what ``x[index]`` is?"""
+    x = _inner(x)
+    return (
+        isinstance(y, types.Array)
+        and isinstance(x, types.Array)
+        and y.ndim == x.ndim
+        and y.dtype == x.dtype
+        and isinstance(y.dtype, types.Float)
+        and _cotangent_at(g, x, index)
+        and (not isinstance(g, types.Array) or g.dtype == y.dtype)
+    )
 
 
 @overload(add_at)
 def _add_at(y, g, x, index):
-    """``y + getitem_vjp(g, x, index)`` (a cotangent added to where ``x[index]`` read): for a
-    slice of one-dimensional float64 arrays, ``y``'s copy with ``g`` added at ``index`` (the
-    same sums), without the array of zeros."""
-    if _vector(y) and _vector(_inner(x)) and _vector(g) and isinstance(index, types.SliceType):
+    """``y + getitem_vjp(g, x, index)`` (a cotangent added where ``x[index]`` was read):
+    ``y``'s copy with ``g`` added at ``index`` (the same sums), without the array of zeros."""
+    if not _adds_at(y, g, x, index) or _inner(x).ndim == _ints(index):
+        return lambda y, g, x, index: y + getitem_vjp(g, x, index)
 
-        def sliced(y, g, x, index):
-            if x is None or len(y) != len(x):
-                return y + getitem_vjp(g, x, index)
-            out = np.empty(len(y), np.float64)
-            for k in range(len(y)):
-                out[k] = y[k]
-            view = out[index]
-            if len(view) != len(g):
-                return y + getitem_vjp(g, x, index)
-            for k in range(len(view)):
-                view[k] += g[k]
-            return out
+    def added(y, g, x, index):
+        if x is None or y.shape != x.shape:
+            return y + getitem_vjp(g, x, index)
+        out = y.copy()
+        _added(out[index], g)
+        return out
 
-        return sliced
-    return lambda y, g, x, index: y + getitem_vjp(g, x, index)
+    return added
 
 
 @overload(add_into)
 def _add_into(y, g, x, index):
     """``add_at`` adding into ``y`` itself (an array no other name holds: adgen's rewrite
-    makes sure) where it has a loop for the arrays, a new array otherwise."""
-    if _vector(y) and _vector(_inner(x)) and _vector(g) and isinstance(index, types.SliceType):
+    makes sure) where the arrays allow, a new array otherwise."""
+    if not _adds_at(y, g, x, index) or _inner(x).ndim == _ints(index):
+        return lambda y, g, x, index: y + getitem_vjp(g, x, index)
 
-        def sliced(y, g, x, index):
-            if x is None or len(y) != len(x):
-                return y + getitem_vjp(g, x, index)
-            view = y[index]
-            if len(view) != len(g):
-                return y + getitem_vjp(g, x, index)
-            for k in range(len(view)):
-                view[k] += g[k]
-            return y
+    def added(y, g, x, index):
+        if x is None or y.shape != x.shape:
+            return y + getitem_vjp(g, x, index)
+        _added(y[index], g)
+        return y
 
-        return sliced
-    return lambda y, g, x, index: y + getitem_vjp(g, x, index)
+    return added
 
 
 @overload(setslice)
 def _setslice(a, index, v):
-    """``a[index] = v``: for a slice of a one-dimensional float64 array, a loop (Numba's own
-    setitem checks and broadcasts on each call); otherwise Numba's setitem."""
-    if _vector(a) and isinstance(index, types.SliceType):
-        if _vector(v):
+    """``a[index] = v`` for a slice ``index``: with loops (``v`` read first where it shares
+    memory with ``a``, broadcast where its shape is another)."""
+    if not (isinstance(a, types.Array) and isinstance(index, types.SliceType)):
+        return None
+    if isinstance(v, _SCALARS):
 
-            def copied(a, index, v):
-                view = a[index]
-                if len(view) != len(v) or _overlap(view, v):
-                    a[index] = v
-                    return
-                for k in range(len(view)):
-                    view[k] = v[k]
+        def filled(a, index, v):
+            _put(a[index], v)
 
-            return copied
-        if isinstance(v, (types.Float, types.Integer)):
+        return filled
+    if not (isinstance(v, types.Array) and v.ndim <= a.ndim):
+        return None
+    if v.ndim == a.ndim:
 
-            def filled(a, index, v):
-                view = a[index]
-                for k in range(len(view)):
-                    view[k] = v
+        def copied(a, index, v):
+            view = a[index]
+            if view.shape != v.shape:
+                _put(view, np.broadcast_to(v, view.shape).copy())
+            elif _overlap(view, v):
+                _put(view, v.copy())
+            else:
+                _put(view, v)
 
-            return filled
+        return copied
 
-    def impl(a, index, v):
-        a[index] = v
+    def broadcast(a, index, v):
+        view = a[index]
+        _put(view, np.broadcast_to(v, view.shape).copy())
 
-    return impl
+    return broadcast
 
 
 @overload(fusable)
