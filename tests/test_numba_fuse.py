@@ -248,3 +248,25 @@ def test_heat_and_spring_run_fused() -> None:
             expected if isinstance(expected, tuple) else (expected,),
         ):
             np.testing.assert_allclose(a, b, rtol=RTOL, atol=1e-300)
+
+
+def test_the_disk_cache_keeps_the_fused_text(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new process reads the texts made for the arguments' kinds: no NumPy run to sample."""
+    monkeypatch.setenv("ADGEN_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("ADGEN_DISK_CACHE", "1")
+    runs = []
+
+    def counted(x, w):
+        runs.append(1)
+        return scaled(x, w)
+
+    x, w = np.array([1.0, 2.0, 3.0]), np.array([0.5, 0.25, 2.0])
+    first = _code(SCALED, scaled)
+    np.testing.assert_array_equal(first(x, w), scaled(x, w))
+    assert "nbrt.fusable" in first.text and list(tmp_path.glob("numba/*.prep.json"))
+    again = numba_jit.NumbaCode(NumbaSource("scaled", SCALED), counted, None, False)
+    np.testing.assert_array_equal(again(x, w), scaled(x, w))
+    assert again.text == first.text and not runs  # (read, not sampled)
+    other = numba_jit.NumbaCode(NumbaSource("scaled", SCALED), counted, None, False)
+    np.testing.assert_array_equal(other(x, 2.0), scaled(x, 2.0))  # (other kinds: sampled)
+    assert runs

@@ -27,6 +27,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import importlib.util
+import json
 import linecache
 import math
 import os
@@ -36,6 +37,8 @@ import threading
 import warnings
 from collections.abc import Callable
 from typing import Any
+
+import numpy as np
 
 from adgen import ir
 from adgen.backend import diskcache
@@ -187,6 +190,29 @@ def sample(
     return seen, kinds(held)
 
 
+def _described(value: Any) -> str | None:
+    """The kinds of ``value`` the texts :meth:`NumbaCode._prepare` makes depend on (types,
+    dtypes, ranks), or ``None`` for a value it cannot describe.
+
+    >>> import numpy as np
+    >>> _described((np.zeros((2, 3)), 1.5, [2, None]))
+    '(ndarray <f8 2,float,[int,NoneType])'
+    """
+    if isinstance(value, np.ndarray):
+        return f"ndarray {value.dtype.str} {value.ndim}"
+    if isinstance(value, np.generic):
+        return f"{type(value).__name__} {value.dtype.str}"
+    if value is None or type(value) in (bool, int, float, complex, str, range):
+        return type(value).__name__
+    if type(value) in (tuple, list):
+        items = [_described(v) for v in value]
+        if any(item is None for item in items):
+            return None
+        ends = "()" if type(value) is tuple else "[]"
+        return ends[0] + ",".join(items) + ends[1]  # type: ignore[arg-type]
+    return None
+
+
 class NumbaCode:
     """A derivative's code compiled by Numba (on its first call), the NumPy code as its
     fallback. ``__code__`` is the NumPy code's: an error it raises names the user's line
@@ -252,7 +278,12 @@ class NumbaCode:
         """Before the first compile: the placeholders typed, and the elementwise statements
         fused (:mod:`adgen.backend.numba_fuse`), from what the names hold when the NumPy code
         runs -- on a deep copy of the arguments: the run writes into no array of the caller's
-        and moves no random generator it is given (the rewrite refuses ``np.random``'s)."""
+        and moves no random generator it is given (the rewrite refuses ``np.random``'s).
+        With the disk cache on, both texts are kept for the arguments' kinds: a new process
+        reads them instead of running the NumPy code again."""
+        where = self._prepared_path(args)
+        if where is not None and self._read_prepared(where):
+            return
         try:
             copied = copy.deepcopy(args)
         except Exception:  # noqa: BLE001 - no copy, no run: placeholders stay None, no fusion
@@ -268,6 +299,35 @@ class NumbaCode:
             if text != self.source.text:
                 self.source = NumbaSource(self.source.name, text)
                 stats["fused"] += 1
+        if where is not None and copied is not None:
+            texts = {"plain": self.plain.text, "fused": self.source.text}
+            try:
+                where.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+                diskcache.write_atomic(where, json.dumps(texts))
+            except OSError:
+                pass
+
+    def _prepared_path(self, args: tuple[Any, ...]) -> Any:
+        """Where the disk cache keeps the texts :meth:`_prepare` makes for ``args``' kinds."""
+        where = diskcache.directory()
+        kinds = _described(args)
+        if where is None or kinds is None:
+            return None
+        key = "\0".join([self.source.text, kinds, diskcache.adgen_digest()])
+        return where / "numba" / f"{hashlib.sha256(key.encode()).hexdigest()[:32]}.prep.json"
+
+    def _read_prepared(self, where: Any) -> bool:
+        try:
+            texts = json.loads(where.read_text(encoding="utf-8"))
+            plain, fused = texts["plain"], texts["fused"]
+        except (OSError, ValueError, KeyError, TypeError):
+            return False
+        if not (isinstance(plain, str) and isinstance(fused, str)):
+            return False
+        self.plain = NumbaSource(self.source.name, plain)
+        self.source = self.plain if fused == plain else NumbaSource(self.source.name, fused)
+        stats["fused"] += self.source is not self.plain
+        return True
 
     def _unfuse(self) -> bool:
         """Run the code without fused loops from now on (if it had any)."""
