@@ -172,6 +172,8 @@ def numba_source(
     _tapes(fn, namer)
     _Loops(fn, namer).visit(fn)
     _Outside(fn, free, helpers).visit(fn)
+    _Slices(comments).visit(fn)
+    fn.body = _added_in_place(fn.body)
     ast.fix_missing_locations(fn)
     lines = _print(fn, comments)
     held = _placeholders(fn)
@@ -210,10 +212,15 @@ def user_line(text: str, line: int) -> str | None:
 # -- comments ------------------------------------------------------------------------------------
 
 
-def _comments(source: str, fn: ast.FunctionDef) -> dict[int, list[str]]:
-    """id of a statement -> the comment lines right above it (stripped)."""
+# id of a statement -> the statement (held, so no other node takes its id) and the comment
+# lines right above it
+Comments = dict[int, tuple[ast.stmt, list[str]]]
+
+
+def _comments(source: str, fn: ast.FunctionDef) -> Comments:
+    """id of a statement -> the statement and the comment lines right above it (stripped)."""
     rows = source.split("\n")
-    out: dict[int, list[str]] = {}
+    out: Comments = {}
     for node in ast.walk(fn):
         for field in ("body", "orelse"):
             block = getattr(node, field, None)
@@ -226,22 +233,29 @@ def _comments(source: str, fn: ast.FunctionDef) -> dict[int, list[str]]:
                     above.insert(0, rows[at].strip())
                     at -= 1
                 if above:
-                    out[id(stmt)] = above
+                    out[id(stmt)] = (stmt, above)
     return out
 
 
-def _print(fn: ast.FunctionDef, comments: dict[int, list[str]]) -> list[str]:
+def moved_comments(comments: Comments, old: ast.stmt, new: ast.stmt) -> None:
+    """Give ``new`` the comments above ``old`` (which it stands for)."""
+    entry = comments.get(id(old))
+    if entry is not None and entry[0] is old:
+        comments[id(new)] = (new, entry[1])
+
+
+def _print(fn: ast.FunctionDef, comments: Comments) -> list[str]:
     lines = [f"def {fn.name}({ast.unparse(fn.args)}):"]
     _print_block(fn.body, 1, comments, lines)
     return lines
 
 
-def _print_block(
-    block: list[ast.stmt], depth: int, comments: dict[int, list[str]], lines: list[str]
-) -> None:
+def _print_block(block: list[ast.stmt], depth: int, comments: Comments, lines: list[str]) -> None:
     pad = "    " * depth
     for stmt in block:
-        lines.extend(pad + c for c in comments.get(id(stmt), ()))
+        entry = comments.get(id(stmt))
+        if entry is not None and entry[0] is stmt:
+            lines.extend(pad + c for c in entry[1])
         if isinstance(stmt, ast.For):
             lines.append(f"{pad}for {ast.unparse(stmt.target)} in {ast.unparse(stmt.iter)}:")
         elif isinstance(stmt, ast.While):
@@ -498,6 +512,97 @@ class _Outside(ast.NodeTransformer):
             f"the outside value `{name}` (a {type(value).__name__}), which Numba code cannot read",
             self.line,
         )
+
+
+class _Slices(ast.NodeTransformer):
+    """Writes into a slice (``a[lo:hi] = v``) and cotangents added at a slice (``y +
+    nbrt.getitem_vjp(g, x, idx)``) as calls of helpers with loops for one-dimensional float64
+    arrays (:mod:`adgen.backend.numba_runtime`: ``setslice``, ``add_at``); other arrays get
+    Numba's own setitem and sum there."""
+
+    def __init__(self, comments: Comments) -> None:
+        self.comments = comments
+
+    def visit_Assign(self, node: ast.Assign) -> Any:
+        self.generic_visit(node)
+        target = node.targets[0]
+        if (
+            len(node.targets) == 1
+            and isinstance(target, ast.Subscript)
+            and isinstance(target.value, ast.Name)
+            and isinstance(target.slice, ast.Slice)
+        ):
+            s = target.slice
+            bounds = [b if b is not None else ast.Constant(None) for b in (s.lower, s.upper)]
+            if s.step is not None:
+                bounds.append(s.step)
+            index = ast.Call(ast.Name("slice", ast.Load()), bounds, [])
+            array = ast.Name(target.value.id, ast.Load())
+            call = ast.Call(_helper("setslice"), [array, index, node.value], [])
+            made = ast.copy_location(ast.Expr(call), node)
+            moved_comments(self.comments, node, made)
+            return made
+        return node
+
+    def visit_BinOp(self, node: ast.BinOp) -> Any:
+        self.generic_visit(node)
+        right = node.right
+        if (
+            isinstance(node.op, ast.Add)
+            and isinstance(right, ast.Call)
+            and ast.unparse(right.func) == f"{HELPERS}.getitem_vjp"
+            and len(right.args) == 3
+            and not right.keywords
+        ):
+            return ast.copy_location(
+                ast.Call(_helper("add_at"), [node.left, *right.args], []), node
+            )
+        return node
+
+
+def _added_in_place(block: list[ast.stmt]) -> list[ast.stmt]:
+    """``y = nbrt.add_at(y, g, x, idx)`` as ``nbrt.add_into`` (``g`` added into ``y`` itself)
+    where ``y`` holds an array made since in this block (by ``getitem_vjp`` or ``add_at``)
+    that nothing has read since: no other name can hold it, so nothing else sees the write."""
+    fresh: set[str] = set()
+    for stmt in block:
+        for field in ("body", "orelse"):
+            inner = getattr(stmt, field, None)
+            if isinstance(inner, list) and inner:
+                setattr(stmt, field, _added_in_place(inner))
+        if not isinstance(stmt, (ast.Assign, ast.Expr)):
+            fresh.clear()
+            continue
+        value = stmt.value
+        made = (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+            and isinstance(value, ast.Call)
+            and ast.unparse(value.func) in (f"{HELPERS}.add_at", f"{HELPERS}.getitem_vjp")
+        )
+        if made:
+            assert isinstance(stmt, ast.Assign) and isinstance(value, ast.Call)
+            target = stmt.targets[0].id  # type: ignore[attr-defined]
+            first = value.args[0] if value.args else None
+            others = {n.id for a in value.args[1:] for n in ast.walk(a) if isinstance(n, ast.Name)}
+            if (
+                ast.unparse(value.func) == f"{HELPERS}.add_at"
+                and isinstance(first, ast.Name)
+                and first.id == target
+                and target in fresh
+                and target not in others
+            ):
+                value.func = _helper("add_into")
+                continue
+        fresh -= {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name)}
+        if made:
+            fresh.add(stmt.targets[0].id)  # type: ignore[union-attr]
+    return block
+
+
+def _helper(name: str) -> ast.expr:
+    return ast.Attribute(ast.Name(HELPERS, ast.Load()), name, ast.Load())
 
 
 _BUILTINS = {

@@ -27,6 +27,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import importlib.util
+import json
 import linecache
 import math
 import os
@@ -37,9 +38,12 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from adgen import ir
 from adgen.backend import diskcache
 from adgen.backend.numba_code import NotForNumba, NumbaSource, numba_source, user_line
+from adgen.backend.numba_fuse import ARRAY, MISMATCH, fuse
 from adgen.errors import BackendError, BackendWarning
 from adgen.generated import Generated
 
@@ -51,7 +55,14 @@ _lock = threading.Lock()
 _FILE_LINE = re.compile(r'File "([^"]+)", line (\d+)')
 # the names Numba's compile errors begin with, left out of the reason given
 _PIPELINE = re.compile(r"^(Failed in .* mode pipeline|During: |\x1b)")
-stats = {"compiled": 0, "loaded": 0, "fallbacks": 0, "runtime_fallbacks": 0}
+stats = {
+    "compiled": 0,
+    "loaded": 0,
+    "fallbacks": 0,
+    "runtime_fallbacks": 0,
+    "fused": 0,  # functions compiled with fused loops
+    "unfused": 0,  # of those, compiled again without them (Numba could not type them...)
+}
 
 
 def available() -> bool:
@@ -122,33 +133,48 @@ def wrap(
     return NumbaCode(source, compiled, function, strict)
 
 
-def first_values(
+def sample(
     fn: Callable[..., Any], args: tuple[Any, ...], names: tuple[str, ...]
-) -> dict[str, Any]:
-    """The first value other than ``None`` each of ``names`` holds while ``fn`` runs on
-    ``args``: what the placeholders of adgen's NumPy code hold, the types Numba should give
-    them. Read by a trace hook on this thread, on ``fn``'s frame only, until every name is seen.
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """What ``fn``'s names hold while it runs on ``args``: the first value other than ``None``
+    of each of ``names`` (what the placeholders of adgen's NumPy code hold, the types Numba
+    should give them), and the kind of every name (:func:`adgen.backend.numba_fuse.kinds`:
+    what fused loops may read). Read by a trace hook on this
+    thread, on ``fn``'s frame only, at the first two runs of each line and at its return.
 
+    >>> import numpy as np
     >>> def f(x, n):
-    ...     y = z = None
-    ...     for _ in range(n):
+    ...     y = None
+    ...     for k in range(n):
     ...         y = x * 2
-    ...     return x
-    >>> first_values(f, (3, 2), ("y", "z"))
-    {'y': 6}
+    ...     return y
+    >>> first, kinds = sample(f, (np.ones(2), 2), ("y",))
+    >>> first["y"].tolist(), kinds
+    ([2.0, 2.0], {'x': 'array', 'n': 'number', 'k': 'number', 'y': 'array'})
     """
+    from adgen.backend.numba_fuse import kinds, observed
+
     code = getattr(fn, "__code__", None)
     seen: dict[str, Any] = {}
+    held: dict[str, set[str | None]] = {}
     wanted = set(names)
-    if code is None or not wanted:
-        return seen
+    runs: dict[int, int] = {}
+    if code is None:
+        return seen, {}
 
     def local(frame: Any, event: str, arg: Any) -> Any:
-        values = frame.f_locals
-        for name in [n for n in wanted if values.get(n) is not None]:
-            seen[name] = values[name]
-            wanted.discard(name)
-        return local if wanted else None
+        at = frame.f_lineno
+        runs[at] = runs.get(at, 0) + 1
+        if runs[at] > 2 and event != "return":
+            return local
+        for name, value in frame.f_locals.items():
+            if value is None:
+                continue
+            if name in wanted:
+                seen[name] = value
+                wanted.discard(name)
+            held.setdefault(name, set()).add(observed(value))
+        return local
 
     def calls(frame: Any, event: str, arg: Any) -> Any:
         return local if event == "call" and frame.f_code is code else None
@@ -161,7 +187,30 @@ def first_values(
         pass
     finally:
         sys.settrace(before)
-    return seen
+    return seen, kinds(held)
+
+
+def _described(value: Any) -> str | None:
+    """The kinds of ``value`` the texts :meth:`NumbaCode._prepare` makes depend on (types,
+    dtypes, ranks), or ``None`` for a value it cannot describe.
+
+    >>> import numpy as np
+    >>> _described((np.zeros((2, 3)), 1.5, [2, None]))
+    '(ndarray <f8 2,float,[int,NoneType])'
+    """
+    if isinstance(value, np.ndarray):
+        return f"ndarray {value.dtype.str} {value.ndim}"
+    if isinstance(value, np.generic):
+        return f"{type(value).__name__} {value.dtype.str}"
+    if value is None or type(value) in (bool, int, float, complex, str, range):
+        return type(value).__name__
+    if type(value) in (tuple, list):
+        items = [_described(v) for v in value]
+        if any(item is None for item in items):
+            return None
+        ends = "()" if type(value) is tuple else "[]"
+        return ends[0] + ",".join(items) + ends[1]  # type: ignore[arg-type]
+    return None
 
 
 class NumbaCode:
@@ -180,6 +229,9 @@ class NumbaCode:
         self.fallback = fallback
         self.function = function
         self.strict = strict
+        # the code without fused loops, once the first call made it (the fused code's
+        # fallback where Numba cannot type it or its arrays' lengths differ)
+        self.plain: NumbaSource | None = None
         self.jitted: Any = None
         self.failed = False
         self.ran = False
@@ -197,8 +249,8 @@ class NumbaCode:
     def __call__(self, *args: Any) -> Any:
         if self.failed:
             return self.fallback(*args)
-        if self.jitted is None and self.source.placeholders:
-            self.source = self.source.typed(self._placeholder_values(args))
+        if self.plain is None:
+            self._prepare(args)
         jitted = self.jitted if self.jitted is not None else self._load()
         from numba.core.errors import NumbaError, NumbaPerformanceWarning
 
@@ -211,22 +263,79 @@ class NumbaCode:
                 return out
             return jitted(*args)
         except NumbaError as exc:  # compiling it for these arguments' types failed
+            if self._unfuse():
+                return self(*args)
             self.failed = True
             self._refuse_compiled(exc)
             return self.fallback(*args)
-        except Exception:  # noqa: BLE001 - the NumPy code gives the answer, or the error
+        except Exception as exc:  # noqa: BLE001 - the NumPy code gives the answer, or the error
+            if MISMATCH in str(exc) and self._unfuse():
+                return self(*args)
             stats["runtime_fallbacks"] += 1
             return self.fallback(*args)
 
-    def _placeholder_values(self, args: tuple[Any, ...]) -> dict[str, Any]:
-        """What the placeholders hold when the NumPy code runs, on a deep copy of the
-        arguments: the run writes into no array of the caller's and moves no random
-        generator it is given (the rewrite refuses ``np.random``'s global one)."""
+    def _prepare(self, args: tuple[Any, ...]) -> None:
+        """Before the first compile: the placeholders typed, and the elementwise statements
+        fused (:mod:`adgen.backend.numba_fuse`), from what the names hold when the NumPy code
+        runs -- on a deep copy of the arguments: the run writes into no array of the caller's
+        and moves no random generator it is given (the rewrite refuses ``np.random``'s).
+        With the disk cache on, both texts are kept for the arguments' kinds: a new process
+        reads them instead of running the NumPy code again."""
+        where = self._prepared_path(args)
+        if where is not None and self._read_prepared(where):
+            return
         try:
             copied = copy.deepcopy(args)
-        except Exception:  # noqa: BLE001 - no copy, no run: the placeholders stay None
-            return {}
-        return first_values(self.fallback, copied, self.source.placeholders)
+        except Exception:  # noqa: BLE001 - no copy, no run: placeholders stay None, no fusion
+            copied = None
+        values, kinds = (
+            ({}, {}) if copied is None else sample(self.fallback, copied, self.source.placeholders)
+        )
+        if self.source.placeholders:
+            self.source = self.source.typed(values)
+        self.plain = self.source
+        if ARRAY in kinds.values():
+            text = fuse(self.source.text, kinds)
+            if text != self.source.text:
+                self.source = NumbaSource(self.source.name, text)
+                stats["fused"] += 1
+        if where is not None and copied is not None:
+            texts = {"plain": self.plain.text, "fused": self.source.text}
+            try:
+                where.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+                diskcache.write_atomic(where, json.dumps(texts))
+            except OSError:
+                pass
+
+    def _prepared_path(self, args: tuple[Any, ...]) -> Any:
+        """Where the disk cache keeps the texts :meth:`_prepare` makes for ``args``' kinds."""
+        where = diskcache.directory()
+        kinds = _described(args)
+        if where is None or kinds is None:
+            return None
+        key = "\0".join([self.source.text, kinds, diskcache.adgen_digest()])
+        return where / "numba" / f"{hashlib.sha256(key.encode()).hexdigest()[:32]}.prep.json"
+
+    def _read_prepared(self, where: Any) -> bool:
+        try:
+            texts = json.loads(where.read_text(encoding="utf-8"))
+            plain, fused = texts["plain"], texts["fused"]
+        except (OSError, ValueError, KeyError, TypeError):
+            return False
+        if not (isinstance(plain, str) and isinstance(fused, str)):
+            return False
+        self.plain = NumbaSource(self.source.name, plain)
+        self.source = self.plain if fused == plain else NumbaSource(self.source.name, fused)
+        stats["fused"] += self.source is not self.plain
+        return True
+
+    def _unfuse(self) -> bool:
+        """Run the code without fused loops from now on (if it had any)."""
+        if self.plain is None or self.plain is self.source:
+            return False
+        self.source, self.jitted, self.ran = self.plain, None, False
+        stats["unfused"] += 1
+        return True
 
     def _refuse_compiled(self, exc: Exception) -> None:
         text = str(exc)

@@ -47,6 +47,10 @@ saved_shape = _stand_in("saved_shape")
 unbroadcast = _stand_in("unbroadcast")
 written = _stand_in("written")
 getitem_vjp = _stand_in("getitem_vjp")
+fusable = _stand_in("fusable")
+add_at = _stand_in("add_at")
+add_into = _stand_in("add_into")
+setslice = _stand_in("setslice")
 _copy_any = _stand_in("_copy_any")
 
 
@@ -153,12 +157,132 @@ def _basic(index: Any) -> bool:
     return isinstance(index, (types.Integer, types.SliceType))
 
 
+def _vector(t: Any) -> bool:
+    """A one-dimensional float64 array (the fast paths' arrays: loops over elements)."""
+    return isinstance(t, types.Array) and t.ndim == 1 and t.dtype == types.float64
+
+
+def _ints(index: Any) -> int:
+    """How many axes a basic index takes away (its integers)."""
+    items = tuple(getattr(index, "types", ())) if isinstance(index, types.BaseTuple) else (index,)
+    return sum(isinstance(i, types.Integer) for i in items)
+
+
+# Numba's own setitem of an array into a slice compiles, once per kind of call, a function
+# that formats the shapes into its error message: about a second each. The helpers below
+# write arrays into views with loops instead (an error raises, and the NumPy code runs).
+_put = _stand_in("_put")
+_added = _stand_in("_added")
+
+
+@overload(_put)
+def _put_impl(view, g):
+    """``view[...] = g``: ``g`` of ``view``'s shape, or a number."""
+    if not isinstance(view, types.Array):
+        return None
+    if isinstance(g, _SCALARS):
+        if view.ndim == 1:
+
+            def fill_one(view, g):
+                for k in range(len(view)):
+                    view[k] = g
+
+            return fill_one
+
+        def fill(view, g):
+            for index in np.ndindex(view.shape):
+                view[index] = g
+
+        return fill
+    if not (isinstance(g, types.Array) and g.ndim == view.ndim):
+        return None
+    if view.ndim == 1:
+
+        def one(view, g):
+            if len(view) != len(g):
+                raise ValueError("adgen: arrays of other shapes")
+            for k in range(len(view)):
+                view[k] = g[k]
+
+        return one
+
+    def many(view, g):
+        if view.shape != g.shape:
+            raise ValueError("adgen: arrays of other shapes")
+        for index in np.ndindex(view.shape):
+            view[index] = g[index]
+
+    return many
+
+
+@overload(_added)
+def _added_impl(view, g):
+    """``view += g``, ``g`` of ``view``'s shape."""
+    if not (isinstance(view, types.Array) and isinstance(g, types.Array)):
+        return None
+    if g.ndim != view.ndim:
+        return None
+    if view.ndim == 1:
+
+        def one(view, g):
+            if len(view) != len(g):
+                raise ValueError("adgen: arrays of other shapes")
+            for k in range(len(view)):
+                view[k] += g[k]
+
+        return one
+
+    def many(view, g):
+        if view.shape != g.shape:
+            raise ValueError("adgen: arrays of other shapes")
+        for index in np.ndindex(view.shape):
+            view[index] += g[index]
+
+    return many
+
+
+@numba.njit
+def _overlap(a, b):  # pragma: no cover - compiled by Numba
+    """Do the memory spans of arrays ``a`` and ``b`` meet?"""
+    if a.size == 0 or b.size == 0:
+        return False
+    a_lo = a_hi = a.ctypes.data
+    for k in range(a.ndim):
+        step = (a.shape[k] - 1) * a.strides[k]
+        a_lo, a_hi = (a_lo + step, a_hi) if step < 0 else (a_lo, a_hi + step)
+    b_lo = b_hi = b.ctypes.data
+    for k in range(b.ndim):
+        step = (b.shape[k] - 1) * b.strides[k]
+        b_lo, b_hi = (b_lo + step, b_hi) if step < 0 else (b_lo, b_hi + step)
+    return a_lo < b_hi + b.itemsize and b_lo < a_hi + a.itemsize
+
+
 @overload(written)
 def _written(g, index):
     """The cotangent of ``v`` in ``y[index] = v``: a copy of ``g[index]``."""
+    if _vector(g) and isinstance(index, types.SliceType):
+
+        def copied(g, index):
+            view = g[index]
+            out = np.empty(len(view), np.float64)
+            for k in range(len(view)):
+                out[k] = view[k]
+            return out
+
+        return copied
     if _float_array(g) and _basic(index):
         return lambda g, index: _copy_any(g[index])
     return None
+
+
+def _cotangent_at(g: Any, x: Any, index: Any) -> bool:
+    """Is ``g`` what ``x[index]`` is (a number for an element, else an array of its rank)?"""
+    if not (_float_array(x) and _basic(index)):
+        return False
+    rank = x.ndim - _ints(index)
+    if rank == 0:
+        return isinstance(g, types.Float)
+    return _float_array(g) and g.ndim == rank
 
 
 @overload(getitem_vjp)
@@ -169,17 +293,135 @@ def _getitem_vjp(g, x, index):
         return None
     if not (isinstance(g, types.Float) or _float_array(g)):
         return None
-
     dtype = x.dtype
+    if not _cotangent_at(g, x, index) or x.ndim == _ints(index):
 
-    def impl(g, x, index):
+        def impl(g, x, index):
+            if x is None:
+                raise ValueError("adgen: a cotangent of a name not bound yet")
+            out = np.zeros(x.shape, dtype)
+            out[index] = g
+            return out
+
+        return impl
+
+    def put(g, x, index):
         if x is None:
             raise ValueError("adgen: a cotangent of a name not bound yet")
         out = np.zeros(x.shape, dtype)
-        out[index] = g
+        _put(out[index], g)
         return out
 
-    return impl
+    return put
+
+
+def _adds_at(y: Any, g: Any, x: Any, index: Any) -> bool:
+    """Can ``g`` be added into (a copy of) ``y`` at ``index`` for ``y + getitem_vjp(g, x,
+    index)``: arrays of one rank and dtype, ``g`` what ``x[index]`` is?"""
+    x = _inner(x)
+    return (
+        isinstance(y, types.Array)
+        and isinstance(x, types.Array)
+        and y.ndim == x.ndim
+        and y.dtype == x.dtype
+        and isinstance(y.dtype, types.Float)
+        and _cotangent_at(g, x, index)
+        and (not isinstance(g, types.Array) or g.dtype == y.dtype)
+    )
+
+
+@overload(add_at)
+def _add_at(y, g, x, index):
+    """``y + getitem_vjp(g, x, index)`` (a cotangent added where ``x[index]`` was read):
+    ``y``'s copy with ``g`` added at ``index`` (the same sums), without the array of zeros."""
+    if not _adds_at(y, g, x, index) or _inner(x).ndim == _ints(index):
+        return lambda y, g, x, index: y + getitem_vjp(g, x, index)
+
+    def added(y, g, x, index):
+        if x is None or y.shape != x.shape:
+            return y + getitem_vjp(g, x, index)
+        out = y.copy()
+        _added(out[index], g)
+        return out
+
+    return added
+
+
+@overload(add_into)
+def _add_into(y, g, x, index):
+    """``add_at`` adding into ``y`` itself (an array no other name holds: adgen's rewrite
+    makes sure) where the arrays allow, a new array otherwise."""
+    if not _adds_at(y, g, x, index) or _inner(x).ndim == _ints(index):
+        return lambda y, g, x, index: y + getitem_vjp(g, x, index)
+
+    def added(y, g, x, index):
+        if x is None or y.shape != x.shape:
+            return y + getitem_vjp(g, x, index)
+        _added(y[index], g)
+        return y
+
+    return added
+
+
+@overload(setslice)
+def _setslice(a, index, v):
+    """``a[index] = v`` for a slice ``index``: with loops (``v`` read first where it shares
+    memory with ``a``, broadcast where its shape is another)."""
+    if not (isinstance(a, types.Array) and isinstance(index, types.SliceType)):
+        return None
+    if isinstance(v, _SCALARS):
+
+        def filled(a, index, v):
+            _put(a[index], v)
+
+        return filled
+    if not (isinstance(v, types.Array) and v.ndim <= a.ndim):
+        return None
+    if v.ndim == a.ndim:
+
+        def copied(a, index, v):
+            view = a[index]
+            if view.shape != v.shape:
+                _put(view, np.broadcast_to(v, view.shape).copy())
+            elif _overlap(view, v):
+                _put(view, v.copy())
+            else:
+                _put(view, v)
+
+        return copied
+
+    def broadcast(a, index, v):
+        view = a[index]
+        _put(view, np.broadcast_to(v, view.shape).copy())
+
+    return broadcast
+
+
+@overload(fusable)
+def _fusable(arrays, numbers):
+    """The length of the arrays a fused loop reads (:mod:`adgen.backend.numba_fuse`): Numba
+    types it only for one-dimensional float64 arrays and real numbers (else adgen compiles the
+    code unfused); it raises when the lengths differ (broadcasting: the unfused code's)."""
+    from adgen.backend.numba_fuse import MISMATCH
+
+    items = tuple(getattr(arrays, "types", ()))
+    if not items or not all(
+        isinstance(a, types.Array) and a.ndim == 1 and a.dtype == types.float64 for a in items
+    ):
+        return None
+    if not all(isinstance(x, _SCALARS) for x in getattr(numbers, "types", ())):
+        return None
+    checks = " or ".join(f"len(arrays[{k}]) != n" for k in range(1, len(items))) or "False"
+    text = (
+        "def impl(arrays, numbers):\n"
+        "    n = len(arrays[0])\n"
+        f"    if {checks}:\n"
+        "        raise ValueError(MISMATCH)\n"
+        "    return n\n"
+    )
+    scope: dict[str, Any] = {"MISMATCH": MISMATCH}
+    exec(text, scope)  # (one test per array: the tuple's items have different types)
+    return scope["impl"]
 
 
 def versions() -> str:
