@@ -186,3 +186,21 @@ def per_class_mean_of_x(x):
 def test_such_a_helper_given_a_differentiated_value_is_refused():
     with pytest.raises(adgen.AdgenError, match="class_count|match"):
         adgen.grad(per_class_mean_of_x)(X)
+
+
+def _weights_made_of_constants(q):
+    w = np.ones(3) * 2.0  # (made of constants: its kind is known when transforming)
+    if isinstance(w.dtype, str) or not isinstance(w, np.ndarray):
+        raise TypeError("weights must be an array")
+    steps = np.arange(3.0)
+    return np.sum(q * w) + np.sum(q**2 * steps)
+
+
+def test_kinds_of_arrays_made_of_constants_are_known():
+    q = np.array([0.3, 1.2, 0.8])
+    np.testing.assert_allclose(
+        adgen.grad(_weights_made_of_constants)(q), 2.0 + 2.0 * q * np.arange(3.0), rtol=1e-12
+    )
+    v = np.array([1.0, -1.0, 0.5])
+    got = adgen.jvp(_weights_made_of_constants, (q,), (v,))[1]
+    np.testing.assert_allclose(got, np.dot(2.0 + 2.0 * q * np.arange(3.0), v), rtol=1e-12)
