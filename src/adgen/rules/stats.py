@@ -675,6 +675,46 @@ if scipy is not None:
         return {"x": dz / scale, "loc": -dz / scale, "scale": -z * dz / scale}
 
     @partials(
+        scipy.stats.weibull_min.logpdf,
+        kind="log",
+        domain=(POSITIVE, POSITIVE),
+        examples=[
+            example(
+                "scipy.stats.weibull_min.logpdf(x, c, m, s)",
+                x=Arg((4,), Domain(0.5, 2.0)),
+                c=Arg(None, Domain(0.8, 2.5)),
+                m=Arg(None, Domain(-0.3, 0.3)),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    @partials(
+        scipy.stats.weibull_min.pdf,
+        kind="density",
+        domain=(POSITIVE, POSITIVE),
+        examples=[
+            example(
+                "scipy.stats.weibull_min.pdf(x, c, scale=s)",
+                x=Arg((4,), Domain(0.5, 2.0)),
+                c=Arg((4,), Domain(0.8, 2.5)),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def weibull_min_logpdf(ans, x, c, loc=0.0, scale=1.0):
+        """log c + (c - 1) log z - z^c - log(scale), z = (x - loc) / scale > 0."""
+        z = (x - loc) / scale
+        lz = np.log(z)
+        zc = z**c
+        dz = (c - 1.0) / z - c * zc / z
+        return {
+            "x": dz / scale,
+            "c": 1.0 / c + lz - zc * lz,
+            "loc": -dz / scale,
+            "scale": c * (zc - 1.0) / scale,
+        }
+
+    @partials(
         scipy.stats.laplace.logpdf,
         kind="log",
         domain=Domain(-1.5, 1.5, avoid=(0.0,), gap=0.1),
@@ -1059,6 +1099,7 @@ if scipy is not None:
         ),
         "cauchy": ((), ANY, ANY, SCALE, ANY),
         "uniform": ((), Domain(0.2, 0.8), Domain(-0.1, 0.1), Domain(1.0, 1.5), OPEN_UNIT),
+        "weibull_min": ((("c", "1.5"),), Domain(0.5, 2.0), Domain(-0.3, 0.3), SCALE, None),
     }
     STANDARDISED_METHODS = {"norm": ("ppf", "isf"), "logistic": LOG_CDF_PPF}
 
