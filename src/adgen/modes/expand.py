@@ -122,7 +122,10 @@ class StatementRule:
                 and refused.refusal
                 and any(v in active for v in ir.atom_vars(atom))
             ):  # (a helper whose derivative adgen refuses: registry.refused_derivative)
-                raise NonDifferentiableError(f"{self.prim.name}: {refused.refusal}", self.loc)
+                what = refused.refusal
+                if self.prim.name.startswith("rt."):  # (adgen's own helper: its reason says it)
+                    raise NonDifferentiableError(f"adgen does not support {what}", self.loc)
+                raise NonDifferentiableError(f"{self.prim.name}: {what}", self.loc)
             if any(v in active for v in ir.atom_vars(atom)):
                 raise NonDifferentiableError(
                     f"adgen has no derivative of {self.prim.name} with respect to its argument "
