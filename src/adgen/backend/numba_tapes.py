@@ -397,6 +397,11 @@ def _drop(fn: ast.FunctionDef, tapes: set[str], comments: Comments) -> None:
                 if isinstance(inner, list) and inner:
                     setattr(stmt, field, block(inner, field == "body"))
             out.append(stmt)
-        return out or ([ast.Pass()] if body else [])
+        if out or not body:
+            return out
+        empty = ast.Pass()
+        if held:  # (the comments of a block left empty stay above its pass)
+            comments[id(empty)] = (empty, held)
+        return [empty]
 
     fn.body = block(fn.body, True)
