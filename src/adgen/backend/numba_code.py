@@ -65,6 +65,7 @@ from typing import Any
 
 import numpy as np
 
+from adgen.backend.numba_tapes import dead_restores
 from adgen.names import Namer
 
 # the modules Numba code may name (as generated code spells them)
@@ -169,10 +170,11 @@ def numba_source(
     namer.taken.update(a.arg for a in fn.args.args)
     _Checker(fn).visit(fn)
     fn.body = _without_del(fn.body)
-    _tapes(fn, namer)
+    tapes = _tapes(fn, namer)
     _Loops(fn, namer).visit(fn)
     _Outside(fn, free, helpers).visit(fn)
     _Slices(comments).visit(fn)
+    dead_restores(fn, tapes, comments)
     fn.body = _added_in_place(fn.body)
     ast.fix_missing_locations(fn)
     lines = _print(fn, comments)
@@ -338,8 +340,8 @@ def _pop_key(node: ast.expr, line: int) -> str:
     raise NotForNumba(f"values restored into `{ast.unparse(node)}`", line)
 
 
-def _tapes(fn: ast.FunctionDef, namer: Namer) -> None:
-    """The one ``stack`` list as one list per saved name (or region)."""
+def _tapes(fn: ast.FunctionDef, namer: Namer) -> set[str]:
+    """The one ``stack`` list as one list per saved name (or region); the lists' names."""
     first = fn.body[0] if fn.body else None
     if not (
         isinstance(first, ast.Assign)
@@ -349,7 +351,7 @@ def _tapes(fn: ast.FunctionDef, namer: Namer) -> None:
         and isinstance(first.value, ast.List)
         and not first.value.elts
     ):
-        return
+        return set()
     stack = first.targets[0].id
     tapes: dict[str, str] = {}
     pushed: set[str] = set()
@@ -399,6 +401,7 @@ def _tapes(fn: ast.FunctionDef, namer: Namer) -> None:
         for t in tapes.values()
     ]
     fn.body = made + body.body
+    return set(tapes.values())
 
 
 class _Loops(ast.NodeTransformer):
