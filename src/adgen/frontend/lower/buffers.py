@@ -83,7 +83,7 @@ class BuffersMixin(LowererState):
             isinstance(last, ir.Assign) and last.targets == (base.name,) and last.args
         ):
             return None
-        known = self.root.written_through.get((id(self), name))
+        known = self.root.written_through.get((self, name))
         if known is not None:  # written before: still that write's array, seen by no other name
             alone = all(
                 user == name or not any(base.name in self.shares_with(v) for v in ir.atom_vars(a))
@@ -132,7 +132,7 @@ class BuffersMixin(LowererState):
             if not owned:
                 return None
         if callers:
-            self.root.written_through[(id(self), name)] = callers
+            self.root.written_through[(self, name)] = callers
         return callers or None
 
     def input_only_here(self: Lowerer, user: str) -> bool:

@@ -590,7 +590,7 @@ class CallsMixin(LowererState):
             self.bound.add(p)
             if isinstance(atom, StaticArg):  # a function or an object: the name means it
                 if p in self.multi:  # (bound again in a block: refused if one is lowered)
-                    self.root.static_params.add((id(self), p))
+                    self.root.static_params.add((self, p))
                 self.env.pop(p, None)
                 self.local_functions[p] = atom.value
             elif p in self.multi and not (

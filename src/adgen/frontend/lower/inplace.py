@@ -191,7 +191,7 @@ class InPlaceMixin(LowererState):
         """The statements of ``body``, those of an ``if`` decided when transforming in its
         place (``if copy: X = X.copy()`` with ``copy`` True: that copy)."""
         for stmt in body:
-            taken = self.root.decided_ifs.get((id(self), id(stmt)))
+            taken = self.root.decided_ifs.get((self, id(stmt)))
             if taken is None:
                 yield stmt
             else:

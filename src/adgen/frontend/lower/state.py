@@ -413,18 +413,19 @@ class LowererState:
         self.instances_refused: dict[type, AdgenError] = {}
         self.as_written_classes: dict[type, AdgenError] = {}
         # parameters of inlined functions given a function or an object, bound again in a
-        # block somewhere: (id(lowerer), name) -- a binding in a block lowered is refused
-        self.static_params: set[tuple[int, str]] = set()
+        # block somewhere: (lowerer, name) -- a binding in a block lowered is refused (keyed by
+        # the lowerer itself, not its id: a helper's lowerer done with may free its address)
+        self.static_params: set[tuple[Any, str]] = set()
         # parameters of inlined functions written into, their callers' names of the array
-        # (BuffersMixin.caller_buffer): (id(lowerer), name) -> [(caller lowerer, name)]
-        self.written_through: dict[tuple[int, str], list[tuple[Any, str]]] = {}
+        # (BuffersMixin.caller_buffer): (lowerer, name) -> [(caller lowerer, name)]
+        self.written_through: dict[tuple[Any, str], list[tuple[Any, str]]] = {}
         # nodes (ids) of branches decided never to run, standing nowhere else
         self.never_run: set[int] = set()
         # IR names bound to a copy a view-making call certainly made (np.asarray(x,
         # copy=True), x[mask]): the statement (IdentitiesMixin.is_copy)
         self.copies: dict[str, ir.Assign] = {}
-        # `if`s decided when transforming: (id(lowerer), id(node)) -> the branch taken
-        self.decided_ifs: dict[tuple[int, int], bool] = {}
+        # `if`s decided when transforming: (lowerer, id(node)) -> the branch taken
+        self.decided_ifs: dict[tuple[Any, int], bool] = {}
         # id(lowerer) -> (that lowerer, Counter of its function's nodes): note_never_run
         self.node_counts: dict[int, tuple[Any, Any]] = {}
         # the branches of `if`s being lowered, with the block around each (IdentitiesMixin)
@@ -443,7 +444,7 @@ class LowererState:
         return self.namer.fresh(user)
 
     def bind(self: Lowerer, user: str, name: str, atom: ir.Atom) -> None:
-        if self.depth > 0 and (id(self), user) in self.root.static_params:
+        if self.depth > 0 and (self, user) in self.root.static_params:
             self.refuse(
                 self.current,
                 f"assigning the parameter `{user}` (a function or an object here) inside a "
