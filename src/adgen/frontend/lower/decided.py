@@ -315,6 +315,7 @@ class DecidedMixin(LowererState):
             self.root.node_counts[id(self)] = held
         everywhere = held[1]
         self.root.never_run.update(k for k, n in inside.items() if everywhere[k] == n)
+        self.root.kept.extend(stmts)  # (alive while the lowering lasts: their ids stay theirs)
 
     def if_exp(self: Lowerer, node: gast.IfExp, target: str | None, hint: str) -> ir.Atom:
         """``a if c else b``: only the value Python computes (``c`` decided when

@@ -421,6 +421,9 @@ class LowererState:
         self.written_through: dict[tuple[Any, str], list[tuple[Any, str]]] = {}
         # nodes (ids) of branches decided never to run, standing nowhere else
         self.never_run: set[int] = set()
+        # the nodes whose ids these tables hold, kept alive while the lowering lasts (a copy
+        # of a helper's statement freed would give its id to another node)
+        self.kept: list[Any] = []
         # IR names bound to a copy a view-making call certainly made (np.asarray(x,
         # copy=True), x[mask]): the statement (IdentitiesMixin.is_copy)
         self.copies: dict[str, ir.Assign] = {}

@@ -301,6 +301,7 @@ class StatementsMixin(LowererState):
             # array: InPlaceMixin.ownership_problem)
             self.note_never_run(stmt.orelse if test.value else stmt.body)
             self.root.decided_ifs[(self, id(stmt))] = bool(test.value)
+            self.root.kept.append(stmt)
             self.lower_block(stmt.body if test.value else stmt.orelse)
             return
         # each branch starts from what the names meant before the `if` (a name bound in
