@@ -493,7 +493,10 @@ class _Inference:
             return True
         if not isinstance(value, (list, tuple)) or not value:
             return False
-        kinds = {(type(v), np.shape(v), getattr(v, "dtype", None)) for v in value}
+        try:
+            kinds = {(type(v), np.shape(v), getattr(v, "dtype", None)) for v in value}
+        except ValueError:  # (an item that is a ragged list: no shape)
+            return False
         return len(kinds) == 1
 
     @staticmethod
