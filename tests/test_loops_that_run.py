@@ -115,13 +115,14 @@ def test_mlp_classifier_probabilities_as_installed():
     np.testing.assert_allclose(adgen.jvp(f, (X,), (v,))[1], np.sum(want * v), rtol=1e-6)
 
 
-GROUPS = [[0, 1, 2], [3, 4]]  # (ragged: np.shape of the list fails)
+GROUPS = [[[0, 1, 2], [3]], [[4], [0, 1]]]  # (items ragged: np.shape of one fails)
 
 
 def sums_over_ragged_groups(x):
     total = 0.0
     for i in range(len(GROUPS)):
-        total = total + np.sum(np.sin(x[GROUPS[i]])) * (i + 1)
+        first, second = GROUPS[i]
+        total = total + np.sum(np.sin(x[first])) * (i + 1) + np.sum(x[second] ** 2)
     return total
 
 
@@ -129,5 +130,6 @@ def test_items_of_a_ragged_list_read_in_a_loop():
     """statsmodels' PHReg reads strata of several sizes by index in a loop: the list has
     no one shape, and that is no error of adgen's."""
     x = np.array([0.3, -1.2, 0.7, 2.0, 0.1])
-    want = np.cos(x) * np.array([1.0, 1.0, 1.0, 2.0, 2.0])
+    want = np.cos(x) * np.array([1.0, 1.0, 1.0, 0.0, 2.0])
+    want += 2.0 * x * np.array([1.0, 1.0, 0.0, 1.0, 0.0])
     np.testing.assert_allclose(adgen.grad(sums_over_ragged_groups)(x), want, rtol=1e-12)
