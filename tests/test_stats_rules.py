@@ -562,8 +562,8 @@ def test_a_random_write_into_what_reverse_mode_reads_again_is_refused() -> None:
     assert tangent == pytest.approx(2 * 3.0 * 3.0 + 3.0)
 
 
-def weibull_min_loglik(s: Any, x: Any) -> Any:
-    return np.sum(st.weibull_min.logpdf(x, 1.0, scale=s))  # (shape 1: an exponential)
+def exponweib_loglik(s: Any, x: Any) -> Any:
+    return np.sum(st.exponweib.logpdf(x, 1.0, 1.0, scale=s))  # (shapes 1: an exponential)
 
 
 def test_another_distribution_is_refused_by_name_and_takes_a_users_rule() -> None:
@@ -571,13 +571,13 @@ def test_another_distribution_is_refused_by_name_and_takes_a_users_rule() -> Non
 
     x = np.array([0.5, 1.0, 2.0])
     with pytest.raises(
-        NoRuleError, match="no derivative rule for `scipy.stats.weibull_min.logpdf`"
+        NoRuleError, match="no derivative rule for `scipy.stats.exponweib.logpdf`"
     ):
-        adgen.grad(weibull_min_loglik)(1.5, x)
+        adgen.grad(exponweib_loglik)(1.5, x)
     with registrations():
 
-        @adgen.rule(st.weibull_min.logpdf, elementwise=True)
-        def weibull_min_logpdf(x, c, scale=1.0):  # type: ignore[no-untyped-def]
+        @adgen.rule(st.exponweib.logpdf, elementwise=True)
+        def exponweib_logpdf(x, a, c, scale=1.0):  # type: ignore[no-untyped-def]
             def jvp_x(d):  # type: ignore[no-untyped-def]
                 return -d / scale
 
@@ -590,9 +590,9 @@ def test_another_distribution_is_refused_by_name_and_takes_a_users_rule() -> Non
             def vjp_scale(g):  # type: ignore[no-untyped-def]
                 return g * (x / scale - 1.0) / scale
 
-        both_modes(weibull_min_loglik, (1.5, x), 0, np.sum((x / 1.5 - 1.0) / 1.5))
+        both_modes(exponweib_loglik, (1.5, x), 0, np.sum((x / 1.5 - 1.0) / 1.5))
     with pytest.raises(NoRuleError):
-        adgen.grad(weibull_min_loglik)(1.5, x)
+        adgen.grad(exponweib_loglik)(1.5, x)
 
 
 def test_a_draw_into_an_array_the_program_reads_is_never_hidden() -> None:
