@@ -7,6 +7,7 @@ function is lowered.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import gast
@@ -586,25 +587,13 @@ def _fixed_length_lists(fdef: Any) -> frozenset[str]:
         ):
             made[stmt.targets[0].id] = made.get(stmt.targets[0].id, 0) + 1
     names = {n for n, count in made.items() if count == 1}
-    own = _own_nodes(fdef)
-    parents = {id(c): n for n in own for c in gast.iter_child_nodes(n)}
-    nested = [n for n in gast.walk(fdef) if isinstance(n, (gast.FunctionDef, gast.Lambda))]
-    for inner in nested[1:] if nested and nested[0] is fdef else nested:
-        names -= {n.id for n in gast.walk(inner) if isinstance(n, gast.Name)}
-    for node in own:
-        if isinstance(node, (gast.Global, gast.Nonlocal)):
-            names -= set(node.names)
-        if not (isinstance(node, gast.Name) and node.id in names):
-            continue
-        parent = parents.get(id(node))
-        if isinstance(node.ctx, gast.Param):
-            continue
-        if isinstance(node.ctx, gast.Store):
-            if not (isinstance(parent, gast.Assign) and _fixed_list_value(parent.value)):
-                names.discard(node.id)
-            continue
-        if isinstance(node.ctx, gast.Del) or not _fixed_list_read(node, parent, parents):
-            names.discard(node.id)
+
+    def bound(node: Any, parent: Any) -> bool:
+        if isinstance(node.ctx, gast.Param):  # (`*args` itself, made a list next)
+            return True
+        return isinstance(parent, gast.Assign) and _fixed_list_value(parent.value)
+
+    names = _used_only(fdef, names, bound, _fixed_list_read)
     fdef.adgen_fixed_lists = frozenset(names)
     return frozenset(names)
 
@@ -675,28 +664,16 @@ def _static_dicts(fdef: Any) -> frozenset[str]:
         and isinstance(stmt.targets[0], gast.Name)
         and _dict_value(stmt.value)
     }
-    own = _own_nodes(fdef)
-    parents = {id(c): n for n in own for c in gast.iter_child_nodes(n)}
-    for inner in (n for n in gast.walk(fdef) if n is not fdef):
-        if isinstance(inner, (gast.FunctionDef, gast.Lambda)):
-            names -= {n.id for n in gast.walk(inner) if isinstance(n, gast.Name)}
-    for node in own:
-        if isinstance(node, (gast.Global, gast.Nonlocal)):
-            names -= set(node.names)
-        if not (isinstance(node, gast.Name) and node.id in names):
-            continue
-        parent = parents.get(id(node))
-        if isinstance(node.ctx, (gast.Store, gast.Param)):
-            if not (
-                isinstance(parent, gast.Assign)
-                and id(parent) in top
-                and _dict_value(parent.value)
-                and parent.targets == [node]
-            ):
-                names.discard(node.id)
-            continue
-        if isinstance(node.ctx, gast.Del) or not _static_dict_read(node, parent, parents):
-            names.discard(node.id)
+
+    def bound(node: Any, parent: Any) -> bool:
+        return (
+            isinstance(parent, gast.Assign)
+            and id(parent) in top
+            and _dict_value(parent.value)
+            and parent.targets == [node]
+        )
+
+    names = _used_only(fdef, names, bound, _static_dict_read)
     fdef.adgen_static_dicts = frozenset(names)
     return frozenset(names)
 
@@ -739,3 +716,31 @@ def _static_dict_read(node: Any, parent: Any, parents: dict[int, Any]) -> bool:
         and parent.func.id == "len"
         and node in parent.args
     )
+
+
+def _used_only(
+    fdef: Any,
+    names: set[str],
+    bound: Callable[[Any, Any], bool],
+    read: Callable[[Any, Any, dict[int, Any]], bool],
+) -> set[str]:
+    """The ``names`` that ``fdef`` binds only where ``bound(name node, parent)`` allows and
+    reads only where ``read(name node, parent, parents)`` allows -- never deletes, declares
+    ``global`` or ``nonlocal``, or uses in a function defined in it."""
+    own = _own_nodes(fdef)
+    parents = {id(c): n for n in own for c in gast.iter_child_nodes(n)}
+    for inner in (n for n in gast.walk(fdef) if n is not fdef):
+        if isinstance(inner, (gast.FunctionDef, gast.Lambda)):
+            names -= {n.id for n in gast.walk(inner) if isinstance(n, gast.Name)}
+    for node in own:
+        if isinstance(node, (gast.Global, gast.Nonlocal)):
+            names -= set(node.names)
+        if not (isinstance(node, gast.Name) and node.id in names):
+            continue
+        parent = parents.get(id(node))
+        if isinstance(node.ctx, (gast.Store, gast.Param)):
+            if not bound(node, parent):
+                names.discard(node.id)
+        elif isinstance(node.ctx, gast.Del) or not read(node, parent, parents):
+            names.discard(node.id)
+    return names
