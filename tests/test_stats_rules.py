@@ -570,9 +570,7 @@ def test_another_distribution_is_refused_by_name_and_takes_a_users_rule() -> Non
     from adgen.rules import registrations
 
     x = np.array([0.5, 1.0, 2.0])
-    with pytest.raises(
-        NoRuleError, match="no derivative rule for `scipy.stats.exponweib.logpdf`"
-    ):
+    with pytest.raises(NoRuleError, match="no derivative rule for `scipy.stats.exponweib.logpdf`"):
         adgen.grad(exponweib_loglik)(1.5, x)
     with registrations():
 
