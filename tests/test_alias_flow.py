@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from derivative_checks import differences
 
 import adgen
 
@@ -36,10 +37,6 @@ def autocovariance(x, flag, nlag=2, fft=False):
 X = np.array([0.3, 1.2, -0.5, 0.7, 0.1])
 
 
-def _differences(f, x, h=1e-6):
-    return np.array([(f(x + h * e) - f(x - h * e)) / (2 * h) for e in np.eye(x.size)])
-
-
 @pytest.mark.parametrize("flag", [1, -1, 0])
 def test_in_place_updates_in_sibling_branches_in_both_modes(flag):
     weights = np.array([1.0, -2.0, 0.5])
@@ -47,7 +44,7 @@ def test_in_place_updates_in_sibling_branches_in_both_modes(flag):
     def f(x):
         return np.sum(autocovariance(x, np.array([flag])) * weights)
 
-    want = _differences(f, X)
+    want = differences(f, X)
     np.testing.assert_allclose(adgen.grad(f)(X), want, rtol=1e-7, atol=1e-10)
     v = np.array([1.0, -2.0, 0.5, 0.25, 3.0])
     np.testing.assert_allclose(adgen.jvp(f, (X,), (v,))[1], want @ v, rtol=1e-7, atol=1e-10)
@@ -70,7 +67,7 @@ def test_a_view_on_a_path_that_reaches_the_update_is_refused_or_right():
             got = adgen.grad(f)(X)
         except adgen.AdgenError:
             continue
-        np.testing.assert_allclose(got, _differences(f, X), rtol=1e-7, atol=1e-10)
+        np.testing.assert_allclose(got, differences(f, X), rtol=1e-7, atol=1e-10)
 
 
 def test_statsmodels_autocovariance_as_installed():
@@ -79,5 +76,5 @@ def test_statsmodels_autocovariance_as_installed():
     def f(x):
         return np.sum(stattools.acovf(x, nlag=2, fft=False) * np.array([1.0, -2.0, 0.5]))
 
-    want = _differences(f, X)
+    want = differences(f, X)
     np.testing.assert_allclose(adgen.grad(f)(X), want, rtol=1e-7, atol=1e-10)

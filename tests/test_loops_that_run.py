@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from derivative_checks import differences
 from scipy.special import expit
 
 import adgen
@@ -49,19 +50,10 @@ def widths_only(x):
     return np.sum(a**2)
 
 
-def _differences(f, x, h=1e-6):
-    out = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        e = np.zeros_like(x)
-        e[i] = h
-        out[i] = (f(x + e) - f(x - e)) / (2 * h)
-    return out
-
-
 @pytest.mark.parametrize("f", [loss, widths_only], ids=lambda f: f.__name__)
 def test_layers_of_several_widths_in_both_modes(f):
     x0 = X.copy()
-    want = _differences(f, X)
+    want = differences(f, X)
     np.testing.assert_allclose(adgen.grad(f)(X), want, rtol=1e-6, atol=1e-9)
     v = RNG.normal(size=X.shape)
     np.testing.assert_allclose(adgen.jvp(f, (X,), (v,))[1], np.sum(want * v), rtol=1e-6)
@@ -109,7 +101,7 @@ def test_mlp_classifier_probabilities_as_installed():
         return np.sum(mlp.predict_proba(x)[:, 1] * np.arange(1.0, 7.0))
 
     del y
-    want = _differences(f, X)
+    want = differences(f, X)
     np.testing.assert_allclose(adgen.grad(f)(X), want, rtol=1e-6, atol=1e-9)
     v = RNG.normal(size=X.shape)
     np.testing.assert_allclose(adgen.jvp(f, (X,), (v,))[1], np.sum(want * v), rtol=1e-6)
