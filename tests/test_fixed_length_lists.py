@@ -139,3 +139,51 @@ def test_reverse_over_reverse_through_a_list_written_by_index():
 
     want = _differences(outer, (cov,), 0, h=1e-5)
     np.testing.assert_allclose(adgen.grad(outer)(cov), want, rtol=1e-6, atol=1e-8)
+
+
+def test_items_written_at_known_indices_are_known_one_by_one():
+    """``args = list(args); args[argnum] = ...`` with every write a statement of the body at
+    an index known now: the list is known item by item (no list is built when the code runs),
+    so a test of an item's kind is decided when transforming and an item that carries no
+    derivative (here ``c``, a constant) is given none."""
+    halved = transform_argument(lambda a, b, c: np.sum(a @ b) * np.sum(c), 1)
+    c = np.ones(3)
+
+    def f(a, b):
+        return halved(a, b, c)
+
+    a, b = RNG.normal(size=3), RNG.normal(size=(3, 3))
+    want = _differences(f, (a, b), 1)
+    np.testing.assert_allclose(adgen.grad(f, 1)(a, b), want, rtol=1e-7, atol=1e-9)
+    code = adgen.source(adgen.grad(f, (0, 1)), args=(a, b))
+    assert ".append(" not in code and "c_bar" not in code
+
+
+def written_at_a_run_time_index(a, b, c, k):
+    xs = [a, b, c]
+    xs[k] = 3.0 * xs[k]
+    return _product(*xs)
+
+
+def read_at_run_time_indices(a, b, c, k):
+    xs = [a, b, c]
+    xs[0] = xs[0] * 3.0
+    total = np.sum(xs[k] * xs[0])
+    for i in range(len(xs)):
+        total = total + np.sum(xs[i] ** 2)
+    return total
+
+
+@pytest.mark.parametrize("f", [written_at_a_run_time_index, read_at_run_time_indices])
+@pytest.mark.parametrize("k", [0, 2])
+def test_an_index_known_only_when_running_reads_or_writes_a_list_made_then(f, k):
+    """An item list read or written at an index known only when the code runs (``xs[k]``,
+    ``xs[i]`` in a loop): its items are made a list there, and the derivative is right."""
+    args = (A, B, C, k)
+    for wrt in (0, 2):
+        want = _differences(f, args, wrt)
+        np.testing.assert_allclose(adgen.grad(f, wrt)(*args), want, rtol=1e-7, atol=1e-9)
+        tangents = [None] * 4
+        tangents[wrt] = C
+        got = adgen.jvp(f, args, tangents)[1]
+        np.testing.assert_allclose(got, want @ C, rtol=1e-7, atol=1e-9)

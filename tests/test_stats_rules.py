@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from derivative_checks import differences
 
 import adgen
 from adgen.errors import NonDifferentiableError, NoRuleError, UnsupportedSyntaxError
@@ -422,14 +423,64 @@ def test_a_method_of_a_frozen_distribution_without_a_rule_is_refused() -> None:
     assert "frozen distribution" in info.value.message
 
 
-def test_arguments_the_rule_does_not_take_are_refused() -> None:
-    def f(m: Any) -> Any:
-        return multivariate_normal.logpdf(np.zeros(2), m, np.eye(2), allow_singular=True)
+def _singular_pdf(x: Any, m: Any, cov: Any, log: bool) -> Any:
+    fn = multivariate_normal.logpdf if log else multivariate_normal.pdf
+    return fn(x, m, cov, allow_singular=True)
 
-    with pytest.raises(
-        UnsupportedSyntaxError, match="does not differentiate .*logpdf with `allow_singular=`"
-    ):
-        adgen.grad(f)(np.ones(2))
+
+def _default_pdf(x: Any, m: Any, cov: Any, log: bool) -> Any:
+    fn = multivariate_normal.logpdf if log else multivariate_normal.pdf
+    return fn(x, m, cov)
+
+
+def _one(f: Any, args: tuple[Any, ...], argnum: int) -> Any:
+    """``f`` as a function of its argument ``argnum`` alone."""
+    return lambda v: f(*args[:argnum], v, *args[argnum + 1 :])
+
+
+@pytest.mark.parametrize("log", [False, True], ids=["pdf", "logpdf"])
+def test_allow_singular_differentiates_along_the_support(log: bool) -> None:
+    """``allow_singular=True``: at a nonsingular ``cov`` the derivatives are the default's;
+    at a singular one the density lives on ``mean`` + range(cov), and the derivatives w.r.t.
+    ``x`` and ``mean`` are the ones along it (SciPy's pseudo-inverse); w.r.t. a singular
+    ``cov`` they are nan, never a number."""
+    rng = np.random.default_rng(3)
+    a = rng.normal(size=(3, 3))
+    args = (rng.normal(size=3), rng.normal(size=3), a @ a.T + np.eye(3), log)
+    for argnum in (0, 1, 2):
+        got = adgen.grad(_singular_pdf, argnum)(*args)
+        np.testing.assert_allclose(got, adgen.grad(_default_pdf, argnum)(*args), rtol=1e-12)
+        want = differences(_one(_singular_pdf, args, argnum), args[argnum])
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-9)
+    singular = np.diag([2.0, 0.5, 0.0])
+    on = (np.array([0.3, -0.4, 0.0]), np.zeros(3), singular, log)  # x - mean in range(cov)
+    for argnum in (0, 1):
+        got = adgen.grad(_singular_pdf, argnum)(*on)
+        along = differences(lambda v: _one(_singular_pdf, on, argnum)(np.r_[v, on[argnum][2]]),
+                            on[argnum][:2])  # fmt: skip
+        np.testing.assert_allclose(got[:2], along, rtol=1e-6)
+        assert got[2] == 0.0  # (the support's own directions only)
+    at_cov = adgen.grad(_singular_pdf, 2)(*on)  # (SciPy reads the lower triangle only)
+    assert np.all(np.isnan(at_cov[np.tril_indices(3)])) and np.all(np.triu(at_cov, 1) == 0.0)
+    off = (np.array([0.3, -0.4, 0.1]), *on[1:])  # off the support: density 0, log-density -inf
+    got = adgen.grad(_singular_pdf, 0)(*off)
+    assert np.all(np.isnan(got)) if log else np.all(got == 0.0)
+
+
+def test_entropy_of_a_multivariate_normal() -> None:
+    """``entropy(mean, cov)`` = (d (1 + log 2 pi) + log det S) / 2: w.r.t. cov S^-1 / 2 (on the
+    lower triangle SciPy reads), w.r.t. mean 0."""
+    rng = np.random.default_rng(4)
+    a = rng.normal(size=(3, 3))
+    m, cov = rng.normal(size=3), a @ a.T + np.eye(3)
+    entropy = multivariate_normal.entropy
+    got_m, got_c = adgen.grad(lambda m, c: entropy(m, c), (0, 1))(m, cov)
+    np.testing.assert_array_equal(got_m, 0.0)
+    want = differences(lambda c: entropy(m, c), cov)
+    np.testing.assert_allclose(got_c, want, rtol=1e-6, atol=1e-9)
+    check_grads(lambda c: entropy(m, c), cov)
+    check_grads(lambda m, d: entropy(m, d), m, np.array([0.5, 2.0, 1.5]))
+    check_grads(lambda d: entropy(cov=d), 1.7)
 
 
 def _run(code: str) -> list[str]:

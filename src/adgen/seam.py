@@ -89,11 +89,17 @@ def derivative_of(kind: str, fn: Any, wrt: Any) -> Any:
 
 
 def derivative_code(
-    parsed: ParsedFunction, mode: str, wrt: list[str], args: tuple[Any, ...] | None = None
+    parsed: ParsedFunction,
+    mode: str,
+    wrt: list[str],
+    args: tuple[Any, ...] | None = None,
+    structure: dict[str, Any] | None = None,
 ) -> Callable[..., Any] | types.FunctionType:
     """Lower the lifted function and compile its derivative (source kept for inlining):
     for any kind of argument, or specialised for the kinds and shapes of ``args`` (one value
-    per parameter; see :func:`adgen.pipeline.derivative`)."""
+    per parameter; see :func:`adgen.pipeline.derivative`). ``structure`` (for any kind of
+    argument only) gives the tuples, lists and dicts among the arguments (their leaves are
+    parameters of the code, ``wrt`` names leaves; see :mod:`adgen.trees`)."""
     # (up the pipeline: see the module docstring)
     from adgen.backend.compile import load
     from adgen.backend.namespaces import globals_for
@@ -107,7 +113,7 @@ def derivative_code(
 
     params = [a.id for a in parsed.node.args.args]
     if args is None:
-        function = lower(parsed, differentiated=wrt)
+        function = lower(parsed, structure or None, wrt)
         # (right for real and complex arguments alike: their kinds are not known here)
         if mode == "forward":
             gen = forward(function, wrt, frozenset(), (ANY_KIND,))

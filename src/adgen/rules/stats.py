@@ -34,10 +34,14 @@ differentiated again.
   ``n`` and ``loc`` (the mass is 0 off the integers) are data, refused where a
   differentiated value reaches them.
 * ``vonmises`` (``logpdf``, ``pdf``): w.r.t. ``x``, ``kappa``, ``loc`` and ``scale``.
-* ``multivariate_normal`` (``logpdf``, ``pdf``): w.r.t. ``x`` (shape ``(d,)`` or ``(..., d)``),
-  ``mean`` and ``cov`` (a number, the diagonal, or a matrix, of which SciPy reads the lower
-  triangle only: the derivative w.r.t. the upper one is 0, as for ``np.linalg.cholesky``).
-  ``allow_singular`` is not accepted.
+* ``multivariate_normal`` (``logpdf``, ``pdf``, ``entropy``): w.r.t. ``x`` (shape ``(d,)``
+  or ``(..., d)``), ``mean`` and ``cov`` (a number, the diagonal, or a matrix, of which SciPy
+  reads the lower triangle only: the derivative w.r.t. the upper one is 0, as for
+  ``np.linalg.cholesky``). With ``allow_singular=True`` and a singular ``cov``, the density
+  lives on ``mean`` plus the range of ``cov`` (SciPy's pseudo-inverse, with its cutoff):
+  the derivatives w.r.t. ``x`` and ``mean`` are the ones along that support (off it the
+  density is 0 and so are its derivatives; the log-density's are nan); the derivative
+  w.r.t. a singular ``cov`` is nan (the pseudo-determinant jumps where the rank changes).
 * ``dirichlet`` (``logpdf``, ``pdf``): w.r.t. ``x`` (its components along the first axis,
   all ``K`` of them or the first ``K - 1``) and ``alpha``. SciPy refuses an ``x`` off the
   simplex, so the derivative w.r.t. ``x`` is the one along it (e.g. through a softmax).
@@ -106,6 +110,20 @@ def covariance_vjp(g, ndim):
 
     def vjp_g(h):
         return rt.covariance(h, np.shape(g)[-1])
+
+
+@rule(
+    rt.nonsingular_covariance,
+    examples=[example("rt.nonsingular_covariance(c) ** 2", c=Arg((3, 3), SPD))],
+)
+def nonsingular_covariance(ans, s):
+    """The identity where ``s`` is nonsingular; nan where it is singular (``ans`` all nan)."""
+
+    def jvp_s(d):
+        return d + 0.0 * ans
+
+    def vjp_s(g):
+        return g + 0.0 * ans
 
 
 if scipy is not None:
@@ -767,7 +785,7 @@ if scipy is not None:
     ]
 
     @rule(mvn.logpdf, examples=_MVN_EXAMPLES)
-    def mvn_logpdf(ans, x, mean=None, cov=1):
+    def mvn_logpdf(ans, x, mean=None, cov=1, allow_singular=False):
         """-(r S^-1 r + log det S + d log 2 pi) / 2 for each point r = x - mean (the last axis
         of x), S = rt.covariance(cov, d): with z = S^-1 r, d/dx = -z, d/dmean = z and
         d/dS = (z z^T - S^-1) / 2 (symmetric; rt.covariance_vjp takes it to cov)."""
@@ -779,13 +797,31 @@ if scipy is not None:
             else:
                 dim = np.size(mean)
                 r = np.reshape(x, (-1, dim)) - mean
-            z = np.swapaxes(np.linalg.solve(rt.covariance(cov, dim), np.swapaxes(r, 0, 1)), 0, 1)
+            if allow_singular:  # (SciPy's pseudo-inverse: its cutoff, the lower triangle)
+                p = np.linalg.pinv(
+                    rt.covariance(cov, dim), rcond=2.220446049250313e-10, hermitian=True
+                )
+                # (off the support, where the log-density is -inf: nan)
+                z = np.where(np.reshape(np.isfinite(ans), (-1, 1)), r @ p, np.nan)
+            else:
+                z = np.swapaxes(
+                    np.linalg.solve(rt.covariance(cov, dim), np.swapaxes(r, 0, 1)), 0, 1
+                )
             return np.reshape(-np.sum(z * np.reshape(dx, (-1, dim)), axis=-1), np.shape(ans))
 
         def jvp_mean(dm):
             dim = np.size(mean)
             r = np.reshape(x, (-1, dim)) - mean
-            z = np.swapaxes(np.linalg.solve(rt.covariance(cov, dim), np.swapaxes(r, 0, 1)), 0, 1)
+            if allow_singular:  # (SciPy's pseudo-inverse: its cutoff, the lower triangle)
+                p = np.linalg.pinv(
+                    rt.covariance(cov, dim), rcond=2.220446049250313e-10, hermitian=True
+                )
+                # (off the support, where the log-density is -inf: nan)
+                z = np.where(np.reshape(np.isfinite(ans), (-1, 1)), r @ p, np.nan)
+            else:
+                z = np.swapaxes(
+                    np.linalg.solve(rt.covariance(cov, dim), np.swapaxes(r, 0, 1)), 0, 1
+                )
             return np.reshape(np.sum(z * dm, axis=-1), np.shape(ans))
 
         def jvp_cov(dc):
@@ -796,6 +832,8 @@ if scipy is not None:
                 dim = np.size(mean)
                 r = np.reshape(x, (-1, dim)) - mean
             s = rt.covariance(cov, dim)
+            if allow_singular:
+                s = rt.nonsingular_covariance(s)
             ds = rt.covariance(dc, dim)
             z = np.swapaxes(np.linalg.solve(s, np.swapaxes(r, 0, 1)), 0, 1)
             quad = np.sum((z @ ds) * z, axis=-1) - np.trace(np.linalg.solve(s, ds))
@@ -808,13 +846,31 @@ if scipy is not None:
             else:
                 dim = np.size(mean)
                 r = np.reshape(x, (-1, dim)) - mean
-            z = np.swapaxes(np.linalg.solve(rt.covariance(cov, dim), np.swapaxes(r, 0, 1)), 0, 1)
+            if allow_singular:  # (SciPy's pseudo-inverse: its cutoff, the lower triangle)
+                p = np.linalg.pinv(
+                    rt.covariance(cov, dim), rcond=2.220446049250313e-10, hermitian=True
+                )
+                # (off the support, where the log-density is -inf: nan)
+                z = np.where(np.reshape(np.isfinite(ans), (-1, 1)), r @ p, np.nan)
+            else:
+                z = np.swapaxes(
+                    np.linalg.solve(rt.covariance(cov, dim), np.swapaxes(r, 0, 1)), 0, 1
+                )
             return np.reshape(-np.reshape(g, (-1, 1)) * z, np.shape(x))
 
         def vjp_mean(g):
             dim = np.size(mean)
             r = np.reshape(x, (-1, dim)) - mean
-            z = np.swapaxes(np.linalg.solve(rt.covariance(cov, dim), np.swapaxes(r, 0, 1)), 0, 1)
+            if allow_singular:  # (SciPy's pseudo-inverse: its cutoff, the lower triangle)
+                p = np.linalg.pinv(
+                    rt.covariance(cov, dim), rcond=2.220446049250313e-10, hermitian=True
+                )
+                # (off the support, where the log-density is -inf: nan)
+                z = np.where(np.reshape(np.isfinite(ans), (-1, 1)), r @ p, np.nan)
+            else:
+                z = np.swapaxes(
+                    np.linalg.solve(rt.covariance(cov, dim), np.swapaxes(r, 0, 1)), 0, 1
+                )
             return rt.unbroadcast(np.sum(np.reshape(g, (-1, 1)) * z, axis=0), mean)
 
         def vjp_cov(g):
@@ -825,6 +881,8 @@ if scipy is not None:
                 dim = np.size(mean)
                 r = np.reshape(x, (-1, dim)) - mean
             s = rt.covariance(cov, dim)
+            if allow_singular:
+                s = rt.nonsingular_covariance(s)
             z = np.swapaxes(np.linalg.solve(s, np.swapaxes(r, 0, 1)), 0, 1)
             gz = np.reshape(g, (-1, 1)) * z
             m = 0.5 * (np.swapaxes(z, 0, 1) @ gz - np.sum(g) * np.linalg.inv(s))
@@ -842,7 +900,7 @@ if scipy is not None:
             example("scipy.stats.multivariate_normal.pdf(x, m)", x=(2,), m=(2,)),
         ],
     )
-    def mvn_pdf(ans, x, mean=None, cov=1):
+    def mvn_pdf(ans, x, mean=None, cov=1, allow_singular=False):
         """exp(logpdf): each derivative of the log-density times the density."""
 
         def jvp_x(dx):
@@ -852,13 +910,29 @@ if scipy is not None:
             else:
                 dim = np.size(mean)
                 r = np.reshape(x, (-1, dim)) - mean
-            z = np.swapaxes(np.linalg.solve(rt.covariance(cov, dim), np.swapaxes(r, 0, 1)), 0, 1)
+            if allow_singular:  # (SciPy's pseudo-inverse: its cutoff, the lower triangle)
+                p = np.linalg.pinv(
+                    rt.covariance(cov, dim), rcond=2.220446049250313e-10, hermitian=True
+                )
+                z = r @ p
+            else:
+                z = np.swapaxes(
+                    np.linalg.solve(rt.covariance(cov, dim), np.swapaxes(r, 0, 1)), 0, 1
+                )
             return -ans * np.reshape(np.sum(z * np.reshape(dx, (-1, dim)), axis=-1), np.shape(ans))
 
         def jvp_mean(dm):
             dim = np.size(mean)
             r = np.reshape(x, (-1, dim)) - mean
-            z = np.swapaxes(np.linalg.solve(rt.covariance(cov, dim), np.swapaxes(r, 0, 1)), 0, 1)
+            if allow_singular:  # (SciPy's pseudo-inverse: its cutoff, the lower triangle)
+                p = np.linalg.pinv(
+                    rt.covariance(cov, dim), rcond=2.220446049250313e-10, hermitian=True
+                )
+                z = r @ p
+            else:
+                z = np.swapaxes(
+                    np.linalg.solve(rt.covariance(cov, dim), np.swapaxes(r, 0, 1)), 0, 1
+                )
             return ans * np.reshape(np.sum(z * dm, axis=-1), np.shape(ans))
 
         def jvp_cov(dc):
@@ -869,6 +943,8 @@ if scipy is not None:
                 dim = np.size(mean)
                 r = np.reshape(x, (-1, dim)) - mean
             s = rt.covariance(cov, dim)
+            if allow_singular:
+                s = rt.nonsingular_covariance(s)
             ds = rt.covariance(dc, dim)
             z = np.swapaxes(np.linalg.solve(s, np.swapaxes(r, 0, 1)), 0, 1)
             quad = np.sum((z @ ds) * z, axis=-1) - np.trace(np.linalg.solve(s, ds))
@@ -881,13 +957,29 @@ if scipy is not None:
             else:
                 dim = np.size(mean)
                 r = np.reshape(x, (-1, dim)) - mean
-            z = np.swapaxes(np.linalg.solve(rt.covariance(cov, dim), np.swapaxes(r, 0, 1)), 0, 1)
+            if allow_singular:  # (SciPy's pseudo-inverse: its cutoff, the lower triangle)
+                p = np.linalg.pinv(
+                    rt.covariance(cov, dim), rcond=2.220446049250313e-10, hermitian=True
+                )
+                z = r @ p
+            else:
+                z = np.swapaxes(
+                    np.linalg.solve(rt.covariance(cov, dim), np.swapaxes(r, 0, 1)), 0, 1
+                )
             return np.reshape(-np.reshape(g * ans, (-1, 1)) * z, np.shape(x))
 
         def vjp_mean(g):
             dim = np.size(mean)
             r = np.reshape(x, (-1, dim)) - mean
-            z = np.swapaxes(np.linalg.solve(rt.covariance(cov, dim), np.swapaxes(r, 0, 1)), 0, 1)
+            if allow_singular:  # (SciPy's pseudo-inverse: its cutoff, the lower triangle)
+                p = np.linalg.pinv(
+                    rt.covariance(cov, dim), rcond=2.220446049250313e-10, hermitian=True
+                )
+                z = r @ p
+            else:
+                z = np.swapaxes(
+                    np.linalg.solve(rt.covariance(cov, dim), np.swapaxes(r, 0, 1)), 0, 1
+                )
             return rt.unbroadcast(np.sum(np.reshape(g * ans, (-1, 1)) * z, axis=0), mean)
 
         def vjp_cov(g):
@@ -898,12 +990,48 @@ if scipy is not None:
                 dim = np.size(mean)
                 r = np.reshape(x, (-1, dim)) - mean
             s = rt.covariance(cov, dim)
+            if allow_singular:
+                s = rt.nonsingular_covariance(s)
             z = np.swapaxes(np.linalg.solve(s, np.swapaxes(r, 0, 1)), 0, 1)
             w = g * ans
             m = 0.5 * (
                 np.swapaxes(z, 0, 1) @ (np.reshape(w, (-1, 1)) * z) - np.sum(w) * np.linalg.inv(s)
             )
             return rt.covariance_vjp(m, np.ndim(cov))
+
+    @rule(
+        mvn.entropy,
+        examples=[
+            example("scipy.stats.multivariate_normal.entropy(m, c)", m=(3,), c=Arg((3, 3), SPD)),
+            example("scipy.stats.multivariate_normal.entropy(cov=c)", c=Arg((2, 2), SPD)),
+            example("scipy.stats.multivariate_normal.entropy(m, c)", m=(3,), c=Arg((3,), POSITIVE)),
+            example("scipy.stats.multivariate_normal.entropy(cov=c)", c=Arg(None, SCALE)),
+        ],
+    )
+    def mvn_entropy(ans, mean=None, cov=1, allow_singular=False):
+        """(d (1 + log 2 pi) + log det S) / 2, S = rt.covariance(cov, d): d/dS = S^-1 / 2; no
+        dependence on ``mean``. With ``allow_singular=True`` the derivative w.r.t. a singular
+        ``cov`` is nan (``rt.nonsingular_covariance``)."""
+
+        def jvp_mean(dm):
+            return rt.zeros_like(ans)
+
+        def jvp_cov(dc):
+            dim = np.shape(np.atleast_2d(cov))[0] if mean is None else np.size(mean)
+            s = rt.covariance(cov, dim)
+            if allow_singular:
+                s = rt.nonsingular_covariance(s)
+            return 0.5 * np.trace(np.linalg.solve(s, rt.covariance(dc, dim)))
+
+        def vjp_mean(g):
+            return rt.zeros_like(mean)
+
+        def vjp_cov(g):
+            dim = np.shape(np.atleast_2d(cov))[0] if mean is None else np.size(mean)
+            s = rt.covariance(cov, dim)
+            if allow_singular:
+                s = rt.nonsingular_covariance(s)
+            return rt.covariance_vjp(0.5 * g * np.linalg.inv(s), np.ndim(cov))
 
     _DIRICHLET_EXAMPLES = [
         example(

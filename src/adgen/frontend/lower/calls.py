@@ -24,7 +24,6 @@ from adgen import ir, seam
 from adgen.checkpointing import checkpoint
 from adgen.errors import (
     AdgenError,
-    InternalError,
     NonDifferentiableError,
     NoRuleError,
     UnsupportedSyntaxError,
@@ -151,13 +150,7 @@ class CallsMixin(LowererState):
         if isinstance(fn, LocalPullback):
             if len(node.args) != 1 or node.keywords:
                 self.refuse(node, "this call of a pullback", "pass one cotangent")
-            ct = self.expr(node.args[0], None, "ct")
-            code = seam.derivative_code(fn.lifted, "reverse", fn.params)
-            outer = self.outer_values(fn.captured)
-            result = self.inline_code(node, code, fn.args + outer + [ct])
-            if not (isinstance(result, ir.Tup) and isinstance(result.items[1], ir.Tup)):
-                raise InternalError("nested reverse-mode code did not return (value, cotangents)")
-            return result.items[1]
+            return self.nested_pullback(node, fn, self.expr(node.args[0], None, "ct"))
         if isinstance(fn, LocalDerivative):
             return self.nested_grad(node, fn.kind, fn.maker, node.args, node.keywords)
         if fn is zip and args and not kwargs and all(isinstance(a, ir.Tup) for a in args):

@@ -25,6 +25,7 @@ from adgen.frontend.lower.syntax import (
     _fixed_length_lists,
     _own_nodes,
     _static_dicts,
+    _written_at_top,
     _written_in_place,
 )
 from adgen.rules import registry
@@ -157,26 +158,40 @@ class ContainersMixin(LowererState):
     def assign_fixed_list(self: Lowerer, target: Any, value: Any) -> bool:
         """``name = [a, b]`` or ``name = list(t)`` (``t`` a tuple of known length) of a list
         whose length never changes (:func:`.syntax._fixed_length_lists`): its length noted,
-        so that ``f(*name)`` spreads its items. ``list(t)`` of a list later written by index
-        is lowered here (True): a new list of the tuple's items."""
+        so that ``f(*name)`` spreads its items. A list later written by index is lowered here
+        (True): known item by item where every write is a statement of the body itself (an
+        :class:`ir.Tup`, see :meth:`assign_list_item`), else a new list of the items."""
         if not isinstance(target, gast.Name) or target.id not in _fixed_length_lists(self.node):
             return False
         if isinstance(value, gast.List):
             self.__dict__.setdefault("_fixed_lists", {})[target.id] = len(value.elts)
-            return False
-        made = self.env.get(value.args[0].id)
-        if value.args[0].id == target.id:  # `args = list(args)`: the argument's tuple
-            made = self.__dict__.get("_param_tuples", {}).get(target.id, made)
+            if not self.written_item_by_item(target.id):
+                return False
+            made: Any = ir.Tup(tuple(self.expr(e, None, target.id) for e in value.elts))
+        else:
+            made = self.env.get(value.args[0].id)
+            if value.args[0].id == target.id:  # `args = list(args)`: the argument's tuple
+                made = self.__dict__.get("_param_tuples", {}).get(target.id, made)
         if not isinstance(made, ir.Tup):
             return False
         self.__dict__.setdefault("_fixed_lists", {})[target.id] = len(made.items)
         if target.id not in self.list_names(_written_in_place):
             return False
+        if self.written_item_by_item(target.id):  # known item by item (assign_list_item)
+            self.__dict__.setdefault("_item_lists", set()).add(target.id)
+            self.env[target.id] = ir.Tup(made.items, kind="list")
+            self.bound.add(target.id)
+            return True
         ir_name = self.new_name(target.id)
         self.build_list(ir_name, [made])
         self.bound.add(target.id)
         self.env[target.id] = ir.Var(ir_name)
         return True
+
+    def written_item_by_item(self: Lowerer, name: str) -> bool:
+        """Is the fixed-length list ``name`` written by index, each write a statement of the
+        function's body itself?"""
+        return name in self.list_names(_written_in_place) and name in _written_at_top(self.node)
 
     def assign_container(self: Lowerer, stmt: gast.Assign) -> bool:
         """An assignment lowered here (True): of a dict known key by key
@@ -184,9 +199,40 @@ class ContainersMixin(LowererState):
         if len(stmt.targets) != 1:
             return False
         target = stmt.targets[0]
-        return self.assign_static_dict(target, stmt.value, None, stmt) or self.assign_fixed_list(
-            target, stmt.value
+        return (
+            self.assign_static_dict(target, stmt.value, None, stmt)
+            or self.assign_fixed_list(target, stmt.value)
+            or self.assign_list_item(target, stmt.value)
         )
+
+    def assign_list_item(self: Lowerer, target: Any, value: Any) -> bool:
+        """``xs[k] = v`` of a list made of a tuple's items whose every item write is a
+        statement of the function's body itself (:func:`.syntax._written_at_top`): at an index
+        known now, the list is known item by item (an :class:`ir.Tup`, each write a new one);
+        at another, it is made a list here, and written as any (False)."""
+        if not (
+            isinstance(target, gast.Subscript)
+            and isinstance(target.value, gast.Name)
+            and target.value.id in self.__dict__.get("_item_lists", ())
+        ):
+            return False
+        name = target.value.id
+        base = self.env.get(name)
+        if not isinstance(base, ir.Tup):
+            return False
+        index = self.settled(self.expr(target.slice, None, name))
+        here = (self.block, len(self.block))
+        k = self.static_int(index, here) if not isinstance(index, ir.Tup) else None
+        if k is None or not -len(base.items) <= k < len(base.items):
+            ir_name = self.new_name(name)  # (straight-line code: made once, here)
+            self.build_list(ir_name, [base])
+            self.env[name] = ir.Var(ir_name)
+            self.__dict__["_item_lists"].discard(name)
+            return False
+        items = list(base.items)
+        items[k] = self.expr(value, None, name)
+        self.env[name] = ir.Tup(tuple(items), kind="list")
+        return True
 
     def assign_static_dict(self: Lowerer, target: Any, value: Any, op: Any, stmt: Any) -> bool:
         """``d = {}`` / ``d = dict(a=x)`` and ``d[k] = v`` / ``d[k] += v`` of a dict the

@@ -485,6 +485,14 @@ class ExpressionsMixin(LowererState):
                 item = None
             if item is not None and self.outside_data(ir.Const(item)) is not None:
                 return self.static_atom(item, hint, node)
+        if isinstance(value, ir.Tup) and not isinstance(index, (ir.Const, ir.Tup)):
+            here = (self.block, len(self.block))  # (xs[argnum], argnum known now)
+            k = self.static_int(self.settled(index), here)
+            index = ir.Const(k) if k is not None else index
+            named = node.value.id if isinstance(node.value, gast.Name) else None
+            if k is None and named in self.__dict__.get("_item_lists", ()):
+                value = self.copied_list(value)  # (a list known item by item, read at an
+                # index known only when the code runs: its items made a list here)
         if isinstance(value, ir.Dct):
             if not (isinstance(index, ir.Const) and index.value in value.keys):
                 known = ", ".join(repr(k) for k in value.keys)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import gast
 
-from adgen import ir, seam
+from adgen import ir, seam, trees
 from adgen.errors import InternalError
 from adgen.frontend import nested
 from adgen.frontend.lower.calls import LocalFunction, LocalPullback
@@ -84,6 +84,44 @@ class NestedDerivativesMixin(LowererState):
             for c in captured
         ]
 
+    def nested_code(
+        self: Lowerer,
+        lifted: ParsedFunction,
+        mode: str,
+        params: list[str],
+        atoms: list[Any],
+        wrt: list[str],
+    ) -> tuple[Any, list[ir.Atom], dict[str, list[str]]]:
+        """The derivative code of the lifted function for its arguments ``atoms`` (one per
+        parameter of ``params``, its own and the outer variables'): a tuple, list or dict
+        known item by item among them (``args=(a, b)`` passed on) is a tree whose leaves are
+        parameters of the code (:mod:`adgen.trees`). Returns the code, its arguments (the
+        leaves), and each parameter's leaf names."""
+        structure: dict[str, trees.Desc] = {}
+        flat: list[ir.Atom] = []
+        leaves: dict[str, list[str]] = {}
+        for p, atom in zip(params, atoms, strict=True):
+            desc, items = _tree(atom)
+            if trees.is_tree(desc):
+                structure[p] = desc
+            leaves[p] = trees.leaf_names(p, desc)
+            flat += items
+        wrt_leaves = [leaf for p in wrt for leaf in leaves[p]]
+        return seam.derivative_code(lifted, mode, wrt_leaves, None, structure), flat, leaves
+
+    def nested_tangents(self: Lowerer, node: Any, primal: ir.Atom, tangent: ir.Atom) -> list[Any]:
+        """The leaves of a tangent given for the argument ``primal`` (a tree: the tangent
+        must be one of its structure, written so)."""
+        desc, _ = _tree(primal)
+        given, items = _tree(tangent)
+        if given != desc:
+            self.refuse(
+                node,
+                "a tangent whose structure is not its argument's (or not known when transforming)",
+                "pass a tangent of the argument's structure, written as a tuple or list",
+            )
+        return items
+
     def inline_code(self: Lowerer, node: Any, code: Any, args: list[ir.Atom]) -> ir.Atom:
         """Inline adgen-generated code (a nested derivative) called with ``args``."""
         assert isinstance(code, types.FunctionType)
@@ -147,11 +185,14 @@ class NestedDerivativesMixin(LowererState):
         if len(call_args) != len(params):
             self.refuse(node, f"calling it with {len(call_args)} arguments", "check the call")
         args = [self.expr(a, None, "arg") for a in call_args]
-        code = seam.derivative_code(lifted, "reverse", wrt)
-        result = self.inline_code(node, code, args + self.outer_values(captured) + [ir.Const(1.0)])
+        code, flat, leaves = self.nested_code(
+            lifted, "reverse", params + captured, args + self.outer_values(captured), wrt
+        )
+        result = self.inline_code(node, code, flat + [ir.Const(1.0)])
         if not (isinstance(result, ir.Tup) and isinstance(result.items[1], ir.Tup)):
             raise InternalError("nested reverse-mode code did not return (value, gradients)")
-        value, grads = result.items[0], result.items[1].items
+        value = result.items[0]
+        grads = _regrouped(result.items[1].items, [args[params.index(p)] for p in wrt])
         gradient: ir.Atom = grads[0] if single else ir.Tup(tuple(grads))
         return gradient if kind == "grad" else ir.Tup((value, gradient))
 
@@ -203,6 +244,18 @@ class NestedDerivativesMixin(LowererState):
         self.local_functions[pullback.id] = LocalPullback(lifted, params, captured, args)
         self.bound.add(pullback.id)
 
+    def nested_pullback(self: Lowerer, node: Any, fn: LocalPullback, ct: ir.Atom) -> ir.Atom:
+        """``pullback(ct)`` of ``out, pullback = adgen.vjp(F, *primals)``: F's generated
+        reverse-mode code, inlined; a cotangent per primal, in its structure."""
+        outer = self.outer_values(fn.captured)
+        code, flat, _ = self.nested_code(
+            fn.lifted, "reverse", fn.params + fn.captured, fn.args + outer, fn.params
+        )
+        result = self.inline_code(node, code, flat + [ct])
+        if not (isinstance(result, ir.Tup) and isinstance(result.items[1], ir.Tup)):
+            raise InternalError("nested reverse-mode code did not return (value, cotangents)")
+        return ir.Tup(tuple(_regrouped(result.items[1].items, fn.args)))
+
     def nested_jvp(self: Lowerer, node: gast.Call) -> ir.Atom:
         """``adgen.jvp(F, (a, b), (ta, tb))`` inside the differentiated function: F's generated
         forward-mode code, inlined; ``None`` tangents hold arguments constant."""
@@ -224,14 +277,50 @@ class NestedDerivativesMixin(LowererState):
         ]
         args = [self.expr(a, None, "arg") for a in primals.elts]
         dots = [
-            self.expr(t, None, "tangent")
-            for t in tangents.elts
+            leaf
+            for a, t in zip(args, tangents.elts)
             if not (isinstance(t, gast.Constant) and t.value is None)
+            for leaf in self.nested_tangents(t, a, self.expr(t, None, "tangent"))
         ]
         if not wrt:
             self.refuse(tangents, "adgen.jvp with every tangent None", "pass a tangent")
-        code = seam.derivative_code(lifted, "forward", wrt)
-        return self.inline_code(node, code, args + self.outer_values(captured) + dots)
+        code, flat, _ = self.nested_code(
+            lifted, "forward", params + captured, args + self.outer_values(captured), wrt
+        )
+        return self.inline_code(node, code, flat + dots)
+
+
+def _tree(atom: Any) -> tuple[trees.Desc, list[Any]]:
+    """The structure of an argument known item by item (a tuple, list or dict atom, nested
+    in any way) and its leaves; any other atom is a leaf."""
+    if isinstance(atom, ir.Tup):
+        parts = [_tree(a) for a in atom.items]
+        kind = "list" if atom.kind == "list" else "tuple"
+        return (kind, tuple(d for d, _ in parts)), [leaf for _, items in parts for leaf in items]
+    if isinstance(atom, ir.Dct) and all(isinstance(k, str) for k in atom.keys):
+        parts = [_tree(a) for a in atom.values]
+        desc = ("dict", tuple(atom.keys), tuple(d for d, _ in parts))
+        return desc, [leaf for _, items in parts for leaf in items]
+    return trees.LEAF, [atom]
+
+
+def _regrouped(per_leaf: Any, primals: list[Any]) -> list[Any]:
+    """Per-leaf results back in the structure of each primal (a tuple's cotangent a tuple)."""
+    out, at = [], 0
+    for primal in primals:
+        desc, _ = _tree(primal)
+        n = trees.count(desc)
+        out.append(_tree_of(desc, iter(per_leaf[at : at + n])))
+        at += n
+    return out
+
+
+def _tree_of(desc: trees.Desc, leaves: Any) -> Any:
+    if not trees.is_tree(desc):
+        return next(leaves)
+    if desc[0] == "dict":
+        return ir.Dct(tuple(desc[1]), tuple(_tree_of(d, leaves) for d in desc[2]))
+    return ir.Tup(tuple(_tree_of(d, leaves) for d in desc[1]), kind=desc[0])
 
 
 def _literal(node: Any) -> tuple[bool, Any]:

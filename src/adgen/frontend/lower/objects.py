@@ -350,7 +350,12 @@ class ObjectsMixin(LowererState):
             return self.class_member(base.cls, base, node)
         if is_user_class(base):
             return self.class_member(base, None, node)
-        if not is_user_object(base):
+        if not is_user_object(base):  # a library's object: only a method adgen has a rule for
+            raw = inspect.getattr_static(base, attr, None)  # (partial(mvn.pdf, ...): no getattr
+            if isinstance(raw, types.FunctionType):  # of a property, which may compute)
+                method = getattr(base, attr)
+                if registry.lookup(method) is not None:
+                    return True, method
             return False, None
         if (id(base), attr) in self.root.attrs_shadowed:
             return False, None  # (a value the function stored: instance_attribute gives it)

@@ -598,6 +598,42 @@ def _fixed_length_lists(fdef: Any) -> frozenset[str]:
     return frozenset(names)
 
 
+def _written_at_top(fdef: Any) -> frozenset[str]:
+    """The names whose every item write (``xs[k] = v``, its only target) is a statement of
+    the function's body itself: not in a loop, a branch, a ``with`` or a ``try``.
+
+    >>> import gast
+    >>> tree = gast.parse(
+    ...     "def f(*args):\\n"
+    ...     "    args = list(args)\\n"
+    ...     "    args[1] = 2 * args[1]\\n"
+    ...     "    ys = list(args)\\n"
+    ...     "    for i in range(2):\\n"
+    ...     "        ys[i] = 0.0\\n"
+    ...     "    return g(*args), g(*ys)\\n"
+    ... )
+    >>> sorted(_written_at_top(tree.body[0]))
+    ['args']
+    """
+    top = {
+        id(stmt.targets[0])
+        for stmt in fdef.body
+        if isinstance(stmt, gast.Assign)
+        and len(stmt.targets) == 1
+        and isinstance(stmt.targets[0], gast.Subscript)
+    }
+    names: set[str] = set()
+    elsewhere: set[str] = set()
+    for node in _own_nodes(fdef):
+        if (
+            isinstance(node, gast.Subscript)
+            and isinstance(node.ctx, (gast.Store, gast.Del))
+            and isinstance(node.value, gast.Name)
+        ):
+            (names if id(node) in top else elsewhere).add(node.value.id)
+    return frozenset(names - elsewhere)
+
+
 def _fixed_list_value(value: Any) -> bool:
     if isinstance(value, gast.List):
         return not any(isinstance(e, gast.Starred) for e in value.elts)

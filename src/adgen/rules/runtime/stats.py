@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from .libraries import as_array, foreign, full_for
+from .libraries import as_array, eager, foreign, full_for
 
 
 def covariance(cov: Any, dim: int) -> Any:
@@ -50,3 +50,26 @@ def covariance_vjp(g: Any, ndim: int) -> Any:
     if ndim == 1:
         return np.diagonal(g).copy()
     return np.tril(g) + np.tril(np.swapaxes(g, -1, -2), -1)
+
+
+def nonsingular_covariance(s: Any) -> Any:
+    """``s`` (``multivariate_normal``'s covariance matrix, given ``allow_singular=True``)
+    where it is nonsingular; where SciPy decides it is singular (an eigenvalue at most ``1e6``
+    machine epsilons of the largest), a matrix of nan: the derivative w.r.t. ``cov`` holds at
+    a nonsingular one only (the pseudo-determinant and pseudo-inverse jump where the rank
+    changes), so there it is nan, as where SciPy's value is nan. (A nan, not an error: the
+    derivative code may compute one that nothing reads.)
+
+    >>> nonsingular_covariance(np.eye(2)).tolist()
+    [[1.0, 0.0], [0.0, 1.0]]
+    >>> nonsingular_covariance(np.diag([1.0, 0.0])).tolist()
+    [[nan, nan], [nan, nan]]
+    """
+    if not eager(s):
+        return s
+    s = as_array(s)
+    spectrum = np.abs(np.linalg.eigvalsh(s))
+    cutoff = 1e6 * np.finfo(spectrum.dtype).eps * np.max(spectrum, initial=0.0)
+    if np.all(spectrum > cutoff):
+        return s
+    return np.full_like(s, np.nan)
