@@ -232,6 +232,65 @@ def test_grad_of_vjp_on_arrays():
     assert np.allclose(adgen.grad(loss)(w), central(loss, w), rtol=1e-6, atol=1e-8)
 
 
+# -- nested derivatives of functions given tuples, lists and dicts -------------------------
+def _spread_sum(x, parts):  # a call given the tuple's items one by one (`*parts`)
+    return np.sum(np.sin(x) * _weights(*parts))
+
+
+def _weights(a, b):
+    return a * b + np.cos(a)
+
+
+def tangent_through_tuple(x, parts, dx, dparts):
+    return adgen.jvp(_spread_sum, (x, parts), (dx, dparts))[1]
+
+
+def pullback_through_tuple(x, a, b):
+    out, pullback = adgen.vjp(_spread_sum, x, (a, b))
+    dx, (da, db) = pullback(1.0)
+    return out + np.sum(dx * da) + np.sum(db**2)
+
+
+def gradient_of_a_dict(x, a, b):
+    g = adgen.grad(lambda x, p: np.sum(np.tanh(x * p["a"]) * p["b"]), 1)(x, {"a": a, "b": b})
+    return np.sum(g["a"] * x) + np.sum(g["b"] ** 2)
+
+
+_X3 = np.array([0.3, -0.7, 1.1])
+_A3, _B3 = np.array([0.5, 0.2, -0.4]), np.array([1.3, -0.6, 0.8])
+
+
+def test_nested_jvp_of_a_function_given_a_tuple():
+    """``adgen.jvp(f, (x, parts), (dx, dparts))`` inside a differentiated function, ``parts``
+    a tuple the inner function spreads: its items are arguments of the nested code (a tuple
+    known item by item), differentiated again in both modes."""
+    dx, dparts = np.array([1.0, 0.5, -0.2]), (np.array([0.1, 0.2, 0.3]), np.ones(3))
+
+    def of_a(a):
+        return tangent_through_tuple(_X3, (a, _B3), dx, dparts)
+
+    want = central(of_a, _A3)
+    np.testing.assert_allclose(adgen.grad(of_a)(_A3), want, rtol=1e-6, atol=1e-9)
+    _, t = adgen.jvp(of_a, (_A3,), (np.ones(3),))
+    np.testing.assert_allclose(t, np.sum(want), rtol=1e-6)
+
+
+@pytest.mark.parametrize("fn", [pullback_through_tuple, gradient_of_a_dict])
+def test_nested_reverse_mode_given_a_tuple_or_a_dict(fn):
+    """``adgen.vjp`` / ``adgen.grad`` inside, of a function given a tuple or a dict: the
+    cotangents come back in the argument's structure, and the whole differentiates again."""
+    for k, v in enumerate((_X3, _A3, _B3)):
+        args = [_X3, _A3, _B3]
+
+        def along(u, k=k):
+            args[k] = u
+            return fn(*args)
+
+        want = central(along, v)
+        args = [_X3, _A3, _B3]
+        np.testing.assert_allclose(adgen.grad(fn, k)(*args), want, rtol=1e-6, atol=1e-8)
+
+
 # -- nested differentiation: perturbation confusion ------------------------------------------
 def classic(x):  # d/dx [x * d/dy (x + y)] = 1, not 2
     return x * adgen.grad(lambda y: x + y)(2.0)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import types
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 import gast
@@ -24,6 +25,7 @@ from adgen.frontend import nested
 from adgen.frontend.lower.calls import LocalFunction, LocalPullback
 from adgen.frontend.lower.state import LowererState
 from adgen.frontend.parse import LiveScope, ParsedFunction, as_def
+from adgen.rules import registry
 
 if TYPE_CHECKING:
     from adgen.frontend.lower import Lowerer
@@ -91,17 +93,19 @@ class NestedDerivativesMixin(LowererState):
         params: list[str],
         atoms: list[Any],
         wrt: list[str],
+        whole: Collection[str] = (),
     ) -> tuple[Any, list[ir.Atom], dict[str, list[str]]]:
         """The derivative code of the lifted function for its arguments ``atoms`` (one per
         parameter of ``params``, its own and the outer variables'): a tuple, list or dict
         known item by item among them (``args=(a, b)`` passed on) is a tree whose leaves are
-        parameters of the code (:mod:`adgen.trees`). Returns the code, its arguments (the
-        leaves), and each parameter's leaf names."""
+        parameters of the code (:mod:`adgen.trees`), except for the parameters in ``whole``
+        (passed as one value). Returns the code, its arguments (the leaves), and each
+        parameter's leaf names."""
         structure: dict[str, trees.Desc] = {}
         flat: list[ir.Atom] = []
         leaves: dict[str, list[str]] = {}
         for p, atom in zip(params, atoms, strict=True):
-            desc, items = _tree(atom)
+            desc, items = _tree(atom) if p not in whole else (trees.LEAF, [atom])
             if trees.is_tree(desc):
                 structure[p] = desc
             leaves[p] = trees.leaf_names(p, desc)
@@ -109,18 +113,23 @@ class NestedDerivativesMixin(LowererState):
         wrt_leaves = [leaf for p in wrt for leaf in leaves[p]]
         return seam.derivative_code(lifted, mode, wrt_leaves, None, structure), flat, leaves
 
-    def nested_tangents(self: Lowerer, node: Any, primal: ir.Atom, tangent: ir.Atom) -> list[Any]:
-        """The leaves of a tangent given for the argument ``primal`` (a tree: the tangent
-        must be one of its structure, written so)."""
-        desc, _ = _tree(primal)
-        given, items = _tree(tangent)
-        if given != desc:
-            self.refuse(
-                node,
-                "a tangent whose structure is not its argument's (or not known when transforming)",
-                "pass a tangent of the argument's structure, written as a tuple or list",
+    def spread_tree(self: Lowerer, node: Any, atom: Any) -> Any:
+        """``atom`` as a tuple or list known item by item where its value is a tuple or list
+        known now (a constant, an outside value: its items read from it), else as it is."""
+        if isinstance(atom, (ir.Tup, ir.Dct)):
+            return atom
+        known, value = self.known_value(atom)
+        if not (known and type(value) in (tuple, list)):
+            return atom
+        getitem = registry.lookup(registry.operator.getitem)
+        assert getitem is not None
+        items = (
+            ir.Const(v) if isinstance(atom, ir.Const) else self.emit(
+                None, "item", getitem, [atom, ir.Const(k)], [], node
             )
-        return items
+            for k, v in enumerate(value)
+        )  # fmt: skip
+        return ir.Tup(tuple(items), kind=type(value).__name__)
 
     def inline_code(self: Lowerer, node: Any, code: Any, args: list[ir.Atom]) -> ir.Atom:
         """Inline adgen-generated code (a nested derivative) called with ``args``."""
@@ -275,17 +284,23 @@ class NestedDerivativesMixin(LowererState):
             for p, t in zip(params, tangents.elts)
             if not (isinstance(t, gast.Constant) and t.value is None)
         ]
-        args = [self.expr(a, None, "arg") for a in primals.elts]
-        dots = [
-            leaf
-            for a, t in zip(args, tangents.elts)
-            if not (isinstance(t, gast.Constant) and t.value is None)
-            for leaf in self.nested_tangents(t, a, self.expr(t, None, "tangent"))
-        ]
+        args = [self.spread_tree(node, self.expr(a, None, "arg")) for a in primals.elts]
         if not wrt:
             self.refuse(tangents, "adgen.jvp with every tangent None", "pass a tangent")
+        dots: list[Any] = []
+        whole: set[str] = set()  # (a tangent not known item by item: the argument passed whole)
+        for p, a, t in zip(params, args, tangents.elts):
+            if isinstance(t, gast.Constant) and t.value is None:
+                continue
+            tangent = self.spread_tree(node, self.expr(t, None, "tangent"))
+            desc, items = _tree(tangent)
+            if desc == _tree(a)[0]:
+                dots += items
+            else:
+                whole.add(p)
+                dots.append(tangent)
         code, flat, _ = self.nested_code(
-            lifted, "forward", params + captured, args + self.outer_values(captured), wrt
+            lifted, "forward", params + captured, args + self.outer_values(captured), wrt, whole
         )
         return self.inline_code(node, code, flat + dots)
 
