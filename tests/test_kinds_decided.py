@@ -204,3 +204,29 @@ def test_kinds_of_arrays_made_of_constants_are_known():
     v = np.array([1.0, -1.0, 0.5])
     got = adgen.jvp(_weights_made_of_constants, (q,), (v,))[1]
     np.testing.assert_allclose(got, np.dot(2.0 + 2.0 * q * np.arange(3.0), v), rtol=1e-12)
+
+
+def _flagged(x, keepdims=False, squared=True):
+    s = np.sum(x**2 if squared else np.abs(x), keepdims=keepdims)
+    if keepdims:
+        return s[0]
+    return s
+
+
+def test_a_bool_option_is_a_value_the_code_is_made_for():
+    """``keepdims=False`` given by default: the code is made for that value (``if keepdims:``
+    decided, the result's kind known), and made again for the other value."""
+    x = np.array([0.3, -1.2, 0.7])
+    np.testing.assert_allclose(adgen.grad(_flagged)(x), 2.0 * x, rtol=1e-12)
+    np.testing.assert_allclose(adgen.grad(_flagged)(x, True), 2.0 * x, rtol=1e-12)
+    np.testing.assert_allclose(adgen.grad(_flagged)(x, False, False), np.sign(x), rtol=1e-12)
+    np.testing.assert_allclose(adgen.grad(_flagged)(x, True, False), np.sign(x), rtol=1e-12)
+    code = adgen.source(_flagged, args=(x,))
+    rows = [r.strip() for r in code.splitlines() if not r.strip().startswith("#")]
+    assert not any(r.startswith("if ") for r in rows)  # (decided when transforming)
+
+
+def test_grad_of_logsumexp_does_not_compute_its_value():
+    special = pytest.importorskip("scipy.special")
+    x = np.array([0.3, -1.2, 0.7, 2.0])
+    np.testing.assert_allclose(adgen.grad(special.logsumexp)(x), special.softmax(x), rtol=1e-12)

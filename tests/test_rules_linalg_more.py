@@ -145,9 +145,18 @@ def qr_complete(a):
 
 
 def test_a_result_count_known_only_at_run_time_is_refused_by_name():
-    # regression: the default compute_uv=True was assumed for a variable flag
+    # regression: the default compute_uv=True was assumed for a variable flag (a NumPy
+    # bool is a value the code is not made for; a Python bool is, below)
     with pytest.raises(adgen.UnsupportedSyntaxError, match="`compute_uv` known only at run"):
-        adgen.grad(svd_flagged)(np.eye(2) * 2.0, False)
+        adgen.grad(svd_flagged)(np.eye(2) * 2.0, np.False_)
+
+
+def test_a_python_bool_flag_is_an_option_the_code_is_made_for():
+    """``compute_uv=flag`` with ``flag`` a Python bool: the code is made for its value, so
+    the number of results is known (the gradient of the sum of singular values is U Vᵀ)."""
+    a = np.array([[2.0, 0.5], [-0.3, 1.0]])
+    u, _, vt = np.linalg.svd(a)
+    np.testing.assert_allclose(adgen.grad(svd_flagged)(a, False), u @ vt, rtol=1e-12)
 
 
 def test_an_unsupported_form_of_a_several_result_function_is_refused():

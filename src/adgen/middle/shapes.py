@@ -196,6 +196,8 @@ def describe(value: Any) -> Any:
 
     >>> describe(np.zeros((2, 3))), describe(1.5), describe(None), describe([1.0])
     (((2, 3), '<f8'), 'float', 'none', None)
+    >>> describe(True), describe(False)
+    ('true', 'false')
 
     An array of another library (Dask, CuPy) is described with its library's name too:
     the code made for it creates arrays on that library's side (see :data:`LIBRARY`).
@@ -205,7 +207,9 @@ def describe(value: Any) -> Any:
         return (value.shape, value.dtype.str)
     if value is None:  # (an option left out: `if weights is None` decided for it)
         return "none"
-    if kind is float or kind is int or kind is bool or kind is complex:
+    if kind is bool:  # (an option: the code is made for its value, `if keepdims:` decided)
+        return "true" if value else "false"
+    if kind is float or kind is int or kind is complex:
         return kind.__name__
     if isinstance(value, np.generic):
         return ("numpy", value.dtype.str)
@@ -239,6 +243,8 @@ def is_complex(description: Any) -> bool:
 def _known_of(description: Any) -> Known | None:
     if description is None or description == "none":
         return None
+    if description in ("true", "false"):  # (a bool the code is made for: its value)
+        return Known((), np.dtype(bool), "python", description == "true", True)
     if isinstance(description, str):
         python = {"float": float, "int": int, "bool": bool, "complex": complex}[description]
         return Known((), np.dtype(python), "python")

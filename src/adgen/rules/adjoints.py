@@ -872,6 +872,17 @@ def dot_vjp_a(ans, g, a, b):
     def jvp_g(dg):
         return rt.dot_vjp_a(dg, a, b)
 
+    def bjvp_g(dg):  # g @ b.T for matrices, outer(g, b) for a matrix and a vector, b @ g...
+        if rt.known_ndim(a) == 2 and rt.known_ndim(b) == 2:
+            return dg @ np.transpose(b)
+        if rt.known_ndim(a) == 2 and rt.known_ndim(b) == 1:
+            return dg[..., None] * b
+        if rt.known_ndim(a) == 1 and rt.known_ndim(b) == 1:
+            return dg[..., None] * b
+        if rt.known_ndim(a) == 1 and rt.known_ndim(b) == 2:
+            return dg @ np.transpose(b)
+        return None
+
     def jvp_a(da):
         return rt.zeros_like(ans)
 
@@ -906,8 +917,24 @@ def dot_vjp_b(ans, g, a, b):
     def jvp_g(dg):
         return rt.dot_vjp_b(dg, a, b)
 
+    def bjvp_g(dg):  # a.T @ g for matrices, g @ a for a matrix and a vector, g * a...
+        if rt.known_ndim(a) == 2 and rt.known_ndim(b) == 2:
+            return np.transpose(a) @ dg
+        if rt.known_ndim(a) == 2 and rt.known_ndim(b) == 1:
+            return dg @ a
+        if rt.known_ndim(a) == 1 and rt.known_ndim(b) == 1:
+            return dg[..., None] * a
+        return None
+
     def jvp_a(da):
         return rt.dot_vjp_b(g, da, b)
+
+    def bjvp_a(da):  # (da: a batch of matrices)
+        if rt.known_ndim(a) == 2 and rt.known_ndim(b) == 1 and rt.known_ndim(g) == 1:
+            return g @ da
+        if rt.known_ndim(a) == 2 and rt.known_ndim(b) == 2:
+            return np.swapaxes(da, -1, -2) @ g
+        return None
 
     def jvp_b(db):
         return rt.zeros_like(ans)

@@ -727,7 +727,7 @@ def _sample(kind: Any) -> Any:
         return np.broadcast_to(np.zeros((), np.dtype(kind[1])), kind[0])
     if isinstance(kind, tuple) and len(kind) == 2 and kind[0] == "numpy":
         return np.dtype(kind[1]).type(0)
-    numbers = {"float": 0.0, "int": 0, "bool": False, "complex": 0j}
+    numbers = {"float": 0.0, "int": 0, "bool": False, "true": True, "false": False, "complex": 0j}
     return numbers.get(kind) if isinstance(kind, str) else None
 
 

@@ -175,10 +175,14 @@ class InPlaceMixin(LowererState):
         values until the adjoint of that statement puts the caller's array back are then the
         function's own; a buffer a loop swaps (:mod:`.buffers`) starts as a new array."""
         fresh = False
+        stacks = _Stacks(name)  # (adgen's own code: `v = stack.pop()` puts back a value saved)
         for stmt in self.straight_line(self.node.body):
             if stmt is self.current or any(n is self.current for n in gast.walk(stmt)):
                 return fresh
-            if (
+            restored = stacks.step(stmt, fresh)
+            if restored is not None:
+                fresh = restored
+            elif (
                 isinstance(stmt, gast.Assign)
                 and len(stmt.targets) == 1
                 and isinstance(stmt.targets[0], gast.Name)
@@ -692,6 +696,71 @@ def _views_of(node: Any, name: str, whole_only: bool = False) -> bool:
             return True
         return any(_views_of(a, name, whole_only) for a in node.args)
     return False
+
+
+class _Stacks:
+    """What the lists adgen's reverse-mode code saves values on (``stack.append(v)``, later
+    ``v = stack.pop()``) hold, in straight-line code: for each saved value, whether it was a
+    new array of the function's own when ``name`` was saved (None: another value). Python
+    pops the last value appended, so a pop into ``name`` gives back what it saved. A list
+    appended to or popped from inside a compound statement is no longer followed.
+
+    >>> import gast
+    >>> code = "stack.append(v)\\nv = v.copy()\\nstack.append(v)\\nv = v[1]\\nv = stack.pop()\\n"
+    >>> body = gast.parse(code + "v = stack.pop()\\n").body
+    >>> stacks = _Stacks("v")  # (v: the caller's array, then a copy, a view, put back twice)
+    >>> [stacks.step(stmt, fresh) for stmt, fresh in zip(body, [0, 0, 1, 1, 0, 1])]
+    [None, None, None, None, True, False]
+    """
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.saved: dict[str, list[bool | None] | None] = {}
+
+    def step(self, stmt: Any, fresh: bool) -> bool | None:
+        """Follow ``stmt`` (``fresh``: is ``name`` a new array before it); returns what a pop
+        into ``name`` there makes it (False where not followed), None for no such pop."""
+        simple = isinstance(stmt, (gast.Assign, gast.Expr, gast.AugAssign))
+        restored: bool | None = None
+        for node in gast.walk(stmt):
+            move = _stack_call(node)
+            if move is None:
+                continue
+            verb, stack = move
+            if not simple:  # (how many times it runs is not followed here)
+                self.saved[stack] = None
+                continue
+            items = self.saved.setdefault(stack, [])
+            if verb == "append":
+                value = node.args[0]
+                named = isinstance(value, gast.Name) and value.id == self.name
+                if items is not None:
+                    items.append(fresh if named else None)
+            elif (
+                isinstance(stmt, gast.Assign)
+                and stmt.value is node
+                and [getattr(t, "id", None) for t in stmt.targets] == [self.name]
+            ):
+                restored = bool(items.pop()) if items else False
+            elif items:
+                items.pop()
+        return restored
+
+
+def _stack_call(node: Any) -> tuple[str, str] | None:
+    """``(verb, list)`` of ``xs.append(v)`` or ``xs.pop()`` of a list named ``xs``."""
+    if not (
+        isinstance(node, gast.Call)
+        and isinstance(node.func, gast.Attribute)
+        and isinstance(node.func.value, gast.Name)
+    ):
+        return None
+    verb = node.func.attr
+    if verb == "append" and len(node.args) == 1 and not node.keywords:
+        return verb, node.func.value.id
+    if verb == "pop" and not node.args and not node.keywords:
+        return verb, node.func.value.id
+    return None
 
 
 _BOUND_TO = re.compile(r"binds it to `(.+)`, another")

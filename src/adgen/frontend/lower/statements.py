@@ -63,8 +63,9 @@ class StatementsMixin(LowererState):
         body = self.single_exit(body)
         self.bind_function_defaults()
         for p in self.params:  # an argument the code is made for None: that constant
-            if self is self.root and self.kinds.get(p) == "none" and p not in self.multi:
-                self.env[p] = ir.Const(None)
+            kind = self.kinds.get(p) if self is self.root and p not in self.multi else None
+            if kind in ("none", "true", "false"):  # (None, or a bool: an option's value)
+                self.env[p] = ir.Const({"none": None, "true": True, "false": False}[kind])
         self.note_param_tuples({p: self.env[p] for p in self.params if p in self.env})
         for p in self.params:
             if p in self.multi and isinstance(self.env[p], (ir.Tup, ir.Dct)):
