@@ -159,6 +159,19 @@ def _methods() -> list[str]:
     return out
 
 
+def _refusals() -> list[str]:
+    """The reasons adgen's own rules give for the derivatives they refuse, each once."""
+    registry.registered()  # (every rule module imported)
+    reasons = {
+        template.refusal.rstrip(".")
+        for key, (_, prim) in list(registry._REGISTRY.items())
+        if key in registry._ORDER  # (adgen's rules, not a user's)
+        for template in (*prim.jvp.values(), *prim.vjp.values())
+        if template.refusal is not None
+    }
+    return sorted(reasons)
+
+
 def markdown() -> str:
     """The text of ``docs/supported.md``."""
     diff = _entries("differentiable")
@@ -244,6 +257,23 @@ def markdown() -> str:
         "object's own per-sample `gradient` and `gradient_hessian` (twice; one raw "
         "prediction per sample). So `LinearModelLoss.loss`, the objective of scikit-learn's "
         "generalised linear models, is differentiated as installed.",
+        "",
+    ]
+    refusals = _refusals()
+    lines += [
+        f"## Refused by name ({len(refusals)})",
+        "",
+        "Derivatives the rules above do not give, refused with an adgen error naming "
+        "the line wherever a differentiated value asks for one (mostly second order "
+        "through a solver or an object that computes its own first derivative):",
+        "",
+        *(f"- {reason[0].upper()}{reason[1:]}." for reason in refusals),
+        "",
+        "Some rules hold on part of their domain only and refuse when the derivative code "
+        "runs elsewhere, naming the line: `scipy.linalg.sqrtm` and `logm` of a matrix whose "
+        "principal root or logarithm is complex (an eigenvalue on the closed negative real "
+        "axis), `np.linalg.svd` with `full_matrices=True` of a non-square matrix, and the "
+        "others their rule's documentation names.",
         "",
     ]
     nondiff = sorted({f"`{n}`" for n, _, _ in _entries("nondifferentiable")})
