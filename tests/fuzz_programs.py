@@ -476,7 +476,7 @@ class Writer:
     def statement(self, scope: Scope, indent: str, depth: int) -> list[str]:
         kinds = ["prim", "prim", "arith", "arith", "reduce", "index", "product", "example"]
         kinds += ["math", "tuple", "helper", "inplace", "opaque", "augment", "callback", "method"]
-        kinds += ["outside_iter"]
+        kinds += ["outside_iter", "item_list"]
         # the constructs an independent fuzzer found adgen wrong or crashing on
         kinds += sorted(NEW_KINDS - {"call"})
         if scope.closures:
@@ -923,6 +923,48 @@ class Writer:
             )
         t = self.fresh("t")
         return [f"{name} = {u} * len([{t} for {t} in TAGS if len({t}) > 1])"], name, shape
+
+    def stmt_item_list(self, scope: Scope) -> Any:
+        """A list of a fixed length written by index and read by index, by a loop or by a
+        ``*`` spread (``args = list(args); args[k] = f(args[k]); g(*args)``): at the function's
+        top level adgen knows it item by item, in a block it is a list made when the code
+        runs; an item read before a write keeps the value it had."""
+        self.write_once(
+            "def item_wrap(*args):\n"
+            "    args = list(args)\n"
+            "    args[1] = np.sin(args[1]) * 0.75\n"
+            "    return args[0] * args[1] - args[2]\n"
+        )
+        a = self.source(scope, readable=False)
+        shape = scope.shapes[a]
+        shape = () if shape is None else shape
+        same = [n for n in self.fits(scope, shape) if n not in scope.writable] or [a]
+        b, c = self.pick(same), self.pick(same)
+        xs, name = self.fresh("xs"), self.fresh()
+        form = self.pick(["write", "kept", "loop", "spread", "wrap"])
+        if form == "spread" and self.depth > 0:  # (a list made in a block: its length is
+            form = "wrap"  # not known when transforming, and `*xs` is refused by name)
+        self.features.add(f"item list: {form}")
+        lines = [f"{xs} = [{a}, {b} * {self.const()}, {c}]"]
+        if form == "write":
+            lines += [
+                f"{xs}[2] = {xs}[2] * {xs}[0] + {self.const()}",
+                f"{xs}[0] = np.tanh({xs}[1])",
+            ]
+            lines += [f"{name} = {xs}[0] * {xs}[2] - {xs}[1]"]
+        elif form == "kept":  # (an item read, then its slot written: the old value read)
+            old = self.fresh("old")
+            lines += [f"{old} = {xs}[1]", f"{xs}[1] = np.cos({xs}[1]) * {self.const()}"]
+            lines += [f"{name} = {old} * {xs}[1] + {xs}[2] + {xs}[0]"]
+        elif form == "loop":  # (an index known only when the code runs)
+            k = self.fresh("k")
+            lines += [f"{xs}[1] = {xs}[1] * {xs}[2]", f"{name} = {a} * 0.0"]
+            lines += [f"for {k} in range(len({xs})):", f"    {name} = {name} + {xs}[{k}] * {k}"]
+        elif form == "spread":
+            lines += [f"{xs}[0] = np.sin({xs}[0]) + {xs}[2]", f"{name} = item_wrap(*{xs})"]
+        else:
+            lines += [f"{name} = item_wrap({a}, {b}, {c}) + {xs}[1]"]
+        return lines, name, shape
 
     def stmt_inplace(self, scope: Scope) -> Any:
         a = self.source(scope, arrays=True)

@@ -187,3 +187,22 @@ def test_an_index_known_only_when_running_reads_or_writes_a_list_made_then(f, k)
         tangents[wrt] = C
         got = adgen.jvp(f, args, tangents)[1]
         np.testing.assert_allclose(got, want @ C, rtol=1e-7, atol=1e-9)
+
+
+def kept_then_rebound(a, b, c):
+    xs = [a, b * 2.0, c]
+    old = xs[1]
+    xs[1] = np.cos(xs[1]) * 1.5
+    return np.sum(old * xs[1] + xs[2] * xs[0])
+
+
+def test_an_item_kept_before_its_slot_is_written_keeps_its_value():
+    """``old = xs[1]; xs[1] = ...`` of a list known item by item: the write binds the slot
+    to a new value (no array is written into), so ``old`` is the value it was, and no
+    check that it is a number is needed."""
+    args = (A, B, C)
+    for k in range(3):
+        want = _differences(kept_then_rebound, args, k)
+        got = adgen.grad(kept_then_rebound, k)(*args)
+        np.testing.assert_allclose(got, want, rtol=1e-7, atol=1e-9)
+    assert "isscalar" not in adgen.source(kept_then_rebound, args=args)

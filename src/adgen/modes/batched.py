@@ -51,7 +51,7 @@ from adgen.backend.codeopt import reuse_buffers
 from adgen.backend.codeopt.drop_dead import drop_dead
 from adgen.generated import Generated
 from adgen.middle.shapes import Signature
-from adgen.modes.expand import StatementRule, add, call, loc_of, name, owned
+from adgen.modes.expand import StatementRule, add, call, loc_of, name, owned, subscript_store
 from adgen.modes.forward import _Forward, emit_function
 from adgen.pyast import dotted_text
 from adgen.rules import known
@@ -171,6 +171,11 @@ class _Batched(_Forward):
             return
         _, index, v = stmt.args
         active = isinstance(v, ir.Var) and v.name in self.active
+        if y in self.facts.lists:  # (a list's tangent: a list of batches, one per item)
+            item = name(self.tangent_of(v.name)) if active else self.zero_of_atom(v)  # type: ignore[union-attr]
+            store = subscript_store(self.tangent_of(y), ir.atom_to_ast(index))
+            self.w.stmt(ast.Assign(targets=[store], value=item, lineno=0))
+            return
         y_shape = self.static_shape(ir.Var(y))
         rank = None if y_shape is None else self.region_rank(y_shape, index)
         v_shape = self.static_shape(v) if active else ()
@@ -425,8 +430,12 @@ class _Batched(_Forward):
         return known.specialize(expr, self.known)  # type: ignore[return-value]
 
     def getitem(self, sr: StatementRule, seed: ast.expr) -> ast.expr | None:
-        """``x[index]``'s tangents: ``x_dot[:, index]`` where that keeps the batch axis first."""
+        """``x[index]``'s tangents: ``x_dot[:, index]`` where that keeps the batch axis first;
+        of a list the function built (its tangent a list of batches), ``x_dot[index]``."""
         index = sr.atoms.get("index")
+        base = sr.atoms.get("a")
+        if index is not None and isinstance(base, ir.Var) and base.name in self.facts.lists:
+            return ast.Subscript(value=seed, slice=ir.atom_to_ast(index), ctx=ast.Load())
         if index is None or self.index_arrays(index) > 1:
             return None
         return ast.Subscript(value=seed, slice=self.batched_index(index), ctx=ast.Load())

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import operator
 from collections import Counter
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import gast
@@ -438,6 +439,16 @@ class DecidedMixin(LowererState):
                 return None
             known.append(value)
         return known[0] is known[1]
+
+    def straight_line(self: Lowerer, body: list[Any]) -> Iterator[Any]:
+        """The statements of ``body``, those of an ``if`` decided when transforming in its
+        place (``if copy: X = X.copy()`` with ``copy`` True: that copy)."""
+        for stmt in body:
+            taken = self.root.decided_ifs.get((self, id(stmt)))
+            if taken is None:
+                yield stmt
+            else:
+                yield from self.straight_line(stmt.body if taken else stmt.orelse)
 
 
 def _is_singleton(value: Any) -> bool:

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import gast
@@ -191,16 +190,6 @@ class InPlaceMixin(LowererState):
                 fresh = self.fresh_value(stmt.value)
         return False
 
-    def straight_line(self: Lowerer, body: list[Any]) -> Iterator[Any]:
-        """The statements of ``body``, those of an ``if`` decided when transforming in its
-        place (``if copy: X = X.copy()`` with ``copy`` True: that copy)."""
-        for stmt in body:
-            taken = self.root.decided_ifs.get((self, id(stmt)))
-            if taken is None:
-                yield stmt
-            else:
-                yield from self.straight_line(stmt.body if taken else stmt.orelse)
-
     def node_problem(self: Lowerer, node: Any, name: str, lists: bool) -> str:
         """Why this statement (or expression) could make ``name``'s array (or list) one that
         another name sees, or ``name`` another array's ("" if it cannot)."""
@@ -265,6 +254,7 @@ class InPlaceMixin(LowererState):
             self.parsed.filename.startswith("<adgen ")
             or y not in self.list_names(_written_in_place)
             or self.is_list(self.env.get(y))
+            or isinstance(self.env.get(y), ir.Tup)  # (known item by item: a write rebinds)
             or target.id not in self.env
         ):
             return
