@@ -829,6 +829,7 @@ FUNCTIONS: dict[str, str] = {
     "rt.covariance": "stats",
     "rt.covariance_vjp": "stats",
     "rt.nonsingular_covariance": "stats",
+    "rt.whitened": "stats",
     "scipy.stats.norm.pdf": "stats",
     "scipy.stats.norm.logpdf": "stats",
     "scipy.stats.norm.logcdf": "stats",

@@ -126,6 +126,44 @@ def nonsingular_covariance(ans, s):
         return g + 0.0 * ans
 
 
+@rule(
+    rt.whitened,
+    examples=[
+        example("rt.whitened(x, m, c, 3)", x=(4, 3), m=(3,), c=Arg((3, 3), SPD)),
+        example("rt.whitened(x, None, c, 2)", x=(2,), c=Arg((2,), POSITIVE)),
+        example("rt.whitened(x, m, c, 3, True)", x=(3,), m=(3,), c=Arg((3, 3), SPD)),
+    ],
+)
+def whitened(ans, x, mean, cov, dim, allow_singular=False):
+    """z = (x - mean) S^-1, S = rt.covariance(cov, dim), symmetric: linear in x and mean;
+    dz = -z dS S^-1 in cov (nan w.r.t. a singular S given allow_singular=True, where the
+    pseudo-inverse jumps)."""
+
+    def jvp_x(dx):
+        return rt.whitened(dx, None, cov, dim, allow_singular)
+
+    def jvp_mean(dm):
+        return np.broadcast_to(-rt.whitened(dm, None, cov, dim, allow_singular), np.shape(ans))
+
+    def jvp_cov(dc):
+        dz = -rt.whitened(ans @ rt.covariance(dc, dim), None, cov, dim, allow_singular)
+        if allow_singular:
+            return dz + 0.0 * np.sum(rt.nonsingular_covariance(rt.covariance(cov, dim)))
+        return dz
+
+    def vjp_x(g):
+        return np.reshape(rt.whitened(g, None, cov, dim, allow_singular), np.shape(x))
+
+    def vjp_mean(g):
+        return rt.unbroadcast(-np.sum(rt.whitened(g, None, cov, dim, allow_singular), 0), mean)
+
+    def vjp_cov(g):
+        m = -(np.swapaxes(ans, 0, 1) @ rt.whitened(g, None, cov, dim, allow_singular))
+        if allow_singular:
+            m = m + 0.0 * np.sum(rt.nonsingular_covariance(rt.covariance(cov, dim)))
+        return rt.covariance_vjp(m, np.ndim(cov))
+
+
 if scipy is not None:
     norm, t, gamma, beta = scipy.stats.norm, scipy.stats.t, scipy.stats.gamma, scipy.stats.beta
     poisson, mvn, dirichlet = (
@@ -791,99 +829,49 @@ if scipy is not None:
         d/dS = (z z^T - S^-1) / 2 (symmetric; rt.covariance_vjp takes it to cov)."""
 
         def jvp_x(dx):
-            if mean is None:
-                dim = np.shape(np.atleast_2d(cov))[0]
-                r = np.reshape(x, (-1, dim))
-            else:
-                dim = np.size(mean)
-                r = np.reshape(x, (-1, dim)) - mean
-            if allow_singular:  # (SciPy's pseudo-inverse: its cutoff, the lower triangle)
-                p = np.linalg.pinv(
-                    rt.covariance(cov, dim), rcond=2.220446049250313e-10, hermitian=True
-                )
-                # (off the support, where the log-density is -inf: nan)
-                z = np.where(np.reshape(np.isfinite(ans), (-1, 1)), r @ p, np.nan)
-            else:
-                z = np.swapaxes(
-                    np.linalg.solve(rt.covariance(cov, dim), np.swapaxes(r, 0, 1)), 0, 1
-                )
+            dim = np.shape(np.atleast_2d(cov))[0] if mean is None else np.size(mean)
+            z = rt.whitened(x, mean, cov, dim, allow_singular)
+            if allow_singular:  # (off the support, where the log-density is -inf: nan)
+                z = np.where(np.reshape(np.isfinite(ans), (-1, 1)), z, np.nan)
             return np.reshape(-np.sum(z * np.reshape(dx, (-1, dim)), axis=-1), np.shape(ans))
 
         def jvp_mean(dm):
             dim = np.size(mean)
-            r = np.reshape(x, (-1, dim)) - mean
-            if allow_singular:  # (SciPy's pseudo-inverse: its cutoff, the lower triangle)
-                p = np.linalg.pinv(
-                    rt.covariance(cov, dim), rcond=2.220446049250313e-10, hermitian=True
-                )
-                # (off the support, where the log-density is -inf: nan)
-                z = np.where(np.reshape(np.isfinite(ans), (-1, 1)), r @ p, np.nan)
-            else:
-                z = np.swapaxes(
-                    np.linalg.solve(rt.covariance(cov, dim), np.swapaxes(r, 0, 1)), 0, 1
-                )
+            z = rt.whitened(x, mean, cov, dim, allow_singular)
+            if allow_singular:  # (off the support, where the log-density is -inf: nan)
+                z = np.where(np.reshape(np.isfinite(ans), (-1, 1)), z, np.nan)
             return np.reshape(np.sum(z * dm, axis=-1), np.shape(ans))
 
         def jvp_cov(dc):
-            if mean is None:
-                dim = np.shape(np.atleast_2d(cov))[0]
-                r = np.reshape(x, (-1, dim))
-            else:
-                dim = np.size(mean)
-                r = np.reshape(x, (-1, dim)) - mean
+            dim = np.shape(np.atleast_2d(cov))[0] if mean is None else np.size(mean)
             s = rt.covariance(cov, dim)
             if allow_singular:
                 s = rt.nonsingular_covariance(s)
             ds = rt.covariance(dc, dim)
-            z = np.swapaxes(np.linalg.solve(s, np.swapaxes(r, 0, 1)), 0, 1)
+            z = rt.whitened(x, mean, s, dim)  # (s: symmetric, its own covariance matrix)
             quad = np.sum((z @ ds) * z, axis=-1) - np.trace(np.linalg.solve(s, ds))
             return np.reshape(0.5 * quad, np.shape(ans))
 
         def vjp_x(g):
-            if mean is None:
-                dim = np.shape(np.atleast_2d(cov))[0]
-                r = np.reshape(x, (-1, dim))
-            else:
-                dim = np.size(mean)
-                r = np.reshape(x, (-1, dim)) - mean
-            if allow_singular:  # (SciPy's pseudo-inverse: its cutoff, the lower triangle)
-                p = np.linalg.pinv(
-                    rt.covariance(cov, dim), rcond=2.220446049250313e-10, hermitian=True
-                )
-                # (off the support, where the log-density is -inf: nan)
-                z = np.where(np.reshape(np.isfinite(ans), (-1, 1)), r @ p, np.nan)
-            else:
-                z = np.swapaxes(
-                    np.linalg.solve(rt.covariance(cov, dim), np.swapaxes(r, 0, 1)), 0, 1
-                )
+            dim = np.shape(np.atleast_2d(cov))[0] if mean is None else np.size(mean)
+            z = rt.whitened(x, mean, cov, dim, allow_singular)
+            if allow_singular:  # (off the support, where the log-density is -inf: nan)
+                z = np.where(np.reshape(np.isfinite(ans), (-1, 1)), z, np.nan)
             return np.reshape(-np.reshape(g, (-1, 1)) * z, np.shape(x))
 
         def vjp_mean(g):
             dim = np.size(mean)
-            r = np.reshape(x, (-1, dim)) - mean
-            if allow_singular:  # (SciPy's pseudo-inverse: its cutoff, the lower triangle)
-                p = np.linalg.pinv(
-                    rt.covariance(cov, dim), rcond=2.220446049250313e-10, hermitian=True
-                )
-                # (off the support, where the log-density is -inf: nan)
-                z = np.where(np.reshape(np.isfinite(ans), (-1, 1)), r @ p, np.nan)
-            else:
-                z = np.swapaxes(
-                    np.linalg.solve(rt.covariance(cov, dim), np.swapaxes(r, 0, 1)), 0, 1
-                )
+            z = rt.whitened(x, mean, cov, dim, allow_singular)
+            if allow_singular:  # (off the support, where the log-density is -inf: nan)
+                z = np.where(np.reshape(np.isfinite(ans), (-1, 1)), z, np.nan)
             return rt.unbroadcast(np.sum(np.reshape(g, (-1, 1)) * z, axis=0), mean)
 
         def vjp_cov(g):
-            if mean is None:
-                dim = np.shape(np.atleast_2d(cov))[0]
-                r = np.reshape(x, (-1, dim))
-            else:
-                dim = np.size(mean)
-                r = np.reshape(x, (-1, dim)) - mean
+            dim = np.shape(np.atleast_2d(cov))[0] if mean is None else np.size(mean)
             s = rt.covariance(cov, dim)
             if allow_singular:
                 s = rt.nonsingular_covariance(s)
-            z = np.swapaxes(np.linalg.solve(s, np.swapaxes(r, 0, 1)), 0, 1)
+            z = rt.whitened(x, mean, s, dim)  # (s: symmetric, its own covariance matrix)
             gz = np.reshape(g, (-1, 1)) * z
             m = 0.5 * (np.swapaxes(z, 0, 1) @ gz - np.sum(g) * np.linalg.inv(s))
             return rt.covariance_vjp(m, np.ndim(cov))
@@ -904,95 +892,41 @@ if scipy is not None:
         """exp(logpdf): each derivative of the log-density times the density."""
 
         def jvp_x(dx):
-            if mean is None:
-                dim = np.shape(np.atleast_2d(cov))[0]
-                r = np.reshape(x, (-1, dim))
-            else:
-                dim = np.size(mean)
-                r = np.reshape(x, (-1, dim)) - mean
-            if allow_singular:  # (SciPy's pseudo-inverse: its cutoff, the lower triangle)
-                p = np.linalg.pinv(
-                    rt.covariance(cov, dim), rcond=2.220446049250313e-10, hermitian=True
-                )
-                z = r @ p
-            else:
-                z = np.swapaxes(
-                    np.linalg.solve(rt.covariance(cov, dim), np.swapaxes(r, 0, 1)), 0, 1
-                )
+            dim = np.shape(np.atleast_2d(cov))[0] if mean is None else np.size(mean)
+            z = rt.whitened(x, mean, cov, dim, allow_singular)
             return -ans * np.reshape(np.sum(z * np.reshape(dx, (-1, dim)), axis=-1), np.shape(ans))
 
         def jvp_mean(dm):
             dim = np.size(mean)
-            r = np.reshape(x, (-1, dim)) - mean
-            if allow_singular:  # (SciPy's pseudo-inverse: its cutoff, the lower triangle)
-                p = np.linalg.pinv(
-                    rt.covariance(cov, dim), rcond=2.220446049250313e-10, hermitian=True
-                )
-                z = r @ p
-            else:
-                z = np.swapaxes(
-                    np.linalg.solve(rt.covariance(cov, dim), np.swapaxes(r, 0, 1)), 0, 1
-                )
+            z = rt.whitened(x, mean, cov, dim, allow_singular)
             return ans * np.reshape(np.sum(z * dm, axis=-1), np.shape(ans))
 
         def jvp_cov(dc):
-            if mean is None:
-                dim = np.shape(np.atleast_2d(cov))[0]
-                r = np.reshape(x, (-1, dim))
-            else:
-                dim = np.size(mean)
-                r = np.reshape(x, (-1, dim)) - mean
+            dim = np.shape(np.atleast_2d(cov))[0] if mean is None else np.size(mean)
             s = rt.covariance(cov, dim)
             if allow_singular:
                 s = rt.nonsingular_covariance(s)
             ds = rt.covariance(dc, dim)
-            z = np.swapaxes(np.linalg.solve(s, np.swapaxes(r, 0, 1)), 0, 1)
+            z = rt.whitened(x, mean, s, dim)  # (s: symmetric, its own covariance matrix)
             quad = np.sum((z @ ds) * z, axis=-1) - np.trace(np.linalg.solve(s, ds))
             return ans * np.reshape(0.5 * quad, np.shape(ans))
 
         def vjp_x(g):
-            if mean is None:
-                dim = np.shape(np.atleast_2d(cov))[0]
-                r = np.reshape(x, (-1, dim))
-            else:
-                dim = np.size(mean)
-                r = np.reshape(x, (-1, dim)) - mean
-            if allow_singular:  # (SciPy's pseudo-inverse: its cutoff, the lower triangle)
-                p = np.linalg.pinv(
-                    rt.covariance(cov, dim), rcond=2.220446049250313e-10, hermitian=True
-                )
-                z = r @ p
-            else:
-                z = np.swapaxes(
-                    np.linalg.solve(rt.covariance(cov, dim), np.swapaxes(r, 0, 1)), 0, 1
-                )
+            dim = np.shape(np.atleast_2d(cov))[0] if mean is None else np.size(mean)
+            z = rt.whitened(x, mean, cov, dim, allow_singular)
             return np.reshape(-np.reshape(g * ans, (-1, 1)) * z, np.shape(x))
 
         def vjp_mean(g):
             dim = np.size(mean)
-            r = np.reshape(x, (-1, dim)) - mean
-            if allow_singular:  # (SciPy's pseudo-inverse: its cutoff, the lower triangle)
-                p = np.linalg.pinv(
-                    rt.covariance(cov, dim), rcond=2.220446049250313e-10, hermitian=True
-                )
-                z = r @ p
-            else:
-                z = np.swapaxes(
-                    np.linalg.solve(rt.covariance(cov, dim), np.swapaxes(r, 0, 1)), 0, 1
-                )
+            z = rt.whitened(x, mean, cov, dim, allow_singular)
             return rt.unbroadcast(np.sum(np.reshape(g * ans, (-1, 1)) * z, axis=0), mean)
 
         def vjp_cov(g):
-            if mean is None:
-                dim = np.shape(np.atleast_2d(cov))[0]
-                r = np.reshape(x, (-1, dim))
-            else:
-                dim = np.size(mean)
-                r = np.reshape(x, (-1, dim)) - mean
+            dim = np.shape(np.atleast_2d(cov))[0] if mean is None else np.size(mean)
             s = rt.covariance(cov, dim)
             if allow_singular:
                 s = rt.nonsingular_covariance(s)
-            z = np.swapaxes(np.linalg.solve(s, np.swapaxes(r, 0, 1)), 0, 1)
+            z = rt.whitened(x, mean, s, dim)  # (s: symmetric, its own covariance matrix)
             w = g * ans
             m = 0.5 * (
                 np.swapaxes(z, 0, 1) @ (np.reshape(w, (-1, 1)) * z) - np.sum(w) * np.linalg.inv(s)

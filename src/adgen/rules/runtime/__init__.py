@@ -284,7 +284,7 @@ from .solvers import (  # noqa: F401
     odeint_y0_cotangent,
 )
 from .spatial import distance_metric  # noqa: F401
-from .stats import covariance, covariance_vjp, nonsingular_covariance  # noqa: F401
+from .stats import covariance, covariance_vjp, nonsingular_covariance, whitened  # noqa: F401
 
 # the helpers shown with a doctest (tests/test_runtime.py checks that each has one)
 __all__ = [
@@ -411,6 +411,7 @@ __all__ = [
     "covariance",
     "covariance_vjp",
     "nonsingular_covariance",
+    "whitened",
     # scipy.signal
     "boundary_pad_width",
     "full_pad_width",

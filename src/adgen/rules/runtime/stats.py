@@ -52,6 +52,29 @@ def covariance_vjp(g: Any, ndim: int) -> Any:
     return np.tril(g) + np.tril(np.swapaxes(g, -1, -2), -1)
 
 
+
+def whitened(x: Any, mean: Any, cov: Any, dim: int, allow_singular: bool = False) -> Any:
+    """The points of ``scipy.stats.multivariate_normal`` (``x``'s last axis, ``dim`` long,
+    less ``mean``; ``mean=None``: none) times the inverse of its covariance matrix
+    :func:`covariance`: ``z = r S^-1``, one row per point; with ``allow_singular=True``
+    SciPy's pseudo-inverse (its cutoff: ``1e6`` machine epsilons of the largest eigenvalue,
+    ``1e3`` for float32; the lower triangle). Linear in ``x`` and ``mean``.
+
+    >>> whitened(np.array([1.0, 2.0]), None, np.array([2.0, 4.0]), 2).tolist()
+    [[0.5, 0.5]]
+    >>> whitened(np.array([1.0, 2.0]), None, np.array([2.0, 0.0]), 2, True).tolist()
+    [[0.5, 0.0]]
+    """
+    r = np.reshape(x, (-1, dim))
+    if mean is not None:
+        r = r - mean
+    s = covariance(cov, dim)
+    if allow_singular:
+        eps = np.finfo(np.result_type(s, np.float32)).eps
+        factor = 1e3 if np.result_type(s, np.float32) == np.float32 else 1e6
+        return r @ np.linalg.pinv(s, rcond=factor * eps, hermitian=True)
+    return np.swapaxes(np.linalg.solve(s, np.swapaxes(r, 0, 1)), 0, 1)
+
 def nonsingular_covariance(s: Any) -> Any:
     """``s`` (``multivariate_normal``'s covariance matrix, given ``allow_singular=True``)
     where it is nonsingular; where SciPy decides it is singular (an eigenvalue at most ``1e6``
