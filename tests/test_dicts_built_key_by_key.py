@@ -58,7 +58,39 @@ def updated_and_asked(x):
     return totals["sq"] * totals["sin"] + extra
 
 
+class KernelModel:
+    """scikit-learn's ``Nystroem._get_kernel_params``: an option that defaults to None made
+    a dict, the attributes a kernel takes that are set written into it, then returned."""
+
+    kernel = "poly"
+    kernel_params = None
+    gamma = 0.5
+    degree = None
+    coef0 = 1.5
+
+    def params(self):
+        params = self.kernel_params
+        if params is None:
+            params = {}
+        if not callable(self.kernel) and self.kernel != "precomputed":
+            for name in KERNEL_NAMES:
+                if getattr(self, name) is not None:
+                    params[name] = getattr(self, name)
+        return params
+
+
+KERNEL_NAMES = frozenset(["gamma", "degree", "coef0"])
+MODEL = KernelModel()
+
+
+def option_defaulting_to_a_dict(x):
+    params = MODEL.params()
+    assert len(params) == 2  # (gamma and coef0: degree is None)
+    return np.sum(kernel(x, **params)) * len(params)
+
+
 CASES = [written_then_read, spread_into_a_call, from_a_set_of_names, updated_and_asked]
+CASES += [option_defaulting_to_a_dict]
 X = np.array([0.3, -1.2, 0.7])
 
 
@@ -145,3 +177,17 @@ def test_is_of_a_class_or_an_option_in_both_modes(f):
     np.testing.assert_allclose(adgen.grad(f)(X), 18.0 * X, rtol=1e-12)
     v = np.array([1.0, -2.0, 0.5])
     np.testing.assert_allclose(adgen.jvp(f, (X,), (v,))[1], 18.0 * X @ v, rtol=1e-12)
+
+
+def test_a_dict_option_given_is_not_written_into():
+    """With the option given (a dict of the caller's), the writes would change the caller's
+    dict: refused by name, never taken for a new dict."""
+    given = KernelModel()
+    given.kernel_params = {"scale": 2.0}
+
+    def f(x):
+        return np.sum(kernel(x, **given.params()))
+
+    with pytest.raises(adgen.AdgenError, match="params"):
+        adgen.grad(f)(X)
+    assert given.kernel_params == {"scale": 2.0}

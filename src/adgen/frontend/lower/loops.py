@@ -48,6 +48,35 @@ def _few_constants(value: Any, ordered: bool) -> bool:
     )
 
 
+def _writes_keys_only(body: list[Any], dicts: frozenset[str]) -> bool:
+    """Does ``body`` only write keys of the dicts ``dicts`` (``d[k] = v``), those under an
+    ``if`` too whose test calls nothing that could do more than read (``if getattr(self, k)
+    is not None:``)? Then the order of its passes changes nothing but the keys' order."""
+    for stmt in body:
+        if isinstance(stmt, gast.If):
+            calls = [n for n in gast.walk(stmt.test) if isinstance(n, gast.Call)]
+            if stmt.orelse or not all(
+                isinstance(c.func, gast.Name) and c.func.id in _READING_BUILTINS for c in calls
+            ):
+                return False
+            if not _writes_keys_only(stmt.body, dicts):
+                return False
+            continue
+        if not (
+            isinstance(stmt, gast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], gast.Subscript)
+            and isinstance(stmt.targets[0].value, gast.Name)
+            and stmt.targets[0].value.id in dicts
+        ):
+            return False
+    return True
+
+
+# builtins a test of a loop writing a dict's keys may call: they read, nothing else
+_READING_BUILTINS = frozenset({"getattr", "hasattr", "isinstance", "callable", "len"})
+
+
 @dataclass(frozen=True)
 class _Counter:
     """enumerate's count in a loop's pattern (``start`` added to the step's number)."""
@@ -261,15 +290,7 @@ class LoopsMixin(LowererState):
         ]
         if not writes:
             return None
-        only = all(
-            isinstance(s, gast.Assign)
-            and len(s.targets) == 1
-            and isinstance(s.targets[0], gast.Subscript)
-            and isinstance(s.targets[0].value, gast.Name)
-            and s.targets[0].value.id in dicts
-            for s in loop.body
-        )
-        return "only" if only else "any"
+        return "only" if _writes_keys_only(loop.body, dicts) else "any"
 
     @staticmethod
     def sequence(seq: ir.Atom, seqs: list[ir.Atom]) -> int:

@@ -281,16 +281,31 @@ class OutsideMixin(LowererState):
         written as a string: ``obj.name``, read as such (a value the function stored there
         in straight-line code, else a constant of the derivative). None for any other."""
         obj, name = node.args
-        if not (isinstance(name, gast.Constant) and isinstance(name.value, str)):
+        attr = self.constant_name(name)
+        if attr is None:
             return None
         try:
             known, value = self.static_object(obj)
         except AdgenError:
             return None
-        if not (known and is_user_object(value) and name.value.isidentifier()):
+        if not (known and is_user_object(value) and attr.isidentifier()):
             return None
-        read = gast.copy_location(gast.Attribute(value=obj, attr=name.value, ctx=gast.Load()), node)
+        read = gast.copy_location(gast.Attribute(value=obj, attr=attr, ctx=gast.Load()), node)
         return self.expr(read, target, hint)
+
+    def constant_name(self: Lowerer, node: Any) -> str | None:
+        """The string ``node`` is when transforming: a string written there, or a name bound
+        to one (the item of a loop over names unrolled: ``for p in ("gamma", "coef0"):
+        getattr(self, p)``); else None."""
+        if isinstance(node, gast.Constant):
+            return node.value if isinstance(node.value, str) else None
+        if not (isinstance(node, gast.Name) and node.id in self.env):
+            return None
+        key = self.settled(self.env[node.id])
+        traced = self.traced(key) if isinstance(key, ir.Var) else None
+        if traced is not None and traced[0][0] == "constant" and traced[1] is not None:
+            key = traced[1].args[0]  # (an unrolled loop's variable: this pass's item)
+        return key.value if isinstance(key, ir.Const) and isinstance(key.value, str) else None
 
     def read_back(self: Lowerer, fn: Any, args: list[Any], kwargs: list[Any]) -> list[ir.Atom]:
         """The values the function stored into the objects made outside that a call run as

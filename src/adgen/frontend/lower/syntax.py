@@ -692,26 +692,55 @@ def _static_dicts(fdef: Any) -> frozenset[str]:
     if done is not None:
         return frozenset(done)
     top = {id(stmt) for stmt in fdef.body}
-    names = {
-        stmt.targets[0].id
+    plain = [
+        stmt
         for stmt in fdef.body
         if isinstance(stmt, gast.Assign)
         and len(stmt.targets) == 1
         and isinstance(stmt.targets[0], gast.Name)
-        and _dict_value(stmt.value)
-    }
+    ]
+    names = {stmt.targets[0].id for stmt in plain if _dict_value(stmt.value)}
+    # `params = self.kernel_params` then `if params is None: params = {}`, both at the top
+    # level: a dict built key by key where the test is decided (an option left at None)
+    defaults = _none_defaults(fdef)
+    guarded = {n for n in defaults.values() if any(s.targets[0].id == n for s in plain)}
+    names |= guarded
 
     def bound(node: Any, parent: Any) -> bool:
+        if id(parent) in defaults:
+            return True
         return (
             isinstance(parent, gast.Assign)
             and id(parent) in top
-            and _dict_value(parent.value)
+            and (_dict_value(parent.value) or node.id in guarded)
             and parent.targets == [node]
         )
 
     names = _used_only(fdef, names, bound, _static_dict_read)
     fdef.adgen_static_dicts = frozenset(names)
     return frozenset(names)
+
+
+def _none_defaults(fdef: Any) -> dict[int, str]:
+    """The ``name = {...}`` assignments that are the whole of a top-level ``if name is None:``
+    (no ``else``), by id, with their names."""
+    found: dict[int, str] = {}
+    for stmt in fdef.body:
+        if not (isinstance(stmt, gast.If) and not stmt.orelse and len(stmt.body) == 1):
+            continue
+        test, inner = stmt.test, stmt.body[0]
+        if (
+            isinstance(test, gast.Compare)
+            and isinstance(test.left, gast.Name)
+            and [type(op) for op in test.ops] == [gast.Is]
+            and isinstance(test.comparators[0], gast.Constant)
+            and test.comparators[0].value is None
+            and isinstance(inner, gast.Assign)
+            and [getattr(t, "id", None) for t in inner.targets] == [test.left.id]
+            and _dict_value(inner.value)
+        ):
+            found[id(inner)] = test.left.id
+    return found
 
 
 def _dict_value(value: Any) -> bool:
@@ -740,7 +769,13 @@ def _static_dict_read(node: Any, parent: Any, parents: dict[int, Any]) -> bool:
         return True
     if isinstance(parent, gast.keyword):
         return parent.arg is None
+    if isinstance(parent, gast.Return):  # (a helper's new dict: its caller's, key by key)
+        return True
     if isinstance(parent, gast.Compare):
+        if parent.left is node and len(parent.ops) == 1:  # (`d is None`: no use of the dict)
+            other = parent.comparators[0]
+            none = isinstance(other, gast.Constant) and other.value is None
+            return none and isinstance(parent.ops[0], (gast.Is, gast.IsNot))
         return node in parent.comparators and all(
             isinstance(op, (gast.In, gast.NotIn)) for op in parent.ops
         )

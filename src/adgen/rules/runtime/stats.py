@@ -52,7 +52,6 @@ def covariance_vjp(g: Any, ndim: int) -> Any:
     return np.tril(g) + np.tril(np.swapaxes(g, -1, -2), -1)
 
 
-
 def whitened(x: Any, mean: Any, cov: Any, dim: int, allow_singular: bool = False) -> Any:
     """The points of ``scipy.stats.multivariate_normal`` (``x``'s last axis, ``dim`` long,
     less ``mean``; ``mean=None``: none) times the inverse of its covariance matrix
@@ -74,6 +73,7 @@ def whitened(x: Any, mean: Any, cov: Any, dim: int, allow_singular: bool = False
         factor = 1e3 if np.result_type(s, np.float32) == np.float32 else 1e6
         return r @ np.linalg.pinv(s, rcond=factor * eps, hermitian=True)
     return np.swapaxes(np.linalg.solve(s, np.swapaxes(r, 0, 1)), 0, 1)
+
 
 def nonsingular_covariance(s: Any) -> Any:
     """``s`` (``multivariate_normal``'s covariance matrix, given ``allow_singular=True``)
