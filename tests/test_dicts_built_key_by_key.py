@@ -191,3 +191,40 @@ def test_a_dict_option_given_is_not_written_into():
     with pytest.raises(adgen.AdgenError, match="params"):
         adgen.grad(f)(X)
     assert given.kernel_params == {"scale": 2.0}
+
+
+def _with_options(x, gamma):
+    kw = {"gamma": gamma}
+    kw.update(scale=2.0)
+    extra = {"coef0": 0.5}
+    kw.update(extra)
+    kw["gamma"] = kw["gamma"] * 2.0
+    return np.sum(kernel(x, **kw))
+
+
+def updated_keyword_arguments(x):
+    return _with_options(x, 0.25 * np.sum(x))
+
+
+def test_a_dict_updated_key_by_key():
+    """A dict built key by key, updated from keywords and from another such dict, then
+    written and spread: known key by key, in both modes."""
+    want = differences(updated_keyword_arguments, X)
+    np.testing.assert_allclose(adgen.grad(updated_keyword_arguments)(X), want, rtol=1e-7)
+    v = np.array([1.0, -2.0, 0.5])
+    got = adgen.jvp(updated_keyword_arguments, (X,), (v,))[1]
+    np.testing.assert_allclose(got, want @ v, rtol=1e-7)
+
+
+OUTSIDE_OPTIONS = {"coef0": 1.0}
+
+
+def _with_outside_options(x, gamma):
+    kw = {"gamma": gamma}
+    kw.update(OUTSIDE_OPTIONS)  # (a dict of the module's: its keys may change)
+    return np.sum(kernel(x, **kw))
+
+
+def test_an_update_from_a_dict_not_known_key_by_key_is_refused_by_name():
+    with pytest.raises(adgen.AdgenError, match="updating the dict `kw`"):
+        adgen.grad(lambda x: _with_outside_options(x, 0.5 * np.sum(x)))(X)

@@ -55,6 +55,8 @@ every method takes the whole ``Lowerer`` as ``self``, since the parts call each 
 - :mod:`~adgen.frontend.lower.solvers`: SciPy's solvers and the functions they are given;
 - :mod:`~adgen.frontend.lower.containers`: lists the function builds (appends, pops, concatenation,
   comprehensions);
+- :mod:`~adgen.frontend.lower.dicts`: dicts the function builds key by key (``d[k] = v``,
+  ``d.update(...)``);
 - :mod:`~adgen.frontend.lower.tuples`: tuples bound to names that blocks rebind, one IR name
   an item;
 - :mod:`~adgen.frontend.lower.verbatim`: code no derivative passes through, copied as written
@@ -97,6 +99,7 @@ from adgen.frontend.lower.calls import CallsMixin
 from adgen.frontend.lower.containers import ContainersMixin
 from adgen.frontend.lower.decided import DecidedMixin
 from adgen.frontend.lower.deferred import DeferredMixin
+from adgen.frontend.lower.dicts import DictsMixin
 from adgen.frontend.lower.expressions import ExpressionsMixin
 from adgen.frontend.lower.fresh import FreshMixin
 from adgen.frontend.lower.generators import GeneratorsMixin
@@ -133,6 +136,7 @@ class Lowerer(
     OutsideMixin,
     NestedDerivativesMixin,
     ContainersMixin,
+    DictsMixin,
     InPlaceMixin,
     WritersMixin,
     IdentitiesMixin,

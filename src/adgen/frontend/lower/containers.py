@@ -24,7 +24,6 @@ from adgen.frontend.lower.state import LowererState
 from adgen.frontend.lower.syntax import (
     _fixed_length_lists,
     _own_nodes,
-    _static_dicts,
     _written_at_top,
     _written_in_place,
 )
@@ -232,64 +231,6 @@ class ContainersMixin(LowererState):
         items = list(base.items)
         items[k] = self.expr(value, None, name)
         self.env[name] = ir.Tup(tuple(items), kind="list")
-        return True
-
-    def assign_static_dict(self: Lowerer, target: Any, value: Any, op: Any, stmt: Any) -> bool:
-        """``d = {}`` / ``d = dict(a=x)`` and ``d[k] = v`` / ``d[k] += v`` of a dict the
-        function builds key by key (:func:`.syntax._static_dicts`): the dict is known key by
-        key (an :class:`ir.Dct`, each write a new one); True where lowered here."""
-        dicts = _static_dicts(self.node)
-        if isinstance(target, gast.Name) and target.id in dicts and op is None:
-            if isinstance(value, gast.Call):  # dict(a=x, b=y)
-                atom: ir.Atom = ir.Dct(
-                    tuple(k.arg for k in value.keywords),
-                    tuple(self.expr(k.value, None, target.id) for k in value.keywords),
-                )
-            else:
-                atom = self.expr(value, None, target.id)
-            self.env[target.id] = atom
-            self.bound.add(target.id)
-            return True
-        if not (
-            isinstance(target, gast.Subscript)
-            and isinstance(target.value, gast.Name)
-            and target.value.id in dicts
-        ):
-            return False
-        name = target.value.id
-        base = self.env.get(name)
-        if not isinstance(base, ir.Dct):
-            return False
-        if self.depth != self.__dict__.get("_unrolled_depth", 0):
-            self.refuse(
-                stmt,
-                f"writing a key of the dict `{name}` in a loop or branch decided when the code "
-                "runs (which keys it holds after it would be known only then)",
-                "write the keys in straight-line code, or in a loop over a tuple or list "
-                "written in the function",
-            )
-        key = self.settled(self.expr(target.slice, None, name))
-        traced = self.traced(key) if isinstance(key, ir.Var) else None
-        if traced is not None and traced[0][0] == "constant" and traced[1] is not None:
-            key = traced[1].args[0]  # (an unrolled loop's variable: this pass's item)
-        if not (isinstance(key, ir.Const) and isinstance(key.value, str)):
-            self.refuse(
-                target.slice,
-                f"a key of the dict `{name}` that adgen does not know when transforming",
-                "use string keys known when the function is read",
-            )
-        entries = dict(zip(base.keys, base.values))
-        new = self.expr(value, None, name)
-        if op is not None:
-            if key.value not in entries:
-                self.refuse(stmt, f"updating the key {key.value!r}, which `{name}` lacks")
-            fn = registry.BINOP_FUNCTIONS.get(type(op).__name__)
-            prim = registry.lookup(fn) if fn is not None else None
-            if prim is None:
-                self.refuse(stmt, f"the operator `{type(op).__name__}`")
-            new = self.emit(None, name, prim, [entries[key.value], new], [], stmt)
-        entries[key.value] = new
-        self.env[name] = ir.Dct(tuple(entries), tuple(entries.values()))
         return True
 
     def fixed_list_items(self: Lowerer, node: Any, seq: ir.Atom, hint: str) -> ir.Atom:

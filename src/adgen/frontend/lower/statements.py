@@ -345,8 +345,8 @@ class StatementsMixin(LowererState):
                 "or stack the values you have: np.stack((a, b))",
             )
         if isinstance(call, gast.Call):
-            if self.call_write(stmt, call):  # a.fill(v), np.copyto(a, v), np.add.at(a, i, b)
-                return
+            if self.update_dict(stmt, call) or self.call_write(stmt, call):
+                return  # kwds.update(**p) of a dict known key by key; a.fill(v), np.copyto
             ok, fn = self.static_object(call.func)
             if ok and any(fn is c for c in (runtime.refuse_unless, runtime.expect)):
                 self.lower_check(call)  # adgen's own check, in its code read again

@@ -669,10 +669,12 @@ def _fixed_list_read(node: Any, parent: Any, parents: dict[int, Any]) -> bool:
 
 def _static_dicts(fdef: Any) -> frozenset[str]:
     """The names of dicts the function builds key by key in its own straight-line code:
-    bound (only at the top level of its body) to a dict display or ``dict()``, otherwise
-    only indexed (``d[k]``, ``d[k] = v``, ``d[k] += v``), spread into a call (``f(**d)``),
-    asked ``k in d``, ``d.get(k)`` or ``len(d)`` -- never passed on, iterated, kept by
-    another name or read by a function defined in it. What such a dict holds is known key
+    bound (only at the top level of its body) to a dict display or ``dict()`` (or to an
+    option, then ``{}`` where it is None), otherwise only indexed
+    (``d[k]``, ``d[k] = v``, ``d[k] += v``), spread into a call (``f(**d)``), updated
+    (``d.update(...)``), asked ``k in d``, ``d.get(k)``, ``len(d)`` or ``d is None``, or
+    returned -- never passed on, iterated, kept by another name or read by a function
+    defined in it. What such a dict holds is known key
     by key where it is read (scikit-learn's ``params = {}``, then ``params[p] = ...`` for
     each parameter name, then ``kernel(X, **params)``).
 
@@ -781,6 +783,9 @@ def _static_dict_read(node: Any, parent: Any, parents: dict[int, Any]) -> bool:
         )
     if isinstance(parent, gast.Attribute) and parent.attr == "get":
         return isinstance(parents.get(id(parent)), gast.Call)
+    if isinstance(parent, gast.Attribute) and parent.attr == "update":  # (a statement)
+        call = parents.get(id(parent))
+        return isinstance(call, gast.Call) and isinstance(parents.get(id(call)), gast.Expr)
     return (
         isinstance(parent, gast.Call)
         and isinstance(parent.func, gast.Name)

@@ -1,0 +1,117 @@
+# mypy: disable-error-code="misc"
+# (every method takes the whole Lowerer as ``self``, as the parts call each other)
+"""Dicts the function builds key by key (:func:`.syntax._static_dicts`): ``params = {}``, an
+option defaulting to None made ``{}``; then ``params[k] = v``,
+``params[k] += v`` and ``params.update(...)`` in straight-line code (or a loop over a few
+names, unrolled). Such a dict is an :class:`ir.Dct`, known key by key wherever it is read;
+each write makes the next one.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import gast
+
+from adgen import ir
+from adgen.frontend.lower.state import LowererState
+from adgen.frontend.lower.syntax import _static_dicts
+from adgen.rules import registry
+
+if TYPE_CHECKING:
+    from adgen.frontend.lower import Lowerer
+
+
+class DictsMixin(LowererState):
+    """Dicts known key by key."""
+
+    def assign_static_dict(self: Lowerer, target: Any, value: Any, op: Any, stmt: Any) -> bool:
+        """``d = {}`` / ``d = dict(a=x)`` and ``d[k] = v`` / ``d[k] += v`` of a dict the
+        function builds key by key (:func:`.syntax._static_dicts`): the dict is known key by
+        key (an :class:`ir.Dct`, each write a new one); True where lowered here."""
+        dicts = _static_dicts(self.node)
+        if isinstance(target, gast.Name) and target.id in dicts and op is None:
+            if isinstance(value, gast.Call):  # dict(a=x, b=y)
+                atom: ir.Atom = ir.Dct(
+                    tuple(k.arg for k in value.keywords),
+                    tuple(self.expr(k.value, None, target.id) for k in value.keywords),
+                )
+            else:
+                atom = self.expr(value, None, target.id)
+            self.env[target.id] = atom
+            self.bound.add(target.id)
+            return True
+        if not (
+            isinstance(target, gast.Subscript)
+            and isinstance(target.value, gast.Name)
+            and target.value.id in dicts
+        ):
+            return False
+        name = target.value.id
+        base = self.env.get(name)
+        if not isinstance(base, ir.Dct):
+            return False
+        self.refuse_key_writes_in_blocks(name, stmt)
+        key = self.settled(self.expr(target.slice, None, name))
+        traced = self.traced(key) if isinstance(key, ir.Var) else None
+        if traced is not None and traced[0][0] == "constant" and traced[1] is not None:
+            key = traced[1].args[0]  # (an unrolled loop's variable: this pass's item)
+        if not (isinstance(key, ir.Const) and isinstance(key.value, str)):
+            self.refuse(
+                target.slice,
+                f"a key of the dict `{name}` that adgen does not know when transforming",
+                "use string keys known when the function is read",
+            )
+        entries = dict(zip(base.keys, base.values))
+        new = self.expr(value, None, name)
+        if op is not None:
+            if key.value not in entries:
+                self.refuse(stmt, f"updating the key {key.value!r}, which `{name}` lacks")
+            fn = registry.BINOP_FUNCTIONS.get(type(op).__name__)
+            prim = registry.lookup(fn) if fn is not None else None
+            if prim is None:
+                self.refuse(stmt, f"the operator `{type(op).__name__}`")
+            new = self.emit(None, name, prim, [entries[key.value], new], [], stmt)
+        entries[key.value] = new
+        self.env[name] = ir.Dct(tuple(entries), tuple(entries.values()))
+        return True
+
+    def update_dict(self: Lowerer, stmt: Any, call: gast.Call) -> bool:
+        """``d.update(other)`` / ``d.update(k=v, **other)`` of a dict built key by key, from
+        dicts known key by key: the next value of ``d`` (True where lowered here)."""
+        func = call.func
+        if not (
+            isinstance(func, gast.Attribute)
+            and func.attr == "update"
+            and isinstance(func.value, gast.Name)
+            and func.value.id in _static_dicts(self.node)
+            and isinstance(self.env.get(func.value.id), ir.Dct)
+            and len(call.args) <= 1
+        ):
+            return False
+        name = func.value.id
+        self.refuse_key_writes_in_blocks(name, stmt)
+        base = self.env[name]
+        assert isinstance(base, ir.Dct)
+        entries = dict(zip(base.keys, base.values))
+        for arg in call.args:
+            given = self.expr(arg, None, name)
+            if not isinstance(given, ir.Dct):
+                self.refuse(arg, f"updating the dict `{name}` from a dict adgen does not know "
+                            "key by key here", "update it key by key")  # fmt: skip
+            entries.update(zip(given.keys, given.values))
+        entries.update(self.call_keywords(call, False, name))
+        self.env[name] = ir.Dct(tuple(entries), tuple(entries.values()))
+        return True
+
+    def refuse_key_writes_in_blocks(self: Lowerer, name: str, stmt: Any) -> None:
+        """Refuse a write of ``name``'s keys in a loop or branch decided when the code runs
+        (which keys it holds after it would be known only then)."""
+        if self.depth != self.__dict__.get("_unrolled_depth", 0):
+            self.refuse(
+                stmt,
+                f"writing a key of the dict `{name}` in a loop or branch decided when the code "
+                "runs (which keys it holds after it would be known only then)",
+                "write the keys in straight-line code, or in a loop over a tuple or list "
+                "written in the function",
+            )
