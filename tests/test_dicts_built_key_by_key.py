@@ -228,3 +228,32 @@ def _with_outside_options(x, gamma):
 def test_an_update_from_a_dict_not_known_key_by_key_is_refused_by_name():
     with pytest.raises(adgen.AdgenError, match="updating the dict `kw`"):
         adgen.grad(lambda x: _with_outside_options(x, 0.5 * np.sum(x)))(X)
+
+
+NAME_SET_3 = frozenset(["gamma", "coef0", "scale"])
+
+
+def keys_written_while_reading_the_dict(x):
+    d = {}
+    for k in NAME_SET_3:
+        if len(d) < 2:  # (which keys are written depends on the set's order)
+            d[k] = 1.0
+    return np.sum(x) * len(d)
+
+
+def values_reading_the_dict(x):
+    d = {}
+    for k in NAME_SET_3:
+        d[k] = len(d) * 1.0  # (each value depends on the set's order)
+    return np.sum(x) * d["gamma"]
+
+
+@pytest.mark.parametrize(
+    "f", [keys_written_while_reading_the_dict, values_reading_the_dict], ids=lambda f: f.__name__
+)
+def test_a_loop_over_a_set_reading_the_dict_it_writes_is_refused_by_name(f):
+    """A set's order may differ from one process to the next (string hashing), and code made
+    in one may be read from the disk cache in another: a loop whose result depends on that
+    order is not unrolled, and its writes are refused by name."""
+    with pytest.raises(adgen.AdgenError, match="writing a key of the dict"):
+        adgen.grad(f)(X)

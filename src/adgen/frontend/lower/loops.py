@@ -51,7 +51,20 @@ def _few_constants(value: Any, ordered: bool) -> bool:
 def _writes_keys_only(body: list[Any], dicts: frozenset[str]) -> bool:
     """Does ``body`` only write keys of the dicts ``dicts`` (``d[k] = v``), those under an
     ``if`` too whose test calls nothing that could do more than read (``if getattr(self, k)
-    is not None:``)? Then the order of its passes changes nothing but the keys' order."""
+    is not None:``), nothing reading them? Then the order of its passes changes nothing but
+    the keys' order (a set's order may differ from one process to the next)."""
+    targets = {
+        id(s.targets[0].value)
+        for s in (n for stmt in body for n in gast.walk(stmt))
+        if isinstance(s, gast.Assign) and len(s.targets) == 1
+        and isinstance(s.targets[0], gast.Subscript)
+    }  # fmt: skip
+    if any(
+        isinstance(n, gast.Name) and n.id in dicts and id(n) not in targets
+        for stmt in body
+        for n in gast.walk(stmt)
+    ):
+        return False  # (a dict read in the loop: `if len(params) < 2:` may see the order)
     for stmt in body:
         if isinstance(stmt, gast.If):
             calls = [n for n in gast.walk(stmt.test) if isinstance(n, gast.Call)]
