@@ -114,16 +114,23 @@ def covariance_vjp(g, ndim):
 
 @rule(
     rt.nonsingular_covariance,
-    examples=[example("rt.nonsingular_covariance(c) ** 2", c=Arg((3, 3), SPD))],
+    examples=[example("rt.nonsingular_covariance(c, t) ** 2", c=Arg((3, 3), SPD), t=(3,))],
 )
-def nonsingular_covariance(ans, s):
-    """The identity where ``s`` is nonsingular; nan where it is singular (``ans`` all nan)."""
+def nonsingular_covariance(ans, s, seed):
+    """The identity in ``s`` where ``s`` is nonsingular (nan where it is singular and the
+    seed is not 0: ``ans`` is then all nan); no derivative in ``seed``."""
 
     def jvp_s(d):
         return d + 0.0 * ans
 
+    def jvp_seed(d):
+        return rt.zeros_like(ans)
+
     def vjp_s(g):
         return g + 0.0 * ans
+
+    def vjp_seed(g):
+        return rt.zeros_like(seed)
 
 
 @rule(
@@ -148,7 +155,7 @@ def whitened(ans, x, mean, cov, dim, allow_singular=False):
     def jvp_cov(dc):
         dz = -rt.whitened(ans @ rt.covariance(dc, dim), None, cov, dim, allow_singular)
         if allow_singular:
-            return dz + 0.0 * np.sum(rt.nonsingular_covariance(rt.covariance(cov, dim)))
+            return dz + 0.0 * np.sum(rt.nonsingular_covariance(rt.covariance(cov, dim), dc))
         return dz
 
     def vjp_x(g):
@@ -160,7 +167,7 @@ def whitened(ans, x, mean, cov, dim, allow_singular=False):
     def vjp_cov(g):
         m = -(np.swapaxes(ans, 0, 1) @ rt.whitened(g, None, cov, dim, allow_singular))
         if allow_singular:
-            m = m + 0.0 * np.sum(rt.nonsingular_covariance(rt.covariance(cov, dim)))
+            m = m + 0.0 * np.sum(rt.nonsingular_covariance(rt.covariance(cov, dim), g))
         return rt.covariance_vjp(m, np.ndim(cov))
 
 
@@ -846,7 +853,7 @@ if scipy is not None:
             dim = np.shape(np.atleast_2d(cov))[0] if mean is None else np.size(mean)
             s = rt.covariance(cov, dim)
             if allow_singular:
-                s = rt.nonsingular_covariance(s)
+                s = rt.nonsingular_covariance(s, dc)
             ds = rt.covariance(dc, dim)
             z = rt.whitened(x, mean, s, dim)  # (s: symmetric, its own covariance matrix)
             quad = np.sum((z @ ds) * z, axis=-1) - np.trace(np.linalg.solve(s, ds))
@@ -870,7 +877,7 @@ if scipy is not None:
             dim = np.shape(np.atleast_2d(cov))[0] if mean is None else np.size(mean)
             s = rt.covariance(cov, dim)
             if allow_singular:
-                s = rt.nonsingular_covariance(s)
+                s = rt.nonsingular_covariance(s, g)
             z = rt.whitened(x, mean, s, dim)  # (s: symmetric, its own covariance matrix)
             gz = np.reshape(g, (-1, 1)) * z
             m = 0.5 * (np.swapaxes(z, 0, 1) @ gz - np.sum(g) * np.linalg.inv(s))
@@ -905,7 +912,7 @@ if scipy is not None:
             dim = np.shape(np.atleast_2d(cov))[0] if mean is None else np.size(mean)
             s = rt.covariance(cov, dim)
             if allow_singular:
-                s = rt.nonsingular_covariance(s)
+                s = rt.nonsingular_covariance(s, dc)
             ds = rt.covariance(dc, dim)
             z = rt.whitened(x, mean, s, dim)  # (s: symmetric, its own covariance matrix)
             quad = np.sum((z @ ds) * z, axis=-1) - np.trace(np.linalg.solve(s, ds))
@@ -925,7 +932,7 @@ if scipy is not None:
             dim = np.shape(np.atleast_2d(cov))[0] if mean is None else np.size(mean)
             s = rt.covariance(cov, dim)
             if allow_singular:
-                s = rt.nonsingular_covariance(s)
+                s = rt.nonsingular_covariance(s, g)
             z = rt.whitened(x, mean, s, dim)  # (s: symmetric, its own covariance matrix)
             w = g * ans
             m = 0.5 * (
@@ -945,7 +952,7 @@ if scipy is not None:
     def mvn_entropy(ans, mean=None, cov=1, allow_singular=False):
         """(d (1 + log 2 pi) + log det S) / 2, S = rt.covariance(cov, d): d/dS = S^-1 / 2; no
         dependence on ``mean``. With ``allow_singular=True`` the derivative w.r.t. a singular
-        ``cov`` is nan (``rt.nonsingular_covariance``)."""
+        ``cov`` is nan (``rt.nonsingular_covariance``), exactly 0 for a zero seed."""
 
         def jvp_mean(dm):
             return rt.zeros_like(ans)
@@ -954,7 +961,7 @@ if scipy is not None:
             dim = np.shape(np.atleast_2d(cov))[0] if mean is None else np.size(mean)
             s = rt.covariance(cov, dim)
             if allow_singular:
-                s = rt.nonsingular_covariance(s)
+                s = rt.nonsingular_covariance(s, dc)
             return 0.5 * np.trace(np.linalg.solve(s, rt.covariance(dc, dim)))
 
         def vjp_mean(g):
@@ -964,7 +971,7 @@ if scipy is not None:
             dim = np.shape(np.atleast_2d(cov))[0] if mean is None else np.size(mean)
             s = rt.covariance(cov, dim)
             if allow_singular:
-                s = rt.nonsingular_covariance(s)
+                s = rt.nonsingular_covariance(s, g)
             return rt.covariance_vjp(0.5 * g * np.linalg.inv(s), np.ndim(cov))
 
     _DIRICHLET_EXAMPLES = [

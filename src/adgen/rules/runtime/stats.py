@@ -75,24 +75,30 @@ def whitened(x: Any, mean: Any, cov: Any, dim: int, allow_singular: bool = False
     return np.swapaxes(np.linalg.solve(s, np.swapaxes(r, 0, 1)), 0, 1)
 
 
-def nonsingular_covariance(s: Any) -> Any:
+def nonsingular_covariance(s: Any, seed: Any) -> Any:
     """``s`` (``multivariate_normal``'s covariance matrix, given ``allow_singular=True``)
-    where it is nonsingular; where SciPy decides it is singular (an eigenvalue at most ``1e6``
-    machine epsilons of the largest), a matrix of nan: the derivative w.r.t. ``cov`` holds at
-    a nonsingular one only (the pseudo-determinant and pseudo-inverse jump where the rank
-    changes), so there it is nan, as where SciPy's value is nan. (A nan, not an error: the
-    derivative code may compute one that nothing reads.)
+    where it is nonsingular. Where SciPy decides it is singular (an eigenvalue at most ``1e6``
+    machine epsilons of the largest) the derivative w.r.t. ``cov`` does not hold (the
+    pseudo-determinant and pseudo-inverse jump where the rank changes): a matrix of nan
+    where the tangent or cotangent ``seed`` is not all 0, so the derivative is nan as where
+    SciPy's value is nan; the identity for a zero seed, whose contribution is then exactly 0
+    (the derivative code may compute one that nothing reads).
 
-    >>> nonsingular_covariance(np.eye(2)).tolist()
-    [[1.0, 0.0], [0.0, 1.0]]
-    >>> nonsingular_covariance(np.diag([1.0, 0.0])).tolist()
+    >>> nonsingular_covariance(np.eye(2) * 2.0, 1.0).tolist()
+    [[2.0, 0.0], [0.0, 2.0]]
+    >>> singular = np.diag([1.0, 0.0])
+    >>> nonsingular_covariance(singular, np.ones(2)).tolist()
     [[nan, nan], [nan, nan]]
+    >>> nonsingular_covariance(singular, np.zeros(2)).tolist()
+    [[1.0, 0.0], [0.0, 1.0]]
     """
-    if not eager(s):
+    if not eager(s, seed):
         return s
     s = as_array(s)
     spectrum = np.abs(np.linalg.eigvalsh(s))
     cutoff = 1e6 * np.finfo(spectrum.dtype).eps * np.max(spectrum, initial=0.0)
     if np.all(spectrum > cutoff):
         return s
-    return np.full_like(s, np.nan)
+    if np.any(as_array(seed)):
+        return np.full_like(s, np.nan)
+    return np.broadcast_to(np.eye(s.shape[-1], dtype=s.dtype), s.shape).copy()
