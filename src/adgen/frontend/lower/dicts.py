@@ -52,10 +52,7 @@ class DictsMixin(LowererState):
         if not isinstance(base, ir.Dct):
             return False
         self.refuse_key_writes_in_blocks(name, stmt)
-        key = self.settled(self.expr(target.slice, None, name))
-        traced = self.traced(key) if isinstance(key, ir.Var) else None
-        if traced is not None and traced[0][0] == "constant" and traced[1] is not None:
-            key = traced[1].args[0]  # (an unrolled loop's variable: this pass's item)
+        key = self.unrolled_value(self.expr(target.slice, None, name))
         if not (isinstance(key, ir.Const) and isinstance(key.value, str)):
             self.refuse(
                 target.slice,
@@ -75,6 +72,15 @@ class DictsMixin(LowererState):
         entries[key.value] = new
         self.env[name] = ir.Dct(tuple(entries), tuple(entries.values()))
         return True
+
+    def unrolled_value(self: Lowerer, atom: ir.Atom) -> ir.Atom:
+        """``atom`` settled, and the constant it stands for where it is the variable of a
+        loop unrolled over constants (this pass's item: a key, an attribute's name)."""
+        atom = self.settled(atom)
+        traced = self.traced(atom) if isinstance(atom, ir.Var) else None
+        if traced is not None and traced[0][0] == "constant" and traced[1] is not None:
+            return traced[1].args[0]  # type: ignore[no-any-return]
+        return atom
 
     def update_dict(self: Lowerer, stmt: Any, call: gast.Call) -> bool:
         """``d.update(other)`` / ``d.update(k=v, **other)`` of a dict built key by key, from

@@ -301,10 +301,7 @@ class OutsideMixin(LowererState):
             return node.value if isinstance(node.value, str) else None
         if not (isinstance(node, gast.Name) and node.id in self.env):
             return None
-        key = self.settled(self.env[node.id])
-        traced = self.traced(key) if isinstance(key, ir.Var) else None
-        if traced is not None and traced[0][0] == "constant" and traced[1] is not None:
-            key = traced[1].args[0]  # (an unrolled loop's variable: this pass's item)
+        key = self.unrolled_value(self.env[node.id])
         return key.value if isinstance(key, ir.Const) and isinstance(key.value, str) else None
 
     def read_back(self: Lowerer, fn: Any, args: list[Any], kwargs: list[Any]) -> list[ir.Atom]:

@@ -615,6 +615,9 @@ def _written_at_top(fdef: Any) -> frozenset[str]:
     >>> sorted(_written_at_top(tree.body[0]))
     ['args']
     """
+    done = getattr(fdef, "adgen_written_at_top", None)
+    if done is not None:
+        return frozenset(done)
     top = {
         id(stmt.targets[0])
         for stmt in fdef.body
@@ -631,7 +634,8 @@ def _written_at_top(fdef: Any) -> frozenset[str]:
             and isinstance(node.value, gast.Name)
         ):
             (names if id(node) in top else elsewhere).add(node.value.id)
-    return frozenset(names - elsewhere)
+    fdef.adgen_written_at_top = frozenset(names - elsewhere)
+    return frozenset(fdef.adgen_written_at_top)
 
 
 def _fixed_list_value(value: Any) -> bool:

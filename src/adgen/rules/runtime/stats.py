@@ -69,9 +69,9 @@ def whitened(x: Any, mean: Any, cov: Any, dim: int, allow_singular: bool = False
         r = r - mean
     s = covariance(cov, dim)
     if allow_singular:
-        eps = np.finfo(np.result_type(s, np.float32)).eps
-        factor = 1e3 if np.result_type(s, np.float32) == np.float32 else 1e6
-        return r @ np.linalg.pinv(s, rcond=factor * eps, hermitian=True)
+        dtype = np.result_type(s, np.float32)
+        factor = 1e3 if dtype == np.float32 else 1e6
+        return r @ np.linalg.pinv(s, rcond=factor * np.finfo(dtype).eps, hermitian=True)
     return np.swapaxes(np.linalg.solve(s, np.swapaxes(r, 0, 1)), 0, 1)
 
 
