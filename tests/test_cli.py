@@ -383,6 +383,33 @@ def test_unsupported_syntax_names_file_and_line(
     assert_one_error_line(err, f"{path}:6:5: in f: adgen does not support `with` blocks")
 
 
+def test_a_call_of_a_value_the_module_computes_is_an_adgen_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``f = make(...)`` at module level is a value only running the file makes: calling it
+    is refused by adgen, naming the line (it was an internal error: the placeholder standing
+    for ``f`` answered adgen's own ``adgen_function`` attribute)."""
+    path = write(
+        tmp_path,
+        """
+        import numpy as np
+
+        def make(scale):
+            def g(x):
+                return scale * x
+            return g
+
+        f = make(2.0)
+
+        def loss(x):
+            return np.tanh(f(x))
+        """,
+    )
+    code, out, err = run(capsys, path, "--function", "loss")
+    assert (code, out) == (1, "")
+    assert_one_error_line(err, f"{path}:12:20: in loss: adgen has no derivative rule for `f`")
+
+
 def test_call_to_a_function_of_the_same_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

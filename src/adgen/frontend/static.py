@@ -85,7 +85,7 @@ class Opaque:
         self.lineno = lineno
 
     def __getattr__(self, attr: str) -> Opaque:
-        if attr.startswith("_"):
+        if attr.startswith(("_", "adgen_")):  # (adgen's own marks: not this value's)
             raise AttributeError(attr)
         return Opaque(f"{self.__qualname__}.{attr}", self.filename, self.lineno)
 
