@@ -23,7 +23,7 @@ from adgen import ir, seam, trees
 from adgen.errors import InternalError
 from adgen.frontend import nested
 from adgen.frontend.lower.calls import LocalFunction, LocalPullback
-from adgen.frontend.lower.state import LowererState
+from adgen.frontend.lower.state import LowererState, _tree_atom
 from adgen.frontend.parse import LiveScope, ParsedFunction, as_def
 from adgen.rules import registry
 
@@ -94,13 +94,12 @@ class NestedDerivativesMixin(LowererState):
         atoms: list[Any],
         wrt: list[str],
         whole: Collection[str] = (),
-    ) -> tuple[Any, list[ir.Atom], dict[str, list[str]]]:
+    ) -> tuple[Any, list[ir.Atom]]:
         """The derivative code of the lifted function for its arguments ``atoms`` (one per
         parameter of ``params``, its own and the outer variables'): a tuple, list or dict
         known item by item among them (``args=(a, b)`` passed on) is a tree whose leaves are
         parameters of the code (:mod:`adgen.trees`), except for the parameters in ``whole``
-        (passed as one value). Returns the code, its arguments (the leaves), and each
-        parameter's leaf names."""
+        (passed as one value). Returns the code and its arguments (the leaves)."""
         structure: dict[str, trees.Desc] = {}
         flat: list[ir.Atom] = []
         leaves: dict[str, list[str]] = {}
@@ -111,7 +110,7 @@ class NestedDerivativesMixin(LowererState):
             leaves[p] = trees.leaf_names(p, desc)
             flat += items
         wrt_leaves = [leaf for p in wrt for leaf in leaves[p]]
-        return seam.derivative_code(lifted, mode, wrt_leaves, None, structure), flat, leaves
+        return seam.derivative_code(lifted, mode, wrt_leaves, None, structure), flat
 
     def spread_tree(self: Lowerer, node: Any, atom: Any) -> Any:
         """``atom`` as a tuple or list known item by item where its value is a tuple or list
@@ -194,7 +193,7 @@ class NestedDerivativesMixin(LowererState):
         if len(call_args) != len(params):
             self.refuse(node, f"calling it with {len(call_args)} arguments", "check the call")
         args = [self.expr(a, None, "arg") for a in call_args]
-        code, flat, leaves = self.nested_code(
+        code, flat = self.nested_code(
             lifted, "reverse", params + captured, args + self.outer_values(captured), wrt
         )
         result = self.inline_code(node, code, flat + [ir.Const(1.0)])
@@ -257,7 +256,7 @@ class NestedDerivativesMixin(LowererState):
         """``pullback(ct)`` of ``out, pullback = adgen.vjp(F, *primals)``: F's generated
         reverse-mode code, inlined; a cotangent per primal, in its structure."""
         outer = self.outer_values(fn.captured)
-        code, flat, _ = self.nested_code(
+        code, flat = self.nested_code(
             fn.lifted, "reverse", fn.params + fn.captured, fn.args + outer, fn.params
         )
         result = self.inline_code(node, code, flat + [ct])
@@ -299,7 +298,7 @@ class NestedDerivativesMixin(LowererState):
             else:
                 whole.add(p)
                 dots.append(tangent)
-        code, flat, _ = self.nested_code(
+        code, flat = self.nested_code(
             lifted, "forward", params + captured, args + self.outer_values(captured), wrt, whole
         )
         return self.inline_code(node, code, flat + dots)
@@ -325,17 +324,9 @@ def _regrouped(per_leaf: Any, primals: list[Any]) -> list[Any]:
     for primal in primals:
         desc, _ = _tree(primal)
         n = trees.count(desc)
-        out.append(_tree_of(desc, iter(per_leaf[at : at + n])))
+        out.append(_tree_atom(desc, iter(per_leaf[at : at + n])))
         at += n
     return out
-
-
-def _tree_of(desc: trees.Desc, leaves: Any) -> Any:
-    if not trees.is_tree(desc):
-        return next(leaves)
-    if desc[0] == "dict":
-        return ir.Dct(tuple(desc[1]), tuple(_tree_of(d, leaves) for d in desc[2]))
-    return ir.Tup(tuple(_tree_of(d, leaves) for d in desc[1]), kind=desc[0])
 
 
 def _literal(node: Any) -> tuple[bool, Any]:

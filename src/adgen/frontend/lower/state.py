@@ -219,7 +219,7 @@ class LowererState:
                         )
                     self.namer.reserve(leaf)
                 self.flat_params.extend(leaves)
-                self.env[p] = _tree_atom(desc, iter(leaves))
+                self.env[p] = _tree_atom(desc, iter(map(ir.Var, leaves)))
         self.line = self.key(self.node)
         # user variables assigned inside if/for/while: one IR name each (no renaming), so every
         # path through the blocks leaves its value under the same name
@@ -615,8 +615,10 @@ class LowererState:
 
 
 def _tree_atom(desc: trees.Desc, leaves: Any) -> ir.Atom:
+    """The tuple, list or dict atom of ``desc``'s structure holding the atoms ``leaves``
+    yields, in order."""
     if not trees.is_tree(desc):
-        return ir.Var(next(leaves))
+        return next(leaves)  # type: ignore[no-any-return]
     if desc[0] == "dict":
         return ir.Dct(tuple(desc[1]), tuple(_tree_atom(d, leaves) for d in desc[2]))
     return ir.Tup(tuple(_tree_atom(d, leaves) for d in desc[1]), kind=desc[0])
