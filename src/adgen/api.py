@@ -1132,6 +1132,8 @@ class _JacobianPlan:
         self.generation = cache.generation
         self.n = _size(x)
         self.dtype = np.result_type(x, 0.0)
+        # the chunks' (start, basis) by chunk_size: the arguments' kinds decide them
+        self.bases: dict[int | None, list[tuple[int, Any]]] = {}
 
     @staticmethod
     def make(
@@ -1165,12 +1167,16 @@ class _JacobianPlan:
         if not all(cache.fresh(fn, held) for fn, held in self.checks):
             return None
         x = args[self.index]
-        chunk = _chunk(args, self.n, chunk_size)
+        bases = self.bases.get(chunk_size)
+        if bases is None:
+            chunk = _chunk(args, self.n, chunk_size)
+            bases = list(_bases(x, self.n, self.dtype, chunk))
+            if self.n * self.n <= _KEPT_BASIS_NUMBERS:  # (kept read-only: never written into)
+                for _, basis in bases:
+                    basis.flags.writeable = False
+                self.bases[chunk_size] = bases
         try:
-            columns = [
-                (start, self.d.compiled(*args, basis)[1])
-                for start, basis in _bases(x, self.n, self.dtype, chunk)
-            ]
+            columns = [(start, self.d.compiled(*args, basis)[1]) for start, basis in bases]
         except Exception:
             return None
         return _assembled(columns, x, diagonal)
@@ -1196,6 +1202,8 @@ def _diagonal_part(tangents: Any, start: int, x: Any) -> Any:
 
 # how many numbers a batch of tangents may hold (32 MiB of float64): jacfwd's chunks
 _BATCH_NUMBERS = 1 << 22
+# a plan keeps its bases for the next call up to this many numbers (512 KiB of float64)
+_KEPT_BASIS_NUMBERS = 1 << 16
 
 
 def _one_column(t: Any, out: Any) -> Any:
@@ -1211,6 +1219,15 @@ def _assembled(columns: Any, x: Any, diagonal: bool) -> Any:
     """The Jacobian w.r.t. ``x`` from ``(first column, tangents)`` chunk by chunk (with
     ``diagonal``: its diagonal, in ``x``'s shape); None if there are no columns (an empty
     ``x``: its diagonal is empty)."""
+    if (
+        isinstance(columns, list)
+        and len(columns) == 1
+        and not diagonal
+        and type(columns[0][1]) is np.ndarray
+    ):
+        t = columns[0][1]  # (the common call, one chunk of one array: its batch axis last)
+        if np.ndim(x) == 1:
+            return t.transpose(*range(1, t.ndim), 0)
     parts = [_diagonal_part(t, start, x) if diagonal else t for start, t in columns]
     if not parts:
         return np.zeros(np.shape(x)) if diagonal else None

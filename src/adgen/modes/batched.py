@@ -32,9 +32,32 @@ and ``jacfwd`` runs the one-tangent code once per column instead.
 def f_jvps(x, a, x_dot):
     batch = np.shape(x_dot)[0]
     # line 2: return np.sin(x) * a + np.sum(x)
-    out_2_dot = np.broadcast_to((x_dot * np.cos(x))[:, None] * a, (batch, 2, 3))
+    out_2_dot = np.broadcast_to((np.cos(x) * x_dot)[:, None] * a, (batch, 2, 3))
     out_3_dot = np.sum(x_dot, axis=rt.batch_axis(None, np.ndim(x)))
     out_dot = np.broadcast_to(out_2_dot + out_3_dot[:, None, None], (batch, 2, 3))
+    return (None, out_dot)
+<BLANKLINE>
+
+A chain of elementwise steps from one batch of tangents is written on coefficients of the
+primal's size (:meth:`_Batched.linear_coefficient`): each step's tangents are a coefficient
+times the batch they started from, and the batch is multiplied once, where something else
+reads it (the rest of the products go with :mod:`~adgen.backend.codeopt.drop_dead`):
+
+>>> def g(x):
+...     y = np.exp(-x) * 2.0
+...     return np.cumsum(np.log1p(y))
+>>> print(forward_batched(lower(parse_function(g)), ["x"], signature=sig[:1]).source)
+... # doctest: +ELLIPSIS
+# adgen: batched forward mode (k Jacobian-vector products at once) of g ...
+def g_jvps(x, x_dot):
+    # line 2: y = np.exp(-x) * 2.0
+    y_2 = np.exp(-x)
+    y_2_coef_1 = -1.0 * y_2
+    y = y_2 * 2.0
+    y_coef_1 = y_2_coef_1 * 2.0
+    # line 3: return np.cumsum(np.log1p(y))
+    out_1_dot = y_coef_1 / (1.0 + y) * x_dot
+    out_dot = np.cumsum(np.reshape(out_1_dot, (np.shape(out_1_dot)[0], -1)), axis=1)
     return (None, out_dot)
 <BLANKLINE>
 """
@@ -42,6 +65,7 @@ def f_jvps(x, a, x_dot):
 from __future__ import annotations
 
 import ast
+import copy
 import math
 
 import numpy as np
@@ -96,6 +120,74 @@ def _reads(node: ast.AST, seed: ast.expr) -> bool:
     return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node))
 
 
+def linear_in(expr: ast.expr, seed: str) -> bool:
+    """Is ``expr`` a linear function of the name ``seed`` entry by entry (sums of it times,
+    or over, values that do not read it), so that ``expr`` of ``c * t`` is ``expr`` of ``c``
+    times ``t`` for real arrays ``c`` and ``t``?
+
+    >>> [linear_in(ast.parse(e, mode="eval").body, "s") for e in (
+    ...     "-(s * a / b)", "s * a - s * np.cos(a)", "np.where(a > 0, s, 0.0)", "s + 1.0",
+    ...     "np.where(s == 0, 0, s)", "a")]
+    [True, True, True, False, False, False]
+    """
+    if isinstance(expr, ast.Name):
+        return expr.id == seed
+    if isinstance(expr, ast.Constant):
+        return type(expr.value) in (int, float) and expr.value == 0  # (zero times the seed)
+    if isinstance(expr, ast.Call) and dotted_text(expr.func) == "np.where" and not expr.keywords:
+        if len(expr.args) == 3 and not _reads_name(expr.args[0], seed):
+            return all(linear_in(a, seed) for a in expr.args[1:])
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, (ast.USub, ast.UAdd)):
+        return linear_in(expr.operand, seed)
+    if isinstance(expr, ast.BinOp):
+        left, right = (linear_in(side, seed) for side in (expr.left, expr.right))
+        if isinstance(expr.op, (ast.Add, ast.Sub)):
+            return left and right
+        if isinstance(expr.op, ast.Mult):
+            reads = [_reads_name(side, seed) for side in (expr.left, expr.right)]
+            return (left and not reads[1]) or (right and not reads[0])
+        if isinstance(expr.op, ast.Div):
+            return left and not _reads_name(expr.right, seed)
+    return False
+
+
+def _reads_name(node: ast.AST, seed: str) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == seed for n in ast.walk(node))
+
+
+def _substituted(expr: ast.expr, seed: str, value: ast.expr) -> ast.expr:
+    """``expr`` with ``value`` for the name ``seed`` (a product by the constant 1.0 left out)."""
+
+    class Put(ast.NodeTransformer):
+        def visit_Name(self, node: ast.Name) -> ast.expr:
+            return copy.deepcopy(value) if node.id == seed else node
+
+        def visit_BinOp(self, node: ast.BinOp) -> ast.expr:
+            self.generic_visit(node)
+            if isinstance(node.op, ast.Mult):
+                for one, other in ((node.left, node.right), (node.right, node.left)):
+                    if (
+                        isinstance(one, ast.Constant)
+                        and type(one.value) is float
+                        and one.value == 1
+                    ):
+                        return other
+            return node
+
+    return Put().visit(copy.deepcopy(expr))  # type: ignore[no-any-return]
+
+
+def _is_one(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and type(node.value) is float and node.value == 1
+
+
+def _is_number(node: ast.expr) -> bool:
+    """A literal number, or its negation (a coefficient written in place, not bound)."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    return isinstance(node, ast.Constant) and type(node.value) in (int, float)
+
+
 class NotBatched(Exception):
     """Why a function's tangents cannot go through one pass together."""
 
@@ -135,6 +227,9 @@ class _Batched(_Forward):
         self.looped: list[str] = []
         # the tangents of lists the function builds (a list of batches, one per item)
         self.list_tangents: set[str] = set()
+        # tangents that are one coefficient (a primal-sized array) times another tangent, the
+        # root: name -> (root, coefficient) -- see linear_coefficient
+        self.coefficients: dict[str, tuple[str, ast.expr]] = {}
 
     def prologue(self) -> None:
         first = name(self.tangent_of(self.wrt[0]))
@@ -298,6 +393,8 @@ class _Batched(_Forward):
                 if each is not None:
                     self.bind_tangent(t, each)
             return
+        if prim.elementwise and self.linear_coefficient(sr, inputs, stmt.targets[0], values[0]):
+            return
         total: ast.expr | None = None
         exact = True  # does the sum have the result's shape (k, *shape) for certain?
         looped: list[tuple[str, ast.expr]] = []
@@ -318,6 +415,62 @@ class _Batched(_Forward):
         if not exact:
             total = call("np.broadcast_to", total, self.batch_shape(values[0]))
         self.bind_tangent(stmt.targets[0], total)
+
+    def linear_coefficient(
+        self, sr: StatementRule, inputs: list[tuple[str, ast.expr]], target: str, value: str
+    ) -> bool:
+        """Write an elementwise statement's tangents as a coefficient of the result's shape
+        times one tangent, the root, where each differentiated operand's are (a tangent is its
+        own root, coefficient 1): the templates, linear in their tangent entry by entry, run on
+        the coefficients -- primal-sized arrays, not batches of ``k`` -- and the batch is made
+        by one product (which :func:`~adgen.backend.codeopt.drop_dead.drop_dead` drops where
+        only the next coefficient reads it). A chain of elementwise steps from one batch of
+        tangents (a GLM's gradient, differentiated again for its Hessian) then costs one
+        product with the batch. Only for real arrays of the result's shape, bound once at
+        the function's top level (root too): False, nothing written, otherwise."""
+        if target in self.facts.multi or target in self.facts.mutated:
+            return False
+        kind = self.known.get(value)
+        if kind is None or not kind[0] or np.dtype(kind[1]).kind != "f":
+            return False
+        root = ""
+        coefficients: list[tuple[str, ast.expr]] = []
+        for param, seed in inputs:
+            atom = sr.atoms.get(param)
+            if not isinstance(atom, ir.Var) or self.known.get(atom.name) != kind:
+                return False
+            held = self.coefficients.get(atom.name)
+            if held is None:
+                if not isinstance(seed, ast.Name) or atom.name in self.facts.multi:
+                    return False
+                held = (seed.id, ast.Constant(1.0))  # (a tangent is its own root)
+            if root and held[0] != root:
+                return False
+            root = held[0]
+            coefficients.append((param, held[1]))
+        placeholder = self.namer.fresh("seed")
+        total: ast.expr | None = None
+        for param, coefficient in coefficients:
+            if not entrywise(sr.prim.jvp[param].body):
+                return False
+            pre, expr = sr.expand("jvp", param, name(placeholder))
+            if pre or not linear_in(expr, placeholder):
+                return False
+            part = _substituted(expr, placeholder, coefficient)
+            total = part if total is None else add(total, part)
+        assert total is not None
+        if _is_one(total):  # (the root itself)
+            self.coefficients[target] = (root, total)
+            self.bind_tangent(target, name(root))
+            return True
+        if not _is_number(total):
+            bound = self.namer.fresh(f"{target}_coef")
+            self.w.stmt(ir.assign(bound, total))
+            total = name(bound)
+        self.coefficients[target] = (root, total)
+        product = ast.BinOp(left=copy.deepcopy(total), op=ast.Mult(), right=name(root))
+        self.w.stmt(ir.assign(self.tangent_of(target), product))
+        return True
 
     def bind_tangent(self, target: str, total: ast.expr) -> None:
         if isinstance(total, ast.Name) and target not in self.facts.multi:
