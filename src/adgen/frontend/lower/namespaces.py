@@ -8,7 +8,9 @@ array_namespace_result`), and the getters of code written for the array API --
 ``x.__array_namespace__()``, array-api-compat's ``array_namespace``/``get_namespace``, a helper
 returning one of those -- asked when transforming of samples of the arguments' kinds (adgen
 makes code for those kinds): the name is bound to the module, whose functions have rules
-(:func:`adgen.rules.arrayapi.namespace_with_rules`).
+(:func:`adgen.rules.arrayapi.namespace_with_rules`). For arrays of a library NumPy's calls
+reach (Dask's, CuPy's), the samples are NumPy's: the namespace is NumPy's, and the code
+(NumPy's functions) computes on those arrays.
 """
 
 from __future__ import annotations
@@ -30,6 +32,10 @@ from adgen.rules import arrayapi, registry
 
 if TYPE_CHECKING:
     from adgen.frontend.lower import Lowerer
+
+
+# how a refusal names the getter ``x.__array_namespace__()``
+_METHOD = "`.__array_namespace__()`"
 
 
 class NamespacesMixin(LowererState):
@@ -121,7 +127,7 @@ class NamespacesMixin(LowererState):
             if call.args:
                 self.refuse(call, "`.__array_namespace__()` with positional arguments")
             arrays: list[Any] = [func.value]
-            label = "`.__array_namespace__()`"
+            label = _METHOD
 
             def getter(sample: Any, **options: Any) -> Any:
                 return sample.__array_namespace__(**options)
@@ -173,15 +179,22 @@ class NamespacesMixin(LowererState):
             kind = self.root.kinds.get(str(traced[0][1]))
             if isinstance(kind, tuple) and len(kind) == 3:  # (shape, dtype, library)
                 library = str(kind[2])
+                if not library.startswith("array-api:"):
+                    # Dask's, CuPy's: NumPy's calls reach them (``__array_function__``), and
+                    # adgen's code for them is NumPy's -- the namespace is NumPy's, whose
+                    # functions are the standard's there as in their own namespace
+                    if label == _METHOD:  # (the library's own: Dask's arrays have none)
+                        self.refuse(
+                            node,
+                            f"{label} of {library} arrays: adgen takes their namespace from "
+                            "array-api-compat",
+                            "xp = array_api_compat.array_namespace(x)",
+                        )
+                    return _numpy_like(kind)
                 module = sys.modules.get(library.partition("array-api:")[2])
-                if library.startswith("array-api:") and module is not None:
+                if module is not None:
                     return module.asarray(0.0)  # (a value of that library: its namespace's)
-                self.refuse(
-                    node,
-                    f"{label} of {library} arrays: adgen asks for the namespaces of NumPy's "
-                    "and array-API-only libraries' arrays",
-                    "write NumPy's functions (np.*): NumPy's calls reach these arrays",
-                )
+                self.refuse(node, f"{label} of {library} arrays: that library is not imported")
         sample = self.argument_sample(atom)
         if sample is None:
             self.refuse(
@@ -192,13 +205,25 @@ class NamespacesMixin(LowererState):
             )
         return sample
 
+    def dtype_sample(self: Lowerer, atom: ir.Atom) -> Any:
+        """:meth:`argument_sample`, or for an argument that is an array of a library NumPy's
+        calls reach (Dask's, CuPy's), a NumPy array of its shape and dtype: for what only those
+        decide (never for a test of its type)."""
+        sample = self.argument_sample(atom)
+        traced = self.traced(atom) if sample is None else None
+        if traced is not None and traced[0][0] in ("arg", "own") and self.root.kinds:
+            kind = self.root.kinds.get(str(traced[0][1]))
+            if isinstance(kind, tuple) and len(kind) == 3 and "array-api:" not in str(kind[2]):
+                return _numpy_like(kind)
+        return sample
+
     def check_bounds_kept(self: Lowerer, fn: Any, args: list[Any], kwargs: Any, node: Any) -> None:
         """array-api-compat's ``clip(x, min, max)`` computes ``np.clip``'s numbers where ``x``
         is floating and each bound a Python number, None, or an array or NumPy number of ``x``'s
         dtype (``eps = xp.finfo(x.dtype).eps``; it casts the bounds to that dtype: of an
         integer ``x``, ``0.5`` is ``0``); refused otherwise."""
         bounds = [*args[1:], *(a for k, a in kwargs if k in ("min", "max"))]
-        x = self.argument_sample(args[0]) if args else None
+        x = self.dtype_sample(args[0]) if args else None
         fits = isinstance(x, np.ndarray) and x.dtype.kind in "fc"
         for bound in bounds if fits else ():
             if isinstance(bound, ir.Const) and type(bound.value) in (float, int, type(None)):
@@ -206,7 +231,7 @@ class NamespacesMixin(LowererState):
             if isinstance(bound, ir.Const):  # (np.finfo(x.dtype).eps)
                 sample = bound.value
             else:
-                sample = self.argument_sample(bound) if isinstance(bound, ir.Var) else None
+                sample = self.dtype_sample(bound) if isinstance(bound, ir.Var) else None
             fits = (
                 fits
                 and isinstance(sample, (np.ndarray, np.generic))
@@ -220,6 +245,12 @@ class NamespacesMixin(LowererState):
                 "is floating and the bounds Python numbers or arrays of its dtype",
                 "cast the bounds (xp.asarray(b, dtype=x.dtype)) or call np.clip",
             )
+
+
+def _numpy_like(kind: tuple[Any, ...]) -> Any:
+    """A read-only NumPy array of the shape and dtype of another library's array described by
+    ``kind`` (:func:`adgen.middle.shapes.describe`: shape, dtype, library), nothing allocated."""
+    return np.broadcast_to(np.zeros((), np.dtype(kind[1])), tuple(kind[0]))
 
 
 def _bound_once_read_after(function: Any, name: str, stmt: Any) -> bool:

@@ -180,6 +180,21 @@ def gathered(c: ArrayLike, taken: ArrayLike) -> NDArray[Any]:
     return np.reshape(flat[np.ravel(taken)], np.shape(taken))
 
 
+def inverse_axes(axes: Any) -> tuple[int, ...]:
+    """The axes undoing ``np.transpose(a, axes)`` (``axes`` holds every axis of ``a`` once,
+    negative ones counted from the end), as Python integers: a tuple every array library's
+    ``transpose`` takes (Dask's tests ``if axes:``).
+
+    >>> inverse_axes((1, 2, 0)), inverse_axes([-1, 0, 1])
+    ((2, 0, 1), (1, 2, 0))
+    """
+    n = len(axes)
+    inverse = [0] * n
+    for position, axis in enumerate(axes):
+        inverse[int(axis) % n] = position
+    return tuple(inverse)
+
+
 def rollaxis_destination(ndim: int, axis: int, start: int = 0) -> int:
     """Where ``np.rollaxis(a, axis, start)`` puts ``axis`` (``a`` has ``ndim`` axes), so
     that the roll equals ``np.moveaxis(a, axis, destination)``.
