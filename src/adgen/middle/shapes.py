@@ -300,6 +300,7 @@ _VALUE_KINDS = frozenset(
     {
         # the residuals' length depends on the rank of `a` (stand-ins are rank one)
         "np.linalg.lstsq",
+        "scipy.linalg.lstsq",
         # the dtype depends on the values: real input gives real arrays when every
         # eigenvalue is real (a stand-in's are), complex ones otherwise
         "np.linalg.eig",

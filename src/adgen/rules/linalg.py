@@ -134,7 +134,7 @@ def transpose(a, axes=None):
     def vjp(g):
         if axes is None:
             return np.transpose(g)
-        return np.transpose(g, np.argsort(np.mod(axes, np.size(axes))))
+        return np.transpose(g, rt.inverse_axes(axes))
 
 
 @attribute_rule("T", complex=True)
@@ -1106,7 +1106,7 @@ def qr(ans, a, mode="reduced"):
 
 
 # like rt.require_square: a check (raises unless rows >= columns), no derivative
-nondifferentiable(rt.require_tall)
+nondifferentiable(rt.require_tall, rt.require_matrix, rt.require_given)
 
 # an integer (the number of singular values above a tolerance): piecewise constant
 nondifferentiable(np.linalg.matrix_rank)

@@ -46,6 +46,11 @@ error of SciPy's check.
   Riccati equations hold Aᴴ for complex values, not holomorphic in ``a``: their rules are real
   (a complex value is refused by name).
 
+* ``eigh(a, lower, eigvals_only, driver)`` and ``eigvalsh`` (the symmetric matrix read from
+  one triangle; distinct eigenvalues), ``pinv`` (full rank) and ``lstsq`` (one full-rank
+  matrix): np.linalg's derivatives, of SciPy's own results. The generalized problem
+  (``b``), subsets of eigenpairs, ``return_rank`` and ``overwrite_*`` are refused by name.
+
 Singular matrices (and ties between pivots of ``lu_factor``) are not claimed, as for
 ``np.linalg``.
 """
@@ -62,6 +67,7 @@ from adgen.rules.samples import (
     POSITIVE,
     SPD,
     STABLE,
+    SYMMETRIC,
     Arg,
     Domain,
     example,
@@ -1309,6 +1315,212 @@ if scipy is not None:
                     np.linalg.solve(e, np.swapaxes(np.linalg.solve(e, mu), -1, -2)), -1, -2
                 )
             return rt.unbroadcast((lam + np.swapaxes(lam, -1, -2)) @ np.swapaxes(k, -1, -2), s)
+
+    # -- symmetric eigenproblems and the pseudo-inverse (np.linalg's formulas; SciPy's own
+    # results: its eigenvectors' signs may differ from NumPy's) ------------------------------
+
+    def _eigh_outputs(static):
+        return 1 if static["eigvals_only"] else 2
+
+    @rule(
+        scipy.linalg.eigh,
+        outputs=_eigh_outputs,
+        domain=SYMMETRIC,
+        examples=[
+            example("scipy.linalg.eigh(a)[0]", a=(3, 3), f32=True),
+            example("scipy.linalg.eigh(a)[1] ** 2", a=(3, 3)),
+            example("scipy.linalg.eigh(a, lower=False, driver='evd')[1] ** 2", a=(3, 3)),
+            example("scipy.linalg.eigh(a, eigvals_only=True)", a=(4, 4), f32=True),
+            example("scipy.linalg.eigh(a)[0] * np.sum(scipy.linalg.eigh(a)[1] ** 2, 0)", a=(4, 4)),
+            example("scipy.linalg.eigh(a)[1] ** 2", a=(2, 3, 3)),
+        ],
+    )
+    def eigh(ans, a, *, lower=True, eigvals_only=False, check_finite=True, driver=None):
+        """``w, v = eigh(a)`` of the symmetric matrix read from one triangle (the lower one by
+        default), distinct eigenvalues: np.linalg.eigh's derivative with SciPy's ``w`` and
+        ``v``. ``eigvals_only=True``: ``w`` alone, dw_i = v_iᵀ dA v_i. The generalized problem
+        (``b``) and subsets of eigenpairs are refused by name."""
+
+        def jvp(da):
+            if lower:
+                ds = np.tril(da) + np.swapaxes(np.tril(da, -1), -1, -2)
+            else:
+                ds = np.triu(da) + np.swapaxes(np.triu(da, 1), -1, -2)
+            if eigvals_only:
+                v = scipy.linalg.eigh(a, lower=lower, driver=driver, check_finite=False)[1]
+                return (np.sum(v * (ds @ v), axis=-2),)
+            w = rt.distinct(ans[0], "scipy.linalg.eigh")
+            v = ans[1]
+            eye = np.eye(np.shape(a)[-1], dtype=w.dtype)
+            f = (1.0 - eye) / (w[..., None, :] - w[..., :, None] + eye)
+            m = np.swapaxes(v, -1, -2) @ ds @ v
+            return (np.sum(m * eye, axis=-1), v @ (f * m))
+
+        def vjp(g):
+            if eigvals_only:
+                v = scipy.linalg.eigh(a, lower=lower, driver=driver, check_finite=False)[1]
+                s = (v * g[0][..., None, :]) @ np.swapaxes(v, -1, -2)
+            else:
+                w = rt.distinct(ans[0], "scipy.linalg.eigh")
+                v = ans[1]
+                eye = np.eye(np.shape(a)[-1], dtype=w.dtype)
+                f = (1.0 - eye) / (w[..., None, :] - w[..., :, None] + eye)
+                inner = f * (np.swapaxes(v, -1, -2) @ g[1]) + g[0][..., None] * eye
+                s = v @ inner @ np.swapaxes(v, -1, -2)
+            if lower:
+                return np.tril(s) + np.tril(np.swapaxes(s, -1, -2), -1)
+            return np.triu(s) + np.triu(np.swapaxes(s, -1, -2), 1)
+
+    @rule(
+        scipy.linalg.eigvalsh,
+        domain=SYMMETRIC,
+        examples=[
+            example("scipy.linalg.eigvalsh(a)", a=(3, 3), f32=True),
+            example("scipy.linalg.eigvalsh(a, lower=False)", a=(3, 3)),
+            example("scipy.linalg.eigvalsh(a, driver='ev')", a=(2, 4, 4)),
+        ],
+    )
+    def eigvalsh(a, *, lower=True, check_finite=True, driver=None):
+        """The eigenvalues of ``eigh``: dw_i = v_iᵀ dA v_i (distinct eigenvalues)."""
+
+        def jvp(da):
+            if lower:
+                ds = np.tril(da) + np.swapaxes(np.tril(da, -1), -1, -2)
+            else:
+                ds = np.triu(da) + np.swapaxes(np.triu(da, 1), -1, -2)
+            v = scipy.linalg.eigh(a, lower=lower, driver=driver, check_finite=False)[1]
+            return np.sum(v * (ds @ v), axis=-2)
+
+        def vjp(g):
+            v = scipy.linalg.eigh(a, lower=lower, driver=driver, check_finite=False)[1]
+            s = (v * g[..., None, :]) @ np.swapaxes(v, -1, -2)
+            if lower:
+                return np.tril(s) + np.tril(np.swapaxes(s, -1, -2), -1)
+            return np.triu(s) + np.triu(np.swapaxes(s, -1, -2), 1)
+
+    @rule(
+        scipy.linalg.pinv,
+        examples=[
+            example("scipy.linalg.pinv(a)", a=(3, 2), f32=True),
+            example("scipy.linalg.pinv(a, atol=1e-12, rtol=None)", a=(2, 4)),
+            example("scipy.linalg.pinv(a)", a=Arg((2, 3, 3), INVERTIBLE)),
+        ],
+    )
+    def pinv(ans, a, *, atol=None, rtol=None, check_finite=True):
+        """The pseudo-inverse P = a⁺ of a full-rank ``a`` (not claimed at rank-deficient
+        inputs, where it jumps): dP = -P da P + P Pᵀ daᵀ (I - a P) + (I - P a) daᵀ Pᵀ P.
+        ``return_rank=True`` is refused by name."""
+
+        def jvp(da):
+            p = ans
+            pt = np.swapaxes(p, -1, -2)
+            dat = np.swapaxes(da, -1, -2)
+            return (
+                -(p @ da @ p)
+                + p @ (pt @ dat - (pt @ dat @ a) @ p)
+                + (dat - p @ (a @ dat)) @ (pt @ p)
+            )
+
+        def vjp(g):
+            p = ans
+            pt = np.swapaxes(p, -1, -2)
+            gt = np.swapaxes(g, -1, -2)
+            return -(pt @ g @ pt) + (gt - a @ (p @ gt)) @ (p @ pt) + (pt @ p) @ (gt - (gt @ p) @ a)
+
+    @rule(
+        scipy.linalg.lstsq,
+        outputs=4,
+        examples=[
+            example("scipy.linalg.lstsq(a, b)[0]", a=(4, 2), b=(4,), f32=True),
+            example("scipy.linalg.lstsq(a, b)[0]", a=(2, 3), b=(2, 2)),
+            example("scipy.linalg.lstsq(a, b, cond=None)[1]", a=(4, 3), b=(4, 2)),
+            example(
+                "scipy.linalg.lstsq(a, b)[1] * scipy.linalg.lstsq(a, b)[0][0]", a=(3, 2), b=(3,)
+            ),
+            example("scipy.linalg.lstsq(a, b, lapack_driver='gelss')[0]", a=(4, 3), b=(4,)),
+            example("scipy.linalg.lstsq(a, b)[3] ** 2", a=(3, 2), b=(3,)),
+        ],
+    )
+    def lstsq(ans, a, b, cond=None, *, check_finite=True, lapack_driver=None):
+        """``x, residues, rank, s = lstsq(a, b)`` for one full-rank matrix ``a`` (not claimed
+        at rank-deficient inputs; a stack refused when the derivative runs): np.linalg.lstsq's
+        derivative, x = a⁺ b; the residues (present when m > n, a number for a vector ``b``)
+        ‖b - a x‖² have d = 2 eᵀ(db - da x), e = b - a x; the rank has none; ``s`` are the
+        singular values of ``a``. ``overwrite_a``/``overwrite_b`` are refused by name;
+        ``lapack_driver='gelsy'`` (it gives no ``s``) when the derivative runs."""
+
+        def jvp_a(da):
+            rt.require_matrix(a, "scipy.linalg.lstsq")
+            rt.require_given(ans[3], "scipy.linalg.lstsq with lapack_driver='gelsy'")
+            p = np.linalg.pinv(a)
+            bm = np.reshape(b, (np.shape(b)[0], -1))
+            xm = np.reshape(ans[0], (np.shape(ans[0])[0], -1))
+            e = bm - a @ xm
+            dat = np.swapaxes(da, -1, -2)
+            ptx = np.swapaxes(p, -1, -2) @ xm
+            dx = -(p @ (da @ xm)) + p @ (np.swapaxes(p, -1, -2) @ (dat @ e)) + dat @ ptx
+            dx = dx - p @ (a @ (dat @ ptx))
+            dr = (
+                np.reshape(-2.0 * np.sum(e * (da @ xm), axis=0), np.shape(ans[1]))
+                if np.size(ans[1])
+                else np.zeros_like(ans[1])
+            )
+            u, _, vh = np.linalg.svd(a, full_matrices=False)
+            ds = np.sum(u * (da @ np.swapaxes(vh, -1, -2)), axis=-2)
+            return (
+                np.reshape(dx, np.shape(ans[0])),
+                dr,
+                np.zeros_like(ans[3], shape=()),
+                ds,
+            )
+
+        def jvp_b(db):
+            rt.require_matrix(a, "scipy.linalg.lstsq")
+            rt.require_given(ans[3], "scipy.linalg.lstsq with lapack_driver='gelsy'")
+            p = np.linalg.pinv(a)
+            bm = np.reshape(b, (np.shape(b)[0], -1))
+            xm = np.reshape(ans[0], (np.shape(ans[0])[0], -1))
+            dbm = np.reshape(db, np.shape(bm))
+            dr = (
+                np.reshape(2.0 * np.sum((bm - a @ xm) * dbm, axis=0), np.shape(ans[1]))
+                if np.size(ans[1])
+                else np.zeros_like(ans[1])
+            )
+            return (
+                np.reshape(p @ dbm, np.shape(ans[0])),
+                dr,
+                np.zeros_like(ans[3], shape=()),
+                np.zeros_like(ans[3]),
+            )
+
+        def vjp_a(g):
+            rt.require_matrix(a, "scipy.linalg.lstsq")
+            rt.require_given(ans[3], "scipy.linalg.lstsq with lapack_driver='gelsy'")
+            p = np.linalg.pinv(a)
+            pt = np.swapaxes(p, -1, -2)
+            bm = np.reshape(b, (np.shape(b)[0], -1))
+            xm = np.reshape(ans[0], (np.shape(ans[0])[0], -1))
+            e = bm - a @ xm
+            gx = np.reshape(g[0], np.shape(xm))
+            gxt = np.swapaxes(gx, -1, -2)
+            ga = -(pt @ gx @ np.swapaxes(xm, -1, -2)) + e @ (gxt @ p @ pt)
+            ga = ga + (pt @ xm) @ (gxt - (gxt @ p) @ a)
+            u, _, vh = np.linalg.svd(a, full_matrices=False)
+            ga = ga + (u * g[3][..., None, :]) @ vh
+            if np.size(ans[1]):
+                ga = ga - 2.0 * (e * np.reshape(g[1], (1, -1))) @ np.swapaxes(xm, -1, -2)
+            return ga
+
+        def vjp_b(g):
+            rt.require_matrix(a, "scipy.linalg.lstsq")
+            rt.require_given(ans[3], "scipy.linalg.lstsq with lapack_driver='gelsy'")
+            p = np.linalg.pinv(a)
+            bm = np.reshape(b, (np.shape(b)[0], -1))
+            xm = np.reshape(ans[0], (np.shape(ans[0])[0], -1))
+            gb = np.swapaxes(p, -1, -2) @ np.reshape(g[0], np.shape(xm))
+            if np.size(ans[1]):
+                gb = gb + 2.0 * (bm - a @ xm) * np.reshape(g[1], (1, -1))
+            return np.reshape(gb, np.shape(b))
 
 
 # -- norms (with any SciPy) -------------------------------------------------------------------

@@ -415,6 +415,35 @@ def require_tall(a: Any, what: str) -> None:
         )
 
 
+def require_matrix(a: Any, what: str) -> None:
+    """Raise ``ValueError`` unless ``a`` is one matrix (not a stack): derivative code of
+    ``what`` holds only for those.
+
+    >>> require_matrix(np.ones((3, 2)), "scipy.linalg.lstsq")
+    >>> require_matrix(np.ones((2, 3, 2)), "scipy.linalg.lstsq")
+    Traceback (most recent call last):
+    ...
+    ValueError: adgen: the derivative of scipy.linalg.lstsq needs one matrix, not shape (2, 3, 2)
+    """
+    if np.ndim(a) != 2:
+        raise ValueError(
+            f"adgen: the derivative of {what} needs one matrix, not shape {np.shape(a)}"
+        )
+
+
+def require_given(value: Any, what: str) -> None:
+    """Raise ``ValueError`` where a result the derivative reads is None: ``what`` gives none.
+
+    >>> require_given(np.ones(2), "scipy.linalg.lstsq")
+    >>> require_given(None, "lstsq with gelsy")
+    Traceback (most recent call last):
+    ...
+    ValueError: adgen: the derivative of lstsq with gelsy needs a result it does not give
+    """
+    if value is None:
+        raise ValueError(f"adgen: the derivative of {what} needs a result it does not give")
+
+
 def distinct(values: Any, what: str, nonzero: bool = False) -> Any:
     """``values`` (eigen- or singular values, over the last axis), after checking that no two
     coincide to working precision (and, with ``nonzero``, that none is zero): the vectors of
