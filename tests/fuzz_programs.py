@@ -483,7 +483,7 @@ class Writer:
             kinds.append("call")
         if depth < 2:
             kinds += ["if", "for", "while"]
-        if self.loops == 0 and depth < 3:
+        if depth < 3:  # (inside a loop too: it leaves the loop, returning after it)
             kinds.append("early")
         kind = self.pick([k for k in kinds if k not in self.without] or ["arith"])
         self.depth = depth
@@ -1871,9 +1871,11 @@ class Writer:
         return f"{total}, {self.pick(options)}"
 
     def block_early(self, scope: Scope, indent: str, depth: int) -> list[str]:
-        """An early ``return`` in an ``if`` (never inside a loop); maybe in an ``if`` nested
+        """An early ``return`` in an ``if`` (inside a loop too); maybe in an ``if`` nested
         in another, the outer one then binding names the rest of the program reads."""
         self.features.add("early return" + ("" if self.result == "scalar" else " of a tuple"))
+        if self.loops:
+            self.features.add("early return inside a loop")
         inner = scope.child()
         out = [f"{indent}if {self.condition(scope)}:"]
         if self.choices.boolean():

@@ -482,14 +482,26 @@ def test_loop_else_clause_is_refused_with_location():
     assert info.value.loc.lineno == f.__code__.co_firstlineno + 1
 
 
-def test_return_inside_loop_is_refused():
+def test_return_inside_a_try_inside_a_loop_is_refused():
     def f(x):
         for i in range(3):
-            return x
+            try:
+                return x * i
+            finally:
+                x = x + 1.0
         return x
 
     with pytest.raises(adgen.UnsupportedSyntaxError, match="`return` inside a loop"):
         adgen.grad(f)(1.0)
+
+
+def test_return_inside_loop_returns_after_it():
+    def f(x):
+        for i in range(3):
+            return x * x
+        return x
+
+    assert adgen.grad(f)(3.0) == 6.0
 
 
 def test_path_without_return_is_refused():

@@ -14,6 +14,7 @@ import builtins
 import functools
 import importlib.util
 import inspect
+import keyword
 import linecache
 import os
 import sys
@@ -154,6 +155,9 @@ def dependencies_unchanged(seen: list[tuple[str, Any, str, Any]]) -> bool:
     >>> m.w = 2.0
     >>> dependencies_unchanged(seen)
     False
+    >>> del m.w  # (gone: changed too)
+    >>> dependencies_unchanged(seen)
+    False
     """
     held = _CHECKS.get(id(seen))
     if held is None or held[0] is not seen or held[1] != len(seen):
@@ -187,20 +191,27 @@ def _compiled_check(seen: list[tuple[str, Any, str, Any]]) -> Callable[[], bool]
             tests.append(f"same_items(c{k}, v{k})")
         elif kind == "adgen":
             tests.append(f"same_adgen(c{k}, v{k})")
+        elif kind in ("attr", "code") and value is not _MISSING and _plain_name(name):
+            tests.append(f"c{k}.{name} is v{k}")  # (faster than getattr; gone: it raises)
         elif kind in ("attr", "code"):
             tests.append(f"getattr(c{k}, {name!r}, M) is v{k}")
-        else:
+        else:  # (a mapping: a module's globals, adgen's views of containers)
             tests.append(f"c{k}.get({name!r}, M) is v{k}")
     body = " and ".join(f"({t})" for t in tests) or "True"
     source = (
         "def check():\n"
         "    try:\n"
         f"        return bool({body})\n"
-        "    except ValueError:  # (an empty closure cell)\n"
-        "        return False\n"
+        "    except (ValueError, AttributeError):  # (an empty closure cell; an attribute\n"
+        "        return False  # gone)\n"
     )
     exec(compile(source, "<adgen dependencies>", "exec"), namespace)
     return namespace["check"]  # type: ignore[no-any-return]
+
+
+def _plain_name(name: str) -> bool:
+    """Can ``name`` be written after a dot (``c.name``)?"""
+    return name.isidentifier() and not keyword.iskeyword(name)
 
 
 def _same_items(container: Any, value: Any) -> bool:
@@ -323,22 +334,29 @@ def parse_function(fn: types.FunctionType, scope: Scope | None = None) -> Parsed
     all_lines = typed if typed is not None else linecache.getlines(filename)
     absolute = SourceLines(all_lines) if all_lines else SourceLines(lines, start)
     text = "".join(lines)
-    dedented = textwrap.dedent(text)
     indent = _indent_width(lines)
+    line_offset = start - 1
     try:
-        tree = gast.parse(dedented)
+        tree = gast.parse(textwrap.dedent(text))
     except SyntaxError:
-        raise SourceUnavailableError(
-            f"cannot parse the source of {fn.__qualname__}",
-            SourceLocation(filename, start, 0, absolute.get(start, "")),
-        ) from None
+        # a method whose string holds a line less indented than its code (a docstring's line
+        # continued at column 0): dedent leaves it all indented; parsed inside a block as it
+        # stands, every string keeps its text
+        try:
+            tree = gast.parse("if 1:\n" + text).body[0]
+        except SyntaxError:
+            raise SourceUnavailableError(
+                f"cannot parse the source of {fn.__qualname__}",
+                SourceLocation(filename, start, 0, absolute.get(start, "")),
+            ) from None
+        line_offset, indent = start - 2, 0
     node = _find_def(tree, fn, start)
     _drop_local_annotations(node)
     return ParsedFunction(
         node=node,
         name=fn.__name__ if fn.__name__ != "<lambda>" else "lambda",
         filename=filename,
-        line_offset=start - 1,
+        line_offset=line_offset,
         col_offset=indent,
         lines=absolute,
         scope=scope if scope is not None else LiveScope(fn),

@@ -2002,6 +2002,32 @@ def helper_object(obj: Any) -> bool:
     )
 
 
+def read_as_python(fn: Any) -> Any:
+    """The Python function behind ``fn``, for NumPy's functions adgen reads as the Python
+    they are (no rule: their derivative is that of the calls they make) -- those that take a
+    function, which a rule cannot (``np.apply_over_axes(np.median, a, 0)``); ``fn`` itself
+    for any other.
+
+    >>> read_as_python(np.apply_over_axes).__module__, read_as_python(np.sum) is np.sum
+    ('numpy.lib._shape_base_impl', True)
+    """
+    for dispatcher, function in _READ_AS_PYTHON:
+        if fn is dispatcher:
+            return function
+    return fn
+
+
+def reads_as_python(fn: Any) -> bool:
+    """Is ``fn`` the Python function :func:`read_as_python` gives for one of NumPy's (read
+    as the user's own, functions passed to it passed as themselves)?"""
+    return any(fn is function for _, function in _READ_AS_PYTHON)
+
+
+# NumPy's functions that take a function and are written in Python, with that Python
+# function (array_function_dispatch keeps it as __wrapped__)
+_READ_AS_PYTHON = [(f, f.__wrapped__) for f in [np.apply_over_axes] if hasattr(f, "__wrapped__")]
+
+
 def helper_class(cls: type) -> bool:
     """Are ``cls``'s instances objects of :func:`helper_object` that adgen makes when
     transforming where the function makes one of constants (a scikit-learn loss)?"""

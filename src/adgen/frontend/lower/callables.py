@@ -91,7 +91,7 @@ class CallablesMixin(LowererState):
         if isinstance(fn, types.FunctionType):
             # a library's function (copy.deepcopy(model), logging.info("%s", model)) is given
             # values, as before: it runs as written if adgen cannot read it
-            return (
+            return registry.reads_as_python(fn) or (
                 not is_library(fn.__module__)
                 and registry.lookup(fn) is None
                 and not hasattr(fn, "adgen_function")

@@ -84,6 +84,8 @@ class CallsMixin(LowererState):
             ok, fn = (True, returned.value) if isinstance(returned, StaticArg) else (False, None)
         else:
             ok, fn = self.static_object(func)
+        if ok:  # np.apply_over_axes: read as the Python it is
+            fn = registry.read_as_python(fn)
         if ok and fn is map:  # map(f, xs): [f(x) for x in xs]
             return self.mapped(node, target, hint)
         if ok and fn is len and len(node.args) == 1 and not node.keywords:

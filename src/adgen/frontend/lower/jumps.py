@@ -1,4 +1,5 @@
-"""Rewrite ``break`` and ``continue`` as flags, before a function is lowered.
+"""Rewrite ``break`` and ``continue`` as flags, and a ``return`` inside a loop as a ``break``
+and a ``return`` after it, before a function is lowered.
 
 Each ``break`` or ``continue`` sets a flag of its own, and the statements after it in the loop
 body run only while the flag is unset, so every loop stays structured: a ``for`` loop runs its
@@ -22,7 +23,7 @@ def _name(id_: str, store: bool = False) -> Any:
     return gast.Name(id=id_, ctx=ctx, annotation=None, type_comment=None)
 
 
-def _set_flag(flag: str, value: bool, where: Any) -> Any:
+def _set_flag(flag: str, value: bool | int, where: Any) -> Any:
     stmt = gast.Assign(
         targets=[_name(flag, True)], value=gast.Constant(value=value, kind=None), type_comment=None
     )
@@ -37,6 +38,109 @@ def _jumps(stmts: list[Any], kind: type) -> bool:
         if isinstance(stmt, gast.If) and (_jumps(stmt.body, kind) or _jumps(stmt.orelse, kind)):
             return True
     return False
+
+
+def _lift_returns(stmts: list[Any], namer: _UserNamer) -> list[Any]:
+    """``return e`` inside a loop (an iteration until converged, then ``raise``) as ``flag =
+    k; break``, and after the loop ``if flag == k: return e``: ``e`` is evaluated after the
+    loop on the values it had when the loop broke (the rest of the body and the remaining
+    iterations change none of them, :func:`_structure_jumps`). Inner loops first, so a
+    ``return`` leaves every loop around it. A loop with an ``else`` or a ``return`` inside
+    another construct (``try``, ``with``) is left as written (refused).
+
+    >>> import ast
+    >>> from adgen.frontend.lower.state import _UserNamer
+    >>> from adgen.names import Namer
+    >>> source = [
+    ...     "def f(x):",
+    ...     "    for i in range(9):",
+    ...     "        x = x / 2",
+    ...     "        if x < 1:",
+    ...     "            return x, i",
+    ...     "    raise ValueError('no')",
+    ... ]
+    >>> fdef = gast.parse(chr(10).join(source)).body[0]
+    >>> fdef.body = _lift_returns(fdef.body, _UserNamer(Namer(set()), {"f", "x", "i"}))
+    >>> print(ast.unparse(gast.gast_to_ast(fdef)))
+    def f(x):
+        returned_1 = 0
+        for i in range(9):
+            x = x / 2
+            if x < 1:
+                returned_1 = 1
+                break
+        if returned_1 == 1:
+            return (x, i)
+        raise ValueError('no')
+    """
+    out: list[Any] = []
+    for stmt in stmts:
+        if isinstance(stmt, gast.If):
+            stmt.body = _lift_returns(stmt.body, namer)
+            stmt.orelse = _lift_returns(stmt.orelse, namer)
+        elif isinstance(stmt, (gast.For, gast.While)) and not stmt.orelse:
+            stmt.body = _lift_returns(stmt.body, namer)  # (inner loops: after them now)
+            if _returns_of(stmt.body) and _liftable(stmt.body):
+                flag = namer.fresh("returned")
+                exits: list[Any] = []
+                stmt.body = _returns_to_breaks(stmt.body, flag, exits)
+                out.append(_set_flag(flag, 0, stmt))
+                out.append(stmt)
+                for k, ret in enumerate(exits, 1):
+                    test = gast.Compare(
+                        left=_name(flag), ops=[gast.Eq()], comparators=[gast.Constant(k, None)]
+                    )
+                    gast.copy_location(test, ret)
+                    out.append(gast.copy_location(gast.If(test=test, body=[ret], orelse=[]), ret))
+                continue
+        out.append(stmt)
+    return out
+
+
+def _returns_of(stmts: list[Any]) -> list[Any]:
+    """The ``return`` statements in ``stmts`` (not those of a nested ``def`` or class)."""
+    found = []
+    todo = list(stmts)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, gast.Return):
+            found.append(node)
+        elif not isinstance(node, (gast.FunctionDef, gast.Lambda, gast.ClassDef)):
+            todo.extend(gast.iter_child_nodes(node))
+    return found
+
+
+def _liftable(stmts: list[Any]) -> bool:
+    """Is every ``return`` in ``stmts`` reached through ``if`` statements only (so that a
+    ``break`` in its place leaves this loop), the last statement of its block (not a ``try``'s
+    body opened before its ``finally``: what follows it would run before the value is read
+    again)?"""
+    for k, stmt in enumerate(stmts):
+        if isinstance(stmt, gast.Return) and k + 1 < len(stmts):
+            return False
+        if isinstance(stmt, gast.If):
+            if not (_liftable(stmt.body) and _liftable(stmt.orelse)):
+                return False
+        elif not isinstance(stmt, gast.Return) and _returns_of([stmt]):
+            return False
+    return True
+
+
+def _returns_to_breaks(stmts: list[Any], flag: str, exits: list[Any]) -> list[Any]:
+    """``stmts`` with each ``return`` (through ``if`` statements) as ``flag = k; break``, the
+    ``return`` put in ``exits`` (k its place there, from 1)."""
+    out: list[Any] = []
+    for stmt in stmts:
+        if isinstance(stmt, gast.Return):
+            exits.append(stmt)
+            out.append(_set_flag(flag, len(exits), stmt))
+            out.append(gast.copy_location(gast.Break(), stmt))
+            continue
+        if isinstance(stmt, gast.If):
+            stmt.body = _returns_to_breaks(stmt.body, flag, exits)
+            stmt.orelse = _returns_to_breaks(stmt.orelse, flag, exits)
+        out.append(stmt)
+    return out
 
 
 def _structure_jumps(stmts: list[Any], namer: _UserNamer) -> list[Any]:

@@ -28,7 +28,7 @@ from adgen.backend.compile import restoring_lists
 from adgen.errors import AdgenError, SourceLocation, UnsupportedSyntaxError
 from adgen.frontend.lower.blocks import open_guarding_blocks
 from adgen.frontend.lower.choices import split_on_chosen_functions
-from adgen.frontend.lower.jumps import _structure_jumps
+from adgen.frontend.lower.jumps import _lift_returns, _structure_jumps
 from adgen.frontend.lower.syntax import (
     _assigned_in_blocks,
     _last_binding_at,
@@ -227,6 +227,7 @@ class LowererState:
             open_guarding_blocks(self.node, self.parsed.scope.lookup)
             split_on_chosen_functions(self.node)
             own_attributes_as_variables(self.node, self.means_itself)
+            self.node.body = _lift_returns(self.node.body, self.user_namer)
             self.node.body = _structure_jumps(self.node.body, self.user_namer)
             self.node.adgen_structured = True
         self.multi: dict[str, str] = {}

@@ -415,6 +415,8 @@ class StatementsMixin(LowererState):
                 out.append(stmt)
                 return out
             if isinstance(stmt, (gast.For, gast.While)) and _contains_return(stmt):
+                if stmt.orelse:  # (a return adgen leaves the loop by, but an `else` too)
+                    self.refuse(stmt, "`else` clauses on loops", "move that code after the loop")
                 node = _find_return(stmt)
                 self.refuse(
                     node, "`return` inside a loop", "set a variable and return after the loop"
