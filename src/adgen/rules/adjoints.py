@@ -58,6 +58,7 @@ nondifferentiable(rt.is_complex)
 # (they depend on its shape only); an axis number
 nondifferentiable(rt.checkpoint_every, rt.source_index, rt.rollaxis_destination, rt.diagonal_index)
 nondifferentiable(rt.inverse_axes)  # (the axes undoing a transpose)
+nondifferentiable(rt.joined_items)  # (a shape: x.reshape(*y.shape, -1))
 nondifferentiable(rt.flat_index)  # (a.flat[k]'s positions: a's shape and k)
 nondifferentiable(rt.ravel_axes, rt.index_order, rt.distance_metric, rt.accumulates_in)
 # functions writing into their first argument, as statements: writes a[positions] = v

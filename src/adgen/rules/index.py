@@ -19,6 +19,7 @@ FUNCTIONS: dict[str, str] = {
     "rt.rollaxis_destination": "adjoints",
     "rt.diagonal_index": "adjoints",
     "rt.inverse_axes": "adjoints",
+    "rt.joined_items": "adjoints",
     "rt.flat_index": "adjoints",
     "rt.ravel_axes": "adjoints",
     "rt.index_order": "adjoints",

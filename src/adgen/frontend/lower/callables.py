@@ -47,6 +47,7 @@ from adgen.frontend.lower.objects import (
 from adgen.frontend.lower.state import LowererState
 from adgen.frontend.parse import LiveScope, ParsedFunction, as_def
 from adgen.rules import registry
+from adgen.rules import runtime as rt
 
 if TYPE_CHECKING:
     from adgen.frontend.lower import Lowerer
@@ -446,6 +447,28 @@ class CallablesMixin(LowererState):
                 found = self.call_maybe_static(a, None)  # m.loglike(Params.from_parts(p))
             args.append(found if found is not None else self.expr(a, None, hint))
         return args
+
+    def packed_arguments(self: Lowerer, node: gast.Call, hint: str) -> list[Any] | None:
+        """The arguments of a method that packs its own into one tuple (``x.reshape(*y.shape,
+        -1)``), where a spread's length is known only when the code runs: that tuple, joined
+        then (``rt.joined_items``); None where every length is known now (the arguments are
+        read one by one, :meth:`call_arguments`)."""
+        if not any(isinstance(a, gast.Starred) for a in node.args):
+            return None
+        parts: list[ir.Atom] = []
+        for a in node.args:
+            if not isinstance(a, gast.Starred):
+                parts.append(ir.Tup((self.expr(a, None, hint),)))
+                continue
+            seq = self.expr(a.value, None, hint)
+            if not isinstance(seq, ir.Tup):
+                seq = self.spread_shape(a.value, seq, hint)
+            parts.append(self.fixed_list_items(a.value, seq, hint))
+        if all(isinstance(p, ir.Tup) for p in parts):
+            return [item for p in parts for item in p.items]  # type: ignore[union-attr]
+        joined = registry.lookup(rt.joined_items)
+        assert joined is not None
+        return [self.emit(None, hint, joined, parts, [], node)]
 
     def spread_shape(self: Lowerer, node: Any, seq: ir.Atom, hint: str) -> ir.Atom:
         """``*x.shape`` where the code is made for ``x``'s kind (its number of axes known):

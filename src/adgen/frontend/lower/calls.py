@@ -124,7 +124,9 @@ class CallsMixin(LowererState):
                     return self.local_method(node, func, target, hint)
                 fn, pack = method
                 args.append(self.expr(func.value, None, hint))
-                rest = self.call_arguments(node, False, hint)
+                rest = self.packed_arguments(node, hint) if pack else None
+                if rest is None:
+                    rest = self.call_arguments(node, False, hint)
                 if pack and len(rest) > 1:
                     rest = [ir.Tup(tuple(rest))]
                 args.extend(rest)

@@ -180,6 +180,17 @@ def gathered(c: ArrayLike, taken: ArrayLike) -> NDArray[Any]:
     return np.reshape(flat[np.ravel(taken)], np.shape(taken))
 
 
+def joined_items(*parts: Any) -> tuple[Any, ...]:
+    """The items of ``parts`` (sequences) in one tuple: the arguments a method that packs its
+    own (``x.reshape(*y.shape, -1)``) is given, where a spread's length is known only when
+    the code runs.
+
+    >>> joined_items((3, 4), (-1,)), joined_items([2], ())
+    ((3, 4, -1), (2,))
+    """
+    return tuple(item for part in parts for item in part)
+
+
 def inverse_axes(axes: Any) -> tuple[int, ...]:
     """The axes undoing ``np.transpose(a, axes)`` (``axes`` holds every axis of ``a`` once,
     negative ones counted from the end), as Python integers: a tuple every array library's
