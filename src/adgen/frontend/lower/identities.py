@@ -748,7 +748,9 @@ def _makes_array(prim: registry.Primitive) -> bool:
 
 def _view_of_first(made: ir.Assign) -> bool:
     """Is ``made`` a call of a rule that may return a view of its first argument, an array
-    name, every other argument a constant (``np.reshape(a, (-1,))``, ``a[1:]``, ``a.T``)?"""
+    name, every other argument a constant (``np.reshape(a, (-1,))``, ``a[1:]``, ``a.T``) or,
+    for a rule whose other arguments are a shape or axes, anything (``np.reshape(a,
+    rt.joined_items(...))``: integers, no array it could return a view of)?"""
 
     def constant(atom: Any) -> bool:
         if isinstance(atom, ir.Tup):
@@ -764,6 +766,16 @@ def _view_of_first(made: ir.Assign) -> bool:
         and prim.user_fn is None
         and bool(made.args)
         and isinstance(made.args[0], ir.Var)
-        and all(constant(a) for a in made.args[1:])
-        and all(constant(v) for _, v in made.kwargs)
+        and (
+            prim.name in _SHAPE_ARGUMENTS
+            or all(constant(a) for a in made.args[1:])
+            and all(constant(v) for _, v in made.kwargs)
+        )
     )
+
+
+# view-making rules whose arguments after the array are a shape, axes or an order: never an
+# array the result could be a view of
+_SHAPE_ARGUMENTS = frozenset(
+    {"np.reshape", "np.transpose", "np.swapaxes", "np.moveaxis", "np.squeeze", "np.expand_dims"}
+)
