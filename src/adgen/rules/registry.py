@@ -1989,7 +1989,11 @@ METHOD_HELPERS: dict[Any, Any] = {}
 # gradient the object gives w.r.t. the parameters); filled by the same rule modules.
 PARAMETRISED_CALLABLES: dict[Any, tuple[Any, Any]] = {}
 # the modules defining such classes -> the rule module that registers their helpers
-_HELPER_MODULES = {"sklearn._loss.loss": "losses", "sklearn.gaussian_process.kernels": "kernels"}
+_HELPER_MODULES = {
+    "sklearn._loss.loss": "losses",
+    "sklearn.gaussian_process.kernels": "kernels",
+    "scipy.stats._kde": "stats",
+}
 # ... of those, the ones whose objects made inside of constants are made when transforming
 _MADE_NOW = ("sklearn._loss.loss",)
 

@@ -61,7 +61,7 @@ from typing import Any
 import numpy as np
 
 from adgen.rules import runtime as rt
-from adgen.rules.registry import partials, rule
+from adgen.rules.registry import METHOD_HELPERS, partials, refused_derivative, rule
 from adgen.rules.samples import ANY, POSITIVE, SPD, Arg, Domain, example
 
 try:
@@ -1556,3 +1556,75 @@ if scipy is not None:
             gq = rt.zero_safe(-gk * (p / qb * t), gk)  # (-gk P / Q)
             weighted = -gk * np.sum(p, axis=axis, keepdims=True)  # (sum of gq Q: -gk sum P)
             return rt.unbroadcast((gq - weighted) / t, qk)
+
+
+# -- gaussian_kde made outside the function: its log-density and density w.r.t. the points --
+# (kde.logpdf(x) is rt.kde_logpdf(kde, x), kde.pdf / kde.evaluate rt.kde_pdf: see
+# adgen.rules.registry.method_helper; the estimate is a constant of the derivative)
+_KDE = "scipy.stats.gaussian_kde(np.array([-1.0, 0.0, 0.5, 2.0]))"
+_KDE2 = (
+    "scipy.stats.gaussian_kde(np.array([[-1.0, 0.0, 0.5, 2.0, 1.0], [0.3, -0.5, 1.0, 0.0, 2.0]]))"
+)
+
+if scipy is not None:
+
+    @rule(
+        rt.kde_logpdf,
+        examples=[
+            example(f"rt.kde_logpdf({_KDE}, x)", x=(3,)),
+            example(f"rt.kde_logpdf({_KDE2}, x)", x=(2, 3)),
+            example(f"rt.kde_logpdf({_KDE2}, x)", x=(2,)),
+        ],
+    )
+    def kde_logpdf(ans, kde, x):
+        """The log-density of a kernel density estimate at the points ``x``: per point, the
+        gradient of ``rt.kde_logpdf_gradient`` contracted with the point's tangent."""
+
+        def jvp_x(d):
+            grad = rt.kde_logpdf_gradient(kde, x)
+            return np.sum(grad * np.reshape(d, np.shape(grad)), axis=0)
+
+        def vjp_x(g):
+            return np.reshape(rt.kde_logpdf_gradient(kde, x) * g, np.shape(x))
+
+    @rule(
+        rt.kde_pdf,
+        examples=[
+            example(f"rt.kde_pdf({_KDE}, x)", x=(3,)),
+            example(f"rt.kde_pdf({_KDE2}, x)", x=(2, 3)),
+        ],
+    )
+    def kde_pdf(ans, kde, x):
+        """The density: ``ans`` times the log-density's derivative."""
+
+        def jvp_x(d):
+            grad = rt.kde_logpdf_gradient(kde, x)
+            return ans * np.sum(grad * np.reshape(d, np.shape(grad)), axis=0)
+
+        def vjp_x(g):
+            return np.reshape(rt.kde_logpdf_gradient(kde, x) * (g * ans), np.shape(x))
+
+    @rule(
+        rt.kde_logpdf_gradient,
+        examples=[
+            example(f"rt.kde_logpdf_gradient({_KDE}, x)", x=(3,), twice=False),
+            example(f"rt.kde_logpdf_gradient({_KDE2}, x)", x=(2, 3), twice=False),
+        ],
+    )
+    def kde_logpdf_gradient(kde, x):
+        """The log-density's gradient (``(d, m)``): its derivative is the Hessian of each
+        point (symmetric: its own transpose)."""
+
+        def jvp_x(d):
+            return rt.kde_logpdf_hvp(kde, x, d)
+
+        def vjp_x(g):
+            return np.reshape(rt.kde_logpdf_hvp(kde, x, np.reshape(g, np.shape(x))), np.shape(x))
+
+    refused_derivative(
+        rt.kde_logpdf_hvp,
+        reason="a third derivative of a gaussian_kde's log-density (adgen has two)",
+    )
+    METHOD_HELPERS[scipy.stats.gaussian_kde.logpdf] = rt.kde_logpdf
+    METHOD_HELPERS[scipy.stats.gaussian_kde.evaluate] = rt.kde_pdf
+    METHOD_HELPERS[scipy.stats.gaussian_kde.pdf] = rt.kde_pdf

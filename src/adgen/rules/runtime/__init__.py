@@ -288,7 +288,16 @@ from .solvers import (  # noqa: F401
     odeint_y0_cotangent,
 )
 from .spatial import distance_metric  # noqa: F401
-from .stats import covariance, covariance_vjp, nonsingular_covariance, whitened  # noqa: F401
+from .stats import (  # noqa: F401
+    covariance,
+    covariance_vjp,
+    kde_logpdf,
+    kde_logpdf_gradient,
+    kde_logpdf_hvp,
+    kde_pdf,
+    nonsingular_covariance,
+    whitened,
+)
 
 # the helpers shown with a doctest (tests/test_runtime.py checks that each has one)
 __all__ = [
@@ -418,6 +427,8 @@ __all__ = [
     # scipy.stats
     "covariance",
     "covariance_vjp",
+    "kde_logpdf_gradient",
+    "kde_logpdf_hvp",
     "nonsingular_covariance",
     "whitened",
     # scipy.signal

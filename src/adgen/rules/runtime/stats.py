@@ -102,3 +102,70 @@ def nonsingular_covariance(s: Any, seed: Any) -> Any:
     if np.any(as_array(seed)):
         return np.full_like(s, np.nan)
     return np.broadcast_to(np.eye(s.shape[-1], dtype=s.dtype), s.shape).copy()
+
+
+# -- scipy.stats.gaussian_kde: its log-density and density w.r.t. the points -----------------
+#
+# A kernel density estimate made outside the function is a constant of the derivative; its
+# log-density at a point x is log sum_i w_i N(x; x_i, S) (SciPy's kernel covariance S), whose
+# gradient is -S^-1 (x - mu(x)), mu(x) the data's mean under the weights r_i(x) of the
+# kernels at x, and whose Hessian is -S^-1 + S^-1 C(x) S^-1, C(x) their covariance under
+# those weights. The points are laid out as SciPy reads them: ``x`` of ``(d, m)`` (``d`` the
+# data's dimension), or one vector (``m`` one-dimensional points, or one point of ``d``).
+
+
+def kde_logpdf(kde: Any, x: Any) -> Any:
+    """``kde.logpdf(x)``: the log-density of the estimate at the points ``x``, SciPy's own."""
+    return kde.logpdf(x)
+
+
+def kde_pdf(kde: Any, x: Any) -> Any:
+    """``kde.evaluate(x)`` (``kde.pdf(x)``, ``kde(x)``): the density, SciPy's own."""
+    return kde.evaluate(x)
+
+
+def _kde_weights(kde: Any, x: Any) -> tuple[Any, Any, Any]:
+    """The points as ``(d, m)``, the kernels' weights at each (``(n, m)``, columns summing
+    to 1) and the data's mean under them (``(d, m)``)."""
+    data = np.asarray(kde.dataset, dtype=float)
+    points = np.reshape(np.asarray(x, dtype=float), (data.shape[0], -1))
+    diff = points[:, None, :] - data[:, :, None]  # (d, n, m)
+    maha = np.einsum("inm,ij,jnm->nm", diff, kde.inv_cov, diff)
+    logs = np.log(kde.weights)[:, None] - 0.5 * maha
+    r = np.exp(logs - np.max(logs, axis=0))
+    r /= np.sum(r, axis=0)
+    return points, r, data @ r
+
+
+def kde_logpdf_gradient(kde: Any, x: Any) -> Any:
+    """The gradient of ``kde.logpdf`` at each point, laid out ``(d, m)``:
+    ``-S^-1 (x_j - mu_j)``.
+
+    >>> import scipy.stats
+    >>> kde = scipy.stats.gaussian_kde(np.array([-1.0, 0.0, 2.0]))
+    >>> x, h = np.array([0.3, 1.2]), 1e-6
+    >>> fd = (kde.logpdf(x + h) - kde.logpdf(x - h)) / (2 * h)
+    >>> bool(np.allclose(kde_logpdf_gradient(kde, x)[0], fd, rtol=1e-7))
+    True
+    """
+    points, _, mean = _kde_weights(kde, x)
+    return -(kde.inv_cov @ (points - mean))
+
+
+def kde_logpdf_hvp(kde: Any, x: Any, v: Any) -> Any:
+    """The Hessian of ``kde.logpdf`` at each point times ``v`` (``x``'s shape), laid out
+    ``(d, m)``: ``(-S^-1 + S^-1 C_j S^-1) v_j``.
+
+    >>> import scipy.stats
+    >>> kde = scipy.stats.gaussian_kde(np.array([-1.0, 0.0, 2.0]))
+    >>> x, h = np.array([0.3, 1.2]), 1e-6
+    >>> fd = (kde_logpdf_gradient(kde, x + h) - kde_logpdf_gradient(kde, x - h)) / (2 * h)
+    >>> bool(np.allclose(kde_logpdf_hvp(kde, x, np.ones(2)), fd, rtol=1e-6))
+    True
+    """
+    _, r, mean = _kde_weights(kde, x)
+    data = np.asarray(kde.dataset, dtype=float)
+    u = kde.inv_cov @ np.reshape(v, mean.shape)  # (d, m)
+    centred = data[:, :, None] - mean[:, None, :]  # (d, n, m)
+    t = np.einsum("dnm,dm->nm", centred, u) * r
+    return -u + kde.inv_cov @ np.einsum("dnm,nm->dm", centred, t)
