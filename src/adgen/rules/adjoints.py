@@ -53,7 +53,7 @@ nondifferentiable(rt.dtype_of)
 # a mask (np.select's "no condition holds"): piecewise constant
 nondifferentiable(rt.select_otherwise)
 # is a value complex? (the kind rt.real_like projects for)
-nondifferentiable(rt.is_complex)
+nondifferentiable(rt.is_complex, rt.is_inexact)
 # a checkpointed loop's segment length (an integer); integers numbering an array's entries
 # (they depend on its shape only); an axis number
 nondifferentiable(rt.checkpoint_every, rt.source_index, rt.rollaxis_destination, rt.diagonal_index)

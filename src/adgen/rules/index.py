@@ -14,6 +14,7 @@ FUNCTIONS: dict[str, str] = {
     "rt.dtype_of": "adjoints",
     "rt.select_otherwise": "adjoints",
     "rt.is_complex": "adjoints",
+    "rt.is_inexact": "adjoints",
     "rt.checkpoint_every": "adjoints",
     "rt.source_index": "adjoints",
     "rt.rollaxis_destination": "adjoints",

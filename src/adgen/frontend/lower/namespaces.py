@@ -29,6 +29,7 @@ from adgen import ir
 from adgen.errors import AdgenError
 from adgen.frontend.lower.state import LowererState
 from adgen.rules import arrayapi, registry
+from adgen.rules import runtime as rt
 
 if TYPE_CHECKING:
     from adgen.frontend.lower import Lowerer
@@ -221,9 +222,24 @@ class NamespacesMixin(LowererState):
         """array-api-compat's ``clip(x, min, max)`` computes ``np.clip``'s numbers where ``x``
         is floating and each bound a Python number, None, or an array or NumPy number of ``x``'s
         dtype (``eps = xp.finfo(x.dtype).eps``; it casts the bounds to that dtype: of an
-        integer ``x``, ``0.5`` is ``0``); refused otherwise."""
+        integer ``x``, ``0.5`` is ``0``); refused otherwise. Where ``x``'s kind is not known
+        when transforming and the bounds are Python numbers, the code checks that ``x`` is
+        floating when it runs (``rt.is_inexact``; the shapes decide it where they are known
+        then), refusing by the same words otherwise."""
         bounds = [*args[1:], *(a for k, a in kwargs if k in ("min", "max"))]
         x = self.dtype_sample(args[0]) if args else None
+        numbers = all(
+            isinstance(b, ir.Const) and type(b.value) in (float, int, type(None)) for b in bounds
+        )
+        if x is None and args and numbers:
+            test = self.call_prim(rt.is_inexact, [args[0]], "floating")
+            what = (
+                f"array-api-compat's `{fn.__name__}` of an array that is not floating: it casts "
+                "its bounds to x's dtype where NumPy's clip promotes"
+            )
+            words = (("what", ir.Const(what)), ("hint", ir.Const("call np.clip")))
+            self.block.append(ir.Assign((), registry.ASSERT, (test,), words, self.line))
+            return
         fits = isinstance(x, np.ndarray) and x.dtype.kind in "fc"
         for bound in bounds if fits else ():
             if isinstance(bound, ir.Const) and type(bound.value) in (float, int, type(None)):

@@ -26,6 +26,7 @@ import gast
 from adgen import ir, trees
 from adgen.backend.compile import restoring_lists
 from adgen.errors import AdgenError, SourceLocation, UnsupportedSyntaxError
+from adgen.frontend.lower.at_updates import open_at_updates
 from adgen.frontend.lower.blocks import open_guarding_blocks
 from adgen.frontend.lower.choices import split_on_chosen_functions
 from adgen.frontend.lower.jumps import _lift_returns, _structure_jumps
@@ -118,6 +119,20 @@ _HINTS = {
     gast.JoinedStr: "compute numbers only; move printing and logging outside the function",
     gast.NamedExpr: "assign the value on a line of its own",
 }
+
+
+def _structure(fn: Any, lookup: Callable[[str], Any], means_itself: Any, namer: _UserNamer) -> None:
+    """The rewrites of the gast ``FunctionDef`` ``fn`` made before it is lowered, once:
+    guarding ``try``/``with`` blocks and array-api-extra's index updates opened, the code
+    after an ``if`` choosing a function split per branch, ``self``'s attributes as variables,
+    ``return`` inside loops and ``break``/``continue`` as flags."""
+    open_guarding_blocks(fn, lookup)
+    open_at_updates(fn, lookup)
+    split_on_chosen_functions(fn)
+    own_attributes_as_variables(fn, means_itself)
+    fn.body = _lift_returns(fn.body, namer)
+    fn.body = _structure_jumps(fn.body, namer)
+    fn.adgen_structured = True
 
 
 class _UserNamer:
@@ -224,12 +239,7 @@ class LowererState:
         # user variables assigned inside if/for/while: one IR name each (no renaming), so every
         # path through the blocks leaves its value under the same name
         if not getattr(self.node, "adgen_structured", False):
-            open_guarding_blocks(self.node, self.parsed.scope.lookup)
-            split_on_chosen_functions(self.node)
-            own_attributes_as_variables(self.node, self.means_itself)
-            self.node.body = _lift_returns(self.node.body, self.user_namer)
-            self.node.body = _structure_jumps(self.node.body, self.user_namer)
-            self.node.adgen_structured = True
+            _structure(self.node, self.parsed.scope.lookup, self.means_itself, self.user_namer)
         self.multi: dict[str, str] = {}
         nodes = _own_nodes(self.node)  # (a nested def's names are its own)
         # adgen's reverse-mode code read again: its `v = stack.pop()` puts back a value v had;

@@ -417,10 +417,8 @@ class StatementsMixin(LowererState):
             if isinstance(stmt, (gast.For, gast.While)) and _contains_return(stmt):
                 if stmt.orelse:  # (a return adgen leaves the loop by, but an `else` too)
                     self.refuse(stmt, "`else` clauses on loops", "move that code after the loop")
-                node = _find_return(stmt)
-                self.refuse(
-                    node, "`return` inside a loop", "set a variable and return after the loop"
-                )
+                hint = "set a variable and return after the loop"
+                self.refuse(_find_return(stmt), "`return` inside a loop", hint)
             out.append(stmt)
         return out
 

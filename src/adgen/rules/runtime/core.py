@@ -385,6 +385,15 @@ def cast_like(g: Any, x: Any, protected: tuple[Any, ...] | list[Any] = ()) -> An
     return g
 
 
+def is_inexact(x: Any) -> bool:
+    """Is ``x`` an array (or NumPy number) of a floating or complex dtype?
+
+    >>> is_inexact(np.ones(2)), is_inexact(np.arange(2)), is_inexact(np.float32(1.0))
+    (True, False, True)
+    """
+    return hasattr(x, "dtype") and dtype_kind(x) in "fc"
+
+
 def is_complex(x: Any) -> bool:
     """Is ``x`` a complex number or array (or a list or tuple holding one)?
 
