@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from derivative_checks import differences
 
 import adgen
 
@@ -26,15 +27,6 @@ def mean_centred(x, axes=1):
     return np.sum((x - np.apply_over_axes(np.mean, x, axes)) ** 3)
 
 
-def _differences(f, x, h=1e-6):
-    g = np.zeros_like(x)
-    for k in np.ndindex(x.shape):
-        e = np.zeros_like(x)
-        e[k] = h
-        g[k] = (f(x + e) - f(x - e)) / (2 * h)
-    return g
-
-
 @pytest.mark.parametrize(
     "f, shape",
     [(centred_abs, (5, 3)), (summed_over_two_axes, (2, 3, 2)), (mean_centred, (3, 4))],
@@ -43,7 +35,7 @@ def _differences(f, x, h=1e-6):
 def test_apply_over_axes_with_a_function_passed(f, shape):
     x = RNG.normal(size=shape)
     g = adgen.grad(f)(x)
-    np.testing.assert_allclose(g, _differences(f, x), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(g, differences(f, x), rtol=1e-6, atol=1e-8)
     v = RNG.normal(size=shape)
     _, t = adgen.jvp(f, (x,), (v,))
     np.testing.assert_allclose(t, np.sum(g * v), rtol=1e-10)
@@ -53,7 +45,7 @@ def test_statsmodels_median_absolute_deviation_as_installed():
     scale = pytest.importorskip("statsmodels.robust.scale")
     x = RNG.normal(size=15)
     g = adgen.grad(scale.mad)(x)
-    np.testing.assert_allclose(g, _differences(scale.mad, x), rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(g, differences(scale.mad, x), rtol=1e-6, atol=1e-9)
     assert np.isclose(adgen.value_and_grad(scale.mad)(x)[0], scale.mad(x), rtol=1e-14)
 
 
@@ -70,7 +62,7 @@ def test_statsmodels_huber_location_and_scale_iterated_to_convergence():
         return mu + 2.0 * s
 
     g = adgen.grad(location_plus_scale)(x)
-    np.testing.assert_allclose(g, _differences(location_plus_scale, x), rtol=1e-5, atol=1e-8)
+    np.testing.assert_allclose(g, differences(location_plus_scale, x), rtol=1e-5, atol=1e-8)
     value = adgen.value_and_grad(location_plus_scale)(x)[0]
     assert np.isclose(value, location_plus_scale(x), rtol=1e-13)
 
@@ -93,5 +85,5 @@ def test_a_method_whose_docstring_has_a_line_at_column_0():
         return y
 
     np.testing.assert_allclose(
-        adgen.grad(uses_the_method)(x), _differences(uses_the_method, x), rtol=1e-6, atol=1e-8
+        adgen.grad(uses_the_method)(x), differences(uses_the_method, x), rtol=1e-6, atol=1e-8
     )

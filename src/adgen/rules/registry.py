@@ -2012,8 +2012,8 @@ def read_as_python(fn: Any) -> Any:
     function, which a rule cannot (``np.apply_over_axes(np.median, a, 0)``); ``fn`` itself
     for any other.
 
-    >>> read_as_python(np.apply_over_axes).__module__, read_as_python(np.sum) is np.sum
-    ('numpy.lib._shape_base_impl', True)
+    >>> type(read_as_python(np.apply_over_axes)).__name__, read_as_python(np.sum) is np.sum
+    ('function', True)
     """
     for dispatcher, function in _READ_AS_PYTHON:
         if fn is dispatcher:
