@@ -428,10 +428,7 @@ class CallablesMixin(LowererState):
         args: list[Any] = []
         for a in node.args:
             if isinstance(a, gast.Starred):
-                seq = self.expr(a.value, None, hint)
-                if not isinstance(seq, ir.Tup):
-                    seq = self.spread_shape(a.value, seq, hint)
-                seq = self.fixed_list_items(a.value, seq, hint)
+                seq = self.spread(a.value, hint)
                 if not isinstance(seq, ir.Tup):
                     self.refuse(
                         a,
@@ -460,15 +457,20 @@ class CallablesMixin(LowererState):
             if not isinstance(a, gast.Starred):
                 parts.append(ir.Tup((self.expr(a, None, hint),)))
                 continue
-            seq = self.expr(a.value, None, hint)
-            if not isinstance(seq, ir.Tup):
-                seq = self.spread_shape(a.value, seq, hint)
-            parts.append(self.fixed_list_items(a.value, seq, hint))
+            parts.append(self.spread(a.value, hint))
         if all(isinstance(p, ir.Tup) for p in parts):
             return [item for p in parts for item in p.items]  # type: ignore[union-attr]
         joined = registry.lookup(rt.joined_items)
         assert joined is not None
         return [self.emit(None, hint, joined, parts, [], node)]
+
+    def spread(self: Lowerer, node: Any, hint: str) -> ir.Atom:
+        """What ``*node`` spreads: its items where their number is known now (a tuple, a
+        shape of a known kind, a list of a fixed length), else the sequence as it is."""
+        seq = self.expr(node, None, hint)
+        if not isinstance(seq, ir.Tup):
+            seq = self.spread_shape(node, seq, hint)
+        return self.fixed_list_items(node, seq, hint)
 
     def spread_shape(self: Lowerer, node: Any, seq: ir.Atom, hint: str) -> ir.Atom:
         """``*x.shape`` where the code is made for ``x``'s kind (its number of axes known):

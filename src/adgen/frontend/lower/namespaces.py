@@ -175,27 +175,25 @@ class NamespacesMixin(LowererState):
         """A value of the library and kind of ``atom``'s (an argument of the function, or
         an array a NumPy rule made of arguments' kinds), for an array namespace getter to be
         asked of when transforming."""
-        traced = self.traced(atom)
-        if traced is not None and traced[0][0] in ("arg", "own") and self.root.kinds:
-            kind = self.root.kinds.get(str(traced[0][1]))
-            if isinstance(kind, tuple) and len(kind) == 3:  # (shape, dtype, library)
-                library = str(kind[2])
-                if not library.startswith("array-api:"):
-                    # Dask's, CuPy's: NumPy's calls reach them (``__array_function__``), and
-                    # adgen's code for them is NumPy's -- the namespace is NumPy's, whose
-                    # functions are the standard's there as in their own namespace
-                    if label == _METHOD:  # (the library's own: Dask's arrays have none)
-                        self.refuse(
-                            node,
-                            f"{label} of {library} arrays: adgen takes their namespace from "
-                            "array-api-compat",
-                            "xp = array_api_compat.array_namespace(x)",
-                        )
-                    return _numpy_like(kind)
-                module = sys.modules.get(library.partition("array-api:")[2])
-                if module is not None:
-                    return module.asarray(0.0)  # (a value of that library: its namespace's)
-                self.refuse(node, f"{label} of {library} arrays: that library is not imported")
+        kind = self.foreign_kind(atom)
+        if kind is not None:
+            library = str(kind[2])
+            if not library.startswith("array-api:"):
+                # Dask's, CuPy's: NumPy's calls reach them (``__array_function__``), and
+                # adgen's code for them is NumPy's -- the namespace is NumPy's, whose
+                # functions are the standard's there as in their own namespace
+                if label == _METHOD:  # (the library's own: Dask's arrays have none)
+                    self.refuse(
+                        node,
+                        f"{label} of {library} arrays: adgen takes their namespace from "
+                        "array-api-compat",
+                        "xp = array_api_compat.array_namespace(x)",
+                    )
+                return _numpy_like(kind)
+            module = sys.modules.get(library.partition("array-api:")[2])
+            if module is not None:
+                return module.asarray(0.0)  # (a value of that library: its namespace's)
+            self.refuse(node, f"{label} of {library} arrays: that library is not imported")
         sample = self.argument_sample(atom)
         if sample is None:
             self.refuse(
@@ -211,12 +209,19 @@ class NamespacesMixin(LowererState):
         calls reach (Dask's, CuPy's), a NumPy array of its shape and dtype: for what only those
         decide (never for a test of its type)."""
         sample = self.argument_sample(atom)
-        traced = self.traced(atom) if sample is None else None
-        if traced is not None and traced[0][0] in ("arg", "own") and self.root.kinds:
-            kind = self.root.kinds.get(str(traced[0][1]))
-            if isinstance(kind, tuple) and len(kind) == 3 and "array-api:" not in str(kind[2]):
-                return _numpy_like(kind)
+        kind = self.foreign_kind(atom) if sample is None else None
+        if kind is not None and not str(kind[2]).startswith("array-api:"):
+            return _numpy_like(kind)
         return sample
+
+    def foreign_kind(self: Lowerer, atom: ir.Atom) -> tuple[Any, ...] | None:
+        """The kind ``(shape, dtype, library)`` the code is made for where ``atom`` is an
+        argument of the function holding another library's array; else None."""
+        traced = self.traced(atom)
+        if traced is None or traced[0][0] not in ("arg", "own") or not self.root.kinds:
+            return None
+        kind = self.root.kinds.get(str(traced[0][1]))
+        return kind if isinstance(kind, tuple) and len(kind) == 3 else None
 
     def check_bounds_kept(self: Lowerer, fn: Any, args: list[Any], kwargs: Any, node: Any) -> None:
         """array-api-compat's ``clip(x, min, max)`` computes ``np.clip``'s numbers where ``x``
