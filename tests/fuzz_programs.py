@@ -355,6 +355,8 @@ NEW_KINDS = frozenset(
     + ["generator"]
     # random draws: computed where and as often as Python does (never merged, moved or dropped)
     + ["draw"]
+    # a container's items keep their values when a block binds their names again
+    + ["kept"]
 )
 
 # module-level globals named like the program's parameters (`y`, `s`) and like names adgen
@@ -1155,6 +1157,39 @@ class Writer:
             lines.append(f"{v} = {r} * ({j} + {c}) + {t}")
         self.features.add("loop variable after the loop: " + form)
         return lines, v, row or ()
+
+    def stmt_kept(self, scope: Scope) -> Any:
+        """A tuple, list or dict holding a name, or a list grown by appends in a loop over a
+        tuple, then that name bound again in a loop or a branch: the container's item keeps
+        the value it was given (adgen once read the name's later value there)."""
+        a = self.source(scope, readable=False)
+        shape = scope.shapes[a]
+        v, box, q, i = self.fresh(), self.fresh("box"), self.fresh(), self.fresh("i")
+        c, c2, off = self.const(), self.const(), self.offset()
+        form = self.pick(["tuple", "list", "dict", "dict key", "appended"])
+        lines = [f"{v} = np.sin({a}) * {c}"]
+        read = f"{box}[0]"
+        if form == "tuple":
+            lines.append(f"{box} = ({v}, {a})")
+        elif form == "list":
+            lines.append(f"{box} = [{v}, {a}]")
+        elif form == "dict":
+            lines.append(f'{box} = {{"first": {v}}}')
+            read = f'{box}["first"]'
+        elif form == "dict key":
+            lines += [f"{box} = {{}}", f'{box}["first"] = {v}']
+            read = f'{box}["first"]'
+        else:
+            lines += [f"{box} = []", f"for {i} in ({v}, {a}):", f"    {i} = {i} * {c2}"]
+            lines += [f"    {box}.append({i})"]
+            read = f"tuple({box})[0]"
+        if self.choices.boolean():
+            lines += [f"for {i} in range(2):", f"    {v} = np.tanh({v}) + {c2}"]
+        else:
+            lines += [f"if np.sum({v}) > {off}:", f"    {v} = {v} * {c2}"]
+        lines.append(f"{q} = {read} * {c} + {v}")
+        self.features.add(f"container item kept: {form}")
+        return lines, q, shape
 
     def stmt_rebind(self, scope: Scope) -> Any:
         """The name a ``for`` loop iterates over, bound again inside the loop (the loop goes

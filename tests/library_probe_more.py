@@ -637,3 +637,28 @@ def _():
     y = rng4.normal(size=12)
     m = MLPRegressor(hidden_layer_sizes=(4,), max_iter=50, random_state=0).fit(X, y)
     return (lambda z: np.sum(m.predict(z))), rng4.normal(size=(2, 3))
+
+
+# SciPy's descriptive statistics behind its axis and NaN policy, as installed
+import scipy.stats as _ss  # noqa: E402
+
+
+def _statistic_case(name, make):
+    @case(f"scipy.stats.{name}")
+    def _():
+        x = rng4.gamma(2.0, 1.0, size=15) + 0.5
+        return make(), x
+
+
+_statistic_case("skew", lambda: lambda x: _ss.skew(x))
+_statistic_case("kurtosis.bias", lambda: lambda x: _ss.kurtosis(x, bias=False))
+_statistic_case("sem.ddof", lambda: lambda x: _ss.sem(x, ddof=2))
+_statistic_case("kstat", lambda: lambda x: _ss.kstat(x, 3))
+_statistic_case("kstatvar", lambda: lambda x: _ss.kstatvar(x))
+_statistic_case("circmean", lambda: lambda x: _ss.circmean(x))
+_statistic_case("zscore", lambda: lambda x: np.sum(_ss.zscore(x) ** 3))
+_statistic_case("gmean", lambda: lambda x: _ss.gmean(x))
+_statistic_case("tvar", lambda: lambda x: _ss.tvar(x))
+_statistic_case("variation", lambda: lambda x: _ss.variation(x))
+_statistic_case("median_abs_deviation", lambda: lambda x: _ss.median_abs_deviation(x))
+_statistic_case("iqr", lambda: lambda x: _ss.iqr(x))

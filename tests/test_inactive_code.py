@@ -313,6 +313,38 @@ def test_a_refusal_in_a_branch_is_raised_only_where_the_branch_runs():
     assert "rt.refuse_unless(False" in adgen.source(with_options)
 
 
+def _smoothed(x):
+    """A function adgen cannot read (it writes into the caller's `output`): run as written."""
+    import scipy.ndimage
+
+    return scipy.ndimage.gaussian_filter(x, 1.0)
+
+
+def rare_smoothing(x):
+    if np.sum(x) > 100.0:  # decided when the code runs; rarely taken
+        y = _smoothed(x)  # a differentiated value reaches a call run as written
+    else:
+        y = x * 2.0
+    return np.sum(y**2)
+
+
+def test_a_call_run_as_written_a_derivative_reaches_refuses_only_its_branch():
+    # once the whole function was refused; now the branch that needs the derivative is
+    # the refusal, raised only where the code takes it (both modes, and at second order)
+    pytest.importorskip("scipy.ndimage")
+    np.testing.assert_allclose(adgen.grad(rare_smoothing)(X0), 8 * X0, rtol=1e-12)
+    _, tangent = adgen.jvp(rare_smoothing, (X0,), (np.ones(3),))
+    assert tangent == pytest.approx(8 * X0.sum())
+    np.testing.assert_allclose(adgen.hessian(rare_smoothing)(X0), 8 * np.eye(3))
+    for take in (
+        lambda: adgen.grad(rare_smoothing)(X0 + 100.0),
+        lambda: adgen.jvp(rare_smoothing, (X0 + 100.0,), (np.ones(3),)),
+    ):
+        with pytest.raises(UnsupportedSyntaxError, match="gaussian_filter"):
+            take()
+    assert "rt.refuse_unless(False" in adgen.source(rare_smoothing)
+
+
 # -- a library's type test of a computed value -----------------------------------------------
 def densify_if_sparse(x):
     import scipy.sparse

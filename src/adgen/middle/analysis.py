@@ -24,6 +24,7 @@ Loops are handled by iterating to a fixed point (the sets only grow).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 
 import numpy as np
@@ -35,6 +36,7 @@ from adgen.errors import (
     SourceLocation,
     UnsupportedSyntaxError,
 )
+from adgen.rules import registry
 
 
 def _args(stmt: ir.Assign) -> Iterator[str]:
@@ -65,6 +67,19 @@ def _block_statements(block: list[ir.Stmt], inside: bool) -> Iterator[tuple[ir.S
 
 class Facts:
     def __init__(self, fn: ir.Function, wrt: list[str], reverse: bool = True) -> None:
+        """What the modes need to know of ``fn`` differentiated w.r.t. ``wrt``. Where a
+        differentiated value reaches a call run as written inside a branch of an ``if`` the
+        program decides when it runs, that branch becomes the refusal, raised only if the
+        code takes it (:func:`check_opaque_calls`): ``self.fn`` is then ``fn`` with that
+        branch replaced, the function the modes differentiate."""
+        while True:
+            try:
+                self.analyse(fn, wrt, reverse)
+                return
+            except _BranchRefused as refused:
+                fn = refused.applied(fn)
+
+    def analyse(self, fn: ir.Function, wrt: list[str], reverse: bool) -> None:
         self.fn = fn
         placed = list(_block_statements(fn.body, False))
         self.has_blocks = any(isinstance(s, (ir.If, ir.For, ir.While)) for s, _ in placed)
@@ -269,7 +284,11 @@ def check_opaque_calls(fn: ir.Function, varied: set[str], reverse: bool = True) 
         outside = {n for n in _outside(stmt) if _may_change(fn, n)}
         if args & varied:
             if not stmt.prim.reads_only or _carried(set(stmt.targets), assigns, carry):
-                raise _reached(_again(stmt.prim.refusal), fn, stmt, varied, assigns)
+                error = _reached(_again(stmt.prim.refusal), fn, stmt, varied, assigns)
+                branch = _enclosing_branch(fn.body, stmt)
+                if branch is not None and isinstance(error, AdgenError):
+                    raise _BranchRefused(branch[0], branch[1], error, stmt.line)
+                raise error
             continue
         if stmt.prim.ambiguous is not None:
             raise _again(stmt.prim.ambiguous)
@@ -306,6 +325,79 @@ def check_opaque_calls(fn: ir.Function, varied: set[str], reverse: bool = True) 
                     "pass it a copy (np.copy(...)), or register a rule for the function "
                     "with @adgen.rules.rule",
                 )
+
+
+class _BranchRefused(Exception):
+    """A branch of an ``if`` the program decides when it runs that must become ``error``,
+    raised by the generated code only if it takes that branch (a differentiated value
+    reaches a call run as written there: the branch needs a derivative adgen cannot give)."""
+
+    def __init__(self, node: ir.If, field: str, error: AdgenError, line: int) -> None:
+        super().__init__(error.message)
+        self.node, self.field, self.error, self.line = node, field, error, line
+
+    def applied(self, fn: ir.Function) -> ir.Function:
+        """A copy of ``fn`` whose branch is the refusal (``fn`` and its blocks unchanged)."""
+        words = [
+            ("what", ir.Const(self.error.message)),
+            ("hint", ir.Const(self.error.hint)),
+            ("kind", ir.Const(type(self.error).__name__)),
+        ]
+        refusal = ir.Assign((), registry.ASSERT, (ir.Const(False),), tuple(words), self.line)
+        body = _with_branch(fn.body, self.node, self.field, [refusal])
+        return dataclasses.replace(fn, body=body)
+
+
+def _enclosing_branch(block: list[ir.Stmt], stmt: ir.Stmt) -> tuple[ir.If, str] | None:
+    """The innermost ``if`` branch (the ``If`` and ``"body"`` or ``"orelse"``) around
+    ``stmt`` in ``block``, None where no ``if`` encloses it."""
+    for s in block:
+        if isinstance(s, ir.If):
+            for field in ("body", "orelse"):
+                inner = getattr(s, field)
+                if any(t is stmt for t in inner):
+                    return s, field
+                found = _enclosing_branch(inner, stmt)
+                if found is not None:
+                    return found
+        elif isinstance(s, ir.For):
+            found = _enclosing_branch(s.body, stmt)
+            if found is not None:
+                return found
+        elif isinstance(s, ir.While):
+            found = _enclosing_branch([*s.test_body, *s.body], stmt)
+            if found is not None:
+                return found
+    return None
+
+
+def _with_branch(
+    block: list[ir.Stmt], node: ir.If, field: str, new: list[ir.Stmt]
+) -> list[ir.Stmt]:
+    """``block`` with the branch ``field`` of ``node`` (somewhere in it) replaced by ``new``:
+    the statements on the way to it copied, every other one shared."""
+    out: list[ir.Stmt] = []
+    for s in block:
+        if s is node and field == "body":
+            s = dataclasses.replace(node, body=new)
+        elif s is node:
+            s = dataclasses.replace(node, orelse=new)
+        elif isinstance(s, ir.If):
+            s = dataclasses.replace(
+                s,
+                body=_with_branch(s.body, node, field, new),
+                orelse=_with_branch(s.orelse, node, field, new),
+            )
+        elif isinstance(s, ir.For):
+            s = dataclasses.replace(s, body=_with_branch(s.body, node, field, new))
+        elif isinstance(s, ir.While):
+            s = dataclasses.replace(
+                s,
+                test_body=_with_branch(s.test_body, node, field, new),
+                body=_with_branch(s.body, node, field, new),
+            )
+        out.append(s)
+    return out
 
 
 def _loc(fn: ir.Function, line: int) -> SourceLocation:

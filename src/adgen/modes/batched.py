@@ -402,7 +402,9 @@ class _Batched(_Forward):
             expr = self.batched_contribution(sr, param, seed, stmt.line)
             if expr is None and prim.elementwise and param != prim.sequence:
                 expr = self.entrywise_contribution(sr, param, seed, values[0])
-                exact = exact and self.same_shapes(sr, values[0])
+                # (a copy, `y = x`, has x's shape: its tangent is x's batch itself, as y is x
+                # -- a write into one is a write into the other, in both)
+                exact = exact and (prim.name == "assign" or self.same_shapes(sr, values[0]))
             if expr is None:
                 looped.append((param, seed))
                 continue

@@ -64,10 +64,11 @@ class _Forward:
     def __init__(
         self, fn: ir.Function, wrt: list[str], scalars: frozenset[str], signature: Signature
     ) -> None:
-        self.fn = fn
         self.wrt = tuple(wrt)
         self.scalar_params = scalars
         self.facts = Facts(fn, wrt, reverse=False)
+        # (a branch reaching a call run as written made a refusal: Facts)
+        self.fn = fn = self.facts.fn
         self.namer = Namer(fn.user_names | set(fn.free))
         classes = broadcast_classes(fn, scalars, self.facts.rebound)
         self.classes, self.shapes, self.known = specialise(fn, classes, signature)

@@ -107,6 +107,7 @@ from adgen.frontend.lower.identities import IdentitiesMixin
 from adgen.frontend.lower.imports import ImportsMixin
 from adgen.frontend.lower.inplace import InPlaceMixin
 from adgen.frontend.lower.interpolants import InterpolantsMixin
+from adgen.frontend.lower.library_wrappers import LibraryWrappersMixin
 from adgen.frontend.lower.loops import LoopsMixin
 from adgen.frontend.lower.namespaces import NamespacesMixin
 from adgen.frontend.lower.nested_derivatives import NestedDerivativesMixin
@@ -152,6 +153,7 @@ class Lowerer(
     VerbatimMixin,
     DeferredMixin,
     GeneratorsMixin,
+    LibraryWrappersMixin,
     LowererState,
 ):
     """Lowers one function to IR; a call of the user's function is lowered by a Lowerer of

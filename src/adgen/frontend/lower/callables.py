@@ -53,6 +53,20 @@ if TYPE_CHECKING:
     from adgen.frontend.lower import Lowerer
 
 
+# what a library's function is given as itself (not as a value of the IR)
+_PASSED_BY_NAME = (types.FunctionType, types.BuiltinFunctionType, np.ufunc)
+
+
+class UnknownSpread(UnsupportedSyntaxError):
+    """``f(*seq)`` where the number of items of ``seq`` is not known when transforming: the
+    call is then copied as written where no differentiated value reaches it
+    (:meth:`~adgen.frontend.lower.verbatim.VerbatimMixin.call_as_written`)."""
+
+    def plain(self) -> UnsupportedSyntaxError:
+        """The refusal as users see it."""
+        return UnsupportedSyntaxError(self.message, self.loc, self.hint)
+
+
 class _ListView:
     """A list read when the function was transformed, as the cache checks it: ``get(i)`` is
     its item ``i`` (``get("len")`` its length), so a list changed in place makes the
@@ -420,26 +434,33 @@ class CallablesMixin(LowererState):
 
     # -- calls with functions and sequences as arguments ---------------------------------------
     def call_arguments(
-        self: Lowerer, node: gast.Call, static: bool, hint: str = "arg"
+        self: Lowerer, node: gast.Call, static: bool, hint: str = "arg", functions: bool = False
     ) -> list[Any]:
         """The positional arguments of a call, ``*seq`` spread where ``seq`` has a length known
         now (a tuple or list display, a name bound to one, a ``*args`` parameter); with
-        ``static``, a function or an object as its :class:`StaticArg`."""
+        ``static``, a function or an object as its :class:`StaticArg`; with ``functions``, a
+        function defined outside the function as its :class:`StaticArg` (a library's
+        function is passed it as itself, by its name where it runs as written)."""
         args: list[Any] = []
         for a in node.args:
             if isinstance(a, gast.Starred):
                 seq = self.spread(a.value, hint)
                 if not isinstance(seq, ir.Tup):
-                    self.refuse(
-                        a,
+                    raise UnknownSpread(
+                        "adgen does not support "
                         "`*args` in a call where the number of items is not known when adgen "
                         "reads the function",
+                        self.parsed.loc(a),
                         "spread a tuple or list written in the function (or a `*args` "
                         "parameter), or pass the arguments one by one",
                     )
                 args.extend(seq.items)
                 continue
             found = self.static_argument(a) if static else self.bound_module(a)
+            if found is None and functions and isinstance(a, (gast.Name, gast.Attribute)):
+                found = self.static_argument(a)  # apply_where(c, args, operator.truediv)
+                if found is not None and not isinstance(found.value, _PASSED_BY_NAME):
+                    found = None
             if found is None and static and isinstance(a, gast.Call):
                 found = self.call_maybe_static(a, None)  # m.loglike(Params.from_parts(p))
             args.append(found if found is not None else self.expr(a, None, hint))

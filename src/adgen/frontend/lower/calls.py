@@ -30,6 +30,7 @@ from adgen.errors import (
 )
 from adgen.frontend.lower import generators
 from adgen.frontend.lower.as_written import _qualname
+from adgen.frontend.lower.callables import UnknownSpread
 from adgen.frontend.lower.objects import (  # noqa: F401 (LocalFunction & co. are named here)
     FrozenMethod,
     LocalDerivative,
@@ -46,6 +47,7 @@ from adgen.frontend.lower.syntax import _fixed_length_lists, _is_pop
 from adgen.frontend.parse import LiveScope, ParsedFunction, as_def, parse_function
 from adgen.rules import arrayapi, registry
 from adgen.rules import runtime as rt
+from adgen.rules.axis_policy import axis_policy
 
 if TYPE_CHECKING:
     from adgen.frontend.lower import Lowerer
@@ -59,6 +61,17 @@ class CallsMixin(LowererState):
     """Calls: primitives, methods, the user's functions inlined."""
 
     def call(self: Lowerer, node: gast.Call, target: str | None, hint: str) -> ir.Atom:
+        """A call: by a rule, inlined, or run as written; a call adgen cannot read because a
+        spread's length is known only when the code runs (``np.broadcast_shapes(*shapes)``)
+        copied as written (:meth:`call_as_written`)."""
+        mark = len(self.block)
+        try:
+            return self.call_read(node, target, hint)
+        except UnknownSpread as exc:
+            del self.block[mark:]  # (what reading it wrote)
+            return self.call_as_written(node, exc.plain(), target, hint)
+
+    def call_read(self: Lowerer, node: gast.Call, target: str | None, hint: str) -> ir.Atom:
         func = node.func
         if isinstance(func, gast.Call):  # adgen.grad(lambda y: x * y)(2.0): nested AD
             ok, maker = self.static_object(func.func)
@@ -137,7 +150,9 @@ class CallsMixin(LowererState):
                     "call a function by its name (adgen must know which function it is)",
                 )
         else:
-            args = self.call_arguments(node, static, hint)
+            args = self.call_arguments(
+                node, static, hint, functions=isinstance(fn, types.FunctionType)
+            )
         kwargs = self.call_keywords(node, static, hint)
         if ok and (family := self.interpolant_family(fn)) is not None:  # cs(x), cs made outside
             return self.interpolant_call(node, fn, family, args, kwargs, target, hint)
@@ -315,35 +330,6 @@ class CallsMixin(LowererState):
             if isinstance(value, ir.Const):  # (what it copied may mean another value later)
                 self.root.settled_values[name] = value
 
-    def checked_call(
-        self: Lowerer,
-        node: Any,
-        unwrapped: tuple[Any, Any, bool],
-        args: list[Any],
-        kwargs: list[tuple[str, Any]],
-        target: str | None,
-        hint: str,
-    ) -> ir.Atom:
-        """A call of a library's wrapper that checks the arguments, then calls the function
-        it wraps (:func:`registry.transparent_wrapper`): the checks run as written (they only
-        read; skipped inside a wrapped call that skips its nested checks, as the library
-        does), then the wrapped function is read as any other."""
-        wrapped, check, skip_nested = unwrapped
-        passed = [*args, *(v for _, v in kwargs)]
-        if not self.root.checks_skipped and not any(isinstance(a, StaticArg) for a in passed):
-            refusal = NoRuleError(
-                f"adgen runs the argument checks of `{wrapped.__qualname__}` as written",
-                self.parsed.loc(node),
-                "",
-            )
-            self.opaque(check, refusal, args, kwargs, None, "checked", node)
-        skipped = self.root.checks_skipped
-        self.root.checks_skipped = skipped or skip_nested
-        try:
-            return self.inline_or_run(node, wrapped, args, kwargs, target, hint)
-        finally:
-            self.root.checks_skipped = skipped
-
     def inline_or_run(
         self: Lowerer,
         node: Any,
@@ -359,6 +345,9 @@ class CallsMixin(LowererState):
         unwrapped = registry.transparent_wrapper(fn)
         if unwrapped is not None:
             return self.checked_call(node, unwrapped, args, kwargs, target, hint)
+        policy = axis_policy(fn)
+        if policy is not None:  # scipy.stats.skew(x): the plain path of SciPy's wrapper
+            return self.statistic_call(node, fn, policy, args, kwargs, target, hint)
         mark = len(self.block)
         try:
             parsed, defaults = self.callee(fn, node)

@@ -44,6 +44,9 @@ class ContainersMixin(LowererState):
         v = self.expr(value, None, name)
         self.check_item(value, v, name)
         self.hold(v)
+        if self.depth == self.__dict__.get("_unrolled_depth", 0):  # straight-line code: the
+            # item keeps this value (`arg` of a loop unrolled over `args`: known_list reads it)
+            v = self.kept_items(v, name)
         ir_name = self.multi[name]
         self.block.append(
             ir.Assign((ir_name,), registry.APPEND, (self.env[name], v), (), self.line)
@@ -64,18 +67,30 @@ class ContainersMixin(LowererState):
         flat = [s for block, end in reversed(places) for s in _straight(block[:end])]
         items: list[ir.Atom] = []
         name = atom.name
+        later: set[str] = set()  # the names bound after the statement read (an item's name
+        # rebound since its append means another value now: `out.append(arg)` in a loop
+        # unrolled over `args`, each pass binding `arg` again)
         for stmt in reversed(flat):
             if not isinstance(stmt, ir.Assign):
                 inside = ir.Function("", [], [stmt], "", 0, {}).statements()
                 if any(isinstance(s, ir.Assign) and name in s.targets for s in inside):
                     return None  # (bound in a loop or a branch the program decides)
+                for s in [stmt, *inside]:
+                    if isinstance(s, ir.Assign):
+                        later.update(s.targets)
+                    elif isinstance(s, ir.For):
+                        later.add(s.target)
                 continue
             if name not in stmt.targets:
+                later.update(stmt.targets)
                 continue
             if stmt.prim is registry.LIST_NEW and not stmt.args:
                 return items[::-1]
             if stmt.prim is not registry.APPEND or stmt.targets != (name,):
                 return None
+            if set(ir.atom_vars(stmt.args[1])) & later:
+                return None
+            later.update(stmt.targets)
             items.append(stmt.args[1])
             if not isinstance(stmt.args[0], ir.Var):
                 return None
@@ -178,7 +193,7 @@ class ContainersMixin(LowererState):
             return False
         if self.written_item_by_item(target.id):  # known item by item (assign_list_item)
             self.__dict__.setdefault("_item_lists", set()).add(target.id)
-            self.env[target.id] = ir.Tup(made.items, kind="list")
+            self.env[target.id] = self.kept_items(ir.Tup(made.items, kind="list"), target.id)
             self.bound.add(target.id)
             return True
         ir_name = self.new_name(target.id)
@@ -229,7 +244,7 @@ class ContainersMixin(LowererState):
             self.__dict__["_item_lists"].discard(name)
             return False
         items = list(base.items)
-        items[k] = self.expr(value, None, name)
+        items[k] = self.kept_items(self.expr(value, None, name), name)
         self.env[name] = ir.Tup(tuple(items), kind="list")
         return True
 

@@ -61,12 +61,15 @@ class DeferredMixin(LowererState):
         """The block ``lowering`` makes (a branch of an ``if``, the value ``b`` of ``a and
         b``, which Python evaluates only if ``a`` is true), or the refusal it became."""
         kept = self.kept_state()
+        self.root.deferring += 1
         try:
             return lowering(), None
         except tuple(DEFERRED.values()) as exc:
             line = self.line
             self.restore_state(kept)
             return [self.deferred_refusal(exc, line)], exc
+        finally:
+            self.root.deferring -= 1
 
     def kept_state(self: Lowerer) -> tuple[Any, ...]:
         """What lowering a part changes besides the IR it writes: the block written to and

@@ -9,6 +9,7 @@ each write makes the next one.
 
 from __future__ import annotations
 
+import types
 from typing import TYPE_CHECKING, Any
 
 import gast
@@ -34,11 +35,11 @@ class DictsMixin(LowererState):
             if isinstance(value, gast.Call):  # dict(a=x, b=y)
                 atom: ir.Atom = ir.Dct(
                     tuple(k.arg for k in value.keywords),
-                    tuple(self.expr(k.value, None, target.id) for k in value.keywords),
+                    tuple(self.dict_item(k.value, target.id) for k in value.keywords),
                 )
             else:
                 atom = self.expr(value, None, target.id)
-            self.env[target.id] = atom
+            self.env[target.id] = self.kept_items(atom, target.id)
             self.bound.add(target.id)
             return True
         if not (
@@ -60,7 +61,7 @@ class DictsMixin(LowererState):
                 "use string keys known when the function is read",
             )
         entries = dict(zip(base.keys, base.values))
-        new = self.expr(value, None, name)
+        new = self.kept_items(self.expr(value, None, name), name)
         if op is not None:
             if key.value not in entries:
                 self.refuse(stmt, f"updating the key {key.value!r}, which `{name}` lacks")
@@ -72,6 +73,17 @@ class DictsMixin(LowererState):
         entries[key.value] = new
         self.env[name] = ir.Dct(tuple(entries), tuple(entries.values()))
         return True
+
+    def dict_item(self: Lowerer, node: Any, name: str) -> Any:
+        """An item of ``dict(a=x, xp=xp)``: a module or a function passed as itself (a
+        namespace a library's helper gets in ``**kwargs``), else its atom."""
+        if isinstance(node, gast.Name) and node.id not in self.env:
+            found = self.static_argument(node)
+            if found is not None and isinstance(
+                found.value, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType)
+            ):
+                return found
+        return self.expr(node, None, name)
 
     def unrolled_value(self: Lowerer, atom: ir.Atom) -> ir.Atom:
         """``atom`` settled, and the constant it stands for where it is the variable of a
@@ -105,8 +117,10 @@ class DictsMixin(LowererState):
             if not isinstance(given, ir.Dct):
                 self.refuse(arg, f"updating the dict `{name}` from a dict adgen does not know "
                             "key by key here", "update it key by key")  # fmt: skip
-            entries.update(zip(given.keys, given.values))
-        entries.update(self.call_keywords(call, False, name))
+            entries.update(zip(given.keys, self.kept_items(given, name).values))
+        entries.update(
+            (k, self.kept_items(a, name)) for k, a in self.call_keywords(call, False, name)
+        )
         self.env[name] = ir.Dct(tuple(entries), tuple(entries.values()))
         return True
 

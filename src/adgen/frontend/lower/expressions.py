@@ -135,6 +135,8 @@ class ExpressionsMixin(LowererState):
             return self.comprehension_or_as_written(node, target, hint)
         if isinstance(node, gast.DictComp):
             return self.dict_comprehension(node, hint)
+        if isinstance(node, (gast.Set, gast.SetComp)):
+            return self.set_as_written(node, target, hint)
         if isinstance(node, gast.IfExp):
             return self.if_exp(node, target, hint)
         if isinstance(node, gast.BoolOp):

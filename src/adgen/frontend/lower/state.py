@@ -445,6 +445,9 @@ class LowererState:
         # the branches of `if`s being lowered, with the block around each (IdentitiesMixin)
         # (and, while a join of kinds is read, a closed `if`'s branch with where it stands)
         self.open_branches: list[tuple[list[ir.Stmt], list[ir.Stmt], int | None]] = []
+        # how many branches the program decides when it runs enclose what is lowered now
+        # (a refusal there becomes the branch: DeferredMixin.attempted)
+        self.deferring = 0
 
     def new_name(self: Lowerer, user: str) -> str:
         """The IR name for a new binding of the user's variable ``user``."""
@@ -457,6 +460,31 @@ class LowererState:
             return user
         return self.namer.fresh(user)
 
+    def kept_items(self: Lowerer, atom: Any, hint: str) -> Any:
+        """``atom`` with each variable a block may bind again (one IR name for all of its
+        bindings) copied to a name of its own: a tuple, list or dict known item by item
+        keeps the values its items had when it was made (``t = (v, x)``, then a loop
+        rebinding ``v``: ``t[0]`` is still the old ``v``, as in Python)."""
+        if isinstance(atom, ir.Var):
+            made = self.producers.get(atom.name)
+            if made is not None and (
+                made is registry.LIST_NEW or made is registry.APPEND or made.lists
+            ):  # (a list is one object under both names: a copy would only alias it, which
+                # reverse mode refuses for lists changed in place)
+                return atom
+            if atom.name in self.rebound_names or atom.name in self.split_leaves:
+                kept = self.namer.fresh(f"{hint}_item")
+                self.copy(kept, atom)
+                return ir.Var(kept)
+            return atom
+        if isinstance(atom, ir.Tup):
+            items = tuple(self.kept_items(a, hint) for a in atom.items)
+            return atom if items == atom.items else ir.Tup(items, kind=atom.kind)
+        if isinstance(atom, ir.Dct):
+            values = tuple(self.kept_items(a, hint) for a in atom.values)
+            return atom if values == atom.values else ir.Dct(atom.keys, values)
+        return atom
+
     def bind(self: Lowerer, user: str, name: str, atom: ir.Atom) -> None:
         if self.depth > 0 and (self, user) in self.root.static_params:
             self.refuse(
@@ -467,6 +495,8 @@ class LowererState:
             )
         self.bound.add(user)
         self.local_functions.pop(user, None)  # no longer a function or an object of its own
+        if isinstance(atom, (ir.Tup, ir.Dct)):
+            atom = self.kept_items(atom, user)
         self.note_binding(user, name, atom)
         if (
             user in self.multi

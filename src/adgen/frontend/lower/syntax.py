@@ -706,6 +706,11 @@ def _static_dicts(fdef: Any) -> frozenset[str]:
         and isinstance(stmt.targets[0], gast.Name)
     ]
     names = {stmt.targets[0].id for stmt in plain if _dict_value(stmt.value)}
+    # the function's `**kwds`: a new dict at each call, of the keys the call passes
+    # (scikit-learn's `kwds.update(**params)` before `cdist(X, Y, **kwds)`)
+    kwarg = fdef.args.kwarg.id if getattr(fdef.args, "kwarg", None) is not None else None
+    if kwarg is not None:
+        names.add(kwarg)
     # `params = self.kernel_params` then `if params is None: params = {}`, both at the top
     # level: a dict built key by key where the test is decided (an option left at None)
     defaults = _none_defaults(fdef)
@@ -713,7 +718,7 @@ def _static_dicts(fdef: Any) -> frozenset[str]:
     names |= guarded
 
     def bound(node: Any, parent: Any) -> bool:
-        if id(parent) in defaults:
+        if id(parent) in defaults or (isinstance(node.ctx, gast.Param) and node.id == kwarg):
             return True
         return (
             isinstance(parent, gast.Assign)

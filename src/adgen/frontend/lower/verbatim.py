@@ -1,8 +1,8 @@
 # mypy: disable-error-code="misc"
 # (every method takes the whole Lowerer as ``self``, as the parts call each other; mypy wants a
 # ``self`` type to be a supertype of the class the method is written in, and says so as "misc")
-"""Lower code no derivative passes through as the program writes it: ``raise`` statements and
-string formatting (f-strings, ``"%d" % n``, ``"{}".format(n)``).
+"""Lower code no derivative passes through as the program writes it: ``raise`` statements,
+string formatting (f-strings, ``"%d" % n``, ``"{}".format(n)``) and sets.
 
 Such code is copied into the generated code, each name it reads written as the IR atom it
 means there (an inlined helper's ``n`` may be ``helper_n_2``; a global gets the name the
@@ -209,6 +209,35 @@ class VerbatimMixin(LowererState):
         except AdgenError:
             raise refusal from None
         prim = registry.as_written(template, "a list comprehension", refusal, reads_only)
+        return self.emit(target, hint, prim, atoms, [], node)
+
+    def set_as_written(self: Lowerer, node: Any, target: str | None, hint: str) -> ir.Atom:
+        """A set display or comprehension (``{arg.shape for arg in arrays}``, ``mode in
+        {"lower", "higher"}``): copied as written, a constant of the derivative (a set has
+        no order, and no derivative passes through it), refused only where a differentiated
+        value reaches something that needs its derivative."""
+        label = "a set comprehension" if isinstance(node, gast.SetComp) else "a set display"
+        refusal = UnsupportedSyntaxError(
+            f"adgen does not support {label} of differentiated values where its result is "
+            "differentiated",
+            self.parsed.loc(node),
+            "build a tuple or list of the values, or an array",
+        )
+        template, atoms, reads_only = self.template(node)
+        prim = registry.as_written(template, label, refusal, reads_only)
+        return self.emit(target, hint, prim, atoms, [], node)
+
+    def call_as_written(
+        self: Lowerer, node: gast.Call, refusal: AdgenError, target: str | None, hint: str
+    ) -> ir.Atom:
+        """A call adgen cannot read (``np.broadcast_shapes(*shapes)`` of a sequence whose
+        length is known only when the code runs): copied as written, its result a constant
+        of the derivative, ``refusal`` raised where a differentiated value reaches it."""
+        try:
+            template, atoms, reads_only = self.template(node)
+        except AdgenError:
+            raise refusal from None
+        prim = registry.as_written(template, "a call", refusal, reads_only)
         return self.emit(target, hint, prim, atoms, [], node)
 
     def formatted(self: Lowerer, node: Any, target: str | None, hint: str) -> ir.Atom:

@@ -138,6 +138,7 @@ def reverse(
     gen_name = namer.claim(f"{fn.name}_vjp")
     # first pass: save every rebound name, to learn which ones the adjoint sweep reads
     facts = Facts(fn, wrt)
+    fn = facts.fn  # (a branch reaching a call run as written made a refusal: Facts)
     classes, shapes, known = specialise(
         fn, broadcast_classes(fn, scalars, facts.rebound), signature
     )
