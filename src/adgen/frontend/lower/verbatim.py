@@ -223,9 +223,7 @@ class VerbatimMixin(LowererState):
             self.parsed.loc(node),
             "build a tuple or list of the values, or an array",
         )
-        template, atoms, reads_only = self.template(node)
-        prim = registry.as_written(template, label, refusal, reads_only)
-        return self.emit(target, hint, prim, atoms, [], node)
+        return self.copied(node, label, refusal, target, hint)
 
     def call_as_written(
         self: Lowerer, node: gast.Call, refusal: AdgenError, target: str | None, hint: str
@@ -234,11 +232,9 @@ class VerbatimMixin(LowererState):
         length is known only when the code runs): copied as written, its result a constant
         of the derivative, ``refusal`` raised where a differentiated value reaches it."""
         try:
-            template, atoms, reads_only = self.template(node)
+            return self.copied(node, "a call", refusal, target, hint)
         except AdgenError:
             raise refusal from None
-        prim = registry.as_written(template, "a call", refusal, reads_only)
-        return self.emit(target, hint, prim, atoms, [], node)
 
     def formatted(self: Lowerer, node: Any, target: str | None, hint: str) -> ir.Atom:
         """String formatting, copied as written: its result is a constant of the derivative."""
@@ -249,6 +245,14 @@ class VerbatimMixin(LowererState):
             self.parsed.loc(node),
             "a string has no derivative: format values only to print or report them",
         )
+        return self.copied(node, label, refusal, target, hint)
+
+    def copied(
+        self: Lowerer, node: Any, label: str, refusal: AdgenError, target: str | None, hint: str
+    ) -> ir.Atom:
+        """``node`` copied into the generated code as written (:meth:`template`), its value a
+        constant of the derivative; ``refusal`` raised where a differentiated value reaches
+        something that needs its derivative."""
         template, atoms, reads_only = self.template(node)
         prim = registry.as_written(template, label, refusal, reads_only)
         return self.emit(target, hint, prim, atoms, [], node)
