@@ -1166,7 +1166,9 @@ class Writer:
         shape = scope.shapes[a]
         v, box, q, i = self.fresh(), self.fresh("box"), self.fresh(), self.fresh("i")
         c, c2, off = self.const(), self.const(), self.offset()
-        form = self.pick(["tuple", "list", "dict", "dict key", "appended"])
+        # (a dict built key by key is known key by key only at the function's top level)
+        forms = ["tuple", "list", "dict", "appended"] + (["dict key"] if self.depth == 0 else [])
+        form = self.pick(forms)
         lines = [f"{v} = np.sin({a}) * {c}"]
         read = f"{box}[0]"
         if form == "tuple":

@@ -87,6 +87,16 @@ def appended_with_none_in_an_unrolled_loop(x):
     return np.sum(y**2)
 
 
+def appended_after_an_early_return(x):
+    if np.sum(x) > 100.0:  # (the rest of the function is then this branch's `else`)
+        return np.sum(x)
+    out = []
+    for a in (x, 2 * x):
+        a = a * 0.5
+        out.append(a)
+    return np.sum(tuple(out)[0] * 10 + tuple(out)[1])
+
+
 def fixed_list_item_then_loop(*args):
     args = list(args)
     v = args[0] * 2.0
@@ -108,6 +118,7 @@ PROGRAMS = [
     dict_updated_then_loop,
     appended_in_an_unrolled_loop,
     appended_with_none_in_an_unrolled_loop,
+    appended_after_an_early_return,
     fixed_list_caller,
 ]
 

@@ -44,8 +44,9 @@ class ContainersMixin(LowererState):
         v = self.expr(value, None, name)
         self.check_item(value, v, name)
         self.hold(v)
-        if self.depth == self.__dict__.get("_unrolled_depth", 0):  # straight-line code: the
-            # item keeps this value (`arg` of a loop unrolled over `args`: known_list reads it)
+        if not self.root.looping and not self.parsed.filename.startswith("<adgen "):
+            # (outside a loop the program runs, known_list may read the item: it keeps this
+            # value -- `arg` of a loop unrolled over `args`; adgen's own saves are popped)
             v = self.kept_items(v, name)
         ir_name = self.multi[name]
         self.block.append(

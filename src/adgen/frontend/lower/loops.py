@@ -116,7 +116,11 @@ class LoopsMixin(LowererState):
         test = self.expr(stmt.test, None, "cond")
         self.depth -= 1
         test_body, self.block = self.block, saved
-        body = self.sub_block(stmt.body)
+        self.root.looping += 1
+        try:
+            body = self.sub_block(stmt.body)
+        finally:
+            self.root.looping -= 1
         self.block.append(ir.While(test_body, test, body, line))
 
     def reversed_range(self: Lowerer, it: Any) -> ir.Atom | None:
@@ -223,7 +227,11 @@ class LoopsMixin(LowererState):
 
             self.current = stmt
             self.bind_items(target, pattern, read, ir.Var(index), counter)
-        self.lower_block(stmt.body)
+        self.root.looping += 1
+        try:
+            self.lower_block(stmt.body)
+        finally:
+            self.root.looping -= 1
         self.depth -= 1
         body, self.block = self.block, saved
         self.block.append(ir.For(index, r, body, line, checkpointed, every))

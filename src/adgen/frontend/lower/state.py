@@ -448,6 +448,8 @@ class LowererState:
         # how many branches the program decides when it runs enclose what is lowered now
         # (a refusal there becomes the branch: DeferredMixin.attempted)
         self.deferring = 0
+        # how many loops the program runs (not unrolled) enclose what is lowered now
+        self.looping = 0
 
     def new_name(self: Lowerer, user: str) -> str:
         """The IR name for a new binding of the user's variable ``user``."""
