@@ -138,3 +138,29 @@ def test_forward_mode_agrees(fn):
     value, tangent = adgen.jvp(fn, (x,), (t,))
     assert value == pytest.approx(fn(x), rel=1e-13)
     assert tangent == pytest.approx(float(differences(fn, x) @ t), rel=1e-6)
+
+
+def _options(x, scale, dtype):
+    opts = {"scale": scale, "dtype": dtype}  # (the caller's names: not bound again meanwhile)
+    return _scaled(x, **opts)
+
+
+def _scaled(x, scale=None, dtype=None):
+    if isinstance(dtype, (list, tuple)):  # decided when transforming: dtype is None here
+        dtype = dtype[0]
+    return np.asarray(x, dtype=dtype) * scale
+
+
+def options_through_a_dict(x, big):
+    dtype = None
+    if big:
+        dtype = np.float64
+    return np.sum(_options(x, 2.0, dtype))
+
+
+def test_an_item_no_block_binds_again_keeps_what_adgen_knows_of_it():
+    # a helper's dict of its caller's values holds those values themselves (the caller does
+    # not run while the helper does): a library's type test of an option is still decided
+    # (scikit-learn's validate_data -> check_array of `GaussianProcessRegressor.predict`)
+    x = np.array([0.5, -1.0, 2.0])
+    np.testing.assert_allclose(adgen.grad(options_through_a_dict)(x, False), 2.0 * np.ones(3))

@@ -466,12 +466,14 @@ class LoopsMixin(LowererState):
             unrolled = self.__dict__.get("_unrolled_depth", 0)
             if once and unrolled == self.depth - 1:  # (straight-line code, as written out)
                 self.__dict__["_unrolled_depth"] = self.depth
+            self.root.unrolling += 1
             try:
                 self.copy(index, ir.Const(k))
                 self.current = stmt  # (what a refusal of the target points at)
                 self.bind_items(stmt.target, pattern, partial(take, k), ir.Const(k), counter)
                 self.lower_block(stmt.body)
             finally:
+                self.root.unrolling -= 1
                 if once:
                     self.root.open_branches.pop()
                 self.__dict__["_unrolled_depth"] = unrolled

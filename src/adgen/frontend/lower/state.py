@@ -448,8 +448,10 @@ class LowererState:
         # how many branches the program decides when it runs enclose what is lowered now
         # (a refusal there becomes the branch: DeferredMixin.attempted)
         self.deferring = 0
-        # how many loops the program runs (not unrolled) enclose what is lowered now
+        # how many loops the program runs (not unrolled), and how many unrolled loops,
+        # enclose what is lowered now
         self.looping = 0
+        self.unrolling = 0
 
     def new_name(self: Lowerer, user: str) -> str:
         """The IR name for a new binding of the user's variable ``user``."""
@@ -474,7 +476,9 @@ class LowererState:
             ):  # (a list is one object under both names: a copy would only alias it, which
                 # reverse mode refuses for lists changed in place)
                 return atom
-            if atom.name in self.rebound_names or atom.name in self.split_leaves:
+            if (
+                atom.name in self.rebound_names or atom.name in self.split_leaves
+            ) and self.bound_again(atom.name):
                 kept = self.namer.fresh(f"{hint}_item")
                 self.copy(kept, atom)
                 return ir.Var(kept)
@@ -486,6 +490,29 @@ class LowererState:
             values = tuple(self.kept_items(a, hint) for a in atom.values)
             return atom if values == atom.values else ir.Dct(atom.keys, values)
         return atom
+
+    def bound_again(self: Lowerer, name: str) -> bool:
+        """May the variable ``name`` (an IR name blocks rebind) be bound again after the
+        statement lowered now: inside a loop, or by a statement of the function written
+        after it? A variable of a function this one is inlined in is not bound again while
+        this one runs (a container returned there is bound, and asked, there). Where it may
+        be, a container keeps a copy (:meth:`kept_items`); elsewhere the name itself, whose
+        kind adgen may know."""
+        users = [u for u, n in self.multi.items() if n == name]
+        if not users:
+            return False
+        line = getattr(self.current, "lineno", None)
+        if line is None or self.root.looping or self.root.unrolling:
+            return True
+        stores = self.__dict__.get("_store_lines")
+        if stores is None:
+            stores = {}
+            for node in _own_nodes(self.node):
+                if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+                    stores[node.id] = max(stores.get(node.id, 0), getattr(node, "lineno", 0))
+            self.__dict__["_store_lines"] = stores
+        end = getattr(self.current, "end_lineno", None) or line
+        return any(stores.get(u, 0) > end for u in users)
 
     def bind(self: Lowerer, user: str, name: str, atom: ir.Atom) -> None:
         if self.depth > 0 and (self, user) in self.root.static_params:
