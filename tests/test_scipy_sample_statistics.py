@@ -113,3 +113,12 @@ def test_a_statistic_of_data_alone_runs_as_written_with_any_option():
         return s * centre
 
     assert adgen.grad(f)(2.0) == pytest.approx(ss.skew(x, nan_policy="omit"), rel=1e-12)
+
+
+def test_a_statistic_adgen_cannot_read_runs_as_written_on_data():
+    # variation's own code passes a local function to apply_where: adgen runs SciPy's call
+    # as written where no derivative passes, NaN and all (no check of its plain path left)
+    x = DATA.copy()
+    assert adgen.grad(lambda s: s * ss.variation(x))(2.0) == pytest.approx(ss.variation(x))
+    x[0] = np.nan
+    assert np.isnan(adgen.grad(lambda s: s * ss.variation(x))(2.0))

@@ -88,6 +88,7 @@ class LibraryWrappersMixin(LowererState):
             )
             return self.opaque(fn, refusal, args, kwargs, target, hint, node)
         axis, keepdims, samples, keyword_samples, others = bound
+        mark = len(self.block)  # (where the plain path starts: dropped if it cannot be read)
         every = [*samples, *(a for _, a in keyword_samples)]
         said = NoRuleError(
             f"adgen runs the checks of {policy.name}'s plain path as written", self.parsed.loc(node)
@@ -98,7 +99,6 @@ class LibraryWrappersMixin(LowererState):
         moved = [self.sample_moved(a, axis, node, hint) for a in samples]
         moved_keywords = [(k, self.sample_moved(a, axis, node, hint)) for k, a in keyword_samples]
         given = [*moved_keywords, *others, ("axis", ir.Const(-1))]
-        mark = len(self.block)
         try:
             parsed, defaults = self.callee(policy.inner, node)
             result = self.inline(
@@ -114,7 +114,8 @@ class LibraryWrappersMixin(LowererState):
         except (UnsupportedSyntaxError, NoRuleError, NonDifferentiableError) as exc:
             if self.root.deferring:  # (in a branch the program decides: the branch's refusal)
                 raise
-            del self.block[mark:]  # the call as the program writes it, run as written
+            del self.block[mark:]  # the call as the program writes it, run as written (its
+            # check too is gone: SciPy then takes whichever path the samples ask for)
             return self.opaque(fn, exc, args, kwargs, target, hint, node)
         if not keepdims:
             return result
