@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy
 import scipy.stats as ss
 from derivative_checks import differences
 
@@ -17,6 +18,8 @@ import adgen
 from adgen.errors import AdgenError
 
 RNG = np.random.default_rng(34)
+# SciPy before 1.16 writes these statistics' helpers differently (see the marks below)
+OLD_SCIPY = tuple(int(p) for p in scipy.__version__.split(".")[:2]) < (1, 16)
 DATA = RNG.gamma(2.0, 1.5, size=40)
 TABLE = RNG.normal(size=(5, 12))
 
@@ -65,7 +68,23 @@ def test_the_gradient_of_a_program_with_scipy_statistics(fn, make):
     np.testing.assert_allclose(grad, differences(fn, w), rtol=1e-6, atol=1e-8)
 
 
-@pytest.mark.parametrize("fn, make", PROGRAMS[1:], ids=[p[0].__name__ for p in PROGRAMS[1:]])
+SECOND_ORDER = [
+    pytest.param(
+        fn,
+        make,
+        id=fn.__name__,
+        marks=pytest.mark.xfail(
+            OLD_SCIPY and fn is kept_dimensions,
+            reason="SciPy 1.15's _get_nan tries a call with the namespace passed as a value, "
+            "which adgen's gradient code, read again, does not take",
+            strict=True,
+        ),
+    )
+    for fn, make in PROGRAMS[1:]
+]
+
+
+@pytest.mark.parametrize("fn, make", SECOND_ORDER)
 def test_forward_mode_and_the_hessian_agree_with_the_gradient(fn, make):
     w = make()
     v = RNG.normal(size=np.shape(w))
@@ -115,6 +134,7 @@ def test_a_statistic_of_data_alone_runs_as_written_with_any_option():
     assert adgen.grad(f)(2.0) == pytest.approx(ss.skew(x, nan_policy="omit"), rel=1e-12)
 
 
+@pytest.mark.skipif(OLD_SCIPY, reason="SciPy 1.15's variation is read (its plain path checks)")
 def test_a_statistic_adgen_cannot_read_runs_as_written_on_data():
     # variation's own code passes a local function to apply_where: adgen runs SciPy's call
     # as written where no derivative passes, NaN and all (no check of its plain path left)

@@ -118,13 +118,19 @@ def _why_not(cells: dict[str, Any], inner: Any, n_samples: Any, override: Any) -
 def _passes_through(result_to_tuple: Any, tuple_to_result: Any) -> bool:
     """Do the wrapper's ``result_to_tuple`` and ``tuple_to_result`` give the function's
     result back unchanged (``lambda x, _: (x,)`` and ``lambda x: x``)?"""
+    defaults = getattr(result_to_tuple, "__defaults__", None) or ()
+    if getattr(result_to_tuple, "__name__", "") == "result_to_tuple" and defaults:
+        # (SciPy before 1.16 wraps the decorator's one-argument function:
+        # `def result_to_tuple(res, _, f=result_to_tuple): return f(res)`)
+        result_to_tuple = defaults[-1]
     one = getattr(result_to_tuple, "__code__", None)
     back = getattr(tuple_to_result, "__code__", None)
     if one is None or back is None:
         return False
+    packs = (lambda x: (x,)) if one.co_argcount == 1 else (lambda x, _: (x,))
     return (
-        one.co_code == (lambda x, _: (x,)).__code__.co_code
-        and one.co_argcount == 2
+        one.co_code == packs.__code__.co_code
+        and one.co_argcount in (1, 2)
         and back.co_code == (lambda x: x).__code__.co_code
         and back.co_argcount == 1
     )

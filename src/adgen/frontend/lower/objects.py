@@ -441,13 +441,27 @@ class ObjectsMixin(LowererState):
         return True, raw
 
     def attribute_test(self: Lowerer, node: gast.Call, fn: Any) -> ir.Atom | None:
-        """``getattr(x, "name", default)`` (or ``inspect.getattr_static``) of an argument of a
-        kind the code is made for, decided when transforming: the default where the kind
-        has no such attribute (``getattr(X, "__narwhals_dataframe__", None)`` of an array),
-        its ``dtype`` or ``ndim``, or what ``getattr_static`` finds on its class. None: not
-        decided (lowered as any other call)."""
+        """``getattr(x, "name", default)`` (or ``inspect.getattr_static``) of a module, or of
+        an argument of a kind the code is made for, decided when transforming: the default
+        where the kind has no such attribute (``getattr(X, "__narwhals_dataframe__", None)``
+        of an array), its ``dtype`` or ``ndim``, or what ``getattr_static`` finds on its
+        class. None: not decided (lowered as any other call)."""
         if node.keywords:
             return None
+        first, name_node = node.args[0], node.args[1]
+        if (
+            isinstance(first, gast.Name)
+            and first.id not in self.env
+            and isinstance(name_node, gast.Constant)
+            and isinstance(name_node.value, str)
+        ):  # getattr(xp, "float16", xp.float32) of a namespace passed to a library's helper
+            module = self.static_argument(first)
+            if module is not None and isinstance(module.value, types.ModuleType):
+                missing = object()
+                found = fn(module.value, name_node.value, missing)
+                if found is missing:
+                    return self.expr(node.args[2], None, "default")
+                return self.static_atom(found, name_node.value, node)
         absent = self.absent_attribute(node, fn)
         if absent is not None:
             return absent
