@@ -28,6 +28,7 @@ from adgen.errors import (
     DerivativeError,
     InternalError,
     LimitError,
+    NonDifferentiableError,
     SourceLocation,
     UnsupportedSyntaxError,
 )
@@ -65,6 +66,10 @@ class Derivative:
     compiled: Callable[..., Any]
     mode: str
     wrt: tuple[str, ...]
+
+
+# the classes a branch made a refusal by the analysis may carry besides DEFERRED's
+_BRANCH_REFUSALS: dict[str, type[AdgenError]] = {"NonDifferentiableError": NonDifferentiableError}
 
 
 def _where(fn: types.FunctionType) -> SourceLocation:
@@ -319,7 +324,8 @@ def run(d: Derivative, *args: Any) -> Any:
             raise  # the program's own `raise`, copied as written: its exception as it is
         loc = locate(d, line) if line is not None else None
         if isinstance(exc, Refusal):  # decided when the code ran: a refusal all the same
-            kind = DEFERRED.get(exc.kind)
+            # (a branch the analysis made a refusal carries its error's class: Facts)
+            kind = DEFERRED.get(exc.kind) or _BRANCH_REFUSALS.get(exc.kind)
             if kind is not None:
                 raise kind(exc.what, loc, exc.hint) from None
             what = f"adgen does not support {exc.what}"
