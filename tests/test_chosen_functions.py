@@ -149,3 +149,36 @@ def test_a_function_picked_from_a_dict_by_a_global_key_follows_the_key():
         )
     finally:
         PICKED_NAME = "tanh"
+
+
+def _spread_product(*args):
+    args = list(args)
+    args[1] = np.sin(args[1])
+    return args[0] * args[1] + args[2]
+
+
+def choice_then_a_list_written_by_index(x):
+    # (fuzzer seed 20261801, program 107: the statements after the choice are copied into
+    # each path, and the list of three made there is still one spread with three items)
+    act = np.tanh if np.sum(x) > 0.2 else np.cos
+    v = act(x) * 0.5
+    xs = [x, x * 0.75, v]
+    xs[0] = np.sin(xs[0]) + xs[2]
+    return np.sum(_spread_product(*xs))
+
+
+@pytest.mark.parametrize("x", POINTS, ids=["a", "b", "c"])
+def test_a_list_of_fixed_length_after_a_chosen_function_is_spread_on_each_path(x):
+    def value(x):
+        act = np.tanh if np.sum(x) > 0.2 else np.cos
+        v = act(x) * 0.5
+        first = np.sin(x) + v
+        return np.sum(first * np.sin(x * 0.75) + v)
+
+    h = 1e-6
+    columns = [(value(x + h * e) - value(x - h * e)) / (2 * h) for e in np.eye(3)]
+    np.testing.assert_allclose(
+        adgen.grad(choice_then_a_list_written_by_index)(x), columns, rtol=1e-7
+    )
+    _, t = adgen.jvp(choice_then_a_list_written_by_index, (x,), (np.ones(3),))
+    assert t == pytest.approx(sum(columns), rel=1e-7)

@@ -155,9 +155,9 @@ def test_library_function_on_a_differentiated_value_is_refused_as_before():
 
 def test_a_result_of_such_a_call_on_a_differentiated_value_is_refused():
     def f(x):
-        return np.sum(np.meshgrid(x, x)[0])
+        return np.sum(np.unique(x)[0])
 
-    with pytest.raises(adgen.NoRuleError, match="no derivative rule for `numpy.meshgrid`"):
+    with pytest.raises(adgen.NoRuleError, match="no derivative rule for `numpy.unique`"):
         adgen.grad(f)(np.ones(2))
 
 

@@ -340,7 +340,8 @@ def test_a_call_run_as_written_a_derivative_reaches_refuses_only_its_branch():
         lambda: adgen.grad(rare_smoothing)(X0 + 100.0),
         lambda: adgen.jvp(rare_smoothing, (X0 + 100.0,), (np.ones(3),)),
     ):
-        with pytest.raises(UnsupportedSyntaxError, match="gaussian_filter"):
+        # (the call, or the statement of SciPy's gaussian_filter adgen reads it stopping at)
+        with pytest.raises(UnsupportedSyntaxError, match=r"gaussian_filter|ndimage.+_filters"):
             take()
     assert "rt.refuse_unless(False" in adgen.source(rare_smoothing)
 

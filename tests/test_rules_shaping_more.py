@@ -142,9 +142,13 @@ def broadcast_arrays_sum(a, b):
     return np.sum(x * y)
 
 
-def test_broadcast_arrays_not_registered() -> None:
-    with pytest.raises(AdgenError):
-        adgen.grad(broadcast_arrays_sum)(np.ones(3), np.ones((2, 1)))
+def test_broadcast_arrays_is_read_as_the_calls_it_makes() -> None:
+    # (no rule: its number of results is its number of arrays; adgen reads it as
+    # np.broadcast_to of each, adgen.rules.python_forms)
+    a, b = np.array([1.0, 2.0, 3.0]), np.array([[0.5], [-2.0]])
+    grad_a, grad_b = adgen.grad(broadcast_arrays_sum, wrt=(0, 1))(a, b)
+    np.testing.assert_allclose(grad_a, np.full(3, b.sum()))
+    np.testing.assert_allclose(grad_b, np.full((2, 1), a.sum()))
 
 
 # -- inside loops and branches ---------------------------------------------------------------

@@ -51,12 +51,39 @@ def cumulants(w):
     return ss.kstat(x, 3) + ss.kstatvar(x) + ss.circmean(x)
 
 
+def standardized_cubes(w):
+    """The third moment of each row's z-scores (``zscore``: SciPy's array-API helpers)."""
+    z = ss.zscore(TABLE * w, axis=1, ddof=1)
+    return np.sum(z**3 * w)
+
+
+def geometric_means(w):
+    """Geometric means per column and a weighted one (``gmean``)."""
+    columns = ss.gmean(np.exp(TABLE * w), axis=0)
+    return np.sum(np.log(columns)) + ss.gmean(DATA[:12] * w, weights=np.arange(1.0, 13.0))
+
+
+def relative_spreads(w):
+    """Coefficients of variation: of a sample, and of each row with a degree of freedom."""
+    rows = ss.variation(TABLE + 4.0 * w, axis=1, ddof=1)
+    return ss.variation(DATA[:12] * w) + np.sum(rows**2)
+
+
+def robust_spread(w):
+    """The median absolute deviation per column, scaled like a standard deviation."""
+    return np.sum(ss.median_abs_deviation(TABLE * w, axis=0, scale="normal") ** 2)
+
+
 PROGRAMS = [
     (yeo_johnson_shape, lambda: np.array(0.7)),
     (per_row_statistics, lambda: 1.0 + 0.1 * RNG.normal(size=12)),
     (kept_dimensions, lambda: 1.0 + 0.1 * RNG.normal(size=12)),
     (pooled, lambda: 1.0 + 0.1 * RNG.normal(size=12)),
     (cumulants, lambda: 1.0 + 0.1 * RNG.normal(size=12)),
+    (standardized_cubes, lambda: 1.0 + 0.1 * RNG.normal(size=12)),
+    (geometric_means, lambda: 1.0 + 0.1 * RNG.normal(size=12)),
+    (robust_spread, lambda: 1.0 + 0.1 * RNG.normal(size=12)),
+    (relative_spreads, lambda: 1.0 + 0.1 * RNG.normal(size=12)),
 ]
 
 
@@ -134,11 +161,12 @@ def test_a_statistic_of_data_alone_runs_as_written_with_any_option():
     assert adgen.grad(f)(2.0) == pytest.approx(ss.skew(x, nan_policy="omit"), rel=1e-12)
 
 
-@pytest.mark.skipif(OLD_SCIPY, reason="SciPy 1.15's variation is read (its plain path checks)")
-def test_a_statistic_adgen_cannot_read_runs_as_written_on_data():
-    # variation's own code passes a local function to apply_where: adgen runs SciPy's call
-    # as written where no derivative passes, NaN and all (no check of its plain path left)
+def test_a_statistic_of_data_off_its_plain_path_runs_as_scipy_runs_it():
+    # where the samples leave the plain path (NaN here) and no derivative passes, SciPy's
+    # call runs as written and gives SciPy's value; where a derivative passes, it is refused
     x = DATA.copy()
     assert adgen.grad(lambda s: s * ss.variation(x))(2.0) == pytest.approx(ss.variation(x))
     x[0] = np.nan
     assert np.isnan(adgen.grad(lambda s: s * ss.variation(x))(2.0))
+    with pytest.raises(AdgenError, match="NaN"):
+        adgen.grad(lambda s: ss.variation(x * s))(2.0)

@@ -460,6 +460,8 @@ def _library_function(fn: object) -> bool:
     >>> _library_function(np.sum), _library_function(_library_function)
     (True, False)
     """
+    while isinstance(fn, registry.ObjectMethod):  # a method of an object a library's class made
+        fn = fn.maker
     module = getattr(fn, "__module__", None) or ""
     return module.partition(".")[0] in _LIBRARIES
 

@@ -567,16 +567,17 @@ def _drop_overwritten(fn: ir.Function) -> bool:
     >>> from adgen.frontend.lower import lower
     >>> import numpy as np
     >>> def scaled(x, w=None):
-    ...     if w is None:
-    ...         w = np.sin(x)
+    ...     w = np.sin(x)
+    ...     while np.sum(w) > 1.0:  # (`w` rebound in a block: one name for all its values)
+    ...         w = w * 0.5
     ...     return x * w
     >>> def f(x):
     ...     return np.sum(scaled(x))
     >>> function = lower(parse_function(f))
     >>> [ast.unparse(ir.primal_expr(s)) for s in function.body[:2]]
     ['None', 'np.sin(x)']
-    >>> _drop_overwritten(function), [ast.unparse(ir.primal_expr(s)) for s in function.body[:2]]
-    (True, ['np.sin(x)', 'x * scaled_w'])
+    >>> _drop_overwritten(function), [ast.unparse(ir.primal_expr(s)) for s in function.body[:1]]
+    (True, ['np.sin(x)'])
     """
     top = {id(s) for s in fn.body}
     first: dict[str, str] = {}  # name -> its first event after the statement looked at

@@ -290,8 +290,10 @@ class _Batched(_Forward):
         if active:
             assert isinstance(v, ir.Var)
             value = self.item(name(self.tangent_of(v.name)), k)
+        # (`y_dot[k, ...]`: a view even where y is 0-d, whose `y_dot[k]` is a number)
+        row = ast.Tuple(elts=[name(k), ast.Constant(...)], ctx=ast.Load())
         store = ast.Subscript(
-            value=self.item(name(self.tangent_of(y)), k),
+            value=ast.Subscript(value=name(self.tangent_of(y)), slice=row, ctx=ast.Load()),
             slice=ir.atom_to_ast(index),
             ctx=ast.Store(),
         )

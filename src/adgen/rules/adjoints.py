@@ -130,6 +130,23 @@ def copy_of(x):
         return g
 
 
+@rule(
+    rt.writable,
+    examples=[example("rt.writable(x) * x", x=(3,)), example("rt.writable(x) * 2.0", x=())],
+    complex=True,
+)
+def writable(x):
+    """``x``, or a 0-d array of a number: the identity."""
+
+    def jvp_x(d):
+        return rt.writable(d)
+
+    bjvp_x = jvp_x  # noqa: F841 - read by the registry
+
+    def vjp_x(g):
+        return g
+
+
 # -- broadcasting and reductions ---------------------------------------------------------------
 @rule(
     rt.distinct,

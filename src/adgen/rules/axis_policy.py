@@ -189,6 +189,31 @@ class PlainPathCheck:
         )
 
 
+class PlainPathTaken(PlainPathCheck):
+    """The test generated code calls, as written, before a statistic's plain path: does
+    SciPy's wrapper take it on these samples (:class:`PlainPathCheck` passes)? Where it does
+    not, the program's call runs as SciPy writes it -- refused where a differentiated value
+    reaches it, whatever the samples hold where none does.
+
+    >>> import scipy.stats
+    >>> taken = PlainPathTaken(axis_policy(scipy.stats.skew))
+    >>> taken(-1, np.array([1.0, 2.0, 4.0])), taken(-1, np.array([1.0, np.nan, 2.0]))
+    (True, False)
+    """
+
+    __name__ = "plain_path_taken"
+
+    def __repr__(self) -> str:
+        return f"plain_path_taken({self.policy.name})"
+
+    def __call__(self, axis: Any, *samples: Any, **others: Any) -> bool:  # type: ignore[override]
+        try:
+            super().__call__(axis, *samples, **others)
+        except ValueError:
+            return False
+        return True
+
+
 def _has_nan(a: Any) -> bool:
     """Does ``a`` hold a NaN (NumPy's arrays and numbers; another library's are not read)?"""
     if not isinstance(a, (np.ndarray, np.generic, float, complex)):

@@ -30,6 +30,7 @@ FUNCTIONS: dict[str, str] = {
     "rt.along_axis_index": "adjoints",
     "rt.real_like": "adjoints",
     "rt.copy_of": "adjoints",
+    "rt.writable": "adjoints",
     "rt.distinct": "adjoints",
     "rt.unbroadcast": "adjoints",
     "rt.rebroadcast": "adjoints",

@@ -134,7 +134,10 @@ def supported(kind: str = "differentiable") -> list[str]:
     and reverse rules) or knows to have a zero derivative (``"nondifferentiable"``)."""
     if kind not in ("differentiable", "nondifferentiable"):
         raise ValueError("kind is 'differentiable' or 'nondifferentiable'")
-    return [name for name, _, _ in _entries(kind)]
+    names = [name for name, _, _ in _entries(kind)]
+    if kind == "differentiable":  # (and those read as the NumPy calls they make)
+        names += registry.read_as_python_names()
+    return names
 
 
 def library_count() -> int:
@@ -144,7 +147,7 @@ def library_count() -> int:
         for name, fn, _ in _entries("differentiable")
         if name.startswith(("np.", "scipy."))
     }
-    return len(fns)
+    return len(fns) + len(registry.read_as_python_names())
 
 
 def _methods() -> list[str]:
@@ -199,9 +202,11 @@ def markdown() -> str:
         "<!-- generated from the rule registry by `python docs/make_supported.py`; do not edit -->",
         f"<!-- with NumPy {np.__version__} -->",
         "",
-        f"adgen has forward- **and** reverse-mode rules for **{library_count()} NumPy and SciPy "
-        "functions**, listed below by the names you write (aliases of one function are listed "
-        "under each name). Each is checked by tests generated from the registry "
+        f"adgen differentiates **{library_count()} NumPy and SciPy functions** in forward "
+        f"**and** reverse mode (by rules, and {len(registry.read_as_python_names())} by "
+        "reading them as the NumPy calls they make), listed below by the names you write "
+        "(aliases of one function are listed under each name). Each rule is checked by tests "
+        "generated from the registry "
         "(`tests/test_registry_rules.py`, `tests/test_rules.py`) against finite differences "
         "over scalar, vector, matrix, batched and broadcasting shapes and float32.",
         "",
@@ -225,6 +230,16 @@ def markdown() -> str:
         lines += [f"## {title} ({len(groups[group])})", "", ", ".join(groups[group]), ""]
     methods = _methods()
     lines += [f"## Array methods and attributes ({len(methods)})", "", ", ".join(methods), ""]
+    read = [f"`{name}`" for name in registry.read_as_python_names()]
+    lines += [
+        f"## Read as the Python they are ({len(read)})",
+        "",
+        "No rule: adgen reads these as the NumPy calls they make, as it reads your own "
+        "functions, so their derivatives are those calls' (a function passed to them is "
+        "passed as itself; the number of results is the number of arrays given): "
+        + ", ".join(read),
+        "",
+    ]
     made = [f"`scipy.interpolate.{name}`" for name in rt_interpolate.INTERPOLANTS]
     lines += [
         f"## Interpolants called inside ({len(made)})",

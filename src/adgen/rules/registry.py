@@ -58,7 +58,7 @@ import numpy as np
 
 from adgen.errors import InternalError, RuleError, SourceLocation, entry_point, place
 from adgen.pyast import LEAVES, Transformer, dotted, dotted_text, walk
-from adgen.rules import loader
+from adgen.rules import loader, python_forms
 from adgen.rules.arrayapi import compat_counterpart, numpy_counterpart
 from adgen.rules.known import REAL, literal
 from adgen.rules.namespace import TEMPLATE_GLOBALS, add_optional, spelling
@@ -1017,6 +1017,7 @@ _KIND_VIEWS: dict[str, Callable[..., Any]] = {
     "np.swapaxes": np.swapaxes,
     "np.moveaxis": np.moveaxis,
     "np.broadcast_to": np.broadcast_to,
+    "np.shape": np.shape,  # (the shape itself: a sample's is the array's)
     # reductions (what they make from a sample: an array of the result's kind)
     **{f"np.{n}": getattr(np, n) for n in "sum prod mean max min amax amin".split()},
     **{f".{n}": getattr(np.ndarray, n) for n in "sum prod mean max min".split()},
@@ -1054,6 +1055,8 @@ def asked_to_copy(name: str, kwargs: Collection[tuple[str, Any]]) -> bool:
     conversion that may return its argument, asked for a copy (``np.asarray(x, copy=True)``:
     a new array, never a view)?"""
     copy = [a for k, a in kwargs if k == "copy"]
+    if name in ("np.astype", ".astype"):  # (copies unless told not to: copy=True by default)
+        return not copy or getattr(copy[0], "value", None) is True
     asked = bool(copy) and getattr(copy[0], "value", None) is True
     return asked and name in ("np.asarray", "np.asanyarray", "np.array")
 
@@ -1094,6 +1097,19 @@ def kind_elementwise(name: str) -> Callable[..., Any] | None:
     return _ELEMENTWISE_OPERATORS.get(name)
 
 
+def kind_fixed(name: str) -> Any:
+    """For a primitive (by name) whose result has one type whatever it is given (Python's
+    ``int(v)``, ``float(v)``, ``bool(v)``, ``len(v)``), a value of that type; else None.
+
+    >>> kind_fixed("int"), kind_fixed("float"), kind_fixed("np.sum")
+    (0, 0.0, None)
+    """
+    return _KIND_FIXED.get(name)
+
+
+_KIND_FIXED: dict[str, Any] = {"int": 0, "float": 0.0, "bool": False, "len": 0, "complex": 0j}
+
+
 def kind_view(name: str) -> Callable[..., Any] | None:
     """For a primitive (by name) whose result is a view of its array argument (``x.T``,
     ``np.reshape(x, (-1, 1))``) or a reduction of it (``np.max(x, axis=1)``), the NumPy
@@ -1126,6 +1142,7 @@ _KIND_FUNCTIONS = tuple(
         "iterable",
         "isscalar",
         "ndim",
+        "broadcast_shapes",
         "finfo",
         "iinfo",
     )
@@ -1173,6 +1190,24 @@ def type_test(fn: Any) -> bool:
     else:
         return False
     return name.startswith(prefixes) and getattr(sys.modules.get(module), name, None) is fn
+
+
+def kind_attribute(fn: Any) -> str | None:
+    """The attribute of an array that ``fn(a)`` gives, where ``fn`` is a function of one
+    array that reads only its kind: ``np.shape``/``np.ndim``/``np.size`` ("shape", "ndim",
+    "size") and array-api-compat's ``size(x)`` (documented as ``x.size``; SciPy's
+    ``xp_size``). None for any other function."""
+    for attr in ("shape", "ndim", "size"):
+        if fn is getattr(np, attr):
+            return attr
+    module = getattr(fn, "__module__", None) or ""
+    if (
+        module.endswith("array_api_compat.common._helpers")
+        and getattr(fn, "__name__", "") == "size"
+        and getattr(sys.modules.get(module), "size", None) is fn
+    ):
+        return "size"
+    return None
 
 
 # np.errstate's settings that only change how a floating-point warning shows ("raise" and
@@ -2021,6 +2056,15 @@ def read_as_python(fn: Any) -> Any:
     return fn
 
 
+def read_as_python_names() -> list[str]:
+    """The names of the functions :func:`read_as_python` reads as Python (for the docs).
+
+    >>> read_as_python_names()[-2:]
+    ['np.broadcast_arrays', 'np.meshgrid']
+    """
+    return [f"np.{dispatcher.__name__}" for dispatcher, _ in _READ_AS_PYTHON]
+
+
 def reads_as_python(fn: Any) -> bool:
     """Is ``fn`` the Python function :func:`read_as_python` gives for one of NumPy's (read
     as the user's own, functions passed to it passed as themselves)?"""
@@ -2029,7 +2073,14 @@ def reads_as_python(fn: Any) -> bool:
 
 # NumPy's functions that take a function and are written in Python, with that Python
 # function (array_function_dispatch keeps it as __wrapped__)
-_READ_AS_PYTHON = [(f, f.__wrapped__) for f in [np.apply_over_axes] if hasattr(f, "__wrapped__")]
+_READ_AS_PYTHON: list[tuple[Any, Any]] = [
+    (f, f.__wrapped__) for f in [np.apply_over_axes] if hasattr(f, "__wrapped__")
+]
+# ... and those whose number of results is the number of arrays given, as adgen writes them
+_READ_AS_PYTHON += [
+    (np.broadcast_arrays, python_forms.broadcast_arrays),
+    (np.meshgrid, python_forms.meshgrid),
+]
 
 
 def helper_class(cls: type) -> bool:

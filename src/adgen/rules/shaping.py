@@ -25,8 +25,9 @@ Conventions (there are no kinks here):
   integer dtype has derivative 0, like ``x.astype(int)``).
 
 Not registered: ``np.broadcast_arrays`` and ``np.meshgrid`` (their number of results is
-the number of ``*args`` arrays, which a rule's ``outputs`` cannot see) and ``np.unstack``
-(its number of results is a length of the array). ``np.permute_dims`` and ``np.concat`` are
+the number of ``*args`` arrays, which a rule's ``outputs`` cannot see: adgen reads them as
+the calls they make, :mod:`adgen.rules.python_forms`) and ``np.unstack`` (its number of
+results is a length of the array). ``np.permute_dims`` and ``np.concat`` are
 ``np.transpose`` and ``np.concatenate`` themselves.
 """
 

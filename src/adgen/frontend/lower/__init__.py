@@ -114,6 +114,7 @@ from adgen.frontend.lower.nested_derivatives import NestedDerivativesMixin
 from adgen.frontend.lower.nonlocals import NonlocalsMixin
 from adgen.frontend.lower.objects import ObjectsMixin
 from adgen.frontend.lower.outside import OutsideMixin
+from adgen.frontend.lower.settled import SettledMixin
 from adgen.frontend.lower.solvers import SolversMixin
 from adgen.frontend.lower.state import LowererState
 from adgen.frontend.lower.statements import StatementsMixin
@@ -128,6 +129,7 @@ class Lowerer(
     StatementsMixin,
     LoopsMixin,
     ExpressionsMixin,
+    SettledMixin,
     BuiltinsMixin,
     NamespacesMixin,
     CallsMixin,

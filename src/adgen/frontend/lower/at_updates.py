@@ -1,5 +1,5 @@
-"""Open array-api-extra's index updates, ``y = at(x, idx).set(v)``, before a function is
-lowered.
+"""Open array-api-extra's index updates, ``y = at(x, idx).set(v)`` (or ``return at(x,
+idx).set(v)``), before a function is lowered.
 
 Libraries written for the array API (SciPy's ``zscore``, ``pearsonr``) update entries of an
 array with ``xpx.at(x, idx).set(v)`` (``add``, ``subtract``, ``multiply``, ``divide``,
@@ -19,15 +19,19 @@ not a name, stays as written.
 ...     "    z = x / 2.0\\n"
 ...     "    z = xpx.at(z, m).set(0.0)\\n"
 ...     "    w = xpx.at(z)[1:].add(1.0)\\n"
-...     "    return w"
+...     "    return xpx.at(w, 0).multiply(2.0)"
 ... )
 >>> open_at_updates(tree.body[0], {"xpx": type("M", (), {"at": at})}.__getitem__)
->>> print(gast.unparse(tree.body[0]).strip())
+>>> print(gast.unparse(tree.body[0]).strip())  # doctest: +ELLIPSIS
 def f(x, m):
     z = x / 2.0
+    z = <...asarray>(z)
     z[m] = 0.0
+    z = <...asarray>(z)
     z[1:] += 1.0
     w = z
+    w = <...asarray>(w)
+    w[0] *= 2.0
     return w
 """
 
@@ -37,6 +41,7 @@ from collections.abc import Callable
 from typing import Any
 
 import gast
+import numpy as np
 
 # at(...).<method>(v): the operator its write is
 _OPERATORS = {
@@ -72,9 +77,14 @@ def open_at_updates(fn: Any, lookup: Callable[[str], Any]) -> None:
 
     def rewrite(stmt: Any) -> list[Any] | None:
         if not (
-            isinstance(stmt, gast.Assign)
-            and len(stmt.targets) == 1
-            and isinstance(stmt.targets[0], gast.Name)
+            (
+                isinstance(stmt, gast.Return)  # `return at(out, cond).set(v)`
+                or (
+                    isinstance(stmt, gast.Assign)
+                    and len(stmt.targets) == 1
+                    and isinstance(stmt.targets[0], gast.Name)
+                )
+            )
             and isinstance(stmt.value, gast.Call)
             and isinstance(stmt.value.func, gast.Attribute)
             and (stmt.value.func.attr == "set" or stmt.value.func.attr in _OPERATORS)
@@ -106,8 +116,22 @@ def open_at_updates(fn: Any, lookup: Callable[[str], Any]) -> None:
             if op == "set"
             else gast.AugAssign(target=target, op=_OPERATORS[op](), value=value)
         )
-        out = [gast.copy_location(write, stmt)]
-        if stmt.targets[0].id != array.id:
+        # (a NumPy scalar is not writeable: array-api-extra updates a 0-d copy of it;
+        # np.asarray gives that, and an array itself, whose write is checked as before)
+        name = gast.Name(id=array.id, ctx=gast.Load(), annotation=None, type_comment=None)
+        cast = gast.Call(func=gast.Constant(value=np.asarray, kind=None), args=[name], keywords=[])
+        own = gast.Assign(
+            targets=[gast.Name(id=array.id, ctx=gast.Store(), annotation=None, type_comment=None)],
+            value=cast,
+            type_comment=None,
+        )
+        for n in gast.walk(own):
+            gast.copy_location(n, stmt)
+        out = [own, gast.copy_location(write, stmt)]
+        if isinstance(stmt, gast.Return):
+            name = gast.Name(id=array.id, ctx=gast.Load(), annotation=None, type_comment=None)
+            out.append(gast.copy_location(gast.Return(value=name), stmt))
+        elif stmt.targets[0].id != array.id:
             bound = gast.Assign(
                 targets=[stmt.targets[0]],
                 value=gast.Name(id=array.id, ctx=gast.Load(), annotation=None, type_comment=None),

@@ -422,6 +422,10 @@ class BuiltinsMixin(LowererState):
         if isinstance(node, gast.Tuple):
             parts = [self.static_classes(e) for e in node.elts]
             return None if any(p is None for p in parts) else tuple(parts)
+        if isinstance(node, gast.BinOp) and isinstance(node.op, gast.BitOr):
+            # `int | float | NoneType`: to isinstance, the union is the tuple of its classes
+            parts = [self.static_classes(node.left), self.static_classes(node.right)]
+            return None if any(p is None for p in parts) else tuple(parts)
         if not isinstance(node, (gast.Name, gast.Attribute)):
             return None
         try:

@@ -113,6 +113,25 @@ class CallablesMixin(LowererState):
             )
         return False
 
+    def given_local_functions(self: Lowerer, node: gast.Call, fn: Any) -> bool:
+        """Does the call ``node`` of a Python function ``fn`` pass a function of this
+        function's own (a lambda, a nested ``def``)? A library's function given one is read
+        with it as itself: it could not run as written on it (SciPy's ``apply_where(c,
+        args, special_case)``)."""
+        if not isinstance(fn, types.FunctionType):
+            return False
+        for a in [*node.args, *(k.value for k in node.keywords)]:
+            if isinstance(a, gast.Lambda):
+                return True
+            if isinstance(a, gast.Name):
+                try:
+                    ok, value = self.static_object(a)
+                except AdgenError:
+                    continue
+                if ok and isinstance(value, LocalFunction):
+                    return True
+        return False
+
     def default_atom(self: Lowerer, value: Any, hint: str) -> Any:
         """A default value: a function or an object of the user's as itself, else an atom."""
         if passable(value) and not isinstance(value, (types.ModuleType, type(None))):
@@ -204,6 +223,13 @@ class CallablesMixin(LowererState):
             local = self.local_functions.get(node.id)
             if isinstance(local, types.ModuleType):
                 return StaticArg(local)
+            if local is None and node.id not in self.bound:  # (a module's global name:
+                try:  # `capabilities(numpy, device='cpu')` of adgen's code, read again)
+                    ok, value = self.static_object(node)
+                except AdgenError:
+                    return None
+                if ok and isinstance(value, types.ModuleType):
+                    return StaticArg(value)
         return None
 
     def is_partial(self: Lowerer, node: Any) -> bool:
@@ -487,7 +513,12 @@ class CallablesMixin(LowererState):
 
     def spread(self: Lowerer, node: Any, hint: str) -> ir.Atom:
         """What ``*node`` spreads: its items where their number is known now (a tuple, a
-        shape of a known kind, a list of a fixed length), else the sequence as it is."""
+        shape of a known kind, a list of a fixed length, a generator over a sequence known
+        now: ``f(*(a[c] for a in args))``), else the sequence as it is."""
+        if isinstance(node, gast.GeneratorExp):
+            items = self.unrolled(node)
+            if items is not None:
+                return ir.Tup(tuple(items))
         seq = self.expr(node, None, hint)
         if not isinstance(seq, ir.Tup):
             seq = self.spread_shape(node, seq, hint)

@@ -43,7 +43,10 @@ from adgen.frontend.lower.objects import (  # noqa: F401 (LocalFunction & co. ar
     is_user_object,
 )
 from adgen.frontend.lower.state import LowererState
-from adgen.frontend.lower.syntax import _fixed_length_lists, _is_pop
+from adgen.frontend.lower.syntax import (
+    _fixed_length_lists,
+    _is_pop,
+)
 from adgen.frontend.parse import LiveScope, ParsedFunction, as_def, parse_function
 from adgen.rules import arrayapi, registry
 from adgen.rules import runtime as rt
@@ -122,7 +125,7 @@ class CallsMixin(LowererState):
         solver = registry.callbacks_of(fn) if ok else None
         if solver is not None:  # odeint(rhs, y0, t): functions given to a solver
             return self.solver_call(node, fn, solver, target, hint)
-        static = ok and self.takes_functions(fn)
+        static = ok and (self.takes_functions(fn) or self.given_local_functions(node, fn))
         if ok:
             node = self.listed_arguments(node, fn)
         if not ok:
@@ -572,6 +575,7 @@ class CallsMixin(LowererState):
         """The call's value (an atom), or the function or object the helper returned as
         itself where its caller takes one (a ``StaticArg``: static_results)."""
         self.note_param_tuples(bound)
+        rebound: dict[str, Any] = {}  # parameters bound again in a block: bound below
         for p, atom in bound.items():
             self.bound.add(p)
             if isinstance(atom, StaticArg):  # a function or an object: the name means it
@@ -582,7 +586,8 @@ class CallsMixin(LowererState):
             elif p in self.multi and not (
                 isinstance(atom, ir.Tup) and p in _fixed_length_lists(self.node)
             ):  # (`args = list(args)`, then written by index: the list has the name's IR name)
-                self.bind(p, self.multi[p], atom)  # a real copy (one name an item of a tuple)
+                rebound[p] = atom
+                self.env[p] = atom  # (for the tests decided now; bound below)
             else:
                 self.env[p] = atom
         self.refuse_generators()
@@ -592,6 +597,7 @@ class CallsMixin(LowererState):
         # a procedure (`__init__`, a check that raises): returns None
         body = self.ending_with_none(body)
         body = self.prune_decided(body)  # (`if not broadcast: return x` on an option)
+        self.bind_parameters_again(body, rebound)
         self.check_returns(body)
         body = self.single_exit(body)
         if not isinstance(body[-1], gast.Return):

@@ -17,7 +17,9 @@ before them binds again are tried, each lowered on trial and kept only if it is 
 
 from __future__ import annotations
 
+import functools
 import operator
+import types
 from collections import Counter
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
@@ -27,10 +29,19 @@ import numpy as np
 
 from adgen import ir
 from adgen.errors import AdgenError
+from adgen.frontend.lower.choices import _reference
 from adgen.frontend.lower.expressions import _local_kind
 from adgen.frontend.lower.objects import is_user_object
 from adgen.frontend.lower.state import LowererState
 from adgen.frontend.lower.statements import _always_returns, _returns
+from adgen.frontend.lower.syntax import (
+    _assigned_in_blocks,
+    _own_nodes,
+    _popped_into,
+    _written_in_place,
+    nonlocal_in_nested,
+)
+from adgen.frontend.parse import parse_function
 from adgen.rules import registry
 
 if TYPE_CHECKING:
@@ -46,6 +57,8 @@ _EFFECT_FREE = (
     gast.UnaryOp,
     gast.Tuple,
     gast.Call,
+    gast.BinOp,  # (of `|` only, below: `int | float | NoneType`)
+    gast.BitOr,
     gast.expr_context,
     gast.cmpop,
     gast.boolop,
@@ -64,6 +77,41 @@ _PLAIN = (
     gast.boolop,
     gast.unaryop,
 )
+
+
+@functools.lru_cache(maxsize=1024)
+def _predicate(fn: Any, depth: int = 2) -> bool:
+    """Is ``fn`` a Python function whose body is one ``return`` of an expression without
+    effects (names, attributes, comparisons, ``and``/``or``/``not``, and calls of such
+    functions or of ``isinstance``/``hasattr``/``callable``/``len``): a library's test of
+    what it is given, ``def is_marray(xp): return "marray" in xp.__name__``?"""
+    if isinstance(fn, functools._lru_cache_wrapper):
+        return True  # (a function cached by its arguments: its effects would not repeat)
+    if not isinstance(fn, types.FunctionType) or depth < 0 or fn.__code__.co_flags & 0x20:
+        return False  # (0x20: a generator)
+    try:
+        parsed = parse_function(fn)
+    except Exception:  # (no source: not known to be free of effects)
+        return False
+    body = list(parsed.node.body)
+    if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant):
+        body = body[1:]
+    if len(body) != 1 or not isinstance(body[0], gast.Return) or body[0].value is None:
+        return False
+    for n in gast.walk(body[0].value):
+        if isinstance(n, gast.Call):
+            if not isinstance(n.func, gast.Name) or n.keywords:
+                return False
+            try:
+                called = parsed.scope.lookup(n.func.id)
+            except Exception:
+                return False
+            tests = (isinstance, hasattr, callable, len)
+            if not (any(called is t for t in tests) or _predicate(called, depth - 1)):
+                return False
+        elif not isinstance(n, (*_EFFECT_FREE, gast.Set, gast.List)):
+            return False
+    return True
 
 
 class _NotKnown(Exception):
@@ -104,11 +152,8 @@ class DecidedMixin(LowererState):
                 else None
             )
             if chosen is not None:
-                body = len(chosen) == len(stmt.body) and all(
-                    a is b for a, b in zip(chosen, stmt.body)
-                )
-                self.note_never_run(stmt.orelse if body else stmt.body)
-                out.extend(self.prune_decided(chosen))
+                self.note_never_run(stmt.orelse if chosen is stmt.body else stmt.body)
+                out.extend(self.prune_decided(list(chosen)))
                 if out and isinstance(out[-1], gast.Return):
                     self.note_never_run(stmts[i + 1 :])
                     return out  # (what follows never runs)
@@ -121,6 +166,28 @@ class DecidedMixin(LowererState):
             }
             touched = touched or self.may_change_objects(stmt)
         return out
+
+    def bind_parameters_again(self: Lowerer, body: list[Any], rebound: dict[str, Any]) -> None:
+        """Bind the parameters ``rebound`` (their values) that are still names rebound in
+        blocks in ``body`` -- the helper's body as lowered, without the branches decided
+        now: a real copy, one name an item of a tuple. A name only those branches bound
+        again is no longer one (``args = [...]`` only under ``if is_marray(xp):``, not taken;
+        ``weights`` rebound only under ``if nan_policy == 'omit' and ...``): each of its
+        bindings is its own, as if the function were written without them."""
+        nodes = [n for stmt in body for n in _own_nodes(stmt)]
+        stored = {n.id for n in nodes if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        still = (
+            _assigned_in_blocks(body)
+            | _written_in_place(nodes)
+            | _popped_into(nodes, self.restoring)
+            | (nonlocal_in_nested(self.node) & stored)
+        )
+        for p in [p for p in self.multi if p not in still]:
+            del self.multi[p]
+            self.root.static_params.discard((self, p))
+        for p, atom in rebound.items():
+            if p in self.multi:
+                self.bind(p, self.multi[p], atom)
 
     def may_change_objects(self: Lowerer, stmt: Any) -> bool:
         """May ``stmt`` change an attribute of an object made outside (``self.W = ...``, a
@@ -150,10 +217,20 @@ class DecidedMixin(LowererState):
         return ok and is_user_object(value)
 
     def decided_side(self: Lowerer, stmt: gast.If, stored: set[str]) -> list[Any] | None:
+        test = stmt.test
+        if isinstance(test, gast.BoolOp):  # `if nan_policy == 'omit' and (lazy or c):`
+            first = gast.If(test=test.values[0], body=stmt.body, orelse=stmt.orelse)
+            side = self.decided_side(gast.copy_location(first, stmt), stored)
+            taken = side is not None and (side is stmt.body) == isinstance(test.op, gast.Or)
+            if taken:  # (a false first value of an `and`, a true one of an `or`, decides)
+                return side
         nodes = list(gast.walk(stmt.test))
         names = {n.id for n in nodes if isinstance(n, gast.Name)}
         if not all(isinstance(n, _PLAIN) for n in nodes) and not (
-            all(isinstance(n, (*_PLAIN, gast.Call, gast.Tuple)) for n in nodes)
+            all(
+                isinstance(n, (*_PLAIN, gast.Call, gast.Tuple, gast.BinOp, gast.BitOr))
+                for n in nodes
+            )
             and self.without_effects(stmt.test)  # `isinstance(t, (list, tuple))`
         ):
             return None
@@ -181,7 +258,7 @@ class DecidedMixin(LowererState):
             test = ir.Const(known[0])  # (a module's flag, read when transforming)
         if not isinstance(test, ir.Const):
             return None
-        return list(stmt.body if test.value else stmt.orelse)
+        return stmt.body if test.value else stmt.orelse
 
     def decided_chain(self: Lowerer, test: Any) -> ir.Const | None:
         """The truth of ``a and b and c`` as the test of an ``if``, where one of its values is
@@ -219,7 +296,24 @@ class DecidedMixin(LowererState):
 
     def kind_value(self: Lowerer, node: Any) -> Any:
         """The value of an expression of :meth:`decided_by_kinds` (:class:`_NotKnown` if it
-        is not one)."""
+        is not one); a part of it without effects that adgen decides as it lowers it
+        (``is_numpy(xp)``, ``weights is not None``) is tried too."""
+        try:
+            return self.kind_value_of(node)
+        except _NotKnown:
+            if not isinstance(node, (gast.Call, gast.Compare)) or not self.without_effects(node):
+                raise
+        mark = len(self.block)
+        try:
+            atom = self.expr(node, None, "cond")
+        except AdgenError:
+            atom = None
+        del self.block[mark:]  # (a trial: the test is lowered again if not decided)
+        if isinstance(atom, ir.Const) and type(atom.value) in (bool, int, type(None)):
+            return atom.value
+        raise _NotKnown
+
+    def kind_value_of(self: Lowerer, node: Any) -> Any:
         if isinstance(node, gast.Constant) and type(node.value) in (int, bool, type(None)):
             return node.value
         if isinstance(node, gast.Attribute) and node.attr in _KIND_ATTRIBUTES:
@@ -234,6 +328,9 @@ class DecidedMixin(LowererState):
                 if np.ndim(sample) == 0:
                     raise _NotKnown  # (Python raises when it runs)
                 return len(sample)
+            attr = registry.kind_attribute(fn) if ok and len(node.args) == 1 else None
+            if attr is not None:  # np.size(x), array-api-compat's size(x)
+                return getattr(self.kind_sample(node.args[0]), attr)
             raise _NotKnown
         if isinstance(node, gast.Subscript):
             base, index = self.kind_value(node.value), self.kind_value(node.slice)
@@ -246,9 +343,12 @@ class DecidedMixin(LowererState):
             return base[index]
         if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Not):
             return not self.kind_value(node.operand)
-        if isinstance(node, gast.BoolOp):
-            values = [self.kind_value(v) for v in node.values]
-            return all(values) if isinstance(node.op, gast.And) else any(values)
+        if isinstance(node, gast.BoolOp):  # (Python reads the values up to one that decides)
+            for v in node.values:
+                value = self.kind_value(v)
+                if bool(value) != isinstance(node.op, gast.And):
+                    return value
+            return value
         if isinstance(node, gast.Compare) and len(node.ops) == 1:
             compare = _COMPARISONS.get(type(node.ops[0]))
             left, right = self.kind_value(node.left), self.kind_value(node.comparators[0])
@@ -280,9 +380,13 @@ class DecidedMixin(LowererState):
                 except AdgenError:
                     return False
                 tests = (isinstance, hasattr, callable, len)
-                if not ok or not (any(fn is t for t in tests) or registry.type_test(fn)):
+                if not ok or not (
+                    any(fn is t for t in tests) or registry.type_test(fn) or _predicate(fn)
+                ):
                     return False
-            elif not isinstance(n, _EFFECT_FREE):
+            elif not isinstance(n, _EFFECT_FREE) or (
+                isinstance(n, gast.BinOp) and not isinstance(n.op, gast.BitOr)
+            ):
                 return False
         return True
 
@@ -317,6 +421,33 @@ class DecidedMixin(LowererState):
         everywhere = held[1]
         self.root.never_run.update(k for k, n in inside.items() if everywhere[k] == n)
         self.root.kept.extend(stmts)  # (alive while the lowering lasts: their ids stay theirs)
+
+    def decided_choice(self: Lowerer, stmt: Any) -> Any:
+        """``name = a if c else b`` where ``c`` is decided when transforming and ``a`` or
+        ``b`` names a function or is a lambda: the assignment of the side Python takes (the
+        test's statements kept), which binds the name to that function as itself. None for
+        any other statement (then lowered as it is)."""
+        value = stmt.value
+        if not (
+            isinstance(value, gast.IfExp)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], gast.Name)
+            and any(isinstance(v, gast.Lambda) or _reference(v) for v in (value.body, value.orelse))
+        ):
+            return None
+        test: ir.Atom | None = self.decided_by_kinds(value.test)
+        mark = len(self.block)
+        if test is None:
+            try:
+                test = self.settled(self.expr(value.test, None, "cond"))
+            except AdgenError:
+                test = None
+        if not isinstance(test, ir.Const):
+            del self.block[mark:]  # (a trial: the statement is lowered as written)
+            return None
+        side = value.body if test.value else value.orelse
+        chosen = gast.Assign(targets=stmt.targets, value=side, type_comment=None)
+        return gast.copy_location(chosen, stmt)
 
     def if_exp(self: Lowerer, node: gast.IfExp, target: str | None, hint: str) -> ir.Atom:
         """``a if c else b``: only the value Python computes (``c`` decided when

@@ -170,65 +170,6 @@ class ExpressionsMixin(LowererState):
             return self.subscript(node, target, hint)
         self.refuse_node(node)
 
-    def settled(self: Lowerer, atom: ir.Atom, seen: frozenset[str] = frozenset()) -> ir.Atom:
-        """The atom a name that blocks rebind still holds here, if known: where no block
-        encloses this point and the name was bound once so far, outside blocks (a parameter
-        of an inlined function, ``scale = None`` before a loop), its value is what was copied
-        there; a constant copied there by the function this one is inlined in, or by a helper
-        inlined before (``m`` returned by ``check(y, m)``), or by the last binding in
-        straight-line code; else ``atom`` itself."""
-        if not isinstance(atom, ir.Var) or atom.name in seen:
-            return atom
-        seen = seen | {atom.name}
-        done = self.root.settled_values.get(atom.name)
-        if done is not None:  # (a variable of a helper inlined before: a constant)
-            return done
-        lowerer: Lowerer | None = self  # (or a function this one is inlined in: its variable)
-        while lowerer is not None and atom.name not in lowerer.first_values:
-            if lowerer.depth != 0:
-                return atom
-            lowerer = lowerer.parent
-        if lowerer is None or lowerer.depth != 0:
-            return atom
-        inside = ir.Function("", [], lowerer.block, "", 0, {})
-        bindings = [
-            s for s in inside.statements() if isinstance(s, ir.Assign) and atom.name in s.targets
-        ]
-        if len(bindings) != 1:
-            return self.last_copied(lowerer, atom, seen)
-        first = lowerer.first_values[atom.name]
-        # (a copy of another variable, itself still a constant there? a name a function this
-        # one is inlined in bound may mean another value here: only a constant is taken)
-        value = self.settled(first, seen) if isinstance(first, ir.Var) else first
-        if isinstance(value, ir.Const):
-            return value
-        return first if lowerer is self else atom
-
-    def last_copied(self: Lowerer, lowerer: Lowerer, atom: ir.Var, seen: frozenset[str]) -> ir.Atom:
-        """A variable blocks rebind, bound again in ``lowerer``'s straight-line code (``_, y,
-        m = check(y, m)``): the constant its last binding there copied, if no block since
-        binds it; else ``atom`` itself."""
-        copy = registry.lookup(registry.assign)
-        found = [
-            k
-            for k, s in enumerate(lowerer.block)
-            if isinstance(s, ir.Assign) and atom.name in s.targets
-        ]
-        if not found:
-            return atom
-        last = lowerer.block[found[-1]]
-        after = ir.Function("", [], lowerer.block[found[-1] + 1 :], "", 0, {})
-        if any(
-            (isinstance(s, ir.Assign) and atom.name in s.targets)
-            or (isinstance(s, ir.For) and s.target == atom.name)
-            for s in after.statements()
-        ):
-            return atom
-        if not (isinstance(last, ir.Assign) and last.prim is copy and last.targets == (atom.name,)):
-            return atom
-        value = self.settled(last.args[0], seen)
-        return value if isinstance(value, ir.Const) else atom
-
     def known_value(self: Lowerer, atom: ir.Atom) -> tuple[bool, Any]:
         """The Python value of a constant or an outside value (a global), if the atom is one."""
         if isinstance(atom, ir.Const):

@@ -40,8 +40,8 @@ def kernel(X, Y):        # <doctest adgen.frontend.lower.identities[3]>:1
     return out           # line 5
 >>> print(lower(parse_function(kernel)))  # doctest: +NORMALIZE_WHITESPACE
 def kernel(X, Y):            # <doctest adgen.frontend.lower.identities[3]>:1
-    cond_1 = Y is X          # line 3
-    if cond_1:               # line 3
+    cond_2 = Y is X          # line 3
+    if cond_2:               # line 3
         out_1 = X * X        # line 4
         out = np.sum(out_1)  # line 4
     else:                    # line 3
@@ -253,8 +253,12 @@ class IdentitiesMixin(LowererState):
             return None
         name = atom.name
         block, end = at if at is not None else (self.block, len(self.block))
+        entered: list[Place] = []  # (the passes of unrolled loops walked into, and where)
         while True:
             k = _last_binding(block, name, end)
+            if k is None and entered:  # (before that pass's statements: the block around it)
+                block, end = entered.pop()
+                continue
             if k is None:
                 outer = self.around_end(block)
                 if outer is not None:
@@ -268,6 +272,10 @@ class IdentitiesMixin(LowererState):
                 # top level of its body; one bound in a branch there, or after a `break`'s
                 # flag, stops the walk)
                 block, end = stmt.body, len(stmt.body)
+                continue
+            if isinstance(stmt, ir.If) and stmt.test == ir.Const(True) and not stmt.orelse:
+                entered.append((block, k))
+                block, end = stmt.body, len(stmt.body)  # (a pass of an unrolled loop)
                 continue
             if not (isinstance(stmt, ir.Assign) and stmt.targets == (name,)):
                 return None  # (bound inside a block, or one item of a tuple)
@@ -326,23 +334,6 @@ class IdentitiesMixin(LowererState):
         found = self.around_end(block)
         return None if found is None else found[0]
 
-    def around_end(self: Lowerer, block: list[ir.Stmt]) -> Place | None:
-        """The block around ``block`` (a branch, as for :meth:`around`) and where in it the
-        statements before ``block`` end."""
-        for branch, outer, end in reversed(self.root.open_branches):
-            if branch is block:
-                return outer, len(outer) if end is None else end
-        return None
-
-    def argument(self: Lowerer, name: str) -> Identity | None:
-        """What the root function's parameter ``name`` is: a value of its own if it is
-        differentiated, else the caller's object (``None`` if ``name`` is no parameter)."""
-        if name not in self.root.flat_params:
-            return None
-        differentiated = self.root.differentiated
-        own = differentiated is not None and name in differentiated
-        return ("own", name) if own else ("arg", name)
-
     def argument_sample(self: Lowerer, atom: ir.Atom, at: Place | None = None) -> Any:
         """A value of the kind of the caller's argument ``atom`` is (followed back through
         copies, and casts that keep its shape: ``np.asarray(x, dtype=float)``), where the
@@ -362,6 +353,9 @@ class IdentitiesMixin(LowererState):
             return _sample(self.root.kinds.get(str(name)))
         if made is None:
             return None
+        fixed = registry.kind_fixed(made.prim.name)
+        if fixed is not None:  # int(v): a Python int, whatever v is
+            return fixed
         elementwise = registry.kind_elementwise(made.prim.name)
         if elementwise is not None and not made.kwargs:
             return self.elementwise_sample(elementwise, made.args, place)

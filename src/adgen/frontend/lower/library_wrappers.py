@@ -23,7 +23,7 @@ from adgen.errors import NonDifferentiableError, NoRuleError, UnsupportedSyntaxE
 from adgen.frontend.lower.objects import StaticArg
 from adgen.frontend.lower.state import LowererState
 from adgen.rules import registry
-from adgen.rules.axis_policy import POLICY_PARAMETERS, AxisPolicy, PlainPathCheck
+from adgen.rules.axis_policy import POLICY_PARAMETERS, AxisPolicy, PlainPathTaken
 
 if TYPE_CHECKING:
     from adgen.frontend.lower import Lowerer
@@ -91,35 +91,66 @@ class LibraryWrappersMixin(LowererState):
         mark = len(self.block)  # (where the plain path starts: dropped if it cannot be read)
         every = [*samples, *(a for _, a in keyword_samples)]
         said = NoRuleError(
-            f"adgen runs the checks of {policy.name}'s plain path as written", self.parsed.loc(node)
+            f"adgen runs the test of {policy.name}'s plain path as written", self.parsed.loc(node)
         )
-        self.opaque(
-            PlainPathCheck(policy), said, [ir.Const(axis), *every], others, None, "checked", node
-        )
-        moved = [self.sample_moved(a, axis, node, hint) for a in samples]
-        moved_keywords = [(k, self.sample_moved(a, axis, node, hint)) for k, a in keyword_samples]
-        given = [*moved_keywords, *others, ("axis", ir.Const(-1))]
-        try:
+        taken = PlainPathTaken(policy)
+        test = self.opaque(taken, said, [ir.Const(axis), *every], others, None, "plain", node)
+        name = target if target is not None else self.namer.fresh(hint)
+        self.rebound_names.add(name)  # (bound in both branches)
+
+        def plain() -> ir.Atom:
+            moved = [self.sample_moved(a, axis, node, hint) for a in samples]
+            moved_keywords = [
+                (k, self.sample_moved(a, axis, node, hint)) for k, a in keyword_samples
+            ]
+            given = [*moved_keywords, *others, ("axis", ir.Const(-1))]
             parsed, defaults = self.callee(policy.inner, node)
-            result = self.inline(
-                node,
-                parsed,
-                policy.inner,
-                defaults,
-                moved,
-                given,
-                None if keepdims else target,
-                None,
-            )
+            made = self.inline(node, parsed, policy.inner, defaults, moved, given, None, None)
+            if not keepdims:
+                return made
+            return self.emit(None, hint, _rule(np.expand_dims), [made, ir.Const(axis)], [], node)
+
+        block, depth = self.block, self.depth
+        try:
+            body = self.branch_made(plain, name)
         except (UnsupportedSyntaxError, NoRuleError, NonDifferentiableError) as exc:
+            self.block, self.depth = block, depth
             if self.root.deferring:  # (in a branch the program decides: the branch's refusal)
                 raise
             del self.block[mark:]  # the call as the program writes it, run as written (its
-            # check too is gone: SciPy then takes whichever path the samples ask for)
+            # test too is gone: SciPy then takes whichever path the samples ask for)
             return self.opaque(fn, exc, args, kwargs, target, hint, node)
-        if not keepdims:
-            return result
-        return self.emit(target, hint, _rule(np.expand_dims), [result, ir.Const(axis)], [], node)
+        other = NoRuleError(
+            f"adgen differentiates {policy.name} on the plain path of SciPy's axis and NaN "
+            "policy, which SciPy does not take for these samples: a sample holding NaN (SciPy "
+            "returns NaN there), an empty or too small one, a masked array, or samples SciPy "
+            "broadcasts",
+            self.parsed.loc(node),
+            "remove the NaN, pass plain arrays of one shape, or call it on values adgen does "
+            "not differentiate",
+        )
+        orelse = self.branch_made(
+            lambda: self.opaque(fn, other, args, kwargs, None, hint, node), name
+        )
+        self.add_if(test, body, orelse, self.line)
+        return ir.Var(name)
+
+    def branch_made(self: Lowerer, make: Any, name: str) -> list[ir.Stmt]:
+        """The block ``make()`` lowers, its value copied into ``name``: one branch of an
+        ``if`` the code decides when it runs (as :meth:`branch_value`, for a value lowered by
+        a function rather than from an expression)."""
+        saved, self.block = self.block, []
+        self.depth += 1
+        self.root.open_branches.append((self.block, saved, None))
+        try:
+            atom = make()
+        finally:
+            self.root.open_branches.pop()
+        if atom != ir.Var(name):
+            self.copy(name, atom)
+        self.depth -= 1
+        block, self.block = self.block, saved
+        return block
 
     def bound_statistic(
         self: Lowerer, policy: AxisPolicy, args: list[Any], kwargs: list[tuple[str, Any]]

@@ -32,6 +32,7 @@ from adgen.frontend.lower.choices import split_on_chosen_functions
 from adgen.frontend.lower.jumps import _lift_returns, _structure_jumps
 from adgen.frontend.lower.syntax import (
     _assigned_in_blocks,
+    _fixed_length_lists,
     _last_binding_at,
     _own_nodes,
     _popped_into,
@@ -128,6 +129,7 @@ def _structure(fn: Any, lookup: Callable[[str], Any], means_itself: Any, namer: 
     ``return`` inside loops and ``break``/``continue`` as flags."""
     open_guarding_blocks(fn, lookup)
     open_at_updates(fn, lookup)
+    _fixed_length_lists(fn)  # (read, and kept, before the statements it sees are copied)
     split_on_chosen_functions(fn)
     own_attributes_as_variables(fn, means_itself)
     fn.body = _lift_returns(fn.body, namer)

@@ -194,6 +194,10 @@ class StatementsMixin(LowererState):
             if ok and seam.entry_kind(maker) == "vjp":  # out, pb = adgen.vjp(F, x)
                 self.nested_vjp(stmt.value, *stmt.targets[0].elts)
                 return
+        chosen = self.decided_choice(stmt)
+        if chosen is not None:  # `f = xp.median if is_numpy(xp) else lambda x, axis: ...`
+            self.lower_assign(chosen)
+            return
         if (
             isinstance(stmt.value, gast.Lambda)
             and len(stmt.targets) == 1
@@ -591,49 +595,9 @@ class StatementsMixin(LowererState):
                 self.bound.add(t.id)
             return
         if isinstance(atom, (ir.Var, ir.Free)):
-            self.unpack_by_index(target, atom)
+            self.unpack(target, atom)
             return
         self.refuse(target, "this kind of unpacking", "unpack a tuple of the same length")
-
-    def kept_apart(self: Lowerer, atom: ir.Atom) -> ir.Atom:
-        """``atom``, through a copy if it is a name that blocks rebind (so that binding that
-        name again does not change it)."""
-        if isinstance(atom, ir.Tup):
-            return ir.Tup(tuple(self.kept_apart(a) for a in atom.items))
-        if isinstance(atom, ir.Var) and (
-            atom.name in self.multi.values() or atom.name in self.split_leaves
-        ):
-            temp = self.namer.fresh(atom.name)
-            self.copy(temp, atom)
-            return ir.Var(temp)
-        return atom
-
-    def unpack_by_index(self: Lowerer, target: Any, atom: ir.Var | ir.Free) -> None:
-        """``a, (b, c) = v`` of an array (its rows) or a list: Python iterates ``v``, so its
-        length must be the number of names; the items are read by index, all before any name
-        is bound (``a, b = b`` reads both items of the old ``b``)."""
-        size = self.call_prim(len, [atom], "n")
-        fits = self.call_prim(registry.operator.eq, [size, ir.Const(len(target.elts))], "fits")
-        message = f"wrong number of values to unpack (expected {len(target.elts)})"
-        error = (("error", ir.Const(message)),)
-        self.block.append(ir.Assign((), registry.ASSERT, (fits,), error, self.line))
-        getitem = registry.lookup(registry.operator.getitem)
-        assert getitem is not None
-        read: list[tuple[Any, str, bool]] = []
-        for k, t in enumerate(target.elts):
-            # a name whose IR name is not the value's own takes the item directly
-            direct = isinstance(t, gast.Name) and self.multi.get(t.id) != getattr(
-                atom, "name", None
-            )
-            name = self.new_name(t.id) if direct else self.namer.fresh("item")
-            self.block.append(ir.Assign((name,), getitem, (atom, ir.Const(k)), (), self.line))
-            self.producers[name] = getitem
-            read.append((t, name, direct))
-        for t, name, direct in read:
-            if direct:
-                self.bind(t.id, name, ir.Var(name))
-            else:
-                self.bind_target(t, ir.Var(name))
 
 
 def _contains_return(node: Any) -> bool:

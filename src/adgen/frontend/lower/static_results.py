@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import gast
 
 from adgen import ir
+from adgen.errors import AdgenError
 from adgen.frontend.lower.objects import StaticArg, _block_local
 from adgen.frontend.lower.state import LowererState
 from adgen.frontend.lower.syntax import _last_binding_at
@@ -141,12 +142,18 @@ class StaticResultsMixin(LowererState):
             # its own block's binding)
         name = self.new_name(target.id)
         result = self.call_maybe_static(value, name)
-        if isinstance(result, StaticTuple):
+        if isinstance(result, StaticTuple) and target.id in self.multi:
             self.refuse(
                 value,
-                f"binding `{target.id}` to a tuple that holds a function or an object",
+                f"binding `{target.id}` to a tuple that holds a function or an object "
+                "in a block, or a name bound again",
                 "unpack it where it is returned: `a, f = helper(...)`",
             )
+        if isinstance(result, StaticTuple):  # `temp = _quantile_iv(...)`, unpacked after
+            self.env.pop(target.id, None)
+            self.local_functions[target.id] = result
+            self.bound.add(target.id)
+            return True
         if isinstance(result, ir.Atom):
             self.bind(target.id, name, result)
             return True
@@ -161,15 +168,16 @@ class StaticResultsMixin(LowererState):
         function as itself. False (nothing lowered) if not such a statement; a tuple of
         values only is bound as any other."""
         target, value = stmt.targets[0], stmt.value
+        held = self.held_tuple(value)  # (`a, f = temp` of `temp = helper(...)`: the same)
         if not (
             len(stmt.targets) == 1
             and isinstance(target, gast.Tuple)
-            and isinstance(value, gast.Call)
+            and (held is not None or isinstance(value, gast.Call))
             and all(isinstance(t, gast.Name) and t.id not in self.multi for t in target.elts)
-            and self.made_class(value) is None
+            and (held is not None or self.made_class(value) is None)
         ):
             return False
-        result = self.call_maybe_static(value, None)
+        result = held if held is not None else self.call_maybe_static(value, None)
         if not isinstance(result, StaticTuple):
             self.bind_target(target, result)
             return True
@@ -183,6 +191,17 @@ class StaticResultsMixin(LowererState):
             else:
                 self.bind_target(t, item)
         return True
+
+    def held_tuple(self: Lowerer, node: Any) -> StaticTuple | None:
+        """The tuple holding a function or an object that the name ``node`` was bound to
+        (:meth:`assign_call_result`), or None."""
+        if not isinstance(node, gast.Name):
+            return None
+        try:
+            ok, value = self.static_object(node)
+        except AdgenError:
+            return None
+        return value if ok and isinstance(value, StaticTuple) else None
 
     def returned_in_branch(self: Lowerer, value: Any) -> bool:
         """``return np.square`` inside a branch of a helper whose caller takes a function or

@@ -189,6 +189,56 @@ class TuplesMixin(LowererState):
         fields = getattr(cls, "_fields", ())
         return value.items[fields.index(field)] if field in fields else None
 
+    def unpack(self: Lowerer, target: Any, atom: ir.Var | ir.Free) -> None:
+        """``a, b = v`` of a name: of a list grown by appends whose items adgen knows
+        (``out`` a helper returned), those items, one a name (``x, scale = promote(x,
+        scale)``: ``scale`` is still the ``None`` appended); else read by index."""
+        known = self.known_list(atom) if isinstance(atom, ir.Var) else None
+        if known is not None and len(known) == len(target.elts):
+            self.bind_target(target, ir.Tup(tuple(self.kept_apart(a) for a in known)))
+            return
+        self.unpack_by_index(target, atom)
+
+    def kept_apart(self: Lowerer, atom: ir.Atom) -> ir.Atom:
+        """``atom``, through a copy if it is a name that blocks rebind (so that binding that
+        name again does not change it)."""
+        if isinstance(atom, ir.Tup):
+            return ir.Tup(tuple(self.kept_apart(a) for a in atom.items))
+        if isinstance(atom, ir.Var) and (
+            atom.name in self.multi.values() or atom.name in self.split_leaves
+        ):
+            temp = self.namer.fresh(atom.name)
+            self.copy(temp, atom)
+            return ir.Var(temp)
+        return atom
+
+    def unpack_by_index(self: Lowerer, target: Any, atom: ir.Var | ir.Free) -> None:
+        """``a, (b, c) = v`` of an array (its rows) or a list: Python iterates ``v``, so its
+        length must be the number of names; the items are read by index, all before any name
+        is bound (``a, b = b`` reads both items of the old ``b``)."""
+        size = self.call_prim(len, [atom], "n")
+        fits = self.call_prim(registry.operator.eq, [size, ir.Const(len(target.elts))], "fits")
+        message = f"wrong number of values to unpack (expected {len(target.elts)})"
+        error = (("error", ir.Const(message)),)
+        self.block.append(ir.Assign((), registry.ASSERT, (fits,), error, self.line))
+        getitem = registry.lookup(registry.operator.getitem)
+        assert getitem is not None
+        read: list[tuple[Any, str, bool]] = []
+        for k, t in enumerate(target.elts):
+            # a name whose IR name is not the value's own takes the item directly
+            direct = isinstance(t, gast.Name) and self.multi.get(t.id) != getattr(
+                atom, "name", None
+            )
+            name = self.new_name(t.id) if direct else self.namer.fresh("item")
+            self.block.append(ir.Assign((name,), getitem, (atom, ir.Const(k)), (), self.line))
+            self.producers[name] = getitem
+            read.append((t, name, direct))
+        for t, name, direct in read:
+            if direct:
+                self.bind(t.id, name, ir.Var(name))
+            else:
+                self.bind_target(t, ir.Var(name))
+
 
 def _same_structure(template: ir.Atom, atom: ir.Atom) -> bool:
     """Does ``atom`` have the tuples (and dicts) of ``template`` (anything at its leaves)?"""

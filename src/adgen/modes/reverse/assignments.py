@@ -63,6 +63,8 @@ class _Assignments(_State):
                 else:
                     self.accumulate(v.name, share, w)
                     share = None
+            if not self._array(y):  # (a 0-d cotangent summed with another: a NumPy scalar)
+                w.stmt(_assign(self.bar(y), call("rt.writable", name(self.bar(y)))))
             store = subscript_store(self.bar(y), ir.atom_to_ast(index))
             w.stmt(ast.Assign(targets=[store], value=ast.Constant(0.0), lineno=0))
             if share is not None:

@@ -485,6 +485,21 @@ def copy_of(x: Any) -> Any:
     return np.copy(x)
 
 
+def writable(x: Any) -> Any:
+    """``x`` where it takes item writes (an array); a 0-d array of it for a NumPy scalar or
+    a number -- a 0-d cotangent summed with another is a NumPy scalar, and reverse mode
+    clears the slots an item write filled (``x_bar[...] = 0.0``).
+
+    >>> type(writable(np.float64(2.0))).__name__, writable(1.5).shape
+    ('ndarray', ())
+    >>> a = np.ones(2); writable(a) is a
+    True
+    """
+    if isinstance(x, (np.generic, int, float, complex)):
+        return np.array(x)
+    return x
+
+
 # -- derivatives of lists --------------------------------------------------------------------------
 
 
