@@ -23,7 +23,7 @@ from numba.extending import overload
 
 # the helpers with a Numba form (the names numba_code rewrites ``rt.<name>`` calls of)
 HELPERS = frozenset(
-    {"zeros_like", "copy_of", "saved_shape", "unbroadcast", "written", "getitem_vjp"}
+    {"zeros_like", "copy_of", "saved_shape", "unbroadcast", "written", "getitem_vjp", "writable"}
 )
 
 _SCALARS = (types.Float, types.Integer, types.Boolean)
@@ -43,6 +43,7 @@ def _stand_in(name: str) -> Any:
 
 zeros_like = _stand_in("zeros_like")
 copy_of = _stand_in("copy_of")
+writable = _stand_in("writable")
 saved_shape = _stand_in("saved_shape")
 unbroadcast = _stand_in("unbroadcast")
 written = _stand_in("written")
@@ -95,6 +96,15 @@ def _copy_of(x):
     if isinstance(x, types.Array):
         return lambda x: x.copy()
     if isinstance(x, _SCALARS):
+        return lambda x: x
+    return None
+
+
+@overload(writable)
+def _writable(x):
+    """An array, as it is (Numba's arrays take item writes; a number there does not compile,
+    and the NumPy code runs instead)."""
+    if isinstance(x, types.Array):
         return lambda x: x
     return None
 

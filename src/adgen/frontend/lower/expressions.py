@@ -31,6 +31,7 @@ from adgen.frontend.lower.objects import (
     StaticSeq,
 )
 from adgen.frontend.lower.state import LowererState
+from adgen.frontend.lower.static_results import StaticTuple
 from adgen.frontend.lower.verbatim import is_formatting
 from adgen.frontend.parse import LiveScope
 from adgen.names import RESERVED
@@ -306,6 +307,13 @@ class ExpressionsMixin(LowererState):
                 node,
                 f"using `{node.id}`, the result of {local.solver}, as a value",
                 f"read its attributes ({', '.join(f'{node.id}.{f}' for f in local.fields)})",
+            )
+        if isinstance(local, StaticTuple):  # (`r = flatten(ws)`, then read otherwise)
+            self.refuse(
+                node,
+                f"binding `{node.id}` to a tuple that holds a function or an object, and "
+                "reading it other than by unpacking it",
+                "unpack it where it is returned: `a, f = helper(...)`",
             )
         if local is not None and not _local_kind(local):
             value = local  # a name bound to a function or an object (a parameter, f = np.sin)

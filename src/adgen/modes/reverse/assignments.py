@@ -63,7 +63,9 @@ class _Assignments(_State):
                 else:
                     self.accumulate(v.name, share, w)
                     share = None
-            if not self._array(y):  # (a 0-d cotangent summed with another: a NumPy scalar)
+            if not self._array(y) and _may_index_a_number(index):
+                # (a 0-d cotangent summed with another is a NumPy scalar: `y[mask] = v` of a
+                # 0-d y; an index with a slice or an integer is of an array of some axes)
                 w.stmt(_assign(self.bar(y), call("rt.writable", name(self.bar(y)))))
             store = subscript_store(self.bar(y), ir.atom_to_ast(index))
             w.stmt(ast.Assign(targets=[store], value=ast.Constant(0.0), lineno=0))
@@ -401,3 +403,12 @@ class _Assignments(_State):
         if number and not self._array(var):
             parts = ast.IfExp(test=call("np.ndim", name(var)), body=parts, orelse=whole)
         return parts
+
+
+def _may_index_a_number(index: ir.Atom) -> bool:
+    """Could ``index`` index a 0-d array (``...``, ``()``, a boolean mask of its own, a value
+    known only when the code runs)? Not a slice or an integer, which need an axis."""
+    items = index.items if isinstance(index, ir.Tup) else (index,)
+    return not any(
+        isinstance(a, ir.Slc) or (isinstance(a, ir.Const) and type(a.value) is int) for a in items
+    )
