@@ -257,3 +257,26 @@ def test_a_loop_over_a_set_reading_the_dict_it_writes_is_refused_by_name(f):
     order is not unrolled, and its writes are refused by name."""
     with pytest.raises(adgen.AdgenError, match="writing a key of the dict"):
         adgen.grad(f)(X)
+
+
+def keys_after_an_early_return(x):
+    # (fuzzer seed 20261901, program 79: the rest of the function after an early return is
+    # one path's straight-line code, where the dict is made and written)
+    if np.sum(x) > 100.0:
+        return np.sum(x)
+    box = {}
+    box["first"] = np.sin(x)
+    box["second"] = box["first"] * x
+    for _ in range(2):  # (a loop after the writes: the items keep their values)
+        x = np.tanh(x)
+    return np.sum(box["second"] + x)
+
+
+def test_a_dict_made_and_written_after_an_early_return_is_known_key_by_key():
+    for point in (X, X + 50.0):
+        np.testing.assert_allclose(
+            adgen.grad(keys_after_an_early_return)(point),
+            differences(keys_after_an_early_return, point),
+            rtol=1e-6,
+            atol=1e-8,
+        )

@@ -41,6 +41,7 @@ class DictsMixin(LowererState):
                 atom = self.expr(value, None, target.id)
             self.env[target.id] = self.kept_items(atom, target.id)
             self.bound.add(target.id)
+            self.__dict__.setdefault("_dict_blocks", {})[target.id] = self.block
             return True
         if not (
             isinstance(target, gast.Subscript)
@@ -126,7 +127,11 @@ class DictsMixin(LowererState):
 
     def refuse_key_writes_in_blocks(self: Lowerer, name: str, stmt: Any) -> None:
         """Refuse a write of ``name``'s keys in a loop or branch decided when the code runs
-        (which keys it holds after it would be known only then)."""
+        (which keys it holds after it would be known only then) -- unless the dict was made
+        in the block written now (after an early return, `d = {}` then `d[k] = v` in the
+        rest of the function: one path's straight-line code)."""
+        if self.__dict__.get("_dict_blocks", {}).get(name) is self.block:
+            return
         if self.depth != self.__dict__.get("_unrolled_depth", 0):
             self.refuse(
                 stmt,
