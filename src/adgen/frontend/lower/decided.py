@@ -469,11 +469,16 @@ class DecidedMixin(LowererState):
 
     def branch_value(self: Lowerer, node: Any, name: str, hint: str) -> list[ir.Stmt]:
         """The block computing ``node`` into ``name`` (one branch of ``a if c else b``)."""
+        return self.branch_made(lambda: self.expr(node, name, hint), name)
+
+    def branch_made(self: Lowerer, make: Any, name: str) -> list[ir.Stmt]:
+        """The block ``make()`` lowers, its value copied into ``name``: one branch of an
+        ``if`` the code decides when it runs (an expression's value: :meth:`branch_value`)."""
         saved, self.block = self.block, []
         self.depth += 1
         self.root.open_branches.append((self.block, saved, None))
         try:
-            atom = self.expr(node, name, hint)
+            atom = make()
         finally:
             self.root.open_branches.pop()
         if atom != ir.Var(name):

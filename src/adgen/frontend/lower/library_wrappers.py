@@ -135,23 +135,6 @@ class LibraryWrappersMixin(LowererState):
         self.add_if(test, body, orelse, self.line)
         return ir.Var(name)
 
-    def branch_made(self: Lowerer, make: Any, name: str) -> list[ir.Stmt]:
-        """The block ``make()`` lowers, its value copied into ``name``: one branch of an
-        ``if`` the code decides when it runs (as :meth:`branch_value`, for a value lowered by
-        a function rather than from an expression)."""
-        saved, self.block = self.block, []
-        self.depth += 1
-        self.root.open_branches.append((self.block, saved, None))
-        try:
-            atom = make()
-        finally:
-            self.root.open_branches.pop()
-        if atom != ir.Var(name):
-            self.copy(name, atom)
-        self.depth -= 1
-        block, self.block = self.block, saved
-        return block
-
     def bound_statistic(
         self: Lowerer, policy: AxisPolicy, args: list[Any], kwargs: list[tuple[str, Any]]
     ) -> tuple[Any, bool, list[Any], list[tuple[str, Any]], list[tuple[str, Any]]] | str:
