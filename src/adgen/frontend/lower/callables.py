@@ -485,7 +485,10 @@ class CallablesMixin(LowererState):
             found = self.static_argument(a) if static else self.bound_module(a)
             if found is None and functions and isinstance(a, (gast.Name, gast.Attribute)):
                 found = self.static_argument(a)  # apply_where(c, args, operator.truediv)
-                if found is not None and not isinstance(found.value, _PASSED_BY_NAME):
+                if found is not None and not (
+                    isinstance(found.value, _PASSED_BY_NAME)
+                    or registry.lookup(found.value) is not None  # (xp.round: NumPy's, a rule)
+                ):
                     found = None
             if found is None and static and isinstance(a, gast.Call):
                 found = self.call_maybe_static(a, None)  # m.loglike(Params.from_parts(p))
