@@ -294,13 +294,17 @@ def check_opaque_calls(fn: ir.Function, varied: set[str], reverse: bool = True) 
             raise _again(stmt.prim.ambiguous)
         held = sorted(args & tuples)
         if held:
-            raise UnsupportedSyntaxError(
+            error = UnsupportedSyntaxError(
                 f"adgen does not support passing `{held[0]}` to `{stmt.prim.name}`, which it "
                 "runs as written (it has no rule for it): adgen made it a tuple, which the "
                 "program may have written as a list",
                 loc,
                 "write the list or tuple in the call itself (`f(a, [0, 2])`), or pass an array",
             )
+            branch = _enclosing_branch(fn.body, stmt)
+            if branch is not None:  # (raised where the code takes that branch: an `except`)
+                raise _BranchRefused(branch[0], branch[1], error, stmt.line)
+            raise error
         if stmt.prim.reads_only or not reverse:
             continue
         # what it is given, and the outside arrays (globals) it could reach and change (a
@@ -318,13 +322,17 @@ def check_opaque_calls(fn: ir.Function, varied: set[str], reverse: bool = True) 
             if reads & varied and (reads | _outside(other)) & shared:
                 reads |= _outside(other)
                 value = sorted(reads & shared)[0]
-                raise NonDifferentiableError(
+                changed = NonDifferentiableError(
                     f"`{stmt.prim.name}` (run as written, adgen has no rule for it) may change "
                     f"`{value}` in place, which a differentiated operation read before it",
                     loc,
                     "pass it a copy (np.copy(...)), or register a rule for the function "
                     "with @adgen.rules.rule",
                 )
+                branch = _enclosing_branch(fn.body, stmt)
+                if branch is not None:  # (raised where the code takes that branch)
+                    raise _BranchRefused(branch[0], branch[1], changed, stmt.line)
+                raise changed
 
 
 class _BranchRefused(Exception):

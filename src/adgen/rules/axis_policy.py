@@ -24,7 +24,7 @@ None). :func:`axis_policy` says why for any other, and adgen refuses it by that 
 >>> policy = axis_policy(scipy.stats.skew)
 >>> policy.name, policy.n_samples, policy.default_axis, policy.why
 ('scipy.stats.skew', 1, 0, None)
->>> axis_policy(scipy.stats.ttest_ind).why
+>>> axis_policy(scipy.stats.ttest_1samp).why
 'a result of several values (a result object)'
 >>> axis_policy(np.sum) is None
 True

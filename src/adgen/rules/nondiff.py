@@ -64,6 +64,7 @@ nondifferentiable(
     np.shape,
     np.ndim,
     np.size,
+    np.broadcast_shapes,
     len,
     int,
     range,
@@ -159,6 +160,8 @@ nondifferentiable(
     np.promote_types,
     np.can_cast,
     np.issubdtype,
+    *([np.isdtype] if hasattr(np, "isdtype") else []),
+    np.iterable,
     # random numbers that take only shapes (and a seed)
     np.random.seed,
     np.random.rand,
