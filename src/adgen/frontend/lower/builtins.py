@@ -223,7 +223,19 @@ class BuiltinsMixin(LowererState):
     def dict_get(self: Lowerer, node: gast.Call, func: gast.Attribute) -> ir.Atom | None:
         """``options.get("ensure_2d", True)`` of a dict whose keys adgen knows (a display, or
         the ``**kwargs`` a helper was given): the value under the key, else the default.
-        None for any other call."""
+        None for any other call. (``d.keys()``, ``d.values()``, ``d.items()`` of such a dict:
+        its keys, values or pairs, in order.)"""
+        known = self.env.get(func.value.id) if isinstance(func.value, gast.Name) else None
+        if func.attr in ("keys", "values", "items") and isinstance(known, ir.Dct):
+            if node.args or node.keywords:
+                return None
+            keys = tuple(ir.Const(k) for k in known.keys)
+            parts = {
+                "keys": keys,
+                "values": known.values,
+                "items": tuple(ir.Tup(kv, kind="tuple") for kv in zip(keys, known.values)),
+            }
+            return ir.Tup(parts[func.attr], kind="list")
         if not (
             func.attr == "get"
             and isinstance(func.value, gast.Name)

@@ -175,9 +175,9 @@ class CallsMixin(LowererState):
             return self.nested_pullback(node, fn, self.expr(node.args[0], None, "ct"))
         if isinstance(fn, LocalDerivative):
             return self.nested_grad(node, fn.kind, fn.maker, node.args, node.keywords)
-        if fn is zip and args and not kwargs and all(isinstance(a, ir.Tup) for a in args):
-            # zip of sequences known now (zip(*pairs)): the tuple of their items' tuples
-            return ir.Tup(tuple(ir.Tup(items) for items in zip(*(a.items for a in args))))
+        paired = self.known_items_call(fn, args, kwargs)  # zip(*pairs), dict(zip(keys, v))
+        if paired is not None:
+            return paired
         if (
             (fn is list or fn is tuple)
             and len(args) == 1

@@ -125,6 +125,36 @@ class DictsMixin(LowererState):
         self.env[name] = ir.Dct(tuple(entries), tuple(entries.values()))
         return True
 
+    def known_items_call(
+        self: Lowerer, fn: Any, args: list[Any], kwargs: list[tuple[str, Any]]
+    ) -> ir.Atom | None:
+        """``zip(...)`` of sequences known now (``zip(*pairs)``, ``strict=`` too): the tuple
+        of their items' tuples; ``dict(pairs)`` of such pairs with string keys known now
+        (``dict(zip(kwkeys, args[n:]))``): the dict key by key. None for any other call."""
+        if fn is zip and args and all(isinstance(a, ir.Tup) for a in args):
+            options = {k: self.outside_data(a) for k, a in kwargs}
+            if set(options) - {"strict"} or None in options.values():
+                return None
+            lengths = {len(a.items) for a in args}
+            strict = options.get("strict") or (False,)
+            if strict[0] and len(lengths) > 1:
+                return None  # (Python raises when it runs)
+            return ir.Tup(tuple(ir.Tup(items) for items in zip(*(a.items for a in args))))
+        if fn is dict and len(args) == 1 and not kwargs and isinstance(args[0], ir.Tup):
+            pairs = args[0].items
+            if all(
+                isinstance(p, ir.Tup)
+                and len(p.items) == 2
+                and isinstance(p.items[0], ir.Const)
+                and isinstance(p.items[0].value, str)
+                for p in pairs
+            ):
+                keys = tuple(p.items[0].value for p in pairs)  # type: ignore[union-attr]
+                values = tuple(p.items[1] for p in pairs)  # type: ignore[union-attr]
+                if len(set(keys)) == len(keys):
+                    return ir.Dct(keys, values)
+        return None
+
     def refuse_key_writes_in_blocks(self: Lowerer, name: str, stmt: Any) -> None:
         """Refuse a write of ``name``'s keys in a loop or branch decided when the code runs
         (which keys it holds after it would be known only then) -- unless the dict was made

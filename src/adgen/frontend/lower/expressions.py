@@ -60,7 +60,16 @@ class ExpressionsMixin(LowererState):
         if isinstance(node, (gast.Tuple, gast.List)):
             # a list literal is a tuple here: it is only read (np.array([a, b]), np.zeros([2, 3]))
             kind = "tuple" if isinstance(node, gast.Tuple) else "list"
-            return ir.Tup(tuple(self.expr(e, None, hint) for e in node.elts), kind=kind)
+            items: list[ir.Atom] = []
+            for e in node.elts:  # (`[*args_, *kwargs_.values()]` of sequences known now)
+                if not isinstance(e, gast.Starred):
+                    items.append(self.expr(e, None, hint))
+                    continue
+                seq = self.spread(e.value, hint)
+                if not isinstance(seq, ir.Tup):
+                    self.refuse_node(e)
+                items.extend(seq.items)
+            return ir.Tup(tuple(items), kind=kind)
         if is_formatting(node):  # f"...", "..." % v, "...".format(v): copied as written
             return self.formatted(node, target, hint)
         if isinstance(node, gast.BinOp):
