@@ -61,7 +61,8 @@ class SettledMixin(LowererState):
         value = self.settled(first, seen) if isinstance(first, ir.Var) else first
         if isinstance(value, ir.Const):
             return value
-        return first if lowerer is self else atom
+        # (the atom it was bound to, in straight-line code of its own function only)
+        return first if lowerer is self and depth + lowerer.depth == 0 else atom
 
     def traced_constant(self: Lowerer, atom: ir.Var) -> ir.Atom:
         """The constant ``atom`` holds here where the straight-line code that leads here
