@@ -257,6 +257,20 @@ def test_a_tuple_holding_a_function_bound_to_one_name_is_refused():
         adgen.grad(g)([np.ones((1, 2)), np.ones(3)])
 
 
+def test_a_tuple_holding_a_function_bound_to_one_name_then_unpacked_binds_both():
+    # (SciPy's quantile: `temp = _quantile_iv(...)`, then `(y, p, method, ...) = temp`)
+    def g(ws):
+        r = flatten(ws)
+        flat, unflatten = r
+        first, second = unflatten(flat * 2.0)
+        return np.sum(first**2) + np.sum(np.sin(second))
+
+    ws = [np.array([[0.5, -1.0]]), np.array([0.2, 0.3, -0.4])]
+    grads = adgen.grad(g)(ws)
+    np.testing.assert_allclose(grads[0], 8.0 * ws[0], rtol=1e-12)
+    np.testing.assert_allclose(grads[1], 2.0 * np.cos(2.0 * ws[1]), rtol=1e-12)
+
+
 ONLY_VALUES = False  # a module's flag a helper tests before it returns
 
 
