@@ -272,15 +272,21 @@ class DecidedMixin(LowererState):
         for value in test.values:
             if not self.without_effects(value):  # (a trial lowers only what has no effect)
                 return None
-            mark = len(self.block)
-            try:
-                atom = self.expr(value, None, "cond")
-            except AdgenError:
-                atom = None
-            del self.block[mark:]  # (a trial: the test is lowered again if not decided)
+            atom = self.tried(value)
             if isinstance(atom, ir.Const) and bool(atom.value) != is_and:
                 return ir.Const(not is_and)
         return None
+
+    def tried(self: Lowerer, node: Any) -> ir.Atom | None:
+        """The atom ``node`` lowers to, on trial: what it emits is dropped (the test is
+        lowered again where it stands if it is not decided); None where adgen refuses it."""
+        mark = len(self.block)
+        try:
+            return self.expr(node, None, "cond")
+        except AdgenError:
+            return None
+        finally:
+            del self.block[mark:]
 
     def decided_by_kinds(self: Lowerer, test: Any) -> ir.Const | None:
         """The truth of an ``if`` test made only of the shapes, ranks, sizes and data types of
@@ -303,12 +309,7 @@ class DecidedMixin(LowererState):
         except _NotKnown:
             if not isinstance(node, (gast.Call, gast.Compare)) or not self.without_effects(node):
                 raise
-        mark = len(self.block)
-        try:
-            atom = self.expr(node, None, "cond")
-        except AdgenError:
-            atom = None
-        del self.block[mark:]  # (a trial: the test is lowered again if not decided)
+        atom = self.tried(node)
         if isinstance(atom, ir.Const) and type(atom.value) in (bool, int, type(None)):
             return atom.value
         raise _NotKnown
