@@ -303,6 +303,43 @@ def _file_changed_since_import(fn: types.FunctionType) -> bool:
     return (int(stat.st_mtime) & 0xFFFFFFFF, stat.st_size & 0xFFFFFFFF) != (mtime, size)
 
 
+#: The source block of each code object read so far, by its file, line and name (the code
+#: object kept to tell apart two functions of one place: a reloaded module's, a cell run again)
+_SOURCE_BLOCKS: dict[tuple[str, int, str], tuple[types.CodeType, list[str], int]] = {}
+
+
+def source_block(code: types.CodeType) -> tuple[list[str], int]:
+    """``inspect.getsourcelines(code)``: the lines of the ``def`` that compiled ``code`` and
+    the number of its first line, read once per code object.
+
+    ``inspect`` looks up the module of the code at every call by scanning ``sys.modules``
+    (a millisecond where SciPy, scikit-learn and statsmodels are loaded) and tokenizes the
+    file from the ``def`` on; a function differentiated again, or inlined into many
+    functions, pays that once here.
+
+    >>> def f(x):
+    ...     return x + 1
+    >>> lines, start = source_block(f.__code__)
+    >>> lines[1].strip(), start == f.__code__.co_firstlineno
+    ('return x + 1', True)
+    >>> source_block(f.__code__)[0] is lines
+    True
+    """
+    key = (code.co_filename, code.co_firstlineno, code.co_name)
+    known = _SOURCE_BLOCKS.get(key)
+    if known is not None and known[0] is code:
+        return known[1], known[2]
+    linecache.checkcache(code.co_filename)
+    every = linecache.getlines(code.co_filename)
+    number = code.co_firstlineno
+    if not every or not 0 < number <= len(every):
+        lines, start = inspect.getsourcelines(code)  # a loader's source (zip), or its error
+    else:
+        lines, start = inspect.getblock(every[number - 1 :]), number
+    _SOURCE_BLOCKS[key] = (code, lines, start)
+    return lines, start
+
+
 def parse_function(fn: types.FunctionType, scope: Scope | None = None) -> ParsedFunction:
     """Parse a live function's source into a gast ``FunctionDef``."""
     filename = fn.__code__.co_filename
@@ -323,7 +360,7 @@ def parse_function(fn: types.FunctionType, scope: Scope | None = None) -> Parsed
     try:
         # the code's own source: inspect would follow __wrapped__ (functools.wraps) to the
         # wrapped function's, whose names mean what they mean in its module, not here
-        lines, start = inspect.getsourcelines(fn.__code__)
+        lines, start = source_block(fn.__code__)
     except (OSError, TypeError) as exc:
         typed = history_source(fn)  # typed at the interactive interpreter (3.10-3.12)
         if typed is None:

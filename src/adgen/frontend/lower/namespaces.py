@@ -28,6 +28,7 @@ import numpy as np
 from adgen import ir
 from adgen.errors import AdgenError
 from adgen.frontend.lower.state import LowererState
+from adgen.frontend.parse import source_block
 from adgen.rules import arrayapi, registry
 from adgen.rules import runtime as rt
 
@@ -310,8 +311,11 @@ def _returned_getter(fn: types.FunctionType, call: gast.Call) -> gast.Call | Non
     ``return x.__array_namespace__()``), that getter's call of ``call``'s arguments (the
     getter a constant of the helper's module, its options constants); None for any other
     function or call."""
+    code = getattr(inspect.unwrap(fn), "__code__", None)
+    if not isinstance(code, types.CodeType):
+        return None
     try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+        tree = ast.parse(textwrap.dedent("".join(source_block(code)[0])))
     except (OSError, TypeError, SyntaxError):
         return None
     if not tree.body or not isinstance(tree.body[0], ast.FunctionDef):

@@ -34,6 +34,7 @@ import numpy as np
 from adgen import ir
 from adgen.errors import NonDifferentiableError, NoRuleError, UnsupportedSyntaxError
 from adgen.frontend.lower.state import LowererState
+from adgen.frontend.lower.syntax import TreeIndex
 from adgen.frontend.parse import LiveScope, ParsedFunction
 from adgen.rules import registry
 
@@ -244,7 +245,7 @@ def is_user_object(obj: Any) -> bool:
     )
 
 
-def _block_local(function: Any, value: Any, name: str) -> bool:
+def _block_local(function: Any, value: Any, name: str, index: TreeIndex | None = None) -> bool:
     """Is every read of ``name`` in ``function`` in a statement after a binding ``name = ...``
     in the same block, with no statement between them (nor the one reading, before the read)
     binding it again, none inside a nested function -- and is ``name = value`` one of those
@@ -254,53 +255,42 @@ def _block_local(function: Any, value: Any, name: str) -> bool:
     loggamma; ...; g(x)`` and ``else: g = gammaln; ...; g(x)``). (Places, not nodes, are
     compared: lowering may have copied the statements after an early return into two
     branches, and each copy is lowered on its own; a place is covered only where every
-    copy of it is.)"""
+    copy of it is. ``index``: :class:`TreeIndex` of ``function``, if known.)"""
 
     def place(n: Any) -> tuple[int, int]:
         return (getattr(n, "lineno", -1), getattr(n, "col_offset", -1))
 
-    def names(node: Any) -> list[Any]:
-        return [n for n in gast.walk(node) if isinstance(n, gast.Name) and n.id == name]
-
-    uses = names(function)
-    bindings = [
-        stmt
-        for stmt in gast.walk(function)
+    index = index if index is not None else TreeIndex(function)
+    uses = index.names.get(name, [])
+    under = index.under(name)
+    bindings = {
+        id(stmt): stmt
+        for stmt in index.statements
         if isinstance(stmt, gast.Assign)
         and len(stmt.targets) == 1
         and isinstance(stmt.targets[0], gast.Name)
         and stmt.targets[0].id == name
-    ]
-    stores = {place(n) for n in uses if not isinstance(n.ctx, gast.Load)}
-    if stores != {place(b.targets[0]) for b in bindings}:
-        return False  # bound otherwise too (a loop target, `del`, a tuple)
-    if not any(b.value is value or place(b.value) == place(value) for b in bindings):
-        return False
-    nested = {
-        place(n)
-        for f in gast.walk(function)
-        if isinstance(f, (gast.FunctionDef, gast.Lambda)) and f is not function
-        for n in gast.walk(f)
     }
+    stores = {place(n) for n in uses if not isinstance(n.ctx, gast.Load)}
+    if stores != {place(b.targets[0]) for b in bindings.values()}:
+        return False  # bound otherwise too (a loop target, `del`, a tuple)
+    if not any(b.value is value or place(b.value) == place(value) for b in bindings.values()):
+        return False
     covered: set[int] = set()
-    for node in gast.walk(function):
-        for field in ("body", "orelse", "finalbody"):
-            stmts = getattr(node, field, None)
-            if not isinstance(stmts, list) or not stmts or not isinstance(stmts[0], gast.stmt):
-                continue
-            bound = False
-            for stmt in stmts:
-                binds = any(not isinstance(n.ctx, gast.Load) for n in names(stmt))
-                if isinstance(stmt, gast.Assign) and stmt in bindings:
-                    if bound:  # its value is read before it binds
-                        covered.update(id(n) for n in names(stmt.value))
-                    bound = True
-                elif binds:
-                    bound = False  # rebound inside: the reads after it are ambiguous
-                elif bound:
-                    covered.update(id(n) for n in names(stmt))
+    for stmts in index.blocks:
+        bound = False
+        for stmt in stmts:
+            held = under.get(id(stmt), [])
+            if id(stmt) in bindings:
+                if bound:  # its value is read before it binds
+                    covered.update(id(n) for n in held if n is not stmt.targets[0])
+                bound = True
+            elif any(not isinstance(n.ctx, gast.Load) for n in held):
+                bound = False  # rebound inside: the reads after it are ambiguous
+            elif bound:
+                covered.update(id(n) for n in held)
     loads = [n for n in uses if isinstance(n.ctx, gast.Load)]
-    if any(place(n) in nested for n in loads):
+    if any(place(n) in index.nested for n in loads):
         return False
     missed = {place(n) for n in loads if id(n) not in covered}
     return not missed
@@ -681,7 +671,8 @@ class ObjectsMixin(LowererState):
             found = self.static_argument(value) or self.interpolant_static(value)
             if found is None:
                 return False
-        if name in self.multi and not _block_local(self.as_lowered(), value, name):
+        index = self.tree_index()
+        if name in self.multi and not _block_local(self.as_lowered(), value, name, index):
             what = f"a `{cls.__name__}`" if cls is not None else "a function or an object"
             self.refuse(
                 value,
@@ -714,6 +705,16 @@ class ObjectsMixin(LowererState):
             **({"type_params": []} if "type_params" in gast.FunctionDef._fields else {}),
         )
         return gast.copy_location(node, self.node)
+
+    def tree_index(self: Lowerer) -> TreeIndex:
+        """:class:`TreeIndex` of :meth:`as_lowered`, made once its body is settled (lowering
+        changes no statement of it after that)."""
+        body = self.lowered_body
+        if body is None:
+            return TreeIndex(self.as_lowered())
+        if self.lowered_index is None or self.lowered_index[0] is not body:
+            self.lowered_index = (body, TreeIndex(self.as_lowered()))
+        return self.lowered_index[1]
 
     def frozen_distribution(self: Lowerer, node: Any) -> LocalFrozen | None:
         """``scipy.stats.norm(mu, s)`` (a call of a distribution whose methods have rules),

@@ -31,6 +31,7 @@ from adgen.frontend.lower.blocks import open_guarding_blocks
 from adgen.frontend.lower.choices import split_on_chosen_functions
 from adgen.frontend.lower.jumps import _lift_returns, _structure_jumps
 from adgen.frontend.lower.syntax import (
+    TreeIndex,
     _assigned_in_blocks,
     _fixed_length_lists,
     _last_binding_at,
@@ -291,6 +292,7 @@ class LowererState:
         # the body as it is lowered: the sides of `if`s decided by options dropped
         # (prune_decided), returns given a single exit -- what a name's reads are judged on
         self.lowered_body: list[Any] | None = None
+        self.lowered_index: tuple[list[Any], TreeIndex] | None = None  # (of that body)
         # inlined where the caller takes a function or an object returned as itself; the
         # ones its returns inside branches gave, and whether another return gave a value
         self.static_result_ok = False
@@ -534,7 +536,7 @@ class LowererState:
             and isinstance(atom, (ir.Tup, ir.Dct))
             and self.depth == 0
             and isinstance(self.current, gast.Assign)
-            and _last_binding_at(self.as_lowered(), self.current, user)
+            and _last_binding_at(self.as_lowered(), self.current, user, self.tree_index())
         ):  # `params = {"gamma": ...}` in a branch decided now, bound nowhere after
             self.env[user] = atom
             return

@@ -134,8 +134,11 @@ class StaticResultsMixin(LowererState):
             return False
         if (
             target.id in self.multi
-            and not (self.depth == 0 and _last_binding_at(self.as_lowered(), stmt, target.id))
-            and not _block_local(self.as_lowered(), value, target.id)
+            and not (
+                self.depth == 0
+                and _last_binding_at(self.as_lowered(), stmt, target.id, self.tree_index())
+            )
+            and not _block_local(self.as_lowered(), value, target.id, self.tree_index())
         ):
             return False  # (bound again where a read could mean either: `lb = lb.fit(y)`,
             # `solver = make_solver(...)` in a loop body, are taken where every read follows

@@ -528,20 +528,78 @@ def _as_variable(node: Any, attributes: list[Any], names: dict[str, str]) -> Any
     return gast.copy_location(variable, node)
 
 
-def _last_binding_at(function: Any, stmt: Any, name: str) -> bool:
+class TreeIndex:
+    """One walk of a function's tree, for the questions lowering asks of it at many of its
+    statements: which ``Name`` nodes of a name there are and which statements hold them,
+    which statements stand in a loop, which places are inside a nested function. (A library
+    function of thousands of nodes is asked at every binding of a name its blocks rebind.)
+
+    >>> fn = gast.parse("def f(x):\\n    for i in x:\\n        y = i\\n    return y").body[0]
+    >>> index = TreeIndex(fn)
+    >>> [n.lineno for n in index.names["y"]]
+    [3, 4]
+    >>> [(type(s).__name__, len(held)) for s in index.statements
+    ...  for held in [index.under("y").get(id(s), [])]]
+    [('FunctionDef', 2), ('For', 1), ('Assign', 1), ('Return', 1)]
+    >>> inner = fn.body[0].body[0]
+    >>> id(inner) in index.in_loop, id(fn.body[1]) in index.in_loop
+    (True, False)
+    """
+
+    def __init__(self, function: Any) -> None:
+        self.function = function
+        self.names: dict[str, list[Any]] = {}
+        self.statements: list[Any] = []  # every statement, the function's own first
+        self.blocks: list[list[Any]] = []  # every list of statements (bodies, orelse...)
+        self.in_loop: set[int] = set()  # ids of the loops and the statements inside them
+        self.nested: set[tuple[int, int]] = set()  # places inside a nested function
+        self._enclosing: dict[int, tuple[int, ...]] = {}  # id(Name) -> its statements' ids
+        self._under: dict[str, dict[int, list[Any]]] = {}
+        stack: list[tuple[Any, tuple[int, ...], bool, bool]] = [(function, (), False, False)]
+        while stack:
+            node, chain, looped, inside = stack.pop()
+            inside = inside or (
+                isinstance(node, (gast.FunctionDef, gast.Lambda)) and node is not function
+            )
+            if inside:
+                self.nested.add((getattr(node, "lineno", -1), getattr(node, "col_offset", -1)))
+            if isinstance(node, gast.Name):
+                self.names.setdefault(node.id, []).append(node)
+                self._enclosing[id(node)] = chain
+            if isinstance(node, gast.stmt):
+                looped = looped or isinstance(node, (gast.For, gast.While))
+                if looped:
+                    self.in_loop.add(id(node))
+                self.statements.append(node)
+                chain = (*chain, id(node))
+            for field in ("body", "orelse", "finalbody"):
+                stmts = getattr(node, field, None)
+                if isinstance(stmts, list) and stmts and isinstance(stmts[0], gast.stmt):
+                    self.blocks.append(stmts)
+            children = list(gast.iter_child_nodes(node))
+            stack.extend((child, chain, looped, inside) for child in reversed(children))
+
+    def under(self, name: str) -> dict[int, list[Any]]:
+        """The ``Name`` nodes of ``name`` each statement holds (nested statements'
+        included), by the statement's id."""
+        found = self._under.get(name)
+        if found is None:
+            found = self._under[name] = {}
+            for n in self.names.get(name, ()):
+                for sid in self._enclosing[id(n)]:
+                    found.setdefault(sid, []).append(n)
+        return found
+
+
+def _last_binding_at(function: Any, stmt: Any, name: str, index: TreeIndex | None = None) -> bool:
     """Is ``stmt`` (in straight-line code of ``function``) its last binding of ``name``: every
     other binding before it in the source (``params = Params.from_packed(params)`` of a
-    parameter, in a branch decided when transforming)? Every read after it then means it."""
+    parameter, in a branch decided when transforming)? Every read after it then means it.
+    (``index``: :class:`TreeIndex` of ``function``, if known.)"""
+    index = index if index is not None else TreeIndex(function)
     here = (stmt.lineno, stmt.col_offset)
-    stores = [
-        n
-        for n in gast.walk(function)
-        if isinstance(n, gast.Name) and n.id == name and not isinstance(n.ctx, gast.Load)
-    ]
-    return all((n.lineno, n.col_offset) <= here for n in stores) and not any(
-        isinstance(n, (gast.For, gast.While)) and any(s is stmt for s in gast.walk(n))
-        for n in gast.walk(function)
-    )
+    stores = [n for n in index.names.get(name, ()) if not isinstance(n.ctx, gast.Load)]
+    return all((n.lineno, n.col_offset) <= here for n in stores) and id(stmt) not in index.in_loop
 
 
 def _passed_once(stmt: Any, name: str) -> bool:
