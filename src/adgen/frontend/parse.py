@@ -10,6 +10,7 @@ them changed.
 
 from __future__ import annotations
 
+import ast
 import builtins
 import functools
 import importlib.util
@@ -338,6 +339,31 @@ def source_block(code: types.CodeType) -> tuple[list[str], int]:
         lines, start = inspect.getblock(every[number - 1 :]), number
     _SOURCE_BLOCKS[key] = (code, lines, start)
     return lines, start
+
+
+_PARSED_BLOCKS: dict[tuple[str, int, str], tuple[types.CodeType, ast.Module | None]] = {}
+
+
+def parsed_block(code: types.CodeType) -> ast.Module | None:
+    """:func:`ast.parse` of :func:`source_block` (dedented), made once per code object and
+    shared: read it, do not change it. None where the code has no source or it does not
+    parse alone.
+
+    >>> def f(x):
+    ...     return x + 1
+    >>> type(parsed_block(f.__code__).body[0]).__name__
+    'FunctionDef'
+    """
+    key = (code.co_filename, code.co_firstlineno, code.co_name)
+    known = _PARSED_BLOCKS.get(key)
+    if known is not None and known[0] is code:
+        return known[1]
+    try:
+        tree: ast.Module | None = ast.parse(textwrap.dedent("".join(source_block(code)[0])))
+    except (OSError, TypeError, SyntaxError):
+        tree = None
+    _PARSED_BLOCKS[key] = (code, tree)
+    return tree
 
 
 def parse_function(fn: types.FunctionType, scope: Scope | None = None) -> ParsedFunction:

@@ -383,6 +383,17 @@ class ExpressionsMixin(LowererState):
             self.scalars.add(name)
         return ir.Free(name)
 
+    def stored_names(self: Lowerer) -> frozenset[str]:
+        """The names the function's own code stores into (found once: reshaping its
+        statements moves and copies them, but binds no other name)."""
+        if self.stores_found is None:
+            self.stores_found = frozenset(
+                n.id
+                for n in gast.walk(self.node)
+                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)
+            )
+        return self.stores_found
+
     def resolve(self: Lowerer, node: gast.Name) -> Any:
         if node.id in self.env:
             return self.env[node.id]
@@ -397,11 +408,7 @@ class ExpressionsMixin(LowererState):
         try:
             return self.parsed.scope.lookup(node.id)
         except KeyError:
-            local = any(
-                isinstance(n, gast.Name) and n.id == node.id and isinstance(n.ctx, gast.Store)
-                for n in gast.walk(self.node)
-            )
-            if local:
+            if node.id in self.stored_names():
                 raise UnresolvedNameError(
                     f"`{node.id}` is used before it is assigned",
                     self.parsed.loc(node),

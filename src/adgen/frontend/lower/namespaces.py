@@ -18,7 +18,6 @@ from __future__ import annotations
 import ast
 import inspect
 import sys
-import textwrap
 import types
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +27,7 @@ import numpy as np
 from adgen import ir
 from adgen.errors import AdgenError
 from adgen.frontend.lower.state import LowererState
-from adgen.frontend.parse import source_block
+from adgen.frontend.parse import parsed_block
 from adgen.rules import arrayapi, registry
 from adgen.rules import runtime as rt
 
@@ -314,11 +313,8 @@ def _returned_getter(fn: types.FunctionType, call: gast.Call) -> gast.Call | Non
     code = getattr(inspect.unwrap(fn), "__code__", None)
     if not isinstance(code, types.CodeType):
         return None
-    try:
-        tree = ast.parse(textwrap.dedent("".join(source_block(code)[0])))
-    except (OSError, TypeError, SyntaxError):
-        return None
-    if not tree.body or not isinstance(tree.body[0], ast.FunctionDef):
+    tree = parsed_block(code)
+    if tree is None or not tree.body or not isinstance(tree.body[0], ast.FunctionDef):
         return None
     body = tree.body[0].body
     if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):

@@ -293,6 +293,7 @@ class LowererState:
         # (prune_decided), returns given a single exit -- what a name's reads are judged on
         self.lowered_body: list[Any] | None = None
         self.lowered_index: tuple[list[Any], TreeIndex] | None = None  # (of that body)
+        self.stores_found: frozenset[str] | None = None  # (stored_names)
         # inlined where the caller takes a function or an object returned as itself; the
         # ones its returns inside branches gave, and whether another return gave a value
         self.static_result_ok = False
