@@ -142,6 +142,8 @@ def open_guarding_blocks(fn: Any, lookup: Callable[[str], Any]) -> None:
     """Open the guarding ``try`` and ``with`` blocks of the function ``fn`` (a gast
     ``FunctionDef``) in place; ``lookup(name)``: what a global or closure name of ``fn`` is
     (KeyError if none). A context is read only through names ``fn`` does not bind itself."""
+    if not any(isinstance(n, (gast.Try, gast.With)) for n in gast.walk(fn)):
+        return  # (nothing to open)
     local = {
         n.id for n in gast.walk(fn) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)
     }

@@ -870,6 +870,8 @@ def _used_only(
     """The ``names`` that ``fdef`` binds only where ``bound(name node, parent)`` allows and
     reads only where ``read(name node, parent, parents)`` allows -- never deletes, declares
     ``global`` or ``nonlocal``, or uses in a function defined in it."""
+    if not names:
+        return names
     own = _own_nodes(fdef)
     parents = {id(c): n for n in own for c in gast.iter_child_nodes(n)}
     for inner in (n for n in gast.walk(fdef) if n is not fdef):
