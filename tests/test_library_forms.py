@@ -271,6 +271,25 @@ def test_a_tuple_holding_a_function_bound_to_one_name_then_unpacked_binds_both()
     np.testing.assert_allclose(grads[1], 2.0 * np.cos(2.0 * ws[1]), rtol=1e-12)
 
 
+def test_a_held_tuple_unpacked_into_names_bound_again_in_a_branch():
+    # (SciPy's quantile: `(y, p, method, ..., xp) = temp`, then `if ...: y = ...` -- a value
+    # unpacked into a name a later branch binds again; the function still binds one name)
+    def g(ws, shift):
+        r = flatten(ws)
+        flat, unflatten = r
+        if shift > 0:  # (decided when the code runs)
+            flat = flat + shift
+        first, second = unflatten(flat * 2.0)
+        return np.sum(first**2) + np.sum(np.sin(second))
+
+    ws = [np.array([[0.5, -1.0]]), np.array([0.2, 0.3, -0.4])]
+    for shift in (0.0, 0.25):
+        grads = adgen.grad(g)(ws, shift)
+        np.testing.assert_allclose(grads[0], 4.0 * (2.0 * ws[0] + 2.0 * shift), rtol=1e-12)
+        np.testing.assert_allclose(grads[1], 2.0 * np.cos(2.0 * (ws[1] + shift)), rtol=1e-12)
+        adgen.testing.check_grads(lambda ws: g(ws, shift), ws, modes=("forward", "reverse"))
+
+
 ONLY_VALUES = False  # a module's flag a helper tests before it returns
 
 

@@ -176,8 +176,18 @@ class StaticResultsMixin(LowererState):
             len(stmt.targets) == 1
             and isinstance(target, gast.Tuple)
             and (held is not None or isinstance(value, gast.Call))
-            and all(isinstance(t, gast.Name) and t.id not in self.multi for t in target.elts)
+            and all(isinstance(t, gast.Name) for t in target.elts)
             and (held is not None or self.made_class(value) is None)
+        ):
+            return False
+        # a name blocks bind again takes a value only (a function or an object would have
+        # to be known on every path); the held tuple's items are known before any is bound
+        rebound = [t.id in self.multi for t in target.elts]
+        if held is None and any(rebound):
+            return False
+        if held is not None and any(
+            again and isinstance(item, StaticArg)
+            for again, item in zip(rebound, held.items, strict=False)
         ):
             return False
         result = held if held is not None else self.call_maybe_static(value, None)
