@@ -113,6 +113,20 @@ def chosen_function(x):
     return _spread(x**2, robust=True) + _spread(np.exp(x))
 
 
+def _ordered(v, method="linear"):
+    if method in {"lower", "higher"}:  # an option in a set display of constants: decided
+        method = "_" + method
+    if method == "linear":
+        return v * 1.0  # a new array
+    return v[::-1]  # a view, on the path not taken
+
+
+def option_in_a_set(x):
+    y = _ordered(np.sin(x))
+    y[0] = 0.0  # written in place: on the path taken, the helper made a new array
+    return np.sum(y**2) + np.sum(_ordered(x, method="higher") * x)
+
+
 PROGRAMS = [
     shared_masks,
     promoted,
@@ -120,6 +134,7 @@ PROGRAMS = [
     appended_none,
     union_of_types,
     chosen_function,
+    option_in_a_set,
 ]
 
 

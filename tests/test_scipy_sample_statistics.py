@@ -74,6 +74,13 @@ def robust_spread(w):
     return np.sum(ss.median_abs_deviation(TABLE * w, axis=0, scale="normal") ** 2)
 
 
+def interquartile_ranges(w):
+    """Interdecile ranges per row, scaled like a standard deviation, and the sample's IQR
+    (SciPy's ``quantile`` read on its path: linear interpolation between order statistics)."""
+    z = TABLE * w
+    return np.sum(ss.iqr(z, axis=1, rng=(10, 90), scale="normal") ** 2) + ss.iqr(z)
+
+
 PROGRAMS = [
     (yeo_johnson_shape, lambda: np.array(0.7)),
     (per_row_statistics, lambda: 1.0 + 0.1 * RNG.normal(size=12)),
@@ -84,20 +91,26 @@ PROGRAMS = [
     (geometric_means, lambda: 1.0 + 0.1 * RNG.normal(size=12)),
     (robust_spread, lambda: 1.0 + 0.1 * RNG.normal(size=12)),
     (relative_spreads, lambda: 1.0 + 0.1 * RNG.normal(size=12)),
+    (interquartile_ranges, lambda: 1.0 + 0.1 * RNG.normal(size=12)),
 ]
 
 
-def _params(programs):
+def _params(programs, second_order=False):
     old_zscore = pytest.mark.skipif(
         OLD_SCIPY,
         reason="SciPy 1.15's _xp_var scales its variance in place (`var *= factor`), an array "
         "adgen cannot tell apart from the mean's there",
     )
+    # (the gradient's code calls SciPy's `_broadcast_shapes` as written; read again for the
+    # Hessian, its loop writing into rows of an array it iterates over is refused)
+    shapes_loop = pytest.mark.xfail(
+        strict=True, raises=AdgenError, reason="in-place write into `row` (_broadcast_shapes)"
+    )
+    marks = {standardized_cubes: [old_zscore]}
+    if second_order:
+        marks[interquartile_ranges] = [shapes_loop]
     return [
-        pytest.param(
-            fn, make, id=fn.__name__, marks=[old_zscore] if fn is standardized_cubes else []
-        )
-        for fn, make in programs
+        pytest.param(fn, make, id=fn.__name__, marks=marks.get(fn, [])) for fn, make in programs
     ]
 
 
@@ -109,7 +122,7 @@ def test_the_gradient_of_a_program_with_scipy_statistics(fn, make):
     np.testing.assert_allclose(grad, differences(fn, w), rtol=1e-6, atol=1e-8)
 
 
-SECOND_ORDER = _params(PROGRAMS[1:])
+SECOND_ORDER = _params(PROGRAMS[1:], second_order=True)
 
 
 @pytest.mark.parametrize("fn, make", SECOND_ORDER)

@@ -74,10 +74,14 @@ class CodeWriter:
         shown = label if label is not None else str(lineno)
         self.line(f"# {prefix} {shown}: {quoted}" if quoted else f"# {prefix} {shown}")
 
-    def stmt(self, node: ast.stmt) -> None:
+    def stmt(self, node: ast.stmt, restored: str | None = None) -> None:
+        """Write a statement; ``restored``: the name whose items it puts back (``y[i] =
+        stack.pop()``), not counted as read by it (a name only its restores read needs none)."""
         nodes = walk(node)
         self.reads.update(
-            n.id for n in nodes if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store)
+            n.id
+            for n in nodes
+            if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store) and n.id != restored
         )
         if not self.text:
             self.line("...")

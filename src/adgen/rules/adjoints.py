@@ -54,6 +54,8 @@ nondifferentiable(rt.dtype_of)
 nondifferentiable(rt.select_otherwise)
 # is a value complex? (the kind rt.real_like projects for)
 nondifferentiable(rt.is_complex, rt.is_inexact)
+# does array-api-compat's clip compute np.clip's numbers here? (checked where it runs)
+nondifferentiable(rt.bounds_kept)
 # a checkpointed loop's segment length (an integer); integers numbering an array's entries
 # (they depend on its shape only); an axis number
 nondifferentiable(rt.checkpoint_every, rt.source_index, rt.rollaxis_destination, rt.diagonal_index)

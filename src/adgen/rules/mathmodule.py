@@ -203,6 +203,25 @@ def fabs(x):
         return g * math.copysign(1.0, x) if x != 0 else 0.0 * g
 
 
+@rule(math.copysign, elementwise=True)
+def copysign(x, y):
+    """|x| with the sign of y: ``copysign(1, x) * copysign(1, y)`` in x (0 at x == 0, as
+    ``fabs``'s), 0 in y (piecewise constant). ``fabs``'s own derivative calls it, so the
+    derivative of that code needs it too."""
+
+    def jvp_x(dx):
+        return dx * math.copysign(1.0, x) * math.copysign(1.0, y) if x != 0 else 0.0 * dx
+
+    def jvp_y(dy):
+        return 0.0 * dy
+
+    def vjp_x(g):
+        return g * math.copysign(1.0, x) * math.copysign(1.0, y) if x != 0 else 0.0 * g
+
+    def vjp_y(g):
+        return 0.0 * g
+
+
 @rule(math.atan2, elementwise=True)
 def atan2(y, x):
     """At (0, 0) (where x * x + y * y is 0) NaN, and 0.0 for a zero seed."""

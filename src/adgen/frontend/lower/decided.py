@@ -68,6 +68,9 @@ _EFFECT_FREE = (
 _PLAIN = (
     gast.Name,
     gast.Constant,
+    gast.Set,  # (displays: `method in {'lower', 'higher'}`)
+    gast.List,
+    gast.Tuple,
     gast.Compare,
     gast.BoolOp,
     gast.UnaryOp,

@@ -115,6 +115,9 @@ class ExpressionsMixin(LowererState):
             if prim is None:
                 self.refuse(node, f"the comparison `{type(node.ops[0]).__name__}`")
             left = self.expr(node.left, None, hint)
+            member = _constant_member(node, self.settled(left))
+            if member is not None:  # `method in {'lower', 'higher'}` of an option's value
+                return member
             right = self.expr(node.comparators[0], None, hint)
             folded = _folded(fn, left, right, (int, float, bool, str))
             if folded is not None:  # `i != 1` in a loop unrolled when transforming
@@ -589,6 +592,27 @@ def _folded(fn: Any, left: ir.Atom, right: ir.Atom, types: tuple[type, ...]) -> 
         return ir.Const(fn(left.value, right.value))
     except Exception:
         return None
+
+
+def _constant_member(node: gast.Compare, left: ir.Atom) -> ir.Const | None:
+    """``c in {...}`` (``not in``; a set, list or tuple display of constants) of a constant
+    ``c``, decided; else None.
+
+    >>> test = gast.parse("m in {'lower', 'higher'}").body[0].value
+    >>> _constant_member(test, ir.Const("linear")), _constant_member(test, ir.Var("m"))
+    (Const(value=False), None)
+    """
+    display = node.comparators[0]
+    if not (
+        isinstance(node.ops[0], (gast.In, gast.NotIn))
+        and isinstance(left, ir.Const)
+        and isinstance(left.value, (str, int, float, bool, type(None)))
+        and isinstance(display, (gast.Set, gast.List, gast.Tuple))
+        and all(isinstance(e, gast.Constant) for e in display.elts)
+    ):
+        return None
+    found = left.value in [e.value for e in display.elts]  # (Python's own test: `1 in {1.0}`)
+    return ir.Const(found if isinstance(node.ops[0], gast.In) else not found)
 
 
 def _unchained(node: gast.Compare, lowerer: Lowerer) -> gast.BoolOp:

@@ -227,38 +227,29 @@ class NamespacesMixin(LowererState):
         """array-api-compat's ``clip(x, min, max)`` computes ``np.clip``'s numbers where ``x``
         is floating and each bound a Python number, None, or an array or NumPy number of ``x``'s
         dtype (``eps = xp.finfo(x.dtype).eps``; it casts the bounds to that dtype: of an
-        integer ``x``, ``0.5`` is ``0``); refused otherwise. Where ``x``'s kind is not known
-        when transforming and the bounds are Python numbers, the code checks that ``x`` is
-        floating when it runs (``rt.is_inexact``; the shapes decide it where they are known
-        then), refusing by the same words otherwise."""
+        integer ``x``, ``0.5`` is ``0``); refused otherwise. Where the kinds of ``x`` or of a
+        bound are not known when transforming, the code checks it when it runs
+        (``rt.bounds_kept``; the shapes decide it where they are known then), refusing by
+        the same words otherwise."""
         bounds = [*args[1:], *(a for k, a in kwargs if k in ("min", "max"))]
         x = self.dtype_sample(args[0]) if args else None
-        numbers = all(
-            isinstance(b, ir.Const) and type(b.value) in (float, int, type(None)) for b in bounds
-        )
-        if x is None and args and numbers:
-            test = self.call_prim(rt.is_inexact, [args[0]], "floating")
-            what = (
-                f"array-api-compat's `{fn.__name__}` of an array that is not floating: it casts "
-                "its bounds to x's dtype where NumPy's clip promotes"
-            )
-            words = (("what", ir.Const(what)), ("hint", ir.Const("call np.clip")))
-            self.block.append(ir.Assign((), registry.ASSERT, (test,), words, self.line))
-            return
-        fits = isinstance(x, np.ndarray) and x.dtype.kind in "fc"
-        for bound in bounds if fits else ():
+        floating = None if x is None else np.result_type(x).kind in "fc"
+
+        def fits(bound: Any) -> bool | None:  # (None: known only when the code runs)
             if isinstance(bound, ir.Const) and type(bound.value) in (float, int, type(None)):
-                continue
+                return True
             if isinstance(bound, ir.Const):  # (np.finfo(x.dtype).eps)
                 sample = bound.value
             else:
                 sample = self.dtype_sample(bound) if isinstance(bound, ir.Var) else None
-            fits = (
-                fits
-                and isinstance(sample, (np.ndarray, np.generic))
-                and sample.dtype == np.result_type(x)
-            )
-        if not fits:
+                if sample is None and isinstance(bound, ir.Var):
+                    return None
+            if not isinstance(sample, (np.ndarray, np.generic)):
+                return False
+            return None if x is None else sample.dtype == np.result_type(x)
+
+        kept = [fits(b) for b in bounds]
+        if floating is False or False in kept:
             self.refuse(
                 node,
                 f"array-api-compat's `{fn.__name__}` here: it casts its bounds to x's dtype "
@@ -266,6 +257,15 @@ class NamespacesMixin(LowererState):
                 "is floating and the bounds Python numbers or arrays of its dtype",
                 "cast the bounds (xp.asarray(b, dtype=x.dtype)) or call np.clip",
             )
+        if floating and all(kept):
+            return
+        test = self.call_prim(rt.bounds_kept, [args[0], *bounds], "floating")
+        what = (
+            f"array-api-compat's `{fn.__name__}` of an array that is not floating, or of bounds "
+            "of another dtype: it casts its bounds to x's dtype where NumPy's clip promotes"
+        )
+        words = (("what", ir.Const(what)), ("hint", ir.Const("call np.clip")))
+        self.block.append(ir.Assign((), registry.ASSERT, (test,), words, self.line))
 
 
 def _numpy_like(kind: tuple[Any, ...]) -> Any:

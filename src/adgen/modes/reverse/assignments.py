@@ -74,7 +74,7 @@ class _Assignments(_State):
                 self.accumulate(v.name, share, w)
         if self.saves(stmt, y):
             restore = subscript_store(y, ir.atom_to_ast(index))
-            w.stmt(ast.Assign(targets=[restore], value=self.pop(), lineno=0))
+            w.stmt(ast.Assign(targets=[restore], value=self.pop(), lineno=0), restored=y)
 
     def adjoint_user_call(self, stmt: ir.Assign, w: CodeWriter) -> None:
         """A call kept as a call (recursion), backwards: the callee's own reverse-mode function

@@ -394,6 +394,23 @@ def is_inexact(x: Any) -> bool:
     return hasattr(x, "dtype") and dtype_kind(x) in "fc"
 
 
+def bounds_kept(x: Any, *bounds: Any) -> bool:
+    """Does array-api-compat's ``clip(x, *bounds)`` compute ``np.clip``'s numbers: ``x`` an
+    array of a floating or complex dtype, and every bound None, a Python number, or an array
+    (or NumPy number) of ``x``'s dtype? (It casts the bounds to ``x``'s dtype, where
+    ``np.clip`` promotes.)
+
+    >>> x = np.ones(2)
+    >>> bounds_kept(x, 0.0, x), bounds_kept(x, None, np.float32(1)), bounds_kept(x.astype(int), 0)
+    (True, False, False)
+    """
+    if not is_inexact(x):
+        return False
+    return all(
+        b is None or type(b) in (int, float) or getattr(b, "dtype", None) == x.dtype for b in bounds
+    )
+
+
 def is_complex(x: Any) -> bool:
     """Is ``x`` a complex number or array (or a list or tuple holding one)?
 
