@@ -347,6 +347,10 @@ def case_math_hypot(x, y):
     return math.hypot(x, y)
 
 
+def case_math_copysign(x, y):
+    return math.copysign(x, y)
+
+
 # --------------------------------------------------------------------------- reductions
 
 

@@ -352,6 +352,12 @@ shaped(
     {"scalar": (None, None), "float32-scalar": ("f32", "f32")},
     (NONZERO, NONZERO),
 )
+shaped(
+    "math-copysign",
+    rc.case_math_copysign,
+    {"scalar": (None, None), "float32-scalar": ("f32", "f32")},
+    (NONZERO, NONZERO),
+)
 
 # --------------------------------------------------------------------------- reductions
 
