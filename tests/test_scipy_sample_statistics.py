@@ -20,6 +20,7 @@ from adgen.errors import AdgenError
 RNG = np.random.default_rng(34)
 # SciPy before 1.16 writes these statistics' helpers differently (see the marks below)
 OLD_SCIPY = tuple(int(p) for p in scipy.__version__.split(".")[:2]) < (1, 16)
+NEW_SCIPY = tuple(int(p) for p in scipy.__version__.split(".")[:2]) >= (1, 18)
 DATA = RNG.gamma(2.0, 1.5, size=40)
 TABLE = RNG.normal(size=(5, 12))
 
@@ -106,9 +107,16 @@ def _params(programs, second_order=False):
     shapes_loop = pytest.mark.xfail(
         strict=True, raises=AdgenError, reason="in-place write into `row` (_broadcast_shapes)"
     )
-    marks = {standardized_cubes: [old_zscore]}
+    old_iqr = pytest.mark.skipif(
+        OLD_SCIPY or NEW_SCIPY,
+        reason="SciPy 1.15's iqr passes its `rng` tuple to `sorted`, run as written: refused "
+        "by name (adgen made that tuple); SciPy 1.18's quantile writes NaN into its result in "
+        "a helper it passes the result to (`_post_quantile`), refused as a write into an "
+        "argument",
+    )
+    marks = {standardized_cubes: [old_zscore], interquartile_ranges: [old_iqr]}
     if second_order:
-        marks[interquartile_ranges] = [shapes_loop]
+        marks[interquartile_ranges].append(shapes_loop)
     return [
         pytest.param(fn, make, id=fn.__name__, marks=marks.get(fn, [])) for fn, make in programs
     ]

@@ -115,9 +115,12 @@ class ExpressionsMixin(LowererState):
             if prim is None:
                 self.refuse(node, f"the comparison `{type(node.ops[0]).__name__}`")
             left = self.expr(node.left, None, hint)
-            member = _constant_member(node, self.settled(left))
-            if member is not None:  # `method in {'lower', 'higher'}` of an option's value
-                return member
+            if isinstance(node.ops[0], (gast.In, gast.NotIn)) and isinstance(
+                node.comparators[0], (gast.Set, gast.List, gast.Tuple)
+            ):  # `method in {'lower', 'higher'}` of an option's value
+                member = _constant_member(node, self.settled(left))
+                if member is not None:
+                    return member
             right = self.expr(node.comparators[0], None, hint)
             folded = _folded(fn, left, right, (int, float, bool, str))
             if folded is not None:  # `i != 1` in a loop unrolled when transforming

@@ -671,8 +671,9 @@ class ObjectsMixin(LowererState):
             found = self.static_argument(value) or self.interpolant_static(value)
             if found is None:
                 return False
-        index = self.tree_index()
-        if name in self.multi and not _block_local(self.as_lowered(), value, name, index):
+        if name in self.multi and not _block_local(
+            self.as_lowered(), value, name, self.tree_index()
+        ):
             what = f"a `{cls.__name__}`" if cls is not None else "a function or an object"
             self.refuse(
                 value,
