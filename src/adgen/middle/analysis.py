@@ -285,10 +285,7 @@ def check_opaque_calls(fn: ir.Function, varied: set[str], reverse: bool = True) 
         if args & varied:
             if not stmt.prim.reads_only or _carried(set(stmt.targets), assigns, carry):
                 error = _reached(_again(stmt.prim.refusal), fn, stmt, varied, assigns)
-                branch = _enclosing_branch(fn.body, stmt)
-                if branch is not None and isinstance(error, AdgenError):
-                    raise _BranchRefused(branch[0], branch[1], error, stmt.line)
-                raise error
+                raise _where_taken(fn, stmt, error)
             continue
         if stmt.prim.ambiguous is not None:
             raise _again(stmt.prim.ambiguous)
@@ -301,10 +298,7 @@ def check_opaque_calls(fn: ir.Function, varied: set[str], reverse: bool = True) 
                 loc,
                 "write the list or tuple in the call itself (`f(a, [0, 2])`), or pass an array",
             )
-            branch = _enclosing_branch(fn.body, stmt)
-            if branch is not None:  # (raised where the code takes that branch: an `except`)
-                raise _BranchRefused(branch[0], branch[1], error, stmt.line)
-            raise error
+            raise _where_taken(fn, stmt, error)  # (in a branch: an `except`, where taken)
         if stmt.prim.reads_only or not reverse:
             continue
         # what it is given, and the outside arrays (globals) it could reach and change (a
@@ -329,10 +323,7 @@ def check_opaque_calls(fn: ir.Function, varied: set[str], reverse: bool = True) 
                     "pass it a copy (np.copy(...)), or register a rule for the function "
                     "with @adgen.rules.rule",
                 )
-                branch = _enclosing_branch(fn.body, stmt)
-                if branch is not None:  # (raised where the code takes that branch)
-                    raise _BranchRefused(branch[0], branch[1], changed, stmt.line)
-                raise changed
+                raise _where_taken(fn, stmt, changed)
 
 
 class _BranchRefused(Exception):
@@ -354,6 +345,15 @@ class _BranchRefused(Exception):
         refusal = ir.Assign((), registry.ASSERT, (ir.Const(False),), tuple(words), self.line)
         body = _with_branch(fn.body, self.node, self.field, [refusal])
         return dataclasses.replace(fn, body=body)
+
+
+def _where_taken(fn: ir.Function, stmt: ir.Stmt, error: Exception) -> Exception:
+    """The exception refusing ``stmt``: ``error`` itself, or, inside a branch the program
+    decides when it runs, :class:`_BranchRefused` (raised by the code where it takes it)."""
+    branch = _enclosing_branch(fn.body, stmt)
+    if branch is None or not isinstance(error, AdgenError):
+        return error
+    return _BranchRefused(branch[0], branch[1], error, stmt.line)
 
 
 def _enclosing_branch(block: list[ir.Stmt], stmt: ir.Stmt) -> tuple[ir.If, str] | None:

@@ -241,13 +241,7 @@ class DecidedMixin(LowererState):
         params = {a.id for a in [*spec.posonlyargs, *spec.args, *spec.kwonlyargs]}
         params |= {a.id for a in (spec.vararg, spec.kwarg) if a is not None}
         # ... or names the function never binds (a module's flag: `if NOFUNC: return x, None`)
-        local = self.__dict__.get("_stored_names")
-        if local is None:  # (once per function)
-            local = self.__dict__["_stored_names"] = {
-                n.id
-                for n in gast.walk(self.node)
-                if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)
-            }
+        local = self.stored_names()
         if not names or not names <= params | (names - local) or names & stored:
             return None
         mark = len(self.block)

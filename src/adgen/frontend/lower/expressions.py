@@ -390,13 +390,13 @@ class ExpressionsMixin(LowererState):
         return ir.Free(name)
 
     def stored_names(self: Lowerer) -> frozenset[str]:
-        """The names the function's own code stores into (found once: reshaping its
-        statements moves and copies them, but binds no other name)."""
+        """The names the function's own code binds (stores, parameters, ``del``; found
+        once: reshaping its statements moves and copies them, but binds no other name)."""
         if self.stores_found is None:
             self.stores_found = frozenset(
                 n.id
                 for n in gast.walk(self.node)
-                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)
+                if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)
             )
         return self.stores_found
 
