@@ -280,3 +280,158 @@ def test_a_dict_made_and_written_after_an_early_return_is_known_key_by_key():
             rtol=1e-6,
             atol=1e-8,
         )
+
+
+# A dict made in a block -- a loop's body, a branch, the statements after a function chosen
+# in a branch (copied into both paths) -- and read only after it is made in that block is
+# built in that block's straight-line code, as one at the top level is (fuzzer seed
+# 20261201, program 939: refused before as "an in-place write into a possible view").
+
+
+def made_in_each_pass(x):
+    out = 0.0
+    for i in range(3):
+        box = {}
+        box["scaled"] = x * (i + 1.0)
+        box["shifted"] = box["scaled"] + 0.5
+        out = out + np.sum(np.sin(box["shifted"]) * box["scaled"])
+    return out
+
+
+def made_in_a_branch(x):
+    if np.sum(x) > 0:
+        parts = {"base": x**2}
+        parts["extra"] = np.tanh(parts["base"])
+        y = parts["base"] + parts["extra"]
+    else:
+        y = np.cos(x)
+    return np.sum(y * x)
+
+
+def made_after_a_function_chosen_in_a_branch(x):
+    act = np.tanh if np.sum(x) > 0 else np.sin
+    h = act(x)
+    box = {}
+    box["first"] = h * 1.25
+    return np.sum(box["first"] * h)
+
+
+def made_in_a_while_loop_and_spread(x):
+    out, k = 0.0, 0
+    while k < 3:
+        kw = {}
+        kw["gamma"] = 0.5 + k
+        kw["scale"] = np.sum(x)
+        out = out + np.sum(kernel(x, **kw))
+        k = k + 1
+    return out
+
+
+MADE_IN_BLOCKS = [
+    made_in_each_pass,
+    made_in_a_branch,
+    made_after_a_function_chosen_in_a_branch,
+    made_in_a_while_loop_and_spread,
+]
+
+
+@pytest.mark.parametrize("f", MADE_IN_BLOCKS, ids=lambda f: f.__name__)
+def test_a_dict_made_in_a_block_in_both_modes_and_at_second_order(f):
+    for point in (X, -X):  # (both branches)
+        want = differences(f, point)
+        np.testing.assert_allclose(adgen.grad(f)(point), want, rtol=1e-6, atol=1e-8)
+        v = np.array([1.0, -2.0, 0.5])
+        np.testing.assert_allclose(adgen.jvp(f, (point,), (v,))[1], want @ v, rtol=1e-6, atol=1e-8)
+        g = adgen.grad(f)
+        H = np.stack([(g(point + 1e-5 * e) - g(point - 1e-5 * e)) / 2e-5 for e in np.eye(3)])
+        np.testing.assert_allclose(adgen.hessian(f)(point), H, rtol=1e-5, atol=1e-6)
+
+
+def made_in_a_pass_read_after_the_loop(x):
+    for i in range(3):
+        box = {}
+        box["a"] = x * i
+    return np.sum(box["a"] ** 2)
+
+
+def made_in_a_pass_written_in_a_branch(x):
+    out = 0.0
+    for i in range(3):
+        box = {"a": x}
+        if i > 0:
+            box["a"] = x * i
+        out = out + np.sum(box["a"] ** 2)
+    return out
+
+
+@pytest.mark.parametrize(
+    "f",
+    [made_in_a_pass_read_after_the_loop, made_in_a_pass_written_in_a_branch],
+    ids=lambda f: f.__name__,
+)
+def test_a_dict_made_in_a_block_and_used_beyond_it_is_refused(f):
+    with pytest.raises(adgen.UnsupportedSyntaxError, match="`box`"):
+        adgen.grad(f)(X)
+
+
+# ``d[k] += v`` of a slot holding an array calls the array's ``__iadd__``: Python changes
+# that array in place, for every name that sees it. adgen lowered it as ``d[k] = d[k] + v``
+# whatever the slot held: a wrong value and gradient where the array was an argument or
+# another name's (the caller's `x` below is doubled in place). Now such an update is refused
+# by name; one of an array the function made and no one else sees is still lowered.
+
+
+def slot_holding_the_argument(x):
+    box = {"a": x}
+    box["a"] += x
+    return np.sum(box["a"] * x)
+
+
+def slot_seen_by_another_name(x):
+    y = x * 1.0
+    box = {"a": y}
+    box["a"] *= 3.0
+    return np.sum(box["a"] * y)
+
+
+def slot_seen_by_a_view(x):
+    box = {"a": x * 1.0}
+    head = box["a"][:2]
+    box["a"] += 1.0
+    return np.sum(head) + np.sum(box["a"])
+
+
+def slot_seen_by_another_slot(x):
+    box = {"a": x * 1.0}
+    box["b"] = box["a"]
+    box["a"] += 1.0
+    return np.sum(box["b"] ** 2)
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        slot_holding_the_argument,
+        slot_seen_by_another_name,
+        slot_seen_by_a_view,
+        slot_seen_by_another_slot,
+    ],
+    ids=lambda f: f.__name__,
+)
+def test_an_update_in_place_of_a_slot_others_see_is_refused_by_name(f):
+    with pytest.raises(adgen.UnsupportedSyntaxError, match=r"in-place update of `box\['a'\]`"):
+        adgen.grad(f)(X.copy())
+
+
+def slot_made_here(x):
+    box = {"a": x * 1.0}
+    total = np.sum(box["a"])
+    box["a"] += 1.0
+    box["a"] *= np.cos(x)
+    return total + np.sum(box["a"] ** 2)
+
+
+def test_an_update_in_place_of_a_slot_made_here_is_lowered():
+    want = differences(slot_made_here, X)
+    np.testing.assert_allclose(adgen.grad(slot_made_here)(X), want, rtol=1e-6, atol=1e-8)
+    assert adgen.value_and_grad(slot_made_here)(X)[0] == pytest.approx(slot_made_here(X))

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import gast
 
 from adgen import ir
+from adgen.frontend.lower.inplace import _operator
 from adgen.frontend.lower.state import LowererState
 from adgen.frontend.lower.syntax import _static_dicts
 from adgen.rules import registry
@@ -70,10 +71,45 @@ class DictsMixin(LowererState):
             prim = registry.lookup(fn) if fn is not None else None
             if prim is None:
                 self.refuse(stmt, f"the operator `{type(op).__name__}`")
+            self.check_slot_update(name, key.value, entries, stmt)
             new = self.emit(None, name, prim, [entries[key.value], new], [], stmt)
         entries[key.value] = new
         self.env[name] = ir.Dct(tuple(entries), tuple(entries.values()))
         return True
+
+    def check_slot_update(
+        self: Lowerer, name: str, key: str, entries: dict[str, ir.Atom], stmt: Any
+    ) -> None:
+        """``d[k] += v`` updates the array in the slot in place (Python calls its
+        ``__iadd__``): lowering it as ``d[k] = d[k] + v`` is right only where the slot holds
+        a number or an array this function made that no other name, list or slot sees.
+        Otherwise the update gets a check that the slot holds a number, which the argument
+        kinds decide (as for ``y += v``, :meth:`check_in_place`)."""
+        old = entries[key]
+        if isinstance(old, ir.Const) and isinstance(old.value, (int, float, complex)):
+            return
+        if isinstance(old, ir.Var) and self.new_array(old):
+            mine = self.shares_with(old.name)
+            others = [
+                v
+                for lowerer in self.lowerers()
+                for user, atom in lowerer.env.items()
+                for v in ir.atom_vars(
+                    ir.Tup(tuple(a for k, a in entries.items() if k != key))
+                    if lowerer is self and user == name
+                    else atom
+                )
+            ]
+            if not any(mine & self.shares_with(v) for v in others) and not any(
+                old.name in self.shares_with(v) for v in self.held
+            ):
+                return
+        what = (
+            f"in-place update of `{name}[{key!r}]` (its array may be one another name sees): "
+            f"it is an array here, which `{_operator(stmt)}=` would change in place"
+        )
+        hint = f"write `{name}[{key!r}] = {name}[{key!r}] {_operator(stmt)} ...`"
+        self.add_number_check(old, what, hint)
 
     def dict_item(self: Lowerer, node: Any, name: str) -> Any:
         """An item of ``dict(a=x, xp=xp)``: a module or a function passed as itself (a

@@ -254,7 +254,7 @@ class InPlaceMixin(LowererState):
             self.parsed.filename.startswith("<adgen ")
             or y not in self.list_names(_written_in_place)
             or self.is_list(self.env.get(y))
-            or isinstance(self.env.get(y), ir.Tup)  # (known item by item: a write rebinds)
+            or isinstance(self.env.get(y), (ir.Tup, ir.Dct))  # (known item by item)
             or target.id not in self.env
         ):
             return

@@ -34,7 +34,7 @@ import numpy as np
 from adgen import ir
 from adgen.errors import NonDifferentiableError, NoRuleError, UnsupportedSyntaxError
 from adgen.frontend.lower.state import LowererState
-from adgen.frontend.lower.syntax import TreeIndex
+from adgen.frontend.lower.syntax import TreeIndex, _block_local
 from adgen.frontend.parse import LiveScope, ParsedFunction
 from adgen.rules import registry
 
@@ -243,57 +243,6 @@ def is_user_object(obj: Any) -> bool:
         and hasattr(obj, "__dict__")
         and not is_library(type(obj).__module__)
     )
-
-
-def _block_local(function: Any, value: Any, name: str, index: TreeIndex | None = None) -> bool:
-    """Is every read of ``name`` in ``function`` in a statement after a binding ``name = ...``
-    in the same block, with no statement between them (nor the one reading, before the read)
-    binding it again, none inside a nested function -- and is ``name = value`` one of those
-    bindings, every binding of ``name`` such a plain assignment? Then each pass through a
-    block binds ``name`` before reading it, and every read means the binding before it in
-    its own block (``for W, b in params: layer = Dense(W, b); h = layer(h)``; ``if c: g =
-    loggamma; ...; g(x)`` and ``else: g = gammaln; ...; g(x)``). (Places, not nodes, are
-    compared: lowering may have copied the statements after an early return into two
-    branches, and each copy is lowered on its own; a place is covered only where every
-    copy of it is. ``index``: :class:`TreeIndex` of ``function``, if known.)"""
-
-    def place(n: Any) -> tuple[int, int]:
-        return (getattr(n, "lineno", -1), getattr(n, "col_offset", -1))
-
-    index = index if index is not None else TreeIndex(function)
-    uses = index.names.get(name, [])
-    under = index.under(name)
-    bindings = {
-        id(stmt): stmt
-        for stmt in index.statements
-        if isinstance(stmt, gast.Assign)
-        and len(stmt.targets) == 1
-        and isinstance(stmt.targets[0], gast.Name)
-        and stmt.targets[0].id == name
-    }
-    stores = {place(n) for n in uses if not isinstance(n.ctx, gast.Load)}
-    if stores != {place(b.targets[0]) for b in bindings.values()}:
-        return False  # bound otherwise too (a loop target, `del`, a tuple)
-    if not any(b.value is value or place(b.value) == place(value) for b in bindings.values()):
-        return False
-    covered: set[int] = set()
-    for stmts in index.blocks:
-        bound = False
-        for stmt in stmts:
-            held = under.get(id(stmt), [])
-            if id(stmt) in bindings:
-                if bound:  # its value is read before it binds
-                    covered.update(id(n) for n in held if n is not stmt.targets[0])
-                bound = True
-            elif any(not isinstance(n.ctx, gast.Load) for n in held):
-                bound = False  # rebound inside: the reads after it are ambiguous
-            elif bound:
-                covered.update(id(n) for n in held)
-    loads = [n for n in uses if isinstance(n.ctx, gast.Load)]
-    if any(place(n) in index.nested for n in loads):
-        return False
-    missed = {place(n) for n in loads if id(n) not in covered}
-    return not missed
 
 
 def _owner(cls: type, attr: str, after: type | None = None) -> type | None:

@@ -21,9 +21,9 @@ import gast
 
 from adgen import ir
 from adgen.errors import AdgenError
-from adgen.frontend.lower.objects import StaticArg, _block_local
+from adgen.frontend.lower.objects import StaticArg
 from adgen.frontend.lower.state import LowererState
-from adgen.frontend.lower.syntax import _last_binding_at
+from adgen.frontend.lower.syntax import _block_local, _last_binding_at
 
 if TYPE_CHECKING:
     from adgen.frontend.lower import Lowerer

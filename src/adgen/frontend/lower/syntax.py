@@ -729,6 +729,57 @@ def _fixed_list_read(node: Any, parent: Any, parents: dict[int, Any]) -> bool:
     )
 
 
+def _block_local(function: Any, value: Any, name: str, index: TreeIndex | None = None) -> bool:
+    """Is every read of ``name`` in ``function`` in a statement after a binding ``name = ...``
+    in the same block, with no statement between them (nor the one reading, before the read)
+    binding it again, none inside a nested function -- and is ``name = value`` one of those
+    bindings, every binding of ``name`` such a plain assignment? Then each pass through a
+    block binds ``name`` before reading it, and every read means the binding before it in
+    its own block (``for W, b in params: layer = Dense(W, b); h = layer(h)``; ``if c: g =
+    loggamma; ...; g(x)`` and ``else: g = gammaln; ...; g(x)``). (Places, not nodes, are
+    compared: lowering may have copied the statements after an early return into two
+    branches, and each copy is lowered on its own; a place is covered only where every
+    copy of it is. ``index``: :class:`TreeIndex` of ``function``, if known.)"""
+
+    def place(n: Any) -> tuple[int, int]:
+        return (getattr(n, "lineno", -1), getattr(n, "col_offset", -1))
+
+    index = index if index is not None else TreeIndex(function)
+    uses = index.names.get(name, [])
+    under = index.under(name)
+    bindings = {
+        id(stmt): stmt
+        for stmt in index.statements
+        if isinstance(stmt, gast.Assign)
+        and len(stmt.targets) == 1
+        and isinstance(stmt.targets[0], gast.Name)
+        and stmt.targets[0].id == name
+    }
+    stores = {place(n) for n in uses if not isinstance(n.ctx, gast.Load)}
+    if stores != {place(b.targets[0]) for b in bindings.values()}:
+        return False  # bound otherwise too (a loop target, `del`, a tuple)
+    if not any(b.value is value or place(b.value) == place(value) for b in bindings.values()):
+        return False
+    covered: set[int] = set()
+    for stmts in index.blocks:
+        bound = False
+        for stmt in stmts:
+            held = under.get(id(stmt), [])
+            if id(stmt) in bindings:
+                if bound:  # its value is read before it binds
+                    covered.update(id(n) for n in held if n is not stmt.targets[0])
+                bound = True
+            elif any(not isinstance(n.ctx, gast.Load) for n in held):
+                bound = False  # rebound inside: the reads after it are ambiguous
+            elif bound:
+                covered.update(id(n) for n in held)
+    loads = [n for n in uses if isinstance(n.ctx, gast.Load)]
+    if any(place(n) in index.nested for n in loads):
+        return False
+    missed = {place(n) for n in loads if id(n) not in covered}
+    return not missed
+
+
 def _static_dicts(fdef: Any) -> frozenset[str]:
     """The names of dicts the function builds key by key in its own straight-line code:
     bound (only at the top level of its body) to a dict display or ``dict()`` (or to an
@@ -774,13 +825,15 @@ def _static_dicts(fdef: Any) -> frozenset[str]:
     defaults = _none_defaults(fdef)
     guarded = {n for n in defaults.values() if any(s.targets[0].id == n for s in plain)}
     names |= guarded
+    local = _block_local_dicts(fdef, top)
+    names |= local
 
     def bound(node: Any, parent: Any) -> bool:
         if id(parent) in defaults or (isinstance(node.ctx, gast.Param) and node.id == kwarg):
             return True
         return (
             isinstance(parent, gast.Assign)
-            and id(parent) in top
+            and (id(parent) in top or node.id in local)
             and (_dict_value(parent.value) or node.id in guarded)
             and parent.targets == [node]
         )
@@ -788,6 +841,49 @@ def _static_dicts(fdef: Any) -> frozenset[str]:
     names = _used_only(fdef, names, bound, _static_dict_read)
     fdef.adgen_static_dicts = frozenset(names)
     return frozenset(names)
+
+
+def _block_local_dicts(fdef: Any, top: set[int]) -> set[str]:
+    """The names bound to a dict display in a loop's or a branch's block (or in a copy of
+    the statements after an early return), only ever to dict displays, whose every read
+    follows a binding in its own block (:func:`_block_local`): within that block the dict
+    is built in straight-line code, as one at the function's top level is.
+
+    >>> import gast
+    >>> tree = gast.parse(
+    ...     "def f(x):\\n"
+    ...     "    for i in range(3):\\n"
+    ...     "        box = {}\\n"
+    ...     "        box['a'] = x\\n"
+    ...     "        y = box['a']\\n"
+    ...     "    if x:\\n"
+    ...     "        late = {}\\n"
+    ...     "    late['b'] = x\\n"
+    ...     "    return y\\n"
+    ... )
+    >>> sorted(_block_local_dicts(tree.body[0], {id(s) for s in tree.body[0].body}))
+    ['box']
+    """
+    bindings: dict[str, list[Any]] = {}
+    for stmt in gast.walk(fdef):
+        if (
+            isinstance(stmt, gast.Assign)
+            and id(stmt) not in top
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], gast.Name)
+        ):
+            bindings.setdefault(stmt.targets[0].id, []).append(stmt)
+    candidates = {
+        name: stmts for name, stmts in bindings.items() if all(_dict_value(s.value) for s in stmts)
+    }
+    if not candidates:
+        return set()
+    index = TreeIndex(fdef)
+    return {
+        name
+        for name, stmts in candidates.items()
+        if _block_local(fdef, stmts[0].value, name, index)
+    }
 
 
 def _none_defaults(fdef: Any) -> dict[int, str]:
