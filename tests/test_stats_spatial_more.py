@@ -135,6 +135,62 @@ def test_coincident_points_give_a_finite_gradient_where_the_seed_is_zero() -> No
     check_grads(f, x)
 
 
+V_DATA = np.array([0.5, 1.5, 2.0])
+VI_DATA = np.eye(3) + 0.25
+METRICS_WITH_A_KINK_AT_ZERO = {
+    "euclidean": lambda a, b: ssd.cdist(a, b) if b is not None else ssd.pdist(a),
+    "minkowski-3": lambda a, b: (
+        ssd.cdist(a, b, "minkowski", p=3.0) if b is not None else ssd.pdist(a, "minkowski", p=3.0)
+    ),
+    "minkowski-1.5": lambda a, b: (
+        ssd.cdist(a, b, "minkowski", p=1.5) if b is not None else ssd.pdist(a, "minkowski", p=1.5)
+    ),
+    "seuclidean": lambda a, b: (
+        ssd.cdist(a, b, "seuclidean", V=V_DATA)
+        if b is not None
+        else ssd.pdist(a, "seuclidean", V=V_DATA)
+    ),
+    "mahalanobis": lambda a, b: (
+        ssd.cdist(a, b, "mahalanobis", VI=VI_DATA)
+        if b is not None
+        else ssd.pdist(a, "mahalanobis", VI=VI_DATA)
+    ),
+}
+
+
+@pytest.mark.parametrize("metric", sorted(METRICS_WITH_A_KINK_AT_ZERO))
+def test_coincident_points_take_the_zero_subgradient_as_np_linalg_norm_does(
+    metric: str,
+) -> None:
+    # two rows equal: their distance (a kink) contributes 0 to both modes' derivatives,
+    # np.linalg.norm's convention at a zero norm -- reverse mode gave nan rows before
+    X = XA.copy()
+    X[1] = X[0]
+    T = RNG.standard_normal(X.shape)
+    distance = METRICS_WITH_A_KINK_AT_ZERO[metric]
+
+    def condensed(x: Any) -> Any:
+        return np.sum(distance(x, None) ** 1.5)
+
+    def paired(x: Any) -> Any:
+        return np.sum(distance(x, X[:2] + 0.0))
+
+    for f in (condensed, paired):
+        g = adgen.grad(f)(X)
+        assert np.all(np.isfinite(g))
+        np.testing.assert_allclose(adgen.jvp(f, (X,), (T,))[1], np.sum(g * T), rtol=1e-10)
+    if metric == "euclidean":  # the same sum written with np.linalg.norm
+
+        def normed(x: Any) -> Any:
+            return np.sum(np.linalg.norm(x[:, None, :] - X[None, :2, :], axis=2))
+
+        np.testing.assert_allclose(adgen.grad(paired)(X), adgen.grad(normed)(X), atol=1e-12)
+    # away from the kink, unchanged: the pair that coincides moved apart
+    Y = X.copy()
+    Y[1] += 0.1
+    check_grads(condensed, Y)
+
+
 def test_an_unsupported_metric_is_refused_by_name() -> None:
     def f(x: Any) -> Any:
         return np.sum(ssd.pdist(x, "jensenshannon"))

@@ -13,8 +13,8 @@ With ``s_ij = |x_i - y_j|^2``:
 
 (``G`` the cotangent as a matrix: ``squareform(g)`` for ``pdist``, where ``y`` is ``x``, so
 the two terms add up). A Euclidean distance ``d = sqrt(s)`` has ``dd = ds / (2 d)``: where
-two rows coincide it has no derivative (nan, as ``np.sqrt``'s at 0; a zero tangent or
-cotangent there contributes 0, :func:`adgen.runtime.zero_safe`). A city-block distance
+two rows coincide (``d = 0``, a kink) its derivative is taken as 0 in both modes, as
+``np.linalg.norm``'s is at a zero norm (0 is a subgradient there). A city-block distance
 ``c_ij = sum_k |x_ik - y_jk|`` has ``dc_ij = sum_k sign(x_ik - y_jk) (dx_ik - dy_jk)`` (0
 where the coordinates are equal, as ``np.abs``'s derivative at 0). ``squareform`` is
 linear: a matrix's cotangent sits on its upper triangle, the one SciPy reads.
@@ -24,8 +24,8 @@ Also (``pdist`` and ``cdist``, w.r.t. the points), with ``u = x_i - y_j``:
 * ``'minkowski'`` (``p=``, finite, ``>= 1``): ``dd = sum_k |u_k|^(p-1) sign(u_k) du_k /
   d^(p-1)``; ``'seuclidean'`` (``V=``): ``dd = sum_k u_k du_k / (V_k d)``;
   ``'mahalanobis'`` (``VI=``): ``dd = u^T (VI + VI^T) du / (2 d)``. Where two points
-  coincide (``d = 0``) these have no derivative (nan), and a zero tangent or cotangent
-  contributes 0, as for ``'euclidean'``. ``V`` and ``VI`` are data: differentiating them
+  coincide (``d = 0``) the derivative is 0, as for ``'euclidean'`` (the numerators hold
+  ``u = 0``; the denominators are made 1 there). ``V`` and ``VI`` are data: differentiating them
   is refused by name, and so is a ``'seuclidean'`` without ``V=`` or a ``'mahalanobis'``
   without ``VI=`` (SciPy estimates them from the points).
 * ``'chebyshev'``: ``d = max_k |u_k|``; the derivative is ``sign(u_k) du_k`` at the
@@ -39,7 +39,7 @@ Also (``pdist`` and ``cdist``, w.r.t. the points), with ``u = x_i - y_j``:
   (SciPy's term 0) contributes 0.
 
 Weights (``w=``) and any other metric are refused by name. Every derivative is written with
-these functions and NumPy's (and ``rt.zero_safe``, ``rt.minmax_vjp``, which have rules), so
+these functions and NumPy's (and ``rt.minmax_vjp``, which has rules), so
 it can be differentiated again.
 """
 
@@ -110,7 +110,9 @@ if scipy is not None:
                     P = rt.minmax_vjp(np.ones_like(full), full, np.abs(U), axis=2) * np.sign(U)
                     Q = np.ones_like(full)
                 n = np.sum(P * (dX[:, None, :] - dX[None, :, :]), axis=2)
-                return scipy.spatial.distance.squareform(rt.zero_safe(n / Q, n), checks=False)
+                return scipy.spatial.distance.squareform(
+                    n / np.where(Q == 0.0, 1.0, Q), checks=False
+                )
             if metric in ("cosine", "correlation"):
                 if metric == "correlation":
                     A = X - np.mean(X, axis=1, keepdims=True)
@@ -148,7 +150,7 @@ if scipy is not None:
             )
             if rt.distance_metric(metric) == "sqeuclidean":
                 return ds
-            return rt.zero_safe(ds / (2.0 * ans), ds)
+            return ds / (2.0 * np.where(ans == 0.0, 1.0, ans))
 
         def vjp(g):
             if rt.distance_metric(metric, p, V, VI, w) in (
@@ -173,7 +175,7 @@ if scipy is not None:
                     P = rt.minmax_vjp(np.ones_like(full), full, np.abs(U), axis=2) * np.sign(U)
                     Q = np.ones_like(full)
                 G = scipy.spatial.distance.squareform(g)
-                m = rt.zero_safe(G / Q, G)
+                m = G / np.where(Q == 0.0, 1.0, Q)
                 return np.sum(m[:, :, None] * P, axis=1)
             if metric in ("cosine", "correlation"):
                 if metric == "correlation":
@@ -202,7 +204,7 @@ if scipy is not None:
             if rt.distance_metric(metric) == "sqeuclidean":
                 m = scipy.spatial.distance.squareform(g)
             else:
-                m = scipy.spatial.distance.squareform(rt.zero_safe(g / (2.0 * ans), g))
+                m = scipy.spatial.distance.squareform(g / (2.0 * np.where(ans == 0.0, 1.0, ans)))
             return 2.0 * (np.sum(m, axis=1)[:, None] * X - m @ X)
 
     @rule(
@@ -257,7 +259,7 @@ if scipy is not None:
                     P = rt.minmax_vjp(np.ones_like(ans), ans, np.abs(U), axis=2) * np.sign(U)
                     Q = np.ones_like(ans)
                 n = np.sum(P * dA[:, None, :], axis=2)
-                return rt.zero_safe(n / Q, n)
+                return n / np.where(Q == 0.0, 1.0, Q)
             if metric in ("cosine", "correlation"):
                 if metric == "correlation":
                     A = XA - np.mean(XA, axis=1, keepdims=True)
@@ -287,7 +289,7 @@ if scipy is not None:
             ds = 2.0 * (np.sum(XA * dA, axis=1)[:, None] - dA @ np.swapaxes(XB, 0, 1))
             if rt.distance_metric(metric) == "sqeuclidean":
                 return ds
-            return rt.zero_safe(ds / (2.0 * ans), ds)
+            return ds / (2.0 * np.where(ans == 0.0, 1.0, ans))
 
         def jvp_XB(dB):
             if rt.distance_metric(metric, p, V, VI, w) in (
@@ -310,7 +312,7 @@ if scipy is not None:
                     P = rt.minmax_vjp(np.ones_like(ans), ans, np.abs(U), axis=2) * np.sign(U)
                     Q = np.ones_like(ans)
                 n = -np.sum(P * dB[None, :, :], axis=2)
-                return rt.zero_safe(n / Q, n)
+                return n / np.where(Q == 0.0, 1.0, Q)
             if metric in ("cosine", "correlation"):
                 if metric == "correlation":
                     A = XA - np.mean(XA, axis=1, keepdims=True)
@@ -340,7 +342,7 @@ if scipy is not None:
             ds = 2.0 * (np.sum(XB * dB, axis=1)[None, :] - XA @ np.swapaxes(dB, 0, 1))
             if rt.distance_metric(metric) == "sqeuclidean":
                 return ds
-            return rt.zero_safe(ds / (2.0 * ans), ds)
+            return ds / (2.0 * np.where(ans == 0.0, 1.0, ans))
 
         def vjp_XA(g):
             if rt.distance_metric(metric, p, V, VI, w) in (
@@ -362,7 +364,7 @@ if scipy is not None:
                 else:
                     P = rt.minmax_vjp(np.ones_like(ans), ans, np.abs(U), axis=2) * np.sign(U)
                     Q = np.ones_like(ans)
-                m = rt.zero_safe(g / Q, g)
+                m = g / np.where(Q == 0.0, 1.0, Q)
                 return np.sum(m[:, :, None] * P, axis=1)
             if metric in ("cosine", "correlation"):
                 if metric == "correlation":
@@ -390,7 +392,7 @@ if scipy is not None:
             if rt.distance_metric(metric) == "sqeuclidean":
                 m = g
             else:
-                m = rt.zero_safe(g / (2.0 * ans), g)
+                m = g / (2.0 * np.where(ans == 0.0, 1.0, ans))
             return 2.0 * (np.sum(m, axis=1)[:, None] * XA - m @ XB)
 
         def vjp_XB(g):
@@ -413,7 +415,7 @@ if scipy is not None:
                 else:
                     P = rt.minmax_vjp(np.ones_like(ans), ans, np.abs(U), axis=2) * np.sign(U)
                     Q = np.ones_like(ans)
-                m = rt.zero_safe(g / Q, g)
+                m = g / np.where(Q == 0.0, 1.0, Q)
                 return -np.sum(m[:, :, None] * P, axis=0)
             if metric in ("cosine", "correlation"):
                 if metric == "correlation":
@@ -441,7 +443,7 @@ if scipy is not None:
             if rt.distance_metric(metric) == "sqeuclidean":
                 m = g
             else:
-                m = rt.zero_safe(g / (2.0 * ans), g)
+                m = g / (2.0 * np.where(ans == 0.0, 1.0, ans))
             return 2.0 * (np.sum(m, axis=0)[:, None] * XB - np.swapaxes(m, 0, 1) @ XA)
 
     @rule(
