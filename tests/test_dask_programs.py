@@ -122,6 +122,26 @@ def test_jvp_and_vjp_of_a_program_on_dask_arrays() -> None:
     assert_close(computed(cotangents[0]), want)
 
 
+def contracted_in_chunks(A: Any, v: Any) -> Any:
+    h = np.tanh(np.matvec(A, v))
+    return np.sum(h) + np.sum(np.vecmat(v, A) ** 2) + np.sum(np.vecdot(A, A, axis=0))
+
+
+@pytest.mark.skipif(not hasattr(np, "matvec"), reason="np.matvec is NumPy >= 2.2's")
+def test_vecdot_matvec_vecmat_over_a_core_axis_split_in_chunks() -> None:
+    # Dask's gufuncs refuse a core axis split in chunks; the code adgen makes for Dask
+    # arrays computes these contractions as products and sums (as the array API's
+    # `xp.vecdot` on Dask does), in both modes
+    rng = np.random.default_rng(7)
+    A, v = rng.normal(size=(6, 6)), rng.normal(size=6)
+    Ad, vd = da.from_array(A, chunks=2), da.from_array(v, chunks=2)
+    _lazy_gradient(contracted_in_chunks, (0, 1), (A, v), (Ad, vd))
+    want = adgen.jvp(contracted_in_chunks, (A, v), (v[:, None] * A, np.cos(v)))
+    with lazily():
+        got = adgen.jvp(contracted_in_chunks, (Ad, vd), (v[:, None] * Ad, np.cos(vd)))
+    assert_close(computed(got), want)
+
+
 def test_gradient_computed_on_a_local_distributed_cluster() -> None:
     distributed = pytest.importorskip("distributed")
     d = _data()

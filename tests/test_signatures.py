@@ -98,6 +98,20 @@ def options_in_another_dtype(a):
     )
 
 
+def reductions_in_another_dtype(a):
+    # dtype= of the reductions beside np.sum/np.mean: the reduction of the cast, as for them
+    spread = np.var(a, axis=0, dtype=np.float64) @ np.std(a, axis=0, ddof=1, dtype=np.float64)
+    return (
+        spread
+        + np.prod(a, dtype=np.float64)
+        + np.nansum(a * a, dtype=np.float64)
+        + np.nanmean(np.sin(a), dtype=np.float64)
+        + np.nanstd(a, dtype=np.float64)
+        + np.nanvar(a, axis=1, dtype=np.float64)[0]
+        + np.nanprod(a + 1.0, dtype=np.float64)
+    )
+
+
 def leave_to_overwrite_the_input(a):
     square = a[:, :2] @ a[:, :2].T + 2.0 * np.eye(2)
     inverse = scipy.linalg.inv(square.copy(), overwrite_a=True, check_finite=False)
@@ -111,6 +125,7 @@ def leave_to_overwrite_the_input(a):
         clipped_with_numpy_21_names,
         defaults_passed_as_they_are,
         options_in_another_dtype,
+        reductions_in_another_dtype,
         leave_to_overwrite_the_input,
     ],
 )
@@ -466,3 +481,25 @@ def _leaves(value):
     if isinstance(value, (tuple, list)):
         return [leaf for item in value for leaf in _leaves(item)]
     return [value]
+
+
+def given_twice(a):
+    return np.sum(a, 0, axis=0)
+
+
+def out_given_twice(a):
+    return np.sum(np.exp(a, a * 0.0, out=None))
+
+
+@pytest.mark.parametrize(
+    ("fn", "param"), [(given_twice, "axis"), (out_given_twice, "out")], ids=["axis", "out"]
+)
+def test_a_parameter_given_twice_is_refused_as_python_refuses_it(fn, param):
+    # not blamed on adgen's rule: Python raises TypeError at this call too
+    with pytest.raises(TypeError):
+        fn(A)
+    with pytest.raises(adgen.AdgenError, match=r"test_signatures\.py:\d+") as info:
+        adgen.grad(fn)(A)
+    said = str(info.value)
+    assert f"multiple values for argument '{param}'" in said
+    assert "Python raises TypeError here too" in said

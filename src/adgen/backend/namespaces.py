@@ -6,7 +6,11 @@ NumPy and adgen's runtime. For arrays of a library that follows only the array A
 (``array_api_strict``), the code made for them (its signature names the namespace:
 :func:`adgen.middle.shapes.describe`) runs with ``np`` bound to
 :class:`adgen.rules.arrayapi.NumPyOf` that namespace, and ``rt`` to the runtime helpers
-compiled against it (:func:`runtime_for`).
+compiled against it (:func:`runtime_for`). For Dask arrays ``np`` is NumPy with its
+generalized ufuncs of a core dimension summed over (``vecdot``, ``matvec``, ``vecmat``)
+written as products and sums (:func:`numpy_for_dask`): Dask's ``apply_gufunc`` refuses a
+core dimension split in chunks, and the array API's ``xp.vecdot`` that adgen reads as
+``np.vecdot`` takes them.
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ import importlib
 import linecache
 import types
 from typing import Any
+
+import numpy
 
 from adgen.rules.arrayapi import NumPyOf
 
@@ -44,10 +50,12 @@ def runtime_for(np_: NumPyOf) -> types.ModuleType:
 
 def globals_for(signature: Any) -> dict[str, Any]:
     """The names to bind in generated code made for ``signature`` instead of the usual ones:
-    none, unless an argument is an array of an array-API namespace.
+    none, unless an argument is an array of an array-API namespace or of Dask.
 
     >>> globals_for((("x", ((3,), "<f8")),))
     {}
+    >>> globals_for((("x", ((4,), "<f8", "dask")),))["np"].__name__
+    'adgen_numpy_for_dask'
     """
     for _, description in signature:
         if isinstance(description, tuple) and len(description) == 3:
@@ -55,4 +63,56 @@ def globals_for(signature: Any) -> dict[str, Any]:
             if library.startswith(ARRAY_API):
                 np_ = NumPyOf(importlib.import_module(library[len(ARRAY_API) :]))
                 return {"np": np_, "rt": runtime_for(np_)}
+            if library == "dask":
+                return {"np": numpy_for_dask()}
     return {}
+
+
+def _vecdot(x1: Any, x2: Any, /, *, axis: int = -1, **options: Any) -> Any:
+    if options:  # (out=, dtype=...: as NumPy takes them)
+        return numpy.vecdot(x1, x2, axis=axis, **options)
+    a, b = numpy.moveaxis(x1, axis, -1), numpy.moveaxis(x2, axis, -1)
+    return numpy.sum(numpy.conj(a) * b, axis=-1)
+
+
+def _matvec(x1: Any, x2: Any, /, **options: Any) -> Any:
+    if options:
+        return numpy.matvec(x1, x2, **options)
+    return numpy.sum(x1 * numpy.expand_dims(x2, -2), axis=-1)
+
+
+def _vecmat(x1: Any, x2: Any, /, **options: Any) -> Any:
+    if options:
+        return numpy.vecmat(x1, x2, **options)
+    return numpy.sum(numpy.expand_dims(numpy.conj(x1), -1) * x2, axis=-2)
+
+
+_FOR_DASK: list[types.ModuleType] = []
+
+
+def numpy_for_dask() -> types.ModuleType:
+    """NumPy, but for ``vecdot``, ``matvec`` and ``vecmat``: those are computed as the
+    products and sums they are, so that Dask takes a core dimension split in chunks (its
+    ``apply_gufunc`` refuses one). The same values on NumPy's arrays:
+
+    >>> np_ = numpy_for_dask()
+    >>> a, b = numpy.arange(6.0).reshape(2, 3), numpy.array([1.0, -1.0, 2.0])
+    >>> bool(numpy.allclose(np_.vecdot(a, b), numpy.vecdot(a, b)))
+    True
+    >>> bool(numpy.allclose(np_.vecdot(a, a, axis=0), numpy.vecdot(a, a, axis=0)))
+    True
+    >>> np_.sum is numpy.sum
+    True
+    """
+    if not _FOR_DASK:
+        module = types.ModuleType("adgen_numpy_for_dask")
+        module.__dict__.update(
+            {k: v for k, v in numpy.__dict__.items() if k not in ("__name__", "__spec__")}
+        )
+        module.__dict__["__getattr__"] = lambda name: getattr(numpy, name)  # (lazy modules)
+        module.__dict__["vecdot"] = _vecdot
+        if hasattr(numpy, "matvec"):
+            module.__dict__["matvec"] = _matvec
+            module.__dict__["vecmat"] = _vecmat
+        _FOR_DASK.append(module)
+    return _FOR_DASK[0]

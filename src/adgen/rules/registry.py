@@ -1296,7 +1296,8 @@ _CAST_FIRST = frozenset(
     {"np.cumsum", "np.cumprod", "np.nancumsum", "np.nancumprod", "np.cumulative_sum",
      "np.cumulative_prod", "np.trace", "np.stack", "np.concatenate", "np.hstack", "np.vstack",
      "np.row_stack", "np.cov", "np.corrcoef", "np.matmul", "np.vecdot", "np.matvec",
-     "np.vecmat"}
+     "np.vecmat", "np.prod", "np.nanprod", "np.var", "np.std", "np.nanvar", "np.nanstd",
+     "np.nansum", "np.nanmean"}
 )  # fmt: skip
 # the keywords of every NumPy ufunc (and SciPy's special functions, ufuncs too) besides its
 # inputs, with their defaults: what a ufunc whose signature cannot be read takes
@@ -1309,6 +1310,11 @@ UFUNC_KEYWORDS: dict[str, Any] = {
 class NotTaken(Exception):
     """A call passes ``param``, a parameter of the function its rule does not take, with a
     value other than one that changes nothing: ``args`` = (param, message, hint)."""
+
+
+class NotValid(Exception):
+    """A call the function itself refuses (Python raises ``TypeError`` there): ``args`` =
+    (what Python says,)."""
 
 
 def own_signature(fn: Any) -> inspect.Signature | None:
@@ -1437,6 +1443,11 @@ def own_arguments(
     own = prim.own
     if own is None:
         return args, kwargs, None
+    try:  # (a parameter given twice: by position and by name)
+        own.bind(*args, **dict(kwargs))
+    except TypeError as exc:
+        if "multiple values" in str(exc):
+            raise NotValid(str(exc).replace("multiple values", "it gets multiple values")) from None
     taken = {p.name for p in params}
     mine = list(own.parameters.values())
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]

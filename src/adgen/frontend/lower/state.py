@@ -584,6 +584,12 @@ class LowererState:
             raise UnsupportedSyntaxError(
                 f"adgen does not differentiate {exc.args[1]}", self.parsed.loc(node), exc.args[2]
             ) from None
+        except registry.NotValid as exc:
+            raise UnsupportedSyntaxError(
+                f"this call of {prim.name}: {exc.args[0]} (Python raises TypeError here too)",
+                self.parsed.loc(node),
+                "pass each argument once",
+            ) from None
         if dtype is not None:  # np.exp(x, dtype=np.float64): computed in that type
             cast = registry.lookup(registry.np.asarray)
             assert cast is not None
@@ -721,8 +727,8 @@ def _not_taken(prim: registry.Primitive, exc: TypeError) -> tuple[str]:
         (r"unexpected keyword argument '(\w+)'", "adgen does not differentiate {name} "
          "with `{arg}=` (a parameter of the function that adgen's rule does not take)"),
         (r"multiple values for argument '(\w+)'", "adgen's rule for {name} gets `{arg}` "
-         "twice (by position and by name: the function's parameters are in another order "
-         "than the rule's)"),
+         "twice, by position and by name (the call passes it twice, or the function orders "
+         "its parameters otherwise than the rule)"),
         (r"missing a required argument: '(\w+)'", "adgen's rule for {name} needs `{arg}`, "
          "which this call does not pass"),
         (r"too many positional arguments", "adgen's rule for {name} takes fewer positional "
