@@ -70,7 +70,7 @@ def globals_for(signature: Any) -> dict[str, Any]:
 
 def _vecdot(x1: Any, x2: Any, /, *, axis: int = -1, **options: Any) -> Any:
     if options:  # (out=, dtype=...: as NumPy takes them)
-        return numpy.vecdot(x1, x2, axis=axis, **options)
+        return numpy.vecdot(x1, x2, axis=axis, **options)  # type: ignore[call-overload]
     a, b = numpy.moveaxis(x1, axis, -1), numpy.moveaxis(x2, axis, -1)
     return numpy.sum(numpy.conj(a) * b, axis=-1)
 
