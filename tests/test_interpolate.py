@@ -366,6 +366,71 @@ def refused(f: Any, x: Any, *words: str) -> str:
     return message
 
 
+# -- a linear grid interpolant made inside, from differentiated values --------------------------
+
+GRID_POINTS = np.array([[0.3, 0.2], [2.0, 1.5], [1.0, 0.7], [2.9, 1.9], [0.05, 0.5]])
+GRID_OBS = np.sin(GRID_POINTS[:, 0]) + GRID_POINTS[:, 1]
+
+
+def field_fit_loss(values: Any) -> Any:
+    """A field on a grid, fitted to observations at scattered points by bilinear
+    interpolation, with a smoothness penalty (a terrain or temperature map fitted to
+    stations)."""
+    field = si.RegularGridInterpolator(GRID, values)
+    misfit = field(GRID_POINTS) - GRID_OBS
+    return np.sum(misfit**2) + 0.1 * np.sum(np.diff(values, axis=0) ** 2)
+
+
+def test_grid_interpolant_made_inside_from_differentiated_values() -> None:
+    # the interpolant is linear in the values: W[i, j] is the interpolant of the j-th basis
+    # field at the i-th point, the value W @ vec(values), the gradient 2 W^T r + penalty's
+    basis = np.eye(VALUES.size).reshape(*VALUES.shape, VALUES.size)
+    W = si.RegularGridInterpolator(GRID, basis)(GRID_POINTS)
+    r = W @ VALUES.ravel() - GRID_OBS
+    d = np.diff(VALUES, axis=0)
+    penalty = np.zeros_like(VALUES)
+    penalty[1:] += 0.2 * d
+    penalty[:-1] -= 0.2 * d
+    expected = (2.0 * W.T @ r).reshape(VALUES.shape) + penalty
+    both_modes(field_fit_loss, VALUES, expected)
+    # the Hessian is constant: 2 W^T W plus the penalty's
+    H = adgen.hessian(field_fit_loss)(VALUES).reshape(VALUES.size, VALUES.size)
+    D = np.diff(np.eye(VALUES.size).reshape(*VALUES.shape, -1), axis=0).reshape(-1, VALUES.size)
+    np.testing.assert_allclose(H, 2.0 * W.T @ W + 0.2 * D.T @ D, rtol=1e-10, atol=1e-12)
+
+
+def test_grid_interpolant_made_inside_values_and_points_together() -> None:
+    def loss(values: Any, points: Any) -> Any:
+        field = si.RegularGridInterpolator(
+            GRID, values, "linear", bounds_error=False, fill_value=None
+        )
+        return np.sum(np.tanh(field(points)))
+
+    outside = GRID_POINTS * np.array([1.1, 1.05])  # (one point past the grid: extrapolated)
+    gv, gp = adgen.grad(loss, wrt=(0, 1))(VALUES, outside)
+    np.testing.assert_allclose(gv, central(lambda v: loss(v, outside), VALUES), rtol=1e-7)
+    np.testing.assert_allclose(gp, central(lambda p: loss(VALUES, p), outside), rtol=1e-6)
+
+
+def test_grid_interpolant_made_inside_not_linear_is_refused_only_where_differentiated() -> None:
+    def nearest(values: Any) -> Any:
+        return np.sum(si.RegularGridInterpolator(GRID, values, method="nearest")(GRID_POINTS))
+
+    def filled(values: Any) -> Any:
+        field = si.RegularGridInterpolator(GRID, values, bounds_error=False, fill_value=0.0)
+        return np.sum(field(GRID_POINTS))
+
+    for f in (nearest, filled):
+        with pytest.raises(AdgenError, match="RegularGridInterpolator made inside the function"):
+            adgen.grad(f)(VALUES)
+
+    def scaled(s: Any) -> Any:  # (no derivative reaches the interpolant)
+        field = si.RegularGridInterpolator(GRID, VALUES, method="nearest")
+        return s * np.sum(field(GRID_POINTS))
+
+    assert adgen.grad(scaled)(2.0) == pytest.approx(scaled(1.0))
+
+
 def test_unsupported_interpolants_refused_by_name() -> None:
     nearest = si.interp1d(TABLE_X, TABLE_Y, kind="nearest")
     smooth = si.UnivariateSpline(T, Y)

@@ -16,6 +16,14 @@ one-sided one of the piece SciPy evaluates (:mod:`adgen.rules.runtime.interpolat
 the data, an interpolant that fills a constant has derivative 0 there. A linear grid
 interpolant's gradient is :func:`adgen.runtime.grid_slopes` (first order only: its second
 derivative is refused by name).
+
+Made inside the function from differentiated data, an interpolant linear in its data is
+differentiated w.r.t. the data at every order (``rt.interp_fit``; a linear grid
+interpolant ``RegularGridInterpolator((gx, gy), values)``: ``rt.grid_fit``, whose
+transpose ``rt.grid_fit_vjp`` spreads each point's cotangent over its cell's corners);
+one that is not linear in it is differentiated w.r.t. the points only (``rt.interp_fit_at``;
+a grid interpolant of another method or filling a constant: ``rt.grid_fit_at``, refused by
+name where a derivative reaches it).
 """
 
 from __future__ import annotations
@@ -120,6 +128,77 @@ if scipy is not None:
     refused_derivative(rt.grid_slopes, reason=_SECOND)
     _refused(rt.grid_slopes, "xi", _SECOND)
 
+    # a linear grid interpolant made inside the function: ``RegularGridInterpolator((gx, gy),
+    # values)(xi)``, linear in the values (every order w.r.t. them), once w.r.t. the points
+    _GRID = "(np.arange(3.0), np.array([0.0, 0.5, 2.0, 3.0]))"
+
+    @rule(
+        rt.grid_fit,
+        examples=[
+            example(
+                f"rt.grid_fit({_GRID}, v, np.array([[0.5, 0.2], [1.5, 2.5], [0.1, 0.6]]), '{{}}')",
+                v=(3, 4),
+            ),
+            example(
+                f"rt.grid_fit({_GRID}, v, x, '{{}}')",
+                v=(3, 4),
+                x=Arg((5, 2), Domain(0.1, 1.9)),
+                twice=False,
+            ),
+            example(
+                f"rt.grid_fit({_GRID}, np.cos(np.arange(12.0)).reshape(3, 4), x, '{{}}')",
+                x=Arg((2, 3, 2), Domain(0.1, 1.9)),
+                twice=False,
+            ),
+        ],
+    )
+    def grid_fit(ans, points, values, xi, options):
+        def jvp_values(dv):
+            return rt.grid_fit(points, dv, xi, options)
+
+        def jvp_xi(dxi):
+            slopes = rt.grid_fit_slopes(points, values, xi, options)
+            return np.reshape(np.sum(slopes * dxi, axis=-1), np.shape(ans))
+
+        def vjp_values(g):
+            return rt.grid_fit_vjp(points, xi, g, np.shape(values), options)
+
+        def vjp_xi(g):
+            slopes = rt.grid_fit_slopes(points, values, xi, options)
+            return np.reshape(g, np.shape(xi)[:-1] + (1,)) * slopes
+
+    @rule(
+        rt.grid_fit_vjp,
+        examples=[
+            example(
+                f"rt.grid_fit_vjp({_GRID}, np.array([[0.5, 0.2], [1.5, 2.5]]), g, (3, 4), '{{}}')",
+                g=(2,),
+            ),
+        ],
+    )
+    def grid_fit_vjp(points, xi, g, vshape, options):
+        def jvp_g(dg):
+            return rt.grid_fit_vjp(points, xi, dg, vshape, options)
+
+        def vjp_g(h):
+            return rt.grid_fit(points, h, xi, options)
+
+    _GRID_AT = (
+        "the derivative of a RegularGridInterpolator made inside the function with another "
+        "method than 'linear', or filling a constant outside the grid (adgen differentiates "
+        "the linear method, raising or extrapolating outside: `fill_value=None`)"
+    )
+    refused_derivative(rt.grid_fit_at, reason=_GRID_AT)
+    for _param in ("points", "values", "xi"):
+        _refused(rt.grid_fit_at, _param, _GRID_AT)
+    refused_derivative(rt.grid_fit_slopes, reason=_SECOND)
+    for _fn, _param in (
+        (rt.grid_fit_slopes, "xi"),
+        (rt.grid_fit_slopes, "values"),
+        (rt.grid_fit_vjp, "xi"),
+    ):
+        _refused(_fn, _param, _SECOND)
+
     # interpolants made inside the function: ``CubicSpline(t, y)(x)``; linear in ``y``
     _FIT = "np.linspace(0.0, 3.0, 6), y, x, 'CubicSpline', \"{'bc_type': 'natural'}\""
 
@@ -206,6 +285,8 @@ if scipy is not None:
     )
     for _fn in (rt.interp_fit, rt.interp_fit_at, rt.interp_fit_vjp):
         _refused(_fn, "t", _KNOTS)
+    for _fn in (rt.grid_fit, rt.grid_fit_vjp, rt.grid_fit_slopes):
+        _refused(_fn, "points", _KNOTS)
     _refused(
         rt.interp_fit_at,
         "y",

@@ -250,8 +250,11 @@ def markdown() -> str:
         + ", ".join(made)
         + " (the result of `make_interp_spline` is a `BSpline`; `interp1d` of the kinds "
         "'linear', 'slinear', 'quadratic', 'cubic'; a `RegularGridInterpolator` of method "
-        "'linear', once). Made inside from differentiated data (`CubicSpline(t, y)`), "
-        "those linear in the data are differentiated w.r.t. it too.",
+        "'linear', once). Made inside from differentiated data (`CubicSpline(t, y)`, "
+        "`RegularGridInterpolator((gx, gy), values)`), those linear in the data are "
+        "differentiated w.r.t. it too (`CubicSpline` and `make_interp_spline` without "
+        "boundary values, `interp1d` extrapolating, a linear `RegularGridInterpolator` "
+        "raising or extrapolating outside its grid), at every order.",
         "",
     ]
     lines += [

@@ -37,6 +37,7 @@ MAKERS: dict[str, tuple[tuple[str, ...], str | None]] = {
     "make_interp_spline": (("k", "bc_type"), "k"),
     "interp1d": (("kind", "bounds_error", "fill_value", "assume_sorted"), "kind"),
     "BSpline": (("k", "extrapolate"), "k"),
+    "RegularGridInterpolator": (("method", "bounds_error", "fill_value"), "method"),
 }
 
 
@@ -60,6 +61,10 @@ def _linear(maker: str, options: dict[str, Any]) -> bool:
     spline (its data must repeat) make it affine or constrained.)"""
     if maker in ("PchipInterpolator", "Akima1DInterpolator"):
         return False
+    if maker == "RegularGridInterpolator":  # (raising outside, or extrapolating linearly)
+        return options.get("method", "linear") == "linear" and (
+            options.get("bounds_error", True) is True or options.get("fill_value", 0) is None
+        )
     if options.get("bc_type") not in (None, "not-a-knot", "natural", "clamped"):
         return False
     return maker != "interp1d" or options.get("fill_value", "extrapolate") == "extrapolate"
@@ -216,8 +221,11 @@ class InterpolantsMixin(LowererState):
                 f"a derivative order `nu` of a `{kind}` that is not a constant integer",
                 "write the order as a number (`s(x, 1)`)",
             )
-        if local is not None:  # made inside: the data, then how it is made
-            helper: Any = rt.interp_fit if local.linear else rt.interp_fit_at
+        if local is not None and grid:  # made inside: linear in the values
+            helper: Any = rt.grid_fit if local.linear else rt.grid_fit_at
+            call = [local.t, local.y, args[0], ir.Const(local.options)]
+        elif local is not None:  # made inside: the data, then how it is made
+            helper = rt.interp_fit if local.linear else rt.interp_fit_at
             order = ir.Const(nu.value + local.nu)
             call = [local.t, local.y, args[0], ir.Const(kind), ir.Const(local.options), order]
         else:
@@ -232,5 +240,6 @@ class InterpolantsMixin(LowererState):
         """What :func:`adgen.runtime.interp_support` says of ``fn``, an interpolant made
         outside; for one made inside (:class:`LocalInterpolant`) the family its maker makes."""
         if isinstance(fn, LocalInterpolant):
-            return ("interp1d" if fn.maker == "interp1d" else "ppoly"), ""
+            families = {"interp1d": "interp1d", "RegularGridInterpolator": "grid"}
+            return families.get(fn.maker, "ppoly"), ""
         return rt.interp_support(fn)

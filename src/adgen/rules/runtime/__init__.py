@@ -133,6 +133,10 @@ from .indexing import (  # noqa: F401
     take_vjp,
 )
 from .interpolate import (  # noqa: F401
+    grid_fit,
+    grid_fit_at,
+    grid_fit_slopes,
+    grid_fit_vjp,
     grid_slopes,
     grid_value,
     interp_data_axis,
@@ -339,6 +343,10 @@ __all__ = [
     "interp_gather",
     "grid_slopes",
     "grid_value",
+    "grid_fit",
+    "grid_fit_at",
+    "grid_fit_slopes",
+    "grid_fit_vjp",
     "interp_made",
     "interp_data_axis",
     "interp_fit",

@@ -285,6 +285,60 @@ def interp_fit_vjp(
     return np.moveaxis(summed, 0, axis)
 
 
+def grid_fit(points: Any, values: Any, xi: Any, options: str) -> Any:
+    """A linear ``RegularGridInterpolator`` made inside the function, of the grid
+    ``points`` and the ``values`` on it, at the points ``xi``: it is linear in the values.
+
+    >>> grid_fit(([0.0, 1.0], [0.0, 2.0]), [[0.0, 2.0], [1.0, 3.0]], [0.5, 0.5], "{}")
+    array([1.])
+    """
+    return interp_made(points, values, "RegularGridInterpolator", options)(xi)
+
+
+def grid_fit_at(points: Any, values: Any, xi: Any, options: str) -> Any:
+    """:func:`grid_fit` of a grid interpolant adgen does not differentiate (another method
+    than ``'linear'``, a constant filled outside): its value, for code no derivative
+    reaches."""
+    return interp_made(points, values, "RegularGridInterpolator", options)(xi)
+
+
+def grid_fit_slopes(points: Any, values: Any, xi: Any, options: str) -> Any:
+    """The gradient of :func:`grid_fit` w.r.t. the points ``xi`` (:func:`grid_slopes`)."""
+    return grid_slopes(interp_made(points, values, "RegularGridInterpolator", options), xi)
+
+
+def grid_fit_vjp(points: Any, xi: Any, g: Any, vshape: tuple[int, ...], options: str) -> Any:
+    """The cotangent of the values (of shape ``vshape``) of :func:`grid_fit`, given the
+    result's cotangent ``g`` (shape ``xi.shape[:-1]``): each point's cotangent spread over
+    the ``2**ndim`` corners of its cell with the interpolation's weights (the cell below a
+    grid line; outside the grid the edge cell, whose weights then extrapolate, as the
+    interpolant does with ``fill_value=None``). ``options`` as the interpolant was made.
+
+    >>> grid = ([0.0, 1.0], [0.0, 2.0])
+    >>> grid_fit_vjp(grid, np.array([[0.5, 0.5]]), np.array([4.0]), (2, 2), "{}").tolist()
+    [[1.5, 0.5], [1.5, 0.5]]
+    """
+    xi = np.asarray(xi, dtype=float)
+    g = np.asarray(g)
+    out = np.zeros(vshape, dtype=np.result_type(g, 1.0))
+    cells, fractions = [], []
+    for d, grid in enumerate(points):
+        grid = np.asarray(grid, dtype=float)
+        c = xi[..., d]
+        i = np.clip(np.searchsorted(grid, c) - 1, 0, len(grid) - 2)
+        cells.append(i)
+        fractions.append((c - grid[i]) / (grid[i + 1] - grid[i]))
+    for corner in range(2 ** len(cells)):
+        weight = g
+        index = []
+        for d, (i, f) in enumerate(zip(cells, fractions, strict=True)):
+            up = (corner >> d) & 1
+            weight = weight * (f if up else 1.0 - f)
+            index.append(np.ravel(i + up))
+        np.add.at(out, tuple(index), np.ravel(np.broadcast_to(weight, np.shape(cells[0]))))
+    return out
+
+
 def interp_fit_at(t: Any, y: Any, x: Any, maker: str, options: str, nu: int = 0) -> Any:
     """:func:`interp_fit` of an interpolant that is not linear in its data
     (``PchipInterpolator``, ``Akima1DInterpolator``, a ``CubicSpline`` with boundary values):
