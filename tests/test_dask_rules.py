@@ -70,6 +70,15 @@ def _primal_on_dask(case: Case, dargs: tuple[Any, ...]) -> None:
 DASK_LACKS = {"rt.interp_vjp_fp(": "np.interp", "rt.take_vjp(": "np.take(..., mode=...)"}
 
 
+# Standard forms whose derivative calls a standard form SciPy computes on Dask arrays (their
+# own `_pdf`: t's and lognorm's convert their arguments); the function itself stays lazy.
+SCIPY_COMPUTES = {
+    "scipy.stats.t._ppf(": "scipy.stats.t._pdf",
+    "scipy.stats.t._isf(": "scipy.stats.t._pdf",
+    "scipy.stats.lognorm._": "scipy.stats.lognorm._pdf",
+}
+
+
 def _lacking(case: Case, exc: Exception) -> str | None:
     for start, missing in DASK_LACKS.items():
         if case.call.startswith(start) and (
@@ -87,6 +96,9 @@ def test_rule_on_dask_arrays_is_lazy_and_exact(case: Case) -> None:
     args = case.draw_args()
     dargs = to_dask(args)
     _primal_on_dask(case, dargs)
+    computes = next((c for s, c in SCIPY_COMPUTES.items() if case.call.startswith(s)), None)
+    if computes is not None:
+        pytest.skip(f"the derivative calls {computes}, which SciPy computes on Dask arrays")
     lacking = [m for m in ("forward", "reverse") if _mode_on_dask(case, fn, args, dargs, m)]
     if lacking:
         missing = DASK_LACKS[next(s for s in DASK_LACKS if case.call.startswith(s))]

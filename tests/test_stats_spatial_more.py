@@ -310,3 +310,54 @@ def test_lognorm_cdf_w_r_t_its_shape() -> None:
         )
 
     check_grads(f, 0.8, 1.2)
+
+
+# -- the standard forms' own methods, as libraries call them -----------------------------------
+
+STANDARD_FORMS = {
+    "logistic._cdf": (lambda x: scipy.stats.logistic._cdf(x), scipy.stats.logistic.cdf),
+    "logistic._logsf": (lambda x: scipy.stats.logistic._logsf(x), scipy.stats.logistic.logsf),
+    "gamma._cdf": (
+        lambda x: scipy.stats.gamma._cdf(x, 2.5),
+        lambda x: scipy.stats.gamma.cdf(x, 2.5),
+    ),
+    "gamma._logpdf": (
+        lambda x: scipy.stats.gamma._logpdf(x, 2.5),
+        lambda x: scipy.stats.gamma.logpdf(x, 2.5),
+    ),
+    "beta._sf": (
+        lambda x: scipy.stats.beta._sf(x, 2.0, 3.0),
+        lambda x: scipy.stats.beta.sf(x, 2.0, 3.0),
+    ),
+    "expon._logsf": (lambda x: scipy.stats.expon._logsf(x), scipy.stats.expon.logsf),
+    "laplace._cdf": (lambda x: scipy.stats.laplace._cdf(x), scipy.stats.laplace.cdf),
+    "weibull_min._logcdf": (
+        lambda x: scipy.stats.weibull_min._logcdf(x, 1.5),
+        lambda x: scipy.stats.weibull_min.logcdf(x, 1.5),
+    ),
+    "cauchy._isf": (lambda x: scipy.stats.cauchy._isf(x), scipy.stats.cauchy.isf),
+    "chi2._ppf": (lambda x: scipy.stats.chi2._ppf(x, 3.0), lambda x: scipy.stats.chi2.ppf(x, 3.0)),
+    "lognorm._pdf": (
+        lambda x: scipy.stats.lognorm._pdf(x, 0.8),
+        lambda x: scipy.stats.lognorm.pdf(x, 0.8),
+    ),
+    "uniform._cdf": (lambda x: scipy.stats.uniform._cdf(x), scipy.stats.uniform.cdf),
+}
+
+
+@pytest.mark.parametrize("form", sorted(STANDARD_FORMS))
+def test_a_standard_form_has_its_public_methods_derivative(form: str) -> None:
+    # `scipy.stats.logistic._cdf(x)` (statsmodels' links, SciPy's own code): loc 0, scale
+    # 1, no argument checks -- the derivative of the public method at those, both modes
+    own, public = STANDARD_FORMS[form]
+    point = np.array([0.15, 0.35, 0.6, 0.8])  # (inside every support; q of ppf/isf)
+
+    def f(x: Any) -> Any:
+        return np.sum(np.sin(own(x)))
+
+    def g(x: Any) -> Any:
+        return np.sum(np.sin(public(x)))
+
+    np.testing.assert_allclose(f(point), g(point), rtol=1e-12)
+    np.testing.assert_allclose(adgen.grad(f)(point), adgen.grad(g)(point), rtol=1e-10)
+    check_grads(f, point)

@@ -192,12 +192,12 @@ if scipy is not None:
     for _param in ("points", "values", "xi"):
         _refused(rt.grid_fit_at, _param, _GRID_AT)
     refused_derivative(rt.grid_fit_slopes, reason=_SECOND)
-    for _fn, _param in (
+    for _grid_fn, _param in (
         (rt.grid_fit_slopes, "xi"),
         (rt.grid_fit_slopes, "values"),
         (rt.grid_fit_vjp, "xi"),
     ):
-        _refused(_fn, _param, _SECOND)
+        _refused(_grid_fn, _param, _SECOND)
 
     # interpolants made inside the function: ``CubicSpline(t, y)(x)``; linear in ``y``
     _FIT = "np.linspace(0.0, 3.0, 6), y, x, 'CubicSpline', \"{'bc_type': 'natural'}\""
@@ -285,8 +285,8 @@ if scipy is not None:
     )
     for _fn in (rt.interp_fit, rt.interp_fit_at, rt.interp_fit_vjp):
         _refused(_fn, "t", _KNOTS)
-    for _fn in (rt.grid_fit, rt.grid_fit_vjp, rt.grid_fit_slopes):
-        _refused(_fn, "points", _KNOTS)
+    for _grid_fn in (rt.grid_fit, rt.grid_fit_vjp, rt.grid_fit_slopes):
+        _refused(_grid_fn, "points", _KNOTS)
     _refused(
         rt.interp_fit_at,
         "y",

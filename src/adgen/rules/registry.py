@@ -2786,6 +2786,8 @@ def partials(
     wrap = ast.parse(_SUPPORT[kind], mode="eval").body
 
     def register(rule_fn: Callable[..., Any]) -> Callable[..., Any]:
+        for fn in fns:  # (how, for :func:`standard_form`)
+            _PARTIALS_OF[loader.identity(fn)] = (rule_fn, kind, domain, rewrite)
         fdef = ast.parse(textwrap.dedent(inspect.getsource(rule_fn))).body[0]
         assert isinstance(fdef, ast.FunctionDef)
         if rewrite is not None:
@@ -2835,6 +2837,35 @@ def partials(
         return rule_fn
 
     return register
+
+
+# function -> (rule function, kind, domain, rewrite) of what :func:`partials` registered
+_PARTIALS_OF: dict[Hashable, tuple[Any, str, Any, Any]] = {}
+
+
+def standard_form(
+    own: Any,
+    public: Any,
+    examples: Iterable[Example],
+    rewrite: Callable[[ast.FunctionDef], ast.FunctionDef],
+) -> bool:
+    """Register ``own`` -- a distribution's standard form, ``scipy.stats.gamma._logpdf(x,
+    a)``, which libraries call directly (no argument checks, ``loc`` 0 and ``scale`` 1) --
+    by the partials :func:`partials` registered for its ``public`` method
+    (``scipy.stats.gamma.logpdf``), whose ``loc`` and ``scale`` then keep their defaults;
+    ``rewrite`` changes those partials' source after the public method's own rewrite.
+    False (nothing registered) where ``public`` was not registered so, or ``own`` is
+    registered already."""
+    how = _PARTIALS_OF.get(loader.identity(public))
+    if how is None or lookup(own) is not None:
+        return False
+    rule_fn, kind, domain, first = how
+
+    def both(fdef: ast.FunctionDef) -> ast.FunctionDef:
+        return rewrite(first(fdef) if first is not None else fdef)
+
+    partials(own, kind=kind, domain=domain, examples=examples, rewrite=both)(rule_fn)
+    return True
 
 
 class _NumpyDivision(Transformer):

@@ -25,8 +25,12 @@ differentiated again.
   ``gamma``, ``beta`` and ``chi2`` in these functions (the derivatives of incomplete beta
   and gamma functions in their parameters, no closed form) are refused by name where a
   differentiated value reaches them. Not covered: ``f`` and the other distributions.
-* the standard forms' own methods libraries call: ``norm._ppf``, ``norm._isf``,
-  ``t._logpdf``, ``t._pdf`` (``df`` too), ``t._cdf``, ``t._sf`` (``x`` only).
+* the standard forms' own methods libraries call (``loc`` 0, ``scale`` 1, no argument
+  checks): ``_pdf``, ``_logpdf``, ``_cdf``, ``_sf``, ``_logcdf``, ``_logsf``, ``_ppf`` and
+  ``_isf`` of each distribution above with those public methods (``vonmises``: ``_pdf``,
+  ``_logpdf``), by the public methods' partials with the densities written as the
+  standard form's own (``gamma._pdf``: :func:`adgen.rules.registry.standard_form`); and
+  ``norm``'s and ``t``'s written out (``t._logpdf``, ``t._pdf`` w.r.t. ``df`` too).
 * ``poisson`` (``logpmf``, ``pmf``, ``cdf``, ``sf``, ``logcdf``, ``logsf``, and the standard
   form's ``_logpmf``, ``_pmf``): w.r.t.
   ``mu`` only; ``binom`` and ``bernoulli`` (``logpmf``, ``pmf``) w.r.t. ``p`` only;
@@ -54,6 +58,7 @@ is nan (``scale <= 0``), so are the derivatives.
 from __future__ import annotations
 
 import ast
+import copy
 import inspect
 import types
 from typing import Any
@@ -61,7 +66,13 @@ from typing import Any
 import numpy as np
 
 from adgen.rules import runtime as rt
-from adgen.rules.registry import METHOD_HELPERS, partials, refused_derivative, rule
+from adgen.rules.registry import (
+    METHOD_HELPERS,
+    partials,
+    refused_derivative,
+    rule,
+    standard_form,
+)
 from adgen.rules.samples import ANY, POSITIVE, SPD, Arg, Domain, example
 
 try:
@@ -1628,3 +1639,103 @@ if scipy is not None:
     METHOD_HELPERS[scipy.stats.gaussian_kde.logpdf] = rt.kde_logpdf
     METHOD_HELPERS[scipy.stats.gaussian_kde.evaluate] = rt.kde_pdf
     METHOD_HELPERS[scipy.stats.gaussian_kde.pdf] = rt.kde_pdf
+
+    # -- the standard forms' own methods (``gamma._logpdf(x, a)``: loc 0, scale 1, no
+    # argument checks), which libraries call directly, by their public methods' partials.
+    # distribution -> (its shapes' values, where the examples draw x)
+    STANDARD_FORMS: dict[str, tuple[str, Domain]] = {
+        "norm": ("", ANY),
+        "t": ("3.0, ", ANY),
+        "gamma": ("2.5, ", Domain(0.5, 3.0)),
+        "beta": ("2.0, 3.0, ", Domain(0.2, 0.8)),
+        "chi2": ("3.0, ", Domain(0.5, 3.0)),
+        "expon": ("", Domain(0.5, 3.0)),
+        "logistic": ("", ANY),
+        "laplace": ("", Domain(-1.5, 1.5, avoid=(0.0,), gap=0.1)),
+        "cauchy": ("", ANY),
+        "uniform": ("", Domain(0.2, 0.8)),
+        "weibull_min": ("1.5, ", Domain(0.5, 2.0)),
+        "lognorm": ("0.8, ", Domain(0.5, 3.0)),
+        "vonmises": ("1.5, ", Domain(-2.0, 2.0)),
+    }
+
+    class StandardDensities(ast.NodeTransformer):
+        """A public method's partials made a standard form's: the densities they call,
+        ``scipy.stats.gamma.pdf(x, a, loc, scale)``, written with the standard form's own,
+        ``scipy.stats.gamma._pdf((x - loc) / scale, a) / scale`` (a standard form's
+        ``_cdf`` is the integral of its ``_pdf`` wherever it is defined, also where the
+        public ``pdf`` checks the support and says 0; and SciPy's public methods compute
+        Dask arrays)."""
+
+        def visit_Call(self, node: ast.Call) -> ast.expr:
+            self.generic_visit(node)
+            func = node.func
+            if not (
+                isinstance(func, ast.Attribute)
+                and func.attr in ("pdf", "logpdf")
+                and ast.unparse(func.value).startswith("scipy.stats.")
+                and not node.keywords
+            ):
+                return node
+            dist = getattr(scipy.stats, ast.unparse(func.value)[len("scipy.stats.") :], None)
+            shapes = getattr(dist, "numargs", None)
+            if shapes is None or len(node.args) not in (1 + shapes, 3 + shapes):
+                return node
+            point, rest = node.args[0], node.args[1 : 1 + shapes]
+            own = ast.Attribute(value=func.value, attr="_" + func.attr, ctx=ast.Load())
+            if len(node.args) == 1 + shapes:
+                return ast.Call(func=own, args=[point, *rest], keywords=[])
+            loc, scale = node.args[1 + shapes :]
+            z = ast.BinOp(ast.BinOp(point, ast.Sub(), loc), ast.Div(), scale)
+            call = ast.Call(func=own, args=[z, *rest], keywords=[])
+            if func.attr == "pdf":
+                return ast.BinOp(call, ast.Div(), copy.deepcopy(scale))
+            log = ast.Attribute(value=ast.Name(id="np", ctx=ast.Load()), attr="log", ctx=ast.Load())
+            scaled = ast.Call(func=log, args=[copy.deepcopy(scale)], keywords=[])
+            return ast.BinOp(call, ast.Sub(), scaled)
+
+    class AtUnitScale(ast.NodeTransformer):
+        """``loc`` 0 and ``scale`` 1 written in, and what they leave folded: ``x - 0.0``,
+        ``e / 1.0``, ``e * 1.0``, ``np.log(1.0)`` (a standard form takes neither)."""
+
+        def visit_Name(self, node: ast.Name) -> ast.expr:
+            if isinstance(node.ctx, ast.Load) and node.id in ("loc", "scale"):
+                return ast.Constant(0.0 if node.id == "loc" else 1.0)
+            return node
+
+        def visit_BinOp(self, node: ast.BinOp) -> ast.expr:
+            self.generic_visit(node)
+            right = node.right.value if isinstance(node.right, ast.Constant) else None
+            if (isinstance(node.op, (ast.Sub, ast.Add)) and right == 0.0) or (
+                isinstance(node.op, (ast.Mult, ast.Div)) and right == 1.0
+            ):
+                return node.left
+            if isinstance(node.op, ast.Sub) and _is_log_of_one(node.right):
+                return node.left
+            return node
+
+    def _is_log_of_one(node: ast.expr) -> bool:
+        return (
+            isinstance(node, ast.Call)
+            and ast.unparse(node.func) == "np.log"
+            and len(node.args) == 1
+            and isinstance(node.args[0], ast.Constant)
+            and node.args[0].value == 1.0
+        )
+
+    def standard_densities(fdef: ast.FunctionDef) -> ast.FunctionDef:
+        fdef.body = [AtUnitScale().visit(StandardDensities().visit(stmt)) for stmt in fdef.body]
+        return ast.fix_missing_locations(fdef)
+
+    for _name, (_shapes, _where) in STANDARD_FORMS.items():
+        _dist = getattr(scipy.stats, _name)
+        for _method in ("pdf", "logpdf", "cdf", "sf", "logcdf", "logsf", "ppf", "isf"):
+            _own = getattr(_dist, "_" + _method, None)
+            if _own is None:
+                continue
+            _point = "q" if _method in ("ppf", "isf") else "x"
+            _drawn: dict[str, Any] = {_point: Arg((4,), OPEN_UNIT if _point == "q" else _where)}
+            _call = f"scipy.stats.{_name}._{_method}({_point}, {_shapes})"
+            standard_form(
+                _own, getattr(_dist, _method), [example(_call, **_drawn)], standard_densities
+            )

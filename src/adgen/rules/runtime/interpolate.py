@@ -298,12 +298,21 @@ def grid_fit(points: Any, values: Any, xi: Any, options: str) -> Any:
 def grid_fit_at(points: Any, values: Any, xi: Any, options: str) -> Any:
     """:func:`grid_fit` of a grid interpolant adgen does not differentiate (another method
     than ``'linear'``, a constant filled outside): its value, for code no derivative
-    reaches."""
+    reaches.
+
+    >>> grid = ([0.0, 1.0], [0.0, 2.0])
+    >>> grid_fit_at(grid, [[0.0, 2.0], [1.0, 3.0]], [0.2, 0.5], "{'method': 'nearest'}")
+    array([0.])
+    """
     return interp_made(points, values, "RegularGridInterpolator", options)(xi)
 
 
 def grid_fit_slopes(points: Any, values: Any, xi: Any, options: str) -> Any:
-    """The gradient of :func:`grid_fit` w.r.t. the points ``xi`` (:func:`grid_slopes`)."""
+    """The gradient of :func:`grid_fit` w.r.t. the points ``xi`` (:func:`grid_slopes`).
+
+    >>> grid_fit_slopes(([0.0, 1.0], [0.0, 2.0]), [[0.0, 2.0], [1.0, 3.0]], [0.5, 0.5], "{}")
+    array([1., 1.])
+    """
     return grid_slopes(interp_made(points, values, "RegularGridInterpolator", options), xi)
 
 
