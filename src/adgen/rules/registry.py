@@ -2817,7 +2817,7 @@ def partials(
                             kw_defaults=[],
                             defaults=[],
                         ),
-                        body=[*copy.deepcopy(pre), ast.Return(value=product)],
+                        body=[*copy.deepcopy(_needed(pre, factor)), ast.Return(value=product)],
                         decorator_list=[],
                     )
                 )
@@ -2866,6 +2866,27 @@ def standard_form(
 
     partials(own, kind=kind, domain=domain, examples=examples, rewrite=both)(rule_fn)
     return True
+
+
+def _needed(pre: list[ast.stmt], value: ast.expr) -> list[ast.stmt]:
+    """The statements of ``pre`` (what a rule's partials share) that computing ``value``
+    needs: each partial's template computes only what it reads, not its siblings' work
+    (``psi(a + b)`` of a beta density's shapes in the partial w.r.t. ``x``). Statements
+    other than plain assignments are all kept.
+
+    >>> pre = ast.parse("y = x / s\\nboth = psi(a + b)\\nd = (a - 1) / y").body
+    >>> [ast.unparse(s) for s in _needed(pre, ast.parse("d / s", mode="eval").body)]
+    ['y = x / s', 'd = (a - 1) / y']
+    """
+    read = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
+    kept: list[ast.stmt] = []
+    for stmt in reversed(pre):
+        if isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Name) for t in stmt.targets):
+            if not {t.id for t in stmt.targets} & read:  # type: ignore[attr-defined]
+                continue
+        kept.append(stmt)
+        read |= {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name)}
+    return kept[::-1]
 
 
 class _NumpyDivision(Transformer):
