@@ -36,7 +36,7 @@ import sys
 import warnings
 import weakref
 from collections.abc import Hashable
-from types import MethodType, ModuleType
+from types import BuiltinMethodType, MethodType, ModuleType
 from typing import Any
 
 from adgen.rules import index
@@ -130,15 +130,25 @@ def identity(fn: Any) -> Hashable:
     (False, True)
     """
     owner = getattr(fn, "__self__", None)
-    if isinstance(fn, MethodType) and not isinstance(owner, (type, ModuleType)):
+    if _bound(fn) and not isinstance(owner, (type, ModuleType)):
         return (id(owner), fn.__name__)
     return id(fn)
+
+
+def _bound(fn: Any) -> bool:
+    """A method bound to its object, written in Python or built in (``np.add.reduce``)."""
+    return (
+        isinstance(fn, (MethodType, BuiltinMethodType))
+        and getattr(fn, "__self__", None) is not None
+    )
 
 
 def same(a: Any, b: Any) -> bool:
     """Are ``a`` and ``b`` one function: the same object, or the same method of one object?"""
     if a is b:
         return True
+    if isinstance(a, BuiltinMethodType) and isinstance(b, BuiltinMethodType):
+        return a.__self__ is b.__self__ and a.__name__ == b.__name__
     return (
         isinstance(a, MethodType)
         and isinstance(b, MethodType)

@@ -62,3 +62,83 @@ def _grid_shape(i: int, ndim: int, swap: bool) -> tuple[int, ...]:
     """The shape ``meshgrid`` gives its ``i``-th vector: its length on one axis of ``ndim``."""
     axis = 1 - i if swap and i < 2 else i
     return (1,) * axis + (-1,) + (1,) * (ndim - axis - 1)
+
+
+# -- ufuncs' methods: ``np.add.reduce(a)`` is ``np.sum(a, axis=0)``, ``np.subtract.outer(x, y)``
+# ``x[..., None] - y``, as NumPy computes them
+
+
+def _reduce_with(fn: Any, casts: bool) -> Any:
+    """``ufunc.reduce`` of the ufunc whose reduction is ``fn`` (``np.sum``, ``np.max``):
+    along ``axis``, 0 by default; ``initial=`` and ``where=`` passed on only where given (a
+    rule that does not take one refuses it by its name). ``casts``: ``fn`` takes ``dtype=``
+    itself."""
+
+    def reduce(
+        array: Any,
+        axis: Any = 0,
+        dtype: Any = None,
+        out: Any = None,
+        keepdims: bool = False,
+        initial: Any = np._NoValue,
+        where: Any = True,
+    ) -> Any:
+        options = {"axis": axis, "out": out, "keepdims": keepdims}
+        if casts:
+            options["dtype"] = dtype
+        elif dtype is not None:
+            array = np.asarray(array, dtype=dtype)
+        if initial is not np._NoValue:
+            options["initial"] = initial
+        if where is not True:
+            options["where"] = where
+        return fn(array, **options)
+
+    return reduce
+
+
+def _accumulate_with(fn: Any) -> Any:
+    """``ufunc.accumulate`` of the ufunc whose scan is ``fn`` (``np.cumsum``)."""
+
+    def accumulate(array: Any, axis: int = 0, dtype: Any = None, out: Any = None) -> Any:
+        return fn(array, axis=axis, dtype=dtype, out=out)
+
+    return accumulate
+
+
+def _outer_of(ufunc: Any) -> Any:
+    """``ufunc.outer(A, B)``: ``ufunc`` of every item of ``A`` with every item of ``B``, the
+    result's axes ``A``'s then ``B``'s."""
+
+    def outer(A: Any, B: Any, /, **kwargs: Any) -> Any:
+        return ufunc(np.reshape(A, np.shape(A) + (1,) * np.ndim(B)), B, **kwargs)
+
+    return outer
+
+
+UFUNC_METHODS: dict[tuple[Any, str], Any] = {
+    (np.add, "reduce"): _reduce_with(np.sum, True),
+    (np.multiply, "reduce"): _reduce_with(np.prod, True),
+    (np.maximum, "reduce"): _reduce_with(np.max, False),
+    (np.minimum, "reduce"): _reduce_with(np.min, False),
+    (np.add, "accumulate"): _accumulate_with(np.cumsum),
+    (np.multiply, "accumulate"): _accumulate_with(np.cumprod),
+}
+UFUNC_METHODS.update(
+    {
+        (ufunc, "outer"): _outer_of(ufunc)
+        for ufunc in (
+            np.add,
+            np.subtract,
+            np.multiply,
+            np.divide,
+            np.true_divide,
+            np.power,
+            np.maximum,
+            np.minimum,
+            np.arctan2,
+            np.hypot,
+            np.logaddexp,
+        )
+    }
+)

@@ -2064,22 +2064,30 @@ def read_as_python(fn: Any) -> Any:
     for dispatcher, function in _READ_AS_PYTHON:
         if fn is dispatcher:
             return function
+    owner = getattr(fn, "__self__", None)
+    if isinstance(owner, np.ufunc):  # np.add.reduce, np.subtract.outer
+        return python_forms.UFUNC_METHODS.get((owner, getattr(fn, "__name__", "")), fn)
     return fn
 
 
 def read_as_python_names() -> list[str]:
     """The names of the functions :func:`read_as_python` reads as Python (for the docs).
 
-    >>> read_as_python_names()[-2:]
-    ['np.broadcast_arrays', 'np.meshgrid']
+    >>> read_as_python_names()[:3]
+    ['np.apply_over_axes', 'np.broadcast_arrays', 'np.meshgrid']
+    >>> read_as_python_names()[3:5]
+    ['np.add.reduce', 'np.multiply.reduce']
     """
-    return [f"np.{dispatcher.__name__}" for dispatcher, _ in _READ_AS_PYTHON]
+    names = [f"np.{dispatcher.__name__}" for dispatcher, _ in _READ_AS_PYTHON]
+    return names + [f"np.{u.__name__}.{m}" for u, m in python_forms.UFUNC_METHODS]
 
 
 def reads_as_python(fn: Any) -> bool:
     """Is ``fn`` the Python function :func:`read_as_python` gives for one of NumPy's (read
     as the user's own, functions passed to it passed as themselves)?"""
-    return any(fn is function for _, function in _READ_AS_PYTHON)
+    return any(fn is function for _, function in _READ_AS_PYTHON) or any(
+        fn is function for function in python_forms.UFUNC_METHODS.values()
+    )
 
 
 # NumPy's functions that take a function and are written in Python, with that Python

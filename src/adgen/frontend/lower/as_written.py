@@ -332,6 +332,16 @@ class AsWrittenMixin(LowererState):
             "call the NumPy function instead, e.g. np.sum(x) for x.sum()",
         )
 
+    def outside_call(self: Lowerer, func: gast.Attribute) -> tuple[bool, Any, AdgenError | None]:
+        """:meth:`outside_method`, and what adgen says of a call of it if it cannot run it
+        -- or the Python a ufunc's method is read as (``np.add.reduce``, ``np.subtract.outer``:
+        :func:`registry.read_as_python`), with nothing to say."""
+        ok, fn = self.outside_method(func)
+        form = registry.read_as_python(fn) if ok else fn
+        if form is not fn:
+            return True, form, None
+        return ok, fn, self.method_refusal(func, fn) if ok else None
+
     def outside_method(self: Lowerer, func: gast.Attribute) -> tuple[bool, Any]:
         """``log.info``, ``rng.normal``, ``np.add.at``: a method of an outside object that is
         not data (not an array, list, dict or set, whose methods may write into what the

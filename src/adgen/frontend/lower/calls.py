@@ -120,8 +120,7 @@ class CallsMixin(LowererState):
             return self.nested_jvp(node)
         refusal: AdgenError | None = None  # what adgen says of the call if it cannot run it
         if not ok and isinstance(func, gast.Attribute):
-            ok, fn = self.outside_method(func)
-            refusal = self.method_refusal(func, fn) if ok else None
+            ok, fn, refusal = self.outside_call(func)
         solver = registry.callbacks_of(fn) if ok else None
         if solver is not None:  # odeint(rhs, y0, t): functions given to a solver
             return self.solver_call(node, fn, solver, target, hint)
