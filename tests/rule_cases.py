@@ -980,6 +980,17 @@ def case_vstack(a, b):
     return np.vstack([a, b * 3.0])
 
 
+def case_tuple_of_a_list_known_when_the_code_runs(x):
+    # tuple(xs) of a list whose length only the run decides: the list's rule
+    xs = []
+    k = 0
+    while k < 3 + int(np.sum(x) > 100.0):
+        xs.append(np.sin(x) * (k + 1.0))
+        k = k + 1
+    ts = tuple(xs)
+    return ts[0] * ts[2] + np.stack(ts)[1]
+
+
 def case_list_of_derivatives_helpers(x):
     # adgen's helpers for lists of derivatives (second-order code of loops calls them)
     xs = []

@@ -233,3 +233,28 @@ def test_forward_mode_of_a_dict_result_gives_a_dict_of_tangents() -> None:
     np.testing.assert_allclose(out["b"], np.sin(p["b"]))
     with pytest.raises(adgen.UnsupportedSyntaxError, match="returning a dict"):
         adgen.vjp(dict_result, p, x)
+
+
+def test_tuple_of_a_list_grown_in_nested_loops():
+    # `tuple(box)` of a list appended in a loop inside a loop (fuzzer seed 20261202, program
+    # 279): the list's rule -- "no derivative rule for `tuple`" before
+    def f(x):
+        out = 0.0
+        for i in range(3):
+            box = []
+            for v in (x, x * 2.0, np.sin(x)):
+                box.append(v * (0.5 + i))
+            items = tuple(box)
+            first, _, last = items
+            out = out + np.sum(np.stack(items) ** 2) + np.sum(first * last) + len(items)
+        return out
+
+    x = np.array([0.3, -0.5, 0.8])
+    h = 1e-6
+    want = np.array([(f(x + h * e) - f(x - h * e)) / (2 * h) for e in np.eye(3)])
+    np.testing.assert_allclose(adgen.grad(f)(x), want, rtol=1e-6, atol=1e-8)
+    t = np.array([1.0, -2.0, 0.5])
+    np.testing.assert_allclose(adgen.jvp(f, (x,), (t,))[1], want @ t, rtol=1e-6)
+    g = adgen.grad(f)
+    H = np.stack([(g(x + 1e-5 * e) - g(x - 1e-5 * e)) / 2e-5 for e in np.eye(3)])
+    np.testing.assert_allclose(adgen.hessian(f)(x), H, rtol=1e-5, atol=1e-6)

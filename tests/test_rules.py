@@ -908,6 +908,12 @@ shaped(
     {"vector": ((3,),), "matrix": ((2, 3),)},
     ANY,
 )
+shaped(
+    "tuple-of-a-list-known-when-the-code-runs",
+    rc.case_tuple_of_a_list_known_when_the_code_runs,
+    {"vector": ((3,),), "matrix": ((2, 3),)},
+    ANY,
+)
 
 # ------------------------------------------------------------------ coverage of the registry
 

@@ -748,7 +748,7 @@ def extremum_jvp(ans, parts, shares):
         return g * shares[k]
 
 
-@rule(list, rt.as_list, lists=True, complex=True)
+@rule(list, tuple, rt.as_list, lists=True, complex=True)
 def builtin_list(iterable):
     """A copy of a list (of derivatives), or the list of an array's rows."""
 

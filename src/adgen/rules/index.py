@@ -55,6 +55,7 @@ FUNCTIONS: dict[str, str] = {
     "rt.items_vjp": "adjoints",
     "rt.extremum_jvp": "adjoints",
     "list": "adjoints",
+    "tuple": "adjoints",
     "rt.as_list": "adjoints",
     "rt.list_vjp": "adjoints",
     "rt.matmul_vjp_a": "adjoints",

@@ -99,11 +99,11 @@ class TuplesMixin(LowererState):
             return -1
         if not ok:
             return -1
+        if fn is tuple:  # (its rule is a list's: for a list known only when the code runs)
+            return None
         prim = registry.lookup(fn)
         if prim is not None:
             return None if prim.outputs is not None else -1
-        if fn is tuple:
-            return None
         if isinstance(fn, LocalFunction):
             definition = fn.node
         elif isinstance(fn, types.FunctionType):

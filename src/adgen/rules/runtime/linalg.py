@@ -191,8 +191,8 @@ def getitem_vjp(g: ArrayLike, x: ArrayLike, index: Any) -> NDArray[Any]:
         out = np.zeros(x.shape, dtype=np.result_type(x.dtype, g))
         out[index] = g
         return out
-    if isinstance(x, list):  # an element of a list the function built
-        out_list = zeros_like(x)
+    if isinstance(x, (list, tuple)):  # an item of a list the function built (or a tuple
+        out_list = list(zeros_like(x))  # of one): its cotangent is a list
         out_list[index] = g
         return out_list
     dtype = np.result_type(x, g)
