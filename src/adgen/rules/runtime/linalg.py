@@ -192,7 +192,7 @@ def getitem_vjp(g: ArrayLike, x: ArrayLike, index: Any) -> NDArray[Any]:
         out[index] = g
         return out
     if isinstance(x, (list, tuple)):  # an item of a list the function built (or a tuple
-        out_list = list(zeros_like(x))  # of one): its cotangent is a list
+        out_list: Any = list(zeros_like(x))  # of one): its cotangent is a list
         out_list[index] = g
         return out_list
     dtype = np.result_type(x, g)
