@@ -190,6 +190,8 @@ def _compiled_check(seen: list[tuple[str, Any, str, Any]]) -> Callable[[], bool]
             tests.append(f"c{k}.shape == v{k}")
         elif kind == "items":
             tests.append(f"same_items(c{k}, v{k})")
+        elif kind == "data":  # (a list, set or dict of plain data, by its contents)
+            tests.append(f"c{k} == v{k}")
         elif kind == "adgen":
             tests.append(f"same_adgen(c{k}, v{k})")
         elif kind in ("attr", "code") and value is not _MISSING and _plain_name(name):

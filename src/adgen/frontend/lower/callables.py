@@ -523,9 +523,37 @@ class CallablesMixin(LowererState):
             if items is not None:
                 return ir.Tup(tuple(items))
         seq = self.expr(node, None, hint)
+        if isinstance(seq, ir.Free):  # `f(x, *SHAPES)` of a tuple made outside
+            seq = self.spread_outside(node, seq, hint)
         if not isinstance(seq, ir.Tup):
             seq = self.spread_shape(node, seq, hint)
         return self.fixed_list_items(node, seq, hint)
+
+    def spread_outside(self: Lowerer, node: Any, atom: ir.Atom, hint: str) -> ir.Atom:
+        """The items of a tuple, or of a dict with string keys, made outside the function
+        (a module's constant, a closure's options), spread into a call: each read as
+        ``node[k]``, their number (and the dict's keys, noted: the derivative is made again
+        if they change) known now; else ``atom`` as it is."""
+        try:
+            ok, value = self.static_object(node)
+        except AdgenError:
+            return atom
+        if not ok or not (
+            type(value) is tuple or (type(value) is dict and all(type(k) is str for k in value))
+        ):
+            return atom
+        keys: list[Any] = list(value) if type(value) is dict else list(range(len(value)))
+        if type(value) is dict:
+            self.record("items", value, "items", tuple(keys))
+        items = tuple(
+            self.expr(
+                gast.copy_location(gast.Subscript(node, gast.Constant(k, None), gast.Load()), node),
+                None,
+                hint,
+            )
+            for k in keys
+        )
+        return ir.Dct(tuple(keys), items) if type(value) is dict else ir.Tup(items)
 
     def spread_shape(self: Lowerer, node: Any, seq: ir.Atom, hint: str) -> ir.Atom:
         """``*x.shape`` where the code is made for ``x``'s kind (its number of axes known):
@@ -551,6 +579,8 @@ class CallablesMixin(LowererState):
         for kw in node.keywords:
             if kw.arg is None:
                 spread = self.expr(kw.value, None, hint)
+                if isinstance(spread, ir.Free):  # `f(x, **OPTIONS)` of a dict made outside
+                    spread = self.spread_outside(kw.value, spread, hint)
                 if not isinstance(spread, ir.Dct):
                     self.refuse(
                         kw.value,

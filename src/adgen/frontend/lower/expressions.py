@@ -222,6 +222,10 @@ class ExpressionsMixin(LowererState):
             )
             or (type(value) is tuple and isinstance(atom, ir.Tup))  # (nested displays)
         ):
+            if type(value) in (list, set, dict) and isinstance(atom, ir.Free):
+                # read now, and changeable in place: the derivative is made again if its
+                # contents change (`OPTIONS["scale"] = 3.0` between two calls)
+                self.record("data", value, "data", type(value)(value))
             return (value,)
         return None
 
