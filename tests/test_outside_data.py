@@ -85,3 +85,24 @@ def test_a_spread_dict_given_a_key_or_a_value_makes_the_derivative_again() -> No
         SETTINGS.clear()
         SETTINGS["scale"] = 2.0
     np.testing.assert_allclose(gradient(X), 5.0 * np.cos(X))
+
+
+TAGS = {"a", "b"}
+CONFIG = {"layers": [1.0, 2.0]}
+
+
+def tagged(x: Any) -> Any:
+    return np.sum(x) * (2.0 if "c" in TAGS else 1.0) + np.sum(x) * CONFIG["layers"][1]
+
+
+def test_a_set_asked_for_a_member_and_a_nested_list_changed_between_calls() -> None:
+    gradient = adgen.grad(tagged)
+    np.testing.assert_allclose(gradient(X), [3.0, 3.0])
+    TAGS.add("c")
+    CONFIG["layers"][1] = 7.0
+    try:
+        np.testing.assert_allclose(gradient(X), [9.0, 9.0])
+    finally:
+        TAGS.discard("c")
+        CONFIG["layers"][1] = 2.0
+    np.testing.assert_allclose(gradient(X), [3.0, 3.0])
