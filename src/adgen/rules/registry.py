@@ -46,6 +46,7 @@ import inspect
 import itertools
 import linecache
 import operator
+import re
 import sys
 import textwrap
 import types
@@ -1313,8 +1314,8 @@ class NotTaken(Exception):
 
 
 class NotValid(Exception):
-    """A call the function itself refuses (Python raises ``TypeError`` there): ``args`` =
-    (what Python says,)."""
+    """A call the function itself refuses, giving a parameter twice (Python raises
+    ``TypeError`` there): ``args`` = (the parameter's name,)."""
 
 
 def own_signature(fn: Any) -> inspect.Signature | None:
@@ -1446,8 +1447,9 @@ def own_arguments(
     try:  # (a parameter given twice: by position and by name)
         own.bind(*args, **dict(kwargs))
     except TypeError as exc:
-        if "multiple values" in str(exc):
-            raise NotValid(str(exc).replace("multiple values", "it gets multiple values")) from None
+        twice = re.search(r"multiple values for argument '(\w+)'", str(exc))
+        if twice is not None:
+            raise NotValid(twice.group(1)) from None
     taken = {p.name for p in params}
     mine = list(own.parameters.values())
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]

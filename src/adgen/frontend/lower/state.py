@@ -586,7 +586,8 @@ class LowererState:
             ) from None
         except registry.NotValid as exc:
             raise UnsupportedSyntaxError(
-                f"this call of {prim.name}: {exc.args[0]} (Python raises TypeError here too)",
+                f"this call, which gives {prim.name} its parameter `{exc.args[0]}` twice, by "
+                "position and by name (Python raises TypeError here too)",
                 self.parsed.loc(node),
                 "pass each argument once",
             ) from None
