@@ -20,6 +20,7 @@ from adgen.backend.codeopt.drop_broadcasts import drop_broadcasts
 from adgen.backend.codeopt.drop_copies import drop_copies
 from adgen.backend.codeopt.fuse_temporaries import fuse_temporaries
 from adgen.backend.codeopt.reuse_buffers import reuse_buffers
+from adgen.backend.codeopt.share_repeated import share_repeated
 
 
 def _code(text: str) -> str:
@@ -309,6 +310,63 @@ def test_fuse_property_random_straight_line_code_keeps_its_values(data: st.DataO
     assert len(got) == len(want)
     for g, w in zip(got, want):
         np.testing.assert_array_equal(g, w)
+
+
+# -- share_repeated ------------------------------------------------------------------------------
+_REPEATED = ["1.0 - {a} * {a}", "np.exp({a}) + {b}", "{a} * {b}", "np.tanh({a})"]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.data())
+def test_share_property_random_code_with_writes_keeps_its_values(data: st.DataObject) -> None:
+    """Random straight-line code repeating expressions, with rebindings, dels, writes into
+    arrays (and views of them), ``+=`` and list appends: shared and as written give
+    identical results."""
+    names = ["x", "y"]
+    lines = ["def f(x, y):", "    x = x.copy()", "    y = y.copy()", "    v = x[1:]", "    xs = []"]
+    for k in range(data.draw(st.integers(3, 16))):
+        kind = data.draw(st.integers(0, 9))
+        a, b = data.draw(st.sampled_from(names)), data.draw(st.sampled_from(names))
+        if kind == 0:
+            lines.append(f"    v[0] = {k}.5")  # (a write into x through its view)
+        elif kind == 1 and a not in ("x", "y"):
+            lines.append(f"    {a} += 0.25")
+        elif kind == 2:
+            lines.append(f"    xs.append({a} * 2.0)")
+        elif kind == 3 and len(names) > 3:
+            gone = names.pop(data.draw(st.integers(2, len(names) - 1)))
+            lines.append(f"    del {gone}")
+        else:
+            op = data.draw(st.sampled_from(_REPEATED + _OPS))
+            target = data.draw(st.sampled_from([f"t{k}", f"t{k}", a]))
+            lines.append(f"    {target} = " + op.format(a=a, b=b) + " + " + op.format(a=a, b=b))
+            if target not in names:
+                names.append(target)
+    lines.append(f"    return ({', '.join(names)}, *xs)")
+    src = "\n".join(lines) + "\n"
+    x, y = np.linspace(-1.0, 1.0, 5), np.linspace(0.5, 2.0, 5)
+    want = _run(src, x, y)
+    got = _run(share_repeated(src), x, y)
+    assert isinstance(want, tuple) and isinstance(got, tuple)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+
+
+def test_share_computes_tanhs_slope_once_in_a_hessian_vector_product() -> None:
+    # forward mode over a gradient's code: tanh's tangent and the gradient's own line both
+    # write 1.0 - h * h; the code computes it once, and the product is unchanged
+    from tests_support_mlp import mlp_loss  # noqa: PLC0415
+
+    rng = np.random.default_rng(0)
+    w, X, Y = rng.normal(size=12) * 0.5, rng.normal(size=(7, 3)), rng.normal(size=(7, 3))
+    v = rng.normal(size=12)
+    text = adgen.source(adgen.grad(mlp_loss), mode="forward", args=(w, X, Y))
+    code = [line for line in text.splitlines() if not line.lstrip().startswith("#")]
+    assert sum(line.count("1.0 - ") for line in code) == 1, text
+    g = adgen.grad(mlp_loss)
+    want = (g(w + 1e-6 * v, X, Y) - g(w - 1e-6 * v, X, Y)) / 2e-6
+    np.testing.assert_allclose(adgen.hvp(mlp_loss)(w, X, Y, v), want, rtol=1e-6, atol=1e-8)
 
 
 # -- drop_copies ---------------------------------------------------------------------------------

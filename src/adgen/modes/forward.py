@@ -32,6 +32,7 @@ from adgen.backend.codeopt.direct_reductions import direct_reductions
 from adgen.backend.codeopt.drop_broadcasts import drop_broadcasts
 from adgen.backend.codeopt.drop_dead import drop_dead
 from adgen.backend.codeopt.fuse_temporaries import fuse_temporaries
+from adgen.backend.codeopt.share_repeated import share_repeated
 from adgen.backend.emit import CodeWriter, open_block, open_while
 from adgen.errors import UnsupportedSyntaxError
 from adgen.generated import Generated
@@ -443,7 +444,7 @@ def emit_function(gen: _Forward, suffix: str, title: str, fuse: bool, reuse: boo
     restoring = lists + tuple(gen.tangent_of(xs) for xs in lists if xs in gen.active)
     if fuse and reuse and reuse_buffers.applies(gen.known):
         text = collect_terms(text, gen.known)
-    text = fuse_temporaries(text) if fuse else text
+    text = share_repeated(fuse_temporaries(text)) if fuse else text
     if not gen.value:  # (the result not returned: the work only it needs goes)
         text = drop_dead(text)
     if fuse and reuse and reuse_buffers.applies(gen.known):

@@ -18,6 +18,9 @@ shows what it does with a doctest (source in, source out). One pass per module:
   specialised for NumPy arrays of known shapes and floating dtypes);
 * :mod:`~adgen.backend.codeopt.fuse_temporaries`: writes a temporary read once back into the
   expression that reads it;
+* :mod:`~adgen.backend.codeopt.share_repeated`: computes once a pure expression the code
+  writes twice over the same values (``1.0 - h * h`` of ``tanh``'s tangent and its adjoint,
+  in code differentiated again);
 * :mod:`~adgen.backend.codeopt.drop_broadcasts`: drops a ``np.broadcast_to`` whose result
   meets an array of the shape it broadcasts to in elementwise arithmetic (code for NumPy
   arrays of known shapes);
@@ -35,7 +38,8 @@ shows what it does with a doctest (source in, source out). One pass per module:
 The order they run in:
 
 * forward mode (:func:`adgen.modes.forward.forward`) runs ``collect_terms``, :func:`fuse_temporaries
-  <adgen.backend.codeopt.fuse_temporaries.fuse_temporaries>`, then ``drop_broadcasts`` and
+  <adgen.backend.codeopt.fuse_temporaries.fuse_temporaries>` and ``share_repeated`` (not with
+  ``fuse=False``), then ``drop_broadcasts`` and
   ``reuse_buffers`` and ``direct_reductions`` (none with ``fuse=False``); batched forward
   mode (:mod:`adgen.modes.batched`) runs ``fuse_temporaries``, ``drop_dead``, then
   ``reuse_buffers`` on its tangents (their batch axis' length stands in as a prime);
@@ -43,7 +47,7 @@ The order they run in:
   ``batch_saves`` (not with ``batch=False``: code meant for a higher derivative);
   ``sum_before_linear`` (only for code specialised for shapes); ``collect_terms`` (code
   specialised for NumPy arrays, not with ``fuse=False`` nor ``batch=False``);
-  ``fuse_temporaries`` (not with ``fuse=False``); ``drop_broadcasts`` (where
+  ``fuse_temporaries`` and ``share_repeated`` (not with ``fuse=False``); ``drop_broadcasts`` (where
   ``collect_terms`` runs); then ``keep_shapes_only`` and
   ``free_dead_names`` together
   (:func:`~adgen.backend.codeopt.keep_shapes_only.keep_shapes_and_free`, one parse for both);

@@ -23,6 +23,7 @@ from adgen.backend.codeopt.drop_dead import drop_dead
 from adgen.backend.codeopt.fuse_temporaries import fuse_temporaries
 from adgen.backend.codeopt.keep_shapes_only import keep_shapes_and_free
 from adgen.backend.codeopt.save_shapes_only import save_shapes_only
+from adgen.backend.codeopt.share_repeated import share_repeated
 from adgen.backend.codeopt.sum_before_linear import sum_before_linear
 from adgen.backend.emit import CodeWriter
 from adgen.errors import UnsupportedSyntaxError
@@ -429,7 +430,7 @@ def _optimize(
     # names provably holding scalars (and their adjoints): nothing to free or shrink
     scalar = {v for v, cls in gen.classes.items() if cls == frozenset()}
     small = frozenset(scalar | {gen.bar(v) for v in scalar})
-    text = fuse_temporaries(text) if fuse else text
+    text = share_repeated(fuse_temporaries(text)) if fuse else text
     if for_numpy:  # (an adjoint has its value's shape and dtype)
         bars = {gen.bar(v): k for v, k in known.items() if gen.bar(v) not in known}
         text = drop_broadcasts(text, {**bars, **known})
