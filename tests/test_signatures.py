@@ -498,6 +498,8 @@ def test_a_parameter_given_twice_is_refused_as_python_refuses_it(fn, param):
     # not blamed on adgen's rule: Python raises TypeError at this call too
     with pytest.raises(TypeError):
         fn(A)
+    if param == "out" and not SIGNATURES_READABLE:
+        pytest.skip("NumPy < 2.3 does not say whether a ufunc's out= may be positional")
     with pytest.raises(adgen.AdgenError, match=r"test_signatures\.py:\d+") as info:
         adgen.grad(fn)(A)
     said = str(info.value)

@@ -529,32 +529,6 @@ class CallablesMixin(LowererState):
             seq = self.spread_shape(node, seq, hint)
         return self.fixed_list_items(node, seq, hint)
 
-    def spread_outside(self: Lowerer, node: Any, atom: ir.Atom, hint: str) -> ir.Atom:
-        """The items of a tuple, or of a dict with string keys, made outside the function
-        (a module's constant, a closure's options), spread into a call: each read as
-        ``node[k]``, their number (and the dict's keys, noted: the derivative is made again
-        if they change) known now; else ``atom`` as it is."""
-        try:
-            ok, value = self.static_object(node)
-        except AdgenError:
-            return atom
-        if not ok or not (
-            type(value) is tuple or (type(value) is dict and all(type(k) is str for k in value))
-        ):
-            return atom
-        keys: list[Any] = list(value) if type(value) is dict else list(range(len(value)))
-        if type(value) is dict:
-            self.record("items", value, "items", tuple(keys))
-        items = tuple(
-            self.expr(
-                gast.copy_location(gast.Subscript(node, gast.Constant(k, None), gast.Load()), node),
-                None,
-                hint,
-            )
-            for k in keys
-        )
-        return ir.Dct(tuple(keys), items) if type(value) is dict else ir.Tup(items)
-
     def spread_shape(self: Lowerer, node: Any, seq: ir.Atom, hint: str) -> ir.Atom:
         """``*x.shape`` where the code is made for ``x``'s kind (its number of axes known):
         the items ``x.shape[0], x.shape[1], ...``; else ``seq`` as it is."""

@@ -223,6 +223,32 @@ class OutsideMixin(LowererState):
             self.record("items", seq, "items", tuple(seq))
         return list(seq)
 
+    def spread_outside(self: Lowerer, node: Any, atom: ir.Atom, hint: str) -> ir.Atom:
+        """The items of a tuple, or of a dict with string keys, made outside the function
+        (a module's constant, a closure's options), spread into a call: each read as
+        ``node[k]``, their number (and the dict's keys, noted: the derivative is made again
+        if they change) known now; else ``atom`` as it is."""
+        try:
+            ok, value = self.static_object(node)
+        except AdgenError:
+            return atom
+        if not ok or not (
+            type(value) is tuple or (type(value) is dict and all(type(k) is str for k in value))
+        ):
+            return atom
+        keys: list[Any] = list(value) if type(value) is dict else list(range(len(value)))
+        if type(value) is dict:
+            self.record("items", value, "items", tuple(keys))
+        items = tuple(
+            self.expr(
+                gast.copy_location(gast.Subscript(node, gast.Constant(k, None), gast.Load()), node),
+                None,
+                hint,
+            )
+            for k in keys
+        )
+        return ir.Dct(tuple(keys), items) if type(value) is dict else ir.Tup(items)
+
     def outside_method_rule(
         self: Lowerer, fn: Any, args: list[Any], kwargs: list[tuple[str, Any]]
     ) -> tuple[Any, list[Any], list[tuple[str, Any]]]:
