@@ -46,7 +46,6 @@ import inspect
 import itertools
 import linecache
 import operator
-import re
 import sys
 import textwrap
 import types
@@ -1444,18 +1443,15 @@ def own_arguments(
     own = prim.own
     if own is None:
         return args, kwargs, None
-    try:  # (a parameter given twice: by position and by name)
-        own.bind(*args, **dict(kwargs))
-    except TypeError as exc:
-        twice = re.search(r"multiple values for argument '(\w+)'", str(exc))
-        if twice is not None:
-            raise NotValid(twice.group(1)) from None
     taken = {p.name for p in params}
     mine = list(own.parameters.values())
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     in_order = [p for p in mine if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     if any(p.kind is p.VAR_POSITIONAL for p in [*mine, *params]) or len(args) > len(in_order):
         in_order = []  # (its positions past the variable ones cannot be told; too many)
+    for key, _ in kwargs:  # (a parameter given twice: by position and by name)
+        if any(p.name == key and p.kind is not p.POSITIONAL_ONLY for p in in_order[: len(args)]):
+            raise NotValid(key)
     kept, named = list(args), list(kwargs)
     for i in range(min(len(args), len(in_order))):
         theirs = in_order[i]
