@@ -390,6 +390,20 @@ def test_drop_copies_removes_a_copy_back_that_changes_nothing() -> None:
     assert _run(out, 2.0, 1.0, 3.0) == _run(src, 2.0, 1.0, 3.0)
 
 
+def test_drop_copies_leaves_a_pass_in_a_block_it_empties() -> None:
+    src = _code(
+        """
+        def f(x, c):
+            if c:
+                t = x
+            return x
+        """
+    )
+    out = drop_copies(src)
+    assert "t = x" not in out and "pass" in out
+    assert _run(out, 2.0, True) == _run(src, 2.0, True) == 2.0
+
+
 def test_drop_copies_keeps_a_copy_whose_source_changes_before_it_is_read() -> None:
     src = _code(
         """

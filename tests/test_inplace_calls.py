@@ -167,3 +167,32 @@ def test_forms_whose_semantics_adgen_does_not_read_are_refused_by_name(tmp_path,
     exec(compile(source, str(path), "exec"), namespace)
     with pytest.raises(AdgenError, match=words.replace("(", r"\(").replace(")", r"\)")):
         adgen.grad(namespace["f"])(np.array([0.5, -1.0, 2.0]))
+
+
+# -- library calls that write into what they are given -----------------------------------------
+def smoothed_edges(x):
+    """SciPy's private helper fills its last argument; its result is not read."""
+    from scipy.signal._savitzky_golay import _fit_edge
+
+    y = np.zeros_like(x)
+    _fit_edge(x, 0, 5, 0, 5, -1, 2, 0, 1.0, y)
+    return np.sum(y * y)
+
+
+def filtered_into_a_buffer(x):
+    """``output=`` is where SciPy's ndimage writes its result."""
+    import scipy.ndimage as ndi
+
+    buf = np.zeros_like(x)
+    ndi.convolve1d(x, np.array([0.25, 0.5, 0.25]), output=buf)
+    return np.sum(buf * buf)
+
+
+@pytest.mark.parametrize("f", [smoothed_edges, filtered_into_a_buffer])
+def test_a_library_call_that_writes_into_its_arguments_is_refused_not_a_zero_gradient(f):
+    pytest.importorskip("scipy")
+    x = np.linspace(0.3, 1.7, 9) ** 2
+    assert np.any(differences(f, x) != 0)  # the result does depend on x
+    for differentiate in (lambda: adgen.grad(f)(x), lambda: adgen.jvp(f, (x,), (x,))):
+        with pytest.raises(AdgenError):
+            differentiate()

@@ -36,6 +36,7 @@ from adgen.frontend.lower import lower
 from adgen.frontend.lower.deferred import DEFERRED
 from adgen.frontend.parse import LiveScope, parse_function
 from adgen.generated import Generated
+from adgen.middle.branches import settle_branches
 from adgen.middle.fills import settle_unit_fills
 from adgen.middle.optimize import optimize
 from adgen.middle.shapes import Signature, is_complex, settle_broadcasts, settle_checks
@@ -196,6 +197,7 @@ def derivative(
         function = settle_kinds(function, signature)
         function = settle_broadcasts(function, signature)
         function = settle_unit_fills(function, signature)
+        function = settle_branches(function, signature)
         if optimized:
             function = optimize(function)
 

@@ -80,6 +80,7 @@ import warnings
 from typing import Any
 
 from adgen import ir
+from adgen.middle.dead_arrays import drop_dead_arrays
 from adgen.middle.shifts import cut_shifts
 from adgen.rules import registry
 from adgen.rules.registry import Primitive
@@ -552,8 +553,9 @@ def _square() -> Primitive:
 
 def _dead_code(fn: ir.Function) -> None:
     """Drop pure operations whose results nothing reads, until none is left, and those of
-    the function's own block whose names it binds again there before reading them."""
-    while _drop_unread(fn, _reads(fn)) | _drop_overwritten(fn):
+    the function's own block whose names it binds again there before reading them, and the
+    arrays it makes and writes into that nothing else reads (:mod:`adgen.middle.dead_arrays`)."""
+    while _drop_unread(fn, _reads(fn)) | _drop_overwritten(fn) | drop_dead_arrays(fn, pure):
         pass
 
 
@@ -600,6 +602,19 @@ def _drop_overwritten(fn: ir.Function) -> bool:
     return dropped
 
 
+# calls without a derivative that only compute their result (questions of shapes and
+# dtypes, comparisons, new arrays): dropped where nothing reads it, as pure calls are (never
+# merged or moved as they are: two arrays np.zeros makes are two objects)
+_UNREAD_DROPPED = frozenset(
+    {
+        ".shape", ".ndim", ".size", ".dtype", "np.shape", "np.ndim", "np.size", "len",
+        "eq", "ne", "lt", "le", "gt", "ge", "not_", "np.isnan", "np.isfinite", "np.isinf",
+        "np.issubdtype", "np.zeros", "np.ones", "np.empty", "np.full", "np.zeros_like",
+        "np.ones_like", "np.empty_like", "np.full_like",
+    }
+)  # fmt: skip
+
+
 def _drop_unread(fn: ir.Function, reads: set[str]) -> bool:
     removed = False
 
@@ -609,7 +624,7 @@ def _drop_unread(fn: ir.Function, reads: set[str]) -> bool:
         for stmt in stmts:
             if (
                 isinstance(stmt, ir.Assign)
-                and pure(stmt.prim)
+                and (pure(stmt.prim) or stmt.prim.name in _UNREAD_DROPPED)
                 and not any(t in reads for t in stmt.targets)
             ):
                 removed = True

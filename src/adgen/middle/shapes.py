@@ -268,8 +268,9 @@ def _known_result(value: Any, exact: bool) -> Known | None:
 
 
 def _small(value: Any) -> bool:
-    """A value worth knowing exactly: None, a number, or a tuple of such (a shape)."""
-    if value is None or type(value) in (int, float, bool):
+    """A value worth knowing exactly: None, a number, a dtype, or a tuple of such (a
+    shape)."""
+    if value is None or type(value) in (int, float, bool) or isinstance(value, np.dtype):
         return True
     return type(value) is tuple and len(value) <= 64 and all(_small(v) for v in value)
 
@@ -371,8 +372,9 @@ class _Inference:
             known.kind,
         ):
             joined = Known(old.shape, old.dtype, old.kind)  # the same shape, other values
-        self.env[name] = joined
-        self.changed = True
+        if joined != old:  # (a join already made is no change: the fixed point is reached)
+            self.env[name] = joined
+            self.changed = True
 
     def block(self, stmts: list[ir.Stmt]) -> None:
         for stmt in stmts:
@@ -775,7 +777,7 @@ def settle_broadcasts(fn: ir.Function, signature: Signature) -> ir.Function:
     mapped = ir.map_assigns(fn.body, settled)
     kept = {id(n): id(o) for o, n in zip(_assigns(fn.body), _assigns(mapped))}
     body = _without(mapped, {n for n, o in kept.items() if o in itself})
-    return dataclasses.replace(fn, body=_taken(body, decided))
+    return dataclasses.replace(fn, body=taken(body, decided))
 
 
 # np.asarray / np.asanyarray: the array itself where it is a NumPy array of the dtype asked
@@ -825,6 +827,9 @@ def _accumulates(s: ir.Assign, known: Shapes, free: dict[str, Any]) -> bool | No
     if s.kwargs or not isinstance(x, ir.Var):
         return None
     dtype, found = _constant(s.args[0], free), known.get(x.name)
+    if dtype is _NOT_CONSTANT and isinstance(s.args[0], ir.Var):  # (`dtype=x.dtype`)
+        given = known.get(s.args[0].name)
+        dtype = given.value if given is not None and given.has_value else _NOT_CONSTANT
     if dtype is _NOT_CONSTANT:
         return None
     try:
@@ -836,7 +841,7 @@ def _accumulates(s: ir.Assign, known: Shapes, free: dict[str, Any]) -> bool | No
     return kind == "f"
 
 
-def _taken(block: list[ir.Stmt], decided: dict[str, bool]) -> list[ir.Stmt]:
+def taken(block: list[ir.Stmt], decided: dict[str, bool]) -> list[ir.Stmt]:
     """``block`` with each ``if`` on a decided test replaced by the branch it takes."""
 
     def branch(s: ir.Stmt) -> list[ir.Stmt] | None:

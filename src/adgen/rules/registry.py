@@ -1637,12 +1637,18 @@ def reads_only(fn: Any, positional: int, keywords: Collection[str]) -> bool:
     (True, False)
     >>> reads_only(np.around, 2, ()), reads_only(np.around, 3, ()), reads_only(np.histogram, 2, ())
     (True, False, True)
+    >>> import scipy.ndimage as ndi
+    >>> reads_only(ndi.convolve1d, 2, ()), reads_only(ndi.convolve1d, 2, ("output",))
+    (True, False)
+    >>> from scipy.signal._savitzky_golay import _fit_edge
+    >>> reads_only(_fit_edge, 8, ())  # (a private helper: it fills its last argument)
+    False
 
     (``np.around(a, decimals, out)``: the third argument is ``out``. A function whose
     signature cannot be read, as some of NumPy's C functions before NumPy 2.4, is not
     known to only read.)
     """
-    if "out" in keywords or any(k.startswith("overwrite") for k in keywords):
+    if any(_writes_into(k) for k in keywords):
         return False
     if isinstance(fn, np.ufunc):
         return positional <= fn.nin
@@ -1667,7 +1673,15 @@ def reads_only(fn: Any, positional: int, keywords: Collection[str]) -> bool:
     module = getattr(fn, "__module__", None)
     if not (isinstance(module, str) and module.split(".")[0] in _READ_ONLY_MODULES):
         return False
+    if str(getattr(fn, "__name__", "_")).startswith("_"):
+        return False  # (a library's private helper fills what it is given: `_fit_edge(.., y)`)
     return _writes_nothing_positionally(fn, positional)
+
+
+def _writes_into(parameter: str) -> bool:
+    """Is an argument passed as ``parameter`` one a library function may write into? (``out=``,
+    SciPy's ``output=``, ``overwrite_a=``)"""
+    return parameter in ("out", "output") or parameter.startswith("overwrite")
 
 
 def _writes_nothing_positionally(fn: Any, positional: int) -> bool:
@@ -1680,7 +1694,7 @@ def _writes_nothing_positionally(fn: Any, positional: int) -> bool:
     for k, p in enumerate(params):
         if p.kind in (p.VAR_POSITIONAL, p.KEYWORD_ONLY, p.VAR_KEYWORD) or k >= positional:
             return True
-        if p.name == "out" or p.name.startswith("overwrite"):
+        if _writes_into(p.name):
             return False
     return True
 

@@ -126,10 +126,15 @@ def drop_copies(source: str) -> str:
                     dropped.add(id(stmt))
     if not changed and not dropped:
         return source
+    for block in blocks:  # a block every statement of which goes keeps a `pass`
+        if all(id(s) in dropped for s in block):
+            dropped.discard(id(block[0]))
+            changed[id(block[0])] = ast.copy_location(ast.Pass(), block[0])
     lines = source.split("\n")
     edits = [s for s in _statements(fn.body) if id(s) in dropped or id(s) in changed]
     for stmt in sorted(edits, key=lambda s: s.lineno, reverse=True):
-        new = [] if id(stmt) in dropped else [" " * stmt.col_offset + ast.unparse(stmt)]
+        shown = changed.get(id(stmt), stmt)
+        new = [] if id(stmt) in dropped else [" " * stmt.col_offset + ast.unparse(shown)]
         lines[stmt.lineno - 1 : stmt.end_lineno or stmt.lineno] = new
     return "\n".join(lines)
 
