@@ -182,3 +182,49 @@ def test_a_list_of_fixed_length_after_a_chosen_function_is_spread_on_each_path(x
     )
     _, t = adgen.jvp(choice_then_a_list_written_by_index, (x,), (np.ones(3),))
     assert t == pytest.approx(sum(columns), rel=1e-7)
+
+
+# -- a function chosen in an expression called at once, its test known when transforming --------
+def log_loss_score(p, y, normalize=True):
+    """In the style of scikit-learn's scores: ``(np.mean if normalize else np.sum)(...)``."""
+    losses = -(y * np.log(p) + (1 - y) * np.log1p(-p))
+    return (np.average if normalize else np.sum)(losses)
+
+
+USE_MAX = False
+
+
+def pooled(x):
+    return (np.max if USE_MAX else np.sum)(x**2) + (np.sin if not USE_MAX else np.cos)(x[0])
+
+
+Y01 = np.array([1.0, 0.0, 1.0, 1.0, 0.0])
+P = np.array([0.8, 0.3, 0.6, 0.9, 0.2])
+
+
+@pytest.mark.parametrize("normalize", [True, False])
+def test_a_function_chosen_by_an_option_is_called_as_python_picks_it(normalize):
+    exact = -(Y01 / P - (1 - Y01) / (1 - P)) / (5 if normalize else 1)
+    f = adgen.grad(log_loss_score)
+    np.testing.assert_allclose(f(P, Y01, normalize), exact, rtol=1e-12)
+    _, t = adgen.jvp(lambda p: log_loss_score(p, Y01, normalize), (P,), (np.ones(5),))
+    np.testing.assert_allclose(t, exact.sum(), rtol=1e-12)
+    h = adgen.hessian(lambda p: log_loss_score(p, Y01, normalize))(P)
+    d2 = (Y01 / P**2 + (1 - Y01) / (1 - P) ** 2) / (5 if normalize else 1)
+    np.testing.assert_allclose(h, np.diag(d2), rtol=1e-12, atol=1e-14)
+
+
+def test_a_function_chosen_by_a_module_flag_and_its_negation():
+    x = np.linspace(0.2, 1.1, 4)
+    expected = 2 * x + np.eye(4)[0] * np.cos(x[0])
+    np.testing.assert_allclose(adgen.grad(pooled)(x), expected, rtol=1e-12)
+    _, t = adgen.jvp(pooled, (x,), (np.ones(4),))
+    np.testing.assert_allclose(t, expected.sum(), rtol=1e-12)
+
+
+def test_a_function_chosen_by_a_value_of_the_data_in_an_expression_is_refused():
+    def picked_by_data(x):
+        return (np.max if x[0] > 0 else np.sum)(x)
+
+    with pytest.raises(AdgenError, match="computed value"):
+        adgen.grad(picked_by_data)(np.ones(3))

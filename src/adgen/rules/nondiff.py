@@ -173,8 +173,8 @@ nondifferentiable(
     np.random.default_rng,
 )
 nondifferentiable_attributes("shape", "ndim", "size", "dtype")
-# a data type's (`X.dtype.kind == "c"`, `X.dtype.itemsize`): read as the code runs
-nondifferentiable_attributes("kind", "itemsize")
+# a data type's (`X.dtype.kind == "c"`, `X.dtype.itemsize`, `X.dtype.char`): read as the code runs
+nondifferentiable_attributes("kind", "itemsize", "char")
 methods(
     argmax=np.argmax,
     argmin=np.argmin,

@@ -12,6 +12,7 @@ reaches it.
 
 from __future__ import annotations
 
+import copy
 import types
 from typing import TYPE_CHECKING, Any
 
@@ -93,7 +94,7 @@ class AsWrittenMixin(LowererState):
                 ]
         except UnsupportedSyntaxError as exc:
             ambiguous = exc  # raised if no differentiated value reaches the call (else refusal)
-        prim = registry.opaque_call(fn, refusal, len(args), [k for k, _ in kwargs])
+        prim = registry.opaque_call(fn, self.named(refusal), len(args), [k for k, _ in kwargs])
         if not prim.reads_only:  # (`model.refit(...)`: what it may change is read no more)
             for obj in [getattr(fn, "__self__", None), *map(self.free_object, args)]:
                 self.note_changed(obj, label, node)
@@ -108,6 +109,18 @@ class AsWrittenMixin(LowererState):
         through = registry.lookup(rt.read_back)
         assert through is not None
         return self.emit(target, hint, through, [result, ir.Tup(tuple(stored))], [], node)
+
+    def named(self: Lowerer, refusal: AdgenError) -> AdgenError:
+        """``refusal`` (raised later, if a differentiated value reaches the call) saying which
+        function the call is in, and the functions that one was inlined into."""
+        if refusal.loc is None or refusal.loc.function:
+            return refusal  # (said of a function inlined here: it names where it stands)
+        named = copy.copy(refusal)
+        lowerer: Lowerer | None = self
+        while lowerer is not None:
+            named.in_function(lowerer.parsed.name)
+            lowerer = lowerer.parent
+        return named
 
     def free_object(self: Lowerer, atom: Any) -> Any:
         """The object an outside atom (``ir.Free``) is, None for any other atom."""

@@ -167,6 +167,24 @@ class InPlaceMixin(LowererState):
                 why = why or self.node_problem(node, name, lists)
         return why
 
+    def written_from_here(self: Lowerer) -> set[str]:
+        """The names written in place by the statement being lowered or one that may run
+        after it (:func:`_written_in_place`): not by the top-level statements before the one
+        holding it, which ran before any view it binds existed."""
+        if self.depth > 0:
+            return self.list_names(_written_in_place)  # (a block: maybe run again)
+        before = self.before_current()
+        return _written_in_place([n for n in _own_nodes(self.node) if id(n) not in before])
+
+    def before_current(self: Lowerer) -> set[int]:
+        """The nodes of the top-level statements before the one holding the statement being
+        lowered (they have run, once, when it runs)."""
+        body = self.node.body
+        for k, stmt in enumerate(body):
+            if stmt is self.current or any(n is self.current for n in gast.walk(stmt)):
+                return {id(n) for earlier in body[:k] for n in gast.walk(earlier)}
+        return set()  # (not found: every write counts)
+
     def copied_param(self: Lowerer, name: str) -> bool:
         """Was the parameter ``name`` last bound, by a statement of the function's body before
         the one holding the statement being lowered, to a new array (``v = v.copy()``)? In
@@ -252,7 +270,7 @@ class InPlaceMixin(LowererState):
         y = value.value.id
         if (
             self.parsed.filename.startswith("<adgen ")
-            or y not in self.list_names(_written_in_place)
+            or y not in self.written_from_here()
             or self.is_list(self.env.get(y))
             or isinstance(self.env.get(y), (ir.Tup, ir.Dct))  # (known item by item)
             or target.id not in self.env

@@ -138,6 +138,15 @@ def _structure(fn: Any, lookup: Callable[[str], Any], means_itself: Any, namer: 
     fn.adgen_structured = True
 
 
+class RuleNotTaken(Exception):
+    """A call of a function with a rule that the rule does not take (``np.sum(x,
+    where=mask)``): ``refusal`` says so, raised where a differentiated value reaches it."""
+
+    def __init__(self, refusal: UnsupportedSyntaxError) -> None:
+        super().__init__(refusal)
+        self.refusal = refusal
+
+
 class _UserNamer:
     """Fresh names for variables adgen adds to a function: ``namer``'s, never in ``avoid``."""
 
@@ -571,7 +580,12 @@ class LowererState:
         args: list[ir.Atom],
         kwargs: list[tuple[str, ir.Atom]],
         node: Any,
+        instead: bool = False,
     ) -> ir.Atom:
+        """One IR statement calling ``prim`` (its arguments as its rule takes them) bound
+        to ``target`` or a fresh name; its result. A call the rule does not take (a
+        parameter it lacks, arguments it cannot bind) is refused, or with ``instead``
+        raises :class:`RuleNotTaken` (the caller runs it as written)."""
         alias = registry.keyword_alias(prim.name, [k for k, _ in kwargs])
         while alias is not None:  # np.std(x, correction=1): NumPy's ddof
             if any(k == alias[1] for k, _ in kwargs):
@@ -581,9 +595,10 @@ class LowererState:
         try:  # written against the function's own signature: as the rule takes it
             args, kwargs, dtype = registry.own_arguments(prim, args, kwargs, _constant)
         except registry.NotTaken as exc:
-            raise UnsupportedSyntaxError(
+            refusal = UnsupportedSyntaxError(
                 f"adgen does not differentiate {exc.args[1]}", self.parsed.loc(node), exc.args[2]
-            ) from None
+            )
+            raise (RuleNotTaken(refusal) if instead else refusal) from None
         except registry.NotValid as exc:
             raise UnsupportedSyntaxError(
                 f"this call, which gives {prim.name} its parameter `{exc.args[0]}` twice, by "
@@ -601,9 +616,10 @@ class LowererState:
         try:
             prim.bind(tuple(args), kwargs)
         except TypeError as exc:
-            raise UnsupportedSyntaxError(
+            refusal = UnsupportedSyntaxError(
                 *_not_taken(prim, exc), self.parsed.loc(node), _takes(prim)
-            ) from None
+            )
+            raise (RuleNotTaken(refusal) if instead else refusal) from None
         if prim.outputs is not None:
             return self.emit_several(hint, prim, args, kwargs, node)
         name = target if target is not None else self.namer.fresh(hint)
