@@ -182,7 +182,11 @@ def _compiled_check(seen: list[tuple[str, Any, str, Any]]) -> Callable[[], bool]
         "same_items": _same_items,
     }
     tests = []
+    asked: set[tuple[str, int, str, int]] = set()
     for k, (kind, container, name, value) in enumerate(seen):
+        if (kind, id(container), name, id(value)) in asked:
+            continue  # (the same lookup twice: one test)
+        asked.add((kind, id(container), name, id(value)))
         namespace[f"c{k}"], namespace[f"v{k}"] = container, value
         if kind == "cell":
             tests.append(f"c{k}.cell_contents is v{k}")

@@ -26,6 +26,7 @@ import functools
 import inspect
 import sys
 import types
+import weakref
 from typing import TYPE_CHECKING, Any
 
 import gast
@@ -360,8 +361,8 @@ class ObjectsMixin(LowererState):
                 f"reading `.{attr}`: {what} has no attribute `{attr}` here",
                 "assign every attribute in __init__ (adgen reads the class's source)",
             )
-        raw = vars(owner)[attr]
-        self.record("item", vars(owner), attr, raw)
+        raw = class_dict(owner)[attr]
+        self.record("item", class_dict(owner), attr, raw)
         if isinstance(raw, staticmethod):
             return True, raw.__func__
         if isinstance(raw, classmethod):
@@ -749,14 +750,14 @@ class ObjectsMixin(LowererState):
                 self.inline_function(call, post, [StaticArg(inst)], [])
             return inst
         init = _owner(cls, "__init__")
-        fn = vars(init)["__init__"] if init is not None else None
-        if init is object or fn is None:
+        fn = class_dict(init)["__init__"] if init is not None else None
+        if init is None or init is object or fn is None:
             if args or kwargs:
                 self.refuse(call, f"arguments to `{cls.__name__}()`, which has no __init__")
             return inst
         if not isinstance(fn, types.FunctionType):
             self.refuse(call, f"making a `{cls.__name__}` (its __init__ is not Python code)")
-        self.record("item", vars(init), "__init__", fn)
+        self.record("item", class_dict(init), "__init__", fn)
         with self.noting_refusal(cls):
             self.inline_function(call, fn, [StaticArg(inst), *args], kwargs)
         return inst
@@ -831,3 +832,21 @@ def passable(obj: Any) -> bool:
     ):
         return False  # a dtype: a value (x.astype(float))
     return callable(obj) or is_user_object(obj) or inspect.isclass(obj)
+
+
+def class_dict(cls: type) -> types.MappingProxyType[str, Any]:
+    """``vars(cls)``, one object per class (each ``vars`` makes a new view): a member read
+    through it many times is one dependency to check at each call of the derivative, not
+    one per read."""
+    try:
+        return _CLASS_DICTS[cls]
+    except KeyError:
+        made = _CLASS_DICTS[cls] = vars(cls)  # type: ignore[assignment]
+        return made
+    except TypeError:  # (a class weakref cannot refer to)
+        return vars(cls)  # type: ignore[return-value]
+
+
+_CLASS_DICTS: weakref.WeakKeyDictionary[type, types.MappingProxyType[str, Any]] = (
+    weakref.WeakKeyDictionary()
+)
