@@ -666,3 +666,30 @@ def test_a_loop_over_a_generator_of_the_file_read_without_running_it(
     x = np.array([[0.3, -0.2], [0.5, 0.1], [-1.0, 0.4]])
     _, (x_bar,) = load(out)["energy_vjp"](x, 1.0)
     np.testing.assert_allclose(x_bar, 2.0 * (1.0 - np.tanh(2.0 * x) ** 2), rtol=1e-12)
+
+
+def test_a_file_with_a_named_exception_handler_is_read_without_running_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``except ValueError as e`` at the top of a file (a script's own error handling)
+    binds a name adgen cannot know; the functions beside it are read as usual."""
+    path = write(
+        tmp_path,
+        """
+        import numpy as np
+
+        try:
+            SCALE = float("2.0")
+        except ValueError as e:
+            print(e)
+
+
+        def energy(x):
+            return np.sum(np.tanh(x) * 2.0)
+        """,
+    )
+    code, out, err = run(capsys, path, "--function", "energy")
+    assert (code, err) == (0, "")
+    x = np.array([0.3, -0.2, 0.5])
+    _, (x_bar,) = load(out)["energy_vjp"](x, 1.0)
+    np.testing.assert_allclose(x_bar, 2.0 * (1.0 - np.tanh(x) ** 2), rtol=1e-12)

@@ -266,8 +266,9 @@ class StaticScope:
             for sub in [*stmt.body, *stmt.orelse]:
                 self._statement(sub, fallback)
             for handler in stmt.handlers:
-                if handler.name:
-                    self._bind(handler.name, self._opaque(handler.name, handler), True)
+                if handler.name:  # (`except E as e`: a Name in gast's tree)
+                    bound = getattr(handler.name, "id", handler.name)
+                    self._bind(bound, self._opaque(bound, handler), True)
                 for sub in handler.body:
                     self._statement(sub, True)
             for sub in stmt.finalbody:

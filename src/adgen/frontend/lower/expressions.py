@@ -19,7 +19,7 @@ import gast
 import numpy as np
 
 from adgen import ir, seam
-from adgen.errors import AdgenError, UnresolvedNameError
+from adgen.errors import AdgenError, UnresolvedNameError, UnsupportedSyntaxError
 from adgen.frontend.lower.index_tricks import concatenator_call
 from adgen.frontend.lower.objects import (
     LocalDerivative,
@@ -61,14 +61,21 @@ class ExpressionsMixin(LowererState):
             # a list literal is a tuple here: it is only read (np.array([a, b]), np.zeros([2, 3]))
             kind = "tuple" if isinstance(node, gast.Tuple) else "list"
             items: list[ir.Atom] = []
+            parts: list[ir.Atom] = []  # (runs of items, and sequences of a length not known)
             for e in node.elts:  # (`[*args_, *kwargs_.values()]` of sequences known now)
                 if not isinstance(e, gast.Starred):
                     items.append(self.expr(e, None, hint))
                     continue
                 seq = self.spread(e.value, hint)
-                if not isinstance(seq, ir.Tup):
+                if isinstance(seq, ir.Tup):
+                    items.extend(seq.items)
+                    continue
+                if kind == "list":
                     self.refuse_node(e)
-                items.extend(seq.items)
+                parts += [ir.Tup(tuple(items)), seq]
+                items = []
+            if parts:  # `(n, *x.shape[1:])`: joined when the code runs
+                return self.joined_display(node, [*parts, ir.Tup(tuple(items))], target, hint)
             return ir.Tup(tuple(items), kind=kind)
         if is_formatting(node):  # f"...", "..." % v, "...".format(v): copied as written
             return self.formatted(node, target, hint)
@@ -542,6 +549,23 @@ class ExpressionsMixin(LowererState):
             if test is not None:
                 return self.static_object(node.body if test else node.orelse)
         return False, None
+
+    def joined_display(
+        self: Lowerer, node: Any, parts: list[ir.Atom], target: str | None, hint: str
+    ) -> ir.Atom:
+        """A tuple display spreading a sequence whose length is known only when the code runs
+        (``(n, *x.shape[1:])``): ``rt.joined_items`` of its parts, run as written -- a shape,
+        which no derivative passes; a differentiated value put in it is refused
+        (:func:`adgen.middle.analysis.check_opaque_calls`)."""
+        starred = next(e for e in node.elts if isinstance(e, gast.Starred))
+        refusal = UnsupportedSyntaxError(
+            "adgen does not support `*` of a sequence whose length is not known when adgen "
+            "reads the function, in a tuple a differentiated value is put in",
+            self.parsed.loc(starred),
+            "spread a tuple or list written in the function, or a shape",
+        )
+        prim = registry.opaque_call(rt.joined_items, self.named(refusal), len(parts), ())
+        return self.emit(target, hint, prim, parts, [], node)
 
     def static_test(self: Lowerer, test: Any) -> bool | None:
         """The truth of ``test`` decided when transforming (an option passed as a constant,

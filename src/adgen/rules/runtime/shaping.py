@@ -191,6 +191,9 @@ def joined_items(*parts: Any) -> tuple[Any, ...]:
     return tuple(item for part in parts for item in part)
 
 
+joined_items.adgen_reads_only = True  # type: ignore[attr-defined]  # (run as written: reads)
+
+
 def inverse_axes(axes: Any) -> tuple[int, ...]:
     """The axes undoing ``np.transpose(a, axes)`` (``axes`` holds every axis of ``a`` once,
     negative ones counted from the end), as Python integers: a tuple every array library's
