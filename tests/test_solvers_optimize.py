@@ -269,7 +269,7 @@ def quartic_fit(b):
         return 0.5 * x @ A @ x - b @ x + 0.25 * np.sum(x**4)
 
     res = minimize(
-        f, np.zeros(2), method="BFGS", jac=lambda x: A @ x - b + x**3, options={"gtol": 1e-10}
+        f, np.zeros(2), method="BFGS", jac=lambda x: A @ x - b + x**3, options={"gtol": 1e-9}
     )
     return res.x
 
@@ -294,7 +294,7 @@ def test_minimize_value_by_the_envelope_theorem_and_fields():
         def jac(x, b):
             return A @ x - b + x**3
 
-        res = minimize(f, np.zeros(2), args=(b,), method="BFGS", jac=jac, options={"gtol": 1e-10})
+        res = minimize(f, np.zeros(2), args=(b,), method="BFGS", jac=jac, options={"gtol": 1e-9})
         assert res.success and res.nit > 0, res.message
         return res.fun
 
@@ -338,7 +338,7 @@ def test_bilevel_ridge_regularisation():
         def gradient(w):
             return 2 * X.T @ (X @ w - y) + 2 * lam * w
 
-        res = minimize(train, np.zeros(3), method="BFGS", jac=gradient, options={"gtol": 1e-10})
+        res = minimize(train, np.zeros(3), method="BFGS", jac=gradient, options={"gtol": 1e-9})
         return np.sum((Xv @ res.x - yv) ** 2)
 
     lam = 0.7
