@@ -368,3 +368,30 @@ def test_a_sparse_matrix_test_of_a_computed_array_is_decided_when_transforming()
     )
     code = [line for line in adgen.source(densify_if_sparse).splitlines() if "#" not in line]
     assert not any("issparse" in line or "toarray" in line for line in code)
+
+
+# -- expression statements that are not calls --------------------------------------------------
+def fit_step(w, X, y, verbose):
+    """A training step in the styles scripts write their logging: short-circuit calls and a
+    conditional expression as statements, a bare name left from a notebook."""
+    r = X @ w - y
+    loss = 0.5 * np.sum(r * r)
+    verbose and print(f"loss {loss:.3f}")
+    warnings.warn("large residual", stacklevel=2) if np.max(np.abs(r)) > 1e6 else None
+    loss  # noqa: B018 (a notebook's display line, kept)
+    return loss + 0.1 * np.sum(w**2)
+
+
+@pytest.mark.parametrize("verbose", [True, False])
+def test_an_expression_statement_is_evaluated_as_python_does(verbose, capsys):
+    X = np.array([[1.0, 2.0, 0.5], [0.3, -1.0, 2.0], [1.5, 0.2, -0.7], [0.1, 0.4, 0.9]])
+    y = np.array([0.5, -0.2, 1.0, 0.3])
+    gradient = adgen.grad(fit_step)(X0, X, y, verbose)
+    printed = capsys.readouterr().out  # (the call runs where Python runs it)
+    assert printed == (f"loss {fit_step(X0, X, y, False) - 0.1 * X0 @ X0:.3f}\n" if verbose else "")
+    exact = X.T @ (X @ X0 - y) + 0.2 * X0
+    np.testing.assert_allclose(gradient, exact, rtol=1e-12)
+    _, t = adgen.jvp(lambda w: fit_step(w, X, y, verbose), (X0,), (np.ones(3),))
+    np.testing.assert_allclose(t, exact.sum(), rtol=1e-12)
+    h = adgen.hessian(lambda w: fit_step(w, X, y, verbose))(X0)
+    np.testing.assert_allclose(h, X.T @ X + 0.2 * np.eye(3), rtol=1e-12)

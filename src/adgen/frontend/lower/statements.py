@@ -324,8 +324,9 @@ class StatementsMixin(LowererState):
         self.add_if(test, body, orelse, self.key(stmt))
 
     def lower_expression_statement(self: Lowerer, stmt: Any) -> None:
-        """An expression statement: a constant (a docstring), ``xs.pop()``, ``xs.append(v)``
-        or another call (``print(x)``: run as written; pure operations are dropped)."""
+        """An expression statement: a constant (a docstring), ``xs.pop()``, ``xs.append(v)``,
+        another call (``print(x)``: run as written; pure operations are dropped) or any other
+        expression (``warn(m) if c else None``: evaluated, its value unused)."""
         if isinstance(stmt.value, gast.Constant):
             return
         if isinstance(stmt.value, gast.Yield) and self.on_yield is not None:
@@ -359,9 +360,9 @@ class StatementsMixin(LowererState):
                 return
             self.expr(call, None, "unused")  # print(x), a call made for its effects: kept
             return
-        self.refuse(
-            stmt, "expression statements that are not calls (the value is unused)", "remove it"
-        )
+        # `warn(...) if c else None`, `c and log(x)`, a bare `x`: evaluated as Python does
+        # (each call in it run where Python runs it), the value unused
+        self.expr(call, None, "unused")
 
     def add_if(
         self: Lowerer, test: ir.Atom, body: list[ir.Stmt], orelse: list[ir.Stmt], line: int
