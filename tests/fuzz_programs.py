@@ -1440,7 +1440,10 @@ class Writer:
         shape = scope.shapes[a]
         name = self.fresh()
         big = f"{self.choices.integer(2, 9)}e6"
-        form = self.pick(["raise", "raise from", "message", "hasattr", "callable"])
+        form = self.pick(
+            ["raise", "raise from", "message", "hasattr", "callable"]
+            + ["short-circuit", "conditional statement", "where", "spread", "option"]
+        )
         self.features.add("inactive: " + form)
         message = self.pick(
             [
@@ -1456,6 +1459,23 @@ class Writer:
             cause = ' from ValueError("not finite")' if form == "raise from" else ""
             lines.append(f"    raise FloatingPointError({message}){cause}")
             lines.append(f"{name} = {a} * {self.const()}")
+        elif form == "short-circuit":  # `verbose and log(...)` as a statement
+            lines.append(f"np.sum(np.abs({a})) > {big} and print({message})")
+            lines.append(f"{name} = {a} * {self.const()}")
+        elif form == "conditional statement":  # `warn(...) if c else None`
+            self.imports.add("warnings")
+            lines.append(f"warnings.warn({message}) if np.sum(np.abs({a})) > {big} else None")
+            lines.append(f"{name} = np.tanh({a}) * {self.const()}")
+        elif form == "where":  # a form the rule does not take, of data no derivative reads
+            weight = self.fresh("wsum")
+            lines.append(f"{weight} = np.sum(np.arange(1.0, 5.0), where=np.arange(4) != 2)")
+            lines.append(f"{name} = {a} * ({weight} / 7.0) * {self.const()}")
+        elif form == "spread":  # a shape spread into a tuple display
+            lines.append(f"{name} = np.reshape({a} * {self.const()}, (*np.shape({a}),))")
+        elif form == "option":  # a function chosen by an option known when transforming
+            flag = self.fresh("opt")
+            lines.append(f"{flag} = {self.pick(['True', 'False'])}")
+            lines.append(f"{name} = (np.tanh if {flag} else np.sin)({a}) * {self.const()}")
         elif form == "message":
             text = self.fresh("msg")
             lines.append(f"{text} = {message}")

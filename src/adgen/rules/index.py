@@ -1137,4 +1137,5 @@ ATTRIBUTES: dict[str, str] = {
     "dtype": "nondiff",
     "kind": "nondiff",
     "itemsize": "nondiff",
+    "char": "nondiff",
 }

@@ -22,7 +22,7 @@ import numpy as np
 from adgen import ir
 from adgen.errors import AdgenError, NoRuleError, UnsupportedSyntaxError
 from adgen.frontend.lower.objects import LocalFunction, StaticArg
-from adgen.frontend.lower.state import LowererState
+from adgen.frontend.lower.state import LowererState, RuleNotTaken
 from adgen.rules import registry
 from adgen.rules import runtime as rt
 
@@ -109,6 +109,34 @@ class AsWrittenMixin(LowererState):
         through = registry.lookup(rt.read_back)
         assert through is not None
         return self.emit(target, hint, through, [result, ir.Tup(tuple(stored))], [], node)
+
+    def rule_call(
+        self: Lowerer,
+        node: Any,
+        fn: Any,
+        prim: registry.Primitive,
+        args: list[Any],
+        kwargs: list[tuple[str, Any]],
+        target: str | None,
+        hint: str,
+    ) -> ir.Atom:
+        """A call of ``fn``, which has the rule ``prim``; where the rule does not take the
+        call's form (``np.sum(w, where=m)``, ``np.atleast_1d(a, b, c)``) and ``fn`` is NumPy's
+        or SciPy's, run as written, refused where a differentiated value reaches it."""
+        given, mark = (args, kwargs), len(self.block)
+        # (a rule decides `weights is None` when expanding: None passed on through helpers
+        # is that constant there)
+        args = [self.none_if_known(a) for a in args]
+        kwargs = [(k, self.none_if_known(a)) for k, a in kwargs]
+        args, kwargs = self.arrays_of_lists(fn, prim, args, kwargs, node, hint)
+        library = (getattr(fn, "__module__", None) or "").split(".")[0] in ("numpy", "scipy")
+        try:
+            return self.emit(target, hint, prim, args, kwargs, node, instead=library)
+        except RuleNotTaken as exc:
+            del self.block[mark:]
+            if self.outside_arguments(*given, fn) is None:
+                raise exc.refusal from None
+            return self.opaque(fn, exc.refusal, *given, target, hint, node)
 
     def named(self: Lowerer, refusal: AdgenError) -> AdgenError:
         """``refusal`` (raised later, if a differentiated value reaches the call) saying which

@@ -42,7 +42,7 @@ from adgen.frontend.lower.objects import (  # noqa: F401 (LocalFunction & co. ar
     is_user_class,
     is_user_object,
 )
-from adgen.frontend.lower.state import LowererState, RuleNotTaken
+from adgen.frontend.lower.state import LowererState
 from adgen.frontend.lower.syntax import (
     _fixed_length_lists,
     _is_pop,
@@ -215,22 +215,7 @@ class CallsMixin(LowererState):
             self.check_bounds_kept(fn, args, kwargs, func)
         if prim is None:
             return self.call_without_rule(node, fn, refusal, args, kwargs, target, hint)
-        # (a rule decides `weights is None` when expanding: None passed on through helpers
-        # is that constant there)
-        given, mark = (args, kwargs), len(self.block)
-        args = [self.none_if_known(a) for a in args]
-        kwargs = [(k, self.none_if_known(a)) for k, a in kwargs]
-        args, kwargs = self.arrays_of_lists(fn, prim, args, kwargs, node, hint)
-        library = (getattr(fn, "__module__", None) or "").split(".")[0] in ("numpy", "scipy")
-        try:
-            return self.emit(target, hint, prim, args, kwargs, node, instead=library)
-        except RuleNotTaken as exc:
-            # a form of a NumPy function its rule does not take (`np.sum(x, where=m)`): run
-            # as written, refused where a differentiated value reaches it
-            del self.block[mark:]
-            if self.outside_arguments(*given, fn) is None:
-                raise exc.refusal from None
-            return self.opaque(fn, exc.refusal, *given, target, hint, node)
+        return self.rule_call(node, fn, prim, args, kwargs, target, hint)
 
     def call_without_rule(
         self: Lowerer,

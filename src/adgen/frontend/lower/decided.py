@@ -584,6 +584,35 @@ class DecidedMixin(LowererState):
             else:
                 yield from self.straight_line(stmt.body if taken else stmt.orelse)
 
+    def static_test(self: Lowerer, test: Any) -> bool | None:
+        """The truth of ``test`` decided when transforming (an option passed as a constant,
+        a module's flag, a shape): lowered on trial, with no effect kept; None if not
+        decided so."""
+        if isinstance(test, gast.UnaryOp) and isinstance(test.op, gast.Not):
+            operand = self.static_test(test.operand)
+            return None if operand is None else not operand
+        if isinstance(test, gast.Name) and test.id not in self.env:  # a module's flag
+            ok, value = self.static_object(test)
+            plain = ok and (value is None or type(value) in (bool, int, float, str))
+            return bool(value) if plain else None
+        decided = self.decided_by_kinds(test)
+        if decided is not None:
+            return bool(decided.value)
+        if not self.without_effects(test):
+            return None
+        mark = len(self.block)
+        try:
+            atom = self.settled(self.expr(test, None, "cond"))
+        except AdgenError:
+            return None
+        finally:
+            del self.block[mark:]
+        if isinstance(atom, ir.Free):  # (a closure's value passed to a helper inlined here)
+            value = self.root.free.get(atom.name, self)
+            known = value is None or type(value) in (bool, int, float, str)
+            return bool(value) if known else None
+        return bool(atom.value) if isinstance(atom, ir.Const) else None
+
 
 def _is_singleton(value: Any) -> bool:
     """None, True, False, ``...``: values whose identity is their meaning."""

@@ -19,7 +19,7 @@ import gast
 import numpy as np
 
 from adgen import ir, seam
-from adgen.errors import AdgenError, UnresolvedNameError, UnsupportedSyntaxError
+from adgen.errors import UnresolvedNameError
 from adgen.frontend.lower.index_tricks import concatenator_call
 from adgen.frontend.lower.objects import (
     LocalDerivative,
@@ -549,52 +549,6 @@ class ExpressionsMixin(LowererState):
             if test is not None:
                 return self.static_object(node.body if test else node.orelse)
         return False, None
-
-    def joined_display(
-        self: Lowerer, node: Any, parts: list[ir.Atom], target: str | None, hint: str
-    ) -> ir.Atom:
-        """A tuple display spreading a sequence whose length is known only when the code runs
-        (``(n, *x.shape[1:])``): ``rt.joined_items`` of its parts, run as written -- a shape,
-        which no derivative passes; a differentiated value put in it is refused
-        (:func:`adgen.middle.analysis.check_opaque_calls`)."""
-        starred = next(e for e in node.elts if isinstance(e, gast.Starred))
-        refusal = UnsupportedSyntaxError(
-            "adgen does not support `*` of a sequence whose length is not known when adgen "
-            "reads the function, in a tuple a differentiated value is put in",
-            self.parsed.loc(starred),
-            "spread a tuple or list written in the function, or a shape",
-        )
-        prim = registry.opaque_call(rt.joined_items, self.named(refusal), len(parts), ())
-        return self.emit(target, hint, prim, parts, [], node)
-
-    def static_test(self: Lowerer, test: Any) -> bool | None:
-        """The truth of ``test`` decided when transforming (an option passed as a constant,
-        a module's flag, a shape): lowered on trial, with no effect kept; None if not
-        decided so."""
-        if isinstance(test, gast.UnaryOp) and isinstance(test.op, gast.Not):
-            operand = self.static_test(test.operand)
-            return None if operand is None else not operand
-        if isinstance(test, gast.Name) and test.id not in self.env:  # a module's flag
-            ok, value = self.static_object(test)
-            plain = ok and (value is None or type(value) in (bool, int, float, str))
-            return bool(value) if plain else None
-        decided = self.decided_by_kinds(test)
-        if decided is not None:
-            return bool(decided.value)
-        if not self.without_effects(test):
-            return None
-        mark = len(self.block)
-        try:
-            atom = self.settled(self.expr(test, None, "cond"))
-        except AdgenError:
-            return None
-        finally:
-            del self.block[mark:]
-        if isinstance(atom, ir.Free):  # (a closure's value passed to a helper inlined here)
-            value = self.root.free.get(atom.name, self)
-            known = value is None or type(value) in (bool, int, float, str)
-            return bool(value) if known else None
-        return bool(atom.value) if isinstance(atom, ir.Const) else None
 
     def attribute(self: Lowerer, node: gast.Attribute, target: str | None, hint: str) -> ir.Atom:
         field = self.solver_field(node)  # minimize(...).x

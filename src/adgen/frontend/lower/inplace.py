@@ -167,24 +167,6 @@ class InPlaceMixin(LowererState):
                 why = why or self.node_problem(node, name, lists)
         return why
 
-    def written_from_here(self: Lowerer) -> set[str]:
-        """The names written in place by the statement being lowered or one that may run
-        after it (:func:`_written_in_place`): not by the top-level statements before the one
-        holding it, which ran before any view it binds existed."""
-        if self.depth > 0:
-            return self.list_names(_written_in_place)  # (a block: maybe run again)
-        before = self.before_current()
-        return _written_in_place([n for n in _own_nodes(self.node) if id(n) not in before])
-
-    def before_current(self: Lowerer) -> set[int]:
-        """The nodes of the top-level statements before the one holding the statement being
-        lowered (they have run, once, when it runs)."""
-        body = self.node.body
-        for k, stmt in enumerate(body):
-            if stmt is self.current or any(n is self.current for n in gast.walk(stmt)):
-                return {id(n) for earlier in body[:k] for n in gast.walk(earlier)}
-        return set()  # (not found: every write counts)
-
     def copied_param(self: Lowerer, name: str) -> bool:
         """Was the parameter ``name`` last bound, by a statement of the function's body before
         the one holding the statement being lowered, to a new array (``v = v.copy()``)? In
@@ -270,7 +252,7 @@ class InPlaceMixin(LowererState):
         y = value.value.id
         if (
             self.parsed.filename.startswith("<adgen ")
-            or y not in self.written_from_here()
+            or y not in (self.list_names(_written_in_place) if self.depth else _written_from(self))
             or self.is_list(self.env.get(y))
             or isinstance(self.env.get(y), (ir.Tup, ir.Dct))  # (known item by item)
             or target.id not in self.env
@@ -848,3 +830,15 @@ def _item_of(node: Any, name: str) -> bool:
         and isinstance(node.value.value, gast.Name)
         and node.value.value.id == name
     )
+
+
+def _written_from(lowerer: Any) -> set[str]:
+    """The names written in place by the statement being lowered (at the function's top
+    level) or one after it: not by the top-level statements before the one holding it,
+    which ran before any view it binds existed."""
+    body, current = lowerer.node.body, lowerer.current
+    for k, stmt in enumerate(body):
+        if stmt is current or any(n is current for n in gast.walk(stmt)):
+            before = {id(n) for earlier in body[:k] for n in gast.walk(earlier)}
+            return _written_in_place([n for n in _own_nodes(lowerer.node) if id(n) not in before])
+    return _written_in_place(_own_nodes(lowerer.node))  # (not found: every write counts)

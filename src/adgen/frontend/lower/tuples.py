@@ -21,13 +21,14 @@ from typing import TYPE_CHECKING, Any
 import gast
 
 from adgen import ir
-from adgen.errors import AdgenError
+from adgen.errors import AdgenError, UnsupportedSyntaxError
 from adgen.frontend.lower.calls import LocalFunction
 from adgen.frontend.lower.state import LowererState
 from adgen.frontend.lower.statements import _returns
 from adgen.frontend.lower.syntax import _tuple_shaped
 from adgen.frontend.lower.tuple_lists import _split_tuple_lists
 from adgen.rules import registry
+from adgen.rules import runtime as rt
 
 if TYPE_CHECKING:
     from adgen.frontend.lower import Lowerer
@@ -238,6 +239,23 @@ class TuplesMixin(LowererState):
                 self.bind(t.id, name, ir.Var(name))
             else:
                 self.bind_target(t, ir.Var(name))
+
+    def joined_display(
+        self: Lowerer, node: Any, parts: list[ir.Atom], target: str | None, hint: str
+    ) -> ir.Atom:
+        """A tuple display spreading a sequence whose length is known only when the code runs
+        (``(n, *x.shape[1:])``): ``rt.joined_items`` of its parts, run as written -- a shape,
+        which no derivative passes; a differentiated value put in it is refused
+        (:func:`adgen.middle.analysis.check_opaque_calls`)."""
+        starred = next(e for e in node.elts if isinstance(e, gast.Starred))
+        refusal = UnsupportedSyntaxError(
+            "adgen does not support `*` of a sequence whose length is not known when adgen "
+            "reads the function, in a tuple a differentiated value is put in",
+            self.parsed.loc(starred),
+            "spread a tuple or list written in the function, or a shape",
+        )
+        prim = registry.opaque_call(rt.joined_items, self.named(refusal), len(parts), ())
+        return self.emit(target, hint, prim, parts, [], node)
 
 
 def _same_structure(template: ir.Atom, atom: ir.Atom) -> bool:
