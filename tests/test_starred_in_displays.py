@@ -5,9 +5,12 @@ differentiated value put in such a tuple is refused by name in both modes."""
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 from derivative_checks import differences
+from source_modules import import_file
 
 import adgen
 from adgen.errors import AdgenError
@@ -60,15 +63,9 @@ def test_a_differentiated_value_spread_into_such_a_tuple_is_refused(mode):
 def test_the_derivative_of_such_a_function_exports_as_a_standalone_module(tmp_path):
     path = adgen.export(batched_norms, tmp_path / "norms_vjp.py")
     assert "joined_items(" in path.read_text()
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("norms_vjp", path)
-    module = importlib.util.module_from_spec(spec)
-    import sys
-
-    sys.path.insert(0, str(tmp_path))
+    sys.path.insert(0, str(tmp_path))  # (the module imports the runtime written beside it)
     try:
-        spec.loader.exec_module(module)
+        module = import_file(path)
     finally:
         sys.path.remove(str(tmp_path))
     x = np.cos(np.arange(24.0)).reshape(4, 6)

@@ -46,13 +46,15 @@ from collections.abc import Callable
 from adgen import ir
 from adgen.rules.registry import Primitive
 
-# calls that return a new array no other name sees
-_FRESH = frozenset(
+# calls that make a new array of a shape and a fill (no derivative passes them)
+MAKERS = frozenset(
     {
         "np.zeros", "np.ones", "np.empty", "np.full", "np.zeros_like", "np.ones_like",
-        "np.empty_like", "np.full_like", ".copy", "np.copy",
+        "np.empty_like", "np.full_like",
     }
 )  # fmt: skip
+# calls that return a new array no other name sees
+_FRESH = MAKERS | {".copy", "np.copy"}
 # calls whose result may be (a view of) their first argument
 _VIEWS = frozenset(
     {

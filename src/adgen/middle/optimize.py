@@ -80,7 +80,7 @@ import warnings
 from typing import Any
 
 from adgen import ir
-from adgen.middle.dead_arrays import drop_dead_arrays
+from adgen.middle.dead_arrays import MAKERS, drop_dead_arrays
 from adgen.middle.shifts import cut_shifts
 from adgen.rules import registry
 from adgen.rules.registry import Primitive
@@ -605,14 +605,11 @@ def _drop_overwritten(fn: ir.Function) -> bool:
 # calls without a derivative that only compute their result (questions of shapes and
 # dtypes, comparisons, new arrays): dropped where nothing reads it, as pure calls are (never
 # merged or moved as they are: two arrays np.zeros makes are two objects)
-_UNREAD_DROPPED = frozenset(
-    {
-        ".shape", ".ndim", ".size", ".dtype", "np.shape", "np.ndim", "np.size", "len",
-        "eq", "ne", "lt", "le", "gt", "ge", "not_", "np.isnan", "np.isfinite", "np.isinf",
-        "np.issubdtype", "np.zeros", "np.ones", "np.empty", "np.full", "np.zeros_like",
-        "np.ones_like", "np.empty_like", "np.full_like",
-    }
-)  # fmt: skip
+_UNREAD_DROPPED = MAKERS | {
+    ".shape", ".ndim", ".size", ".dtype", "np.shape", "np.ndim", "np.size", "len",
+    "eq", "ne", "lt", "le", "gt", "ge", "not_", "np.isnan", "np.isfinite", "np.isinf",
+    "np.issubdtype",
+}  # fmt: skip
 
 
 def _drop_unread(fn: ir.Function, reads: set[str]) -> bool:
