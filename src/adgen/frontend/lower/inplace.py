@@ -633,6 +633,9 @@ class InPlaceMixin(LowererState):
             return True
         if isinstance(node, gast.IfExp):
             return self.fresh_value(node.body) and self.fresh_value(node.orelse)
+        viewed = _viewed(node)
+        if viewed is not None:  # `np.array(rows).T`: a view of a new array no name holds
+            return self.fresh_value(viewed)
         if isinstance(node, gast.Call):
             try:
                 ok, fn = self.static_object(node.func)
@@ -652,6 +655,26 @@ class InPlaceMixin(LowererState):
                 return True
             return prim is not None and not prim.view
         return False
+
+
+# an array's attributes and methods that give a view of it (of its own memory only)
+_VIEW_ATTRIBUTES = frozenset({"T", "mT", "real", "imag"})
+_VIEW_METHODS = frozenset({"reshape", "ravel", "transpose", "squeeze", "swapaxes", "view"})
+
+
+def _viewed(node: Any) -> Any:
+    """The array ``node`` is a view of, where it is an array's view attribute or method
+    (``a.T``, ``a.reshape(n, -1)``) -- only arrays have them, so where that array is new, no
+    other name sees the view (it is no list holding other names' arrays); else None."""
+    if isinstance(node, gast.Attribute) and node.attr in _VIEW_ATTRIBUTES:
+        return node.value
+    if (
+        isinstance(node, gast.Call)
+        and isinstance(node.func, gast.Attribute)
+        and node.func.attr in _VIEW_METHODS
+    ):
+        return node.func.value
+    return None
 
 
 def _into_itself(node: Any) -> bool:
