@@ -226,3 +226,64 @@ def test_a_helper_writes_into_a_buffer_bound_after_an_early_return() -> None:
     scale = np.array([0.3125, 1.0, 0.3125])
     expected = np.cos(buf * scale) * scale * 1.25 * (1 - np.tanh(y) ** 2) + s
     np.testing.assert_allclose(adgen.grad(after_an_early_return)(y, s), expected, rtol=1e-13)
+
+
+def _squares_and_local_w_1(v):
+    w_1 = v * 2.0  # the name adgen's namer gave the comprehension's `w` in an inlined helper
+    s = np.sum(np.stack([w * w for w in (v, v * 3.0)]), axis=0)
+    return s + w_1 * w_1
+
+
+def _squares_and_local_items_1(v):
+    items_1 = v * 2.0  # the name of the list the comprehension builds, likewise
+    s = np.sum(np.stack([w * w for w in (v, v * 3.0)]), axis=0)
+    return s + items_1 * items_1
+
+
+def helper_locals_named_like_a_comprehension(x):
+    return np.sum(_squares_and_local_w_1(x) * x) + np.sum(_squares_and_local_items_1(x) * x)
+
+
+def test_a_comprehension_in_a_helper_keeps_the_helpers_own_names() -> None:
+    # seed 20261210, program 186 (second order through reverse-mode code, whose `items_1`
+    # met a comprehension's list): a comprehension's variables and list got the IR namer's
+    # next names, which in an inlined function may be its own locals' -- `w_1` then held
+    # the comprehension's item: a wrong gradient in both modes (and a crash for `items_1`)
+    x = np.array([0.3, -0.4])
+    # each helper returns v**2 + 9 v**2 + 4 v**2 = 14 v**2; the sum is 2 * sum(14 x**3)
+    np.testing.assert_allclose(
+        adgen.grad(helper_locals_named_like_a_comprehension)(x), 84.0 * x**2, rtol=1e-13
+    )
+    check_grads(helper_locals_named_like_a_comprehension, x)
+    np.testing.assert_allclose(
+        adgen.hessian(helper_locals_named_like_a_comprehension)(x), np.diag(168.0 * x), rtol=1e-12
+    )
+
+
+TABLE = {2: 0.5, 0: 1.5, 1: -0.25}
+
+
+def while_after_a_list_loop(x, y, s, p):
+    p1 = p["b"]
+    z4 = p["b"] * 0.3125
+    xs9 = [s, z4 * 0.75, p1]
+    xs9[1] = xs9[1] * xs9[2]
+    v10 = s * 0.0
+    for k11 in range(len(xs9)):
+        v10 = v10 + xs9[k11] * k11
+    k0 = 0
+    while k0 < 0 and (np.sum(p1) > np.sum(p["a"]) + 0.10793 or np.max(p1) > 0.06333):
+        if p["b"] > 0.15573 - 0.25:
+            continue
+        v14 = sum(s * (i15 + k16) for i15, k16 in enumerate(TABLE))
+        y = np.tanh(y) + 1.25 * v14
+    return np.sum(s * y)
+
+
+def test_second_order_through_a_list_loop_and_a_loop_that_never_runs() -> None:
+    # the shrunk program 186 of seed 20261210 itself: jvp of grad failed (UnboundLocalError)
+    x, y, p = np.array([0.2, 0.4]), np.array([0.3, -0.1]), {"a": np.array([0.1, 0.2]), "b": 0.4}
+    g = adgen.grad(while_after_a_list_loop, wrt=2)
+    assert g(x, y, 0.7, p) == pytest.approx(np.sum(y))
+    value, tangent = adgen.jvp(lambda s: g(x, y, s, p), (0.7,), (1.0,))
+    assert value == pytest.approx(np.sum(y)) and tangent == 0.0

@@ -2,7 +2,8 @@
 ``np.copyto``, ``np.put``, ``np.put_along_axis``, ``np.putmask``, ``np.add.at`` and
 ``np.subtract.at`` as
 statements, read as the writes they make (``a[...] = v``, ``a[...] = np.sort(a)``,
-``a[...] = rt.added_at(a, index, b)``...) with the checks every in-place write has. Each
+``a[...] = rt.added_at(a, index, b)``...) with the checks every in-place write has; ``out=``
+passed on by a helper (``None`` by default: no write). Each
 program is checked in both modes and at second order against central differences; the
 forms whose semantics adgen does not read are refused by name."""
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.special
 from derivative_checks import differences
 
 import adgen
@@ -96,7 +98,38 @@ def clipped_by_putmask(x):
     return np.sum(a**3) + a[0] * a[-1]
 
 
+def _expit(x, out=None):  # scikit-learn's helpers pass their `out=None` on
+    return scipy.special.expit(x, out=out)
+
+
+def _exp(x, out=None):
+    return np.exp(x, out)
+
+
+def out_none_passed_on(x):
+    return np.sum(_expit(x) * x) + np.sum(_exp(x[1:]) ** 2)
+
+
+def out_buffer_passed_on(x):
+    buffer = np.zeros(x.size)
+    _expit(x * 2.0, out=buffer)
+    return np.sum(buffer**2) + np.sum(_exp(x, buffer))
+
+
+def read_then_written_through_a_helper(x):
+    # the helper's write overwrites values the caller read before: reverse mode must save
+    # them as a write under the caller's own name would (it read the new values: wrong)
+    b = np.zeros(x.size)
+    b[...] = np.tanh(2.0 * x)
+    a = np.sum(b**2)
+    _exp(x, b)
+    return a + np.sum(b * x)
+
+
 PROGRAMS = [
+    (read_then_written_through_a_helper, np.array([0.3, -1.2, 0.5])),
+    (out_none_passed_on, np.array([0.3, -1.2, 0.5])),
+    (out_buffer_passed_on, np.array([0.3, -1.2, 0.5])),
     (bar_energy, np.array([1.3, 0.8, 2.1, 1.6])),
     (trimmed_mean_loss, np.array([0.4, 1.1, 0.2, 0.5, -0.3, 0.7])),
     (binned_sums, np.array([0.3, -0.8, 1.2, 0.5, -0.1, 0.9])),

@@ -162,13 +162,15 @@ class Facts:
                 in_blocks.update(stmt.targets)
                 in_blocks.update(_args(stmt))
         self.managed = (in_blocks | self.multi) & self.useful
-        mixed = _list_and_other(assigns, self.lists, self.varied)
-        if mixed is not None and not fn.filename.startswith("<adgen "):  # (not adgen's own)
+        for mixed in _list_and_other(assigns, self.lists, self.varied):
+            where = _loc(fn, mixed.line)
+            if where.filename.startswith("<adgen "):  # (adgen's own code, read again)
+                continue
             raise UnsupportedSyntaxError(
                 "adgen does not support a differentiated variable that holds a list and, "
                 "bound here, a value of another kind (one name for both, rebound in a loop "
                 "or a branch, appended to or read by a nested function)",
-                _loc(fn, mixed.line),
+                where,
                 "give the new value a name of its own",
             )
         check_opaque_calls(fn, self.varied, reverse)
@@ -176,10 +178,10 @@ class Facts:
 
 def _list_and_other(
     assigns: list[ir.Assign], lists: set[str], varied: set[str]
-) -> ir.Assign | None:
-    """A statement binding a differentiated name that is a list elsewhere (``Facts.lists``) to
-    a value no list is (an array made of it, a number): one name's derivative would be a
-    list and an array (None if there is none)."""
+) -> Iterator[ir.Assign]:
+    """The statements binding a differentiated name that is a list elsewhere
+    (``Facts.lists``) to a value no list is (an array made of it, a number): one name's
+    derivative would be a list and an array."""
     for s in assigns:
         if not s.targets or s.targets[0] not in lists or s.targets[0] not in varied:
             continue
@@ -192,8 +194,7 @@ def _list_and_other(
             continue  # (a copy, zeros, a slice of a list, or an item written: a list still)
         if s.prim.name == "assign" and s.args and isinstance(s.args[0], ir.Const):
             continue  # (`None` before the loop: no derivative of its own)
-        return s
-    return None
+        yield s
 
 
 def _returned(fn: ir.Function) -> set[str]:

@@ -237,9 +237,11 @@ class BuffersMixin(LowererState):
     def out_array(self: Lowerer, node: Any) -> str | None:
         """The name an ``out=`` argument writes into: ``y``, or ``np.asarray(y)`` of a ``y``
         that is an array (NumPy's functions made it, or the caller's argument of that kind),
-        which ``np.asarray`` returns as it is."""
-        if isinstance(node, gast.Name):
-            return node.id
+        which ``np.asarray`` returns as it is; None where it is none (a constant: ``None``)."""
+        if isinstance(node, gast.Name):  # (`out=out` of a helper's `out=None`: no write)
+            held = self.env.get(node.id)
+            known = self.settled(held) if held is not None else None
+            return None if isinstance(known, ir.Const) else node.id
         if not (
             isinstance(node, gast.Call)
             and len(node.args) == 1

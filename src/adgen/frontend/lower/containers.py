@@ -521,9 +521,12 @@ class ContainersMixin(LowererState):
         gen = node.generators[0]
         if getattr(gen, "is_async", 0):
             self.refuse(node, "async comprehensions")
-        # the comprehension's variables are its own: fresh names
+        # the comprehension's variables are its own: fresh names (never a name of the
+        # function's own: in an inlined function, the IR namer's `k_1` may be a local's)
         renames = {
-            n.id: self.namer.fresh(n.id) for n in gast.walk(gen.target) if isinstance(n, gast.Name)
+            n.id: self.user_namer.fresh(n.id)
+            for n in gast.walk(gen.target)
+            if isinstance(n, gast.Name)
         }
         for fresh_name in renames.values():
             self.multi[fresh_name] = fresh_name
@@ -534,7 +537,7 @@ class ContainersMixin(LowererState):
                 if isinstance(n, gast.Name) and n.id in renames:
                     n.id = renames[n.id]
         result = target if target is not None else self.namer.fresh(hint)
-        user = self.namer.fresh("items") if target is None else target
+        user = self.user_namer.fresh("items") if target is None else target
         self.multi[user] = result  # (a list, bound by its appends only)
         append = gast.Expr(
             value=gast.Call(

@@ -312,11 +312,43 @@ def _saved_names(
                 known=known,
                 complex_values=complex_values,
             )
-            reads = probe.reads
+            reads = probe.reads | _written_under_other_names(fn, probe.reads)
             if candidates & reads == pushed:
                 break
             pushed = candidates & reads
     return pushed, reads, swept
+
+
+def _written_under_other_names(fn: ir.Function, reads: set[str]) -> set[str]:
+    """The names an in-place write (``t[i] = v``) goes through into an array the adjoint
+    sweep reads under another name: ``t = b`` (a helper's ``out`` parameter given the
+    caller's ``b``), then ``np.exp(x, out)`` writes into ``b``'s array -- the values it
+    overwrites are ``b``'s, and must be saved as a write through ``b`` would save them."""
+    group: dict[str, str] = {}
+
+    def root(v: str) -> str:
+        while group.get(v, v) != v:
+            v = group[v]
+        return v
+
+    for stmt in fn.statements():
+        if (
+            isinstance(stmt, ir.Assign)
+            and stmt.prim.name == "assign"
+            and len(stmt.targets) == 1
+            and isinstance(stmt.args[0], ir.Var)
+        ):
+            a, b = root(stmt.targets[0]), root(stmt.args[0].name)
+            if a != b:
+                group[a] = b
+    read_groups = {root(v) for v in reads}
+    return {
+        t
+        for stmt in fn.statements()
+        if isinstance(stmt, ir.Assign) and stmt.prim.name == "setitem"
+        for t in stmt.targets
+        if t not in reads and root(t) in read_groups
+    }
 
 
 def _refuse_unsupported(fn: ir.Function, facts: Facts, reads: set[str]) -> None:
