@@ -357,6 +357,9 @@ NEW_KINDS = frozenset(
     + ["draw"]
     # a container's items keep their values when a block binds their names again
     + ["kept"]
+    # a list rebound to the array made of it; a helper passing `out=` on into the caller's
+    # buffer (or None); comprehensions in helpers whose locals are named like adgen's names
+    + ["rebuilt", "outbuffer", "comprehended"]
 )
 
 # module-level globals named like the program's parameters (`y`, `s`) and like names adgen
@@ -1797,6 +1800,79 @@ class Writer:
             f = self.pick(floats)
             forms += [f, f"{f} * {self.const()}"]
         return self.pick(forms)
+
+    def stmt_rebuilt(self, scope: Scope) -> Any:
+        """``rows = []``, appends in a loop, then ``rows = np.array(rows)`` (transposed,
+        stacked) under the same name, read by index after (scikit-learn's GaussianNB)."""
+        a = self.source(scope, arrays=True, readable=False)
+        shape = scope.shapes[a]
+        if not shape or len(shape) != 1:
+            return None
+        n = self.choices.integer(2, 3)
+        rows, name, k = self.fresh("rows"), self.fresh(), self.fresh("k")
+        form = self.pick(["np.array({r}).T", "np.stack({r}, axis=1)", "np.column_stack({r})"])
+        if self.depth:  # (in a block: a name of its own, never the list's)
+            rebound, lines = name, []
+        else:
+            rebound, lines = rows, []
+        lines += [
+            f"{rows} = []",
+            f"for {k} in range({n}):",
+            f"    {rows}.append(np.tanh({a}) * ({k} + {self.const()}))",
+            f"{rebound} = {form.format(r=rows)}",
+        ]
+        read = self.pick([f"{rebound}[:, 1] * {rebound}[:, 0]", f"np.sum({rebound}, axis=1)"])
+        lines.append(f"{name} = {read}")
+        self.features.add("list rebound: " + form.split("(")[0])
+        return lines, name, shape
+
+    def stmt_outbuffer(self, scope: Scope) -> Any:
+        """A helper passing its ``out=None`` on to a ufunc: called without it, or given the
+        caller's buffer, which the caller read before (the values the write overwrites)."""
+        self.write_once(
+            "import scipy.special\n"
+            "\n"
+            "def exp_into(u, out=None):\n"
+            "    return np.exp(u * 0.5, out=out)\n"
+            "\n"
+            "def expit_into(u, out=None):\n"
+            "    return scipy.special.expit(u, out)\n"
+        )
+        a = self.source(scope, arrays=True, readable=False)
+        shape = scope.shapes[a]
+        if not shape:
+            return None
+        helper = self.pick(["exp_into", "expit_into"])
+        name, buf, read = self.fresh(), self.fresh("buf"), self.fresh()
+        if self.pick([True, False]):
+            self.features.add("out=: None")
+            return [f"{name} = {helper}({a}) * {self.const()}"], name, shape
+        self.features.add("out=: the caller's buffer")
+        lines = [
+            f"{buf} = np.tanh({a}) * {self.const()}",
+            f"{read} = np.sum({buf} ** 2)",
+            f"{helper}({a}, out={buf})" if helper == "exp_into" else f"{helper}({a}, {buf})",
+            f"{name} = {buf} * {read}",
+        ]
+        return lines, name, shape
+
+    def stmt_comprehended(self, scope: Scope) -> Any:
+        """A helper whose locals are named as adgen names what it makes up (``w_1``,
+        ``items_1``, ``k_1``), holding a comprehension whose variable is ``w`` or ``k``."""
+        self.write_once(
+            "def comprehended(v, c):\n"
+            "    w_1 = v * c\n"
+            "    items_1 = v + c\n"
+            "    k_1 = np.tanh(v)\n"
+            "    s = np.sum(np.stack([w * w + items_1 for w in (v, v * c)]), axis=0)\n"
+            "    t = sum([k_1 * k for k in range(3)])\n"
+            "    return s + w_1 * items_1 + t * k_1\n"
+        )
+        a = self.source(scope, readable=False)
+        name = self.fresh()
+        shape = scope.shapes[a]
+        shape = () if shape is None else shape
+        return [f"{name} = comprehended({a}, {self.const()})"], name, shape
 
     def stmt_stack(self, scope: Scope) -> Any:
         """A list or tuple of scalars (with arrays, sometimes) passed to ``np.hstack``,

@@ -222,8 +222,34 @@ def ufunc_output_positional_rebound(v):
     return np.sum(k * v)
 
 
+def shape_list_written_then_read(v):
+    # scipy.signal.filtfilt: a list of ints written by index, then a NumPy call's shape --
+    # whose result is an array, never the list (refused before as "`z` keeps a view of it")
+    z = np.tanh(v)
+    shape = [1] * v.ndim
+    shape[0] = z.size
+    z = np.reshape(z, shape)
+    return np.sum(z**2 * v)
+
+
+def rows_rebound_to_their_transpose(v):
+    rows = []
+    for k in range(3):
+        rows.append(np.sin(v * (k + 1)))
+    rows = np.array(rows).T  # a view of a new array: written into below
+    rows[0] = rows[0] * 2.0
+    return np.sum(rows**2)
+
+
+def rows_rebound_to_their_transpose_ref(v):
+    rows = np.stack([np.sin(v * (k + 1)) for k in range(3)], axis=1)
+    return np.sum(rows**2) + 3.0 * np.sum(rows[0] ** 2)
+
+
 X6 = np.array([0.3, -0.5, 1.2, 0.8, -1.1, 0.4])
 SOUND = [
+    (shape_list_written_then_read, lambda v: np.sum(np.tanh(v) ** 2 * v), X6),
+    (rows_rebound_to_their_transpose, rows_rebound_to_their_transpose_ref, X6[:4]),
     (ufunc_output_positional_rebound, lambda v: np.sum(np.exp(-0.5 * v) * v), X6),
     (floored_where_positive, floored_where_positive_ref, X6),
     (helper_copies_its_parameter, helper_copies_its_parameter_ref, X6[:3]),

@@ -126,7 +126,19 @@ def read_then_written_through_a_helper(x):
     return a + np.sum(b * x)
 
 
+def _expit_into(x, out=None):
+    return scipy.special.expit(x, out)  # (its output passed after its input)
+
+
+def buffer_written_only_through_a_helper(x):
+    b = np.tanh(x) * 0.625
+    a = np.sum(b**2)
+    _expit_into(x, b)
+    return np.sum(b * a)
+
+
 PROGRAMS = [
+    (buffer_written_only_through_a_helper, np.array([0.3, -0.2, 0.5])),
     (read_then_written_through_a_helper, np.array([0.3, -1.2, 0.5])),
     (out_none_passed_on, np.array([0.3, -1.2, 0.5])),
     (out_buffer_passed_on, np.array([0.3, -1.2, 0.5])),

@@ -104,3 +104,23 @@ def test_scikit_learns_gaussian_naive_bayes_as_installed():
         return np.sum(model._joint_log_likelihood(z.reshape(5, 3))[:, 1])
 
     check(log_likelihood, data[:5].ravel())
+
+
+def _promoted(*args):  # scipy's xp_promote: one item, or a tuple of them, as the data decide
+    out = []
+    for a in args:
+        if np.sum(a) > 100.0:
+            continue
+        out.append(a * 1.0)
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def item_or_tuple_of_a_list(x):
+    r = _promoted(x)
+    return np.sum(r[1:] ** 2) + r[0]
+
+
+def test_an_item_or_a_tuple_of_a_list_is_not_refused():
+    # one name for `out[0]` and `tuple(out)` (a branch each): its derivative is the kind the
+    # branch taken gives -- not the mixture the check refuses
+    check(item_or_tuple_of_a_list, X)

@@ -180,10 +180,22 @@ def _list_and_other(
     assigns: list[ir.Assign], lists: set[str], varied: set[str]
 ) -> Iterator[ir.Assign]:
     """The statements binding a differentiated name that is a list elsewhere
-    (``Facts.lists``) to a value no list is (an array made of it, a number): one name's
-    derivative would be a list and an array."""
+    (``Facts.lists``) and read by index (``rows[1, :]``) to a value no list is (an array
+    made of it, a number): that index's derivative would be taken as a list's (the derivative
+    of one of its items) of an array."""
+    indexed = {
+        s.args[0].name
+        for s in assigns
+        if s.prim.name == "getitem" and s.args and isinstance(s.args[0], ir.Var)
+    }
+    built = {  # (lists the function builds: `tuple(xs)` in one branch, `xs[0]` in the
+        # other is a value of either kind whose derivative works as the one it holds)
+        s.targets[0]
+        for s in assigns
+        if s.targets and s.prim.name in ("list", "append", "pop")
+    }
     for s in assigns:
-        if not s.targets or s.targets[0] not in lists or s.targets[0] not in varied:
+        if not s.targets or s.targets[0] not in lists & varied & indexed & built:
             continue
         if s.prim.name in ("list", "append", "pop") or s.prim.lists:
             continue
@@ -537,11 +549,25 @@ def _may_carry(fn: ir.Function, assigns: list[ir.Assign]) -> set[str]:
         grown = False
         for s in assigns:
             if s.prim.differentiable and carry.intersection(s.targets):
-                new = set(_args(s)) - carry
+                new = set(_carrying(s)) - carry
                 if new:
                     carry |= new
                     grown = True
     return carry
+
+
+def _carrying(stmt: ir.Assign) -> Iterator[str]:
+    """The names a derivative flows from into a differentiable statement's results
+    (:func:`_flowing`), but those it is given as its ``dtype``."""
+    try:
+        bound = stmt.prim.bind(stmt.args, stmt.kwargs)
+    except TypeError:
+        yield from _flowing(stmt)
+        return
+    typed = {id(a) for p, a in bound.items() if p == "dtype"}
+    for atom in stmt.prim.flowing_args(stmt.args, stmt.kwargs):
+        if id(atom) not in typed:
+            yield from ir.atom_vars(atom)
 
 
 def _carried(names: set[str], assigns: list[ir.Assign], carry: set[str]) -> bool:
@@ -553,7 +579,10 @@ def _carried(names: set[str], assigns: list[ir.Assign], carry: set[str]) -> bool
         grown = False
         for s in assigns:
             flows = s.prim.differentiable or s.prim.refusal is not None  # not np.floor's zero
-            if flows and reached & set(_args(s)) and not reached >= set(s.targets):
+            # (of a differentiable call, the arguments a derivative flows through: not a
+            # shape, nor `dtype=` of `np.asarray(a, dtype=...)`: a type carries none)
+            read = _carrying(s) if s.prim.differentiable else _args(s)
+            if flows and reached & set(read) and not reached >= set(s.targets):
                 reached |= set(s.targets)
                 grown = True
     return bool(reached & carry)

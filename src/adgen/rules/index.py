@@ -1138,4 +1138,9 @@ ATTRIBUTES: dict[str, str] = {
     "kind": "nondiff",
     "itemsize": "nondiff",
     "char": "nondiff",
+    "flags": "nondiff",
+    "contiguous": "nondiff",
+    "c_contiguous": "nondiff",
+    "f_contiguous": "nondiff",
+    "writeable": "nondiff",
 }

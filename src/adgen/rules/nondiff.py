@@ -175,6 +175,8 @@ nondifferentiable(
 nondifferentiable_attributes("shape", "ndim", "size", "dtype")
 # a data type's (`X.dtype.kind == "c"`, `X.dtype.itemsize`, `X.dtype.char`): read as the code runs
 nondifferentiable_attributes("kind", "itemsize", "char")
+# an array's memory flags (`if not w.flags.contiguous: w = w.copy()`): read as the code runs
+nondifferentiable_attributes("flags", "contiguous", "c_contiguous", "f_contiguous", "writeable")
 methods(
     argmax=np.argmax,
     argmin=np.argmin,

@@ -1028,14 +1028,20 @@ _ARRAY_CHECKS = frozenset({("sklearn.utils.validation", "check_array")})
 
 
 def ufunc_args_with_out(name: str | None) -> int | None:
-    """How many positional arguments a call of NumPy's ufunc called ``name`` has when it
-    passes its output array after its inputs (``np.exp(x, out)``: 2), else None (not a
-    ufunc's name).
+    """How many positional arguments a call of NumPy's (or scipy.special's) ufunc called
+    ``name`` has when it passes its output array after its inputs (``np.exp(x, out)``: 2,
+    ``special.expit(x, out)``), else None (not a ufunc's name).
 
     >>> ufunc_args_with_out("exp"), ufunc_args_with_out("add"), ufunc_args_with_out("sum")
     (2, 3, None)
+    >>> import scipy.special
+    >>> ufunc_args_with_out("expit")
+    2
     """
     fn = vars(np).get(name) if name else None  # (not np.__getattr__: `np.str` warns)
+    special = sys.modules.get("scipy.special")
+    if fn is None and name and special is not None:
+        fn = vars(special).get(name)
     return fn.nin + 1 if isinstance(fn, np.ufunc) else None
 
 

@@ -25,9 +25,10 @@ import re
 from typing import TYPE_CHECKING, Any
 
 import gast
+import numpy as np
 
 from adgen import ir
-from adgen.errors import UnresolvedNameError
+from adgen.errors import AdgenError, UnresolvedNameError
 from adgen.frontend.lower.attempts import Probe
 from adgen.frontend.lower.identities import _last_binding
 from adgen.frontend.lower.state import LowererState
@@ -623,6 +624,8 @@ class InPlaceMixin(LowererState):
             return self.holds(node, name, whole_only)
         if isinstance(node, gast.Tuple):  # `A, B = np.stack(xs), np.stack(ys)`: item by item
             return any(self.shares(e, name, whole_only) for e in node.elts)
+        if whole_only and isinstance(node, gast.Call) and _numpy_call(self, node):
+            return False  # `np.reshape(zi, shape)`: an array, never the list `shape` itself
         return not self.fresh_value(node) and _views_of(node, name, whole_only)
 
     def fresh_value(self: Lowerer, node: Any) -> bool:
@@ -660,6 +663,18 @@ class InPlaceMixin(LowererState):
 # an array's attributes and methods that give a view of it (of its own memory only)
 _VIEW_ATTRIBUTES = frozenset({"T", "mT", "real", "imag"})
 _VIEW_METHODS = frozenset({"reshape", "ravel", "transpose", "squeeze", "swapaxes", "view"})
+
+
+def _numpy_call(lowerer: Lowerer, node: gast.Call) -> bool:
+    """Is ``node`` a call of a NumPy or SciPy function adgen has a rule for (whose result
+    is an array or a number, never a list it was given)?"""
+    try:
+        ok, fn = lowerer.static_object(node.func)
+    except AdgenError:
+        return False
+    module = getattr(fn, "__module__", None) or ""
+    numpy = isinstance(fn, np.ufunc) or module.split(".")[0] in ("numpy", "scipy")
+    return ok and numpy and registry.lookup(fn) is not None
 
 
 def _viewed(node: Any) -> Any:
