@@ -228,3 +228,49 @@ def test_a_function_chosen_by_a_value_of_the_data_in_an_expression_is_refused():
 
     with pytest.raises(AdgenError, match="computed value"):
         adgen.grad(picked_by_data)(np.ones(3))
+
+
+def _square(v):
+    return v * v
+
+
+def _cube(v):
+    return v**3
+
+
+def table_of_methods(x, method="square"):
+    # scipy.stats.differential_entropy: `methods = {"vasicek": _vasicek_entropy, ...}`, then
+    # `methods[method](...)`; scikit-learn's PowerTransformer: `{...}[self.method]`
+    methods = {"square": _square, "cube": _cube, "tanh": np.tanh}
+    return np.sum(methods[method](x) * x) + np.sum({"one": _square, "two": _cube}["two"](x))
+
+
+TABLE_EXACT = {
+    "square": lambda x: 3 * x**2 + 3 * x**2,
+    "cube": lambda x: 4 * x**3 + 3 * x**2,
+    "tanh": lambda x: np.tanh(x) + x * (1 - np.tanh(x) ** 2) + 3 * x**2,
+}
+
+
+@pytest.mark.parametrize("method", sorted(TABLE_EXACT))
+def test_a_function_picked_from_a_table_by_a_string_option(method):
+    # a string argument is an option the code is made for, by its value (as a bool is)
+    x = np.array([0.3, -0.7, 1.1])
+    want = TABLE_EXACT[method](x)
+    np.testing.assert_allclose(adgen.grad(table_of_methods)(x, method), want, rtol=1e-12)
+    value, grads = adgen.value_and_grad(table_of_methods)(x, method)
+    assert value == pytest.approx(table_of_methods(x, method), rel=1e-12)
+
+    def with_option(v):
+        return table_of_methods(v, method)
+
+    for e in np.eye(3):
+        _, t = adgen.jvp(with_option, (x,), (e,))
+        assert t == pytest.approx(want @ e, rel=1e-12)
+
+
+def test_a_table_key_the_code_does_not_hold_raises_as_python_does():
+    with pytest.raises(KeyError):
+        table_of_methods(np.ones(2), "quartic")
+    with pytest.raises((KeyError, AdgenError)):
+        adgen.grad(table_of_methods)(np.ones(2), "quartic")

@@ -143,9 +143,22 @@ def test_chained_comparisons():
     np.testing.assert_allclose(adgen.grad(f)(X, 1.0, 2.0), np.ones_like(X))
 
 
-def test_chained_comparison_with_a_computed_middle_value_is_refused():
-    def f(x):
-        if 0.0 < np.sum(x) < 10.0:
+def test_chained_comparison_with_a_computed_middle_value():
+    # scipy.stats.differential_entropy: `if not 2 <= 2 * window_length < n` -- the middle
+    # is computed once, before both comparisons, as Python computes it
+    def f(x, hi):
+        if 0.0 < np.sum(x) * 2.0 < hi:
+            return np.sum(x**2)
+        return np.sum(x)
+
+    assert 0.0 < np.sum(X) * 2.0 < 100.0
+    np.testing.assert_allclose(both_modes(f, X, 100.0), 2 * X)
+    np.testing.assert_allclose(both_modes(f, X, -1.0), np.ones_like(X))
+
+
+def test_chained_comparison_with_a_later_computed_middle_value_is_refused():
+    def f(x):  # (Python computes the second middle only where the first comparison holds)
+        if 0.0 < np.sum(x) < np.max(x) * 10.0 < 100.0:
             return np.sum(x**2)
         return np.sum(x)
 

@@ -196,8 +196,8 @@ def describe(value: Any) -> Any:
 
     >>> describe(np.zeros((2, 3))), describe(1.5), describe(None), describe([1.0])
     (((2, 3), '<f8'), 'float', 'none', None)
-    >>> describe(True), describe(False)
-    ('true', 'false')
+    >>> describe(True), describe(False), describe("lower")
+    ('true', 'false', ('str', 'lower'))
 
     An array of another library (Dask, CuPy) is described with its library's name too:
     the code made for it creates arrays on that library's side (see :data:`LIBRARY`).
@@ -209,6 +209,8 @@ def describe(value: Any) -> Any:
         return "none"
     if kind is bool:  # (an option: the code is made for its value, `if keepdims:` decided)
         return "true" if value else "false"
+    if kind is str and len(value) <= _OPTION_LENGTH:  # (an option: `method="brent"`)
+        return ("str", value)
     if kind is float or kind is int or kind is complex:
         return kind.__name__
     if isinstance(value, np.generic):
@@ -229,6 +231,11 @@ def describe(value: Any) -> Any:
 ANY_KIND: tuple[str, Any] = (_ANY_KIND_KEY, None)
 
 
+# the longest string the code is made for by its value (an option's name; longer: a text the
+# code only reads, not specialised)
+_OPTION_LENGTH = 40
+
+
 def is_complex(description: Any) -> bool:
     """Does a :func:`describe` description say complex?
 
@@ -237,7 +244,11 @@ def is_complex(description: Any) -> bool:
     """
     if description == "complex":
         return True
-    return isinstance(description, tuple) and np.dtype(description[1]).kind == "c"
+    return (
+        isinstance(description, tuple)
+        and description[0] != "str"
+        and np.dtype(description[1]).kind == "c"
+    )
 
 
 def _known_of(description: Any) -> Known | None:
@@ -245,6 +256,8 @@ def _known_of(description: Any) -> Known | None:
         return None
     if description in ("true", "false"):  # (a bool the code is made for: its value)
         return Known((), np.dtype(bool), "python", description == "true", True)
+    if isinstance(description, tuple) and description[0] == "str":
+        return None  # (a string the code is made for: its value is a constant of the code)
     if isinstance(description, str):
         python = {"float": float, "int": int, "bool": bool, "complex": complex}[description]
         return Known((), np.dtype(python), "python")

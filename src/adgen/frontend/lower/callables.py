@@ -89,6 +89,16 @@ def _static_display(node: Any) -> bool:
     )
 
 
+def _static_table(node: gast.Dict) -> bool:
+    """Could this dict display map constant keys to functions and objects only (a table of
+    methods chosen by an option)? (A cheap look before lowering its values.)"""
+    return (
+        bool(node.keys)
+        and all(isinstance(k, gast.Constant) and isinstance(k.value, (str, int)) for k in node.keys)
+        and all(isinstance(v, (gast.Name, gast.Attribute, gast.Lambda)) for v in node.values)
+    )
+
+
 class CallablesMixin(LowererState):
     """Functions (and sequences of functions or objects) as values; arguments of calls."""
 
@@ -158,6 +168,11 @@ class CallablesMixin(LowererState):
             items = [self.static_argument(e) for e in node.elts]
             if all(item is not None for item in items):  # [Dense(W1, b1), Dense(W2, b2)]
                 return StaticArg(StaticSeq([item.value for item in items if item is not None]))
+        if isinstance(node, gast.Dict) and _static_table(node):
+            items = [self.static_argument(v) for v in node.values]
+            if all(item is not None for item in items):  # {"vasicek": _vasicek_entropy, ...}
+                keys = [k.value for k in node.keys]  # (constants: _static_table)
+                return StaticArg(dict(zip(keys, [i.value for i in items if i is not None])))
         if isinstance(node, gast.Name):
             if node.id in self.env:
                 return None
@@ -404,7 +419,11 @@ class CallablesMixin(LowererState):
         """``ACTIVATIONS["tanh"]``, ``self.acts[name]`` with ``name`` a constant: a function
         (or an object of the user's) picked from a dict or a tuple known now, by a key known
         now -- a callback chosen statically. Anything else is not static here."""
-        ok, container = self.static_object(node.value)
+        if isinstance(node.value, gast.Dict):  # {"box-cox": boxcox, ...}[self.method]
+            table = self.static_argument(node.value)
+            ok, container = (True, table.value) if table is not None else (False, None)
+        else:
+            ok, container = self.static_object(node.value)
         if ok and isinstance(container, StaticSeq):
             container = tuple(container.items)
         elif ok and isinstance(container, list):
@@ -413,10 +432,12 @@ class CallablesMixin(LowererState):
         if not ok or not isinstance(container, (dict, tuple)):
             return False, None
         key = node.slice
-        if isinstance(key, gast.Name) and isinstance(self.env.get(key.id), ir.Const):
-            known = self.env[key.id]
-            assert isinstance(known, ir.Const)
-            value = known.value
+        held = self.env.get(key.id) if isinstance(key, gast.Name) else None
+        held = self.settled(held) if held is not None else None  # (`method` bound in ifs)
+        value: Any
+        known, value = self.known_value(held) if held is not None else (False, None)
+        if known and (isinstance(held, ir.Const) or type(value) in (str, int)):
+            pass  # (a constant; a closure's or a global's name the function was given)
         elif isinstance(key, gast.Name) and key.id not in self.env:  # a global or a closure's
             known_key, value = self.static_object(key)
             if not known_key or type(value) not in (str, int):

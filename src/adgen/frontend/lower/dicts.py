@@ -33,6 +33,8 @@ class DictsMixin(LowererState):
         key (an :class:`ir.Dct`, each write a new one); True where lowered here."""
         dicts = _static_dicts(self.node)
         if isinstance(target, gast.Name) and target.id in dicts and op is None:
+            if isinstance(value, gast.Dict) and self.static_argument(value) is not None:
+                return False  # {"vasicek": _vasicek_entropy, ...}: a table of functions
             if isinstance(value, gast.Call):  # dict(a=x, b=y)
                 atom: ir.Atom = ir.Dct(
                     tuple(k.arg for k in value.keywords),

@@ -635,13 +635,21 @@ def _constant_member(node: gast.Compare, left: ir.Atom) -> ir.Const | None:
 
 def _unchained(node: gast.Compare, lowerer: Lowerer) -> gast.BoolOp:
     """``a == b == c`` as ``a == b and b == c``: the middle values are read twice, so each must
-    be a name, a constant or an attribute of a name (else refused)."""
-    middle = node.comparators[:-1]
-    for value in middle:
+    be a name, a constant or an attribute of a name -- or, the first, a value computed once
+    before (Python computes it whatever the comparisons give: ``2 <= 2 * w < n``); else
+    refused."""
+    middle = list(node.comparators[:-1])
+    for k, value in enumerate(middle):
         plain = isinstance(value, (gast.Name, gast.Constant)) or (
             isinstance(value, gast.Attribute) and isinstance(value.value, gast.Name)
         )
-        if not plain:
+        if not plain and k == 0:  # (computed first, once, into a name of its own)
+            held = lowerer.user_namer.fresh("middle")
+            lowerer.bind(held, lowerer.new_name(held), lowerer.expr(value, None, "middle"))
+            middle[0] = gast.copy_location(
+                gast.Name(id=held, ctx=gast.Load(), annotation=None, type_comment=None), value
+            )
+        elif not plain:
             lowerer.refuse(
                 value,
                 "chained comparisons whose middle value is computed",

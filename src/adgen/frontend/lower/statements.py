@@ -66,6 +66,8 @@ class StatementsMixin(LowererState):
             kind = self.kinds.get(p) if self is self.root and p not in self.multi else None
             if kind in ("none", "true", "false"):  # (None, or a bool: an option's value)
                 self.env[p] = ir.Const({"none": None, "true": True, "false": False}[kind])
+            elif isinstance(kind, tuple) and kind[0] == "str":  # (an option's name)
+                self.env[p] = ir.Const(kind[1])
         self.note_param_tuples({p: self.env[p] for p in self.params if p in self.env})
         for p in self.params:
             if p in self.multi and isinstance(self.env[p], (ir.Tup, ir.Dct)):
