@@ -274,3 +274,41 @@ def test_a_table_key_the_code_does_not_hold_raises_as_python_does():
         table_of_methods(np.ones(2), "quartic")
     with pytest.raises((KeyError, AdgenError)):
         adgen.grad(table_of_methods)(np.ones(2), "quartic")
+
+
+class _Scorer:
+    def __init__(self, w):
+        self.w = w
+
+    def smooth(self, x):
+        return np.sum(np.tanh(x * self.w))
+
+    def rough(self, x):
+        return np.sum(np.abs(x) * self.w)
+
+    def run(self, x, how="smooth"):
+        return getattr(self, how)(x)  # (the method an option names, as libraries pick one)
+
+
+SCORER = _Scorer(np.array([0.5, -1.0, 2.0]))
+
+
+def scored(x, how):
+    return SCORER.run(x, how) + getattr(np, "sum")(x**2)
+
+
+@pytest.mark.parametrize("how", ["smooth", "rough"])
+def test_a_method_named_by_an_option_through_getattr(how):
+    x = np.array([0.3, -0.7, 1.1])
+    w = SCORER.w
+    if how == "smooth":
+        want = w * (1 - np.tanh(x * w) ** 2) + 2 * x
+    else:
+        want = np.sign(x) * w + 2 * x
+    np.testing.assert_allclose(adgen.grad(scored)(x, how), want, rtol=1e-12)
+
+    def with_option(v):
+        return scored(v, how)
+
+    _, t = adgen.jvp(with_option, (x,), (np.ones(3),))
+    assert t == pytest.approx(np.sum(want), rel=1e-12)

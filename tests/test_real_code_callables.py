@@ -311,9 +311,15 @@ def test_a_callback_picked_from_a_dict_by_a_constant_key():
     check_grads(loss, W, x)
 
     def by_argument(x, name):
-        return ACTIVATIONS[name](x)  # a key known only when running: refused
+        return ACTIVATIONS[name](x)  # a string argument: an option the code is made for
 
-    refused(by_argument, 0.3, "tanh", match="calling a computed value")
+    assert adgen.grad(by_argument)(0.3, "tanh") == pytest.approx(1 - np.tanh(0.3) ** 2)
+    assert adgen.grad(by_argument)(0.3, "relu") == pytest.approx(1.0)
+
+    def by_data(x, names):
+        return ACTIVATIONS[names[int(x > 0)]](x)  # a key the data decide: refused
+
+    refused(by_data, 0.3, ("tanh", "relu"), match="calling a computed value")
 
 
 def test_a_helper_of_another_module_reading_its_own_global_of_the_same_name(tmp_path):

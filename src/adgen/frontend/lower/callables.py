@@ -89,6 +89,12 @@ def _static_display(node: Any) -> bool:
     )
 
 
+def _function(value: Any) -> bool:
+    """Is ``value`` a function (the user's, NumPy's, a method, a lambda written here)?"""
+    kinds = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, np.ufunc)
+    return isinstance(value, (*kinds, LocalFunction))
+
+
 def _static_table(node: gast.Dict) -> bool:
     """Could this dict display map constant keys to functions and objects only (a table of
     methods chosen by an option)? (A cheap look before lowering its values.)"""
@@ -170,7 +176,9 @@ class CallablesMixin(LowererState):
                 return StaticArg(StaticSeq([item.value for item in items if item is not None]))
         if isinstance(node, gast.Dict) and _static_table(node):
             items = [self.static_argument(v) for v in node.values]
-            if all(item is not None for item in items):  # {"vasicek": _vasicek_entropy, ...}
+            if all(item is not None and _function(item.value) for item in items):
+                # {"vasicek": _vasicek_entropy, ...}: a table of functions (a dict holding
+                # objects, `{"estimator": est}`, is data: spread, passed on)
                 keys = [k.value for k in node.keys]  # (constants: _static_table)
                 return StaticArg(dict(zip(keys, [i.value for i in items if i is not None])))
         if isinstance(node, gast.Name):

@@ -76,6 +76,12 @@ class CallsMixin(LowererState):
 
     def call_read(self: Lowerer, node: gast.Call, target: str | None, hint: str) -> ir.Atom:
         func = node.func
+        method = self.named_method(func)
+        if method is not None:  # getattr(model, "predict_proba")(x): model.predict_proba(x)
+            node = gast.copy_location(
+                gast.Call(func=method, args=node.args, keywords=node.keywords), node
+            )
+            func = node.func
         if isinstance(func, gast.Call):  # adgen.grad(lambda y: x * y)(2.0): nested AD
             ok, maker = self.static_object(func.func)
             kind = seam.entry_kind(maker) if ok else None

@@ -319,6 +319,29 @@ class OutsideMixin(LowererState):
         read = gast.copy_location(gast.Attribute(value=obj, attr=attr, ctx=gast.Load()), node)
         return self.expr(read, target, hint)
 
+    def named_method(self: Lowerer, func: Any) -> Any:
+        """``getattr(obj, "name")`` called, of an object written as a name (or its
+        attribute) and a name known when transforming: ``obj.name``, the attribute Python
+        reads (None for any other callee)."""
+        if not (
+            isinstance(func, gast.Call)
+            and isinstance(func.func, gast.Name)
+            and func.func.id == "getattr"
+            and len(func.args) == 2
+            and not func.keywords
+            and isinstance(func.args[0], (gast.Name, gast.Attribute))
+        ):
+            return None
+        try:
+            ok, fn = self.static_object(func.func)
+        except AdgenError:
+            return None
+        attr = self.constant_name(func.args[1]) if ok and fn is getattr else None
+        if attr is None or not attr.isidentifier():
+            return None
+        read = gast.Attribute(value=func.args[0], attr=attr, ctx=gast.Load())
+        return gast.copy_location(read, func)
+
     def constant_name(self: Lowerer, node: Any) -> str | None:
         """The string ``node`` is when transforming: a string written there, or a name bound
         to one (the item of a loop over names unrolled: ``for p in ("gamma", "coef0"):
@@ -328,7 +351,8 @@ class OutsideMixin(LowererState):
         if not (isinstance(node, gast.Name) and node.id in self.env):
             return None
         key = self.unrolled_value(self.env[node.id])
-        return key.value if isinstance(key, ir.Const) and isinstance(key.value, str) else None
+        known, value = self.known_value(key)  # (a constant; a closure's string)
+        return value if known and isinstance(value, str) else None
 
     def read_back(self: Lowerer, fn: Any, args: list[Any], kwargs: list[Any]) -> list[ir.Atom]:
         """The values the function stored into the objects made outside that a call run as
