@@ -106,8 +106,12 @@ def _exp(x, out=None):
     return np.exp(x, out)
 
 
+def _exp_keyword(x, out=None):
+    return np.exp(x, out=out)  # (positional `None` is refused by name on NumPy < 2.3)
+
+
 def out_none_passed_on(x):
-    return np.sum(_expit(x) * x) + np.sum(_exp(x[1:]) ** 2)
+    return np.sum(_expit(x) * x) + np.sum(_exp_keyword(x[1:]) ** 2)
 
 
 def out_buffer_passed_on(x):
