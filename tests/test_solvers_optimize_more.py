@@ -137,9 +137,7 @@ def test_root_equilibrium_both_modes(method):
     options = {"fatol": tol} if method == "krylov" else None
 
     def equilibrium(a, s):
-        sol = root(
-            excess_demand, np.ones(2), args=(a, s), method=method, tol=tol, options=options
-        )
+        sol = root(excess_demand, np.ones(2), args=(a, s), method=method, tol=tol, options=options)
         assert sol.success, sol.message
         return sol.x
 
