@@ -58,7 +58,35 @@ def items_of_a_frozenset_in_a_dict(x):
     return np.sum(total)
 
 
+def _squared_error(x):
+    return np.sum(x**2)
+
+
+def _smooth_abs(x):
+    return np.sum(np.sqrt(x**2 + 1e-3))
+
+
+LOSSES = {"mse": _squared_error, "mae": _smooth_abs}
+LOSS_WEIGHTS = {"mse": 1.0, "mae": 0.5}
+
+
+def items_of_a_dict_in_a_loop(x):
+    # a weighted sum of named losses, as training scripts write it (refused before as
+    # "the method `.items()`")
+    total = 0.0
+    for name, w in LOSS_WEIGHTS.items():
+        total = total + w * LOSSES[name](x)
+    return total
+
+
+def items_keys_and_values_in_generators(x):
+    weighted = sum(w * LOSSES[k](x) for k, w in LOSS_WEIGHTS.items())
+    return weighted + sum(v * np.sum(x) for v in SETTINGS.values()) + len(list(SETTINGS.keys()))
+
+
 CASES = [
+    items_of_a_dict_in_a_loop,
+    items_keys_and_values_in_generators,
     keys_in_a_loop,
     keys_in_a_generator,
     keys_in_a_list_comprehension,
@@ -85,3 +113,18 @@ def test_iterating_an_outside_container_at_second_order(f):
     g = adgen.grad(f)
     want = np.stack([(g(X + 1e-5 * e) - g(X - 1e-5 * e)) / 2e-5 for e in np.eye(3)])
     np.testing.assert_allclose(H, want, rtol=1e-6, atol=1e-8)
+
+
+def test_the_items_of_an_outside_dict_are_what_the_derivative_was_made_for():
+    g = adgen.grad(items_of_a_dict_in_a_loop)
+    before = g(X)
+    LOSS_WEIGHTS["mse"] = 3.0
+    try:
+        np.testing.assert_allclose(g(X), before + 2.0 * 2 * X, rtol=1e-12)
+        LOSS_WEIGHTS["extra"] = 1.0
+        LOSSES["extra"] = _squared_error
+        np.testing.assert_allclose(g(X), before + 3.0 * 2 * X, rtol=1e-12)
+    finally:
+        LOSS_WEIGHTS["mse"] = 1.0
+        del LOSS_WEIGHTS["extra"], LOSSES["extra"]
+    np.testing.assert_allclose(g(X), before, rtol=1e-12)

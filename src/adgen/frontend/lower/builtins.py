@@ -226,6 +226,10 @@ class BuiltinsMixin(LowererState):
         None for any other call. (``d.keys()``, ``d.values()``, ``d.items()`` of such a dict:
         its keys, values or pairs, in order.)"""
         known = self.env.get(func.value.id) if isinstance(func.value, gast.Name) else None
+        if func.attr in ("keys", "values", "items") and known is None:
+            if node.args or node.keywords:
+                return None
+            return self.outside_dict_view(func.value, func.attr)  # WEIGHTS.items()
         if func.attr in ("keys", "values", "items") and isinstance(known, ir.Dct):
             if node.args or node.keywords:
                 return None

@@ -17,6 +17,7 @@ have helpers (a scikit-learn loss) made of constants inside the function is made
 from __future__ import annotations
 
 import inspect
+import types
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -222,6 +223,44 @@ class OutsideMixin(LowererState):
         if type(seq) is list:
             self.record("items", seq, "items", tuple(seq))
         return list(seq)
+
+    def outside_dict_view(self: Lowerer, node: Any, attr: str) -> ir.Atom | None:
+        """``WEIGHTS.items()`` (``.keys()``, ``.values()``) of a dict of plain data made
+        outside the function, keyed by strings or ints: its pairs (keys, values), in order,
+        a list known now -- a loop over it unrolled, each value read as ``WEIGHTS[k]`` (the
+        keys noted: the derivative is made again if they change). None for any other."""
+        if isinstance(node, gast.Name) and node.id in self.env:
+            return None
+        if not isinstance(node, (gast.Name, gast.Attribute)):
+            return None
+        try:
+            ok, value = self.static_object(node)
+        except AdgenError:
+            return None
+        if not (
+            ok
+            and type(value) is dict
+            and 0 < len(value) <= _ITEMS_DECIDED
+            and all(type(k) in (str, int) for k in value)
+            and not any(callable(v) or isinstance(v, types.ModuleType) for v in value.values())
+        ):
+            return None
+        keys = list(value)
+        self.record("items", value, "items", tuple(keys))
+        names = tuple(ir.Const(k) for k in keys)
+        if attr == "keys":
+            return ir.Tup(names, kind="list")
+        values = tuple(
+            self.expr(
+                gast.copy_location(gast.Subscript(node, gast.Constant(k, None), gast.Load()), node),
+                None,
+                "item",
+            )
+            for k in keys
+        )
+        if attr == "values":
+            return ir.Tup(values, kind="list")
+        return ir.Tup(tuple(ir.Tup(kv, kind="tuple") for kv in zip(names, values)), kind="list")
 
     def spread_outside(self: Lowerer, node: Any, atom: ir.Atom, hint: str) -> ir.Atom:
         """The items of a tuple, or of a dict with string keys, made outside the function
