@@ -907,8 +907,22 @@ class Writer:
         shape = scope.shapes[u]
         shape = () if shape is None else shape
         name = self.fresh()
-        form = self.pick(["loop", "generator", "enumerate", "set"])
+        form = self.pick(["loop", "generator", "enumerate", "set", "items", "values"])
         self.features.add(f"outside iteration: {form}")
+        if form == "items":  # (the weighted sum of named parts a training script writes)
+            k, w = self.fresh("k"), self.fresh("w")
+            return (
+                [
+                    f"{name} = {u} * 0.0",
+                    f"for {k}, {w} in TABLE.items():",
+                    f"    {name} = {name} + np.tanh({u} * {w}) * {k}",
+                ],
+                name,
+                shape,
+            )
+        if form == "values":
+            w = self.fresh("w")
+            return [f"{name} = sum({u} * {w} for {w} in TABLE.values())"], name, shape
         if form == "loop":
             k = self.fresh("k")
             return (
