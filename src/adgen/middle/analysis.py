@@ -194,8 +194,9 @@ def _list_and_other(
         for s in assigns
         if s.targets and s.prim.name in ("list", "append", "pop")
     }
+    mixed = lists & varied & indexed & built
     for s in assigns:
-        if not s.targets or s.targets[0] not in lists & varied & indexed & built:
+        if not s.targets or s.targets[0] not in mixed:
             continue
         if s.prim.name in ("list", "append", "pop") or s.prim.lists:
             continue

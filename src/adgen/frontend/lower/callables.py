@@ -91,8 +91,7 @@ def _static_display(node: Any) -> bool:
 
 def _function(value: Any) -> bool:
     """Is ``value`` a function (the user's, NumPy's, a method, a lambda written here)?"""
-    kinds = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, np.ufunc)
-    return isinstance(value, (*kinds, LocalFunction))
+    return isinstance(value, (*_PASSED_BY_NAME, types.MethodType, LocalFunction))
 
 
 def _static_table(node: gast.Dict) -> bool:

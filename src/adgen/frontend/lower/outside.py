@@ -250,14 +250,7 @@ class OutsideMixin(LowererState):
         names = tuple(ir.Const(k) for k in keys)
         if attr == "keys":
             return ir.Tup(names, kind="list")
-        values = tuple(
-            self.expr(
-                gast.copy_location(gast.Subscript(node, gast.Constant(k, None), gast.Load()), node),
-                None,
-                "item",
-            )
-            for k in keys
-        )
+        values = self.items_read(node, keys, "item")
         if attr == "values":
             return ir.Tup(values, kind="list")
         return ir.Tup(tuple(ir.Tup(kv, kind="tuple") for kv in zip(names, values)), kind="list")
@@ -278,7 +271,13 @@ class OutsideMixin(LowererState):
         keys: list[Any] = list(value) if type(value) is dict else list(range(len(value)))
         if type(value) is dict:
             self.record("items", value, "items", tuple(keys))
-        items = tuple(
+        items = self.items_read(node, keys, hint)
+        return ir.Dct(tuple(keys), items) if type(value) is dict else ir.Tup(items)
+
+    def items_read(self: Lowerer, node: Any, keys: list[Any], hint: str) -> tuple[ir.Atom, ...]:
+        """``node[k]`` for each of ``keys``, read as the program reads them (a container made
+        outside: each item noted where it is plain data)."""
+        return tuple(
             self.expr(
                 gast.copy_location(gast.Subscript(node, gast.Constant(k, None), gast.Load()), node),
                 None,
@@ -286,7 +285,6 @@ class OutsideMixin(LowererState):
             )
             for k in keys
         )
-        return ir.Dct(tuple(keys), items) if type(value) is dict else ir.Tup(items)
 
     def outside_method_rule(
         self: Lowerer, fn: Any, args: list[Any], kwargs: list[tuple[str, Any]]

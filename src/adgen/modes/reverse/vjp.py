@@ -298,6 +298,7 @@ def _saved_names(
         )
         reads = swept[1].reads
     else:
+        written = _written_under_other_names(fn)
         for _ in range(5):  # saving fewer names can make a restore unnecessary: iterate
             probe_namer = copy.deepcopy(namer)  # only what the probe reads is used: no text
             _, probe = _sweep(
@@ -312,18 +313,21 @@ def _saved_names(
                 known=known,
                 complex_values=complex_values,
             )
-            reads = probe.reads | _written_under_other_names(fn, probe.reads)
+            reads = probe.reads | {
+                t for t, group in written if t not in probe.reads and group & probe.reads
+            }
             if candidates & reads == pushed:
                 break
             pushed = candidates & reads
     return pushed, reads, swept
 
 
-def _written_under_other_names(fn: ir.Function, reads: set[str]) -> set[str]:
-    """The names an in-place write (``t[i] = v``) goes through into an array the adjoint
-    sweep reads under another name: ``t = b`` (a helper's ``out`` parameter given the
-    caller's ``b``), then ``np.exp(x, out)`` writes into ``b``'s array -- the values it
-    overwrites are ``b``'s, and must be saved as a write through ``b`` would save them."""
+def _written_under_other_names(fn: ir.Function) -> list[tuple[str, set[str]]]:
+    """The names in-place writes (``t[i] = v``) go through, each with the names that may hold
+    its array (``t = b``: a helper's ``out`` parameter given the caller's ``b``, then
+    ``np.exp(x, out)`` writes into ``b``'s array). Where the adjoint sweep reads one of those
+    under another name, the values the write overwrites are that name's, and must be saved
+    as a write through it would save them."""
     group: dict[str, str] = {}
 
     def root(v: str) -> str:
@@ -331,24 +335,25 @@ def _written_under_other_names(fn: ir.Function, reads: set[str]) -> set[str]:
             v = group[v]
         return v
 
-    for stmt in fn.statements():
+    statements = [s for s in fn.statements() if isinstance(s, ir.Assign)]
+    for stmt in statements:
         if (
-            isinstance(stmt, ir.Assign)
-            and stmt.prim.name == "assign"
+            stmt.prim.name == "assign"
             and len(stmt.targets) == 1
             and isinstance(stmt.args[0], ir.Var)
         ):
             a, b = root(stmt.targets[0]), root(stmt.args[0].name)
             if a != b:
                 group[a] = b
-    read_groups = {root(v) for v in reads}
-    return {
-        t
-        for stmt in fn.statements()
-        if isinstance(stmt, ir.Assign) and stmt.prim.name == "setitem"
+    members: dict[str, set[str]] = {}
+    for v in {*group, *group.values()}:
+        members.setdefault(root(v), set()).add(v)
+    return [
+        (t, members.get(root(t), {t}))
+        for stmt in statements
+        if stmt.prim.name == "setitem"
         for t in stmt.targets
-        if t not in reads and root(t) in read_groups
-    }
+    ]
 
 
 def _refuse_unsupported(fn: ir.Function, facts: Facts, reads: set[str]) -> None:
