@@ -1521,7 +1521,7 @@ class Writer:
         name, c = self.fresh(), self.const()
         form = self.pick(
             ["try", "recover", "errstate", "warnings", "choice", "rows", "swap", "stack"]
-            + ["identity", "typetest", "chained", "check", "writer"]
+            + ["identity", "typetest", "chained", "check", "writer", "suppress"]
         )
         vector = ashape is not None and len(ashape) == 1 and ashape[0] >= 3
         if form in ("rows", "swap", "writer") and not vector:
@@ -1550,6 +1550,28 @@ class Writer:
                     '        raise ValueError("too large")',
                     "except ValueError:",
                     f"    {name} = np.sin({a}) * {self.const()}",
+                ],
+                name,
+                shape,
+            )
+        if form == "suppress":  # `with contextlib.suppress(...)`: a try whose handler passes
+            self.imports.add("contextlib")
+            if self.choices.boolean():  # the data decide whether the body raises
+                raising = f"(1.0 / float(int(np.sum({a}) > {self.offset()})))"
+                body = [f"    {name} = {name} * {raising}"]
+                caught = "ZeroDivisionError"
+            else:  # an optional package that is not there
+                pkg = self.fresh("pkg")
+                body = [
+                    f"    import adgen_fuzz_no_such_package as {pkg}",
+                    f"    {name} = {pkg}.f({name})",
+                ]
+                caught = "ImportError, AttributeError"
+            return (
+                [
+                    f"{name} = np.tanh({a}) * {c}",
+                    f"with contextlib.suppress({caught}):",
+                    *body,
                 ],
                 name,
                 shape,

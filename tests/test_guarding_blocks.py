@@ -12,6 +12,7 @@ refusal by name for the blocks that do decide something (an ``except`` that goes
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 
 import numpy as np
@@ -182,3 +183,48 @@ def test_gaussian_mixture_probabilities_as_installed():
         e[i] = h
         want[i] = (f(x + e) - f(x - e)) / (2 * h)
     np.testing.assert_allclose(adgen.grad(f)(x), want, rtol=1e-6, atol=1e-9)
+
+
+# -- `with contextlib.suppress(...)`: a `try` whose handler passes --------------------------------
+
+
+def reciprocal_or_nothing(x, k):
+    s = 0.0
+    with contextlib.suppress(ZeroDivisionError):
+        s = x * (1.0 / k)
+    return s + x**2
+
+
+def pandas_or_numpy_mask(x, value=np.nan):
+    with contextlib.suppress(ImportError, AttributeError):
+        import adgen_no_such_dataframe_library as pd
+
+        if value is pd.NA:
+            return np.sum(x)
+    return np.sum(x * ~np.isnan(x))
+
+
+def mask_energy(x):
+    return pandas_or_numpy_mask(x * x)
+
+
+def suppressed_write(x, k):
+    s = np.zeros(2)
+    with contextlib.suppress(ZeroDivisionError):
+        s[0] = 1.0 / k
+    return np.sum(s * x)
+
+
+def test_suppress_is_a_try_whose_handler_passes():
+    for k, want in ((2.0, 0.5 + 2 * 0.3), (0.0, 2 * 0.3)):
+        assert adgen.grad(reciprocal_or_nothing)(0.3, k) == pytest.approx(want, rel=1e-12)
+        assert adgen.jvp(reciprocal_or_nothing, (0.3, k), (1.0, 0.0))[1] == pytest.approx(want)
+    # the import fails when the code runs: the handler's path (no derivative through pandas)
+    x = np.array([0.5, -1.5, 2.0])
+    np.testing.assert_allclose(adgen.grad(mask_energy)(x), 2 * x, rtol=1e-12)
+    np.testing.assert_allclose(adgen.hessian(mask_energy)(x), 2 * np.eye(3), rtol=1e-12)
+
+
+def test_suppress_around_a_write_is_refused_by_name():
+    with pytest.raises(UnsupportedSyntaxError, match="`with` blocks"):
+        adgen.grad(suppressed_write)(np.ones(2), 2.0)

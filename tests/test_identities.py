@@ -762,3 +762,41 @@ def test_the_kind_a_name_holds_after_a_branch_the_program_decides():
     g = adgen.grad(kinds_differ_after_a_branch)
     np.testing.assert_allclose(g(-X), -2 * X)
     np.testing.assert_allclose(g(np.abs(X)), np.ones_like(X))
+
+
+# -- identity after writes; a helper's copy; objects of two types --------------------------------
+
+MISSING = object()
+
+
+def _validated_pair(x, y, copy=True):
+    """Both arrays converted, copied where asked (in the style of check_pairwise_arrays)."""
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    x = np.array(x, copy=copy)
+    y = np.array(y, copy=copy)
+    return x, y
+
+
+def _zeroed_energy(x, y, fill=0.0):
+    x, y = _validated_pair(x, y)
+    if fill is MISSING:  # (a float default is never this object)
+        fill = 1.0
+    x[x > 1.0] = fill  # (its own copy: the caller's array is not written)
+    y[y < 0.0] = fill
+    if x is y:
+        return np.sum(x * x)
+    return np.sum((x @ y.T) ** 2)
+
+
+def test_writes_into_a_helpers_copies_inlined_twice_and_identity_after_them():
+    # inlined under a lambda: the parameter `x` of `_zeroed_energy` is the lambda's array
+    # too, but `x` was rebound to the helper's copy before the write
+    f = lambda a: _zeroed_energy(a, Y)  # noqa: E731
+    x = X.copy()
+    g = both_modes(f, x)
+    np.testing.assert_array_equal(x, X)  # (the caller's array as it was)
+    kept = np.where(X > 1.0, 0.0, 1.0)
+    y = np.where(Y < 0.0, 0.0, Y)
+    want = 2 * ((np.where(X > 1.0, 0.0, X) @ y.T) @ y) * kept
+    np.testing.assert_allclose(g, want, rtol=1e-12)

@@ -72,10 +72,48 @@ def test_ar2_least_squares_gradient_is_zero_at_the_normal_equations_solution():
     np.testing.assert_allclose(adgen.grad(ar2_prediction_error)(best), 0.0, atol=1e-12)
 
 
-def test_initial_conditions_are_refused_by_name():
-    def with_state(b):
-        y, _ = signal.lfilter(b, [1.0, -0.5], SERIES, zi=np.zeros(1))
-        return np.sum(y)
+def stateful_rows(p):
+    """Coefficients, signal and initial state all differentiated; both outputs used."""
+    b, a = p[:3], np.concatenate([np.ones(1), p[3:5]])
+    x = np.reshape(SERIES[:20], (2, 10)) * p[5]
+    zi = np.reshape(p[6:10], (2, 2))
+    y, zf = signal.lfilter(b, a, x, 1, zi)  # (the state passed by position)
+    return np.sum(np.tanh(y)) + np.sum(zf**2)
 
-    with pytest.raises(adgen.AdgenError, match="zi"):
-        adgen.grad(with_state)(np.array([1.0, 0.5]))
+
+def short_signal(p):
+    """A signal shorter than the state: the final state keeps the state's last entries."""
+    y, zf = signal.lfilter(p[:4], [1.0, -0.3, 0.1, 0.05], p[4:6], zi=p[6:9])
+    return np.sum(y * y) + np.sum(np.sin(zf))
+
+
+STATEFUL = [
+    (stateful_rows, np.array([0.3, 0.2, 0.1, -0.4, 0.1, 1.2, 0.5, -0.2, 0.1, 0.3])),
+    (short_signal, np.array([0.5, 0.2, -0.1, 0.3, 1.0, -2.0, 0.4, -0.3, 0.2])),
+]
+
+
+@pytest.mark.parametrize("f, x", STATEFUL, ids=[f.__name__ for f, _ in STATEFUL])
+def test_initial_state_and_final_state_in_both_modes_and_second_order(f, x):
+    """``lfilter(..., zi=zi)`` returns ``(y, zf)``: adgen reads it as the filter without a
+    state plus the state's own response (``adgen.rules.signal.lfilter_with_state``)."""
+    test_filter_programs_in_both_modes_and_second_order(f, x)
+
+
+def smoothed_energy(x):
+    b, a = signal.butter(2, 0.3)
+    return 0.5 * np.sum(signal.filtfilt(b, a, x) ** 2)
+
+
+def test_filtfilt_as_installed_is_its_own_linear_map():
+    """``filtfilt`` (odd extension, ``lfilter_zi``, two passes started from a state) is
+    linear in the signal: with ``F`` its matrix, the gradient of ``|F x|^2 / 2`` is
+    ``F^T F x``."""
+    x = np.sin(np.linspace(0.0, 3.0, 24)) + 0.1 * SERIES[:24]
+    b, a = signal.butter(2, 0.3)
+    matrix = np.column_stack([signal.filtfilt(b, a, e) for e in np.eye(x.size)])
+    want = matrix.T @ (matrix @ x)
+    np.testing.assert_allclose(adgen.grad(smoothed_energy)(x), want, rtol=1e-9, atol=1e-12)
+    v = np.linspace(-1.0, 1.0, x.size)
+    t = adgen.jvp(smoothed_energy, (x,), (v,))[1]
+    assert t == pytest.approx(want @ v, rel=1e-9)

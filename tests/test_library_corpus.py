@@ -303,6 +303,32 @@ def test_sklearn_euclidean_distances_through_its_norms_and_in_place_updates():
     np.testing.assert_allclose(got, np.sum(want * v), rtol=1e-9)
 
 
+def _nan_distance_energy(x, y):
+    return np.sum(sk_pairwise.nan_euclidean_distances(x, y) ** 2)
+
+
+@pytest.mark.skipif(sk_pairwise is None, reason="scikit-learn is not installed")
+def test_sklearn_nan_euclidean_distances_with_missing_entries():
+    """``nan_euclidean_distances`` as installed: ``check_array(copy=True)`` inside
+    ``check_pairwise_arrays`` (a helper's new array, written in place: ``X[missing_X] = 0``),
+    its mask through ``with suppress(ImportError, AttributeError): import pandas ...``,
+    ``value_to_mask is pandas.NA`` of a float and ``X is Y`` after the writes. Each squared
+    distance is ``n / m_ij * sum_k (x_ik - y_jk)^2`` over the m_ij features both rows have:
+    its gradient is ``2 n / m_ij (x_ik - y_jk)`` summed over j where both are present."""
+    x, y = RNG.normal(size=(5, 3)), RNG.normal(size=(4, 3))
+    x[0, 1] = x[3, 2] = y[1, 0] = np.nan
+    if _refused_on_older_sklearn(_nan_distance_energy, x, y):
+        return
+    present = ~np.isnan(x)[:, None, :] & ~np.isnan(y)[None, :, :]
+    diff = np.where(present, x[:, None, :] - y[None, :, :], 0.0)
+    scale = x.shape[1] / present.sum(axis=-1, keepdims=True)
+    want = np.sum(2 * scale * diff, axis=1)
+    np.testing.assert_allclose(adgen.grad(_nan_distance_energy)(x, y), want, rtol=1e-10)
+    v = np.linspace(-1.0, 1.0, x.size).reshape(x.shape)
+    got = adgen.jvp(_nan_distance_energy, (x, y), (v, np.zeros_like(y)))[1]
+    np.testing.assert_allclose(got, np.sum(want * v), rtol=1e-10)
+
+
 def _row_norm_sum(x):
     return np.sum(sk_extmath.row_norms(x))
 

@@ -522,3 +522,102 @@ def test_a_relative_import_inside_a_helper_is_its_packages_module():
     relative = pytest.importorskip("real_code.relative_import")
     x = np.array([[0.0, 1.0], [0.5, -0.5], [1.0, 0.2]])
     check(relative.kernel_sum, x)
+
+
+def fft_sized_energy(x, pad=True):
+    n = x.shape[0]
+    if bool(pad):  # (an option known now: one branch lowered)
+        size = 2 ** (2 * n - 1).bit_length()  # (n known only when the code runs)
+        half = (size // 2).bit_count() + float(4).is_integer()
+    else:
+        size, half = n, 0
+    spectrum = np.fft.fft(x - x.mean(), n=size)
+    return np.sum(np.abs(spectrum) ** 2) / size + half * np.sum(x)
+
+
+def test_number_methods_of_lengths_and_bool_of_an_option():
+    """``(2 * n - 1).bit_length()`` of a length the argument's shape decides runs with the
+    program; ``bool(pad)`` of a constant is a constant, deciding its branch. Parseval: the
+    padded spectrum's energy over its size is the centred energy, whose gradient is
+    ``2 (x - mean)``; ``half`` is 2."""
+    x = np.array([0.5, -1.0, 2.0, 0.25, 1.5])
+    check(fft_sized_energy, x, 2 * (x - x.mean()) + 2.0, rtol=1e-9)
+    check(lambda z: fft_sized_energy(z, pad=False), x, 2 * (x - x.mean()), rtol=1e-9)
+    # (an int carries no derivative: int(z) is piecewise constant)
+    assert adgen.grad(lambda z: z * float(int(z).bit_length()))(3.0) == 2.0
+
+
+def test_statsmodels_autocorrelations_as_installed():
+    """``acovf`` (its FFT length from ``.bit_length()``, its options through ``bool_like``)
+    and ``acf``, as installed, against the autocovariances' closed form: the gradient of
+    ``sum_k c_k^2`` with ``c_k = sum_t d_t d_{t+k} / n`` (``d`` the centred series) is
+    ``2 sum_k c_k (shift_k(d) + shift_-k(d)) / n``, centred."""
+    stattools = pytest.importorskip("statsmodels.tsa.stattools")
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=12)
+    d, n = x - x.mean(), x.size
+    c = np.array([d[: n - k] @ d[k:] for k in range(n)]) / n
+    want = np.zeros(n)
+    for k in range(n):
+        want[: n - k] += 2 * c[k] * d[k:] / n
+        want[k:] += 2 * c[k] * d[: n - k] / n
+    want -= want.mean()
+    for fft in (True, False):
+        energy = functools.partial(lambda z, f: np.sum(stattools.acovf(z, fft=f) ** 2), f=fft)
+        check(energy, x, want, rtol=1e-9)
+    check(lambda z: np.sum(stattools.acf(z, nlags=4) ** 2), x, rtol=1e-5)
+
+
+def test_statsmodels_arma_autocovariances_through_lfiltic_and_a_filter_state():
+    """``arma_acovf`` as installed: ``lfiltic`` (a new array written item by item in loops,
+    divided in place in a branch) gives ``lfilter`` its initial state, whose output is
+    written into the array ``lfiltic`` read a view of. ARMA(1, 1) with ``phi``, ``theta``:
+    ``g0 = (1 + 2 phi theta + theta^2) / (1 - phi^2)``, ``g1 = (1 + phi theta)(phi + theta)
+    / (1 - phi^2)``, ``g_k = phi^(k - 1) g1``."""
+    process = pytest.importorskip("statsmodels.tsa.arima_process")
+
+    def total(p):
+        return np.sum(process.arma_acovf(np.r_[1.0, -p[0]], np.r_[1.0, p[1]], nobs=5))
+
+    def closed_form(p):
+        phi, theta = p
+        g0 = (1 + 2 * phi * theta + theta**2) / (1 - phi**2)
+        g1 = (1 + phi * theta) * (phi + theta) / (1 - phi**2)
+        return g0 + g1 * sum(phi**k for k in range(4))
+
+    p = np.array([0.5, 0.2])
+    assert total(p) == pytest.approx(closed_form(p), rel=1e-12)
+    check(total, p, adgen.grad(closed_form)(p), rtol=1e-9)
+    check(lambda q: np.sum(process.arma_acf(np.r_[1.0, -q[0]], np.r_[1.0, q[1]], lags=6) ** 2), p)
+
+
+def _past_state(y):
+    """In the style of scipy's lfiltic: a new array written in loops, scaled in a branch."""
+    zi = np.zeros(3)
+    for m in range(3):
+        zi[m] = np.sum(y[m:] * 0.5)
+    for m in range(2):
+        zi[m] -= y[m] * 0.25
+    if y[0] > 0.01:  # (decided when the program runs)
+        zi /= 2.0
+    return zi
+
+
+def _scaled(z, zi=None):
+    if zi is None:  # (decided: the state is an array whichever branch ran)
+        return z
+    return z * zi[0]
+
+
+def history_energy(p):
+    h = np.zeros(6)
+    h[:3] = p * p
+    if np.sum(p) < 10.0:  # (decided when the program runs)
+        zi = _past_state(h[:3][::-1])  # (a view of h, read into a new array)
+        h[3:] = _scaled(p, zi)  # (so h may be written)
+    return np.sum(h**2)
+
+
+def test_an_array_written_in_loops_and_branches_stays_the_one_a_helper_made():
+    p = np.array([0.3, -0.2, 0.5])
+    check(history_energy, p)

@@ -528,12 +528,10 @@ def test_imports_adgen_cannot_resolve_are_refused():
 
         return x
 
-    def in_a_block(x):
+    def read_outside_the_block(x):
         if x > 0:
             import math
-
-            return math.sin(x)
-        return x
+        return math.sin(x)
 
     def missing(x):
         import adgen_no_such_module  # noqa: F401
@@ -543,9 +541,35 @@ def test_imports_adgen_cannot_resolve_are_refused():
     with pytest.raises(adgen.UnsupportedSyntaxError, match="relative imports"):
         adgen.grad(relative)(1.0)
     with pytest.raises(adgen.UnsupportedSyntaxError, match="imports inside if/for/while"):
-        adgen.grad(in_a_block)(1.0)
+        adgen.grad(read_outside_the_block)(1.0)
     with pytest.raises(adgen.AdgenError, match="cannot import `adgen_no_such_module`"):
         adgen.grad(missing)(1.0)
+
+
+def sine_where_positive(x):
+    if x > 0:
+        import math as m
+
+        return m.sin(x) * x
+    return x * x
+
+
+def optional_package(x):
+    if x > 10:
+        import adgen_no_such_module
+
+        return adgen_no_such_module.f(x)
+    return 3.0 * x
+
+
+def test_an_import_inside_a_block_read_only_after_it_in_that_block():
+    for x in (0.7, -0.4):
+        expected = math.cos(x) * x + math.sin(x) if x > 0 else 2 * x
+        both_modes(sine_where_positive, (x,), 0, expected)
+    # an import that fails ends its path as Python's does; the other path runs
+    both_modes(optional_package, (2.0,), 0, 3.0)
+    with pytest.raises(ImportError, match="adgen_no_such_module"):
+        adgen.grad(optional_package)(11.0)
 
 
 # -- unpacking into subscripts -----------------------------------------------------------------

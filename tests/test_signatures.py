@@ -244,6 +244,8 @@ READ_BY_LOWERING = {
     ("np.array", name): "np.asarray(x, dtype, order=..., copy=True)"
     for name in ("dtype", "copy", "order")
 }
+# (lfilter with an initial state: read as adgen.rules.signal.lfilter_with_state)
+READ_BY_LOWERING[("scipy.signal.lfilter", "zi")] = "the filter and the state's response"
 
 
 def _own_parameters():

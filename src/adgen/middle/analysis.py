@@ -286,6 +286,39 @@ def _sharing(names: set[str], assigns: list[ir.Assign]) -> set[str]:
 _NUMBERS = frozenset({"len", "range", "int", "float", "bool", "rt.backwards"})
 
 
+def _constants_only(assigns: list[ir.Assign]) -> set[str]:
+    """The names every binding of which is a Python number, string or None: a constant
+    copied there, a primitive of :data:`_NUMBERS`, or a copy of another such name
+    (``axis = int(axis)`` settled to ``-1`` when transforming, passed on through helpers).
+    Nothing can change such a value in place.
+
+    >>> from adgen.rules import registry
+    >>> def copy(target, arg):
+    ...     return ir.Assign((target,), registry.lookup(registry.assign), (arg,), (), 1)
+    >>> calls = [copy("a", ir.Const(-1)), copy("b", ir.Var("a")), copy("a", ir.Var("b"))]
+    >>> sorted(_constants_only(calls)), sorted(_constants_only([*calls, copy("b", ir.Var("x"))]))
+    (['a', 'b'], [])
+    """
+    plain = (bool, int, float, complex, str, type(None))
+    found = {t for s in assigns for t in s.targets}
+    changed = True
+    while changed:  # (the largest set: copies of one another, each a constant at first)
+        changed = False
+        for s in assigns:
+            first = s.args[0] if s.args else None
+            constant = s.prim.name in _NUMBERS or (
+                s.prim.name == "assign"
+                and (
+                    (isinstance(first, ir.Const) and type(first.value) in plain)
+                    or (isinstance(first, ir.Var) and first.name in found)
+                )
+            )
+            if not constant and found & set(s.targets):
+                found -= set(s.targets)
+                changed = True
+    return found
+
+
 def check_opaque_calls(fn: ir.Function, varied: set[str], reverse: bool = True) -> None:
     """Refuse the calls adgen runs as written (no rule, not inlined: ``registry.opaque_call``)
     where that could make a derivative wrong.
@@ -312,6 +345,7 @@ def check_opaque_calls(fn: ir.Function, varied: set[str], reverse: bool = True) 
     numbers = {s.target for s, _, _ in placed if isinstance(s, ir.For)}  # range's ints
     mutable = {name for name, value in fn.free.items() if _mutable(value)}
     numbers |= {t for s in assigns if s.prim.name in _NUMBERS for t in s.targets}
+    numbers |= _constants_only(assigns)
     for k, (stmt, loops, checkpointed) in enumerate(placed):
         if not isinstance(stmt, ir.Assign) or stmt.prim.refusal is None:
             continue

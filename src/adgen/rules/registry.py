@@ -1074,6 +1074,31 @@ def checks_arrays(fn: Any) -> bool:
     return (getattr(fn, "__module__", None), getattr(fn, "__name__", None)) in _ARRAY_CHECKS
 
 
+# NumPy's functions without a derivative that always return a new array
+_MAKE_NEW_ARRAYS = frozenset(
+    "zeros empty ones eye identity zeros_like empty_like ones_like tri indices".split()
+)
+
+
+def makes_new_array(prim: Primitive) -> bool:
+    """Does the primitive, one without a derivative that runs a NumPy function as it is,
+    always return a new array (``np.zeros(k)``, ``np.isnan(x)``: a ufunc, without ``out=``,
+    which adgen passes as a buffer of its own)?
+
+    >>> makes_new_array(lookup(np.zeros)), makes_new_array(lookup(np.isnan))
+    (True, True)
+    >>> makes_new_array(lookup(np.shape))
+    False
+    """
+    runs = getattr(prim, "runs", None)
+    if prim.differentiable or prim.view or runs is None:
+        return False
+    if isinstance(runs, np.ufunc):
+        return True
+    name = str(getattr(runs, "__name__", ""))
+    return name in _MAKE_NEW_ARRAYS and getattr(np, name, None) is runs
+
+
 def kind_keeping(name: str) -> Callable[..., Any] | None:
     """For a primitive (by name) whose result has its array argument's shape, and a dtype
     the other arguments decide (``np.asarray(x, dtype=float)``, ``x.astype(t)``), the NumPy
@@ -1254,6 +1279,12 @@ def guards_only(fn: Any, positional: int, keywords: dict[str, Any]) -> bool:
         # such as progress bars) the estimator has; the fit itself runs unchanged
         return positional == 1 and not keywords
     return False
+
+
+def suppresses(fn: Any) -> bool:
+    """Is ``with fn(*exceptions):`` a context that ends its block quietly on one of those
+    exceptions (``contextlib.suppress``): ``try: ... except exceptions: pass``?"""
+    return fn is contextlib.suppress
 
 
 def silences(fn: Any) -> bool:
@@ -1739,6 +1770,9 @@ STRING_METHODS = frozenset(
     "format join upper lower strip lstrip rstrip replace title capitalize casefold split "
     "startswith endswith isdigit isalpha isidentifier".split()
 )
+# methods of a Python int or float that only read it and give a number or a bool
+# (`(n - 1).bit_length()` sizing an FFT): the kinds of number that have each
+NUMBER_METHODS = {"bit_length": (int,), "bit_count": (int,), "is_integer": (int, float)}
 
 
 def as_written(
@@ -2103,8 +2137,10 @@ def read_as_python_names() -> list[str]:
 def reads_as_python(fn: Any) -> bool:
     """Is ``fn`` the Python function :func:`read_as_python` gives for one of NumPy's (read
     as the user's own, functions passed to it passed as themselves)?"""
-    return any(fn is function for _, function in _READ_AS_PYTHON) or any(
-        fn is function for function in python_forms.UFUNC_METHODS.values()
+    return (
+        any(fn is function for _, function in _READ_AS_PYTHON)
+        or any(fn is function for function in python_forms.UFUNC_METHODS.values())
+        or reads_for_options(fn)
     )
 
 
@@ -2118,6 +2154,37 @@ _READ_AS_PYTHON += [
     (np.broadcast_arrays, python_forms.broadcast_arrays),
     (np.meshgrid, python_forms.meshgrid),
 ]
+
+
+# library functions read as Python where a call passes an option their rule does not take:
+# (module, name) -> (the option, its position, the rule module, the Python form's name)
+_OPTION_FORMS = {
+    ("scipy.signal._signaltools", "lfilter"): ("zi", 4, "signal", "lfilter_with_state"),
+}
+
+
+def read_for_options(fn: Any, positional: int, keywords: Collection[str | None]) -> Any:
+    """The Python adgen reads a call of ``fn`` as, where the call (``positional``
+    arguments, ``keywords`` by name) passes an option ``fn``'s rule does not take: its form
+    written with calls that have rules (``scipy.signal.lfilter(b, a, x, zi=zi)``, with the
+    initial state: the filter without it and the state's own response); ``fn`` otherwise.
+
+    >>> read_for_options(np.sum, 1, ["axis"]) is np.sum
+    True
+    """
+    key = (str(getattr(fn, "__module__", "")), str(getattr(fn, "__name__", "")))
+    found = _OPTION_FORMS.get(key)
+    if found is None:
+        return fn
+    option, position, module, name = found
+    if option not in keywords and positional <= position:
+        return fn
+    return getattr(importlib.import_module(f"adgen.rules.{module}"), name)
+
+
+def reads_for_options(fn: Any) -> bool:
+    """Is ``fn`` a form :func:`read_for_options` gives (read as the user's own)?"""
+    return getattr(fn, "adgen_option_form", False) is True
 
 
 def helper_class(cls: type) -> bool:

@@ -41,6 +41,8 @@ Every derivative is written with these functions, ``np.pad``, ``np.flip`` and th
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from adgen.rules import runtime as rt
@@ -393,3 +395,54 @@ if scipy is not None:
 
         def vjp_x(c):
             return np.flip(scipy.signal.lfilter(c, np.ones(1), np.flip(u, axis), axis), axis)
+
+
+def lfilter_with_state(b: Any, a: Any, x: Any, axis: int = -1, zi: Any = None) -> Any:
+    """``scipy.signal.lfilter(b, a, x, axis, zi)`` with an initial state ``zi``: ``(y, zf)``,
+    written with the filter without a state (which has a rule above). adgen reads this Python
+    in place of such a call (:func:`adgen.rules.registry.read_for_options`), so ``b``, ``a``,
+    ``x`` and ``zi`` are all differentiated.
+
+    The output is linear in the state: ``zi`` adds its own response, the input ``v`` (``zi``
+    padded with zeros to the signal's length) of the recursion ``a * y = a[0] * v``. The final
+    state is that of SciPy's direct form II transposed, ``zf[i] = sum_k (b[i+1+k] x[n-1-k] -
+    a[i+1+k] y[n-1-k]) / a[0]`` over the ``min(m - 1 - i, n)`` last steps, plus ``zi[i + n]``
+    where the signal is shorter than the state (``m`` the longer of ``a`` and ``b``).
+
+    >>> b, a = np.array([0.2, 0.3, 0.1]), np.array([2.0, -0.5, 0.25])
+    >>> x, zi = np.array([1.0, -2.0, 0.5, 3.0]), np.array([0.4, -0.1])
+    >>> ours, theirs = lfilter_with_state(b, a, x, zi=zi), scipy.signal.lfilter(b, a, x, zi=zi)
+    >>> all(np.allclose(u, v) for u, v in zip(ours, theirs))
+    True
+    >>> short = lfilter_with_state(b, a, x[:1], zi=zi), scipy.signal.lfilter(b, a, x[:1], zi=zi)
+    >>> all(np.allclose(u, v) for u, v in zip(*short))
+    True
+    """
+    if zi is None:
+        return scipy.signal.lfilter(b, a, x, axis)
+    b = np.atleast_1d(b)
+    a = np.atleast_1d(a)
+    x = np.moveaxis(np.asarray(x), axis, -1)
+    zi = np.moveaxis(np.asarray(zi), axis, -1)
+    n = x.shape[-1]
+    m = max(np.size(a), np.size(b))
+    if n >= m - 1:
+        v = np.concatenate([zi, np.zeros_like(x[..., : n - (m - 1)])], axis=-1)
+    else:
+        v = zi[..., :n]
+    y = scipy.signal.lfilter(b, a, x, -1) + scipy.signal.lfilter(a[:1], a, v, -1)
+    bn = np.concatenate([b, np.zeros(m - np.size(b))]) / a[0]
+    an = np.concatenate([a, np.zeros(m - np.size(a))]) / a[0]
+    zf = np.zeros_like(zi * y[..., :1])  # (the state's shape, the output's type)
+    for i in range(m - 1):
+        k = min(m - 1 - i, n)
+        xs = np.flip(x[..., n - k :], -1)
+        ys = np.flip(y[..., n - k :], -1)
+        s = np.sum(bn[i + 1 : i + 1 + k] * xs - an[i + 1 : i + 1 + k] * ys, axis=-1)
+        if i + n <= m - 2:
+            s = s + zi[..., i + n]
+        zf[..., i] = s
+    return np.moveaxis(y, -1, axis), np.moveaxis(zf, -1, axis)
+
+
+lfilter_with_state.adgen_option_form = True  # type: ignore[attr-defined]

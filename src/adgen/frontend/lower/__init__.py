@@ -120,6 +120,7 @@ from adgen.frontend.lower.state import LowererState
 from adgen.frontend.lower.statements import StatementsMixin
 from adgen.frontend.lower.static_results import StaticResultsMixin
 from adgen.frontend.lower.tuples import TuplesMixin
+from adgen.frontend.lower.value_methods import ValueMethodsMixin
 from adgen.frontend.lower.verbatim import VerbatimMixin
 from adgen.frontend.lower.writers import WritersMixin
 from adgen.frontend.parse import ParsedFunction
@@ -131,6 +132,7 @@ class Lowerer(
     ExpressionsMixin,
     SettledMixin,
     BuiltinsMixin,
+    ValueMethodsMixin,
     NamespacesMixin,
     CallsMixin,
     AsWrittenMixin,

@@ -11,10 +11,11 @@ too: adgen runs it again to show the program's own exception (:meth:`adgen.api` 
 
 A ``try`` with an ``except`` that goes on (which path runs is decided only when the code
 runs) becomes the test of a probe and the paths it chooses (:mod:`.attempts`), where its
-body can run twice. Left as written, and so refused by name when lowering: another ``try``,
-a ``finally`` that jumps, a ``with``
-that binds a name or whose context changes more than warnings (``np.errstate(all="raise")``
-turns warnings into exceptions: adgen does not guess which).
+body can run twice; so does ``with contextlib.suppress(E):``, which is ``try: ... except E:
+pass`` (``with suppress(ImportError): import pandas ...``, an optional package). Left as
+written, and so refused by name when lowering: another ``try``, a ``finally`` that jumps, a
+``with`` that binds a name or whose context changes more than warnings
+(``np.errstate(all="raise")`` turns warnings into exceptions: adgen does not guess which).
 
 >>> import gast
 >>> tree = gast.parse('''
@@ -100,6 +101,7 @@ def _open_blocks(
     guards_only: Callable[[Any], bool],
     silences: Callable[[Any], bool],
     recover: Callable[[Any], list[Any] | None] = lambda stmt: None,
+    suppressed: Callable[[Any], Any | None] = lambda stmt: None,
 ) -> list[Any]:
     """These statements with every ``try`` whose handlers all raise and every ``with`` whose
     items ``guards_only`` accepts (a ``with`` item that binds no name and only changes how
@@ -107,29 +109,41 @@ def _open_blocks(
     inside such a ``with`` that only changes how warnings show (``warnings.simplefilter``),
     dropped with it (run as written it would change the caller's filters for good);
     ``recover(stmt)``: a ``try`` whose handlers go on, as statements adgen reads (the test of
-    a probe and the paths it chooses: :mod:`.attempts`), or None."""
+    a probe and the paths it chooses: :mod:`.attempts`), or None; ``suppressed(stmt)``: a
+    ``with`` as the ``try`` it means (``with contextlib.suppress(E): ...`` is ``try: ...
+    except E: pass``), or None."""
     out: list[Any] = []
+    again = (guards_only, silences, recover, suppressed)
     for stmt in stmts:
+        tried = suppressed(stmt) if isinstance(stmt, gast.With) else None
+        if tried is not None and not tried.handlers:  # (`suppress()`: catches nothing)
+            out.extend(_open_blocks(tried.body, *again))
+            continue
+        if tried is not None:
+            made = recover(tried)
+            if made is not None:
+                out.extend(_open_blocks(made, *again))
+                continue
         if isinstance(stmt, (gast.If, gast.For, gast.While)):
-            stmt.body = _open_blocks(stmt.body, guards_only, silences, recover) or [_pass(stmt)]
-            stmt.orelse = _open_blocks(stmt.orelse, guards_only, silences, recover)
+            stmt.body = _open_blocks(stmt.body, *again) or [_pass(stmt)]
+            stmt.orelse = _open_blocks(stmt.orelse, *again)
         elif (
             isinstance(stmt, gast.Try)
             and all(_always_raises(h.body) for h in stmt.handlers)
             and not _jumps_out(stmt.finalbody)
         ):
             held = [*stmt.body, *stmt.orelse, *stmt.finalbody]
-            out.extend(_open_blocks(held, guards_only, silences, recover))
+            out.extend(_open_blocks(held, *again))
             continue
         elif isinstance(stmt, gast.Try):
             made = recover(stmt)
             if made is not None:
-                out.extend(_open_blocks(made, guards_only, silences, recover))
+                out.extend(_open_blocks(made, *again))
                 continue
         elif isinstance(stmt, gast.With) and all(
             item.optional_vars is None and guards_only(item.context_expr) for item in stmt.items
         ):
-            opened = _open_blocks(stmt.body, guards_only, silences, recover)
+            opened = _open_blocks(stmt.body, *again)
             out.extend(_without_filters(opened, silences))  # (in a `try` it held too)
             continue
         out.append(stmt)
@@ -202,7 +216,22 @@ def open_guarding_blocks(fn: Any, lookup: Callable[[str], Any]) -> None:
         ok, fn_ = resolved(stmt.value.func)
         return ok and registry.silences(fn_)
 
-    fn.body = _open_blocks(fn.body, guards_only, silences, Attempts(fn, lookup).rewrite)
+    def suppressed(stmt: Any) -> Any | None:
+        # `with contextlib.suppress(ImportError, AttributeError):` binding no name
+        if len(stmt.items) != 1 or stmt.items[0].optional_vars is not None:
+            return None
+        item = stmt.items[0].context_expr
+        if not isinstance(item, gast.Call) or item.keywords:
+            return None
+        if any(isinstance(a, gast.Starred) for a in item.args):
+            return None
+        ok, fn_ = resolved(item.func)
+        if not (ok and registry.suppresses(fn_)):
+            return None
+        return _as_try(stmt, item.args)
+
+    attempts = Attempts(fn, lookup).rewrite
+    fn.body = _open_blocks(fn.body, guards_only, silences, attempts, suppressed)
     fn.body = [  # (a context no `with` reads any more: its binding goes too)
         s
         for s in fn.body
@@ -216,6 +245,26 @@ def open_guarding_blocks(fn: Any, lookup: Callable[[str], Any]) -> None:
             )
         )
     ]
+
+
+def _as_try(stmt: Any, caught: list[Any]) -> Any:
+    """``with suppress(*caught): body`` as ``try: body except caught: pass`` (no handler
+    where ``caught`` is empty: nothing is suppressed).
+
+    >>> tree = gast.parse("with suppress(ImportError, KeyError):\\n    import pandas")
+    >>> print(gast.unparse(_as_try(tree.body[0], tree.body[0].items[0].context_expr.args)))
+    try:
+        import pandas
+    except (ImportError, KeyError):
+        pass
+    """
+    handlers = []
+    if caught:
+        kind = caught[0] if len(caught) == 1 else gast.Tuple(elts=list(caught), ctx=gast.Load())
+        handler = gast.ExceptHandler(type=kind, name=None, body=[_pass(stmt)])
+        handlers.append(gast.copy_location(handler, stmt))
+    made = gast.Try(body=stmt.body, handlers=handlers, orelse=[], finalbody=[])
+    return gast.copy_location(made, stmt)
 
 
 def _held_contexts(fn: Any) -> dict[str, Any]:

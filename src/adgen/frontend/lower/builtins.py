@@ -120,6 +120,18 @@ class BuiltinsMixin(LowererState):
                 return self.static_atom(kinds.pop(), "kind", node)
             del self.block[mark:]
             return None
+        if fn in (bool, int, float) and len(node.args) == 1 and not node.keywords:
+            # `bool(value)` of an option known now (`qstat = bool_like(qstat, "qstat")`): a
+            # constant, so that the tests of it decide their branch when transforming
+            mark = len(self.block)
+            value = self.settled(self.expr(node.args[0], None, "x"))
+            if isinstance(value, ir.Const) and type(value.value) in (bool, int, float):
+                try:
+                    return ir.Const(fn(value.value))
+                except (ValueError, OverflowError):  # (int(nan): Python raises where it runs)
+                    pass
+            del self.block[mark:]
+            return None
         if (fn is getattr or fn is inspect.getattr_static) and len(node.args) == 3:
             return self.attribute_test(node, fn)
         if fn is getattr and len(node.args) == 2 and not node.keywords:
@@ -257,38 +269,6 @@ class BuiltinsMixin(LowererState):
         if node.args[0].value in options.keys:
             return options.values[options.keys.index(node.args[0].value)]
         return default if default is not None else ir.Const(None)
-
-    def string_method(self: Lowerer, node: gast.Call, func: gast.Attribute) -> ir.Atom | None:
-        """``which.startswith("lin")`` of a string known when transforming (an option's
-        constant), with constant arguments: its value, now (a string's methods only read).
-        None for any other call."""
-        if func.attr not in registry.STRING_METHODS or not isinstance(
-            func.value, (gast.Name, gast.Constant)
-        ):
-            return None
-        if isinstance(func.value, gast.Name) and func.value.id not in self.env:
-            return None
-        owner = self.settled(self.expr(func.value, None, "text"))
-        if not (isinstance(owner, ir.Const) and isinstance(owner.value, str)):
-            return None
-        if any(isinstance(a, gast.Starred) for a in node.args) or any(
-            kw.arg is None for kw in node.keywords
-        ):
-            return None
-        args = [self.settled(self.expr(a, None, "arg")) for a in node.args]
-        kwargs = {kw.arg: self.settled(self.expr(kw.value, None, kw.arg)) for kw in node.keywords}
-        if not all(isinstance(a, ir.Const) for a in [*args, *kwargs.values()]):
-            return None
-        try:
-            value = getattr(owner.value, func.attr)(
-                *(a.value for a in args),  # type: ignore[union-attr]
-                **{k: v.value for k, v in kwargs.items()},  # type: ignore[union-attr]
-            )
-        except Exception:
-            return None  # (Python's error is raised where the code runs)
-        if value is None or isinstance(value, (str, bool, int)):
-            return ir.Const(value)
-        return None
 
     def listed_arguments(self: Lowerer, node: gast.Call, fn: Any) -> gast.Call:
         """``np.stack(tuple(x[i] - m for i in range(n)))``: a NumPy function reads a tuple and

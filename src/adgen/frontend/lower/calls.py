@@ -106,8 +106,9 @@ class CallsMixin(LowererState):
             ok, fn = (True, returned.value) if isinstance(returned, StaticArg) else (False, None)
         else:
             ok, fn = self.static_object(func)
-        if ok:  # np.apply_over_axes: read as the Python it is
+        if ok:  # np.apply_over_axes, lfilter(b, a, x, zi=zi): read as the Python it is
             fn = registry.read_as_python(fn)
+            fn = registry.read_for_options(fn, len(node.args), [k.arg for k in node.keywords])
         if ok and fn is map:  # map(f, xs): [f(x) for x in xs]
             return self.mapped(node, target, hint)
         if ok and fn is len and len(node.args) == 1 and not node.keywords:
@@ -136,7 +137,7 @@ class CallsMixin(LowererState):
         if not ok:
             if isinstance(func, gast.Attribute):
                 method = registry.method_function(func.attr)
-                folded = self.string_method(node, func) if method is None else None
+                folded = self.value_method(node, func, target, hint) if method is None else None
                 if folded is None and method is None:
                     folded = self.dict_get(node, func)  # (options.get("ensure_2d", True))
                 if folded is not None:
@@ -519,6 +520,9 @@ class CallsMixin(LowererState):
                 assert cast is not None
                 copy: list[tuple[str, ir.Atom]] = [("copy", ir.Const(True))]
                 return self.emit(target, "copied", cast, [result], copy, node)
+            fresh = isinstance(result, ir.Var) and self.new_array(result)
+            self.root.fresh_calls[id(node)] = self.root.fresh_calls.get(id(node), True) and fresh
+            self.root.kept.append(node)
             return result
         except AdgenError as e:
             e.in_function(parsed.name)

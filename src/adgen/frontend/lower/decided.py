@@ -504,6 +504,9 @@ class DecidedMixin(LowererState):
             outside = all(isinstance(a, ir.Free) for a in (left, right))
             if outside or any(_is_singleton(v) for _, v in known):
                 return ir.Const((known[0][1] is known[1][1]) != negate)
+            if type(known[0][1]) is not type(known[1][1]):
+                # (`value_to_mask is pandas.NA` of a float: objects of two types are two)
+                return ir.Const(negate)
         for (ok, value), other in ((known[0], right), (known[1], left)):
             if not (ok and _is_singleton(value)):
                 continue

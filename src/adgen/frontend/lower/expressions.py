@@ -40,6 +40,7 @@ from adgen.rules import runtime as rt
 
 if TYPE_CHECKING:
     from adgen.frontend.lower import Lowerer
+    from adgen.frontend.lower.identities import Place
 
 
 class ExpressionsMixin(LowererState):
@@ -257,10 +258,11 @@ class ExpressionsMixin(LowererState):
             items.append(value)
         return tuple(items)
 
-    def never_singleton(self: Lowerer, atom: ir.Atom) -> bool:
+    def never_singleton(self: Lowerer, atom: ir.Atom, at: Place | None = None) -> bool:
         """Is this atom's value an array or a number for certain (made by a derivative rule,
-        such as NumPy's functions and arithmetic: never None, True or False)?"""
-        traced = self.traced(atom)
+        such as NumPy's functions and arithmetic: never None, True or False) -- before the
+        statement at ``at``, or here?"""
+        traced = self.traced(atom, at)
         while traced is not None and traced[0][0] == "made":
             made, place = traced[1], traced[2]
             assert made is not None and place is not None
@@ -268,6 +270,11 @@ class ExpressionsMixin(LowererState):
                 return _makes_numbers(made.prim)  # (followed back through copies)
             traced = self.traced(made.args[0], place)  # (written into: the same array)
         if traced is not None:
+            return False
+        found = self.per_branch(atom, at, self.never_singleton)  # (`if c: zi /= c`)
+        if found is not None:
+            return bool(found) and all(found)
+        if at is not None:
             return False
         if not isinstance(atom, ir.Var) or atom.name in self.rebound_names:
             return False  # (a name bound on several paths: its last statement says nothing)
@@ -664,8 +671,9 @@ def _unchained(node: gast.Compare, lowerer: Lowerer) -> gast.BoolOp:
 
 
 def _makes_numbers(prim: Any) -> bool:
-    """Does ``prim`` (a rule's, with a derivative) always return an array or a number?"""
-    return (
+    """Does ``prim`` (a rule's, with a derivative, or one of NumPy's making a new array
+    without one: ``np.zeros(k)``) always return an array or a number?"""
+    return registry.makes_new_array(prim) or (
         bool(prim.jvp or prim.vjp)
         and prim.name not in ("assign", "getitem", "pop")
         and not prim.name.startswith("rt.")  # (helpers of generated code: lists too)

@@ -241,17 +241,20 @@ class IdentitiesMixin(LowererState):
         return None if traced is None else traced[0]
 
     def traced(
-        self: Lowerer, atom: ir.Atom, at: Place | None = None
+        self: Lowerer, atom: ir.Atom, at: Place | None = None, through: list[str] | None = None
     ) -> tuple[Identity, ir.Assign | None, Place | None] | None:
         """What ``atom``'s value is before the statement at ``at`` (or here), the statement
         that made it and where that stands. The walk goes back through the block being built,
         then the blocks around it where it is a branch of an ``if`` (never out of a loop's
-        body, which runs again), following copies: straight-line code, as Python runs it."""
+        body, which runs again), following copies: straight-line code, as Python runs it.
+        ``through`` gets the names walked (the value's, then those it was copied from)."""
         if isinstance(atom, ir.Free):
             return ("outside", atom.name), None, None
         if not isinstance(atom, ir.Var):
             return None
         name = atom.name
+        if through is not None:
+            through.append(name)
         block, end = at if at is not None else (self.block, len(self.block))
         entered: list[Place] = []  # (the passes of unrolled loops walked into, and where)
         while True:
@@ -267,6 +270,9 @@ class IdentitiesMixin(LowererState):
                 found = self.argument(name) if block is self.root.top_block else None
                 return None if found is None else (found, None, None)
             stmt = block[k]
+            if not isinstance(stmt, ir.Assign) and _writes_only_into(stmt, name):
+                end = k  # (a loop or branch that only writes into it: still that object)
+                continue
             if isinstance(stmt, ir.For) and self.certainly_runs(stmt, (block, k)):
                 # a loop that runs at least once: the value its last pass left (bound at the
                 # top level of its body; one bound in a branch there, or after a `break`'s
@@ -291,6 +297,8 @@ class IdentitiesMixin(LowererState):
             if not isinstance(first, ir.Var):
                 return None
             name, end = first.name, k
+            if through is not None:
+                through.append(name)
 
     def certainly_runs(self: Lowerer, loop: ir.For, at: Place) -> bool:
         """Does ``loop`` (at ``at``) run its body at least once: a loop over ``range`` of
@@ -590,10 +598,10 @@ class IdentitiesMixin(LowererState):
         return self.possible_objects_at(atom, None)
 
     def possible_objects_at(self: Lowerer, atom: ir.Atom, at: Place | None) -> set[Identity] | None:
-        """The objects ``atom``'s value may be here: a new array a NumPy rule made, one that
-        rule's array argument may be (``np.asarray(x)``: ``x`` itself, or a new array), an
-        argument, an outside object (``None`` if adgen cannot tell: a value a loop or branch
-        bound, one a call adgen runs as written returned, an item of a list...)."""
+        """The objects ``atom``'s value may be here: a new array a NumPy rule made (written
+        into or not), one that rule's array argument may be (``np.asarray(x)``: ``x`` itself,
+        or a new array), an argument, an outside object (``None`` if adgen cannot tell: a
+        value a loop or branch bound, one a call run as written returned, a list's item...)."""
         found: set[Identity] = set()
         todo: list[tuple[ir.Atom, Place | None]] = [(atom, at)]
         while todo:
@@ -606,13 +614,17 @@ class IdentitiesMixin(LowererState):
                 found |= joined
                 continue
             one, stmt, place = traced
+            if one[0] == "made" and stmt is not None and stmt.prim is registry.SETITEM:
+                todo.append((stmt.args[0], place))  # (`x[i] = v`: the object `x` was)
+                continue
             found.add(one)
             if one[0] != "made":
                 continue
             assert stmt is not None and place is not None
             if not _makes_array(stmt.prim):
                 return None
-            if stmt.prim.view:  # (np.asarray(x): x itself, or a new array)
+            # (np.asarray(x): x itself, or a new array; with copy=True, a new array)
+            if stmt.prim.view and not self.copying(stmt.prim, stmt.args, stmt.kwargs):
                 first = stmt.args[0] if stmt.args else None
                 if not isinstance(first, ir.Var):
                     return None
@@ -686,6 +698,17 @@ def _raises(block: list[ir.Stmt]) -> bool:
             and isinstance(last.args[0], ir.Const)
             and last.args[0].value is False
         )
+    )
+
+
+def _writes_only_into(stmt: ir.Stmt, name: str) -> bool:
+    """Does this compound statement bind ``name`` only by writing into its object
+    (``zi[m] = v`` in a loop: ``zi = setitem(zi, m, v)``), never to another object?"""
+    inside = list(ir.Function("", [], [stmt], "", 0, {}).statements())
+    return not any(isinstance(s, ir.For) and s.target == name for s in inside) and all(
+        s.prim is registry.SETITEM and s.targets == (name,) and s.args[0] == ir.Var(name)
+        for s in inside
+        if isinstance(s, ir.Assign) and name in s.targets
     )
 
 

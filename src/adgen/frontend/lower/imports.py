@@ -2,7 +2,10 @@
 # (every method takes the whole Lowerer as ``self``, as the parts call each other; mypy wants a
 # ``self`` type to be a supertype of the class the method is written in, and says so as "misc")
 """Lower ``import`` statements inside the function: the names are bound to the modules (or
-their attributes) when transforming, as Python binds them when it runs.
+their attributes) when transforming, as Python binds them when it runs. Inside a block, an
+import whose names only the rest of that block reads (an optional package's path, ``try:
+import pandas ...``) is bound the same way, and one that fails ends its path with Python's
+``ImportError`` where it runs.
 """
 
 from __future__ import annotations
@@ -46,10 +49,10 @@ class ImportsMixin(LowererState):
                     "relative imports inside the function",
                     "import it by its full name, or at the top of the module",
                 )
-        if self.depth > 0:
+        if self.depth > 0 and not self.read_after_only(stmt):
             self.refuse(
                 stmt,
-                "imports inside if/for/while blocks",
+                "imports inside if/for/while blocks whose names are read outside the block",
                 "import at the top of the function (or of the module)",
             )
         stored = {
@@ -58,15 +61,24 @@ class ImportsMixin(LowererState):
             if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)
         }
         for alias in stmt.names:
-            if isinstance(stmt, gast.Import):
-                bound = alias.asname or alias.name.split(".", 1)[0]
-                module = self.import_module(stmt, alias.name)
-                value = module if alias.asname else self.import_module(stmt, bound)
-            else:
-                if alias.name == "*":
-                    self.refuse(stmt, "`from ... import *`", "import the names you use")
-                bound = alias.asname or alias.name
-                value = self.import_name(stmt, module or "", alias.name)
+            if isinstance(stmt, gast.ImportFrom) and alias.name == "*":
+                self.refuse(stmt, "`from ... import *`", "import the names you use")
+            try:
+                if isinstance(stmt, gast.Import):
+                    bound = alias.asname or alias.name.split(".", 1)[0]
+                    module = self.import_module(stmt, alias.name)
+                    value = module if alias.asname else self.import_module(stmt, bound)
+                else:
+                    bound = alias.asname or alias.name
+                    value = self.import_name(stmt, module or "", alias.name)
+            except UnresolvedNameError as exc:
+                if self.depth == 0:
+                    raise
+                # a block that imports an optional package (`try: import pandas ... except
+                # ImportError: ...`, the path a probe chooses when the code runs): where it
+                # fails here, running that path raises as Python would
+                self.raise_as_written(stmt, ImportError, exc.message)
+                return
             if bound in stored or bound in self.params:
                 self.refuse(
                     stmt,
@@ -74,6 +86,25 @@ class ImportsMixin(LowererState):
                     "give the module or the variable another name",
                 )
             self.imported[bound] = value
+
+    def read_after_only(self: Lowerer, stmt: Any) -> bool:
+        """Are the names an ``import`` inside a block binds read only by the statements that
+        follow it in that block (``if pandas_wanted: import pandas; return pandas.isna(X)``)?
+        Then binding them when transforming is binding them where Python does."""
+        names = {(a.asname or a.name.split(".", 1)[0]) for a in stmt.names}
+        after: set[int] = set()
+        for node in walk(self.node):
+            for field in ("body", "orelse", "finalbody"):
+                block = getattr(node, field, None)
+                if isinstance(block, list) and any(s is stmt for s in block):
+                    k = next(i for i, s in enumerate(block) if s is stmt)
+                    after = {id(n) for s in block[k + 1 :] for n in walk(s)}
+        reads = [
+            n
+            for n in walk(self.node)
+            if isinstance(n, gast.Name) and n.id in names and isinstance(n.ctx, gast.Load)
+        ]
+        return all(id(n) in after for n in reads)
 
     def import_module(self: Lowerer, stmt: Any, module: str) -> Any:
         """The module ``module``, imported (a file read without running it imports only the

@@ -484,47 +484,6 @@ class InPlaceMixin(LowererState):
             atom.name in self.shares_with(v) for v in self.held
         )
 
-    def made_family(self: Lowerer, name: str, atom: ir.Var) -> set[str]:
-        """The IR names whose memory ``atom``'s array (the value of ``name``, bound to a new
-        array it holds alone: :meth:`note_binding`) may be: only its own where the statement
-        binding it made a new array (``X = X.copy()`` of a helper's parameter: not the
-        caller's array the name held before), else as :meth:`shares_with` says."""
-        found = self.fresh_binding.get(name)
-        made = found[0][found[1] - 1] if found is not None and found[1] >= 1 else None
-        if (
-            isinstance(made, ir.Assign)
-            and made.targets == (atom.name,)
-            and made.prim.name != "assign"
-            and (not made.prim.view or self.copying(made.prim, made.args, made.kwargs))
-        ):
-            return {atom.name}
-        if (  # `X = validate_data(X, copy=True)`: bound to a helper's new array
-            isinstance(made, ir.Assign)
-            and made.targets == (atom.name,)
-            and made.prim.name == "assign"
-            and isinstance(made.args[0], ir.Var)
-            and self.new_array(made.args[0])
-        ):
-            return {atom.name} | self.shares_with(made.args[0].name)
-        if (
-            found is not None
-            and isinstance(made, ir.If)
-            and self.new_array(atom, (found[0], found[1]))
-        ):
-            # bound in each branch to a new array (a helper returning from branches): those
-            # arrays, not what the name held before
-            inside = ir.Function("", [], [made], "", 0, {}).statements()
-            copied = [
-                s.args[0].name
-                for s in inside
-                if isinstance(s, ir.Assign)
-                and s.targets == (atom.name,)
-                and s.prim is registry.lookup(registry.assign)
-                and isinstance(s.args[0], ir.Var)
-            ]
-            return {atom.name}.union(*(self.shares_with(v) for v in copied))
-        return self.shares_with(atom.name)
-
     def shares_with(self: Lowerer, var: str) -> set[str]:
         """The IR names whose memory ``var``'s array may be (a part of): itself, what it is a
         view of, and so on."""
@@ -639,6 +598,8 @@ class InPlaceMixin(LowererState):
         viewed = _viewed(node)
         if viewed is not None:  # `np.array(rows).T`: a view of a new array no name holds
             return self.fresh_value(viewed)
+        if isinstance(node, gast.Call) and self.root.fresh_calls.get(id(node)):
+            return True  # (a helper inlined here returned a new array, each time)
         if isinstance(node, gast.Call):
             try:
                 ok, fn = self.static_object(node.func)

@@ -455,6 +455,9 @@ class LowererState:
         # IR names bound to a copy a view-making call certainly made (np.asarray(x,
         # copy=True), x[mask]): the statement (IdentitiesMixin.is_copy)
         self.copies: dict[str, ir.Assign] = {}
+        # calls of functions inlined (ids of their nodes): did every inlining of the call
+        # return a new array (`zi = lfiltic(b, a, y[::-1])`: not a view of `y`)?
+        self.fresh_calls: dict[int, bool] = {}
         # `if`s decided when transforming: (lowerer, id(node)) -> the branch taken
         self.decided_ifs: dict[tuple[Any, int], bool] = {}
         # id(lowerer) -> (that lowerer, Counter of its function's nodes): note_never_run

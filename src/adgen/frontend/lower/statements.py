@@ -19,6 +19,7 @@ import gast
 
 from adgen import ir, seam
 from adgen.frontend.lower.calls import LocalDerivative
+from adgen.frontend.lower.identities import _raises
 from adgen.frontend.lower.state import LowererState
 from adgen.frontend.lower.syntax import _concatenated, _is_append, _is_pop, _written_in_place
 from adgen.names import RESERVED
@@ -385,6 +386,8 @@ class StatementsMixin(LowererState):
             self.line = self.key(stmt)
             self.current = stmt
             self.statement(stmt)
+            if isinstance(stmt, (gast.Import, gast.ImportFrom)) and _raises(self.block):
+                break  # (an import that fails here: the rest of the block never runs)
 
     def sub_block(self: Lowerer, stmts: list[Any], branch: bool = False) -> list[ir.Stmt]:
         """Lower the statements of a nested block into their own IR block (``branch``: one

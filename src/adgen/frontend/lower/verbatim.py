@@ -168,6 +168,14 @@ class VerbatimMixin(LowererState):
         prim = registry.raising(template, stmt.cause is not None)
         self.block.append(ir.Assign((), prim, tuple(atoms), (), self.line))
 
+    def raise_as_written(self: Lowerer, node: Any, kind: type[Exception], message: str) -> None:
+        """``raise kind(message)`` where ``node`` would raise it when it runs (an import
+        that fails): the path ends there, as in Python."""
+        made = ast.Call(func=ast.Name(id=kind.__name__, ctx=ast.Load()), args=[], keywords=[])
+        made.args.append(ast.Constant(message))
+        self.line = self.parsed.line(node)
+        self.block.append(ir.Assign((), registry.raising(made, False), (), (), self.line))
+
     def attribute_as_written(
         self: Lowerer,
         node: gast.Attribute,
