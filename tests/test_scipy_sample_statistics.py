@@ -192,3 +192,23 @@ def test_a_statistic_of_data_off_its_plain_path_runs_as_scipy_runs_it():
     assert np.isnan(adgen.grad(lambda s: s * ss.variation(x))(2.0))
     with pytest.raises(AdgenError, match="NaN"):
         adgen.grad(lambda s: ss.variation(x * s))(2.0)
+
+
+def test_power_means_and_the_trimmed_deviation_against_their_closed_forms():
+    """``hmean``, ``pmean`` and ``tstd`` as installed (their result type through SciPy's
+    ``xp_result_type``: a filtered list appended to, read by a ``try``): ``n / sum(1/x)``
+    has gradient ``h^2 / (n x^2)``; ``mean(x^p)^(1/p)`` has ``x^(p-1) m^(1/p-1) / n``; the
+    sample deviation has ``(x - mean) / ((n - 1) s)``."""
+    x = DATA[:9] + 0.5
+    n = x.size
+    h = n / np.sum(1.0 / x)
+    m = np.mean(x**2.5)
+    s = np.std(x, ddof=1)
+    for f, want in (
+        (lambda z: ss.hmean(z), h**2 / (n * x**2)),
+        (lambda z: ss.pmean(z, 2.5), x**1.5 * m ** (1 / 2.5 - 1) / n),
+        (lambda z: ss.tstd(z), (x - x.mean()) / ((n - 1) * s)),
+    ):
+        np.testing.assert_allclose(adgen.grad(f)(x), want, rtol=1e-10)
+        v = np.linspace(-1.0, 1.0, n)
+        assert adgen.jvp(f, (x,), (v,))[1] == pytest.approx(want @ v, rel=1e-9, abs=1e-12)

@@ -49,9 +49,18 @@ class ContainersMixin(LowererState):
             # value -- `arg` of a loop unrolled over `args`; adgen's own saves are popped)
             v = self.kept_items(v, name)
         ir_name = self.multi[name]
-        self.block.append(
-            ir.Assign((ir_name,), registry.APPEND, (self.env[name], v), (), self.line)
-        )
+        base = self.env[name]
+        if isinstance(base, ir.Tup):  # (a list known item by item, `[a for a in args if a
+            # is not None]` read when transforming: made a real list first, as `xs = [a, b]`)
+            self.block.append(ir.Assign((ir_name,), registry.LIST_NEW, (), (), self.line))
+            self.producers[ir_name] = registry.LIST_NEW
+            for a in base.items:
+                self.hold(a)
+                self.block.append(
+                    ir.Assign((ir_name,), registry.APPEND, (ir.Var(ir_name), a), (), self.line)
+                )
+            base = ir.Var(ir_name)
+        self.block.append(ir.Assign((ir_name,), registry.APPEND, (base, v), (), self.line))
         self.env[name] = ir.Var(ir_name)
 
     def known_list(self: Lowerer, atom: ir.Atom | None) -> list[ir.Atom] | None:
