@@ -621,3 +621,53 @@ def history_energy(p):
 def test_an_array_written_in_loops_and_branches_stays_the_one_a_helper_made():
     p = np.array([0.3, -0.2, 0.5])
     check(history_energy, p)
+
+
+def clipped_energy(x):
+    return np.sum(np.clip(x, max=1.0) ** 2) + np.sum(x.clip(min=-0.5) ** 3)
+
+
+def test_clip_given_one_bound_by_numpys_newer_keywords():
+    """``np.clip(x, max=1.0)`` (NumPy 2.1's names, one bound left out: None) and
+    ``x.clip(min=...)``; SciPy's ``circvar`` clips so, ``1 - R`` with ``R`` the mean
+    resultant length, whose gradient is ``(C sin x - S cos x) / (n R)``."""
+    x = np.array([0.5, 2.0, -1.0, 0.75])
+    want = 2 * np.minimum(x, 1.0) * (x < 1.0) + 3 * np.maximum(x, -0.5) ** 2 * (x > -0.5)
+    check(clipped_energy, x, want, rtol=1e-12)
+    stats = pytest.importorskip("scipy.stats")
+    angles = np.array([0.3, 1.2, 2.0, 0.7, -0.4])
+    c, s = np.mean(np.cos(angles)), np.mean(np.sin(angles))
+    r = np.hypot(c, s)
+    want = (c * np.sin(angles) - s * np.cos(angles)) / (angles.size * r)
+    check(lambda z: stats.circvar(z), angles, want, rtol=1e-9)
+
+
+def _renamed(old, new):
+    """A decorator in the style of SciPy's _rename_parameter: an old keyword still taken."""
+
+    def decorate(fun):
+        @functools.wraps(fun)
+        def wrapper(*args, **kwargs):
+            if old in kwargs:
+                kwargs[new] = kwargs.pop(old)
+            return fun(*args, **kwargs)
+
+        return wrapper
+
+    return decorate
+
+
+@_renamed("moment", "order")
+def central_moment(a, order=1, center=None):
+    c = np.mean(a) if center is None else center
+    return np.mean((a - c) ** order)
+
+
+def test_a_decorator_renaming_a_keyword_is_read_for_the_keywords_given():
+    """``old in kwargs`` of the ``**kwargs`` a call gave is decided when transforming: the
+    branch renaming the keyword is not lowered where the call does not pass it."""
+    x = np.array([0.5, 2.0, -1.0, 0.75])
+    d = x - x.mean()
+    want = 3 * (d**2 - np.mean(d**2)) / x.size
+    check(lambda z: central_moment(z, order=3), x, want, rtol=1e-12)
+    check(lambda z: central_moment(z, 3, center=0.5), x, 3 * (x - 0.5) ** 2 / x.size)

@@ -1303,6 +1303,26 @@ _KEYWORD_ALIASES = {
 }
 
 
+# parameters NumPy takes as None where a call leaves them out (``np.clip(x, max=1.0)``: no
+# lower bound), which adgen's rule takes by position
+_OMITTED_AS_NONE = {"np.clip": ("a_min", "a_max")}
+
+
+def omitted_as_none(prim: Primitive, positional: int, keywords: list[str]) -> list[str]:
+    """The parameters of ``prim`` that a call (``positional`` arguments, ``keywords`` by
+    name) leaves out and NumPy takes as None there.
+
+    >>> omitted_as_none(lookup(np.clip), 1, ["a_max"]), omitted_as_none(lookup(np.sum), 1, [])
+    (['a_min'], [])
+    """
+    names = [p.name for p in prim.params]
+    return [
+        n
+        for n in _OMITTED_AS_NONE.get(prim.name, ())
+        if n in names and names.index(n) >= positional and n not in keywords
+    ]
+
+
 def keyword_alias(name: str, keywords: list[str]) -> tuple[str, str] | None:
     """``(alias, keyword)`` where a call of the rule ``name`` passes ``alias``, which NumPy
     takes for its ``keyword`` (``np.std``'s ``correction``, its ``ddof``), else None.

@@ -133,6 +133,19 @@ class DictsMixin(LowererState):
             return traced[1].args[0]  # type: ignore[no-any-return]
         return atom
 
+    def key_test(self: Lowerer, node: gast.Compare, left: ir.Atom, right: ir.Atom) -> Any:
+        """``key in d`` (``not in``) where ``d`` is known key by key (the ``**kwargs`` a
+        call gave) and ``key`` known now (a constant, a closure's string): decided, a
+        constant; None for any other test."""
+        if not (isinstance(node.ops[0], (gast.In, gast.NotIn)) and isinstance(right, ir.Dct)):
+            return None
+        key = self.settled(left)
+        known = self.outside_data(key) if isinstance(key, ir.Free) else None
+        key = ir.Const(known[0]) if known is not None else key  # (a closure's name)
+        if not isinstance(key, ir.Const):
+            return None
+        return ir.Const((key.value in right.keys) == isinstance(node.ops[0], gast.In))
+
     def update_dict(self: Lowerer, stmt: Any, call: gast.Call) -> bool:
         """``d.update(other)`` / ``d.update(k=v, **other)`` of a dict built key by key, from
         dicts known key by key: the next value of ``d`` (True where lowered here)."""

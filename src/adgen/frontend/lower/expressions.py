@@ -130,6 +130,8 @@ class ExpressionsMixin(LowererState):
                 if member is not None:
                     return member
             right = self.expr(node.comparators[0], None, hint)
+            if (member := self.key_test(node, left, right)) is not None:
+                return member  # `old in kwargs` of a dict known key by key
             folded = _folded(fn, left, right, (int, float, bool, str))
             if folded is not None:  # `i != 1` in a loop unrolled when transforming
                 return folded

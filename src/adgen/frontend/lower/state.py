@@ -598,6 +598,8 @@ class LowererState:
                 self.refuse(node, f"{prim.name} given both `{alias[0]}` and `{alias[1]}`", "")
             kwargs = [(alias[1] if k == alias[0] else k, a) for k, a in kwargs]
             alias = registry.keyword_alias(prim.name, [k for k, _ in kwargs])
+        for name in registry.omitted_as_none(prim, len(args), [k for k, _ in kwargs]):
+            kwargs = [*kwargs, (name, ir.Const(None))]  # np.clip(x, max=1.0): no lower bound
         try:  # written against the function's own signature: as the rule takes it
             args, kwargs, dtype = registry.own_arguments(prim, args, kwargs, _constant)
         except registry.NotTaken as exc:
