@@ -285,3 +285,19 @@ def test_appending_to_a_list_a_comprehension_made_known_item_by_item():
     np.testing.assert_allclose(adgen.grad(squares_in_the_promoted_kind)(x), 2 * x)
     v = np.array([0.5, 1.0, -1.0])
     assert adgen.jvp(squares_in_the_promoted_kind, (x,), (v,))[1] == pytest.approx(2 * x @ v)
+
+
+def extended_energy(x, n=3):
+    out = [x[0]]
+    out.extend((x[1] * 2.0, x[2]))
+    out.extend([x[k] * k for k in range(1, n) if k != 2])
+    return np.sum(np.stack(out) ** 2)
+
+
+def test_extend_by_a_display_and_by_a_comprehension_is_the_appends_it_makes():
+    # out = [x0, 2 x1, x2, x1]: sum of squares x0^2 + 5 x1^2 + x2^2
+    x = np.array([0.5, 1.5, -2.0])
+    want = np.array([2 * x[0], 10 * x[1], 2 * x[2]])
+    np.testing.assert_allclose(adgen.grad(extended_energy)(x), want)
+    v = np.array([1.0, -1.0, 0.5])
+    assert adgen.jvp(extended_energy, (x,), (v,))[1] == pytest.approx(want @ v)

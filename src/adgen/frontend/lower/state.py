@@ -29,6 +29,7 @@ from adgen.errors import AdgenError, SourceLocation, UnsupportedSyntaxError
 from adgen.frontend.lower.at_updates import open_at_updates
 from adgen.frontend.lower.blocks import open_guarding_blocks
 from adgen.frontend.lower.choices import split_on_chosen_functions
+from adgen.frontend.lower.extends import extends_as_appends
 from adgen.frontend.lower.jumps import _lift_returns, _structure_jumps
 from adgen.frontend.lower.rebinding import split_rebound_lists
 from adgen.frontend.lower.syntax import (
@@ -126,10 +127,11 @@ _HINTS = {
 
 def _structure(fn: Any, lookup: Callable[[str], Any], means_itself: Any, namer: _UserNamer) -> None:
     """The rewrites of the gast ``FunctionDef`` ``fn`` made before it is lowered, once:
-    a list rebound to what was made of it renamed after, guarding ``try``/``with`` blocks and
-    array-api-extra's index updates opened, the code after an ``if`` choosing a function split
-    per branch, ``self``'s attributes as variables, ``return`` inside loops and
-    ``break``/``continue`` as flags."""
+    ``xs.extend(...)`` as appends, a list rebound to what was made of it renamed after,
+    guarding ``try``/``with`` blocks and array-api-extra's index updates opened, the code
+    after an ``if`` choosing a function split per branch, ``self``'s attributes as
+    variables, ``return`` inside loops and ``break``/``continue`` as flags."""
+    extends_as_appends(fn)
     split_rebound_lists(fn, namer.fresh)
     open_guarding_blocks(fn, lookup)
     open_at_updates(fn, lookup)
