@@ -711,3 +711,26 @@ def test_methods_of_distributions_frozen_outside_the_function() -> None:
     np.testing.assert_allclose(
         adgen.grad(lambda v: np.sum(PRIOR.logpdf(v)))(w), -(w - 0.5) / 4.0, rtol=1e-12
     )
+
+
+FLOODS = np.array([2.1, 3.4, 1.7, 5.2, 2.8, 4.1, 3.0, 2.4])
+
+
+def gumbel_loglik(params):
+    """Annual maxima fitted by a Gumbel distribution (location, log scale)."""
+    return np.sum(scipy.stats.gumbel_r.logpdf(FLOODS, params[0], np.exp(params[1])))
+
+
+def test_gumbel_and_inverse_gaussian_log_likelihoods_against_their_scores():
+    """``gumbel_r.logpdf`` (z = (x - m) / s: -z - exp(-z) - log s) has score
+    ``sum (1 - exp(-z)) / s`` w.r.t. m and ``sum (z (1 - exp(-z)) - 1)`` w.r.t. log s;
+    ``invgauss.logpdf(x, mu)`` has ``sum (x - mu) / mu^3`` w.r.t. mu."""
+    p = np.array([2.5, np.log(0.9)])
+    s = np.exp(p[1])
+    z = (FLOODS - p[0]) / s
+    want = np.array([np.sum((1 - np.exp(-z)) / s), np.sum(z * (1 - np.exp(-z)) - 1)])
+    np.testing.assert_allclose(adgen.grad(gumbel_loglik)(p), want, rtol=1e-12)
+    np.testing.assert_allclose(adgen.jvp(gumbel_loglik, (p,), (np.array([1.0, 0.0]),))[1], want[0])
+    mu = 2.7
+    score = adgen.grad(lambda m: np.sum(scipy.stats.invgauss.logpdf(FLOODS, m)))(mu)
+    assert score == pytest.approx(np.sum(FLOODS - mu) / mu**3, rel=1e-12)

@@ -12,8 +12,9 @@ differentiated again.
 * ``norm`` (``logpdf``, ``pdf``, ``logcdf``, ``cdf``, ``logsf``, ``sf``, and the standard
   form's own ``_cdf``...), ``t`` (``df``), ``gamma`` (``a``), ``beta`` (``a``, ``b``),
   ``lognorm`` (``s``), ``expon``, ``cauchy``, ``logistic`` (also ``cdf``, ``sf``),
-  ``laplace`` (``logpdf``, ``pdf``): w.r.t. ``x``, ``loc``, ``scale`` and the shape
-  parameters; they broadcast as SciPy does. ``laplace`` at its kink ``x == loc`` takes the
+  ``laplace`` (``logpdf``, ``pdf``), ``gumbel_r`` (``logpdf``, ``pdf``), ``gumbel_l``
+  (``logpdf``), ``invgauss`` (``logpdf``, ``mu``): w.r.t. ``x``, ``loc``, ``scale`` and the
+  shape parameters; they broadcast as SciPy does. ``laplace`` at its kink ``x == loc`` takes the
   derivative 0 w.r.t. ``x`` and ``loc`` (``np.sign(0)``, as for ``np.abs``).
 * ``cdf``, ``sf``, ``logcdf``, ``logsf``, ``ppf`` and ``isf`` of ``norm``, ``t``, ``gamma``,
   ``beta``, ``chi2``, ``expon``, ``lognorm``, ``logistic``, ``laplace``, ``cauchy`` and
@@ -819,6 +820,78 @@ if scipy is not None:
         z = (x - loc) / scale
         dz = -np.sign(z)
         return {"x": dz / scale, "loc": -dz / scale, "scale": (np.abs(z) - 1.0) / scale}
+
+    @partials(
+        scipy.stats.gumbel_r.logpdf,
+        kind="log",
+        domain=Domain(-1.5, 2.5),
+        examples=[
+            example(
+                "scipy.stats.gumbel_r.logpdf(x, m, s)",
+                x=Arg((4,), Domain(-1.0, 2.0)),
+                m=Arg((4,), Domain(-0.3, 0.3)),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    @partials(
+        scipy.stats.gumbel_r.pdf,
+        kind="density",
+        domain=Domain(-1.5, 2.5),
+        examples=[
+            example("scipy.stats.gumbel_r.pdf(x, m)", x=(4,), m=Arg(None, Domain(-0.3, 0.3)))
+        ],
+    )
+    def gumbel_r_logpdf(ans, x, loc=0.0, scale=1.0):
+        """-z - exp(-z) - log(scale), z = (x - loc) / scale: d/dz = exp(-z) - 1."""
+        z = (x - loc) / scale
+        dz = np.exp(-z) - 1.0
+        return {"x": dz / scale, "loc": -dz / scale, "scale": -(z * dz + 1.0) / scale}
+
+    @partials(
+        scipy.stats.gumbel_l.logpdf,
+        kind="log",
+        domain=Domain(-2.5, 1.5),
+        examples=[
+            example(
+                "scipy.stats.gumbel_l.logpdf(x, m, s)",
+                x=Arg((4,), Domain(-2.0, 1.0)),
+                m=Arg(None, Domain(-0.3, 0.3)),
+                s=Arg((4,), SCALE),
+            )
+        ],
+    )
+    def gumbel_l_logpdf(ans, x, loc=0.0, scale=1.0):
+        """z - exp(z) - log(scale), z = (x - loc) / scale: d/dz = 1 - exp(z)."""
+        z = (x - loc) / scale
+        dz = 1.0 - np.exp(z)
+        return {"x": dz / scale, "loc": -dz / scale, "scale": -(z * dz + 1.0) / scale}
+
+    @partials(
+        scipy.stats.invgauss.logpdf,
+        kind="log",
+        domain=(POSITIVE, POSITIVE),
+        examples=[
+            example(
+                "scipy.stats.invgauss.logpdf(x, mu, m, s)",
+                x=Arg((4,), Domain(0.8, 2.0)),
+                mu=Arg(None, Domain(0.5, 1.5)),
+                m=Arg(None, Domain(-0.3, 0.3)),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def invgauss_logpdf(ans, x, mu, loc=0.0, scale=1.0):
+        """-log(2 pi z^3) / 2 - (z - mu)^2 / (2 z mu^2) - log(scale), z = (x - loc) / scale >
+        0: d/dz = -3 / (2 z) - (z^2 - mu^2) / (2 z^2 mu^2), d/dmu = (z - mu) / mu^3."""
+        z = (x - loc) / scale
+        dz = -1.5 / z - (z * z - mu * mu) / (2.0 * z * z * mu * mu)
+        return {
+            "x": dz / scale,
+            "mu": (z - mu) / mu**3,
+            "loc": -dz / scale,
+            "scale": -(z * dz + 1.0) / scale,
+        }
 
     _MVN_EXAMPLES = [
         example(
