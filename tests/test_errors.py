@@ -30,7 +30,7 @@ def uses_try(x):
 
 def uses_list(x):
     xs = [x]
-    xs.extend([x])
+    xs.insert(0, x)
     return np.sum(np.array(xs))
 
 
@@ -172,9 +172,9 @@ def refusal(fn, mode="reverse"):
         ("uses_try", "    try:", adgen.UnsupportedSyntaxError, "`try` blocks"),
         (
             "uses_list",
-            "    xs.extend([x])",
+            "    xs.insert(0, x)",
             adgen.UnsupportedSyntaxError,
-            "growing a list with `.extend()`",
+            "growing a list with `.insert()`",
         ),
         (
             "uses_comprehension",

@@ -734,3 +734,29 @@ def test_gumbel_and_inverse_gaussian_log_likelihoods_against_their_scores():
     mu = 2.7
     score = adgen.grad(lambda m: np.sum(scipy.stats.invgauss.logpdf(FLOODS, m)))(mu)
     assert score == pytest.approx(np.sum(FLOODS - mu) / mu**3, rel=1e-12)
+
+
+def skew_normal_loglik(params):
+    """A skew-normal fit: shape, location and log scale."""
+    return np.sum(scipy.stats.skewnorm.logpdf(FLOODS, params[0], params[1], np.exp(params[2])))
+
+
+def test_skew_normal_and_truncated_normal_log_likelihoods():
+    """``skewnorm.logpdf`` (log 2 phi(z) Phi(a z) / s) has score ``sum z r`` w.r.t. the shape
+    ``a`` (r = phi(a z) / Phi(a z)); ``truncnorm.logpdf`` w.r.t. its bounds is ``n phi(a) /
+    Z`` and ``-n phi(b) / Z`` (Z the mass between them); both against differences too."""
+    p = np.array([1.2, 2.0, np.log(1.1)])
+    z = (FLOODS - p[1]) / np.exp(p[2])
+    r = scipy.stats.norm.pdf(p[0] * z) / scipy.stats.norm.cdf(p[0] * z)
+    g = adgen.grad(skew_normal_loglik)(p)
+    assert g[0] == pytest.approx(np.sum(z * r), rel=1e-10)
+    np.testing.assert_allclose(g, differences(skew_normal_loglik, p), rtol=1e-6)
+    data = np.array([-0.4, 0.2, 0.9, -1.1, 0.5])
+
+    def truncated(bounds):
+        return np.sum(scipy.stats.truncnorm.logpdf(data, bounds[0], bounds[1]))
+
+    a, b = -1.5, 1.7
+    mass = scipy.stats.norm.cdf(b) - scipy.stats.norm.cdf(a)
+    want = data.size * np.array([scipy.stats.norm.pdf(a), -scipy.stats.norm.pdf(b)]) / mass
+    np.testing.assert_allclose(adgen.grad(truncated)(np.array([a, b])), want, rtol=1e-12)

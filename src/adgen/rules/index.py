@@ -902,6 +902,8 @@ FUNCTIONS: dict[str, str] = {
     "scipy.stats.gumbel_r.logpdf": "stats",
     "scipy.stats.gumbel_l.logpdf": "stats",
     "scipy.stats.invgauss.logpdf": "stats",
+    "scipy.stats.skewnorm.logpdf": "stats",
+    "scipy.stats.truncnorm.logpdf": "stats",
     "scipy.stats.multivariate_normal.logpdf": "stats",
     "scipy.stats.multivariate_normal.pdf": "stats",
     "scipy.stats.multivariate_normal.entropy": "stats",

@@ -13,7 +13,8 @@ differentiated again.
   form's own ``_cdf``...), ``t`` (``df``), ``gamma`` (``a``), ``beta`` (``a``, ``b``),
   ``lognorm`` (``s``), ``expon``, ``cauchy``, ``logistic`` (also ``cdf``, ``sf``),
   ``laplace`` (``logpdf``, ``pdf``), ``gumbel_r`` (``logpdf``, ``pdf``), ``gumbel_l``
-  (``logpdf``), ``invgauss`` (``logpdf``, ``mu``): w.r.t. ``x``, ``loc``, ``scale`` and the
+  (``logpdf``), ``invgauss`` (``logpdf``, ``mu``), ``skewnorm`` (``logpdf``, ``a``),
+  ``truncnorm`` (``logpdf``, ``a``, ``b``): w.r.t. ``x``, ``loc``, ``scale`` and the
   shape parameters; they broadcast as SciPy does. ``laplace`` at its kink ``x == loc`` takes the
   derivative 0 w.r.t. ``x`` and ``loc`` (``np.sign(0)``, as for ``np.abs``).
 * ``cdf``, ``sf``, ``logcdf``, ``logsf``, ``ppf`` and ``isf`` of ``norm``, ``t``, ``gamma``,
@@ -891,6 +892,56 @@ if scipy is not None:
             "mu": (z - mu) / mu**3,
             "loc": -dz / scale,
             "scale": -(z * dz + 1.0) / scale,
+        }
+
+    @partials(
+        scipy.stats.skewnorm.logpdf,
+        kind="log",
+        domain=(Domain(-1.5, 1.5), Domain(-2.0, 2.0)),
+        examples=[
+            example(
+                "scipy.stats.skewnorm.logpdf(x, a, m, s)",
+                x=Arg((4,), Domain(-1.0, 1.5)),
+                a=Arg(None, Domain(-2.0, 2.0)),
+                m=Arg(None, Domain(-0.3, 0.3)),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def skewnorm_logpdf(ans, x, a, loc=0.0, scale=1.0):
+        """log 2 + log phi(z) + log Phi(a z) - log(scale), z = (x - loc) / scale: with the
+        ratio r = phi(a z) / Phi(a z) (of their logs), d/dz = a r - z and d/da = z r."""
+        z = (x - loc) / scale
+        r = np.exp(scipy.stats.norm.logpdf(a * z) - scipy.special.log_ndtr(a * z))
+        dz = a * r - z
+        return {"x": dz / scale, "a": z * r, "loc": -dz / scale, "scale": -(z * dz + 1.0) / scale}
+
+    @partials(
+        scipy.stats.truncnorm.logpdf,
+        kind="log",
+        domain=(Domain(-0.8, 0.8), Domain(-2.0, -1.0), Domain(1.0, 2.0)),
+        examples=[
+            example(
+                "scipy.stats.truncnorm.logpdf(x, a, b, m, s)",
+                x=Arg((4,), Domain(-0.8, 0.8)),
+                a=Arg(None, Domain(-2.0, -1.0)),
+                b=Arg(None, Domain(1.0, 2.0)),
+                m=Arg(None, Domain(-0.1, 0.1)),
+                s=Arg(None, SCALE),
+            )
+        ],
+    )
+    def truncnorm_logpdf(ans, x, a, b, loc=0.0, scale=1.0):
+        """log phi(z) - log(Phi(b) - Phi(a)) - log(scale) on a <= z <= b, z = (x - loc) /
+        scale: d/dz = -z, d/da = phi(a) / Z, d/db = -phi(b) / Z with Z = Phi(b) - Phi(a)."""
+        z = (x - loc) / scale
+        mass = scipy.special.ndtr(b) - scipy.special.ndtr(a)
+        return {
+            "x": -z / scale,
+            "a": scipy.stats.norm.pdf(a) / mass,
+            "b": -scipy.stats.norm.pdf(b) / mass,
+            "loc": z / scale,
+            "scale": (z * z - 1.0) / scale,
         }
 
     _MVN_EXAMPLES = [
