@@ -52,16 +52,21 @@ class ContainersMixin(LowererState):
         base = self.env[name]
         if isinstance(base, ir.Tup):  # (a list known item by item, `[a for a in args if a
             # is not None]` read when transforming: made a real list first, as `xs = [a, b]`)
-            self.block.append(ir.Assign((ir_name,), registry.LIST_NEW, (), (), self.line))
-            self.producers[ir_name] = registry.LIST_NEW
             for a in base.items:
                 self.hold(a)
-                self.block.append(
-                    ir.Assign((ir_name,), registry.APPEND, (ir.Var(ir_name), a), (), self.line)
-                )
-            base = ir.Var(ir_name)
+            base = self.real_list(ir_name, list(base.items))
         self.block.append(ir.Assign((ir_name,), registry.APPEND, (base, v), (), self.line))
         self.env[name] = ir.Var(ir_name)
+
+    def real_list(self: Lowerer, ir_name: str, items: list[ir.Atom]) -> ir.Var:
+        """``ir_name = []`` then an append of each item: a list the code builds."""
+        self.block.append(ir.Assign((ir_name,), registry.LIST_NEW, (), (), self.line))
+        self.producers[ir_name] = registry.LIST_NEW
+        for a in items:
+            self.block.append(
+                ir.Assign((ir_name,), registry.APPEND, (ir.Var(ir_name), a), (), self.line)
+            )
+        return ir.Var(ir_name)
 
     def known_list(self: Lowerer, atom: ir.Atom | None) -> list[ir.Atom] | None:
         """The items of a list the function made and grew by appends in straight-line code
@@ -279,14 +284,8 @@ class ContainersMixin(LowererState):
         for e, a in zip(items, atoms):
             self.check_item(e, a, name)
             self.hold(a)
-        self.block.append(ir.Assign((ir_name,), registry.LIST_NEW, (), (), self.line))
-        self.producers[ir_name] = registry.LIST_NEW
-        for a in atoms:
-            self.block.append(
-                ir.Assign((ir_name,), registry.APPEND, (ir.Var(ir_name), a), (), self.line)
-            )
+        self.env[name] = self.real_list(ir_name, atoms)
         self.bound.add(name)
-        self.env[name] = ir.Var(ir_name)
 
     def repeated_list(self: Lowerer, name: str, value: Any) -> None:
         """``xs = [a, b] * n`` for a list later written by index (``xs[t] = v``): a real list,

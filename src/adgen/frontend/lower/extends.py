@@ -34,6 +34,8 @@ from typing import Any
 
 import gast
 
+from adgen.frontend.lower.syntax import _is_append
+
 
 def _appending(name: str, value: Any, where: Any) -> Any:
     """``name.append(value)`` as a statement at ``where``."""
@@ -48,17 +50,9 @@ def _appending(name: str, value: Any, where: Any) -> Any:
 
 def _as_appends(stmt: Any, fn: Any) -> list[Any] | None:
     """The statements ``stmt`` (``xs.extend(items)``) means, or None (left as written)."""
-    call = stmt.value if isinstance(stmt, gast.Expr) else None
-    if not (
-        isinstance(call, gast.Call)
-        and isinstance(call.func, gast.Attribute)
-        and call.func.attr == "extend"
-        and isinstance(call.func.value, gast.Name)
-        and len(call.args) == 1
-        and not call.keywords
-    ):
+    if not _is_append(stmt, "extend"):
         return None
-    name, items = call.func.value.id, call.args[0]
+    name, items = stmt.value.func.value.id, stmt.value.args[0]
     if isinstance(items, (gast.List, gast.Tuple)) and not any(
         isinstance(e, gast.Starred) for e in items.elts
     ):

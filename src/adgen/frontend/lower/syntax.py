@@ -403,13 +403,13 @@ def _called_name(func: Any) -> str | None:
     return func.id if isinstance(func, gast.Name) else None
 
 
-def _is_append(node: Any) -> bool:
-    """``xs.append(v)`` as a statement."""
+def _is_append(node: Any, method: str = "append") -> bool:
+    """``xs.append(v)`` as a statement (or ``xs.<method>(v)``: ``extend``)."""
     call = node.value if isinstance(node, gast.Expr) else None
     return (
         isinstance(call, gast.Call)
         and isinstance(call.func, gast.Attribute)
-        and call.func.attr == "append"
+        and call.func.attr == method
         and isinstance(call.func.value, gast.Name)
         and len(call.args) == 1
         and not call.keywords
