@@ -773,3 +773,16 @@ def test_a_tuple_bound_with_several_structures_is_refused():
 
     with pytest.raises(adgen.NonDifferentiableError, match="tuple of differentiated"):
         adgen.grad(g)(1.0, 1.0)
+
+
+def optional_package_beside_a_lambda(x):
+    scale = (lambda v: v * 2.0)(1.5)  # (a lambda's body is an expression, not a block)
+    if x > 10:
+        import adgen_no_such_module
+
+        return adgen_no_such_module.f(x)
+    return scale * x
+
+
+def test_an_import_in_a_block_of_a_function_that_holds_a_lambda():
+    both_modes(optional_package_beside_a_lambda, (2.0,), 0, 3.0)

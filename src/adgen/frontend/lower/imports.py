@@ -96,8 +96,10 @@ class ImportsMixin(LowererState):
         for node in walk(self.node):
             for field in ("body", "orelse", "finalbody"):
                 block = getattr(node, field, None)
-                k = next((i for i, s in enumerate(block or ()) if s is stmt), None)
-                if isinstance(block, list) and k is not None:
+                if not isinstance(block, list):  # (a lambda's or `a if c else b`'s body)
+                    continue
+                k = next((i for i, s in enumerate(block) if s is stmt), None)
+                if k is not None:
                     after = {id(n) for s in block[k + 1 :] for n in walk(s)}
         reads = [
             n
